@@ -1,0 +1,1 @@
+//! Chunk messages (placeholder; being written).

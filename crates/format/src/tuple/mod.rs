@@ -1,0 +1,1 @@
+//! Dolt tuples (placeholder; being written).

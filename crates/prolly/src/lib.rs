@@ -1,0 +1,5 @@
+//! # prollystore
+//!
+//! Prolly trees over Dolt-compatible chunks (placeholder; being written).
+
+pub use prollystore_format as format;
