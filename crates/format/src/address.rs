@@ -103,9 +103,14 @@ impl Address {
         }
         let mut out = [0u8; ADDRESS_LEN];
         for (i, pair) in bytes.chunks_exact(2).enumerate() {
-            let hi = hex_digit(pair[0]).ok_or(AddressParseError::Character { index: 2 * i, byte: pair[0] })?;
-            let lo = hex_digit(pair[1])
-                .ok_or(AddressParseError::Character { index: 2 * i + 1, byte: pair[1] })?;
+            let hi = hex_digit(pair[0]).ok_or(AddressParseError::Character {
+                index: 2 * i,
+                byte: pair[0],
+            })?;
+            let lo = hex_digit(pair[1]).ok_or(AddressParseError::Character {
+                index: 2 * i + 1,
+                byte: pair[1],
+            })?;
             out[i] = (hi << 4) | lo;
         }
         Ok(Address(out))
@@ -207,7 +212,10 @@ mod tests {
         assert_eq!(ff.to_base32(), "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv");
         let empty_leaf = Address::from_hex("28b54630276b35d5d58955aa4e6053de31eb8c68").unwrap();
         assert_eq!(empty_leaf.to_base32(), "52qkcc17dcqtblc9aml4so2jrooun338");
-        assert_eq!(Address::from_base32("52qkcc17dcqtblc9aml4so2jrooun338").unwrap(), empty_leaf);
+        assert_eq!(
+            Address::from_base32("52qkcc17dcqtblc9aml4so2jrooun338").unwrap(),
+            empty_leaf
+        );
         assert!(Address::from_base32("52qkcc17dcqtblc9aml4so2jrooun33w").is_err());
         assert!(Address::from_base32("short").is_err());
     }
@@ -215,10 +223,16 @@ mod tests {
     #[test]
     fn dolt_profile_hashes_the_empty_leaf() {
         let chunk = hex_bytes("1b000048180000005455504d100018001400100007000c0008000600100000000000010110000000140000001400000018000000010000000000000000000000010000000000000000000000");
-        assert_eq!(HashProfile::Dolt.address_of(&chunk).to_base32(), "52qkcc17dcqtblc9aml4so2jrooun338");
+        assert_eq!(
+            HashProfile::Dolt.address_of(&chunk).to_base32(),
+            "52qkcc17dcqtblc9aml4so2jrooun338"
+        );
     }
 
     fn hex_bytes(s: &str) -> Vec<u8> {
-        (0..s.len()).step_by(2).map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap()).collect()
+        (0..s.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
+            .collect()
     }
 }

@@ -200,7 +200,10 @@ impl Encoding {
     #[inline]
     pub fn is_address(self) -> bool {
         use Encoding::*;
-        matches!(self, BytesAddr | CommitAddr | StringAddr | JsonAddr | GeomAddr | ExtendedAddr)
+        matches!(
+            self,
+            BytesAddr | CommitAddr | StringAddr | JsonAddr | GeomAddr | ExtendedAddr
+        )
     }
 
     /// An address field whose non-zero values are listed in a leaf's `value_address_offsets`
@@ -214,7 +217,10 @@ impl Encoding {
     #[inline]
     pub fn is_adaptive(self) -> bool {
         use Encoding::*;
-        matches!(self, StringAdaptive | BytesAdaptive | ExtendedAdaptive | GeomAdaptive | JsonAdaptive)
+        matches!(
+            self,
+            StringAdaptive | BytesAdaptive | ExtendedAdaptive | GeomAdaptive | JsonAdaptive
+        )
     }
 
     /// An encoding whose order belongs to an external type handler.

@@ -84,7 +84,12 @@ impl<'a> CountDeltas<'a> {
     /// Starts decoding `bytes`.
     #[inline]
     pub fn new(bytes: &'a [u8]) -> Self {
-        CountDeltas { bytes, pos: 0, prev: 0, failed: false }
+        CountDeltas {
+            bytes,
+            pos: 0,
+            prev: 0,
+            failed: false,
+        }
     }
 }
 

@@ -1,0 +1,243 @@
+//! The byte layout of a Dolt tuple (`val.Tuple`), and a zero-copy view over it.
+//!
+//! ```text
+//! +---------+---------+-----+-----------+--------+-----+----------+-------+
+//! | field 0 | field 1 | ... | field K-1 | off[1] | ... | off[K-1] | K     |
+//! +---------+---------+-----+-----------+--------+-----+----------+-------+
+//!   field data, back to back              u16 LE each                u16 LE
+//! ```
+//!
+//! `off[i]` is where field `i` starts, counted from the tuple's first byte; field 0 starts at 0
+//! and its offset is not stored. Field `i` ends where field `i+1` starts, the last field ends where
+//! the offsets begin. A zero-length field is NULL, and so is every index `>= K`. Writers drop
+//! trailing NULLs, so a tuple never ends with one; a tuple of only NULLs is `00 00`.
+
+use super::TupleError;
+
+/// Most field slots a tuple may have (Dolt's `MaxTupleFields`).
+pub const MAX_TUPLE_FIELDS: usize = 4096;
+
+/// Most bytes of field data a tuple may hold (Dolt's `MaxTupleDataSize`: 65535 − 2 − 20 − 8 − 1).
+pub const MAX_TUPLE_DATA_SIZE: usize = 65_504;
+
+/// A borrowed, structurally valid tuple.
+///
+/// Made by [`Tuple::new`], which checks the layout (count, offsets inside the data and
+/// non-decreasing) so that field access afterwards can never fail. [`Tuple::new_unverified`]
+/// skips that check for bytes that were already checked (for example the items of a verified
+/// node); access on such a view is still memory-safe and panic-free, it may only return
+/// meaningless fields if the bytes were in fact malformed.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Tuple<'a> {
+    bytes: &'a [u8],
+}
+
+impl<'a> Tuple<'a> {
+    /// The tuple with no fields (`00 00`), Dolt's `EmptyTuple`.
+    pub const EMPTY: Tuple<'static> = Tuple { bytes: &[0, 0] };
+
+    /// Checks the layout of `bytes` and returns a view over them.
+    pub fn new(bytes: &'a [u8]) -> Result<Tuple<'a>, TupleError> {
+        validate_layout(bytes)?;
+        Ok(Tuple { bytes })
+    }
+
+    /// A view over bytes whose layout is already known to be valid. Never unsafe: on malformed
+    /// bytes accessors return NULL or clamped fields instead of panicking.
+    #[inline]
+    pub fn new_unverified(bytes: &'a [u8]) -> Tuple<'a> {
+        Tuple { bytes }
+    }
+
+    /// The tuple's bytes.
+    #[inline]
+    pub fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+
+    /// Number of stored field slots `K` (trailing NULLs are not stored).
+    #[inline]
+    pub fn count(&self) -> usize {
+        count_of(self.bytes)
+    }
+
+    /// Bytes of field data (everything before the offsets).
+    #[inline]
+    pub fn data_len(&self) -> usize {
+        data_end(self.bytes, self.count())
+    }
+
+    /// The bytes of field `i`, or `None` if it is NULL (zero length, or `i >= count`).
+    #[inline]
+    pub fn field(&self, i: usize) -> Option<&'a [u8]> {
+        field_of(self.bytes, i)
+    }
+
+    /// True if field `i` is NULL.
+    #[inline]
+    pub fn is_null(&self, i: usize) -> bool {
+        self.field(i).is_none()
+    }
+
+    /// Iterates the stored field slots (`None` = NULL).
+    pub fn fields(&self) -> impl Iterator<Item = Option<&'a [u8]>> + 'a {
+        let t = *self;
+        (0..t.count()).map(move |i| t.field(i))
+    }
+}
+
+impl std::fmt::Debug for Tuple<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut list = f.debug_list();
+        for field in self.fields() {
+            match field {
+                None => list.entry(&"NULL"),
+                Some(b) => list.entry(&HexBytes(b)),
+            };
+        }
+        list.finish()
+    }
+}
+
+struct HexBytes<'a>(&'a [u8]);
+
+impl std::fmt::Debug for HexBytes<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for b in self.0 {
+            write!(f, "{b:02x}")?;
+        }
+        Ok(())
+    }
+}
+
+/// Reads a little-endian u16 at `pos`, or 0 if out of range.
+#[inline(always)]
+fn u16_at(bytes: &[u8], pos: usize) -> usize {
+    match bytes.get(pos..pos + 2) {
+        Some(&[a, b]) => usize::from(u16::from_le_bytes([a, b])),
+        _ => 0,
+    }
+}
+
+/// `K`, the stored field count; 0 for inputs shorter than 2 bytes.
+#[inline(always)]
+pub(crate) fn count_of(bytes: &[u8]) -> usize {
+    if bytes.len() < 2 {
+        return 0;
+    }
+    u16_at(bytes, bytes.len() - 2)
+}
+
+/// Where the field data ends (the offsets begin); clamped to 0 for malformed input.
+#[inline(always)]
+fn data_end(bytes: &[u8], count: usize) -> usize {
+    bytes.len().saturating_sub(2 * count.max(1))
+}
+
+/// Field `i` of possibly-malformed tuple bytes: total, never panics.
+#[inline(always)]
+pub(crate) fn field_of(bytes: &[u8], i: usize) -> Option<&[u8]> {
+    let count = count_of(bytes);
+    if i >= count {
+        return None;
+    }
+    let split = data_end(bytes, count);
+    let start = if i == 0 {
+        0
+    } else {
+        u16_at(bytes, split + 2 * (i - 1))
+    };
+    let stop = if i + 1 == count {
+        split
+    } else {
+        u16_at(bytes, split + 2 * i)
+    };
+    if start >= stop {
+        return None;
+    }
+    bytes.get(start..stop)
+}
+
+/// Checks that `bytes` is a well-formed tuple layout: at least the 2-byte count, room for the
+/// offsets, no more than [`MAX_TUPLE_FIELDS`] slots, offsets non-decreasing and inside the data.
+pub fn validate_layout(bytes: &[u8]) -> Result<(), TupleError> {
+    if bytes.len() < 2 {
+        return Err(TupleError::TooShort { len: bytes.len() });
+    }
+    let count = count_of(bytes);
+    if count > MAX_TUPLE_FIELDS {
+        return Err(TupleError::TooManyFields { count });
+    }
+    // A tuple with count 0 is exactly the two count bytes.
+    let offsets_len = 2 * count.max(1);
+    if bytes.len() < offsets_len {
+        return Err(TupleError::OffsetsOverrun {
+            count,
+            len: bytes.len(),
+        });
+    }
+    if count == 0 && bytes.len() != 2 {
+        return Err(TupleError::OffsetsOverrun {
+            count,
+            len: bytes.len(),
+        });
+    }
+    let split = bytes.len() - offsets_len;
+    if split > MAX_TUPLE_DATA_SIZE {
+        return Err(TupleError::DataTooLarge { len: split });
+    }
+    let mut prev = 0usize;
+    for i in 1..count {
+        let off = u16_at(bytes, split + 2 * (i - 1));
+        if off < prev || off > split {
+            return Err(TupleError::BadOffset {
+                field: i,
+                offset: off,
+                data_len: split,
+            });
+        }
+        prev = off;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_documented_examples() {
+        let t = Tuple::new(&[0x07, 0, 0, 0, 0x01, 0]).unwrap();
+        assert_eq!(t.count(), 1);
+        assert_eq!(t.field(0), Some(&[7u8, 0, 0, 0][..]));
+        assert_eq!(t.field(1), None);
+        let t = Tuple::new(&[0x05, 0x61, 0x62, 0x00, 0x01, 0x00, 0x02, 0x00]).unwrap();
+        assert_eq!(t.field(0), Some(&[5u8][..]));
+        assert_eq!(t.field(1), Some(&b"ab\0"[..]));
+        assert_eq!(Tuple::new(&[0, 0]).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn rejects_malformed_layouts() {
+        assert!(matches!(Tuple::new(&[]), Err(TupleError::TooShort { .. })));
+        assert_eq!(Tuple::new(&[1, 0]).unwrap().field(0), None); // one (non-canonical) NULL slot
+        assert!(Tuple::new(&[0, 0, 0, 0]).is_err()); // count 0 with extra bytes
+        assert!(Tuple::new(&[1, 2, 9, 0, 2, 0]).is_err()); // offset 9 beyond data
+        assert!(Tuple::new(&[1, 2, 2, 0, 1, 0, 3, 0]).is_err()); // decreasing offsets
+    }
+
+    #[test]
+    fn accessors_never_panic_on_garbage() {
+        for len in 0..12usize {
+            for seed in 0..64u8 {
+                let bytes: Vec<u8> = (0..len)
+                    .map(|i| seed.wrapping_mul(31).wrapping_add(i as u8 * 7))
+                    .collect();
+                let t = Tuple::new_unverified(&bytes);
+                for i in 0..8 {
+                    let _ = t.field(i);
+                }
+            }
+        }
+    }
+}
