@@ -1,0 +1,89 @@
+//! Where chunks live. Tree code reads and writes only through [`ChunkStore`], so the in-memory
+//! store and the durable file store are interchangeable.
+//!
+//! Contract shared by every implementation:
+//! * A chunk's address is its hash under the store's [`HashProfile`]; `put` computes it.
+//! * Reads borrow from the store (`&self`): chunk bytes stay valid and unchanged for as long as
+//!   the borrow lasts, even while other chunks are put through the same `&self`. Nothing that
+//!   can be read is removed except through `&mut self` (garbage collection).
+//! * Every chunk is checked once, on first read (its address, and for nodes the message
+//!   verification); later reads trust that and cost no checks.
+
+use prollystore_format::message::{MessageError, Node};
+use prollystore_format::{Address, HashProfile};
+use thiserror::Error;
+
+/// What went wrong reading or writing chunks.
+#[derive(Debug, Error)]
+#[non_exhaustive]
+pub enum StoreError {
+    /// No chunk with this address is stored.
+    #[error("chunk {0} is not in the store")]
+    Missing(Address),
+    /// The chunk's bytes do not hash to its address: the store is corrupted.
+    #[error("chunk {address} is corrupted: its bytes hash to {actual}{}", location_suffix(.location))]
+    HashMismatch {
+        /// The address the chunk was stored under.
+        address: Address,
+        /// What its bytes hash to.
+        actual: Address,
+        /// Where it was read from (file and offset), if it came from a file.
+        location: Option<String>,
+    },
+    /// The chunk is not a valid message of the expected kind.
+    #[error("chunk {address} is not a valid message: {source}")]
+    BadMessage {
+        /// The chunk's address.
+        address: Address,
+        /// What verification found.
+        #[source]
+        source: MessageError,
+    },
+    /// An I/O error from the underlying files.
+    #[error("{context}: {source}")]
+    Io {
+        /// What was being done, with the file name.
+        context: String,
+        /// The OS error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A store file is corrupted (flipped or missing bytes).
+    #[error("{file} is corrupted at offset {offset}: {reason}")]
+    Corrupted {
+        /// The file.
+        file: String,
+        /// Byte offset of the problem.
+        offset: u64,
+        /// What is wrong.
+        reason: String,
+    },
+}
+
+fn location_suffix(location: &Option<String>) -> String {
+    match location {
+        Some(l) => format!(" (read from {l})"),
+        None => String::new(),
+    }
+}
+
+/// A content-addressed chunk store.
+pub trait ChunkStore {
+    /// The hash profile that makes this store's addresses.
+    fn profile(&self) -> HashProfile;
+
+    /// The bytes of the chunk at `address` (prefix included), or `None` if it is absent.
+    /// The address is checked against the bytes on first read.
+    fn get(&self, address: &Address) -> Result<Option<&[u8]>, StoreError>;
+
+    /// The prolly-tree node at `address`, verified on first read; an error if it is absent or is
+    /// not a valid `ProllyTreeNode`.
+    fn get_node(&self, address: &Address) -> Result<Node<'_>, StoreError>;
+
+    /// True if the chunk is stored.
+    fn has(&self, address: &Address) -> Result<bool, StoreError>;
+
+    /// Stores `chunk` (a whole message, prefix included) and returns its address. Storing a
+    /// chunk that is already present is a no-op.
+    fn put(&self, chunk: &[u8]) -> Result<Address, StoreError>;
+}
