@@ -1,0 +1,91 @@
+//! TEMPORARY stand-in for `crate::store::StoreError` until the message types land and
+//! `store/mod.rs` is wired (it is `store/mod.rs`'s enum without `BadMessage`, plus the variants
+//! the file store needs). Deleted once the lead adds those variants to `store/mod.rs`.
+
+use prollystore_format::{Address, HashProfile};
+use thiserror::Error;
+
+/// What went wrong reading or writing chunks.
+#[derive(Debug, Error)]
+#[non_exhaustive]
+pub enum StoreError {
+    /// No chunk with this address is stored.
+    #[error("chunk {0} is not in the store")]
+    Missing(Address),
+    /// The chunk's bytes do not hash to its address: the store is corrupted.
+    #[error("chunk {address} is corrupted: its bytes hash to {actual}{}", location_suffix(.location))]
+    HashMismatch {
+        /// The address the chunk was stored under.
+        address: Address,
+        /// What its bytes hash to.
+        actual: Address,
+        /// Where it was read from (file and offset), if it came from a file.
+        location: Option<String>,
+    },
+    /// An I/O error from the underlying files.
+    #[error("{context}: {source}")]
+    Io {
+        /// What was being done, with the file name.
+        context: String,
+        /// The OS error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A store file is corrupted (flipped or missing bytes).
+    #[error("{file} is corrupted at offset {offset}: {reason}")]
+    Corrupted {
+        /// The file.
+        file: String,
+        /// Byte offset of the problem.
+        offset: u64,
+        /// What is wrong.
+        reason: String,
+    },
+    /// Another handle (this process or another) holds the store's writer lock.
+    #[error("store {path} is locked by another writer")]
+    Locked {
+        /// The store directory.
+        path: String,
+    },
+    /// A handle opened for reading was asked to write.
+    #[error("store {path} was opened read-only")]
+    ReadOnly {
+        /// The store directory.
+        path: String,
+    },
+    /// A root's compare-and-swap failed: it did not hold the expected value.
+    #[error("root {name:?} is {}, expected {}", show_root(.actual), show_root(.expected))]
+    RootConflict {
+        /// The root's name.
+        name: String,
+        /// What the caller expected.
+        expected: Option<Address>,
+        /// What the store holds.
+        actual: Option<Address>,
+    },
+    /// The store was made with another hash profile than the one asked for.
+    #[error("store uses hash profile {found:?}, not {expected:?}")]
+    ProfileMismatch {
+        /// The profile asked for.
+        expected: HashProfile,
+        /// The profile recorded in the store.
+        found: HashProfile,
+    },
+    /// A caller-supplied argument is unusable (for example an empty root name).
+    #[error("invalid argument: {0}")]
+    InvalidArgument(String),
+}
+
+fn location_suffix(location: &Option<String>) -> String {
+    match location {
+        Some(l) => format!(" (read from {l})"),
+        None => String::new(),
+    }
+}
+
+fn show_root(root: &Option<Address>) -> String {
+    match root {
+        Some(a) => a.to_string(),
+        None => "absent".to_string(),
+    }
+}
