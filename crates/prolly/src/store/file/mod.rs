@@ -536,7 +536,7 @@ impl FileStore {
             let pending: &std::collections::HashMap<Address, Box<[u8]>> = self.pending.as_mut();
             let mut chunks: Vec<(Address, &[u8])> =
                 pending.iter().map(|(a, c)| (*a, &c[..])).collect();
-            chunks.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+            chunks.sort_unstable_by_key(|c| c.0);
             let f = write_chunk_file(&self.dir, &mut next, &chunks, self.options.mmap)?;
             new_file = Some(f);
         }
@@ -629,7 +629,7 @@ impl FileStore {
                 }
             }
         }
-        chunks.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        chunks.sort_unstable_by_key(|c| c.0);
         chunks.dedup_by(|a, b| a.0 == b.0);
         stats.chunks_after = chunks.len() as u64;
         let replaced: HashSet<u64> = replace
