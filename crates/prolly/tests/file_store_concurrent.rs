@@ -77,7 +77,7 @@ fn reader_loop(dir: &std::path::Path, mmap: bool) -> u64 {
             n += 1;
             r.refresh().unwrap();
         }
-        if n % 20 == 0 {
+        if n.is_multiple_of(20) {
             r.verify().unwrap();
         }
     }
@@ -105,9 +105,9 @@ fn writer_child(dir: &str) {
         w.commit(&[RootUpdate::new("main", old, Some(root))])
             .unwrap();
         old = Some(root);
-        if k % 4 == 0 {
+        if k.is_multiple_of(4) {
             w.gc_with(children).unwrap();
-        } else if k % 7 == 0 {
+        } else if k.is_multiple_of(7) {
             w.compact(u64::MAX).unwrap();
         }
     }
