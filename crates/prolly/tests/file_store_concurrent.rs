@@ -66,7 +66,7 @@ fn check_snapshot(store: &FileStore) -> u64 {
 /// Opens, reads and refreshes in a loop for `RUN`; returns how many snapshots it checked.
 fn reader_loop(dir: &std::path::Path, mmap: bool) -> u64 {
     let start = Instant::now();
-    let mut n = 0;
+    let mut n = 0u64;
     let mut last = 0;
     while start.elapsed() < RUN {
         let mut r = OpenOptions::new().mmap(mmap).open(dir).unwrap();
