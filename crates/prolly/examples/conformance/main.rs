@@ -46,10 +46,7 @@ fn main() -> ExitCode {
             Some(what) => println!("{:<10} skipped: {what}", c.name),
             None => {
                 present += 1;
-                println!(
-                    "{:<10} {:>7} passed {:>5} failed",
-                    c.name, c.passed, c.failed
-                );
+                println!("{:<10} {:>7} passed {:>5} failed", c.name, c.passed, c.failed);
                 for f in &c.failures {
                     println!("    FAIL {f}");
                 }
@@ -63,10 +60,7 @@ fn main() -> ExitCode {
     }
     println!("{passed} passed, {failed} failed");
     if present == 0 {
-        eprintln!(
-            "error: {} holds none of the known vector files",
-            dir.display()
-        );
+        eprintln!("error: {} holds none of the known vector files", dir.display());
         return ExitCode::FAILURE;
     }
     if failed > 0 {
