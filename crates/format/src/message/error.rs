@@ -113,8 +113,8 @@ pub enum MessageError {
         /// What is wrong.
         reason: &'static str,
     },
-    /// An item type other than 0 (unknown) or 1 (tuples).
-    #[error("{field} = {value} is not a known item type")]
+    /// An item type other than 1 (tuples), the only one Dolt writes.
+    #[error("{field} = {value}; only item type 1 (tuples) is supported")]
     UnknownItemType {
         /// `key_type` or `value_type`.
         field: &'static str,

@@ -104,8 +104,9 @@ fn item<'a>(items: &'a [u8], offsets: &[u8], i: usize) -> &'a [u8] {
 
 impl<'a> Node<'a> {
     /// Verifies `chunk` (prefix, `TUPM`, FlatBuffers verifier, then the structure: offsets,
-    /// counts, level consistency, embedded addresses, and tuple layouts when the item type is
-    /// tuples) and returns the view.
+    /// counts, level consistency, embedded addresses, item types = tuples, and the layout of
+    /// every key tuple and leaf value tuple) and returns the view. Afterwards every key and
+    /// leaf value is a valid tuple, so tuple access on them never fails.
     pub fn verify(chunk: &'a [u8]) -> Result<Node<'a>, MessageError> {
         let body = body_with_id(chunk, FILE_ID_PROLLY)?;
         run_verifier::<ProllyTreeNode>(body, TABLE)?;
@@ -123,8 +124,10 @@ impl<'a> Node<'a> {
         let tree_count = t.u64(F_TREE_COUNT, "tree_count")?;
         let level = t.u8(F_TREE_LEVEL, "tree_level")?;
 
+        // Dolt writes TupleFormatAlpha on every node (leaf and internal). Requiring it makes
+        // the tuple-layout guarantee unconditional: every key and leaf value is a valid tuple.
         for (field, value) in [("key_type", key_type), ("value_type", value_type)] {
-            if value > ITEM_TYPE_TUPLE {
+            if value != ITEM_TYPE_TUPLE {
                 return Err(MessageError::UnknownItemType { field, value });
             }
         }
@@ -242,7 +245,7 @@ impl<'a> Node<'a> {
         };
 
         let node = Node::with_layout(chunk, layout);
-        if key_type == ITEM_TYPE_TUPLE {
+        {
             for i in 0..count {
                 validate_layout(node.key(i)).map_err(|source| MessageError::BadTuple {
                     field: "key_items",
@@ -251,7 +254,7 @@ impl<'a> Node<'a> {
                 })?;
             }
         }
-        if level == 0 && value_type == ITEM_TYPE_TUPLE {
+        if level == 0 {
             for i in 0..count {
                 validate_layout(node.value(i)).map_err(|source| MessageError::BadTuple {
                     field: "value_items",
