@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Regenerates the Rust readers for schema/*.fbs into crates/format/src/message/generated/.
+# Regenerates the Rust readers for schema/*.fbs into crates/format/src/message/generated/
+# (flatc's module-root layout: mod.rs + serial/<type>_generated.rs; the whole directory is
+# generated, nothing in it is edited by hand).
 #
 #   scripts/flatbuffers.sh          regenerate in place
 #   scripts/flatbuffers.sh --check  regenerate into a temporary directory and fail if the
@@ -43,32 +45,26 @@ fi
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 
-flatc --rust -o "$tmp" "$schema_dir"/*.fbs
+# One root schema that includes all others: in module-root mode flatc writes a single mod.rs,
+# so every schema must be generated in one run (--gen-all). Root-type helpers are not needed:
+# the crate checks file identifiers itself and verifies with flatbuffers::root_with_opts.
+for f in "$schema_dir"/*.fbs; do
+  echo "include \"$(basename "$f")\";"
+done >"$tmp/all.fbs"
+flatc --rust --rust-module-root-file --gen-all -I "$schema_dir" -o "$tmp/gen" "$tmp/all.fbs"
 
 if [ "$check" = 1 ]; then
-  status=0
-  for f in "$tmp"/*_generated.rs; do
-    name="$(basename "$f")"
-    if ! cmp -s "$f" "$out_dir/$name"; then
-      echo "error: $out_dir/$name is stale or missing; run scripts/flatbuffers.sh" >&2
-      status=1
-    fi
-  done
-  for f in "$out_dir"/*_generated.rs; do
-    [ -e "$f" ] || continue
-    name="$(basename "$f")"
-    if [ ! -e "$tmp/$name" ]; then
-      echo "error: $out_dir/$name has no schema in schema/; delete it or add the schema" >&2
-      status=1
-    fi
-  done
-  if [ "$status" = 0 ]; then
+  if diff -r "$tmp/gen" "$out_dir" >"$tmp/diff" 2>&1; then
     echo "generated FlatBuffers code is up to date"
+    exit 0
   fi
-  exit "$status"
+  echo "error: $out_dir differs from what flatc $FLATC_VERSION generates from schema/*.fbs;" >&2
+  echo "       run scripts/flatbuffers.sh and commit the result. Differences:" >&2
+  head -n 40 "$tmp/diff" >&2
+  exit 1
 fi
 
-mkdir -p "$out_dir"
-rm -f "$out_dir"/*_generated.rs
-cp "$tmp"/*_generated.rs "$out_dir"/
-echo "regenerated $(ls "$tmp"/*_generated.rs | wc -l) files in $out_dir"
+rm -rf "$out_dir"
+mkdir -p "$(dirname "$out_dir")"
+cp -r "$tmp/gen" "$out_dir"
+echo "regenerated $(find "$out_dir" -name '*.rs' | wc -l) files in $out_dir"

@@ -5,7 +5,7 @@
 use std::cmp::Ordering;
 
 use super::builder::Builder;
-use super::generated::addressmap::serial::AddressMap;
+use super::generated::serial::AddressMap;
 use super::node::SubtreeCounts;
 use super::table::RootTable;
 use super::{

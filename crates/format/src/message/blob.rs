@@ -3,7 +3,7 @@
 //! per-child leaf-chunk counts. See `schema/blob.fbs`.
 
 use super::builder::Builder;
-use super::generated::blob::serial::Blob;
+use super::generated::serial::Blob;
 use super::node::SubtreeCounts;
 use super::table::RootTable;
 use super::{body_with_id, check_counts, run_verifier, MessageError, FILE_ID_BLOB};

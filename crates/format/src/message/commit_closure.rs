@@ -3,7 +3,7 @@
 //! `schema/commitclosure.fbs`.
 
 use super::builder::Builder;
-use super::generated::commitclosure::serial::CommitClosure;
+use super::generated::serial::CommitClosure;
 use super::node::SubtreeCounts;
 use super::table::RootTable;
 use super::{body_with_id, check_counts, run_verifier, MessageError, FILE_ID_COMMIT_CLOSURE};

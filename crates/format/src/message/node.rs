@@ -6,7 +6,7 @@
 use std::cmp::Ordering;
 
 use super::builder::Builder;
-use super::generated::prolly::serial::ProllyTreeNode;
+use super::generated::serial::ProllyTreeNode;
 use super::table::{u16_at, RootTable, VectorPos};
 use super::{
     body_with_id, check_counts, check_input_offsets, check_offsets, run_verifier, MessageError,
