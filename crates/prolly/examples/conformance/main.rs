@@ -8,6 +8,7 @@
 //! Prints one line per category with its counts, then `N passed, M failed`, and exits non-zero
 //! on any failure (or when DIR holds none of the known inputs).
 
+mod chunks;
 mod common;
 mod tuples;
 
@@ -18,7 +19,11 @@ use common::Category;
 
 /// Runs every category found in `dir`.
 pub fn run_all(dir: &Path) -> Vec<Category> {
-    vec![tuples::check_tuples(dir), tuples::check_order(dir)]
+    vec![
+        tuples::check_tuples(dir),
+        tuples::check_order(dir),
+        chunks::check_chunks(dir),
+    ]
 }
 
 fn main() -> ExitCode {
