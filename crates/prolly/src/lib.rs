@@ -4,9 +4,10 @@
 
 pub use prollystore_format as format;
 
-/// TEMPORARY wiring on branch `store` (until the message types land and `store/mod.rs` can be
-/// declared): only the durable file store, with its stand-in `StoreError`.
+/// TEMPORARY wiring on branch `store`: only the durable file store, with stand-ins for
+/// `ChunkStore` and `StoreError` (see `store/file/wiring_shim.rs`). Replaced by `pub mod store;`
+/// when the lead wires `store/mod.rs`.
 pub mod store {
     pub mod file;
-    pub use file::StoreError;
+    pub use file::wiring_shim::{ChunkStore, StoreError};
 }

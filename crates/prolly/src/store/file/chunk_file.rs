@@ -10,7 +10,9 @@ use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::OnceLock;
 
+use prollystore_format::message::{Node, NodeLayout};
 use prollystore_format::{Address, HashProfile, ADDRESS_LEN};
 use xxhash_rust::xxh3::Xxh3;
 
@@ -80,6 +82,23 @@ pub(super) struct ChunkFile {
     count: usize,
     /// One bit per chunk: set once the chunk's bytes were found to hash to its address.
     checked: Box<[AtomicU64]>,
+    /// Lookup accelerator built at open: `radix[p]` is the first index entry whose address
+    /// starts with a `radix_bits`-bit prefix of at least `p` (addresses are uniform hashes, so
+    /// each bucket holds about two entries).
+    radix: Box<[u32]>,
+    radix_bits: u32,
+    /// Node layouts, one slot per chunk, allocated on the first `node` call.
+    layouts: OnceLock<Box<[OnceLock<NodeLayout>]>>,
+}
+
+/// The top `bits` bits of an address (0 when `bits` is 0).
+#[inline]
+fn prefix(address: &[u8], bits: u32) -> usize {
+    let mut p = [0u8; 4];
+    if let Some(b) = address.get(..4) {
+        p.copy_from_slice(b);
+    }
+    (u64::from(u32::from_be_bytes(p)) >> (32 - bits)) as usize
 }
 
 impl ChunkFile {
@@ -214,8 +233,14 @@ impl ChunkFile {
             ));
         }
         let count_usize = usize::try_from(count)
-            .map_err(|_| corrupted(&name, footer + 8, "chunk count too large"))?;
-        let file = ChunkFile {
+            .ok()
+            .filter(|&c| u32::try_from(c).is_ok())
+            .ok_or_else(|| corrupted(&name, footer + 8, "chunk count too large"))?;
+        // About two entries per radix bucket, at most 2^24 buckets.
+        let radix_bits = (usize::BITS - count_usize.leading_zeros())
+            .saturating_sub(2)
+            .min(24);
+        let mut file = ChunkFile {
             checked: (0..count_usize.div_ceil(64))
                 .map(|_| AtomicU64::new(0))
                 .collect(),
@@ -224,13 +249,19 @@ impl ChunkFile {
             bytes,
             index_offset: index_offset as usize,
             count: count_usize,
+            radix: Box::new([]),
+            radix_bits,
+            layouts: OnceLock::new(),
         };
-        file.check_index()?;
+        file.radix = file.check_index()?;
         Ok(file)
     }
 
-    /// Checks that index entries are strictly sorted and tile the data region exactly.
-    fn check_index(&self) -> Result<(), StoreError> {
+    /// Checks that index entries are strictly sorted and tile the data region exactly, and
+    /// builds the radix table.
+    fn check_index(&self) -> Result<Box<[u32]>, StoreError> {
+        let buckets = 1usize << self.radix_bits;
+        let mut radix = Vec::with_capacity(buckets + 1);
         let mut expected = HEADER_LEN;
         let mut prev: Option<&[u8]> = None;
         for i in 0..self.count {
@@ -256,6 +287,13 @@ impl ChunkFile {
                 .checked_add(u64::from(entry.2))
                 .ok_or_else(|| corrupted(&self.name, at + 28, "chunk length overflows"))?;
             prev = Some(entry.0);
+            let p = prefix(entry.0, self.radix_bits);
+            while radix.len() <= p {
+                radix.push(i as u32);
+            }
+        }
+        while radix.len() <= buckets {
+            radix.push(self.count as u32);
         }
         if expected != self.index_offset as u64 {
             return Err(corrupted(
@@ -264,7 +302,7 @@ impl ChunkFile {
                 "chunks do not end where the index begins",
             ));
         }
-        Ok(())
+        Ok(radix.into_boxed_slice())
     }
 
     /// Index entry `i`: (address bytes, offset, length).
@@ -364,25 +402,37 @@ impl ChunkFile {
         Ok(data)
     }
 
+    /// The verified node at position `i` (hash-checked and verified on first read; the layout
+    /// is cached so later reads cost no checks).
+    pub(super) fn node(&self, i: usize, profile: HashProfile) -> Result<Node<'_>, StoreError> {
+        let chunk = self.chunk(i, profile)?;
+        let layouts = self
+            .layouts
+            .get_or_init(|| (0..self.count).map(|_| OnceLock::new()).collect());
+        let slot = layouts.get(i);
+        if let Some(layout) = slot.and_then(|s| s.get()) {
+            return Ok(Node::with_layout(chunk, *layout));
+        }
+        let node = Node::verify(chunk).map_err(|source| StoreError::BadMessage {
+            address: self.address(i).unwrap_or_default(),
+            source,
+        })?;
+        if let Some(s) = slot {
+            let _ = s.set(node.layout());
+        }
+        Ok(node)
+    }
+
     /// The address of chunk `i`.
     pub(super) fn address(&self, i: usize) -> Option<Address> {
         self.entry(i).and_then(|e| Address::from_slice(e.0))
     }
 
-    /// Checks the hash of every chunk (each sets its checked bit).
-    pub(super) fn verify_all(&self, profile: HashProfile) -> Result<(), StoreError> {
-        for i in 0..self.count {
-            self.chunk(i, profile)?;
-        }
-        Ok(())
-    }
-
-    /// Every chunk's hash is checked again, ignoring the checked bits.
-    pub(super) fn verify_all_uncached(&self, profile: HashProfile) -> Result<(), StoreError> {
+    /// Forgets which chunks were checked, so the next read of each checks it again.
+    pub(super) fn forget_checks(&self) {
         for w in self.checked.iter() {
             w.store(0, Ordering::Relaxed);
         }
-        self.verify_all(profile)
     }
 }
 

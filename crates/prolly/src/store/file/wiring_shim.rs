@@ -1,7 +1,10 @@
-//! TEMPORARY stand-in for `crate::store::StoreError` until the message types land and
-//! `store/mod.rs` is wired (it is `store/mod.rs`'s enum without `BadMessage`, plus the variants
-//! the file store needs). Deleted once the lead adds those variants to `store/mod.rs`.
+//! TEMPORARY stand-ins for `crate::store::{ChunkStore, StoreError}` while `store/mod.rs` is not
+//! declared on this branch: `ChunkStore` is a verbatim copy of the trait in `store/mod.rs`, and
+//! `StoreError` is its enum plus the variants the file store needs (`Locked`, `ReadOnly`,
+//! `RootConflict`, `ProfileMismatch`, `InvalidArgument`). This file is deleted when
+//! `store/mod.rs` gains those variants and `pub mod file;`.
 
+use prollystore_format::message::{MessageError, Node};
 use prollystore_format::{Address, HashProfile};
 use thiserror::Error;
 
@@ -21,6 +24,15 @@ pub enum StoreError {
         actual: Address,
         /// Where it was read from (file and offset), if it came from a file.
         location: Option<String>,
+    },
+    /// The chunk is not a valid message of the expected kind.
+    #[error("chunk {address} is not a valid message: {source}")]
+    BadMessage {
+        /// The chunk's address.
+        address: Address,
+        /// What verification found.
+        #[source]
+        source: MessageError,
     },
     /// An I/O error from the underlying files.
     #[error("{context}: {source}")]
@@ -88,4 +100,25 @@ fn show_root(root: &Option<Address>) -> String {
         Some(a) => a.to_string(),
         None => "absent".to_string(),
     }
+}
+
+/// A content-addressed chunk store.
+pub trait ChunkStore {
+    /// The hash profile that makes this store's addresses.
+    fn profile(&self) -> HashProfile;
+
+    /// The bytes of the chunk at `address` (prefix included), or `None` if it is absent.
+    /// The address is checked against the bytes on first read.
+    fn get(&self, address: &Address) -> Result<Option<&[u8]>, StoreError>;
+
+    /// The prolly-tree node at `address`, verified on first read; an error if it is absent or is
+    /// not a valid `ProllyTreeNode`.
+    fn get_node(&self, address: &Address) -> Result<Node<'_>, StoreError>;
+
+    /// True if the chunk is stored.
+    fn has(&self, address: &Address) -> Result<bool, StoreError>;
+
+    /// Stores `chunk` (a whole message, prefix included) and returns its address. Storing a
+    /// chunk that is already present is a no-op.
+    fn put(&self, chunk: &[u8]) -> Result<Address, StoreError>;
 }
