@@ -104,6 +104,15 @@ fn bench_store(c: &mut Criterion) {
     g.sample_size(10);
     g.throughput(Throughput::Bytes(bytes));
     g.bench_function("blake3_all_chunks", |b| b.iter(|| store.verify().unwrap()));
+    // Baseline: hashing the same chunks from memory on one thread, no store.
+    g.bench_function("blake3_baseline_one_thread", |b| {
+        b.iter(|| {
+            f.chunks
+                .iter()
+                .map(|(_, c)| HashProfile::Blake3.address_of(c).0[0] as u64)
+                .sum::<u64>()
+        })
+    });
     let reading = OpenOptions::new().mmap(false);
     g.bench_function("open_read_fallback", |b| {
         b.iter(|| black_box(reading.open(path).unwrap()))

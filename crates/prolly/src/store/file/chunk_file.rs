@@ -348,7 +348,9 @@ impl ChunkFile {
         let idx = self
             .bytes
             .get(base..base + self.count * ENTRY_LEN as usize)?;
-        let (mut lo, mut hi) = (0usize, self.count);
+        let p = prefix(key, self.radix_bits);
+        let mut lo = *self.radix.get(p)? as usize;
+        let mut hi = *self.radix.get(p + 1)? as usize;
         while lo < hi {
             let mid = lo + (hi - lo) / 2;
             let at = mid * ENTRY_LEN as usize;
@@ -506,4 +508,43 @@ pub(super) fn write(
         file_len: index_offset + chunks.len() as u64 * ENTRY_LEN + FOOTER_LEN,
         checksum,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lookups_find_every_chunk_and_nothing_else() {
+        let dir = tempfile::tempdir().unwrap();
+        let profile = HashProfile::Blake3;
+        for (seq, n) in [0usize, 1, 2, 3, 5, 17, 100, 1000, 5000]
+            .into_iter()
+            .enumerate()
+        {
+            let seq = seq as u64 + 1;
+            let data: Vec<Vec<u8>> = (0..n).map(|i| (i as u32).to_le_bytes().to_vec()).collect();
+            let mut chunks: Vec<(Address, &[u8])> = data
+                .iter()
+                .map(|c| (profile.address_of(c), &c[..]))
+                .collect();
+            chunks.sort_unstable_by_key(|c| c.0);
+            let path = dir.path().join(file_name(seq));
+            let rec = write(&path, seq, profile, &chunks).unwrap();
+            for mmap in [true, false] {
+                let f = ChunkFile::open(dir.path(), rec, profile, mmap).unwrap();
+                assert_eq!(f.len(), n);
+                for (i, (a, c)) in chunks.iter().enumerate() {
+                    assert_eq!(f.find(a), Some(i));
+                    assert_eq!(f.chunk(i, profile).unwrap(), *c);
+                }
+                for probe in 0..200u32 {
+                    let absent = profile.address_of(&(probe + 1_000_000).to_le_bytes());
+                    assert_eq!(f.find(&absent), None);
+                }
+                assert_eq!(f.find(&Address([0; 20])), None);
+                assert_eq!(f.find(&Address([0xff; 20])), None);
+            }
+        }
+    }
 }
