@@ -42,12 +42,18 @@ fn seed() -> &'static Seed {
         let mut chunks = Vec::new();
         for round in 0..2u8 {
             for i in 0..4u8 {
-                let c: Vec<u8> = (0..usize::from(i) * 9 + 1).map(|j| j as u8 ^ round).collect();
+                let c: Vec<u8> = (0..usize::from(i) * 9 + 1)
+                    .map(|j| j as u8 ^ round)
+                    .collect();
                 chunks.push((w.put(&c).expect("put"), c));
             }
             let name = if round == 0 { "main" } else { "dev" };
-            w.commit(&[RootUpdate::new(name, None, Some(chunks[chunks.len() - 1].0))])
-                .expect("commit");
+            w.commit(&[RootUpdate::new(
+                name,
+                None,
+                Some(chunks[chunks.len() - 1].0),
+            )])
+            .expect("commit");
         }
         drop(w);
         let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir.path())
@@ -71,7 +77,11 @@ fuzz_target!(|input: Input| {
         let pick = |f: u8| usize::from(f) % n;
         match edit {
             Edit::Replace { file, bytes } => files[pick(*file)].1 = bytes.clone(),
-            Edit::Xor { file, offset, value } => {
+            Edit::Xor {
+                file,
+                offset,
+                value,
+            } => {
                 let b = &mut files[pick(*file)].1;
                 if !b.is_empty() {
                     let at = *offset as usize % b.len();
