@@ -303,3 +303,22 @@ fn leftovers_of_a_crash_are_removed_by_the_writer() {
     assert!(!dir.path().join("MANIFEST.tmp").exists());
     assert_eq!(FileStore::open(dir.path()).unwrap().chunk_count(), 1);
 }
+
+#[test]
+fn a_lost_manifest_is_not_papered_over() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut w = FileStore::create(dir.path(), HashProfile::Blake3).unwrap();
+    w.put(b"precious").unwrap();
+    w.commit(&[]).unwrap();
+    drop(w);
+    std::fs::remove_file(dir.path().join("MANIFEST")).unwrap();
+    let err = FileStore::create(dir.path(), HashProfile::Blake3).unwrap_err();
+    assert!(err.to_string().contains("MANIFEST"), "{err}");
+    assert!(FileStore::open(dir.path()).is_err());
+    // The chunk file is still there.
+    assert!(std::fs::read_dir(dir.path()).unwrap().any(|e| e
+        .unwrap()
+        .file_name()
+        .to_string_lossy()
+        .ends_with(".chunks")));
+}

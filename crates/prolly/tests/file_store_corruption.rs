@@ -73,7 +73,7 @@ fn every_flipped_byte_is_detected_and_named() {
         let path = dir.path().join(name);
         let original = std::fs::read(&path).unwrap();
         for at in offsets(original.len()) {
-            for bit in [0u8, 3, 7] {
+            for bit in [0u8, 6] {
                 let mut bad = original.clone();
                 bad[at] ^= 1 << bit;
                 std::fs::write(&path, &bad).unwrap();

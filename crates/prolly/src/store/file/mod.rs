@@ -329,6 +329,7 @@ impl FileStore {
                 Some(m) => m,
                 None => match (self.lock.is_some(), self.options.create) {
                     (true, Some(profile)) => {
+                        self.refuse_orphaned_chunk_files()?;
                         let m = Manifest::empty(profile);
                         write_atomically(&self.dir, MANIFEST, &m.encode())?;
                         m
@@ -361,6 +362,28 @@ impl FileStore {
                 Err(e) => return Err(e),
             }
         }
+    }
+
+    /// Before creating a store: a directory that has chunk files but no manifest lost its
+    /// manifest; starting afresh would delete them, so this is an error instead.
+    fn refuse_orphaned_chunk_files(&self) -> Result<(), StoreError> {
+        let entries = std::fs::read_dir(&self.dir)
+            .map_err(io_err(format!("listing {}", self.dir.display())))?;
+        for entry in entries {
+            let entry = entry.map_err(io_err(format!("listing {}", self.dir.display())))?;
+            let name = entry.file_name();
+            if name.to_string_lossy().ends_with(".chunks") {
+                return Err(StoreError::Corrupted {
+                    file: MANIFEST.to_string(),
+                    offset: 0,
+                    reason: format!(
+                        "missing, but chunk file {} exists; refusing to create a new store over it",
+                        name.to_string_lossy()
+                    ),
+                });
+            }
+        }
+        Ok(())
     }
 
     /// Deletes temporary files and chunk files the manifest does not name (left by a crash or by
