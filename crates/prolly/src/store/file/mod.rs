@@ -16,7 +16,6 @@
 mod chunk_file;
 mod manifest;
 mod mmap;
-/// TEMPORARY (see the module doc): deleted when `store/mod.rs` is wired.
 
 use std::collections::{BTreeMap, HashSet};
 use std::fs::File;
