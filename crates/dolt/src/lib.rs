@@ -11,7 +11,13 @@
 //! Nothing here writes to the database directory.
 
 pub mod chunks;
+pub mod conformance;
+pub mod db;
 pub mod error;
+pub mod rows;
+pub mod schema;
 
 pub use chunks::DoltChunkSource;
+pub use db::{Commit, Database, RootValue, Table, Tag, WorkingSet};
 pub use error::{DoltError, Result};
+pub use schema::{Column, Schema, SqlType};
