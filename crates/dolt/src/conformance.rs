@@ -18,11 +18,18 @@ pub struct FileResult {
 
 /// Produces what we would write for an expected file, or `Ok(None)` if this kind of file is
 /// not implemented.
-fn produce(db: &Database, branch: Option<&str>, name: &str) -> Result<Option<Vec<u8>>> {
+fn produce(
+    db: &Database,
+    branch: Option<&str>,
+    name: &str,
+    expected_header: &str,
+) -> Result<Option<Vec<u8>>> {
     let Some(branch) = branch else {
         return match name {
             "branches.txt" => branches_text(db).map(Some),
             "tags.txt" => tags_text(db).map(Some),
+            "files.txt" => files_text(db).map(Some),
+            "status.txt" => status_text(db),
             _ => Ok(None),
         };
     };
@@ -60,9 +67,32 @@ fn produce(db: &Database, branch: Option<&str>, name: &str) -> Result<Option<Vec
         }
         _ => {}
     }
-    if let Some(table) = name.strip_suffix(".csv") {
-        if table.contains('.') {
-            return Ok(None);
+    if name == "dolt_status.csv" {
+        let head_root = db.root_value(head_commit.root)?;
+        let staged = ws
+            .as_ref()
+            .and_then(|w| w.staged_root)
+            .unwrap_or(head_commit.root);
+        let staged_root = db.root_value(staged)?;
+        let working_root = db.root_value(working)?;
+        let mut rows = diff_tables(&head_root, &staged_root, 1);
+        rows.extend(diff_tables(&staged_root, &working_root, 0));
+        rows.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
+        let mut s = String::from("table_name,staged,status\n");
+        for (n, st, what) in rows {
+            s.push_str(&format!("{n},{st},{what}\n"));
+        }
+        return Ok(Some(s.into_bytes()));
+    }
+    if let Some(stem) = name.strip_suffix(".csv") {
+        let (table, view) = match stem.split_once('.') {
+            Some((t, v)) => (t, Some(v)),
+            None => (stem, None),
+        };
+        if let Some(_view) = view {
+            let root: RootValue = db.root_value(working)?;
+            let t = db.table(&root, table)?;
+            return view_csv(db, &t, expected_header).map(Some);
         }
         let root: RootValue = db.root_value(working)?;
         let t = db.table(&root, table)?;
@@ -158,7 +188,14 @@ fn check_one(
     path: &Path,
     label: String,
 ) -> FileResult {
-    let outcome = match (produce(db, branch, name), std::fs::read(path)) {
+    let want = std::fs::read(path);
+    let header = want
+        .as_ref()
+        .ok()
+        .and_then(|w| w.split(|&b| b == b'\n').next())
+        .map(|h| String::from_utf8_lossy(h).into_owned())
+        .unwrap_or_default();
+    let outcome = match (produce(db, branch, name, &header), want) {
         (_, Err(e)) => Err(format!("cannot read expected file: {e}")),
         (Err(e), _) => Err(format!("error: {e}")),
         (Ok(None), _) => Err("not implemented".to_string()),
@@ -192,7 +229,151 @@ pub fn first_difference(got: &[u8], want: &[u8]) -> String {
     format!("{} lines, want {}", g.len(), w.len())
 }
 
-#[allow(dead_code)]
-fn unused(out: &mut Vec<u8>) {
-    write_csv_field(None, out)
+/// Tables that differ between two roots: (name, staged flag, status).
+fn diff_tables(from: &RootValue, to: &RootValue, staged: u8) -> Vec<(String, u8, &'static str)> {
+    let mut out = Vec::new();
+    for (n, a) in &to.tables {
+        match from.tables.iter().find(|(m, _)| m == n) {
+            None => out.push((n.clone(), staged, "new table")),
+            Some((_, b)) if b != a => out.push((n.clone(), staged, "modified")),
+            _ => {}
+        }
+    }
+    for (n, _) in &from.tables {
+        if !to.tables.iter().any(|(m, _)| m == n) {
+            out.push((n.clone(), staged, "deleted"));
+        }
+    }
+    out
+}
+
+fn status_text(db: &Database) -> Result<Option<Vec<u8>>> {
+    let Some(branch) = db.current_branch() else {
+        return Ok(None);
+    };
+    let head = db.commit(db.branch_head(&branch)?)?;
+    let ws = db.working_set(&branch)?;
+    let clean = ws.as_ref().is_none_or(|w| {
+        w.working_root == head.root && w.staged_root.is_none_or(|s| s == head.root)
+    });
+    if !clean {
+        return Ok(None);
+    }
+    Ok(Some(
+        format!("On branch {branch}\nnothing to commit, working tree clean\n").into_bytes(),
+    ))
+}
+
+fn files_text(db: &Database) -> Result<Vec<u8>> {
+    let dot = db.dot_dolt();
+    let base = dot.parent().unwrap_or(dot);
+    let name = base
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let mut files = Vec::new();
+    let mut stack = vec![dot.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let rd = std::fs::read_dir(&d).map_err(|source| DoltError::Io {
+            file: d.display().to_string(),
+            source,
+        })?;
+        for e in rd.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if let Ok(rel) = p.strip_prefix(base) {
+                files.push(format!("{name}/{}", rel.to_string_lossy()));
+            }
+        }
+    }
+    files.sort();
+    let mut s = String::new();
+    for f in files {
+        s.push_str(&f);
+        s.push('\n');
+    }
+    Ok(s.into_bytes())
+}
+
+/// The extra `.csv` views: the expected header names each column as a table column, or
+/// `<col>_hex` (HEX), `<col>_len` (LENGTH), `<col>_srid` (ST_SRID) or `<col>_text`
+/// (VECTOR_TO_STRING). `_wkt` (ST_AsText) is not implemented.
+fn view_csv(db: &Database, t: &crate::db::Table, header: &str) -> Result<Vec<u8>> {
+    use crate::rows::{for_each_row, SqlValue};
+    let visible = t.schema.visible_columns();
+    let names: Vec<&str> = visible
+        .iter()
+        .filter_map(|&i| t.schema.columns.get(i).map(|c| c.name.as_str()))
+        .collect();
+    #[derive(Clone, Copy)]
+    enum Op {
+        Copy,
+        Hex,
+        Len,
+        Srid,
+        Text,
+    }
+    let mut plan = Vec::new();
+    for h in header.split(',') {
+        let found = |n: &str| names.iter().position(|c| *c == n);
+        let (col, op) = if let Some(i) = found(h) {
+            (i, Op::Copy)
+        } else if let Some(i) = h.strip_suffix("_hex").and_then(found) {
+            (i, Op::Hex)
+        } else if let Some(i) = h.strip_suffix("_len").and_then(found) {
+            (i, Op::Len)
+        } else if let Some(i) = h.strip_suffix("_srid").and_then(found) {
+            (i, Op::Srid)
+        } else if let Some(i) = h.strip_suffix("_text").and_then(found) {
+            (i, Op::Text)
+        } else {
+            return Err(DoltError::Unsupported(format!("view column {h:?}")));
+        };
+        plan.push((col, op));
+    }
+    let mut out = Vec::new();
+    out.extend_from_slice(header.as_bytes());
+    out.push(b'\n');
+    let mut field = Vec::new();
+    for_each_row(db, t, &mut |row| {
+        for (n, &(col, op)) in plan.iter().enumerate() {
+            if n > 0 {
+                out.push(b',');
+            }
+            let Some(Some(v)) = row.get(col) else {
+                continue;
+            };
+            field.clear();
+            v.csv_bytes(&mut field);
+            let text: Vec<u8> = match op {
+                Op::Copy => field.clone(),
+                Op::Hex => field
+                    .iter()
+                    .flat_map(|b| format!("{b:02X}").into_bytes())
+                    .collect(),
+                Op::Len => field.len().to_string().into_bytes(),
+                Op::Srid => {
+                    let srid = field
+                        .get(..4)
+                        .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
+                    srid.map(|s| s.to_string().into_bytes()).unwrap_or_default()
+                }
+                Op::Text => {
+                    let parts: Vec<String> = field
+                        .chunks_exact(4)
+                        .map(|c| {
+                            let f = f32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+                            SqlValue::Float(f).to_text()
+                        })
+                        .collect();
+                    format!("[{}]", parts.join(", ")).into_bytes()
+                }
+            };
+            write_csv_field(Some(&text), &mut out);
+        }
+        out.push(b'\n');
+        Ok(())
+    })?;
+    Ok(out)
 }

@@ -47,6 +47,13 @@ pub enum SqlValue {
 }
 
 impl SqlValue {
+    /// The value as `dolt sql` text (lossy for non-UTF-8 bytes).
+    pub fn to_text(&self) -> String {
+        let mut out = Vec::new();
+        self.csv_bytes(&mut out);
+        String::from_utf8_lossy(&out).into_owned()
+    }
+
     /// The text `dolt sql -r csv` writes for this value (before CSV quoting).
     pub fn csv_bytes(&self, out: &mut Vec<u8>) {
         use std::io::Write;
@@ -54,11 +61,19 @@ impl SqlValue {
             SqlValue::Int(v) => write!(out, "{v}"),
             SqlValue::Uint(v) => write!(out, "{v}"),
             SqlValue::Float(v) => {
-                out.extend_from_slice(go_float_g(f64::from(*v), format!("{v:e}")).as_bytes());
+                out.extend_from_slice(
+                    go_float_g(
+                        f64::from(*v),
+                        shortest_half_even(f64::from(*v), &format!("{v:e}")),
+                    )
+                    .as_bytes(),
+                );
                 Ok(())
             }
             SqlValue::Double(v) => {
-                out.extend_from_slice(go_float_g(*v, format!("{v:e}")).as_bytes());
+                out.extend_from_slice(
+                    go_float_g(*v, shortest_half_even(*v, &format!("{v:e}"))).as_bytes(),
+                );
                 Ok(())
             }
             SqlValue::Decimal(s) | SqlValue::Text(s) | SqlValue::Json(s) => {
@@ -101,6 +116,17 @@ impl SqlValue {
             }
         };
     }
+}
+
+/// Rust's shortest digits can round an exact tie up where Go rounds it to even: re-format the
+/// exact value with the same number of digits (Rust's exact formatting rounds half to even).
+fn shortest_half_even(v: f64, shortest: &str) -> String {
+    if !v.is_finite() {
+        return shortest.to_string();
+    }
+    let mant = shortest.split('e').next().unwrap_or("");
+    let n = mant.chars().filter(char::is_ascii_digit).count().max(1);
+    format!("{:.*e}", n - 1, v)
 }
 
 /// Go's `strconv.FormatFloat(v, 'g', -1, _)`, given Rust's shortest `{:e}` text of the value.
