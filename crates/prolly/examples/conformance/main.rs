@@ -10,6 +10,7 @@
 
 mod chunks;
 mod common;
+mod dolt;
 mod tuples;
 
 use std::path::{Path, PathBuf};
@@ -23,6 +24,7 @@ pub fn run_all(dir: &Path) -> Vec<Category> {
         tuples::check_tuples(dir),
         tuples::check_order(dir),
         chunks::check_chunks(dir),
+        dolt::check_dolt(dir),
     ]
 }
 
