@@ -84,6 +84,25 @@ fn produce(
         }
         return Ok(Some(s.into_bytes()));
     }
+    if let Some(table) = name.strip_suffix(".schema.txt") {
+        let root = db.root_value(working)?;
+        let t = db.table(&root, table)?;
+        let create = crate::create::create_table(db, &root, &t)?;
+        return Ok(Some(
+            format!("{table} @ working\n{create};\n\n").into_bytes(),
+        ));
+    }
+    if let Some(table) = name.strip_suffix(".create.csv") {
+        let root = db.root_value(working)?;
+        let t = db.table(&root, table)?;
+        let create = crate::create::create_table(db, &root, &t)?;
+        let mut out = b"Table,Create Table\n".to_vec();
+        write_csv_field(Some(table.as_bytes()), &mut out);
+        out.push(b',');
+        write_csv_field(Some(create.as_bytes()), &mut out);
+        out.push(b'\n');
+        return Ok(Some(out));
+    }
     if let Some(stem) = name.strip_suffix(".csv") {
         let (table, view) = match stem.split_once('.') {
             Some((t, v)) => (t, Some(v)),

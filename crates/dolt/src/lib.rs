@@ -12,6 +12,7 @@
 
 pub mod chunks;
 pub mod conformance;
+pub mod create;
 pub mod db;
 pub mod error;
 pub mod rows;

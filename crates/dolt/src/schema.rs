@@ -133,8 +133,10 @@ pub struct Schema {
     pub keyless: bool,
     /// Secondary indexes.
     pub indexes: Vec<Index>,
-    /// CHECK constraints: (name, expression).
-    pub checks: Vec<(String, String)>,
+    /// CHECK constraints: (name, expression, enforced).
+    pub checks: Vec<(String, String, bool)>,
+    /// Table collation id (MySQL's numbering; 309 = `utf8mb4_0900_bin`).
+    pub collation: u16,
     /// Table comment.
     pub comment: Option<String>,
 }
@@ -226,6 +228,7 @@ impl Schema {
                 (
                     c.name().unwrap_or("").to_string(),
                     c.expression().unwrap_or("").to_string(),
+                    c.enforced(),
                 )
             })
             .collect();
@@ -236,6 +239,7 @@ impl Schema {
             keyless,
             indexes,
             checks,
+            collation: s.collation().0,
             comment: s.comment().map(str::to_string),
         })
     }
