@@ -4,9 +4,7 @@
 use std::cmp::Ordering;
 
 use prollystore_format::message::{BlobNode, Node};
-use prollystore_format::tuple::{
-    datetime_text, year_from_raw, Adaptive, Date, Tuple, TupleDesc, Value,
-};
+use prollystore_format::tuple::{datetime_text, Adaptive, Date, Tuple, TupleDesc, Value};
 use prollystore_format::Address;
 
 use crate::db::{Database, Table};
@@ -149,7 +147,7 @@ fn go_float_g(v: f64, exp_text: String) -> String {
     };
     let digits: String = mant.chars().filter(|c| c.is_ascii_digit()).collect();
     let sign = if neg { "-" } else { "" };
-    if exp < -4 || exp >= 6 {
+    if !(-4..6).contains(&exp) {
         let (first, rest) = digits.split_at(1.min(digits.len()));
         let frac = if rest.is_empty() {
             String::new()
@@ -230,13 +228,16 @@ fn read_blob_into(db: &Database, address: Address, out: &mut Vec<u8>, depth: usi
     Ok(())
 }
 
+/// A callback over one (key, value) entry of a tree.
+pub type EntryFn<'a> = dyn FnMut(&[u8], &[u8]) -> Result<()> + 'a;
+
 /// Calls `f(key, value)` for every entry of the prolly tree whose root node bytes are `root`,
 /// in key order.
 pub fn for_each_entry(
     db: &Database,
     root: &[u8],
     owner: Address,
-    f: &mut dyn FnMut(&[u8], &[u8]) -> Result<()>,
+    f: &mut EntryFn<'_>,
 ) -> Result<()> {
     walk(db, root, owner, f, 0)
 }
@@ -245,7 +246,7 @@ fn walk(
     db: &Database,
     bytes: &[u8],
     owner: Address,
-    f: &mut dyn FnMut(&[u8], &[u8]) -> Result<()>,
+    f: &mut EntryFn<'_>,
     depth: usize,
 ) -> Result<()> {
     if depth > 64 {
@@ -361,7 +362,6 @@ fn decode_field(
             }
         },
     };
-    let _ = year_from_raw;
     Ok(Some(out))
 }
 
