@@ -1,7 +1,7 @@
 //! An in-memory [`ChunkStore`]: chunks in an append-only hash map, so reads borrow from `&self`
 //! while puts go through `&self` too.
 
-use std::cell::OnceCell;
+use std::cell::{Cell, OnceCell};
 use std::hash::{BuildHasherDefault, Hasher};
 
 use elsa::FrozenMap;
@@ -50,6 +50,7 @@ type AddressMap<V> = FrozenMap<Address, V, BuildHasherDefault<AddressHasher>>;
 pub struct MemoryStore {
     profile: HashProfile,
     chunks: AddressMap<Box<Entry>>,
+    count: Cell<usize>,
 }
 
 impl Default for MemoryStore {
@@ -64,17 +65,18 @@ impl MemoryStore {
         MemoryStore {
             profile,
             chunks: AddressMap::default(),
+            count: Cell::new(0),
         }
     }
 
     /// Number of chunks stored.
     pub fn len(&self) -> usize {
-        self.chunks.len()
+        self.count.get()
     }
 
     /// True if nothing is stored.
     pub fn is_empty(&self) -> bool {
-        self.chunks.len() == 0
+        self.count.get() == 0
     }
 
     /// Every stored address, in no particular order.
@@ -130,6 +132,7 @@ impl MemoryStore {
                     layout: OnceCell::new(),
                 }),
             );
+            self.count.set(self.count.get() + 1);
         }
     }
 }

@@ -87,3 +87,6 @@ pub trait ChunkStore {
     /// chunk that is already present is a no-op.
     fn put(&self, chunk: &[u8]) -> Result<Address, StoreError>;
 }
+
+mod memory;
+pub use memory::{AddressHasher, MemoryStore};

@@ -1,5 +1,10 @@
 //! Prolly-tree machinery shared by maps and other trees: chunk boundaries, node building,
-//! cursors, edits and diffs.
+//! cursors, batch edits and diffs.
 
+pub mod build;
+pub mod cursor;
+pub mod diff;
 pub mod expm1;
+pub mod mutate;
+pub mod schema;
 pub mod split;

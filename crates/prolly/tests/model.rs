@@ -1,0 +1,144 @@
+//! Property tests against `BTreeMap`: building, reading, batch edits (root must equal the
+//! from-scratch root) and diffs, with byte-ordered keys in a blake3 memory store.
+
+use std::collections::BTreeMap;
+use std::ops::Bound;
+
+use proptest::prelude::*;
+use prollystore::tree::mutate::{apply_edits, normalize_edits, Edit};
+use prollystore::{BytesSchema, DiffEntry, Map, MemoryStore};
+
+fn key(i: u32) -> Vec<u8> {
+    // Big-endian, with a varying tail so that key lengths differ.
+    let mut k = i.to_be_bytes().to_vec();
+    k.extend(std::iter::repeat_n(b'k', (i % 7) as usize));
+    k
+}
+
+fn value(i: u32, salt: u32, big: bool) -> Vec<u8> {
+    let n = if big { 3000 + (i * 7919 + salt) % 9000 } else { (i * 31 + salt) % 60 };
+    (0..n).map(|j| (j as u32 ^ i ^ salt) as u8).collect()
+}
+
+fn build(store: &MemoryStore, model: &BTreeMap<Vec<u8>, Vec<u8>>) -> prollystore::format::Address {
+    Map::from_sorted(store, BytesSchema, model.iter().map(|(k, v)| (&k[..], &v[..])))
+        .unwrap()
+        .root()
+}
+
+fn check_reads(store: &MemoryStore, map: &Map<'_, MemoryStore, BytesSchema>, model: &BTreeMap<Vec<u8>, Vec<u8>>) {
+    assert_eq!(map.count().unwrap(), model.len() as u64);
+    let rows: Vec<_> = map.iter().unwrap().map(|r| r.unwrap()).collect();
+    assert_eq!(rows.len(), model.len());
+    for ((k, v), (mk, mv)) in rows.iter().zip(model.iter()) {
+        assert_eq!(*k, &mk[..]);
+        assert_eq!(*v, &mv[..]);
+    }
+    let back: Vec<_> = map.range_rev(Bound::Unbounded, Bound::Unbounded).unwrap().map(|r| r.unwrap().0.to_vec()).collect();
+    let mut expect: Vec<_> = model.keys().cloned().collect();
+    expect.reverse();
+    assert_eq!(back, expect);
+    for (i, (mk, mv)) in model.iter().enumerate().step_by(17) {
+        assert_eq!(map.get(mk).unwrap(), Some(&mv[..]));
+        assert_eq!(map.get_ordinal(i as u64).unwrap().map(|(k, _)| k.to_vec()), Some(mk.clone()));
+        let c = map.seek(mk).unwrap();
+        assert_eq!(c.ordinal(), i as u64);
+    }
+    assert_eq!(map.get_ordinal(model.len() as u64).unwrap(), None);
+    assert_eq!(map.first().unwrap().map(|x| x.0.to_vec()), model.keys().next().cloned());
+    assert_eq!(map.last().unwrap().map(|x| x.0.to_vec()), model.keys().next_back().cloned());
+    let _ = store;
+}
+
+fn check_ranges(map: &Map<'_, MemoryStore, BytesSchema>, model: &BTreeMap<Vec<u8>, Vec<u8>>, a: u32, b: u32) {
+    let (lo, hi) = (key(a.min(b)), key(a.max(b)));
+    let bounds = [
+        (Bound::Included(&lo[..]), Bound::Excluded(&hi[..])),
+        (Bound::Excluded(&lo[..]), Bound::Included(&hi[..])),
+        (Bound::Unbounded, Bound::Included(&hi[..])),
+        (Bound::Excluded(&lo[..]), Bound::Unbounded),
+    ];
+    for (l, h) in bounds {
+        let got: Vec<_> = map.range(l, h).unwrap().map(|r| r.unwrap().0.to_vec()).collect();
+        let want: Vec<_> = model.range::<[u8], _>((l, h)).map(|(k, _)| k.clone()).collect();
+        assert_eq!(got, want, "range {l:?}..{h:?}");
+        let got: Vec<_> = map.range_rev(l, h).unwrap().map(|r| r.unwrap().0.to_vec()).collect();
+        let want: Vec<_> = model.range::<[u8], _>((l, h)).rev().map(|(k, _)| k.clone()).collect();
+        assert_eq!(got, want, "range_rev {l:?}..{h:?}");
+    }
+}
+
+#[derive(Debug, Clone)]
+enum Op {
+    Put(u32, u32, bool),
+    Del(u32),
+    DelRun(u32, u32),
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        6 => (0u32..14000, any::<u32>(), prop::bool::weighted(0.02)).prop_map(|(k, s, b)| Op::Put(k, s, b)),
+        3 => (0u32..14000).prop_map(Op::Del),
+        1 => (0u32..14000, 1u32..400).prop_map(|(k, n)| Op::DelRun(k, n)),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, .. ProptestConfig::default() })]
+
+    #[test]
+    fn edits_match_from_scratch(
+        n in 0u32..12000,
+        stride in 1u32..3,
+        bigs in prop::collection::vec(0u32..5000, 0..4),
+        batches in prop::collection::vec(prop::collection::vec(op(), 0..120), 1..4),
+        ra in 0u32..14000, rb in 0u32..14000,
+    ) {
+        let store = MemoryStore::default();
+        let mut model = BTreeMap::new();
+        for i in (0..n).map(|i| i * stride) {
+            model.insert(key(i), value(i, 0, bigs.contains(&i)));
+        }
+        let mut root = build(&store, &model);
+        let map = Map::new(&store, root, BytesSchema);
+        check_reads(&store, &map, &model);
+        check_ranges(&map, &model, ra, rb);
+        for batch in batches {
+            let before = model.clone();
+            let owned: Vec<(Vec<u8>, Option<Vec<u8>>)> = batch.iter().flat_map(|op| match *op {
+                Op::Put(k, s, b) => vec![(key(k), Some(value(k, s, b)))],
+                Op::Del(k) => vec![(key(k), None)],
+                Op::DelRun(k, len) => (k..k + len).map(|k| (key(k), None)).collect(),
+            }).collect();
+            for (k, v) in &owned {
+                match v { Some(v) => { model.insert(k.clone(), v.clone()); } None => { model.remove(k); } }
+            }
+            let mut edits: Vec<Edit<'_>> = owned.iter().map(|(k, v)| (&k[..], v.as_deref())).collect();
+            normalize_edits(&BytesSchema, &mut edits);
+            let new_root = apply_edits(&store, &BytesSchema, root, &edits).unwrap();
+            let scratch = MemoryStore::default();
+            let expect = build(&scratch, &model);
+            prop_assert_eq!(new_root, expect);
+            let map = Map::new(&store, new_root, BytesSchema);
+            check_reads(&store, &map, &model);
+            // Diff old -> new equals the model difference.
+            let got: Vec<(Vec<u8>, u8)> = prollystore::Diff::new(&store, &BytesSchema, root, new_root).unwrap().map(|e| {
+                let e = e.unwrap();
+                let t = match e { DiffEntry::Added{..} => 0, DiffEntry::Removed{..} => 1, DiffEntry::Modified{..} => 2 };
+                (e.key().to_vec(), t)
+            }).collect();
+            let mut want = Vec::new();
+            let keys: std::collections::BTreeSet<_> = before.keys().chain(model.keys()).cloned().collect();
+            for k in keys {
+                match (before.get(&k), model.get(&k)) {
+                    (None, Some(_)) => want.push((k, 0)),
+                    (Some(_), None) => want.push((k, 1)),
+                    (Some(a), Some(b)) if a != b => want.push((k, 2)),
+                    _ => {}
+                }
+            }
+            prop_assert_eq!(got, want);
+            root = new_root;
+        }
+    }
+}
