@@ -142,3 +142,85 @@ proptest! {
         }
     }
 }
+
+fn apply_model(
+    store: &MemoryStore,
+    root: prollystore::format::Address,
+    model: &mut BTreeMap<Vec<u8>, Vec<u8>>,
+    owned: Vec<(Vec<u8>, Option<Vec<u8>>)>,
+) -> prollystore::format::Address {
+    for (k, v) in &owned {
+        match v {
+            Some(v) => {
+                model.insert(k.clone(), v.clone());
+            }
+            None => {
+                model.remove(k);
+            }
+        }
+    }
+    let mut edits: Vec<Edit<'_>> = owned.iter().map(|(k, v)| (&k[..], v.as_deref())).collect();
+    normalize_edits(&BytesSchema, &mut edits);
+    let root = apply_edits(store, &BytesSchema, root, &edits).unwrap();
+    let scratch = MemoryStore::default();
+    assert_eq!(root, build(&scratch, model), "edited root differs from the from-scratch root");
+    check_reads(store, &Map::new(store, root, BytesSchema), model);
+    root
+}
+
+#[test]
+fn grow_from_empty_and_shrink_to_empty() {
+    let store = MemoryStore::default();
+    let mut model = BTreeMap::new();
+    let mut root = build(&store, &model);
+    let empty = root;
+    // Grow in a few batches to three levels.
+    for b in 0..4u32 {
+        let owned = (0..6000).map(|i| (key(i * 4 + b), Some(value(i, b, i % 997 == 0)))).collect();
+        root = apply_model(&store, root, &mut model, owned);
+    }
+    assert!(Map::new(&store, root, BytesSchema).height().unwrap() >= 2);
+    // Shrink: delete most, then all but one, then everything.
+    let owned = model.keys().skip(50).map(|k| (k.clone(), None)).collect();
+    root = apply_model(&store, root, &mut model, owned);
+    let owned = model.keys().skip(1).map(|k| (k.clone(), None)).collect();
+    root = apply_model(&store, root, &mut model, owned);
+    assert_eq!(Map::new(&store, root, BytesSchema).count().unwrap(), 1);
+    let owned = model.keys().map(|k| (k.clone(), None)).collect();
+    root = apply_model(&store, root, &mut model, owned);
+    assert_eq!(root, empty);
+}
+
+#[test]
+fn huge_items_force_overflow_boundaries() {
+    let store = MemoryStore::default();
+    let mut model = BTreeMap::new();
+    for i in 0..40u32 {
+        let n = if i % 3 == 0 { 50_000 } else { 20 + i as usize };
+        model.insert(key(i * 2), vec![i as u8; n]);
+    }
+    let root = build(&store, &model);
+    check_reads(&store, &Map::new(&store, root, BytesSchema), &model);
+    let owned = vec![
+        (key(7), Some(vec![7u8; 40_000])),
+        (key(8), None),
+        (key(31), Some(vec![1u8; 10])),
+        (key(200), Some(vec![2u8; 60_000])),
+    ];
+    apply_model(&store, root, &mut model, owned);
+}
+
+#[test]
+fn unchanged_puts_keep_the_root() {
+    let store = MemoryStore::default();
+    let mut model = BTreeMap::new();
+    for i in 0..3000u32 {
+        model.insert(key(i), value(i, 1, false));
+    }
+    let root = build(&store, &model);
+    let owned: Vec<(Vec<u8>, Option<Vec<u8>>)> =
+        (0..3000).step_by(5).map(|i| (key(i), Some(value(i, 1, false)))).collect();
+    let mut edits: Vec<Edit<'_>> = owned.iter().map(|(k, v)| (&k[..], v.as_deref())).collect();
+    normalize_edits(&BytesSchema, &mut edits);
+    assert_eq!(apply_edits(&store, &BytesSchema, root, &edits).unwrap(), root);
+}

@@ -52,10 +52,11 @@ pub fn key_hash(key: &[u8], level: u8) -> u32 {
 /// end here, given the key hash `hash`?
 #[inline]
 pub fn weibull_check(size: u32, this_size: u32, hash: u32) -> bool {
-    let a = f64::from(size - this_size) / WEIBULL_SCALE;
-    let start = -expm1(-(a * a * a * a));
-    let b = f64::from(size) / WEIBULL_SCALE;
-    let end = -expm1(-(b * b * b * b));
+    weibull_decide(weibull_cdf(size - this_size), weibull_cdf(size), hash)
+}
+
+#[inline]
+fn weibull_decide(start: f64, end: f64, hash: u32) -> bool {
     let p = f64::from(hash) / f64::from(u32::MAX);
     let d = 1.0 - start;
     if d <= 0.0 {
@@ -65,15 +66,34 @@ pub fn weibull_check(size: u32, this_size: u32, hash: u32) -> bool {
 }
 
 /// The running state of one level's splitter.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug)]
 pub struct Splitter {
     size: u32,
+    /// `(size, F(size))` of the last Weibull evaluation: the next item's start value is the
+    /// same computation, so it is reused rather than recomputed (bit-identical either way).
+    cached: (u32, f64),
+}
+
+/// `F(size) = -expm1(-(size/4096)^4)`, the Weibull CDF the boundary test uses.
+#[inline]
+fn weibull_cdf(size: u32) -> f64 {
+    let a = f64::from(size) / WEIBULL_SCALE;
+    -expm1(-(a * a * a * a))
+}
+
+impl Default for Splitter {
+    fn default() -> Self {
+        Splitter::new()
+    }
 }
 
 impl Splitter {
     /// A splitter at the start of a node.
     pub const fn new() -> Splitter {
-        Splitter { size: 0 }
+        Splitter {
+            size: 0,
+            cached: (u32::MAX, 0.0),
+        }
     }
 
     /// Feeds one item; true if the node should end after it. `value_len` is 20 at internal
@@ -87,7 +107,15 @@ impl Splitter {
         } else if self.size > MAX_CHUNK_SIZE {
             true
         } else {
-            weibull_check(self.size, this_size, key_hash(key, level))
+            let prev = self.size - this_size;
+            let start = if self.cached.0 == prev {
+                self.cached.1
+            } else {
+                weibull_cdf(prev)
+            };
+            let end = weibull_cdf(self.size);
+            self.cached = (self.size, end);
+            weibull_decide(start, end, key_hash(key, level))
         }
     }
 
@@ -126,6 +154,32 @@ mod tests {
         // Tiny increments right at the minimum rarely split.
         assert!(!weibull_check(512, 16, u32::MAX));
         assert!(weibull_check(4096, 16, 0));
+    }
+
+    #[test]
+    fn cached_decisions_equal_direct_ones() {
+        let mut s = Splitter::new();
+        let mut size = 0u32;
+        let mut x = 7u64;
+        for i in 0..200_000u32 {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1);
+            let len = 4 + (x >> 60) as usize;
+            let key = i.to_le_bytes().repeat(len / 4 + 1);
+            let this = key.len() as u32 + 20;
+            size += this;
+            let direct = if size < MIN_CHUNK_SIZE {
+                false
+            } else if size > MAX_CHUNK_SIZE {
+                true
+            } else {
+                weibull_check(size, this, key_hash(&key, 1))
+            };
+            assert_eq!(s.append(&key, 20, 1), direct);
+            if direct {
+                s.reset();
+                size = 0;
+            }
+        }
     }
 
     #[test]
