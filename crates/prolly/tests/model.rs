@@ -16,7 +16,7 @@ fn key(i: u32) -> Vec<u8> {
 }
 
 fn value(i: u32, salt: u32, big: bool) -> Vec<u8> {
-    let n = if big { 3000 + (i * 7919 + salt) % 9000 } else { (i * 31 + salt) % 60 };
+    let n = if big { 3000 + i.wrapping_mul(7919).wrapping_add(salt) % 9000 } else { i.wrapping_mul(31).wrapping_add(salt) % 60 };
     (0..n).map(|j| (j as u32 ^ i ^ salt) as u8).collect()
 }
 
@@ -223,4 +223,48 @@ fn unchanged_puts_keep_the_root() {
     let mut edits: Vec<Edit<'_>> = owned.iter().map(|(k, v)| (&k[..], v.as_deref())).collect();
     normalize_edits(&BytesSchema, &mut edits);
     assert_eq!(apply_edits(&store, &BytesSchema, root, &edits).unwrap(), root);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, .. ProptestConfig::default() })]
+
+    /// Merging with "right wins" gives: right's value where right changed the key, else left's.
+    #[test]
+    fn three_way_merge_matches_model(
+        n in 0u32..4000,
+        lops in prop::collection::vec(op(), 0..80),
+        rops in prop::collection::vec(op(), 0..80),
+    ) {
+        use prollystore::tree::merge::{merge, Resolution};
+        let store = MemoryStore::default();
+        let mut base = BTreeMap::new();
+        for i in 0..n {
+            base.insert(key(i * 3), value(i, 0, false));
+        }
+        let base_root = build(&store, &base);
+        let side = |ops: &[Op], model: &mut BTreeMap<Vec<u8>, Vec<u8>>| {
+            let owned: Vec<(Vec<u8>, Option<Vec<u8>>)> = ops.iter().flat_map(|op| match *op {
+                Op::Put(k, s, b) => vec![(key(k % 13000), Some(value(k, s, b)))],
+                Op::Del(k) => vec![(key(k % 13000), None)],
+                Op::DelRun(k, len) => (k..k + len.min(40)).map(|k| (key(k % 13000), None)).collect(),
+            }).collect();
+            apply_model(&store, base_root, model, owned)
+        };
+        let mut left = base.clone();
+        let left_root = side(&lops, &mut left);
+        let mut right = base.clone();
+        let right_root = side(&rops, &mut right);
+        let out = merge(&store, &BytesSchema, base_root, left_root, right_root, |_, _, _, r| {
+            Resolution::Value(r.map(<[u8]>::to_vec))
+        }).unwrap();
+        prop_assert!(out.conflicts.is_empty());
+        let keys: std::collections::BTreeSet<_> = base.keys().chain(left.keys()).chain(right.keys()).cloned().collect();
+        let mut want = BTreeMap::new();
+        for k in keys {
+            let v = if base.get(&k) != right.get(&k) { right.get(&k) } else { left.get(&k) };
+            if let Some(v) = v { want.insert(k, v.clone()); }
+        }
+        let scratch = MemoryStore::default();
+        prop_assert_eq!(out.root, build(&scratch, &want));
+    }
 }

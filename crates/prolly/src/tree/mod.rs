@@ -5,6 +5,7 @@ pub mod build;
 pub mod cursor;
 pub mod diff;
 pub mod expm1;
+pub mod merge;
 pub mod mutate;
 pub mod schema;
 pub mod split;
