@@ -10,6 +10,8 @@ use crate::error::TreeError;
 use crate::store::ChunkStore;
 use crate::tree::build::TreeBuilder;
 use crate::tree::cursor::{lower_bound, Cursor};
+use crate::tree::diff::Diff;
+use crate::tree::mutate::{apply_edits, normalize_edits, Edit};
 use crate::tree::schema::TreeSchema;
 
 /// An immutable prolly map stored in `S`, ordered by the schema `T`.
@@ -88,6 +90,27 @@ impl<'s, S: ChunkStore + ?Sized, T: TreeSchema> Map<'s, S, T> {
         T: Clone,
     {
         Map::new(self.store, root, self.schema.clone())
+    }
+
+    /// Applies puts (`Some`) and deletes (`None`) in any order — a later edit of a key wins —
+    /// and returns the edited map. Only the touched regions of the tree are rewritten; the
+    /// result is the tree a build from scratch of the final rows would give.
+    pub fn apply<'e>(
+        &self,
+        edits: impl IntoIterator<Item = (&'e [u8], Option<&'e [u8]>)>,
+    ) -> Result<Self, TreeError>
+    where
+        T: Clone,
+    {
+        let mut edits: Vec<Edit<'e>> = edits.into_iter().collect();
+        normalize_edits(&self.schema, &mut edits);
+        let root = apply_edits(self.store, &self.schema, self.root, &edits)?;
+        Ok(self.with_root(root))
+    }
+
+    /// The differences from this map to `to` (same store and schema), in key order.
+    pub fn diff<'m>(&'m self, to: &Map<'s, S, T>) -> Result<Diff<'s, 'm, S, T>, TreeError> {
+        Diff::new(self.store, &self.schema, self.root, to.root)
     }
 
     /// Number of rows (the root's tree count).
