@@ -78,4 +78,37 @@ pub enum TupleError {
         /// Field index.
         field: usize,
     },
+    /// The tuple stores more fields than the descriptor has.
+    #[error("tuple stores {count} fields but the descriptor has only {len}")]
+    FieldsBeyondDescriptor {
+        /// Stored field count.
+        count: usize,
+        /// Fields in the descriptor.
+        len: usize,
+    },
+    /// The last stored field is NULL; Dolt always drops trailing NULLs.
+    #[error("the last of the {count} stored fields is NULL (trailing NULLs must be dropped)")]
+    TrailingNull {
+        /// Stored field count.
+        count: usize,
+    },
+    /// A value cannot be stored in a field (out of the encoding's range, empty extended value).
+    #[error("field {field} ({encoding}): cannot store {reason}")]
+    BadValue {
+        /// Field index.
+        field: usize,
+        /// The field's encoding.
+        encoding: Encoding,
+        /// What is wrong.
+        reason: &'static str,
+    },
+    /// An adaptive value must move into or out of a blob, and the blob store failed or none was
+    /// given.
+    #[error("field {field}: blob store: {message}")]
+    Blob {
+        /// Field index.
+        field: usize,
+        /// The store's error, or why no store could be used.
+        message: String,
+    },
 }

@@ -23,7 +23,10 @@ pub struct Category {
 impl Category {
     /// An empty tally.
     pub fn new(name: &str) -> Category {
-        Category { name: name.to_string(), ..Category::default() }
+        Category {
+            name: name.to_string(),
+            ..Category::default()
+        }
     }
 
     /// Records a passing case.
@@ -49,7 +52,10 @@ impl Category {
 
     /// Marks the category as having no input in this directory.
     pub fn missing(name: &str, what: String) -> Category {
-        Category { missing: Some(what), ..Category::new(name) }
+        Category {
+            missing: Some(what),
+            ..Category::new(name)
+        }
     }
 }
 

@@ -8,6 +8,7 @@
 //! Prints one line per category with its counts, then `N passed, M failed`, and exits non-zero
 //! on any failure (or when DIR holds none of the known inputs).
 
+mod chunks;
 mod common;
 mod tuples;
 
@@ -18,7 +19,11 @@ use common::Category;
 
 /// Runs every category found in `dir`.
 pub fn run_all(dir: &Path) -> Vec<Category> {
-    vec![tuples::check_tuples(dir), tuples::check_order(dir)]
+    vec![
+        tuples::check_tuples(dir),
+        tuples::check_order(dir),
+        chunks::check_chunks(dir),
+    ]
 }
 
 fn main() -> ExitCode {
@@ -41,7 +46,10 @@ fn main() -> ExitCode {
             Some(what) => println!("{:<10} skipped: {what}", c.name),
             None => {
                 present += 1;
-                println!("{:<10} {:>7} passed {:>5} failed", c.name, c.passed, c.failed);
+                println!(
+                    "{:<10} {:>7} passed {:>5} failed",
+                    c.name, c.passed, c.failed
+                );
                 for f in &c.failures {
                     println!("    FAIL {f}");
                 }
@@ -55,7 +63,10 @@ fn main() -> ExitCode {
     }
     println!("{passed} passed, {failed} failed");
     if present == 0 {
-        eprintln!("error: {} holds none of the known vector files", dir.display());
+        eprintln!(
+            "error: {} holds none of the known vector files",
+            dir.display()
+        );
         return ExitCode::FAILURE;
     }
     if failed > 0 {

@@ -1,0 +1,118 @@
+//! Tuple codec micro-benchmarks: field access per encoding, key comparison, building.
+//!
+//! Run: `cargo bench -p prollystore-benches --bench tuple`. Criterion prints ns/op per case;
+//! the bytewise slice comparison is a baseline measured in the same run.
+
+use std::hint::black_box;
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use prollystore_format::tuple::{Decimal, Tuple, TupleBuilder, TupleDesc, Type};
+use prollystore_format::Encoding;
+
+fn row_desc() -> TupleDesc {
+    TupleDesc::new(vec![
+        Type::not_null(Encoding::Int64),
+        Type::nullable(Encoding::String),
+        Type::nullable(Encoding::Decimal),
+        Type::nullable(Encoding::Datetime),
+        Type::nullable(Encoding::StringAdaptive),
+    ])
+}
+
+fn put_row(b: &mut TupleBuilder, coeff: &[u8]) {
+    b.put_int64(0, black_box(42)).unwrap();
+    b.put_string(1, black_box("hello, prolly world")).unwrap();
+    b.put_decimal(2, &Decimal::finite(-4, false, coeff)).unwrap();
+    b.put_datetime(3, black_box(1_717_243_200_000_000)).unwrap();
+    b.put_adaptive_inline(4, black_box(b"some inline adaptive text")).unwrap();
+}
+
+fn field_access(c: &mut Criterion) {
+    let desc = row_desc();
+    let coeff = 12_345_678_901u64.to_be_bytes();
+    let mut b = TupleBuilder::new(desc.clone());
+    put_row(&mut b, &coeff);
+    let bytes = b.build().unwrap().as_bytes().to_vec();
+    let t = Tuple::new(&bytes).unwrap();
+    let mut g = c.benchmark_group("tuple_get");
+    g.bench_function("int64 (fixed access)", |b| {
+        b.iter(|| desc.get_int64(black_box(t), black_box(0)))
+    });
+    g.bench_function("string (utf-8 checked)", |b| {
+        b.iter(|| desc.get_string(black_box(t), black_box(1)))
+    });
+    g.bench_function("decimal", |b| b.iter(|| desc.get_decimal(black_box(t), black_box(2))));
+    g.bench_function("datetime", |b| b.iter(|| desc.get_datetime(black_box(t), black_box(3))));
+    g.bench_function("adaptive inline", |b| {
+        b.iter(|| desc.get_adaptive(black_box(t), black_box(4)))
+    });
+    g.bench_function("validate 5-field row", |b| b.iter(|| desc.validate(black_box(&bytes))));
+    g.finish();
+}
+
+fn compare(c: &mut Criterion) {
+    let desc = TupleDesc::new(vec![
+        Type::not_null(Encoding::Int64),
+        Type::not_null(Encoding::Int64),
+    ]);
+    let mut b = TupleBuilder::new(desc.clone());
+    let mut key = |x: i64, y: i64| {
+        b.put_int64(0, x).unwrap();
+        b.put_int64(1, y).unwrap();
+        b.build().unwrap().as_bytes().to_vec()
+    };
+    let (k1, k2) = (key(7, 1), key(7, 2));
+    let mut g = c.benchmark_group("tuple_compare");
+    g.bench_function("(int64,int64) second field differs", |bch| {
+        bch.iter(|| desc.compare(black_box(&k1), black_box(&k2)))
+    });
+    g.bench_function("baseline: bytewise slice cmp of the same keys", |bch| {
+        bch.iter(|| black_box(&k1[..]).cmp(black_box(&k2[..])))
+    });
+    let sdesc = TupleDesc::new(vec![Type::not_null(Encoding::String)]);
+    let mut sb = TupleBuilder::new(sdesc.clone());
+    sb.put_string(0, "customer-000123").unwrap();
+    let s1 = sb.build().unwrap().as_bytes().to_vec();
+    sb.put_string(0, "customer-000124").unwrap();
+    let s2 = sb.build().unwrap().as_bytes().to_vec();
+    g.bench_function("(string)", |bch| {
+        bch.iter(|| sdesc.compare(black_box(&s1), black_box(&s2)))
+    });
+    let ddesc = TupleDesc::new(vec![Type::not_null(Encoding::Decimal)]);
+    let mut db = TupleBuilder::new(ddesc.clone());
+    db.put_decimal(0, &Decimal::finite(-2, false, &150u32.to_be_bytes()))
+        .unwrap();
+    let d1 = db.build().unwrap().as_bytes().to_vec();
+    db.put_decimal(0, &Decimal::finite(-1, false, &16u32.to_be_bytes()))
+        .unwrap();
+    let d2 = db.build().unwrap().as_bytes().to_vec();
+    g.bench_function("(decimal) 1.50 vs 1.6", |bch| {
+        bch.iter(|| ddesc.compare(black_box(&d1), black_box(&d2)))
+    });
+    g.finish();
+}
+
+fn build(c: &mut Criterion) {
+    let desc = row_desc();
+    let mut b = TupleBuilder::new(desc);
+    let coeff = 12_345_678_901u64.to_be_bytes();
+    let mut g = c.benchmark_group("tuple_build");
+    g.bench_function("5-field row (reused builder)", |bch| {
+        bch.iter(|| {
+            put_row(&mut b, &coeff);
+            b.build().map(|t| t.as_bytes().len())
+        })
+    });
+    let kdesc = TupleDesc::new(vec![Type::not_null(Encoding::Int64)]);
+    let mut kb = TupleBuilder::new(kdesc);
+    g.bench_function("(int64) key", |bch| {
+        bch.iter(|| {
+            kb.put_int64(0, black_box(42)).unwrap();
+            kb.build().map(|t| t.as_bytes().len())
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(benches, field_access, compare, build);
+criterion_main!(benches);

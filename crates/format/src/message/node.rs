@@ -1,0 +1,671 @@
+//! `ProllyTreeNode` (`TUPM`): the verified view [`Node`] and the writer [`NodeWriter`].
+//!
+//! A leaf holds key and value tuples; an internal node holds the last key of each child, the
+//! children's addresses and their row counts. See `schema/prolly.fbs`.
+
+use std::cmp::Ordering;
+
+use super::builder::Builder;
+use super::generated::serial::ProllyTreeNode;
+use super::table::{u16_at, RootTable, VectorPos};
+use super::{
+    body_with_id, check_counts, check_input_offsets, check_offsets, run_verifier, MessageError,
+    FILE_ID_PROLLY,
+};
+use crate::tuple::validate_layout;
+use crate::varint::{put_count_deltas, CountDeltas};
+use crate::{Address, ADDRESS_LEN};
+
+const TABLE: &str = "ProllyTreeNode";
+const NUM_FIELDS: usize = 11;
+const F_KEY_ITEMS: usize = 0;
+const F_KEY_OFFSETS: usize = 1;
+const F_KEY_TYPE: usize = 2;
+const F_VALUE_ITEMS: usize = 3;
+const F_VALUE_OFFSETS: usize = 4;
+const F_VALUE_TYPE: usize = 5;
+const F_VALUE_ADDRESS_OFFSETS: usize = 6;
+const F_ADDRESS_ARRAY: usize = 7;
+const F_SUBTREE_COUNTS: usize = 8;
+const F_TREE_COUNT: usize = 9;
+const F_TREE_LEVEL: usize = 10;
+/// `ItemType::TupleFormatAlpha`: items are `val.Tuple`s.
+const ITEM_TYPE_TUPLE: u8 = 1;
+
+/// A byte range of the chunk.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+struct Span {
+    start: u32,
+    len: u32,
+}
+
+impl Span {
+    /// Converts a body vector position of `elem`-byte elements to a chunk byte range.
+    fn of(v: Option<VectorPos>, elem: usize) -> Span {
+        match v {
+            None => Span::default(),
+            // Positions fit in u32: bodies are shorter than 2^24 bytes.
+            Some(v) => Span {
+                start: (v.start + 4) as u32,
+                len: (v.len * elem) as u32,
+            },
+        }
+    }
+
+    #[inline]
+    fn slice<'a>(&self, chunk: &'a [u8]) -> &'a [u8] {
+        let start = self.start as usize;
+        chunk.get(start..start + self.len as usize).unwrap_or(&[])
+    }
+}
+
+/// Where the parts of a verified node are: lets a cache keep nodes as (bytes, layout) and
+/// re-create the view with [`Node::with_layout`] without verifying again.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct NodeLayout {
+    key_items: Span,
+    key_offsets: Span,
+    /// Leaf: `value_items`; internal: `address_array`.
+    values: Span,
+    /// Leaf only.
+    value_offsets: Span,
+    value_address_offsets: Span,
+    subtree_counts: Span,
+    count: u32,
+    level: u8,
+    tree_count: u64,
+}
+
+/// A verified `ProllyTreeNode` chunk. Made only by [`Node::verify`] (or from a layout that
+/// verification produced, [`Node::with_layout`]); all accessors are cheap and allocation-free.
+#[derive(Clone, Copy, Debug)]
+pub struct Node<'a> {
+    chunk: &'a [u8],
+    key_items: &'a [u8],
+    key_offsets: &'a [u8],
+    values: &'a [u8],
+    value_offsets: &'a [u8],
+    layout: NodeLayout,
+}
+
+/// Item `i` of `items` delimited by the u16 offsets in `offsets`; empty if out of range (which
+/// a verified node never is).
+#[inline(always)]
+fn item<'a>(items: &'a [u8], offsets: &[u8], i: usize) -> &'a [u8] {
+    match offsets.get(2 * i..2 * i + 4) {
+        Some(&[a, b, c, d]) => {
+            let start = usize::from(u16::from_le_bytes([a, b]));
+            let end = usize::from(u16::from_le_bytes([c, d]));
+            items.get(start..end).unwrap_or(&[])
+        }
+        _ => &[],
+    }
+}
+
+impl<'a> Node<'a> {
+    /// Verifies `chunk` (prefix, `TUPM`, FlatBuffers verifier, then the structure: offsets,
+    /// counts, level consistency, embedded addresses, item types = tuples, and the layout of
+    /// every key tuple and leaf value tuple) and returns the view. Afterwards every key and
+    /// leaf value is a valid tuple, so tuple access on them never fails.
+    pub fn verify(chunk: &'a [u8]) -> Result<Node<'a>, MessageError> {
+        let body = body_with_id(chunk, FILE_ID_PROLLY)?;
+        run_verifier::<ProllyTreeNode>(body, TABLE)?;
+        let t = RootTable::open(body, TABLE, NUM_FIELDS)?;
+
+        let key_items = t.required_vector(F_KEY_ITEMS, 1, "key_items")?;
+        let key_offsets = t.required_vector(F_KEY_OFFSETS, 2, "key_offsets")?;
+        let key_type = t.u8(F_KEY_TYPE, "key_type")?;
+        let value_items = t.vector(F_VALUE_ITEMS, 1, "value_items")?;
+        let value_offsets = t.vector(F_VALUE_OFFSETS, 2, "value_offsets")?;
+        let value_type = t.u8(F_VALUE_TYPE, "value_type")?;
+        let vao = t.vector(F_VALUE_ADDRESS_OFFSETS, 2, "value_address_offsets")?;
+        let address_array = t.vector(F_ADDRESS_ARRAY, 1, "address_array")?;
+        let subtree_counts = t.vector(F_SUBTREE_COUNTS, 1, "subtree_counts")?;
+        let tree_count = t.u64(F_TREE_COUNT, "tree_count")?;
+        let level = t.u8(F_TREE_LEVEL, "tree_level")?;
+
+        // Dolt writes TupleFormatAlpha on every node (leaf and internal). Requiring it makes
+        // the tuple-layout guarantee unconditional: every key and leaf value is a valid tuple.
+        for (field, value) in [("key_type", key_type), ("value_type", value_type)] {
+            if value != ITEM_TYPE_TUPLE {
+                return Err(MessageError::UnknownItemType { field, value });
+            }
+        }
+        let key_items_s = Span::of(Some(key_items), 1);
+        let key_offsets_s = Span::of(Some(key_offsets), 2);
+        let count = check_offsets(key_offsets_s.slice(chunk), key_items.len, "key_offsets")?;
+        let empty = |v: Option<VectorPos>| v.is_none_or(|v| v.len == 0);
+        let unexpected = |field, reason| MessageError::UnexpectedField {
+            table: TABLE,
+            field,
+            reason,
+        };
+
+        let layout = if level == 0 {
+            let missing = |field| MessageError::MissingField {
+                table: TABLE,
+                field,
+            };
+            let vi = value_items.ok_or(missing("value_items"))?;
+            let vo = value_offsets.ok_or(missing("value_offsets"))?;
+            let values = Span::of(Some(vi), 1);
+            let value_offsets_s = Span::of(Some(vo), 2);
+            let n = check_offsets(value_offsets_s.slice(chunk), vi.len, "value_offsets")?;
+            if n != count {
+                return Err(MessageError::CountMismatch {
+                    field: "value items (key items expected)",
+                    expected: count as u64,
+                    found: n as u64,
+                });
+            }
+            if !empty(address_array) {
+                return Err(unexpected("address_array", "a leaf has no children"));
+            }
+            if !empty(subtree_counts) {
+                return Err(unexpected("subtree_counts", "a leaf has no children"));
+            }
+            if tree_count != count as u64 {
+                return Err(MessageError::CountMismatch {
+                    field: "tree_count of a leaf (items expected)",
+                    expected: count as u64,
+                    found: tree_count,
+                });
+            }
+            let vao_s = Span::of(vao, 2);
+            for (index, pair) in vao_s.slice(chunk).chunks_exact(2).enumerate() {
+                let value = usize::from(u16::from_le_bytes([pair[0], pair[1]]));
+                if value + ADDRESS_LEN > vi.len {
+                    return Err(MessageError::BadOffset {
+                        field: "value_address_offsets",
+                        index,
+                        value,
+                        reason: "the 20-byte address would end past value_items",
+                    });
+                }
+            }
+            NodeLayout {
+                key_items: key_items_s,
+                key_offsets: key_offsets_s,
+                values,
+                value_offsets: value_offsets_s,
+                value_address_offsets: vao_s,
+                subtree_counts: Span::default(),
+                count: count as u32,
+                level,
+                tree_count,
+            }
+        } else {
+            if value_items.is_some() {
+                return Err(unexpected("value_items", "internal nodes store addresses"));
+            }
+            if value_offsets.is_some() {
+                return Err(unexpected(
+                    "value_offsets",
+                    "internal nodes store addresses",
+                ));
+            }
+            if !empty(vao) {
+                return Err(unexpected("value_address_offsets", "internal node"));
+            }
+            if count == 0 {
+                return Err(MessageError::CountMismatch {
+                    field: "children of an internal node (at least one)",
+                    expected: 1,
+                    found: 0,
+                });
+            }
+            let aa = address_array.ok_or(MessageError::MissingField {
+                table: TABLE,
+                field: "address_array",
+            })?;
+            if aa.len != count * ADDRESS_LEN {
+                return Err(MessageError::CountMismatch {
+                    field: "address_array bytes (20 per child)",
+                    expected: (count * ADDRESS_LEN) as u64,
+                    found: aa.len as u64,
+                });
+            }
+            let sc = subtree_counts.ok_or(MessageError::MissingField {
+                table: TABLE,
+                field: "subtree_counts",
+            })?;
+            let sc_s = Span::of(Some(sc), 1);
+            check_counts(sc_s.slice(chunk), count, tree_count, "subtree_counts")?;
+            NodeLayout {
+                key_items: key_items_s,
+                key_offsets: key_offsets_s,
+                values: Span::of(Some(aa), 1),
+                value_offsets: Span::default(),
+                value_address_offsets: Span::default(),
+                subtree_counts: sc_s,
+                count: count as u32,
+                level,
+                tree_count,
+            }
+        };
+
+        let node = Node::with_layout(chunk, layout);
+        {
+            for i in 0..count {
+                validate_layout(node.key(i)).map_err(|source| MessageError::BadTuple {
+                    field: "key_items",
+                    index: i,
+                    source,
+                })?;
+            }
+        }
+        if level == 0 {
+            for i in 0..count {
+                validate_layout(node.value(i)).map_err(|source| MessageError::BadTuple {
+                    field: "value_items",
+                    index: i,
+                    source,
+                })?;
+            }
+        }
+        Ok(node)
+    }
+
+    /// Re-creates the view of an already verified chunk from its cached layout. Memory-safe
+    /// with any input: with a layout that does not belong to `chunk`, accessors return empty or
+    /// wrong bytes but never read out of bounds.
+    #[inline]
+    pub fn with_layout(chunk: &'a [u8], layout: NodeLayout) -> Node<'a> {
+        Node {
+            chunk,
+            key_items: layout.key_items.slice(chunk),
+            key_offsets: layout.key_offsets.slice(chunk),
+            values: layout.values.slice(chunk),
+            value_offsets: layout.value_offsets.slice(chunk),
+            layout,
+        }
+    }
+
+    /// The positions found by verification (for [`Node::with_layout`]).
+    #[inline]
+    pub fn layout(&self) -> NodeLayout {
+        self.layout
+    }
+
+    /// The whole chunk, prefix included.
+    #[inline]
+    pub fn chunk(&self) -> &'a [u8] {
+        self.chunk
+    }
+
+    /// Number of items (rows on a leaf, children on an internal node).
+    #[inline]
+    pub fn count(&self) -> usize {
+        self.layout.count as usize
+    }
+
+    /// Tree level: 0 for leaves.
+    #[inline]
+    pub fn level(&self) -> u8 {
+        self.layout.level
+    }
+
+    /// True for level-0 nodes.
+    #[inline]
+    pub fn is_leaf(&self) -> bool {
+        self.layout.level == 0
+    }
+
+    /// Rows in the subtree under this node.
+    #[inline]
+    pub fn tree_count(&self) -> u64 {
+        self.layout.tree_count
+    }
+
+    /// Key `i`: a key tuple on leaves, the last key of child `i` on internal nodes.
+    ///
+    /// # Panics
+    /// If `i >= self.count()`.
+    #[inline]
+    pub fn key(&self, i: usize) -> &'a [u8] {
+        assert!(
+            i < self.count(),
+            "key index {i} out of range for {} items",
+            self.count()
+        );
+        item(self.key_items, self.key_offsets, i)
+    }
+
+    /// Value `i`: the value tuple on leaves, the 20 address bytes of child `i` on internal
+    /// nodes.
+    ///
+    /// # Panics
+    /// If `i >= self.count()`.
+    #[inline]
+    pub fn value(&self, i: usize) -> &'a [u8] {
+        assert!(
+            i < self.count(),
+            "value index {i} out of range for {} items",
+            self.count()
+        );
+        if self.is_leaf() {
+            item(self.values, self.value_offsets, i)
+        } else {
+            self.values
+                .get(i * ADDRESS_LEN..(i + 1) * ADDRESS_LEN)
+                .unwrap_or(&[])
+        }
+    }
+
+    /// Address of child `i` of an internal node.
+    ///
+    /// # Panics
+    /// If `i >= self.count()` or the node is a leaf (caller bugs, like slice indexing).
+    #[inline]
+    pub fn child(&self, i: usize) -> Address {
+        assert!(!self.is_leaf(), "child() called on a leaf node");
+        Address::from_slice(self.value(i)).unwrap_or(Address::ZERO)
+    }
+
+    /// Rows under each item: 1 per item on leaves, the decoded subtree counts on internal nodes.
+    #[inline]
+    pub fn subtree_counts(&self) -> SubtreeCounts<'a> {
+        SubtreeCounts {
+            deltas: if self.is_leaf() {
+                None
+            } else {
+                Some(CountDeltas::new(
+                    self.layout.subtree_counts.slice(self.chunk),
+                ))
+            },
+            remaining: self.count(),
+        }
+    }
+
+    /// All key bytes, concatenated.
+    #[inline]
+    pub fn key_items(&self) -> &'a [u8] {
+        self.key_items
+    }
+
+    /// All value bytes, concatenated (empty on internal nodes).
+    #[inline]
+    pub fn value_items(&self) -> &'a [u8] {
+        if self.is_leaf() {
+            self.values
+        } else {
+            &[]
+        }
+    }
+
+    /// The n+1 key offsets as stored (little-endian u16 pairs).
+    #[inline]
+    pub fn key_offsets_bytes(&self) -> &'a [u8] {
+        self.key_offsets
+    }
+
+    /// The n+1 value offsets as stored (empty on internal nodes).
+    #[inline]
+    pub fn value_offsets_bytes(&self) -> &'a [u8] {
+        self.value_offsets
+    }
+
+    /// The concatenated child addresses of an internal node (empty on leaves).
+    #[inline]
+    pub fn address_array(&self) -> &'a [u8] {
+        if self.is_leaf() {
+            &[]
+        } else {
+            self.values
+        }
+    }
+
+    /// The raw subtree-count varints of an internal node (empty on leaves).
+    #[inline]
+    pub fn subtree_counts_bytes(&self) -> &'a [u8] {
+        self.layout.subtree_counts.slice(self.chunk)
+    }
+
+    /// Positions in [`Node::value_items`] of the chunk addresses embedded in leaf values
+    /// (out-of-band values), in stored order. Each is followed by 20 address bytes.
+    #[inline]
+    pub fn value_address_offsets(&self) -> impl Iterator<Item = u16> + 'a {
+        self.layout
+            .value_address_offsets
+            .slice(self.chunk)
+            .chunks_exact(2)
+            .map(|p| u16::from_le_bytes([p[0], p[1]]))
+    }
+
+    /// Binary search over the keys with `cmp` giving each key's order relative to the target,
+    /// like [`slice::binary_search_by`]: `Ok(i)` for a match, `Err(i)` for the insert position.
+    #[inline]
+    pub fn search_by(&self, mut cmp: impl FnMut(&'a [u8]) -> Ordering) -> Result<usize, usize> {
+        let (mut lo, mut hi) = (0usize, self.count());
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            match cmp(item(self.key_items, self.key_offsets, mid)) {
+                Ordering::Less => lo = mid + 1,
+                Ordering::Greater => hi = mid,
+                Ordering::Equal => return Ok(mid),
+            }
+        }
+        Err(lo)
+    }
+
+    /// The first index whose key does not satisfy `pred` (keys satisfying it must come
+    /// first), like [`slice::partition_point`]. With `pred = |k| k < target` this is the lower
+    /// bound; Dolt's cursors search internal nodes this way.
+    #[inline]
+    pub fn partition_point(&self, mut pred: impl FnMut(&'a [u8]) -> bool) -> usize {
+        let (mut lo, mut hi) = (0usize, self.count());
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if pred(item(self.key_items, self.key_offsets, mid)) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        lo
+    }
+
+    /// Key offset `i` (0..=count), for callers that want item boundaries.
+    #[inline]
+    pub fn key_offset(&self, i: usize) -> usize {
+        u16_at(self.key_offsets, 2 * i).map_or(0, usize::from)
+    }
+}
+
+/// Rows under each item of a node, in order (see [`Node::subtree_counts`]).
+#[derive(Clone, Debug)]
+pub struct SubtreeCounts<'a> {
+    deltas: Option<CountDeltas<'a>>,
+    remaining: usize,
+}
+
+impl<'a> SubtreeCounts<'a> {
+    /// `n` counts of 1 (leaf items).
+    pub(crate) fn ones(n: usize) -> Self {
+        SubtreeCounts {
+            deltas: None,
+            remaining: n,
+        }
+    }
+
+    /// `n` counts decoded from varint deltas.
+    pub(crate) fn decode(bytes: &'a [u8], n: usize) -> Self {
+        SubtreeCounts {
+            deltas: Some(CountDeltas::new(bytes)),
+            remaining: n,
+        }
+    }
+}
+
+impl Iterator for SubtreeCounts<'_> {
+    type Item = u64;
+
+    #[inline]
+    fn next(&mut self) -> Option<u64> {
+        if self.remaining == 0 {
+            return None;
+        }
+        self.remaining -= 1;
+        match &mut self.deltas {
+            None => Some(1),
+            Some(d) => match d.next() {
+                Some(Ok(c)) => Some(c),
+                _ => {
+                    // Only reachable through a misused layout.
+                    self.remaining = 0;
+                    None
+                }
+            },
+        }
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (0, Some(self.remaining))
+    }
+}
+
+/// The parts of a leaf node for [`NodeWriter::write_leaf`]. Offsets have n+1 entries from 0.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct LeafInput<'a> {
+    /// Key tuples, concatenated.
+    pub key_items: &'a [u8],
+    /// n+1 boundaries into `key_items`.
+    pub key_offsets: &'a [u16],
+    /// Value tuples, concatenated.
+    pub value_items: &'a [u8],
+    /// n+1 boundaries into `value_items`.
+    pub value_offsets: &'a [u16],
+    /// Positions of embedded 20-byte addresses in `value_items`, in Dolt's order (tuples in
+    /// order; within a tuple, adaptive fields then address fields, each last column first).
+    /// Empty => the vector is left out, as Dolt does.
+    pub value_address_offsets: &'a [u16],
+}
+
+/// The parts of an internal node for [`NodeWriter::write_internal`].
+#[derive(Clone, Copy, Debug, Default)]
+pub struct InternalInput<'a> {
+    /// The last key of each child, concatenated.
+    pub key_items: &'a [u8],
+    /// n+1 boundaries into `key_items`.
+    pub key_offsets: &'a [u16],
+    /// n × 20 bytes of child addresses.
+    pub child_addresses: &'a [u8],
+    /// Rows under each child.
+    pub subtree_counts: &'a [u64],
+    /// Level of this node (≥ 1).
+    pub level: u8,
+}
+
+/// Writes `ProllyTreeNode` chunks byte-identical to Dolt's. Reuse one writer: its buffers are
+/// kept, so steady-state writing allocates nothing.
+#[derive(Debug, Default)]
+pub struct NodeWriter {
+    builder: Builder,
+    counts: Vec<u8>,
+}
+
+impl NodeWriter {
+    /// A writer with empty buffers.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Writes a leaf; returns the whole chunk (prefix included).
+    pub fn write_leaf(&mut self, input: &LeafInput) -> Result<&[u8], MessageError> {
+        let n = check_input_offsets(input.key_offsets, input.key_items.len(), "key_offsets")?;
+        let nv = check_input_offsets(
+            input.value_offsets,
+            input.value_items.len(),
+            "value_offsets",
+        )?;
+        if n != nv {
+            return Err(MessageError::BadInput {
+                field: "value_offsets",
+                reason: "must have as many entries as key_offsets",
+            });
+        }
+        if input
+            .value_address_offsets
+            .iter()
+            .any(|&o| usize::from(o) + ADDRESS_LEN > input.value_items.len())
+        {
+            return Err(MessageError::BadInput {
+                field: "value_address_offsets",
+                reason: "an address would end past value_items",
+            });
+        }
+        let b = &mut self.builder;
+        b.reset();
+        let key_items = b.create_byte_vector(input.key_items);
+        let key_offsets = b.create_u16_vector(input.key_offsets);
+        let value_items = b.create_byte_vector(input.value_items);
+        let value_offsets = b.create_u16_vector(input.value_offsets);
+        let vao = if input.value_address_offsets.is_empty() {
+            0
+        } else {
+            b.create_u16_vector(input.value_address_offsets)
+        };
+        b.start_object(NUM_FIELDS);
+        b.add_offset(F_KEY_ITEMS, key_items);
+        b.add_offset(F_KEY_OFFSETS, key_offsets);
+        b.add_offset(F_VALUE_ITEMS, value_items);
+        b.add_offset(F_VALUE_OFFSETS, value_offsets);
+        b.add_u64(F_TREE_COUNT, n as u64, 0);
+        b.add_offset(F_VALUE_ADDRESS_OFFSETS, vao);
+        b.add_u8(F_KEY_TYPE, ITEM_TYPE_TUPLE, 0);
+        b.add_u8(F_VALUE_TYPE, ITEM_TYPE_TUPLE, 0);
+        b.add_u8(F_TREE_LEVEL, 0, 0);
+        let root = b.end_object();
+        b.finish_message(root, FILE_ID_PROLLY)
+    }
+
+    /// Writes an internal node; returns the whole chunk (prefix included).
+    pub fn write_internal(&mut self, input: &InternalInput) -> Result<&[u8], MessageError> {
+        let n = check_input_offsets(input.key_offsets, input.key_items.len(), "key_offsets")?;
+        if input.level == 0 {
+            return Err(MessageError::BadInput {
+                field: "level",
+                reason: "internal nodes have level >= 1",
+            });
+        }
+        if input.child_addresses.len() != n * ADDRESS_LEN {
+            return Err(MessageError::BadInput {
+                field: "child_addresses",
+                reason: "must hold 20 bytes per key",
+            });
+        }
+        if input.subtree_counts.len() != n {
+            return Err(MessageError::BadInput {
+                field: "subtree_counts",
+                reason: "must hold one count per key",
+            });
+        }
+        let total = input
+            .subtree_counts
+            .iter()
+            .try_fold(0u64, |acc, &c| acc.checked_add(c))
+            .ok_or(MessageError::BadInput {
+                field: "subtree_counts",
+                reason: "sum overflows u64",
+            })?;
+        self.counts.clear();
+        put_count_deltas(&mut self.counts, input.subtree_counts.iter().copied());
+        let b = &mut self.builder;
+        b.reset();
+        let key_items = b.create_byte_vector(input.key_items);
+        let key_offsets = b.create_u16_vector(input.key_offsets);
+        let addresses = b.create_byte_vector(input.child_addresses);
+        let counts = b.create_byte_vector(&self.counts);
+        b.start_object(NUM_FIELDS);
+        b.add_offset(F_KEY_ITEMS, key_items);
+        b.add_offset(F_KEY_OFFSETS, key_offsets);
+        b.add_offset(F_ADDRESS_ARRAY, addresses);
+        b.add_offset(F_SUBTREE_COUNTS, counts);
+        b.add_u64(F_TREE_COUNT, total, 0);
+        b.add_u8(F_KEY_TYPE, ITEM_TYPE_TUPLE, 0);
+        b.add_u8(F_VALUE_TYPE, ITEM_TYPE_TUPLE, 0);
+        b.add_u8(F_TREE_LEVEL, input.level, 0);
+        let root = b.end_object();
+        b.finish_message(root, FILE_ID_PROLLY)
+    }
+}

@@ -1,0 +1,265 @@
+//! Tuple descriptors (`val.TupleDesc`): the encodings and nullability of a tuple's fields, the
+//! precomputed "fixed access" prefix, and the optional hook for orders Dolt's default comparator
+//! does not define.
+
+use std::cmp::Ordering;
+use std::fmt;
+use std::sync::Arc;
+
+use super::layout::{count_of, field_of};
+use super::{Tuple, TupleError};
+use crate::Encoding;
+
+/// One field of a descriptor: how it is stored and whether it may be NULL.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Type {
+    /// The field's encoding.
+    pub enc: Encoding,
+    /// Whether the field may be NULL.
+    pub nullable: bool,
+}
+
+impl Type {
+    /// A non-nullable field (key columns).
+    pub const fn not_null(enc: Encoding) -> Type {
+        Type {
+            enc,
+            nullable: false,
+        }
+    }
+
+    /// A nullable field.
+    pub const fn nullable(enc: Encoding) -> Type {
+        Type {
+            enc,
+            nullable: true,
+        }
+    }
+}
+
+/// An order for fields that Dolt's default comparator cannot order by itself: extended types
+/// (handler `SerializedCompare`), legacy JSON/geometry, JSON adaptive values (MySQL JSON order),
+/// out-of-band adaptive values (whose order needs their blob contents) and — if
+/// [`FieldOrder::takes_over`] says so — any other field, such as collated strings.
+///
+/// The comparator hands it the raw stored bytes of two non-NULL fields (terminators and adaptive
+/// headers included). It must be a total order and must not panic.
+pub trait FieldOrder: Send + Sync {
+    /// Whether this order replaces the default one for field `field` entirely. The default takes
+    /// over exactly the encodings the default comparator has no order for (see
+    /// [`needs_external_order`]).
+    fn takes_over(&self, field: usize, ty: Type) -> bool {
+        let _ = field;
+        needs_external_order(ty.enc)
+    }
+
+    /// Compares two non-NULL stored values of field `field`.
+    fn compare(&self, field: usize, ty: Type, a: &[u8], b: &[u8]) -> Ordering;
+}
+
+/// Encodings Dolt's `DefaultTupleComparator` has no rule for: they belong to a type handler
+/// (extended), to MySQL JSON semantics (JSON adaptive) or to nobody (legacy JSON and geometry,
+/// where Dolt panics). Without a [`FieldOrder`] they are ordered bytewise, which is deterministic
+/// but is *not* Dolt's order.
+#[inline]
+pub fn needs_external_order(enc: Encoding) -> bool {
+    use Encoding::*;
+    matches!(
+        enc,
+        Json | Geometry | Extended | ExtendedAddr | ExtendedAdaptive | JsonAdaptive
+    )
+}
+
+/// How the comparator treats one field; precomputed per descriptor so that the hot loop is one
+/// small `match`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Kind {
+    I8,
+    U8,
+    I16,
+    U16,
+    I32,
+    U32,
+    I64,
+    U64,
+    F32,
+    F64,
+    Year,
+    Date,
+    /// Fixed-width bytes ordered bytewise (hash128, cell, addresses).
+    Raw,
+    /// Value + 0x00 terminator, ordered bytewise without the terminator.
+    Terminated,
+    Decimal,
+    /// Adaptive value: inline payloads bytewise, anything out of band through the hook.
+    Adaptive,
+    /// Ordered by the hook, or bytewise without one.
+    External,
+}
+
+impl Kind {
+    fn of(enc: Encoding) -> Kind {
+        use Encoding::*;
+        match enc {
+            Int8 => Kind::I8,
+            Uint8 => Kind::U8,
+            Int16 => Kind::I16,
+            Uint16 | Enum => Kind::U16,
+            Int32 => Kind::I32,
+            Uint32 => Kind::U32,
+            Int64 | Time | Datetime => Kind::I64,
+            Uint64 | Bit64 | Set => Kind::U64,
+            Float32 => Kind::F32,
+            Float64 => Kind::F64,
+            Year => Kind::Year,
+            Date => Kind::Date,
+            Hash128 | Cell | BytesAddr | CommitAddr | StringAddr | JsonAddr | GeomAddr => Kind::Raw,
+            String | Bytes => Kind::Terminated,
+            Decimal => Kind::Decimal,
+            StringAdaptive | BytesAdaptive | GeomAdaptive => Kind::Adaptive,
+            _ => Kind::External,
+        }
+    }
+}
+
+/// Describes the fields of a tuple: typed access, validation and Dolt's ordering.
+///
+/// Cheap to clone (the field list is shared).
+#[derive(Clone)]
+pub struct TupleDesc {
+    pub(crate) types: Arc<[Type]>,
+    pub(crate) kinds: Arc<[Kind]>,
+    /// `(start, stop)` of each field of the fixed-access prefix.
+    pub(crate) fixed: Arc<[(u16, u16)]>,
+    pub(crate) order: Option<Arc<dyn FieldOrder>>,
+}
+
+impl TupleDesc {
+    /// A descriptor with Dolt's default order.
+    pub fn new(types: Vec<Type>) -> TupleDesc {
+        Self::build(types.into(), None)
+    }
+
+    /// A descriptor whose fields without a default order (or that `order` takes over) are ordered
+    /// by `order`.
+    pub fn with_order(types: Vec<Type>, order: Arc<dyn FieldOrder>) -> TupleDesc {
+        Self::build(types.into(), Some(order))
+    }
+
+    fn build(types: Arc<[Type]>, order: Option<Arc<dyn FieldOrder>>) -> TupleDesc {
+        let kinds: Vec<Kind> = types
+            .iter()
+            .enumerate()
+            .map(|(i, t)| match &order {
+                Some(o) if o.takes_over(i, *t) => Kind::External,
+                _ => Kind::of(t.enc),
+            })
+            .collect();
+        // Dolt's makeFixedAccess: the leading non-nullable fixed-width fields.
+        let mut fixed = Vec::new();
+        let mut off = 0usize;
+        for t in types.iter() {
+            if t.nullable {
+                break;
+            }
+            let Some(w) = t.enc.fixed_width() else { break };
+            if off + w > usize::from(u16::MAX) {
+                break;
+            }
+            fixed.push((off as u16, (off + w) as u16));
+            off += w;
+        }
+        TupleDesc {
+            types,
+            kinds: kinds.into(),
+            fixed: fixed.into(),
+            order,
+        }
+    }
+
+    /// Number of fields.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.types.len()
+    }
+
+    /// True for a descriptor without fields.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.types.is_empty()
+    }
+
+    /// The field types.
+    #[inline]
+    pub fn types(&self) -> &[Type] {
+        &self.types
+    }
+
+    /// The descriptor of the first `n` fields (all fields if `n >= len`), with the same order hook:
+    /// comparing with it looks only at those fields (Dolt's `PrefixDesc`).
+    pub fn prefix(&self, n: usize) -> TupleDesc {
+        let n = n.min(self.len());
+        Self::build(
+            self.types.get(..n).unwrap_or(&[]).into(),
+            self.order.clone(),
+        )
+    }
+
+    /// How many leading fields are read at fixed offsets (Dolt's fixed access).
+    #[inline]
+    pub fn fixed_prefix_len(&self) -> usize {
+        self.fixed.len()
+    }
+
+    /// The order hook, if any.
+    pub fn order(&self) -> Option<&Arc<dyn FieldOrder>> {
+        self.order.as_ref()
+    }
+
+    /// The type of field `i`, or an error naming the descriptor's size.
+    #[inline]
+    pub fn type_of(&self, i: usize) -> Result<Type, TupleError> {
+        self.types
+            .get(i)
+            .copied()
+            .ok_or(TupleError::FieldOutOfRange {
+                field: i,
+                len: self.len(),
+            })
+    }
+
+    /// The stored bytes of field `i` of `t` (`None` = NULL), using the fixed-access offsets for
+    /// the leading fixed-width fields.
+    ///
+    /// For tuples that passed [`TupleDesc::validate`] this is exactly the field; on other bytes it
+    /// never panics but may return meaningless bytes.
+    #[inline]
+    pub fn field<'a>(&self, t: Tuple<'a>, i: usize) -> Option<&'a [u8]> {
+        let bytes = t.as_bytes();
+        if let Some(&(start, stop)) = self.fixed.get(i) {
+            let count = count_of(bytes);
+            let split = bytes.len().saturating_sub(2 * count.max(1));
+            if i < count && usize::from(stop) <= split {
+                return bytes.get(usize::from(start)..usize::from(stop));
+            }
+        }
+        field_of(bytes, i)
+    }
+}
+
+impl fmt::Debug for TupleDesc {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TupleDesc")
+            .field("types", &self.types)
+            .field("fixed_prefix_len", &self.fixed.len())
+            .field("order", &self.order.as_ref().map(|_| "custom"))
+            .finish()
+    }
+}
+
+impl PartialEq for TupleDesc {
+    /// Descriptors are equal when their types are (the order hook is not compared).
+    fn eq(&self, other: &Self) -> bool {
+        self.types == other.types
+    }
+}

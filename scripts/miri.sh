@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Runs the format crate's unit tests under Miri (nightly), installing the component if needed.
+# Property tests run with few cases there: Miri is ~1000x slower than native code.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if ! cargo +nightly miri --version >/dev/null 2>&1; then
+  rustup component add --toolchain nightly miri rust-src
+fi
+export PROPTEST_CASES="${PROPTEST_CASES:-4}"
+export MIRIFLAGS="${MIRIFLAGS:--Zmiri-disable-isolation}"
+cargo +nightly miri test -p prollystore-format --lib
