@@ -5,13 +5,18 @@
 //! * [`store`]: where chunks live ([`store::ChunkStore`], [`store::MemoryStore`]).
 //! * [`tree`]: chunk boundaries, building, cursors, batch edits, diff.
 //! * [`map`]: [`Map`], the read/edit view of a tree of tuples.
+//! * [`tuples`]: [`tuples::TupleSchema`] (Dolt tuple order and value addresses) and field access
+//!   that follows out-of-band values.
+//! * [`blob`]: blob trees for large values.
 
 pub use prollystore_format as format;
 
+pub mod blob;
 pub mod error;
 pub mod map;
 pub mod store;
 pub mod tree;
+pub mod tuples;
 
 pub use error::TreeError;
 pub use map::Map;

@@ -8,16 +8,25 @@ use proptest::prelude::*;
 use prollystore::tree::mutate::{apply_edits, normalize_edits, Edit};
 use prollystore::{BytesSchema, DiffEntry, Map, MemoryStore};
 
+/// A one-field tuple holding `data` (the all-NULL tuple for empty data), so nodes verify.
+fn tup(mut data: Vec<u8>) -> Vec<u8> {
+    if data.is_empty() {
+        return vec![0, 0];
+    }
+    data.extend_from_slice(&[1, 0]);
+    data
+}
+
 fn key(i: u32) -> Vec<u8> {
     // Big-endian, with a varying tail so that key lengths differ.
     let mut k = i.to_be_bytes().to_vec();
     k.extend(std::iter::repeat_n(b'k', (i % 7) as usize));
-    k
+    tup(k)
 }
 
 fn value(i: u32, salt: u32, big: bool) -> Vec<u8> {
     let n = if big { 3000 + i.wrapping_mul(7919).wrapping_add(salt) % 9000 } else { i.wrapping_mul(31).wrapping_add(salt) % 60 };
-    (0..n).map(|j| (j as u32 ^ i ^ salt) as u8).collect()
+    tup((0..n).map(|j| (j ^ i ^ salt) as u8).collect())
 }
 
 fn build(store: &MemoryStore, model: &BTreeMap<Vec<u8>, Vec<u8>>) -> prollystore::format::Address {
@@ -197,15 +206,15 @@ fn huge_items_force_overflow_boundaries() {
     let mut model = BTreeMap::new();
     for i in 0..40u32 {
         let n = if i % 3 == 0 { 50_000 } else { 20 + i as usize };
-        model.insert(key(i * 2), vec![i as u8; n]);
+        model.insert(key(i * 2), tup(vec![i as u8; n]));
     }
     let root = build(&store, &model);
     check_reads(&store, &Map::new(&store, root, BytesSchema), &model);
     let owned = vec![
-        (key(7), Some(vec![7u8; 40_000])),
+        (key(7), Some(tup(vec![7u8; 40_000]))),
         (key(8), None),
-        (key(31), Some(vec![1u8; 10])),
-        (key(200), Some(vec![2u8; 60_000])),
+        (key(31), Some(tup(vec![1u8; 10]))),
+        (key(200), Some(tup(vec![2u8; 60_000]))),
     ];
     apply_model(&store, root, &mut model, owned);
 }

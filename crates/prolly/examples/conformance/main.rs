@@ -10,6 +10,7 @@
 
 mod chunks;
 mod common;
+mod maps;
 mod tuples;
 
 use std::path::{Path, PathBuf};
@@ -23,6 +24,9 @@ pub fn run_all(dir: &Path) -> Vec<Category> {
         tuples::check_tuples(dir),
         tuples::check_order(dir),
         chunks::check_chunks(dir),
+        maps::check_maps(dir),
+        maps::check_edits(dir),
+        maps::check_diffs(dir),
     ]
 }
 

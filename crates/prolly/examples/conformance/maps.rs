@@ -10,7 +10,7 @@ use prollystore::format::tuple::{Adaptive, Tuple, TupleDesc, Type};
 use prollystore::format::{Address, Encoding, HashProfile};
 use prollystore::tree::mutate::{apply_edits, normalize_edits, Edit};
 use prollystore::tuples::TupleSchema;
-use prollystore::{ChunkStore, Diff, DiffEntry, Map, MemoryStore};
+use prollystore::{Diff, DiffEntry, Map, MemoryStore};
 use serde_json::Value;
 
 use crate::common::{read_jsonl, unhex, Category};
@@ -136,6 +136,7 @@ fn rebuild_blobs(
 }
 
 fn check_one_map(meta: &MapMeta) -> Result<(), String> {
+    let _ = &meta.name;
     let store = MemoryStore::new(HashProfile::Dolt);
     let order = load_chunks(&store, &meta.chunk_file)?;
     if order.first() != Some(&meta.root) {

@@ -2,6 +2,7 @@
 //! cursors, batch edits and diffs.
 
 pub mod build;
+pub mod copy;
 pub mod cursor;
 pub mod diff;
 pub mod expm1;
