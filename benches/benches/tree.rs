@@ -31,7 +31,10 @@ fn tuple(a: i64, b: i64) -> [u8; 20] {
 }
 
 fn schema() -> TupleSchema {
-    let d = TupleDesc::new(vec![Type::not_null(Encoding::Int64), Type::not_null(Encoding::Int64)]);
+    let d = TupleDesc::new(vec![
+        Type::not_null(Encoding::Int64),
+        Type::not_null(Encoding::Int64),
+    ]);
     TupleSchema::new(d.clone(), d)
 }
 
@@ -43,10 +46,15 @@ fn rows(n: usize) -> Vec<([u8; 20], [u8; 20])> {
 }
 
 fn model(n: usize) -> BTreeMap<(i64, i64), (i64, i64)> {
-    (0..n as i64).map(|i| ((2 * i, i % 7), (i * 31, -i))).collect()
+    (0..n as i64)
+        .map(|i| ((2 * i, i % 7), (i * 31, -i)))
+        .collect()
 }
 
-fn build<'s>(store: &'s MemoryStore, rows: &[([u8; 20], [u8; 20])]) -> Map<'s, MemoryStore, TupleSchema> {
+fn build<'s>(
+    store: &'s MemoryStore,
+    rows: &[([u8; 20], [u8; 20])],
+) -> Map<'s, MemoryStore, TupleSchema> {
     Map::from_sorted(store, schema(), rows.iter().map(|(k, v)| (&k[..], &v[..]))).expect("build")
 }
 
@@ -66,14 +74,20 @@ fn random_edits(rng: &mut SmallRng, n: usize, count: usize) -> Vec<([u8; 20], Op
     e.into_iter()
         .map(|(k, v)| {
             let i = k / 2;
-            let key = if k % 2 == 0 { tuple(k, i % 7) } else { tuple(k, 0) };
+            let key = if k % 2 == 0 {
+                tuple(k, i % 7)
+            } else {
+                tuple(k, 0)
+            };
             (key, v)
         })
         .collect()
 }
 
 fn as_edits(e: &[([u8; 20], Option<[u8; 20]>)]) -> Vec<Edit<'_>> {
-    e.iter().map(|(k, v)| (&k[..], v.as_ref().map(|v| &v[..]))).collect()
+    e.iter()
+        .map(|(k, v)| (&k[..], v.as_ref().map(|v| &v[..])))
+        .collect()
 }
 
 fn config(c: &mut Criterion) -> criterion::BenchmarkGroup<'_, criterion::measurement::WallTime> {
@@ -131,7 +145,14 @@ fn bench_reads(c: &mut Criterion) {
         })
     });
     g.bench_function("btreemap/scan/1M", |b| {
-        b.iter(|| black_box(btree.iter().map(|(k, _)| k.0 as usize).fold(0usize, usize::wrapping_add)))
+        b.iter(|| {
+            black_box(
+                btree
+                    .iter()
+                    .map(|(k, _)| k.0 as usize)
+                    .fold(0usize, usize::wrapping_add),
+            )
+        })
     });
     g.finish();
 }
@@ -140,7 +161,10 @@ fn bench_build(c: &mut Criterion) {
     let data = rows(N);
     let mut g = config(c);
     g.throughput(Throughput::Elements(N as u64));
-    for (label, profile) in [("build/1M/blake3", HashProfile::Blake3), ("build/1M/dolt", HashProfile::Dolt)] {
+    for (label, profile) in [
+        ("build/1M/blake3", HashProfile::Blake3),
+        ("build/1M/dolt", HashProfile::Dolt),
+    ] {
         g.bench_function(label, |b| {
             b.iter_custom(|iters| {
                 let mut total = Duration::ZERO;
@@ -159,8 +183,9 @@ fn bench_build(c: &mut Criterion) {
             let mut total = Duration::ZERO;
             for _ in 0..iters {
                 let t = Instant::now();
-                let m: BTreeMap<(i64, i64), (i64, i64)> =
-                    (0..N as i64).map(|i| ((2 * i, i % 7), (i * 31, -i))).collect();
+                let m: BTreeMap<(i64, i64), (i64, i64)> = (0..N as i64)
+                    .map(|i| ((2 * i, i % 7), (i * 31, -i)))
+                    .collect();
                 total += t.elapsed();
                 drop(black_box(m));
             }
@@ -224,13 +249,27 @@ fn bench_edits_and_diff(c: &mut Criterion) {
                 loop {
                     match (x.peek(), y.peek()) {
                         (None, None) => break,
-                        (Some(_), None) => { d += 1; x.next(); }
-                        (None, Some(_)) => { d += 1; y.next(); }
+                        (Some(_), None) => {
+                            d += 1;
+                            x.next();
+                        }
+                        (None, Some(_)) => {
+                            d += 1;
+                            y.next();
+                        }
                         (Some(p), Some(q)) => match p.0.cmp(q.0) {
-                            std::cmp::Ordering::Less => { d += 1; x.next(); }
-                            std::cmp::Ordering::Greater => { d += 1; y.next(); }
+                            std::cmp::Ordering::Less => {
+                                d += 1;
+                                x.next();
+                            }
+                            std::cmp::Ordering::Greater => {
+                                d += 1;
+                                y.next();
+                            }
                             std::cmp::Ordering::Equal => {
-                                if p.1 != q.1 { d += 1; }
+                                if p.1 != q.1 {
+                                    d += 1;
+                                }
                                 x.next();
                                 y.next();
                             }

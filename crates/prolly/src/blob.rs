@@ -130,9 +130,7 @@ fn read_node<S: ChunkStore + ?Sized>(
             reason: "blob tree deeper than 16 levels".into(),
         });
     }
-    let chunk = store
-        .get(address)?
-        .ok_or(StoreError::Missing(*address))?;
+    let chunk = store.get(address)?.ok_or(StoreError::Missing(*address))?;
     let node = BlobNode::verify(chunk).map_err(|source| StoreError::BadMessage {
         address: *address,
         source,
@@ -171,7 +169,12 @@ impl<S: ChunkStore + ?Sized> BlobStore for StoreBlobs<'_, S> {
             .map_err(|e| Box::new(e) as BlobError)
     }
 
-    fn read_blob(&mut self, address: &Address, len: u64, out: &mut Vec<u8>) -> Result<(), BlobError> {
+    fn read_blob(
+        &mut self,
+        address: &Address,
+        len: u64,
+        out: &mut Vec<u8>,
+    ) -> Result<(), BlobError> {
         let start = out.len();
         read_blob(self.store, address, out).map_err(|e| Box::new(e) as BlobError)?;
         if (out.len() - start) as u64 != len {

@@ -14,6 +14,9 @@ use crate::tree::diff::Diff;
 use crate::tree::mutate::{apply_edits, normalize_edits, Edit};
 use crate::tree::schema::TreeSchema;
 
+/// A `(key, value)` pair borrowed from the store.
+pub type Row<'s> = (&'s [u8], &'s [u8]);
+
 /// An immutable prolly map stored in `S`, ordered by the schema `T`.
 ///
 /// Cheap to copy around by reference: it is a root address plus borrowed store and schema.
@@ -156,19 +159,19 @@ impl<'s, S: ChunkStore + ?Sized, T: TreeSchema> Map<'s, S, T> {
     }
 
     /// The row at position `ordinal` in key order.
-    pub fn get_ordinal(&self, ordinal: u64) -> Result<Option<(&'s [u8], &'s [u8])>, TreeError> {
+    pub fn get_ordinal(&self, ordinal: u64) -> Result<Option<Row<'s>>, TreeError> {
         let c = Cursor::at_ordinal(self.store, &self.root, ordinal)?;
         Ok(c.valid().then(|| (c.key(), c.value())))
     }
 
     /// The smallest row.
-    pub fn first(&self) -> Result<Option<(&'s [u8], &'s [u8])>, TreeError> {
+    pub fn first(&self) -> Result<Option<Row<'s>>, TreeError> {
         let c = Cursor::at_start(self.store, &self.root)?;
         Ok(c.valid().then(|| (c.key(), c.value())))
     }
 
     /// The largest row.
-    pub fn last(&self) -> Result<Option<(&'s [u8], &'s [u8])>, TreeError> {
+    pub fn last(&self) -> Result<Option<Row<'s>>, TreeError> {
         let c = Cursor::at_last(self.store, &self.root)?;
         Ok(c.valid().then(|| (c.key(), c.value())))
     }
@@ -295,7 +298,7 @@ pub struct Iter<'s, 'b, S: ChunkStore + ?Sized, T: TreeSchema> {
 }
 
 impl<'s, S: ChunkStore + ?Sized, T: TreeSchema> Iterator for Iter<'s, '_, S, T> {
-    type Item = Result<(&'s [u8], &'s [u8]), TreeError>;
+    type Item = Result<Row<'s>, TreeError>;
 
     #[inline]
     fn next(&mut self) -> Option<Self::Item> {
@@ -348,7 +351,7 @@ pub struct PrefixIter<'s, S: ChunkStore + ?Sized, F> {
 }
 
 impl<'s, S: ChunkStore + ?Sized, F: Fn(&[u8]) -> Ordering> Iterator for PrefixIter<'s, S, F> {
-    type Item = Result<(&'s [u8], &'s [u8]), TreeError>;
+    type Item = Result<Row<'s>, TreeError>;
 
     fn next(&mut self) -> Option<Self::Item> {
         if self.done || !self.cursor.valid() {

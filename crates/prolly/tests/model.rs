@@ -4,9 +4,9 @@
 use std::collections::BTreeMap;
 use std::ops::Bound;
 
-use proptest::prelude::*;
 use prollystore::tree::mutate::{apply_edits, normalize_edits, Edit};
 use prollystore::{BytesSchema, DiffEntry, Map, MemoryStore};
+use proptest::prelude::*;
 
 /// A one-field tuple holding `data` (the all-NULL tuple for empty data), so nodes verify.
 fn tup(mut data: Vec<u8>) -> Vec<u8> {
@@ -25,17 +25,29 @@ fn key(i: u32) -> Vec<u8> {
 }
 
 fn value(i: u32, salt: u32, big: bool) -> Vec<u8> {
-    let n = if big { 3000 + i.wrapping_mul(7919).wrapping_add(salt) % 9000 } else { i.wrapping_mul(31).wrapping_add(salt) % 60 };
+    let n = if big {
+        3000 + i.wrapping_mul(7919).wrapping_add(salt) % 9000
+    } else {
+        i.wrapping_mul(31).wrapping_add(salt) % 60
+    };
     tup((0..n).map(|j| (j ^ i ^ salt) as u8).collect())
 }
 
 fn build(store: &MemoryStore, model: &BTreeMap<Vec<u8>, Vec<u8>>) -> prollystore::format::Address {
-    Map::from_sorted(store, BytesSchema, model.iter().map(|(k, v)| (&k[..], &v[..])))
-        .unwrap()
-        .root()
+    Map::from_sorted(
+        store,
+        BytesSchema,
+        model.iter().map(|(k, v)| (&k[..], &v[..])),
+    )
+    .unwrap()
+    .root()
 }
 
-fn check_reads(store: &MemoryStore, map: &Map<'_, MemoryStore, BytesSchema>, model: &BTreeMap<Vec<u8>, Vec<u8>>) {
+fn check_reads(
+    store: &MemoryStore,
+    map: &Map<'_, MemoryStore, BytesSchema>,
+    model: &BTreeMap<Vec<u8>, Vec<u8>>,
+) {
     assert_eq!(map.count().unwrap(), model.len() as u64);
     let rows: Vec<_> = map.iter().unwrap().map(|r| r.unwrap()).collect();
     assert_eq!(rows.len(), model.len());
@@ -43,23 +55,41 @@ fn check_reads(store: &MemoryStore, map: &Map<'_, MemoryStore, BytesSchema>, mod
         assert_eq!(*k, &mk[..]);
         assert_eq!(*v, &mv[..]);
     }
-    let back: Vec<_> = map.range_rev(Bound::Unbounded, Bound::Unbounded).unwrap().map(|r| r.unwrap().0.to_vec()).collect();
+    let back: Vec<_> = map
+        .range_rev(Bound::Unbounded, Bound::Unbounded)
+        .unwrap()
+        .map(|r| r.unwrap().0.to_vec())
+        .collect();
     let mut expect: Vec<_> = model.keys().cloned().collect();
     expect.reverse();
     assert_eq!(back, expect);
     for (i, (mk, mv)) in model.iter().enumerate().step_by(17) {
         assert_eq!(map.get(mk).unwrap(), Some(&mv[..]));
-        assert_eq!(map.get_ordinal(i as u64).unwrap().map(|(k, _)| k.to_vec()), Some(mk.clone()));
+        assert_eq!(
+            map.get_ordinal(i as u64).unwrap().map(|(k, _)| k.to_vec()),
+            Some(mk.clone())
+        );
         let c = map.seek(mk).unwrap();
         assert_eq!(c.ordinal(), i as u64);
     }
     assert_eq!(map.get_ordinal(model.len() as u64).unwrap(), None);
-    assert_eq!(map.first().unwrap().map(|x| x.0.to_vec()), model.keys().next().cloned());
-    assert_eq!(map.last().unwrap().map(|x| x.0.to_vec()), model.keys().next_back().cloned());
+    assert_eq!(
+        map.first().unwrap().map(|x| x.0.to_vec()),
+        model.keys().next().cloned()
+    );
+    assert_eq!(
+        map.last().unwrap().map(|x| x.0.to_vec()),
+        model.keys().next_back().cloned()
+    );
     let _ = store;
 }
 
-fn check_ranges(map: &Map<'_, MemoryStore, BytesSchema>, model: &BTreeMap<Vec<u8>, Vec<u8>>, a: u32, b: u32) {
+fn check_ranges(
+    map: &Map<'_, MemoryStore, BytesSchema>,
+    model: &BTreeMap<Vec<u8>, Vec<u8>>,
+    a: u32,
+    b: u32,
+) {
     let (lo, hi) = (key(a.min(b)), key(a.max(b)));
     let bounds = [
         (Bound::Included(&lo[..]), Bound::Excluded(&hi[..])),
@@ -68,11 +98,26 @@ fn check_ranges(map: &Map<'_, MemoryStore, BytesSchema>, model: &BTreeMap<Vec<u8
         (Bound::Excluded(&lo[..]), Bound::Unbounded),
     ];
     for (l, h) in bounds {
-        let got: Vec<_> = map.range(l, h).unwrap().map(|r| r.unwrap().0.to_vec()).collect();
-        let want: Vec<_> = model.range::<[u8], _>((l, h)).map(|(k, _)| k.clone()).collect();
+        let got: Vec<_> = map
+            .range(l, h)
+            .unwrap()
+            .map(|r| r.unwrap().0.to_vec())
+            .collect();
+        let want: Vec<_> = model
+            .range::<[u8], _>((l, h))
+            .map(|(k, _)| k.clone())
+            .collect();
         assert_eq!(got, want, "range {l:?}..{h:?}");
-        let got: Vec<_> = map.range_rev(l, h).unwrap().map(|r| r.unwrap().0.to_vec()).collect();
-        let want: Vec<_> = model.range::<[u8], _>((l, h)).rev().map(|(k, _)| k.clone()).collect();
+        let got: Vec<_> = map
+            .range_rev(l, h)
+            .unwrap()
+            .map(|r| r.unwrap().0.to_vec())
+            .collect();
+        let want: Vec<_> = model
+            .range::<[u8], _>((l, h))
+            .rev()
+            .map(|(k, _)| k.clone())
+            .collect();
         assert_eq!(got, want, "range_rev {l:?}..{h:?}");
     }
 }
@@ -172,7 +217,11 @@ fn apply_model(
     normalize_edits(&BytesSchema, &mut edits);
     let root = apply_edits(store, &BytesSchema, root, &edits).unwrap();
     let scratch = MemoryStore::default();
-    assert_eq!(root, build(&scratch, model), "edited root differs from the from-scratch root");
+    assert_eq!(
+        root,
+        build(&scratch, model),
+        "edited root differs from the from-scratch root"
+    );
     check_reads(store, &Map::new(store, root, BytesSchema), model);
     root
 }
@@ -185,7 +234,9 @@ fn grow_from_empty_and_shrink_to_empty() {
     let empty = root;
     // Grow in a few batches to three levels.
     for b in 0..4u32 {
-        let owned = (0..6000).map(|i| (key(i * 4 + b), Some(value(i, b, i % 997 == 0)))).collect();
+        let owned = (0..6000)
+            .map(|i| (key(i * 4 + b), Some(value(i, b, i % 997 == 0))))
+            .collect();
         root = apply_model(&store, root, &mut model, owned);
     }
     assert!(Map::new(&store, root, BytesSchema).height().unwrap() >= 2);
@@ -227,11 +278,16 @@ fn unchanged_puts_keep_the_root() {
         model.insert(key(i), value(i, 1, false));
     }
     let root = build(&store, &model);
-    let owned: Vec<(Vec<u8>, Option<Vec<u8>>)> =
-        (0..3000).step_by(5).map(|i| (key(i), Some(value(i, 1, false)))).collect();
+    let owned: Vec<(Vec<u8>, Option<Vec<u8>>)> = (0..3000)
+        .step_by(5)
+        .map(|i| (key(i), Some(value(i, 1, false))))
+        .collect();
     let mut edits: Vec<Edit<'_>> = owned.iter().map(|(k, v)| (&k[..], v.as_deref())).collect();
     normalize_edits(&BytesSchema, &mut edits);
-    assert_eq!(apply_edits(&store, &BytesSchema, root, &edits).unwrap(), root);
+    assert_eq!(
+        apply_edits(&store, &BytesSchema, root, &edits).unwrap(),
+        root
+    );
 }
 
 proptest! {

@@ -80,7 +80,10 @@ fn dolt_content_address_vector() {
         b.add(&k, &v).unwrap();
     }
     let root = b.finish().unwrap();
-    assert_eq!(root, Address::from_base32("6et6k66bpejk2imr3ourufout9ukeqbc").unwrap());
+    assert_eq!(
+        root,
+        Address::from_base32("6et6k66bpejk2imr3ourufout9ukeqbc").unwrap()
+    );
     assert_eq!(store.get(&root).unwrap().unwrap().len(), 1316);
     assert_eq!(store.get_node(&root).unwrap().tree_count(), 12345);
 }

@@ -56,7 +56,8 @@ pub fn read_meta(path: &Path) -> Result<MapMeta, String> {
     let name = v["name"].as_str().ok_or("no name")?.to_string();
     let key = desc_from_json(&v["key_desc"])?;
     let value = desc_from_json(&v["value_desc"])?;
-    let root = Address::from_hex(v["root"].as_str().ok_or("no root")?).map_err(|e| e.to_string())?;
+    let root =
+        Address::from_hex(v["root"].as_str().ok_or("no root")?).map_err(|e| e.to_string())?;
     let opt_hex = |k: &str| -> Result<Option<Vec<u8>>, String> {
         match v[k].as_str() {
             Some(h) => unhex(h).map(Some),
@@ -109,7 +110,9 @@ fn rebuild_blobs(
 ) -> Result<(), String> {
     let t = Tuple::new_unverified(value);
     for (i, ty) in desc.types().iter().enumerate() {
-        let Some(raw) = desc.field(t, i) else { continue };
+        let Some(raw) = desc.field(t, i) else {
+            continue;
+        };
         let address = if ty.enc.is_adaptive() {
             match Adaptive::from_bytes(raw) {
                 Some(Adaptive::OutOfBand { address, .. }) => address,
@@ -143,12 +146,19 @@ fn check_one_map(meta: &MapMeta) -> Result<(), String> {
         return Err("the first record is not the root".into());
     }
     if order.len() as u64 != meta.chunk_count {
-        return Err(format!("{} records, metadata says {}", order.len(), meta.chunk_count));
+        return Err(format!(
+            "{} records, metadata says {}",
+            order.len(),
+            meta.chunk_count
+        ));
     }
     let map = Map::new(&store, meta.root, meta.schema.clone());
     let count = map.count().map_err(|e| e.to_string())?;
     if count != meta.row_count {
-        return Err(format!("root tree_count {count}, expected {}", meta.row_count));
+        return Err(format!(
+            "root tree_count {count}, expected {}",
+            meta.row_count
+        ));
     }
     let level = map.height().map_err(|e| e.to_string())?;
     if u64::from(level) != meta.tree_level {
@@ -160,7 +170,11 @@ fn check_one_map(meta: &MapMeta) -> Result<(), String> {
         .collect::<Result<_, _>>()
         .map_err(|e| e.to_string())?;
     if rows.len() as u64 != meta.row_count {
-        return Err(format!("iterated {} rows, expected {}", rows.len(), meta.row_count));
+        return Err(format!(
+            "iterated {} rows, expected {}",
+            rows.len(),
+            meta.row_count
+        ));
     }
     if rows.first().map(|r| r.0.to_vec()) != meta.first_key {
         return Err("first key differs".into());
@@ -180,7 +194,14 @@ fn check_one_map(meta: &MapMeta) -> Result<(), String> {
     let mut buf = Vec::new();
     if meta.schema.value.may_carry_addresses() {
         for (_, v) in &rows {
-            rebuild_blobs(&store, &fresh, &meta.schema.value, v, &mut builder, &mut buf)?;
+            rebuild_blobs(
+                &store,
+                &fresh,
+                &meta.schema.value,
+                v,
+                &mut builder,
+                &mut buf,
+            )?;
         }
     }
     let rebuilt = Map::from_sorted(&fresh, meta.schema.clone(), rows.iter().copied())
@@ -218,8 +239,11 @@ pub fn check_maps(dir: &Path) -> Category {
     cat
 }
 
+/// One edit read from a file: key and new value (`None` deletes).
+pub type OwnedEdit = (Vec<u8>, Option<Vec<u8>>);
+
 /// Reads an edits file: `(key, Some(value) | None)` in file order.
-pub fn read_edits(path: &Path) -> Result<Vec<(Vec<u8>, Option<Vec<u8>>)>, String> {
+pub fn read_edits(path: &Path) -> Result<Vec<OwnedEdit>, String> {
     read_jsonl(path)?
         .iter()
         .map(|e| {
@@ -268,7 +292,10 @@ pub fn check_edits(dir: &Path) -> Category {
         return Category::missing("edits", format!("{}/maps not found", dir.display()));
     };
     let mut cat = Category::new("edits");
-    for path in files.iter().filter(|p| p.to_string_lossy().ends_with("-edited.json")) {
+    for path in files
+        .iter()
+        .filter(|p| p.to_string_lossy().ends_with("-edited.json"))
+    {
         cat.record(check_one_edit(path).map_err(|e| format!("{}: {e}", path.display())));
     }
     cat
@@ -276,10 +303,18 @@ pub fn check_edits(dir: &Path) -> Category {
 
 fn entry_json(e: &DiffEntry<'_>) -> (String, String, Option<String>, Option<String>) {
     match *e {
-        DiffEntry::Added { key, to } => ("added".into(), hex::encode(key), None, Some(hex::encode(to))),
-        DiffEntry::Removed { key, from } => {
-            ("removed".into(), hex::encode(key), Some(hex::encode(from)), None)
-        }
+        DiffEntry::Added { key, to } => (
+            "added".into(),
+            hex::encode(key),
+            None,
+            Some(hex::encode(to)),
+        ),
+        DiffEntry::Removed { key, from } => (
+            "removed".into(),
+            hex::encode(key),
+            Some(hex::encode(from)),
+            None,
+        ),
         DiffEntry::Modified { key, from, to } => (
             "modified".into(),
             hex::encode(key),

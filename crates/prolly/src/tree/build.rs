@@ -277,7 +277,13 @@ impl<'a, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> TreeBuilder<'a, S, T> {
         child: Address,
         count: u64,
     ) -> Result<(), TreeError> {
-        append_up(&mut self.levels, &mut self.out, key, child.as_bytes(), count)
+        append_up(
+            &mut self.levels,
+            &mut self.out,
+            key,
+            child.as_bytes(),
+            count,
+        )
     }
 
     /// Finishes the tree and returns its canonical root (Dolt's `chunker.Done`).

@@ -23,10 +23,8 @@ where
         }
         let chunk = from.get(&address)?.ok_or(StoreError::Missing(address))?;
         if file_id(chunk).ok().as_ref() == Some(FILE_ID_BLOB) {
-            let blob = BlobNode::verify(chunk).map_err(|source| StoreError::BadMessage {
-                address,
-                source,
-            })?;
+            let blob = BlobNode::verify(chunk)
+                .map_err(|source| StoreError::BadMessage { address, source })?;
             if !blob.is_leaf() {
                 for i in (0..blob.child_count()).rev() {
                     stack.push(blob.child(i));

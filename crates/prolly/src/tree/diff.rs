@@ -60,12 +60,7 @@ pub struct Diff<'s, 't, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> {
 
 impl<'s, 't, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> Diff<'s, 't, S, T> {
     /// Diff from the tree at `from` to the tree at `to`, both in `store`.
-    pub fn new(
-        store: &'s S,
-        schema: &'t T,
-        from: Address,
-        to: Address,
-    ) -> Result<Self, TreeError> {
+    pub fn new(store: &'s S, schema: &'t T, from: Address, to: Address) -> Result<Self, TreeError> {
         Ok(Diff {
             store,
             schema,

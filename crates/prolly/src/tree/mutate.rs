@@ -245,8 +245,7 @@ impl<'a, 's, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> LevelPass<'a, 's, S
                         && self.schema.compare_keys(self.old_key()?, key) == Ordering::Equal;
                     if same_key {
                         let (n, i) = self.cursor()?.at(self.level);
-                        let unchanged =
-                            value.is_some_and(|v| n.key(i) == key && n.value(i) == v);
+                        let unchanged = value.is_some_and(|v| n.key(i) == key && n.value(i) == v);
                         if unchanged {
                             continue;
                         }
