@@ -123,6 +123,12 @@ impl<'s, 't, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> Diff<'s, 't, S, T> 
                 }
                 (true, true) => {
                     let (fk, tk) = (self.from.key(), self.to.key());
+                    if fk == tk && self.from.value() == self.to.value() {
+                        // Identical items: no comparator needed.
+                        self.from.advance(self.store)?;
+                        self.to.advance(self.store)?;
+                        continue;
+                    }
                     match self.schema.compare_keys(fk, tk) {
                         Ordering::Less => {
                             let e = DiffEntry::Removed {

@@ -198,17 +198,33 @@ impl<'a, 's, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> LevelPass<'a, 's, S
             if !self.valid() {
                 return Ok(false);
             }
-            let (_, i) = self.cursor()?.at(self.level);
+            let (node, i) = self.cursor()?.at(self.level);
             if self.crossed && i == 0 && self.builder.is_fresh() {
                 self.close_region(new_start);
                 return Ok(true);
             }
-            if let Some(k) = until {
-                if self.schema.compare_keys(self.old_key()?, k) != Ordering::Less {
-                    return Ok(false);
+            // Items of this node before `until`, found by binary search.
+            let end = match until {
+                None => node.count(),
+                Some(k) => {
+                    let (mut lo, mut hi) = (i, node.count());
+                    while lo < hi {
+                        let mid = (lo + hi) / 2;
+                        if self.schema.compare_keys(node.key(mid), k) == Ordering::Less {
+                            lo = mid + 1;
+                        } else {
+                            hi = mid;
+                        }
+                    }
+                    lo
                 }
+            };
+            if end == i {
+                return Ok(false);
             }
-            self.feed(out)?;
+            for _ in i..end {
+                self.feed(out)?;
+            }
         }
     }
 

@@ -69,16 +69,31 @@ fn weibull_decide(start: f64, end: f64, hash: u32) -> bool {
 #[derive(Clone, Copy, Debug)]
 pub struct Splitter {
     size: u32,
-    /// `(size, F(size))` of the last Weibull evaluation: the next item's start value is the
-    /// same computation, so it is reused rather than recomputed (bit-identical either way).
-    cached: (u32, f64),
+    /// The CDF table (fetched once per splitter).
+    cdf: &'static [f64],
 }
 
 /// `F(size) = -expm1(-(size/4096)^4)`, the Weibull CDF the boundary test uses.
 #[inline]
-fn weibull_cdf(size: u32) -> f64 {
+fn weibull_cdf_direct(size: u32) -> f64 {
     let a = f64::from(size) / WEIBULL_SCALE;
     -expm1(-(a * a * a * a))
+}
+
+/// `F(size)` for every size the boundary test can see (`0..=MAX_CHUNK_SIZE`), computed once:
+/// a table read is bit-identical to the computation and much cheaper.
+fn cdf_table() -> &'static [f64] {
+    static TABLE: std::sync::OnceLock<Box<[f64]>> = std::sync::OnceLock::new();
+    TABLE.get_or_init(|| (0..=MAX_CHUNK_SIZE).map(weibull_cdf_direct).collect())
+}
+
+/// `F(size)`, from the table when in range.
+#[inline]
+fn weibull_cdf(size: u32) -> f64 {
+    match cdf_table().get(size as usize) {
+        Some(&f) => f,
+        None => weibull_cdf_direct(size),
+    }
 }
 
 impl Default for Splitter {
@@ -89,10 +104,10 @@ impl Default for Splitter {
 
 impl Splitter {
     /// A splitter at the start of a node.
-    pub const fn new() -> Splitter {
+    pub fn new() -> Splitter {
         Splitter {
             size: 0,
-            cached: (u32::MAX, 0.0),
+            cdf: cdf_table(),
         }
     }
 
@@ -108,13 +123,9 @@ impl Splitter {
             true
         } else {
             let prev = self.size - this_size;
-            let start = if self.cached.0 == prev {
-                self.cached.1
-            } else {
-                weibull_cdf(prev)
-            };
-            let end = weibull_cdf(self.size);
-            self.cached = (self.size, end);
+            // Both sizes are <= MAX_CHUNK_SIZE here, inside the table.
+            let start = self.cdf.get(prev as usize).copied().unwrap_or(0.0);
+            let end = self.cdf.get(self.size as usize).copied().unwrap_or(1.0);
             weibull_decide(start, end, key_hash(key, level))
         }
     }
@@ -154,6 +165,13 @@ mod tests {
         // Tiny increments right at the minimum rarely split.
         assert!(!weibull_check(512, 16, u32::MAX));
         assert!(weibull_check(4096, 16, 0));
+    }
+
+    #[test]
+    fn table_equals_direct_computation() {
+        for size in 0..=MAX_CHUNK_SIZE {
+            assert_eq!(weibull_cdf(size).to_bits(), weibull_cdf_direct(size).to_bits());
+        }
     }
 
     #[test]
