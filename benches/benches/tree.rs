@@ -138,8 +138,8 @@ fn bench_reads(c: &mut Criterion) {
         b.iter(|| {
             let mut n = 0usize;
             for r in map.iter().expect("iter") {
-                let (k, _) = r.expect("row");
-                n += k.len();
+                let (k, v) = r.expect("row");
+                n += k.len() + v.len();
             }
             black_box(n)
         })
@@ -149,7 +149,7 @@ fn bench_reads(c: &mut Criterion) {
             black_box(
                 btree
                     .iter()
-                    .map(|(k, _)| k.0 as usize)
+                    .map(|(k, v)| (k.0 ^ v.0) as usize)
                     .fold(0usize, usize::wrapping_add),
             )
         })

@@ -79,7 +79,10 @@ impl FixedIntKeys {
             return None;
         }
         for &(off, width, signed) in self.fields.iter() {
-            let (x, y) = (sortable(a, off, width, signed), sortable(b, off, width, signed));
+            let (x, y) = (
+                sortable(a, off, width, signed),
+                sortable(b, off, width, signed),
+            );
             if x != y {
                 return Some(x.cmp(&y));
             }
@@ -216,12 +219,27 @@ mod tests {
         let mut keys = Vec::new();
         let edge16 = [i16::MIN, -1, 0, 1, i16::MAX];
         for i in 0..400usize {
-            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             let a = edge16[i % 5].wrapping_add((x >> 60) as i16);
-            let b = if i % 3 == 0 { u32::MAX - (x >> 62) as u32 } else { (x >> 40) as u32 % 4 };
-            let c = if i % 7 == 0 { i64::MIN + (x >> 63) as i64 } else { (x as i64) >> 62 };
+            let b = if i % 3 == 0 {
+                u32::MAX - (x >> 62) as u32
+            } else {
+                (x >> 40) as u32 % 4
+            };
+            let c = if i % 7 == 0 {
+                i64::MIN + (x >> 63) as i64
+            } else {
+                (x as i64) >> 62
+            };
             let d = (x >> 56) as i8;
-            keys.push(tup(&[&a.to_le_bytes(), &b.to_le_bytes(), &c.to_le_bytes(), &d.to_le_bytes()]));
+            keys.push(tup(&[
+                &a.to_le_bytes(),
+                &b.to_le_bytes(),
+                &c.to_le_bytes(),
+                &d.to_le_bytes(),
+            ]));
         }
         keys.push(tup(&[&1i16.to_le_bytes()])); // other shape: falls back
         for p in &keys {

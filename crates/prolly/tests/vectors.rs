@@ -87,3 +87,42 @@ fn dolt_content_address_vector() {
     assert_eq!(store.get(&root).unwrap().unwrap().len(), 1316);
     assert_eq!(store.get_node(&root).unwrap().tree_count(), 12345);
 }
+
+/// Out-of-band fields resolve to their full bytes, and copying a map moves exactly its chunks.
+#[test]
+fn adaptive_fields_resolve_and_trees_copy() {
+    use prollystore::tree::copy::copy_tree;
+    use prollystore::tuples::field_bytes;
+    use prollystore::Map;
+    let Some(dir) = vectors() else { return };
+    let meta = maps::read_meta(&dir.join("maps/adaptive-100.json")).unwrap();
+    let store = MemoryStore::new(HashProfile::Dolt);
+    maps::load_chunks(&store, &meta.chunk_file).unwrap();
+    let map = Map::new(&store, meta.root, meta.schema.clone());
+    let mut out_of_band = 0;
+    for row in map.iter().unwrap() {
+        let (_, v) = row.unwrap();
+        for i in 0..2 {
+            let raw = meta
+                .schema
+                .value
+                .field(prollystore::format::tuple::Tuple::new_unverified(v), i);
+            let resolved = field_bytes(&store, &meta.schema.value, v, i).unwrap();
+            match prollystore::format::tuple::Adaptive::from_bytes(raw.unwrap_or(&[])) {
+                Some(prollystore::format::tuple::Adaptive::OutOfBand { len, .. }) => {
+                    out_of_band += 1;
+                    assert_eq!(resolved.unwrap().len() as u64, len);
+                }
+                Some(prollystore::format::tuple::Adaptive::Inline(p)) => {
+                    assert_eq!(resolved.as_deref(), Some(p));
+                }
+                None => assert!(resolved.is_none()),
+            }
+        }
+    }
+    assert!(out_of_band > 50, "only {out_of_band} out-of-band values");
+    let dest = MemoryStore::new(HashProfile::Dolt);
+    let copied = copy_tree(&store, &dest, &meta.root).unwrap();
+    assert_eq!(copied as u64, meta.chunk_count);
+    assert_eq!(copy_tree(&store, &dest, &meta.root).unwrap(), 0);
+}

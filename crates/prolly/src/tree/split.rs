@@ -170,7 +170,10 @@ mod tests {
     #[test]
     fn table_equals_direct_computation() {
         for size in 0..=MAX_CHUNK_SIZE {
-            assert_eq!(weibull_cdf(size).to_bits(), weibull_cdf_direct(size).to_bits());
+            assert_eq!(
+                weibull_cdf(size).to_bits(),
+                weibull_cdf_direct(size).to_bits()
+            );
         }
     }
 
