@@ -76,6 +76,16 @@ fn benches(c: &mut Criterion) {
             acc
         })
     });
+    g.bench_function("node_entries_first_key_and_value_field", |b| {
+        b.iter(|| {
+            let n = black_box(node);
+            let mut acc = 0i64;
+            for (k, v) in n.entries() {
+                acc = acc.wrapping_add(first_i64(k) ^ first_i64(v));
+            }
+            acc
+        })
+    });
     g.bench_function("baseline_vec_i64_pairs", |b| {
         b.iter(|| {
             let v = black_box(&baseline);
@@ -140,13 +150,19 @@ fn benches(c: &mut Criterion) {
     g.bench_function("node_verify_blake3", |b| {
         b.iter(|| {
             let c = black_box(&chunk[..]);
-            (HashProfile::Blake3.address_of(c), Node::verify(c).map(|n| n.count()))
+            (
+                HashProfile::Blake3.address_of(c),
+                Node::verify(c).map(|n| n.count()),
+            )
         })
     });
     g.bench_function("node_verify_sha512", |b| {
         b.iter(|| {
             let c = black_box(&chunk[..]);
-            (HashProfile::Dolt.address_of(c), Node::verify(c).map(|n| n.count()))
+            (
+                HashProfile::Dolt.address_of(c),
+                Node::verify(c).map(|n| n.count()),
+            )
         })
     });
     g.bench_function("baseline_memcpy", |b| {
@@ -162,7 +178,9 @@ fn benches(c: &mut Criterion) {
     g.throughput(Throughput::Bytes(chunk.len() as u64));
     let n = node;
     let offs = |b: &[u8]| -> Vec<u16> {
-        b.chunks_exact(2).map(|p| u16::from_le_bytes([p[0], p[1]])).collect()
+        b.chunks_exact(2)
+            .map(|p| u16::from_le_bytes([p[0], p[1]]))
+            .collect()
     };
     let (ko, vo) = (offs(n.key_offsets_bytes()), offs(n.value_offsets_bytes()));
     let mut w = NodeWriter::new();

@@ -22,9 +22,11 @@ fn row_desc() -> TupleDesc {
 fn put_row(b: &mut TupleBuilder, coeff: &[u8]) {
     b.put_int64(0, black_box(42)).unwrap();
     b.put_string(1, black_box("hello, prolly world")).unwrap();
-    b.put_decimal(2, &Decimal::finite(-4, false, coeff)).unwrap();
+    b.put_decimal(2, &Decimal::finite(-4, false, coeff))
+        .unwrap();
     b.put_datetime(3, black_box(1_717_243_200_000_000)).unwrap();
-    b.put_adaptive_inline(4, black_box(b"some inline adaptive text")).unwrap();
+    b.put_adaptive_inline(4, black_box(b"some inline adaptive text"))
+        .unwrap();
 }
 
 fn field_access(c: &mut Criterion) {
@@ -41,12 +43,18 @@ fn field_access(c: &mut Criterion) {
     g.bench_function("string (utf-8 checked)", |b| {
         b.iter(|| desc.get_string(black_box(t), black_box(1)))
     });
-    g.bench_function("decimal", |b| b.iter(|| desc.get_decimal(black_box(t), black_box(2))));
-    g.bench_function("datetime", |b| b.iter(|| desc.get_datetime(black_box(t), black_box(3))));
+    g.bench_function("decimal", |b| {
+        b.iter(|| desc.get_decimal(black_box(t), black_box(2)))
+    });
+    g.bench_function("datetime", |b| {
+        b.iter(|| desc.get_datetime(black_box(t), black_box(3)))
+    });
     g.bench_function("adaptive inline", |b| {
         b.iter(|| desc.get_adaptive(black_box(t), black_box(4)))
     });
-    g.bench_function("validate 5-field row", |b| b.iter(|| desc.validate(black_box(&bytes))));
+    g.bench_function("validate 5-field row", |b| {
+        b.iter(|| desc.validate(black_box(&bytes)))
+    });
     g.finish();
 }
 

@@ -24,7 +24,9 @@ impl BlobStore for NoBlobs {
 
 fuzz_target!(|data: &[u8]| {
     // Byte 0: number of fields (0..=7); then one byte per field: encoding index and nullability.
-    let Some((&n, rest)) = data.split_first() else { return };
+    let Some((&n, rest)) = data.split_first() else {
+        return;
+    };
     let n = usize::from(n % 8);
     if rest.len() < n {
         return;
@@ -39,7 +41,9 @@ fuzz_target!(|data: &[u8]| {
         .collect();
     let desc = TupleDesc::new(types);
     // The rest: two tuples, split at a position given by its first byte.
-    let Some((&cut, rest)) = rest.split_first() else { return };
+    let Some((&cut, rest)) = rest.split_first() else {
+        return;
+    };
     let cut = usize::from(cut).min(rest.len());
     let (a, b) = rest.split_at(cut);
 
@@ -68,7 +72,11 @@ fuzz_target!(|data: &[u8]| {
             }
             if decodable {
                 if let Ok(rebuilt) = builder.build_with(&mut NoBlobs) {
-                    assert_eq!(rebuilt.as_bytes(), bytes, "re-encoding a valid tuple changed it");
+                    assert_eq!(
+                        rebuilt.as_bytes(),
+                        bytes,
+                        "re-encoding a valid tuple changed it"
+                    );
                 }
             }
         }

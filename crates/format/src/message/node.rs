@@ -245,14 +245,12 @@ impl<'a> Node<'a> {
         };
 
         let node = Node::with_layout(chunk, layout);
-        {
-            for i in 0..count {
-                validate_layout(node.key(i)).map_err(|source| MessageError::BadTuple {
-                    field: "key_items",
-                    index: i,
-                    source,
-                })?;
-            }
+        for i in 0..count {
+            validate_layout(node.key(i)).map_err(|source| MessageError::BadTuple {
+                field: "key_items",
+                index: i,
+                source,
+            })?;
         }
         if level == 0 {
             for i in 0..count {
@@ -465,6 +463,21 @@ impl<'a> Node<'a> {
         lo
     }
 
+    /// All (key, value) pairs in order, as [`Node::key`]/[`Node::value`] give them, reading each
+    /// offset once: the fast path for full scans.
+    #[inline]
+    pub fn entries(&self) -> Entries<'a> {
+        Entries {
+            key_items: self.key_items,
+            key_offsets: self.key_offsets.get(2..).unwrap_or(&[]).chunks_exact(2),
+            values: self.values,
+            value_offsets: self.value_offsets.get(2..).unwrap_or(&[]).chunks_exact(2),
+            leaf: self.is_leaf(),
+            key_start: 0,
+            value_start: 0,
+        }
+    }
+
     /// Key offset `i` (0..=count), for callers that want item boundaries.
     #[inline]
     pub fn key_offset(&self, i: usize) -> usize {
@@ -667,5 +680,48 @@ impl NodeWriter {
         b.add_u8(F_TREE_LEVEL, input.level, 0);
         let root = b.end_object();
         b.finish_message(root, FILE_ID_PROLLY)
+    }
+}
+
+/// Iterator over a node's (key, value) pairs (see [`Node::entries`]).
+#[derive(Clone, Debug)]
+pub struct Entries<'a> {
+    key_items: &'a [u8],
+    key_offsets: std::slice::ChunksExact<'a, u8>,
+    values: &'a [u8],
+    value_offsets: std::slice::ChunksExact<'a, u8>,
+    leaf: bool,
+    key_start: usize,
+    value_start: usize,
+}
+
+impl<'a> Iterator for Entries<'a> {
+    type Item = (&'a [u8], &'a [u8]);
+
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        let k = self.key_offsets.next()?;
+        let key_end = usize::from(u16::from_le_bytes([k[0], k[1]]));
+        let key = self.key_items.get(self.key_start..key_end).unwrap_or(&[]);
+        self.key_start = key_end;
+        let value = if self.leaf {
+            let end = self.value_offsets.next().map_or(self.value_start, |v| {
+                usize::from(u16::from_le_bytes([v[0], v[1]]))
+            });
+            let value = self.values.get(self.value_start..end).unwrap_or(&[]);
+            self.value_start = end;
+            value
+        } else {
+            let end = self.value_start + ADDRESS_LEN;
+            let value = self.values.get(self.value_start..end).unwrap_or(&[]);
+            self.value_start = end;
+            value
+        };
+        Some((key, value))
+    }
+
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.key_offsets.size_hint()
     }
 }

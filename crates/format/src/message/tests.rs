@@ -296,7 +296,14 @@ fn every_vector_chunk_verifies_and_rewrites_identically() {
             assert_eq!(HashProfile::Dolt.address_of(chunk).0, addr);
             let what = format!("{} {}", path.display(), hex::encode(addr));
             match Message::verify(chunk).unwrap_or_else(|e| panic!("{what}: {e}")) {
-                Message::ProllyTree(n) => assert_eq!(rewrite_node(&n), chunk, "{what}"),
+                Message::ProllyTree(n) => {
+                    assert_eq!(rewrite_node(&n), chunk, "{what}");
+                    let pairs: Vec<_> = n.entries().collect();
+                    assert_eq!(pairs.len(), n.count());
+                    for (i, (k, v)) in pairs.into_iter().enumerate() {
+                        assert_eq!((k, v), (n.key(i), n.value(i)), "{what} item {i}");
+                    }
+                }
                 Message::Blob(b) => {
                     let mut w = BlobWriter::new();
                     let out = if b.is_leaf() {

@@ -458,9 +458,10 @@ fn reference_cmp(a: &Option<Value<'_>>, b: &Option<Value<'_>>) -> Option<Orderin
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: if cfg!(miri) { 4 } else { 512 }, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
 
     #[test]
+    #[cfg_attr(miri, ignore)]
     fn builder_getter_round_trip((types, values) in arb_row()) {
         let d = TupleDesc::new(types);
         let bytes = build_row(&d, &values);
@@ -492,6 +493,7 @@ proptest! {
     }
 
     #[test]
+    #[cfg_attr(miri, ignore)]
     fn compare_agrees_with_decoded_values(enc in arb_encoding(), a in any::<u64>(), b in any::<u64>()) {
         let _ = (a, b);
         let d = TupleDesc::new(vec![Type::nullable(enc)]);
@@ -516,6 +518,7 @@ proptest! {
     }
 
     #[test]
+    #[cfg_attr(miri, ignore)]
     fn decoders_never_panic(
         encs in proptest::collection::vec((arb_encoding(), any::<bool>()), 0..6),
         bytes in proptest::collection::vec(any::<u8>(), 0..64),
