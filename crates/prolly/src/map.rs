@@ -4,6 +4,7 @@
 use std::cmp::Ordering;
 use std::ops::Bound;
 
+use prollystore_format::message::Entries;
 use prollystore_format::Address;
 
 use crate::error::TreeError;
@@ -215,6 +216,7 @@ impl<'s, S: ChunkStore + ?Sized, T: TreeSchema> Map<'s, S, T> {
             bound: hi,
             forward: true,
             done: false,
+            entries: None,
         })
     }
 
@@ -249,6 +251,7 @@ impl<'s, S: ChunkStore + ?Sized, T: TreeSchema> Map<'s, S, T> {
             bound: lo,
             forward: false,
             done: false,
+            entries: None,
         })
     }
 
@@ -295,18 +298,15 @@ pub struct Iter<'s, 'b, S: ChunkStore + ?Sized, T: TreeSchema> {
     bound: Bound<&'b [u8]>,
     forward: bool,
     done: bool,
+    /// Forward scans read the current leaf through this, one offset per item.
+    entries: Option<Entries<'s>>,
 }
 
-impl<'s, S: ChunkStore + ?Sized, T: TreeSchema> Iterator for Iter<'s, '_, S, T> {
-    type Item = Result<Row<'s>, TreeError>;
-
+impl<'s, S: ChunkStore + ?Sized, T: TreeSchema> Iter<'s, '_, S, T> {
+    /// True if `k` is within the far bound.
     #[inline]
-    fn next(&mut self) -> Option<Self::Item> {
-        if self.done || !self.cursor.valid() {
-            return None;
-        }
-        let (k, v) = (self.cursor.key(), self.cursor.value());
-        let inside = match self.bound {
+    fn inside(&self, k: &[u8]) -> bool {
+        match self.bound {
             Bound::Unbounded => true,
             Bound::Included(b) => {
                 let c = self.schema.compare_keys(k, b);
@@ -324,17 +324,66 @@ impl<'s, S: ChunkStore + ?Sized, T: TreeSchema> Iterator for Iter<'s, '_, S, T> 
                     c.is_gt()
                 }
             }
-        };
-        if !inside {
+        }
+    }
+
+    /// The next row of a forward scan: from the current leaf's entries, then the next leaves.
+    #[inline]
+    fn next_forward(&mut self) -> Result<Option<Row<'s>>, TreeError> {
+        loop {
+            if let Some(e) = &mut self.entries {
+                if let Some(row) = e.next() {
+                    return Ok(Some(row));
+                }
+                // Leaf done: on to the next one.
+                if self.cursor.height() < 2 || !self.cursor.advance_at(self.store, 1)? {
+                    return Ok(None);
+                }
+                self.entries = Some(self.cursor.leaf().entries());
+            } else {
+                if !self.cursor.valid() {
+                    return Ok(None);
+                }
+                let mut e = self.cursor.leaf().entries();
+                for _ in 0..self.cursor.leaf_index() {
+                    e.next();
+                }
+                self.entries = Some(e);
+            }
+        }
+    }
+}
+
+impl<'s, S: ChunkStore + ?Sized, T: TreeSchema> Iterator for Iter<'s, '_, S, T> {
+    type Item = Result<Row<'s>, TreeError>;
+
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
+        }
+        if self.forward {
+            return match self.next_forward() {
+                Ok(Some((k, v))) if self.inside(k) => Some(Ok((k, v))),
+                Ok(_) => {
+                    self.done = true;
+                    None
+                }
+                Err(e) => {
+                    self.done = true;
+                    Some(Err(e))
+                }
+            };
+        }
+        if !self.cursor.valid() {
+            return None;
+        }
+        let (k, v) = (self.cursor.key(), self.cursor.value());
+        if !self.inside(k) {
             self.done = true;
             return None;
         }
-        let step = if self.forward {
-            self.cursor.advance(self.store)
-        } else {
-            self.cursor.retreat(self.store)
-        };
-        if let Err(e) = step {
+        if let Err(e) = self.cursor.retreat(self.store) {
             self.done = true;
             return Some(Err(e));
         }

@@ -124,7 +124,21 @@ impl<'s, 't, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> Diff<'s, 't, S, T> 
                 (true, true) => {
                     let (fk, tk) = (self.from.key(), self.to.key());
                     if fk == tk && self.from.value() == self.to.value() {
-                        // Identical items: no comparator needed.
+                        // Identical items: skip the identical run in both leaves without the
+                        // comparator, then step over the last one (which may change leaves).
+                        let (fl, fi) = self.from.at(0);
+                        let (tl, ti) = self.to.at(0);
+                        let (mut i, mut j) = (fi + 1, ti + 1);
+                        while i < fl.count()
+                            && j < tl.count()
+                            && fl.key(i) == tl.key(j)
+                            && fl.value(i) == tl.value(j)
+                        {
+                            i += 1;
+                            j += 1;
+                        }
+                        self.from.set_leaf_index(i - 1);
+                        self.to.set_leaf_index(j - 1);
                         self.from.advance(self.store)?;
                         self.to.advance(self.store)?;
                         continue;
