@@ -1,18 +1,27 @@
-//! An in-memory [`ChunkStore`]: chunks in an append-only hash map, so reads borrow from `&self`
-//! while puts go through `&self` too.
+//! An in-memory [`ChunkStore`]: reads borrow from `&self` while puts go through `&self` too.
+//!
+//! Layout, chosen for lookups: an index from address to slot number (a compact hash table of
+//! 24-byte buckets), and the slots in fixed pages that never move, each holding its chunk and
+//! the node layout found on first read. Slots of consecutive chunks sit next to each other, so
+//! the per-lookup metadata stays within few memory pages; only the chunk bytes are elsewhere.
 
-use std::cell::{Cell, OnceCell};
+use std::cell::{OnceCell, RefCell};
+use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
-use elsa::FrozenMap;
+use elsa::FrozenVec;
 use prollystore_format::message::{Node, NodeLayout};
 use prollystore_format::{Address, HashProfile, ADDRESS_LEN};
 
 use super::{ChunkStore, StoreError};
 
+/// Slots per page.
+const PAGE: usize = 1024;
+
 /// One stored chunk with its node layout, computed on first `get_node`.
-struct Entry {
-    chunk: Box<[u8]>,
+#[derive(Default)]
+struct Slot {
+    chunk: OnceCell<Box<[u8]>>,
     layout: OnceCell<NodeLayout>,
 }
 
@@ -27,10 +36,8 @@ impl Hasher for AddressHasher {
     }
     #[inline]
     fn write(&mut self, bytes: &[u8]) {
-        // `Address` hashes as its 20-byte array (length prefix is written via write_usize).
-        if bytes.len() >= 8 {
-            let mut w = [0u8; 8];
-            w.copy_from_slice(&bytes[..8]);
+        // `Address` hashes as its 20-byte array (the length prefix goes to `write_usize`).
+        if let Some(w) = bytes.get(..8).and_then(|b| <[u8; 8]>::try_from(b).ok()) {
             self.0 ^= u64::from_le_bytes(w);
         } else {
             for &b in bytes {
@@ -42,15 +49,15 @@ impl Hasher for AddressHasher {
     fn write_usize(&mut self, _: usize) {}
 }
 
-type AddressMap<V> = FrozenMap<Address, V, BuildHasherDefault<AddressHasher>>;
+type Index = HashMap<Address, u32, BuildHasherDefault<AddressHasher>>;
 
 /// Chunks kept in memory: for tests, benchmarks, scratch work, and loading vector files.
 ///
 /// Not `Sync` (interior mutability without locks); share it by reference within a thread.
 pub struct MemoryStore {
     profile: HashProfile,
-    chunks: AddressMap<Box<Entry>>,
-    count: Cell<usize>,
+    index: RefCell<Index>,
+    pages: FrozenVec<Box<[Slot]>>,
 }
 
 impl Default for MemoryStore {
@@ -64,24 +71,24 @@ impl MemoryStore {
     pub fn new(profile: HashProfile) -> MemoryStore {
         MemoryStore {
             profile,
-            chunks: AddressMap::default(),
-            count: Cell::new(0),
+            index: RefCell::new(Index::default()),
+            pages: FrozenVec::new(),
         }
     }
 
     /// Number of chunks stored.
     pub fn len(&self) -> usize {
-        self.count.get()
+        self.index.borrow().len()
     }
 
     /// True if nothing is stored.
     pub fn is_empty(&self) -> bool {
-        self.count.get() == 0
+        self.len() == 0
     }
 
     /// Every stored address, in no particular order.
-    pub fn addresses(&mut self) -> Vec<Address> {
-        self.chunks.as_mut().keys().copied().collect()
+    pub fn addresses(&self) -> Vec<Address> {
+        self.index.borrow().keys().copied().collect()
     }
 
     /// Adds the records of a vectors `.chunks` file (`address[20] | len u32 LE | chunk`),
@@ -99,11 +106,11 @@ impl MemoryStore {
             let header = bytes
                 .get(pos..pos + ADDRESS_LEN + 4)
                 .ok_or_else(|| corrupted(pos, "truncated record header"))?;
-            let address = Address::from_slice(&header[..ADDRESS_LEN])
-                .ok_or_else(|| corrupted(pos, "bad address"))?;
-            let mut len = [0u8; 4];
-            len.copy_from_slice(&header[ADDRESS_LEN..]);
-            let len = u32::from_le_bytes(len) as usize;
+            let (addr, len) = header.split_at(ADDRESS_LEN);
+            let address = Address::from_slice(addr).ok_or_else(|| corrupted(pos, "bad address"))?;
+            let len = <[u8; 4]>::try_from(len)
+                .map(u32::from_le_bytes)
+                .map_err(|_| corrupted(pos, "bad length"))? as usize;
             let start = pos + ADDRESS_LEN + 4;
             let chunk = bytes
                 .get(start..start + len)
@@ -123,17 +130,27 @@ impl MemoryStore {
         Ok(out)
     }
 
+    #[inline]
+    fn slot(&self, address: &Address) -> Option<&Slot> {
+        let n = *self.index.borrow().get(address)? as usize;
+        self.pages.get(n / PAGE)?.get(n % PAGE)
+    }
+
     fn insert(&self, address: Address, chunk: &[u8]) {
-        if self.chunks.get(&address).is_none() {
-            self.chunks.insert(
-                address,
-                Box::new(Entry {
-                    chunk: chunk.into(),
-                    layout: OnceCell::new(),
-                }),
-            );
-            self.count.set(self.count.get() + 1);
+        let mut index = self.index.borrow_mut();
+        if index.contains_key(&address) {
+            return;
         }
+        let n = index.len();
+        if n / PAGE >= self.pages.len() {
+            self.pages
+                .push((0..PAGE).map(|_| Slot::default()).collect::<Box<[Slot]>>());
+        }
+        let Some(slot) = self.pages.get(n / PAGE).and_then(|p| p.get(n % PAGE)) else {
+            return;
+        };
+        let _ = slot.chunk.set(chunk.into());
+        index.insert(address, n as u32);
     }
 }
 
@@ -144,28 +161,26 @@ impl ChunkStore for MemoryStore {
 
     #[inline]
     fn get(&self, address: &Address) -> Result<Option<&[u8]>, StoreError> {
-        Ok(self.chunks.get(address).map(|e| &*e.chunk))
+        Ok(self.slot(address).and_then(|s| s.chunk.get()).map(|c| &**c))
     }
 
     #[inline]
     fn get_node(&self, address: &Address) -> Result<Node<'_>, StoreError> {
-        let entry = self
-            .chunks
-            .get(address)
-            .ok_or(StoreError::Missing(*address))?;
-        if let Some(layout) = entry.layout.get() {
-            return Ok(Node::with_layout(&entry.chunk, *layout));
+        let slot = self.slot(address).ok_or(StoreError::Missing(*address))?;
+        let chunk = slot.chunk.get().ok_or(StoreError::Missing(*address))?;
+        if let Some(layout) = slot.layout.get() {
+            return Ok(Node::with_layout(chunk, *layout));
         }
-        let node = Node::verify(&entry.chunk).map_err(|source| StoreError::BadMessage {
+        let node = Node::verify(chunk).map_err(|source| StoreError::BadMessage {
             address: *address,
             source,
         })?;
-        let _ = entry.layout.set(node.layout());
+        let _ = slot.layout.set(node.layout());
         Ok(node)
     }
 
     fn has(&self, address: &Address) -> Result<bool, StoreError> {
-        Ok(self.chunks.get(address).is_some())
+        Ok(self.index.borrow().contains_key(address))
     }
 
     fn put(&self, chunk: &[u8]) -> Result<Address, StoreError> {

@@ -95,6 +95,20 @@ impl<'s, 't, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> Diff<'s, 't, S, T> 
             if best == 0 {
                 return Ok(());
             }
+            // Skip the whole run of shared entries at this level without loading the subtrees
+            // under them, then step past the last one (loading what follows).
+            loop {
+                let (fnode, fidx) = self.from.at(best);
+                let (tnode, tidx) = self.to.at(best);
+                let same_next = fidx + 1 < fnode.count()
+                    && tidx + 1 < tnode.count()
+                    && fnode.value(fidx + 1) == tnode.value(tidx + 1);
+                if !same_next {
+                    break;
+                }
+                self.from.bump(best);
+                self.to.bump(best);
+            }
             self.from.advance_at(self.store, best)?;
             self.to.advance_at(self.store, best)?;
         }
