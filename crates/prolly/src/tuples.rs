@@ -10,6 +10,7 @@ use prollystore_format::{Address, Encoding};
 
 use crate::blob::read_blob;
 use crate::error::TreeError;
+use crate::map::{Map, PrefixIter};
 use crate::store::ChunkStore;
 use crate::tree::schema::TreeSchema;
 
@@ -138,6 +139,19 @@ impl TreeSchema for TupleSchema {
     #[inline]
     fn push_value_address_offsets(&self, value: &[u8], base: usize, out: &mut Vec<u16>) {
         self.value.push_value_address_offsets(value, base, out)
+    }
+}
+
+impl<'s, S: ChunkStore + ?Sized> Map<'s, S, TupleSchema> {
+    /// Rows whose first `n` key fields equal those of `prefix` (a key tuple with at least `n`
+    /// fields), in key order: an index lookup on a leading column, for example.
+    pub fn prefix_rows<'p>(
+        &'p self,
+        prefix: &'p [u8],
+        n: usize,
+    ) -> Result<PrefixIter<'s, S, impl Fn(&[u8]) -> Ordering + 'p>, TreeError> {
+        let desc = &self.schema().key;
+        self.prefix_range(move |k: &[u8]| desc.compare_prefix(k, prefix, n))
     }
 }
 
