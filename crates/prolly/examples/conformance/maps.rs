@@ -213,7 +213,7 @@ fn check_one_map(meta: &MapMeta) -> Result<(), String> {
             meta.root.to_hex()
         ));
     }
-    let mut fresh = fresh;
+
     let got: BTreeSet<Address> = fresh.addresses().into_iter().collect();
     let want: BTreeSet<Address> = order.into_iter().collect();
     if got != want {
