@@ -58,12 +58,52 @@ pub enum StoreError {
         /// What is wrong.
         reason: String,
     },
+    /// Another handle (this process or another) holds the store's writer lock.
+    #[error("store {path} is locked by another writer")]
+    Locked {
+        /// The store directory.
+        path: String,
+    },
+    /// A handle opened for reading was asked to write.
+    #[error("store {path} was opened read-only")]
+    ReadOnly {
+        /// The store directory.
+        path: String,
+    },
+    /// A root's compare-and-swap failed: it did not hold the expected value.
+    #[error("root {name:?} is {}, expected {}", show_root(.actual), show_root(.expected))]
+    RootConflict {
+        /// The root's name.
+        name: String,
+        /// What the caller expected.
+        expected: Option<Address>,
+        /// What the store holds.
+        actual: Option<Address>,
+    },
+    /// The store was made with another hash profile than the one asked for.
+    #[error("store uses hash profile {found:?}, not {expected:?}")]
+    ProfileMismatch {
+        /// The profile asked for.
+        expected: HashProfile,
+        /// The profile recorded in the store.
+        found: HashProfile,
+    },
+    /// A caller-supplied argument is unusable (for example an empty root name).
+    #[error("invalid argument: {0}")]
+    InvalidArgument(String),
 }
 
 fn location_suffix(location: &Option<String>) -> String {
     match location {
         Some(l) => format!(" (read from {l})"),
         None => String::new(),
+    }
+}
+
+fn show_root(root: &Option<Address>) -> String {
+    match root {
+        Some(a) => a.to_string(),
+        None => "absent".to_string(),
     }
 }
 
@@ -88,5 +128,7 @@ pub trait ChunkStore {
     fn put(&self, chunk: &[u8]) -> Result<Address, StoreError>;
 }
 
+pub mod file;
 mod memory;
+pub use file::{FileStore, OpenOptions, RootUpdate};
 pub use memory::{AddressHasher, MemoryStore};
