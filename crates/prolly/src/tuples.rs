@@ -140,6 +140,9 @@ impl TreeSchema for TupleSchema {
     fn push_value_address_offsets(&self, value: &[u8], base: usize, out: &mut Vec<u16>) {
         self.value.push_value_address_offsets(value, base, out)
     }
+    fn values_equivalent(&self, a: &[u8], b: &[u8]) -> bool {
+        self.value.compare(a, b) == Ordering::Equal
+    }
 }
 
 impl<'s, S: ChunkStore + ?Sized> Map<'s, S, TupleSchema> {
@@ -261,5 +264,31 @@ mod tests {
                 assert_eq!(schema.compare_keys(p, q), desc.compare(p, q));
             }
         }
+    }
+
+    #[test]
+    fn diff_ignores_equivalent_values() {
+        use crate::{Map, MemoryStore};
+        let k = TupleDesc::new(vec![Type::not_null(Encoding::Int64)]);
+        let v = TupleDesc::new(vec![Type::not_null(Encoding::Float64)]);
+        let schema = TupleSchema::new(k, v);
+        let store = MemoryStore::default();
+        let key = tup(&[&1i64.to_le_bytes()]);
+        let (pos, neg) = (
+            tup(&[&0.0f64.to_le_bytes()]),
+            tup(&[&(-0.0f64).to_le_bytes()]),
+        );
+        let (one, two) = (tup(&[&1.0f64.to_le_bytes()]), tup(&[&2.0f64.to_le_bytes()]));
+        let a = Map::from_sorted(&store, schema.clone(), [(&key[..], &pos[..])]).unwrap();
+        let b = Map::from_sorted(&store, schema.clone(), [(&key[..], &neg[..])]).unwrap();
+        assert_ne!(a.root(), b.root());
+        assert_eq!(
+            a.diff(&b).unwrap().count(),
+            0,
+            "+0.0 and -0.0 are the same value"
+        );
+        let c = Map::from_sorted(&store, schema.clone(), [(&key[..], &one[..])]).unwrap();
+        let d = Map::from_sorted(&store, schema, [(&key[..], &two[..])]).unwrap();
+        assert_eq!(c.diff(&d).unwrap().count(), 1);
     }
 }

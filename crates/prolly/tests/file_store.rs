@@ -2,7 +2,7 @@
 
 use prollystore::format::HashProfile;
 use prollystore::store::{FileStore, RootUpdate};
-use prollystore::{BytesSchema, ChunkStore as _, Map, MemoryStore};
+use prollystore::{BytesSchema, Map, MemoryStore};
 
 fn tup(i: u32, tag: u8) -> Vec<u8> {
     let mut t = i.to_be_bytes().to_vec();

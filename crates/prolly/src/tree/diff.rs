@@ -27,7 +27,8 @@ pub enum DiffEntry<'s> {
         /// Its value in `from`.
         from: &'s [u8],
     },
-    /// The key is in both with different value bytes (the key is `from`'s spelling).
+    /// The key is in both with values that differ (in bytes, and under the schema's value
+    /// comparison); the key is `from`'s spelling.
     Modified {
         /// The key.
         key: &'s [u8],
@@ -178,7 +179,7 @@ impl<'s, 't, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> Diff<'s, 't, S, T> 
                             let (fv, tv) = (self.from.value(), self.to.value());
                             self.from.advance(self.store)?;
                             self.to.advance(self.store)?;
-                            if fv != tv {
+                            if fv != tv && !self.schema.values_equivalent(fv, tv) {
                                 return Ok(Some(DiffEntry::Modified {
                                     key: fk,
                                     from: fv,

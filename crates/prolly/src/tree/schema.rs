@@ -18,6 +18,13 @@ pub trait TreeSchema {
     /// Appends `base +` the byte offset of every chunk address in `value`, in Dolt's order
     /// (last field first within the tuple).
     fn push_value_address_offsets(&self, value: &[u8], base: usize, out: &mut Vec<u16>);
+
+    /// True if two different value byte strings mean the same value (Dolt's diff does not
+    /// report such a change, e.g. decimal `1.5` → `1.50`). Only called on unequal bytes.
+    fn values_equivalent(&self, a: &[u8], b: &[u8]) -> bool {
+        let _ = (a, b);
+        false
+    }
 }
 
 /// Bytewise key order and values without addresses.
@@ -45,5 +52,8 @@ impl<T: TreeSchema + ?Sized> TreeSchema for &T {
     }
     fn push_value_address_offsets(&self, value: &[u8], base: usize, out: &mut Vec<u16>) {
         (**self).push_value_address_offsets(value, base, out)
+    }
+    fn values_equivalent(&self, a: &[u8], b: &[u8]) -> bool {
+        (**self).values_equivalent(a, b)
     }
 }
