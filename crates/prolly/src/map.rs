@@ -10,7 +10,7 @@ use prollystore_format::Address;
 use crate::error::TreeError;
 use crate::store::ChunkStore;
 use crate::tree::build::TreeBuilder;
-use crate::tree::cursor::{lower_bound, touch_keys, Cursor};
+use crate::tree::cursor::{load_at_level, lower_bound, touch_keys, Cursor};
 use crate::tree::diff::Diff;
 use crate::tree::mutate::{apply_edits, normalize_edits, Edit};
 use crate::tree::schema::TreeSchema;
@@ -112,6 +112,15 @@ impl<'s, S: ChunkStore + ?Sized, T: TreeSchema> Map<'s, S, T> {
         Ok(self.with_root(root))
     }
 
+    /// A buffer of puts and deletes against this map, applied in one batch by
+    /// [`MapEditor::flush`] (Dolt's `MutableMap`).
+    pub fn editor(&self) -> MapEditor<'_, 's, S, T> {
+        MapEditor {
+            map: self,
+            edits: Vec::new(),
+        }
+    }
+
     /// The differences from this map to `to` (same store and schema), in key order.
     pub fn diff<'m>(&'m self, to: &Map<'s, S, T>) -> Result<Diff<'s, 'm, S, T>, TreeError> {
         Diff::new(self.store, &self.schema, self.root, to.root)
@@ -151,7 +160,8 @@ impl<'s, S: ChunkStore + ?Sized, T: TreeSchema> Map<'s, S, T> {
                 // Greater than every key in the tree.
                 return Ok(None);
             }
-            node = self.store.get_node(&node.child(i))?;
+            let level = usize::from(node.level()) - 1;
+            node = load_at_level(self.store, &node.child(i), level)?;
         }
     }
 
@@ -417,5 +427,39 @@ impl<'s, S: ChunkStore + ?Sized, F: Fn(&[u8]) -> Ordering> Iterator for PrefixIt
             return Some(Err(e));
         }
         Some(Ok((k, v)))
+    }
+}
+
+/// Puts and deletes buffered against a [`Map`]; later edits of a key win.
+pub struct MapEditor<'m, 's, S: ChunkStore + ?Sized, T: TreeSchema> {
+    map: &'m Map<'s, S, T>,
+    edits: Vec<(Vec<u8>, Option<Vec<u8>>)>,
+}
+
+impl<'s, S: ChunkStore + ?Sized, T: TreeSchema + Clone> MapEditor<'_, 's, S, T> {
+    /// Sets `key` to `value`.
+    pub fn put(&mut self, key: &[u8], value: &[u8]) {
+        self.edits.push((key.to_vec(), Some(value.to_vec())));
+    }
+
+    /// Removes `key` (no-op if absent).
+    pub fn delete(&mut self, key: &[u8]) {
+        self.edits.push((key.to_vec(), None));
+    }
+
+    /// Number of buffered edits (before de-duplication).
+    pub fn len(&self) -> usize {
+        self.edits.len()
+    }
+
+    /// True if nothing is buffered.
+    pub fn is_empty(&self) -> bool {
+        self.edits.is_empty()
+    }
+
+    /// Applies the buffered edits and returns the new map (the original is unchanged).
+    pub fn flush(self) -> Result<Map<'s, S, T>, TreeError> {
+        self.map
+            .apply(self.edits.iter().map(|(k, v)| (&k[..], v.as_deref())))
     }
 }

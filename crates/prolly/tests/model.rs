@@ -333,3 +333,27 @@ proptest! {
         prop_assert_eq!(out.root, build(&scratch, &want));
     }
 }
+
+#[test]
+fn editor_buffers_and_last_edit_wins() {
+    let store = MemoryStore::default();
+    let mut model = BTreeMap::new();
+    for i in 0..2000u32 {
+        model.insert(key(i), value(i, 3, false));
+    }
+    let map = Map::new(&store, build(&store, &model), BytesSchema);
+    let mut ed = map.editor();
+    ed.put(&key(5), &value(5, 9, false));
+    ed.delete(&key(5));
+    ed.delete(&key(6));
+    ed.put(&key(6), &value(6, 1, false));
+    ed.put(&key(9999), &value(1, 1, false));
+    assert_eq!(ed.len(), 5);
+    let edited = ed.flush().unwrap();
+    model.remove(&key(5));
+    model.insert(key(6), value(6, 1, false));
+    model.insert(key(9999), value(1, 1, false));
+    let scratch = MemoryStore::default();
+    assert_eq!(edited.root(), build(&scratch, &model));
+    assert_eq!(map.count().unwrap(), 2000, "the original map is unchanged");
+}

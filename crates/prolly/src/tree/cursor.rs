@@ -353,7 +353,7 @@ impl<'s> Cursor<'s> {
         while l > self.bottom {
             let child = self.node(l).child(self.idx[l] as usize);
             l -= 1;
-            self.nodes[l] = Some(store.get_node(&child)?);
+            self.nodes[l] = Some(load_at_level(store, &child, l)?);
             self.idx[l] = 0;
         }
         Ok(true)
@@ -380,7 +380,7 @@ impl<'s> Cursor<'s> {
         while l > 0 {
             let child = self.node(l).child(self.idx[l] as usize);
             l -= 1;
-            let node = store.get_node(&child)?;
+            let node = load_at_level(store, &child, l)?;
             self.nodes[l] = Some(node);
             self.idx[l] = node.count() as i32 - 1;
         }
@@ -401,6 +401,24 @@ impl<'s> Cursor<'s> {
         }
         o
     }
+}
+
+/// Loads the node at `address`, which must be at `level` and, if internal, non-empty: a tree
+/// whose child levels do not step down one at a time is malformed.
+#[inline]
+pub(crate) fn load_at_level<'s, S: ChunkStore + ?Sized>(
+    store: &'s S,
+    address: &Address,
+    level: usize,
+) -> Result<Node<'s>, TreeError> {
+    let node = store.get_node(address)?;
+    if usize::from(node.level()) != level || (level > 0 && node.count() == 0) {
+        return Err(TreeError::Malformed {
+            address: *address,
+            reason: "child node at the wrong level, or an empty internal node",
+        });
+    }
+    Ok(node)
 }
 
 #[cold]
