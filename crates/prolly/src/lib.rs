@@ -2,9 +2,14 @@
 //!
 //! Prolly trees over Dolt-compatible chunks: build, read, edit, diff, merge.
 //!
-//! * [`store`]: where chunks live ([`store::ChunkStore`], [`store::MemoryStore`]).
-//! * [`tree`]: chunk boundaries, building, cursors, batch edits, diff.
-//! * [`map`]: [`Map`], the read/edit view of a tree of tuples.
+//! * [`store`]: where chunks live ([`store::ChunkStore`], [`store::MemoryStore`],
+//!   [`store::FileStore`]).
+//! * [`tree`]: Dolt's chunk boundaries ([`tree::split`]), building ([`tree::build`]), cursors,
+//!   batch edits that rewrite only touched regions ([`tree::mutate`]), two-way diff
+//!   ([`tree::diff`]), three-way merge ([`tree::merge`]) and copying between stores
+//!   ([`tree::copy`]).
+//! * [`map`]: [`Map`], the read/edit view of a tree: point and ordinal lookups, ranges in both
+//!   directions, prefix scans, batch edits ([`map::MapEditor`]), diffs.
 //! * [`tuples`]: [`tuples::TupleSchema`] (Dolt tuple order and value addresses) and field access
 //!   that follows out-of-band values.
 //! * [`blob`]: blob trees for large values.

@@ -357,3 +357,47 @@ fn editor_buffers_and_last_edit_wins() {
     assert_eq!(edited.root(), build(&scratch, &model));
     assert_eq!(map.count().unwrap(), 2000, "the original map is unchanged");
 }
+
+/// A tree whose child sits at the wrong level is reported, never panicked on.
+#[test]
+fn malformed_trees_give_errors() {
+    use prollystore::format::message::{InternalInput, LeafInput, NodeWriter};
+    use prollystore::{ChunkStore, TreeError};
+    let store = MemoryStore::default();
+    let mut w = NodeWriter::new();
+    let (k, v) = (key(1), value(1, 0, false));
+    let leaf = w
+        .write_leaf(&LeafInput {
+            key_items: &k,
+            key_offsets: &[0, k.len() as u16],
+            value_items: &v,
+            value_offsets: &[0, v.len() as u16],
+            value_address_offsets: &[],
+        })
+        .unwrap()
+        .to_vec();
+    let leaf = store.put(&leaf).unwrap();
+    let mut keys = k.clone();
+    keys.extend_from_slice(&k);
+    let mut children = leaf.as_bytes().to_vec();
+    children.extend_from_slice(leaf.as_bytes());
+    let top = w
+        .write_internal(&InternalInput {
+            key_items: &keys,
+            key_offsets: &[0, k.len() as u16, 2 * k.len() as u16],
+            child_addresses: &children,
+            subtree_counts: &[1, 1],
+            level: 2,
+        })
+        .unwrap()
+        .to_vec();
+    let top = store.put(&top).unwrap();
+    let map = Map::new(&store, top, BytesSchema);
+    assert!(matches!(map.get(&k), Err(TreeError::Malformed { .. })));
+    assert!(map.iter().is_err());
+    assert!(map.get_ordinal(0).is_err());
+    let e = vec![(&k[..], None)];
+    assert!(apply_edits(&store, &BytesSchema, top, &e).is_err());
+    let missing = prollystore::format::Address([7; 20]);
+    assert!(Map::new(&store, missing, BytesSchema).get(&k).is_err());
+}
