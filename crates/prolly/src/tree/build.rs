@@ -1,4 +1,4 @@
-//! Building trees from items in key order: one [`LevelBuilder`] per level, each closing nodes
+//! Building trees from items in key order: one level builder per level, each closing nodes
 //! where the splitter says, handing `(last key, address, count)` of every node to the level
 //! above (Dolt's `chunker`).
 
