@@ -401,3 +401,31 @@ fn malformed_trees_give_errors() {
     let missing = prollystore::format::Address([7; 20]);
     assert!(Map::new(&store, missing, BytesSchema).get(&k).is_err());
 }
+
+/// Walking off the end and back, and off the start and forward, visits every row.
+#[test]
+fn cursors_turn_around_at_both_ends() {
+    let store = MemoryStore::default();
+    let mut model = BTreeMap::new();
+    for i in 0..5000u32 {
+        model.insert(key(i), value(i, 2, false));
+    }
+    let map = Map::new(&store, build(&store, &model), BytesSchema);
+    assert!(map.height().unwrap() >= 1);
+    let keys: Vec<_> = model.keys().cloned().collect();
+    let mut c = map.seek(&keys[4990]).unwrap();
+    while c.advance(&store).unwrap() {}
+    assert!(!c.valid());
+    let mut back = Vec::new();
+    while c.retreat(&store).unwrap() {
+        back.push(c.key().to_vec());
+    }
+    back.reverse();
+    assert!(back == keys, "backward walk differs");
+    let mut fwd = Vec::new();
+    while c.advance(&store).unwrap() {
+        fwd.push(c.key().to_vec());
+    }
+    // From before the start, the first step lands on the first row.
+    assert!(fwd == keys, "forward walk differs");
+}

@@ -329,7 +329,8 @@ impl<'s> Cursor<'s> {
     }
 
     /// Moves the frame at `level` to its next entry, reloading the loaded levels below at their
-    /// first entries. False (every loaded level past its end) if there is none.
+    /// first entries. False if there is none: the bottom frame is then one past the last entry
+    /// of the tree (and stepping back from there reaches the last entry).
     pub fn advance_at<S: ChunkStore + ?Sized>(
         &mut self,
         store: &'s S,
@@ -338,9 +339,18 @@ impl<'s> Cursor<'s> {
         let mut l = level;
         loop {
             if l >= self.height {
-                for k in self.bottom..self.height {
-                    self.idx[k] = self.node(k).count() as i32;
+                // Past the end: keep the path to the last entry (so that stepping back works)
+                // and put the bottom frame one past its last entry.
+                let mut k = level;
+                while k > self.bottom {
+                    let n = self.node(k);
+                    let child = n.child(n.count().saturating_sub(1));
+                    k -= 1;
+                    let node = load_at_level(store, &child, k)?;
+                    self.nodes[k] = Some(node);
+                    self.idx[k] = node.count().saturating_sub(1) as i32;
                 }
+                self.idx[self.bottom] = self.node(self.bottom).count() as i32;
                 return Ok(false);
             }
             let n = self.node(l).count() as i32;
