@@ -11,6 +11,7 @@
 mod chunks;
 mod common;
 mod dolt;
+mod maps;
 mod tuples;
 
 use std::path::{Path, PathBuf};
@@ -24,6 +25,9 @@ pub fn run_all(dir: &Path) -> Vec<Category> {
         tuples::check_tuples(dir),
         tuples::check_order(dir),
         chunks::check_chunks(dir),
+        maps::check_maps(dir),
+        maps::check_edits(dir),
+        maps::check_diffs(dir),
         dolt::check_dolt(dir),
     ]
 }

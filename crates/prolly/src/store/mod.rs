@@ -129,4 +129,6 @@ pub trait ChunkStore {
 }
 
 pub mod file;
+mod memory;
 pub use file::{FileStore, OpenOptions, RootUpdate};
+pub use memory::{AddressHasher, MemoryStore};

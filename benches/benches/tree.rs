@@ -1,0 +1,287 @@
+//! Prolly-tree benchmarks over 1M rows of `(int64, int64) -> (int64, int64)` in a memory store,
+//! with a `std::collections::BTreeMap` doing the same work in the same run as the baseline.
+//!
+//! ```text
+//! cargo bench -p prollystore-benches --bench tree
+//! ```
+
+use std::collections::BTreeMap;
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
+use prollystore::format::tuple::{TupleDesc, Type};
+use prollystore::format::{Encoding, HashProfile};
+use prollystore::tree::mutate::{apply_edits, Edit};
+use prollystore::tuples::TupleSchema;
+use prollystore::{Map, MemoryStore};
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+
+const N: usize = 1_000_000;
+
+/// A two-field int64 tuple: 16 bytes of values, the offset of field 1, the count.
+fn tuple(a: i64, b: i64) -> [u8; 20] {
+    let mut t = [0u8; 20];
+    t[..8].copy_from_slice(&a.to_le_bytes());
+    t[8..16].copy_from_slice(&b.to_le_bytes());
+    t[16..18].copy_from_slice(&8u16.to_le_bytes());
+    t[18..20].copy_from_slice(&2u16.to_le_bytes());
+    t
+}
+
+fn schema() -> TupleSchema {
+    let d = TupleDesc::new(vec![
+        Type::not_null(Encoding::Int64),
+        Type::not_null(Encoding::Int64),
+    ]);
+    TupleSchema::new(d.clone(), d)
+}
+
+/// Rows with even first key fields, so odd ones can be inserted between them.
+fn rows(n: usize) -> Vec<([u8; 20], [u8; 20])> {
+    (0..n as i64)
+        .map(|i| (tuple(2 * i, i % 7), tuple(i * 31, -i)))
+        .collect()
+}
+
+fn model(n: usize) -> BTreeMap<(i64, i64), (i64, i64)> {
+    (0..n as i64)
+        .map(|i| ((2 * i, i % 7), (i * 31, -i)))
+        .collect()
+}
+
+fn build<'s>(
+    store: &'s MemoryStore,
+    rows: &[([u8; 20], [u8; 20])],
+) -> Map<'s, MemoryStore, TupleSchema> {
+    Map::from_sorted(store, schema(), rows.iter().map(|(k, v)| (&k[..], &v[..]))).expect("build")
+}
+
+/// `count` edits (updates, inserts, deletes) at random keys, sorted and de-duplicated.
+fn random_edits(rng: &mut SmallRng, n: usize, count: usize) -> Vec<([u8; 20], Option<[u8; 20]>)> {
+    let mut e: BTreeMap<i64, Option<[u8; 20]>> = BTreeMap::new();
+    while e.len() < count {
+        let i = rng.gen_range(0..n as i64);
+        let kind = rng.gen_range(0..3);
+        let v = tuple(rng.gen(), rng.gen());
+        match kind {
+            0 => e.insert(2 * i, Some(v)),     // update
+            1 => e.insert(2 * i + 1, Some(v)), // insert
+            _ => e.insert(2 * i, None),        // delete
+        };
+    }
+    e.into_iter()
+        .map(|(k, v)| {
+            let i = k / 2;
+            let key = if k % 2 == 0 {
+                tuple(k, i % 7)
+            } else {
+                tuple(k, 0)
+            };
+            (key, v)
+        })
+        .collect()
+}
+
+fn as_edits(e: &[([u8; 20], Option<[u8; 20]>)]) -> Vec<Edit<'_>> {
+    e.iter()
+        .map(|(k, v)| (&k[..], v.as_ref().map(|v| &v[..])))
+        .collect()
+}
+
+fn config(c: &mut Criterion) -> criterion::BenchmarkGroup<'_, criterion::measurement::WallTime> {
+    let mut g = c.benchmark_group("tree");
+    g.sample_size(10)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(2));
+    g
+}
+
+fn bench_reads(c: &mut Criterion) {
+    let data = rows(N);
+    let store = MemoryStore::new(HashProfile::Blake3);
+    let map = build(&store, &data);
+    let btree = model(N);
+    let mut rng = SmallRng::seed_from_u64(1);
+    let probes: Vec<usize> = (0..4096).map(|_| rng.gen_range(0..N)).collect();
+    let mut g = config(c);
+    for (label, size) in [("get/10k", 10_000usize), ("get/100k", 100_000)] {
+        let s = MemoryStore::new(HashProfile::Blake3);
+        let m = build(&s, &data[..size]);
+        let p: Vec<usize> = probes.iter().map(|i| i % size).collect();
+        let mut j = 0usize;
+        g.bench_function(label, |b| {
+            b.iter(|| {
+                j = (j + 1) & 4095;
+                black_box(m.get(&data[p[j]].0).expect("get"))
+            })
+        });
+    }
+    let mut j = 0usize;
+    g.bench_function("get/1M", |b| {
+        b.iter(|| {
+            j = (j + 1) & 4095;
+            black_box(map.get(&data[probes[j]].0).expect("get"))
+        })
+    });
+    let mut j = 0usize;
+    g.bench_function("btreemap/get/1M", |b| {
+        b.iter(|| {
+            j = (j + 1) & 4095;
+            let i = probes[j] as i64;
+            black_box(btree.get(&(2 * i, i % 7)))
+        })
+    });
+    g.throughput(Throughput::Elements(N as u64));
+    g.bench_function("scan/1M", |b| {
+        b.iter(|| {
+            let mut n = 0usize;
+            for r in map.iter().expect("iter") {
+                let (k, v) = r.expect("row");
+                n += k.len() + v.len();
+            }
+            black_box(n)
+        })
+    });
+    g.bench_function("btreemap/scan/1M", |b| {
+        b.iter(|| {
+            black_box(
+                btree
+                    .iter()
+                    .map(|(k, v)| (k.0 ^ v.0) as usize)
+                    .fold(0usize, usize::wrapping_add),
+            )
+        })
+    });
+    g.finish();
+}
+
+fn bench_build(c: &mut Criterion) {
+    let data = rows(N);
+    let mut g = config(c);
+    g.throughput(Throughput::Elements(N as u64));
+    for (label, profile) in [
+        ("build/1M/blake3", HashProfile::Blake3),
+        ("build/1M/dolt", HashProfile::Dolt),
+    ] {
+        g.bench_function(label, |b| {
+            b.iter_custom(|iters| {
+                let mut total = Duration::ZERO;
+                for _ in 0..iters {
+                    let store = MemoryStore::new(profile);
+                    let t = Instant::now();
+                    black_box(build(&store, &data).root());
+                    total += t.elapsed();
+                }
+                total
+            })
+        });
+    }
+    g.bench_function("btreemap/build/1M", |b| {
+        b.iter_custom(|iters| {
+            let mut total = Duration::ZERO;
+            for _ in 0..iters {
+                let t = Instant::now();
+                let m: BTreeMap<(i64, i64), (i64, i64)> = (0..N as i64)
+                    .map(|i| ((2 * i, i % 7), (i * 31, -i)))
+                    .collect();
+                total += t.elapsed();
+                drop(black_box(m));
+            }
+            total
+        })
+    });
+    g.finish();
+}
+
+fn bench_edits_and_diff(c: &mut Criterion) {
+    let data = rows(N);
+    let store = MemoryStore::new(HashProfile::Blake3);
+    let map = build(&store, &data);
+    let s = schema();
+    let mut rng = SmallRng::seed_from_u64(2);
+    let mut g = config(c);
+    for count in [1usize, 1000] {
+        let label = format!("edit+flush/{count}");
+        g.bench_function(&label, |b| {
+            b.iter_batched(
+                || random_edits(&mut rng, N, count),
+                |e| black_box(apply_edits(&store, &s, map.root(), &as_edits(&e)).expect("edit")),
+                BatchSize::SmallInput,
+            )
+        });
+        let mut btree = model(N);
+        g.bench_function(format!("btreemap/{label}"), |b| {
+            b.iter_batched(
+                || {
+                    (0..count)
+                        .map(|_| (rng.gen_range(0..2 * N as i64), rng.gen::<i64>()))
+                        .collect::<Vec<_>>()
+                },
+                |e| {
+                    for (k, v) in e {
+                        btree.insert((k, 0), (v, v));
+                    }
+                },
+                BatchSize::SmallInput,
+            )
+        });
+    }
+    for count in [1usize, 1000] {
+        let e = random_edits(&mut rng, N, count);
+        let to = apply_edits(&store, &s, map.root(), &as_edits(&e)).expect("edit");
+        let other = map.with_root(to);
+        g.bench_function(format!("diff/{count}"), |b| {
+            b.iter(|| black_box(map.diff(&other).expect("diff").count()))
+        });
+        let a = model(N);
+        let mut bm = a.clone();
+        for (k, _) in e.iter().take(count) {
+            let x = i64::from_le_bytes(k[..8].try_into().unwrap_or([0; 8]));
+            bm.insert((x, 0), (1, 1));
+        }
+        g.bench_function(format!("btreemap/diff/{count}"), |b| {
+            b.iter(|| {
+                // Naive merge-walk: what a map without shared structure has to do.
+                let (mut x, mut y) = (a.iter().peekable(), bm.iter().peekable());
+                let mut d = 0usize;
+                loop {
+                    match (x.peek(), y.peek()) {
+                        (None, None) => break,
+                        (Some(_), None) => {
+                            d += 1;
+                            x.next();
+                        }
+                        (None, Some(_)) => {
+                            d += 1;
+                            y.next();
+                        }
+                        (Some(p), Some(q)) => match p.0.cmp(q.0) {
+                            std::cmp::Ordering::Less => {
+                                d += 1;
+                                x.next();
+                            }
+                            std::cmp::Ordering::Greater => {
+                                d += 1;
+                                y.next();
+                            }
+                            std::cmp::Ordering::Equal => {
+                                if p.1 != q.1 {
+                                    d += 1;
+                                }
+                                x.next();
+                                y.next();
+                            }
+                        },
+                    }
+                }
+                black_box(d)
+            })
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, bench_reads, bench_build, bench_edits_and_diff);
+criterion_main!(benches);

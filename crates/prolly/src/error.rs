@@ -1,0 +1,52 @@
+//! Errors of tree operations.
+
+use prollystore_format::message::MessageError;
+use prollystore_format::Address;
+use thiserror::Error;
+
+use crate::store::StoreError;
+
+/// What went wrong building, reading, editing or diffing a tree.
+#[derive(Debug, Error)]
+#[non_exhaustive]
+pub enum TreeError {
+    /// The chunk store failed or lacks a chunk.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// A node could not be serialized.
+    #[error("cannot write a node: {0}")]
+    Message(#[from] MessageError),
+    /// A single item is too large to form a node with any other item.
+    #[error("an item of {len} bytes cannot be placed in an internal node (level {level})")]
+    ItemTooLarge {
+        /// Key plus value bytes.
+        len: usize,
+        /// Tree level.
+        level: u8,
+    },
+    /// The tree would need more levels than Dolt defines salts for.
+    #[error("the tree would be taller than {0} levels")]
+    TooTall(usize),
+    /// A tree node is inconsistent with its neighbours (wrong level, empty internal node...).
+    #[error("node {address} is malformed: {reason}")]
+    Malformed {
+        /// The node.
+        address: Address,
+        /// What is wrong.
+        reason: &'static str,
+    },
+    /// Keys given to a builder were not strictly increasing.
+    #[error("keys are not strictly increasing at item {index}")]
+    Unsorted {
+        /// Index of the offending item.
+        index: usize,
+    },
+    /// A blob tree is malformed.
+    #[error("blob {address} is malformed: {reason}")]
+    BadBlob {
+        /// The blob node.
+        address: Address,
+        /// What is wrong.
+        reason: String,
+    },
+}

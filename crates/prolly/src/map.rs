@@ -1,0 +1,465 @@
+//! [`Map`]: a read view of a prolly tree of `(key, value)` tuples: point lookups, ordinals,
+//! ordered iteration over ranges in both directions.
+
+use std::cmp::Ordering;
+use std::ops::Bound;
+
+use prollystore_format::message::Entries;
+use prollystore_format::Address;
+
+use crate::error::TreeError;
+use crate::store::ChunkStore;
+use crate::tree::build::TreeBuilder;
+use crate::tree::cursor::{load_at_level, lower_bound, touch_keys, Cursor};
+use crate::tree::diff::Diff;
+use crate::tree::mutate::{apply_edits, normalize_edits, Edit};
+use crate::tree::schema::TreeSchema;
+
+/// A `(key, value)` pair borrowed from the store.
+pub type Row<'s> = (&'s [u8], &'s [u8]);
+
+/// An immutable prolly map stored in `S`, ordered by the schema `T`.
+///
+/// Cheap to copy around by reference: it is a root address plus borrowed store and schema.
+pub struct Map<'s, S: ChunkStore + ?Sized, T: TreeSchema> {
+    store: &'s S,
+    root: Address,
+    schema: T,
+}
+
+impl<S: ChunkStore + ?Sized, T: TreeSchema + Clone> Clone for Map<'_, S, T> {
+    fn clone(&self) -> Self {
+        Map {
+            store: self.store,
+            root: self.root,
+            schema: self.schema.clone(),
+        }
+    }
+}
+
+impl<'s, S: ChunkStore + ?Sized, T: TreeSchema> Map<'s, S, T> {
+    /// The map whose root node is at `root`.
+    pub fn new(store: &'s S, root: Address, schema: T) -> Map<'s, S, T> {
+        Map {
+            store,
+            root,
+            schema,
+        }
+    }
+
+    /// Builds a map from pairs in strictly increasing key order (checked).
+    pub fn from_sorted<'k, I>(store: &'s S, schema: T, items: I) -> Result<Self, TreeError>
+    where
+        I: IntoIterator<Item = (&'k [u8], &'k [u8])>,
+    {
+        let mut b = TreeBuilder::new(store, &schema);
+        let mut prev: Option<&[u8]> = None;
+        for (i, (k, v)) in items.into_iter().enumerate() {
+            if let Some(p) = prev {
+                if schema.compare_keys(p, k) != Ordering::Less {
+                    return Err(TreeError::Unsorted { index: i });
+                }
+            }
+            b.add(k, v)?;
+            prev = Some(k);
+        }
+        let root = b.finish()?;
+        Ok(Map::new(store, root, schema))
+    }
+
+    /// The empty map (writes the empty leaf).
+    pub fn empty(store: &'s S, schema: T) -> Result<Self, TreeError> {
+        let root = TreeBuilder::new(store, &schema).finish()?;
+        Ok(Map::new(store, root, schema))
+    }
+
+    /// Address of the root node.
+    pub fn root(&self) -> Address {
+        self.root
+    }
+
+    /// The store the map reads from.
+    pub fn store(&self) -> &'s S {
+        self.store
+    }
+
+    /// The key order and value layout.
+    pub fn schema(&self) -> &T {
+        &self.schema
+    }
+
+    /// The same map content at another root (for example after edits).
+    pub fn with_root(&self, root: Address) -> Self
+    where
+        T: Clone,
+    {
+        Map::new(self.store, root, self.schema.clone())
+    }
+
+    /// Applies puts (`Some`) and deletes (`None`) in any order — a later edit of a key wins —
+    /// and returns the edited map. Only the touched regions of the tree are rewritten; the
+    /// result is the tree a build from scratch of the final rows would give.
+    pub fn apply<'e>(
+        &self,
+        edits: impl IntoIterator<Item = (&'e [u8], Option<&'e [u8]>)>,
+    ) -> Result<Self, TreeError>
+    where
+        T: Clone,
+    {
+        let mut edits: Vec<Edit<'e>> = edits.into_iter().collect();
+        normalize_edits(&self.schema, &mut edits);
+        let root = apply_edits(self.store, &self.schema, self.root, &edits)?;
+        Ok(self.with_root(root))
+    }
+
+    /// A buffer of puts and deletes against this map, applied in one batch by
+    /// [`MapEditor::flush`] (Dolt's `MutableMap`).
+    pub fn editor(&self) -> MapEditor<'_, 's, S, T> {
+        MapEditor {
+            map: self,
+            edits: Vec::new(),
+        }
+    }
+
+    /// The differences from this map to `to` (same store and schema), in key order.
+    pub fn diff<'m>(&'m self, to: &Map<'s, S, T>) -> Result<Diff<'s, 'm, S, T>, TreeError> {
+        Diff::new(self.store, &self.schema, self.root, to.root)
+    }
+
+    /// Number of rows (the root's tree count).
+    pub fn count(&self) -> Result<u64, TreeError> {
+        Ok(self.store.get_node(&self.root)?.tree_count())
+    }
+
+    /// Level of the root (0 = a single leaf).
+    pub fn height(&self) -> Result<u8, TreeError> {
+        Ok(self.store.get_node(&self.root)?.level())
+    }
+
+    /// The value stored under `key`, if any.
+    #[inline]
+    pub fn get(&self, key: &[u8]) -> Result<Option<&'s [u8]>, TreeError> {
+        let mut node = self.store.get_node(&self.root)?;
+        loop {
+            touch_keys(&node);
+            let i = lower_bound(&node, key, &self.schema);
+            if node.is_leaf() {
+                if i < node.count() && self.schema.compare_keys(node.key(i), key).is_eq() {
+                    return Ok(Some(node.value(i)));
+                }
+                return Ok(None);
+            }
+            let n = node.count();
+            if n == 0 {
+                return Err(TreeError::Malformed {
+                    address: self.root,
+                    reason: "empty internal node",
+                });
+            }
+            if i == n {
+                // Greater than every key in the tree.
+                return Ok(None);
+            }
+            let level = usize::from(node.level()) - 1;
+            node = load_at_level(self.store, &node.child(i), level)?;
+        }
+    }
+
+    /// True if `key` is present.
+    pub fn contains(&self, key: &[u8]) -> Result<bool, TreeError> {
+        Ok(self.get(key)?.is_some())
+    }
+
+    /// The row at position `ordinal` in key order.
+    pub fn get_ordinal(&self, ordinal: u64) -> Result<Option<Row<'s>>, TreeError> {
+        let c = Cursor::at_ordinal(self.store, &self.root, ordinal)?;
+        Ok(c.valid().then(|| (c.key(), c.value())))
+    }
+
+    /// The smallest row.
+    pub fn first(&self) -> Result<Option<Row<'s>>, TreeError> {
+        let c = Cursor::at_start(self.store, &self.root)?;
+        Ok(c.valid().then(|| (c.key(), c.value())))
+    }
+
+    /// The largest row.
+    pub fn last(&self) -> Result<Option<Row<'s>>, TreeError> {
+        let c = Cursor::at_last(self.store, &self.root)?;
+        Ok(c.valid().then(|| (c.key(), c.value())))
+    }
+
+    /// A cursor at the first key `>= key`.
+    pub fn seek(&self, key: &[u8]) -> Result<Cursor<'s>, TreeError> {
+        Cursor::at_key(self.store, &self.root, key, &self.schema)
+    }
+
+    /// Every row in key order.
+    pub fn iter(&self) -> Result<Iter<'s, '_, S, T>, TreeError> {
+        self.range(Bound::Unbounded, Bound::Unbounded)
+    }
+
+    /// Rows with keys within the bounds, in key order.
+    pub fn range<'b>(
+        &'b self,
+        lo: Bound<&'b [u8]>,
+        hi: Bound<&'b [u8]>,
+    ) -> Result<Iter<'s, 'b, S, T>, TreeError>
+    where
+        's: 'b,
+        T: 'b,
+    {
+        let mut c = match lo {
+            Bound::Unbounded => Cursor::at_start(self.store, &self.root)?,
+            Bound::Included(k) => Cursor::at_key(self.store, &self.root, k, &self.schema)?,
+            Bound::Excluded(k) => {
+                let s = &self.schema;
+                Cursor::at_partition(self.store, &self.root, |x| s.compare_keys(x, k).is_le())?
+            }
+        };
+        if !c.valid() {
+            // at_key may leave the cursor one past a leaf end inside the tree.
+            c.fix_forward(self.store)?;
+        }
+        Ok(Iter {
+            store: self.store,
+            schema: &self.schema,
+            cursor: c,
+            bound: hi,
+            forward: true,
+            done: false,
+            entries: None,
+        })
+    }
+
+    /// Rows with keys within the bounds, in descending key order.
+    pub fn range_rev<'b>(
+        &'b self,
+        lo: Bound<&'b [u8]>,
+        hi: Bound<&'b [u8]>,
+    ) -> Result<Iter<'s, 'b, S, T>, TreeError>
+    where
+        's: 'b,
+        T: 'b,
+    {
+        let s = &self.schema;
+        let mut c = match hi {
+            Bound::Unbounded => Cursor::at_last(self.store, &self.root)?,
+            Bound::Included(k) => {
+                Cursor::at_partition(self.store, &self.root, |x| s.compare_keys(x, k).is_le())?
+            }
+            Bound::Excluded(k) => {
+                Cursor::at_partition(self.store, &self.root, |x| s.compare_keys(x, k).is_lt())?
+            }
+        };
+        if !matches!(hi, Bound::Unbounded) {
+            // The cursor is at the first key beyond the bound: step back once.
+            c.retreat(self.store)?;
+        }
+        Ok(Iter {
+            store: self.store,
+            schema: &self.schema,
+            cursor: c,
+            bound: lo,
+            forward: false,
+            done: false,
+            entries: None,
+        })
+    }
+
+    /// Rows whose keys satisfy `in_prefix` where keys below the prefix give `Less`, keys in it
+    /// `Equal` and keys above it `Greater` (for example a descriptor's prefix comparison).
+    pub fn prefix_range<F>(&self, cmp: F) -> Result<PrefixIter<'s, S, F>, TreeError>
+    where
+        F: Fn(&[u8]) -> Ordering,
+    {
+        let mut c = Cursor::at_partition(self.store, &self.root, |k| cmp(k).is_lt())?;
+        if !c.valid() {
+            c.fix_forward(self.store)?;
+        }
+        Ok(PrefixIter {
+            store: self.store,
+            cursor: c,
+            cmp,
+            done: false,
+        })
+    }
+}
+
+impl<'s> Cursor<'s> {
+    /// After a descent that ended past the end of a non-last leaf, moves to the next leaf.
+    pub(crate) fn fix_forward<S: ChunkStore + ?Sized>(
+        &mut self,
+        store: &'s S,
+    ) -> Result<(), TreeError> {
+        if !self.valid() && self.leaf_index() >= self.leaf().count() && self.leaf().count() > 0 {
+            // Position on the last item, then step.
+            let c = self.leaf().count();
+            self.set_leaf_index(c - 1);
+            self.advance(store)?;
+        }
+        Ok(())
+    }
+}
+
+/// Iterator over a key range (see [`Map::range`] and [`Map::range_rev`]).
+pub struct Iter<'s, 'b, S: ChunkStore + ?Sized, T: TreeSchema> {
+    store: &'s S,
+    schema: &'b T,
+    cursor: Cursor<'s>,
+    bound: Bound<&'b [u8]>,
+    forward: bool,
+    done: bool,
+    /// Forward scans read the current leaf through this, one offset per item.
+    entries: Option<Entries<'s>>,
+}
+
+impl<'s, S: ChunkStore + ?Sized, T: TreeSchema> Iter<'s, '_, S, T> {
+    /// True if `k` is within the far bound.
+    #[inline]
+    fn inside(&self, k: &[u8]) -> bool {
+        match self.bound {
+            Bound::Unbounded => true,
+            Bound::Included(b) => {
+                let c = self.schema.compare_keys(k, b);
+                if self.forward {
+                    c.is_le()
+                } else {
+                    c.is_ge()
+                }
+            }
+            Bound::Excluded(b) => {
+                let c = self.schema.compare_keys(k, b);
+                if self.forward {
+                    c.is_lt()
+                } else {
+                    c.is_gt()
+                }
+            }
+        }
+    }
+
+    /// The next row of a forward scan: from the current leaf's entries, then the next leaves.
+    #[inline]
+    fn next_forward(&mut self) -> Result<Option<Row<'s>>, TreeError> {
+        loop {
+            if let Some(e) = &mut self.entries {
+                if let Some(row) = e.next() {
+                    return Ok(Some(row));
+                }
+                // Leaf done: on to the next one.
+                if self.cursor.height() < 2 || !self.cursor.advance_at(self.store, 1)? {
+                    return Ok(None);
+                }
+                self.entries = Some(self.cursor.leaf().entries());
+            } else {
+                if !self.cursor.valid() {
+                    return Ok(None);
+                }
+                let mut e = self.cursor.leaf().entries();
+                for _ in 0..self.cursor.leaf_index() {
+                    e.next();
+                }
+                self.entries = Some(e);
+            }
+        }
+    }
+}
+
+impl<'s, S: ChunkStore + ?Sized, T: TreeSchema> Iterator for Iter<'s, '_, S, T> {
+    type Item = Result<Row<'s>, TreeError>;
+
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
+        }
+        if self.forward {
+            return match self.next_forward() {
+                Ok(Some((k, v))) if self.inside(k) => Some(Ok((k, v))),
+                Ok(_) => {
+                    self.done = true;
+                    None
+                }
+                Err(e) => {
+                    self.done = true;
+                    Some(Err(e))
+                }
+            };
+        }
+        if !self.cursor.valid() {
+            return None;
+        }
+        let (k, v) = (self.cursor.key(), self.cursor.value());
+        if !self.inside(k) {
+            self.done = true;
+            return None;
+        }
+        if let Err(e) = self.cursor.retreat(self.store) {
+            self.done = true;
+            return Some(Err(e));
+        }
+        Some(Ok((k, v)))
+    }
+}
+
+/// Iterator over the rows of a key prefix (see [`Map::prefix_range`]).
+pub struct PrefixIter<'s, S: ChunkStore + ?Sized, F> {
+    store: &'s S,
+    cursor: Cursor<'s>,
+    cmp: F,
+    done: bool,
+}
+
+impl<'s, S: ChunkStore + ?Sized, F: Fn(&[u8]) -> Ordering> Iterator for PrefixIter<'s, S, F> {
+    type Item = Result<Row<'s>, TreeError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done || !self.cursor.valid() {
+            return None;
+        }
+        let (k, v) = (self.cursor.key(), self.cursor.value());
+        if !(self.cmp)(k).is_eq() {
+            self.done = true;
+            return None;
+        }
+        if let Err(e) = self.cursor.advance(self.store) {
+            self.done = true;
+            return Some(Err(e));
+        }
+        Some(Ok((k, v)))
+    }
+}
+
+/// Puts and deletes buffered against a [`Map`]; later edits of a key win.
+pub struct MapEditor<'m, 's, S: ChunkStore + ?Sized, T: TreeSchema> {
+    map: &'m Map<'s, S, T>,
+    edits: Vec<(Vec<u8>, Option<Vec<u8>>)>,
+}
+
+impl<'s, S: ChunkStore + ?Sized, T: TreeSchema + Clone> MapEditor<'_, 's, S, T> {
+    /// Sets `key` to `value`.
+    pub fn put(&mut self, key: &[u8], value: &[u8]) {
+        self.edits.push((key.to_vec(), Some(value.to_vec())));
+    }
+
+    /// Removes `key` (no-op if absent).
+    pub fn delete(&mut self, key: &[u8]) {
+        self.edits.push((key.to_vec(), None));
+    }
+
+    /// Number of buffered edits (before de-duplication).
+    pub fn len(&self) -> usize {
+        self.edits.len()
+    }
+
+    /// True if nothing is buffered.
+    pub fn is_empty(&self) -> bool {
+        self.edits.is_empty()
+    }
+
+    /// Applies the buffered edits and returns the new map (the original is unchanged).
+    pub fn flush(self) -> Result<Map<'s, S, T>, TreeError> {
+        self.map
+            .apply(self.edits.iter().map(|(k, v)| (&k[..], v.as_deref())))
+    }
+}

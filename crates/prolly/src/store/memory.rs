@@ -1,0 +1,191 @@
+//! An in-memory [`ChunkStore`]: reads borrow from `&self` while puts go through `&self` too.
+//!
+//! Layout, chosen for lookups: an index from address to slot number (a compact hash table of
+//! 24-byte buckets), and the slots in fixed pages that never move, each holding its chunk and
+//! the node layout found on first read. Slots of consecutive chunks sit next to each other, so
+//! the per-lookup metadata stays within few memory pages; only the chunk bytes are elsewhere.
+
+use std::cell::{OnceCell, RefCell};
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+use elsa::FrozenVec;
+use prollystore_format::message::{Node, NodeLayout};
+use prollystore_format::{Address, HashProfile, ADDRESS_LEN};
+
+use super::{ChunkStore, StoreError};
+
+/// Slots per page.
+const PAGE: usize = 1024;
+
+/// One stored chunk with its node layout, computed on first `get_node`.
+#[derive(Default)]
+struct Slot {
+    chunk: OnceCell<Box<[u8]>>,
+    layout: OnceCell<NodeLayout>,
+}
+
+/// Hashes an [`Address`] by taking 8 of its bytes: addresses are already uniformly random.
+#[derive(Default)]
+pub struct AddressHasher(u64);
+
+impl Hasher for AddressHasher {
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        // `Address` hashes as its 20-byte array (the length prefix goes to `write_usize`).
+        if let Some(w) = bytes.get(..8).and_then(|b| <[u8; 8]>::try_from(b).ok()) {
+            self.0 ^= u64::from_le_bytes(w);
+        } else {
+            for &b in bytes {
+                self.0 = self.0.rotate_left(8) ^ u64::from(b);
+            }
+        }
+    }
+    #[inline]
+    fn write_usize(&mut self, _: usize) {}
+}
+
+type Index = HashMap<Address, u32, BuildHasherDefault<AddressHasher>>;
+
+/// Chunks kept in memory: for tests, benchmarks, scratch work, and loading vector files.
+///
+/// Not `Sync` (interior mutability without locks); share it by reference within a thread.
+pub struct MemoryStore {
+    profile: HashProfile,
+    index: RefCell<Index>,
+    pages: FrozenVec<Box<[Slot]>>,
+}
+
+impl Default for MemoryStore {
+    fn default() -> Self {
+        MemoryStore::new(HashProfile::default())
+    }
+}
+
+impl MemoryStore {
+    /// An empty store whose addresses are made with `profile`.
+    pub fn new(profile: HashProfile) -> MemoryStore {
+        MemoryStore {
+            profile,
+            index: RefCell::new(Index::default()),
+            pages: FrozenVec::new(),
+        }
+    }
+
+    /// Number of chunks stored.
+    pub fn len(&self) -> usize {
+        self.index.borrow().len()
+    }
+
+    /// True if nothing is stored.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Every stored address, in no particular order.
+    pub fn addresses(&self) -> Vec<Address> {
+        self.index.borrow().keys().copied().collect()
+    }
+
+    /// Adds the records of a vectors `.chunks` file (`address[20] | len u32 LE | chunk`),
+    /// checking each chunk against its address with this store's profile. Returns the
+    /// addresses in file order (the first is the root of the dumped tree).
+    pub fn load_records(&self, bytes: &[u8], file: &str) -> Result<Vec<Address>, StoreError> {
+        let mut out = Vec::new();
+        let mut pos = 0usize;
+        let corrupted = |offset: usize, reason: &str| StoreError::Corrupted {
+            file: file.to_string(),
+            offset: offset as u64,
+            reason: reason.to_string(),
+        };
+        while pos < bytes.len() {
+            let header = bytes
+                .get(pos..pos + ADDRESS_LEN + 4)
+                .ok_or_else(|| corrupted(pos, "truncated record header"))?;
+            let (addr, len) = header.split_at(ADDRESS_LEN);
+            let address = Address::from_slice(addr).ok_or_else(|| corrupted(pos, "bad address"))?;
+            let len = <[u8; 4]>::try_from(len)
+                .map(u32::from_le_bytes)
+                .map_err(|_| corrupted(pos, "bad length"))? as usize;
+            let start = pos + ADDRESS_LEN + 4;
+            let chunk = bytes
+                .get(start..start + len)
+                .ok_or_else(|| corrupted(start, "chunk runs past the end of the file"))?;
+            let actual = self.profile.address_of(chunk);
+            if actual != address {
+                return Err(StoreError::HashMismatch {
+                    address,
+                    actual,
+                    location: Some(format!("{file} at offset {pos}")),
+                });
+            }
+            self.insert(address, chunk);
+            out.push(address);
+            pos = start + len;
+        }
+        Ok(out)
+    }
+
+    #[inline]
+    fn slot(&self, address: &Address) -> Option<&Slot> {
+        let n = *self.index.borrow().get(address)? as usize;
+        self.pages.get(n / PAGE)?.get(n % PAGE)
+    }
+
+    fn insert(&self, address: Address, chunk: &[u8]) {
+        let mut index = self.index.borrow_mut();
+        if index.contains_key(&address) {
+            return;
+        }
+        let n = index.len();
+        if n / PAGE >= self.pages.len() {
+            self.pages
+                .push((0..PAGE).map(|_| Slot::default()).collect::<Box<[Slot]>>());
+        }
+        let Some(slot) = self.pages.get(n / PAGE).and_then(|p| p.get(n % PAGE)) else {
+            return;
+        };
+        let _ = slot.chunk.set(chunk.into());
+        index.insert(address, n as u32);
+    }
+}
+
+impl ChunkStore for MemoryStore {
+    fn profile(&self) -> HashProfile {
+        self.profile
+    }
+
+    #[inline]
+    fn get(&self, address: &Address) -> Result<Option<&[u8]>, StoreError> {
+        Ok(self.slot(address).and_then(|s| s.chunk.get()).map(|c| &**c))
+    }
+
+    #[inline]
+    fn get_node(&self, address: &Address) -> Result<Node<'_>, StoreError> {
+        let slot = self.slot(address).ok_or(StoreError::Missing(*address))?;
+        let chunk = slot.chunk.get().ok_or(StoreError::Missing(*address))?;
+        if let Some(layout) = slot.layout.get() {
+            return Ok(Node::with_layout(chunk, *layout));
+        }
+        let node = Node::verify(chunk).map_err(|source| StoreError::BadMessage {
+            address: *address,
+            source,
+        })?;
+        let _ = slot.layout.set(node.layout());
+        Ok(node)
+    }
+
+    fn has(&self, address: &Address) -> Result<bool, StoreError> {
+        Ok(self.index.borrow().contains_key(address))
+    }
+
+    fn put(&self, chunk: &[u8]) -> Result<Address, StoreError> {
+        let address = self.profile.address_of(chunk);
+        self.insert(address, chunk);
+        Ok(address)
+    }
+}

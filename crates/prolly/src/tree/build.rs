@@ -1,0 +1,354 @@
+//! Building trees from items in key order: one level builder per level, each closing nodes
+//! where the splitter says, handing `(last key, address, count)` of every node to the level
+//! above (Dolt's `chunker`).
+
+use prollystore_format::message::{InternalInput, LeafInput, NodeWriter};
+use prollystore_format::{Address, ADDRESS_LEN};
+
+use super::schema::TreeSchema;
+use super::split::{Splitter, MAX_LEVELS, MAX_NODE_DATA};
+use crate::error::TreeError;
+use crate::store::ChunkStore;
+
+/// The nodes being filled at one level, with the splitter state.
+#[derive(Debug, Default)]
+pub(crate) struct LevelBuilder {
+    level: u8,
+    key_items: Vec<u8>,
+    key_offsets: Vec<u16>,
+    value_items: Vec<u8>,
+    value_offsets: Vec<u16>,
+    address_offsets: Vec<u16>,
+    counts: Vec<u64>,
+    splitter: Splitter,
+    tree_count: u64,
+    /// Set once any item was appended: at the top of a build, "a parent exists".
+    used: bool,
+}
+
+/// Where completed nodes go: the store, a reusable serializer, and the schema.
+pub(crate) struct NodeOut<'a, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> {
+    pub store: &'a S,
+    pub schema: &'a T,
+    pub writer: NodeWriter,
+    pub with_addresses: bool,
+}
+
+impl<'a, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> NodeOut<'a, S, T> {
+    pub fn new(store: &'a S, schema: &'a T) -> Self {
+        NodeOut {
+            store,
+            schema,
+            writer: NodeWriter::new(),
+            with_addresses: schema.values_have_addresses(),
+        }
+    }
+}
+
+/// Receives each completed node: `(out, last key, address, tree count)`.
+pub(crate) type Emit<'e, S, T> =
+    dyn FnMut(&mut NodeOut<'_, S, T>, &[u8], Address, u64) -> Result<(), TreeError> + 'e;
+
+impl LevelBuilder {
+    pub fn new(level: u8) -> LevelBuilder {
+        let mut b = LevelBuilder {
+            level,
+            ..LevelBuilder::default()
+        };
+        b.key_offsets.push(0);
+        b.value_offsets.push(0);
+        b
+    }
+
+    /// Items in the node being filled.
+    #[inline]
+    pub fn count(&self) -> usize {
+        self.key_offsets.len() - 1
+    }
+
+    /// True if any item was ever appended at this level.
+    #[inline]
+    pub fn used(&self) -> bool {
+        self.used
+    }
+
+    /// True at the start of a node (nothing pending, splitter reset).
+    #[inline]
+    pub fn is_fresh(&self) -> bool {
+        self.count() == 0 && self.splitter.is_fresh()
+    }
+
+    #[inline]
+    fn data_len(&self) -> usize {
+        self.key_items.len() + self.value_items.len()
+    }
+
+    /// The key of the last pending item.
+    pub fn last_key(&self) -> &[u8] {
+        let n = self.key_offsets.len();
+        if n < 2 {
+            return &[];
+        }
+        let start = usize::from(self.key_offsets[n - 2]);
+        &self.key_items[start..]
+    }
+
+    /// The pending items' keys, key offsets, values (leaf) or child addresses (internal), and
+    /// counts.
+    pub fn reset(&mut self) {
+        self.key_items.clear();
+        self.key_offsets.truncate(1);
+        self.value_items.clear();
+        self.value_offsets.truncate(1);
+        self.address_offsets.clear();
+        self.counts.clear();
+        self.splitter.reset();
+        self.tree_count = 0;
+    }
+
+    /// Adds one item without any boundary logic.
+    #[inline]
+    fn push<S: ChunkStore + ?Sized, T: TreeSchema + ?Sized>(
+        &mut self,
+        out: &NodeOut<'_, S, T>,
+        key: &[u8],
+        value: &[u8],
+        count: u64,
+    ) {
+        self.used = true;
+        self.key_items.extend_from_slice(key);
+        self.key_offsets.push(self.key_items.len() as u16);
+        if self.level == 0 {
+            let base = self.value_items.len();
+            self.value_items.extend_from_slice(value);
+            self.value_offsets.push(self.value_items.len() as u16);
+            if out.with_addresses {
+                out.schema
+                    .push_value_address_offsets(value, base, &mut self.address_offsets);
+            }
+            self.tree_count += 1;
+        } else {
+            self.value_items.extend_from_slice(value);
+            self.counts.push(count);
+            self.tree_count += count;
+        }
+    }
+
+    /// Serializes and stores the pending node: `(address, tree count)`. Does not reset.
+    pub fn write<S: ChunkStore + ?Sized, T: TreeSchema + ?Sized>(
+        &self,
+        out: &mut NodeOut<'_, S, T>,
+    ) -> Result<(Address, u64), TreeError> {
+        let chunk = if self.level == 0 {
+            out.writer.write_leaf(&LeafInput {
+                key_items: &self.key_items,
+                key_offsets: &self.key_offsets,
+                value_items: &self.value_items,
+                value_offsets: &self.value_offsets,
+                value_address_offsets: &self.address_offsets,
+            })?
+        } else {
+            out.writer.write_internal(&InternalInput {
+                key_items: &self.key_items,
+                key_offsets: &self.key_offsets,
+                child_addresses: &self.value_items,
+                subtree_counts: &self.counts,
+                level: self.level,
+            })?
+        };
+        let address = out.store.put(chunk)?;
+        Ok((address, self.tree_count))
+    }
+
+    /// Writes the pending node, hands it to `emit`, and starts a new node.
+    fn boundary<S: ChunkStore + ?Sized, T: TreeSchema + ?Sized>(
+        &mut self,
+        out: &mut NodeOut<'_, S, T>,
+        emit: &mut Emit<'_, S, T>,
+    ) -> Result<(), TreeError> {
+        let (address, count) = self.write(out)?;
+        emit(out, self.last_key(), address, count)?;
+        self.reset();
+        Ok(())
+    }
+
+    /// Appends one item (Dolt's `chunker.append`): closes the node first if the item would
+    /// overflow it, then closes it after the item if the splitter says so. `value` is the
+    /// 20-byte child address at internal levels, `count` its subtree count (ignored at leaves).
+    #[inline]
+    pub fn append<S: ChunkStore + ?Sized, T: TreeSchema + ?Sized>(
+        &mut self,
+        out: &mut NodeOut<'_, S, T>,
+        key: &[u8],
+        value: &[u8],
+        count: u64,
+        emit: &mut Emit<'_, S, T>,
+    ) -> Result<(), TreeError> {
+        let item_len = key.len() + value.len();
+        if self.data_len() + item_len > MAX_NODE_DATA {
+            if self.level > 0 && self.count() == 1 {
+                return Err(TreeError::ItemTooLarge {
+                    len: item_len,
+                    level: self.level,
+                });
+            }
+            self.boundary(out, emit)?;
+        }
+        self.push(out, key, value, count);
+        let crossed = self.splitter.append(key, value.len(), self.level);
+        if crossed && !(self.level > 0 && self.count() == 1) {
+            self.boundary(out, emit)?;
+        }
+        Ok(())
+    }
+
+    /// Writes whatever is pending as a final node and hands it to `emit` (no-op when empty).
+    pub fn flush<S: ChunkStore + ?Sized, T: TreeSchema + ?Sized>(
+        &mut self,
+        out: &mut NodeOut<'_, S, T>,
+        emit: &mut Emit<'_, S, T>,
+    ) -> Result<(), TreeError> {
+        if self.count() > 0 {
+            self.boundary(out, emit)?;
+        }
+        Ok(())
+    }
+
+    /// The pending items of this level as `(key, child address, count)` (internal levels).
+    pub fn internal_item(&self, i: usize) -> (&[u8], Address, u64) {
+        let ks = usize::from(self.key_offsets[i]);
+        let ke = usize::from(self.key_offsets[i + 1]);
+        let a = i * ADDRESS_LEN;
+        let addr = Address::from_slice(&self.value_items[a..a + ADDRESS_LEN]).unwrap_or_default();
+        (&self.key_items[ks..ke], addr, self.counts[i])
+    }
+}
+
+/// A stack of level builders that turns items in key order into a tree (Dolt's chunker built
+/// from scratch), reusing all buffers between nodes.
+pub struct TreeBuilder<'a, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> {
+    out: NodeOut<'a, S, T>,
+    levels: Vec<LevelBuilder>,
+    first_level: u8,
+}
+
+/// Appends at `levels[0]`, sending completed nodes up the stack.
+fn append_up<S: ChunkStore + ?Sized, T: TreeSchema + ?Sized>(
+    levels: &mut [LevelBuilder],
+    out: &mut NodeOut<'_, S, T>,
+    key: &[u8],
+    value: &[u8],
+    count: u64,
+) -> Result<(), TreeError> {
+    let Some((this, parents)) = levels.split_first_mut() else {
+        return Err(TreeError::TooTall(MAX_LEVELS));
+    };
+    this.append(out, key, value, count, &mut |out, k, a, c| {
+        append_up(parents, out, k, a.as_bytes(), c)
+    })
+}
+
+impl<'a, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> TreeBuilder<'a, S, T> {
+    /// A builder for a tree whose items start at level 0 (leaves).
+    pub fn new(store: &'a S, schema: &'a T) -> Self {
+        Self::at_level(store, schema, 0)
+    }
+
+    /// A builder whose first items are entries of level `level` (for rebuilding the upper
+    /// part of a tree over existing nodes).
+    pub(crate) fn at_level(store: &'a S, schema: &'a T, level: u8) -> Self {
+        TreeBuilder {
+            out: NodeOut::new(store, schema),
+            levels: (level..MAX_LEVELS as u8).map(LevelBuilder::new).collect(),
+            first_level: level,
+        }
+    }
+
+    /// Appends the next item (keys must come in strictly increasing order; not checked here).
+    #[inline]
+    pub fn add(&mut self, key: &[u8], value: &[u8]) -> Result<(), TreeError> {
+        append_up(&mut self.levels, &mut self.out, key, value, 1)
+    }
+
+    /// Appends an entry at the builder's first level (internal levels: a child node).
+    pub(crate) fn add_entry(
+        &mut self,
+        key: &[u8],
+        child: Address,
+        count: u64,
+    ) -> Result<(), TreeError> {
+        append_up(
+            &mut self.levels,
+            &mut self.out,
+            key,
+            child.as_bytes(),
+            count,
+        )
+    }
+
+    /// Finishes the tree and returns its canonical root (Dolt's `chunker.Done`).
+    pub fn finish(mut self) -> Result<Address, TreeError> {
+        let mut l = 0usize;
+        loop {
+            let parent_used = self.levels.get(l + 1).is_some_and(|p| p.used());
+            let (this, parents) = match self.levels.get_mut(l..) {
+                Some(rest) => match rest.split_first_mut() {
+                    Some(x) => x,
+                    None => return Err(TreeError::TooTall(MAX_LEVELS)),
+                },
+                None => return Err(TreeError::TooTall(MAX_LEVELS)),
+            };
+            if parent_used {
+                let out = &mut self.out;
+                this.flush(out, &mut |out, k, a, c| {
+                    append_up(parents, out, k, a.as_bytes(), c)
+                })?;
+                l += 1;
+                continue;
+            }
+            // This level holds every item of its level.
+            let level = self.first_level as usize + l;
+            if level == 0 || this.count() > 1 {
+                let (address, _) = this.write(&mut self.out)?;
+                return Ok(address);
+            }
+            if this.count() == 0 {
+                // Only possible when the builder started above the leaves with no entries.
+                return Err(TreeError::Malformed {
+                    address: Address::ZERO,
+                    reason: "no entries at an internal level",
+                });
+            }
+            let (_, child, _) = this.internal_item(0);
+            return canonical_root(self.out.store, child);
+        }
+    }
+}
+
+/// Follows single-child internal nodes down from `address` (Dolt's `getCanonicalRoot`).
+pub(crate) fn canonical_root<S: ChunkStore + ?Sized>(
+    store: &S,
+    mut address: Address,
+) -> Result<Address, TreeError> {
+    loop {
+        let node = store.get_node(&address)?;
+        if node.is_leaf() || node.count() != 1 {
+            return Ok(address);
+        }
+        address = node.child(0);
+    }
+}
+
+/// Builds a tree from `(key, value)` pairs in strictly increasing key order.
+pub fn build_tree<'k, S, T, I>(store: &S, schema: &T, items: I) -> Result<Address, TreeError>
+where
+    S: ChunkStore + ?Sized,
+    T: TreeSchema + ?Sized,
+    I: IntoIterator<Item = (&'k [u8], &'k [u8])>,
+{
+    let mut b = TreeBuilder::new(store, schema);
+    for (k, v) in items {
+        b.add(k, v)?;
+    }
+    b.finish()
+}

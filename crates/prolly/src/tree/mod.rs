@@ -1,0 +1,12 @@
+//! Prolly-tree machinery shared by maps and other trees: chunk boundaries, node building,
+//! cursors, batch edits and diffs.
+
+pub mod build;
+pub mod copy;
+pub mod cursor;
+pub mod diff;
+pub mod expm1;
+pub mod merge;
+pub mod mutate;
+pub mod schema;
+pub mod split;

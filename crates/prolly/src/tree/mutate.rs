@@ -1,0 +1,387 @@
+//! Applying a batch of sorted edits to a tree, rewriting only the regions they touch.
+//!
+//! Boundaries depend only on the items since the previous boundary, so the result must equal a
+//! build from scratch of the final items. Level by level, starting at the leaves:
+//!
+//! * a *region* starts at the first entry of the old node holding the first pending edit (a
+//!   boundary in the old and in the new sequence, since everything before it is unchanged);
+//! * old items are fed to a fresh level builder, with the edits applied in passing;
+//! * the region ends where the builder is at the start of a node exactly at the start of an old
+//!   node with no edit before the next one: from there on the old nodes are reused as they are.
+//!
+//! Each region becomes a *splice* one level up ("replace the entries of the old nodes
+//! `first..=last` by these new nodes"), which is applied the same way. At the old root's level
+//! the whole level is rewritten, and whatever it becomes is made canonical.
+
+use std::cmp::Ordering;
+
+use prollystore_format::{Address, ADDRESS_LEN};
+
+use super::build::{canonical_root, LevelBuilder, NodeOut, TreeBuilder};
+use super::cursor::Cursor;
+use super::schema::TreeSchema;
+use crate::error::TreeError;
+use crate::store::ChunkStore;
+
+/// One edit: `Some(value)` puts, `None` deletes.
+pub type Edit<'a> = (&'a [u8], Option<&'a [u8]>);
+
+/// Nodes made at one level: the entries of the level above.
+#[derive(Default)]
+struct NewEntries {
+    keys: Vec<u8>,
+    key_ends: Vec<usize>,
+    addresses: Vec<Address>,
+    counts: Vec<u64>,
+}
+
+impl NewEntries {
+    fn push(&mut self, key: &[u8], address: Address, count: u64) {
+        self.keys.extend_from_slice(key);
+        self.key_ends.push(self.keys.len());
+        self.addresses.push(address);
+        self.counts.push(count);
+    }
+    fn len(&self) -> usize {
+        self.addresses.len()
+    }
+    fn key(&self, i: usize) -> &[u8] {
+        let start = if i == 0 { 0 } else { self.key_ends[i - 1] };
+        &self.keys[start..self.key_ends[i]]
+    }
+}
+
+/// "Replace the old entries with keys `first..=last` (to the end if `last` is `None`) by the new
+/// entries `new_start..new_end`."
+struct Splice<'s> {
+    first: &'s [u8],
+    last: Option<&'s [u8]>,
+    new_start: usize,
+    new_end: usize,
+}
+
+/// The operations applied at one level.
+enum Ops<'e, 's> {
+    Leaf(&'e [Edit<'e>]),
+    Internal(&'e [Splice<'s>], &'e NewEntries),
+}
+
+impl Ops<'_, '_> {
+    fn len(&self) -> usize {
+        match self {
+            Ops::Leaf(e) => e.len(),
+            Ops::Internal(s, _) => s.len(),
+        }
+    }
+    fn key(&self, i: usize) -> &[u8] {
+        match self {
+            Ops::Leaf(e) => e[i].0,
+            Ops::Internal(s, _) => s[i].first,
+        }
+    }
+}
+
+/// Rewrites one level; returns the splices for the level above (or, at the root level, the one
+/// splice covering the whole level) and the new entries they refer to.
+struct LevelPass<'a, 's, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> {
+    store: &'s S,
+    schema: &'a T,
+    root: Address,
+    level: usize,
+    builder: LevelBuilder,
+    out: NewEntries,
+    splices: Vec<Splice<'s>>,
+    cursor: Option<Cursor<'s>>,
+    counts: Vec<u64>,
+    counts_of: usize,
+    region_first: &'s [u8],
+    last_node_key: &'s [u8],
+    /// Set once the cursor left the node where the region started.
+    crossed: bool,
+}
+
+impl<'a, 's, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> LevelPass<'a, 's, S, T> {
+    fn cursor(&self) -> Result<&Cursor<'s>, TreeError> {
+        self.cursor.as_ref().ok_or(TreeError::Malformed {
+            address: self.root,
+            reason: "edit pass lost its cursor",
+        })
+    }
+
+    fn valid(&self) -> bool {
+        self.cursor.as_ref().is_some_and(|c| c.valid_at(self.level))
+    }
+
+    fn old_key(&self) -> Result<&'s [u8], TreeError> {
+        let (n, i) = self.cursor()?.at(self.level);
+        Ok(n.key(i))
+    }
+
+    /// Moves past the current old item, noting the last key of a node when leaving it.
+    fn step(&mut self) -> Result<(), TreeError> {
+        let level = self.level;
+        let store = self.store;
+        let c = self.cursor.as_mut().ok_or(TreeError::Malformed {
+            address: self.root,
+            reason: "edit pass lost its cursor",
+        })?;
+        if c.at_node_end(level) {
+            let (n, i) = c.at(level);
+            self.last_node_key = n.key(i);
+            self.crossed = true;
+        }
+        c.advance_at(store, level)?;
+        Ok(())
+    }
+
+    /// Appends the current old item to the builder and steps past it.
+    fn feed(&mut self, out: &mut NodeOut<'_, S, T>) -> Result<(), TreeError> {
+        let (node, i) = self.cursor()?.at(self.level);
+        let key = node.key(i);
+        let value = node.value(i);
+        let count = if self.level == 0 {
+            1
+        } else {
+            let id = node.chunk().as_ptr() as usize;
+            if self.counts_of != id {
+                self.counts.clear();
+                self.counts.extend(node.subtree_counts());
+                self.counts_of = id;
+            }
+            self.counts.get(i).copied().unwrap_or(0)
+        };
+        let entries = &mut self.out;
+        self.builder
+            .append(out, key, value, count, &mut |_, k, a, c| {
+                entries.push(k, a, c);
+                Ok(())
+            })?;
+        self.step()
+    }
+
+    fn append_new(
+        &mut self,
+        out: &mut NodeOut<'_, S, T>,
+        key: &[u8],
+        value: &[u8],
+        count: u64,
+    ) -> Result<(), TreeError> {
+        let entries = &mut self.out;
+        self.builder
+            .append(out, key, value, count, &mut |_, k, a, c| {
+                entries.push(k, a, c);
+                Ok(())
+            })
+    }
+
+    /// Closes the current region at the cursor (a synchronized old node start).
+    fn close_region(&mut self, new_start: &mut usize) {
+        self.splices.push(Splice {
+            first: self.region_first,
+            last: Some(self.last_node_key),
+            new_start: *new_start,
+            new_end: self.out.len(),
+        });
+        *new_start = self.out.len();
+        self.cursor = None;
+    }
+
+    /// Feeds old items while they are before `until` (all of them if `None`), closing the
+    /// region if the new and old nodes line up again. True if the region was closed.
+    fn feed_until(
+        &mut self,
+        out: &mut NodeOut<'_, S, T>,
+        until: Option<&[u8]>,
+        new_start: &mut usize,
+    ) -> Result<bool, TreeError> {
+        loop {
+            if !self.valid() {
+                return Ok(false);
+            }
+            let (node, i) = self.cursor()?.at(self.level);
+            if self.crossed && i == 0 && self.builder.is_fresh() {
+                self.close_region(new_start);
+                return Ok(true);
+            }
+            // Items of this node before `until`, found by binary search.
+            let end = match until {
+                None => node.count(),
+                Some(k) => {
+                    let (mut lo, mut hi) = (i, node.count());
+                    while lo < hi {
+                        let mid = (lo + hi) / 2;
+                        if self.schema.compare_keys(node.key(mid), k) == Ordering::Less {
+                            lo = mid + 1;
+                        } else {
+                            hi = mid;
+                        }
+                    }
+                    lo
+                }
+            };
+            if end == i {
+                return Ok(false);
+            }
+            for _ in i..end {
+                self.feed(out)?;
+            }
+        }
+    }
+
+    fn run(
+        mut self,
+        out: &mut NodeOut<'_, S, T>,
+        ops: Ops<'_, 's>,
+    ) -> Result<(Vec<Splice<'s>>, NewEntries), TreeError> {
+        let mut new_start = 0usize;
+        for op in 0..ops.len() {
+            let op_key = ops.key(op);
+            if self.cursor.is_some() && self.feed_until(out, Some(op_key), &mut new_start)? {
+                // Region closed; a new one starts below.
+            }
+            if self.cursor.is_none() {
+                let c = Cursor::node_start_at_level(
+                    self.store,
+                    &self.root,
+                    self.level,
+                    op_key,
+                    self.schema,
+                )?;
+                let (node, _) = c.at(self.level);
+                let count = node.count();
+                self.region_first = if count == 0 { &[] } else { node.key(count - 1) };
+                self.cursor = Some(c);
+                self.crossed = false;
+                self.feed_until(out, Some(op_key), &mut new_start)?;
+            }
+            match &ops {
+                Ops::Leaf(edits) => {
+                    let (key, value) = edits[op];
+                    let same_key = self.valid()
+                        && self.schema.compare_keys(self.old_key()?, key) == Ordering::Equal;
+                    if same_key {
+                        let (n, i) = self.cursor()?.at(self.level);
+                        let unchanged = value.is_some_and(|v| n.key(i) == key && n.value(i) == v);
+                        if unchanged {
+                            continue;
+                        }
+                        self.step()?;
+                    }
+                    if let Some(v) = value {
+                        self.append_new(out, key, v, 1)?;
+                    }
+                }
+                Ops::Internal(splices, entries) => {
+                    let s = &splices[op];
+                    // Skip the replaced old entries.
+                    loop {
+                        if !self.valid() {
+                            break;
+                        }
+                        let k = self.old_key()?;
+                        let past = match s.last {
+                            Some(last) => self.schema.compare_keys(k, last) == Ordering::Greater,
+                            None => false,
+                        };
+                        if past {
+                            break;
+                        }
+                        self.step()?;
+                    }
+                    for j in s.new_start..s.new_end {
+                        let (k, a, c) = (entries.key(j), entries.addresses[j], entries.counts[j]);
+                        self.append_new(out, k, a.as_bytes(), c)?;
+                    }
+                }
+            }
+        }
+        if self.cursor.is_some() && !self.feed_until(out, None, &mut new_start)? {
+            // Reached the end of the level.
+            let entries = &mut self.out;
+            self.builder.flush(out, &mut |_, k, a, c| {
+                entries.push(k, a, c);
+                Ok(())
+            })?;
+            self.splices.push(Splice {
+                first: self.region_first,
+                last: None,
+                new_start,
+                new_end: self.out.len(),
+            });
+        }
+        Ok((self.splices, self.out))
+    }
+}
+
+/// Applies `edits` (strictly increasing keys) to the tree at `root`; returns the new root.
+pub fn apply_edits<S, T>(
+    store: &S,
+    schema: &T,
+    root: Address,
+    edits: &[Edit<'_>],
+) -> Result<Address, TreeError>
+where
+    S: ChunkStore + ?Sized,
+    T: TreeSchema + ?Sized,
+{
+    if edits.is_empty() {
+        return Ok(root);
+    }
+    let root_level = usize::from(store.get_node(&root)?.level());
+    let mut out = NodeOut::new(store, schema);
+    let mut level = 0usize;
+    let new_pass = |level: usize| LevelPass {
+        store,
+        schema,
+        root,
+        level,
+        builder: LevelBuilder::new(level as u8),
+        out: NewEntries::default(),
+        splices: Vec::new(),
+        cursor: None,
+        counts: Vec::new(),
+        counts_of: 0,
+        region_first: &[],
+        last_node_key: &[],
+        crossed: false,
+    };
+    let (mut splices, mut entries) = new_pass(0).run(&mut out, Ops::Leaf(edits))?;
+    while level < root_level {
+        level += 1;
+        let (s, e) = new_pass(level).run(&mut out, Ops::Internal(&splices, &entries))?;
+        splices = s;
+        entries = e;
+    }
+    // `entries` now holds every node of the old root's level.
+    match entries.len() {
+        0 => {
+            let b = TreeBuilder::new(store, schema);
+            b.finish()
+        }
+        1 => canonical_root(store, entries.addresses[0]),
+        _ => {
+            let mut b = TreeBuilder::at_level(store, schema, (root_level + 1) as u8);
+            for i in 0..entries.len() {
+                b.add_entry(entries.key(i), entries.addresses[i], entries.counts[i])?;
+            }
+            b.finish()
+        }
+    }
+}
+
+/// Sorts edits by key with `schema`, keeping the last edit of each key.
+pub fn normalize_edits<'e, T: TreeSchema + ?Sized>(schema: &T, edits: &mut Vec<Edit<'e>>) {
+    // Stable sort keeps the original order among equal keys; then keep the last of each run.
+    edits.sort_by(|a, b| schema.compare_keys(a.0, b.0));
+    let mut out: Vec<Edit<'e>> = Vec::with_capacity(edits.len());
+    for e in edits.drain(..) {
+        match out.last_mut() {
+            Some(last) if schema.compare_keys(last.0, e.0) == Ordering::Equal => *last = e,
+            _ => out.push(e),
+        }
+    }
+    *edits = out;
+}
+
+/// Width of a child address in an internal node's value.
+pub const CHILD_ADDRESS_LEN: usize = ADDRESS_LEN;

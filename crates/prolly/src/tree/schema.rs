@@ -1,0 +1,59 @@
+//! What tree code needs to know about the tuples it stores: how keys are ordered and where the
+//! chunk addresses inside values are.
+
+use std::cmp::Ordering;
+
+/// The order of a tree's keys and the addresses its values carry.
+///
+/// Row and index maps use their tuple descriptors (Dolt's comparator); address maps and tests
+/// use plain byte order ([`BytesSchema`]).
+pub trait TreeSchema {
+    /// Orders two keys (total; Dolt's order for the tree's kind).
+    fn compare_keys(&self, a: &[u8], b: &[u8]) -> Ordering;
+
+    /// True if some value may hold chunk addresses (out-of-band fields). When false, builders
+    /// skip [`TreeSchema::push_value_address_offsets`] entirely.
+    fn values_have_addresses(&self) -> bool;
+
+    /// Appends `base +` the byte offset of every chunk address in `value`, in Dolt's order
+    /// (last field first within the tuple).
+    fn push_value_address_offsets(&self, value: &[u8], base: usize, out: &mut Vec<u16>);
+
+    /// True if two different value byte strings mean the same value (Dolt's diff does not
+    /// report such a change, e.g. decimal `1.5` → `1.50`). Only called on unequal bytes.
+    fn values_equivalent(&self, a: &[u8], b: &[u8]) -> bool {
+        let _ = (a, b);
+        false
+    }
+}
+
+/// Bytewise key order and values without addresses.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct BytesSchema;
+
+impl TreeSchema for BytesSchema {
+    #[inline]
+    fn compare_keys(&self, a: &[u8], b: &[u8]) -> Ordering {
+        a.cmp(b)
+    }
+    fn values_have_addresses(&self) -> bool {
+        false
+    }
+    fn push_value_address_offsets(&self, _: &[u8], _: usize, _: &mut Vec<u16>) {}
+}
+
+impl<T: TreeSchema + ?Sized> TreeSchema for &T {
+    #[inline]
+    fn compare_keys(&self, a: &[u8], b: &[u8]) -> Ordering {
+        (**self).compare_keys(a, b)
+    }
+    fn values_have_addresses(&self) -> bool {
+        (**self).values_have_addresses()
+    }
+    fn push_value_address_offsets(&self, value: &[u8], base: usize, out: &mut Vec<u16>) {
+        (**self).push_value_address_offsets(value, base, out)
+    }
+    fn values_equivalent(&self, a: &[u8], b: &[u8]) -> bool {
+        (**self).values_equivalent(a, b)
+    }
+}
