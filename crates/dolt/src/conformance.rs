@@ -316,8 +316,8 @@ fn files_text(db: &Database) -> Result<Vec<u8>> {
 }
 
 /// The extra `.csv` views: the expected header names each column as a table column, or
-/// `<col>_hex` (HEX), `<col>_len` (LENGTH), `<col>_srid` (ST_SRID) or `<col>_text`
-/// (VECTOR_TO_STRING). `_wkt` (ST_AsText) is not implemented.
+/// `<col>_hex` (HEX), `<col>_len` (LENGTH), `<col>_srid` (ST_SRID), `<col>_wkt` (ST_AsText)
+/// or `<col>_text` (VECTOR_TO_STRING).
 fn view_csv(db: &Database, t: &crate::db::Table, header: &str) -> Result<Vec<u8>> {
     use crate::rows::{for_each_row, SqlValue};
     let visible = t.schema.visible_columns();
@@ -332,6 +332,7 @@ fn view_csv(db: &Database, t: &crate::db::Table, header: &str) -> Result<Vec<u8>
         Len,
         Srid,
         Text,
+        Wkt,
     }
     let mut plan = Vec::new();
     for h in header.split(',') {
@@ -344,6 +345,8 @@ fn view_csv(db: &Database, t: &crate::db::Table, header: &str) -> Result<Vec<u8>
             (i, Op::Len)
         } else if let Some(i) = h.strip_suffix("_srid").and_then(found) {
             (i, Op::Srid)
+        } else if let Some(i) = h.strip_suffix("_wkt").and_then(found) {
+            (i, Op::Wkt)
         } else if let Some(i) = h.strip_suffix("_text").and_then(found) {
             (i, Op::Text)
         } else {
@@ -378,6 +381,9 @@ fn view_csv(db: &Database, t: &crate::db::Table, header: &str) -> Result<Vec<u8>
                         .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
                     srid.map(|s| s.to_string().into_bytes()).unwrap_or_default()
                 }
+                Op::Wkt => crate::geometry::wkt(&field)
+                    .unwrap_or_default()
+                    .into_bytes(),
                 Op::Text => {
                     let parts: Vec<String> = field
                         .chunks_exact(4)

@@ -15,6 +15,7 @@ pub mod conformance;
 pub mod create;
 pub mod db;
 pub mod error;
+pub mod geometry;
 pub mod rows;
 pub mod schema;
 
