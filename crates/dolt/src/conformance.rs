@@ -30,6 +30,7 @@ fn produce(
             "tags.txt" => tags_text(db).map(Some),
             "files.txt" => files_text(db).map(Some),
             "status.txt" => status_text(db),
+            "storage.txt" => storage_text(db).map(Some),
             _ => Ok(None),
         };
     };
@@ -264,6 +265,47 @@ fn diff_tables(from: &RootValue, to: &RootValue, staged: u8) -> Vec<(String, u8,
         }
     }
     out
+}
+
+fn storage_text(db: &Database) -> Result<Vec<u8>> {
+    use crate::chunks::ChunkFile;
+    let dot = db.dot_dolt();
+    let name = dot
+        .parent()
+        .and_then(|p| p.file_name())
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let mut s = String::new();
+    let src = db.source();
+    for (gen, sub) in [(src.newgen(), ""), (src.oldgen(), "oldgen/")] {
+        let specs = gen.manifest.iter().flat_map(|m| &m.specs);
+        for (spec, file) in specs.zip(&gen.files) {
+            s.push_str(&format!("Storage Artifact:\n  ID: {}\n", spec.name));
+            match file {
+                ChunkFile::Journal(j) => s.push_str(&format!(
+                    "  Path: {name}/.dolt/noms/{sub}{}\n  Table File Metadata:\n    Snappy Chunk Count: {} (bytes: {})\n\n",
+                    spec.name,
+                    spec.chunk_count,
+                    // `dolt admin storage` sizes the journal as if it were a table file: file
+                    // length minus a 28-byte index entry per manifest chunk and a 20-byte footer.
+                    j.file_len()
+                        .saturating_sub(u64::from(spec.chunk_count) * 28 + 20)
+                )),
+                ChunkFile::Table(t) => s.push_str(&format!(
+                    "  Path: {name}/.dolt/noms/{sub}{}\n  Table File Metadata:\n    Snappy Chunk Count: {} (bytes: {})\n\n",
+                    spec.name, t.chunk_count(), t.data_bytes()
+                )),
+                ChunkFile::Archive(a) => {
+                    let [sn, zs, di] = a.storage_stats();
+                    s.push_str(&format!(
+                        "  Path: {name}/.dolt/noms/{sub}{}.darc\n  Archive Metadata:\n    Format Version: {}\n    Snappy Chunk Count: {} (bytes: {})\n    ZStd Chunk Count: {} (bytes: {})\n    Dictionary Count: {} (bytes: {})\n\n",
+                        spec.name, a.version(), sn.0, sn.1, zs.0, zs.1, di.0, di.1
+                    ))
+                }
+            }
+        }
+    }
+    Ok(s.into_bytes())
 }
 
 fn status_text(db: &Database) -> Result<Option<Vec<u8>>> {

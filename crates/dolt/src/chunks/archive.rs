@@ -197,6 +197,36 @@ impl Archive {
         (snappy, self.refs.len() - snappy)
     }
 
+    /// Storage statistics: (snappy chunks, their span bytes), (zstd chunks, their span bytes),
+    /// (dictionaries, their span bytes).
+    pub fn storage_stats(&self) -> [(u64, u64); 3] {
+        let span_len = |id: u32| -> u64 {
+            let i = id as usize;
+            let end = self.span_ends.get(i.wrapping_sub(1)).copied().unwrap_or(0);
+            let start = if i >= 2 {
+                self.span_ends.get(i - 2).copied().unwrap_or(0)
+            } else {
+                0
+            };
+            end.saturating_sub(start)
+        };
+        let mut out = [(0u64, 0u64); 3];
+        let mut dicts = std::collections::BTreeSet::new();
+        for &(dict, data) in &self.refs {
+            let slot = if dict == 0 { 0 } else { 1 };
+            out[slot].0 += 1;
+            out[slot].1 += span_len(data);
+            if dict != 0 {
+                dicts.insert(dict);
+            }
+        }
+        for d in dicts {
+            out[2].0 += 1;
+            out[2].1 += span_len(d);
+        }
+        out
+    }
+
     fn id_of(&self, address: &Address) -> Option<usize> {
         let bytes = address.as_bytes();
         let prefix = be_u64(bytes, 0)?;

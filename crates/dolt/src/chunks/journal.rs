@@ -344,6 +344,20 @@ impl Journal {
         self.locate(address).is_some()
     }
 
+    /// The journal file's length when opened.
+    pub fn file_len(&self) -> u64 {
+        self.backing.len()
+    }
+
+    /// Total bytes of all chunk payloads (compressed chunk + CRC).
+    pub fn payload_bytes(&self) -> u64 {
+        self.by_address
+            .values()
+            .chain(self.by_prefix.values())
+            .map(|l| u64::from(l.payload_len))
+            .sum()
+    }
+
     /// Number of chunks known (indexed plus scanned).
     pub fn chunk_count(&self) -> usize {
         self.by_address.len() + self.by_prefix.len()

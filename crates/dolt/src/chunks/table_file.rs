@@ -123,6 +123,11 @@ impl TableFile {
         self.suffixes.len()
     }
 
+    /// Bytes of all chunk records (the data region before the index).
+    pub fn data_bytes(&self) -> u64 {
+        self.offsets.last().copied().unwrap_or(0)
+    }
+
     /// The footer's total of uncompressed chunk bytes.
     pub fn total_uncompressed(&self) -> u64 {
         self.total_uncompressed
