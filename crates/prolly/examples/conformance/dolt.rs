@@ -29,7 +29,10 @@ pub fn check_dolt(dir: &Path) -> Category {
         match check_database(&root.join(&db), &expected) {
             Ok(results) => {
                 for r in results {
-                    cat.record(r.outcome.map_err(|e| format!("{db}.expected/{}: {e}", r.file)));
+                    cat.record(
+                        r.outcome
+                            .map_err(|e| format!("{db}.expected/{}: {e}", r.file)),
+                    );
                 }
             }
             Err(e) => cat.fail(format!("{db}: cannot open: {e}")),
