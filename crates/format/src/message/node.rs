@@ -469,11 +469,10 @@ impl<'a> Node<'a> {
     pub fn entries(&self) -> Entries<'a> {
         Entries {
             key_items: self.key_items,
-            key_offsets: self.key_offsets.get(2..).unwrap_or(&[]).chunks_exact(2),
+            key_offsets: self.key_offsets,
             values: self.values,
-            value_offsets: self.value_offsets.get(2..).unwrap_or(&[]).chunks_exact(2),
+            value_offsets: self.value_offsets,
             leaf: self.is_leaf(),
-            key_start: 0,
             value_start: 0,
         }
     }
@@ -684,44 +683,58 @@ impl NodeWriter {
 }
 
 /// Iterator over a node's (key, value) pairs (see [`Node::entries`]).
+///
+/// Walks the offset vectors once, reading each item's start and end from the two offsets at
+/// the front of the remaining offsets.
 #[derive(Clone, Debug)]
 pub struct Entries<'a> {
     key_items: &'a [u8],
-    key_offsets: std::slice::ChunksExact<'a, u8>,
+    /// The key offsets from the next key's start (u16 LE each).
+    key_offsets: &'a [u8],
+    /// Leaf: the value items; internal: the child addresses not yet returned.
     values: &'a [u8],
-    value_offsets: std::slice::ChunksExact<'a, u8>,
+    /// Leaf: the value offsets from the next value's start.
+    value_offsets: &'a [u8],
     leaf: bool,
-    key_start: usize,
+    /// Internal nodes: where the next address starts.
     value_start: usize,
+}
+
+/// The item whose start and end are the first two u16 LE offsets of `offsets`, which then
+/// moves on by one offset; `None` when fewer than two remain or they do not delimit `items`
+/// (only a layout that does not belong to its chunk can cause the latter).
+#[inline(always)]
+fn next_item<'a>(items: &'a [u8], offsets: &mut &[u8]) -> Option<&'a [u8]> {
+    let &[a, b, c, d] = offsets.first_chunk::<4>()?;
+    *offsets = offsets.get(2..)?;
+    let start = usize::from(u16::from_le_bytes([a, b]));
+    let end = usize::from(u16::from_le_bytes([c, d]));
+    items.get(start..end)
 }
 
 impl<'a> Iterator for Entries<'a> {
     type Item = (&'a [u8], &'a [u8]);
 
+    /// The next pair. On a verified node this is exactly `(key(i), value(i))`; with a layout
+    /// that does not belong to the chunk the iteration may end early.
     #[inline]
     fn next(&mut self) -> Option<Self::Item> {
-        let k = self.key_offsets.next()?;
-        let key_end = usize::from(u16::from_le_bytes([k[0], k[1]]));
-        let key = self.key_items.get(self.key_start..key_end).unwrap_or(&[]);
-        self.key_start = key_end;
+        let key = next_item(self.key_items, &mut self.key_offsets)?;
         let value = if self.leaf {
-            let end = self.value_offsets.next().map_or(self.value_start, |v| {
-                usize::from(u16::from_le_bytes([v[0], v[1]]))
-            });
-            let value = self.values.get(self.value_start..end).unwrap_or(&[]);
-            self.value_start = end;
-            value
+            next_item(self.values, &mut self.value_offsets)?
         } else {
-            let end = self.value_start + ADDRESS_LEN;
-            let value = self.values.get(self.value_start..end).unwrap_or(&[]);
-            self.value_start = end;
-            value
+            let start = self.value_start;
+            self.value_start += ADDRESS_LEN;
+            self.values.get(start..start + ADDRESS_LEN)?
         };
         Some((key, value))
     }
 
     #[inline]
     fn size_hint(&self) -> (usize, Option<usize>) {
-        self.key_offsets.size_hint()
+        let n = (self.key_offsets.len() / 2).saturating_sub(1);
+        (n, Some(n))
     }
 }
+
+impl ExactSizeIterator for Entries<'_> {}

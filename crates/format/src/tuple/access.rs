@@ -30,20 +30,14 @@ impl TupleDesc {
         Ok(self.field(t, i))
     }
 
-    #[inline]
+    #[inline(always)]
     fn fixed<const N: usize>(
         &self,
         t: Tuple<'_>,
         i: usize,
         enc: Encoding,
     ) -> Result<Option<[u8; N]>, TupleError> {
-        match self.typed(t, i, enc)? {
-            None => Ok(None),
-            Some(b) => b
-                .try_into()
-                .map(Some)
-                .map_err(|_| bad(i, enc, "wrong width")),
-        }
+        self.fixed_field::<N>(i, enc)?.read(t)
     }
 
     /// Reads an int8 field.

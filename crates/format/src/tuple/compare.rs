@@ -87,7 +87,41 @@ impl TupleDesc {
     /// (decimals with coefficients above 16 bytes excepted).
     #[inline]
     pub fn compare(&self, a: &[u8], b: &[u8]) -> Ordering {
-        self.compare_prefix(a, b, self.len())
+        match self.compare_canonical(a, b) {
+            Some(ord) => ord,
+            None => self.compare_prefix(a, b, self.len()),
+        }
+    }
+
+    /// The fast path for descriptors made only of non-nullable fixed-width fields, when both
+    /// tuples have exactly the canonical shape (every field stored, total length as expected).
+    /// For such tuples the general path reads every field at its fixed-access position too, so
+    /// the result is the same; `None` sends anything else there.
+    #[inline(always)]
+    fn compare_canonical(&self, a: &[u8], b: &[u8]) -> Option<Ordering> {
+        let n = self.canonical_len;
+        if n == 0 || a.len() != n || b.len() != n {
+            return None;
+        }
+        let count = self.fixed.len();
+        let stored = |t: &[u8]| {
+            t.last_chunk::<2>()
+                .map(|c| usize::from(u16::from_le_bytes(*c)))
+        };
+        if stored(a) != Some(count) || stored(b) != Some(count) {
+            return None;
+        }
+        for (i, &(start, stop)) in self.fixed.iter().enumerate() {
+            let range = usize::from(start)..usize::from(stop);
+            let (Some(x), Some(y)) = (a.get(range.clone()), b.get(range)) else {
+                return None;
+            };
+            let ord = self.compare_field(i, x, y);
+            if ord != Ordering::Equal {
+                return Some(ord);
+            }
+        }
+        Some(Ordering::Equal)
     }
 
     /// Orders two tuples by their first `n` fields only (as a [`TupleDesc::prefix`] descriptor

@@ -6,7 +6,7 @@ use std::cmp::Ordering;
 use std::fmt;
 use std::sync::Arc;
 
-use super::layout::{count_of, field_of};
+use super::layout::field_of;
 use super::{Tuple, TupleError};
 use crate::Encoding;
 
@@ -131,6 +131,10 @@ pub struct TupleDesc {
     pub(crate) kinds: Arc<[Kind]>,
     /// `(start, stop)` of each field of the fixed-access prefix.
     pub(crate) fixed: Arc<[(u16, u16)]>,
+    /// When every field is in the fixed-access prefix: the byte length of a tuple that stores
+    /// all of them and nothing else (field widths + offsets + count). Lets `compare` recognise
+    /// such tuples with one length check and read their fields at fixed positions. 0 = none.
+    pub(crate) canonical_len: usize,
     pub(crate) order: Option<Arc<dyn FieldOrder>>,
 }
 
@@ -169,10 +173,16 @@ impl TupleDesc {
             fixed.push((off as u16, (off + w) as u16));
             off += w;
         }
+        let canonical_len = if !types.is_empty() && fixed.len() == types.len() {
+            off + 2 * types.len()
+        } else {
+            0
+        };
         TupleDesc {
             types,
             kinds: kinds.into(),
             fixed: fixed.into(),
+            canonical_len,
             order,
         }
     }
@@ -237,14 +247,27 @@ impl TupleDesc {
     pub fn field<'a>(&self, t: Tuple<'a>, i: usize) -> Option<&'a [u8]> {
         let bytes = t.as_bytes();
         if let Some(&(start, stop)) = self.fixed.get(i) {
-            let count = count_of(bytes);
-            let split = bytes.len().saturating_sub(2 * count.max(1));
-            if i < count && usize::from(stop) <= split {
-                return bytes.get(usize::from(start)..usize::from(stop));
+            if let Some(data) = fixed_data(bytes, i) {
+                if let Some(f) = data.get(usize::from(start)..usize::from(stop)) {
+                    return Some(f);
+                }
             }
         }
         field_of(bytes, i)
     }
+}
+
+/// The field data of `bytes` (everything before the offsets) if field `i` is stored (`i <
+/// count`); fixed-access fields are read from it at their fixed positions, as Dolt does. This is
+/// the fixed-access rule of [`TupleDesc::field`]: `i < count` and the field ends inside the data.
+#[inline(always)]
+fn fixed_data(bytes: &[u8], i: usize) -> Option<&[u8]> {
+    let count = usize::from(u16::from_le_bytes(*bytes.last_chunk::<2>()?));
+    if i >= count {
+        return None;
+    }
+    // count >= 1 here, so the offsets and count take 2 * count bytes.
+    bytes.get(..bytes.len().checked_sub(2 * count)?)
 }
 
 impl fmt::Debug for TupleDesc {

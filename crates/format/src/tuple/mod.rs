@@ -7,6 +7,7 @@ mod compare;
 mod decimal;
 mod desc;
 mod error;
+mod fixed;
 mod layout;
 mod refs;
 mod temporal;
@@ -19,6 +20,7 @@ pub use builder::{BlobError, BlobStore, NoBlobStore, TupleBuilder, DEFAULT_TUPLE
 pub use decimal::{Decimal, DecimalForm, DECIMAL_NAN, DECIMAL_NEG_INF, DECIMAL_POS_INF};
 pub use desc::{needs_external_order, FieldOrder, TupleDesc, Type};
 pub use error::TupleError;
+pub use fixed::FixedField;
 pub use layout::{validate_layout, Tuple, MAX_TUPLE_DATA_SIZE, MAX_TUPLE_FIELDS};
 pub use refs::{keyless_key, keyless_key_desc};
 pub use temporal::{
