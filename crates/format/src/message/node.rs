@@ -537,7 +537,7 @@ fn offsets_count(
     let last = offsets
         .last_chunk::<2>()
         .map(|b| usize::from(u16::from_le_bytes(*b)));
-    if first == Some(0) && last == Some(items_len) && offsets.len() % 2 == 0 {
+    if first == Some(0) && last == Some(items_len) && offsets.len().is_multiple_of(2) {
         return Ok(offsets.len() / 2 - 1);
     }
     check_offsets(offsets, items_len, field)
