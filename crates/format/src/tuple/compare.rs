@@ -111,12 +111,20 @@ impl TupleDesc {
         if stored(a) != Some(count) || stored(b) != Some(count) {
             return None;
         }
-        for (i, &(start, stop)) in self.fixed.iter().enumerate() {
-            let range = usize::from(start)..usize::from(stop);
-            let (Some(x), Some(y)) = (a.get(range.clone()), b.get(range)) else {
-                return None;
+        for (i, (&(start, stop), &kind)) in self.fixed.iter().zip(self.kinds.iter()).enumerate() {
+            let (start, stop) = (usize::from(start), usize::from(stop));
+            // Integers (the usual key columns) inline; anything else through the general rule.
+            let ord = match kind {
+                Kind::I64 => int_at(a, b, start, i64::from_le_bytes)?,
+                Kind::U64 => int_at(a, b, start, u64::from_le_bytes)?,
+                Kind::I32 => int_at(a, b, start, i32::from_le_bytes)?,
+                Kind::U32 => int_at(a, b, start, u32::from_le_bytes)?,
+                Kind::I16 => int_at(a, b, start, i16::from_le_bytes)?,
+                Kind::U16 => int_at(a, b, start, u16::from_le_bytes)?,
+                Kind::I8 => int_at(a, b, start, i8::from_le_bytes)?,
+                Kind::U8 => int_at(a, b, start, u8::from_le_bytes)?,
+                _ => self.compare_field(i, a.get(start..stop)?, b.get(start..stop)?),
             };
-            let ord = self.compare_field(i, x, y);
             if ord != Ordering::Equal {
                 return Some(ord);
             }
@@ -186,6 +194,20 @@ impl TupleDesc {
             _ => x.cmp(y),
         }
     }
+}
+
+/// Orders the `N`-byte little-endian integers at `start` of `a` and `b`; `None` if either is
+/// short.
+#[inline(always)]
+fn int_at<const N: usize, T: Ord>(
+    a: &[u8],
+    b: &[u8],
+    start: usize,
+    f: impl Fn([u8; N]) -> T,
+) -> Option<Ordering> {
+    let x = a.get(start..)?.first_chunk::<N>()?;
+    let y = b.get(start..)?.first_chunk::<N>()?;
+    Some(f(*x).cmp(&f(*y)))
 }
 
 #[inline(always)]
