@@ -135,6 +135,9 @@ pub struct TupleDesc {
     /// all of them and nothing else (field widths + offsets + count). Lets `compare` recognise
     /// such tuples with one length check and read their fields at fixed positions. 0 = none.
     pub(crate) canonical_len: usize,
+    /// With `canonical_len`: every field is an int64-ordered field (int64, time, datetime),
+    /// the most common key shape, compared without looking at the field kinds.
+    pub(crate) all_i64: bool,
     pub(crate) order: Option<Arc<dyn FieldOrder>>,
 }
 
@@ -178,11 +181,13 @@ impl TupleDesc {
         } else {
             0
         };
+        let all_i64 = canonical_len != 0 && kinds.iter().all(|&k| k == Kind::I64);
         TupleDesc {
             types,
             kinds: kinds.into(),
             fixed: fixed.into(),
             canonical_len,
+            all_i64,
             order,
         }
     }
