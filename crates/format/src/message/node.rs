@@ -828,5 +828,3 @@ impl<'a> Iterator for Entries<'a> {
         (n, Some(n))
     }
 }
-
-impl ExactSizeIterator for Entries<'_> {}

@@ -37,7 +37,21 @@ impl TupleDesc {
         i: usize,
         enc: Encoding,
     ) -> Result<Option<[u8; N]>, TupleError> {
-        self.fixed_field::<N>(i, enc)?.read(t)
+        let ty = self.type_of(i)?;
+        if ty.enc != enc {
+            return Err(TupleError::WrongEncoding {
+                field: i,
+                actual: ty.enc,
+                requested: enc,
+            });
+        }
+        match self.field(t, i) {
+            None => Ok(None),
+            Some(b) => match <[u8; N]>::try_from(b) {
+                Ok(v) => Ok(Some(v)),
+                Err(_) => Err(bad(i, enc, "wrong width")),
+            },
+        }
     }
 
     /// Reads an int8 field.

@@ -251,28 +251,18 @@ impl TupleDesc {
     #[inline]
     pub fn field<'a>(&self, t: Tuple<'a>, i: usize) -> Option<&'a [u8]> {
         let bytes = t.as_bytes();
-        if let Some(&(start, stop)) = self.fixed.get(i) {
-            if let Some(data) = fixed_data(bytes, i) {
-                if let Some(f) = data.get(usize::from(start)..usize::from(stop)) {
+        if let (Some(&(start, stop)), Some(count)) = (self.fixed.get(i), bytes.last_chunk::<2>()) {
+            let count = usize::from(u16::from_le_bytes(*count));
+            // Stored (`i < count`, so count >= 1 and the offsets and count take 2 * count
+            // bytes) and ending inside the field data: read at the fixed position.
+            if i < count && usize::from(stop) + 2 * count <= bytes.len() {
+                if let Some(f) = bytes.get(usize::from(start)..usize::from(stop)) {
                     return Some(f);
                 }
             }
         }
         field_of(bytes, i)
     }
-}
-
-/// The field data of `bytes` (everything before the offsets) if field `i` is stored (`i <
-/// count`); fixed-access fields are read from it at their fixed positions, as Dolt does. This is
-/// the fixed-access rule of [`TupleDesc::field`]: `i < count` and the field ends inside the data.
-#[inline(always)]
-fn fixed_data(bytes: &[u8], i: usize) -> Option<&[u8]> {
-    let count = usize::from(u16::from_le_bytes(*bytes.last_chunk::<2>()?));
-    if i >= count {
-        return None;
-    }
-    // count >= 1 here, so the offsets and count take 2 * count bytes.
-    bytes.get(..bytes.len().checked_sub(2 * count)?)
 }
 
 impl fmt::Debug for TupleDesc {
