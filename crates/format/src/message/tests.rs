@@ -343,6 +343,7 @@ fn small_chunks() -> Vec<Vec<u8>> {
 
 /// Touches everything a verified message exposes.
 fn touch(chunk: &[u8]) -> usize {
+    assert!(node::verify_checks_agree(chunk), "{chunk:02x?}");
     let mut acc = 0usize;
     match Message::verify(chunk) {
         Ok(Message::ProllyTree(n)) => {
@@ -387,7 +388,9 @@ fn touch(chunk: &[u8]) -> usize {
 
 #[test]
 fn flipped_bytes_never_panic() {
-    for chunk in small_chunks() {
+    let mut chunks = small_chunks();
+    chunks.push(three_row_leaf());
+    for chunk in chunks {
         for i in 0..chunk.len() {
             for mask in [0x01u8, 0x80, 0xff] {
                 let mut c = chunk.clone();
@@ -411,5 +414,73 @@ fn truncation_never_panics() {
                 touch(&c);
             }
         }
+    }
+}
+
+/// A 3-row leaf of (int64) -> (int64) tuples.
+fn three_row_leaf() -> Vec<u8> {
+    let tuple = |v: i64| {
+        let mut t = v.to_le_bytes().to_vec();
+        t.extend_from_slice(&[1, 0]);
+        t
+    };
+    let keys: Vec<u8> = (0..3).flat_map(tuple).collect();
+    let values: Vec<u8> = (10..13).flat_map(tuple).collect();
+    let offs = [0u16, 10, 20, 30];
+    NodeWriter::new()
+        .write_leaf(&LeafInput {
+            key_items: &keys,
+            key_offsets: &offs,
+            value_items: &values,
+            value_offsets: &offs,
+            value_address_offsets: &[],
+        })
+        .unwrap()
+        .to_vec()
+}
+
+/// Position of `part` (a sub-slice of `whole`) in `whole`.
+fn pos_in(whole: &[u8], part: &[u8]) -> usize {
+    part.as_ptr() as usize - whole.as_ptr() as usize
+}
+
+#[test]
+fn decreasing_offsets_and_bad_tuples_are_reported_precisely() {
+    let chunk = three_row_leaf();
+    let n = Node::verify(&chunk).unwrap();
+    let ko = pos_in(&chunk, n.key_offsets_bytes());
+    let vo = pos_in(&chunk, n.value_offsets_bytes());
+    let vi = pos_in(&chunk, n.value_items());
+    let pairs: Vec<_> = n.entries().collect();
+    assert_eq!(pairs.len(), 3);
+    assert_eq!(pairs[2], (n.key(2), n.value(2)));
+
+    for (at, field) in [(ko, "key_offsets"), (vo, "value_offsets")] {
+        // Offsets 0, 25, 20, 30: item 1 would end before it starts.
+        let mut c = chunk.clone();
+        c[at + 2..at + 4].copy_from_slice(&25u16.to_le_bytes());
+        match Node::verify(&c) {
+            Err(MessageError::BadOffset {
+                field: f,
+                index: 2,
+                value: 20,
+                reason,
+            }) => {
+                assert_eq!(f, field);
+                assert_eq!(reason, "offsets must not decrease");
+            }
+            other => panic!("{field}: {other:?}"),
+        }
+    }
+    // Value 1's count says 9 fields: their offsets would not fit.
+    let mut c = chunk.clone();
+    c[vi + 18..vi + 20].copy_from_slice(&9u16.to_le_bytes());
+    match Node::verify(&c) {
+        Err(MessageError::BadTuple {
+            field: "value_items",
+            index: 1,
+            ..
+        }) => {}
+        other => panic!("{other:?}"),
     }
 }

@@ -697,3 +697,123 @@ fn golden_map_leaves() {
     assert!(leaves_checked > 100, "only {leaves_checked} leaves checked");
     println!("{leaves_checked} leaves checked");
 }
+
+/// The fixed-access rule as first written: `i < count` and the fixed field ends inside the
+/// data, else the offsets.
+fn reference_field<'a>(d: &TupleDesc, bytes: &'a [u8], i: usize) -> Option<&'a [u8]> {
+    let t = Tuple::new_unverified(bytes);
+    if let Some(&(start, stop)) = d.fixed.get(i) {
+        let count = t.count();
+        let split = bytes.len().saturating_sub(2 * count.max(1));
+        if i < count && usize::from(stop) <= split {
+            return bytes.get(usize::from(start)..usize::from(stop));
+        }
+    }
+    t.field(i)
+}
+
+/// Garbage and near-valid tuples for the fast paths: random bytes with counts and offsets
+/// that are often plausible.
+fn fast_path_inputs() -> Vec<Vec<u8>> {
+    let mut out = Vec::new();
+    let mut seed = 0x2545_f491_u32;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 17;
+        seed ^= seed << 5;
+        seed
+    };
+    for len in 0..48usize {
+        for _ in 0..40 {
+            let mut b: Vec<u8> = (0..len).map(|_| (next() % 7) as u8).collect();
+            if len >= 2 && next() % 4 != 0 {
+                let count = (next() % 5) as u16;
+                b[len - 2..].copy_from_slice(&count.to_le_bytes());
+            }
+            out.push(b);
+        }
+    }
+    out
+}
+
+#[test]
+fn fixed_access_fast_paths_match_the_reference() {
+    use Encoding as E;
+    let d = TupleDesc::new(vec![
+        Type::not_null(E::Int64),
+        Type::not_null(E::Int16),
+        Type::nullable(E::Int32),
+        Type::not_null(E::Int8),
+    ]);
+    let i64f = d.fixed_field::<8>(0, E::Int64).unwrap();
+    let i16f = d.fixed_field::<2>(1, E::Int16).unwrap();
+    let i32f = d.fixed_field::<4>(2, E::Int32).unwrap();
+    let i8f = d.fixed_field::<1>(3, E::Int8).unwrap();
+    assert!(d.fixed_field::<8>(1, E::Int16).is_err());
+    assert!(d.fixed_field::<8>(0, E::Uint64).is_err());
+    assert!(d.fixed_field::<8>(9, E::Int64).is_err());
+    fn expect<const N: usize>(r: Option<&[u8]>) -> Option<Option<[u8; N]>> {
+        match r {
+            None => Some(None),
+            Some(b) => <[u8; N]>::try_from(b).ok().map(Some),
+        }
+    }
+    for b in fast_path_inputs() {
+        let t = Tuple::new_unverified(&b);
+        for i in 0..5 {
+            assert_eq!(
+                d.field(t, i),
+                reference_field(&d, &b, i),
+                "{b:02x?} field {i}"
+            );
+        }
+        assert_eq!(i64f.read(t).ok(), expect::<8>(reference_field(&d, &b, 0)));
+        assert_eq!(i16f.read(t).ok(), expect::<2>(reference_field(&d, &b, 1)));
+        assert_eq!(i32f.read(t).ok(), expect::<4>(reference_field(&d, &b, 2)));
+        assert_eq!(i8f.read(t).ok(), expect::<1>(reference_field(&d, &b, 3)));
+        assert_eq!(
+            d.get_int64(t, 0).ok(),
+            expect::<8>(reference_field(&d, &b, 0)).map(|v| v.map(i64::from_le_bytes))
+        );
+    }
+}
+
+#[test]
+fn canonical_compare_matches_the_general_path() {
+    use Encoding as E;
+    let descs = [
+        TupleDesc::new(vec![Type::not_null(E::Int64), Type::not_null(E::Int64)]),
+        TupleDesc::new(vec![Type::not_null(E::Uint32), Type::not_null(E::Int8)]),
+        TupleDesc::new(vec![Type::not_null(E::Float64)]),
+        TupleDesc::new(vec![Type::not_null(E::Int16), Type::nullable(E::Int16)]),
+    ];
+    let inputs = fast_path_inputs();
+    let mut canonical = Vec::new();
+    for d in &descs {
+        let mut b = TupleBuilder::new(d.clone());
+        for x in [-3i64, 0, 1, 2, 300] {
+            for (i, ty) in d.types().iter().enumerate() {
+                match ty.enc {
+                    E::Int64 => b.put_int64(i, x).unwrap(),
+                    E::Uint32 => b.put_uint32(i, x as u32).unwrap(),
+                    E::Int8 => b.put_int8(i, x as i8).unwrap(),
+                    E::Int16 => b.put_int16(i, x as i16).unwrap(),
+                    E::Float64 => b.put_float64(i, x as f64 * 0.5).unwrap(),
+                    _ => unreachable!(),
+                }
+            }
+            canonical.push(b.build().unwrap().as_bytes().to_vec());
+        }
+    }
+    for d in &descs {
+        for a in inputs.iter().chain(&canonical).step_by(3) {
+            for b in inputs.iter().chain(&canonical).step_by(7) {
+                assert_eq!(
+                    d.compare(a, b),
+                    d.compare_prefix(a, b, d.len()),
+                    "{d:?} {a:02x?} {b:02x?}"
+                );
+            }
+        }
+    }
+}
