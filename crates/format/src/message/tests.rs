@@ -2,6 +2,7 @@
 //! of the golden map vectors, and corruption (flipped bytes, truncation) never panicking.
 
 use super::*;
+use crate::test_support::{chunk_records, vectors_dir};
 use crate::{Address, HashProfile};
 
 fn unhex(s: &str) -> Vec<u8> {
@@ -249,39 +250,8 @@ fn writer_rejects_bad_input() {
         .is_err());
 }
 
-/// Where the golden vectors are; `None` (after printing SKIPPED) only when explicitly allowed.
-fn vectors_dir() -> Option<std::path::PathBuf> {
-    let dir = std::env::var_os("PROLLY_VECTORS")
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| {
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/vectors")
-        });
-    if dir.join("maps").is_dir() {
-        return Some(dir);
-    }
-    if std::env::var("PROLLY_ALLOW_MISSING_VECTORS").as_deref() == Ok("1") {
-        println!("SKIPPED: vectors not found");
-        return None;
-    }
-    panic!(
-        "golden vectors not found at {} (set PROLLY_VECTORS, or PROLLY_ALLOW_MISSING_VECTORS=1 to skip)",
-        dir.display()
-    );
-}
-
-fn records(data: &[u8]) -> Vec<(&[u8], &[u8])> {
-    let mut out = Vec::new();
-    let mut p = 0;
-    while p < data.len() {
-        let addr = &data[p..p + 20];
-        let len = u32::from_le_bytes(data[p + 20..p + 24].try_into().unwrap()) as usize;
-        out.push((addr, &data[p + 24..p + 24 + len]));
-        p += 24 + len;
-    }
-    out
-}
-
 #[test]
+#[cfg_attr(miri, ignore)]
 fn every_vector_chunk_verifies_and_rewrites_identically() {
     let Some(dir) = vectors_dir() else { return };
     let mut seen = 0;
@@ -291,7 +261,7 @@ fn every_vector_chunk_verifies_and_rewrites_identically() {
             continue;
         }
         let data = std::fs::read(&path).unwrap();
-        for (addr, chunk) in records(&data) {
+        for (addr, chunk) in chunk_records(&data) {
             seen += 1;
             assert_eq!(HashProfile::Dolt.address_of(chunk).0, addr);
             let what = format!("{} {}", path.display(), hex::encode(addr));
@@ -330,11 +300,11 @@ fn small_chunks() -> Vec<Vec<u8>> {
     out.push(unhex(ONE_ENTRY_CLOSURE));
     if let Some(dir) = vectors_dir() {
         let data = std::fs::read(dir.join("maps/int64_kv-1000.chunks")).unwrap();
-        if let Some((_, root)) = records(&data).first() {
+        if let Some((_, root)) = chunk_records(&data).first() {
             out.push(root.to_vec());
         }
         let data = std::fs::read(dir.join("maps/int64_kv-10.chunks")).unwrap();
-        if let Some((_, root)) = records(&data).first() {
+        if let Some((_, root)) = chunk_records(&data).first() {
             out.push(root.to_vec());
         }
     }
