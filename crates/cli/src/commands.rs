@@ -107,7 +107,7 @@ pub enum Command {
         #[arg(long)]
         null: Option<String>,
         /// Key fields: one argument per field, or one comma-separated argument.
-        #[arg(required = true, num_args = 1..)]
+        #[arg(required = true, num_args = 1.., allow_hyphen_values = true)]
         key: Vec<String>,
     },
     /// Print rows as CSV, in key order (from inclusive, to exclusive).
@@ -116,10 +116,10 @@ pub enum Command {
         #[arg(long)]
         map: String,
         /// First key (or key prefix), inclusive.
-        #[arg(long)]
+        #[arg(long, allow_hyphen_values = true)]
         from: Option<String>,
         /// Last key (or key prefix), exclusive.
-        #[arg(long)]
+        #[arg(long, allow_hyphen_values = true)]
         to: Option<String>,
         /// At most this many rows.
         #[arg(long)]
@@ -515,7 +515,7 @@ impl Ctx {
 
     fn open_write(&self) -> Result<FileStore> {
         let dir = self.check_exists()?;
-        FileStore::open_writer(dir).map_err(|e| Error::from(e))
+        FileStore::open_writer(dir).map_err(Error::from)
     }
 
     fn create(&self, profile: Profile, out: &mut impl Write) -> Result<()> {
@@ -715,7 +715,7 @@ impl Ctx {
             rows::push_row(&mut line, &store, &ts.key, &ts.value, k, v, &null)?;
             line.write_csv(out)?;
             n += 1;
-            if n % 65536 == 0 {
+            if n.is_multiple_of(65536) {
                 pb.set_position(n);
             }
         }
@@ -814,7 +814,11 @@ impl Ctx {
             if let (Some(_), Some(o)) = (new, old) {
                 line.push_tuple(&store, &ts.value, Some(o), &null)?;
                 out.write_all(b" (was ")?;
-                line.write_fields(nk + nv..nk + 2 * nv, out)?;
+                line.write_fields(0..nk, out)?;
+                if nv > 0 {
+                    out.write_all(b",")?;
+                    line.write_fields(nk + nv..nk + 2 * nv, out)?;
+                }
                 out.write_all(b")")?;
             }
             out.write_all(b"\n")?;
@@ -1133,7 +1137,7 @@ fn check_map_rows(store: &FileStore, m: &MapEntry, pb: &ProgressBar) -> Result<u
         }
         prev = Some(k);
         n += 1;
-        if n % 65536 == 0 {
+        if n.is_multiple_of(65536) {
             pb.inc(0);
         }
     }

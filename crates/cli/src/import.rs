@@ -272,7 +272,7 @@ pub fn read_csv<R: Read, S: ChunkStore + ?Sized>(
         rows.key_ends.push(rows.keys.len());
         rows.value_ends.push(rows.values.len());
         rows.lines.push(line);
-        if rows.key_ends.len() % 65536 == 0 {
+        if rows.key_ends.len().is_multiple_of(65536) {
             progress.set_position(rdr.position().byte());
         }
     }

@@ -154,7 +154,7 @@ fn hex_val(c: u8) -> Option<u8> {
 /// Decodes hex text into `out` (cleared first).
 pub fn parse_hex(t: &[u8], out: &mut Vec<u8>) -> Result<(), String> {
     out.clear();
-    if t.len() % 2 != 0 {
+    if !t.len().is_multiple_of(2) {
         return Err("odd number of hex digits".into());
     }
     for pair in t.chunks_exact(2) {
