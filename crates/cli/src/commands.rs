@@ -589,7 +589,7 @@ impl Ctx {
             (Box::new(f), len)
         };
         let pb = progress(self.quiet, len, "reading", true);
-        let mut rows = import::read_csv(reader, &schema, &null, &store, delete, &pb)
+        let mut rows = import::read_csv(reader, len, &schema, &null, &store, delete, &pb)
             .map_err(|e| e.context(file.display()))?;
         let parsed = started.elapsed();
         let ts = schema.tuple_schema();

@@ -189,6 +189,7 @@ impl TupleMaker {
 /// every header column must be a schema column. Large values go out of band into `store`.
 pub fn read_csv<R: Read, S: ChunkStore + ?Sized>(
     input: R,
+    len_hint: Option<u64>,
     schema: &MapSchema,
     null: &NullText,
     store: &S,
@@ -272,6 +273,21 @@ pub fn read_csv<R: Read, S: ChunkStore + ?Sized>(
         rows.key_ends.push(rows.keys.len());
         rows.value_ends.push(rows.values.len());
         rows.lines.push(line);
+        if rows.key_ends.len() == 4096 {
+            // Size the arenas for the whole input once, from the first rows, rather than
+            // growing them by copying.
+            if let Some(total) = len_hint {
+                let read = rdr.position().byte().max(1);
+                let scale = total as f64 / read as f64 * 1.05;
+                let want = |have: usize| ((have as f64) * scale) as usize;
+                rows.keys.reserve(want(rows.keys.len()));
+                rows.values.reserve(want(rows.values.len()));
+                let n = want(rows.key_ends.len());
+                rows.key_ends.reserve(n);
+                rows.value_ends.reserve(n);
+                rows.lines.reserve(n);
+            }
+        }
         if rows.key_ends.len().is_multiple_of(65536) {
             progress.set_position(rdr.position().byte());
         }
@@ -318,13 +334,22 @@ pub fn delete<S: ChunkStore + ?Sized>(
 
 /// Parses, sorts and builds in one call, for benchmarks and library users: the root of a new
 /// map of the CSV rows.
-pub fn import_new<R: Read, S: ChunkStore + ?Sized>(
-    input: R,
+pub fn import_new<S: ChunkStore + ?Sized>(
+    input: &[u8],
     schema: &MapSchema,
     null: &NullText,
     store: &S,
 ) -> Result<(Address, usize)> {
-    let mut rows = read_csv(input, schema, null, store, false, &ProgressBar::hidden())?;
+    let len = Some(input.len() as u64);
+    let mut rows = read_csv(
+        input,
+        len,
+        schema,
+        null,
+        store,
+        false,
+        &ProgressBar::hidden(),
+    )?;
     let ts = schema.tuple_schema();
     rows.sort(&ts)?;
     Ok((build(store, &ts, &rows)?, rows.len()))

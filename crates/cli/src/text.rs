@@ -516,19 +516,27 @@ impl FieldParser {
 /// straight from text without a [`TupleBuilder`] (the import fast path).
 pub struct FixedEncoder {
     types: Vec<Type>,
-    ends: Vec<usize>,
+    /// End of each field within the tuple being written.
+    ends: Vec<u16>,
+    /// Largest tuple: every field present, plus offsets and count.
+    max_len: usize,
 }
 
 impl FixedEncoder {
     /// The encoder for `desc`, if every field is fixed-width and not an address.
     pub fn new(desc: &TupleDesc) -> Option<FixedEncoder> {
-        let ok = desc
-            .types()
-            .iter()
-            .all(|t| t.enc.fixed_width().is_some() && !t.enc.is_address());
-        (ok && desc.len() <= usize::from(u16::MAX)).then(|| FixedEncoder {
+        let mut data = 0usize;
+        for t in desc.types() {
+            if t.enc.is_address() {
+                return None;
+            }
+            data += t.enc.fixed_width()?;
+        }
+        let max_len = data + 2 * desc.len().max(1);
+        (max_len <= usize::from(u16::MAX)).then(|| FixedEncoder {
             types: desc.types().to_vec(),
-            ends: Vec::with_capacity(desc.len()),
+            ends: vec![0; desc.len()],
+            max_len,
         })
     }
 
@@ -542,15 +550,31 @@ impl FixedEncoder {
         out: &mut Vec<u8>,
     ) -> Result<(), (usize, String)> {
         let base = out.len();
-        self.ends.clear();
+        out.reserve(self.max_len);
         let mut count = 0usize;
         let mut buf = [0u8; 20];
-        for (i, (ty, t)) in self.types.iter().zip(fields).enumerate() {
-            match null.is_null(*ty, t) {
-                Ok(true) => {}
-                Ok(false) => match fixed_bytes(ty.enc, t, &mut buf) {
+        for (i, ((ty, t), end)) in self
+            .types
+            .iter()
+            .zip(fields)
+            .zip(self.ends.iter_mut())
+            .enumerate()
+        {
+            let is_null = if t.is_empty() || null.marker.is_some() {
+                match null.is_null(*ty, t) {
+                    Ok(n) => n,
+                    Err(e) => {
+                        out.truncate(base);
+                        return Err((i, e));
+                    }
+                }
+            } else {
+                false
+            };
+            if !is_null {
+                match fixed_bytes(ty.enc, t, &mut buf) {
                     Some(n) => {
-                        out.extend_from_slice(&buf[..n]);
+                        out.extend_from_slice(buf.get(..n).unwrap_or(&[]));
                         count = i + 1;
                     }
                     None => {
@@ -564,17 +588,13 @@ impl FixedEncoder {
                             format!("{} {shown:?} is not {}", ty.enc, expected(ty.enc)),
                         ));
                     }
-                },
-                Err(e) => {
-                    out.truncate(base);
-                    return Err((i, e));
                 }
             }
-            self.ends.push(out.len() - base);
+            *end = (out.len() - base) as u16;
         }
         for k in 1..count {
             let start = self.ends.get(k - 1).copied().unwrap_or(0);
-            out.extend_from_slice(&(start as u16).to_le_bytes());
+            out.extend_from_slice(&start.to_le_bytes());
         }
         out.extend_from_slice(&(count as u16).to_le_bytes());
         Ok(())
