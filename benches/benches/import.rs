@@ -71,7 +71,9 @@ fn bench_import(c: &mut Criterion) {
                 let t = Instant::now();
                 let mut store = FileStore::create(dir.path(), HashProfile::Blake3).unwrap();
                 let (root, _) = import::import_new(&data[..], &schema, &null, &store).unwrap();
-                store.commit(&[RootUpdate::new("t", None, Some(root))]).unwrap();
+                store
+                    .commit(&[RootUpdate::new("t", None, Some(root))])
+                    .unwrap();
                 total += t.elapsed();
                 drop(store);
             }
