@@ -121,6 +121,352 @@ typedef uint32_t prolly_result;
 #endif // __cplusplus
 
 /**
+ * Field encodings, with Dolt's numeric codes (`serial.Encoding`). Pass as a plain `uint8_t` in
+ * `prolly_type.encoding`.
+ */
+enum prolly_encoding
+#ifdef __cplusplus
+  : uint8_t
+#endif // __cplusplus
+ {
+  /**
+   * Signed 8-bit integer (also BOOL).
+   */
+  PROLLY_ENCODING_INT8 = 1,
+  /**
+   * Unsigned 8-bit integer.
+   */
+  PROLLY_ENCODING_UINT8 = 2,
+  /**
+   * Signed 16-bit integer.
+   */
+  PROLLY_ENCODING_INT16 = 3,
+  /**
+   * Unsigned 16-bit integer.
+   */
+  PROLLY_ENCODING_UINT16 = 4,
+  /**
+   * Signed 32-bit integer.
+   */
+  PROLLY_ENCODING_INT32 = 7,
+  /**
+   * Unsigned 32-bit integer.
+   */
+  PROLLY_ENCODING_UINT32 = 8,
+  /**
+   * Signed 64-bit integer.
+   */
+  PROLLY_ENCODING_INT64 = 9,
+  /**
+   * Unsigned 64-bit integer.
+   */
+  PROLLY_ENCODING_UINT64 = 10,
+  /**
+   * IEEE-754 single.
+   */
+  PROLLY_ENCODING_FLOAT32 = 11,
+  /**
+   * IEEE-754 double.
+   */
+  PROLLY_ENCODING_FLOAT64 = 12,
+  /**
+   * 64-bit bit field.
+   */
+  PROLLY_ENCODING_BIT64 = 13,
+  /**
+   * 16 raw bytes.
+   */
+  PROLLY_ENCODING_HASH128 = 14,
+  /**
+   * YEAR (1901..=2155, or 0).
+   */
+  PROLLY_ENCODING_YEAR = 15,
+  /**
+   * DATE (year, month, day).
+   */
+  PROLLY_ENCODING_DATE = 16,
+  /**
+   * TIME in signed microseconds.
+   */
+  PROLLY_ENCODING_TIME = 17,
+  /**
+   * DATETIME / TIMESTAMP in Unix microseconds UTC.
+   */
+  PROLLY_ENCODING_DATETIME = 18,
+  /**
+   * ENUM member index (1-based; 0 = empty).
+   */
+  PROLLY_ENCODING_ENUM = 19,
+  /**
+   * SET member bitmask.
+   */
+  PROLLY_ENCODING_SET = 20,
+  /**
+   * Address of a blob tree of bytes.
+   */
+  PROLLY_ENCODING_BYTES_ADDR = 21,
+  /**
+   * Address of a commit.
+   */
+  PROLLY_ENCODING_COMMIT_ADDR = 22,
+  /**
+   * Address of a blob tree of UTF-8 text.
+   */
+  PROLLY_ENCODING_STRING_ADDR = 23,
+  /**
+   * Address of a JSON document tree.
+   */
+  PROLLY_ENCODING_JSON_ADDR = 24,
+  /**
+   * Spatial index cell (17 bytes).
+   */
+  PROLLY_ENCODING_CELL = 25,
+  /**
+   * Address of a geometry blob tree.
+   */
+  PROLLY_ENCODING_GEOM_ADDR = 26,
+  /**
+   * Address of an extended-type blob.
+   */
+  PROLLY_ENCODING_EXTENDED_ADDR = 27,
+  /**
+   * Inline UTF-8 text.
+   */
+  PROLLY_ENCODING_STRING = 128,
+  /**
+   * Inline bytes.
+   */
+  PROLLY_ENCODING_BYTES = 129,
+  /**
+   * Decimal.
+   */
+  PROLLY_ENCODING_DECIMAL = 130,
+  /**
+   * Legacy inline JSON.
+   */
+  PROLLY_ENCODING_JSON = 131,
+  /**
+   * Legacy inline geometry.
+   */
+  PROLLY_ENCODING_GEOMETRY = 133,
+  /**
+   * Handler-serialized bytes.
+   */
+  PROLLY_ENCODING_EXTENDED = 134,
+  /**
+   * Adaptive (inline or out-of-band) text.
+   */
+  PROLLY_ENCODING_STRING_ADAPTIVE = 135,
+  /**
+   * Adaptive bytes.
+   */
+  PROLLY_ENCODING_BYTES_ADAPTIVE = 136,
+  /**
+   * Adaptive handler bytes.
+   */
+  PROLLY_ENCODING_EXTENDED_ADAPTIVE = 137,
+  /**
+   * Adaptive geometry.
+   */
+  PROLLY_ENCODING_GEOM_ADAPTIVE = 138,
+  /**
+   * Adaptive JSON.
+   */
+  PROLLY_ENCODING_JSON_ADAPTIVE = 139,
+};
+#ifndef __cplusplus
+typedef uint8_t prolly_encoding;
+#endif // __cplusplus
+
+/**
+ * How a new store computes chunk addresses. Pass as a plain `uint32_t`.
+ */
+enum prolly_hash_profile
+#ifdef __cplusplus
+  : uint32_t
+#endif // __cplusplus
+ {
+  /**
+   * blake3, truncated to 20 bytes (fast; prollystore's default).
+   */
+  PROLLY_HASH_PROFILE_BLAKE3 = 1,
+  /**
+   * SHA-512 truncated to 20 bytes, as Dolt addresses chunks (byte-compatible with Dolt).
+   */
+  PROLLY_HASH_PROFILE_DOLT = 2,
+};
+#ifndef __cplusplus
+typedef uint32_t prolly_hash_profile;
+#endif // __cplusplus
+
+/**
+ * Bits of `prolly_store_open_file`'s `flags`. Pass as a plain `uint32_t`.
+ */
+enum prolly_open_flags
+#ifdef __cplusplus
+  : uint32_t
+#endif // __cplusplus
+ {
+  /**
+   * Open as the writer (takes the store's lock).
+   */
+  PROLLY_OPEN_FLAGS_WRITE = 1,
+  /**
+   * Read chunk files into memory instead of mapping them (for network filesystems).
+   */
+  PROLLY_OPEN_FLAGS_NO_MMAP = 2,
+};
+#ifndef __cplusplus
+typedef uint32_t prolly_open_flags;
+#endif // __cplusplus
+
+/**
+ * Which tuple of a row a field belongs to. Pass as a plain `uint32_t`.
+ */
+enum prolly_side
+#ifdef __cplusplus
+  : uint32_t
+#endif // __cplusplus
+ {
+  /**
+   * The key tuple (orders the map).
+   */
+  PROLLY_SIDE_KEY = 0,
+  /**
+   * The value tuple.
+   */
+  PROLLY_SIDE_VALUE = 1,
+};
+#ifndef __cplusplus
+typedef uint32_t prolly_side;
+#endif // __cplusplus
+
+/**
+ * Kinds of range bound. Plain `uint32_t` in `prolly_bound.kind`.
+ */
+enum prolly_bound_kind
+#ifdef __cplusplus
+  : uint32_t
+#endif // __cplusplus
+ {
+  /**
+   * No bound on this side (the key is ignored).
+   */
+  PROLLY_BOUND_KIND_UNBOUNDED = 0,
+  /**
+   * Keys equal to the bound are inside.
+   */
+  PROLLY_BOUND_KIND_INCLUDED = 1,
+  /**
+   * Keys equal to the bound are outside.
+   */
+  PROLLY_BOUND_KIND_EXCLUDED = 2,
+};
+#ifndef __cplusplus
+typedef uint32_t prolly_bound_kind;
+#endif // __cplusplus
+
+/**
+ * Scan directions. Plain `uint32_t`.
+ */
+enum prolly_direction
+#ifdef __cplusplus
+  : uint32_t
+#endif // __cplusplus
+ {
+  /**
+   * Ascending key order.
+   */
+  PROLLY_DIRECTION_FORWARD = 0,
+  /**
+   * Descending key order.
+   */
+  PROLLY_DIRECTION_BACKWARD = 1,
+};
+#ifndef __cplusplus
+typedef uint32_t prolly_direction;
+#endif // __cplusplus
+
+/**
+ * Kinds of difference. Plain `uint32_t` in `prolly_diff_entry.kind`.
+ */
+enum prolly_diff_kind
+#ifdef __cplusplus
+  : uint32_t
+#endif // __cplusplus
+ {
+  /**
+   * The key is only in the `to` map (`from_value` is NULL).
+   */
+  PROLLY_DIFF_KIND_ADDED = 1,
+  /**
+   * The key is only in the `from` map (`to_value` is NULL).
+   */
+  PROLLY_DIFF_KIND_REMOVED = 2,
+  /**
+   * The key's value differs.
+   */
+  PROLLY_DIFF_KIND_MODIFIED = 3,
+};
+#ifndef __cplusplus
+typedef uint32_t prolly_diff_kind;
+#endif // __cplusplus
+
+/**
+ * What to do with a key both sides changed differently. Plain `uint32_t`.
+ */
+enum prolly_merge_policy
+#ifdef __cplusplus
+  : uint32_t
+#endif // __cplusplus
+ {
+  /**
+   * Keep the left value and report a conflict.
+   */
+  PROLLY_MERGE_POLICY_REPORT = 0,
+  /**
+   * Take the left side's change silently.
+   */
+  PROLLY_MERGE_POLICY_PREFER_LEFT = 1,
+  /**
+   * Take the right side's change silently.
+   */
+  PROLLY_MERGE_POLICY_PREFER_RIGHT = 2,
+};
+#ifndef __cplusplus
+typedef uint32_t prolly_merge_policy;
+#endif // __cplusplus
+
+/**
+ * Which kind of decimal value. Plain `uint32_t` in `prolly_decimal.form`.
+ */
+enum prolly_decimal_form
+#ifdef __cplusplus
+  : uint32_t
+#endif // __cplusplus
+ {
+  /**
+   * `(-1)^negative * coefficient * 10^exponent`.
+   */
+  PROLLY_DECIMAL_FORM_FINITE = 0,
+  /**
+   * Not a number.
+   */
+  PROLLY_DECIMAL_FORM_NAN = 1,
+  /**
+   * +Infinity.
+   */
+  PROLLY_DECIMAL_FORM_POS_INFINITY = 2,
+  /**
+   * -Infinity.
+   */
+  PROLLY_DECIMAL_FORM_NEG_INFINITY = 3,
+};
+#ifndef __cplusplus
+typedef uint32_t prolly_decimal_form;
+#endif // __cplusplus
+
+/**
  * A scan over a key range of a map, forward or backward. Rows point into the store's chunks
  * (see `prolly_row`). Counts as open for `prolly_store_commit` (`PROLLY_RESULT_ERR_BUSY`) until
  * freed. Not thread-safe: one thread at a time.
@@ -1108,7 +1454,7 @@ prolly_result prolly_tuple_builder_put_decimal(struct prolly_tuple_builder *buil
  */
 prolly_result prolly_tuple_builder_put_string(struct prolly_tuple_builder *builder,
                                               size_t field,
-                                              const uint8_t *data,
+                                              const char *data,
                                               size_t len);
 
 /**

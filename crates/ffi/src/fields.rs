@@ -1196,12 +1196,12 @@ pub extern "C" fn prolly_tuple_builder_put_decimal(
 pub extern "C" fn prolly_tuple_builder_put_string(
     builder: *mut prolly_tuple_builder,
     field: usize,
-    data: *const u8,
+    data: *const std::ffi::c_char,
     len: usize,
 ) -> prolly_result {
     put_field(builder, |b| {
         // SAFETY: C caller's contract: `len` readable bytes.
-        let d = unsafe { bytes(data, len, "data") }?;
+        let d = unsafe { bytes(data.cast::<u8>(), len, "data") }?;
         let d = std::str::from_utf8(d).map_err(|_| Error::invalid("string value is not UTF-8"))?;
         Ok(b.put_string(field, d)?)
     })
