@@ -3,7 +3,9 @@
 #ifndef PROLLY_TEST_COMMON_H
 #define PROLLY_TEST_COMMON_H
 
+#ifndef _XOPEN_SOURCE
 #define _XOPEN_SOURCE 700
+#endif
 #include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -46,7 +46,6 @@ pub enum prolly_direction {
     Backward = 1,
 }
 
-
 /// A scan over a key range of a map, forward or backward. Rows point into the store's chunks
 /// (see `prolly_row`). Counts as open for `prolly_store_commit` (`PROLLY_RESULT_ERR_BUSY`) until
 /// freed. Not thread-safe: one thread at a time.
