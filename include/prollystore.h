@@ -1530,6 +1530,17 @@ prolly_result prolly_map_range(const struct prolly_map *map,
 prolly_result prolly_cursor_next(struct prolly_cursor *cursor, struct prolly_row *out_row);
 
 /**
+ * Fills `rows` (room for `capacity` rows, at least 1) with the next rows and writes how many
+ * to `*out_count`: `PROLLY_RESULT_OK` with 1 to `capacity` rows, or `PROLLY_RESULT_END` with 0
+ * once the range is exhausted. The same rows as repeated `prolly_cursor_next` calls, at a
+ * fraction of the per-call cost for long scans.
+ */
+prolly_result prolly_cursor_next_batch(struct prolly_cursor *cursor,
+                                       struct prolly_row *rows,
+                                       size_t capacity,
+                                       size_t *out_count);
+
+/**
  * Frees a cursor (NULL is a no-op). Rows it returned stay valid (they point into the store).
  */
 void prolly_cursor_free(struct prolly_cursor *cursor);

@@ -15,7 +15,8 @@ use prollystore::store::{FileStore, RootUpdate};
 use prollystore::tuples::TupleSchema;
 use prollystore::Map;
 use prollystore_ffi::iter::{
-    prolly_bound, prolly_cursor, prolly_cursor_free, prolly_cursor_next, prolly_map_range,
+    prolly_bound, prolly_cursor, prolly_cursor_free, prolly_cursor_next, prolly_cursor_next_batch,
+    prolly_map_range,
 };
 use prollystore_ffi::map::{
     prolly_map, prolly_map_free, prolly_map_get, prolly_map_open, prolly_row,
@@ -42,7 +43,7 @@ fn schema() -> TupleSchema {
 }
 
 struct Fixture {
-    _dir: tempfile::TempDir,
+    dir: tempfile::TempDir,
     rust: FileStore,
     keys: Vec<Vec<u8>>,
     c_store: *mut prolly_store,
@@ -131,7 +132,7 @@ fn fixture() -> Fixture {
         prolly_result::Ok
     );
     Fixture {
-        _dir: dir,
+        dir,
         rust,
         keys,
         c_store,
@@ -193,6 +194,36 @@ fn c_scan(f: &Fixture) -> usize {
     n
 }
 
+fn c_scan_batch(f: &Fixture) -> usize {
+    let open = prolly_bound {
+        kind: 0,
+        key: ptr::null(),
+        key_len: 0,
+    };
+    let mut c: *mut prolly_cursor = ptr::null_mut();
+    assert_eq!(
+        prolly_map_range(f.c_map, &open, &open, 0, &mut c),
+        prolly_result::Ok
+    );
+    let empty = prolly_row {
+        key: ptr::null(),
+        key_len: 0,
+        value: ptr::null(),
+        value_len: 0,
+    };
+    let mut rows = [empty; 64];
+    let mut got = 0usize;
+    let mut n = 0;
+    while prolly_cursor_next_batch(c, rows.as_mut_ptr(), rows.len(), &mut got) == prolly_result::Ok
+    {
+        for r in &rows[..got] {
+            n += r.key_len + r.value_len;
+        }
+    }
+    prolly_cursor_free(c);
+    n
+}
+
 /// Median ns per unit of `f` over `rounds` runs.
 fn median_ns(rounds: usize, units: usize, mut f: impl FnMut() -> usize) -> f64 {
     let mut t: Vec<f64> = (0..rounds)
@@ -212,6 +243,7 @@ fn bench_ffi(c: &mut Criterion) {
     let map = Map::new(&f.rust, root, schema());
     assert_eq!(rust_gets(&f, &map), c_gets(&f));
     assert_eq!(rust_scan(&map), c_scan(&f));
+    assert_eq!(rust_scan(&map), c_scan_batch(&f));
 
     let mut g = c.benchmark_group("ffi/get");
     g.throughput(Throughput::Elements(GETS as u64));
@@ -224,26 +256,43 @@ fn bench_ffi(c: &mut Criterion) {
     g.throughput(Throughput::Elements(ROWS as u64));
     g.bench_function("rust_api", |b| b.iter(|| black_box(rust_scan(&map))));
     g.bench_function("c_abi", |b| b.iter(|| black_box(c_scan(&f))));
+    g.bench_function("c_abi_batch64", |b| b.iter(|| black_box(c_scan_batch(&f))));
     g.finish();
 
     // Interleaved rounds, so both sides see the same machine state.
     let (mut rg, mut cg, mut rs, mut cs) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let mut cb = Vec::new();
     for _ in 0..15 {
         rg.push(median_ns(21, GETS, || rust_gets(&f, &map)));
         cg.push(median_ns(21, GETS, || c_gets(&f)));
         rs.push(median_ns(3, ROWS as usize, || rust_scan(&map)));
         cs.push(median_ns(3, ROWS as usize, || c_scan(&f)));
+        cb.push(median_ns(3, ROWS as usize, || c_scan_batch(&f)));
     }
     let med = |v: &mut Vec<f64>| {
         v.sort_by(f64::total_cmp);
         v[v.len() / 2]
     };
     let (rg, cg, rs, cs) = (med(&mut rg), med(&mut cg), med(&mut rs), med(&mut cs));
+    // Control: the Rust API through a second handle on the same directory (the C side has its
+    // own handle too), measured the same way.
+    let second = FileStore::open(f.dir.path()).unwrap();
+    let map2 = Map::new(&second, root, schema());
+    let mut r2: Vec<f64> = (0..15)
+        .map(|_| median_ns(3, ROWS as usize, || rust_scan(&map2)))
+        .collect();
+    println!(
+        "control: Rust scan via a second handle {:.2} ns/row",
+        med(&mut r2)
+    );
+    let cb = med(&mut cb);
     println!(
         "ffi overhead: get {cg:.1} ns (C ABI) vs {rg:.1} ns (Rust) = {:.3}x; \
-         scan {cs:.2} ns/row vs {rs:.2} ns/row = {:.3}x",
+         scan {cs:.2} ns/row (cursor_next) / {cb:.2} ns/row (next_batch 64) vs {rs:.2} ns/row \
+         (Rust) = {:.3}x / {:.3}x",
         cg / rg,
-        cs / rs
+        cs / rs,
+        cb / rs
     );
 }
 

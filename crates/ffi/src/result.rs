@@ -180,18 +180,22 @@ pub(crate) struct Error {
 }
 
 impl Error {
+    #[cold]
     pub(crate) fn new(code: prolly_result, detail: impl Into<String>) -> Error {
         Error {
             code,
             detail: detail.into(),
         }
     }
+    #[cold]
+    #[inline(never)]
     pub(crate) fn null(name: &str) -> Error {
         Error::new(
             prolly_result::ErrNullArgument,
             format!("argument `{name}` is NULL"),
         )
     }
+    #[cold]
     pub(crate) fn invalid(detail: impl Into<String>) -> Error {
         Error::new(prolly_result::ErrInvalidArgument, detail)
     }
@@ -253,22 +257,36 @@ impl From<TupleError> for Error {
 /// their detail for `prolly_last_error_message` and return their code.
 #[inline]
 pub(crate) fn guard(f: impl FnOnce() -> Result<prolly_result, Error>) -> prolly_result {
-    match catch_unwind(AssertUnwindSafe(f)) {
-        Ok(Ok(code)) => code,
-        Ok(Err(e)) => {
-            record(&e.detail);
-            e.code
-        }
-        Err(p) => {
-            let what = p
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| p.downcast_ref::<String>().cloned())
-                .unwrap_or_default();
-            record(&format!("panic: {what}"));
-            prolly_result::ErrPanic
-        }
+    // Errors are turned into codes inside the boundary so that only a `u32` crosses it.
+    let r = catch_unwind(AssertUnwindSafe(|| match f() {
+        Ok(code) => code,
+        Err(e) => failed(e),
+    }));
+    match r {
+        Ok(code) => code,
+        Err(p) => panicked(p),
     }
+}
+
+/// Records an error's detail and returns its code.
+#[cold]
+#[inline(never)]
+fn failed(e: Error) -> prolly_result {
+    record(&e.detail);
+    e.code
+}
+
+/// Records a caught panic.
+#[cold]
+#[inline(never)]
+fn panicked(p: Box<dyn std::any::Any + Send>) -> prolly_result {
+    let what = p
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| p.downcast_ref::<String>().cloned())
+        .unwrap_or_default();
+    record(&format!("panic: {what}"));
+    prolly_result::ErrPanic
 }
 
 /// [`guard`] for bodies without a status of their own.
