@@ -9,6 +9,813 @@
 #include <stddef.h>
 #include <stdbool.h>
 
+/**
+ * What a call did. The numbers are stable: a code is never renumbered or reused. Values below
+ * 10 are outcomes, not failures; 10 and above are errors (see `prolly_result_message`).
+ */
+enum prolly_result
+#ifdef __cplusplus
+  : uint32_t
+#endif // __cplusplus
+ {
+  /**
+   * Success.
+   */
+  PROLLY_RESULT_OK = 0,
+  /**
+   * The key or root asked for is absent (outputs untouched).
+   */
+  PROLLY_RESULT_NOT_FOUND = 1,
+  /**
+   * A cursor or diff has no more entries (outputs untouched).
+   */
+  PROLLY_RESULT_END = 2,
+  /**
+   * A required pointer argument was NULL.
+   */
+  PROLLY_RESULT_ERR_NULL_ARGUMENT = 10,
+  /**
+   * An argument is unusable (bad UTF-8, unknown flag, out-of-range index, finished builder...).
+   */
+  PROLLY_RESULT_ERR_INVALID_ARGUMENT = 11,
+  /**
+   * The library panicked; this is a bug. The handle involved should be freed and not reused.
+   */
+  PROLLY_RESULT_ERR_PANIC = 12,
+  /**
+   * The store cannot do this while cursors, diffs or map builders on it are open.
+   */
+  PROLLY_RESULT_ERR_BUSY = 13,
+  /**
+   * A caller-supplied buffer is too small.
+   */
+  PROLLY_RESULT_ERR_BUFFER_TOO_SMALL = 14,
+  /**
+   * An operating-system I/O error.
+   */
+  PROLLY_RESULT_ERR_IO = 20,
+  /**
+   * Stored bytes are corrupted (hash mismatch, invalid message, damaged file).
+   */
+  PROLLY_RESULT_ERR_CORRUPTED = 21,
+  /**
+   * A chunk the operation needs is not in the store.
+   */
+  PROLLY_RESULT_ERR_MISSING_CHUNK = 22,
+  /**
+   * Another handle holds the store's writer lock.
+   */
+  PROLLY_RESULT_ERR_LOCKED = 23,
+  /**
+   * The store handle was opened read-only.
+   */
+  PROLLY_RESULT_ERR_READ_ONLY = 24,
+  /**
+   * A root's compare-and-swap failed: it did not hold the expected value. Nothing was written.
+   */
+  PROLLY_RESULT_ERR_ROOT_CONFLICT = 25,
+  /**
+   * The store was created with another hash profile.
+   */
+  PROLLY_RESULT_ERR_PROFILE_MISMATCH = 26,
+  /**
+   * A schema description is invalid (unknown encoding, no key fields, unordered key type).
+   */
+  PROLLY_RESULT_ERR_INVALID_SCHEMA = 30,
+  /**
+   * A field was accessed with an accessor of another encoding.
+   */
+  PROLLY_RESULT_ERR_WRONG_ENCODING = 31,
+  /**
+   * A field index beyond the descriptor.
+   */
+  PROLLY_RESULT_ERR_FIELD_OUT_OF_RANGE = 32,
+  /**
+   * Tuple bytes are malformed for the descriptor.
+   */
+  PROLLY_RESULT_ERR_BAD_TUPLE = 33,
+  /**
+   * A value cannot be stored (out of range, NULL in a non-nullable field, too large).
+   */
+  PROLLY_RESULT_ERR_BAD_VALUE = 34,
+  /**
+   * Rows given to a map builder were not in strictly increasing key order.
+   */
+  PROLLY_RESULT_ERR_UNSORTED = 40,
+  /**
+   * An item or tree exceeds a format limit.
+   */
+  PROLLY_RESULT_ERR_TOO_LARGE = 41,
+  /**
+   * A tree or blob is structurally malformed.
+   */
+  PROLLY_RESULT_ERR_MALFORMED_TREE = 42,
+  /**
+   * Handles that must belong together do not (maps of different stores, a tuple builder of
+   * another schema).
+   */
+  PROLLY_RESULT_ERR_INCOMPATIBLE = 43,
+};
+#ifndef __cplusplus
+typedef uint32_t prolly_result;
+#endif // __cplusplus
+
+/**
+ * Field encodings, with Dolt's numeric codes (`serial.Encoding`). Pass as a plain `uint8_t` in
+ * `prolly_type.encoding`.
+ */
+enum prolly_encoding
+#ifdef __cplusplus
+  : uint8_t
+#endif // __cplusplus
+ {
+  /**
+   * Signed 8-bit integer (also BOOL).
+   */
+  PROLLY_ENCODING_INT8 = 1,
+  /**
+   * Unsigned 8-bit integer.
+   */
+  PROLLY_ENCODING_UINT8 = 2,
+  /**
+   * Signed 16-bit integer.
+   */
+  PROLLY_ENCODING_INT16 = 3,
+  /**
+   * Unsigned 16-bit integer.
+   */
+  PROLLY_ENCODING_UINT16 = 4,
+  /**
+   * Signed 32-bit integer.
+   */
+  PROLLY_ENCODING_INT32 = 7,
+  /**
+   * Unsigned 32-bit integer.
+   */
+  PROLLY_ENCODING_UINT32 = 8,
+  /**
+   * Signed 64-bit integer.
+   */
+  PROLLY_ENCODING_INT64 = 9,
+  /**
+   * Unsigned 64-bit integer.
+   */
+  PROLLY_ENCODING_UINT64 = 10,
+  /**
+   * IEEE-754 single.
+   */
+  PROLLY_ENCODING_FLOAT32 = 11,
+  /**
+   * IEEE-754 double.
+   */
+  PROLLY_ENCODING_FLOAT64 = 12,
+  /**
+   * 64-bit bit field.
+   */
+  PROLLY_ENCODING_BIT64 = 13,
+  /**
+   * 16 raw bytes.
+   */
+  PROLLY_ENCODING_HASH128 = 14,
+  /**
+   * YEAR (1901..=2155, or 0).
+   */
+  PROLLY_ENCODING_YEAR = 15,
+  /**
+   * DATE (year, month, day).
+   */
+  PROLLY_ENCODING_DATE = 16,
+  /**
+   * TIME in signed microseconds.
+   */
+  PROLLY_ENCODING_TIME = 17,
+  /**
+   * DATETIME / TIMESTAMP in Unix microseconds UTC.
+   */
+  PROLLY_ENCODING_DATETIME = 18,
+  /**
+   * ENUM member index (1-based; 0 = empty).
+   */
+  PROLLY_ENCODING_ENUM = 19,
+  /**
+   * SET member bitmask.
+   */
+  PROLLY_ENCODING_SET = 20,
+  /**
+   * Address of a blob tree of bytes.
+   */
+  PROLLY_ENCODING_BYTES_ADDR = 21,
+  /**
+   * Address of a commit.
+   */
+  PROLLY_ENCODING_COMMIT_ADDR = 22,
+  /**
+   * Address of a blob tree of UTF-8 text.
+   */
+  PROLLY_ENCODING_STRING_ADDR = 23,
+  /**
+   * Address of a JSON document tree.
+   */
+  PROLLY_ENCODING_JSON_ADDR = 24,
+  /**
+   * Spatial index cell (17 bytes).
+   */
+  PROLLY_ENCODING_CELL = 25,
+  /**
+   * Address of a geometry blob tree.
+   */
+  PROLLY_ENCODING_GEOM_ADDR = 26,
+  /**
+   * Address of an extended-type blob.
+   */
+  PROLLY_ENCODING_EXTENDED_ADDR = 27,
+  /**
+   * Inline UTF-8 text.
+   */
+  PROLLY_ENCODING_STRING = 128,
+  /**
+   * Inline bytes.
+   */
+  PROLLY_ENCODING_BYTES = 129,
+  /**
+   * Decimal.
+   */
+  PROLLY_ENCODING_DECIMAL = 130,
+  /**
+   * Legacy inline JSON.
+   */
+  PROLLY_ENCODING_JSON = 131,
+  /**
+   * Legacy inline geometry.
+   */
+  PROLLY_ENCODING_GEOMETRY = 133,
+  /**
+   * Handler-serialized bytes.
+   */
+  PROLLY_ENCODING_EXTENDED = 134,
+  /**
+   * Adaptive (inline or out-of-band) text.
+   */
+  PROLLY_ENCODING_STRING_ADAPTIVE = 135,
+  /**
+   * Adaptive bytes.
+   */
+  PROLLY_ENCODING_BYTES_ADAPTIVE = 136,
+  /**
+   * Adaptive handler bytes.
+   */
+  PROLLY_ENCODING_EXTENDED_ADAPTIVE = 137,
+  /**
+   * Adaptive geometry.
+   */
+  PROLLY_ENCODING_GEOM_ADAPTIVE = 138,
+  /**
+   * Adaptive JSON.
+   */
+  PROLLY_ENCODING_JSON_ADAPTIVE = 139,
+};
+#ifndef __cplusplus
+typedef uint8_t prolly_encoding;
+#endif // __cplusplus
+
+/**
+ * How a new store computes chunk addresses. Pass as a plain `uint32_t`.
+ */
+enum prolly_hash_profile
+#ifdef __cplusplus
+  : uint32_t
+#endif // __cplusplus
+ {
+  /**
+   * blake3, truncated to 20 bytes (fast; prollystore's default).
+   */
+  PROLLY_HASH_PROFILE_BLAKE3 = 1,
+  /**
+   * SHA-512 truncated to 20 bytes, as Dolt addresses chunks (byte-compatible with Dolt).
+   */
+  PROLLY_HASH_PROFILE_DOLT = 2,
+};
+#ifndef __cplusplus
+typedef uint32_t prolly_hash_profile;
+#endif // __cplusplus
+
+/**
+ * Bits of `prolly_store_open_file`'s `flags`. Pass as a plain `uint32_t`.
+ */
+enum prolly_open_flags
+#ifdef __cplusplus
+  : uint32_t
+#endif // __cplusplus
+ {
+  /**
+   * Open as the writer (takes the store's lock).
+   */
+  PROLLY_OPEN_FLAGS_WRITE = 1,
+  /**
+   * Read chunk files into memory instead of mapping them (for network filesystems).
+   */
+  PROLLY_OPEN_FLAGS_NO_MMAP = 2,
+};
+#ifndef __cplusplus
+typedef uint32_t prolly_open_flags;
+#endif // __cplusplus
+
+/**
+ * Which tuple of a row a field belongs to. Pass as a plain `uint32_t`.
+ */
+enum prolly_side
+#ifdef __cplusplus
+  : uint32_t
+#endif // __cplusplus
+ {
+  /**
+   * The key tuple (orders the map).
+   */
+  PROLLY_SIDE_KEY = 0,
+  /**
+   * The value tuple.
+   */
+  PROLLY_SIDE_VALUE = 1,
+};
+#ifndef __cplusplus
+typedef uint32_t prolly_side;
+#endif // __cplusplus
+
+/**
+ * Kinds of range bound. Plain `uint32_t` in `prolly_bound.kind`.
+ */
+enum prolly_bound_kind
+#ifdef __cplusplus
+  : uint32_t
+#endif // __cplusplus
+ {
+  /**
+   * No bound on this side (the key is ignored).
+   */
+  PROLLY_BOUND_KIND_UNBOUNDED = 0,
+  /**
+   * Keys equal to the bound are inside.
+   */
+  PROLLY_BOUND_KIND_INCLUDED = 1,
+  /**
+   * Keys equal to the bound are outside.
+   */
+  PROLLY_BOUND_KIND_EXCLUDED = 2,
+};
+#ifndef __cplusplus
+typedef uint32_t prolly_bound_kind;
+#endif // __cplusplus
+
+/**
+ * Scan directions. Plain `uint32_t`.
+ */
+enum prolly_direction
+#ifdef __cplusplus
+  : uint32_t
+#endif // __cplusplus
+ {
+  /**
+   * Ascending key order.
+   */
+  PROLLY_DIRECTION_FORWARD = 0,
+  /**
+   * Descending key order.
+   */
+  PROLLY_DIRECTION_BACKWARD = 1,
+};
+#ifndef __cplusplus
+typedef uint32_t prolly_direction;
+#endif // __cplusplus
+
+/**
+ * Kinds of difference. Plain `uint32_t` in `prolly_diff_entry.kind`.
+ */
+enum prolly_diff_kind
+#ifdef __cplusplus
+  : uint32_t
+#endif // __cplusplus
+ {
+  /**
+   * The key is only in the `to` map (`from_value` is NULL).
+   */
+  PROLLY_DIFF_KIND_ADDED = 1,
+  /**
+   * The key is only in the `from` map (`to_value` is NULL).
+   */
+  PROLLY_DIFF_KIND_REMOVED = 2,
+  /**
+   * The key's value differs.
+   */
+  PROLLY_DIFF_KIND_MODIFIED = 3,
+};
+#ifndef __cplusplus
+typedef uint32_t prolly_diff_kind;
+#endif // __cplusplus
+
+/**
+ * What to do with a key both sides changed differently. Plain `uint32_t`.
+ */
+enum prolly_merge_policy
+#ifdef __cplusplus
+  : uint32_t
+#endif // __cplusplus
+ {
+  /**
+   * Keep the left value and report a conflict.
+   */
+  PROLLY_MERGE_POLICY_REPORT = 0,
+  /**
+   * Take the left side's change silently.
+   */
+  PROLLY_MERGE_POLICY_PREFER_LEFT = 1,
+  /**
+   * Take the right side's change silently.
+   */
+  PROLLY_MERGE_POLICY_PREFER_RIGHT = 2,
+};
+#ifndef __cplusplus
+typedef uint32_t prolly_merge_policy;
+#endif // __cplusplus
+
+/**
+ * Which kind of decimal value. Plain `uint32_t` in `prolly_decimal.form`.
+ */
+enum prolly_decimal_form
+#ifdef __cplusplus
+  : uint32_t
+#endif // __cplusplus
+ {
+  /**
+   * `(-1)^negative * coefficient * 10^exponent`.
+   */
+  PROLLY_DECIMAL_FORM_FINITE = 0,
+  /**
+   * Not a number.
+   */
+  PROLLY_DECIMAL_FORM_NAN = 1,
+  /**
+   * +Infinity.
+   */
+  PROLLY_DECIMAL_FORM_POS_INFINITY = 2,
+  /**
+   * -Infinity.
+   */
+  PROLLY_DECIMAL_FORM_NEG_INFINITY = 3,
+};
+#ifndef __cplusplus
+typedef uint32_t prolly_decimal_form;
+#endif // __cplusplus
+
+/**
+ * A scan over a key range of a map, forward or backward. Rows point into the store's chunks
+ * (see `prolly_row`). Counts as open for `prolly_store_commit` (`PROLLY_RESULT_ERR_BUSY`) until
+ * freed. Not thread-safe: one thread at a time.
+ */
+typedef struct prolly_cursor prolly_cursor;
+
+/**
+ * The differences from one map to another, in key order; shared subtrees are skipped, so the
+ * cost follows the size of the change. Counts as open for `prolly_store_commit` until freed.
+ * Not thread-safe: one thread at a time.
+ */
+typedef struct prolly_diff prolly_diff;
+
+/**
+ * An immutable prolly map: a root in a store, read with a schema. Editing gives a new map.
+ * Keeps its store and schema alive. Thread-safety is its store's (file store: any number of
+ * threads at once; memory store: one thread at a time).
+ */
+typedef struct prolly_map prolly_map;
+
+/**
+ * Builds a new map from rows in strictly increasing key order, streaming them into tree nodes
+ * in the store (a writer). Counts as open for `prolly_store_commit` (which returns
+ * `PROLLY_RESULT_ERR_BUSY`) until finished or freed. Not thread-safe: one thread at a time.
+ */
+typedef struct prolly_map_builder prolly_map_builder;
+
+/**
+ * The outcome of `prolly_merge`: the merged map and the conflicts. Immutable; the pointers in
+ * its conflicts are owned by it and valid until it is freed.
+ */
+typedef struct prolly_merge_result prolly_merge_result;
+
+/**
+ * The key and value descriptors of a map: field encodings and nullability. Immutable; safe to
+ * use from any number of threads at once. Maps and builders made with it keep it alive.
+ */
+typedef struct prolly_schema prolly_schema;
+
+/**
+ * An open chunk store: a durable directory store or an in-memory store.
+ *
+ * Thread-safety: a **file** store handle may be used by several threads at once for every
+ * call except the mutating ones (`prolly_store_commit`, `prolly_store_refresh`), which need
+ * exclusive use of the store and of every map made from it for their duration. A **memory**
+ * store is not thread-safe at all: use it, and every map, cursor and builder made from it,
+ * from one thread at a time (moving between threads is fine).
+ *
+ * Lifetime: maps, cursors, diffs and builders made from the store keep it alive; the store
+ * closes (and a writer releases its lock) when the handle and all of them are freed.
+ */
+typedef struct prolly_store prolly_store;
+
+/**
+ * Builds key or value tuples of one schema side, field by field; unset fields are NULL. Reuses
+ * its buffers, so building rows allocates nothing once warm. Not thread-safe: one thread at a
+ * time.
+ */
+typedef struct prolly_tuple_builder prolly_tuple_builder;
+
+/**
+ * A DATE field's parts.
+ */
+typedef struct prolly_date {
+  /**
+   * Year (0 in the zero date).
+   */
+  uint16_t year;
+  /**
+   * Month 1..=12 (0 in the zero date).
+   */
+  uint8_t month;
+  /**
+   * Day 1..=31 (0 in the zero date).
+   */
+  uint8_t day;
+} prolly_date;
+
+/**
+ * A hash128 field's 16 bytes.
+ */
+typedef struct prolly_hash128 {
+  /**
+   * The bytes.
+   */
+  uint8_t bytes[16];
+} prolly_hash128;
+
+/**
+ * A spatial cell field's 17 bytes (level, then the Z-value).
+ */
+typedef struct prolly_cell {
+  /**
+   * The bytes.
+   */
+  uint8_t bytes[17];
+} prolly_cell;
+
+/**
+ * A 20-byte chunk address (the root of a tree, a blob...), passed by value.
+ */
+typedef struct prolly_address {
+  /**
+   * The address bytes.
+   */
+  uint8_t bytes[20];
+} prolly_address;
+
+/**
+ * A decimal value. From a getter, `coefficient` points into the tuple (same lifetime as the
+ * tuple bytes); for a putter, it is read during the call only.
+ */
+typedef struct prolly_decimal {
+  /**
+   * A `prolly_decimal_form`.
+   */
+  uint32_t form;
+  /**
+   * Power of ten (finite values).
+   */
+  int32_t exponent;
+  /**
+   * Non-zero if negative (finite values).
+   */
+  uint8_t negative;
+  /**
+   * Unsigned big-endian coefficient bytes (finite values; leading zeros allowed).
+   */
+  const uint8_t *coefficient;
+  /**
+   * Length of `coefficient`.
+   */
+  size_t coefficient_len;
+} prolly_decimal;
+
+/**
+ * An adaptive field (TEXT, BLOB, JSON... in new tables): inline, or out of band in a blob
+ * tree read with `prolly_store_read_blob`.
+ */
+typedef struct prolly_adaptive {
+  /**
+   * Non-zero if the value lives in the blob tree `blob`.
+   */
+  uint8_t out_of_band;
+  /**
+   * Inline values: the payload, pointing into the tuple. NULL when out of band.
+   */
+  const uint8_t *data;
+  /**
+   * Payload length in bytes (inline or out of band).
+   */
+  uint64_t len;
+  /**
+   * Out-of-band values: the blob tree's root.
+   */
+  struct prolly_address blob;
+} prolly_adaptive;
+
+/**
+ * One end of a key range.
+ */
+typedef struct prolly_bound {
+  /**
+   * A `prolly_bound_kind`.
+   */
+  uint32_t kind;
+  /**
+   * The encoded key tuple (ignored when unbounded; copied by the call).
+   */
+  const uint8_t *key;
+  /**
+   * Length of `key`.
+   */
+  size_t key_len;
+} prolly_bound;
+
+/**
+ * A `(key, value)` pair pointing into the store's chunks (no copy).
+ *
+ * Lifetime of the pointers: until the store closes, or until the next `prolly_store_commit` or
+ * `prolly_store_refresh` on it, whichever comes first.
+ */
+typedef struct prolly_row {
+  /**
+   * The key tuple.
+   */
+  const uint8_t *key;
+  /**
+   * Length of `key`.
+   */
+  size_t key_len;
+  /**
+   * The value tuple.
+   */
+  const uint8_t *value;
+  /**
+   * Length of `value`.
+   */
+  size_t value_len;
+} prolly_row;
+
+/**
+ * One difference; the pointers point into the store's chunks (lifetime as in `prolly_row`).
+ */
+typedef struct prolly_diff_entry {
+  /**
+   * A `prolly_diff_kind`.
+   */
+  uint32_t kind;
+  /**
+   * The key.
+   */
+  const uint8_t *key;
+  /**
+   * Length of `key`.
+   */
+  size_t key_len;
+  /**
+   * The value in `from`, or NULL.
+   */
+  const uint8_t *from_value;
+  /**
+   * Length of `from_value` (0 if NULL).
+   */
+  size_t from_value_len;
+  /**
+   * The value in `to`, or NULL.
+   */
+  const uint8_t *to_value;
+  /**
+   * Length of `to_value` (0 if NULL).
+   */
+  size_t to_value_len;
+} prolly_diff_entry;
+
+/**
+ * One edit for `prolly_map_apply`: put `value` under `key`, or delete `key` if `value` is NULL.
+ */
+typedef struct prolly_edit {
+  /**
+   * The encoded key tuple.
+   */
+  const uint8_t *key;
+  /**
+   * Length of `key`.
+   */
+  size_t key_len;
+  /**
+   * The encoded value tuple, or NULL to delete the key.
+   */
+  const uint8_t *value;
+  /**
+   * Length of `value`.
+   */
+  size_t value_len;
+} prolly_edit;
+
+/**
+ * A key both sides changed differently. Absent values are NULL with length 0.
+ */
+typedef struct prolly_conflict {
+  /**
+   * The key.
+   */
+  const uint8_t *key;
+  /**
+   * Length of `key`.
+   */
+  size_t key_len;
+  /**
+   * The value in the base, or NULL.
+   */
+  const uint8_t *base;
+  /**
+   * Length of `base`.
+   */
+  size_t base_len;
+  /**
+   * The value on the left, or NULL.
+   */
+  const uint8_t *left;
+  /**
+   * Length of `left`.
+   */
+  size_t left_len;
+  /**
+   * The value on the right, or NULL.
+   */
+  const uint8_t *right;
+  /**
+   * Length of `right`.
+   */
+  size_t right_len;
+} prolly_conflict;
+
+/**
+ * One field of a schema description.
+ */
+typedef struct prolly_type {
+  /**
+   * A `prolly_encoding` code.
+   */
+  uint8_t encoding;
+  /**
+   * Non-zero if the field may be NULL.
+   */
+  uint8_t nullable;
+} prolly_type;
+
+/**
+ * One compare-and-swap of a named root, for `prolly_store_commit`.
+ */
+typedef struct prolly_root_update {
+  /**
+   * The root's name: NUL-terminated UTF-8, 1 to 1024 bytes.
+   */
+  const char *name;
+  /**
+   * The value the root must hold now; NULL means it must not exist.
+   */
+  const struct prolly_address *expected;
+  /**
+   * The root's new value (a chunk in the store); NULL deletes the root.
+   */
+  const struct prolly_address *new_root;
+} prolly_root_update;
+
+/**
+ * What `prolly_store_verify` checked.
+ */
+typedef struct prolly_verify_report {
+  /**
+   * Chunk files checked (0 for a memory store).
+   */
+  uint64_t files;
+  /**
+   * Chunks whose hash was checked.
+   */
+  uint64_t chunks;
+  /**
+   * Bytes of chunk data hashed.
+   */
+  uint64_t bytes;
+  /**
+   * Chunks that are known messages and passed message verification.
+   */
+  uint64_t messages;
+} prolly_verify_report;
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
@@ -17,6 +824,1064 @@ extern "C" {
  * The library version as a NUL-terminated string with static lifetime. Never NULL.
  */
 const char *prolly_version(void);
+
+/**
+ * Reads field `field` of `tuple` (`tuple_len` bytes; a `prolly_side` of `schema`) as an int8.
+ * On success `*out_is_null` says whether the field is NULL, and `*out_value` is written only
+ * when it is not. Fails with `PROLLY_RESULT_ERR_WRONG_ENCODING` if the field has another
+ * encoding, `PROLLY_RESULT_ERR_FIELD_OUT_OF_RANGE` or `PROLLY_RESULT_ERR_BAD_TUPLE`.
+ */
+prolly_result prolly_field_int8(const struct prolly_schema *schema,
+                                uint32_t side,
+                                const uint8_t *tuple,
+                                size_t tuple_len,
+                                size_t field,
+                                int8_t *out_value,
+                                bool *out_is_null);
+
+/**
+ * Reads field `field` of `tuple` (`tuple_len` bytes; a `prolly_side` of `schema`) as a uint8.
+ * On success `*out_is_null` says whether the field is NULL, and `*out_value` is written only
+ * when it is not. Fails with `PROLLY_RESULT_ERR_WRONG_ENCODING` if the field has another
+ * encoding, `PROLLY_RESULT_ERR_FIELD_OUT_OF_RANGE` or `PROLLY_RESULT_ERR_BAD_TUPLE`.
+ */
+prolly_result prolly_field_uint8(const struct prolly_schema *schema,
+                                 uint32_t side,
+                                 const uint8_t *tuple,
+                                 size_t tuple_len,
+                                 size_t field,
+                                 uint8_t *out_value,
+                                 bool *out_is_null);
+
+/**
+ * Reads field `field` of `tuple` (`tuple_len` bytes; a `prolly_side` of `schema`) as an int16.
+ * On success `*out_is_null` says whether the field is NULL, and `*out_value` is written only
+ * when it is not. Fails with `PROLLY_RESULT_ERR_WRONG_ENCODING` if the field has another
+ * encoding, `PROLLY_RESULT_ERR_FIELD_OUT_OF_RANGE` or `PROLLY_RESULT_ERR_BAD_TUPLE`.
+ */
+prolly_result prolly_field_int16(const struct prolly_schema *schema,
+                                 uint32_t side,
+                                 const uint8_t *tuple,
+                                 size_t tuple_len,
+                                 size_t field,
+                                 int16_t *out_value,
+                                 bool *out_is_null);
+
+/**
+ * Reads field `field` of `tuple` (`tuple_len` bytes; a `prolly_side` of `schema`) as a uint16.
+ * On success `*out_is_null` says whether the field is NULL, and `*out_value` is written only
+ * when it is not. Fails with `PROLLY_RESULT_ERR_WRONG_ENCODING` if the field has another
+ * encoding, `PROLLY_RESULT_ERR_FIELD_OUT_OF_RANGE` or `PROLLY_RESULT_ERR_BAD_TUPLE`.
+ */
+prolly_result prolly_field_uint16(const struct prolly_schema *schema,
+                                  uint32_t side,
+                                  const uint8_t *tuple,
+                                  size_t tuple_len,
+                                  size_t field,
+                                  uint16_t *out_value,
+                                  bool *out_is_null);
+
+/**
+ * Reads field `field` of `tuple` (`tuple_len` bytes; a `prolly_side` of `schema`) as an int32.
+ * On success `*out_is_null` says whether the field is NULL, and `*out_value` is written only
+ * when it is not. Fails with `PROLLY_RESULT_ERR_WRONG_ENCODING` if the field has another
+ * encoding, `PROLLY_RESULT_ERR_FIELD_OUT_OF_RANGE` or `PROLLY_RESULT_ERR_BAD_TUPLE`.
+ */
+prolly_result prolly_field_int32(const struct prolly_schema *schema,
+                                 uint32_t side,
+                                 const uint8_t *tuple,
+                                 size_t tuple_len,
+                                 size_t field,
+                                 int32_t *out_value,
+                                 bool *out_is_null);
+
+/**
+ * Reads field `field` of `tuple` (`tuple_len` bytes; a `prolly_side` of `schema`) as a uint32.
+ * On success `*out_is_null` says whether the field is NULL, and `*out_value` is written only
+ * when it is not. Fails with `PROLLY_RESULT_ERR_WRONG_ENCODING` if the field has another
+ * encoding, `PROLLY_RESULT_ERR_FIELD_OUT_OF_RANGE` or `PROLLY_RESULT_ERR_BAD_TUPLE`.
+ */
+prolly_result prolly_field_uint32(const struct prolly_schema *schema,
+                                  uint32_t side,
+                                  const uint8_t *tuple,
+                                  size_t tuple_len,
+                                  size_t field,
+                                  uint32_t *out_value,
+                                  bool *out_is_null);
+
+/**
+ * Reads field `field` of `tuple` (`tuple_len` bytes; a `prolly_side` of `schema`) as an int64.
+ * On success `*out_is_null` says whether the field is NULL, and `*out_value` is written only
+ * when it is not. Fails with `PROLLY_RESULT_ERR_WRONG_ENCODING` if the field has another
+ * encoding, `PROLLY_RESULT_ERR_FIELD_OUT_OF_RANGE` or `PROLLY_RESULT_ERR_BAD_TUPLE`.
+ */
+prolly_result prolly_field_int64(const struct prolly_schema *schema,
+                                 uint32_t side,
+                                 const uint8_t *tuple,
+                                 size_t tuple_len,
+                                 size_t field,
+                                 int64_t *out_value,
+                                 bool *out_is_null);
+
+/**
+ * Reads field `field` of `tuple` (`tuple_len` bytes; a `prolly_side` of `schema`) as a uint64.
+ * On success `*out_is_null` says whether the field is NULL, and `*out_value` is written only
+ * when it is not. Fails with `PROLLY_RESULT_ERR_WRONG_ENCODING` if the field has another
+ * encoding, `PROLLY_RESULT_ERR_FIELD_OUT_OF_RANGE` or `PROLLY_RESULT_ERR_BAD_TUPLE`.
+ */
+prolly_result prolly_field_uint64(const struct prolly_schema *schema,
+                                  uint32_t side,
+                                  const uint8_t *tuple,
+                                  size_t tuple_len,
+                                  size_t field,
+                                  uint64_t *out_value,
+                                  bool *out_is_null);
+
+/**
+ * Reads field `field` of `tuple` (`tuple_len` bytes; a `prolly_side` of `schema`) as a float32.
+ * On success `*out_is_null` says whether the field is NULL, and `*out_value` is written only
+ * when it is not. Fails with `PROLLY_RESULT_ERR_WRONG_ENCODING` if the field has another
+ * encoding, `PROLLY_RESULT_ERR_FIELD_OUT_OF_RANGE` or `PROLLY_RESULT_ERR_BAD_TUPLE`.
+ */
+prolly_result prolly_field_float32(const struct prolly_schema *schema,
+                                   uint32_t side,
+                                   const uint8_t *tuple,
+                                   size_t tuple_len,
+                                   size_t field,
+                                   float *out_value,
+                                   bool *out_is_null);
+
+/**
+ * Reads field `field` of `tuple` (`tuple_len` bytes; a `prolly_side` of `schema`) as a float64.
+ * On success `*out_is_null` says whether the field is NULL, and `*out_value` is written only
+ * when it is not. Fails with `PROLLY_RESULT_ERR_WRONG_ENCODING` if the field has another
+ * encoding, `PROLLY_RESULT_ERR_FIELD_OUT_OF_RANGE` or `PROLLY_RESULT_ERR_BAD_TUPLE`.
+ */
+prolly_result prolly_field_float64(const struct prolly_schema *schema,
+                                   uint32_t side,
+                                   const uint8_t *tuple,
+                                   size_t tuple_len,
+                                   size_t field,
+                                   double *out_value,
+                                   bool *out_is_null);
+
+/**
+ * Reads field `field` of `tuple` (`tuple_len` bytes; a `prolly_side` of `schema`) as a bit64.
+ * On success `*out_is_null` says whether the field is NULL, and `*out_value` is written only
+ * when it is not. Fails with `PROLLY_RESULT_ERR_WRONG_ENCODING` if the field has another
+ * encoding, `PROLLY_RESULT_ERR_FIELD_OUT_OF_RANGE` or `PROLLY_RESULT_ERR_BAD_TUPLE`.
+ */
+prolly_result prolly_field_bit64(const struct prolly_schema *schema,
+                                 uint32_t side,
+                                 const uint8_t *tuple,
+                                 size_t tuple_len,
+                                 size_t field,
+                                 uint64_t *out_value,
+                                 bool *out_is_null);
+
+/**
+ * Reads field `field` of `tuple` (`tuple_len` bytes; a `prolly_side` of `schema`) as a year (1901..=2155, or 0).
+ * On success `*out_is_null` says whether the field is NULL, and `*out_value` is written only
+ * when it is not. Fails with `PROLLY_RESULT_ERR_WRONG_ENCODING` if the field has another
+ * encoding, `PROLLY_RESULT_ERR_FIELD_OUT_OF_RANGE` or `PROLLY_RESULT_ERR_BAD_TUPLE`.
+ */
+prolly_result prolly_field_year(const struct prolly_schema *schema,
+                                uint32_t side,
+                                const uint8_t *tuple,
+                                size_t tuple_len,
+                                size_t field,
+                                uint16_t *out_value,
+                                bool *out_is_null);
+
+/**
+ * Reads field `field` of `tuple` (`tuple_len` bytes; a `prolly_side` of `schema`) as a time (signed microseconds).
+ * On success `*out_is_null` says whether the field is NULL, and `*out_value` is written only
+ * when it is not. Fails with `PROLLY_RESULT_ERR_WRONG_ENCODING` if the field has another
+ * encoding, `PROLLY_RESULT_ERR_FIELD_OUT_OF_RANGE` or `PROLLY_RESULT_ERR_BAD_TUPLE`.
+ */
+prolly_result prolly_field_time(const struct prolly_schema *schema,
+                                uint32_t side,
+                                const uint8_t *tuple,
+                                size_t tuple_len,
+                                size_t field,
+                                int64_t *out_value,
+                                bool *out_is_null);
+
+/**
+ * Reads field `field` of `tuple` (`tuple_len` bytes; a `prolly_side` of `schema`) as a datetime (Unix microseconds UTC).
+ * On success `*out_is_null` says whether the field is NULL, and `*out_value` is written only
+ * when it is not. Fails with `PROLLY_RESULT_ERR_WRONG_ENCODING` if the field has another
+ * encoding, `PROLLY_RESULT_ERR_FIELD_OUT_OF_RANGE` or `PROLLY_RESULT_ERR_BAD_TUPLE`.
+ */
+prolly_result prolly_field_datetime(const struct prolly_schema *schema,
+                                    uint32_t side,
+                                    const uint8_t *tuple,
+                                    size_t tuple_len,
+                                    size_t field,
+                                    int64_t *out_value,
+                                    bool *out_is_null);
+
+/**
+ * Reads field `field` of `tuple` (`tuple_len` bytes; a `prolly_side` of `schema`) as an enum (member index).
+ * On success `*out_is_null` says whether the field is NULL, and `*out_value` is written only
+ * when it is not. Fails with `PROLLY_RESULT_ERR_WRONG_ENCODING` if the field has another
+ * encoding, `PROLLY_RESULT_ERR_FIELD_OUT_OF_RANGE` or `PROLLY_RESULT_ERR_BAD_TUPLE`.
+ */
+prolly_result prolly_field_enum(const struct prolly_schema *schema,
+                                uint32_t side,
+                                const uint8_t *tuple,
+                                size_t tuple_len,
+                                size_t field,
+                                uint16_t *out_value,
+                                bool *out_is_null);
+
+/**
+ * Reads field `field` of `tuple` (`tuple_len` bytes; a `prolly_side` of `schema`) as a set (member bitmask).
+ * On success `*out_is_null` says whether the field is NULL, and `*out_value` is written only
+ * when it is not. Fails with `PROLLY_RESULT_ERR_WRONG_ENCODING` if the field has another
+ * encoding, `PROLLY_RESULT_ERR_FIELD_OUT_OF_RANGE` or `PROLLY_RESULT_ERR_BAD_TUPLE`.
+ */
+prolly_result prolly_field_set(const struct prolly_schema *schema,
+                               uint32_t side,
+                               const uint8_t *tuple,
+                               size_t tuple_len,
+                               size_t field,
+                               uint64_t *out_value,
+                               bool *out_is_null);
+
+/**
+ * Reads field `field` of `tuple` (`tuple_len` bytes; a `prolly_side` of `schema`) as a BOOL (an int8 field; non-zero is true).
+ * On success `*out_is_null` says whether the field is NULL, and `*out_value` is written only
+ * when it is not. Fails with `PROLLY_RESULT_ERR_WRONG_ENCODING` if the field has another
+ * encoding, `PROLLY_RESULT_ERR_FIELD_OUT_OF_RANGE` or `PROLLY_RESULT_ERR_BAD_TUPLE`.
+ */
+prolly_result prolly_field_bool(const struct prolly_schema *schema,
+                                uint32_t side,
+                                const uint8_t *tuple,
+                                size_t tuple_len,
+                                size_t field,
+                                bool *out_value,
+                                bool *out_is_null);
+
+/**
+ * Reads field `field` of `tuple` (`tuple_len` bytes; a `prolly_side` of `schema`) as a date.
+ * On success `*out_is_null` says whether the field is NULL, and `*out_value` is written only
+ * when it is not. Fails with `PROLLY_RESULT_ERR_WRONG_ENCODING` if the field has another
+ * encoding, `PROLLY_RESULT_ERR_FIELD_OUT_OF_RANGE` or `PROLLY_RESULT_ERR_BAD_TUPLE`.
+ */
+prolly_result prolly_field_date(const struct prolly_schema *schema,
+                                uint32_t side,
+                                const uint8_t *tuple,
+                                size_t tuple_len,
+                                size_t field,
+                                struct prolly_date *out_value,
+                                bool *out_is_null);
+
+/**
+ * Reads field `field` of `tuple` (`tuple_len` bytes; a `prolly_side` of `schema`) as a hash128.
+ * On success `*out_is_null` says whether the field is NULL, and `*out_value` is written only
+ * when it is not. Fails with `PROLLY_RESULT_ERR_WRONG_ENCODING` if the field has another
+ * encoding, `PROLLY_RESULT_ERR_FIELD_OUT_OF_RANGE` or `PROLLY_RESULT_ERR_BAD_TUPLE`.
+ */
+prolly_result prolly_field_hash128(const struct prolly_schema *schema,
+                                   uint32_t side,
+                                   const uint8_t *tuple,
+                                   size_t tuple_len,
+                                   size_t field,
+                                   struct prolly_hash128 *out_value,
+                                   bool *out_is_null);
+
+/**
+ * Reads field `field` of `tuple` (`tuple_len` bytes; a `prolly_side` of `schema`) as a spatial cell.
+ * On success `*out_is_null` says whether the field is NULL, and `*out_value` is written only
+ * when it is not. Fails with `PROLLY_RESULT_ERR_WRONG_ENCODING` if the field has another
+ * encoding, `PROLLY_RESULT_ERR_FIELD_OUT_OF_RANGE` or `PROLLY_RESULT_ERR_BAD_TUPLE`.
+ */
+prolly_result prolly_field_cell(const struct prolly_schema *schema,
+                                uint32_t side,
+                                const uint8_t *tuple,
+                                size_t tuple_len,
+                                size_t field,
+                                struct prolly_cell *out_value,
+                                bool *out_is_null);
+
+/**
+ * Reads field `field` of `tuple` (`tuple_len` bytes; a `prolly_side` of `schema`) as an address (any `*_addr` encoding).
+ * On success `*out_is_null` says whether the field is NULL, and `*out_value` is written only
+ * when it is not. Fails with `PROLLY_RESULT_ERR_WRONG_ENCODING` if the field has another
+ * encoding, `PROLLY_RESULT_ERR_FIELD_OUT_OF_RANGE` or `PROLLY_RESULT_ERR_BAD_TUPLE`.
+ */
+prolly_result prolly_field_address(const struct prolly_schema *schema,
+                                   uint32_t side,
+                                   const uint8_t *tuple,
+                                   size_t tuple_len,
+                                   size_t field,
+                                   struct prolly_address *out_value,
+                                   bool *out_is_null);
+
+/**
+ * Reads field `field` of `tuple` (`tuple_len` bytes; a `prolly_side` of `schema`) as a decimal (the coefficient points into the tuple).
+ * On success `*out_is_null` says whether the field is NULL, and `*out_value` is written only
+ * when it is not. Fails with `PROLLY_RESULT_ERR_WRONG_ENCODING` if the field has another
+ * encoding, `PROLLY_RESULT_ERR_FIELD_OUT_OF_RANGE` or `PROLLY_RESULT_ERR_BAD_TUPLE`.
+ */
+prolly_result prolly_field_decimal(const struct prolly_schema *schema,
+                                   uint32_t side,
+                                   const uint8_t *tuple,
+                                   size_t tuple_len,
+                                   size_t field,
+                                   struct prolly_decimal *out_value,
+                                   bool *out_is_null);
+
+/**
+ * Reads field `field` of `tuple` (`tuple_len` bytes; a `prolly_side` of `schema`) as an adaptive value of any adaptive encoding (inline payloads point into the tuple).
+ * On success `*out_is_null` says whether the field is NULL, and `*out_value` is written only
+ * when it is not. Fails with `PROLLY_RESULT_ERR_WRONG_ENCODING` if the field has another
+ * encoding, `PROLLY_RESULT_ERR_FIELD_OUT_OF_RANGE` or `PROLLY_RESULT_ERR_BAD_TUPLE`.
+ */
+prolly_result prolly_field_adaptive(const struct prolly_schema *schema,
+                                    uint32_t side,
+                                    const uint8_t *tuple,
+                                    size_t tuple_len,
+                                    size_t field,
+                                    struct prolly_adaptive *out_value,
+                                    bool *out_is_null);
+
+/**
+ * Reads field `field` of `tuple` (`tuple_len` bytes; a `prolly_side` of `schema`) as a string (UTF-8 bytes, not checked):
+ * `*out_data`/`*out_len` point into the tuple (no copy; not NUL-terminated) and are written only
+ * when the field is not NULL; `*out_is_null` says whether it is. Errors as `prolly_field_int64`.
+ */
+prolly_result prolly_field_string(const struct prolly_schema *schema,
+                                  uint32_t side,
+                                  const uint8_t *tuple,
+                                  size_t tuple_len,
+                                  size_t field,
+                                  const uint8_t **out_data,
+                                  size_t *out_len,
+                                  bool *out_is_null);
+
+/**
+ * Reads field `field` of `tuple` (`tuple_len` bytes; a `prolly_side` of `schema`) as bytes:
+ * `*out_data`/`*out_len` point into the tuple (no copy; not NUL-terminated) and are written only
+ * when the field is not NULL; `*out_is_null` says whether it is. Errors as `prolly_field_int64`.
+ */
+prolly_result prolly_field_bytes(const struct prolly_schema *schema,
+                                 uint32_t side,
+                                 const uint8_t *tuple,
+                                 size_t tuple_len,
+                                 size_t field,
+                                 const uint8_t **out_data,
+                                 size_t *out_len,
+                                 bool *out_is_null);
+
+/**
+ * Reads field `field` of `tuple` (`tuple_len` bytes; a `prolly_side` of `schema`) as legacy inline JSON:
+ * `*out_data`/`*out_len` point into the tuple (no copy; not NUL-terminated) and are written only
+ * when the field is not NULL; `*out_is_null` says whether it is. Errors as `prolly_field_int64`.
+ */
+prolly_result prolly_field_json(const struct prolly_schema *schema,
+                                uint32_t side,
+                                const uint8_t *tuple,
+                                size_t tuple_len,
+                                size_t field,
+                                const uint8_t **out_data,
+                                size_t *out_len,
+                                bool *out_is_null);
+
+/**
+ * Reads field `field` of `tuple` (`tuple_len` bytes; a `prolly_side` of `schema`) as legacy inline geometry:
+ * `*out_data`/`*out_len` point into the tuple (no copy; not NUL-terminated) and are written only
+ * when the field is not NULL; `*out_is_null` says whether it is. Errors as `prolly_field_int64`.
+ */
+prolly_result prolly_field_geometry(const struct prolly_schema *schema,
+                                    uint32_t side,
+                                    const uint8_t *tuple,
+                                    size_t tuple_len,
+                                    size_t field,
+                                    const uint8_t **out_data,
+                                    size_t *out_len,
+                                    bool *out_is_null);
+
+/**
+ * Reads field `field` of `tuple` (`tuple_len` bytes; a `prolly_side` of `schema`) as extended (handler) bytes:
+ * `*out_data`/`*out_len` point into the tuple (no copy; not NUL-terminated) and are written only
+ * when the field is not NULL; `*out_is_null` says whether it is. Errors as `prolly_field_int64`.
+ */
+prolly_result prolly_field_extended(const struct prolly_schema *schema,
+                                    uint32_t side,
+                                    const uint8_t *tuple,
+                                    size_t tuple_len,
+                                    size_t field,
+                                    const uint8_t **out_data,
+                                    size_t *out_len,
+                                    bool *out_is_null);
+
+/**
+ * Sets field `field` of the tuple being built to an int8. Fails with
+ * `PROLLY_RESULT_ERR_WRONG_ENCODING` if the field has another encoding,
+ * `PROLLY_RESULT_ERR_FIELD_OUT_OF_RANGE`, or `PROLLY_RESULT_ERR_BAD_VALUE` if the value cannot be
+ * stored.
+ */
+prolly_result prolly_tuple_builder_put_int8(struct prolly_tuple_builder *builder,
+                                            size_t field,
+                                            int8_t value);
+
+/**
+ * Sets field `field` of the tuple being built to a uint8. Fails with
+ * `PROLLY_RESULT_ERR_WRONG_ENCODING` if the field has another encoding,
+ * `PROLLY_RESULT_ERR_FIELD_OUT_OF_RANGE`, or `PROLLY_RESULT_ERR_BAD_VALUE` if the value cannot be
+ * stored.
+ */
+prolly_result prolly_tuple_builder_put_uint8(struct prolly_tuple_builder *builder,
+                                             size_t field,
+                                             uint8_t value);
+
+/**
+ * Sets field `field` of the tuple being built to an int16. Fails with
+ * `PROLLY_RESULT_ERR_WRONG_ENCODING` if the field has another encoding,
+ * `PROLLY_RESULT_ERR_FIELD_OUT_OF_RANGE`, or `PROLLY_RESULT_ERR_BAD_VALUE` if the value cannot be
+ * stored.
+ */
+prolly_result prolly_tuple_builder_put_int16(struct prolly_tuple_builder *builder,
+                                             size_t field,
+                                             int16_t value);
+
+/**
+ * Sets field `field` of the tuple being built to a uint16. Fails with
+ * `PROLLY_RESULT_ERR_WRONG_ENCODING` if the field has another encoding,
+ * `PROLLY_RESULT_ERR_FIELD_OUT_OF_RANGE`, or `PROLLY_RESULT_ERR_BAD_VALUE` if the value cannot be
+ * stored.
+ */
+prolly_result prolly_tuple_builder_put_uint16(struct prolly_tuple_builder *builder,
+                                              size_t field,
+                                              uint16_t value);
+
+/**
+ * Sets field `field` of the tuple being built to an int32. Fails with
+ * `PROLLY_RESULT_ERR_WRONG_ENCODING` if the field has another encoding,
+ * `PROLLY_RESULT_ERR_FIELD_OUT_OF_RANGE`, or `PROLLY_RESULT_ERR_BAD_VALUE` if the value cannot be
+ * stored.
+ */
+prolly_result prolly_tuple_builder_put_int32(struct prolly_tuple_builder *builder,
+                                             size_t field,
+                                             int32_t value);
+
+/**
+ * Sets field `field` of the tuple being built to a uint32. Fails with
+ * `PROLLY_RESULT_ERR_WRONG_ENCODING` if the field has another encoding,
+ * `PROLLY_RESULT_ERR_FIELD_OUT_OF_RANGE`, or `PROLLY_RESULT_ERR_BAD_VALUE` if the value cannot be
+ * stored.
+ */
+prolly_result prolly_tuple_builder_put_uint32(struct prolly_tuple_builder *builder,
+                                              size_t field,
+                                              uint32_t value);
+
+/**
+ * Sets field `field` of the tuple being built to an int64. Fails with
+ * `PROLLY_RESULT_ERR_WRONG_ENCODING` if the field has another encoding,
+ * `PROLLY_RESULT_ERR_FIELD_OUT_OF_RANGE`, or `PROLLY_RESULT_ERR_BAD_VALUE` if the value cannot be
+ * stored.
+ */
+prolly_result prolly_tuple_builder_put_int64(struct prolly_tuple_builder *builder,
+                                             size_t field,
+                                             int64_t value);
+
+/**
+ * Sets field `field` of the tuple being built to a uint64. Fails with
+ * `PROLLY_RESULT_ERR_WRONG_ENCODING` if the field has another encoding,
+ * `PROLLY_RESULT_ERR_FIELD_OUT_OF_RANGE`, or `PROLLY_RESULT_ERR_BAD_VALUE` if the value cannot be
+ * stored.
+ */
+prolly_result prolly_tuple_builder_put_uint64(struct prolly_tuple_builder *builder,
+                                              size_t field,
+                                              uint64_t value);
+
+/**
+ * Sets field `field` of the tuple being built to a float32. Fails with
+ * `PROLLY_RESULT_ERR_WRONG_ENCODING` if the field has another encoding,
+ * `PROLLY_RESULT_ERR_FIELD_OUT_OF_RANGE`, or `PROLLY_RESULT_ERR_BAD_VALUE` if the value cannot be
+ * stored.
+ */
+prolly_result prolly_tuple_builder_put_float32(struct prolly_tuple_builder *builder,
+                                               size_t field,
+                                               float value);
+
+/**
+ * Sets field `field` of the tuple being built to a float64. Fails with
+ * `PROLLY_RESULT_ERR_WRONG_ENCODING` if the field has another encoding,
+ * `PROLLY_RESULT_ERR_FIELD_OUT_OF_RANGE`, or `PROLLY_RESULT_ERR_BAD_VALUE` if the value cannot be
+ * stored.
+ */
+prolly_result prolly_tuple_builder_put_float64(struct prolly_tuple_builder *builder,
+                                               size_t field,
+                                               double value);
+
+/**
+ * Sets field `field` of the tuple being built to a bit64. Fails with
+ * `PROLLY_RESULT_ERR_WRONG_ENCODING` if the field has another encoding,
+ * `PROLLY_RESULT_ERR_FIELD_OUT_OF_RANGE`, or `PROLLY_RESULT_ERR_BAD_VALUE` if the value cannot be
+ * stored.
+ */
+prolly_result prolly_tuple_builder_put_bit64(struct prolly_tuple_builder *builder,
+                                             size_t field,
+                                             uint64_t value);
+
+/**
+ * Sets field `field` of the tuple being built to a year (1901..=2155, or 0). Fails with
+ * `PROLLY_RESULT_ERR_WRONG_ENCODING` if the field has another encoding,
+ * `PROLLY_RESULT_ERR_FIELD_OUT_OF_RANGE`, or `PROLLY_RESULT_ERR_BAD_VALUE` if the value cannot be
+ * stored.
+ */
+prolly_result prolly_tuple_builder_put_year(struct prolly_tuple_builder *builder,
+                                            size_t field,
+                                            uint16_t value);
+
+/**
+ * Sets field `field` of the tuple being built to a time (signed microseconds). Fails with
+ * `PROLLY_RESULT_ERR_WRONG_ENCODING` if the field has another encoding,
+ * `PROLLY_RESULT_ERR_FIELD_OUT_OF_RANGE`, or `PROLLY_RESULT_ERR_BAD_VALUE` if the value cannot be
+ * stored.
+ */
+prolly_result prolly_tuple_builder_put_time(struct prolly_tuple_builder *builder,
+                                            size_t field,
+                                            int64_t value);
+
+/**
+ * Sets field `field` of the tuple being built to a datetime (Unix microseconds UTC). Fails with
+ * `PROLLY_RESULT_ERR_WRONG_ENCODING` if the field has another encoding,
+ * `PROLLY_RESULT_ERR_FIELD_OUT_OF_RANGE`, or `PROLLY_RESULT_ERR_BAD_VALUE` if the value cannot be
+ * stored.
+ */
+prolly_result prolly_tuple_builder_put_datetime(struct prolly_tuple_builder *builder,
+                                                size_t field,
+                                                int64_t value);
+
+/**
+ * Sets field `field` of the tuple being built to an enum (member index). Fails with
+ * `PROLLY_RESULT_ERR_WRONG_ENCODING` if the field has another encoding,
+ * `PROLLY_RESULT_ERR_FIELD_OUT_OF_RANGE`, or `PROLLY_RESULT_ERR_BAD_VALUE` if the value cannot be
+ * stored.
+ */
+prolly_result prolly_tuple_builder_put_enum(struct prolly_tuple_builder *builder,
+                                            size_t field,
+                                            uint16_t value);
+
+/**
+ * Sets field `field` of the tuple being built to a set (member bitmask). Fails with
+ * `PROLLY_RESULT_ERR_WRONG_ENCODING` if the field has another encoding,
+ * `PROLLY_RESULT_ERR_FIELD_OUT_OF_RANGE`, or `PROLLY_RESULT_ERR_BAD_VALUE` if the value cannot be
+ * stored.
+ */
+prolly_result prolly_tuple_builder_put_set(struct prolly_tuple_builder *builder,
+                                           size_t field,
+                                           uint64_t value);
+
+/**
+ * Sets field `field` of the tuple being built to NULL (`PROLLY_RESULT_ERR_BAD_VALUE` at build time if the field is not nullable). Fails with
+ * `PROLLY_RESULT_ERR_WRONG_ENCODING` if the field has another encoding,
+ * `PROLLY_RESULT_ERR_FIELD_OUT_OF_RANGE`, or `PROLLY_RESULT_ERR_BAD_VALUE` if the value cannot be
+ * stored.
+ */
+prolly_result prolly_tuple_builder_put_null(struct prolly_tuple_builder *builder,
+                                            size_t field);
+
+/**
+ * Sets field `field` of the tuple being built to a BOOL (an int8 field: 1 or 0). Fails with
+ * `PROLLY_RESULT_ERR_WRONG_ENCODING` if the field has another encoding,
+ * `PROLLY_RESULT_ERR_FIELD_OUT_OF_RANGE`, or `PROLLY_RESULT_ERR_BAD_VALUE` if the value cannot be
+ * stored.
+ */
+prolly_result prolly_tuple_builder_put_bool(struct prolly_tuple_builder *builder,
+                                            size_t field,
+                                            bool value);
+
+/**
+ * Sets field `field` of the tuple being built to a date. Fails with
+ * `PROLLY_RESULT_ERR_WRONG_ENCODING` if the field has another encoding,
+ * `PROLLY_RESULT_ERR_FIELD_OUT_OF_RANGE`, or `PROLLY_RESULT_ERR_BAD_VALUE` if the value cannot be
+ * stored.
+ */
+prolly_result prolly_tuple_builder_put_date(struct prolly_tuple_builder *builder,
+                                            size_t field,
+                                            struct prolly_date value);
+
+/**
+ * Sets field `field` of the tuple being built to a hash128. Fails with
+ * `PROLLY_RESULT_ERR_WRONG_ENCODING` if the field has another encoding,
+ * `PROLLY_RESULT_ERR_FIELD_OUT_OF_RANGE`, or `PROLLY_RESULT_ERR_BAD_VALUE` if the value cannot be
+ * stored.
+ */
+prolly_result prolly_tuple_builder_put_hash128(struct prolly_tuple_builder *builder,
+                                               size_t field,
+                                               const struct prolly_hash128 *value);
+
+/**
+ * Sets field `field` of the tuple being built to a spatial cell. Fails with
+ * `PROLLY_RESULT_ERR_WRONG_ENCODING` if the field has another encoding,
+ * `PROLLY_RESULT_ERR_FIELD_OUT_OF_RANGE`, or `PROLLY_RESULT_ERR_BAD_VALUE` if the value cannot be
+ * stored.
+ */
+prolly_result prolly_tuple_builder_put_cell(struct prolly_tuple_builder *builder,
+                                            size_t field,
+                                            const struct prolly_cell *value);
+
+/**
+ * Sets field `field` of the tuple being built to an address (any `*_addr` encoding). Fails with
+ * `PROLLY_RESULT_ERR_WRONG_ENCODING` if the field has another encoding,
+ * `PROLLY_RESULT_ERR_FIELD_OUT_OF_RANGE`, or `PROLLY_RESULT_ERR_BAD_VALUE` if the value cannot be
+ * stored.
+ */
+prolly_result prolly_tuple_builder_put_address(struct prolly_tuple_builder *builder,
+                                               size_t field,
+                                               const struct prolly_address *value);
+
+/**
+ * Sets field `field` of the tuple being built to a decimal. Fails with
+ * `PROLLY_RESULT_ERR_WRONG_ENCODING` if the field has another encoding,
+ * `PROLLY_RESULT_ERR_FIELD_OUT_OF_RANGE`, or `PROLLY_RESULT_ERR_BAD_VALUE` if the value cannot be
+ * stored.
+ */
+prolly_result prolly_tuple_builder_put_decimal(struct prolly_tuple_builder *builder,
+                                               size_t field,
+                                               const struct prolly_decimal *value);
+
+/**
+ * Sets field `field` of the tuple being built to UTF-8 text of `len` bytes (no NUL needed; checked). Fails with
+ * `PROLLY_RESULT_ERR_WRONG_ENCODING` if the field has another encoding,
+ * `PROLLY_RESULT_ERR_FIELD_OUT_OF_RANGE`, or `PROLLY_RESULT_ERR_BAD_VALUE` if the value cannot be
+ * stored.
+ */
+prolly_result prolly_tuple_builder_put_string(struct prolly_tuple_builder *builder,
+                                              size_t field,
+                                              const char *data,
+                                              size_t len);
+
+/**
+ * Sets field `field` of the tuple being built to `len` bytes. Fails with
+ * `PROLLY_RESULT_ERR_WRONG_ENCODING` if the field has another encoding,
+ * `PROLLY_RESULT_ERR_FIELD_OUT_OF_RANGE`, or `PROLLY_RESULT_ERR_BAD_VALUE` if the value cannot be
+ * stored.
+ */
+prolly_result prolly_tuple_builder_put_bytes(struct prolly_tuple_builder *builder,
+                                             size_t field,
+                                             const uint8_t *data,
+                                             size_t len);
+
+/**
+ * Sets field `field` of the tuple being built to legacy inline JSON text. Fails with
+ * `PROLLY_RESULT_ERR_WRONG_ENCODING` if the field has another encoding,
+ * `PROLLY_RESULT_ERR_FIELD_OUT_OF_RANGE`, or `PROLLY_RESULT_ERR_BAD_VALUE` if the value cannot be
+ * stored.
+ */
+prolly_result prolly_tuple_builder_put_json(struct prolly_tuple_builder *builder,
+                                            size_t field,
+                                            const uint8_t *data,
+                                            size_t len);
+
+/**
+ * Sets field `field` of the tuple being built to legacy inline geometry bytes. Fails with
+ * `PROLLY_RESULT_ERR_WRONG_ENCODING` if the field has another encoding,
+ * `PROLLY_RESULT_ERR_FIELD_OUT_OF_RANGE`, or `PROLLY_RESULT_ERR_BAD_VALUE` if the value cannot be
+ * stored.
+ */
+prolly_result prolly_tuple_builder_put_geometry(struct prolly_tuple_builder *builder,
+                                                size_t field,
+                                                const uint8_t *data,
+                                                size_t len);
+
+/**
+ * Sets field `field` of the tuple being built to extended (handler) bytes. Fails with
+ * `PROLLY_RESULT_ERR_WRONG_ENCODING` if the field has another encoding,
+ * `PROLLY_RESULT_ERR_FIELD_OUT_OF_RANGE`, or `PROLLY_RESULT_ERR_BAD_VALUE` if the value cannot be
+ * stored.
+ */
+prolly_result prolly_tuple_builder_put_extended(struct prolly_tuple_builder *builder,
+                                                size_t field,
+                                                const uint8_t *data,
+                                                size_t len);
+
+/**
+ * Sets field `field` of the tuple being built to an adaptive value given inline (any adaptive encoding); building moves it out of band into a blob tree when the row is too large (`prolly_tuple_builder_build_in`). Fails with
+ * `PROLLY_RESULT_ERR_WRONG_ENCODING` if the field has another encoding,
+ * `PROLLY_RESULT_ERR_FIELD_OUT_OF_RANGE`, or `PROLLY_RESULT_ERR_BAD_VALUE` if the value cannot be
+ * stored.
+ */
+prolly_result prolly_tuple_builder_put_adaptive(struct prolly_tuple_builder *builder,
+                                                size_t field,
+                                                const uint8_t *data,
+                                                size_t len);
+
+/**
+ * Opens a cursor over the rows of `map` between `lower` and `upper` (use
+ * `PROLLY_BOUND_KIND_UNBOUNDED` for an open end), in `direction` (a `prolly_direction`). The
+ * bounds' keys are copied. Free with `prolly_cursor_free`.
+ */
+prolly_result prolly_map_range(const struct prolly_map *map,
+                               const struct prolly_bound *lower,
+                               const struct prolly_bound *upper,
+                               uint32_t direction,
+                               struct prolly_cursor **out_cursor);
+
+/**
+ * Moves to the next row and writes it to `*out_row`; `PROLLY_RESULT_END` (row untouched) when
+ * the range is exhausted (and on every later call).
+ */
+prolly_result prolly_cursor_next(struct prolly_cursor *cursor, struct prolly_row *out_row);
+
+/**
+ * Fills `rows` (room for `capacity` rows, at least 1) with the next rows and writes how many
+ * to `*out_count`: `PROLLY_RESULT_OK` with 1 to `capacity` rows, or `PROLLY_RESULT_END` with 0
+ * once the range is exhausted. The same rows as repeated `prolly_cursor_next` calls, at a
+ * fraction of the per-call cost for long scans.
+ */
+prolly_result prolly_cursor_next_batch(struct prolly_cursor *cursor,
+                                       struct prolly_row *rows,
+                                       size_t capacity,
+                                       size_t *out_count);
+
+/**
+ * Frees a cursor (NULL is a no-op). Rows it returned stay valid (they point into the store).
+ */
+void prolly_cursor_free(struct prolly_cursor *cursor);
+
+/**
+ * Starts a diff from map `from` to map `to`, which must share a store
+ * (`PROLLY_RESULT_ERR_INCOMPATIBLE` otherwise); keys are ordered by `from`'s schema. Free with
+ * `prolly_diff_free`.
+ */
+prolly_result prolly_map_diff(const struct prolly_map *from,
+                              const struct prolly_map *to,
+                              struct prolly_diff **out_diff);
+
+/**
+ * Writes the next difference to `*out_entry`; `PROLLY_RESULT_END` when there are no more.
+ */
+prolly_result prolly_diff_next(struct prolly_diff *diff, struct prolly_diff_entry *out_entry);
+
+/**
+ * Frees a diff (NULL is a no-op).
+ */
+void prolly_diff_free(struct prolly_diff *diff);
+
+/**
+ * Opens the map whose root node is at `root` in `store`, read with `schema`. Fails with
+ * `PROLLY_RESULT_ERR_MISSING_CHUNK` if the root is not stored. Free with `prolly_map_free`.
+ */
+prolly_result prolly_map_open(const struct prolly_store *store,
+                              const struct prolly_schema *schema,
+                              const struct prolly_address *root,
+                              struct prolly_map **out_map);
+
+/**
+ * Writes an empty map into `store` (a writer) and opens it.
+ */
+prolly_result prolly_map_new_empty(const struct prolly_store *store,
+                                   const struct prolly_schema *schema,
+                                   struct prolly_map **out_map);
+
+/**
+ * The map's root address (store it as a named root with `prolly_store_commit`).
+ */
+prolly_result prolly_map_root(const struct prolly_map *map, struct prolly_address *out_root);
+
+/**
+ * The number of rows.
+ */
+prolly_result prolly_map_count(const struct prolly_map *map, uint64_t *out_count);
+
+/**
+ * Looks up the encoded key tuple `key` (`key_len` bytes). On `PROLLY_RESULT_OK`, `*out_value`
+ * points to the value tuple's `*out_value_len` bytes inside the store's chunk (no copy; see
+ * `prolly_row` for how long it stays valid). Returns `PROLLY_RESULT_NOT_FOUND` (outputs
+ * untouched) if the key is absent.
+ */
+prolly_result prolly_map_get(const struct prolly_map *map,
+                             const uint8_t *key,
+                             size_t key_len,
+                             const uint8_t **out_value,
+                             size_t *out_value_len);
+
+/**
+ * The row at position `ordinal` (0-based, in key order); `PROLLY_RESULT_NOT_FOUND` past the
+ * end.
+ */
+prolly_result prolly_map_get_ordinal(const struct prolly_map *map,
+                                     uint64_t ordinal,
+                                     struct prolly_row *out_row);
+
+/**
+ * Applies `edit_count` puts and deletes in any order (a later edit of the same key wins) and
+ * opens the edited map as `*out_map`; `map` is unchanged. Only the touched parts of the tree
+ * are rewritten; new chunks go to the map's store (a writer), durable after the next commit.
+ */
+prolly_result prolly_map_apply(const struct prolly_map *map,
+                               const struct prolly_edit *edits,
+                               size_t edit_count,
+                               struct prolly_map **out_map);
+
+/**
+ * Frees a map handle (NULL is a no-op).
+ */
+void prolly_map_free(struct prolly_map *map);
+
+/**
+ * Starts building a map of `schema` in `store`. Free with `prolly_map_builder_free`.
+ */
+prolly_result prolly_map_builder_new(const struct prolly_store *store,
+                                     const struct prolly_schema *schema,
+                                     struct prolly_map_builder **out_builder);
+
+/**
+ * Appends a row given as encoded key and value tuples; keys must strictly increase
+ * (`PROLLY_RESULT_ERR_UNSORTED` otherwise, and the row is not added).
+ */
+prolly_result prolly_map_builder_append(struct prolly_map_builder *builder,
+                                        const uint8_t *key,
+                                        size_t key_len,
+                                        const uint8_t *value,
+                                        size_t value_len);
+
+/**
+ * Appends a row built from two tuple builders of the same schema (key side and value side),
+ * building both (large adaptive values move out of band into the store) and resetting them.
+ */
+prolly_result prolly_map_builder_append_row(struct prolly_map_builder *builder,
+                                            struct prolly_tuple_builder *key,
+                                            struct prolly_tuple_builder *value);
+
+/**
+ * Finishes the tree and opens it as `*out_map`. The builder cannot take more rows and stops
+ * counting as open; free it with `prolly_map_builder_free`.
+ */
+prolly_result prolly_map_builder_finish(struct prolly_map_builder *builder,
+                                        struct prolly_map **out_map);
+
+/**
+ * Frees a map builder (NULL is a no-op); an unfinished build is abandoned (chunks already
+ * written stay in the store until garbage-collected).
+ */
+void prolly_map_builder_free(struct prolly_map_builder *builder);
+
+/**
+ * Merges the changes from `base` to `right` into `left` (all three in one store, else
+ * `PROLLY_RESULT_ERR_INCOMPATIBLE`), writing the merged tree into the store (a writer). Keys
+ * both sides changed to different values follow `policy` (a `prolly_merge_policy`). Free the
+ * result with `prolly_merge_result_free`.
+ */
+prolly_result prolly_merge(const struct prolly_map *base,
+                           const struct prolly_map *left,
+                           const struct prolly_map *right,
+                           uint32_t policy,
+                           struct prolly_merge_result **out_result);
+
+/**
+ * Opens the merged map as a new handle (free it with `prolly_map_free`).
+ */
+prolly_result prolly_merge_result_map(const struct prolly_merge_result *result,
+                                      struct prolly_map **out_map);
+
+/**
+ * The number of conflicts (0 means the merge was clean).
+ */
+prolly_result prolly_merge_result_conflict_count(const struct prolly_merge_result *result,
+                                                 size_t *out_count);
+
+/**
+ * Conflict number `index` (in key order); `PROLLY_RESULT_ERR_INVALID_ARGUMENT` past the end.
+ */
+prolly_result prolly_merge_result_conflict(const struct prolly_merge_result *result,
+                                           size_t index,
+                                           struct prolly_conflict *out_conflict);
+
+/**
+ * Frees a merge result (NULL is a no-op).
+ */
+void prolly_merge_result_free(struct prolly_merge_result *result);
+
+/**
+ * A static, NUL-terminated English description of result code `code` (any integer; unknown
+ * values give "unknown result code"). Never NULL. Thread-safe.
+ */
+const char *prolly_result_message(int code);
+
+/**
+ * Copies the detailed message of the last error on the calling thread (which chunk, file,
+ * offset, field...) into `buf` as a NUL-terminated string, truncated to `buf_len - 1` bytes.
+ * Returns the full message length without the NUL (like `snprintf`); 0 if no call on this thread
+ * failed yet. `buf` may be NULL when `buf_len` is 0. Each failing call replaces the message;
+ * successful calls leave it.
+ */
+size_t prolly_last_error_message(char *buf, size_t buf_len);
+
+/**
+ * Describes a map: `key_count` key fields (at least one; they order the map with Dolt's
+ * default comparator) and `value_count` value fields. Fails with
+ * `PROLLY_RESULT_ERR_INVALID_SCHEMA` on an unknown encoding, no key fields, more than 4096
+ * fields, or a key encoding without a default order (JSON, geometry, extended). Free with
+ * `prolly_schema_free`.
+ */
+prolly_result prolly_schema_new(const struct prolly_type *key_types,
+                                size_t key_count,
+                                const struct prolly_type *value_types,
+                                size_t value_count,
+                                struct prolly_schema **out_schema);
+
+/**
+ * The number of fields of `side` (a `prolly_side`) into `out_count`.
+ */
+prolly_result prolly_schema_field_count(const struct prolly_schema *schema,
+                                        uint32_t side,
+                                        size_t *out_count);
+
+/**
+ * Frees a schema handle (NULL is a no-op). Maps and builders made with it stay valid.
+ */
+void prolly_schema_free(struct prolly_schema *schema);
+
+/**
+ * Creates an empty in-memory store whose addresses use `hash_profile` (a
+ * `prolly_hash_profile` value). Free it with `prolly_store_free`.
+ */
+prolly_result prolly_store_new_memory(uint32_t hash_profile, struct prolly_store **out_store);
+
+/**
+ * Creates a file store in directory `dir` (created if missing), or opens it if it already
+ * holds a store with the same hash profile; the handle is the writer. Free it with
+ * `prolly_store_free`.
+ */
+prolly_result prolly_store_create_file(const char *dir,
+                                       uint32_t hash_profile,
+                                       struct prolly_store **out_store);
+
+/**
+ * Opens the existing file store in `dir`. `flags` is 0 (read-only, mapped) or a bitwise OR of
+ * `prolly_open_flags`. Free it with `prolly_store_free`.
+ */
+prolly_result prolly_store_open_file(const char *dir,
+                                     uint32_t flags,
+                                     struct prolly_store **out_store);
+
+/**
+ * Frees a store handle (NULL is a no-op). The store itself closes once every map, cursor,
+ * diff and builder made from it is freed too. Every pointer returned into the store's chunks
+ * becomes invalid when the store closes.
+ */
+void prolly_store_free(struct prolly_store *store);
+
+/**
+ * Reads root `name` (a NUL-terminated UTF-8 string) into `out_root`. Returns
+ * `PROLLY_RESULT_NOT_FOUND` (leaving `out_root` untouched) if the store has no such root. A
+ * read-only file store sees the roots of the snapshot it opened (see `prolly_store_refresh`).
+ */
+prolly_result prolly_store_root_get(const struct prolly_store *store,
+                                    const char *name,
+                                    struct prolly_address *out_root);
+
+/**
+ * Applies root updates atomically: each is a compare-and-swap, checked in order; if any fails
+ * nothing changes and the call returns `PROLLY_RESULT_ERR_ROOT_CONFLICT`. For a file store this
+ * also makes every chunk written since the last commit durable (writer handles only), and
+ * `out_generation` receives the store's new commit counter; a memory store counts its commits.
+ *
+ * Mutating call: needs exclusive use of the store (no concurrent call on it or its maps) and
+ * fails with `PROLLY_RESULT_ERR_BUSY` while cursors, diffs or map builders on it are open.
+ * Pointers returned by earlier `get`s on this store's maps become invalid.
+ */
+prolly_result prolly_store_commit(struct prolly_store *store,
+                                  const struct prolly_root_update *updates,
+                                  size_t update_count,
+                                  uint64_t *out_generation);
+
+/**
+ * For a read-only file store: moves the handle's snapshot to the latest commit;
+ * `out_changed` says whether it moved. Writers and memory stores always see the latest state
+ * (`out_changed` = false). Mutating call: same rules as `prolly_store_commit`.
+ */
+prolly_result prolly_store_refresh(struct prolly_store *store, bool *out_changed);
+
+/**
+ * Re-reads and checks every committed chunk (hash; message structure for known kinds) and that
+ * every root names a stored chunk. Returns `PROLLY_RESULT_ERR_CORRUPTED` with the place in
+ * `prolly_last_error_message` on the first problem.
+ */
+prolly_result prolly_store_verify(const struct prolly_store *store,
+                                  struct prolly_verify_report *out_report);
+
+/**
+ * Copies the bytes of the blob tree at `address` (an out-of-band value, see
+ * `prolly_field_adaptive`) into `buf`. `*out_len` receives the blob's length on success and on
+ * `PROLLY_RESULT_ERR_BUFFER_TOO_SMALL` (then nothing is copied; call again with a larger
+ * buffer). `buf` may be NULL when `buf_len` is 0.
+ */
+prolly_result prolly_store_read_blob(const struct prolly_store *store,
+                                     const struct prolly_address *address,
+                                     uint8_t *buf,
+                                     size_t buf_len,
+                                     size_t *out_len);
+
+/**
+ * Copies the tree at `root` (its nodes and the blobs its values reference) from store `from`
+ * into store `to`, skipping subtrees `to` already has; `out_copied` receives the number of
+ * chunks written. The copy is durable in a file store only after `prolly_store_commit` on `to`.
+ */
+prolly_result prolly_copy_tree(const struct prolly_store *from,
+                               const struct prolly_store *to,
+                               const struct prolly_address *root,
+                               uint64_t *out_copied);
+
+/**
+ * Writes `address` in Dolt's 32-character base32 spelling plus a NUL into `buf`, which must
+ * hold at least 33 bytes (`buf_len`); otherwise `PROLLY_RESULT_ERR_BUFFER_TOO_SMALL`.
+ */
+prolly_result prolly_address_to_string(const struct prolly_address *address,
+                                       char *buf,
+                                       size_t buf_len);
+
+/**
+ * Parses an address from `len` bytes of its base32 spelling (as `prolly_address_to_string`
+ * writes, without the NUL).
+ */
+prolly_result prolly_address_from_string(const char *text_ptr,
+                                         size_t len,
+                                         struct prolly_address *out_address);
+
+/**
+ * A builder for tuples of `side` (a `prolly_side`) of `schema`. Free with
+ * `prolly_tuple_builder_free`.
+ */
+prolly_result prolly_tuple_builder_new(const struct prolly_schema *schema,
+                                       uint32_t side,
+                                       struct prolly_tuple_builder **out_builder);
+
+/**
+ * Forgets every value put since the last build.
+ */
+prolly_result prolly_tuple_builder_reset(struct prolly_tuple_builder *builder);
+
+/**
+ * Encodes the tuple from the values put so far and resets the builder. `*out_tuple` points to
+ * `*out_len` bytes owned by the builder, valid until the next put, build, reset or free on it.
+ * Adaptive values that would have to move out of band fail with
+ * `PROLLY_RESULT_ERR_BAD_VALUE`; use `prolly_tuple_builder_build_in` for those.
+ */
+prolly_result prolly_tuple_builder_build(struct prolly_tuple_builder *builder,
+                                         const uint8_t **out_tuple,
+                                         size_t *out_len);
+
+/**
+ * Like `prolly_tuple_builder_build`, but adaptive values too large for the row move out of band
+ * into blob trees written to `store` (a writer; the blobs become durable with the next commit).
+ */
+prolly_result prolly_tuple_builder_build_in(struct prolly_tuple_builder *builder,
+                                            const struct prolly_store *store,
+                                            const uint8_t **out_tuple,
+                                            size_t *out_len);
+
+/**
+ * Frees a tuple builder (NULL is a no-op).
+ */
+void prolly_tuple_builder_free(struct prolly_tuple_builder *builder);
 
 #ifdef __cplusplus
 }  // extern "C"

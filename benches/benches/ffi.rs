@@ -1,0 +1,300 @@
+//! The C ABI against the Rust API, in the same run over the same file store (200k rows of
+//! `(int64) -> (string, int64)`): random point gets and a full forward scan. The C ABI side
+//! calls the exported `extern "C"` functions (the same code a C program runs). After criterion's
+//! groups, a direct interleaved measurement prints the overhead ratio.
+
+use std::ffi::CString;
+use std::hint::black_box;
+use std::ptr;
+use std::time::Instant;
+
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use prollystore::format::tuple::{TupleBuilder, TupleDesc, Type};
+use prollystore::format::{Encoding, HashProfile};
+use prollystore::store::{FileStore, RootUpdate};
+use prollystore::tuples::TupleSchema;
+use prollystore::Map;
+use prollystore_ffi::iter::{
+    prolly_bound, prolly_cursor, prolly_cursor_free, prolly_cursor_next, prolly_cursor_next_batch,
+    prolly_map_range,
+};
+use prollystore_ffi::map::{
+    prolly_map, prolly_map_free, prolly_map_get, prolly_map_open, prolly_row,
+};
+use prollystore_ffi::result::prolly_result;
+use prollystore_ffi::schema::{prolly_schema, prolly_schema_free, prolly_schema_new, prolly_type};
+use prollystore_ffi::store::{
+    prolly_address, prolly_store, prolly_store_free, prolly_store_open_file, prolly_store_root_get,
+};
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+
+const ROWS: i64 = 200_000;
+const GETS: usize = 1000;
+
+fn schema() -> TupleSchema {
+    TupleSchema::new(
+        TupleDesc::new(vec![Type::not_null(Encoding::Int64)]),
+        TupleDesc::new(vec![
+            Type::not_null(Encoding::String),
+            Type::not_null(Encoding::Int64),
+        ]),
+    )
+}
+
+struct Fixture {
+    dir: tempfile::TempDir,
+    rust: FileStore,
+    keys: Vec<Vec<u8>>,
+    c_store: *mut prolly_store,
+    c_schema: *mut prolly_schema,
+    c_map: *mut prolly_map,
+}
+
+impl Drop for Fixture {
+    fn drop(&mut self) {
+        prolly_map_free(self.c_map);
+        prolly_schema_free(self.c_schema);
+        prolly_store_free(self.c_store);
+    }
+}
+
+fn fixture() -> Fixture {
+    let dir = tempfile::tempdir().unwrap();
+    let s = schema();
+    {
+        let mut w = FileStore::create(dir.path(), HashProfile::Blake3).unwrap();
+        let (mut kb, mut vb) = (
+            TupleBuilder::new(s.key.clone()),
+            TupleBuilder::new(s.value.clone()),
+        );
+        let rows: Vec<(Vec<u8>, Vec<u8>)> = (0..ROWS)
+            .map(|i| {
+                kb.put_int64(0, i * 3).unwrap();
+                vb.put_string(0, &format!("name-{i:08}")).unwrap();
+                vb.put_int64(1, i).unwrap();
+                (
+                    kb.build().unwrap().as_bytes().to_vec(),
+                    vb.build().unwrap().as_bytes().to_vec(),
+                )
+            })
+            .collect();
+        let m =
+            Map::from_sorted(&w, s.clone(), rows.iter().map(|(k, v)| (&k[..], &v[..]))).unwrap();
+        let root = m.root();
+        w.commit(&[RootUpdate::new("main", None, Some(root))])
+            .unwrap();
+    }
+    let rust = FileStore::open(dir.path()).unwrap();
+    let mut rng = SmallRng::seed_from_u64(7);
+    let mut kb = TupleBuilder::new(s.key.clone());
+    let keys = (0..GETS)
+        .map(|_| {
+            kb.put_int64(0, rng.gen_range(0..ROWS) * 3).unwrap();
+            kb.build().unwrap().as_bytes().to_vec()
+        })
+        .collect();
+
+    let path = CString::new(dir.path().to_str().unwrap()).unwrap();
+    let mut c_store = ptr::null_mut();
+    assert_eq!(
+        prolly_store_open_file(path.as_ptr(), 0, &mut c_store),
+        prolly_result::Ok
+    );
+    let kt = [prolly_type {
+        encoding: Encoding::Int64.code(),
+        nullable: 0,
+    }];
+    let vt = [
+        prolly_type {
+            encoding: Encoding::String.code(),
+            nullable: 0,
+        },
+        prolly_type {
+            encoding: Encoding::Int64.code(),
+            nullable: 0,
+        },
+    ];
+    let mut c_schema = ptr::null_mut();
+    assert_eq!(
+        prolly_schema_new(kt.as_ptr(), 1, vt.as_ptr(), 2, &mut c_schema),
+        prolly_result::Ok
+    );
+    let mut root = prolly_address::default();
+    let name = CString::new("main").unwrap();
+    assert_eq!(
+        prolly_store_root_get(c_store, name.as_ptr(), &mut root),
+        prolly_result::Ok
+    );
+    let mut c_map = ptr::null_mut();
+    assert_eq!(
+        prolly_map_open(c_store, c_schema, &root, &mut c_map),
+        prolly_result::Ok
+    );
+    Fixture {
+        dir,
+        rust,
+        keys,
+        c_store,
+        c_schema,
+        c_map,
+    }
+}
+
+fn rust_gets(f: &Fixture, map: &Map<'_, FileStore, TupleSchema>) -> usize {
+    let mut n = 0;
+    for k in &f.keys {
+        n += map.get(k).unwrap().map_or(0, <[u8]>::len);
+    }
+    n
+}
+
+fn c_gets(f: &Fixture) -> usize {
+    let mut n = 0;
+    for k in &f.keys {
+        let (mut v, mut len) = (ptr::null(), 0usize);
+        let r = prolly_map_get(f.c_map, k.as_ptr(), k.len(), &mut v, &mut len);
+        debug_assert_eq!(r, prolly_result::Ok);
+        n += len;
+    }
+    n
+}
+
+fn rust_scan(map: &Map<'_, FileStore, TupleSchema>) -> usize {
+    let mut n = 0;
+    for row in map.iter().unwrap() {
+        let (k, v) = row.unwrap();
+        n += k.len() + v.len();
+    }
+    n
+}
+
+fn c_scan(f: &Fixture) -> usize {
+    let open = prolly_bound {
+        kind: 0,
+        key: ptr::null(),
+        key_len: 0,
+    };
+    let mut c: *mut prolly_cursor = ptr::null_mut();
+    assert_eq!(
+        prolly_map_range(f.c_map, &open, &open, 0, &mut c),
+        prolly_result::Ok
+    );
+    let mut row = prolly_row {
+        key: ptr::null(),
+        key_len: 0,
+        value: ptr::null(),
+        value_len: 0,
+    };
+    let mut n = 0;
+    while prolly_cursor_next(c, &mut row) == prolly_result::Ok {
+        n += row.key_len + row.value_len;
+    }
+    prolly_cursor_free(c);
+    n
+}
+
+fn c_scan_batch(f: &Fixture) -> usize {
+    let open = prolly_bound {
+        kind: 0,
+        key: ptr::null(),
+        key_len: 0,
+    };
+    let mut c: *mut prolly_cursor = ptr::null_mut();
+    assert_eq!(
+        prolly_map_range(f.c_map, &open, &open, 0, &mut c),
+        prolly_result::Ok
+    );
+    let empty = prolly_row {
+        key: ptr::null(),
+        key_len: 0,
+        value: ptr::null(),
+        value_len: 0,
+    };
+    let mut rows = [empty; 64];
+    let mut got = 0usize;
+    let mut n = 0;
+    while prolly_cursor_next_batch(c, rows.as_mut_ptr(), rows.len(), &mut got) == prolly_result::Ok
+    {
+        for r in &rows[..got] {
+            n += r.key_len + r.value_len;
+        }
+    }
+    prolly_cursor_free(c);
+    n
+}
+
+/// Median ns per unit of `f` over `rounds` runs.
+fn median_ns(rounds: usize, units: usize, mut f: impl FnMut() -> usize) -> f64 {
+    let mut t: Vec<f64> = (0..rounds)
+        .map(|_| {
+            let s = Instant::now();
+            black_box(f());
+            s.elapsed().as_nanos() as f64 / units as f64
+        })
+        .collect();
+    t.sort_by(f64::total_cmp);
+    t[rounds / 2]
+}
+
+fn bench_ffi(c: &mut Criterion) {
+    let f = fixture();
+    let root = f.rust.root("main").unwrap();
+    let map = Map::new(&f.rust, root, schema());
+    assert_eq!(rust_gets(&f, &map), c_gets(&f));
+    assert_eq!(rust_scan(&map), c_scan(&f));
+    assert_eq!(rust_scan(&map), c_scan_batch(&f));
+
+    let mut g = c.benchmark_group("ffi/get");
+    g.throughput(Throughput::Elements(GETS as u64));
+    g.bench_function("rust_api", |b| b.iter(|| black_box(rust_gets(&f, &map))));
+    g.bench_function("c_abi", |b| b.iter(|| black_box(c_gets(&f))));
+    g.finish();
+
+    let mut g = c.benchmark_group("ffi/scan");
+    g.sample_size(20);
+    g.throughput(Throughput::Elements(ROWS as u64));
+    g.bench_function("rust_api", |b| b.iter(|| black_box(rust_scan(&map))));
+    g.bench_function("c_abi", |b| b.iter(|| black_box(c_scan(&f))));
+    g.bench_function("c_abi_batch64", |b| b.iter(|| black_box(c_scan_batch(&f))));
+    g.finish();
+
+    // Interleaved rounds, so both sides see the same machine state.
+    let (mut rg, mut cg, mut rs, mut cs) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let mut cb = Vec::new();
+    for _ in 0..15 {
+        rg.push(median_ns(21, GETS, || rust_gets(&f, &map)));
+        cg.push(median_ns(21, GETS, || c_gets(&f)));
+        rs.push(median_ns(3, ROWS as usize, || rust_scan(&map)));
+        cs.push(median_ns(3, ROWS as usize, || c_scan(&f)));
+        cb.push(median_ns(3, ROWS as usize, || c_scan_batch(&f)));
+    }
+    let med = |v: &mut Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    let (rg, cg, rs, cs) = (med(&mut rg), med(&mut cg), med(&mut rs), med(&mut cs));
+    // Control: the Rust API through a second handle on the same directory (the C side has its
+    // own handle too), measured the same way.
+    let second = FileStore::open(f.dir.path()).unwrap();
+    let map2 = Map::new(&second, root, schema());
+    let mut r2: Vec<f64> = (0..15)
+        .map(|_| median_ns(3, ROWS as usize, || rust_scan(&map2)))
+        .collect();
+    println!(
+        "control: Rust scan via a second handle {:.2} ns/row",
+        med(&mut r2)
+    );
+    let cb = med(&mut cb);
+    println!(
+        "ffi overhead: get {cg:.1} ns (C ABI) vs {rg:.1} ns (Rust) = {:.3}x; \
+         scan {cs:.2} ns/row (cursor_next) / {cb:.2} ns/row (next_batch 64) vs {rs:.2} ns/row \
+         (Rust) = {:.3}x / {:.3}x",
+        cg / rg,
+        cs / rs,
+        cb / rs
+    );
+}
+
+criterion_group!(benches, bench_ffi);
+criterion_main!(benches);
