@@ -5,30 +5,10 @@ use prollystore::format::{Address, HashProfile};
 use prollystore::store::file::{FileStore, OpenOptions, RootUpdate};
 use prollystore::store::StoreError;
 
+mod common;
+use common::{children, node};
+
 /// A synthetic chunk: `N`, a child count byte, the children's addresses, then `payload`.
-fn node(children: &[Address], payload: &[u8]) -> Vec<u8> {
-    let mut v = vec![b'N', children.len() as u8];
-    for c in children {
-        v.extend_from_slice(c.as_bytes());
-    }
-    v.extend_from_slice(payload);
-    v
-}
-
-/// The children of a synthetic chunk.
-fn children(chunk: &[u8], out: &mut Vec<Address>) -> Result<(), StoreError> {
-    if chunk.first() == Some(&b'N') {
-        let n = usize::from(chunk.get(1).copied().unwrap_or(0));
-        for i in 0..n {
-            let at = 2 + 20 * i;
-            if let Some(a) = chunk.get(at..at + 20).and_then(Address::from_slice) {
-                out.push(a);
-            }
-        }
-    }
-    Ok(())
-}
-
 fn modes() -> [OpenOptions; 2] {
     [OpenOptions::new(), OpenOptions::new().mmap(false)]
 }

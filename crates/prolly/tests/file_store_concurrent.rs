@@ -11,35 +11,12 @@ use prollystore::format::{Address, HashProfile};
 use prollystore::store::file::{FileStore, OpenOptions, RootUpdate};
 use prollystore::store::StoreError;
 
+mod common;
+use common::{children, node, parse};
+
 const WRITER_ENV: &str = "FILE_STORE_WRITER_CHILD";
 const READER_ENV: &str = "FILE_STORE_READER_CHILD";
 const RUN: Duration = Duration::from_millis(1500);
-
-fn node(children: &[Address], payload: &[u8]) -> Vec<u8> {
-    let mut v = vec![b'N', children.len() as u8];
-    for c in children {
-        v.extend_from_slice(c.as_bytes());
-    }
-    v.extend_from_slice(payload);
-    v
-}
-
-fn parse(chunk: &[u8]) -> (Vec<Address>, &[u8]) {
-    let n = usize::from(chunk.get(1).copied().unwrap_or(0));
-    let kids = (0..n)
-        .filter_map(|i| {
-            chunk
-                .get(2 + 20 * i..22 + 20 * i)
-                .and_then(Address::from_slice)
-        })
-        .collect();
-    (kids, chunk.get(2 + 20 * n..).unwrap_or(&[]))
-}
-
-fn children(chunk: &[u8], out: &mut Vec<Address>) -> Result<(), StoreError> {
-    out.extend(parse(chunk).0);
-    Ok(())
-}
 
 /// Checks that the snapshot's root names a complete state; returns its counter.
 fn check_snapshot(store: &FileStore) -> u64 {
