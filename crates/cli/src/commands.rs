@@ -17,6 +17,7 @@ use prollystore_format::tuple::{NoBlobStore, TupleBuilder, TupleDesc, Type};
 use prollystore_format::{Address, HashProfile};
 
 use crate::catalog::{self, find_map, open_map, schema_root_name, MapEntry};
+use crate::dolt::DoltArgs;
 use crate::error::{Error, Result};
 use crate::import;
 use crate::rows::{self, Line};
@@ -222,6 +223,8 @@ pub enum Command {
     },
     /// List the named roots.
     Roots,
+    /// Read a real Dolt database, read-only: `prolly dolt DBDIR branches|tags|log|tables|schema|export`.
+    Dolt(DoltArgs),
 }
 
 /// Runs a parsed command line.
@@ -334,6 +337,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Gc => ctx.gc(&mut out)?,
         Command::Compact { below } => ctx.compact(below, &mut out)?,
         Command::Roots => ctx.roots(&mut out)?,
+        Command::Dolt(args) => crate::dolt::run(args, ctx.quiet, &mut out)?,
     }
     out.flush()?;
     Ok(())
@@ -367,7 +371,7 @@ struct Ctx {
 }
 
 /// A progress bar on stderr (hidden when stderr is not a terminal, or with --quiet).
-fn progress(quiet: bool, len: Option<u64>, what: &str, bytes: bool) -> ProgressBar {
+pub(crate) fn progress(quiet: bool, len: Option<u64>, what: &str, bytes: bool) -> ProgressBar {
     if quiet {
         return ProgressBar::hidden();
     }

@@ -92,5 +92,16 @@ impl From<prollystore_format::tuple::TupleError> for Error {
     }
 }
 
+impl From<prollystore_dolt::DoltError> for Error {
+    fn from(e: prollystore_dolt::DoltError) -> Error {
+        if let prollystore_dolt::DoltError::Io { source, .. } = &e {
+            if source.kind() == std::io::ErrorKind::BrokenPipe {
+                return Error::BrokenPipe;
+            }
+        }
+        Error::Msg(chain(&e))
+    }
+}
+
 /// The tool's result type.
 pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -9,10 +9,12 @@
 //! * [`import`]: CSV → sorted tuples → tree, or edits of an existing tree.
 //! * [`rows`]: rows as CSV lines.
 //! * [`walk`]: chunk walks for `stats` and `verify`.
+//! * [`dolt`]: `prolly dolt DBDIR ...`, read-only views of a real Dolt database.
 //! * [`commands`]: the command line and one function per command.
 
 pub mod catalog;
 pub mod commands;
+pub mod dolt;
 pub mod error;
 pub mod import;
 pub mod rows;

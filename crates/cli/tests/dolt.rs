@@ -1,0 +1,430 @@
+//! End-to-end tests of `prolly dolt DBDIR ...` against the real Dolt databases in
+//! `shared/vectors/dolt-db`: every subcommand's output is compared byte for byte with what the
+//! `dolt` CLI printed (the `.expected` folders), on a writable copy of each database whose
+//! every file is checked to be unchanged afterwards.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const BIN: &str = env!("CARGO_BIN_EXE_prolly");
+
+/// Databases the tests must find; any other `dolt-db/<name>` with a `.expected` is tested too.
+const REQUIRED: &[&str] = &["vecdb", "vecdb_journal"];
+
+/// `<workspace root>/../shared/vectors`, or `$PROLLY_VECTORS`; `None` means skip.
+fn vectors() -> Option<PathBuf> {
+    let dir = match std::env::var_os("PROLLY_VECTORS") {
+        Some(v) => PathBuf::from(v),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/vectors"),
+    };
+    let ok = REQUIRED
+        .iter()
+        .all(|db| dir.join("dolt-db").join(db).join(".dolt").is_dir());
+    if ok {
+        return Some(dir);
+    }
+    if std::env::var_os("PROLLY_ALLOW_MISSING_VECTORS").is_some_and(|v| v == "1") {
+        println!("SKIPPED: vectors not found");
+        return None;
+    }
+    panic!(
+        "the Dolt vector databases {REQUIRED:?} are missing under {}/dolt-db; set PROLLY_VECTORS \
+         to the vectors folder, or PROLLY_ALLOW_MISSING_VECTORS=1 to skip",
+        dir.display()
+    );
+}
+
+fn run(db: &Path, args: &[&str]) -> Output {
+    Command::new(BIN)
+        .arg("dolt")
+        .arg(db)
+        .args(args)
+        .env_remove("PROLLY_STORE")
+        .output()
+        .expect("run prolly")
+}
+
+/// Runs a subcommand that must succeed silently on stderr; returns its stdout.
+fn ok(db: &Path, args: &[&str]) -> Vec<u8> {
+    let o = run(db, args);
+    assert!(
+        o.status.success(),
+        "prolly dolt {} {args:?} failed: {}",
+        db.display(),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    // Not a terminal: no progress bar, nothing else either.
+    assert!(
+        o.stderr.is_empty(),
+        "prolly dolt {args:?} wrote to stderr: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    o.stdout
+}
+
+/// Runs a subcommand that must fail with one `error: ...` line and exit status 1.
+fn fails(db: &Path, args: &[&str]) -> String {
+    let o = run(db, args);
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert_eq!(o.status.code(), Some(1), "prolly dolt {args:?}: {err}");
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(lines.len(), 1, "one error line expected, got {err:?}");
+    assert!(lines[0].starts_with("error: "), "{err:?}");
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(o.stdout.is_empty(), "no output expected for {args:?}");
+    lines[0].to_string()
+}
+
+/// Compares output with an expected file, naming the first differing line.
+fn same(got: &[u8], want_file: &Path, what: &str) {
+    let want =
+        std::fs::read(want_file).unwrap_or_else(|e| panic!("reading {}: {e}", want_file.display()));
+    if got == want.as_slice() {
+        return;
+    }
+    let g: Vec<&[u8]> = got.split(|&b| b == b'\n').collect();
+    let w: Vec<&[u8]> = want.split(|&b| b == b'\n').collect();
+    let line = g.iter().zip(&w).position(|(a, b)| a != b).unwrap_or(0);
+    panic!(
+        "{what} differs from {} at line {}:\n  got:  {:?}\n  want: {:?}\n({} vs {} bytes)",
+        want_file.display(),
+        line + 1,
+        String::from_utf8_lossy(g.get(line).copied().unwrap_or(b"<end>")),
+        String::from_utf8_lossy(w.get(line).copied().unwrap_or(b"<end>")),
+        got.len(),
+        want.len()
+    );
+}
+
+/// Every file and directory under `dir` (relative path → contents, `None` for directories),
+/// with modification times: the whole state a writer could change.
+type Snapshot = BTreeMap<PathBuf, (Option<Vec<u8>>, Option<std::time::SystemTime>)>;
+
+fn snapshot(dir: &Path) -> Snapshot {
+    fn walk(root: &Path, dir: &Path, out: &mut Snapshot) {
+        let mut entries: Vec<_> = std::fs::read_dir(dir)
+            .expect("read dir")
+            .map(|e| e.expect("dir entry").path())
+            .collect();
+        entries.sort();
+        for p in entries {
+            let rel = p.strip_prefix(root).expect("inside root").to_path_buf();
+            let meta = std::fs::symlink_metadata(&p).expect("metadata");
+            let mtime = meta.modified().ok();
+            if meta.is_dir() {
+                out.insert(rel, (None, mtime));
+                walk(root, &p, out);
+            } else {
+                out.insert(rel, (Some(std::fs::read(&p).expect("read file")), mtime));
+            }
+        }
+    }
+    let mut out = Snapshot::new();
+    walk(dir, dir, &mut out);
+    out
+}
+
+/// Copies a directory tree, making every copy writable (so a stray write would succeed and be
+/// caught by the snapshot comparison rather than fail on a read-only file).
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("mkdir");
+    for e in std::fs::read_dir(from).expect("read dir") {
+        let p = e.expect("dir entry").path();
+        let dest = to.join(p.file_name().expect("name"));
+        if p.is_dir() {
+            copy_tree(&p, &dest);
+        } else {
+            std::fs::copy(&p, &dest).expect("copy");
+            let mut perm = std::fs::metadata(&dest).expect("metadata").permissions();
+            #[allow(clippy::permissions_set_readonly_false)]
+            perm.set_readonly(false);
+            std::fs::set_permissions(&dest, perm).expect("chmod");
+        }
+    }
+}
+
+/// Rows in an expected CSV file (records after the header).
+fn csv_rows(file: &Path) -> u64 {
+    let mut r = csv::ReaderBuilder::new()
+        .has_headers(true)
+        .flexible(true)
+        .from_path(file)
+        .unwrap_or_else(|e| panic!("reading {}: {e}", file.display()));
+    let mut n = 0;
+    for rec in r.byte_records() {
+        rec.unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+        n += 1;
+    }
+    n
+}
+
+/// Table names listed in an expected `table_hashes.csv`.
+fn table_names(file: &Path) -> Vec<String> {
+    let mut r = csv::Reader::from_path(file).expect("table_hashes.csv");
+    let mut names: Vec<String> = r
+        .records()
+        .map(|x| x.expect("record").get(0).expect("name").to_string())
+        .collect();
+    names.sort();
+    names
+}
+
+fn sorted_files(dir: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .expect("read dir")
+        .map(|e| e.expect("dir entry").path())
+        .collect();
+    v.sort();
+    v
+}
+
+fn name_of(p: &Path) -> String {
+    p.file_name()
+        .expect("file name")
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// For a branch dir whose `head.csv` shows uncommitted changes (a `working_hash` column), a
+/// clean branch dir with the same `log_oneline.txt`; `None` for a clean branch.
+fn clean_twin(expected: &Path, dir: &Path) -> Option<PathBuf> {
+    let dirty = |d: &Path| {
+        std::fs::read_to_string(d.join("head.csv")).is_ok_and(|h| h.contains("working_hash"))
+    };
+    if !dirty(dir) {
+        return None;
+    }
+    let log = std::fs::read(dir.join("log_oneline.txt")).ok();
+    sorted_files(expected)
+        .into_iter()
+        .find(|d| {
+            d.is_dir()
+                && !dirty(d)
+                && log.is_some()
+                && std::fs::read(d.join("log_oneline.txt")).ok() == log
+        })
+        .or_else(|| Some(dir.join("no-clean-twin")))
+}
+
+/// Checks every subcommand on one database (`db`) against `expected`; returns how many
+/// outputs were compared.
+fn check_database(db: &Path, expected: &Path, scratch: &Path) -> usize {
+    let mut compared = 0;
+    for f in sorted_files(expected) {
+        match name_of(&f).as_str() {
+            "branches.txt" => {
+                same(&ok(db, &["branches"]), &f, "branches");
+                compared += 1;
+            }
+            "tags.txt" => {
+                same(&ok(db, &["tags"]), &f, "tags");
+                compared += 1;
+            }
+            _ => {}
+        }
+    }
+    let branch_dirs: Vec<PathBuf> = sorted_files(expected)
+        .into_iter()
+        .filter(|p| p.is_dir())
+        .collect();
+    for dir in &branch_dirs {
+        let branch = name_of(dir);
+        let b = branch.as_str();
+        // A branch without its own log.txt (wip) has the same commits as one that has it.
+        for f in sorted_files(dir) {
+            let name = name_of(&f);
+            let what = format!("{} {b}/{name}", db.display());
+            if name == "log.txt" {
+                same(&ok(db, &["log", b]), &f, &what);
+            } else if name == "log_oneline.txt" {
+                same(&ok(db, &["log", "--oneline", b]), &f, &what);
+            } else if let Some(table) = name.strip_suffix(".schema.txt") {
+                same(
+                    &ok(db, &["schema", table, "--branch", b, "--working"]),
+                    &f,
+                    &what,
+                );
+                // The head commit's schema is the same here; only the label differs.
+                let head = ok(db, &["schema", table, "--branch", b]);
+                let want = std::fs::read(&f).expect("read");
+                let relabel = String::from_utf8_lossy(&want).replacen(
+                    &format!("{table} @ working"),
+                    &format!("{table} @ {b}"),
+                    1,
+                );
+                assert_eq!(String::from_utf8_lossy(&head), relabel, "{what} at head");
+            } else if let Some(table) = name.strip_suffix(".csv") {
+                if table.contains('.') || !dir.join("table_hashes.csv").is_file() {
+                    continue; // a view of a table (sku_hex, geometry...), not `select *`
+                }
+                if !table_names(&dir.join("table_hashes.csv")).contains(&table.to_string()) {
+                    continue; // head.csv, table_hashes.csv, dolt_status.csv
+                }
+                same(
+                    &ok(db, &["export", table, "--branch", b, "--working"]),
+                    &f,
+                    &what,
+                );
+                // The same through -o FILE (outside the database).
+                let out = scratch.join(format!("{b}-{table}.csv"));
+                let o = out.to_str().expect("utf-8 path");
+                let printed = ok(db, &["export", table, "-b", b, "-w", "-o", o]);
+                assert!(printed.is_empty(), "{what}: -o still printed to stdout");
+                same(
+                    &std::fs::read(&out).expect("read -o"),
+                    &f,
+                    &format!("{what} -o"),
+                );
+                // The head commit: equal to the working set on a clean branch; on a branch
+                // with uncommitted changes, equal to a clean branch with the same log.
+                // A table made after the last commit is not in the head commit.
+                let head_args = ["export", table, "--branch", b];
+                match clean_twin(expected, dir) {
+                    None => same(&ok(db, &head_args), &f, &format!("{what} (head commit)")),
+                    Some(twin) if twin.join(&name).is_file() => same(
+                        &ok(db, &head_args),
+                        &twin.join(&name),
+                        &format!("{what} (head commit)"),
+                    ),
+                    Some(_) => {
+                        let e = fails(db, &head_args);
+                        assert!(e.contains("not found"), "{what}: {e}");
+                    }
+                }
+            } else {
+                continue;
+            }
+            compared += 1;
+        }
+        // tables: every table of the branch, with the row count of its expected CSV.
+        let hashes = dir.join("table_hashes.csv");
+        if hashes.is_file() {
+            let mut want = String::new();
+            let names = table_names(&hashes);
+            let width = names.iter().map(String::len).max().unwrap_or(0);
+            for t in &names {
+                let rows = csv_rows(&dir.join(format!("{t}.csv")));
+                want.push_str(&format!("{t:<width$}  {rows}\n"));
+            }
+            let got = ok(db, &["tables", "--branch", b, "--working"]);
+            assert_eq!(
+                String::from_utf8_lossy(&got),
+                want,
+                "{} {b}: tables",
+                db.display()
+            );
+            compared += 1;
+        }
+    }
+    compared
+}
+
+#[test]
+fn dolt_subcommands_match_dolt_and_never_write() {
+    let Some(vectors) = vectors() else { return };
+    let root = vectors.join("dolt-db");
+    let mut dbs: Vec<String> = sorted_files(&root)
+        .into_iter()
+        .filter(|p| {
+            p.join(".dolt").is_dir() && root.join(format!("{}.expected", name_of(p))).is_dir()
+        })
+        .map(|p| name_of(&p))
+        .collect();
+    dbs.sort();
+    for r in REQUIRED {
+        assert!(dbs.iter().any(|d| d == r), "{r} has no .expected folder");
+    }
+    let scratch = tempfile::tempdir().expect("tempdir");
+    for name in &dbs {
+        let copy = scratch.path().join("dbs").join(name);
+        copy_tree(&root.join(name), &copy);
+        let before = snapshot(&copy);
+        let out = scratch.path().join("out").join(name);
+        std::fs::create_dir_all(&out).expect("mkdir");
+        let n = check_database(&copy, &root.join(format!("{name}.expected")), &out);
+        assert!(n >= 10, "{name}: only {n} outputs compared");
+        // Defaults: the current branch (main), and the errors.
+        assert_eq!(
+            ok(&copy, &["log"]),
+            ok(&copy, &["log", "main"]),
+            "{name}: log defaults to the current branch"
+        );
+        errors(&copy);
+        let after = snapshot(&copy);
+        assert_eq!(
+            before.keys().collect::<Vec<_>>(),
+            after.keys().collect::<Vec<_>>(),
+            "{name}: files were added or removed"
+        );
+        for (path, state) in &before {
+            assert!(
+                after.get(path) == Some(state),
+                "{name}: {} changed",
+                path.display()
+            );
+        }
+        println!("{name}: {n} outputs identical to dolt's; no file changed");
+    }
+}
+
+/// Bad names and paths: one line, exit status 1.
+fn errors(db: &Path) {
+    let e = fails(db, &["export", "no_such_table"]);
+    assert!(e.contains("no_such_table"), "{e}");
+    let e = fails(db, &["schema", "no_such_table", "--branch", "main"]);
+    assert!(e.contains("no_such_table"), "{e}");
+    let e = fails(db, &["log", "no_such_branch"]);
+    assert!(e.contains("no_such_branch"), "{e}");
+    let e = fails(db, &["tables", "--branch", "no_such_branch", "--working"]);
+    assert!(e.contains("no_such_branch"), "{e}");
+    let e = fails(db, &["tables", "--branch", "no_such_branch"]);
+    assert!(e.contains("no_such_branch"), "{e}");
+    let missing = db.join("not-a-database");
+    let o = run(&missing, &["branches"]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.lines().count() == 1 && err.contains("no Dolt database"),
+        "{err}"
+    );
+}
+
+#[test]
+fn dolt_reads_the_read_only_originals() {
+    let Some(vectors) = vectors() else { return };
+    let db = vectors.join("dolt-db").join("vecdb_journal");
+    let expected = vectors.join("dolt-db").join("vecdb_journal.expected");
+    same(
+        &ok(&db, &["branches"]),
+        &expected.join("branches.txt"),
+        "branches",
+    );
+    same(
+        &ok(&db, &["export", "orders", "-b", "wip", "-w"]),
+        &expected.join("wip").join("orders.csv"),
+        "wip orders",
+    );
+    // A tag resolves like a branch (its commit); --working needs a real branch.
+    let tagged = ok(&db, &["log", "--oneline", "v1"]);
+    assert!(
+        String::from_utf8_lossy(&tagged).starts_with("2ioepuhbvk38drnjltfsbcd79t9dqofb "),
+        "{}",
+        String::from_utf8_lossy(&tagged)
+    );
+    let e = fails(&db, &["tables", "--branch", "v1", "--working"]);
+    assert!(e.contains("not a branch"), "{e}");
+}
+
+#[test]
+fn snapshot_sees_writes() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::create_dir_all(dir.path().join(".dolt/noms")).expect("mkdir");
+    std::fs::write(dir.path().join(".dolt/noms/manifest"), b"a").expect("write");
+    let before = snapshot(dir.path());
+    std::fs::write(dir.path().join(".dolt/noms/manifest"), b"b").expect("write");
+    assert_ne!(before, snapshot(dir.path()), "a changed byte must show");
+    let before = snapshot(dir.path());
+    std::fs::write(dir.path().join(".dolt/noms/LOCK"), b"").expect("write");
+    assert_ne!(before, snapshot(dir.path()), "a new file must show");
+}
