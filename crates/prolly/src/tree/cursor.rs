@@ -232,6 +232,13 @@ impl<'s> Cursor<'s> {
         true
     }
 
+    /// Moves the frame at `level` to entry `i` of its node without loading anything below.
+    pub(crate) fn set_index(&mut self, level: usize, i: usize) {
+        if level < self.height {
+            self.idx[level] = i as i32;
+        }
+    }
+
     /// Moves the leaf index (used to reposition within the current leaf).
     pub(crate) fn set_leaf_index(&mut self, i: usize) {
         self.idx[0] = i as i32;
