@@ -10,8 +10,8 @@ use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 use prollystore_format::message::{LeafInput, Node, NodeWriter};
-use prollystore_format::tuple::Tuple;
-use prollystore_format::HashProfile;
+use prollystore_format::tuple::{Tuple, TupleDesc, Type};
+use prollystore_format::{Encoding, HashProfile};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
@@ -48,18 +48,37 @@ fn leaf_chunk() -> Vec<u8> {
     .to_vec()
 }
 
-/// First field of a tuple as an int64 (0 if NULL or malformed).
+/// The descriptor of both keys and values: (int64 NOT NULL, int64 NOT NULL).
+fn int64_pair_desc() -> TupleDesc {
+    TupleDesc::new(vec![
+        Type::not_null(Encoding::Int64),
+        Type::not_null(Encoding::Int64),
+    ])
+}
+
+/// Field 0 of a tuple read as a tree scan would: through the descriptor's typed getter on the
+/// node's (verified) item bytes. 0 if NULL or malformed.
 #[inline(always)]
-fn first_i64(tuple: &[u8]) -> i64 {
-    Tuple::new_unverified(tuple)
-        .field(0)
-        .and_then(|f| f.try_into().ok())
-        .map_or(0, i64::from_le_bytes)
+fn first_i64(desc: &TupleDesc, tuple: &[u8]) -> i64 {
+    desc.get_int64(Tuple::new_unverified(tuple), 0)
+        .ok()
+        .flatten()
+        .unwrap_or(0)
 }
 
 fn benches(c: &mut Criterion) {
     let chunk = leaf_chunk();
     let node = Node::verify(&chunk).expect("verifies");
+    let desc = int64_pair_desc();
+    let d = &desc;
+    // Absent keys (2i+1, 0): each falls between two stored keys.
+    let absent: Vec<Vec<u8>> = (0..ROWS as i64)
+        .map(|i| {
+            let mut t = Vec::new();
+            tuple2(&mut t, 2 * i + 1, 0);
+            t
+        })
+        .collect();
     assert_eq!(node.count(), ROWS);
     eprintln!("leaf: {} rows, {} bytes", ROWS, chunk.len());
     let baseline: Vec<(i64, i64)> = (0..ROWS as i64).map(|i| (2 * i, 3 * i)).collect();
@@ -71,7 +90,7 @@ fn benches(c: &mut Criterion) {
             let n = black_box(node);
             let mut acc = 0i64;
             for i in 0..n.count() {
-                acc = acc.wrapping_add(first_i64(n.key(i)) ^ first_i64(n.value(i)));
+                acc = acc.wrapping_add(first_i64(d, n.key(i)) ^ first_i64(d, n.value(i)));
             }
             acc
         })
@@ -81,7 +100,26 @@ fn benches(c: &mut Criterion) {
             let n = black_box(node);
             let mut acc = 0i64;
             for (k, v) in n.entries() {
-                acc = acc.wrapping_add(first_i64(k) ^ first_i64(v));
+                acc = acc.wrapping_add(first_i64(d, k) ^ first_i64(d, v));
+            }
+            acc
+        })
+    });
+    // The scan a tree cursor would run: fields resolved once, then read from every row.
+    let k0 = desc
+        .fixed_field::<8>(0, Encoding::Int64)
+        .expect("int64 field");
+    let v0 = k0;
+    g.bench_function("node_entries_fixed_field", |b| {
+        b.iter(|| {
+            let n = black_box(node);
+            let mut acc = 0i64;
+            for (k, v) in n.entries() {
+                let k = k0.read(Tuple::new_unverified(k)).ok().flatten();
+                let v = v0.read(Tuple::new_unverified(v)).ok().flatten();
+                acc = acc.wrapping_add(
+                    k.map_or(0, i64::from_le_bytes) ^ v.map_or(0, i64::from_le_bytes),
+                );
             }
             acc
         })
@@ -105,7 +143,7 @@ fn benches(c: &mut Criterion) {
             || rng.gen_range(0..ROWS),
             |i| {
                 let n = black_box(node);
-                first_i64(n.key(i)) ^ first_i64(n.value(i))
+                first_i64(d, n.key(i)) ^ first_i64(d, n.value(i))
             },
             BatchSize::SmallInput,
         )
@@ -123,12 +161,22 @@ fn benches(c: &mut Criterion) {
     g.finish();
 
     let mut g = c.benchmark_group("lookup_absent");
-    g.bench_function("node_binary_search_i64", |b| {
+    g.bench_function("node_binary_search_desc_compare", |b| {
+        b.iter_batched(
+            || absent[rng.gen_range(0..ROWS)].as_slice(),
+            |target| {
+                let n = black_box(node);
+                n.search_by(|k| d.compare(k, target))
+            },
+            BatchSize::SmallInput,
+        )
+    });
+    g.bench_function("node_binary_search_get_int64", |b| {
         b.iter_batched(
             || 2 * rng.gen_range(0..ROWS as i64) + 1,
             |target| {
                 let n = black_box(node);
-                n.search_by(|k| first_i64(k).cmp(&target))
+                n.search_by(|k| first_i64(d, k).cmp(&target))
             },
             BatchSize::SmallInput,
         )

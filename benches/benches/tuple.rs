@@ -40,6 +40,12 @@ fn field_access(c: &mut Criterion) {
     g.bench_function("int64 (fixed access)", |b| {
         b.iter(|| desc.get_int64(black_box(t), black_box(0)))
     });
+    let f0 = desc
+        .fixed_field::<8>(0, Encoding::Int64)
+        .expect("int64 field");
+    g.bench_function("int64 (FixedField, resolved once)", |b| {
+        b.iter(|| black_box(f0).read(black_box(t)))
+    });
     g.bench_function("string (utf-8 checked)", |b| {
         b.iter(|| desc.get_string(black_box(t), black_box(1)))
     });

@@ -21,6 +21,9 @@ pub mod message;
 pub mod tuple;
 pub mod varint;
 
+#[cfg(test)]
+mod test_support;
+
 pub use address::{Address, HashProfile, ADDRESS_LEN};
 pub use encoding::Encoding;
 pub use error::AddressParseError;

@@ -13,6 +13,34 @@
 //! * [`tuples`]: [`tuples::TupleSchema`] (Dolt tuple order and value addresses) and field access
 //!   that follows out-of-band values.
 //! * [`blob`]: blob trees for large values.
+//!
+//! ```
+//! use prollystore::format::tuple::{TupleBuilder, TupleDesc, Type};
+//! use prollystore::format::{Encoding, HashProfile};
+//! use prollystore::{tuples::TupleSchema, Map, MemoryStore};
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let store = MemoryStore::new(HashProfile::Dolt);
+//! let schema = TupleSchema::new(
+//!     TupleDesc::new(vec![Type::not_null(Encoding::Int64)]),
+//!     TupleDesc::new(vec![Type::nullable(Encoding::String)]),
+//! );
+//! let mut kb = TupleBuilder::new(schema.key.clone());
+//! let mut vb = TupleBuilder::new(schema.value.clone());
+//! let mut rows = Vec::new();
+//! for i in 0..1000 {
+//!     kb.put_int64(0, i)?;
+//!     vb.put_string(0, &format!("row {i}"))?;
+//!     rows.push((kb.build()?.as_bytes().to_vec(), vb.build()?.as_bytes().to_vec()));
+//! }
+//! let map = Map::from_sorted(&store, schema, rows.iter().map(|(k, v)| (&k[..], &v[..])))?;
+//! assert_eq!(map.count()?, 1000);
+//! let (key, _) = &rows[500];
+//! assert!(map.get(key)?.is_some());
+//! println!("root {}", map.root()); // the address Dolt computes for the same rows
+//! # Ok(())
+//! # }
+//! ```
 
 pub use prollystore_format as format;
 

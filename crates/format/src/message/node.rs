@@ -12,7 +12,7 @@ use super::{
     body_with_id, check_counts, check_input_offsets, check_offsets, run_verifier, MessageError,
     FILE_ID_PROLLY,
 };
-use crate::tuple::validate_layout;
+use crate::tuple::{layout_is_valid, validate_layout};
 use crate::varint::{put_count_deltas, CountDeltas};
 use crate::{Address, ADDRESS_LEN};
 
@@ -108,6 +108,25 @@ impl<'a> Node<'a> {
     /// every key tuple and leaf value tuple) and returns the view. Afterwards every key and
     /// leaf value is a valid tuple, so tuple access on them never fails.
     pub fn verify(chunk: &'a [u8]) -> Result<Node<'a>, MessageError> {
+        match Self::verify_with(chunk, Checks::Fast) {
+            Ok(node) => Ok(node),
+            // Report exactly what the step-by-step checks find first (the fast checks find
+            // the same problems, in another order).
+            Err(fast) => match Self::verify_with(chunk, Checks::Exact) {
+                Err(exact) => Err(exact),
+                Ok(_) => Err(fast),
+            },
+        }
+    }
+
+    /// Verification; `checks` selects fused single-pass item checks or the step-by-step order
+    /// (every offsets vector in full, then the other fields, then each tuple) used for errors.
+    #[inline(always)]
+    fn verify_with(chunk: &'a [u8], checks: Checks) -> Result<Node<'a>, MessageError> {
+        let check_offsets = |offsets: &[u8], items_len: usize, field: &'static str| match checks {
+            Checks::Fast => offsets_count(offsets, items_len, field),
+            Checks::Exact => check_offsets(offsets, items_len, field),
+        };
         let body = body_with_id(chunk, FILE_ID_PROLLY)?;
         run_verifier::<ProllyTreeNode>(body, TABLE)?;
         let t = RootTable::open(body, TABLE, NUM_FIELDS)?;
@@ -245,20 +264,40 @@ impl<'a> Node<'a> {
         };
 
         let node = Node::with_layout(chunk, layout);
-        for i in 0..count {
-            validate_layout(node.key(i)).map_err(|source| MessageError::BadTuple {
-                field: "key_items",
-                index: i,
-                source,
-            })?;
-        }
-        if level == 0 {
-            for i in 0..count {
-                validate_layout(node.value(i)).map_err(|source| MessageError::BadTuple {
-                    field: "value_items",
-                    index: i,
-                    source,
-                })?;
+        match checks {
+            Checks::Fast => {
+                let mut ok = tuples_are_valid(node.key_items, node.key_offsets);
+                if level == 0 {
+                    ok &= tuples_are_valid(node.values, node.value_offsets);
+                }
+                if !ok {
+                    return Err(MessageError::BadOffset {
+                        field: "key_offsets",
+                        index: 0,
+                        value: 0,
+                        reason: "items are not all valid tuples",
+                    });
+                }
+            }
+            Checks::Exact => {
+                for i in 0..count {
+                    validate_layout(node.key(i)).map_err(|source| MessageError::BadTuple {
+                        field: "key_items",
+                        index: i,
+                        source,
+                    })?;
+                }
+                if level == 0 {
+                    for i in 0..count {
+                        validate_layout(node.value(i)).map_err(|source| {
+                            MessageError::BadTuple {
+                                field: "value_items",
+                                index: i,
+                                source,
+                            }
+                        })?;
+                    }
+                }
             }
         }
         Ok(node)
@@ -469,11 +508,10 @@ impl<'a> Node<'a> {
     pub fn entries(&self) -> Entries<'a> {
         Entries {
             key_items: self.key_items,
-            key_offsets: self.key_offsets.get(2..).unwrap_or(&[]).chunks_exact(2),
+            key_offsets: self.key_offsets,
             values: self.values,
-            value_offsets: self.value_offsets.get(2..).unwrap_or(&[]).chunks_exact(2),
+            value_offsets: self.value_offsets,
             leaf: self.is_leaf(),
-            key_start: 0,
             value_start: 0,
         }
     }
@@ -483,6 +521,59 @@ impl<'a> Node<'a> {
     pub fn key_offset(&self, i: usize) -> usize {
         u16_at(self.key_offsets, 2 * i).map_or(0, usize::from)
     }
+}
+
+/// The number of items of an offsets vector (n+1 u16 LE offsets), after the O(1) part of
+/// [`check_offsets`]: at least one offset, the first 0, the last `items_len`. That the offsets
+/// never decrease is checked by [`check_tuples`] while it walks the items; any failure is
+/// reported by `check_offsets` itself, so errors are the same.
+#[inline]
+fn offsets_count(
+    offsets: &[u8],
+    items_len: usize,
+    field: &'static str,
+) -> Result<usize, MessageError> {
+    let first = offsets.first_chunk::<2>().map(|b| u16::from_le_bytes(*b));
+    let last = offsets
+        .last_chunk::<2>()
+        .map(|b| usize::from(u16::from_le_bytes(*b)));
+    if first == Some(0) && last == Some(items_len) && offsets.len().is_multiple_of(2) {
+        return Ok(offsets.len() / 2 - 1);
+    }
+    check_offsets(offsets, items_len, field)
+}
+
+/// Walks the items delimited by `offsets` (whose ends [`offsets_count`] checked) once: true if
+/// every offset pair delimits a slice of `items` (so the offsets never decrease) and every item
+/// is a valid tuple layout ([`layout_is_valid`]).
+#[inline]
+fn tuples_are_valid(items: &[u8], offsets: &[u8]) -> bool {
+    let mut rest = offsets;
+    let mut seen = 0usize;
+    while let Some(item) = next_item(items, &mut rest) {
+        if !layout_is_valid(item) {
+            return false;
+        }
+        seen += 1;
+    }
+    seen + 1 == offsets.len() / 2
+}
+
+/// Whether the fused and the step-by-step verification accept and reject the same chunks (for
+/// the corruption tests).
+#[cfg(test)]
+pub(super) fn verify_checks_agree(chunk: &[u8]) -> bool {
+    Node::verify_with(chunk, Checks::Fast).is_ok()
+        == Node::verify_with(chunk, Checks::Exact).is_ok()
+}
+
+/// Which checks [`Node::verify_with`] runs.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Checks {
+    /// Offsets' ends only, then one fused pass over offsets and tuple layouts.
+    Fast,
+    /// Each offsets vector in full where it is read, then each tuple with its own error.
+    Exact,
 }
 
 /// Rows under each item of a node, in order (see [`Node::subtree_counts`]).
@@ -684,44 +775,56 @@ impl NodeWriter {
 }
 
 /// Iterator over a node's (key, value) pairs (see [`Node::entries`]).
+///
+/// Walks the offset vectors once, reading each item's start and end from the two offsets at
+/// the front of the remaining offsets.
 #[derive(Clone, Debug)]
 pub struct Entries<'a> {
     key_items: &'a [u8],
-    key_offsets: std::slice::ChunksExact<'a, u8>,
+    /// The key offsets from the next key's start (u16 LE each).
+    key_offsets: &'a [u8],
+    /// Leaf: the value items; internal: the child addresses not yet returned.
     values: &'a [u8],
-    value_offsets: std::slice::ChunksExact<'a, u8>,
+    /// Leaf: the value offsets from the next value's start.
+    value_offsets: &'a [u8],
     leaf: bool,
-    key_start: usize,
+    /// Internal nodes: where the next address starts.
     value_start: usize,
+}
+
+/// The item whose start and end are the first two u16 LE offsets of `offsets`, which then
+/// moves on by one offset; `None` when fewer than two remain or they do not delimit `items`
+/// (only a layout that does not belong to its chunk can cause the latter).
+#[inline(always)]
+fn next_item<'a>(items: &'a [u8], offsets: &mut &[u8]) -> Option<&'a [u8]> {
+    let (start, rest) = offsets.split_first_chunk::<2>()?;
+    let end = rest.first_chunk::<2>()?;
+    let (start, end) = (u16::from_le_bytes(*start), u16::from_le_bytes(*end));
+    *offsets = rest;
+    items.get(usize::from(start)..usize::from(end))
 }
 
 impl<'a> Iterator for Entries<'a> {
     type Item = (&'a [u8], &'a [u8]);
 
+    /// The next pair. On a verified node this is exactly `(key(i), value(i))`; with a layout
+    /// that does not belong to the chunk the iteration may end early.
     #[inline]
     fn next(&mut self) -> Option<Self::Item> {
-        let k = self.key_offsets.next()?;
-        let key_end = usize::from(u16::from_le_bytes([k[0], k[1]]));
-        let key = self.key_items.get(self.key_start..key_end).unwrap_or(&[]);
-        self.key_start = key_end;
+        let key = next_item(self.key_items, &mut self.key_offsets)?;
         let value = if self.leaf {
-            let end = self.value_offsets.next().map_or(self.value_start, |v| {
-                usize::from(u16::from_le_bytes([v[0], v[1]]))
-            });
-            let value = self.values.get(self.value_start..end).unwrap_or(&[]);
-            self.value_start = end;
-            value
+            next_item(self.values, &mut self.value_offsets)?
         } else {
-            let end = self.value_start + ADDRESS_LEN;
-            let value = self.values.get(self.value_start..end).unwrap_or(&[]);
-            self.value_start = end;
-            value
+            let start = self.value_start;
+            self.value_start += ADDRESS_LEN;
+            self.values.get(start..start + ADDRESS_LEN)?
         };
         Some((key, value))
     }
 
     #[inline]
     fn size_hint(&self) -> (usize, Option<usize>) {
-        self.key_offsets.size_hint()
+        let n = (self.key_offsets.len() / 2).saturating_sub(1);
+        (n, Some(n))
     }
 }

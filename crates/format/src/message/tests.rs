@@ -2,6 +2,7 @@
 //! of the golden map vectors, and corruption (flipped bytes, truncation) never panicking.
 
 use super::*;
+use crate::test_support::{chunk_records, vectors_dir};
 use crate::{Address, HashProfile};
 
 fn unhex(s: &str) -> Vec<u8> {
@@ -249,39 +250,8 @@ fn writer_rejects_bad_input() {
         .is_err());
 }
 
-/// Where the golden vectors are; `None` (after printing SKIPPED) only when explicitly allowed.
-fn vectors_dir() -> Option<std::path::PathBuf> {
-    let dir = std::env::var_os("PROLLY_VECTORS")
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| {
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/vectors")
-        });
-    if dir.join("maps").is_dir() {
-        return Some(dir);
-    }
-    if std::env::var("PROLLY_ALLOW_MISSING_VECTORS").as_deref() == Ok("1") {
-        println!("SKIPPED: vectors not found");
-        return None;
-    }
-    panic!(
-        "golden vectors not found at {} (set PROLLY_VECTORS, or PROLLY_ALLOW_MISSING_VECTORS=1 to skip)",
-        dir.display()
-    );
-}
-
-fn records(data: &[u8]) -> Vec<(&[u8], &[u8])> {
-    let mut out = Vec::new();
-    let mut p = 0;
-    while p < data.len() {
-        let addr = &data[p..p + 20];
-        let len = u32::from_le_bytes(data[p + 20..p + 24].try_into().unwrap()) as usize;
-        out.push((addr, &data[p + 24..p + 24 + len]));
-        p += 24 + len;
-    }
-    out
-}
-
 #[test]
+#[cfg_attr(miri, ignore)]
 fn every_vector_chunk_verifies_and_rewrites_identically() {
     let Some(dir) = vectors_dir() else { return };
     let mut seen = 0;
@@ -291,7 +261,7 @@ fn every_vector_chunk_verifies_and_rewrites_identically() {
             continue;
         }
         let data = std::fs::read(&path).unwrap();
-        for (addr, chunk) in records(&data) {
+        for (addr, chunk) in chunk_records(&data) {
             seen += 1;
             assert_eq!(HashProfile::Dolt.address_of(chunk).0, addr);
             let what = format!("{} {}", path.display(), hex::encode(addr));
@@ -330,11 +300,11 @@ fn small_chunks() -> Vec<Vec<u8>> {
     out.push(unhex(ONE_ENTRY_CLOSURE));
     if let Some(dir) = vectors_dir() {
         let data = std::fs::read(dir.join("maps/int64_kv-1000.chunks")).unwrap();
-        if let Some((_, root)) = records(&data).first() {
+        if let Some((_, root)) = chunk_records(&data).first() {
             out.push(root.to_vec());
         }
         let data = std::fs::read(dir.join("maps/int64_kv-10.chunks")).unwrap();
-        if let Some((_, root)) = records(&data).first() {
+        if let Some((_, root)) = chunk_records(&data).first() {
             out.push(root.to_vec());
         }
     }
@@ -343,6 +313,7 @@ fn small_chunks() -> Vec<Vec<u8>> {
 
 /// Touches everything a verified message exposes.
 fn touch(chunk: &[u8]) -> usize {
+    assert!(node::verify_checks_agree(chunk), "{chunk:02x?}");
     let mut acc = 0usize;
     match Message::verify(chunk) {
         Ok(Message::ProllyTree(n)) => {
@@ -387,7 +358,9 @@ fn touch(chunk: &[u8]) -> usize {
 
 #[test]
 fn flipped_bytes_never_panic() {
-    for chunk in small_chunks() {
+    let mut chunks = small_chunks();
+    chunks.push(three_row_leaf());
+    for chunk in chunks {
         for i in 0..chunk.len() {
             for mask in [0x01u8, 0x80, 0xff] {
                 let mut c = chunk.clone();
@@ -411,5 +384,73 @@ fn truncation_never_panics() {
                 touch(&c);
             }
         }
+    }
+}
+
+/// A 3-row leaf of (int64) -> (int64) tuples.
+fn three_row_leaf() -> Vec<u8> {
+    let tuple = |v: i64| {
+        let mut t = v.to_le_bytes().to_vec();
+        t.extend_from_slice(&[1, 0]);
+        t
+    };
+    let keys: Vec<u8> = (0..3).flat_map(tuple).collect();
+    let values: Vec<u8> = (10..13).flat_map(tuple).collect();
+    let offs = [0u16, 10, 20, 30];
+    NodeWriter::new()
+        .write_leaf(&LeafInput {
+            key_items: &keys,
+            key_offsets: &offs,
+            value_items: &values,
+            value_offsets: &offs,
+            value_address_offsets: &[],
+        })
+        .unwrap()
+        .to_vec()
+}
+
+/// Position of `part` (a sub-slice of `whole`) in `whole`.
+fn pos_in(whole: &[u8], part: &[u8]) -> usize {
+    part.as_ptr() as usize - whole.as_ptr() as usize
+}
+
+#[test]
+fn decreasing_offsets_and_bad_tuples_are_reported_precisely() {
+    let chunk = three_row_leaf();
+    let n = Node::verify(&chunk).unwrap();
+    let ko = pos_in(&chunk, n.key_offsets_bytes());
+    let vo = pos_in(&chunk, n.value_offsets_bytes());
+    let vi = pos_in(&chunk, n.value_items());
+    let pairs: Vec<_> = n.entries().collect();
+    assert_eq!(pairs.len(), 3);
+    assert_eq!(pairs[2], (n.key(2), n.value(2)));
+
+    for (at, field) in [(ko, "key_offsets"), (vo, "value_offsets")] {
+        // Offsets 0, 25, 20, 30: item 1 would end before it starts.
+        let mut c = chunk.clone();
+        c[at + 2..at + 4].copy_from_slice(&25u16.to_le_bytes());
+        match Node::verify(&c) {
+            Err(MessageError::BadOffset {
+                field: f,
+                index: 2,
+                value: 20,
+                reason,
+            }) => {
+                assert_eq!(f, field);
+                assert_eq!(reason, "offsets must not decrease");
+            }
+            other => panic!("{field}: {other:?}"),
+        }
+    }
+    // Value 1's count says 9 fields: their offsets would not fit.
+    let mut c = chunk.clone();
+    c[vi + 18..vi + 20].copy_from_slice(&9u16.to_le_bytes());
+    match Node::verify(&c) {
+        Err(MessageError::BadTuple {
+            field: "value_items",
+            index: 1,
+            ..
+        }) => {}
+        other => panic!("{other:?}"),
     }
 }

@@ -30,19 +30,27 @@ impl TupleDesc {
         Ok(self.field(t, i))
     }
 
-    #[inline]
+    #[inline(always)]
     fn fixed<const N: usize>(
         &self,
         t: Tuple<'_>,
         i: usize,
         enc: Encoding,
     ) -> Result<Option<[u8; N]>, TupleError> {
-        match self.typed(t, i, enc)? {
+        let ty = self.type_of(i)?;
+        if ty.enc != enc {
+            return Err(TupleError::WrongEncoding {
+                field: i,
+                actual: ty.enc,
+                requested: enc,
+            });
+        }
+        match self.field(t, i) {
             None => Ok(None),
-            Some(b) => b
-                .try_into()
-                .map(Some)
-                .map_err(|_| bad(i, enc, "wrong width")),
+            Some(b) => match <[u8; N]>::try_from(b) {
+                Ok(v) => Ok(Some(v)),
+                Err(_) => Err(bad(i, enc, "wrong width")),
+            },
         }
     }
 

@@ -87,7 +87,62 @@ impl TupleDesc {
     /// (decimals with coefficients above 16 bytes excepted).
     #[inline]
     pub fn compare(&self, a: &[u8], b: &[u8]) -> Ordering {
-        self.compare_prefix(a, b, self.len())
+        match self.compare_canonical(a, b) {
+            Some(ord) => ord,
+            None => self.compare_prefix(a, b, self.len()),
+        }
+    }
+
+    /// The fast path for descriptors made only of non-nullable fixed-width fields, when both
+    /// tuples have exactly the canonical shape (every field stored, total length as expected).
+    /// For such tuples the general path reads every field at its fixed-access position too, so
+    /// the result is the same; `None` sends anything else there.
+    #[inline(always)]
+    fn compare_canonical(&self, a: &[u8], b: &[u8]) -> Option<Ordering> {
+        let n = self.canonical_len;
+        if n == 0 || a.len() != n || b.len() != n {
+            return None;
+        }
+        let count = self.fixed.len();
+        let stored = |t: &[u8]| {
+            t.last_chunk::<2>()
+                .map(|c| usize::from(u16::from_le_bytes(*c)))
+        };
+        if stored(a) != Some(count) || stored(b) != Some(count) {
+            return None;
+        }
+        if self.all_i64 {
+            // Fields at 0, 8, 16, ...: `count` of them fill the data exactly.
+            let mut at = 0;
+            while at < 8 * count {
+                let x = i64::from_le_bytes(*a.get(at..)?.first_chunk::<8>()?);
+                let y = i64::from_le_bytes(*b.get(at..)?.first_chunk::<8>()?);
+                if x != y {
+                    return Some(x.cmp(&y));
+                }
+                at += 8;
+            }
+            return Some(Ordering::Equal);
+        }
+        for (i, (&(start, stop), &kind)) in self.fixed.iter().zip(self.kinds.iter()).enumerate() {
+            let (start, stop) = (usize::from(start), usize::from(stop));
+            // Integers (the usual key columns) inline; anything else through the general rule.
+            let ord = match kind {
+                Kind::I64 => int_at(a, b, start, i64::from_le_bytes)?,
+                Kind::U64 => int_at(a, b, start, u64::from_le_bytes)?,
+                Kind::I32 => int_at(a, b, start, i32::from_le_bytes)?,
+                Kind::U32 => int_at(a, b, start, u32::from_le_bytes)?,
+                Kind::I16 => int_at(a, b, start, i16::from_le_bytes)?,
+                Kind::U16 => int_at(a, b, start, u16::from_le_bytes)?,
+                Kind::I8 => int_at(a, b, start, i8::from_le_bytes)?,
+                Kind::U8 => int_at(a, b, start, u8::from_le_bytes)?,
+                _ => self.compare_field(i, a.get(start..stop)?, b.get(start..stop)?),
+            };
+            if ord != Ordering::Equal {
+                return Some(ord);
+            }
+        }
+        Some(Ordering::Equal)
     }
 
     /// Orders two tuples by their first `n` fields only (as a [`TupleDesc::prefix`] descriptor
@@ -152,6 +207,20 @@ impl TupleDesc {
             _ => x.cmp(y),
         }
     }
+}
+
+/// Orders the `N`-byte little-endian integers at `start` of `a` and `b`; `None` if either is
+/// short.
+#[inline(always)]
+fn int_at<const N: usize, T: Ord>(
+    a: &[u8],
+    b: &[u8],
+    start: usize,
+    f: impl Fn([u8; N]) -> T,
+) -> Option<Ordering> {
+    let x = a.get(start..)?.first_chunk::<N>()?;
+    let y = b.get(start..)?.first_chunk::<N>()?;
+    Some(f(*x).cmp(&f(*y)))
 }
 
 #[inline(always)]

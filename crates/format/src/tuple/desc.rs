@@ -6,7 +6,7 @@ use std::cmp::Ordering;
 use std::fmt;
 use std::sync::Arc;
 
-use super::layout::{count_of, field_of};
+use super::layout::field_of;
 use super::{Tuple, TupleError};
 use crate::Encoding;
 
@@ -131,6 +131,13 @@ pub struct TupleDesc {
     pub(crate) kinds: Arc<[Kind]>,
     /// `(start, stop)` of each field of the fixed-access prefix.
     pub(crate) fixed: Arc<[(u16, u16)]>,
+    /// When every field is in the fixed-access prefix: the byte length of a tuple that stores
+    /// all of them and nothing else (field widths + offsets + count). Lets `compare` recognise
+    /// such tuples with one length check and read their fields at fixed positions. 0 = none.
+    pub(crate) canonical_len: usize,
+    /// With `canonical_len`: every field is an int64-ordered field (int64, time, datetime),
+    /// the most common key shape, compared without looking at the field kinds.
+    pub(crate) all_i64: bool,
     pub(crate) order: Option<Arc<dyn FieldOrder>>,
 }
 
@@ -169,10 +176,18 @@ impl TupleDesc {
             fixed.push((off as u16, (off + w) as u16));
             off += w;
         }
+        let canonical_len = if !types.is_empty() && fixed.len() == types.len() {
+            off + 2 * types.len()
+        } else {
+            0
+        };
+        let all_i64 = canonical_len != 0 && kinds.iter().all(|&k| k == Kind::I64);
         TupleDesc {
             types,
             kinds: kinds.into(),
             fixed: fixed.into(),
+            canonical_len,
+            all_i64,
             order,
         }
     }
@@ -236,11 +251,14 @@ impl TupleDesc {
     #[inline]
     pub fn field<'a>(&self, t: Tuple<'a>, i: usize) -> Option<&'a [u8]> {
         let bytes = t.as_bytes();
-        if let Some(&(start, stop)) = self.fixed.get(i) {
-            let count = count_of(bytes);
-            let split = bytes.len().saturating_sub(2 * count.max(1));
-            if i < count && usize::from(stop) <= split {
-                return bytes.get(usize::from(start)..usize::from(stop));
+        if let (Some(&(start, stop)), Some(count)) = (self.fixed.get(i), bytes.last_chunk::<2>()) {
+            let count = usize::from(u16::from_le_bytes(*count));
+            // Stored (`i < count`, so count >= 1 and the offsets and count take 2 * count
+            // bytes) and ending inside the field data: read at the fixed position.
+            if i < count && usize::from(stop) + 2 * count <= bytes.len() {
+                if let Some(f) = bytes.get(usize::from(start)..usize::from(stop)) {
+                    return Some(f);
+                }
             }
         }
         field_of(bytes, i)

@@ -160,7 +160,65 @@ pub(crate) fn field_of(bytes: &[u8], i: usize) -> Option<&[u8]> {
 
 /// Checks that `bytes` is a well-formed tuple layout: at least the 2-byte count, room for the
 /// offsets, no more than [`MAX_TUPLE_FIELDS`] slots, offsets non-decreasing and inside the data.
+#[inline]
 pub fn validate_layout(bytes: &[u8]) -> Result<(), TupleError> {
+    if layout_is_valid(bytes) {
+        return Ok(());
+    }
+    layout_error(bytes)
+}
+
+/// The yes/no form of [`validate_layout`], for loops over many tuples (node verification):
+/// no error values, one pass over the offsets without early exits. `true` exactly when
+/// `validate_layout` succeeds.
+#[inline(always)]
+pub fn layout_is_valid(bytes: &[u8]) -> bool {
+    let Some((head, count)) = bytes.split_last_chunk::<2>() else {
+        return false;
+    };
+    let count = usize::from(u16::from_le_bytes(*count));
+    if count == 2 {
+        // The most common shape (two-column keys and values): data, one offset, count.
+        let Some((data, offset)) = head.split_last_chunk::<2>() else {
+            return false;
+        };
+        return data.len() <= MAX_TUPLE_DATA_SIZE
+            && usize::from(u16::from_le_bytes(*offset)) <= data.len();
+    }
+    if count <= 1 {
+        // No stored offsets: count 0 is exactly `00 00`; count 1 is data + count.
+        return if count == 0 {
+            head.is_empty()
+        } else {
+            head.len() <= MAX_TUPLE_DATA_SIZE
+        };
+    }
+    if count > MAX_TUPLE_FIELDS {
+        return false;
+    }
+    let Some((data, offsets)) = head.split_at_checked(head.len().wrapping_sub(2 * (count - 1)))
+    else {
+        return false;
+    };
+    let split = data.len();
+    if split > MAX_TUPLE_DATA_SIZE {
+        return false;
+    }
+    // Offsets non-decreasing, the last one inside the data (so all are).
+    let mut prev = 0usize;
+    let mut ok = true;
+    for pair in offsets.chunks_exact(2) {
+        let off = usize::from(u16::from_le_bytes([pair[0], pair[1]]));
+        ok &= prev <= off;
+        prev = off;
+    }
+    ok && prev <= split
+}
+
+/// The error [`validate_layout`] reports for an invalid layout (the first problem found).
+#[cold]
+#[inline(never)]
+fn layout_error(bytes: &[u8]) -> Result<(), TupleError> {
     if bytes.len() < 2 {
         return Err(TupleError::TooShort { len: bytes.len() });
     }
@@ -238,6 +296,74 @@ mod tests {
                     let _ = t.field(i);
                 }
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod fast_check_tests {
+    use super::*;
+
+    /// Tuples of many shapes, well-formed and not: every count class, offsets around the data
+    /// boundary, decreasing offsets, truncations.
+    fn shaped_bytes() -> Vec<Vec<u8>> {
+        let mut out = Vec::new();
+        let mut seed = 0x9e37_79b9_u32;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 17;
+            seed ^= seed << 5;
+            seed
+        };
+        for len in 0..40usize {
+            for count in [0u16, 1, 2, 3, 4, 5, 19, 4096, 4097, 0xffff] {
+                for _ in 0..12 {
+                    let mut b: Vec<u8> = (0..len).map(|_| next() as u8).collect();
+                    let n = usize::from(count);
+                    if len >= 2 {
+                        let split = len.saturating_sub(2 * n.max(1));
+                        // Mostly plausible offsets (small, often non-decreasing).
+                        let mut off = 0u16;
+                        for i in 1..n.min(len / 2) {
+                            let at = split + 2 * (i - 1);
+                            if at + 2 > len - 2 {
+                                break;
+                            }
+                            off = match next() % 5 {
+                                0 => off.wrapping_sub(1),
+                                1 => split as u16 + (next() % 3) as u16,
+                                _ => off + (next() % 4) as u16,
+                            };
+                            b[at..at + 2].copy_from_slice(&off.to_le_bytes());
+                        }
+                        b[len - 2..].copy_from_slice(&count.to_le_bytes());
+                    }
+                    out.push(b);
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn fast_check_agrees_with_detailed_check() {
+        for b in shaped_bytes() {
+            assert_eq!(
+                layout_is_valid(&b),
+                layout_error(&b).is_ok(),
+                "disagree on {b:02x?}"
+            );
+        }
+        // Data size limit, count 1 and 2.
+        for (len, count) in [
+            (MAX_TUPLE_DATA_SIZE + 2, 1u16),
+            (MAX_TUPLE_DATA_SIZE + 3, 1),
+            (MAX_TUPLE_DATA_SIZE + 4, 2),
+            (MAX_TUPLE_DATA_SIZE + 5, 2),
+        ] {
+            let mut b = vec![0u8; len];
+            b[len - 2..].copy_from_slice(&count.to_le_bytes());
+            assert_eq!(layout_is_valid(&b), layout_error(&b).is_ok(), "len {len}");
         }
     }
 }

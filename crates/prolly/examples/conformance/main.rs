@@ -10,6 +10,7 @@
 
 mod chunks;
 mod common;
+mod dolt;
 mod maps;
 mod tuples;
 
@@ -27,6 +28,7 @@ pub fn run_all(dir: &Path) -> Vec<Category> {
         maps::check_maps(dir),
         maps::check_edits(dir),
         maps::check_diffs(dir),
+        dolt::check_dolt(dir),
     ]
 }
 

@@ -1,0 +1,87 @@
+//! CSV import through the `prolly` tool's importer: 1M rows of (int64,int64)->(int64,int64),
+//! against the baseline of only parsing the same CSV bytes with the `csv` crate (ByteRecord
+//! reuse), measured in the same run.
+//!
+//! * `csv_parse_only`: the baseline (every field touched, nothing built).
+//! * `parse_build_memory`: text → tuples → sorted-input check → tree, into the in-memory store
+//!   (blake3 addresses).
+//! * `parse_build_commit_file`: the same into a durable file store, including the commit (one
+//!   chunk file written and fsynced, the manifest swapped).
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use prollystore::format::HashProfile;
+use prollystore::store::file::{FileStore, RootUpdate};
+use prollystore::MemoryStore;
+use prollystore_cli::import;
+use prollystore_cli::schema::MapSchema;
+use prollystore_cli::text::NullText;
+
+const ROWS: u64 = 1_000_000;
+
+fn csv_bytes() -> Vec<u8> {
+    let mut s = String::with_capacity(32 * ROWS as usize);
+    s.push_str("a,b,c,d\n");
+    for i in 0..ROWS {
+        let i = i as i64;
+        s.push_str(&format!("{i},{},{},{}\n", (i * 7) % 1_000_003, i * 13, -i));
+    }
+    s.into_bytes()
+}
+
+fn bench_import(c: &mut Criterion) {
+    let data = csv_bytes();
+    let schema = MapSchema::parse("a:int64,b:int64", "c:int64,d:int64").unwrap();
+    let null = NullText::default();
+    let mut g = c.benchmark_group("import_1m_rows");
+    g.sample_size(10);
+    g.measurement_time(Duration::from_secs(10));
+    g.throughput(Throughput::Elements(ROWS));
+
+    g.bench_function("csv_parse_only", |b| {
+        b.iter(|| {
+            let mut r = csv::ReaderBuilder::new()
+                .has_headers(true)
+                .from_reader(&data[..]);
+            let mut rec = csv::ByteRecord::new();
+            let mut n = 0usize;
+            while r.read_byte_record(&mut rec).unwrap() {
+                n += rec.iter().map(<[u8]>::len).sum::<usize>();
+            }
+            black_box(n)
+        })
+    });
+
+    g.bench_function("parse_build_memory", |b| {
+        b.iter(|| {
+            let store = MemoryStore::new(HashProfile::Blake3);
+            let (root, n) = import::import_new(&data[..], &schema, &null, &store).unwrap();
+            assert_eq!(n as u64, ROWS);
+            black_box(root)
+        })
+    });
+
+    g.bench_function("parse_build_commit_file", |b| {
+        b.iter_custom(|iters| {
+            let mut total = Duration::ZERO;
+            for _ in 0..iters {
+                let dir = tempfile::tempdir().unwrap();
+                let t = Instant::now();
+                let mut store = FileStore::create(dir.path(), HashProfile::Blake3).unwrap();
+                let (root, _) = import::import_new(&data[..], &schema, &null, &store).unwrap();
+                store
+                    .commit(&[RootUpdate::new("t", None, Some(root))])
+                    .unwrap();
+                total += t.elapsed();
+                drop(store);
+            }
+            total
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(benches, bench_import);
+criterion_main!(benches);

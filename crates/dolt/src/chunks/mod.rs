@@ -1,0 +1,17 @@
+//! Chunk sources: every on-disk form Dolt keeps chunks in, read-only.
+//!
+//! * [`manifest`]: the manifest naming a generation's chunk files and the root.
+//! * [`journal`]: the chunk journal and `journal.idx`.
+//! * [`table_file`]: classic NBS table files.
+//! * [`archive`]: `.darc` archives (snappy and zstd-with-dictionary chunks).
+//! * [`codec`]: snappy‖CRC and zstd decoding, positioned file reads.
+//! * [`source`]: [`DoltChunkSource`], both generations behind one read-only store.
+
+pub mod archive;
+pub mod codec;
+pub mod journal;
+pub mod manifest;
+pub mod source;
+pub mod table_file;
+
+pub use source::{ChunkFile, DoltChunkSource, Generation};

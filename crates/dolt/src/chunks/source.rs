@@ -1,0 +1,382 @@
+//! [`DoltChunkSource`]: a `.dolt/noms` directory (new generation, plus `oldgen/`) as one
+//! read-only chunk store with Dolt's hash profile.
+//!
+//! Every chunk on disk is compressed, so nothing can be borrowed straight from a file. Two ways
+//! to read, by design:
+//!
+//! * [`DoltChunkSource::chunk`] returns `Arc<[u8]>` from a **bounded** cache (two generations
+//!   of a hash map, swapped when the young one passes half the byte budget: O(1), and at most
+//!   about the budget plus one generation's worth of live `Arc`s stays resident). This is what
+//!   the navigation and row-export code uses, so memory stays bounded on any database size.
+//! * The [`ChunkStore`] trait hands out `&[u8]` borrows tied to `&self`, which a bounded cache
+//!   cannot honour without `unsafe` (an entry could be evicted while borrowed). Chunks read
+//!   through the trait are therefore kept in an append-only arena for the life of the handle
+//!   (or until [`DoltChunkSource::clear_arena`], which needs `&mut self`, so no borrow can be
+//!   live). Use the trait for tree code that needs it and the `Arc` API for bulk reads.
+//!
+//! Each chunk's SHA-512/20 is checked whenever it is decompressed (so at least on first read).
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use prollystore::store::{ChunkStore, StoreError};
+use prollystore_format::message::Node;
+use prollystore_format::{Address, HashProfile};
+
+use super::archive::Archive;
+use super::codec::{Backing, PositionedFile};
+use super::journal::Journal;
+use super::manifest::{Manifest, JOURNAL_NAME};
+use super::table_file::TableFile;
+use crate::error::{corrupt, DoltError, Result};
+
+/// Default byte budget of the decompressed-chunk cache.
+pub const DEFAULT_CACHE_BYTES: usize = 64 << 20;
+
+/// One open chunk file of any form.
+#[derive(Debug)]
+pub enum ChunkFile {
+    /// The chunk journal.
+    Journal(Journal),
+    /// A classic table file.
+    Table(TableFile),
+    /// An archive.
+    Archive(Archive),
+}
+
+impl ChunkFile {
+    /// The file's name.
+    pub fn name(&self) -> &str {
+        match self {
+            ChunkFile::Journal(j) => j.name(),
+            ChunkFile::Table(t) => t.name(),
+            ChunkFile::Archive(a) => a.name(),
+        }
+    }
+
+    /// True if the file holds `address`.
+    pub fn has(&self, address: &Address) -> bool {
+        match self {
+            ChunkFile::Journal(j) => j.has(address),
+            ChunkFile::Table(t) => t.has(address),
+            ChunkFile::Archive(a) => a.has(address),
+        }
+    }
+
+    /// The decompressed chunk and the offset it was read from.
+    pub fn read(&self, address: &Address) -> Result<Option<(Vec<u8>, u64)>> {
+        match self {
+            ChunkFile::Journal(j) => j.read(address),
+            ChunkFile::Table(t) => t.read(address),
+            ChunkFile::Archive(a) => a.read(address),
+        }
+    }
+
+    /// Every address the file holds.
+    pub fn addresses(&self) -> Result<Vec<Address>> {
+        match self {
+            ChunkFile::Journal(j) => j.addresses(),
+            ChunkFile::Table(t) => Ok(t.addresses()),
+            ChunkFile::Archive(a) => Ok(a.addresses()),
+        }
+    }
+}
+
+/// One generation (a directory with a manifest and its chunk files).
+#[derive(Debug)]
+pub struct Generation {
+    /// The directory.
+    pub dir: PathBuf,
+    /// Its manifest, if the directory has one.
+    pub manifest: Option<Manifest>,
+    /// The chunk files the manifest lists, in manifest order.
+    pub files: Vec<ChunkFile>,
+}
+
+impl Generation {
+    /// Opens the generation in `dir`; a missing manifest gives an empty generation.
+    pub fn open(dir: &Path) -> Result<Generation> {
+        let manifest_path = dir.join("manifest");
+        let manifest = match std::fs::read(&manifest_path) {
+            Ok(bytes) => Some(Manifest::parse(
+                &bytes,
+                &manifest_path.display().to_string(),
+            )?),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Err(source) => {
+                return Err(DoltError::Io {
+                    file: manifest_path.display().to_string(),
+                    source,
+                })
+            }
+        };
+        let mut files = Vec::new();
+        for spec in manifest.iter().flat_map(|m| &m.specs) {
+            let file = if spec.name == JOURNAL_NAME {
+                let path = dir.join(&spec.name);
+                let idx_path = dir.join("journal.idx");
+                let idx = std::fs::read(&idx_path).ok().filter(|b| !b.is_empty());
+                ChunkFile::Journal(Journal::open(
+                    Backing::File(PositionedFile::open(&path)?),
+                    idx.as_deref(),
+                )?)
+            } else {
+                let darc = dir.join(format!("{}.darc", spec.name));
+                if darc.exists() {
+                    ChunkFile::Archive(Archive::open(Backing::File(PositionedFile::open(&darc)?))?)
+                } else {
+                    let path = dir.join(&spec.name);
+                    let t = TableFile::open(Backing::File(PositionedFile::open(&path)?))?;
+                    if t.chunk_count() != spec.chunk_count as usize {
+                        return Err(corrupt(
+                            t.name(),
+                            0,
+                            format!(
+                                "holds {} chunks, the manifest says {}",
+                                t.chunk_count(),
+                                spec.chunk_count
+                            ),
+                        ));
+                    }
+                    ChunkFile::Table(t)
+                }
+            };
+            files.push(file);
+        }
+        Ok(Generation {
+            dir: dir.to_path_buf(),
+            manifest,
+            files,
+        })
+    }
+}
+
+#[derive(Default)]
+struct TwoGenCache {
+    young: HashMap<Address, Arc<[u8]>>,
+    old: HashMap<Address, Arc<[u8]>>,
+    young_bytes: usize,
+}
+
+impl TwoGenCache {
+    fn get(&mut self, a: &Address) -> Option<Arc<[u8]>> {
+        if let Some(c) = self.young.get(a) {
+            return Some(c.clone());
+        }
+        let c = self.old.remove(a)?;
+        self.young_bytes += c.len();
+        self.young.insert(*a, c.clone());
+        Some(c)
+    }
+
+    fn insert(&mut self, a: Address, c: Arc<[u8]>, budget: usize) {
+        if self.young_bytes + c.len() > budget / 2 {
+            self.old = std::mem::take(&mut self.young);
+            self.young_bytes = 0;
+        }
+        self.young_bytes += c.len();
+        self.young.insert(a, c);
+    }
+}
+
+/// A Dolt database's chunk store (`.dolt/noms` and `.dolt/noms/oldgen`), read-only.
+pub struct DoltChunkSource {
+    newgen: Generation,
+    oldgen: Generation,
+    root: Address,
+    cache: Mutex<TwoGenCache>,
+    cache_budget: usize,
+    arena: elsa::sync::FrozenMap<Address, Box<[u8]>>,
+}
+
+impl std::fmt::Debug for DoltChunkSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DoltChunkSource")
+            .field("newgen", &self.newgen)
+            .field("oldgen", &self.oldgen)
+            .field("root", &self.root)
+            .finish()
+    }
+}
+
+impl DoltChunkSource {
+    /// Opens the store in `noms_dir` (a `.dolt/noms` directory), never writing to it.
+    pub fn open(noms_dir: &Path) -> Result<DoltChunkSource> {
+        let newgen = Generation::open(noms_dir)?;
+        let oldgen = Generation::open(&noms_dir.join("oldgen"))?;
+        if newgen.manifest.is_none() {
+            return Err(DoltError::NotFound(format!(
+                "manifest in {}",
+                noms_dir.display()
+            )));
+        }
+        let journal_root = newgen.files.iter().find_map(|f| match f {
+            ChunkFile::Journal(j) => j.root(),
+            _ => None,
+        });
+        let root = journal_root
+            .or(newgen.manifest.as_ref().map(|m| m.root))
+            .unwrap_or(Address::ZERO);
+        Ok(DoltChunkSource {
+            newgen,
+            oldgen,
+            root,
+            cache: Mutex::new(TwoGenCache::default()),
+            cache_budget: DEFAULT_CACHE_BYTES,
+            arena: elsa::sync::FrozenMap::new(),
+        })
+    }
+
+    /// Sets the byte budget of the decompressed-chunk cache.
+    pub fn with_cache_bytes(mut self, bytes: usize) -> Self {
+        self.cache_budget = bytes;
+        self
+    }
+
+    /// The store root (`STRT` address): the journal's last root record, else the manifest's.
+    pub fn root(&self) -> Address {
+        self.root
+    }
+
+    /// The new generation (`noms/`).
+    pub fn newgen(&self) -> &Generation {
+        &self.newgen
+    }
+
+    /// The old generation (`noms/oldgen/`).
+    pub fn oldgen(&self) -> &Generation {
+        &self.oldgen
+    }
+
+    fn files(&self) -> impl Iterator<Item = &ChunkFile> {
+        self.oldgen.files.iter().chain(&self.newgen.files)
+    }
+
+    /// Reads, decompresses and hash-checks a chunk, bypassing the caches.
+    pub fn read_uncached(&self, address: &Address) -> Result<Option<Vec<u8>>> {
+        for f in self.files() {
+            if let Some((chunk, offset)) = f.read(address)? {
+                let actual = HashProfile::Dolt.address_of(&chunk);
+                if actual != *address {
+                    return Err(DoltError::HashMismatch {
+                        address: *address,
+                        actual,
+                        file: f.name().to_string(),
+                        offset,
+                    });
+                }
+                return Ok(Some(chunk));
+            }
+        }
+        Ok(None)
+    }
+
+    /// The chunk at `address`, or `None` if no file holds it. Bounded cache.
+    pub fn try_chunk(&self, address: &Address) -> Result<Option<Arc<[u8]>>> {
+        if let Ok(mut c) = self.cache.lock() {
+            if let Some(hit) = c.get(address) {
+                return Ok(Some(hit));
+            }
+        }
+        let Some(bytes) = self.read_uncached(address)? else {
+            return Ok(None);
+        };
+        let arc: Arc<[u8]> = Arc::from(bytes);
+        if let Ok(mut c) = self.cache.lock() {
+            c.insert(*address, arc.clone(), self.cache_budget);
+        }
+        Ok(Some(arc))
+    }
+
+    /// The chunk at `address`; a missing chunk is an error.
+    pub fn chunk(&self, address: &Address) -> Result<Arc<[u8]>> {
+        self.try_chunk(address)?
+            .ok_or(DoltError::MissingChunk(*address))
+    }
+
+    /// True if some chunk file holds `address`.
+    pub fn contains(&self, address: &Address) -> bool {
+        self.files().any(|f| f.has(address))
+    }
+
+    /// Every (file name, address) pair in both generations.
+    pub fn all_addresses(&self) -> Result<Vec<(String, Address)>> {
+        let mut out = Vec::new();
+        for f in self.files() {
+            for a in f.addresses()? {
+                out.push((f.name().to_string(), a));
+            }
+        }
+        Ok(out)
+    }
+
+    /// Drops every chunk read through the [`ChunkStore`] trait.
+    pub fn clear_arena(&mut self) {
+        self.arena = elsa::sync::FrozenMap::new();
+    }
+}
+
+fn to_store_error(e: DoltError) -> StoreError {
+    match e {
+        DoltError::Io { file, source } => StoreError::Io {
+            context: file,
+            source,
+        },
+        DoltError::Corrupt {
+            file,
+            offset,
+            reason,
+        } => StoreError::Corrupted {
+            file,
+            offset,
+            reason,
+        },
+        DoltError::HashMismatch {
+            address,
+            actual,
+            file,
+            offset,
+        } => StoreError::HashMismatch {
+            address,
+            actual,
+            location: Some(format!("{file} at offset {offset}")),
+        },
+        DoltError::MissingChunk(a) => StoreError::Missing(a),
+        other => StoreError::InvalidArgument(other.to_string()),
+    }
+}
+
+impl ChunkStore for DoltChunkSource {
+    fn profile(&self) -> HashProfile {
+        HashProfile::Dolt
+    }
+
+    fn get(&self, address: &Address) -> Result<Option<&[u8]>, StoreError> {
+        if let Some(c) = self.arena.get(address) {
+            return Ok(Some(c));
+        }
+        match self.read_uncached(address).map_err(to_store_error)? {
+            None => Ok(None),
+            Some(bytes) => Ok(Some(self.arena.insert(*address, bytes.into_boxed_slice()))),
+        }
+    }
+
+    fn get_node(&self, address: &Address) -> Result<Node<'_>, StoreError> {
+        let bytes = self.get(address)?.ok_or(StoreError::Missing(*address))?;
+        Node::verify(bytes).map_err(|source| StoreError::BadMessage {
+            address: *address,
+            source,
+        })
+    }
+
+    fn has(&self, address: &Address) -> Result<bool, StoreError> {
+        Ok(self.contains(address))
+    }
+
+    fn put(&self, _chunk: &[u8]) -> Result<Address, StoreError> {
+        Err(StoreError::ReadOnly {
+            path: self.newgen.dir.display().to_string(),
+        })
+    }
+}

@@ -1,0 +1,487 @@
+//! Navigation with Dolt's meaning: store root → datasets (branches, tags, working sets) →
+//! commits and the log → root values → tables.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use prollystore_format::message::generated::serial;
+use prollystore_format::message::{file_id, AddressMapNode};
+use prollystore_format::Address;
+
+use crate::chunks::DoltChunkSource;
+use crate::error::{bad_chunk, DoltError, Result};
+use crate::schema::Schema;
+
+/// Newest RootValue feature version this reader understands.
+pub const MAX_FEATURE_VERSION: i64 = 7;
+
+/// Opens a verified FlatBuffers table of type `T` in a chunk whose identifier must be `id`.
+pub(crate) fn fb_root<'a, T>(chunk: &'a [u8], id: &[u8; 4], address: Address) -> Result<T::Inner>
+where
+    T: flatbuffers::Follow<'a> + flatbuffers::Verifiable + 'a,
+{
+    let found = file_id(chunk).map_err(|e| bad_chunk(address, e.to_string()))?;
+    if &found != id {
+        return Err(bad_chunk(
+            address,
+            format!(
+                "expected a {} message, found {}",
+                String::from_utf8_lossy(id),
+                String::from_utf8_lossy(&found)
+            ),
+        ));
+    }
+    let body = chunk.get(4..).unwrap_or(&[]);
+    let opts = flatbuffers::VerifierOptions {
+        max_depth: 16,
+        max_tables: 1 << 20,
+        max_apparent_size: 1 << 30,
+        ignore_missing_null_terminator: false,
+    };
+    flatbuffers::root_with_opts::<T>(&opts, body).map_err(|e| {
+        bad_chunk(
+            address,
+            format!("bad {} message: {e}", String::from_utf8_lossy(id)),
+        )
+    })
+}
+
+pub(crate) fn addr_field(bytes: &[u8], address: Address, field: &str) -> Result<Address> {
+    Address::from_slice(bytes)
+        .ok_or_else(|| bad_chunk(address, format!("{field} is not a 20-byte address")))
+}
+
+/// A commit (`DCMT`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Commit {
+    /// The commit's own address (its hash in `dolt log`).
+    pub address: Address,
+    /// Address of the commit's RootValue.
+    pub root: Address,
+    /// 1 + the greatest parent height.
+    pub height: u64,
+    /// Parents, first parent first.
+    pub parents: Vec<Address>,
+    /// Author name.
+    pub name: String,
+    /// Author email.
+    pub email: String,
+    /// The commit message.
+    pub message: String,
+    /// Committer date, Unix milliseconds.
+    pub timestamp_millis: u64,
+    /// Author date, Unix milliseconds (what `dolt log` shows).
+    pub user_timestamp_millis: i64,
+    /// Committer name when it differs from the author's.
+    pub committer_name: Option<String>,
+    /// Committer email when it differs from the author's.
+    pub committer_email: Option<String>,
+}
+
+/// An annotated tag (`DTAG`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Tag {
+    /// Tag name (without `refs/tags/`).
+    pub name: String,
+    /// The tag chunk's address.
+    pub address: Address,
+    /// The tagged commit.
+    pub commit: Address,
+    /// Tagger name.
+    pub tagger_name: String,
+    /// Tagger email.
+    pub tagger_email: String,
+    /// Tag message.
+    pub message: String,
+    /// Tag date (Unix milliseconds, the user timestamp).
+    pub user_timestamp_millis: i64,
+}
+
+/// A branch's working set (`WRST`): its uncommitted state.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WorkingSet {
+    /// The working set's address.
+    pub address: Address,
+    /// Working root value.
+    pub working_root: Address,
+    /// Staged root value, if recorded.
+    pub staged_root: Option<Address>,
+    /// Whether a merge is in progress.
+    pub merging: bool,
+}
+
+/// A root value (`RTVL`): the tables of one database state.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RootValue {
+    /// Its address (`dolt_hashof_db`).
+    pub address: Address,
+    /// Feature version.
+    pub feature_version: i64,
+    /// Tables: name (schema-qualified names as `\0schema\0name`) → Table chunk address.
+    pub tables: Vec<(String, Address)>,
+    /// Foreign-key collection address (zero if none).
+    pub foreign_keys: Address,
+}
+
+/// A table (`DTBL`) with its schema.
+#[derive(Clone, Debug)]
+pub struct Table {
+    /// The table's name.
+    pub name: String,
+    /// The Table chunk's address (`dolt_hashof_table`).
+    pub address: Address,
+    /// The TableSchema chunk's address.
+    pub schema_address: Address,
+    /// The decoded schema.
+    pub schema: Schema,
+    /// The clustered index root node bytes (embedded in the Table chunk).
+    pub primary_index: Arc<[u8]>,
+    /// Secondary indexes: name → root node address.
+    pub secondary_indexes: Vec<(String, Address)>,
+    /// The next AUTO_INCREMENT value (0 if none).
+    pub auto_increment: u64,
+}
+
+/// An open Dolt database (read-only).
+#[derive(Debug)]
+pub struct Database {
+    dir: PathBuf,
+    source: DoltChunkSource,
+}
+
+impl Database {
+    /// Opens a database directory (the one containing `.dolt`, or the `.dolt` directory
+    /// itself). Never writes to it.
+    pub fn open(path: &Path) -> Result<Database> {
+        let dot = if path.join(".dolt").is_dir() {
+            path.join(".dolt")
+        } else {
+            path.to_path_buf()
+        };
+        let source = DoltChunkSource::open(&dot.join("noms"))?;
+        Ok(Database { dir: dot, source })
+    }
+
+    /// The `.dolt` directory.
+    pub fn dot_dolt(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The chunk store.
+    pub fn source(&self) -> &DoltChunkSource {
+        &self.source
+    }
+
+    /// The current branch as recorded in `repo_state.json` (`head`), if readable.
+    pub fn current_branch(&self) -> Option<String> {
+        let text = std::fs::read_to_string(self.dir.join("repo_state.json")).ok()?;
+        let v: serde_json::Value = serde_json::from_str(&text).ok()?;
+        let head = v.get("head")?.as_str()?;
+        Some(head.strip_prefix("refs/heads/").unwrap_or(head).to_string())
+    }
+
+    /// Every dataset in the store root: name → address, in stored (bytewise) order.
+    pub fn datasets(&self) -> Result<Vec<(String, Address)>> {
+        let root = self.source.root();
+        if root.is_zero() {
+            return Ok(Vec::new());
+        }
+        let chunk = self.source.chunk(&root)?;
+        let sr = fb_root::<serial::StoreRoot>(&chunk, b"STRT", root)?;
+        let map = sr.address_map().map(|v| v.bytes()).unwrap_or(&[]);
+        let mut out = Vec::new();
+        if !map.is_empty() {
+            self.address_map_entries(map, root, 0, &mut out)?;
+        }
+        Ok(out)
+    }
+
+    /// Appends every (name, address) of an AddressMap tree rooted at `node` (bytes).
+    pub fn address_map_entries(
+        &self,
+        node: &[u8],
+        owner: Address,
+        depth: usize,
+        out: &mut Vec<(String, Address)>,
+    ) -> Result<()> {
+        if depth > 32 {
+            return Err(bad_chunk(owner, "address map is too deep"));
+        }
+        let n = AddressMapNode::verify(node).map_err(|e| bad_chunk(owner, e.to_string()))?;
+        for i in 0..n.count() {
+            if n.is_leaf() {
+                let key = String::from_utf8_lossy(n.key(i)).into_owned();
+                out.push((key, n.address(i)));
+            } else {
+                let child = n.address(i);
+                let bytes = self.source.chunk(&child)?;
+                self.address_map_entries(&bytes, child, depth + 1, out)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn datasets_with_prefix(&self, prefix: &str) -> Result<Vec<(String, Address)>> {
+        Ok(self
+            .datasets()?
+            .into_iter()
+            .filter_map(|(k, a)| k.strip_prefix(prefix).map(|n| (n.to_string(), a)))
+            .collect())
+    }
+
+    /// Branches: name → head commit address, sorted by name.
+    pub fn branches(&self) -> Result<Vec<(String, Address)>> {
+        self.datasets_with_prefix("refs/heads/")
+    }
+
+    /// Tags, sorted by name.
+    pub fn tags(&self) -> Result<Vec<Tag>> {
+        let mut out = Vec::new();
+        for (name, address) in self.datasets_with_prefix("refs/tags/")? {
+            let chunk = self.source.chunk(&address)?;
+            let t = fb_root::<serial::Tag>(&chunk, b"DTAG", address)?;
+            out.push(Tag {
+                name,
+                address,
+                commit: addr_field(t.commit_addr().bytes(), address, "commit_addr")?,
+                tagger_name: t.name().to_string(),
+                tagger_email: t.email().to_string(),
+                message: t.desc().to_string(),
+                user_timestamp_millis: t.user_timestamp_millis(),
+            });
+        }
+        Ok(out)
+    }
+
+    /// The head commit of `branch`.
+    pub fn branch_head(&self, branch: &str) -> Result<Address> {
+        let key = format!("refs/heads/{branch}");
+        self.datasets()?
+            .into_iter()
+            .find(|(k, _)| *k == key)
+            .map(|(_, a)| a)
+            .ok_or_else(|| DoltError::NotFound(format!("branch {branch:?}")))
+    }
+
+    /// Resolves a branch name, tag name or commit hash to a commit address.
+    pub fn resolve(&self, spec: &str) -> Result<Address> {
+        if let Ok(a) = self.branch_head(spec) {
+            return Ok(a);
+        }
+        if let Some(t) = self.tags()?.into_iter().find(|t| t.name == spec) {
+            return Ok(t.commit);
+        }
+        if let Ok(a) = Address::from_base32(spec) {
+            if self.source.contains(&a) {
+                return Ok(a);
+            }
+        }
+        Err(DoltError::NotFound(format!(
+            "branch, tag or commit {spec:?}"
+        )))
+    }
+
+    /// Reads the commit at `address`.
+    pub fn commit(&self, address: Address) -> Result<Commit> {
+        let chunk = self.source.chunk(&address)?;
+        let c = fb_root::<serial::Commit>(&chunk, b"DCMT", address)?;
+        let parent_bytes = c.parent_addrs().bytes();
+        if parent_bytes.len() % 20 != 0 {
+            return Err(bad_chunk(
+                address,
+                "parent_addrs is not a multiple of 20 bytes",
+            ));
+        }
+        Ok(Commit {
+            address,
+            root: addr_field(c.root().bytes(), address, "root")?,
+            height: c.height(),
+            parents: parent_bytes
+                .chunks_exact(20)
+                .filter_map(Address::from_slice)
+                .collect(),
+            name: c.name().to_string(),
+            email: c.email().to_string(),
+            message: c.description().to_string(),
+            timestamp_millis: c.timestamp_millis(),
+            user_timestamp_millis: c.user_timestamp_millis(),
+            committer_name: c.committer_name().map(str::to_string),
+            committer_email: c.committer_email().map(str::to_string),
+        })
+    }
+
+    /// Commits reachable from `start`, in `dolt log` order: a reverse topological walk that
+    /// always takes the pending commit of greatest height, then newest author date.
+    pub fn log(&self, start: Address) -> Result<Vec<Commit>> {
+        let mut pending: Vec<Commit> = vec![self.commit(start)?];
+        let mut seen = std::collections::HashSet::from([start]);
+        let mut out = Vec::new();
+        while !pending.is_empty() {
+            let best = pending
+                .iter()
+                .enumerate()
+                .max_by(|(_, a), (_, b)| {
+                    a.height
+                        .cmp(&b.height)
+                        .then(a.user_timestamp_millis.cmp(&b.user_timestamp_millis))
+                        .then(b.address.cmp(&a.address))
+                })
+                .map(|(i, _)| i)
+                .unwrap_or(0);
+            let c = pending.swap_remove(best);
+            for p in &c.parents {
+                if seen.insert(*p) {
+                    pending.push(self.commit(*p)?);
+                }
+            }
+            out.push(c);
+        }
+        Ok(out)
+    }
+
+    /// The working set of `branch`, if it has one.
+    pub fn working_set(&self, branch: &str) -> Result<Option<WorkingSet>> {
+        let key = format!("workingSets/heads/{branch}");
+        let Some((_, address)) = self.datasets()?.into_iter().find(|(k, _)| *k == key) else {
+            return Ok(None);
+        };
+        let chunk = self.source.chunk(&address)?;
+        let w = fb_root::<serial::WorkingSet>(&chunk, b"WRST", address)?;
+        Ok(Some(WorkingSet {
+            address,
+            working_root: addr_field(w.working_root_addr().bytes(), address, "working_root_addr")?,
+            staged_root: w
+                .staged_root_addr()
+                .map(|v| addr_field(v.bytes(), address, "staged_root_addr"))
+                .transpose()?,
+            merging: w.merge_state().is_some(),
+        }))
+    }
+
+    /// Reads the root value at `address`.
+    pub fn root_value(&self, address: Address) -> Result<RootValue> {
+        let chunk = self.source.chunk(&address)?;
+        let r = fb_root::<serial::RootValue>(&chunk, b"RTVL", address)?;
+        if r.feature_version() > MAX_FEATURE_VERSION {
+            return Err(DoltError::Unsupported(format!(
+                "root value {address} has feature version {} (newest supported {MAX_FEATURE_VERSION})",
+                r.feature_version()
+            )));
+        }
+        let mut tables = Vec::new();
+        if let Some(t) = r.tables() {
+            if !t.bytes().is_empty() {
+                self.address_map_entries(t.bytes(), address, 0, &mut tables)?;
+            }
+        }
+        let foreign_keys = r
+            .foreign_key_addr()
+            .and_then(|v| Address::from_slice(v.bytes()))
+            .unwrap_or(Address::ZERO);
+        Ok(RootValue {
+            address,
+            feature_version: r.feature_version(),
+            tables,
+            foreign_keys,
+        })
+    }
+
+    /// Opens table `name` of a root value.
+    pub fn table(&self, root: &RootValue, name: &str) -> Result<Table> {
+        let address = root
+            .tables
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, a)| *a)
+            .ok_or_else(|| DoltError::NotFound(format!("table {name:?}")))?;
+        let chunk = self.source.chunk(&address)?;
+        let t = fb_root::<serial::Table>(&chunk, b"DTBL", address)?;
+        let schema_address = addr_field(t.schema().bytes(), address, "schema")?;
+        let schema_chunk = self.source.chunk(&schema_address)?;
+        let schema = Schema::decode(&schema_chunk, schema_address)?;
+        let mut secondary_indexes = Vec::new();
+        if let Some(ix) = t.secondary_indexes() {
+            if !ix.bytes().is_empty() {
+                self.address_map_entries(ix.bytes(), address, 0, &mut secondary_indexes)?;
+            }
+        }
+        Ok(Table {
+            name: name.to_string(),
+            address,
+            schema_address,
+            schema,
+            primary_index: Arc::from(t.primary_index().bytes()),
+            secondary_indexes,
+            auto_increment: t.auto_increment_value(),
+        })
+    }
+}
+
+/// Formats Unix milliseconds as Go's `Mon Jan 02 15:04:05 -0700 2006` in UTC (what `dolt log`
+/// prints).
+pub fn log_date(millis: i64) -> String {
+    const DAYS: [&str; 7] = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"];
+    const MONTHS: [&str; 12] = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ];
+    let secs = millis.div_euclid(1000);
+    let days = secs.div_euclid(86_400);
+    let rem = secs.rem_euclid(86_400);
+    let (y, m, d) = civil_from_days(days);
+    let wd = DAYS
+        .get(days.rem_euclid(7) as usize)
+        .copied()
+        .unwrap_or("???");
+    let mon = MONTHS
+        .get((m as usize).wrapping_sub(1))
+        .copied()
+        .unwrap_or("???");
+    format!(
+        "{wd} {mon} {d:02} {:02}:{:02}:{:02} +0000 {y}",
+        rem / 3600,
+        (rem / 60) % 60,
+        rem % 60
+    )
+}
+
+/// Proleptic Gregorian (year, month, day) of days since 1970-01-01.
+pub(crate) fn civil_from_days(z: i64) -> (i64, u32, u32) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let y = yoe + era * 400;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    (if m <= 2 { y + 1 } else { y }, m, d)
+}
+
+/// `dolt log` text for a list of commits (as [`Database::log`] returns them).
+pub fn log_text(commits: &[Commit]) -> String {
+    let mut s = String::new();
+    for c in commits {
+        s.push_str(&format!("commit {} \n", c.address));
+        if c.parents.len() > 1 {
+            let ps: Vec<String> = c.parents.iter().map(|p| p.to_string()).collect();
+            s.push_str(&format!("Merge: {}\n", ps.join(" ")));
+        }
+        s.push_str(&format!("Author: {} <{}>\n", c.name, c.email));
+        s.push_str(&format!("Date:  {}\n\n", log_date(c.user_timestamp_millis)));
+        for line in c.message.lines() {
+            s.push_str(&format!("\t{line}\n"));
+        }
+        s.push('\n');
+    }
+    s
+}
+
+/// `dolt log --oneline` text.
+pub fn log_oneline_text(commits: &[Commit]) -> String {
+    let mut s = String::new();
+    for c in commits {
+        s.push_str(&format!("{} {}\n", c.address, c.message));
+    }
+    s
+}

@@ -1,0 +1,428 @@
+//! Table schemas (`DSCH`): columns with their SQL types and storage encodings, the primary key,
+//! keyless tables, secondary indexes, and the tuple descriptors that decode rows.
+
+use prollystore_format::message::generated::serial;
+use prollystore_format::tuple::{TupleDesc, Type};
+use prollystore_format::{Address, Encoding};
+
+use crate::db::fb_root;
+use crate::error::{bad_chunk, Result};
+
+/// A column's SQL type, parsed from the schema's MySQL type text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SqlType {
+    /// TINYINT … BIGINT (`bits` 8, 16, 24, 32, 64).
+    Int {
+        /// Width in bits.
+        bits: u8,
+        /// UNSIGNED.
+        unsigned: bool,
+    },
+    /// FLOAT.
+    Float,
+    /// DOUBLE.
+    Double,
+    /// DECIMAL(precision, scale).
+    Decimal {
+        /// Total digits.
+        precision: u8,
+        /// Digits after the point.
+        scale: u8,
+    },
+    /// BIT(n).
+    Bit(u8),
+    /// YEAR.
+    Year,
+    /// DATE.
+    Date,
+    /// TIME(fsp).
+    Time(u8),
+    /// DATETIME(fsp).
+    Datetime(u8),
+    /// TIMESTAMP(fsp).
+    Timestamp(u8),
+    /// ENUM members.
+    Enum(Vec<String>),
+    /// SET members.
+    Set(Vec<String>),
+    /// CHAR/VARCHAR/TEXT types (UTF-8 text), with the collation if given.
+    Text {
+        /// The base type name (`varchar(60)`, `longtext`…).
+        base: String,
+        /// `COLLATE` name, if the type text has one (default `utf8mb4_0900_bin`).
+        collation: Option<String>,
+    },
+    /// BINARY/VARBINARY/BLOB types.
+    Binary {
+        /// The base type name.
+        base: String,
+        /// BINARY(n): the fixed width (values are zero-padded to it).
+        fixed: Option<u32>,
+    },
+    /// JSON.
+    Json,
+    /// GEOMETRY and subtypes (the type name).
+    Geometry(String),
+    /// VECTOR(n).
+    Vector(u32),
+    /// Anything else, kept as text.
+    Other(String),
+}
+
+/// One column.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Column {
+    /// Name.
+    pub name: String,
+    /// The MySQL type text as stored.
+    pub sql_type_text: String,
+    /// The parsed type.
+    pub sql_type: SqlType,
+    /// Storage encoding (authoritative for decoding).
+    pub encoding: Encoding,
+    /// Dolt's column tag.
+    pub tag: u64,
+    /// Part of the primary key.
+    pub primary_key: bool,
+    /// May hold NULL (as stored; primary-key columns never do).
+    pub nullable: bool,
+    /// AUTO_INCREMENT.
+    pub auto_increment: bool,
+    /// Hidden (keyless tables' internal columns).
+    pub hidden: bool,
+    /// A generated column.
+    pub generated: bool,
+    /// A virtual generated column (not stored in rows).
+    pub virtual_: bool,
+    /// Default value or generation expression.
+    pub default_value: Option<String>,
+    /// Column comment.
+    pub comment: Option<String>,
+}
+
+/// A secondary index.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Index {
+    /// Name.
+    pub name: String,
+    /// Indexed columns (positions in [`Schema::columns`]).
+    pub columns: Vec<usize>,
+    /// Key columns (indexed, then remaining primary-key columns).
+    pub key_columns: Vec<usize>,
+    /// UNIQUE.
+    pub unique: bool,
+    /// Prefix lengths, per indexed column (empty if none).
+    pub prefix_lengths: Vec<u16>,
+    /// SPATIAL.
+    pub spatial: bool,
+    /// FULLTEXT.
+    pub fulltext: bool,
+}
+
+/// A table schema.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Schema {
+    /// All columns in schema order (keyless tables include the two hidden trailing columns).
+    pub columns: Vec<Column>,
+    /// Primary-key column positions, in key order (keyless: the hidden hash column).
+    pub key_columns: Vec<usize>,
+    /// Column positions of the stored value tuple fields, in order (virtual columns removed;
+    /// keyless: the cardinality column first).
+    pub value_columns: Vec<usize>,
+    /// True for a table without a primary key.
+    pub keyless: bool,
+    /// Secondary indexes.
+    pub indexes: Vec<Index>,
+    /// CHECK constraints: (name, expression, enforced).
+    pub checks: Vec<(String, String, bool)>,
+    /// Table collation id (MySQL's numbering; 309 = `utf8mb4_0900_bin`).
+    pub collation: u16,
+    /// Table comment.
+    pub comment: Option<String>,
+}
+
+impl Schema {
+    /// Decodes a `DSCH` chunk.
+    pub fn decode(chunk: &[u8], address: Address) -> Result<Schema> {
+        let s = fb_root::<serial::TableSchema>(chunk, b"DSCH", address)?;
+        let mut columns = Vec::new();
+        for c in s.columns() {
+            let text = c.sql_type().unwrap_or("").to_string();
+            let code = c.encoding().0;
+            let encoding = Encoding::from_code(code).ok_or_else(|| {
+                bad_chunk(
+                    address,
+                    format!("column {:?} has unknown encoding {code}", c.name()),
+                )
+            })?;
+            columns.push(Column {
+                name: c.name().to_string(),
+                sql_type: parse_sql_type(&text),
+                sql_type_text: text,
+                encoding,
+                tag: c.tag(),
+                primary_key: c.primary_key(),
+                nullable: c.nullable(),
+                auto_increment: c.auto_increment(),
+                hidden: c.hidden(),
+                generated: c.generated(),
+                virtual_: c.virtual_(),
+                default_value: c.default_value().map(str::to_string),
+                comment: c.comment().map(str::to_string),
+            });
+        }
+        let n = columns.len();
+        let pos = |v: u16| -> Result<usize> {
+            let i = usize::from(v);
+            if i < n {
+                Ok(i)
+            } else {
+                Err(bad_chunk(
+                    address,
+                    format!("index refers to column {i} of {n}"),
+                ))
+            }
+        };
+        let ci = s.clustered_index();
+        let key_columns = ci
+            .key_columns()
+            .iter()
+            .map(pos)
+            .collect::<Result<Vec<_>>>()?;
+        let all_values = ci
+            .value_columns()
+            .map(|v| v.iter().map(pos).collect::<Result<Vec<_>>>())
+            .transpose()?
+            .unwrap_or_default();
+        let keyless = n >= 2
+            && columns
+                .get(n - 2)
+                .is_some_and(|c| c.name == "keyless_hash_id" && c.hidden)
+            && columns
+                .get(n - 1)
+                .is_some_and(|c| c.name == "keyless_cardinality");
+        let value_columns = all_values
+            .into_iter()
+            .filter(|&i| !columns.get(i).is_some_and(|c| c.virtual_))
+            .collect();
+        let mut indexes = Vec::new();
+        for ix in s.secondary_indexes().iter().flatten() {
+            indexes.push(Index {
+                name: ix.name().unwrap_or("").to_string(),
+                columns: ix.index_columns().iter().map(pos).collect::<Result<_>>()?,
+                key_columns: ix.key_columns().iter().map(pos).collect::<Result<_>>()?,
+                unique: ix.unique_key(),
+                prefix_lengths: ix
+                    .prefix_lengths()
+                    .map(|v| v.iter().collect())
+                    .unwrap_or_default(),
+                spatial: ix.spatial_key(),
+                fulltext: ix.fulltext_key(),
+            });
+        }
+        let checks = s
+            .checks()
+            .iter()
+            .flatten()
+            .map(|c| {
+                (
+                    c.name().unwrap_or("").to_string(),
+                    c.expression().unwrap_or("").to_string(),
+                    c.enforced(),
+                )
+            })
+            .collect();
+        Ok(Schema {
+            columns,
+            key_columns,
+            value_columns,
+            keyless,
+            indexes,
+            checks,
+            collation: s.collation().0,
+            comment: s.comment().map(str::to_string),
+        })
+    }
+
+    /// The columns a `SELECT *` shows (hidden columns left out), as positions.
+    pub fn visible_columns(&self) -> Vec<usize> {
+        (0..self.columns.len())
+            .filter(|&i| !self.columns.get(i).is_some_and(|c| c.hidden))
+            .collect()
+    }
+
+    /// Descriptor of the clustered index's key tuples.
+    pub fn key_desc(&self) -> TupleDesc {
+        if self.keyless {
+            return TupleDesc::new(vec![Type::not_null(Encoding::Hash128)]);
+        }
+        TupleDesc::new(
+            self.key_columns
+                .iter()
+                .filter_map(|&i| self.columns.get(i))
+                .map(|c| Type::not_null(key_encoding(c.encoding)))
+                .collect(),
+        )
+    }
+
+    /// Descriptor of the clustered index's value tuples.
+    pub fn value_desc(&self) -> TupleDesc {
+        TupleDesc::new(
+            self.value_columns
+                .iter()
+                .enumerate()
+                .filter_map(|(f, &i)| Some((f, self.columns.get(i)?)))
+                .map(|(f, c)| {
+                    if self.keyless && f == 0 {
+                        Type::not_null(Encoding::Uint64)
+                    } else {
+                        Type::nullable(c.encoding)
+                    }
+                })
+                .collect(),
+        )
+    }
+}
+
+/// The encoding a column has inside a key tuple: adaptive text/blob types are stored inline
+/// (String/Bytes) and geometry as a spatial cell.
+pub fn key_encoding(enc: Encoding) -> Encoding {
+    match enc {
+        Encoding::StringAdaptive | Encoding::StringAddr => Encoding::String,
+        Encoding::BytesAdaptive | Encoding::BytesAddr => Encoding::Bytes,
+        Encoding::GeomAdaptive | Encoding::GeomAddr | Encoding::Geometry => Encoding::Cell,
+        e => e,
+    }
+}
+
+fn paren_args(s: &str) -> Option<&str> {
+    let open = s.find('(')?;
+    let close = s.rfind(')')?;
+    s.get(open + 1..close)
+}
+
+fn first_num(s: &str) -> Option<u32> {
+    paren_args(s)?.split(',').next()?.trim().parse().ok()
+}
+
+/// Splits `'a','b''c'` into members.
+fn quoted_members(list: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut chars = list.chars().peekable();
+    let mut inside = false;
+    while let Some(ch) = chars.next() {
+        if inside {
+            if ch == '\'' {
+                if chars.peek() == Some(&'\'') {
+                    cur.push('\'');
+                    chars.next();
+                } else {
+                    inside = false;
+                    out.push(std::mem::take(&mut cur));
+                }
+            } else if ch == '\\' {
+                if let Some(n) = chars.next() {
+                    cur.push(n);
+                }
+            } else {
+                cur.push(ch);
+            }
+        } else if ch == '\'' {
+            inside = true;
+        }
+    }
+    out
+}
+
+/// Parses MySQL column-type text as Dolt stores it.
+pub fn parse_sql_type(text: &str) -> SqlType {
+    let lower = text.to_ascii_lowercase();
+    let base = lower.split_whitespace().next().unwrap_or("");
+    let name = base.split('(').next().unwrap_or("");
+    let unsigned = lower.contains(" unsigned");
+    let collation = lower
+        .split_whitespace()
+        .skip_while(|w| *w != "collate")
+        .nth(1)
+        .map(str::to_string);
+    let fsp = || first_num(base).unwrap_or(0) as u8;
+    match name {
+        "tinyint" | "bool" | "boolean" => SqlType::Int { bits: 8, unsigned },
+        "smallint" => SqlType::Int { bits: 16, unsigned },
+        "mediumint" => SqlType::Int { bits: 24, unsigned },
+        "int" | "integer" => SqlType::Int { bits: 32, unsigned },
+        "bigint" => SqlType::Int { bits: 64, unsigned },
+        "float" => SqlType::Float,
+        "double" | "real" => SqlType::Double,
+        "decimal" | "numeric" => {
+            let args = paren_args(base).unwrap_or("10,0");
+            let mut it = args.split(',').map(|p| p.trim().parse::<u8>().unwrap_or(0));
+            let precision = it.next().unwrap_or(10);
+            let scale = it.next().unwrap_or(0);
+            SqlType::Decimal { precision, scale }
+        }
+        "bit" => SqlType::Bit(first_num(base).unwrap_or(1) as u8),
+        "year" => SqlType::Year,
+        "date" => SqlType::Date,
+        "time" => SqlType::Time(fsp()),
+        "datetime" => SqlType::Datetime(fsp()),
+        "timestamp" => SqlType::Timestamp(fsp()),
+        "enum" => SqlType::Enum(quoted_members(paren_args(text).unwrap_or(""))),
+        "set" => SqlType::Set(quoted_members(paren_args(text).unwrap_or(""))),
+        "char" | "varchar" | "tinytext" | "text" | "mediumtext" | "longtext" => SqlType::Text {
+            base: base.to_string(),
+            collation,
+        },
+        "binary" => SqlType::Binary {
+            base: base.to_string(),
+            fixed: Some(first_num(base).unwrap_or(1)),
+        },
+        "varbinary" | "tinyblob" | "blob" | "mediumblob" | "longblob" => SqlType::Binary {
+            base: base.to_string(),
+            fixed: None,
+        },
+        "json" => SqlType::Json,
+        "geometry" | "point" | "linestring" | "polygon" | "multipoint" | "multilinestring"
+        | "multipolygon" | "geometrycollection" | "geomcollection" => {
+            SqlType::Geometry(name.to_string())
+        }
+        "vector" => SqlType::Vector(first_num(base).unwrap_or(0)),
+        _ => SqlType::Other(text.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_types() {
+        assert_eq!(
+            parse_sql_type("enum('red','gr''een','blue')"),
+            SqlType::Enum(vec!["red".into(), "gr'een".into(), "blue".into()])
+        );
+        assert_eq!(
+            parse_sql_type("decimal(12,4)"),
+            SqlType::Decimal {
+                precision: 12,
+                scale: 4
+            }
+        );
+        assert_eq!(parse_sql_type("datetime(6)"), SqlType::Datetime(6));
+        assert_eq!(
+            parse_sql_type("bigint unsigned"),
+            SqlType::Int {
+                bits: 64,
+                unsigned: true
+            }
+        );
+        assert_eq!(
+            parse_sql_type("varchar(60) COLLATE utf8mb4_0900_ai_ci"),
+            SqlType::Text {
+                base: "varchar(60)".into(),
+                collation: Some("utf8mb4_0900_ai_ci".into())
+            }
+        );
+    }
+}
