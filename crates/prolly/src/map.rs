@@ -10,7 +10,7 @@ use prollystore_format::Address;
 use crate::error::TreeError;
 use crate::store::ChunkStore;
 use crate::tree::build::TreeBuilder;
-use crate::tree::cursor::{load_at_level, lower_bound, touch_keys, Cursor};
+use crate::tree::cursor::{load_at_level, lower_bound, Cursor};
 use crate::tree::diff::Diff;
 use crate::tree::mutate::{apply_edits, normalize_edits, Edit};
 use crate::tree::schema::TreeSchema;
@@ -141,7 +141,6 @@ impl<'s, S: ChunkStore + ?Sized, T: TreeSchema> Map<'s, S, T> {
     pub fn get(&self, key: &[u8]) -> Result<Option<&'s [u8]>, TreeError> {
         let mut node = self.store.get_node(&self.root)?;
         loop {
-            touch_keys(&node);
             let i = lower_bound(&node, key, &self.schema);
             if node.is_leaf() {
                 if i < node.count() && self.schema.compare_keys(node.key(i), key).is_eq() {

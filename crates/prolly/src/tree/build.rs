@@ -2,7 +2,7 @@
 //! where the splitter says, handing `(last key, address, count)` of every node to the level
 //! above (Dolt's `chunker`).
 
-use prollystore_format::message::{InternalInput, LeafInput, NodeWriter};
+use prollystore_format::message::{InternalInput, LeafInput, Node, NodeWriter};
 use prollystore_format::{Address, ADDRESS_LEN};
 
 use super::schema::TreeSchema;
@@ -34,14 +34,37 @@ pub(crate) struct NodeOut<'a, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> {
     pub with_addresses: bool,
 }
 
+thread_local! {
+    /// Serializers whose buffers have grown to node size, kept between builds and edits so
+    /// that a small edit does not pay for growing them again.
+    static WRITERS: std::cell::RefCell<Vec<NodeWriter>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
 impl<'a, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> NodeOut<'a, S, T> {
     pub fn new(store: &'a S, schema: &'a T) -> Self {
+        let writer = WRITERS
+            .try_with(|w| w.borrow_mut().pop())
+            .ok()
+            .flatten()
+            .unwrap_or_default();
         NodeOut {
             store,
             schema,
-            writer: NodeWriter::new(),
+            writer,
             with_addresses: schema.values_have_addresses(),
         }
+    }
+}
+
+impl<S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> Drop for NodeOut<'_, S, T> {
+    fn drop(&mut self) {
+        let writer = std::mem::take(&mut self.writer);
+        let _ = WRITERS.try_with(|w| {
+            let mut w = w.borrow_mut();
+            if w.len() < 4 {
+                w.push(writer);
+            }
+        });
     }
 }
 
@@ -51,13 +74,91 @@ pub(crate) type Emit<'e, S, T> =
 
 impl LevelBuilder {
     pub fn new(level: u8) -> LevelBuilder {
+        // Room for a typical node up front: growing the buffers item by item costs more than
+        // the node's hashing when only a few nodes are written (single edits).
         let mut b = LevelBuilder {
             level,
+            key_items: Vec::with_capacity(4096),
+            key_offsets: Vec::with_capacity(256),
+            value_items: Vec::with_capacity(4096),
+            value_offsets: Vec::with_capacity(if level == 0 { 256 } else { 1 }),
+            counts: Vec::with_capacity(if level == 0 { 0 } else { 256 }),
             ..LevelBuilder::default()
         };
         b.key_offsets.push(0);
         b.value_offsets.push(0);
         b
+    }
+
+    /// Appends the old items `from..to` of `node` (a node of this level) in one go, without
+    /// asking the splitter about each: correct only where the old tree proves that none of them
+    /// ends a node, i.e. the builder is at the start of `node` and `to` is before its last item
+    /// (its items before the last did not end it, and the splitter state is the same). `counts`
+    /// are the node's subtree counts (internal levels). False (nothing appended) if the items
+    /// would not fit the node's byte limit; the caller then appends them one by one.
+    pub(crate) fn extend_unsplit<S: ChunkStore + ?Sized, T: TreeSchema + ?Sized>(
+        &mut self,
+        out: &NodeOut<'_, S, T>,
+        node: &Node<'_>,
+        from: usize,
+        to: usize,
+        counts: &[u64],
+    ) -> bool {
+        if from >= to || to > node.count() {
+            return from >= to;
+        }
+        let (ks, ke) = (node.key_offset(from), node.key_offset(to));
+        let (vs, ve) = if self.level == 0 {
+            (
+                offset_at(node.value_offsets_bytes(), from),
+                offset_at(node.value_offsets_bytes(), to),
+            )
+        } else {
+            (from * ADDRESS_LEN, to * ADDRESS_LEN)
+        };
+        let (Some(keys), Some(values)) = (
+            node.key_items().get(ks..ke),
+            if self.level == 0 {
+                node.value_items().get(vs..ve)
+            } else {
+                node.address_array().get(vs..ve)
+            },
+        ) else {
+            return false;
+        };
+        if self.data_len() + keys.len() + values.len() > MAX_NODE_DATA {
+            return false;
+        }
+        self.used = true;
+        let kbase = self.key_items.len();
+        self.key_items.extend_from_slice(keys);
+        let ko = node.key_offsets_bytes();
+        self.key_offsets
+            .extend((from + 1..=to).map(|i| (kbase + offset_at(ko, i) - ks) as u16));
+        let vbase = self.value_items.len();
+        self.value_items.extend_from_slice(values);
+        if self.level == 0 {
+            let vo = node.value_offsets_bytes();
+            self.value_offsets
+                .extend((from + 1..=to).map(|i| (vbase + offset_at(vo, i) - vs) as u16));
+            if out.with_addresses {
+                for i in from..to {
+                    let base = vbase + offset_at(vo, i) - vs;
+                    out.schema.push_value_address_offsets(
+                        node.value(i),
+                        base,
+                        &mut self.address_offsets,
+                    );
+                }
+            }
+            self.tree_count += (to - from) as u64;
+        } else {
+            let c = counts.get(from..to).unwrap_or(&[]);
+            self.counts.extend_from_slice(c);
+            self.tree_count += c.iter().sum::<u64>();
+        }
+        self.splitter.add_size(keys.len() + values.len());
+        true
     }
 
     /// Items in the node being filled.
@@ -221,6 +322,15 @@ impl LevelBuilder {
         let a = i * ADDRESS_LEN;
         let addr = Address::from_slice(&self.value_items[a..a + ADDRESS_LEN]).unwrap_or_default();
         (&self.key_items[ks..ke], addr, self.counts[i])
+    }
+}
+
+/// The little-endian u16 at pair `i` of an offsets array (0 if out of range).
+#[inline]
+fn offset_at(offsets: &[u8], i: usize) -> usize {
+    match offsets.get(2 * i..2 * i + 2) {
+        Some(&[a, b]) => usize::from(u16::from_le_bytes([a, b])),
+        _ => 0,
     }
 }
 

@@ -1,8 +1,6 @@
 //! Positions in a tree: a fixed-size stack of `(node, index)` from the leaf up to the root, so
 //! seeking and stepping allocate nothing.
 
-use std::cmp::Ordering;
-
 use prollystore_format::message::Node;
 use prollystore_format::Address;
 
@@ -14,16 +12,50 @@ use crate::store::ChunkStore;
 /// Deepest tree a cursor can walk (Dolt defines salts for 15 levels).
 pub const MAX_DEPTH: usize = MAX_LEVELS + 1;
 
-/// Reads one byte per cache line of `bytes`. The loads are independent, so the processor
-/// fetches the lines in parallel; a binary search that follows then finds them cached instead
-/// of waiting for one dependent miss after another (measured: 1M-row point gets ~1.8x faster).
+/// Asks the processor to fetch every cache line of `bytes`. The requests are independent, so
+/// the lines arrive in parallel; a binary search that follows then finds them cached instead of
+/// waiting for one dependent miss after another. Prefetches (unlike loads) never stall the
+/// pipeline, so the search starts while the lines are still on their way.
 #[inline]
 pub(crate) fn touch_lines(bytes: &[u8]) {
-    let mut acc = 0u8;
-    for b in bytes.iter().step_by(64) {
-        acc ^= *b;
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        let p = bytes.as_ptr();
+        let mut off = 0usize;
+        while off < bytes.len() {
+            // SAFETY: `prefetcht0` is a hint: it reads nothing architecturally and never faults,
+            // and `p + off` stays inside the live slice anyway. SSE is part of the x86_64
+            // baseline.
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(off).cast()) };
+            off += 64;
+        }
     }
-    std::hint::black_box(acc);
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let mut acc = 0u8;
+        for b in bytes.iter().step_by(64) {
+            acc ^= *b;
+        }
+        std::hint::black_box(acc);
+    }
+}
+
+/// Asks the processor to fetch the cache line holding `bytes[at]` (nothing if out of range).
+#[inline(always)]
+pub(crate) fn prefetch_at(bytes: &[u8], at: usize) {
+    if let Some(b) = bytes.get(at) {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: `prefetcht0` is a hint: it reads nothing architecturally and never faults;
+        // the pointer is to a live byte anyway. SSE is part of the x86_64 baseline.
+        unsafe {
+            std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
+                (b as *const u8).cast(),
+            )
+        };
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = b;
+    }
 }
 
 /// Brings a node's keys into cache before searching it (see [`touch_lines`]).
@@ -33,19 +65,11 @@ pub(crate) fn touch_keys(node: &Node<'_>) {
     touch_lines(node.key_items());
 }
 
-/// Smallest `i` with `key <= node.key(i)` (`count` if none).
+/// Smallest `i` with `key <= node.key(i)` (`count` if none). The schema's search brings the
+/// lines it needs into cache (see [`TreeSchema::lower_bound`]).
 #[inline]
 pub fn lower_bound<T: TreeSchema + ?Sized>(node: &Node<'_>, key: &[u8], schema: &T) -> usize {
-    let (mut lo, mut hi) = (0usize, node.count());
-    while lo < hi {
-        let mid = (lo + hi) / 2;
-        if schema.compare_keys(node.key(mid), key) == Ordering::Less {
-            lo = mid + 1;
-        } else {
-            hi = mid;
-        }
-    }
-    lo
+    schema.lower_bound(node, key)
 }
 
 /// Smallest `i` for which `pred(node.key(i))` is false, given `pred` true then false.
@@ -150,10 +174,7 @@ impl<'s> Cursor<'s> {
         key: &[u8],
         schema: &T,
     ) -> Result<Cursor<'s>, TreeError> {
-        Self::descend(store, root, |n| {
-            touch_keys(n);
-            lower_bound(n, key, schema)
-        })
+        Self::descend(store, root, |n| lower_bound(n, key, schema))
     }
 
     /// Cursor at the first key for which `pred` is false (keys for which it is true come
@@ -178,10 +199,7 @@ impl<'s> Cursor<'s> {
         key: &[u8],
         schema: &T,
     ) -> Result<Cursor<'s>, TreeError> {
-        let mut c = Self::descend_to(store, root, level, |n| {
-            touch_keys(n);
-            lower_bound(n, key, schema)
-        })?;
+        let mut c = Self::descend_to(store, root, level, |n| lower_bound(n, key, schema))?;
         if level < c.height {
             c.idx[level] = 0;
         }
@@ -212,6 +230,13 @@ impl<'s> Cursor<'s> {
         }
         self.idx[level] += 1;
         true
+    }
+
+    /// Moves the frame at `level` to entry `i` of its node without loading anything below.
+    pub(crate) fn set_index(&mut self, level: usize, i: usize) {
+        if level < self.height {
+            self.idx[level] = i as i32;
+        }
     }
 
     /// Moves the leaf index (used to reposition within the current leaf).

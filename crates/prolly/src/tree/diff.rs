@@ -3,6 +3,7 @@
 
 use std::cmp::Ordering;
 
+use prollystore_format::message::Node;
 use prollystore_format::Address;
 
 use super::cursor::Cursor;
@@ -143,15 +144,8 @@ impl<'s, 't, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> Diff<'s, 't, S, T> 
                         // comparator, then step over the last one (which may change leaves).
                         let (fl, fi) = self.from.at(0);
                         let (tl, ti) = self.to.at(0);
-                        let (mut i, mut j) = (fi + 1, ti + 1);
-                        while i < fl.count()
-                            && j < tl.count()
-                            && fl.key(i) == tl.key(j)
-                            && fl.value(i) == tl.value(j)
-                        {
-                            i += 1;
-                            j += 1;
-                        }
+                        let run = identical_run(&fl, fi, &tl, ti).max(1);
+                        let (i, j) = (fi + run, ti + run);
                         self.from.set_leaf_index(i - 1);
                         self.to.set_leaf_index(j - 1);
                         self.from.advance(self.store)?;
@@ -192,6 +186,68 @@ impl<'s, 't, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> Diff<'s, 't, S, T> 
             }
         }
     }
+}
+
+/// Length of the common prefix of `a` and `b`, 16 bytes at a time.
+#[inline]
+fn common_prefix(a: &[u8], b: &[u8]) -> usize {
+    let n = a.len().min(b.len());
+    let (a, b) = (&a[..n], &b[..n]);
+    let mut i = 0usize;
+    for (x, y) in a.chunks_exact(16).zip(b.chunks_exact(16)) {
+        if x != y {
+            break;
+        }
+        i += 16;
+    }
+    while i < n && a.get(i) == b.get(i) {
+        i += 1;
+    }
+    i
+}
+
+/// The little-endian u16 at pair `i` of an offsets array (0 if out of range).
+#[inline(always)]
+fn offset_at(offsets: &[u8], i: usize) -> usize {
+    match offsets.get(2 * i..2 * i + 2) {
+        Some(&[a, b]) => usize::from(u16::from_le_bytes([a, b])),
+        _ => 0,
+    }
+}
+
+/// How many leaf items, from `fi` in `fl` and `ti` in `tl`, are byte-identical: the item
+/// bytes are compared as two blocks (keys, values), then item boundaries by offsets, instead
+/// of comparing item by item.
+fn identical_run(fl: &Node<'_>, fi: usize, tl: &Node<'_>, ti: usize) -> usize {
+    let (fko, tko) = (fl.key_offsets_bytes(), tl.key_offsets_bytes());
+    let (fvo, tvo) = (fl.value_offsets_bytes(), tl.value_offsets_bytes());
+    let (fk0, tk0) = (offset_at(fko, fi), offset_at(tko, ti));
+    let (fv0, tv0) = (offset_at(fvo, fi), offset_at(tvo, ti));
+    let keys = common_prefix(
+        fl.key_items().get(fk0..).unwrap_or(&[]),
+        tl.key_items().get(tk0..).unwrap_or(&[]),
+    );
+    let values = common_prefix(
+        fl.value_items().get(fv0..).unwrap_or(&[]),
+        tl.value_items().get(tv0..).unwrap_or(&[]),
+    );
+    let max = (fl.count().saturating_sub(fi)).min(tl.count().saturating_sub(ti));
+    let mut run = 0usize;
+    while run < max {
+        let (fk, tk) = (
+            offset_at(fko, fi + run + 1).wrapping_sub(fk0),
+            offset_at(tko, ti + run + 1).wrapping_sub(tk0),
+        );
+        let (fv, tv) = (
+            offset_at(fvo, fi + run + 1).wrapping_sub(fv0),
+            offset_at(tvo, ti + run + 1).wrapping_sub(tv0),
+        );
+        if fk != tk || fv != tv || fk > keys || fv > values {
+            break;
+        }
+        run += 1;
+    }
+    run
 }
 
 impl<'s, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> Iterator for Diff<'s, '_, S, T> {

@@ -134,29 +134,68 @@ impl<'a, 's, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> LevelPass<'a, 's, S
         Ok(())
     }
 
-    /// Appends the current old item to the builder and steps past it.
-    fn feed(&mut self, out: &mut NodeOut<'_, S, T>) -> Result<(), TreeError> {
-        let (node, i) = self.cursor()?.at(self.level);
-        let key = node.key(i);
-        let value = node.value(i);
-        let count = if self.level == 0 {
-            1
-        } else {
-            let id = node.chunk().as_ptr() as usize;
-            if self.counts_of != id {
-                self.counts.clear();
-                self.counts.extend(node.subtree_counts());
-                self.counts_of = id;
+    /// Makes `self.counts` the subtree counts of `node` (internal levels; cached per node).
+    fn load_counts(&mut self, node: &prollystore_format::message::Node<'_>) {
+        let id = node.chunk().as_ptr() as usize;
+        if self.level > 0 && self.counts_of != id {
+            self.counts.clear();
+            self.counts.extend(node.subtree_counts());
+            self.counts_of = id;
+        }
+    }
+
+    /// Appends old items `from..end` of the cursor's current node (the cursor is at `from`),
+    /// then moves the cursor to `end` (past the node: onto the next one, noting the node's last
+    /// key). At the start of a region the items before the node's last one go in as one run:
+    /// the old tree shows that none of them ends a node.
+    fn feed_range(
+        &mut self,
+        out: &mut NodeOut<'_, S, T>,
+        from: usize,
+        end: usize,
+    ) -> Result<(), TreeError> {
+        let (node, _) = self.cursor()?.at(self.level);
+        let count = node.count();
+        self.load_counts(&node);
+        let mut i = from;
+        if from == 0 && self.builder.is_fresh() {
+            let stop = end.min(count.saturating_sub(1));
+            if self
+                .builder
+                .extend_unsplit(out, &node, 0, stop, &self.counts)
+            {
+                i = stop;
             }
-            self.counts.get(i).copied().unwrap_or(0)
-        };
+        }
         let entries = &mut self.out;
-        self.builder
-            .append(out, key, value, count, &mut |_, k, a, c| {
+        for j in i..end {
+            let key = node.key(j);
+            let value = node.value(j);
+            let c = if self.level == 0 {
+                1
+            } else {
+                self.counts.get(j).copied().unwrap_or(0)
+            };
+            self.builder.append(out, key, value, c, &mut |_, k, a, c| {
                 entries.push(k, a, c);
                 Ok(())
             })?;
-        self.step()
+        }
+        let level = self.level;
+        let store = self.store;
+        let c = self.cursor.as_mut().ok_or(TreeError::Malformed {
+            address: self.root,
+            reason: "edit pass lost its cursor",
+        })?;
+        if end < count {
+            c.set_index(level, end);
+        } else {
+            self.last_node_key = node.key(count - 1);
+            self.crossed = true;
+            c.set_index(level, count - 1);
+            c.advance_at(store, level)?;
+        }
+        Ok(())
     }
 
     fn append_new(
@@ -222,9 +261,7 @@ impl<'a, 's, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> LevelPass<'a, 's, S
             if end == i {
                 return Ok(false);
             }
-            for _ in i..end {
-                self.feed(out)?;
-            }
+            self.feed_range(out, i, end)?;
         }
     }
 

@@ -3,6 +3,8 @@
 
 use std::cmp::Ordering;
 
+use prollystore_format::message::Node;
+
 /// The order of a tree's keys and the addresses its values carry.
 ///
 /// Row and index maps use their tuple descriptors (Dolt's comparator); address maps and tests
@@ -24,6 +26,18 @@ pub trait TreeSchema {
     fn values_equivalent(&self, a: &[u8], b: &[u8]) -> bool {
         let _ = (a, b);
         false
+    }
+
+    /// Smallest `i` with `key <= node.key(i)` (`node.count()` if none): the search every
+    /// descent does. A schema with a cheaper way to order keys against one fixed key
+    /// overrides it; the answer must equal this default's.
+    ///
+    /// The default brings all of the node's keys into cache first (see
+    /// [`touch_keys`](super::cursor)), then binary-searches with [`TreeSchema::compare_keys`].
+    #[inline]
+    fn lower_bound(&self, node: &Node<'_>, key: &[u8]) -> usize {
+        super::cursor::touch_keys(node);
+        node.partition_point(|k| self.compare_keys(k, key) == Ordering::Less)
     }
 }
 
@@ -55,5 +69,9 @@ impl<T: TreeSchema + ?Sized> TreeSchema for &T {
     }
     fn values_equivalent(&self, a: &[u8], b: &[u8]) -> bool {
         (**self).values_equivalent(a, b)
+    }
+    #[inline]
+    fn lower_bound(&self, node: &Node<'_>, key: &[u8]) -> usize {
+        (**self).lower_bound(node, key)
     }
 }

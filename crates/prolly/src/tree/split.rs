@@ -130,6 +130,15 @@ impl Splitter {
         }
     }
 
+    /// Accounts for `bytes` of items known not to end the node (see
+    /// `LevelBuilder::extend_unsplit`).
+    #[inline]
+    pub(crate) fn add_size(&mut self, bytes: usize) {
+        self.size = self
+            .size
+            .saturating_add(u32::try_from(bytes).unwrap_or(u32::MAX));
+    }
+
     /// Starts a new node.
     #[inline]
     pub fn reset(&mut self) {
