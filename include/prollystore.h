@@ -115,6 +115,11 @@ enum prolly_result
    * another schema).
    */
   PROLLY_RESULT_ERR_INCOMPATIBLE = 43,
+  /**
+   * The data uses a feature this library does not read (e.g. a newer Dolt format version, a
+   * virtual generated column).
+   */
+  PROLLY_RESULT_ERR_UNSUPPORTED = 44,
 };
 #ifndef __cplusplus
 typedef uint32_t prolly_result;
@@ -467,6 +472,106 @@ typedef uint32_t prolly_decimal_form;
 #endif // __cplusplus
 
 /**
+ * Which state of a branch `prolly_dolt_root_open` reads. Pass as a plain `uint32_t`. Tags and
+ * commit hashes always give their commit's state.
+ */
+enum prolly_dolt_state
+#ifdef __cplusplus
+  : uint32_t
+#endif // __cplusplus
+ {
+  /**
+   * The branch's working set, with uncommitted changes: what `dolt sql` shows (the branch
+   * head when it has no working set).
+   */
+  PROLLY_DOLT_STATE_WORKING = 0,
+  /**
+   * The branch's staged state (the branch head when nothing is staged).
+   */
+  PROLLY_DOLT_STATE_STAGED = 1,
+  /**
+   * The branch's head commit.
+   */
+  PROLLY_DOLT_STATE_COMMITTED = 2,
+};
+#ifndef __cplusplus
+typedef uint32_t prolly_dolt_state;
+#endif // __cplusplus
+
+/**
+ * Kinds of `prolly_dolt_value`. Plain `uint32_t` in `prolly_dolt_value.kind`.
+ */
+enum prolly_dolt_kind
+#ifdef __cplusplus
+  : uint32_t
+#endif // __cplusplus
+ {
+  /**
+   * SQL NULL (no other field is set; `text` is NULL).
+   */
+  PROLLY_DOLT_KIND_NULL = 0,
+  /**
+   * Signed integer (TINYINT ... BIGINT): `int_value`.
+   */
+  PROLLY_DOLT_KIND_INT = 1,
+  /**
+   * Unsigned integer or BIT: `uint_value`.
+   */
+  PROLLY_DOLT_KIND_UINT = 2,
+  /**
+   * FLOAT: `double_value` (widened exactly from 32 bits).
+   */
+  PROLLY_DOLT_KIND_FLOAT = 3,
+  /**
+   * DOUBLE: `double_value`.
+   */
+  PROLLY_DOLT_KIND_DOUBLE = 4,
+  /**
+   * DECIMAL: exact text with the column's scale in `text` (e.g. `-603398.8078`).
+   */
+  PROLLY_DOLT_KIND_DECIMAL = 5,
+  /**
+   * YEAR: `int_value`.
+   */
+  PROLLY_DOLT_KIND_YEAR = 6,
+  /**
+   * DATE: `int_value` = year * 10000 + month * 100 + day (MySQL's numeric form).
+   */
+  PROLLY_DOLT_KIND_DATE = 7,
+  /**
+   * TIME: `int_value` in microseconds (may be negative).
+   */
+  PROLLY_DOLT_KIND_TIME = 8,
+  /**
+   * DATETIME or TIMESTAMP: `int_value` in Unix microseconds (UTC); `fsp` fraction digits.
+   */
+  PROLLY_DOLT_KIND_DATETIME = 9,
+  /**
+   * ENUM: `uint_value` is the 1-based member index, `text` the member.
+   */
+  PROLLY_DOLT_KIND_ENUM = 10,
+  /**
+   * SET: `uint_value` is the member bitmask, `text` the members joined by commas.
+   */
+  PROLLY_DOLT_KIND_SET = 11,
+  /**
+   * CHAR, VARCHAR, TEXT: UTF-8 in `text`.
+   */
+  PROLLY_DOLT_KIND_TEXT = 12,
+  /**
+   * BINARY, VARBINARY, BLOB, GEOMETRY, VECTOR: raw bytes in `text` (may contain NULs).
+   */
+  PROLLY_DOLT_KIND_BYTES = 13,
+  /**
+   * JSON: the document text in `text`.
+   */
+  PROLLY_DOLT_KIND_JSON = 14,
+};
+#ifndef __cplusplus
+typedef uint32_t prolly_dolt_kind;
+#endif // __cplusplus
+
+/**
  * A scan over a key range of a map, forward or backward. Rows point into the store's chunks
  * (see `prolly_row`). Counts as open for `prolly_store_commit` (`PROLLY_RESULT_ERR_BUSY`) until
  * freed. Not thread-safe: one thread at a time.
@@ -479,6 +584,45 @@ typedef struct prolly_cursor prolly_cursor;
  * Not thread-safe: one thread at a time.
  */
 typedef struct prolly_diff prolly_diff;
+
+/**
+ * An open Dolt database, read-only.
+ *
+ * Thread-safety: any number of threads may use one database handle at once. Every handle made
+ * from it (ref lists, logs, roots, tables, row cursors) keeps it alive, so it may be freed
+ * first.
+ */
+typedef struct prolly_dolt prolly_dolt;
+
+/**
+ * A walk over the commits reachable from a branch, tag or commit, in `dolt log` order. One
+ * thread at a time.
+ */
+typedef struct prolly_dolt_log_iter prolly_dolt_log_iter;
+
+/**
+ * A snapshot list of the branches or tags of a database, sorted by name. Immutable: any
+ * number of threads.
+ */
+typedef struct prolly_dolt_refs prolly_dolt_refs;
+
+/**
+ * One state of a database (a root value): its tables. Immutable: any number of threads.
+ */
+typedef struct prolly_dolt_root prolly_dolt_root;
+
+/**
+ * A cursor over the rows of a table, in stored order: primary-key order, or for keyless tables
+ * the order Dolt stores them in, each row repeated by its count. Reads one leaf of the table
+ * at a time. One thread at a time.
+ */
+typedef struct prolly_dolt_rows prolly_dolt_rows;
+
+/**
+ * A table of one database state: its schema, and row cursors over it. Immutable: any number of
+ * threads.
+ */
+typedef struct prolly_dolt_table prolly_dolt_table;
 
 /**
  * An immutable prolly map: a root in a store, read with a schema. Editing gives a new map.
@@ -528,6 +672,157 @@ typedef struct prolly_store prolly_store;
 typedef struct prolly_tuple_builder prolly_tuple_builder;
 
 /**
+ * A 20-byte chunk address (the root of a tree, a blob...), passed by value.
+ */
+typedef struct prolly_address {
+  /**
+   * The address bytes.
+   */
+  uint8_t bytes[20];
+} prolly_address;
+
+/**
+ * One branch or tag of a `prolly_dolt_refs` list. The strings are NUL-terminated and valid
+ * until the list is freed.
+ */
+typedef struct prolly_dolt_ref {
+  /**
+   * The branch or tag name (without `refs/heads/` or `refs/tags/`).
+   */
+  const char *name;
+  /**
+   * The commit it points at, in Dolt's 32-character base32 spelling (as `dolt log` prints).
+   */
+  const char *commit;
+  /**
+   * The same commit as 20 bytes.
+   */
+  struct prolly_address commit_address;
+  /**
+   * A tag's message; empty for branches.
+   */
+  const char *message;
+} prolly_dolt_ref;
+
+/**
+ * One commit of a log. Pointers are valid until the next `prolly_dolt_log_next` or
+ * `prolly_dolt_log_free` on the same log.
+ */
+typedef struct prolly_dolt_commit {
+  /**
+   * The commit hash in base32, as `dolt log` prints it (NUL-terminated).
+   */
+  const char *hash;
+  /**
+   * The same hash as 20 bytes.
+   */
+  struct prolly_address address;
+  /**
+   * Author name (NUL-terminated).
+   */
+  const char *author;
+  /**
+   * Author email (NUL-terminated).
+   */
+  const char *email;
+  /**
+   * Author date in Unix milliseconds (the date `dolt log` shows).
+   */
+  int64_t date_millis;
+  /**
+   * The commit message (NUL-terminated; `message_len` bytes before the NUL).
+   */
+  const char *message;
+  /**
+   * Length of `message` in bytes.
+   */
+  size_t message_len;
+  /**
+   * The parents, first parent first (`parent_count` addresses; NULL when 0).
+   */
+  const struct prolly_address *parents;
+  /**
+   * Number of parents: 0 for the first commit, 2 for a merge.
+   */
+  size_t parent_count;
+  /**
+   * Commit height: 1 + the greatest parent height.
+   */
+  uint64_t height;
+} prolly_dolt_commit;
+
+/**
+ * One visible column of a table (what `SELECT *` shows). Strings are NUL-terminated and valid
+ * until the table is freed.
+ */
+typedef struct prolly_dolt_column {
+  /**
+   * Column name.
+   */
+  const char *name;
+  /**
+   * SQL type as Dolt records it, e.g. `varchar(64)`, `decimal(12,4)`, `enum('a','b')`.
+   */
+  const char *sql_type;
+  /**
+   * Whether the column accepts NULL.
+   */
+  bool nullable;
+  /**
+   * Whether the column is AUTO_INCREMENT.
+   */
+  bool auto_increment;
+  /**
+   * 0-based position in the primary key, or -1 when the column is not part of it.
+   */
+  int32_t primary_key_position;
+} prolly_dolt_column;
+
+/**
+ * One field of a row. `text`/`text_len` hold the value as `dolt sql` shows it (before CSV
+ * quoting) for every kind but NULL — for TEXT, BYTES and JSON the contents themselves — followed
+ * by a NUL that `text_len` does not count. `text` is valid until the next
+ * `prolly_dolt_rows_next` or `prolly_dolt_rows_free` on the cursor.
+ */
+typedef struct prolly_dolt_value {
+  /**
+   * A `prolly_dolt_kind`.
+   */
+  uint32_t kind;
+  /**
+   * Fractional-second digits of a DATETIME (0 to 6); 0 otherwise.
+   */
+  uint32_t fsp;
+  /**
+   * INT, YEAR, DATE, TIME and DATETIME values (see `prolly_dolt_kind`); 0 otherwise.
+   */
+  int64_t int_value;
+  /**
+   * UINT, ENUM and SET values; 0 otherwise.
+   */
+  uint64_t uint_value;
+  /**
+   * FLOAT and DOUBLE values; 0 otherwise.
+   */
+  double double_value;
+  /**
+   * The display text (NULL for SQL NULL).
+   */
+  const uint8_t *text;
+  /**
+   * Length of `text` in bytes.
+   */
+  size_t text_len;
+} prolly_dolt_value;
+
+/**
+ * Receives CSV bytes from `prolly_dolt_export_csv_write`: `len` bytes at `data` (valid only
+ * during the call). Return 0 to continue, anything else to stop the export with
+ * `PROLLY_RESULT_ERR_IO`.
+ */
+typedef int (*prolly_write_fn)(void *user, const uint8_t *data, size_t len);
+
+/**
  * A DATE field's parts.
  */
 typedef struct prolly_date {
@@ -564,16 +859,6 @@ typedef struct prolly_cell {
    */
   uint8_t bytes[17];
 } prolly_cell;
-
-/**
- * A 20-byte chunk address (the root of a tree, a blob...), passed by value.
- */
-typedef struct prolly_address {
-  /**
-   * The address bytes.
-   */
-  uint8_t bytes[20];
-} prolly_address;
 
 /**
  * A decimal value. From a getter, `coefficient` points into the tuple (same lifetime as the
@@ -824,6 +1109,186 @@ extern "C" {
  * The library version as a NUL-terminated string with static lifetime. Never NULL.
  */
 const char *prolly_version(void);
+
+/**
+ * Opens the Dolt database at `path`: the directory holding `.dolt`, or the `.dolt` directory
+ * itself. Reads the manifest, journal, table files and archives of both generations; never
+ * writes to the directory (it may be open in Dolt at the same time). Free with
+ * `prolly_dolt_free`.
+ */
+prolly_result prolly_dolt_open(const char *path, struct prolly_dolt **out_db);
+
+/**
+ * Frees a database handle (NULL is a no-op). Handles made from it stay usable.
+ */
+void prolly_dolt_free(struct prolly_dolt *db);
+
+/**
+ * Lists the branches of `db` (name and head commit), sorted by name. Free with
+ * `prolly_dolt_refs_free`.
+ */
+prolly_result prolly_dolt_branches(const struct prolly_dolt *db,
+                                   struct prolly_dolt_refs **out_refs);
+
+/**
+ * Lists the tags of `db` (name, tagged commit, message), sorted by name. Free with
+ * `prolly_dolt_refs_free`.
+ */
+prolly_result prolly_dolt_tags(const struct prolly_dolt *db, struct prolly_dolt_refs **out_refs);
+
+/**
+ * Writes the number of entries of `refs` to `*out_count`.
+ */
+prolly_result prolly_dolt_refs_count(const struct prolly_dolt_refs *refs, size_t *out_count);
+
+/**
+ * Writes entry `index` (0-based, below the count) of `refs` to `*out_ref`;
+ * `PROLLY_RESULT_ERR_INVALID_ARGUMENT` when out of range.
+ */
+prolly_result prolly_dolt_refs_get(const struct prolly_dolt_refs *refs,
+                                   size_t index,
+                                   struct prolly_dolt_ref *out_ref);
+
+/**
+ * Frees a ref list (NULL is a no-op); its strings become invalid.
+ */
+void prolly_dolt_refs_free(struct prolly_dolt_refs *refs);
+
+/**
+ * Starts the log of `spec`: a branch name, a tag name or a commit hash (base32). Commits come
+ * in `dolt log` order: newest first, merges before the branches they join. Returns
+ * `PROLLY_RESULT_NOT_FOUND` (output untouched) when `spec` names nothing. Free with
+ * `prolly_dolt_log_free`.
+ */
+prolly_result prolly_dolt_log(const struct prolly_dolt *db,
+                              const char *spec,
+                              struct prolly_dolt_log_iter **out_log);
+
+/**
+ * Moves to the next commit and writes it to `*out_commit`; `PROLLY_RESULT_END` (output
+ * untouched) after the first commit of the history.
+ */
+prolly_result prolly_dolt_log_next(struct prolly_dolt_log_iter *log,
+                                   struct prolly_dolt_commit *out_commit);
+
+/**
+ * Frees a log (NULL is a no-op).
+ */
+void prolly_dolt_log_free(struct prolly_dolt_log_iter *log);
+
+/**
+ * Opens the state `state` (a `prolly_dolt_state`) of `spec` — a branch name, a tag name or a
+ * commit hash — to list and open its tables. Returns `PROLLY_RESULT_NOT_FOUND` (output
+ * untouched) when `spec` names nothing. Free with `prolly_dolt_root_free`.
+ */
+prolly_result prolly_dolt_root_open(const struct prolly_dolt *db,
+                                    const char *spec,
+                                    uint32_t state,
+                                    struct prolly_dolt_root **out_root);
+
+/**
+ * Writes the root value's address (`dolt_hashof_db` for the working state) to `*out_address`.
+ */
+prolly_result prolly_dolt_root_address(const struct prolly_dolt_root *root,
+                                       struct prolly_address *out_address);
+
+/**
+ * Writes the number of tables of `root` to `*out_count`.
+ */
+prolly_result prolly_dolt_root_table_count(const struct prolly_dolt_root *root, size_t *out_count);
+
+/**
+ * Writes the name of table `index` (0-based; tables in name order) to `*out_name`, a
+ * NUL-terminated string valid until `root` is freed; `PROLLY_RESULT_ERR_INVALID_ARGUMENT` when
+ * out of range.
+ */
+prolly_result prolly_dolt_root_table_name(const struct prolly_dolt_root *root,
+                                          size_t index,
+                                          const char **out_name);
+
+/**
+ * Frees a root (NULL is a no-op). Tables opened from it stay usable.
+ */
+void prolly_dolt_root_free(struct prolly_dolt_root *root);
+
+/**
+ * Opens table `name` of `root`; `PROLLY_RESULT_NOT_FOUND` (output untouched) when it has no such
+ * table. Free with `prolly_dolt_table_free`.
+ */
+prolly_result prolly_dolt_table_open(const struct prolly_dolt_root *root,
+                                     const char *name,
+                                     struct prolly_dolt_table **out_table);
+
+/**
+ * Writes the number of visible columns of `table` (the fields of each row) to `*out_count`.
+ */
+prolly_result prolly_dolt_table_column_count(const struct prolly_dolt_table *table,
+                                             size_t *out_count);
+
+/**
+ * Writes visible column `index` (0-based, in `SELECT *` order) of `table` to `*out_column`;
+ * `PROLLY_RESULT_ERR_INVALID_ARGUMENT` when out of range.
+ */
+prolly_result prolly_dolt_table_column(const struct prolly_dolt_table *table,
+                                       size_t index,
+                                       struct prolly_dolt_column *out_column);
+
+/**
+ * Writes whether `table` is keyless (no primary key; rows may repeat) to `*out_keyless`.
+ */
+prolly_result prolly_dolt_table_keyless(const struct prolly_dolt_table *table, bool *out_keyless);
+
+/**
+ * Frees a table (NULL is a no-op). Row cursors opened from it stay usable.
+ */
+void prolly_dolt_table_free(struct prolly_dolt_table *table);
+
+/**
+ * Opens a cursor over the rows of `table`. Free with `prolly_dolt_rows_free`.
+ */
+prolly_result prolly_dolt_rows_open(const struct prolly_dolt_table *table,
+                                    struct prolly_dolt_rows **out_rows);
+
+/**
+ * Moves to the next row and writes its fields to `values[0 .. column count]` (room for
+ * `values_len` values) and the column count to `*out_count`. Returns `PROLLY_RESULT_END`
+ * (outputs untouched) after the last row, and `PROLLY_RESULT_ERR_BUFFER_TOO_SMALL` (cursor not
+ * moved, `*out_count` set to the count needed) when `values_len` is below the column count.
+ * Text pointers in the values are valid until the next call on the cursor or its free.
+ */
+prolly_result prolly_dolt_rows_next(struct prolly_dolt_rows *rows,
+                                    struct prolly_dolt_value *values,
+                                    size_t values_len,
+                                    size_t *out_count);
+
+/**
+ * Frees a row cursor (NULL is a no-op); text pointers it returned become invalid.
+ */
+void prolly_dolt_rows_free(struct prolly_dolt_rows *rows);
+
+/**
+ * Writes table `table` of `spec` (a branch's working state, a tag or a commit) as CSV to a new
+ * file at `out_path` (replaced if it exists): exactly the bytes of
+ * `dolt sql -r csv -q "SELECT * FROM table"` ordered by primary key (keyless tables by all
+ * columns). Refuses (`PROLLY_RESULT_ERR_INVALID_ARGUMENT`) a path inside the database's `.dolt`
+ * directory. On failure the partial file is removed. `NOT_FOUND` when the branch or table does
+ * not exist (no file is created).
+ */
+prolly_result prolly_dolt_export_csv(const struct prolly_dolt *db,
+                                     const char *spec,
+                                     const char *table,
+                                     const char *out_path);
+
+/**
+ * Like `prolly_dolt_export_csv`, but hands the CSV bytes to `write` (called with `user` and
+ * chunks of about 64 KiB, in order) instead of writing a file: for standard output, sockets or
+ * memory. The callback must not unwind (C++ exceptions) into the library.
+ */
+prolly_result prolly_dolt_export_csv_write(const struct prolly_dolt *db,
+                                           const char *spec,
+                                           const char *table,
+                                           prolly_write_fn write,
+                                           void *user);
 
 /**
  * Reads field `field` of `tuple` (`tuple_len` bytes; a `prolly_side` of `schema`) as an int8.

@@ -6,8 +6,12 @@
 # Before trusting run 2, a canary program with a deliberate use after free and a deliberate
 # signed overflow is built with the same flags and must be caught: proof that the sanitizers
 # were on. Every sanitized binary must also contain the ASan runtime.
+# Programs reading the golden vectors get their directory: $PROLLY_VECTORS, by default
+# ../shared/vectors relative to the repository root (missing vectors fail the run unless
+# PROLLY_ALLOW_MISSING_VECTORS=1).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+vectors=${PROLLY_VECTORS:-../shared/vectors}
 cargo build --release -q -p prollystore-ffi
 lib=target/release/libprollystore_ffi.a
 out=target/c
@@ -35,13 +39,32 @@ compile() { # compile SRC BIN EXTRA-FLAGS...
   esac
 }
 
+# run SRC BIN [WRAPPER...]: runs BIN (built from SRC) under WRAPPER with the arguments it needs.
+run() {
+  local src=$1 bin=$2
+  shift 2
+  case "$(basename "$src")" in
+  test_dolt.c) "$@" "$bin" "$vectors" ;;
+  dolt_export.c)
+    local db="$vectors/dolt-db/vecdb"
+    if [ ! -d "$db/.dolt" ]; then
+      if [ "${PROLLY_ALLOW_MISSING_VECTORS:-}" = 1 ]; then echo "SKIPPED: vectors not found"; return; fi
+      echo "error: vectors not found at $vectors (set PROLLY_VECTORS)" >&2; return 1
+    fi
+    "$@" "$bin" "$db" main items >"$bin.csv"
+    cmp "$bin.csv" "$vectors/dolt-db/vecdb.expected/main/items.csv"
+    echo "dolt_export: main/items.csv identical to dolt's" ;;
+  *) "$@" "$bin" ;;
+  esac
+}
+
 echo "=== valgrind"
 for src in "${programs[@]}"; do
   name=$(basename "$src"); bin="$out/${name%.*}-$([ "${src##*.}" = cpp ] && echo cpp || echo c)"
   compile "$src" "$bin"
   echo "--- $bin"
-  valgrind --quiet --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect \
-    "$bin"
+  run "$src" "$bin" valgrind --quiet --error-exitcode=99 --leak-check=full \
+    --errors-for-leak-kinds=definite,indirect
 done
 
 echo "=== sanitizer canary"
@@ -74,6 +97,6 @@ for src in "${programs[@]}"; do
     echo "error: $bin has no ASan runtime" >&2; exit 1
   fi
   echo "--- $bin"
-  "$bin"
+  run "$src" "$bin"
 done
 echo "C/C++ programs: all ran clean under valgrind and under ASan+UBSan"

@@ -12,7 +12,8 @@
 //!
 //! Modules: [`result`] (codes, error detail, panic boundary), [`store`] (stores, roots,
 //! verification, blobs, tree copy), [`schema`], [`tuple`] and [`fields`] (building and reading
-//! tuples), [`map`] (maps, gets, edits, map builders), [`iter`] (cursors, diffs), [`merge`].
+//! tuples), [`map`] (maps, gets, edits, map builders), [`iter`] (cursors, diffs), [`merge`], [`dolt`] (reading
+//! real Dolt databases: branches, log, tables, schemas, typed rows, CSV export).
 
 // C names for C types; the pointer contracts are documented on each function (C callers
 // cannot see Rust's `unsafe`, as in rustls-ffi).
@@ -28,6 +29,7 @@
 use std::ffi::c_char;
 
 mod args;
+pub mod dolt;
 pub mod fields;
 pub mod iter;
 pub mod map;

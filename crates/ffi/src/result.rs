@@ -63,6 +63,9 @@ pub enum prolly_result {
     /// Handles that must belong together do not (maps of different stores, a tuple builder of
     /// another schema).
     ErrIncompatible = 43,
+    /// The data uses a feature this library does not read (e.g. a newer Dolt format version, a
+    /// virtual generated column).
+    ErrUnsupported = 44,
 }
 
 /// The message of every code, indexed by value.
@@ -93,6 +96,7 @@ fn message(code: c_int) -> &'static str {
         R::ErrTooLarge,
         R::ErrMalformedTree,
         R::ErrIncompatible,
+        R::ErrUnsupported,
     ];
     match all
         .into_iter()
@@ -131,6 +135,7 @@ impl prolly_result {
             R::ErrTooLarge => "item or tree exceeds a format limit\0",
             R::ErrMalformedTree => "malformed tree\0",
             R::ErrIncompatible => "handles do not belong together\0",
+            R::ErrUnsupported => "the data uses an unsupported feature\0",
         }
     }
 }

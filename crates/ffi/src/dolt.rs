@@ -1,0 +1,1062 @@
+//! Read-only access to real Dolt databases (`.dolt` directories) from C: branches, tags, the
+//! log, tables, schemas, rows as typed values, and CSV export identical to `dolt sql -r csv`.
+//!
+//! A thin layer over the `prollystore-dolt` crate: every handle owns what its pointers point
+//! into, so C never sees a Rust lifetime. Nothing here writes to the database directory.
+
+use std::collections::VecDeque;
+use std::ffi::{c_char, c_int, c_void};
+use std::io::Write;
+use std::path::Path;
+use std::sync::Arc;
+
+use prollystore::format::message::Node;
+use prollystore::format::Address;
+use prollystore_dolt::rows::{export_csv, for_each_row, SqlValue};
+use prollystore_dolt::{Commit, Database, DoltError, RootValue, Table};
+
+use crate::args::{free_handle, input, input_mut, into_handle, text, Out};
+use crate::result::{ffi, ffi_status, prolly_result, Error};
+use crate::store::prolly_address;
+
+impl From<DoltError> for Error {
+    fn from(e: DoltError) -> Error {
+        use prolly_result as R;
+        let code = match &e {
+            DoltError::Io { .. } => R::ErrIo,
+            DoltError::MissingChunk(_) => R::ErrMissingChunk,
+            DoltError::NotFound(_) => R::NotFound,
+            DoltError::Unsupported(_) => R::ErrUnsupported,
+            DoltError::Corrupt { .. }
+            | DoltError::HashMismatch { .. }
+            | DoltError::BadChunk { .. } => R::ErrCorrupted,
+            _ => R::ErrCorrupted,
+        };
+        Error::new(code, e.to_string())
+    }
+}
+
+// The database handle is documented as usable from several threads at once: keep it true.
+const _: fn() = || {
+    fn shared<T: Send + Sync>() {}
+    shared::<Database>();
+};
+
+/// A string as C sees it: the bytes plus a NUL. Interior NULs (which Dolt does not write in
+/// names) simply end the string early for `strlen`; lengths reported alongside stay exact.
+fn c_string(s: &[u8]) -> Box<[u8]> {
+    let mut v = Vec::with_capacity(s.len() + 1);
+    v.extend_from_slice(s);
+    v.push(0);
+    v.into_boxed_slice()
+}
+
+/// Replaces `buf` with `s` plus a NUL, reusing its allocation.
+fn set_c_string(buf: &mut Vec<u8>, s: &[u8]) {
+    buf.clear();
+    buf.extend_from_slice(s);
+    buf.push(0);
+}
+
+fn c_ptr(s: &[u8]) -> *const c_char {
+    s.as_ptr().cast()
+}
+
+/// An open Dolt database, read-only.
+///
+/// Thread-safety: any number of threads may use one database handle at once. Every handle made
+/// from it (ref lists, logs, roots, tables, row cursors) keeps it alive, so it may be freed
+/// first.
+pub struct prolly_dolt {
+    db: Arc<Database>,
+}
+
+/// Opens the Dolt database at `path`: the directory holding `.dolt`, or the `.dolt` directory
+/// itself. Reads the manifest, journal, table files and archives of both generations; never
+/// writes to the directory (it may be open in Dolt at the same time). Free with
+/// `prolly_dolt_free`.
+#[no_mangle]
+pub extern "C" fn prolly_dolt_open(
+    path: *const c_char,
+    out_db: *mut *mut prolly_dolt,
+) -> prolly_result {
+    ffi!({
+        // SAFETY: C caller's contract: NUL-terminated string or NULL.
+        let path = unsafe { text(path, "path") }?;
+        // SAFETY: C caller's contract: writable or NULL.
+        let out = unsafe { Out::new(out_db, "out_db") }?;
+        let db = Database::open(Path::new(path))?;
+        out.set(into_handle(prolly_dolt { db: Arc::new(db) }));
+        Ok(())
+    })
+}
+
+/// Frees a database handle (NULL is a no-op). Handles made from it stay usable.
+#[no_mangle]
+pub extern "C" fn prolly_dolt_free(db: *mut prolly_dolt) {
+    let _ = ffi!({
+        // SAFETY: C caller's contract: NULL or a handle from this library, not used afterwards.
+        unsafe { free_handle(db) };
+        Ok(())
+    });
+}
+
+/// One branch or tag of a `prolly_dolt_refs` list. The strings are NUL-terminated and valid
+/// until the list is freed.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct prolly_dolt_ref {
+    /// The branch or tag name (without `refs/heads/` or `refs/tags/`).
+    pub name: *const c_char,
+    /// The commit it points at, in Dolt's 32-character base32 spelling (as `dolt log` prints).
+    pub commit: *const c_char,
+    /// The same commit as 20 bytes.
+    pub commit_address: prolly_address,
+    /// A tag's message; empty for branches.
+    pub message: *const c_char,
+}
+
+struct RefEntry {
+    name: Box<[u8]>,
+    commit: Box<[u8]>,
+    address: Address,
+    message: Box<[u8]>,
+}
+
+/// A snapshot list of the branches or tags of a database, sorted by name. Immutable: any
+/// number of threads.
+pub struct prolly_dolt_refs {
+    refs: Vec<RefEntry>,
+}
+
+fn ref_entry(name: &str, commit: Address, message: &str) -> RefEntry {
+    RefEntry {
+        name: c_string(name.as_bytes()),
+        commit: c_string(commit.to_base32().as_bytes()),
+        address: commit,
+        message: c_string(message.as_bytes()),
+    }
+}
+
+/// Lists the branches of `db` (name and head commit), sorted by name. Free with
+/// `prolly_dolt_refs_free`.
+#[no_mangle]
+pub extern "C" fn prolly_dolt_branches(
+    db: *const prolly_dolt,
+    out_refs: *mut *mut prolly_dolt_refs,
+) -> prolly_result {
+    ffi!({
+        // SAFETY: C caller's contract: valid handle or NULL.
+        let db = unsafe { input(db, "db") }?;
+        // SAFETY: C caller's contract: writable or NULL.
+        let out = unsafe { Out::new(out_refs, "out_refs") }?;
+        let refs = db
+            .db
+            .branches()?
+            .into_iter()
+            .map(|(name, head)| ref_entry(&name, head, ""))
+            .collect();
+        out.set(into_handle(prolly_dolt_refs { refs }));
+        Ok(())
+    })
+}
+
+/// Lists the tags of `db` (name, tagged commit, message), sorted by name. Free with
+/// `prolly_dolt_refs_free`.
+#[no_mangle]
+pub extern "C" fn prolly_dolt_tags(
+    db: *const prolly_dolt,
+    out_refs: *mut *mut prolly_dolt_refs,
+) -> prolly_result {
+    ffi!({
+        // SAFETY: C caller's contract: valid handle or NULL.
+        let db = unsafe { input(db, "db") }?;
+        // SAFETY: C caller's contract: writable or NULL.
+        let out = unsafe { Out::new(out_refs, "out_refs") }?;
+        let refs = db
+            .db
+            .tags()?
+            .into_iter()
+            .map(|t| ref_entry(&t.name, t.commit, &t.message))
+            .collect();
+        out.set(into_handle(prolly_dolt_refs { refs }));
+        Ok(())
+    })
+}
+
+/// Writes the number of entries of `refs` to `*out_count`.
+#[no_mangle]
+pub extern "C" fn prolly_dolt_refs_count(
+    refs: *const prolly_dolt_refs,
+    out_count: *mut usize,
+) -> prolly_result {
+    ffi!({
+        // SAFETY: C caller's contract: valid handle or NULL.
+        let refs = unsafe { input(refs, "refs") }?;
+        // SAFETY: C caller's contract: writable or NULL.
+        let out = unsafe { Out::new(out_count, "out_count") }?;
+        out.set(refs.refs.len());
+        Ok(())
+    })
+}
+
+/// Writes entry `index` (0-based, below the count) of `refs` to `*out_ref`;
+/// `PROLLY_RESULT_ERR_INVALID_ARGUMENT` when out of range.
+#[no_mangle]
+pub extern "C" fn prolly_dolt_refs_get(
+    refs: *const prolly_dolt_refs,
+    index: usize,
+    out_ref: *mut prolly_dolt_ref,
+) -> prolly_result {
+    ffi!({
+        // SAFETY: C caller's contract: valid handle or NULL.
+        let refs = unsafe { input(refs, "refs") }?;
+        // SAFETY: C caller's contract: writable or NULL.
+        let out = unsafe { Out::new(out_ref, "out_ref") }?;
+        let r = refs.refs.get(index).ok_or_else(|| {
+            Error::invalid(format!(
+                "ref index {index} out of range (count {})",
+                refs.refs.len()
+            ))
+        })?;
+        out.set(prolly_dolt_ref {
+            name: c_ptr(&r.name),
+            commit: c_ptr(&r.commit),
+            commit_address: r.address.into(),
+            message: c_ptr(&r.message),
+        });
+        Ok(())
+    })
+}
+
+/// Frees a ref list (NULL is a no-op); its strings become invalid.
+#[no_mangle]
+pub extern "C" fn prolly_dolt_refs_free(refs: *mut prolly_dolt_refs) {
+    let _ = ffi!({
+        // SAFETY: C caller's contract: NULL or a handle from this library, not used afterwards.
+        unsafe { free_handle(refs) };
+        Ok(())
+    });
+}
+
+/// One commit of a log. Pointers are valid until the next `prolly_dolt_log_next` or
+/// `prolly_dolt_log_free` on the same log.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct prolly_dolt_commit {
+    /// The commit hash in base32, as `dolt log` prints it (NUL-terminated).
+    pub hash: *const c_char,
+    /// The same hash as 20 bytes.
+    pub address: prolly_address,
+    /// Author name (NUL-terminated).
+    pub author: *const c_char,
+    /// Author email (NUL-terminated).
+    pub email: *const c_char,
+    /// Author date in Unix milliseconds (the date `dolt log` shows).
+    pub date_millis: i64,
+    /// The commit message (NUL-terminated; `message_len` bytes before the NUL).
+    pub message: *const c_char,
+    /// Length of `message` in bytes.
+    pub message_len: usize,
+    /// The parents, first parent first (`parent_count` addresses; NULL when 0).
+    pub parents: *const prolly_address,
+    /// Number of parents: 0 for the first commit, 2 for a merge.
+    pub parent_count: usize,
+    /// Commit height: 1 + the greatest parent height.
+    pub height: u64,
+}
+
+/// A walk over the commits reachable from a branch, tag or commit, in `dolt log` order. One
+/// thread at a time.
+pub struct prolly_dolt_log_iter {
+    commits: std::vec::IntoIter<Commit>,
+    hash: Vec<u8>,
+    author: Vec<u8>,
+    email: Vec<u8>,
+    message: Vec<u8>,
+    parents: Vec<prolly_address>,
+}
+
+/// Starts the log of `spec`: a branch name, a tag name or a commit hash (base32). Commits come
+/// in `dolt log` order: newest first, merges before the branches they join. Returns
+/// `PROLLY_RESULT_NOT_FOUND` (output untouched) when `spec` names nothing. Free with
+/// `prolly_dolt_log_free`.
+#[no_mangle]
+pub extern "C" fn prolly_dolt_log(
+    db: *const prolly_dolt,
+    spec: *const c_char,
+    out_log: *mut *mut prolly_dolt_log_iter,
+) -> prolly_result {
+    ffi!({
+        // SAFETY: C caller's contract: valid handle or NULL.
+        let db = unsafe { input(db, "db") }?;
+        // SAFETY: C caller's contract: NUL-terminated string or NULL.
+        let spec = unsafe { text(spec, "spec") }?;
+        // SAFETY: C caller's contract: writable or NULL.
+        let out = unsafe { Out::new(out_log, "out_log") }?;
+        let start = db.db.resolve(spec)?;
+        let commits = db.db.log(start)?;
+        out.set(into_handle(prolly_dolt_log_iter {
+            commits: commits.into_iter(),
+            hash: Vec::new(),
+            author: Vec::new(),
+            email: Vec::new(),
+            message: Vec::new(),
+            parents: Vec::new(),
+        }));
+        Ok(())
+    })
+}
+
+/// Moves to the next commit and writes it to `*out_commit`; `PROLLY_RESULT_END` (output
+/// untouched) after the first commit of the history.
+#[no_mangle]
+pub extern "C" fn prolly_dolt_log_next(
+    log: *mut prolly_dolt_log_iter,
+    out_commit: *mut prolly_dolt_commit,
+) -> prolly_result {
+    ffi_status!({
+        // SAFETY: C caller's contract: valid handle, not used concurrently.
+        let log = unsafe { input_mut(log, "log") }?;
+        // SAFETY: C caller's contract: writable or NULL.
+        let out = unsafe { Out::new(out_commit, "out_commit") }?;
+        let Some(c) = log.commits.next() else {
+            return Ok(prolly_result::End);
+        };
+        set_c_string(&mut log.hash, c.address.to_base32().as_bytes());
+        set_c_string(&mut log.author, c.name.as_bytes());
+        set_c_string(&mut log.email, c.email.as_bytes());
+        set_c_string(&mut log.message, c.message.as_bytes());
+        log.parents.clear();
+        log.parents
+            .extend(c.parents.iter().map(|p| prolly_address::from(*p)));
+        out.set(prolly_dolt_commit {
+            hash: c_ptr(&log.hash),
+            address: c.address.into(),
+            author: c_ptr(&log.author),
+            email: c_ptr(&log.email),
+            date_millis: c.user_timestamp_millis,
+            message: c_ptr(&log.message),
+            message_len: c.message.len(),
+            parents: if log.parents.is_empty() {
+                std::ptr::null()
+            } else {
+                log.parents.as_ptr()
+            },
+            parent_count: log.parents.len(),
+            height: c.height,
+        });
+        Ok(prolly_result::Ok)
+    })
+}
+
+/// Frees a log (NULL is a no-op).
+#[no_mangle]
+pub extern "C" fn prolly_dolt_log_free(log: *mut prolly_dolt_log_iter) {
+    let _ = ffi!({
+        // SAFETY: C caller's contract: NULL or a handle from this library, not used afterwards.
+        unsafe { free_handle(log) };
+        Ok(())
+    });
+}
+
+/// Which state of a branch `prolly_dolt_root_open` reads. Pass as a plain `uint32_t`. Tags and
+/// commit hashes always give their commit's state.
+#[repr(u32)]
+#[derive(Clone, Copy, Debug)]
+pub enum prolly_dolt_state {
+    /// The branch's working set, with uncommitted changes: what `dolt sql` shows (the branch
+    /// head when it has no working set).
+    Working = 0,
+    /// The branch's staged state (the branch head when nothing is staged).
+    Staged = 1,
+    /// The branch's head commit.
+    Committed = 2,
+}
+
+/// Resolves `spec` in `state` to a root value's address.
+fn resolve_root(db: &Database, spec: &str, state: u32) -> Result<Address, Error> {
+    if state > prolly_dolt_state::Committed as u32 {
+        return Err(Error::invalid(format!("unknown state {state}")));
+    }
+    let commit = db.resolve(spec)?;
+    let committed = db.commit(commit)?.root;
+    let is_branch = db.branch_head(spec).is_ok_and(|h| h == commit);
+    if !is_branch || state == prolly_dolt_state::Committed as u32 {
+        return Ok(committed);
+    }
+    let ws = db.working_set(spec)?;
+    Ok(match ws {
+        Some(w) if state == prolly_dolt_state::Working as u32 => w.working_root,
+        Some(w) => w.staged_root.unwrap_or(committed),
+        None => committed,
+    })
+}
+
+/// One state of a database (a root value): its tables. Immutable: any number of threads.
+pub struct prolly_dolt_root {
+    db: Arc<Database>,
+    root: RootValue,
+    names: Vec<Box<[u8]>>,
+}
+
+/// Opens the state `state` (a `prolly_dolt_state`) of `spec` — a branch name, a tag name or a
+/// commit hash — to list and open its tables. Returns `PROLLY_RESULT_NOT_FOUND` (output
+/// untouched) when `spec` names nothing. Free with `prolly_dolt_root_free`.
+#[no_mangle]
+pub extern "C" fn prolly_dolt_root_open(
+    db: *const prolly_dolt,
+    spec: *const c_char,
+    state: u32,
+    out_root: *mut *mut prolly_dolt_root,
+) -> prolly_result {
+    ffi!({
+        // SAFETY: C caller's contract: valid handle or NULL.
+        let db = unsafe { input(db, "db") }?;
+        // SAFETY: C caller's contract: NUL-terminated string or NULL.
+        let spec = unsafe { text(spec, "spec") }?;
+        // SAFETY: C caller's contract: writable or NULL.
+        let out = unsafe { Out::new(out_root, "out_root") }?;
+        let address = resolve_root(&db.db, spec, state)?;
+        let root = db.db.root_value(address)?;
+        let names = root
+            .tables
+            .iter()
+            .map(|(n, _)| c_string(n.as_bytes()))
+            .collect();
+        out.set(into_handle(prolly_dolt_root {
+            db: Arc::clone(&db.db),
+            root,
+            names,
+        }));
+        Ok(())
+    })
+}
+
+/// Writes the root value's address (`dolt_hashof_db` for the working state) to `*out_address`.
+#[no_mangle]
+pub extern "C" fn prolly_dolt_root_address(
+    root: *const prolly_dolt_root,
+    out_address: *mut prolly_address,
+) -> prolly_result {
+    ffi!({
+        // SAFETY: C caller's contract: valid handle or NULL.
+        let root = unsafe { input(root, "root") }?;
+        // SAFETY: C caller's contract: writable or NULL.
+        let out = unsafe { Out::new(out_address, "out_address") }?;
+        out.set(root.root.address.into());
+        Ok(())
+    })
+}
+
+/// Writes the number of tables of `root` to `*out_count`.
+#[no_mangle]
+pub extern "C" fn prolly_dolt_root_table_count(
+    root: *const prolly_dolt_root,
+    out_count: *mut usize,
+) -> prolly_result {
+    ffi!({
+        // SAFETY: C caller's contract: valid handle or NULL.
+        let root = unsafe { input(root, "root") }?;
+        // SAFETY: C caller's contract: writable or NULL.
+        let out = unsafe { Out::new(out_count, "out_count") }?;
+        out.set(root.names.len());
+        Ok(())
+    })
+}
+
+/// Writes the name of table `index` (0-based; tables in name order) to `*out_name`, a
+/// NUL-terminated string valid until `root` is freed; `PROLLY_RESULT_ERR_INVALID_ARGUMENT` when
+/// out of range.
+#[no_mangle]
+pub extern "C" fn prolly_dolt_root_table_name(
+    root: *const prolly_dolt_root,
+    index: usize,
+    out_name: *mut *const c_char,
+) -> prolly_result {
+    ffi!({
+        // SAFETY: C caller's contract: valid handle or NULL.
+        let root = unsafe { input(root, "root") }?;
+        // SAFETY: C caller's contract: writable or NULL.
+        let out = unsafe { Out::new(out_name, "out_name") }?;
+        let n = root.names.get(index).ok_or_else(|| {
+            Error::invalid(format!(
+                "table index {index} out of range (count {})",
+                root.names.len()
+            ))
+        })?;
+        out.set(c_ptr(n));
+        Ok(())
+    })
+}
+
+/// Frees a root (NULL is a no-op). Tables opened from it stay usable.
+#[no_mangle]
+pub extern "C" fn prolly_dolt_root_free(root: *mut prolly_dolt_root) {
+    let _ = ffi!({
+        // SAFETY: C caller's contract: NULL or a handle from this library, not used afterwards.
+        unsafe { free_handle(root) };
+        Ok(())
+    });
+}
+
+/// One visible column of a table (what `SELECT *` shows). Strings are NUL-terminated and valid
+/// until the table is freed.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct prolly_dolt_column {
+    /// Column name.
+    pub name: *const c_char,
+    /// SQL type as Dolt records it, e.g. `varchar(64)`, `decimal(12,4)`, `enum('a','b')`.
+    pub sql_type: *const c_char,
+    /// Whether the column accepts NULL.
+    pub nullable: bool,
+    /// Whether the column is AUTO_INCREMENT.
+    pub auto_increment: bool,
+    /// 0-based position in the primary key, or -1 when the column is not part of it.
+    pub primary_key_position: i32,
+}
+
+struct ColumnEntry {
+    name: Box<[u8]>,
+    sql_type: Box<[u8]>,
+    nullable: bool,
+    auto_increment: bool,
+    key_position: i32,
+}
+
+/// A table of one database state: its schema, and row cursors over it. Immutable: any number of
+/// threads.
+pub struct prolly_dolt_table {
+    db: Arc<Database>,
+    table: Table,
+    columns: Vec<ColumnEntry>,
+}
+
+/// Opens table `name` of `root`; `PROLLY_RESULT_NOT_FOUND` (output untouched) when it has no such
+/// table. Free with `prolly_dolt_table_free`.
+#[no_mangle]
+pub extern "C" fn prolly_dolt_table_open(
+    root: *const prolly_dolt_root,
+    name: *const c_char,
+    out_table: *mut *mut prolly_dolt_table,
+) -> prolly_result {
+    ffi!({
+        // SAFETY: C caller's contract: valid handle or NULL.
+        let root = unsafe { input(root, "root") }?;
+        // SAFETY: C caller's contract: NUL-terminated string or NULL.
+        let name = unsafe { text(name, "name") }?;
+        // SAFETY: C caller's contract: writable or NULL.
+        let out = unsafe { Out::new(out_table, "out_table") }?;
+        let table = root.db.table(&root.root, name)?;
+        let s = &table.schema;
+        let columns = s
+            .visible_columns()
+            .into_iter()
+            .filter_map(|i| {
+                let c = s.columns.get(i)?;
+                let key_position = s
+                    .key_columns
+                    .iter()
+                    .position(|&k| k == i)
+                    .and_then(|p| i32::try_from(p).ok())
+                    .unwrap_or(-1);
+                Some(ColumnEntry {
+                    name: c_string(c.name.as_bytes()),
+                    sql_type: c_string(c.sql_type_text.as_bytes()),
+                    nullable: c.nullable,
+                    auto_increment: c.auto_increment,
+                    key_position,
+                })
+            })
+            .collect();
+        out.set(into_handle(prolly_dolt_table {
+            db: Arc::clone(&root.db),
+            table,
+            columns,
+        }));
+        Ok(())
+    })
+}
+
+/// Writes the number of visible columns of `table` (the fields of each row) to `*out_count`.
+#[no_mangle]
+pub extern "C" fn prolly_dolt_table_column_count(
+    table: *const prolly_dolt_table,
+    out_count: *mut usize,
+) -> prolly_result {
+    ffi!({
+        // SAFETY: C caller's contract: valid handle or NULL.
+        let t = unsafe { input(table, "table") }?;
+        // SAFETY: C caller's contract: writable or NULL.
+        let out = unsafe { Out::new(out_count, "out_count") }?;
+        out.set(t.columns.len());
+        Ok(())
+    })
+}
+
+/// Writes visible column `index` (0-based, in `SELECT *` order) of `table` to `*out_column`;
+/// `PROLLY_RESULT_ERR_INVALID_ARGUMENT` when out of range.
+#[no_mangle]
+pub extern "C" fn prolly_dolt_table_column(
+    table: *const prolly_dolt_table,
+    index: usize,
+    out_column: *mut prolly_dolt_column,
+) -> prolly_result {
+    ffi!({
+        // SAFETY: C caller's contract: valid handle or NULL.
+        let t = unsafe { input(table, "table") }?;
+        // SAFETY: C caller's contract: writable or NULL.
+        let out = unsafe { Out::new(out_column, "out_column") }?;
+        let c = t.columns.get(index).ok_or_else(|| {
+            Error::invalid(format!(
+                "column index {index} out of range (count {})",
+                t.columns.len()
+            ))
+        })?;
+        out.set(prolly_dolt_column {
+            name: c_ptr(&c.name),
+            sql_type: c_ptr(&c.sql_type),
+            nullable: c.nullable,
+            auto_increment: c.auto_increment,
+            primary_key_position: c.key_position,
+        });
+        Ok(())
+    })
+}
+
+/// Writes whether `table` is keyless (no primary key; rows may repeat) to `*out_keyless`.
+#[no_mangle]
+pub extern "C" fn prolly_dolt_table_keyless(
+    table: *const prolly_dolt_table,
+    out_keyless: *mut bool,
+) -> prolly_result {
+    ffi!({
+        // SAFETY: C caller's contract: valid handle or NULL.
+        let t = unsafe { input(table, "table") }?;
+        // SAFETY: C caller's contract: writable or NULL.
+        let out = unsafe { Out::new(out_keyless, "out_keyless") }?;
+        out.set(t.table.schema.keyless);
+        Ok(())
+    })
+}
+
+/// Frees a table (NULL is a no-op). Row cursors opened from it stay usable.
+#[no_mangle]
+pub extern "C" fn prolly_dolt_table_free(table: *mut prolly_dolt_table) {
+    let _ = ffi!({
+        // SAFETY: C caller's contract: NULL or a handle from this library, not used afterwards.
+        unsafe { free_handle(table) };
+        Ok(())
+    });
+}
+
+/// Kinds of `prolly_dolt_value`. Plain `uint32_t` in `prolly_dolt_value.kind`.
+#[repr(u32)]
+#[derive(Clone, Copy, Debug)]
+pub enum prolly_dolt_kind {
+    /// SQL NULL (no other field is set; `text` is NULL).
+    Null = 0,
+    /// Signed integer (TINYINT ... BIGINT): `int_value`.
+    Int = 1,
+    /// Unsigned integer or BIT: `uint_value`.
+    Uint = 2,
+    /// FLOAT: `double_value` (widened exactly from 32 bits).
+    Float = 3,
+    /// DOUBLE: `double_value`.
+    Double = 4,
+    /// DECIMAL: exact text with the column's scale in `text` (e.g. `-603398.8078`).
+    Decimal = 5,
+    /// YEAR: `int_value`.
+    Year = 6,
+    /// DATE: `int_value` = year * 10000 + month * 100 + day (MySQL's numeric form).
+    Date = 7,
+    /// TIME: `int_value` in microseconds (may be negative).
+    Time = 8,
+    /// DATETIME or TIMESTAMP: `int_value` in Unix microseconds (UTC); `fsp` fraction digits.
+    Datetime = 9,
+    /// ENUM: `uint_value` is the 1-based member index, `text` the member.
+    Enum = 10,
+    /// SET: `uint_value` is the member bitmask, `text` the members joined by commas.
+    Set = 11,
+    /// CHAR, VARCHAR, TEXT: UTF-8 in `text`.
+    Text = 12,
+    /// BINARY, VARBINARY, BLOB, GEOMETRY, VECTOR: raw bytes in `text` (may contain NULs).
+    Bytes = 13,
+    /// JSON: the document text in `text`.
+    Json = 14,
+}
+
+/// One field of a row. `text`/`text_len` hold the value as `dolt sql` shows it (before CSV
+/// quoting) for every kind but NULL — for TEXT, BYTES and JSON the contents themselves — followed
+/// by a NUL that `text_len` does not count. `text` is valid until the next
+/// `prolly_dolt_rows_next` or `prolly_dolt_rows_free` on the cursor.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct prolly_dolt_value {
+    /// A `prolly_dolt_kind`.
+    pub kind: u32,
+    /// Fractional-second digits of a DATETIME (0 to 6); 0 otherwise.
+    pub fsp: u32,
+    /// INT, YEAR, DATE, TIME and DATETIME values (see `prolly_dolt_kind`); 0 otherwise.
+    pub int_value: i64,
+    /// UINT, ENUM and SET values; 0 otherwise.
+    pub uint_value: u64,
+    /// FLOAT and DOUBLE values; 0 otherwise.
+    pub double_value: f64,
+    /// The display text (NULL for SQL NULL).
+    pub text: *const u8,
+    /// Length of `text` in bytes.
+    pub text_len: usize,
+}
+
+/// A cursor over the rows of a table, in stored order: primary-key order, or for keyless tables
+/// the order Dolt stores them in, each row repeated by its count. Reads one leaf of the table
+/// at a time. One thread at a time.
+pub struct prolly_dolt_rows {
+    db: Arc<Database>,
+    /// The table; its `primary_index` is replaced by each leaf in turn.
+    table: Table,
+    /// Child addresses of the internal nodes on the path to the current leaf, with the next
+    /// child to visit.
+    stack: Vec<(Vec<Address>, usize)>,
+    /// The root node while it has not been visited.
+    root: Option<Arc<[u8]>>,
+    /// Decoded rows of the current leaf not yet returned.
+    rows: VecDeque<Vec<Option<SqlValue>>>,
+    /// Display text per column of the last row returned.
+    texts: Vec<Vec<u8>>,
+    columns: usize,
+}
+
+/// Opens a cursor over the rows of `table`. Free with `prolly_dolt_rows_free`.
+#[no_mangle]
+pub extern "C" fn prolly_dolt_rows_open(
+    table: *const prolly_dolt_table,
+    out_rows: *mut *mut prolly_dolt_rows,
+) -> prolly_result {
+    ffi!({
+        // SAFETY: C caller's contract: valid handle or NULL.
+        let t = unsafe { input(table, "table") }?;
+        // SAFETY: C caller's contract: writable or NULL.
+        let out = unsafe { Out::new(out_rows, "out_rows") }?;
+        let columns = t.columns.len();
+        out.set(into_handle(prolly_dolt_rows {
+            db: Arc::clone(&t.db),
+            table: t.table.clone(),
+            stack: Vec::new(),
+            root: Some(Arc::clone(&t.table.primary_index)),
+            rows: VecDeque::new(),
+            texts: vec![Vec::new(); columns],
+            columns,
+        }));
+        Ok(())
+    })
+}
+
+/// Deepest tree the cursor descends (Dolt's trees are a handful of levels).
+const MAX_DEPTH: usize = 64;
+
+impl prolly_dolt_rows {
+    /// Visits a node: a leaf's rows are decoded into `rows`, an internal node is pushed.
+    fn visit(&mut self, bytes: Arc<[u8]>, owner: Address) -> Result<(), Error> {
+        let node = Node::verify(&bytes).map_err(|e| {
+            Error::new(
+                prolly_result::ErrCorrupted,
+                format!("table {}: node {owner}: {e}", self.table.name),
+            )
+        })?;
+        if node.is_leaf() {
+            self.table.primary_index = Arc::clone(&bytes);
+            let rows = &mut self.rows;
+            for_each_row(&self.db, &self.table, &mut |r| {
+                rows.push_back(r.to_vec());
+                Ok(())
+            })?;
+        } else {
+            if self.stack.len() >= MAX_DEPTH {
+                return Err(Error::new(
+                    prolly_result::ErrCorrupted,
+                    format!("table {}: tree is too deep at {owner}", self.table.name),
+                ));
+            }
+            let children = (0..node.count()).map(|i| node.child(i)).collect();
+            self.stack.push((children, 0));
+        }
+        Ok(())
+    }
+
+    /// Makes `rows` non-empty; false at the end of the table.
+    fn fill(&mut self) -> Result<bool, Error> {
+        while self.rows.is_empty() {
+            if let Some(root) = self.root.take() {
+                self.visit(root, self.table.address)?;
+                continue;
+            }
+            let Some((children, next)) = self.stack.last_mut() else {
+                return Ok(false);
+            };
+            match children.get(*next).copied() {
+                Some(child) => {
+                    *next += 1;
+                    let bytes = self.db.source().chunk(&child)?;
+                    self.visit(bytes, child)?;
+                }
+                None => {
+                    self.stack.pop();
+                }
+            }
+        }
+        Ok(true)
+    }
+}
+
+/// Fills a C value from a Rust one, with its display text in `buf`.
+fn to_c_value(v: Option<&SqlValue>, buf: &mut Vec<u8>) -> prolly_dolt_value {
+    use prolly_dolt_kind as K;
+    buf.clear();
+    let mut out = prolly_dolt_value {
+        kind: K::Null as u32,
+        fsp: 0,
+        int_value: 0,
+        uint_value: 0,
+        double_value: 0.0,
+        text: std::ptr::null(),
+        text_len: 0,
+    };
+    let Some(v) = v else { return out };
+    v.csv_bytes(buf);
+    let kind = match v {
+        SqlValue::Int(x) => {
+            out.int_value = *x;
+            K::Int
+        }
+        SqlValue::Uint(x) => {
+            out.uint_value = *x;
+            K::Uint
+        }
+        SqlValue::Float(x) => {
+            out.double_value = f64::from(*x);
+            K::Float
+        }
+        SqlValue::Double(x) => {
+            out.double_value = *x;
+            K::Double
+        }
+        SqlValue::Decimal(_) => K::Decimal,
+        SqlValue::Year(y) => {
+            out.int_value = i64::from(*y);
+            K::Year
+        }
+        SqlValue::Date(d) => {
+            out.int_value =
+                i64::from(d.year) * 10_000 + i64::from(d.month) * 100 + i64::from(d.day);
+            K::Date
+        }
+        SqlValue::Time(us) => {
+            out.int_value = *us;
+            K::Time
+        }
+        SqlValue::Datetime(us, fsp) => {
+            out.int_value = *us;
+            out.fsp = u32::from(*fsp);
+            K::Datetime
+        }
+        SqlValue::Enum(i, _) => {
+            out.uint_value = u64::from(*i);
+            K::Enum
+        }
+        SqlValue::Set(bits, _) => {
+            out.uint_value = *bits;
+            K::Set
+        }
+        SqlValue::Text(_) => K::Text,
+        SqlValue::Bytes(_) => K::Bytes,
+        SqlValue::Json(_) => K::Json,
+    };
+    out.kind = kind as u32;
+    out.text_len = buf.len();
+    buf.push(0);
+    out.text = buf.as_ptr();
+    out
+}
+
+/// Moves to the next row and writes its fields to `values[0 .. column count]` (room for
+/// `values_len` values) and the column count to `*out_count`. Returns `PROLLY_RESULT_END`
+/// (outputs untouched) after the last row, and `PROLLY_RESULT_ERR_BUFFER_TOO_SMALL` (cursor not
+/// moved, `*out_count` set to the count needed) when `values_len` is below the column count.
+/// Text pointers in the values are valid until the next call on the cursor or its free.
+#[no_mangle]
+pub extern "C" fn prolly_dolt_rows_next(
+    rows: *mut prolly_dolt_rows,
+    values: *mut prolly_dolt_value,
+    values_len: usize,
+    out_count: *mut usize,
+) -> prolly_result {
+    ffi_status!({
+        // SAFETY: C caller's contract: valid handle, not used concurrently.
+        let c = unsafe { input_mut(rows, "rows") }?;
+        // SAFETY: C caller's contract: writable or NULL.
+        let out = unsafe { Out::new(out_count, "out_count") }?;
+        if values.is_null() && c.columns > 0 {
+            return Err(Error::null("values"));
+        }
+        if values_len < c.columns {
+            out.set(c.columns);
+            return Err(Error::new(
+                prolly_result::ErrBufferTooSmall,
+                format!(
+                    "the table has {} columns; values has room for {values_len}",
+                    c.columns
+                ),
+            ));
+        }
+        if !c.fill()? {
+            return Ok(prolly_result::End);
+        }
+        let Some(row) = c.rows.pop_front() else {
+            return Ok(prolly_result::End);
+        };
+        for (i, buf) in c.texts.iter_mut().enumerate() {
+            let v = to_c_value(row.get(i).and_then(Option::as_ref), buf);
+            // SAFETY: `values` is non-null and writable for `values_len >= columns > i` values
+            // per the caller's contract.
+            unsafe { values.add(i).write(v) };
+        }
+        out.set(c.columns);
+        Ok(prolly_result::Ok)
+    })
+}
+
+/// Frees a row cursor (NULL is a no-op); text pointers it returned become invalid.
+#[no_mangle]
+pub extern "C" fn prolly_dolt_rows_free(rows: *mut prolly_dolt_rows) {
+    let _ = ffi!({
+        // SAFETY: C caller's contract: NULL or a handle from this library, not used afterwards.
+        unsafe { free_handle(rows) };
+        Ok(())
+    });
+}
+
+/// Opens table `table` of `spec`'s working state (what `dolt sql` shows).
+fn working_table(db: &Database, spec: &str, table: &str) -> Result<Table, Error> {
+    let address = resolve_root(db, spec, prolly_dolt_state::Working as u32)?;
+    let root = db.root_value(address)?;
+    Ok(db.table(&root, table)?)
+}
+
+/// Writes table `table` of `spec` (a branch's working state, a tag or a commit) as CSV to a new
+/// file at `out_path` (replaced if it exists): exactly the bytes of
+/// `dolt sql -r csv -q "SELECT * FROM table"` ordered by primary key (keyless tables by all
+/// columns). Refuses (`PROLLY_RESULT_ERR_INVALID_ARGUMENT`) a path inside the database's `.dolt`
+/// directory. On failure the partial file is removed. `NOT_FOUND` when the branch or table does
+/// not exist (no file is created).
+#[no_mangle]
+pub extern "C" fn prolly_dolt_export_csv(
+    db: *const prolly_dolt,
+    spec: *const c_char,
+    table: *const c_char,
+    out_path: *const c_char,
+) -> prolly_result {
+    ffi!({
+        // SAFETY: C caller's contract: valid handle or NULL.
+        let db = unsafe { input(db, "db") }?;
+        // SAFETY: C caller's contract: NUL-terminated strings or NULL.
+        let (spec, table, path) = unsafe {
+            (
+                text(spec, "spec")?,
+                text(table, "table")?,
+                text(out_path, "out_path")?,
+            )
+        };
+        let path = Path::new(path);
+        let dir = match path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => std::path::PathBuf::from("."),
+        };
+        let dot = db.db.dot_dolt().canonicalize().ok();
+        let target = dir
+            .canonicalize()
+            .map_err(|e| Error::new(prolly_result::ErrIo, format!("{}: {e}", dir.display())))?;
+        if dot.is_some_and(|d| target.starts_with(d)) {
+            return Err(Error::invalid(format!(
+                "{} is inside the database's .dolt directory, which is never written",
+                path.display()
+            )));
+        }
+        let t = working_table(&db.db, spec, table)?;
+        let io = |e: std::io::Error| {
+            Error::new(prolly_result::ErrIo, format!("{}: {e}", path.display()))
+        };
+        let file = std::fs::File::create(path).map_err(io)?;
+        let mut w = std::io::BufWriter::with_capacity(1 << 16, file);
+        let written = export_csv(&db.db, &t, &mut w)
+            .map_err(Error::from)
+            .and_then(|_| w.flush().map_err(io));
+        if let Err(e) = written {
+            drop(w);
+            let _ = std::fs::remove_file(path);
+            return Err(e);
+        }
+        Ok(())
+    })
+}
+
+/// Receives CSV bytes from `prolly_dolt_export_csv_write`: `len` bytes at `data` (valid only
+/// during the call). Return 0 to continue, anything else to stop the export with
+/// `PROLLY_RESULT_ERR_IO`.
+pub type prolly_write_fn =
+    Option<unsafe extern "C" fn(user: *mut c_void, data: *const u8, len: usize) -> c_int>;
+
+/// Adapts a C write callback to `std::io::Write`.
+struct CallbackWriter {
+    write: unsafe extern "C" fn(*mut c_void, *const u8, usize) -> c_int,
+    user: *mut c_void,
+}
+
+impl Write for CallbackWriter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if buf.is_empty() {
+            return Ok(0);
+        }
+        // SAFETY: the callback's contract (`prolly_write_fn`): it reads `len` bytes at `data`
+        // during the call only; `user` is the caller's own pointer, passed back unchanged.
+        let rc = unsafe { (self.write)(self.user, buf.as_ptr(), buf.len()) };
+        if rc == 0 {
+            Ok(buf.len())
+        } else {
+            Err(std::io::Error::other(format!(
+                "the write callback returned {rc}"
+            )))
+        }
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Like `prolly_dolt_export_csv`, but hands the CSV bytes to `write` (called with `user` and
+/// chunks of about 64 KiB, in order) instead of writing a file: for standard output, sockets or
+/// memory. The callback must not unwind (C++ exceptions) into the library.
+#[no_mangle]
+pub extern "C" fn prolly_dolt_export_csv_write(
+    db: *const prolly_dolt,
+    spec: *const c_char,
+    table: *const c_char,
+    write: prolly_write_fn,
+    user: *mut c_void,
+) -> prolly_result {
+    ffi!({
+        // SAFETY: C caller's contract: valid handle or NULL.
+        let db = unsafe { input(db, "db") }?;
+        // SAFETY: C caller's contract: NUL-terminated strings or NULL.
+        let (spec, table) = unsafe { (text(spec, "spec")?, text(table, "table")?) };
+        let write = write.ok_or_else(|| Error::null("write"))?;
+        let t = working_table(&db.db, spec, table)?;
+        let mut w = std::io::BufWriter::with_capacity(1 << 16, CallbackWriter { write, user });
+        export_csv(&db.db, &t, &mut w)?;
+        w.flush()
+            .map_err(|e| Error::new(prolly_result::ErrIo, e.to_string()))?;
+        Ok(())
+    })
+}
