@@ -3,12 +3,11 @@
 //! vectors), comparing branches, log, tables, schemas, typed rows and CSV exports with what the
 //! `dolt` CLI printed.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+mod common;
+use common::workspace;
 
 /// The vectors directory: `$PROLLY_VECTORS`, else `<workspace>/../shared/vectors`.
 fn vectors() -> Option<PathBuf> {
@@ -30,29 +29,8 @@ fn c_reads_a_real_dolt_database() {
              (PROLLY_ALLOW_MISSING_VECTORS=1 skips)"
         );
     };
-    let exe = std::env::current_exe().expect("test executable path");
-    // target/<profile>/deps/dolt-... -> target/<profile>
-    let profile_dir = exe
-        .parent()
-        .and_then(Path::parent)
-        .expect("target profile directory");
-    let lib = profile_dir.join("libprollystore_ffi.a");
-    assert!(lib.exists(), "{} not found", lib.display());
     let out_dir = tempfile::tempdir().expect("temp dir");
-    let bin = out_dir.path().join("test_dolt");
-    let ws = workspace();
-    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".to_string());
-    let status = Command::new(&cc)
-        .args(["-std=c11", "-Wall", "-Wextra", "-Werror", "-g", "-I"])
-        .arg(ws.join("include"))
-        .arg(ws.join("tests/c/test_dolt.c"))
-        .arg("-o")
-        .arg(&bin)
-        .arg(&lib)
-        .args(["-lpthread", "-ldl", "-lm"])
-        .status()
-        .unwrap_or_else(|e| panic!("cannot run the C compiler {cc:?}: {e}"));
-    assert!(status.success(), "compiling tests/c/test_dolt.c failed");
+    let bin = common::compile_c_test("test_dolt", out_dir.path());
     let out = Command::new(&bin)
         .arg(&vectors)
         .env("TMPDIR", out_dir.path())

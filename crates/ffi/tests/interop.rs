@@ -6,6 +6,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+mod common;
+
 use prollystore::format::tuple::{Tuple, TupleBuilder, TupleDesc, Type};
 use prollystore::format::{Encoding, HashProfile};
 use prollystore::store::{FileStore, RootUpdate};
@@ -24,39 +26,9 @@ fn schema() -> TupleSchema {
     )
 }
 
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-/// Compiles tests/c/interop.c against the static library cargo built next to this test.
+/// Compiles tests/c/interop.c against the static library.
 fn compile_c(out_dir: &Path) -> PathBuf {
-    let exe = std::env::current_exe().expect("test executable path");
-    // target/<profile>/deps/interop-... -> target/<profile>
-    let profile_dir = exe
-        .parent()
-        .and_then(Path::parent)
-        .expect("target profile directory");
-    let lib = profile_dir.join("libprollystore_ffi.a");
-    assert!(
-        lib.exists(),
-        "{} not found: cargo builds it with the test (crate-type staticlib)",
-        lib.display()
-    );
-    let ws = workspace();
-    let bin = out_dir.join("interop");
-    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".to_string());
-    let status = Command::new(&cc)
-        .args(["-std=c11", "-Wall", "-Wextra", "-Werror", "-g", "-I"])
-        .arg(ws.join("include"))
-        .arg(ws.join("tests/c/interop.c"))
-        .arg("-o")
-        .arg(&bin)
-        .arg(&lib)
-        .args(["-lpthread", "-ldl", "-lm"])
-        .status()
-        .unwrap_or_else(|e| panic!("cannot run the C compiler {cc:?}: {e}"));
-    assert!(status.success(), "compiling tests/c/interop.c failed");
-    bin
+    common::compile_c_test("interop", out_dir)
 }
 
 fn run_c(bin: &Path, args: &[&str]) {

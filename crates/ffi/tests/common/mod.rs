@@ -1,0 +1,78 @@
+//! Helpers shared by the tests that compile C programs against the library.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The workspace root.
+pub fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// The static library to link C programs against.
+///
+/// Cargo builds `libprollystore_ffi.a` next to the test executables when it builds this package
+/// as a root (`cargo build`, `cargo test -p prollystore-ffi`), but not always when the library is
+/// only a dependency in a workspace-wide run; then it is built here, into a target directory of
+/// its own so that it never waits on the lock of the build that runs this test.
+pub fn static_lib() -> PathBuf {
+    let exe = std::env::current_exe().expect("test executable path");
+    // target/<profile>/deps/<test>-<hash> -> target/<profile>
+    let profile_dir = exe
+        .parent()
+        .and_then(Path::parent)
+        .expect("target profile directory");
+    let lib = profile_dir.join("libprollystore_ffi.a");
+    if lib.exists() {
+        return lib;
+    }
+    let release = profile_dir.file_name().is_some_and(|n| n == "release");
+    let target_dir = profile_dir
+        .parent()
+        .expect("target directory")
+        .join("ffi-staticlib");
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
+    let mut cmd = Command::new(&cargo);
+    cmd.args([
+        "build",
+        "-q",
+        "-p",
+        "prollystore-ffi",
+        "--lib",
+        "--target-dir",
+    ])
+    .arg(&target_dir)
+    .current_dir(workspace());
+    if release {
+        cmd.arg("--release");
+    }
+    let status = cmd
+        .status()
+        .unwrap_or_else(|e| panic!("cannot run {cargo}: {e}"));
+    assert!(status.success(), "building the static library failed");
+    let built = target_dir
+        .join(if release { "release" } else { "debug" })
+        .join("libprollystore_ffi.a");
+    assert!(built.exists(), "{} was not built", built.display());
+    built
+}
+
+/// Compiles `tests/c/<name>.c` into `out_dir` against the static library; returns the program.
+pub fn compile_c_test(name: &str, out_dir: &Path) -> PathBuf {
+    let lib = static_lib();
+    let ws = workspace();
+    let bin = out_dir.join(name);
+    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".to_string());
+    let status = Command::new(&cc)
+        .args(["-std=c11", "-Wall", "-Wextra", "-Werror", "-g", "-I"])
+        .arg(ws.join("include"))
+        .arg(ws.join(format!("tests/c/{name}.c")))
+        .arg("-o")
+        .arg(&bin)
+        .arg(&lib)
+        .args(["-lpthread", "-ldl", "-lm"])
+        .status()
+        .unwrap_or_else(|e| panic!("cannot run the C compiler {cc:?}: {e}"));
+    assert!(status.success(), "compiling tests/c/{name}.c failed");
+    bin
+}
