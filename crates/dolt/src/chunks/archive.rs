@@ -272,7 +272,7 @@ impl Archive {
     }
 
     /// The decompressed chunk and the offset of its data span, or `None` if absent.
-    pub fn read(&self, address: &Address) -> Result<Option<(Vec<u8>, u64)>> {
+    pub fn read(&self, address: &Address) -> Result<Option<(Arc<[u8]>, u64)>> {
         let Some(id) = self.id_of(address) else {
             return Ok(None);
         };
@@ -284,7 +284,7 @@ impl Archive {
             decode_snappy_record(&bytes, self.name(), offset)?
         } else {
             let d = self.dictionary(dict)?;
-            decode_zstd(&bytes, Some(&d), self.name(), offset)?
+            Arc::from(decode_zstd(&bytes, Some(&d), self.name(), offset)?)
         };
         Ok(Some((chunk, offset)))
     }

@@ -5,6 +5,7 @@
 //! to right now opens at its last durable state.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use prollystore_format::Address;
 
@@ -364,7 +365,7 @@ impl Journal {
     }
 
     /// The decompressed chunk and its payload offset, or `None` if absent.
-    pub fn read(&self, address: &Address) -> Result<Option<(Vec<u8>, u64)>> {
+    pub fn read(&self, address: &Address) -> Result<Option<(Arc<[u8]>, u64)>> {
         let Some(loc) = self.locate(address) else {
             return Ok(None);
         };

@@ -65,7 +65,7 @@ impl ChunkFile {
     }
 
     /// The decompressed chunk and the offset it was read from.
-    pub fn read(&self, address: &Address) -> Result<Option<(Vec<u8>, u64)>> {
+    pub fn read(&self, address: &Address) -> Result<Option<(Arc<[u8]>, u64)>> {
         match self {
             ChunkFile::Journal(j) => j.read(address),
             ChunkFile::Table(t) => t.read(address),
@@ -254,7 +254,7 @@ impl DoltChunkSource {
     }
 
     /// Reads, decompresses and hash-checks a chunk, bypassing the caches.
-    pub fn read_uncached(&self, address: &Address) -> Result<Option<Vec<u8>>> {
+    pub fn read_uncached(&self, address: &Address) -> Result<Option<Arc<[u8]>>> {
         for f in self.files() {
             if let Some((chunk, offset)) = f.read(address)? {
                 let actual = HashProfile::Dolt.address_of(&chunk);
@@ -279,10 +279,9 @@ impl DoltChunkSource {
                 return Ok(Some(hit));
             }
         }
-        let Some(bytes) = self.read_uncached(address)? else {
+        let Some(arc) = self.read_uncached(address)? else {
             return Ok(None);
         };
-        let arc: Arc<[u8]> = Arc::from(bytes);
         if let Ok(mut c) = self.cache.lock() {
             c.insert(*address, arc.clone(), self.cache_budget);
         }
@@ -358,7 +357,7 @@ impl ChunkStore for DoltChunkSource {
         }
         match self.read_uncached(address).map_err(to_store_error)? {
             None => Ok(None),
-            Some(bytes) => Ok(Some(self.arena.insert(*address, bytes.into_boxed_slice()))),
+            Some(bytes) => Ok(Some(self.arena.insert(*address, Box::from(&bytes[..])))),
         }
     }
 
