@@ -36,10 +36,11 @@ fn run(dir: &Path, branch: &str, table: &str) -> prollystore_dolt::Result<()> {
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     let rows = export_csv(&db, &t, &mut out)?;
-    out.flush().map_err(|source| prollystore_dolt::DoltError::Io {
-        file: "stdout".into(),
-        source,
-    })?;
+    out.flush()
+        .map_err(|source| prollystore_dolt::DoltError::Io {
+            file: "stdout".into(),
+            source,
+        })?;
     eprintln!("{rows} rows in {:.3} s", start.elapsed().as_secs_f64());
     Ok(())
 }

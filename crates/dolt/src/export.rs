@@ -6,25 +6,99 @@
 //! tuple bytes with no per-row or per-field allocation. Everything else goes through the general
 //! [`decode_field`] path, so the output is the same bytes either way.
 //!
+//! Leaf chunks are read, decompressed and hash-checked on a second thread that walks the
+//! tree's internal nodes ahead of the formatting thread (a bounded channel keeps at most
+//! [`READ_AHEAD`] leaves in flight), so I/O and decompression overlap with formatting.
+//!
 //! Keyless tables are the exception: Dolt shows them sorted by all columns, so their rows are
 //! collected and sorted first.
 
 use std::io::Write;
+use std::sync::Arc;
 
+use prollystore_format::message::Node;
 use prollystore_format::tuple::{Adaptive, Tuple, TupleDesc};
-use prollystore_format::Encoding;
+use prollystore_format::{Address, Encoding};
 
 use crate::db::{Database, Table};
 use crate::error::{bad_chunk, DoltError, Result};
 use crate::rows::{
-    compare_rows, decode_field, for_each_entry, for_each_row, read_blob_into, write_csv_field,
-    write_decimal, SqlValue,
+    compare_rows, decode_field, for_each_row, read_blob_into, write_csv_field, write_decimal,
+    SqlValue,
 };
 use crate::schema::{Column, SqlType};
 use crate::text;
 
 /// Output is handed to the writer in pieces of about this size.
 const FLUSH_BYTES: usize = 256 << 10;
+
+/// Leaf chunks the reader thread may have decoded ahead of the formatter.
+const READ_AHEAD: usize = 32;
+
+/// Deepest tree accepted (Dolt's trees of billions of rows are under 10 levels).
+const MAX_DEPTH: usize = 64;
+
+/// A leaf node's bytes and the address it was read from (the table's for an embedded root).
+type Leaf = (Address, Arc<[u8]>);
+
+/// Calls `f` on every leaf of the clustered index in key order, reading the leaves on a
+/// second thread.
+fn for_each_leaf(
+    db: &Database,
+    table: &Table,
+    f: &mut dyn FnMut(Node<'_>) -> Result<()>,
+) -> Result<()> {
+    let root =
+        Node::verify(&table.primary_index).map_err(|e| bad_chunk(table.address, e.to_string()))?;
+    if root.is_leaf() {
+        return f(root);
+    }
+    std::thread::scope(|s| {
+        let (tx, rx) = std::sync::mpsc::sync_channel::<Result<Leaf>>(READ_AHEAD);
+        s.spawn(move || {
+            if let Err(e) = send_leaves(db, &table.primary_index, table.address, 0, &tx) {
+                // The receiver may be gone (it stopped on its own error); nothing to do then.
+                let _ = tx.send(Err(e));
+            }
+        });
+        for leaf in rx {
+            let (address, chunk) = leaf?;
+            let node = Node::verify(&chunk).map_err(|e| bad_chunk(address, e.to_string()))?;
+            if !node.is_leaf() {
+                return Err(bad_chunk(address, "expected a leaf node"));
+            }
+            f(node)?;
+        }
+        Ok(())
+    })
+}
+
+/// Walks the internal node `bytes` and sends its leaves in order. Stops quietly when the
+/// receiver hangs up.
+fn send_leaves(
+    db: &Database,
+    bytes: &[u8],
+    owner: Address,
+    depth: usize,
+    tx: &std::sync::mpsc::SyncSender<Result<Leaf>>,
+) -> Result<()> {
+    if depth > MAX_DEPTH {
+        return Err(bad_chunk(owner, "tree is too deep"));
+    }
+    let node = Node::verify(bytes).map_err(|e| bad_chunk(owner, e.to_string()))?;
+    for i in 0..node.count() {
+        let child = node.child(i);
+        let chunk = db.source().chunk(&child)?;
+        if node.level() == 1 {
+            if tx.send(Ok((child, chunk))).is_err() {
+                return Ok(());
+            }
+        } else {
+            send_leaves(db, &chunk, child, depth + 1, tx)?;
+        }
+    }
+    Ok(())
+}
 
 /// How one visible column is turned into CSV text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -307,26 +381,29 @@ pub fn export_csv(db: &Database, table: &Table, out: &mut dyn Write) -> Result<u
         blob: Vec::new(),
     };
     let mut count = 0u64;
-    for_each_entry(db, &table.primary_index, table.address, &mut |k, v| {
-        let kt = Tuple::new(k).map_err(|e| bad_chunk(table.address, format!("key tuple: {e}")))?;
-        let vt =
-            Tuple::new(v).map_err(|e| bad_chunk(table.address, format!("value tuple: {e}")))?;
-        for (n, p) in plans.iter().enumerate() {
-            if n > 0 {
-                buf.push(b',');
+    for_each_leaf(db, table, &mut |node| {
+        for e in 0..node.count() {
+            let kt = Tuple::new(node.key(e))
+                .map_err(|e| bad_chunk(table.address, format!("key tuple: {e}")))?;
+            let vt = Tuple::new(node.value(e))
+                .map_err(|e| bad_chunk(table.address, format!("value tuple: {e}")))?;
+            for (n, p) in plans.iter().enumerate() {
+                if n > 0 {
+                    buf.push(b',');
+                }
+                let (desc, t) = if p.key {
+                    (&key_desc, kt)
+                } else {
+                    (&value_desc, vt)
+                };
+                write_field(db, table, p, desc, t, &mut scratch, &mut buf)?;
             }
-            let (desc, t) = if p.key {
-                (&key_desc, kt)
-            } else {
-                (&value_desc, vt)
-            };
-            write_field(db, table, p, desc, t, &mut scratch, &mut buf)?;
-        }
-        buf.push(b'\n');
-        count += 1;
-        if buf.len() >= FLUSH_BYTES {
-            out.write_all(&buf).map_err(io)?;
-            buf.clear();
+            buf.push(b'\n');
+            count += 1;
+            if buf.len() >= FLUSH_BYTES {
+                out.write_all(&buf).map_err(io)?;
+                buf.clear();
+            }
         }
         Ok(())
     })?;

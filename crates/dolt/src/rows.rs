@@ -82,7 +82,11 @@ pub(crate) fn decimal_text(d: &prollystore_format::tuple::Decimal<'_>, scale: u8
 
 /// Appends a stored decimal with exactly `scale` fraction digits (allocation-free when the
 /// coefficient fits in 128 bits, as it always does for DECIMAL(≤38)).
-pub(crate) fn write_decimal(out: &mut Vec<u8>, d: &prollystore_format::tuple::Decimal<'_>, scale: u8) {
+pub(crate) fn write_decimal(
+    out: &mut Vec<u8>,
+    d: &prollystore_format::tuple::Decimal<'_>,
+    scale: u8,
+) {
     match d.coefficient_u128() {
         Some(c) => text::write_decimal_u128(out, d.is_negative(), c, d.exponent(), scale),
         None => text::write_decimal_digits(
@@ -111,7 +115,12 @@ pub fn read_blob(db: &Database, root: Address, expected_len: u64) -> Result<Vec<
     Ok(out)
 }
 
-pub(crate) fn read_blob_into(db: &Database, address: Address, out: &mut Vec<u8>, depth: usize) -> Result<()> {
+pub(crate) fn read_blob_into(
+    db: &Database,
+    address: Address,
+    out: &mut Vec<u8>,
+    depth: usize,
+) -> Result<()> {
     if depth > 32 {
         return Err(bad_chunk(address, "blob tree is too deep"));
     }
@@ -360,9 +369,7 @@ fn needs_quotes(f: &[u8]) -> bool {
     } else {
         first_char_is_whitespace(f)
     };
-    first_is_space
-        || f == b"\\."
-        || f.iter().any(|&b| matches!(b, b',' | b'"' | b'\r' | b'\n'))
+    first_is_space || f == b"\\." || f.iter().any(|&b| matches!(b, b',' | b'"' | b'\r' | b'\n'))
 }
 
 /// Whether the first UTF-8 character of `f` is Unicode whitespace (false if it is not valid

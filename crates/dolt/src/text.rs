@@ -247,7 +247,10 @@ pub fn write_decimal_digits(
     exponent: i32,
     scale: u8,
 ) {
-    let start = digits.iter().position(|&b| b != b'0').unwrap_or(digits.len());
+    let start = digits
+        .iter()
+        .position(|&b| b != b'0')
+        .unwrap_or(digits.len());
     let digits = digits.get(start..).unwrap_or(&[]);
     let scale = usize::from(scale);
     // value = digits × 10^exponent; shifted to `scale` fraction digits it is `kept` followed by
@@ -257,7 +260,12 @@ pub fn write_decimal_digits(
         (digits, (shift as usize).min(MAX_DECIMAL_PAD))
     } else {
         let drop = usize::try_from(-shift).unwrap_or(usize::MAX);
-        (digits.get(..digits.len().saturating_sub(drop)).unwrap_or(&[]), 0)
+        (
+            digits
+                .get(..digits.len().saturating_sub(drop))
+                .unwrap_or(&[]),
+            0,
+        )
     };
     let nonzero = kept.iter().any(|&b| b != b'0');
     if negative && nonzero {
@@ -288,7 +296,13 @@ pub fn write_decimal_digits(
 }
 
 /// Appends a decimal given its coefficient as a u128 (the common, allocation-free case).
-pub fn write_decimal_u128(out: &mut Vec<u8>, negative: bool, coeff: u128, exponent: i32, scale: u8) {
+pub fn write_decimal_u128(
+    out: &mut Vec<u8>,
+    negative: bool,
+    coeff: u128,
+    exponent: i32,
+    scale: u8,
+) {
     let mut buf = [0u8; 40];
     let at = digits_u128(coeff, &mut buf);
     write_decimal_digits(out, negative, buf.get(at..).unwrap_or(&[]), exponent, scale);
@@ -425,12 +439,18 @@ mod tests {
             s(|o| write_datetime(o, 951_827_696_123_456, 2)),
             "2000-02-29 12:34:56.12"
         );
-        assert_eq!(s(|o| write_datetime(o, -1, 6)), "1969-12-31 23:59:59.999999");
+        assert_eq!(
+            s(|o| write_datetime(o, -1, 6)),
+            "1969-12-31 23:59:59.999999"
+        );
         assert_eq!(
             s(|o| write_datetime(o, ZERO_DATETIME_MICROS, 0)),
             "0000-00-00 00:00:00"
         );
-        assert_eq!(s(|o| write_date(o, Date::from_raw(132_645_405))), "2024-02-29");
+        assert_eq!(
+            s(|o| write_date(o, Date::from_raw(132_645_405))),
+            "2024-02-29"
+        );
         assert_eq!(s(|o| write_time(o, -1)), "-00:00:00.000001");
     }
 }
