@@ -117,45 +117,126 @@ impl std::fmt::Write for StackText {
 
 /// Appends Go's `strconv.FormatFloat(v, 'g', -1, 64)` of a DOUBLE.
 pub fn write_f64(out: &mut Vec<u8>, v: f64) {
-    let mut shortest = StackText::new();
-    if write!(shortest, "{v:e}").is_err() {
-        out.extend_from_slice(format_go_float_slow(v, &format!("{v:e}")).as_bytes());
+    if !v.is_finite() {
+        write_go_g(out, v, "");
         return;
     }
-    write_go_float(out, v, shortest.as_str());
+    let mut buf = zmij::Buffer::new();
+    write_go_float(out, v, buf.format_finite(v));
 }
 
 /// Appends Go's `strconv.FormatFloat(float64(v), 'g', -1, 32)` of a FLOAT.
 pub fn write_f32(out: &mut Vec<u8>, v: f32) {
-    let mut shortest = StackText::new();
-    if write!(shortest, "{v:e}").is_err() {
-        out.extend_from_slice(format_go_float_slow(f64::from(v), &format!("{v:e}")).as_bytes());
-        return;
-    }
-    write_go_float(out, f64::from(v), shortest.as_str());
-}
-
-/// Number of significant digits in Rust's `{:e}` text (at least 1).
-fn digit_count(exp_text: &str) -> usize {
-    let mant = exp_text.split('e').next().unwrap_or("");
-    mant.bytes().filter(u8::is_ascii_digit).count().max(1)
-}
-
-/// Given Rust's shortest `{:e}` text of a value, appends Go's `'g'` text of `v`. Rust's
-/// shortest digits can round an exact tie up where Go rounds it to even, so the exact value is
-/// re-formatted with the same number of digits (Rust's exact formatting rounds half to even).
-fn write_go_float(out: &mut Vec<u8>, v: f64, shortest: &str) {
     if !v.is_finite() {
-        out.extend_from_slice(go_float_g(v, shortest).as_bytes());
+        write_go_g(out, f64::from(v), "");
         return;
     }
-    let n = digit_count(shortest);
-    let mut exact = StackText::new();
-    if write!(exact, "{:.*e}", n - 1, v).is_err() {
-        out.extend_from_slice(format_go_float_slow(v, shortest).as_bytes());
+    let mut buf = zmij::Buffer::new();
+    write_go_float(out, f64::from(v), buf.format_finite(v));
+}
+
+/// The significant digits (no leading or trailing zeros, at most 20) and the decimal exponent
+/// of the first one, of a finite float's text in plain (`123.45`) or exponent (`1.2e-7`)
+/// notation. `None` for zero.
+fn parse_digits(text: &str) -> Option<([u8; 20], usize, i32)> {
+    let text = text.strip_prefix('-').unwrap_or(text);
+    let (mant, exp) = match text.split_once(['e', 'E']) {
+        Some((m, e)) => (m, e.strip_prefix('+').unwrap_or(e).parse::<i32>().ok()?),
+        None => (text, 0),
+    };
+    let (int, frac) = mant.split_once('.').unwrap_or((mant, ""));
+    let mut digits = [0u8; 20];
+    let mut n = 0usize;
+    let mut leading = 0i32;
+    for b in int.bytes().chain(frac.bytes()) {
+        if n == 0 && b == b'0' {
+            leading += 1;
+            continue;
+        }
+        *digits.get_mut(n)? = b;
+        n += 1;
+    }
+    while n > 0 && digits.get(n - 1) == Some(&b'0') {
+        n -= 1;
+    }
+    if n == 0 {
+        return None;
+    }
+    Some((digits, n, int.len() as i32 - 1 - leading + exp))
+}
+
+/// True if `|v|` is exactly halfway between the `n`-digit decimal `digits × 10^(e10−n+1)` and
+/// one of its neighbours at that precision: the only case where shortest formatting may round
+/// differently from Go's (which rounds such ties to even).
+fn is_midpoint(v: f64, digits: &[u8], e10: i32) -> bool {
+    let Some(d) = digits.iter().try_fold(0u64, |acc, &b| {
+        acc.checked_mul(10)?
+            .checked_add(u64::from(b.wrapping_sub(b'0')))
+    }) else {
+        return true; // not expected; take the exact path
+    };
+    let q = e10 - digits.len() as i32;
+    let bits = v.abs().to_bits();
+    let biased = ((bits >> 52) & 0x7ff) as i32;
+    let frac = bits & ((1u64 << 52) - 1);
+    let (mut m, mut k) = if biased == 0 {
+        (frac, -1074)
+    } else {
+        (frac | (1u64 << 52), biased - 1075)
+    };
+    if m == 0 {
+        return false;
+    }
+    let tz = m.trailing_zeros();
+    m >>= tz;
+    k += tz as i32;
+    // A midpoint is c × 10^q with c = 10d ± 5, which is odd; |v| = m × 2^k with m odd.
+    let pow5 = |e: u32| 5u128.checked_pow(e);
+    [
+        d.checked_mul(10).and_then(|x| x.checked_sub(5)),
+        d.checked_mul(10).and_then(|x| x.checked_add(5)),
+    ]
+    .into_iter()
+    .flatten()
+    .any(|c| {
+        let c = u128::from(c);
+        if q >= 0 {
+            // m·2^k = c·5^q·2^q  ⇔  k = q and m = c·5^q.
+            k == q
+                && pow5(q as u32)
+                    .and_then(|p| p.checked_mul(c))
+                    .is_some_and(|x| x == u128::from(m))
+        } else {
+            // m·2^k = c / (5^p·2^p)  ⇔  k = −p and m·5^p = c.
+            let p = -q;
+            k == -p
+                && pow5(p as u32)
+                    .and_then(|x| x.checked_mul(u128::from(m)))
+                    .is_some_and(|x| x == c)
+        }
+    })
+}
+
+/// Given shortest round-trip text of a finite value (`shortest`, any notation), appends Go's
+/// `'g'` text of `v`. Shortest digits can round an exact tie up where Go rounds it to even, so
+/// a value exactly at a midpoint is re-formatted exactly with the same number of digits
+/// (Rust's exact formatting rounds half to even).
+fn write_go_float(out: &mut Vec<u8>, v: f64, shortest: &str) {
+    let Some((digits, n, e10)) = parse_digits(shortest) else {
+        out.extend_from_slice(if v.is_sign_negative() { b"-0" } else { b"0" });
+        return;
+    };
+    let sig = digits.get(..n).unwrap_or(&[]);
+    if is_midpoint(v, sig, e10) {
+        let mut exact = StackText::new();
+        if write!(exact, "{:.*e}", n - 1, v).is_err() {
+            out.extend_from_slice(format_go_float_slow(v, shortest).as_bytes());
+            return;
+        }
+        write_go_g(out, v, exact.as_str());
         return;
     }
-    write_go_g(out, v, exact.as_str());
+    write_go_digits(out, v.is_sign_negative(), sig, e10);
 }
 
 /// The heap-allocating path, for texts longer than the stack buffer (never for real floats).
@@ -163,7 +244,7 @@ fn format_go_float_slow(v: f64, shortest: &str) -> String {
     if !v.is_finite() {
         return go_float_g(v, shortest);
     }
-    let n = digit_count(shortest);
+    let n = parse_digits(shortest).map_or(1, |(_, n, _)| n);
     go_float_g(v, &format!("{:.*e}", n - 1, v))
 }
 
@@ -201,7 +282,12 @@ fn write_go_g(out: &mut Vec<u8>, v: f64, exp_text: &str) {
             nd += 1;
         }
     }
-    let digits = digits.get(..nd).unwrap_or(&[]);
+    write_go_digits(out, neg, digits.get(..nd).unwrap_or(&[]), exp);
+}
+
+/// Appends Go's `'g'` layout of the decimal `digits` (first digit at 10^`exp`): exponent form
+/// for exponents below −4 or from 6 on (Go's rule for shortest formatting), plain otherwise.
+fn write_go_digits(out: &mut Vec<u8>, neg: bool, digits: &[u8], exp: i32) {
     if neg {
         out.push(b'-');
     }
@@ -217,7 +303,7 @@ fn write_go_g(out: &mut Vec<u8>, v: f64, exp_text: &str) {
         write_padded(out, u64::from(exp.unsigned_abs()), 2);
         return;
     }
-    let nd = nd as i32;
+    let nd = digits.len() as i32;
     if exp >= nd - 1 {
         out.extend_from_slice(digits);
         out.extend(std::iter::repeat_n(b'0', (exp - (nd - 1)) as usize));
@@ -409,6 +495,74 @@ mod tests {
         assert_eq!(s(|o| write_f64(o, f64::NEG_INFINITY)), "-Inf");
         assert_eq!(s(|o| write_f32(o, 0.1)), "0.1");
         assert_eq!(s(|o| write_f32(o, 3.4028235e38)), "3.4028235e+38");
+    }
+
+    /// The straightforward formulation: Rust's shortest `{:e}` digit count, then the exact
+    /// value rounded half-to-even to that many digits. Wrong for powers of two, whose lower
+    /// rounding interval is half as wide (the exact rounding may not round-trip there, and Go
+    /// keeps the round-tripping digits), so those are checked against Go's output instead.
+    fn reference(v: f64, shortest_e: &str) -> String {
+        if !v.is_finite() {
+            return go_float_g(v, shortest_e);
+        }
+        let mant = shortest_e.split('e').next().unwrap_or("");
+        let n = mant.bytes().filter(u8::is_ascii_digit).count().max(1);
+        go_float_g(v, &format!("{:.*e}", n - 1, v))
+    }
+
+    #[test]
+    fn floats_match_reference() {
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for i in 0..200_000u64 {
+            let r = next();
+            // Random bit patterns, and values with few mantissa bits (where ties live).
+            let b64 = if i % 2 == 0 {
+                r
+            } else {
+                r & 0xFFF0_0000_0000_0000 | (r & 0xF) << 48
+            };
+            let v = f64::from_bits(b64);
+            if b64 & ((1 << 52) - 1) == 0 {
+                continue;
+            }
+            assert_eq!(
+                s(|o| write_f64(o, v)),
+                reference(v, &format!("{v:e}")),
+                "{b64:#x}"
+            );
+            let b32 = (r >> 32) as u32;
+            let b32 = if i % 2 == 0 {
+                b32
+            } else {
+                b32 & 0xFFF0_0000 | (b32 & 0xF) << 12
+            };
+            let f = f32::from_bits(b32);
+            if b32 & ((1 << 23) - 1) == 0 {
+                continue;
+            }
+            assert_eq!(
+                s(|o| write_f32(o, f)),
+                reference(f64::from(f), &format!("{f:e}")),
+                "{b32:#x}"
+            );
+        }
+        for v in [
+            0.5f64,
+            1.5,
+            2.5,
+            1e15 + 0.5,
+            4503599627370497.5,
+            9007199254740993.0,
+            1e23,
+        ] {
+            assert_eq!(s(|o| write_f64(o, v)), reference(v, &format!("{v:e}")));
+        }
     }
 
     #[test]
