@@ -88,12 +88,17 @@ fn send_leaves(
     let node = Node::verify(bytes).map_err(|e| bad_chunk(owner, e.to_string()))?;
     for i in 0..node.count() {
         let child = node.child(i);
-        let chunk = db.source().chunk(&child)?;
         if node.level() == 1 {
+            // Leaves are read once: past the cache, so their memory is reused right away.
+            let chunk = db
+                .source()
+                .read_uncached(&child)?
+                .ok_or(DoltError::MissingChunk(child))?;
             if tx.send(Ok((child, chunk))).is_err() {
                 return Ok(());
             }
         } else {
+            let chunk = db.source().chunk(&child)?;
             send_leaves(db, &chunk, child, depth + 1, tx)?;
         }
     }
@@ -275,11 +280,37 @@ fn write_field(
     Ok(())
 }
 
+/// Bytes that send a text field down the general path: non-ASCII (UTF-8 checks, Unicode
+/// whitespace) and the characters that force CSV quoting.
+static SPECIAL: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut i = 0x80;
+    while i < 256 {
+        t[i] = true;
+        i += 1;
+    }
+    t[b',' as usize] = true;
+    t[b'"' as usize] = true;
+    t[b'\r' as usize] = true;
+    t[b'\n' as usize] = true;
+    t
+};
+
 /// Appends text bytes as Dolt shows them (invalid UTF-8 replaced, as the general path does),
-/// CSV-quoted when needed.
+/// CSV-quoted when needed. Plain ASCII text, the common case, is checked in one pass.
 #[inline]
 fn write_text(b: &[u8], out: &mut Vec<u8>) {
-    if std::str::from_utf8(b).is_ok() {
+    let plain = match b.first() {
+        None => false,
+        Some(&c) => {
+            !matches!(c, b' ' | b'\t'..=b'\r')
+                && b != b"\\."
+                && !b.iter().any(|&c| SPECIAL[usize::from(c)])
+        }
+    };
+    if plain {
+        out.extend_from_slice(b);
+    } else if std::str::from_utf8(b).is_ok() {
         write_csv_field(Some(b), out);
     } else {
         let s = String::from_utf8_lossy(b);

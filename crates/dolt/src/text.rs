@@ -140,11 +140,21 @@ pub fn write_f32(out: &mut Vec<u8>, v: f32) {
 /// notation. `None` for zero.
 fn parse_digits(text: &str) -> Option<([u8; 20], usize, i32)> {
     let text = text.strip_prefix('-').unwrap_or(text);
-    let (mant, exp) = match text.split_once(['e', 'E']) {
-        Some((m, e)) => (m, e.strip_prefix('+').unwrap_or(e).parse::<i32>().ok()?),
+    let (mant, exp) = match text.bytes().position(|b| b == b'e' || b == b'E') {
+        Some(at) => {
+            let (m, e) = text.split_at(at);
+            let e = e.get(1..).unwrap_or("");
+            (m, e.strip_prefix('+').unwrap_or(e).parse::<i32>().ok()?)
+        }
         None => (text, 0),
     };
-    let (int, frac) = mant.split_once('.').unwrap_or((mant, ""));
+    let (int, frac) = match mant.bytes().position(|b| b == b'.') {
+        Some(at) => (
+            mant.get(..at).unwrap_or(""),
+            mant.get(at + 1..).unwrap_or(""),
+        ),
+        None => (mant, ""),
+    };
     let mut digits = [0u8; 20];
     let mut n = 0usize;
     let mut leading = 0i32;
