@@ -8,7 +8,7 @@
 //!
 //! Leaf chunks are read, decompressed and hash-checked on a second thread that walks the
 //! tree's internal nodes ahead of the formatting thread (a bounded channel keeps at most
-//! [`READ_AHEAD`] leaves in flight), so I/O and decompression overlap with formatting.
+//! [`READ_AHEAD`] batches of [`BATCH`] leaves in flight), so I/O and decompression overlap with formatting.
 //!
 //! Keyless tables are the exception: Dolt shows them sorted by all columns, so their rows are
 //! collected and sorted first.
@@ -32,14 +32,40 @@ use crate::text;
 /// Output is handed to the writer in pieces of about this size.
 const FLUSH_BYTES: usize = 256 << 10;
 
-/// Leaf chunks the reader thread may have decoded ahead of the formatter.
-const READ_AHEAD: usize = 32;
+/// Leaves handed over per message (fewer thread wake-ups than one message per leaf).
+const BATCH: usize = 16;
+
+/// Batches the reader thread may have decoded ahead of the formatter.
+const READ_AHEAD: usize = 4;
 
 /// Deepest tree accepted (Dolt's trees of billions of rows are under 10 levels).
 const MAX_DEPTH: usize = 64;
 
-/// A leaf node's bytes and the address it was read from (the table's for an embedded root).
+/// A leaf node's bytes and the address it was read from.
 type Leaf = (Address, Arc<[u8]>);
+
+/// The reader thread's side of the hand-over: leaves are sent in batches.
+struct LeafSender {
+    tx: std::sync::mpsc::SyncSender<Result<Vec<Leaf>>>,
+    batch: Vec<Leaf>,
+}
+
+impl LeafSender {
+    /// Queues a leaf; false once the receiver has hung up.
+    fn push(&mut self, leaf: Leaf) -> bool {
+        self.batch.push(leaf);
+        self.batch.len() < BATCH || self.flush()
+    }
+
+    /// Sends the queued leaves; false once the receiver has hung up.
+    fn flush(&mut self) -> bool {
+        if self.batch.is_empty() {
+            return true;
+        }
+        let batch = std::mem::replace(&mut self.batch, Vec::with_capacity(BATCH));
+        self.tx.send(Ok(batch)).is_ok()
+    }
+}
 
 /// Calls `f` on every leaf of the clustered index in key order, reading the leaves on a
 /// second thread.
@@ -54,34 +80,44 @@ fn for_each_leaf(
         return f(root);
     }
     std::thread::scope(|s| {
-        let (tx, rx) = std::sync::mpsc::sync_channel::<Result<Leaf>>(READ_AHEAD);
+        let (tx, rx) = std::sync::mpsc::sync_channel::<Result<Vec<Leaf>>>(READ_AHEAD);
         s.spawn(move || {
-            if let Err(e) = send_leaves(db, &table.primary_index, table.address, 0, &tx) {
+            let mut sender = LeafSender {
+                tx,
+                batch: Vec::with_capacity(BATCH),
+            };
+            match send_leaves(db, &table.primary_index, table.address, 0, &mut sender) {
+                Ok(_) => {
+                    sender.flush();
+                }
                 // The receiver may be gone (it stopped on its own error); nothing to do then.
-                let _ = tx.send(Err(e));
+                Err(e) => {
+                    let _ = sender.tx.send(Err(e));
+                }
             }
         });
-        for leaf in rx {
-            let (address, chunk) = leaf?;
-            let node = Node::verify(&chunk).map_err(|e| bad_chunk(address, e.to_string()))?;
-            if !node.is_leaf() {
-                return Err(bad_chunk(address, "expected a leaf node"));
+        for batch in rx {
+            for (address, chunk) in batch? {
+                let node = Node::verify(&chunk).map_err(|e| bad_chunk(address, e.to_string()))?;
+                if !node.is_leaf() {
+                    return Err(bad_chunk(address, "expected a leaf node"));
+                }
+                f(node)?;
             }
-            f(node)?;
         }
         Ok(())
     })
 }
 
-/// Walks the internal node `bytes` and sends its leaves in order. Stops quietly when the
-/// receiver hangs up.
+/// Walks the internal node `bytes` and sends its leaves in order. Returns `Ok(false)` when the
+/// receiver has hung up (then stops quietly).
 fn send_leaves(
     db: &Database,
     bytes: &[u8],
     owner: Address,
     depth: usize,
-    tx: &std::sync::mpsc::SyncSender<Result<Leaf>>,
-) -> Result<()> {
+    tx: &mut LeafSender,
+) -> Result<bool> {
     if depth > MAX_DEPTH {
         return Err(bad_chunk(owner, "tree is too deep"));
     }
@@ -94,15 +130,17 @@ fn send_leaves(
                 .source()
                 .read_uncached(&child)?
                 .ok_or(DoltError::MissingChunk(child))?;
-            if tx.send(Ok((child, chunk))).is_err() {
-                return Ok(());
+            if !tx.push((child, chunk)) {
+                return Ok(false);
             }
         } else {
             let chunk = db.source().chunk(&child)?;
-            send_leaves(db, &chunk, child, depth + 1, tx)?;
+            if !send_leaves(db, &chunk, child, depth + 1, tx)? {
+                return Ok(false);
+            }
         }
     }
-    Ok(())
+    Ok(true)
 }
 
 /// How one visible column is turned into CSV text.

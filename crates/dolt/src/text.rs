@@ -139,32 +139,53 @@ pub fn write_f32(out: &mut Vec<u8>, v: f32) {
 /// of the first one, of a finite float's text in plain (`123.45`) or exponent (`1.2e-7`)
 /// notation. `None` for zero.
 fn parse_digits(text: &str) -> Option<([u8; 20], usize, i32)> {
-    let text = text.strip_prefix('-').unwrap_or(text);
-    let (mant, exp) = match text.bytes().position(|b| b == b'e' || b == b'E') {
-        Some(at) => {
-            let (m, e) = text.split_at(at);
-            let e = e.get(1..).unwrap_or("");
-            (m, e.strip_prefix('+').unwrap_or(e).parse::<i32>().ok()?)
-        }
-        None => (text, 0),
-    };
-    let (int, frac) = match mant.bytes().position(|b| b == b'.') {
-        Some(at) => (
-            mant.get(..at).unwrap_or(""),
-            mant.get(at + 1..).unwrap_or(""),
-        ),
-        None => (mant, ""),
-    };
+    let bytes = text.as_bytes();
+    let mut i = usize::from(bytes.first() == Some(&b'-'));
     let mut digits = [0u8; 20];
     let mut n = 0usize;
+    // Digits before the point, and zeros skipped before the first significant digit.
+    let mut int_len = 0i32;
     let mut leading = 0i32;
-    for b in int.bytes().chain(frac.bytes()) {
-        if n == 0 && b == b'0' {
-            leading += 1;
-            continue;
+    let mut in_frac = false;
+    let mut exp = 0i32;
+    while let Some(&b) = bytes.get(i) {
+        i += 1;
+        match b {
+            b'0'..=b'9' => {
+                if !in_frac {
+                    int_len += 1;
+                }
+                if n == 0 && b == b'0' {
+                    leading += 1;
+                } else {
+                    *digits.get_mut(n)? = b;
+                    n += 1;
+                }
+            }
+            b'.' => in_frac = true,
+            b'e' | b'E' => {
+                let rest = bytes.get(i..)?;
+                let (neg, rest) = match rest.split_first() {
+                    Some((b'-', r)) => (true, r),
+                    Some((b'+', r)) => (false, r),
+                    _ => (false, rest),
+                };
+                if rest.is_empty() {
+                    return None;
+                }
+                for &d in rest {
+                    if !d.is_ascii_digit() {
+                        return None;
+                    }
+                    exp = exp.checked_mul(10)?.checked_add(i32::from(d - b'0'))?;
+                }
+                if neg {
+                    exp = -exp;
+                }
+                break;
+            }
+            _ => return None,
         }
-        *digits.get_mut(n)? = b;
-        n += 1;
     }
     while n > 0 && digits.get(n - 1) == Some(&b'0') {
         n -= 1;
@@ -172,7 +193,7 @@ fn parse_digits(text: &str) -> Option<([u8; 20], usize, i32)> {
     if n == 0 {
         return None;
     }
-    Some((digits, n, int.len() as i32 - 1 - leading + exp))
+    Some((digits, n, int_len - 1 - leading + exp))
 }
 
 /// True if `|v|` is exactly halfway between the `n`-digit decimal `digits × 10^(e10−n+1)` and
