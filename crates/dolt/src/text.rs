@@ -200,12 +200,9 @@ fn parse_digits(text: &str) -> Option<([u8; 20], usize, i32)> {
 /// one of its neighbours at that precision: the only case where shortest formatting may round
 /// differently from Go's (which rounds such ties to even).
 fn is_midpoint(v: f64, digits: &[u8], e10: i32) -> bool {
-    let Some(d) = digits.iter().try_fold(0u64, |acc, &b| {
-        acc.checked_mul(10)?
-            .checked_add(u64::from(b.wrapping_sub(b'0')))
-    }) else {
-        return true; // not expected; take the exact path
-    };
+    // A midpoint is c × 10^q with c = 10d ± 5 (odd) and q = e10 − n; |v| = m × 2^k with m odd.
+    // Equal only if the powers of two agree (k = q) and the odd parts do: m = c·5^q when q ≥ 0,
+    // c = m·5^−q when q < 0. The exponent test rejects almost every value at once.
     let q = e10 - digits.len() as i32;
     let bits = v.abs().to_bits();
     let biased = ((bits >> 52) & 0x7ff) as i32;
@@ -221,31 +218,29 @@ fn is_midpoint(v: f64, digits: &[u8], e10: i32) -> bool {
     let tz = m.trailing_zeros();
     m >>= tz;
     k += tz as i32;
-    // A midpoint is c × 10^q with c = 10d ± 5, which is odd; |v| = m × 2^k with m odd.
-    let pow5 = |e: u32| 5u128.checked_pow(e);
-    [
-        d.checked_mul(10).and_then(|x| x.checked_sub(5)),
-        d.checked_mul(10).and_then(|x| x.checked_add(5)),
-    ]
-    .into_iter()
-    .flatten()
-    .any(|c| {
-        let c = u128::from(c);
-        if q >= 0 {
-            // m·2^k = c·5^q·2^q  ⇔  k = q and m = c·5^q.
-            k == q
-                && pow5(q as u32)
-                    .and_then(|p| p.checked_mul(c))
-                    .is_some_and(|x| x == u128::from(m))
-        } else {
-            // m·2^k = c / (5^p·2^p)  ⇔  k = −p and m·5^p = c.
-            let p = -q;
-            k == -p
-                && pow5(p as u32)
-                    .and_then(|x| x.checked_mul(u128::from(m)))
-                    .is_some_and(|x| x == c)
-        }
-    })
+    if k != q {
+        return false;
+    }
+    let Some(d) = digits.iter().try_fold(0u64, |acc, &b| {
+        acc.checked_mul(10)?
+            .checked_add(u64::from(b.wrapping_sub(b'0')))
+    }) else {
+        return true; // not expected; take the exact path
+    };
+    let Some(pow5) = 5u128.checked_pow(q.unsigned_abs()) else {
+        return false;
+    };
+    let ten_d = u128::from(d) * 10;
+    [ten_d.checked_sub(5), ten_d.checked_add(5)]
+        .into_iter()
+        .flatten()
+        .any(|c| {
+            if q >= 0 {
+                c.checked_mul(pow5) == Some(u128::from(m))
+            } else {
+                pow5.checked_mul(u128::from(m)) == Some(c)
+            }
+        })
 }
 
 /// Given shortest round-trip text of a finite value (`shortest`, any notation), appends Go's
