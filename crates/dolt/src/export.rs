@@ -212,7 +212,6 @@ struct Scratch {
 }
 
 /// Appends the CSV text of field `p` of a row.
-#[allow(clippy::too_many_arguments)]
 fn write_field(
     db: &Database,
     table: &Table,
@@ -283,12 +282,17 @@ fn write_field(
         }
         FieldKind::Text => {
             if let Some(b) = desc.get_string_bytes(t, i).map_err(err)? {
-                write_text(b, out);
+                if !write_text(b, out) {
+                    // Plain strings must be UTF-8: report it as the general path does.
+                    desc.get_string(t, i).map_err(err)?;
+                }
             }
         }
         FieldKind::TextAdaptive => match desc.get_adaptive(t, i).map_err(err)? {
             None => {}
-            Some(Adaptive::Inline(b)) => write_text(b, out),
+            Some(Adaptive::Inline(b)) => {
+                write_text(b, out);
+            }
             Some(Adaptive::OutOfBand { len, address }) => {
                 scratch.blob.clear();
                 read_blob_into(db, address, &mut scratch.blob, 0)?;
@@ -334,10 +338,11 @@ static SPECIAL: [bool; 256] = {
     t
 };
 
-/// Appends text bytes as Dolt shows them (invalid UTF-8 replaced, as the general path does),
-/// CSV-quoted when needed. Plain ASCII text, the common case, is checked in one pass.
+/// Appends text bytes as Dolt shows them (invalid UTF-8 replaced, as the general path does for
+/// adaptive text), CSV-quoted when needed, and says whether they were valid UTF-8. Plain ASCII
+/// text, the common case, is checked in one pass.
 #[inline]
-fn write_text(b: &[u8], out: &mut Vec<u8>) {
+fn write_text(b: &[u8], out: &mut Vec<u8>) -> bool {
     let plain = match b.first() {
         None => false,
         Some(&c) => {
@@ -348,11 +353,14 @@ fn write_text(b: &[u8], out: &mut Vec<u8>) {
     };
     if plain {
         out.extend_from_slice(b);
+        true
     } else if std::str::from_utf8(b).is_ok() {
         write_csv_field(Some(b), out);
+        true
     } else {
         let s = String::from_utf8_lossy(b);
         write_csv_field(Some(s.as_bytes()), out);
+        false
     }
 }
 

@@ -7,14 +7,19 @@
 //! * [`DoltChunkSource::chunk`] returns `Arc<[u8]>` from a **bounded** cache (two generations
 //!   of a hash map, swapped when the young one passes half the byte budget: O(1), and at most
 //!   about the budget plus one generation's worth of live `Arc`s stays resident). This is what
-//!   the navigation and row-export code uses, so memory stays bounded on any database size.
+//!   the navigation code uses, so memory stays bounded on any database size. Full-table scans
+//!   read leaves with [`DoltChunkSource::read_uncached`] instead: each is used once, so caching
+//!   it would only evict useful chunks. Snappy and sized zstd chunks are decompressed straight
+//!   into the `Arc` allocation (no second copy).
 //! * The [`ChunkStore`] trait hands out `&[u8]` borrows tied to `&self`, which a bounded cache
 //!   cannot honour without `unsafe` (an entry could be evicted while borrowed). Chunks read
 //!   through the trait are therefore kept in an append-only arena for the life of the handle
 //!   (or until [`DoltChunkSource::clear_arena`], which needs `&mut self`, so no borrow can be
 //!   live). Use the trait for tree code that needs it and the `Arc` API for bulk reads.
 //!
-//! Each chunk's SHA-512/20 is checked whenever it is decompressed (so at least on first read).
+//! Each chunk's SHA-512/20 is checked whenever it is decompressed (so at least on first read),
+//! unless turned off with [`DoltChunkSource::with_verify_hashes`]; the CRC-32C of every
+//! compressed chunk is always checked.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
