@@ -122,6 +122,12 @@ fn send_leaves(
         return Err(bad_chunk(owner, "tree is too deep"));
     }
     let node = Node::verify(bytes).map_err(|e| bad_chunk(owner, e.to_string()))?;
+    if node.is_leaf() {
+        return Err(bad_chunk(
+            owner,
+            "a leaf where the tree's levels promise an internal node",
+        ));
+    }
     for i in 0..node.count() {
         let child = node.child(i);
         if node.level() == 1 {
