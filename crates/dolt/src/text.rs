@@ -384,26 +384,38 @@ pub fn write_decimal_digits(
         out.push(b'-');
     }
     let len = kept.len() + zeros;
-    // Left-pad with zeros to at least scale + 1 digits.
+    // Left-pad with zeros to at least scale + 1 digits; the point goes before the last `scale`.
     let lead = (scale + 1).saturating_sub(len);
     let total = len + lead;
     let int_len = total - scale;
-    let mut pos = 0usize;
-    let mut put = |out: &mut Vec<u8>, b: u8| {
-        if pos == int_len {
+    // The digit sequence is `lead` zeros, `kept`, `zeros` zeros; write it in pieces around the
+    // point.
+    let zero_run = |out: &mut Vec<u8>, n: usize| out.extend(std::iter::repeat_n(b'0', n));
+    if int_len <= lead {
+        zero_run(out, int_len);
+        if scale > 0 {
             out.push(b'.');
         }
-        out.push(b);
-        pos += 1;
-    };
-    for _ in 0..lead {
-        put(out, b'0');
-    }
-    for &b in kept {
-        put(out, b);
-    }
-    for _ in 0..zeros {
-        put(out, b'0');
+        zero_run(out, lead - int_len);
+        out.extend_from_slice(kept);
+        zero_run(out, zeros);
+    } else if int_len <= lead + kept.len() {
+        let (a, b) = kept.split_at(int_len - lead);
+        zero_run(out, lead);
+        out.extend_from_slice(a);
+        if scale > 0 {
+            out.push(b'.');
+        }
+        out.extend_from_slice(b);
+        zero_run(out, zeros);
+    } else {
+        zero_run(out, lead);
+        out.extend_from_slice(kept);
+        zero_run(out, int_len - lead - kept.len());
+        if scale > 0 {
+            out.push(b'.');
+        }
+        zero_run(out, total - int_len);
     }
 }
 
@@ -415,6 +427,12 @@ pub fn write_decimal_u128(
     exponent: i32,
     scale: u8,
 ) {
+    if let Ok(c) = u64::try_from(coeff) {
+        let mut buf = [0u8; 20];
+        let at = digits_u64(c, &mut buf);
+        write_decimal_digits(out, negative, buf.get(at..).unwrap_or(&[]), exponent, scale);
+        return;
+    }
     let mut buf = [0u8; 40];
     let at = digits_u128(coeff, &mut buf);
     write_decimal_digits(out, negative, buf.get(at..).unwrap_or(&[]), exponent, scale);
@@ -422,11 +440,20 @@ pub fn write_decimal_u128(
 
 /// Appends `YYYY-MM-DD` of the stored date parts.
 pub fn write_date(out: &mut Vec<u8>, d: Date) {
-    write_padded(out, u64::from(d.year), 4);
-    out.push(b'-');
-    write_padded(out, u64::from(d.month), 2);
-    out.push(b'-');
-    write_padded(out, u64::from(d.day), 2);
+    if d.year > 9999 || d.month > 99 || d.day > 99 {
+        write_padded(out, u64::from(d.year), 4);
+        out.push(b'-');
+        write_padded(out, u64::from(d.month), 2);
+        out.push(b'-');
+        write_padded(out, u64::from(d.day), 2);
+        return;
+    }
+    let mut t = *b"0000-00-00";
+    put_pair(&mut t, 0, u64::from(d.year / 100));
+    put_pair(&mut t, 2, u64::from(d.year % 100));
+    put_pair(&mut t, 5, u64::from(d.month));
+    put_pair(&mut t, 8, u64::from(d.day));
+    out.extend_from_slice(&t);
 }
 
 /// Appends a TIME (microseconds) as `[-]HH:MM:SS.ffffff`.
@@ -464,26 +491,29 @@ pub fn write_datetime(out: &mut Vec<u8>, us: i64, fsp: u8) {
     }
     let rem = us.rem_euclid(MICROS_PER_DAY) as u64;
     let secs = rem / 1_000_000;
-    write_padded(out, y as u64, 4);
-    out.push(b'-');
-    write_padded(out, u64::from(mo), 2);
-    out.push(b'-');
-    write_padded(out, u64::from(d), 2);
-    out.push(b' ');
-    write_padded(out, secs / 3600, 2);
-    out.push(b':');
-    write_padded(out, (secs / 60) % 60, 2);
-    out.push(b':');
-    write_padded(out, secs % 60, 2);
-    if keep > 19 {
-        out.push(b'.');
-        let mut frac = [0u8; 6];
-        let mut f = rem % 1_000_000;
-        for slot in frac.iter_mut().rev() {
-            *slot = b'0' + (f % 10) as u8;
-            f /= 10;
-        }
-        out.extend_from_slice(frac.get(..keep - 20).unwrap_or(&frac));
+    let y = y as u64;
+    // `YYYY-MM-DD HH:MM:SS.ffffff` built on the stack, then appended in one copy.
+    let mut t = *b"0000-00-00 00:00:00.000000";
+    put_pair(&mut t, 0, y / 100);
+    put_pair(&mut t, 2, y % 100);
+    put_pair(&mut t, 5, u64::from(mo));
+    put_pair(&mut t, 8, u64::from(d));
+    put_pair(&mut t, 11, secs / 3600);
+    put_pair(&mut t, 14, (secs / 60) % 60);
+    put_pair(&mut t, 17, secs % 60);
+    let f = rem % 1_000_000;
+    put_pair(&mut t, 20, f / 10_000);
+    put_pair(&mut t, 22, (f / 100) % 100);
+    put_pair(&mut t, 24, f % 100);
+    out.extend_from_slice(t.get(..keep).unwrap_or(&t));
+}
+
+/// Writes the two digits of `v` (below 100) at `at` in `t`.
+#[inline]
+fn put_pair(t: &mut [u8], at: usize, v: u64) {
+    let i = (v % 100) as usize * 2;
+    if let (Some(dst), Some(src)) = (t.get_mut(at..at + 2), DIGIT_PAIRS.get(i..i + 2)) {
+        dst.copy_from_slice(src);
     }
 }
 
@@ -602,6 +632,13 @@ mod tests {
         assert_eq!(d(false, "5", -3, 3), "0.005");
         assert_eq!(d(true, "5", -3, 2), "0.00");
         assert_eq!(d(false, "123", 2, 0), "12300");
+        assert_eq!(d(false, "123", 2, 2), "12300.00");
+        assert_eq!(d(false, "12345", -2, 2), "123.45");
+        assert_eq!(d(false, "12345", -3, 2), "12.34");
+        assert_eq!(d(false, "12345", 0, 0), "12345");
+        assert_eq!(d(false, "", 0, 0), "0");
+        assert_eq!(d(false, "7", -1, 1), "0.7");
+        assert_eq!(d(true, "7", -1, 1), "-0.7");
         assert_eq!(s(|o| write_decimal_u128(o, false, 1999, -2, 2)), "19.99");
     }
 
