@@ -3,7 +3,7 @@
 //!
 //! By default it exports every table of the golden database `shared/vectors/dolt-db/vecdb`
 //! (branch `main`). Set `PROLLY_DOLT_BENCH=DBDIR:BRANCH:TABLE` to bench a large database of
-//! your own instead (e.g. the 1M-row table described in the crate's measurement notes);
+//! your own instead (e.g. a 1M-row table made with `dolt table import`);
 //! compare against `dolt sql -r csv` outside criterion.
 
 use std::hint::black_box;
