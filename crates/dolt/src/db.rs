@@ -162,6 +162,13 @@ impl Database {
         Ok(Database { dir: dot, source })
     }
 
+    /// Sets whether chunk hashes are checked on read (see
+    /// [`DoltChunkSource::with_verify_hashes`]; on by default).
+    pub fn with_verify_hashes(mut self, verify: bool) -> Self {
+        self.source = self.source.with_verify_hashes(verify);
+        self
+    }
+
     /// The `.dolt` directory.
     pub fn dot_dolt(&self) -> &Path {
         &self.dir

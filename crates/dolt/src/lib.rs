@@ -7,6 +7,8 @@
 //! * [`db`]: navigation — branches, tags, working sets, commits and the log, root values, tables.
 //! * [`schema`]: table schemas (columns, SQL types, keys, indexes) and tuple descriptors.
 //! * [`rows`]: rows as typed values, and CSV text identical to `dolt sql -r csv`.
+//! * [`export`]: streaming CSV export of a whole table, allocation-free per row.
+//! * [`text`]: allocation-free text of numbers, decimals and temporal values.
 //!
 //! Nothing here writes to the database directory.
 
@@ -15,9 +17,11 @@ pub mod conformance;
 pub mod create;
 pub mod db;
 pub mod error;
+pub mod export;
 pub mod geometry;
 pub mod rows;
 pub mod schema;
+pub mod text;
 
 pub use chunks::DoltChunkSource;
 pub use db::{Commit, Database, RootValue, Table, Tag, WorkingSet};

@@ -4,12 +4,13 @@
 use std::cmp::Ordering;
 
 use prollystore_format::message::{BlobNode, Node};
-use prollystore_format::tuple::{datetime_text, Adaptive, Date, Tuple, TupleDesc, Value};
+use prollystore_format::tuple::{Adaptive, Date, Tuple, TupleDesc, Value};
 use prollystore_format::Address;
 
 use crate::db::{Database, Table};
 use crate::error::{bad_chunk, DoltError, Result};
 use crate::schema::{Column, SqlType};
+use crate::text;
 
 /// A SQL value as Dolt shows it, owned.
 #[derive(Clone, Debug, PartialEq)]
@@ -54,145 +55,47 @@ impl SqlValue {
 
     /// The text `dolt sql -r csv` writes for this value (before CSV quoting).
     pub fn csv_bytes(&self, out: &mut Vec<u8>) {
-        use std::io::Write;
-        let _ = match self {
-            SqlValue::Int(v) => write!(out, "{v}"),
-            SqlValue::Uint(v) => write!(out, "{v}"),
-            SqlValue::Float(v) => {
-                out.extend_from_slice(
-                    go_float_g(
-                        f64::from(*v),
-                        shortest_half_even(f64::from(*v), &format!("{v:e}")),
-                    )
-                    .as_bytes(),
-                );
-                Ok(())
-            }
-            SqlValue::Double(v) => {
-                out.extend_from_slice(
-                    go_float_g(*v, shortest_half_even(*v, &format!("{v:e}"))).as_bytes(),
-                );
-                Ok(())
-            }
+        match self {
+            SqlValue::Int(v) => text::write_i64(out, *v),
+            SqlValue::Uint(v) => text::write_u64(out, *v),
+            SqlValue::Float(v) => text::write_f32(out, *v),
+            SqlValue::Double(v) => text::write_f64(out, *v),
             SqlValue::Decimal(s) | SqlValue::Text(s) | SqlValue::Json(s) => {
-                out.extend_from_slice(s.as_bytes());
-                Ok(())
+                out.extend_from_slice(s.as_bytes())
             }
-            SqlValue::Enum(_, s) | SqlValue::Set(_, s) => {
-                out.extend_from_slice(s.as_bytes());
-                Ok(())
-            }
-            SqlValue::Year(y) => write!(out, "{y}"),
-            SqlValue::Date(d) => write!(out, "{d}"),
-            SqlValue::Time(us) => {
-                let sign = if *us < 0 { "-" } else { "" };
-                let a = us.unsigned_abs();
-                let secs = a / 1_000_000;
-                write!(
-                    out,
-                    "{sign}{:02}:{:02}:{:02}.{:06}",
-                    secs / 3600,
-                    (secs / 60) % 60,
-                    secs % 60,
-                    a % 1_000_000
-                )
-            }
-            SqlValue::Datetime(us, fsp) => {
-                let t = datetime_text(*us);
-                // `YYYY-MM-DD HH:MM:SS.ffffff`: keep `fsp` fraction digits.
-                let keep = if *fsp == 0 {
-                    19
-                } else {
-                    20 + usize::from((*fsp).min(6))
-                };
-                out.extend_from_slice(t.as_bytes().get(..keep).unwrap_or(t.as_bytes()));
-                Ok(())
-            }
-            SqlValue::Bytes(b) => {
-                out.extend_from_slice(b);
-                Ok(())
-            }
-        };
-    }
-}
-
-/// Rust's shortest digits can round an exact tie up where Go rounds it to even: re-format the
-/// exact value with the same number of digits (Rust's exact formatting rounds half to even).
-fn shortest_half_even(v: f64, shortest: &str) -> String {
-    if !v.is_finite() {
-        return shortest.to_string();
-    }
-    let mant = shortest.split('e').next().unwrap_or("");
-    let n = mant.chars().filter(char::is_ascii_digit).count().max(1);
-    format!("{:.*e}", n - 1, v)
-}
-
-/// Go's `strconv.FormatFloat(v, 'g', -1, _)`, given Rust's shortest `{:e}` text of the value.
-fn go_float_g(v: f64, exp_text: String) -> String {
-    if v.is_nan() {
-        return "NaN".into();
-    }
-    if v.is_infinite() {
-        return if v > 0.0 {
-            "+Inf".into()
-        } else {
-            "-Inf".into()
-        };
-    }
-    let (mant, exp) = exp_text.split_once('e').unwrap_or((&exp_text, "0"));
-    let exp: i32 = exp.parse().unwrap_or(0);
-    let (neg, mant) = match mant.strip_prefix('-') {
-        Some(m) => (true, m),
-        None => (false, mant),
-    };
-    let digits: String = mant.chars().filter(|c| c.is_ascii_digit()).collect();
-    let sign = if neg { "-" } else { "" };
-    if !(-4..6).contains(&exp) {
-        let (first, rest) = digits.split_at(1.min(digits.len()));
-        let frac = if rest.is_empty() {
-            String::new()
-        } else {
-            format!(".{rest}")
-        };
-        let es = if exp < 0 { '-' } else { '+' };
-        return format!("{sign}{first}{frac}e{es}{:02}", exp.unsigned_abs());
-    }
-    // Plain notation.
-    let nd = digits.len() as i32;
-    if exp >= nd - 1 {
-        let zeros = "0".repeat((exp - (nd - 1)) as usize);
-        format!("{sign}{digits}{zeros}")
-    } else if exp >= 0 {
-        let (a, b) = digits.split_at((exp + 1) as usize);
-        format!("{sign}{a}.{b}")
-    } else {
-        let zeros = "0".repeat((-exp - 1) as usize);
-        format!("{sign}0.{zeros}{digits}")
+            SqlValue::Enum(_, s) | SqlValue::Set(_, s) => out.extend_from_slice(s.as_bytes()),
+            SqlValue::Year(y) => text::write_u64(out, u64::from(*y)),
+            SqlValue::Date(d) => text::write_date(out, *d),
+            SqlValue::Time(us) => text::write_time(out, *us),
+            SqlValue::Datetime(us, fsp) => text::write_datetime(out, *us, *fsp),
+            SqlValue::Bytes(b) => out.extend_from_slice(b),
+        }
     }
 }
 
 /// Formats a stored decimal with exactly `scale` fraction digits.
-fn decimal_text(negative: bool, digits: &str, exponent: i32, scale: u8) -> String {
-    let digits = digits.trim_start_matches('0');
-    let scale = i32::from(scale);
-    // value = digits × 10^exponent; shift to `scale` fraction digits.
-    let shift = exponent + scale;
-    let mut d: String = if shift >= 0 {
-        format!("{digits}{}", "0".repeat(shift as usize))
-    } else {
-        let cut = digits.len().saturating_sub((-shift) as usize);
-        digits.get(..cut).unwrap_or("").to_string()
-    };
-    if d.len() <= scale as usize {
-        d = format!("{}{d}", "0".repeat(scale as usize + 1 - d.len()));
-    }
-    let (int, frac) = d.split_at(d.len() - scale as usize);
-    let zero = d.bytes().all(|b| b == b'0');
-    let sign = if negative && !zero { "-" } else { "" };
-    if scale == 0 {
-        format!("{sign}{int}")
-    } else {
-        format!("{sign}{int}.{frac}")
+pub(crate) fn decimal_text(d: &prollystore_format::tuple::Decimal<'_>, scale: u8) -> String {
+    let mut out = Vec::new();
+    write_decimal(&mut out, d, scale);
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// Appends a stored decimal with exactly `scale` fraction digits (allocation-free when the
+/// coefficient fits in 128 bits, as it always does for DECIMAL(≤38)).
+pub(crate) fn write_decimal(
+    out: &mut Vec<u8>,
+    d: &prollystore_format::tuple::Decimal<'_>,
+    scale: u8,
+) {
+    match d.coefficient_u128() {
+        Some(c) => text::write_decimal_u128(out, d.is_negative(), c, d.exponent(), scale),
+        None => text::write_decimal_digits(
+            out,
+            d.is_negative(),
+            d.coefficient_digits().as_bytes(),
+            d.exponent(),
+            scale,
+        ),
     }
 }
 
@@ -212,7 +115,12 @@ pub fn read_blob(db: &Database, root: Address, expected_len: u64) -> Result<Vec<
     Ok(out)
 }
 
-fn read_blob_into(db: &Database, address: Address, out: &mut Vec<u8>, depth: usize) -> Result<()> {
+pub(crate) fn read_blob_into(
+    db: &Database,
+    address: Address,
+    out: &mut Vec<u8>,
+    depth: usize,
+) -> Result<()> {
     if depth > 32 {
         return Err(bad_chunk(address, "blob tree is too deep"));
     }
@@ -268,7 +176,7 @@ fn walk(
 }
 
 /// Decodes one stored field into the value Dolt shows for `col`.
-fn decode_field(
+pub(crate) fn decode_field(
     db: &Database,
     col: &Column,
     desc: &TupleDesc,
@@ -302,12 +210,9 @@ fn decode_field(
     };
     let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
     let out = match (&col.sql_type, v) {
-        (SqlType::Decimal { scale, .. }, Value::Decimal(d)) => SqlValue::Decimal(decimal_text(
-            d.is_negative(),
-            &d.coefficient_digits(),
-            d.exponent(),
-            *scale,
-        )),
+        (SqlType::Decimal { scale, .. }, Value::Decimal(d)) => {
+            SqlValue::Decimal(decimal_text(&d, *scale))
+        }
         (SqlType::Enum(names), Value::Enum(e)) => SqlValue::Enum(
             e,
             names
@@ -435,38 +340,50 @@ pub fn for_each_row(
 /// with a comma, quote, CR/LF, a leading space or equal to `\.` are quoted.
 pub fn write_csv_field(field: Option<&[u8]>, out: &mut Vec<u8>) {
     let Some(f) = field else { return };
-    let first_is_space = std::str::from_utf8(f.get(..f.len().min(4)).unwrap_or(&[]))
-        .ok()
-        .or_else(|| {
-            // Decode the first rune only.
-            (1..=f.len().min(4))
-                .rev()
-                .find_map(|n| std::str::from_utf8(f.get(..n)?).ok())
-        })
-        .and_then(|s| s.chars().next())
-        .is_some_and(char::is_whitespace);
-    let needs = f.is_empty()
-        || f == b"\\."
-        || f.iter().any(|&b| matches!(b, b',' | b'"' | b'\r' | b'\n'))
-        || first_is_space;
-    if !needs {
+    if !needs_quotes(f) {
         out.extend_from_slice(f);
         return;
     }
+    out.reserve(f.len() + 2);
     out.push(b'"');
-    for &b in f {
-        if b == b'"' {
-            out.extend_from_slice(b"\"\"");
-        } else {
-            out.push(b);
-        }
+    let mut rest = f;
+    while let Some(p) = rest.iter().position(|&b| b == b'"') {
+        let (upto, after) = rest.split_at(p + 1);
+        out.extend_from_slice(upto);
+        out.push(b'"');
+        rest = after;
     }
+    out.extend_from_slice(rest);
     out.push(b'"');
+}
+
+/// Whether Dolt's CSV writer quotes `f`.
+#[inline]
+fn needs_quotes(f: &[u8]) -> bool {
+    let Some(&first) = f.first() else {
+        return true;
+    };
+    let first_is_space = if first.is_ascii() {
+        // `char::is_whitespace` on ASCII: TAB, LF, VT, FF, CR and space.
+        matches!(first, b' ' | b'\t'..=b'\r')
+    } else {
+        first_char_is_whitespace(f)
+    };
+    first_is_space || f == b"\\." || f.iter().any(|&b| matches!(b, b',' | b'"' | b'\r' | b'\n'))
+}
+
+/// Whether the first UTF-8 character of `f` is Unicode whitespace (false if it is not valid
+/// UTF-8).
+fn first_char_is_whitespace(f: &[u8]) -> bool {
+    (1..=f.len().min(4))
+        .find_map(|n| std::str::from_utf8(f.get(..n)?).ok())
+        .and_then(|s| s.chars().next())
+        .is_some_and(char::is_whitespace)
 }
 
 /// Orders rows as MySQL's `ORDER BY` all columns would (NULLs first); used for keyless tables,
 /// whose stored order is by row hash.
-fn compare_rows(a: &[Option<SqlValue>], b: &[Option<SqlValue>]) -> Ordering {
+pub(crate) fn compare_rows(a: &[Option<SqlValue>], b: &[Option<SqlValue>]) -> Ordering {
     for (x, y) in a.iter().zip(b) {
         let o = match (x, y) {
             (None, None) => Ordering::Equal,
@@ -509,86 +426,20 @@ fn compare_values(x: &SqlValue, y: &SqlValue) -> Ordering {
     }
 }
 
-/// Writes `table` as `dolt sql -r csv -q "select * from t order by <key>"` would: a header of
-/// the visible column names, then one line per row (keyless tables sorted by all columns).
-pub fn export_csv(db: &Database, table: &Table, out: &mut dyn std::io::Write) -> Result<u64> {
-    let schema = &table.schema;
-    let io = |e: std::io::Error| DoltError::Io {
-        file: "CSV output".into(),
-        source: e,
-    };
-    let mut line = Vec::new();
-    for (n, i) in schema.visible_columns().into_iter().enumerate() {
-        if n > 0 {
-            line.push(b',');
-        }
-        let name = schema
-            .columns
-            .get(i)
-            .map(|c| c.name.as_bytes())
-            .unwrap_or(b"");
-        write_csv_field(Some(name), &mut line);
-    }
-    line.push(b'\n');
-    out.write_all(&line).map_err(io)?;
-    let mut count = 0u64;
-    let mut field = Vec::new();
-    let mut emit = |row: &[Option<SqlValue>], out: &mut dyn std::io::Write| -> Result<()> {
-        line.clear();
-        for (n, v) in row.iter().enumerate() {
-            if n > 0 {
-                line.push(b',');
-            }
-            match v {
-                None => {}
-                Some(v) => {
-                    field.clear();
-                    v.csv_bytes(&mut field);
-                    write_csv_field(Some(&field), &mut line);
-                }
-            }
-        }
-        line.push(b'\n');
-        out.write_all(&line).map_err(io)?;
-        count += 1;
-        Ok(())
-    };
-    if schema.keyless {
-        let mut rows: Vec<Vec<Option<SqlValue>>> = Vec::new();
-        for_each_row(db, table, &mut |r| {
-            rows.push(r.to_vec());
-            Ok(())
-        })?;
-        rows.sort_by(|a, b| compare_rows(a, b));
-        for r in &rows {
-            emit(r, out)?;
-        }
-    } else {
-        for_each_row(db, table, &mut |r| emit(r, out))?;
-    }
-    Ok(count)
-}
+pub use crate::export::export_csv;
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn go_float_formatting() {
-        let g = |v: f64| go_float_g(v, format!("{v:e}"));
-        assert_eq!(g(5e-275), "5e-275");
-        assert_eq!(g(-3e264), "-3e+264");
-        assert_eq!(g(-660.642578125), "-660.642578125");
-        assert_eq!(g(0.0001), "0.0001");
-        assert_eq!(g(100.0), "100");
-        assert_eq!(g(0.0), "0");
-    }
-
-    #[test]
-    fn decimal_formatting() {
-        assert_eq!(decimal_text(true, "6033988078", -4, 4), "-603398.8078");
-        assert_eq!(decimal_text(false, "15", -1, 3), "1.500");
-        assert_eq!(decimal_text(false, "0", 0, 2), "0.00");
-        assert_eq!(decimal_text(false, "5", -3, 3), "0.005");
+    fn value_text() {
+        assert_eq!(SqlValue::Double(-660.642578125).to_text(), "-660.642578125");
+        assert_eq!(SqlValue::Float(0.1).to_text(), "0.1");
+        assert_eq!(SqlValue::Time(-1).to_text(), "-00:00:00.000001");
+        assert_eq!(SqlValue::Datetime(0, 0).to_text(), "1970-01-01 00:00:00");
+        let coeff = 6_033_988_078u64.to_be_bytes();
+        let d = prollystore_format::tuple::Decimal::finite(-4, true, &coeff);
+        assert_eq!(decimal_text(&d, 4), "-603398.8078");
     }
 }

@@ -5,6 +5,7 @@
 //! * zstd frames decoded with a dictionary (archives).
 
 use std::fs::File;
+use std::sync::Arc;
 
 use crate::error::{corrupt, DoltError, Result};
 
@@ -25,8 +26,9 @@ pub(crate) fn be_u64(bytes: &[u8], at: usize) -> Option<u64> {
     Some(u64::from_be_bytes(b))
 }
 
-/// Decodes a snappy‖CRC-32C record (at `offset` in `file`, for errors).
-pub fn decode_snappy_record(record: &[u8], file: &str, offset: u64) -> Result<Vec<u8>> {
+/// Decodes a snappy‖CRC-32C record (at `offset` in `file`, for errors), straight into the
+/// shared allocation the chunk cache keeps (no second copy).
+pub fn decode_snappy_record(record: &[u8], file: &str, offset: u64) -> Result<Arc<[u8]>> {
     let Some(split) = record.len().checked_sub(4) else {
         return Err(corrupt(
             file,
@@ -53,11 +55,22 @@ pub fn decode_snappy_record(record: &[u8], file: &str, offset: u64) -> Result<Ve
             format!("chunk claims {len} bytes, more than the {MAX_CHUNK_LEN} limit"),
         ));
     }
-    let mut out = vec![0u8; len];
+    // A fresh `Arc` is unique, so `get_mut` always succeeds; the zero fill is the price of
+    // staying free of `unsafe`.
+    let mut out: Arc<[u8]> = std::iter::repeat_n(0u8, len).collect();
+    let Some(buf) = Arc::get_mut(&mut out) else {
+        return Err(corrupt(file, offset, "chunk buffer is shared"));
+    };
     let n = snap::raw::Decoder::new()
-        .decompress(data, &mut out)
+        .decompress(data, buf)
         .map_err(|e| corrupt(file, offset, format!("bad snappy data: {e}")))?;
-    out.truncate(n);
+    if n != len {
+        return Err(corrupt(
+            file,
+            offset,
+            format!("snappy data decodes to {n} bytes, its header says {len}"),
+        ));
+    }
     Ok(out)
 }
 

@@ -1,6 +1,8 @@
 //! Classic NBS table files: snappy‖CRC records back to back, then an index (prefix tuples,
 //! lengths, suffixes) and a 20-byte footer ending in the NBS magic.
 
+use std::sync::Arc;
+
 use prollystore_format::Address;
 
 use super::codec::{be_u32, be_u64, decode_snappy_record, Backing};
@@ -151,7 +153,7 @@ impl TableFile {
     }
 
     /// The decompressed chunk and the offset of its record, or `None` if absent.
-    pub fn read(&self, address: &Address) -> Result<Option<(Vec<u8>, u64)>> {
+    pub fn read(&self, address: &Address) -> Result<Option<(Arc<[u8]>, u64)>> {
         let Some(ord) = self.ordinal_of(address) else {
             return Ok(None);
         };

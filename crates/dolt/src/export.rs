@@ -1,0 +1,495 @@
+//! Streaming CSV export identical to `dolt sql -r csv -q "select * from t"`.
+//!
+//! Rows go straight from the tree's leaf nodes to one reused output buffer: each visible column
+//! gets a [`FieldPlan`] chosen once from its SQL type and stored encoding, and the common kinds
+//! (integers, floats, decimals, dates, datetimes, inline text) are formatted in place from the
+//! tuple bytes with no per-row or per-field allocation. Everything else goes through the general
+//! [`decode_field`] path, so the output is the same bytes either way.
+//!
+//! Leaf chunks are read, decompressed and hash-checked on a second thread that walks the
+//! tree's internal nodes ahead of the formatting thread (a bounded channel keeps at most
+//! [`READ_AHEAD`] batches of [`BATCH`] leaves in flight), so I/O and decompression overlap with formatting.
+//!
+//! Keyless tables are the exception: Dolt shows them sorted by all columns, so their rows are
+//! collected and sorted first.
+
+use std::io::Write;
+use std::sync::Arc;
+
+use prollystore_format::message::Node;
+use prollystore_format::tuple::{Adaptive, Tuple, TupleDesc};
+use prollystore_format::{Address, Encoding};
+
+use crate::db::{Database, Table};
+use crate::error::{bad_chunk, DoltError, Result};
+use crate::rows::{
+    compare_rows, decode_field, for_each_row, read_blob_into, write_csv_field, write_decimal,
+    SqlValue,
+};
+use crate::schema::{Column, SqlType};
+use crate::text;
+
+/// Output is handed to the writer in pieces of about this size.
+const FLUSH_BYTES: usize = 256 << 10;
+
+/// Leaves handed over per message (fewer thread wake-ups than one message per leaf).
+const BATCH: usize = 16;
+
+/// Batches the reader thread may have decoded ahead of the formatter.
+const READ_AHEAD: usize = 4;
+
+/// Deepest tree accepted (Dolt's trees of billions of rows are under 10 levels).
+const MAX_DEPTH: usize = 64;
+
+/// A leaf node's bytes and the address it was read from.
+type Leaf = (Address, Arc<[u8]>);
+
+/// The reader thread's side of the hand-over: leaves are sent in batches.
+struct LeafSender {
+    tx: std::sync::mpsc::SyncSender<Result<Vec<Leaf>>>,
+    batch: Vec<Leaf>,
+}
+
+impl LeafSender {
+    /// Queues a leaf; false once the receiver has hung up.
+    fn push(&mut self, leaf: Leaf) -> bool {
+        self.batch.push(leaf);
+        self.batch.len() < BATCH || self.flush()
+    }
+
+    /// Sends the queued leaves; false once the receiver has hung up.
+    fn flush(&mut self) -> bool {
+        if self.batch.is_empty() {
+            return true;
+        }
+        let batch = std::mem::replace(&mut self.batch, Vec::with_capacity(BATCH));
+        self.tx.send(Ok(batch)).is_ok()
+    }
+}
+
+/// Calls `f` on every leaf of the clustered index in key order, reading the leaves on a
+/// second thread.
+fn for_each_leaf(
+    db: &Database,
+    table: &Table,
+    f: &mut dyn FnMut(Node<'_>) -> Result<()>,
+) -> Result<()> {
+    let root =
+        Node::verify(&table.primary_index).map_err(|e| bad_chunk(table.address, e.to_string()))?;
+    if root.is_leaf() {
+        return f(root);
+    }
+    std::thread::scope(|s| {
+        let (tx, rx) = std::sync::mpsc::sync_channel::<Result<Vec<Leaf>>>(READ_AHEAD);
+        s.spawn(move || {
+            let mut sender = LeafSender {
+                tx,
+                batch: Vec::with_capacity(BATCH),
+            };
+            match send_leaves(db, &table.primary_index, table.address, 0, &mut sender) {
+                Ok(_) => {
+                    sender.flush();
+                }
+                // The receiver may be gone (it stopped on its own error); nothing to do then.
+                Err(e) => {
+                    let _ = sender.tx.send(Err(e));
+                }
+            }
+        });
+        for batch in rx {
+            for (address, chunk) in batch? {
+                let node = Node::verify(&chunk).map_err(|e| bad_chunk(address, e.to_string()))?;
+                if !node.is_leaf() {
+                    return Err(bad_chunk(address, "expected a leaf node"));
+                }
+                f(node)?;
+            }
+        }
+        Ok(())
+    })
+}
+
+/// Walks the internal node `bytes` and sends its leaves in order. Returns `Ok(false)` when the
+/// receiver has hung up (then stops quietly).
+fn send_leaves(
+    db: &Database,
+    bytes: &[u8],
+    owner: Address,
+    depth: usize,
+    tx: &mut LeafSender,
+) -> Result<bool> {
+    if depth > MAX_DEPTH {
+        return Err(bad_chunk(owner, "tree is too deep"));
+    }
+    let node = Node::verify(bytes).map_err(|e| bad_chunk(owner, e.to_string()))?;
+    if node.is_leaf() {
+        return Err(bad_chunk(
+            owner,
+            "a leaf where the tree's levels promise an internal node",
+        ));
+    }
+    for i in 0..node.count() {
+        let child = node.child(i);
+        if node.level() == 1 {
+            // Leaves are read once: past the cache, so their memory is reused right away.
+            let chunk = db
+                .source()
+                .read_uncached(&child)?
+                .ok_or(DoltError::MissingChunk(child))?;
+            if !tx.push((child, chunk)) {
+                return Ok(false);
+            }
+        } else {
+            let chunk = db.source().chunk(&child)?;
+            if !send_leaves(db, &chunk, child, depth + 1, tx)? {
+                return Ok(false);
+            }
+        }
+    }
+    Ok(true)
+}
+
+/// How one visible column is turned into CSV text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum FieldKind {
+    /// Signed integer encodings, printed in decimal.
+    Int,
+    /// Unsigned integer and BIT encodings, printed in decimal.
+    Uint,
+    /// FLOAT, Go's shortest text.
+    Float32,
+    /// DOUBLE, Go's shortest text.
+    Float64,
+    /// DECIMAL with this scale.
+    Decimal(u8),
+    /// DATETIME/TIMESTAMP with this many fraction digits.
+    Datetime(u8),
+    /// DATE.
+    Date,
+    /// Text stored as a plain string.
+    Text,
+    /// Text stored as an adaptive value (inline or in a blob tree).
+    TextAdaptive,
+    /// Anything else: decoded to a [`SqlValue`] first.
+    General,
+}
+
+/// Where one visible column lives and how it is printed.
+#[derive(Clone, Copy, Debug)]
+struct FieldPlan {
+    /// In the key tuple (else the value tuple).
+    key: bool,
+    /// Field index in that tuple.
+    index: usize,
+    /// Index into the schema's columns.
+    column: usize,
+    kind: FieldKind,
+}
+
+/// Chooses the printing path for a column whose stored encoding is `enc`, following the same
+/// precedence as [`decode_field`] (so the fast kinds give its exact text).
+fn kind_of(col: &Column, enc: Encoding) -> FieldKind {
+    use Encoding as E;
+    match (&col.sql_type, enc) {
+        (SqlType::Decimal { scale, .. }, E::Decimal) => FieldKind::Decimal(*scale),
+        (SqlType::Decimal { .. }, _) => FieldKind::General,
+        (SqlType::Enum(_) | SqlType::Set(_), _) => FieldKind::General,
+        (SqlType::Datetime(f) | SqlType::Timestamp(f), E::Datetime) => FieldKind::Datetime(*f),
+        (SqlType::Json, _) => FieldKind::General,
+        (SqlType::Text { .. }, E::String) => FieldKind::Text,
+        (SqlType::Text { .. }, e) if e.is_adaptive() => FieldKind::TextAdaptive,
+        (SqlType::Text { .. } | SqlType::Binary { .. }, _) => FieldKind::General,
+        (_, E::Int8 | E::Int16 | E::Int32 | E::Int64) => FieldKind::Int,
+        (_, E::Uint8 | E::Uint16 | E::Uint32 | E::Uint64 | E::Bit64) => FieldKind::Uint,
+        (_, E::Float32) => FieldKind::Float32,
+        (_, E::Float64) => FieldKind::Float64,
+        (_, E::Date) => FieldKind::Date,
+        (_, E::Datetime) => FieldKind::Datetime(6),
+        _ => FieldKind::General,
+    }
+}
+
+/// Reusable buffers of one export.
+struct Scratch {
+    /// A value's text before CSV quoting (general path).
+    field: Vec<u8>,
+    /// An out-of-band value's bytes.
+    blob: Vec<u8>,
+}
+
+/// Appends the CSV text of field `p` of a row.
+fn write_field(
+    db: &Database,
+    table: &Table,
+    p: &FieldPlan,
+    desc: &TupleDesc,
+    t: Tuple<'_>,
+    scratch: &mut Scratch,
+    out: &mut Vec<u8>,
+) -> Result<()> {
+    let err = |e: prollystore_format::tuple::TupleError| {
+        let name = table
+            .schema
+            .columns
+            .get(p.column)
+            .map(|c| c.name.as_str())
+            .unwrap_or("");
+        bad_chunk(table.address, format!("column {name}: {e}"))
+    };
+    let i = p.index;
+    match p.kind {
+        FieldKind::Int => {
+            let v = match desc.type_of(i).map_err(err)?.enc {
+                Encoding::Int8 => desc.get_int8(t, i).map_err(err)?.map(i64::from),
+                Encoding::Int16 => desc.get_int16(t, i).map_err(err)?.map(i64::from),
+                Encoding::Int32 => desc.get_int32(t, i).map_err(err)?.map(i64::from),
+                _ => desc.get_int64(t, i).map_err(err)?,
+            };
+            if let Some(v) = v {
+                text::write_i64(out, v);
+            }
+        }
+        FieldKind::Uint => {
+            let v = match desc.type_of(i).map_err(err)?.enc {
+                Encoding::Uint8 => desc.get_uint8(t, i).map_err(err)?.map(u64::from),
+                Encoding::Uint16 => desc.get_uint16(t, i).map_err(err)?.map(u64::from),
+                Encoding::Uint32 => desc.get_uint32(t, i).map_err(err)?.map(u64::from),
+                Encoding::Bit64 => desc.get_bit64(t, i).map_err(err)?,
+                _ => desc.get_uint64(t, i).map_err(err)?,
+            };
+            if let Some(v) = v {
+                text::write_u64(out, v);
+            }
+        }
+        FieldKind::Float32 => {
+            if let Some(v) = desc.get_float32(t, i).map_err(err)? {
+                text::write_f32(out, v);
+            }
+        }
+        FieldKind::Float64 => {
+            if let Some(v) = desc.get_float64(t, i).map_err(err)? {
+                text::write_f64(out, v);
+            }
+        }
+        FieldKind::Decimal(scale) => {
+            if let Some(d) = desc.get_decimal(t, i).map_err(err)? {
+                write_decimal(out, &d, scale);
+            }
+        }
+        FieldKind::Datetime(fsp) => {
+            if let Some(us) = desc.get_datetime(t, i).map_err(err)? {
+                text::write_datetime(out, us, fsp);
+            }
+        }
+        FieldKind::Date => {
+            if let Some(d) = desc.get_date(t, i).map_err(err)? {
+                text::write_date(out, d);
+            }
+        }
+        FieldKind::Text => {
+            if let Some(b) = desc.get_string_bytes(t, i).map_err(err)? {
+                if !write_text(b, out) {
+                    // Plain strings must be UTF-8: report it as the general path does.
+                    desc.get_string(t, i).map_err(err)?;
+                }
+            }
+        }
+        FieldKind::TextAdaptive => match desc.get_adaptive(t, i).map_err(err)? {
+            None => {}
+            Some(Adaptive::Inline(b)) => {
+                write_text(b, out);
+            }
+            Some(Adaptive::OutOfBand { len, address }) => {
+                scratch.blob.clear();
+                read_blob_into(db, address, &mut scratch.blob, 0)?;
+                if scratch.blob.len() as u64 != len {
+                    return Err(bad_chunk(
+                        address,
+                        format!(
+                            "blob holds {} bytes, the row says {len}",
+                            scratch.blob.len()
+                        ),
+                    ));
+                }
+                write_text(&scratch.blob, out);
+            }
+        },
+        FieldKind::General => {
+            let Some(col) = table.schema.columns.get(p.column) else {
+                return Ok(());
+            };
+            if let Some(v) = decode_field(db, col, desc, t, i)? {
+                scratch.field.clear();
+                v.csv_bytes(&mut scratch.field);
+                write_csv_field(Some(&scratch.field), out);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Bytes that send a text field down the general path: non-ASCII (UTF-8 checks, Unicode
+/// whitespace) and the characters that force CSV quoting.
+static SPECIAL: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut i = 0x80;
+    while i < 256 {
+        t[i] = true;
+        i += 1;
+    }
+    t[b',' as usize] = true;
+    t[b'"' as usize] = true;
+    t[b'\r' as usize] = true;
+    t[b'\n' as usize] = true;
+    t
+};
+
+/// Appends text bytes as Dolt shows them (invalid UTF-8 replaced, as the general path does for
+/// adaptive text), CSV-quoted when needed, and says whether they were valid UTF-8. Plain ASCII
+/// text, the common case, is checked in one pass.
+#[inline]
+fn write_text(b: &[u8], out: &mut Vec<u8>) -> bool {
+    let plain = match b.first() {
+        None => false,
+        Some(&c) => {
+            !matches!(c, b' ' | b'\t'..=b'\r')
+                && b != b"\\."
+                && !b.iter().any(|&c| SPECIAL[usize::from(c)])
+        }
+    };
+    if plain {
+        out.extend_from_slice(b);
+        true
+    } else if std::str::from_utf8(b).is_ok() {
+        write_csv_field(Some(b), out);
+        true
+    } else {
+        let s = String::from_utf8_lossy(b);
+        write_csv_field(Some(s.as_bytes()), out);
+        false
+    }
+}
+
+/// Writes `table` as `dolt sql -r csv -q "select * from t order by <key>"` would: a header of
+/// the visible column names, then one line per row (keyless tables sorted by all columns).
+/// Returns the number of rows written.
+pub fn export_csv(db: &Database, table: &Table, out: &mut dyn Write) -> Result<u64> {
+    let schema = &table.schema;
+    let io = |e: std::io::Error| DoltError::Io {
+        file: "CSV output".into(),
+        source: e,
+    };
+    let visible = schema.visible_columns();
+    let mut buf = Vec::with_capacity(FLUSH_BYTES + (FLUSH_BYTES >> 2));
+    for (n, &i) in visible.iter().enumerate() {
+        if n > 0 {
+            buf.push(b',');
+        }
+        let name = schema
+            .columns
+            .get(i)
+            .map(|c| c.name.as_bytes())
+            .unwrap_or(b"");
+        write_csv_field(Some(name), &mut buf);
+    }
+    buf.push(b'\n');
+
+    if schema.keyless {
+        let mut rows: Vec<Vec<Option<SqlValue>>> = Vec::new();
+        for_each_row(db, table, &mut |r| {
+            rows.push(r.to_vec());
+            Ok(())
+        })?;
+        rows.sort_by(|a, b| compare_rows(a, b));
+        let mut field = Vec::new();
+        for r in &rows {
+            for (n, v) in r.iter().enumerate() {
+                if n > 0 {
+                    buf.push(b',');
+                }
+                if let Some(v) = v {
+                    field.clear();
+                    v.csv_bytes(&mut field);
+                    write_csv_field(Some(&field), &mut buf);
+                }
+            }
+            buf.push(b'\n');
+            if buf.len() >= FLUSH_BYTES {
+                out.write_all(&buf).map_err(io)?;
+                buf.clear();
+            }
+        }
+        out.write_all(&buf).map_err(io)?;
+        return Ok(rows.len() as u64);
+    }
+
+    let key_desc = schema.key_desc();
+    let value_desc = schema.value_desc();
+    let mut plans = Vec::with_capacity(visible.len());
+    for &i in &visible {
+        let Some(col) = schema.columns.get(i) else {
+            continue;
+        };
+        if col.virtual_ {
+            return Err(DoltError::Unsupported(format!(
+                "virtual generated column {:?} (needs expression evaluation)",
+                col.name
+            )));
+        }
+        let (key, index) = if let Some(k) = schema.key_columns.iter().position(|&c| c == i) {
+            (true, k)
+        } else if let Some(v) = schema.value_columns.iter().position(|&c| c == i) {
+            (false, v)
+        } else {
+            return Err(bad_chunk(
+                table.schema_address,
+                format!("column {i} is in no tuple"),
+            ));
+        };
+        let desc = if key { &key_desc } else { &value_desc };
+        let enc = desc
+            .type_of(index)
+            .map_err(|e| bad_chunk(table.schema_address, format!("column {}: {e}", col.name)))?
+            .enc;
+        plans.push(FieldPlan {
+            key,
+            index,
+            column: i,
+            kind: kind_of(col, enc),
+        });
+    }
+
+    let mut scratch = Scratch {
+        field: Vec::new(),
+        blob: Vec::new(),
+    };
+    let mut count = 0u64;
+    for_each_leaf(db, table, &mut |node| {
+        for e in 0..node.count() {
+            let kt = Tuple::new(node.key(e))
+                .map_err(|e| bad_chunk(table.address, format!("key tuple: {e}")))?;
+            let vt = Tuple::new(node.value(e))
+                .map_err(|e| bad_chunk(table.address, format!("value tuple: {e}")))?;
+            for (n, p) in plans.iter().enumerate() {
+                if n > 0 {
+                    buf.push(b',');
+                }
+                let (desc, t) = if p.key {
+                    (&key_desc, kt)
+                } else {
+                    (&value_desc, vt)
+                };
+                write_field(db, table, p, desc, t, &mut scratch, &mut buf)?;
+            }
+            buf.push(b'\n');
+            count += 1;
+            if buf.len() >= FLUSH_BYTES {
+                out.write_all(&buf).map_err(io)?;
+                buf.clear();
+            }
+        }
+        Ok(())
+    })?;
+    out.write_all(&buf).map_err(io)?;
+    Ok(count)
+}
