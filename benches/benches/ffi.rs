@@ -160,6 +160,7 @@ fn c_gets(f: &Fixture) -> usize {
     n
 }
 
+#[inline(never)]
 fn rust_scan(map: &Map<'_, FileStore, TupleSchema>) -> usize {
     let mut n = 0;
     for row in map.iter().unwrap() {
@@ -169,6 +170,7 @@ fn rust_scan(map: &Map<'_, FileStore, TupleSchema>) -> usize {
     n
 }
 
+#[inline(never)]
 fn c_scan(f: &Fixture) -> usize {
     let open = prolly_bound {
         kind: 0,
@@ -194,6 +196,7 @@ fn c_scan(f: &Fixture) -> usize {
     n
 }
 
+#[inline(never)]
 fn c_scan_batch(f: &Fixture) -> usize {
     let open = prolly_bound {
         kind: 0,
@@ -244,6 +247,12 @@ fn bench_ffi(c: &mut Criterion) {
     assert_eq!(rust_gets(&f, &map), c_gets(&f));
     assert_eq!(rust_scan(&map), c_scan(&f));
     assert_eq!(rust_scan(&map), c_scan_batch(&f));
+    if std::env::var_os("PROLLY_FFI_SCAN_ONCE").is_some() {
+        // One scan of each kind and nothing else: for instruction counts, e.g.
+        // `valgrind --tool=callgrind --collect-atstart=no --toggle-collect='*c_scan*' <bench>`.
+        black_box((rust_scan(&map), c_scan(&f), c_scan_batch(&f)));
+        return;
+    }
 
     let mut g = c.benchmark_group("ffi/get");
     g.throughput(Throughput::Elements(GETS as u64));

@@ -10,7 +10,7 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
-use prollystore::format::tuple::{TupleDesc, Type};
+use prollystore::format::tuple::{TupleBuilder, TupleDesc, Type};
 use prollystore::format::{Encoding, HashProfile};
 use prollystore::tree::mutate::{apply_edits, Edit};
 use prollystore::tuples::TupleSchema;
@@ -115,6 +115,32 @@ fn bench_reads(c: &mut Criterion) {
             b.iter(|| {
                 j = (j + 1) & 4095;
                 black_box(m.get(&data[p[j]].0).expect("get"))
+            })
+        });
+    }
+    {
+        // Keys of one int32 field: not 8-byte fields, so the search takes the path that touches
+        // the node's key lines first (`touch_keys`) rather than the wide-key search.
+        let d = TupleDesc::new(vec![Type::not_null(Encoding::Int32)]);
+        let s = MemoryStore::new(HashProfile::Blake3);
+        let mut kb = TupleBuilder::new(d.clone());
+        let keys: Vec<Vec<u8>> = (0..100_000i32)
+            .map(|i| {
+                kb.put_int32(0, 2 * i).expect("put");
+                kb.build().expect("key").as_bytes().to_vec()
+            })
+            .collect();
+        let m = Map::from_sorted(
+            &s,
+            TupleSchema::new(d.clone(), d),
+            keys.iter().map(|k| (&k[..], &k[..])),
+        )
+        .expect("build");
+        let mut j = 0usize;
+        g.bench_function("get_i32/100k", |b| {
+            b.iter(|| {
+                j = (j + 1) & 4095;
+                black_box(m.get(&keys[probes[j] % keys.len()]).expect("get"))
             })
         });
     }

@@ -181,18 +181,14 @@ pub extern "C" fn prolly_cursor_next_batch(
             return Err(Error::invalid(format!("capacity {capacity}")));
         }
         let mut n = 0usize;
-        while n < capacity {
-            match c.iter.next() {
-                Some(r) => {
-                    let (k, v) = r?;
-                    // SAFETY: `rows` is non-null and writable for `capacity > n` rows per the
-                    // caller's contract.
-                    unsafe { rows.add(n).write(prolly_row::of(k, v)) };
-                    n += 1;
-                }
-                None => break,
+        c.iter.next_batch(capacity, |k, v| {
+            if n < capacity {
+                // SAFETY: `rows` is non-null and writable for `capacity > n` rows per the
+                // caller's contract.
+                unsafe { rows.add(n).write(prolly_row::of(k, v)) };
+                n += 1;
             }
-        }
+        })?;
         out.set(n);
         Ok(if n == 0 {
             prolly_result::End

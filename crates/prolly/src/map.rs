@@ -337,55 +337,136 @@ impl<'s, S: ChunkStore + ?Sized, T: TreeSchema> Iter<'s, '_, S, T> {
         }
     }
 
-    /// The next row of a forward scan: from the current leaf's entries, then the next leaves.
-    #[inline]
-    fn next_forward(&mut self) -> Result<Option<Row<'s>>, TreeError> {
+    /// Moves a forward scan to its next leaf: the cursor's own leaf (from the cursor's index)
+    /// on the first call, the following leaf after that. False at the end of the tree.
+    #[cold]
+    #[inline(never)]
+    fn next_leaf(&mut self) -> Result<bool, TreeError> {
+        if self.entries.is_none() {
+            if !self.cursor.valid() {
+                return Ok(false);
+            }
+            let mut e = self.cursor.leaf().entries();
+            for _ in 0..self.cursor.leaf_index() {
+                e.next();
+            }
+            self.entries = Some(e);
+            return Ok(true);
+        }
+        if self.cursor.height() < 2 || !self.cursor.advance_at(self.store, 1)? {
+            return Ok(false);
+        }
+        self.entries = Some(self.cursor.leaf().entries());
+        Ok(true)
+    }
+
+    /// Ends the iteration; every later call returns nothing.
+    #[cold]
+    fn finish(&mut self) {
+        self.done = true;
+        self.entries = None;
+    }
+
+    /// The slow part of a forward `next`: loads leaves until one has a row.
+    #[cold]
+    #[inline(never)]
+    fn next_forward_slow(&mut self) -> Option<Result<Row<'s>, TreeError>> {
         loop {
-            if let Some(e) = &mut self.entries {
-                if let Some(row) = e.next() {
-                    return Ok(Some(row));
+            if self.done {
+                return None;
+            }
+            match self.next_leaf() {
+                Ok(true) => {}
+                Ok(false) => {
+                    self.finish();
+                    return None;
                 }
-                // Leaf done: on to the next one.
-                if self.cursor.height() < 2 || !self.cursor.advance_at(self.store, 1)? {
-                    return Ok(None);
+                Err(e) => {
+                    self.finish();
+                    return Some(Err(e));
                 }
-                self.entries = Some(self.cursor.leaf().entries());
-            } else {
-                if !self.cursor.valid() {
-                    return Ok(None);
+            }
+            if let Some((k, v)) = self.entries.as_mut().and_then(Iterator::next) {
+                if self.inside(k) {
+                    return Some(Ok((k, v)));
                 }
-                let mut e = self.cursor.leaf().entries();
-                for _ in 0..self.cursor.leaf_index() {
-                    e.next();
-                }
-                self.entries = Some(e);
+                self.finish();
+                return None;
             }
         }
+    }
+
+    /// Passes up to `max` next rows to `f` (the same rows as `max` calls of `next`) and
+    /// returns how many it passed; fewer than `max` only at the end of the range. An
+    /// unbounded forward scan walks each leaf's entries in a tight loop: the fast path for
+    /// callers that take rows in batches (the C ABI's `prolly_cursor_next_batch`).
+    #[inline]
+    pub fn next_batch(
+        &mut self,
+        max: usize,
+        mut f: impl FnMut(&'s [u8], &'s [u8]),
+    ) -> Result<usize, TreeError> {
+        let mut n = 0usize;
+        if !self.forward || !matches!(self.bound, Bound::Unbounded) {
+            while n < max {
+                match self.next() {
+                    Some(r) => {
+                        let (k, v) = r?;
+                        f(k, v);
+                        n += 1;
+                    }
+                    None => break,
+                }
+            }
+            return Ok(n);
+        }
+        while n < max {
+            if let Some(e) = &mut self.entries {
+                // A local copy keeps the walk's state in registers.
+                let mut local = e.clone();
+                while n < max {
+                    let Some((k, v)) = local.next() else { break };
+                    f(k, v);
+                    n += 1;
+                }
+                *e = local;
+                if n == max {
+                    break;
+                }
+            }
+            match self.next_forward_slow() {
+                Some(r) => {
+                    let (k, v) = r?;
+                    f(k, v);
+                    n += 1;
+                }
+                None => break,
+            }
+        }
+        Ok(n)
     }
 }
 
 impl<'s, S: ChunkStore + ?Sized, T: TreeSchema> Iterator for Iter<'s, '_, S, T> {
     type Item = Result<Row<'s>, TreeError>;
 
-    #[inline]
+    // Always inlined so that the fast path lands in the C ABI's exported `next` too.
+    #[inline(always)]
     fn next(&mut self) -> Option<Self::Item> {
-        if self.done {
-            return None;
-        }
         if self.forward {
-            return match self.next_forward() {
-                Ok(Some((k, v))) if self.inside(k) => Some(Ok((k, v))),
-                Ok(_) => {
-                    self.done = true;
-                    None
+            // Fast path: the next entry of the current leaf.
+            if let Some(e) = &mut self.entries {
+                if let Some((k, v)) = e.next() {
+                    if self.inside(k) {
+                        return Some(Ok((k, v)));
+                    }
+                    self.finish();
+                    return None;
                 }
-                Err(e) => {
-                    self.done = true;
-                    Some(Err(e))
-                }
-            };
+            }
+            return self.next_forward_slow();
         }
-        if !self.cursor.valid() {
+        if self.done || !self.cursor.valid() {
             return None;
         }
         let (k, v) = (self.cursor.key(), self.cursor.value());
@@ -460,5 +541,89 @@ impl<'s, S: ChunkStore + ?Sized, T: TreeSchema + Clone> MapEditor<'_, 's, S, T> 
     pub fn flush(self) -> Result<Map<'s, S, T>, TreeError> {
         self.map
             .apply(self.edits.iter().map(|(k, v)| (&k[..], v.as_deref())))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{BytesSchema, MemoryStore};
+    use prollystore_format::HashProfile;
+
+    /// A one-field tuple of `i` (big-endian), so nodes verify.
+    fn tup(i: u32) -> Vec<u8> {
+        let mut t = i.to_be_bytes().to_vec();
+        t.extend_from_slice(&[1, 0]);
+        t
+    }
+
+    fn batches<S: ChunkStore + ?Sized, T: TreeSchema>(
+        mut it: Iter<'_, '_, S, T>,
+        max: usize,
+    ) -> Vec<Vec<u8>> {
+        let mut got = Vec::new();
+        loop {
+            let n = it.next_batch(max, |k, _| got.push(k.to_vec())).unwrap();
+            assert!(n <= max);
+            if n == 0 {
+                // Exhausted stays exhausted.
+                assert_eq!(
+                    it.next_batch(max, |_, _| panic!("row after end")).unwrap(),
+                    0
+                );
+                assert!(it.next().is_none());
+                return got;
+            }
+        }
+    }
+
+    #[test]
+    fn next_batch_gives_the_rows_of_next() {
+        let store = MemoryStore::new(HashProfile::Blake3);
+        let rows: Vec<Vec<u8>> = (0..20_000).map(tup).collect();
+        let m =
+            Map::from_sorted(&store, BytesSchema, rows.iter().map(|k| (&k[..], &k[..]))).unwrap();
+        assert!(m.height().unwrap() >= 1, "needs several leaves");
+        let (lo, hi) = (tup(777), tup(15_000));
+        let bounds = [
+            (Bound::Unbounded, Bound::Unbounded),
+            (Bound::Included(&lo[..]), Bound::Unbounded),
+            (Bound::Excluded(&lo[..]), Bound::Excluded(&hi[..])),
+            (Bound::Unbounded, Bound::Included(&hi[..])),
+        ];
+        for (l, h) in bounds {
+            let want: Vec<Vec<u8>> = m
+                .range(l, h)
+                .unwrap()
+                .map(|r| r.unwrap().0.to_vec())
+                .collect();
+            let rev: Vec<Vec<u8>> = m
+                .range_rev(l, h)
+                .unwrap()
+                .map(|r| r.unwrap().0.to_vec())
+                .collect();
+            for max in [1, 3, 64, 100_000] {
+                assert_eq!(
+                    batches(m.range(l, h).unwrap(), max),
+                    want,
+                    "{l:?}..{h:?} by {max}"
+                );
+                assert_eq!(
+                    batches(m.range_rev(l, h).unwrap(), max),
+                    rev,
+                    "rev by {max}"
+                );
+            }
+            // Mixing single steps and batches.
+            let mut it = m.range(l, h).unwrap();
+            let mut got = Vec::new();
+            while let Some(r) = it.next() {
+                got.push(r.unwrap().0.to_vec());
+                it.next_batch(5, |k, _| got.push(k.to_vec())).unwrap();
+            }
+            assert_eq!(got, want);
+        }
+        let want: Vec<Vec<u8>> = rows;
+        assert_eq!(batches(m.iter().unwrap(), 7), want);
     }
 }

@@ -12,36 +12,22 @@ use crate::store::ChunkStore;
 /// Deepest tree a cursor can walk (Dolt defines salts for 15 levels).
 pub const MAX_DEPTH: usize = MAX_LEVELS + 1;
 
-/// Asks the processor to fetch every cache line of `bytes`. The requests are independent, so
-/// the lines arrive in parallel; a binary search that follows then finds them cached instead of
-/// waiting for one dependent miss after another. Prefetches (unlike loads) never stall the
-/// pipeline, so the search starts while the lines are still on their way.
+/// Reads one byte of every cache line of `bytes`. The loads are independent, so the lines
+/// arrive in parallel; a binary search that follows then finds them cached instead of waiting
+/// for one dependent miss after another. (A `_mm_prefetch` version measured no clear gain on
+/// `tree/get_i32/100k`, so this stays safe code.)
 #[inline]
 pub(crate) fn touch_lines(bytes: &[u8]) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        let p = bytes.as_ptr();
-        let mut off = 0usize;
-        while off < bytes.len() {
-            // SAFETY: `prefetcht0` is a hint: it reads nothing architecturally and never faults,
-            // and `p + off` stays inside the live slice anyway. SSE is part of the x86_64
-            // baseline.
-            unsafe { _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(off).cast()) };
-            off += 64;
-        }
+    let mut acc = 0u8;
+    for b in bytes.iter().step_by(64) {
+        acc ^= *b;
     }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        let mut acc = 0u8;
-        for b in bytes.iter().step_by(64) {
-            acc ^= *b;
-        }
-        std::hint::black_box(acc);
-    }
+    std::hint::black_box(acc);
 }
 
 /// Asks the processor to fetch the cache line holding `bytes[at]` (nothing if out of range).
+/// Measured to pay in the branch-free wide-key search: `tree/get/1M` 1.14 µs with it against
+/// 1.87 µs without (median of 3 interleaved runs), `get/100k` 451 ns against 562 ns.
 #[inline(always)]
 pub(crate) fn prefetch_at(bytes: &[u8], at: usize) {
     if let Some(b) = bytes.get(at) {
