@@ -332,7 +332,7 @@ mod fast_check_tests {
                             off = match next() % 5 {
                                 0 => off.wrapping_sub(1),
                                 1 => split as u16 + (next() % 3) as u16,
-                                _ => off + (next() % 4) as u16,
+                                _ => off.wrapping_add((next() % 4) as u16),
                             };
                             b[at..at + 2].copy_from_slice(&off.to_le_bytes());
                         }
