@@ -143,7 +143,12 @@ impl<'s, S: ChunkStore + ?Sized, T: TreeSchema> Map<'s, S, T> {
         loop {
             let i = lower_bound(&node, key, &self.schema);
             if node.is_leaf() {
-                if i < node.count() && self.schema.compare_keys(node.key(i), key).is_eq() {
+                // Equal bytes are equal keys; only a byte mismatch needs the comparator
+                // (collations, say, can call different bytes equal).
+                if i < node.count() && {
+                    let k = node.key(i);
+                    k == key || self.schema.compare_keys(k, key).is_eq()
+                } {
                     return Ok(Some(node.value(i)));
                 }
                 return Ok(None);
@@ -226,7 +231,9 @@ impl<'s, S: ChunkStore + ?Sized, T: TreeSchema> Map<'s, S, T> {
             bound: hi,
             forward: true,
             done: false,
-            entries: None,
+            entries: Entries::default(),
+            loaded: false,
+            unbounded: matches!(hi, Bound::Unbounded),
         })
     }
 
@@ -261,7 +268,9 @@ impl<'s, S: ChunkStore + ?Sized, T: TreeSchema> Map<'s, S, T> {
             bound: lo,
             forward: false,
             done: false,
-            entries: None,
+            entries: Entries::default(),
+            loaded: false,
+            unbounded: matches!(lo, Bound::Unbounded),
         })
     }
 
@@ -308,8 +317,12 @@ pub struct Iter<'s, 'b, S: ChunkStore + ?Sized, T: TreeSchema> {
     bound: Bound<&'b [u8]>,
     forward: bool,
     done: bool,
-    /// Forward scans read the current leaf through this, one offset per item.
-    entries: Option<Entries<'s>>,
+    /// Forward scans: the rows of the current leaf not yet returned (none until `loaded`).
+    entries: Entries<'s>,
+    /// Set once a forward scan has taken its first leaf into `entries`.
+    loaded: bool,
+    /// True if `bound` is `Unbounded`: spares the per-row bound check.
+    unbounded: bool,
 }
 
 impl<'s, S: ChunkStore + ?Sized, T: TreeSchema> Iter<'s, '_, S, T> {
@@ -342,21 +355,20 @@ impl<'s, S: ChunkStore + ?Sized, T: TreeSchema> Iter<'s, '_, S, T> {
     #[cold]
     #[inline(never)]
     fn next_leaf(&mut self) -> Result<bool, TreeError> {
-        if self.entries.is_none() {
+        if !self.loaded {
             if !self.cursor.valid() {
                 return Ok(false);
             }
             let mut e = self.cursor.leaf().entries();
-            for _ in 0..self.cursor.leaf_index() {
-                e.next();
-            }
-            self.entries = Some(e);
+            e.skip_pairs(self.cursor.leaf_index());
+            self.entries = e;
+            self.loaded = true;
             return Ok(true);
         }
         if self.cursor.height() < 2 || !self.cursor.advance_at(self.store, 1)? {
             return Ok(false);
         }
-        self.entries = Some(self.cursor.leaf().entries());
+        self.entries = self.cursor.leaf().entries();
         Ok(true)
     }
 
@@ -364,7 +376,7 @@ impl<'s, S: ChunkStore + ?Sized, T: TreeSchema> Iter<'s, '_, S, T> {
     #[cold]
     fn finish(&mut self) {
         self.done = true;
-        self.entries = None;
+        self.entries = Entries::default();
     }
 
     /// The slow part of a forward `next`: loads leaves until one has a row.
@@ -386,8 +398,8 @@ impl<'s, S: ChunkStore + ?Sized, T: TreeSchema> Iter<'s, '_, S, T> {
                     return Some(Err(e));
                 }
             }
-            if let Some((k, v)) = self.entries.as_mut().and_then(Iterator::next) {
-                if self.inside(k) {
+            if let Some((k, v)) = self.entries.next() {
+                if self.unbounded || self.inside(k) {
                     return Some(Ok((k, v)));
                 }
                 self.finish();
@@ -421,18 +433,16 @@ impl<'s, S: ChunkStore + ?Sized, T: TreeSchema> Iter<'s, '_, S, T> {
             return Ok(n);
         }
         while n < max {
-            if let Some(e) = &mut self.entries {
-                // A local copy keeps the walk's state in registers.
-                let mut local = e.clone();
-                while n < max {
-                    let Some((k, v)) = local.next() else { break };
-                    f(k, v);
-                    n += 1;
-                }
-                *e = local;
-                if n == max {
-                    break;
-                }
+            // A local copy keeps the walk's state in registers.
+            let mut local = self.entries.clone();
+            while n < max {
+                let Some((k, v)) = local.next() else { break };
+                f(k, v);
+                n += 1;
+            }
+            self.entries = local;
+            if n == max {
+                break;
             }
             match self.next_forward_slow() {
                 Some(r) => {
@@ -450,19 +460,41 @@ impl<'s, S: ChunkStore + ?Sized, T: TreeSchema> Iter<'s, '_, S, T> {
 impl<'s, S: ChunkStore + ?Sized, T: TreeSchema> Iterator for Iter<'s, '_, S, T> {
     type Item = Result<Row<'s>, TreeError>;
 
+    /// Internal iteration (`for_each`, `fold`, `count`, ...): an unbounded forward scan walks
+    /// each leaf in a loop whose state stays in registers, about twice as fast per row as
+    /// repeated `next` calls.
+    fn fold<B, F>(mut self, init: B, mut f: F) -> B
+    where
+        F: FnMut(B, Self::Item) -> B,
+    {
+        let mut acc = init;
+        if !(self.forward && self.unbounded) {
+            for r in self.by_ref() {
+                acc = f(acc, r);
+            }
+            return acc;
+        }
+        loop {
+            let leaf = std::mem::take(&mut self.entries);
+            acc = leaf.fold(acc, |a, row| f(a, Ok(row)));
+            match self.next_forward_slow() {
+                Some(r) => acc = f(acc, r),
+                None => return acc,
+            }
+        }
+    }
+
     // Always inlined so that the fast path lands in the C ABI's exported `next` too.
     #[inline(always)]
     fn next(&mut self) -> Option<Self::Item> {
         if self.forward {
             // Fast path: the next entry of the current leaf.
-            if let Some(e) = &mut self.entries {
-                if let Some((k, v)) = e.next() {
-                    if self.inside(k) {
-                        return Some(Ok((k, v)));
-                    }
-                    self.finish();
-                    return None;
+            if let Some((k, v)) = self.entries.next() {
+                if self.unbounded || self.inside(k) {
+                    return Some(Ok((k, v)));
                 }
+                self.finish();
+                return None;
             }
             return self.next_forward_slow();
         }

@@ -74,6 +74,11 @@ pub struct NodeLayout {
     count: u32,
     level: u8,
     tree_count: u64,
+    /// Length of every key if all keys are equally long and end with the same field count
+    /// (see [`tuple_items_width`]); 0 otherwise. Lets searches and scans skip the offsets.
+    key_width: u16,
+    /// The same for leaf values (0 on internal nodes).
+    value_width: u16,
 }
 
 /// A verified `ProllyTreeNode` chunk. Made only by [`Node::verify`] (or from a layout that
@@ -100,6 +105,12 @@ fn item<'a>(items: &'a [u8], offsets: &[u8], i: usize) -> &'a [u8] {
         }
         _ => &[],
     }
+}
+
+/// Item `i` of `items` when every item is `width` bytes long; empty if out of range.
+#[inline(always)]
+fn fixed_item(items: &[u8], width: usize, i: usize) -> &[u8] {
+    items.get(i * width..(i + 1) * width).unwrap_or(&[])
 }
 
 impl<'a> Node<'a> {
@@ -212,6 +223,8 @@ impl<'a> Node<'a> {
                 count: count as u32,
                 level,
                 tree_count,
+                key_width: 0,
+                value_width: 0,
             }
         } else {
             if value_items.is_some() {
@@ -260,17 +273,24 @@ impl<'a> Node<'a> {
                 count: count as u32,
                 level,
                 tree_count,
+                key_width: 0,
+                value_width: 0,
             }
         };
 
-        let node = Node::with_layout(chunk, layout);
+        let mut node = Node::with_layout(chunk, layout);
         match checks {
             Checks::Fast => {
-                let mut ok = tuples_are_valid(node.key_items, node.key_offsets);
-                if level == 0 {
-                    ok &= tuples_are_valid(node.values, node.value_offsets);
-                }
-                if !ok {
+                let keys = tuple_items_width(node.key_items, node.key_offsets);
+                let values = if level == 0 {
+                    tuple_items_width(node.values, node.value_offsets)
+                } else {
+                    Some(0)
+                };
+                if let (Some(k), Some(v)) = (keys, values) {
+                    node.layout.key_width = k;
+                    node.layout.value_width = v;
+                } else {
                     return Err(MessageError::BadOffset {
                         field: "key_offsets",
                         index: 0,
@@ -280,6 +300,7 @@ impl<'a> Node<'a> {
                 }
             }
             Checks::Exact => {
+                // (Only reports errors: its node is never returned, so no widths.)
                 for i in 0..count {
                     validate_layout(node.key(i)).map_err(|source| MessageError::BadTuple {
                         field: "key_items",
@@ -365,7 +386,29 @@ impl<'a> Node<'a> {
             "key index {i} out of range for {} items",
             self.count()
         );
-        item(self.key_items, self.key_offsets, i)
+        self.key_unchecked_index(i)
+    }
+
+    /// Key `i`, or empty bytes if `i` is out of range.
+    #[inline(always)]
+    fn key_unchecked_index(&self, i: usize) -> &'a [u8] {
+        match self.layout.key_width {
+            0 => item(self.key_items, self.key_offsets, i),
+            w => fixed_item(self.key_items, usize::from(w), i),
+        }
+    }
+
+    /// The common length of all keys, if they are equally long and end with the same two
+    /// bytes (a tuple's field count): key `i` is then `key_items[i * w..(i + 1) * w]`.
+    #[inline]
+    pub fn key_width(&self) -> Option<usize> {
+        (self.layout.key_width != 0).then_some(usize::from(self.layout.key_width))
+    }
+
+    /// The same as [`Node::key_width`] for the values of a leaf (`None` on internal nodes).
+    #[inline]
+    pub fn value_width(&self) -> Option<usize> {
+        (self.layout.value_width != 0).then_some(usize::from(self.layout.value_width))
     }
 
     /// Value `i`: the value tuple on leaves, the 20 address bytes of child `i` on internal
@@ -381,7 +424,10 @@ impl<'a> Node<'a> {
             self.count()
         );
         if self.is_leaf() {
-            item(self.values, self.value_offsets, i)
+            match self.layout.value_width {
+                0 => item(self.values, self.value_offsets, i),
+                w => fixed_item(self.values, usize::from(w), i),
+            }
         } else {
             self.values
                 .get(i * ADDRESS_LEN..(i + 1) * ADDRESS_LEN)
@@ -476,7 +522,7 @@ impl<'a> Node<'a> {
         let (mut lo, mut hi) = (0usize, self.count());
         while lo < hi {
             let mid = lo + (hi - lo) / 2;
-            match cmp(item(self.key_items, self.key_offsets, mid)) {
+            match cmp(self.key_unchecked_index(mid)) {
                 Ordering::Less => lo = mid + 1,
                 Ordering::Greater => hi = mid,
                 Ordering::Equal => return Ok(mid),
@@ -493,7 +539,7 @@ impl<'a> Node<'a> {
         let (mut lo, mut hi) = (0usize, self.count());
         while lo < hi {
             let mid = lo + (hi - lo) / 2;
-            if pred(item(self.key_items, self.key_offsets, mid)) {
+            if pred(self.key_unchecked_index(mid)) {
                 lo = mid + 1;
             } else {
                 hi = mid;
@@ -511,8 +557,14 @@ impl<'a> Node<'a> {
             key_offsets: self.key_offsets,
             values: self.values,
             value_offsets: self.value_offsets,
-            leaf: self.is_leaf(),
-            value_start: 0,
+            key_width: usize::from(self.layout.key_width),
+            value_width: if self.is_leaf() {
+                usize::from(self.layout.value_width)
+            } else {
+                ADDRESS_LEN
+            },
+            next: 0,
+            end: self.count(),
         }
     }
 
@@ -543,20 +595,52 @@ fn offsets_count(
     check_offsets(offsets, items_len, field)
 }
 
-/// Walks the items delimited by `offsets` (whose ends [`offsets_count`] checked) once: true if
-/// every offset pair delimits a slice of `items` (so the offsets never decrease) and every item
-/// is a valid tuple layout ([`layout_is_valid`]).
+/// The item whose start and end are the first two u16 LE offsets of `offsets`, which then
+/// moves on by one offset; `None` when fewer than two remain or they do not delimit `items`.
+#[inline(always)]
+fn next_item<'a>(items: &'a [u8], offsets: &mut &[u8]) -> Option<&'a [u8]> {
+    let (start, rest) = offsets.split_first_chunk::<2>()?;
+    let end = rest.first_chunk::<2>()?;
+    let (start, end) = (u16::from_le_bytes(*start), u16::from_le_bytes(*end));
+    *offsets = rest;
+    items.get(usize::from(start)..usize::from(end))
+}
+
+/// Walks the items delimited by `offsets` (whose ends [`offsets_count`] checked) once. `None`
+/// unless every offset pair delimits a slice of `items` (so the offsets never decrease) and
+/// every item is a valid tuple layout ([`layout_is_valid`]). Otherwise the items' common
+/// length if all are equally long and end with the same two bytes (for tuples: the same field
+/// count), else `Some(0)`: with a common length, item `i` is at `i * width` and searches and
+/// scans need not read the offsets.
 #[inline]
-fn tuples_are_valid(items: &[u8], offsets: &[u8]) -> bool {
+fn tuple_items_width(items: &[u8], offsets: &[u8]) -> Option<u16> {
     let mut rest = offsets;
     let mut seen = 0usize;
+    let mut width = None;
+    let mut tail = [0u8; 2];
+    let mut uniform = true;
     while let Some(item) = next_item(items, &mut rest) {
         if !layout_is_valid(item) {
-            return false;
+            return None;
+        }
+        // `layout_is_valid` implies at least the 2-byte field count.
+        let t = item.last_chunk::<2>().copied().unwrap_or_default();
+        match width {
+            None => {
+                width = Some(item.len());
+                tail = t;
+            }
+            Some(w) => uniform &= w == item.len() && t == tail,
         }
         seen += 1;
     }
-    seen + 1 == offsets.len() / 2
+    if seen + 1 != offsets.len() / 2 {
+        return None;
+    }
+    match width {
+        Some(w) if uniform => Some(u16::try_from(w).unwrap_or(0)),
+        _ => Some(0),
+    }
 }
 
 /// Whether the fused and the step-by-step verification accept and reject the same chunks (for
@@ -776,55 +860,171 @@ impl NodeWriter {
 
 /// Iterator over a node's (key, value) pairs (see [`Node::entries`]).
 ///
-/// Walks the offset vectors once, reading each item's start and end from the two offsets at
-/// the front of the remaining offsets.
-#[derive(Clone, Debug)]
+/// Keeps one index: each pair is found from it by the node's common key and value widths
+/// where it has them (no offsets read), else from the offsets. One counter is all the state
+/// a step updates.
+#[derive(Clone, Debug, Default)]
 pub struct Entries<'a> {
     key_items: &'a [u8],
-    /// The key offsets from the next key's start (u16 LE each).
     key_offsets: &'a [u8],
-    /// Leaf: the value items; internal: the child addresses not yet returned.
+    /// Leaf: the value items; internal: the child addresses.
     values: &'a [u8],
-    /// Leaf: the value offsets from the next value's start.
+    /// Leaf: the value offsets (unused on internal nodes).
     value_offsets: &'a [u8],
-    leaf: bool,
-    /// Internal nodes: where the next address starts.
-    value_start: usize,
+    /// Length of every key, or 0 to read the offsets.
+    key_width: usize,
+    /// The same for values (always 20 on internal nodes).
+    value_width: usize,
+    /// Index of the next pair.
+    next: usize,
+    /// One past the last pair.
+    end: usize,
 }
 
-/// The item whose start and end are the first two u16 LE offsets of `offsets`, which then
-/// moves on by one offset; `None` when fewer than two remain or they do not delimit `items`
-/// (only a layout that does not belong to its chunk can cause the latter).
-#[inline(always)]
-fn next_item<'a>(items: &'a [u8], offsets: &mut &[u8]) -> Option<&'a [u8]> {
-    let (start, rest) = offsets.split_first_chunk::<2>()?;
-    let end = rest.first_chunk::<2>()?;
-    let (start, end) = (u16::from_le_bytes(*start), u16::from_le_bytes(*end));
-    *offsets = rest;
-    items.get(usize::from(start)..usize::from(end))
+impl<'a> Entries<'a> {
+    /// The pair at `i` (`i < end`).
+    #[inline(always)]
+    fn pair(&self, i: usize) -> (&'a [u8], &'a [u8]) {
+        let key = match self.key_width {
+            0 => item(self.key_items, self.key_offsets, i),
+            w => fixed_item(self.key_items, w, i),
+        };
+        let value = match self.value_width {
+            0 => item(self.values, self.value_offsets, i),
+            w => fixed_item(self.values, w, i),
+        };
+        (key, value)
+    }
+
+    /// Skips `n` pairs.
+    #[inline]
+    pub fn skip_pairs(&mut self, n: usize) {
+        self.next = self.next.saturating_add(n).min(self.end);
+    }
 }
 
 impl<'a> Iterator for Entries<'a> {
     type Item = (&'a [u8], &'a [u8]);
 
-    /// The next pair. On a verified node this is exactly `(key(i), value(i))`; with a layout
-    /// that does not belong to the chunk the iteration may end early.
+    /// The next pair: exactly `(key(i), value(i))` (on a layout that does not belong to the
+    /// chunk, empty or wrong bytes, never an out-of-bounds read).
     #[inline]
     fn next(&mut self) -> Option<Self::Item> {
-        let key = next_item(self.key_items, &mut self.key_offsets)?;
-        let value = if self.leaf {
-            next_item(self.values, &mut self.value_offsets)?
-        } else {
-            let start = self.value_start;
-            self.value_start += ADDRESS_LEN;
-            self.values.get(start..start + ADDRESS_LEN)?
-        };
-        Some((key, value))
+        if self.next >= self.end {
+            return None;
+        }
+        let i = self.next;
+        self.next += 1;
+        Some(self.pair(i))
     }
 
     #[inline]
     fn size_hint(&self) -> (usize, Option<usize>) {
-        let n = (self.key_offsets.len() / 2).saturating_sub(1);
+        let n = self.end - self.next;
         (n, Some(n))
+    }
+
+    #[inline]
+    fn fold<B, F: FnMut(B, Self::Item) -> B>(mut self, init: B, mut f: F) -> B {
+        let mut acc = init;
+        let (kw, vw) = (self.key_width, self.value_width);
+        if kw != 0 && vw != 0 {
+            // Common widths: walk both arrays in fixed steps, no offsets and no index math.
+            let keys = self
+                .key_items
+                .get(self.next * kw..self.end * kw)
+                .unwrap_or(&[]);
+            let values = self
+                .values
+                .get(self.next * vw..self.end * vw)
+                .unwrap_or(&[]);
+            for pair in keys.chunks_exact(kw).zip(values.chunks_exact(vw)) {
+                acc = f(acc, pair);
+            }
+            return acc;
+        }
+        while self.next < self.end {
+            let i = self.next;
+            self.next += 1;
+            acc = f(acc, self.pair(i));
+        }
+        acc
+    }
+}
+
+impl ExactSizeIterator for Entries<'_> {}
+
+#[cfg(test)]
+mod width_tests {
+    use super::*;
+
+    /// A one-field tuple holding `data` (bytes, then the count).
+    fn tuple(data: &[u8]) -> Vec<u8> {
+        let mut t = data.to_vec();
+        t.extend_from_slice(&1u16.to_le_bytes());
+        t
+    }
+
+    fn leaf(keys: &[Vec<u8>], values: &[Vec<u8>]) -> Vec<u8> {
+        let concat = |items: &[Vec<u8>]| -> (Vec<u8>, Vec<u16>) {
+            let mut bytes = Vec::new();
+            let mut offsets = vec![0u16];
+            for i in items {
+                bytes.extend_from_slice(i);
+                offsets.push(bytes.len() as u16);
+            }
+            (bytes, offsets)
+        };
+        let (ki, ko) = concat(keys);
+        let (vi, vo) = concat(values);
+        let mut w = NodeWriter::new();
+        w.write_leaf(&LeafInput {
+            key_items: &ki,
+            key_offsets: &ko,
+            value_items: &vi,
+            value_offsets: &vo,
+            value_address_offsets: &[],
+        })
+        .expect("leaf")
+        .to_vec()
+    }
+
+    /// Fixed-width items are found as such, and every accessor gives the same items as the
+    /// offsets do, whatever the widths.
+    #[test]
+    fn widths_are_detected_and_accessors_agree() {
+        let fixed: Vec<Vec<u8>> = (0u8..9).map(|i| tuple(&[i, i, i])).collect();
+        let ragged: Vec<Vec<u8>> = (0u8..9)
+            .map(|i| tuple(&vec![i; usize::from(i % 3)]))
+            .collect();
+        // Same length, different field counts: not uniform.
+        let mut counts = fixed.clone();
+        // Two fields: data [7], the offset 0 of field 1, the count 2.
+        counts[4] = vec![7, 0, 0, 2, 0];
+        for (keys, values, kw, vw) in [
+            (&fixed, &fixed, Some(5), Some(5)),
+            (&fixed, &ragged, Some(5), None),
+            (&ragged, &fixed, None, Some(5)),
+            (&fixed, &counts, Some(5), None),
+        ] {
+            let chunk = leaf(keys, values);
+            let node = Node::verify(&chunk).expect("verifies");
+            assert_eq!((node.key_width(), node.value_width()), (kw, vw));
+            let pairs: Vec<_> = node.entries().collect();
+            assert_eq!(pairs.len(), keys.len());
+            let folded = node.entries().fold(Vec::new(), |mut v, p| {
+                v.push(p);
+                v
+            });
+            assert_eq!(folded, pairs);
+            for (i, (k, v)) in pairs.iter().enumerate() {
+                assert_eq!((*k, *v), (&keys[i][..], &values[i][..]));
+                assert_eq!((node.key(i), node.value(i)), (*k, *v));
+            }
+            let mut skipped = node.entries();
+            skipped.skip_pairs(3);
+            assert_eq!(skipped.len(), keys.len() - 3);
+            assert_eq!(skipped.next(), Some(pairs[3]));
+        }
     }
 }

@@ -207,17 +207,6 @@ impl<'s> Cursor<'s> {
         (self.node(level), self.idx[level].max(0) as usize)
     }
 
-    /// Moves the frame at `level` one entry on within its node without loading anything below
-    /// (the frames below become stale until the next `advance_at` at this level or above).
-    /// False if the node has no next entry.
-    pub(crate) fn bump(&mut self, level: usize) -> bool {
-        if level >= self.height || self.idx[level] + 1 >= self.node(level).count() as i32 {
-            return false;
-        }
-        self.idx[level] += 1;
-        true
-    }
-
     /// Moves the frame at `level` to entry `i` of its node without loading anything below.
     pub(crate) fn set_index(&mut self, level: usize, i: usize) {
         if level < self.height {

@@ -4,7 +4,7 @@
 use std::cmp::Ordering;
 
 use prollystore_format::message::Node;
-use prollystore_format::Address;
+use prollystore_format::{Address, ADDRESS_LEN};
 
 use super::cursor::Cursor;
 use super::schema::TreeSchema;
@@ -98,19 +98,16 @@ impl<'s, 't, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> Diff<'s, 't, S, T> 
                 return Ok(());
             }
             // Skip the whole run of shared entries at this level without loading the subtrees
-            // under them, then step past the last one (loading what follows).
-            loop {
-                let (fnode, fidx) = self.from.at(best);
-                let (tnode, tidx) = self.to.at(best);
-                let same_next = fidx + 1 < fnode.count()
-                    && tidx + 1 < tnode.count()
-                    && fnode.value(fidx + 1) == tnode.value(tidx + 1);
-                if !same_next {
-                    break;
-                }
-                self.from.bump(best);
-                self.to.bump(best);
-            }
+            // under them (the run is found by comparing the address arrays as blocks), then
+            // step past the last one (loading what follows).
+            let (fnode, fidx) = self.from.at(best);
+            let (tnode, tidx) = self.to.at(best);
+            let shared = common_prefix(
+                tail(fnode.address_array(), (fidx + 1) * ADDRESS_LEN),
+                tail(tnode.address_array(), (tidx + 1) * ADDRESS_LEN),
+            ) / ADDRESS_LEN;
+            self.from.set_index(best, fidx + shared);
+            self.to.set_index(best, tidx + shared);
             self.from.advance_at(self.store, best)?;
             self.to.advance_at(self.store, best)?;
         }
@@ -188,22 +185,40 @@ impl<'s, 't, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> Diff<'s, 't, S, T> 
     }
 }
 
-/// Length of the common prefix of `a` and `b`, 16 bytes at a time.
+/// Length of the common prefix of `a` and `b`: 32-byte blocks, then 8-byte words (the first
+/// differing byte found from the words' XOR), then bytes.
 #[inline]
-fn common_prefix(a: &[u8], b: &[u8]) -> usize {
+pub(crate) fn common_prefix(a: &[u8], b: &[u8]) -> usize {
     let n = a.len().min(b.len());
     let (a, b) = (&a[..n], &b[..n]);
     let mut i = 0usize;
-    for (x, y) in a.chunks_exact(16).zip(b.chunks_exact(16)) {
+    let (blocks_a, _) = a.as_chunks::<32>();
+    let (blocks_b, _) = b.as_chunks::<32>();
+    for (x, y) in blocks_a.iter().zip(blocks_b) {
         if x != y {
             break;
         }
-        i += 16;
+        i += 32;
     }
-    while i < n && a.get(i) == b.get(i) {
+    let (words_a, _) = a[i..].as_chunks::<8>();
+    let (words_b, _) = b[i..].as_chunks::<8>();
+    for (x, y) in words_a.iter().zip(words_b) {
+        let d = u64::from_le_bytes(*x) ^ u64::from_le_bytes(*y);
+        if d != 0 {
+            return i + (d.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while i < n && a[i] == b[i] {
         i += 1;
     }
     i
+}
+
+/// `bytes` from `at` on (empty past the end).
+#[inline(always)]
+fn tail(bytes: &[u8], at: usize) -> &[u8] {
+    bytes.get(at..).unwrap_or(&[])
 }
 
 /// The little-endian u16 at pair `i` of an offsets array (0 if out of range).
@@ -219,6 +234,19 @@ fn offset_at(offsets: &[u8], i: usize) -> usize {
 /// bytes are compared as two blocks (keys, values), then item boundaries by offsets, instead
 /// of comparing item by item.
 fn identical_run(fl: &Node<'_>, fi: usize, tl: &Node<'_>, ti: usize) -> usize {
+    let max = (fl.count().saturating_sub(fi)).min(tl.count().saturating_sub(ti));
+    if let (Some(kw), Some(vw)) = (fl.key_width(), fl.value_width()) {
+        if tl.key_width() == Some(kw) && tl.value_width() == Some(vw) {
+            // Fixed-width items: the run is the shorter of the common key and value prefixes,
+            // in whole items.
+            let keys =
+                common_prefix(tail(fl.key_items(), fi * kw), tail(tl.key_items(), ti * kw)) / kw;
+            let from_values = tail(fl.value_items(), fi * vw);
+            let bound = (keys.min(max) * vw).min(from_values.len());
+            let values = common_prefix(&from_values[..bound], tail(tl.value_items(), ti * vw)) / vw;
+            return keys.min(values).min(max);
+        }
+    }
     let (fko, tko) = (fl.key_offsets_bytes(), tl.key_offsets_bytes());
     let (fvo, tvo) = (fl.value_offsets_bytes(), tl.value_offsets_bytes());
     let (fk0, tk0) = (offset_at(fko, fi), offset_at(tko, ti));
@@ -231,7 +259,6 @@ fn identical_run(fl: &Node<'_>, fi: usize, tl: &Node<'_>, ti: usize) -> usize {
         fl.value_items().get(fv0..).unwrap_or(&[]),
         tl.value_items().get(tv0..).unwrap_or(&[]),
     );
-    let max = (fl.count().saturating_sub(fi)).min(tl.count().saturating_sub(ti));
     let mut run = 0usize;
     while run < max {
         let (fk, tk) = (

@@ -1,0 +1,235 @@
+//! One tree workload at a time, for instruction-level profiling where wall-clock benchmarks are
+//! too noisy (this is a shared 2-core machine):
+//!
+//! ```text
+//! cargo build --release -p prollystore-benches --example tree_workload
+//! valgrind --tool=callgrind --toggle-collect='tree_workload::run*' \
+//!     target/release/examples/tree_workload edit1 200
+//! ```
+//!
+//! Workloads (1M rows of `(int64, int64) -> (int64, int64)` in a blake3 memory store, as in
+//! `benches/tree.rs`): `get`, `get4k`, `scan`, `scan_fold`, `build`, `edit1`, `edit1000`, `diff1`, `diff1000`. The
+//! second argument is the repetition count. Setup (building the map, making the edits) happens
+//! outside the `run_*` functions so that `--toggle-collect` counts only the measured work.
+
+use std::collections::BTreeMap;
+use std::hint::black_box;
+use std::time::Instant;
+
+use prollystore::format::tuple::{TupleDesc, Type};
+use prollystore::format::{Address, Encoding, HashProfile};
+use prollystore::tree::mutate::{apply_edits, Edit};
+use prollystore::tuples::TupleSchema;
+use prollystore::{Map, MemoryStore};
+
+const N: usize = 1_000_000;
+
+fn tuple(a: i64, b: i64) -> [u8; 20] {
+    let mut t = [0u8; 20];
+    t[..8].copy_from_slice(&a.to_le_bytes());
+    t[8..16].copy_from_slice(&b.to_le_bytes());
+    t[16..18].copy_from_slice(&8u16.to_le_bytes());
+    t[18..20].copy_from_slice(&2u16.to_le_bytes());
+    t
+}
+
+fn schema() -> TupleSchema {
+    let d = TupleDesc::new(vec![
+        Type::not_null(Encoding::Int64),
+        Type::not_null(Encoding::Int64),
+    ]);
+    TupleSchema::new(d.clone(), d)
+}
+
+type Row = ([u8; 20], [u8; 20]);
+
+fn rows(n: usize) -> Vec<Row> {
+    (0..n as i64)
+        .map(|i| (tuple(2 * i, i % 7), tuple(i * 31, -i)))
+        .collect()
+}
+
+/// A tiny deterministic generator (xorshift), so runs are repeatable.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+/// `count` random updates, inserts and deletes, sorted by key.
+fn random_edits(rng: &mut Rng, count: usize) -> Vec<([u8; 20], Option<[u8; 20]>)> {
+    let mut e: BTreeMap<i64, Option<[u8; 20]>> = BTreeMap::new();
+    while e.len() < count {
+        let i = rng.below(N) as i64;
+        let v = tuple(rng.next() as i64, rng.next() as i64);
+        match rng.below(3) {
+            0 => e.insert(2 * i, Some(v)),
+            1 => e.insert(2 * i + 1, Some(v)),
+            _ => e.insert(2 * i, None),
+        };
+    }
+    e.into_iter()
+        .map(|(k, v)| (tuple(k, if k % 2 == 0 { (k / 2) % 7 } else { 0 }), v))
+        .collect()
+}
+
+fn as_edits(e: &[([u8; 20], Option<[u8; 20]>)]) -> Vec<Edit<'_>> {
+    e.iter()
+        .map(|(k, v)| (&k[..], v.as_ref().map(|v| &v[..])))
+        .collect()
+}
+
+#[inline(never)]
+fn run_get(map: &Map<'_, MemoryStore, TupleSchema>, data: &[Row], probes: &[usize]) -> usize {
+    let mut found = 0;
+    for &p in probes {
+        found += usize::from(map.get(&data[p].0).expect("get").is_some());
+    }
+    found
+}
+
+#[inline(never)]
+fn run_scan(map: &Map<'_, MemoryStore, TupleSchema>) -> usize {
+    let mut n = 0;
+    for r in map.iter().expect("iter") {
+        let (k, v) = r.expect("row");
+        n += k.len() + v.len();
+    }
+    n
+}
+
+#[inline(never)]
+fn run_scan_fold(map: &Map<'_, MemoryStore, TupleSchema>) -> usize {
+    map.iter().expect("iter").fold(0, |n, r| {
+        let (k, v) = r.expect("row");
+        n + k.len() + v.len()
+    })
+}
+
+#[inline(never)]
+fn run_build(store: &MemoryStore, data: &[Row]) -> Address {
+    Map::from_sorted(store, schema(), data.iter().map(|(k, v)| (&k[..], &v[..])))
+        .expect("build")
+        .root()
+}
+
+#[inline(never)]
+fn run_edits(store: &MemoryStore, root: Address, batches: &[Vec<Edit<'_>>]) -> usize {
+    let s = schema();
+    let mut n = 0;
+    for b in batches {
+        n += apply_edits(store, &s, root, b).expect("edit").as_bytes()[0] as usize;
+    }
+    n
+}
+
+#[inline(never)]
+fn run_diff(
+    from: &Map<'_, MemoryStore, TupleSchema>,
+    to: &Map<'_, MemoryStore, TupleSchema>,
+    reps: usize,
+) -> usize {
+    let mut n = 0;
+    for _ in 0..reps {
+        n += from.diff(to).expect("diff").count();
+    }
+    n
+}
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let workload = args.next().unwrap_or_else(|| "get".into());
+    let reps: usize = args.next().and_then(|s| s.parse().ok()).unwrap_or(100);
+    let data = rows(N);
+    let store = MemoryStore::new(HashProfile::Blake3);
+    let t = Instant::now();
+    let map = Map::from_sorted(&store, schema(), data.iter().map(|(k, v)| (&k[..], &v[..])))
+        .expect("build");
+    eprintln!("setup build: {:?}", t.elapsed());
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let t = Instant::now();
+    let result = match workload.as_str() {
+        "get" | "get4k" => {
+            // Touch every node once first, so the run measures warm lookups, not verification.
+            black_box(run_scan(&map));
+            // `get4k` cycles through 4096 random keys, as the criterion benchmark does (the
+            // paths then stay in cache); `get` probes anywhere.
+            let distinct = if workload == "get" { reps } else { 4096 };
+            let pool: Vec<usize> = (0..distinct).map(|_| rng.below(N)).collect();
+            let probes: Vec<usize> = (0..reps).map(|i| pool[i % distinct]).collect();
+            let t = Instant::now();
+            let r = run_get(&map, &data, &probes);
+            let ours = t.elapsed().as_nanos() as f64 / reps as f64;
+            // The baseline, same probes, same run.
+            let model: BTreeMap<(i64, i64), (i64, i64)> = (0..N as i64)
+                .map(|i| ((2 * i, i % 7), (i * 31, -i)))
+                .collect();
+            let t = Instant::now();
+            let mut found = 0usize;
+            for &p in &probes {
+                let i = p as i64;
+                found += usize::from(black_box(model.get(&(2 * i, i % 7))).is_some());
+            }
+            let base = t.elapsed().as_nanos() as f64 / reps as f64;
+            eprintln!(
+                "{ours:.0} ns/get; BTreeMap {base:.0} ns/get; ratio {:.2}",
+                ours / base
+            );
+            r + found
+        }
+        "scan" => {
+            black_box(run_scan(&map));
+            (0..reps).map(|_| run_scan(&map)).sum()
+        }
+        "scan_fold" => {
+            black_box(run_scan(&map));
+            (0..reps).map(|_| run_scan_fold(&map)).sum()
+        }
+        "build" => (0..reps)
+            .map(|_| {
+                run_build(&MemoryStore::new(HashProfile::Blake3), &data).as_bytes()[0] as usize
+            })
+            .sum(),
+        "edit1" | "edit1000" => {
+            let count = if workload == "edit1" { 1 } else { 1000 };
+            black_box(run_scan(&map));
+            let owned: Vec<_> = (0..reps).map(|_| random_edits(&mut rng, count)).collect();
+            let batches: Vec<Vec<Edit<'_>>> = owned.iter().map(|e| as_edits(e)).collect();
+            let t = Instant::now();
+            let r = run_edits(&store, map.root(), &batches);
+            eprintln!(
+                "{:.1} µs/batch",
+                t.elapsed().as_secs_f64() * 1e6 / reps as f64
+            );
+            r
+        }
+        "diff1" | "diff1000" => {
+            let count = if workload == "diff1" { 1 } else { 1000 };
+            black_box(run_scan(&map));
+            let e = random_edits(&mut rng, count);
+            let to = map.with_root(
+                apply_edits(&store, &schema(), map.root(), &as_edits(&e)).expect("edit"),
+            );
+            black_box(run_diff(&map, &to, 1));
+            let t = Instant::now();
+            let r = run_diff(&map, &to, reps);
+            eprintln!(
+                "{:.2} µs/diff",
+                t.elapsed().as_secs_f64() * 1e6 / reps as f64
+            );
+            r
+        }
+        other => {
+            eprintln!("unknown workload {other:?}: get get4k scan scan_fold build edit1 edit1000 diff1 diff1000");
+            std::process::exit(2);
+        }
+    };
+    eprintln!("{workload} x{reps}: {:?} (result {result})", t.elapsed());
+}
