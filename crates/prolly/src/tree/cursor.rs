@@ -153,6 +153,56 @@ impl<'s> Cursor<'s> {
         }
     }
 
+    /// Cursor with only the root frame loaded, at its first entry: the start of a descent one
+    /// level at a time with [`Cursor::descend_into`].
+    pub(crate) fn at_root<S: ChunkStore + ?Sized>(
+        store: &'s S,
+        root: &Address,
+    ) -> Result<Cursor<'s>, TreeError> {
+        let node = store.get_node(root)?;
+        let height = usize::from(node.level()) + 1;
+        if height > MAX_DEPTH {
+            return Err(TreeError::TooTall(MAX_DEPTH));
+        }
+        if height > 1 && node.count() == 0 {
+            return Err(TreeError::Malformed {
+                address: *root,
+                reason: "empty internal node",
+            });
+        }
+        let mut c = Cursor::empty();
+        c.height = height;
+        c.bottom = height - 1;
+        c.nodes[height - 1] = Some(node);
+        Ok(c)
+    }
+
+    /// Lowest loaded level.
+    pub(crate) fn bottom(&self) -> usize {
+        self.bottom
+    }
+
+    /// Points the bottom frame (an internal node) at entry `i` (clamped into the node) and
+    /// loads that child as the new bottom frame, at its first entry.
+    pub(crate) fn descend_into<S: ChunkStore + ?Sized>(
+        &mut self,
+        store: &'s S,
+        i: usize,
+    ) -> Result<(), TreeError> {
+        let level = self.bottom;
+        if level == 0 {
+            return Ok(());
+        }
+        let node = self.node(level);
+        let i = i.min(node.count().saturating_sub(1));
+        self.idx[level] = i as i32;
+        let child = load_at_level(store, &node.child(i), level - 1)?;
+        self.nodes[level - 1] = Some(child);
+        self.idx[level - 1] = 0;
+        self.bottom = level - 1;
+        Ok(())
+    }
+
     /// Cursor at the first key `>= key` (past the end if none).
     pub fn at_key<S: ChunkStore + ?Sized, T: TreeSchema + ?Sized>(
         store: &'s S,
@@ -336,8 +386,32 @@ impl<'s> Cursor<'s> {
         store: &'s S,
         level: usize,
     ) -> Result<bool, TreeError> {
+        self.step_at(store, level, true)
+    }
+
+    /// [`Cursor::advance_at`] for walks that never step back: past the end, the bottom frame
+    /// just becomes invalid where it is, instead of loading the path to the last entry.
+    pub(crate) fn advance_forward_at<S: ChunkStore + ?Sized>(
+        &mut self,
+        store: &'s S,
+        level: usize,
+    ) -> Result<bool, TreeError> {
+        self.step_at(store, level, false)
+    }
+
+    fn step_at<S: ChunkStore + ?Sized>(
+        &mut self,
+        store: &'s S,
+        level: usize,
+        keep_last: bool,
+    ) -> Result<bool, TreeError> {
         let mut l = level;
         loop {
+            if l >= self.height && !keep_last {
+                let b = self.bottom;
+                self.idx[b] = self.node(b).count() as i32;
+                return Ok(false);
+            }
             if l >= self.height {
                 // Past the end: keep the path to the last entry (so that stepping back works)
                 // and put the bottom frame one past its last entry.

@@ -63,13 +63,52 @@ pub struct Diff<'s, 't, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> {
 impl<'s, 't, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> Diff<'s, 't, S, T> {
     /// Diff from the tree at `from` to the tree at `to`, both in `store`.
     pub fn new(store: &'s S, schema: &'t T, from: Address, to: Address) -> Result<Self, TreeError> {
+        let (mut from, mut to) = (Cursor::at_root(store, &from)?, Cursor::at_root(store, &to)?);
+        // While the trees are equally tall, go down both along their first difference: the
+        // children before it have the same addresses in both, so they are shared and skipped
+        // without being loaded.
+        while from.bottom() > 0 && from.bottom() == to.bottom() {
+            let (fnode, _) = from.at(from.bottom());
+            let (tnode, _) = to.at(to.bottom());
+            let shared = common_prefix(fnode.address_array(), tnode.address_array()) / ADDRESS_LEN;
+            from.descend_into(store, shared)?;
+            to.descend_into(store, shared)?;
+        }
+        while from.bottom() > 0 {
+            from.descend_into(store, 0)?;
+        }
+        while to.bottom() > 0 {
+            to.descend_into(store, 0)?;
+        }
         Ok(Diff {
             store,
             schema,
-            from: Cursor::at_start(store, &from)?,
-            to: Cursor::at_start(store, &to)?,
+            from,
+            to,
             failed: false,
         })
+    }
+
+    /// True if everything after the cursors' entries at `level` is shared: the trees are
+    /// equally tall and, at `level` and every level above it, the entries after the cursors'
+    /// have the same addresses.
+    fn rest_is_shared(&self, level: usize) -> bool {
+        let h = self.from.height();
+        h == self.to.height()
+            && (level.max(1)..h).all(|l| {
+                let (fnode, fi) = self.from.at(l);
+                let (tnode, ti) = self.to.at(l);
+                tail(fnode.address_array(), (fi + 1) * ADDRESS_LEN)
+                    == tail(tnode.address_array(), (ti + 1) * ADDRESS_LEN)
+            })
+    }
+
+    /// Ends both walks (everything left is shared).
+    fn finish_both(&mut self) {
+        let (fl, _) = self.from.at(0);
+        let (tl, _) = self.to.at(0);
+        self.from.set_leaf_index(fl.count());
+        self.to.set_leaf_index(tl.count());
     }
 
     /// Steps both cursors over whole subtrees they share.
@@ -108,8 +147,13 @@ impl<'s, 't, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> Diff<'s, 't, S, T> 
             ) / ADDRESS_LEN;
             self.from.set_index(best, fidx + shared);
             self.to.set_index(best, tidx + shared);
-            self.from.advance_at(self.store, best)?;
-            self.to.advance_at(self.store, best)?;
+            if self.from.at_node_end(best) && self.to.at_node_end(best) && self.rest_is_shared(best)
+            {
+                self.finish_both();
+                return Ok(());
+            }
+            self.from.advance_forward_at(self.store, best)?;
+            self.to.advance_forward_at(self.store, best)?;
         }
     }
 
@@ -123,7 +167,7 @@ impl<'s, 't, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> Diff<'s, 't, S, T> 
                         key: self.from.key(),
                         from: self.from.value(),
                     };
-                    self.from.advance(self.store)?;
+                    self.from.advance_forward_at(self.store, 0)?;
                     return Ok(Some(e));
                 }
                 (false, true) => {
@@ -131,7 +175,7 @@ impl<'s, 't, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> Diff<'s, 't, S, T> 
                         key: self.to.key(),
                         to: self.to.value(),
                     };
-                    self.to.advance(self.store)?;
+                    self.to.advance_forward_at(self.store, 0)?;
                     return Ok(Some(e));
                 }
                 (true, true) => {
@@ -143,10 +187,14 @@ impl<'s, 't, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> Diff<'s, 't, S, T> 
                         let (tl, ti) = self.to.at(0);
                         let run = identical_run(&fl, fi, &tl, ti).max(1);
                         let (i, j) = (fi + run, ti + run);
+                        if i == fl.count() && j == tl.count() && self.rest_is_shared(1) {
+                            self.finish_both();
+                            continue;
+                        }
                         self.from.set_leaf_index(i - 1);
                         self.to.set_leaf_index(j - 1);
-                        self.from.advance(self.store)?;
-                        self.to.advance(self.store)?;
+                        self.from.advance_forward_at(self.store, 0)?;
+                        self.to.advance_forward_at(self.store, 0)?;
                         continue;
                     }
                     match self.schema.compare_keys(fk, tk) {
@@ -155,7 +203,7 @@ impl<'s, 't, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> Diff<'s, 't, S, T> 
                                 key: fk,
                                 from: self.from.value(),
                             };
-                            self.from.advance(self.store)?;
+                            self.from.advance_forward_at(self.store, 0)?;
                             return Ok(Some(e));
                         }
                         Ordering::Greater => {
@@ -163,13 +211,13 @@ impl<'s, 't, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> Diff<'s, 't, S, T> 
                                 key: tk,
                                 to: self.to.value(),
                             };
-                            self.to.advance(self.store)?;
+                            self.to.advance_forward_at(self.store, 0)?;
                             return Ok(Some(e));
                         }
                         Ordering::Equal => {
                             let (fv, tv) = (self.from.value(), self.to.value());
-                            self.from.advance(self.store)?;
-                            self.to.advance(self.store)?;
+                            self.from.advance_forward_at(self.store, 0)?;
+                            self.to.advance_forward_at(self.store, 0)?;
                             if fv != tv && !self.schema.values_equivalent(fv, tv) {
                                 return Ok(Some(DiffEntry::Modified {
                                     key: fk,
