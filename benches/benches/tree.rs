@@ -170,6 +170,15 @@ fn bench_reads(c: &mut Criterion) {
             black_box(n)
         })
     });
+    // Internal iteration (`fold`, `for_each`, `count`, ...): the leaf walk stays in registers.
+    g.bench_function("scan_fold/1M", |b| {
+        b.iter(|| {
+            black_box(map.iter().expect("iter").fold(0usize, |n, r| {
+                let (k, v) = r.expect("row");
+                n + k.len() + v.len()
+            }))
+        })
+    });
     g.bench_function("btreemap/scan/1M", |b| {
         b.iter(|| {
             black_box(

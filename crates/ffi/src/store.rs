@@ -104,6 +104,13 @@ impl ChunkStore for Backend {
             Backend::File(s) => ChunkStore::put(s, chunk),
         }
     }
+    #[inline]
+    fn put_node(&self, chunk: &[u8]) -> Result<Address, StoreError> {
+        match self {
+            Backend::Memory(s) => ChunkStore::put_node(s, chunk),
+            Backend::File(s) => ChunkStore::put_node(s, chunk),
+        }
+    }
 }
 
 /// What a store handle and every map, cursor and builder made from it share. The store closes

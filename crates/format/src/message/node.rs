@@ -86,10 +86,8 @@ pub struct NodeLayout {
 #[derive(Clone, Copy, Debug)]
 pub struct Node<'a> {
     chunk: &'a [u8],
-    key_items: &'a [u8],
-    key_offsets: &'a [u8],
-    values: &'a [u8],
-    value_offsets: &'a [u8],
+    /// Where the parts are; slices are cut on access (a few instructions), which keeps the
+    /// view small: cursors hold one per level and copy them around.
     layout: NodeLayout,
 }
 
@@ -135,11 +133,13 @@ impl<'a> Node<'a> {
     #[inline(always)]
     fn verify_with(chunk: &'a [u8], checks: Checks) -> Result<Node<'a>, MessageError> {
         let check_offsets = |offsets: &[u8], items_len: usize, field: &'static str| match checks {
-            Checks::Fast => offsets_count(offsets, items_len, field),
+            Checks::Fast | Checks::Trusted => offsets_count(offsets, items_len, field),
             Checks::Exact => check_offsets(offsets, items_len, field),
         };
         let body = body_with_id(chunk, FILE_ID_PROLLY)?;
-        run_verifier::<ProllyTreeNode>(body, TABLE)?;
+        if checks != Checks::Trusted {
+            run_verifier::<ProllyTreeNode>(body, TABLE)?;
+        }
         let t = RootTable::open(body, TABLE, NUM_FIELDS)?;
 
         let key_items = t.required_vector(F_KEY_ITEMS, 1, "key_items")?;
@@ -262,7 +262,9 @@ impl<'a> Node<'a> {
                 field: "subtree_counts",
             })?;
             let sc_s = Span::of(Some(sc), 1);
-            check_counts(sc_s.slice(chunk), count, tree_count, "subtree_counts")?;
+            if checks != Checks::Trusted {
+                check_counts(sc_s.slice(chunk), count, tree_count, "subtree_counts")?;
+            }
             NodeLayout {
                 key_items: key_items_s,
                 key_offsets: key_offsets_s,
@@ -280,10 +282,17 @@ impl<'a> Node<'a> {
 
         let mut node = Node::with_layout(chunk, layout);
         match checks {
+            Checks::Trusted => {
+                node.layout.key_width = items_width(node.key_items(), node.key_offsets_bytes());
+                if level == 0 {
+                    node.layout.value_width =
+                        items_width(node.values(), node.value_offsets_bytes());
+                }
+            }
             Checks::Fast => {
-                let keys = tuple_items_width(node.key_items, node.key_offsets);
+                let keys = tuple_items_width(node.key_items(), node.key_offsets_bytes());
                 let values = if level == 0 {
-                    tuple_items_width(node.values, node.value_offsets)
+                    tuple_items_width(node.values(), node.value_offsets_bytes())
                 } else {
                     Some(0)
                 };
@@ -324,19 +333,22 @@ impl<'a> Node<'a> {
         Ok(node)
     }
 
+    /// The view of a chunk this process serialized itself with [`NodeWriter`], finding its
+    /// parts without the checks that only catch corruption (the FlatBuffers verifier, every
+    /// offset, tuple layouts, subtree counts): a store uses it for nodes a tree writer just
+    /// put, instead of [`Node::verify`] on their first read. Memory-safe whatever the bytes
+    /// (every accessor is bounds-checked); on bytes that are not a valid node, accessors may
+    /// return empty or wrong items, so never use it for bytes read from outside.
+    pub fn from_trusted(chunk: &'a [u8]) -> Result<Node<'a>, MessageError> {
+        Self::verify_with(chunk, Checks::Trusted)
+    }
+
     /// Re-creates the view of an already verified chunk from its cached layout. Memory-safe
     /// with any input: with a layout that does not belong to `chunk`, accessors return empty or
     /// wrong bytes but never read out of bounds.
     #[inline]
     pub fn with_layout(chunk: &'a [u8], layout: NodeLayout) -> Node<'a> {
-        Node {
-            chunk,
-            key_items: layout.key_items.slice(chunk),
-            key_offsets: layout.key_offsets.slice(chunk),
-            values: layout.values.slice(chunk),
-            value_offsets: layout.value_offsets.slice(chunk),
-            layout,
-        }
+        Node { chunk, layout }
     }
 
     /// The positions found by verification (for [`Node::with_layout`]).
@@ -393,8 +405,8 @@ impl<'a> Node<'a> {
     #[inline(always)]
     fn key_unchecked_index(&self, i: usize) -> &'a [u8] {
         match self.layout.key_width {
-            0 => item(self.key_items, self.key_offsets, i),
-            w => fixed_item(self.key_items, usize::from(w), i),
+            0 => item(self.key_items(), self.key_offsets_bytes(), i),
+            w => fixed_item(self.key_items(), usize::from(w), i),
         }
     }
 
@@ -425,11 +437,11 @@ impl<'a> Node<'a> {
         );
         if self.is_leaf() {
             match self.layout.value_width {
-                0 => item(self.values, self.value_offsets, i),
-                w => fixed_item(self.values, usize::from(w), i),
+                0 => item(self.values(), self.value_offsets_bytes(), i),
+                w => fixed_item(self.values(), usize::from(w), i),
             }
         } else {
-            self.values
+            self.values()
                 .get(i * ADDRESS_LEN..(i + 1) * ADDRESS_LEN)
                 .unwrap_or(&[])
         }
@@ -463,14 +475,20 @@ impl<'a> Node<'a> {
     /// All key bytes, concatenated.
     #[inline]
     pub fn key_items(&self) -> &'a [u8] {
-        self.key_items
+        self.layout.key_items.slice(self.chunk)
+    }
+
+    /// Leaf: the value items; internal: the address array.
+    #[inline(always)]
+    fn values(&self) -> &'a [u8] {
+        self.layout.values.slice(self.chunk)
     }
 
     /// All value bytes, concatenated (empty on internal nodes).
     #[inline]
     pub fn value_items(&self) -> &'a [u8] {
         if self.is_leaf() {
-            self.values
+            self.values()
         } else {
             &[]
         }
@@ -479,13 +497,13 @@ impl<'a> Node<'a> {
     /// The n+1 key offsets as stored (little-endian u16 pairs).
     #[inline]
     pub fn key_offsets_bytes(&self) -> &'a [u8] {
-        self.key_offsets
+        self.layout.key_offsets.slice(self.chunk)
     }
 
     /// The n+1 value offsets as stored (empty on internal nodes).
     #[inline]
     pub fn value_offsets_bytes(&self) -> &'a [u8] {
-        self.value_offsets
+        self.layout.value_offsets.slice(self.chunk)
     }
 
     /// The concatenated child addresses of an internal node (empty on leaves).
@@ -494,7 +512,7 @@ impl<'a> Node<'a> {
         if self.is_leaf() {
             &[]
         } else {
-            self.values
+            self.values()
         }
     }
 
@@ -553,10 +571,10 @@ impl<'a> Node<'a> {
     #[inline]
     pub fn entries(&self) -> Entries<'a> {
         Entries {
-            key_items: self.key_items,
-            key_offsets: self.key_offsets,
-            values: self.values,
-            value_offsets: self.value_offsets,
+            key_items: self.key_items(),
+            key_offsets: self.key_offsets_bytes(),
+            values: self.values(),
+            value_offsets: self.value_offsets_bytes(),
             key_width: usize::from(self.layout.key_width),
             value_width: if self.is_leaf() {
                 usize::from(self.layout.value_width)
@@ -571,7 +589,7 @@ impl<'a> Node<'a> {
     /// Key offset `i` (0..=count), for callers that want item boundaries.
     #[inline]
     pub fn key_offset(&self, i: usize) -> usize {
-        u16_at(self.key_offsets, 2 * i).map_or(0, usize::from)
+        u16_at(self.key_offsets_bytes(), 2 * i).map_or(0, usize::from)
     }
 }
 
@@ -593,6 +611,28 @@ fn offsets_count(
         return Ok(offsets.len() / 2 - 1);
     }
     check_offsets(offsets, items_len, field)
+}
+
+/// The common length of the items delimited by `offsets` if all are equally long (at least
+/// 2 bytes) and end with the same two bytes, else 0: [`tuple_items_width`] without the tuple
+/// checks, for trusted nodes.
+fn items_width(items: &[u8], offsets: &[u8]) -> u16 {
+    let mut rest = offsets;
+    let Some(first) = next_item(items, &mut rest) else {
+        return 0;
+    };
+    let (width, tail) = (first.len(), first.last_chunk::<2>().copied());
+    let mut uniform = width >= 2;
+    let mut seen = 1usize;
+    while let Some(item) = next_item(items, &mut rest) {
+        uniform &= item.len() == width && item.last_chunk::<2>().copied() == tail;
+        seen += 1;
+    }
+    if uniform && seen + 1 == offsets.len() / 2 {
+        u16::try_from(width).unwrap_or(0)
+    } else {
+        0
+    }
 }
 
 /// The item whose start and end are the first two u16 LE offsets of `offsets`, which then
@@ -658,6 +698,8 @@ enum Checks {
     Fast,
     /// Each offsets vector in full where it is read, then each tuple with its own error.
     Exact,
+    /// Only what finding the parts needs (see [`Node::from_trusted`]).
+    Trusted,
 }
 
 /// Rows under each item of a node, in order (see [`Node::subtree_counts`]).
@@ -1010,6 +1052,8 @@ mod width_tests {
             let chunk = leaf(keys, values);
             let node = Node::verify(&chunk).expect("verifies");
             assert_eq!((node.key_width(), node.value_width()), (kw, vw));
+            let trusted = Node::from_trusted(&chunk).expect("parses");
+            assert_eq!(trusted.layout(), node.layout());
             let pairs: Vec<_> = node.entries().collect();
             assert_eq!(pairs.len(), keys.len());
             let folded = node.entries().fold(Vec::new(), |mut v, p| {

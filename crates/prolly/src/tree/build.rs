@@ -257,7 +257,7 @@ impl LevelBuilder {
                 level: self.level,
             })?
         };
-        let address = out.store.put(chunk)?;
+        let address = out.store.put_node(chunk)?;
         Ok((address, self.tree_count))
     }
 

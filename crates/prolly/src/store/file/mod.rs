@@ -142,6 +142,9 @@ pub struct VerifyReport {
 struct Pending {
     chunk: Box<[u8]>,
     layout: OnceLock<NodeLayout>,
+    /// Put by `put_node`: a node this process serialized, read back without checks (once
+    /// committed and reopened, it is verified like any other chunk).
+    trusted: bool,
 }
 
 /// A durable, content-addressed chunk store in a directory.
@@ -498,7 +501,12 @@ impl FileStore {
                 if let Some(layout) = p.layout.get() {
                     return Ok(Node::with_layout(&p.chunk, *layout));
                 }
-                let node = Node::verify(&p.chunk).map_err(|source| StoreError::BadMessage {
+                let node = if p.trusted {
+                    Node::from_trusted(&p.chunk)
+                } else {
+                    Node::verify(&p.chunk)
+                }
+                .map_err(|source| StoreError::BadMessage {
                     address: *address,
                     source,
                 })?;
@@ -520,6 +528,15 @@ impl FileStore {
     /// Buffers `chunk` for the next commit and returns its address; readable at once. A chunk
     /// already stored is not buffered again. Writer only.
     pub fn put(&self, chunk: &[u8]) -> Result<Address, StoreError> {
+        self.put_chunk(chunk, false)
+    }
+
+    /// [`ChunkStore::put_node`]: a node this process just serialized.
+    pub fn put_node(&self, chunk: &[u8]) -> Result<Address, StoreError> {
+        self.put_chunk(chunk, true)
+    }
+
+    fn put_chunk(&self, chunk: &[u8], trusted: bool) -> Result<Address, StoreError> {
         self.check_writable()?;
         if chunk.len() > chunk_file::MAX_CHUNK_LEN {
             return Err(StoreError::InvalidArgument(format!(
@@ -534,6 +551,7 @@ impl FileStore {
                 Box::new(Pending {
                     chunk: chunk.into(),
                     layout: OnceLock::new(),
+                    trusted,
                 }),
             );
             self.has_pending.store(true, Ordering::Release);
@@ -856,6 +874,10 @@ impl ChunkStore for FileStore {
 
     fn put(&self, chunk: &[u8]) -> Result<Address, StoreError> {
         FileStore::put(self, chunk)
+    }
+
+    fn put_node(&self, chunk: &[u8]) -> Result<Address, StoreError> {
+        FileStore::put_node(self, chunk)
     }
 }
 
