@@ -8,7 +8,7 @@
 //! ```
 //!
 //! Workloads (1M rows of `(int64, int64) -> (int64, int64)` in a blake3 memory store, as in
-//! `benches/tree.rs`): `get`, `get4k`, `scan`, `scan_fold`, `build`, `edit1`, `edit1000`, `diff1`, `diff1000`. The
+//! `benches/tree.rs`): `get`, `get4k`, `scan`, `scan_fold`, `build`, `build1t` (with the hash thread against without), `edit1`, `edit1000`, `diff1`, `diff1000`. The
 //! second argument is the repetition count. Setup (building the map, making the edits) happens
 //! outside the `run_*` functions so that `--toggle-collect` counts only the measured work.
 
@@ -18,6 +18,7 @@ use std::time::Instant;
 
 use prollystore::format::tuple::{TupleDesc, Type};
 use prollystore::format::{Address, Encoding, HashProfile};
+use prollystore::tree::build::TreeBuilder;
 use prollystore::tree::mutate::{apply_edits, Edit};
 use prollystore::tuples::TupleSchema;
 use prollystore::{Map, MemoryStore};
@@ -121,6 +122,16 @@ fn run_build(store: &MemoryStore, data: &[Row]) -> Address {
 }
 
 #[inline(never)]
+fn run_build_piped(store: &MemoryStore, data: &[Row]) -> Address {
+    let s = schema();
+    let mut b = TreeBuilder::new(store, &s).with_hash_thread();
+    for (k, v) in data {
+        b.add(k, v).expect("add");
+    }
+    b.finish().expect("build")
+}
+
+#[inline(never)]
 fn run_edits(store: &MemoryStore, root: Address, batches: &[Vec<Edit<'_>>]) -> usize {
     let s = schema();
     let mut n = 0;
@@ -192,11 +203,33 @@ fn main() {
             black_box(run_scan(&map));
             (0..reps).map(|_| run_scan_fold(&map)).sum()
         }
-        "build" => (0..reps)
-            .map(|_| {
-                run_build(&MemoryStore::new(HashProfile::Blake3), &data).as_bytes()[0] as usize
-            })
-            .sum(),
+        "build" | "build1t" => {
+            // `build1t` alternates builds with and without the hash thread: a ratio from one run.
+            let (mut piped, mut single) = (0f64, 0f64);
+            let mut n = 0usize;
+            for _ in 0..reps {
+                let t = Instant::now();
+                n +=
+                    run_build(&MemoryStore::new(HashProfile::Blake3), &data).as_bytes()[0] as usize;
+                piped += t.elapsed().as_secs_f64();
+                if workload == "build1t" {
+                    let t = Instant::now();
+                    let store = MemoryStore::new(HashProfile::Blake3);
+                    n += run_build_piped(&store, &data).as_bytes()[0] as usize;
+                    single += t.elapsed().as_secs_f64();
+                }
+            }
+            let rate = |secs: f64| (N * reps) as f64 / secs / 1e6;
+            if workload == "build1t" {
+                eprintln!(
+                    "one thread {:.1} M rows/s, with the hash thread {:.1} M rows/s, speedup {:.2}",
+                    rate(single),
+                    rate(piped),
+                    single / piped
+                );
+            }
+            n
+        }
         "edit1" | "edit1000" => {
             let count = if workload == "edit1" { 1 } else { 1000 };
             black_box(run_scan(&map));
@@ -227,7 +260,7 @@ fn main() {
             r
         }
         other => {
-            eprintln!("unknown workload {other:?}: get get4k scan scan_fold build edit1 edit1000 diff1 diff1000");
+            eprintln!("unknown workload {other:?}: get get4k scan scan_fold build build1t edit1 edit1000 diff1 diff1000");
             std::process::exit(2);
         }
     };

@@ -111,6 +111,13 @@ impl ChunkStore for Backend {
             Backend::File(s) => ChunkStore::put_node(s, chunk),
         }
     }
+    #[inline]
+    fn put_node_hashed(&self, address: Address, chunk: &[u8]) -> Result<(), StoreError> {
+        match self {
+            Backend::Memory(s) => ChunkStore::put_node_hashed(s, address, chunk),
+            Backend::File(s) => ChunkStore::put_node_hashed(s, address, chunk),
+        }
+    }
 }
 
 /// What a store handle and every map, cursor and builder made from it share. The store closes

@@ -41,6 +41,9 @@ pub enum TreeError {
         /// Index of the offending item.
         index: usize,
     },
+    /// The thread that hashes leaves during a build stopped unexpectedly.
+    #[error("the background hashing thread of a tree build stopped unexpectedly")]
+    HashWorker,
     /// A blob tree is malformed.
     #[error("blob {address} is malformed: {reason}")]
     BadBlob {

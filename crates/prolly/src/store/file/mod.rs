@@ -528,15 +528,25 @@ impl FileStore {
     /// Buffers `chunk` for the next commit and returns its address; readable at once. A chunk
     /// already stored is not buffered again. Writer only.
     pub fn put(&self, chunk: &[u8]) -> Result<Address, StoreError> {
-        self.put_chunk(chunk, false)
+        self.put_chunk(chunk, false, None)
     }
 
     /// [`ChunkStore::put_node`]: a node this process just serialized.
     pub fn put_node(&self, chunk: &[u8]) -> Result<Address, StoreError> {
-        self.put_chunk(chunk, true)
+        self.put_chunk(chunk, true, None)
     }
 
-    fn put_chunk(&self, chunk: &[u8], trusted: bool) -> Result<Address, StoreError> {
+    /// [`ChunkStore::put_node_hashed`]: a node this process just serialized and hashed.
+    pub fn put_node_hashed(&self, address: Address, chunk: &[u8]) -> Result<(), StoreError> {
+        self.put_chunk(chunk, true, Some(address)).map(|_| ())
+    }
+
+    fn put_chunk(
+        &self,
+        chunk: &[u8],
+        trusted: bool,
+        address: Option<Address>,
+    ) -> Result<Address, StoreError> {
         self.check_writable()?;
         if chunk.len() > chunk_file::MAX_CHUNK_LEN {
             return Err(StoreError::InvalidArgument(format!(
@@ -544,7 +554,7 @@ impl FileStore {
                 chunk.len()
             )));
         }
-        let address = self.manifest.profile.address_of(chunk);
+        let address = address.unwrap_or_else(|| self.manifest.profile.address_of(chunk));
         if !self.has(&address)? {
             self.pending.insert(
                 address,
@@ -878,6 +888,10 @@ impl ChunkStore for FileStore {
 
     fn put_node(&self, chunk: &[u8]) -> Result<Address, StoreError> {
         FileStore::put_node(self, chunk)
+    }
+
+    fn put_node_hashed(&self, address: Address, chunk: &[u8]) -> Result<(), StoreError> {
+        FileStore::put_node_hashed(self, address, chunk)
     }
 }
 
