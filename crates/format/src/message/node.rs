@@ -777,8 +777,8 @@ impl NodeWriter {
 /// Iterator over a node's (key, value) pairs (see [`Node::entries`]).
 ///
 /// Walks the offset vectors once, reading each item's start and end from the two offsets at
-/// the front of the remaining offsets.
-#[derive(Clone, Debug)]
+/// the front of the remaining offsets. The default value is empty.
+#[derive(Clone, Debug, Default)]
 pub struct Entries<'a> {
     key_items: &'a [u8],
     /// The key offsets from the next key's start (u16 LE each).
