@@ -1997,8 +1997,8 @@ prolly_result prolly_cursor_next(struct prolly_cursor *cursor, struct prolly_row
 /**
  * Fills `rows` (room for `capacity` rows, at least 1) with the next rows and writes how many
  * to `*out_count`: `PROLLY_RESULT_OK` with 1 to `capacity` rows, or `PROLLY_RESULT_END` with 0
- * once the range is exhausted. The same rows as repeated `prolly_cursor_next` calls, at a
- * fraction of the per-call cost for long scans.
+ * once the range is exhausted. The same rows as repeated `prolly_cursor_next` calls (the two
+ * may be mixed on one cursor), with one call per batch instead of one per row.
  */
 prolly_result prolly_cursor_next_batch(struct prolly_cursor *cursor,
                                        struct prolly_row *rows,

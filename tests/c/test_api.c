@@ -330,6 +330,33 @@ static void test_maps_cursors_diffs_roots(void) {
   }
   CHECK(rows == 50);
   prolly_cursor_free(c);
+  /* The whole map again, one row and then a batch of up to 7, alternately. */
+  OK(prolly_map_range(m, &open, &open, PROLLY_DIRECTION_FORWARD, &c));
+  prolly_row batch[7];
+  size_t batch_len = 0;
+  rows = 0;
+  expect = 0;
+  for (;;) {
+    r = prolly_cursor_next(c, &row);
+    if (r != PROLLY_RESULT_OK) break;
+    CHECK(key_int(s, &row) == expect);
+    expect += 2;
+    rows++;
+    r = prolly_cursor_next_batch(c, batch, 7, &batch_len);
+    if (r != PROLLY_RESULT_OK) break;
+    CHECK(batch_len >= 1 && batch_len <= 7);
+    for (size_t i = 0; i < batch_len; i++) {
+      CHECK(key_int(s, &batch[i]) == expect);
+      expect += 2;
+      rows++;
+    }
+  }
+  EXPECT(r, PROLLY_RESULT_END);
+  CHECK(rows == N);
+  EXPECT(prolly_cursor_next_batch(c, batch, 7, &batch_len), PROLLY_RESULT_END);
+  CHECK(batch_len == 0);
+  EXPECT(prolly_cursor_next_batch(c, batch, 0, &batch_len), PROLLY_RESULT_ERR_INVALID_ARGUMENT);
+  prolly_cursor_free(c);
   prolly_bound b_lo_ex = {PROLLY_BOUND_KIND_EXCLUDED, lo, l1};
   prolly_bound b_hi_in = {PROLLY_BOUND_KIND_INCLUDED, hi, l2};
   OK(prolly_map_range(m, &b_lo_ex, &b_hi_in, PROLLY_DIRECTION_BACKWARD, &c));

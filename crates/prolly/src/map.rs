@@ -4,7 +4,7 @@
 use std::cmp::Ordering;
 use std::ops::Bound;
 
-use prollystore_format::message::Entries;
+use prollystore_format::message::{Entries, Node};
 use prollystore_format::Address;
 
 use crate::error::TreeError;
@@ -237,6 +237,23 @@ impl<'s, S: ChunkStore + ?Sized, T: TreeSchema> Map<'s, S, T> {
         })
     }
 
+    /// Rows with keys within the bounds, in key order, a leaf at a time: each [`Run`] is the
+    /// next rows of one leaf (already cut at the range's upper bound). A run's step is a few
+    /// bounds-checked reads, with no bound comparison and no leaf change, so a caller that
+    /// hands out one row per call, such as the C ABI's `prolly_cursor_next`, can keep its
+    /// common step down to that and refill only at leaf boundaries.
+    pub fn range_runs<'b>(
+        &'b self,
+        lo: Bound<&'b [u8]>,
+        hi: Bound<&'b [u8]>,
+    ) -> Result<Runs<'s, 'b, S, T>, TreeError>
+    where
+        's: 'b,
+        T: 'b,
+    {
+        Ok(Runs(self.range(lo, hi)?))
+    }
+
     /// Rows with keys within the bounds, in descending key order.
     pub fn range_rev<'b>(
         &'b self,
@@ -408,6 +425,70 @@ impl<'s, S: ChunkStore + ?Sized, T: TreeSchema> Iter<'s, '_, S, T> {
         }
     }
 
+    /// The rows `next` would return up to the end of the current leaf (the next leaf's rows
+    /// when the current one is used up), as one run; `None` at the end of the range. A
+    /// forward scan only (see [`Map::range_runs`]).
+    fn next_run(&mut self) -> Result<Option<Run<'s>>, TreeError> {
+        debug_assert!(self.forward, "runs are built from forward iterators only");
+        loop {
+            if self.done {
+                return Ok(None);
+            }
+            let left = self.entries.len();
+            if left > 0 {
+                // The run takes over the rest of the leaf.
+                self.entries = Entries::default();
+                let leaf = self.cursor.leaf();
+                let start = leaf.count().saturating_sub(left);
+                let take = self.inside_count(left);
+                if take < left {
+                    // The range ends in this leaf.
+                    self.finish();
+                    if take == 0 {
+                        return Ok(None);
+                    }
+                }
+                return Ok(Some(Run::new(&leaf, start, start + take)));
+            }
+            match self.next_leaf() {
+                Ok(true) => {}
+                Ok(false) => {
+                    self.finish();
+                    return Ok(None);
+                }
+                Err(e) => {
+                    self.finish();
+                    return Err(e);
+                }
+            }
+        }
+    }
+
+    /// How many of the last `left` rows of the current leaf are within the far bound of a
+    /// forward scan (a prefix of them, as keys ascend).
+    fn inside_count(&self, left: usize) -> usize {
+        if matches!(self.bound, Bound::Unbounded) {
+            return left;
+        }
+        let leaf = self.cursor.leaf();
+        let count = leaf.count();
+        let (mut lo, mut hi) = (count.saturating_sub(left), count);
+        let start = lo;
+        if hi > lo && self.inside(leaf.key(hi - 1)) {
+            return left;
+        }
+        // The first row outside is in [lo, hi).
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if self.inside(leaf.key(mid)) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        lo - start
+    }
+
     /// Passes up to `max` next rows to `f` (the same rows as `max` calls of `next`) and
     /// returns how many it passed; fewer than `max` only at the end of the range. An
     /// unbounded forward scan walks each leaf's entries in a tight loop: the fast path for
@@ -511,6 +592,100 @@ impl<'s, S: ChunkStore + ?Sized, T: TreeSchema> Iterator for Iter<'s, '_, S, T> 
             return Some(Err(e));
         }
         Some(Ok((k, v)))
+    }
+}
+
+/// Consecutive rows of one leaf, in key order (see [`Map::range_runs`]). The default run is
+/// empty.
+///
+/// A run reads its rows by index from the leaf's offset vectors, which it holds cut to exactly
+/// its rows: a step reads two offset pairs and takes two bounds-checked slices, with no bound
+/// comparison and no leaf change to consider.
+#[derive(Clone, Debug, Default)]
+pub struct Run<'s> {
+    key_items: &'s [u8],
+    /// The u16 LE key offsets of the run's rows and the one after (n+1 for n rows).
+    key_offsets: &'s [[u8; 2]],
+    value_items: &'s [u8],
+    /// As `key_offsets`, for values.
+    value_offsets: &'s [[u8; 2]],
+    /// The next row's index in the run (a `u32`, so that `next + 2` cannot overflow and a
+    /// step checks each offset vector with one comparison; offsets are u16, so a leaf has far
+    /// fewer rows).
+    next: u32,
+}
+
+impl<'s> Run<'s> {
+    /// Rows `start..end` of leaf `leaf`.
+    fn new(leaf: &Node<'s>, start: usize, end: usize) -> Run<'s> {
+        let cut = |offsets: &'s [u8]| -> &'s [[u8; 2]] {
+            let all = offsets.as_chunks::<2>().0;
+            all.get(start..end.saturating_add(1)).unwrap_or(&[])
+        };
+        Run {
+            key_items: leaf.key_items(),
+            key_offsets: cut(leaf.key_offsets_bytes()),
+            value_items: leaf.value_items(),
+            value_offsets: cut(leaf.value_offsets_bytes()),
+            next: 0,
+        }
+    }
+
+    /// Rows not returned yet (the run ends earlier only on a node whose layout does not belong
+    /// to its chunk, which verification rules out).
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.key_offsets
+            .len()
+            .saturating_sub(1)
+            .saturating_sub(self.next as usize)
+    }
+
+    /// True when every row has been returned.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// Item `i` of `items`, delimited by offsets `i` and `i + 1`; `None` past the end.
+#[inline(always)]
+fn run_item<'s>(items: &'s [u8], offsets: &[[u8; 2]], i: u32) -> Option<&'s [u8]> {
+    let i = i as usize;
+    let [start, end] = offsets.get(i..i + 2)? else {
+        return None;
+    };
+    items.get(usize::from(u16::from_le_bytes(*start))..usize::from(u16::from_le_bytes(*end)))
+}
+
+impl<'s> Iterator for Run<'s> {
+    type Item = Row<'s>;
+
+    #[inline(always)]
+    fn next(&mut self) -> Option<Row<'s>> {
+        let i = self.next;
+        let k = run_item(self.key_items, self.key_offsets, i)?;
+        let v = run_item(self.value_items, self.value_offsets, i)?;
+        self.next = i.wrapping_add(1);
+        Some((k, v))
+    }
+
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (0, Some(self.len()))
+    }
+}
+
+/// The rows of a key range as [`Run`]s, one leaf at a time, in key order (see
+/// [`Map::range_runs`]). After an error, the iteration ends.
+pub struct Runs<'s, 'b, S: ChunkStore + ?Sized, T: TreeSchema>(Iter<'s, 'b, S, T>);
+
+impl<'s, S: ChunkStore + ?Sized, T: TreeSchema> Iterator for Runs<'s, '_, S, T> {
+    type Item = Result<Run<'s>, TreeError>;
+
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        self.0.next_run().transpose()
     }
 }
 
@@ -657,5 +832,52 @@ mod tests {
         }
         let want: Vec<Vec<u8>> = rows;
         assert_eq!(batches(m.iter().unwrap(), 7), want);
+    }
+
+    #[test]
+    fn runs_give_the_rows_of_range() {
+        let store = MemoryStore::new(HashProfile::Blake3);
+        let rows: Vec<Vec<u8>> = (0..20_000).map(|i| tup(i * 2)).collect();
+        let m =
+            Map::from_sorted(&store, BytesSchema, rows.iter().map(|k| (&k[..], &k[..]))).unwrap();
+        assert!(m.height().unwrap() >= 1, "needs several leaves");
+        // Bounds on keys present and absent, at leaf ends and beyond the map.
+        let first_leaf_end = m
+            .range_runs(Bound::Unbounded, Bound::Unbounded)
+            .unwrap()
+            .next();
+        let n0 = first_leaf_end.unwrap().unwrap().len() as u32;
+        let keys: Vec<Vec<u8>> = [0, 1, 777, 778, n0 * 2 - 2, n0 * 2, 30_000, 39_998, 50_000]
+            .into_iter()
+            .map(tup)
+            .collect();
+        let mut bounds = vec![(Bound::Unbounded, Bound::Unbounded)];
+        for a in &keys {
+            bounds.push((Bound::Included(&a[..]), Bound::Unbounded));
+            bounds.push((Bound::Unbounded, Bound::Included(&a[..])));
+            bounds.push((Bound::Unbounded, Bound::Excluded(&a[..])));
+            for b in &keys {
+                bounds.push((Bound::Excluded(&a[..]), Bound::Included(&b[..])));
+                bounds.push((Bound::Included(&a[..]), Bound::Excluded(&b[..])));
+            }
+        }
+        for (l, h) in bounds {
+            let want: Vec<Row<'_>> = m.range(l, h).unwrap().map(Result::unwrap).collect();
+            let mut got = Vec::new();
+            let mut runs = m.range_runs(l, h).unwrap();
+            for run in runs.by_ref() {
+                let run = run.unwrap();
+                assert!(!run.is_empty(), "{l:?}..{h:?}: empty run");
+                let before = got.len();
+                let n = run.len();
+                let mut r = run;
+                got.extend(r.by_ref());
+                assert_eq!(got.len() - before, n, "len() is the row count");
+                assert!(r.is_empty() && r.next().is_none());
+            }
+            assert!(runs.next().is_none(), "ended stays ended");
+            assert_eq!(got, want, "{l:?}..{h:?}");
+        }
+        assert_eq!(Run::default().next(), None);
     }
 }

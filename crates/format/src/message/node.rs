@@ -904,7 +904,7 @@ impl NodeWriter {
 ///
 /// Keeps one index: each pair is found from it by the node's common key and value widths
 /// where it has them (no offsets read), else from the offsets. One counter is all the state
-/// a step updates.
+/// a step updates. The default value is empty.
 #[derive(Clone, Debug, Default)]
 pub struct Entries<'a> {
     key_items: &'a [u8],
