@@ -13,12 +13,10 @@
 //! Keyless tables are the exception: Dolt shows them sorted by all columns, so their rows are
 //! collected and sorted first.
 
-use std::io::Write;
-use std::sync::Arc;
-
-use prollystore_format::message::Node;
+use prollystore_format::message::{Node, NodeLayout};
 use prollystore_format::tuple::{Adaptive, Tuple, TupleDesc};
 use prollystore_format::{Address, Encoding};
+use std::io::Write;
 
 use crate::db::{Database, Table};
 use crate::error::{bad_chunk, DoltError, Result};
@@ -32,43 +30,114 @@ use crate::text;
 /// Output is handed to the writer in pieces of about this size.
 const FLUSH_BYTES: usize = 256 << 10;
 
-/// Leaves handed over per message (fewer thread wake-ups than one message per leaf).
+/// Leaves per batch handed from the tree walker to a reader and on to the formatter.
 const BATCH: usize = 16;
 
-/// Batches the reader thread may have decoded ahead of the formatter.
-const READ_AHEAD: usize = 4;
+/// Batches in flight per reader thread (read ahead of the formatter, or waiting for it).
+const BATCHES_PER_READER: usize = 4;
+
+/// Most reader threads.
+const MAX_READERS: usize = 8;
 
 /// Deepest tree accepted (Dolt's trees of billions of rows are under 10 levels).
 const MAX_DEPTH: usize = 64;
 
-/// A leaf node's bytes and the address it was read from.
-type Leaf = (Address, Arc<[u8]>);
-
-/// The reader thread's side of the hand-over: leaves are sent in batches.
-struct LeafSender {
-    tx: std::sync::mpsc::SyncSender<Result<Vec<Leaf>>>,
-    batch: Vec<Leaf>,
+/// One leaf of a batch: its address, and its bytes and verified layout once read. The byte
+/// buffer is reused from batch to batch, so reading a leaf allocates nothing.
+#[derive(Default)]
+struct LeafBuf {
+    address: Address,
+    bytes: Vec<u8>,
+    layout: Option<NodeLayout>,
 }
 
-impl LeafSender {
-    /// Queues a leaf; false once the receiver has hung up.
-    fn push(&mut self, leaf: Leaf) -> bool {
-        self.batch.push(leaf);
-        self.batch.len() < BATCH || self.flush()
-    }
+/// Up to [`BATCH`] consecutive leaves. Batches circulate: the walker fills in addresses, a
+/// reader reads and checks the leaves, the formatter prints them and hands the batch back to
+/// the walker, which cannot run ahead while every batch is out (the bound on memory).
+#[derive(Default)]
+struct Batch {
+    /// Position in key order.
+    seq: u64,
+    /// Leaves in use (the first `n` of `leaves`).
+    n: usize,
+    leaves: Vec<LeafBuf>,
+}
 
-    /// Sends the queued leaves; false once the receiver has hung up.
-    fn flush(&mut self) -> bool {
-        if self.batch.is_empty() {
-            return true;
+/// A reader's answer: the batch's position and the batch read, or the error met.
+type Done = (u64, Result<Batch>);
+
+/// The walker's side: fills batches with leaf addresses in key order and sends them to the
+/// readers.
+struct Walker<'c> {
+    free: &'c std::sync::mpsc::Receiver<Batch>,
+    jobs: std::sync::mpsc::Sender<Batch>,
+    current: Option<Batch>,
+    seq: u64,
+}
+
+impl Walker<'_> {
+    /// Queues a leaf; false once the formatter has stopped.
+    fn push(&mut self, address: Address) -> bool {
+        let batch = match &mut self.current {
+            Some(b) => b,
+            None => match self.free.recv() {
+                Ok(mut b) => {
+                    b.n = 0;
+                    self.current.insert(b)
+                }
+                Err(_) => return false,
+            },
+        };
+        match batch.leaves.get_mut(batch.n) {
+            Some(leaf) => leaf.address = address,
+            None => batch.leaves.push(LeafBuf {
+                address,
+                ..LeafBuf::default()
+            }),
         }
-        let batch = std::mem::replace(&mut self.batch, Vec::with_capacity(BATCH));
-        self.tx.send(Ok(batch)).is_ok()
+        batch.n += 1;
+        batch.n < BATCH || self.flush()
+    }
+
+    /// Sends the batch being filled; false once the readers have stopped.
+    fn flush(&mut self) -> bool {
+        let Some(mut batch) = self.current.take() else {
+            return true;
+        };
+        batch.seq = self.seq;
+        self.seq += 1;
+        self.jobs.send(batch).is_ok()
     }
 }
 
-/// Calls `f` on every leaf of the clustered index in key order, reading the leaves on a
-/// second thread.
+/// Reads, decompresses, hash-checks and verifies the leaves of `batch`.
+fn read_batch(db: &Database, batch: &mut Batch, scratch: &mut Vec<u8>) -> Result<()> {
+    let n = batch.n;
+    for leaf in batch.leaves.iter_mut().take(n) {
+        leaf.layout = None;
+        if !db
+            .source()
+            .read_into(&leaf.address, scratch, &mut leaf.bytes)?
+        {
+            return Err(DoltError::MissingChunk(leaf.address));
+        }
+        let node = Node::verify(&leaf.bytes).map_err(|e| bad_chunk(leaf.address, e.to_string()))?;
+        if !node.is_leaf() {
+            return Err(bad_chunk(leaf.address, "expected a leaf node"));
+        }
+        leaf.layout = Some(node.layout());
+    }
+    Ok(())
+}
+
+/// Calls `f` on every leaf of the clustered index in key order.
+///
+/// Reading a leaf (positioned read, CRC-32C, snappy, SHA-512 address check, node verification)
+/// costs about as much as printing its rows, so it is spread over reader threads, one per
+/// core: a walker thread lists the leaves in key order, in batches, the readers take batches as
+/// they come free, and the calling thread puts the read batches back in order and prints them.
+/// A fixed set of batches circulates (walker → reader → formatter → walker), which bounds the
+/// memory in flight and lets every leaf buffer be reused.
 fn for_each_leaf(
     db: &Database,
     table: &Table,
@@ -79,44 +148,91 @@ fn for_each_leaf(
     if root.is_leaf() {
         return f(root);
     }
+    let readers = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .clamp(1, MAX_READERS);
+    let in_flight = readers * BATCHES_PER_READER;
+    let (job_tx, job_rx) = std::sync::mpsc::channel::<Batch>();
+    let job_rx = std::sync::Mutex::new(job_rx);
+    let job_rx = &job_rx;
     std::thread::scope(|s| {
-        let (tx, rx) = std::sync::mpsc::sync_channel::<Result<Vec<Leaf>>>(READ_AHEAD);
-        s.spawn(move || {
-            let mut sender = LeafSender {
-                tx,
-                batch: Vec::with_capacity(BATCH),
-            };
-            match send_leaves(db, &table.primary_index, table.address, 0, &mut sender) {
-                Ok(_) => {
-                    sender.flush();
+        let (free_tx, free_rx) = std::sync::mpsc::channel::<Batch>();
+        for _ in 0..in_flight {
+            let _ = free_tx.send(Batch::default());
+        }
+        let (done_tx, done_rx) = std::sync::mpsc::channel::<Done>();
+        for _ in 0..readers {
+            let done = done_tx.clone();
+            s.spawn(move || {
+                let mut scratch = Vec::new();
+                loop {
+                    let job = match job_rx.lock() {
+                        Ok(rx) => rx.recv(),
+                        Err(_) => break,
+                    };
+                    let Ok(mut batch) = job else { break };
+                    let seq = batch.seq;
+                    let r = read_batch(db, &mut batch, &mut scratch).map(|()| batch);
+                    if done.send((seq, r)).is_err() {
+                        break;
+                    }
                 }
-                // The receiver may be gone (it stopped on its own error); nothing to do then.
-                Err(e) => {
-                    let _ = sender.tx.send(Err(e));
+            });
+        }
+        s.spawn(move || {
+            let mut walker = Walker {
+                free: &free_rx,
+                jobs: job_tx,
+                current: None,
+                seq: 0,
+            };
+            let r = send_leaves(db, &table.primary_index, table.address, 0, &mut walker);
+            let sent = walker.flush();
+            if let Err(e) = r {
+                if sent {
+                    // After every batch before it, so the formatter meets it in order.
+                    let _ = done_tx.send((walker.seq, Err(e)));
                 }
             }
         });
-        for batch in rx {
-            for (address, chunk) in batch? {
-                let node = Node::verify(&chunk).map_err(|e| bad_chunk(address, e.to_string()))?;
-                if !node.is_leaf() {
-                    return Err(bad_chunk(address, "expected a leaf node"));
+
+        // Batches arrive in any order; `pending` holds the early ones (at most `in_flight`).
+        let mut pending: Vec<Done> = Vec::with_capacity(in_flight + 1);
+        let mut next = 0u64;
+        for done in done_rx {
+            pending.push(done);
+            while let Some(at) = pending.iter().position(|(seq, _)| *seq == next) {
+                let (_, r) = pending.swap_remove(at);
+                let batch = r?;
+                for leaf in batch.leaves.iter().take(batch.n) {
+                    let layout = leaf
+                        .layout
+                        .ok_or_else(|| bad_chunk(leaf.address, "leaf was not read"))?;
+                    f(Node::with_layout(&leaf.bytes, layout))?;
                 }
-                f(node)?;
+                next += 1;
+                // The walker may be done; then the batch is simply dropped.
+                let _ = free_tx.send(batch);
             }
         }
-        Ok(())
+        match pending.first() {
+            None => Ok(()),
+            Some((seq, _)) => Err(bad_chunk(
+                table.address,
+                format!("leaf batch {next} never arrived (batch {seq} did)"),
+            )),
+        }
     })
 }
 
-/// Walks the internal node `bytes` and sends its leaves in order. Returns `Ok(false)` when the
-/// receiver has hung up (then stops quietly).
+/// Walks the internal node `bytes` and queues its leaves in order. Returns `Ok(false)` when the
+/// formatter has stopped (then stops quietly).
 fn send_leaves(
     db: &Database,
     bytes: &[u8],
     owner: Address,
     depth: usize,
-    tx: &mut LeafSender,
+    walker: &mut Walker<'_>,
 ) -> Result<bool> {
     if depth > MAX_DEPTH {
         return Err(bad_chunk(owner, "tree is too deep"));
@@ -131,17 +247,12 @@ fn send_leaves(
     for i in 0..node.count() {
         let child = node.child(i);
         if node.level() == 1 {
-            // Leaves are read once: past the cache, so their memory is reused right away.
-            let chunk = db
-                .source()
-                .read_uncached(&child)?
-                .ok_or(DoltError::MissingChunk(child))?;
-            if !tx.push((child, chunk)) {
+            if !walker.push(child) {
                 return Ok(false);
             }
         } else {
             let chunk = db.source().chunk(&child)?;
-            if !send_leaves(db, &chunk, child, depth + 1, tx)? {
+            if !send_leaves(db, &chunk, child, depth + 1, walker)? {
                 return Ok(false);
             }
         }
@@ -466,10 +577,9 @@ pub fn export_csv(db: &Database, table: &Table, out: &mut dyn Write) -> Result<u
     let mut count = 0u64;
     for_each_leaf(db, table, &mut |node| {
         for e in 0..node.count() {
-            let kt = Tuple::new(node.key(e))
-                .map_err(|e| bad_chunk(table.address, format!("key tuple: {e}")))?;
-            let vt = Tuple::new(node.value(e))
-                .map_err(|e| bad_chunk(table.address, format!("value tuple: {e}")))?;
+            // A verified node's keys and leaf values are valid tuples: no second check.
+            let kt = Tuple::new_unverified(node.key(e));
+            let vt = Tuple::new_unverified(node.value(e));
             for (n, p) in plans.iter().enumerate() {
                 if n > 0 {
                     buf.push(b',');

@@ -78,6 +78,26 @@ impl ChunkFile {
         }
     }
 
+    /// Reads the chunk into `out` (replacing its contents), with `scratch` for compressed bytes;
+    /// returns the offset it was read from. Journals and table files reuse both buffers
+    /// (no allocation); archives decode as [`ChunkFile::read`] does and copy.
+    pub fn read_into(
+        &self,
+        address: &Address,
+        scratch: &mut Vec<u8>,
+        out: &mut Vec<u8>,
+    ) -> Result<Option<u64>> {
+        match self {
+            ChunkFile::Journal(j) => j.read_into(address, scratch, out),
+            ChunkFile::Table(t) => t.read_into(address, scratch, out),
+            ChunkFile::Archive(a) => Ok(a.read(address)?.map(|(chunk, offset)| {
+                out.clear();
+                out.extend_from_slice(&chunk);
+                offset
+            })),
+        }
+    }
+
     /// Every address the file holds.
     pub fn addresses(&self) -> Result<Vec<Address>> {
         match self {
@@ -274,22 +294,52 @@ impl DoltChunkSource {
     pub fn read_uncached(&self, address: &Address) -> Result<Option<Arc<[u8]>>> {
         for f in self.files() {
             if let Some((chunk, offset)) = f.read(address)? {
-                if !self.verify_hashes {
-                    return Ok(Some(chunk));
-                }
-                let actual = HashProfile::Dolt.address_of(&chunk);
-                if actual != *address {
-                    return Err(DoltError::HashMismatch {
-                        address: *address,
-                        actual,
-                        file: f.name().to_string(),
-                        offset,
-                    });
-                }
+                self.check_hash(address, &chunk, f, offset)?;
                 return Ok(Some(chunk));
             }
         }
         Ok(None)
+    }
+
+    /// Reads, decompresses and hash-checks a chunk into `out` (replacing its contents), with
+    /// `scratch` for the compressed bytes; false if no file holds it. The bulk path: with
+    /// buffers reused across calls it allocates nothing per chunk.
+    pub fn read_into(
+        &self,
+        address: &Address,
+        scratch: &mut Vec<u8>,
+        out: &mut Vec<u8>,
+    ) -> Result<bool> {
+        for f in self.files() {
+            if let Some(offset) = f.read_into(address, scratch, out)? {
+                self.check_hash(address, out, f, offset)?;
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    /// Checks that `chunk` hashes to `address` (when hash checks are on).
+    fn check_hash(
+        &self,
+        address: &Address,
+        chunk: &[u8],
+        f: &ChunkFile,
+        offset: u64,
+    ) -> Result<()> {
+        if !self.verify_hashes {
+            return Ok(());
+        }
+        let actual = HashProfile::Dolt.address_of(chunk);
+        if actual != *address {
+            return Err(DoltError::HashMismatch {
+                address: *address,
+                actual,
+                file: f.name().to_string(),
+                offset,
+            });
+        }
+        Ok(())
     }
 
     /// The chunk at `address`, or `None` if no file holds it. Bounded cache.
