@@ -14,7 +14,7 @@
 //! collected and sorted first.
 
 use prollystore_format::message::{Node, NodeLayout};
-use prollystore_format::tuple::{Adaptive, Tuple, TupleDesc};
+use prollystore_format::tuple::{Adaptive, Date, Tuple, TupleDesc};
 use prollystore_format::{Address, Encoding};
 use std::io::Write;
 
@@ -295,6 +295,8 @@ struct FieldPlan {
     /// Index into the schema's columns.
     column: usize,
     kind: FieldKind,
+    /// The stored encoding.
+    enc: Encoding,
 }
 
 /// Chooses the printing path for a column whose stored encoding is `enc`, following the same
@@ -439,6 +441,122 @@ fn write_field(
     Ok(())
 }
 
+/// Field `b` as a little-endian `N`-byte value, if it has that width.
+#[inline(always)]
+fn le<const N: usize>(b: &[u8]) -> Option<[u8; N]> {
+    b.try_into().ok()
+}
+
+/// Appends the CSV text of field `p` from its (non-NULL) stored bytes `b` for the common kinds,
+/// straight from the bytes. Returns false, having written nothing, when the bytes are not the
+/// expected shape or the kind has no fast path; [`write_field`] then prints the value (or
+/// reports what is wrong) the checked way.
+#[inline]
+fn write_fast(p: &FieldPlan, b: &[u8], out: &mut Vec<u8>) -> bool {
+    use Encoding as E;
+    match p.kind {
+        FieldKind::Int => {
+            let v = match p.enc {
+                E::Int8 => le::<1>(b).map(|a| i64::from(i8::from_le_bytes(a))),
+                E::Int16 => le::<2>(b).map(|a| i64::from(i16::from_le_bytes(a))),
+                E::Int32 => le::<4>(b).map(|a| i64::from(i32::from_le_bytes(a))),
+                E::Int64 => le::<8>(b).map(i64::from_le_bytes),
+                _ => None,
+            };
+            let Some(v) = v else { return false };
+            text::write_i64(out, v);
+        }
+        FieldKind::Uint => {
+            let v = match p.enc {
+                E::Uint8 => le::<1>(b).map(|a| u64::from(a[0])),
+                E::Uint16 => le::<2>(b).map(|a| u64::from(u16::from_le_bytes(a))),
+                E::Uint32 => le::<4>(b).map(|a| u64::from(u32::from_le_bytes(a))),
+                E::Uint64 | E::Bit64 => le::<8>(b).map(u64::from_le_bytes),
+                _ => None,
+            };
+            let Some(v) = v else { return false };
+            text::write_u64(out, v);
+        }
+        FieldKind::Float32 => match le::<4>(b) {
+            Some(a) => text::write_f32(out, f32::from_le_bytes(a)),
+            None => return false,
+        },
+        FieldKind::Float64 => match le::<8>(b) {
+            Some(a) => text::write_f64(out, f64::from_le_bytes(a)),
+            None => return false,
+        },
+        FieldKind::Decimal(scale) => {
+            // [exponent i32 LE][sign][coefficient: one big-endian 8-byte word], stored at the
+            // column's scale: the usual shape of DECIMAL(≤19) values.
+            let [e0, e1, e2, e3, sign, coeff @ ..] = b else {
+                return false;
+            };
+            let Some(c) = le::<8>(coeff) else {
+                return false;
+            };
+            if i32::from_le_bytes([*e0, *e1, *e2, *e3]) != -i32::from(scale) {
+                return false;
+            }
+            if !text::write_scaled_u64(out, (*sign as i8) < 0, u64::from_be_bytes(c), scale) {
+                return false;
+            }
+        }
+        FieldKind::Datetime(fsp) => match le::<8>(b) {
+            Some(a) => text::write_datetime(out, i64::from_le_bytes(a), fsp),
+            None => return false,
+        },
+        FieldKind::Date => match le::<4>(b) {
+            Some(a) => text::write_date(out, Date::from_raw(u32::from_le_bytes(a))),
+            None => return false,
+        },
+        FieldKind::Text => match b.split_last() {
+            // Invalid UTF-8 is an error, which the checked path reports.
+            Some((0, s)) if is_plain_text(s) => out.extend_from_slice(s),
+            _ => return false,
+        },
+        FieldKind::TextAdaptive => match Adaptive::from_bytes(b) {
+            Some(Adaptive::Inline(s)) if is_plain_text(s) => out.extend_from_slice(s),
+            _ => return false,
+        },
+        FieldKind::General => return false,
+    }
+    true
+}
+
+/// True if any byte of `b` is non-ASCII or one of `,` `"` CR LF (eight bytes at a time).
+#[inline]
+fn has_special(b: &[u8]) -> bool {
+    const LO: u64 = 0x0101_0101_0101_0101;
+    const HI: u64 = 0x8080_8080_8080_8080;
+    // Non-zero exactly when some byte of `x` is zero.
+    let zero = |x: u64| x.wrapping_sub(LO) & !x & HI;
+    let mut words = b.chunks_exact(8);
+    for w in &mut words {
+        let Some(w) = le::<8>(w).map(u64::from_le_bytes) else {
+            return true;
+        };
+        let hit = (w & HI)
+            | zero(w ^ (LO * u64::from(b',')))
+            | zero(w ^ (LO * u64::from(b'"')))
+            | zero(w ^ (LO * u64::from(b'\r')))
+            | zero(w ^ (LO * u64::from(b'\n')));
+        if hit != 0 {
+            return true;
+        }
+    }
+    words.remainder().iter().any(|&c| SPECIAL[usize::from(c)])
+}
+
+/// True for text that Dolt's CSV writer prints as it is: non-empty ASCII, not starting with
+/// whitespace, not `\.`, with nothing that needs quoting.
+#[inline]
+fn is_plain_text(b: &[u8]) -> bool {
+    match b.first() {
+        None => false,
+        Some(&c) => !matches!(c, b' ' | b'\t'..=b'\r') && b != b"\\." && !has_special(b),
+    }
+}
+
 /// Bytes that send a text field down the general path: non-ASCII (UTF-8 checks, Unicode
 /// whitespace) and the characters that force CSV quoting.
 static SPECIAL: [bool; 256] = {
@@ -460,15 +578,7 @@ static SPECIAL: [bool; 256] = {
 /// text, the common case, is checked in one pass.
 #[inline]
 fn write_text(b: &[u8], out: &mut Vec<u8>) -> bool {
-    let plain = match b.first() {
-        None => false,
-        Some(&c) => {
-            !matches!(c, b' ' | b'\t'..=b'\r')
-                && b != b"\\."
-                && !b.iter().any(|&c| SPECIAL[usize::from(c)])
-        }
-    };
-    if plain {
+    if is_plain_text(b) {
         out.extend_from_slice(b);
         true
     } else if std::str::from_utf8(b).is_ok() {
@@ -567,6 +677,7 @@ pub fn export_csv(db: &Database, table: &Table, out: &mut dyn Write) -> Result<u
             index,
             column: i,
             kind: kind_of(col, enc),
+            enc,
         });
     }
 
@@ -589,7 +700,11 @@ pub fn export_csv(db: &Database, table: &Table, out: &mut dyn Write) -> Result<u
                 } else {
                     (&value_desc, vt)
                 };
-                write_field(db, table, p, desc, t, &mut scratch, &mut buf)?;
+                match desc.field(t, p.index) {
+                    None => {} // NULL: an empty field
+                    Some(b) if write_fast(p, b, &mut buf) => {}
+                    Some(_) => write_field(db, table, p, desc, t, &mut scratch, &mut buf)?,
+                }
             }
             buf.push(b'\n');
             count += 1;
