@@ -723,7 +723,7 @@ mod tests {
             x ^= x << 17;
             x
         };
-        let mut check = |v: f64| {
+        let check = |v: f64| {
             assert_eq!(
                 s(|o| write_f64(o, v)),
                 reference(v, &format!("{v:e}")),

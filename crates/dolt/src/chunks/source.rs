@@ -319,6 +319,68 @@ impl DoltChunkSource {
         Ok(false)
     }
 
+    /// Reads and decompresses a chunk into `out` like [`DoltChunkSource::read_into`] but
+    /// leaves its address check to the caller, who must pass it to
+    /// [`DoltChunkSource::check_addresses`] before trusting it (the CRC-32C of the compressed
+    /// bytes is checked here). For bulk readers: checking many addresses at once is cheaper.
+    pub fn read_into_unchecked(
+        &self,
+        address: &Address,
+        scratch: &mut Vec<u8>,
+        out: &mut Vec<u8>,
+    ) -> Result<bool> {
+        for f in self.files() {
+            if f.read_into(address, scratch, out)?.is_some() {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    /// Checks that `chunks[i]` hashes to `addresses[i]` for every `i` (when hash checks are
+    /// on), hashing several chunks at once ([`super::sha512x4`]). A mismatch is reported as
+    /// [`DoltChunkSource::read_into`] reports it, with the file and offset.
+    pub fn check_addresses(&self, addresses: &[Address], chunks: &[&[u8]]) -> Result<()> {
+        if !self.verify_hashes {
+            return Ok(());
+        }
+        const GROUP: usize = 16;
+        for (want, group) in addresses.chunks(GROUP).zip(chunks.chunks(GROUP)) {
+            let mut actual = [Address::ZERO; GROUP];
+            super::sha512x4::addresses_of(group, &mut actual);
+            for ((a, got), chunk) in want.iter().zip(&actual).zip(group) {
+                if a != got {
+                    return Err(self.mismatch(a, got, chunk));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The error for `chunk`, read for `address`, hashing to `actual` instead: names the file
+    /// and offset the chunk comes from.
+    fn mismatch(&self, address: &Address, actual: &Address, chunk: &[u8]) -> DoltError {
+        let (mut scratch, mut again) = (Vec::new(), Vec::new());
+        for f in self.files() {
+            if let Ok(Some(offset)) = f.read_into(address, &mut scratch, &mut again) {
+                if again == chunk {
+                    return DoltError::HashMismatch {
+                        address: *address,
+                        actual: *actual,
+                        file: f.name().to_string(),
+                        offset,
+                    };
+                }
+            }
+        }
+        DoltError::HashMismatch {
+            address: *address,
+            actual: *actual,
+            file: "(chunk read for a bulk check)".to_string(),
+            offset: 0,
+        }
+    }
+
     /// Checks that `chunk` hashes to `address` (when hash checks are on).
     fn check_hash(
         &self,
