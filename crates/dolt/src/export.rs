@@ -31,10 +31,17 @@ use crate::text;
 const FLUSH_BYTES: usize = 256 << 10;
 
 /// Leaves per batch handed from the tree walker to a reader and on to the formatter.
-const BATCH: usize = 16;
+const BATCH: usize = 64;
 
 /// Batches in flight per reader thread (read ahead of the formatter, or waiting for it).
-const BATCHES_PER_READER: usize = 4;
+const BATCHES_PER_READER: usize = 3;
+
+/// Largest gap between two records read with one positioned read (journal record headers
+/// sit between consecutive chunks).
+const RUN_GAP: u64 = 256;
+
+/// Most bytes fetched with one positioned read.
+const RUN_BYTES: u64 = 1 << 20;
 
 /// Most reader threads.
 const MAX_READERS: usize = 8;
@@ -113,14 +120,50 @@ impl Walker<'_> {
 /// Reads, decompresses, hash-checks and verifies the leaves of `batch`.
 fn read_batch(db: &Database, batch: &mut Batch, scratch: &mut Vec<u8>) -> Result<()> {
     let n = batch.n.min(BATCH);
-    for leaf in batch.leaves.iter_mut().take(n) {
+    let source = db.source();
+    let mut spans = [None; BATCH];
+    for (span, leaf) in spans.iter_mut().zip(batch.leaves.iter_mut().take(n)) {
         leaf.layout = None;
-        if !db
-            .source()
-            .read_into_unchecked(&leaf.address, scratch, &mut leaf.bytes)?
-        {
-            return Err(DoltError::MissingChunk(leaf.address));
+        *span = source.record_span(&leaf.address);
+    }
+    // Runs of records that lie close together in one file are fetched with one read.
+    let mut i = 0;
+    while i < n {
+        let Some(first) = spans[i] else {
+            // An archive's chunk (or a missing one): read on its own.
+            if let Some(leaf) = batch.leaves.get_mut(i) {
+                if !source.read_into_unchecked(&leaf.address, scratch, &mut leaf.bytes)? {
+                    return Err(DoltError::MissingChunk(leaf.address));
+                }
+            }
+            i += 1;
+            continue;
+        };
+        let mut end = first.offset + first.len as u64;
+        let mut j = i + 1;
+        while j < n {
+            let Some(s) = spans[j] else { break };
+            let end_here = s.offset + s.len as u64;
+            let near = s.file == first.file && s.offset >= end && s.offset - end <= RUN_GAP;
+            if !near || end_here - first.offset > RUN_BYTES {
+                break;
+            }
+            end = end_here;
+            j += 1;
         }
+        source.read_span(
+            first.file,
+            first.offset,
+            (end - first.offset) as usize,
+            scratch,
+        )?;
+        let run = batch.leaves.get_mut(i..j).unwrap_or_default();
+        for (s, leaf) in spans[i..j].iter().flatten().zip(run) {
+            let at = (s.offset - first.offset) as usize;
+            let record = scratch.get(at..at + s.len).unwrap_or(&[]);
+            source.decode_record_into(s.file, record, s.offset, &mut leaf.bytes)?;
+        }
+        i = j;
     }
     // Every leaf's address is checked, the batch's hashed side by side.
     let mut addresses = [Address::ZERO; BATCH];

@@ -254,17 +254,19 @@ fn write_plain_fast(out: &mut Vec<u8>, v: f64, text: &[u8]) -> bool {
         Some((b'-', rest)) => (true, rest),
         _ => (false, text),
     };
-    let Some(dot) = body.iter().position(|&b| b == b'.') else {
+    // Shortest text is digits, a point, and maybe an exponent (`e`, sign, digits): plain
+    // notation is a point within the first seven bytes (at most six integer digits) and no `e`.
+    let Some(dot) = body.iter().take(7).position(|&b| b == b'.') else {
         return false;
     };
     let (int, frac) = body.split_at(dot);
     let frac = frac.get(1..).unwrap_or(&[]);
+    if frac.contains(&b'e') {
+        return false;
+    }
     let (Some(&first), Some(&last)) = (int.first(), frac.last()) else {
         return false;
     };
-    if !int.iter().chain(frac).all(u8::is_ascii_digit) {
-        return false;
-    }
     // Significant digits, the decimal exponent of the first, and whether `v` is whole.
     let (n, e10, whole) = if first != b'0' {
         if int.len() > 6 {
@@ -567,6 +569,9 @@ pub fn write_time(out: &mut Vec<u8>, us: i64) {
 /// fraction digits (at most 6).
 pub fn write_datetime(out: &mut Vec<u8>, us: i64, fsp: u8) {
     const MICROS_PER_DAY: i64 = 86_400_000_000;
+    if write_datetime_fast(out, us, fsp) {
+        return;
+    }
     let keep = if fsp == 0 {
         19
     } else {
@@ -597,6 +602,62 @@ pub fn write_datetime(out: &mut Vec<u8>, us: i64, fsp: u8) {
     put_pair(&mut t, 22, (f / 100) % 100);
     put_pair(&mut t, 24, f % 100);
     out.extend_from_slice(t.get(..keep).unwrap_or(&t));
+}
+
+/// Datetimes from 1970 to 9999 (the usual ones), all in unsigned arithmetic; false, having
+/// written nothing, for the others.
+#[inline]
+fn write_datetime_fast(out: &mut Vec<u8>, us: i64, fsp: u8) -> bool {
+    const MICROS_PER_DAY: u64 = 86_400_000_000;
+    /// Days from 1970-01-01 to 10000-01-01.
+    const DAYS_TO_10000: u64 = 2_932_897;
+    let Ok(us) = u64::try_from(us) else {
+        return false;
+    };
+    let days = us / MICROS_PER_DAY;
+    if days >= DAYS_TO_10000 {
+        return false;
+    }
+    let rem = us % MICROS_PER_DAY;
+    // Days since 0000-03-01 (the proleptic Gregorian calendar counted from March, so the leap
+    // day ends the year), split into 400-year eras, years, months and days.
+    let z = days as u32 + 719_468;
+    let era = z / 146_097;
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let (month, year) = if mp < 10 {
+        (mp + 3, yoe + era * 400)
+    } else {
+        (mp - 9, yoe + era * 400 + 1)
+    };
+    let secs = (rem / 1_000_000) as u32;
+    let frac = (rem % 1_000_000) as u32;
+    let mut t = *b"0000-00-00 00:00:00.000000";
+    let pairs = [
+        (0, year / 100),
+        (2, year % 100),
+        (5, month),
+        (8, day),
+        (11, secs / 3600),
+        (14, secs / 60 % 60),
+        (17, secs % 60),
+        (20, frac / 10_000),
+        (22, frac / 100 % 100),
+        (24, frac % 100),
+    ];
+    for (at, v) in pairs {
+        put_pair(&mut t, at, u64::from(v));
+    }
+    let keep = if fsp == 0 {
+        19
+    } else {
+        20 + usize::from(fsp.min(6))
+    };
+    out.extend_from_slice(t.get(..keep).unwrap_or(&t));
+    true
 }
 
 /// Writes the two digits of `v` (below 100) at `at` in `t`.
@@ -814,6 +875,22 @@ mod tests {
             s(|o| write_datetime(o, ZERO_DATETIME_MICROS, 0)),
             "0000-00-00 00:00:00"
         );
+        // The fast path (1970 to 9999) prints what the general one does, day by day across
+        // leap years and centuries, at assorted times of day.
+        let mut us = 0i64;
+        while us < 253_402_300_800_000_000 {
+            let mut fast = Vec::new();
+            assert!(write_datetime_fast(&mut fast, us, 6));
+            let t = datetime_text(us);
+            assert_eq!(fast, t.as_bytes(), "{us}");
+            us += 86_400_000_000 * 13 + 3_723_000_017;
+        }
+        assert!(!write_datetime_fast(&mut Vec::new(), -1, 6));
+        assert!(!write_datetime_fast(
+            &mut Vec::new(),
+            253_402_300_800_000_000,
+            6
+        ));
         assert_eq!(
             s(|o| write_date(o, Date::from_raw(132_645_405))),
             "2024-02-29"

@@ -411,6 +411,17 @@ impl Journal {
         Ok(Some((chunk, loc.payload_offset)))
     }
 
+    /// Where the chunk's compressed record (snappy‖CRC) is: offset and length.
+    pub fn record_span(&self, address: &Address) -> Option<(u64, usize)> {
+        self.locate(address)
+            .map(|l| (l.payload_offset, l.payload_len as usize))
+    }
+
+    /// Exactly `len` bytes at `offset` into `buf` (replacing its contents).
+    pub fn read_span(&self, offset: u64, len: usize, buf: &mut Vec<u8>) -> Result<()> {
+        self.backing.read_at_into(offset, len, buf)
+    }
+
     /// Reads the chunk into `out` (replacing its contents), using `scratch` for the compressed
     /// bytes; returns the payload offset, or `None` if absent. Reused buffers make this free of
     /// allocation.

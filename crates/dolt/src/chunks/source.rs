@@ -30,11 +30,22 @@ use prollystore_format::message::Node;
 use prollystore_format::{Address, HashProfile};
 
 use super::archive::Archive;
-use super::codec::{Backing, PositionedFile};
+use super::codec::{decode_snappy_record_into, Backing, PositionedFile};
 use super::journal::Journal;
 use super::manifest::{Manifest, JOURNAL_NAME};
 use super::table_file::TableFile;
 use crate::error::{corrupt, DoltError, Result};
+
+/// Where a chunk's compressed record lies ([`DoltChunkSource::record_span`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RecordSpan {
+    /// The file's number among the store's files (old generation first).
+    pub file: usize,
+    /// Offset of the record in the file.
+    pub offset: u64,
+    /// Length of the record.
+    pub len: usize,
+}
 
 /// Default byte budget of the decompressed-chunk cache.
 pub const DEFAULT_CACHE_BYTES: usize = 64 << 20;
@@ -337,6 +348,48 @@ impl DoltChunkSource {
         Ok(false)
     }
 
+    /// Where the first file holding `address` keeps its compressed record, when that file is
+    /// a journal or a table file (archives: `None`): the file's number (for
+    /// [`DoltChunkSource::read_span`] and [`DoltChunkSource::decode_record_into`]), offset and
+    /// length. Lets bulk readers fetch records that lie close together with one read.
+    pub fn record_span(&self, address: &Address) -> Option<RecordSpan> {
+        for (file, f) in self.files().enumerate() {
+            let span = match f {
+                ChunkFile::Journal(j) => j.record_span(address),
+                ChunkFile::Table(t) => t.record_span(address),
+                ChunkFile::Archive(a) if a.has(address) => return None,
+                ChunkFile::Archive(_) => None,
+            };
+            if let Some((offset, len)) = span {
+                return Some(RecordSpan { file, offset, len });
+            }
+        }
+        None
+    }
+
+    /// Reads `len` bytes at `offset` of file number `file` into `buf` (replacing its contents).
+    pub fn read_span(&self, file: usize, offset: u64, len: usize, buf: &mut Vec<u8>) -> Result<()> {
+        match self.files().nth(file) {
+            Some(ChunkFile::Journal(j)) => j.read_span(offset, len, buf),
+            Some(ChunkFile::Table(t)) => t.read_span(offset, len, buf),
+            _ => Err(DoltError::NotFound(format!("chunk file number {file}"))),
+        }
+    }
+
+    /// Decodes a compressed record of file number `file` (read at `offset`, for errors) into
+    /// `out` (replacing its contents), checking its CRC-32C but not its address (see
+    /// [`DoltChunkSource::read_into_unchecked`]).
+    pub fn decode_record_into(
+        &self,
+        file: usize,
+        record: &[u8],
+        offset: u64,
+        out: &mut Vec<u8>,
+    ) -> Result<()> {
+        let name = self.files().nth(file).map_or("", ChunkFile::name);
+        decode_snappy_record_into(record, out, name, offset)
+    }
+
     /// Checks that `chunks[i]` hashes to `addresses[i]` for every `i` (when hash checks are
     /// on), hashing several chunks at once ([`super::sha512x4`]). A mismatch is reported as
     /// [`DoltChunkSource::read_into`] reports it, with the file and offset.
@@ -344,7 +397,7 @@ impl DoltChunkSource {
         if !self.verify_hashes {
             return Ok(());
         }
-        const GROUP: usize = 16;
+        const GROUP: usize = 64;
         for (want, group) in addresses.chunks(GROUP).zip(chunks.chunks(GROUP)) {
             let mut actual = [Address::ZERO; GROUP];
             super::sha512x4::addresses_of(group, &mut actual);

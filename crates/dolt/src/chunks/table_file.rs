@@ -165,6 +165,18 @@ impl TableFile {
         Ok(Some((chunk, start)))
     }
 
+    /// Where the chunk's compressed record (snappy‖CRC) is: offset and length.
+    pub fn record_span(&self, address: &Address) -> Option<(u64, usize)> {
+        let ord = self.ordinal_of(address)?;
+        let (&start, &end) = (self.offsets.get(ord)?, self.offsets.get(ord + 1)?);
+        Some((start, end.checked_sub(start)? as usize))
+    }
+
+    /// Exactly `len` bytes at `offset` into `buf` (replacing its contents).
+    pub fn read_span(&self, offset: u64, len: usize, buf: &mut Vec<u8>) -> Result<()> {
+        self.backing.read_at_into(offset, len, buf)
+    }
+
     /// Reads the chunk into `out` (replacing its contents), using `scratch` for the compressed
     /// record; returns the record's offset, or `None` if absent.
     pub fn read_into(
