@@ -274,10 +274,37 @@ mod avx2 {
             *wt = _mm256_set_epi64x(word(b3, t), word(b2, t), word(b1, t), word(b0, t));
         }
         let [mut a, mut b, mut c, mut d, mut e, mut f, mut g, mut h] = s;
-        for (t, k) in K.iter().enumerate() {
-            if t >= 16 {
-                let w2 = w[(t + 14) % 16];
-                let w15 = w[(t + 1) % 16];
+        // Round `$t` using schedule word `$i` (= `$t` mod 16). Fully unrolled, so every index
+        // is a constant and the eight working variables are renamed rather than moved.
+        macro_rules! round {
+            ($t:expr, $i:expr) => {{
+                let sum1 =
+                    _mm256_xor_si256(_mm256_xor_si256(rotr!(e, 14), rotr!(e, 18)), rotr!(e, 41));
+                let ch = _mm256_xor_si256(_mm256_and_si256(e, f), _mm256_andnot_si256(e, g));
+                let kw = _mm256_add_epi64(_mm256_set1_epi64x(K[$t] as i64), w[$i]);
+                let t1 = _mm256_add_epi64(_mm256_add_epi64(h, sum1), _mm256_add_epi64(ch, kw));
+                let sum0 =
+                    _mm256_xor_si256(_mm256_xor_si256(rotr!(a, 28), rotr!(a, 34)), rotr!(a, 39));
+                let maj = _mm256_or_si256(
+                    _mm256_and_si256(a, b),
+                    _mm256_and_si256(c, _mm256_or_si256(a, b)),
+                );
+                let t2 = _mm256_add_epi64(sum0, maj);
+                h = g;
+                g = f;
+                f = e;
+                e = _mm256_add_epi64(d, t1);
+                d = c;
+                c = b;
+                b = a;
+                a = _mm256_add_epi64(t1, t2);
+            }};
+        }
+        // The next schedule word in slot `$i` (rounds 16 to 79).
+        macro_rules! schedule {
+            ($i:expr) => {{
+                let w2 = w[($i + 14) % 16];
+                let w15 = w[($i + 1) % 16];
                 let s1 = _mm256_xor_si256(
                     _mm256_xor_si256(rotr!(w2, 19), rotr!(w2, 61)),
                     _mm256_srli_epi64::<6>(w2),
@@ -286,30 +313,46 @@ mod avx2 {
                     _mm256_xor_si256(rotr!(w15, 1), rotr!(w15, 8)),
                     _mm256_srli_epi64::<7>(w15),
                 );
-                w[t % 16] = _mm256_add_epi64(
-                    _mm256_add_epi64(s1, w[(t + 9) % 16]),
-                    _mm256_add_epi64(s0, w[t % 16]),
+                w[$i] = _mm256_add_epi64(
+                    _mm256_add_epi64(s1, w[($i + 9) % 16]),
+                    _mm256_add_epi64(s0, w[$i]),
                 );
-            }
-            let sum1 = _mm256_xor_si256(_mm256_xor_si256(rotr!(e, 14), rotr!(e, 18)), rotr!(e, 41));
-            let ch = _mm256_xor_si256(_mm256_and_si256(e, f), _mm256_andnot_si256(e, g));
-            let kw = _mm256_add_epi64(_mm256_set1_epi64x(*k as i64), w[t % 16]);
-            let t1 = _mm256_add_epi64(_mm256_add_epi64(h, sum1), _mm256_add_epi64(ch, kw));
-            let sum0 = _mm256_xor_si256(_mm256_xor_si256(rotr!(a, 28), rotr!(a, 34)), rotr!(a, 39));
-            let maj = _mm256_or_si256(
-                _mm256_and_si256(a, b),
-                _mm256_and_si256(c, _mm256_or_si256(a, b)),
-            );
-            let t2 = _mm256_add_epi64(sum0, maj);
-            h = g;
-            g = f;
-            f = e;
-            e = _mm256_add_epi64(d, t1);
-            d = c;
-            c = b;
-            b = a;
-            a = _mm256_add_epi64(t1, t2);
+            }};
         }
+        macro_rules! step {
+            (first, $base:expr, $i:expr) => {
+                round!($base + $i, $i)
+            };
+            (later, $base:expr, $i:expr) => {{
+                schedule!($i);
+                round!($base + $i, $i)
+            }};
+        }
+        macro_rules! sixteen {
+            ($kind:ident, $base:expr) => {
+                step!($kind, $base, 0);
+                step!($kind, $base, 1);
+                step!($kind, $base, 2);
+                step!($kind, $base, 3);
+                step!($kind, $base, 4);
+                step!($kind, $base, 5);
+                step!($kind, $base, 6);
+                step!($kind, $base, 7);
+                step!($kind, $base, 8);
+                step!($kind, $base, 9);
+                step!($kind, $base, 10);
+                step!($kind, $base, 11);
+                step!($kind, $base, 12);
+                step!($kind, $base, 13);
+                step!($kind, $base, 14);
+                step!($kind, $base, 15);
+            };
+        }
+        sixteen!(first, 0);
+        sixteen!(later, 16);
+        sixteen!(later, 32);
+        sixteen!(later, 48);
+        sixteen!(later, 64);
         for ((lanes, old), new) in state.iter_mut().zip(s).zip([a, b, c, d, e, f, g, h]) {
             let v = _mm256_add_epi64(old, new);
             *lanes = [
