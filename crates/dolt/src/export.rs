@@ -1,14 +1,18 @@
 //! Streaming CSV export identical to `dolt sql -r csv -q "select * from t"`.
 //!
 //! Rows go straight from the tree's leaf nodes to one reused output buffer: each visible column
-//! gets a [`FieldPlan`] chosen once from its SQL type and stored encoding, and the common kinds
-//! (integers, floats, decimals, dates, datetimes, inline text) are formatted in place from the
-//! tuple bytes with no per-row or per-field allocation. Everything else goes through the general
-//! [`decode_field`] path, so the output is the same bytes either way.
+//! gets a `FieldPlan` chosen once from its SQL type and stored encoding, and the common kinds
+//! (integers, floats, one-word decimals, dates, datetimes, plain text) are printed straight from
+//! their stored bytes (`write_fast`) with no per-row or per-field allocation. Everything else,
+//! and any field whose bytes are not the expected shape, goes through the checked path
+//! (`write_field`, `decode_field`), so the output is the same bytes either way.
 //!
-//! Leaf chunks are read, decompressed and hash-checked on a second thread that walks the
-//! tree's internal nodes ahead of the formatting thread (a bounded channel keeps at most
-//! [`READ_AHEAD`] batches of [`BATCH`] leaves in flight), so I/O and decompression overlap with formatting.
+//! Reading a leaf costs about as much as printing it, so it happens on other threads
+//! (`for_each_leaf`): a walker lists the leaves in key order in batches of `BATCH`, one
+//! reader per core reads a batch (records that lie close together in one positioned read,
+//! decompressed into reused buffers), checks every leaf's address, four SHA-512s side by side
+//! ([`crate::chunks::sha512x4`]), and verifies the nodes; the calling thread prints the batches
+//! in key order.
 //!
 //! Keyless tables are the exception: Dolt shows them sorted by all columns, so their rows are
 //! collected and sorted first.

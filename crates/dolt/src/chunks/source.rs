@@ -19,7 +19,10 @@
 //!
 //! Each chunk's SHA-512/20 is checked whenever it is decompressed (so at least on first read),
 //! unless turned off with [`DoltChunkSource::with_verify_hashes`]; the CRC-32C of every
-//! compressed chunk is always checked.
+//! compressed chunk is always checked. Bulk readers may read with
+//! [`DoltChunkSource::read_into_unchecked`] (or [`DoltChunkSource::record_span`] and friends)
+//! and then check many addresses at once with [`DoltChunkSource::check_addresses`], which
+//! hashes several chunks side by side.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
