@@ -7,12 +7,12 @@
 //! and any field whose bytes are not the expected shape, goes through the checked path
 //! (`write_field`, `decode_field`), so the output is the same bytes either way.
 //!
-//! Reading a leaf costs about as much as printing it, so it happens on other threads
-//! (`for_each_leaf`): a walker lists the leaves in key order in batches of `BATCH`, one
-//! reader per core reads a batch (records that lie close together in one positioned read,
+//! Reading a leaf costs about as much as printing it, and both happen on reader threads, one
+//! per core (`print_leaves`): a walker lists the leaves in key order in batches of `BATCH`,
+//! each reader takes a batch, reads it (records that lie close together in one positioned read,
 //! decompressed into reused buffers), checks every leaf's address, four SHA-512s side by side
-//! ([`crate::chunks::sha512x4`]), and verifies the nodes; the calling thread prints the batches
-//! in key order.
+//! ([`crate::chunks::sha512x4`]), verifies the nodes and prints the rows into the batch's
+//! buffer; the calling thread writes the printed batches out in key order.
 //!
 //! Keyless tables are the exception: Dolt shows them sorted by all columns, so their rows are
 //! collected and sorted first.
@@ -72,7 +72,15 @@ struct Batch {
     /// Leaves in use (the first `n` of `leaves`).
     n: usize,
     leaves: Vec<LeafBuf>,
+    /// The CSV lines of the batch's rows, once printed.
+    csv: Vec<u8>,
+    /// Rows printed.
+    rows: u64,
 }
+
+/// Prints the rows of one verified leaf as CSV lines into the buffer, using the scratch
+/// buffers; returns the number of rows. Called on the reader threads.
+type PrintLeaf<'p> = dyn Fn(Node<'_>, &mut Scratch, &mut Vec<u8>) -> Result<u64> + Sync + 'p;
 
 /// A reader's answer: the batch's position and the batch read, or the error met.
 type Done = (u64, Result<Batch>);
@@ -187,23 +195,32 @@ fn read_batch(db: &Database, batch: &mut Batch, scratch: &mut Vec<u8>) -> Result
     Ok(())
 }
 
-/// Calls `f` on every leaf of the clustered index in key order.
+/// Prints every leaf of the clustered index with `print`, in key order, and writes the text
+/// to `out`; returns the number of rows.
 ///
 /// Reading a leaf (positioned read, CRC-32C, snappy, SHA-512 address check, node verification)
-/// costs about as much as printing its rows, so it is spread over reader threads, one per
-/// core: a walker thread lists the leaves in key order, in batches, the readers take batches as
-/// they come free, and the calling thread puts the read batches back in order and prints them.
-/// A fixed set of batches circulates (walker → reader → formatter → walker), which bounds the
-/// memory in flight and lets every leaf buffer be reused.
-fn for_each_leaf(
+/// costs about as much as printing its rows, so both happen on reader threads, one per core: a
+/// walker thread lists the leaves in key order, in batches, each reader takes the next batch,
+/// reads, checks and prints it into the batch's own buffer, and the calling thread writes the
+/// printed batches out in key order. A fixed set of batches circulates (walker → reader →
+/// writer → walker), which bounds the memory in flight and lets every buffer be reused.
+fn print_leaves(
     db: &Database,
     table: &Table,
-    f: &mut dyn FnMut(Node<'_>) -> Result<()>,
-) -> Result<()> {
+    print: &PrintLeaf<'_>,
+    out: &mut dyn Write,
+) -> Result<u64> {
+    let io = |e: std::io::Error| DoltError::Io {
+        file: "CSV output".into(),
+        source: e,
+    };
     let root =
         Node::verify(&table.primary_index).map_err(|e| bad_chunk(table.address, e.to_string()))?;
     if root.is_leaf() {
-        return f(root);
+        let mut csv = Vec::new();
+        let rows = print(root, &mut Scratch::default(), &mut csv)?;
+        out.write_all(&csv).map_err(io)?;
+        return Ok(rows);
     }
     let readers = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
@@ -222,6 +239,7 @@ fn for_each_leaf(
             let done = done_tx.clone();
             s.spawn(move || {
                 let mut scratch = Vec::new();
+                let mut print_scratch = Scratch::default();
                 loop {
                     let job = match job_rx.lock() {
                         Ok(rx) => rx.recv(),
@@ -229,7 +247,9 @@ fn for_each_leaf(
                     };
                     let Ok(mut batch) = job else { break };
                     let seq = batch.seq;
-                    let r = read_batch(db, &mut batch, &mut scratch).map(|()| batch);
+                    let r = read_batch(db, &mut batch, &mut scratch)
+                        .and_then(|()| print_batch(&mut batch, print, &mut print_scratch))
+                        .map(|()| batch);
                     if done.send((seq, r)).is_err() {
                         break;
                     }
@@ -247,7 +267,7 @@ fn for_each_leaf(
             let sent = walker.flush();
             if let Err(e) = r {
                 if sent {
-                    // After every batch before it, so the formatter meets it in order.
+                    // After every batch before it, so the writer meets it in order.
                     let _ = done_tx.send((walker.seq, Err(e)));
                 }
             }
@@ -256,30 +276,44 @@ fn for_each_leaf(
         // Batches arrive in any order; `pending` holds the early ones (at most `in_flight`).
         let mut pending: Vec<Done> = Vec::with_capacity(in_flight + 1);
         let mut next = 0u64;
+        let mut rows = 0u64;
         for done in done_rx {
             pending.push(done);
             while let Some(at) = pending.iter().position(|(seq, _)| *seq == next) {
                 let (_, r) = pending.swap_remove(at);
                 let batch = r?;
-                for leaf in batch.leaves.iter().take(batch.n) {
-                    let layout = leaf
-                        .layout
-                        .ok_or_else(|| bad_chunk(leaf.address, "leaf was not read"))?;
-                    f(Node::with_layout(&leaf.bytes, layout))?;
-                }
+                out.write_all(&batch.csv).map_err(io)?;
+                rows += batch.rows;
                 next += 1;
                 // The walker may be done; then the batch is simply dropped.
                 let _ = free_tx.send(batch);
             }
         }
         match pending.first() {
-            None => Ok(()),
+            None => Ok(rows),
             Some((seq, _)) => Err(bad_chunk(
                 table.address,
                 format!("leaf batch {next} never arrived (batch {seq} did)"),
             )),
         }
     })
+}
+
+/// Prints the read leaves of `batch` into its CSV buffer.
+fn print_batch(batch: &mut Batch, print: &PrintLeaf<'_>, scratch: &mut Scratch) -> Result<()> {
+    batch.csv.clear();
+    batch.rows = 0;
+    for leaf in batch.leaves.iter().take(batch.n) {
+        let layout = leaf
+            .layout
+            .ok_or_else(|| bad_chunk(leaf.address, "leaf was not read"))?;
+        batch.rows += print(
+            Node::with_layout(&leaf.bytes, layout),
+            scratch,
+            &mut batch.csv,
+        )?;
+    }
+    Ok(())
 }
 
 /// Walks the internal node `bytes` and queues its leaves in order. Returns `Ok(false)` when the
@@ -379,7 +413,8 @@ fn kind_of(col: &Column, enc: Encoding) -> FieldKind {
     }
 }
 
-/// Reusable buffers of one export.
+/// Reusable buffers of one printing thread.
+#[derive(Default)]
 struct Scratch {
     /// A value's text before CSV quoting (general path).
     field: Vec<u8>,
@@ -738,19 +773,15 @@ pub fn export_csv(db: &Database, table: &Table, out: &mut dyn Write) -> Result<u
         });
     }
 
-    let mut scratch = Scratch {
-        field: Vec::new(),
-        blob: Vec::new(),
-    };
-    let mut count = 0u64;
-    for_each_leaf(db, table, &mut |node| {
+    out.write_all(&buf).map_err(io)?;
+    let print = |node: Node<'_>, scratch: &mut Scratch, csv: &mut Vec<u8>| -> Result<u64> {
         for e in 0..node.count() {
             // A verified node's keys and leaf values are valid tuples: no second check.
             let kt = Tuple::new_unverified(node.key(e));
             let vt = Tuple::new_unverified(node.value(e));
             for (n, p) in plans.iter().enumerate() {
                 if n > 0 {
-                    buf.push(b',');
+                    csv.push(b',');
                 }
                 let (desc, t) = if p.key {
                     (&key_desc, kt)
@@ -759,19 +790,13 @@ pub fn export_csv(db: &Database, table: &Table, out: &mut dyn Write) -> Result<u
                 };
                 match desc.field(t, p.index) {
                     None => {} // NULL: an empty field
-                    Some(b) if write_fast(p, b, &mut buf) => {}
-                    Some(_) => write_field(db, table, p, desc, t, &mut scratch, &mut buf)?,
+                    Some(b) if write_fast(p, b, csv) => {}
+                    Some(_) => write_field(db, table, p, desc, t, scratch, csv)?,
                 }
             }
-            buf.push(b'\n');
-            count += 1;
-            if buf.len() >= FLUSH_BYTES {
-                out.write_all(&buf).map_err(io)?;
-                buf.clear();
-            }
+            csv.push(b'\n');
         }
-        Ok(())
-    })?;
-    out.write_all(&buf).map_err(io)?;
-    Ok(count)
+        Ok(node.count() as u64)
+    };
+    print_leaves(db, table, &print, out)
 }
