@@ -247,9 +247,19 @@ fn print_leaves(
                     };
                     let Ok(mut batch) = job else { break };
                     let seq = batch.seq;
-                    let r = read_batch(db, &mut batch, &mut scratch)
-                        .and_then(|()| print_batch(&mut batch, print, &mut print_scratch))
-                        .map(|()| batch);
+                    // A panic here would be a bug; caught, it becomes this batch's error
+                    // instead of a batch that never comes back (which would hang the export).
+                    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        read_batch(db, &mut batch, &mut scratch)
+                            .and_then(|()| print_batch(&mut batch, print, &mut print_scratch))
+                    }))
+                    .unwrap_or_else(|_| {
+                        Err(bad_chunk(
+                            table.address,
+                            "internal error (a bug) while reading leaves",
+                        ))
+                    })
+                    .map(|()| batch);
                     if done.send((seq, r)).is_err() {
                         break;
                     }
