@@ -4,7 +4,9 @@
 //! By default it exports every table of the golden database `shared/vectors/dolt-db/vecdb`
 //! (branch `main`). Set `PROLLY_DOLT_BENCH=DBDIR:BRANCH:TABLE` to bench a large database of
 //! your own instead (e.g. a 1M-row table made with `dolt table import`);
-//! compare against `dolt sql -r csv` outside criterion.
+//! compare against `dolt sql -r csv` outside criterion (`prolly dolt DBDIR export -q TABLE`
+//! against `dolt sql -r csv -q "select * from TABLE"`, alternating runs). Each table is
+//! exported with the per-chunk address checks on (the default) and off.
 
 use std::hint::black_box;
 use std::path::PathBuf;
@@ -65,6 +67,15 @@ fn bench(c: &mut Criterion) {
             b.iter(|| {
                 out.clear();
                 black_box(export_csv(&db, &t, &mut out).unwrap());
+            })
+        });
+        // The same with the per-chunk SHA-512 address checks off (CRC-32C still checked):
+        // what the checks cost.
+        let unchecked = Database::open(&dir).unwrap().with_verify_hashes(false);
+        group.bench_function(format!("csv_no_hash_check/{table}"), |b| {
+            b.iter(|| {
+                out.clear();
+                black_box(export_csv(&unchecked, &t, &mut out).unwrap());
             })
         });
     }

@@ -1,24 +1,26 @@
 //! Streaming CSV export identical to `dolt sql -r csv -q "select * from t"`.
 //!
 //! Rows go straight from the tree's leaf nodes to one reused output buffer: each visible column
-//! gets a [`FieldPlan`] chosen once from its SQL type and stored encoding, and the common kinds
-//! (integers, floats, decimals, dates, datetimes, inline text) are formatted in place from the
-//! tuple bytes with no per-row or per-field allocation. Everything else goes through the general
-//! [`decode_field`] path, so the output is the same bytes either way.
+//! gets a `FieldPlan` chosen once from its SQL type and stored encoding, and the common kinds
+//! (integers, floats, one-word decimals, dates, datetimes, plain text) are printed straight from
+//! their stored bytes (`write_fast`) with no per-row or per-field allocation. Everything else,
+//! and any field whose bytes are not the expected shape, goes through the checked path
+//! (`write_field`, `decode_field`), so the output is the same bytes either way.
 //!
-//! Leaf chunks are read, decompressed and hash-checked on a second thread that walks the
-//! tree's internal nodes ahead of the formatting thread (a bounded channel keeps at most
-//! [`READ_AHEAD`] batches of [`BATCH`] leaves in flight), so I/O and decompression overlap with formatting.
+//! Reading a leaf costs about as much as printing it, and both happen on reader threads, one
+//! per core (`print_leaves`): a walker lists the leaves in key order in batches of `BATCH`,
+//! each reader takes a batch, reads it (records that lie close together in one positioned read,
+//! decompressed into reused buffers), checks every leaf's address, four SHA-512s side by side
+//! ([`crate::chunks::sha512x4`]), verifies the nodes and prints the rows into the batch's
+//! buffer; the calling thread writes the printed batches out in key order.
 //!
 //! Keyless tables are the exception: Dolt shows them sorted by all columns, so their rows are
 //! collected and sorted first.
 
-use std::io::Write;
-use std::sync::Arc;
-
-use prollystore_format::message::Node;
-use prollystore_format::tuple::{Adaptive, Tuple, TupleDesc};
+use prollystore_format::message::{Node, NodeLayout};
+use prollystore_format::tuple::{Adaptive, Date, Tuple, TupleDesc};
 use prollystore_format::{Address, Encoding};
+use std::io::Write;
 
 use crate::db::{Database, Table};
 use crate::error::{bad_chunk, DoltError, Result};
@@ -32,91 +34,306 @@ use crate::text;
 /// Output is handed to the writer in pieces of about this size.
 const FLUSH_BYTES: usize = 256 << 10;
 
-/// Leaves handed over per message (fewer thread wake-ups than one message per leaf).
-const BATCH: usize = 16;
+/// Leaves per batch handed from the tree walker to a reader and on to the formatter.
+const BATCH: usize = 64;
 
-/// Batches the reader thread may have decoded ahead of the formatter.
-const READ_AHEAD: usize = 4;
+/// Batches in flight per reader thread (read ahead of the formatter, or waiting for it).
+const BATCHES_PER_READER: usize = 3;
+
+/// Largest gap between two records read with one positioned read (journal record headers
+/// sit between consecutive chunks).
+const RUN_GAP: u64 = 256;
+
+/// Most bytes fetched with one positioned read.
+const RUN_BYTES: u64 = 1 << 20;
+
+/// Most reader threads.
+const MAX_READERS: usize = 8;
 
 /// Deepest tree accepted (Dolt's trees of billions of rows are under 10 levels).
 const MAX_DEPTH: usize = 64;
 
-/// A leaf node's bytes and the address it was read from.
-type Leaf = (Address, Arc<[u8]>);
-
-/// The reader thread's side of the hand-over: leaves are sent in batches.
-struct LeafSender {
-    tx: std::sync::mpsc::SyncSender<Result<Vec<Leaf>>>,
-    batch: Vec<Leaf>,
+/// One leaf of a batch: its address, and its bytes and verified layout once read. The byte
+/// buffer is reused from batch to batch, so reading a leaf allocates nothing.
+#[derive(Default)]
+struct LeafBuf {
+    address: Address,
+    bytes: Vec<u8>,
+    layout: Option<NodeLayout>,
 }
 
-impl LeafSender {
-    /// Queues a leaf; false once the receiver has hung up.
-    fn push(&mut self, leaf: Leaf) -> bool {
-        self.batch.push(leaf);
-        self.batch.len() < BATCH || self.flush()
-    }
+/// Up to [`BATCH`] consecutive leaves. Batches circulate: the walker fills in addresses, a
+/// reader reads and checks the leaves, the formatter prints them and hands the batch back to
+/// the walker, which cannot run ahead while every batch is out (the bound on memory).
+#[derive(Default)]
+struct Batch {
+    /// Position in key order.
+    seq: u64,
+    /// Leaves in use (the first `n` of `leaves`).
+    n: usize,
+    leaves: Vec<LeafBuf>,
+    /// The CSV lines of the batch's rows, once printed.
+    csv: Vec<u8>,
+    /// Rows printed.
+    rows: u64,
+}
 
-    /// Sends the queued leaves; false once the receiver has hung up.
-    fn flush(&mut self) -> bool {
-        if self.batch.is_empty() {
-            return true;
+/// Prints the rows of one verified leaf as CSV lines into the buffer, using the scratch
+/// buffers; returns the number of rows. Called on the reader threads.
+type PrintLeaf<'p> = dyn Fn(Node<'_>, &mut Scratch, &mut Vec<u8>) -> Result<u64> + Sync + 'p;
+
+/// A reader's answer: the batch's position and the batch read, or the error met.
+type Done = (u64, Result<Batch>);
+
+/// The walker's side: fills batches with leaf addresses in key order and sends them to the
+/// readers.
+struct Walker<'c> {
+    free: &'c std::sync::mpsc::Receiver<Batch>,
+    jobs: std::sync::mpsc::Sender<Batch>,
+    current: Option<Batch>,
+    seq: u64,
+}
+
+impl Walker<'_> {
+    /// Queues a leaf; false once the formatter has stopped.
+    fn push(&mut self, address: Address) -> bool {
+        let batch = match &mut self.current {
+            Some(b) => b,
+            None => match self.free.recv() {
+                Ok(mut b) => {
+                    b.n = 0;
+                    self.current.insert(b)
+                }
+                Err(_) => return false,
+            },
+        };
+        match batch.leaves.get_mut(batch.n) {
+            Some(leaf) => leaf.address = address,
+            None => batch.leaves.push(LeafBuf {
+                address,
+                ..LeafBuf::default()
+            }),
         }
-        let batch = std::mem::replace(&mut self.batch, Vec::with_capacity(BATCH));
-        self.tx.send(Ok(batch)).is_ok()
+        batch.n += 1;
+        batch.n < BATCH || self.flush()
+    }
+
+    /// Sends the batch being filled; false once the readers have stopped.
+    fn flush(&mut self) -> bool {
+        let Some(mut batch) = self.current.take() else {
+            return true;
+        };
+        batch.seq = self.seq;
+        self.seq += 1;
+        self.jobs.send(batch).is_ok()
     }
 }
 
-/// Calls `f` on every leaf of the clustered index in key order, reading the leaves on a
-/// second thread.
-fn for_each_leaf(
+/// Reads, decompresses, hash-checks and verifies the leaves of `batch`.
+fn read_batch(db: &Database, batch: &mut Batch, scratch: &mut Vec<u8>) -> Result<()> {
+    let n = batch.n.min(BATCH);
+    let source = db.source();
+    let mut spans = [None; BATCH];
+    for (span, leaf) in spans.iter_mut().zip(batch.leaves.iter_mut().take(n)) {
+        leaf.layout = None;
+        *span = source.record_span(&leaf.address);
+    }
+    // Runs of records that lie close together in one file are fetched with one read.
+    let mut i = 0;
+    while i < n {
+        let Some(first) = spans[i] else {
+            // An archive's chunk (or a missing one): read on its own.
+            if let Some(leaf) = batch.leaves.get_mut(i) {
+                if !source.read_into_unchecked(&leaf.address, scratch, &mut leaf.bytes)? {
+                    return Err(DoltError::MissingChunk(leaf.address));
+                }
+            }
+            i += 1;
+            continue;
+        };
+        let mut end = first.offset + first.len as u64;
+        let mut j = i + 1;
+        while j < n {
+            let Some(s) = spans[j] else { break };
+            let end_here = s.offset + s.len as u64;
+            let near = s.file == first.file && s.offset >= end && s.offset - end <= RUN_GAP;
+            if !near || end_here - first.offset > RUN_BYTES {
+                break;
+            }
+            end = end_here;
+            j += 1;
+        }
+        source.read_span(
+            first.file,
+            first.offset,
+            (end - first.offset) as usize,
+            scratch,
+        )?;
+        let run = batch.leaves.get_mut(i..j).unwrap_or_default();
+        for (s, leaf) in spans[i..j].iter().flatten().zip(run) {
+            let at = (s.offset - first.offset) as usize;
+            let record = scratch.get(at..at + s.len).unwrap_or(&[]);
+            source.decode_record_into(s.file, record, s.offset, &mut leaf.bytes)?;
+        }
+        i = j;
+    }
+    // Every leaf's address is checked, the batch's hashed side by side.
+    let mut addresses = [Address::ZERO; BATCH];
+    let mut chunks: [&[u8]; BATCH] = [&[]; BATCH];
+    for ((a, c), leaf) in addresses.iter_mut().zip(&mut chunks).zip(&batch.leaves) {
+        *a = leaf.address;
+        *c = &leaf.bytes;
+    }
+    db.source().check_addresses(&addresses[..n], &chunks[..n])?;
+    for leaf in batch.leaves.iter_mut().take(n) {
+        let node = Node::verify(&leaf.bytes).map_err(|e| bad_chunk(leaf.address, e.to_string()))?;
+        if !node.is_leaf() {
+            return Err(bad_chunk(leaf.address, "expected a leaf node"));
+        }
+        leaf.layout = Some(node.layout());
+    }
+    Ok(())
+}
+
+/// Prints every leaf of the clustered index with `print`, in key order, and writes the text
+/// to `out`; returns the number of rows.
+///
+/// Reading a leaf (positioned read, CRC-32C, snappy, SHA-512 address check, node verification)
+/// costs about as much as printing its rows, so both happen on reader threads, one per core: a
+/// walker thread lists the leaves in key order, in batches, each reader takes the next batch,
+/// reads, checks and prints it into the batch's own buffer, and the calling thread writes the
+/// printed batches out in key order. A fixed set of batches circulates (walker → reader →
+/// writer → walker), which bounds the memory in flight and lets every buffer be reused.
+fn print_leaves(
     db: &Database,
     table: &Table,
-    f: &mut dyn FnMut(Node<'_>) -> Result<()>,
-) -> Result<()> {
+    print: &PrintLeaf<'_>,
+    out: &mut dyn Write,
+) -> Result<u64> {
+    let io = |e: std::io::Error| DoltError::Io {
+        file: "CSV output".into(),
+        source: e,
+    };
     let root =
         Node::verify(&table.primary_index).map_err(|e| bad_chunk(table.address, e.to_string()))?;
     if root.is_leaf() {
-        return f(root);
+        let mut csv = Vec::new();
+        let rows = print(root, &mut Scratch::default(), &mut csv)?;
+        out.write_all(&csv).map_err(io)?;
+        return Ok(rows);
     }
+    let readers = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .clamp(1, MAX_READERS);
+    let in_flight = readers * BATCHES_PER_READER;
+    let (job_tx, job_rx) = std::sync::mpsc::channel::<Batch>();
+    let job_rx = std::sync::Mutex::new(job_rx);
+    let job_rx = &job_rx;
     std::thread::scope(|s| {
-        let (tx, rx) = std::sync::mpsc::sync_channel::<Result<Vec<Leaf>>>(READ_AHEAD);
-        s.spawn(move || {
-            let mut sender = LeafSender {
-                tx,
-                batch: Vec::with_capacity(BATCH),
-            };
-            match send_leaves(db, &table.primary_index, table.address, 0, &mut sender) {
-                Ok(_) => {
-                    sender.flush();
+        let (free_tx, free_rx) = std::sync::mpsc::channel::<Batch>();
+        for _ in 0..in_flight {
+            let _ = free_tx.send(Batch::default());
+        }
+        let (done_tx, done_rx) = std::sync::mpsc::channel::<Done>();
+        for _ in 0..readers {
+            let done = done_tx.clone();
+            s.spawn(move || {
+                let mut scratch = Vec::new();
+                let mut print_scratch = Scratch::default();
+                loop {
+                    let job = match job_rx.lock() {
+                        Ok(rx) => rx.recv(),
+                        Err(_) => break,
+                    };
+                    let Ok(mut batch) = job else { break };
+                    let seq = batch.seq;
+                    // A panic here would be a bug; caught, it becomes this batch's error
+                    // instead of a batch that never comes back (which would hang the export).
+                    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        read_batch(db, &mut batch, &mut scratch)
+                            .and_then(|()| print_batch(&mut batch, print, &mut print_scratch))
+                    }))
+                    .unwrap_or_else(|_| {
+                        Err(bad_chunk(
+                            table.address,
+                            "internal error (a bug) while reading leaves",
+                        ))
+                    })
+                    .map(|()| batch);
+                    if done.send((seq, r)).is_err() {
+                        break;
+                    }
                 }
-                // The receiver may be gone (it stopped on its own error); nothing to do then.
-                Err(e) => {
-                    let _ = sender.tx.send(Err(e));
+            });
+        }
+        s.spawn(move || {
+            let mut walker = Walker {
+                free: &free_rx,
+                jobs: job_tx,
+                current: None,
+                seq: 0,
+            };
+            let r = send_leaves(db, &table.primary_index, table.address, 0, &mut walker);
+            let sent = walker.flush();
+            if let Err(e) = r {
+                if sent {
+                    // After every batch before it, so the writer meets it in order.
+                    let _ = done_tx.send((walker.seq, Err(e)));
                 }
             }
         });
-        for batch in rx {
-            for (address, chunk) in batch? {
-                let node = Node::verify(&chunk).map_err(|e| bad_chunk(address, e.to_string()))?;
-                if !node.is_leaf() {
-                    return Err(bad_chunk(address, "expected a leaf node"));
-                }
-                f(node)?;
+
+        // Batches arrive in any order; `pending` holds the early ones (at most `in_flight`).
+        let mut pending: Vec<Done> = Vec::with_capacity(in_flight + 1);
+        let mut next = 0u64;
+        let mut rows = 0u64;
+        for done in done_rx {
+            pending.push(done);
+            while let Some(at) = pending.iter().position(|(seq, _)| *seq == next) {
+                let (_, r) = pending.swap_remove(at);
+                let batch = r?;
+                out.write_all(&batch.csv).map_err(io)?;
+                rows += batch.rows;
+                next += 1;
+                // The walker may be done; then the batch is simply dropped.
+                let _ = free_tx.send(batch);
             }
         }
-        Ok(())
+        match pending.first() {
+            None => Ok(rows),
+            Some((seq, _)) => Err(bad_chunk(
+                table.address,
+                format!("leaf batch {next} never arrived (batch {seq} did)"),
+            )),
+        }
     })
 }
 
-/// Walks the internal node `bytes` and sends its leaves in order. Returns `Ok(false)` when the
-/// receiver has hung up (then stops quietly).
+/// Prints the read leaves of `batch` into its CSV buffer.
+fn print_batch(batch: &mut Batch, print: &PrintLeaf<'_>, scratch: &mut Scratch) -> Result<()> {
+    batch.csv.clear();
+    batch.rows = 0;
+    for leaf in batch.leaves.iter().take(batch.n) {
+        let layout = leaf
+            .layout
+            .ok_or_else(|| bad_chunk(leaf.address, "leaf was not read"))?;
+        batch.rows += print(
+            Node::with_layout(&leaf.bytes, layout),
+            scratch,
+            &mut batch.csv,
+        )?;
+    }
+    Ok(())
+}
+
+/// Walks the internal node `bytes` and queues its leaves in order. Returns `Ok(false)` when the
+/// formatter has stopped (then stops quietly).
 fn send_leaves(
     db: &Database,
     bytes: &[u8],
     owner: Address,
     depth: usize,
-    tx: &mut LeafSender,
+    walker: &mut Walker<'_>,
 ) -> Result<bool> {
     if depth > MAX_DEPTH {
         return Err(bad_chunk(owner, "tree is too deep"));
@@ -131,17 +348,12 @@ fn send_leaves(
     for i in 0..node.count() {
         let child = node.child(i);
         if node.level() == 1 {
-            // Leaves are read once: past the cache, so their memory is reused right away.
-            let chunk = db
-                .source()
-                .read_uncached(&child)?
-                .ok_or(DoltError::MissingChunk(child))?;
-            if !tx.push((child, chunk)) {
+            if !walker.push(child) {
                 return Ok(false);
             }
         } else {
             let chunk = db.source().chunk(&child)?;
-            if !send_leaves(db, &chunk, child, depth + 1, tx)? {
+            if !send_leaves(db, &chunk, child, depth + 1, walker)? {
                 return Ok(false);
             }
         }
@@ -184,6 +396,8 @@ struct FieldPlan {
     /// Index into the schema's columns.
     column: usize,
     kind: FieldKind,
+    /// The stored encoding.
+    enc: Encoding,
 }
 
 /// Chooses the printing path for a column whose stored encoding is `enc`, following the same
@@ -209,7 +423,8 @@ fn kind_of(col: &Column, enc: Encoding) -> FieldKind {
     }
 }
 
-/// Reusable buffers of one export.
+/// Reusable buffers of one printing thread.
+#[derive(Default)]
 struct Scratch {
     /// A value's text before CSV quoting (general path).
     field: Vec<u8>,
@@ -328,6 +543,122 @@ fn write_field(
     Ok(())
 }
 
+/// Field `b` as a little-endian `N`-byte value, if it has that width.
+#[inline(always)]
+fn le<const N: usize>(b: &[u8]) -> Option<[u8; N]> {
+    b.try_into().ok()
+}
+
+/// Appends the CSV text of field `p` from its (non-NULL) stored bytes `b` for the common kinds,
+/// straight from the bytes. Returns false, having written nothing, when the bytes are not the
+/// expected shape or the kind has no fast path; [`write_field`] then prints the value (or
+/// reports what is wrong) the checked way.
+#[inline]
+fn write_fast(p: &FieldPlan, b: &[u8], out: &mut Vec<u8>) -> bool {
+    use Encoding as E;
+    match p.kind {
+        FieldKind::Int => {
+            let v = match p.enc {
+                E::Int8 => le::<1>(b).map(|a| i64::from(i8::from_le_bytes(a))),
+                E::Int16 => le::<2>(b).map(|a| i64::from(i16::from_le_bytes(a))),
+                E::Int32 => le::<4>(b).map(|a| i64::from(i32::from_le_bytes(a))),
+                E::Int64 => le::<8>(b).map(i64::from_le_bytes),
+                _ => None,
+            };
+            let Some(v) = v else { return false };
+            text::write_i64(out, v);
+        }
+        FieldKind::Uint => {
+            let v = match p.enc {
+                E::Uint8 => le::<1>(b).map(|a| u64::from(a[0])),
+                E::Uint16 => le::<2>(b).map(|a| u64::from(u16::from_le_bytes(a))),
+                E::Uint32 => le::<4>(b).map(|a| u64::from(u32::from_le_bytes(a))),
+                E::Uint64 | E::Bit64 => le::<8>(b).map(u64::from_le_bytes),
+                _ => None,
+            };
+            let Some(v) = v else { return false };
+            text::write_u64(out, v);
+        }
+        FieldKind::Float32 => match le::<4>(b) {
+            Some(a) => text::write_f32(out, f32::from_le_bytes(a)),
+            None => return false,
+        },
+        FieldKind::Float64 => match le::<8>(b) {
+            Some(a) => text::write_f64(out, f64::from_le_bytes(a)),
+            None => return false,
+        },
+        FieldKind::Decimal(scale) => {
+            // [exponent i32 LE][sign][coefficient: one big-endian 8-byte word], stored at the
+            // column's scale: the usual shape of DECIMAL(≤19) values.
+            let [e0, e1, e2, e3, sign, coeff @ ..] = b else {
+                return false;
+            };
+            let Some(c) = le::<8>(coeff) else {
+                return false;
+            };
+            if i32::from_le_bytes([*e0, *e1, *e2, *e3]) != -i32::from(scale) {
+                return false;
+            }
+            if !text::write_scaled_u64(out, (*sign as i8) < 0, u64::from_be_bytes(c), scale) {
+                return false;
+            }
+        }
+        FieldKind::Datetime(fsp) => match le::<8>(b) {
+            Some(a) => text::write_datetime(out, i64::from_le_bytes(a), fsp),
+            None => return false,
+        },
+        FieldKind::Date => match le::<4>(b) {
+            Some(a) => text::write_date(out, Date::from_raw(u32::from_le_bytes(a))),
+            None => return false,
+        },
+        FieldKind::Text => match b.split_last() {
+            // Invalid UTF-8 is an error, which the checked path reports.
+            Some((0, s)) if is_plain_text(s) => out.extend_from_slice(s),
+            _ => return false,
+        },
+        FieldKind::TextAdaptive => match Adaptive::from_bytes(b) {
+            Some(Adaptive::Inline(s)) if is_plain_text(s) => out.extend_from_slice(s),
+            _ => return false,
+        },
+        FieldKind::General => return false,
+    }
+    true
+}
+
+/// True if any byte of `b` is non-ASCII or one of `,` `"` CR LF (eight bytes at a time).
+#[inline]
+fn has_special(b: &[u8]) -> bool {
+    const LO: u64 = 0x0101_0101_0101_0101;
+    const HI: u64 = 0x8080_8080_8080_8080;
+    // Non-zero exactly when some byte of `x` is zero.
+    let zero = |x: u64| x.wrapping_sub(LO) & !x & HI;
+    let mut words = b.chunks_exact(8);
+    for w in &mut words {
+        let Some(w) = le::<8>(w).map(u64::from_le_bytes) else {
+            return true;
+        };
+        let hit = (w & HI)
+            | zero(w ^ (LO * u64::from(b',')))
+            | zero(w ^ (LO * u64::from(b'"')))
+            | zero(w ^ (LO * u64::from(b'\r')))
+            | zero(w ^ (LO * u64::from(b'\n')));
+        if hit != 0 {
+            return true;
+        }
+    }
+    words.remainder().iter().any(|&c| SPECIAL[usize::from(c)])
+}
+
+/// True for text that Dolt's CSV writer prints as it is: non-empty ASCII, not starting with
+/// whitespace, not `\.`, with nothing that needs quoting.
+#[inline]
+fn is_plain_text(b: &[u8]) -> bool {
+    match b.first() {
+        None => false,
+        Some(&c) => !matches!(c, b' ' | b'\t'..=b'\r') && b != b"\\." && !has_special(b),
+    }
+}
+
 /// Bytes that send a text field down the general path: non-ASCII (UTF-8 checks, Unicode
 /// whitespace) and the characters that force CSV quoting.
 static SPECIAL: [bool; 256] = {
@@ -349,15 +680,7 @@ static SPECIAL: [bool; 256] = {
 /// text, the common case, is checked in one pass.
 #[inline]
 fn write_text(b: &[u8], out: &mut Vec<u8>) -> bool {
-    let plain = match b.first() {
-        None => false,
-        Some(&c) => {
-            !matches!(c, b' ' | b'\t'..=b'\r')
-                && b != b"\\."
-                && !b.iter().any(|&c| SPECIAL[usize::from(c)])
-        }
-    };
-    if plain {
+    if is_plain_text(b) {
         out.extend_from_slice(b);
         true
     } else if std::str::from_utf8(b).is_ok() {
@@ -456,40 +779,34 @@ pub fn export_csv(db: &Database, table: &Table, out: &mut dyn Write) -> Result<u
             index,
             column: i,
             kind: kind_of(col, enc),
+            enc,
         });
     }
 
-    let mut scratch = Scratch {
-        field: Vec::new(),
-        blob: Vec::new(),
-    };
-    let mut count = 0u64;
-    for_each_leaf(db, table, &mut |node| {
+    out.write_all(&buf).map_err(io)?;
+    let print = |node: Node<'_>, scratch: &mut Scratch, csv: &mut Vec<u8>| -> Result<u64> {
         for e in 0..node.count() {
-            let kt = Tuple::new(node.key(e))
-                .map_err(|e| bad_chunk(table.address, format!("key tuple: {e}")))?;
-            let vt = Tuple::new(node.value(e))
-                .map_err(|e| bad_chunk(table.address, format!("value tuple: {e}")))?;
+            // A verified node's keys and leaf values are valid tuples: no second check.
+            let kt = Tuple::new_unverified(node.key(e));
+            let vt = Tuple::new_unverified(node.value(e));
             for (n, p) in plans.iter().enumerate() {
                 if n > 0 {
-                    buf.push(b',');
+                    csv.push(b',');
                 }
                 let (desc, t) = if p.key {
                     (&key_desc, kt)
                 } else {
                     (&value_desc, vt)
                 };
-                write_field(db, table, p, desc, t, &mut scratch, &mut buf)?;
+                match desc.field(t, p.index) {
+                    None => {} // NULL: an empty field
+                    Some(b) if write_fast(p, b, csv) => {}
+                    Some(_) => write_field(db, table, p, desc, t, scratch, csv)?,
+                }
             }
-            buf.push(b'\n');
-            count += 1;
-            if buf.len() >= FLUSH_BYTES {
-                out.write_all(&buf).map_err(io)?;
-                buf.clear();
-            }
+            csv.push(b'\n');
         }
-        Ok(())
-    })?;
-    out.write_all(&buf).map_err(io)?;
-    Ok(count)
+        Ok(node.count() as u64)
+    };
+    print_leaves(db, table, &print, out)
 }

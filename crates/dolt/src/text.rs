@@ -75,6 +75,36 @@ pub fn write_i64(out: &mut Vec<u8>, v: i64) {
     write_u64(out, v.unsigned_abs());
 }
 
+/// Powers of ten that fit in a u64.
+const POW10: [u64; 20] = {
+    let mut t = [1u64; 20];
+    let mut i = 1;
+    while i < 20 {
+        t[i] = t[i - 1] * 10;
+        i += 1;
+    }
+    t
+};
+
+/// Appends the decimal `(−1)^negative · c · 10^−scale` with exactly `scale` fraction digits
+/// (as [`write_decimal_digits`] prints it, with no minus sign for zero). False, having written
+/// nothing, when `scale` is beyond 19.
+#[inline]
+pub fn write_scaled_u64(out: &mut Vec<u8>, negative: bool, c: u64, scale: u8) -> bool {
+    let Some(&p) = POW10.get(usize::from(scale)) else {
+        return false;
+    };
+    if negative && c != 0 {
+        out.push(b'-');
+    }
+    write_u64(out, c / p);
+    if scale > 0 {
+        out.push(b'.');
+        write_padded(out, c % p, usize::from(scale));
+    }
+    true
+}
+
 /// Appends `v` with at least `width` digits (zero-padded); `v` below 10^width fits exactly.
 #[inline]
 fn write_padded(out: &mut Vec<u8>, v: u64, width: usize) {
@@ -196,6 +226,77 @@ fn parse_digits(text: &str) -> Option<([u8; 20], usize, i32)> {
     Some((digits, n, int_len - 1 - leading + exp))
 }
 
+/// `|v|` as `m × 2^k` with `m` odd; `None` for zero.
+#[inline]
+fn odd_parts(v: f64) -> Option<(u64, i32)> {
+    let bits = v.abs().to_bits();
+    let biased = ((bits >> 52) & 0x7ff) as i32;
+    let frac = bits & ((1u64 << 52) - 1);
+    let (m, k) = if biased == 0 {
+        (frac, -1074)
+    } else {
+        (frac | (1u64 << 52), biased - 1075)
+    };
+    if m == 0 {
+        return None;
+    }
+    let tz = m.trailing_zeros();
+    Some((m >> tz, k + tz as i32))
+}
+
+/// Go's text of `v` when its shortest text `text` (from zmij) is in plain notation with an
+/// exponent that Go also prints plainly (−4 ≤ e < 6) and `v` cannot be a rounding midpoint
+/// (the exponent test of [`is_midpoint`]): Go then prints the same digits, only without the
+/// `.0` of whole numbers. False, having written nothing, for everything else.
+#[inline]
+fn write_plain_fast(out: &mut Vec<u8>, v: f64, text: &[u8]) -> bool {
+    let (neg, body) = match text.split_first() {
+        Some((b'-', rest)) => (true, rest),
+        _ => (false, text),
+    };
+    // Shortest text is digits, a point, and maybe an exponent (`e`, sign, digits): plain
+    // notation is a point within the first seven bytes (at most six integer digits) and no `e`.
+    let Some(dot) = body.iter().take(7).position(|&b| b == b'.') else {
+        return false;
+    };
+    let (int, frac) = body.split_at(dot);
+    let frac = frac.get(1..).unwrap_or(&[]);
+    if frac.contains(&b'e') {
+        return false;
+    }
+    let (Some(&first), Some(&last)) = (int.first(), frac.last()) else {
+        return false;
+    };
+    // Significant digits, the decimal exponent of the first, and whether `v` is whole.
+    let (n, e10, whole) = if first != b'0' {
+        if int.len() > 6 {
+            return false;
+        }
+        if frac == b"0" {
+            let zeros = int.iter().rev().take_while(|&&b| b == b'0').count();
+            (int.len() - zeros, int.len() as i32 - 1, true)
+        } else if last == b'0' {
+            return false;
+        } else {
+            (int.len() + frac.len(), int.len() as i32 - 1, false)
+        }
+    } else {
+        let zeros = frac.iter().take_while(|&&b| b == b'0').count();
+        if int.len() != 1 || zeros == frac.len() || zeros > 3 || last == b'0' {
+            return false;
+        }
+        (frac.len() - zeros, -(zeros as i32) - 1, false)
+    };
+    if odd_parts(v).is_some_and(|(_, k)| k == e10 - n as i32) {
+        return false;
+    }
+    if neg {
+        out.push(b'-');
+    }
+    out.extend_from_slice(if whole { int } else { body });
+    true
+}
+
 /// True if `|v|` is exactly halfway between the `n`-digit decimal `digits × 10^(e10−n+1)` and
 /// one of its neighbours at that precision: the only case where shortest formatting may round
 /// differently from Go's (which rounds such ties to even).
@@ -204,20 +305,9 @@ fn is_midpoint(v: f64, digits: &[u8], e10: i32) -> bool {
     // Equal only if the powers of two agree (k = q) and the odd parts do: m = c·5^q when q ≥ 0,
     // c = m·5^−q when q < 0. The exponent test rejects almost every value at once.
     let q = e10 - digits.len() as i32;
-    let bits = v.abs().to_bits();
-    let biased = ((bits >> 52) & 0x7ff) as i32;
-    let frac = bits & ((1u64 << 52) - 1);
-    let (mut m, mut k) = if biased == 0 {
-        (frac, -1074)
-    } else {
-        (frac | (1u64 << 52), biased - 1075)
-    };
-    if m == 0 {
+    let Some((m, k)) = odd_parts(v) else {
         return false;
-    }
-    let tz = m.trailing_zeros();
-    m >>= tz;
-    k += tz as i32;
+    };
     if k != q {
         return false;
     }
@@ -248,6 +338,9 @@ fn is_midpoint(v: f64, digits: &[u8], e10: i32) -> bool {
 /// a value exactly at a midpoint is re-formatted exactly with the same number of digits
 /// (Rust's exact formatting rounds half to even).
 fn write_go_float(out: &mut Vec<u8>, v: f64, shortest: &str) {
+    if write_plain_fast(out, v, shortest.as_bytes()) {
+        return;
+    }
     let Some((digits, n, e10)) = parse_digits(shortest) else {
         out.extend_from_slice(if v.is_sign_negative() { b"-0" } else { b"0" });
         return;
@@ -476,6 +569,9 @@ pub fn write_time(out: &mut Vec<u8>, us: i64) {
 /// fraction digits (at most 6).
 pub fn write_datetime(out: &mut Vec<u8>, us: i64, fsp: u8) {
     const MICROS_PER_DAY: i64 = 86_400_000_000;
+    if write_datetime_fast(out, us, fsp) {
+        return;
+    }
     let keep = if fsp == 0 {
         19
     } else {
@@ -506,6 +602,62 @@ pub fn write_datetime(out: &mut Vec<u8>, us: i64, fsp: u8) {
     put_pair(&mut t, 22, (f / 100) % 100);
     put_pair(&mut t, 24, f % 100);
     out.extend_from_slice(t.get(..keep).unwrap_or(&t));
+}
+
+/// Datetimes from 1970 to 9999 (the usual ones), all in unsigned arithmetic; false, having
+/// written nothing, for the others.
+#[inline]
+fn write_datetime_fast(out: &mut Vec<u8>, us: i64, fsp: u8) -> bool {
+    const MICROS_PER_DAY: u64 = 86_400_000_000;
+    /// Days from 1970-01-01 to 10000-01-01.
+    const DAYS_TO_10000: u64 = 2_932_897;
+    let Ok(us) = u64::try_from(us) else {
+        return false;
+    };
+    let days = us / MICROS_PER_DAY;
+    if days >= DAYS_TO_10000 {
+        return false;
+    }
+    let rem = us % MICROS_PER_DAY;
+    // Days since 0000-03-01 (the proleptic Gregorian calendar counted from March, so the leap
+    // day ends the year), split into 400-year eras, years, months and days.
+    let z = days as u32 + 719_468;
+    let era = z / 146_097;
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let (month, year) = if mp < 10 {
+        (mp + 3, yoe + era * 400)
+    } else {
+        (mp - 9, yoe + era * 400 + 1)
+    };
+    let secs = (rem / 1_000_000) as u32;
+    let frac = (rem % 1_000_000) as u32;
+    let mut t = *b"0000-00-00 00:00:00.000000";
+    let pairs = [
+        (0, year / 100),
+        (2, year % 100),
+        (5, month),
+        (8, day),
+        (11, secs / 3600),
+        (14, secs / 60 % 60),
+        (17, secs % 60),
+        (20, frac / 10_000),
+        (22, frac / 100 % 100),
+        (24, frac % 100),
+    ];
+    for (at, v) in pairs {
+        put_pair(&mut t, at, u64::from(v));
+    }
+    let keep = if fsp == 0 {
+        19
+    } else {
+        20 + usize::from(fsp.min(6))
+    };
+    out.extend_from_slice(t.get(..keep).unwrap_or(&t));
+    true
 }
 
 /// Writes the two digits of `v` (below 100) at `at` in `t`.
@@ -621,6 +773,50 @@ mod tests {
         }
     }
 
+    /// The plain-notation range (exponents −5 to 7), where the fast path applies: decimal
+    /// fractions, whole numbers, halves (ties) and random bit patterns scaled into range.
+    #[test]
+    fn plain_range_floats_match_reference() {
+        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let check = |v: f64| {
+            assert_eq!(
+                s(|o| write_f64(o, v)),
+                reference(v, &format!("{v:e}")),
+                "{v:e}"
+            );
+            assert_eq!(
+                s(|o| write_f64(o, -v)),
+                reference(-v, &format!("{:e}", -v)),
+                "-{v:e}"
+            );
+            let f = v as f32;
+            assert_eq!(
+                s(|o| write_f32(o, f)),
+                reference(f64::from(f), &format!("{f:e}")),
+                "{f:e}"
+            );
+        };
+        for _ in 0..100_000 {
+            let r = next();
+            let scale = 10f64.powi((r % 13) as i32 - 6);
+            check((r >> 20) as f64 % 1e7 * scale);
+            check(f64::from_bits(r >> 12 | 0x3F00_0000_0000_0000) * 1e3);
+            check((r % 2_000_000) as f64 / 2.0);
+            check((r % 100_000) as f64);
+        }
+        for v in [
+            1e-5, 1e-4, 0.000123, 999999.0, 999999.5, 1e6, 123456.75, 0.5, 0.25,
+        ] {
+            check(v);
+        }
+    }
+
     #[test]
     fn decimals() {
         let d = |neg, digits: &str, e, scale| {
@@ -640,6 +836,21 @@ mod tests {
         assert_eq!(d(false, "7", -1, 1), "0.7");
         assert_eq!(d(true, "7", -1, 1), "-0.7");
         assert_eq!(s(|o| write_decimal_u128(o, false, 1999, -2, 2)), "19.99");
+        // The scaled fast path prints what the general one does.
+        for (neg, c, scale) in [
+            (false, 1999u64, 2u8),
+            (true, 5, 3),
+            (true, 0, 2),
+            (false, 0, 0),
+            (false, 12345, 0),
+            (false, u64::MAX, 19),
+            (true, 100, 2),
+        ] {
+            let fast = s(|o| assert!(write_scaled_u64(o, neg, c, scale)));
+            let general = d(neg, &c.to_string(), -i32::from(scale), scale);
+            assert_eq!(fast, general);
+        }
+        assert!(!write_scaled_u64(&mut Vec::new(), false, 1, 20));
     }
 
     #[test]
@@ -664,6 +875,22 @@ mod tests {
             s(|o| write_datetime(o, ZERO_DATETIME_MICROS, 0)),
             "0000-00-00 00:00:00"
         );
+        // The fast path (1970 to 9999) prints what the general one does, day by day across
+        // leap years and centuries, at assorted times of day.
+        let mut us = 0i64;
+        while us < 253_402_300_800_000_000 {
+            let mut fast = Vec::new();
+            assert!(write_datetime_fast(&mut fast, us, 6));
+            let t = datetime_text(us);
+            assert_eq!(fast, t.as_bytes(), "{us}");
+            us += 86_400_000_000 * 13 + 3_723_000_017;
+        }
+        assert!(!write_datetime_fast(&mut Vec::new(), -1, 6));
+        assert!(!write_datetime_fast(
+            &mut Vec::new(),
+            253_402_300_800_000_000,
+            6
+        ));
         assert_eq!(
             s(|o| write_date(o, Date::from_raw(132_645_405))),
             "2024-02-29"

@@ -26,9 +26,8 @@ pub(crate) fn be_u64(bytes: &[u8], at: usize) -> Option<u64> {
     Some(u64::from_be_bytes(b))
 }
 
-/// Decodes a snappy‖CRC-32C record (at `offset` in `file`, for errors), straight into the
-/// shared allocation the chunk cache keeps (no second copy).
-pub fn decode_snappy_record(record: &[u8], file: &str, offset: u64) -> Result<Arc<[u8]>> {
+/// Checks a snappy‖CRC-32C record's CRC and returns its snappy bytes and decompressed length.
+fn snappy_payload<'r>(record: &'r [u8], file: &str, offset: u64) -> Result<(&'r [u8], usize)> {
     let Some(split) = record.len().checked_sub(4) else {
         return Err(corrupt(
             file,
@@ -55,12 +54,11 @@ pub fn decode_snappy_record(record: &[u8], file: &str, offset: u64) -> Result<Ar
             format!("chunk claims {len} bytes, more than the {MAX_CHUNK_LEN} limit"),
         ));
     }
-    // A fresh `Arc` is unique, so `get_mut` always succeeds; the zero fill is the price of
-    // staying free of `unsafe`.
-    let mut out: Arc<[u8]> = std::iter::repeat_n(0u8, len).collect();
-    let Some(buf) = Arc::get_mut(&mut out) else {
-        return Err(corrupt(file, offset, "chunk buffer is shared"));
-    };
+    Ok((data, len))
+}
+
+/// Decompresses snappy `data` of decompressed length `len` into `buf` (exactly `len` bytes).
+fn snappy_into(data: &[u8], len: usize, buf: &mut [u8], file: &str, offset: u64) -> Result<()> {
     let n = snap::raw::Decoder::new()
         .decompress(data, buf)
         .map_err(|e| corrupt(file, offset, format!("bad snappy data: {e}")))?;
@@ -71,7 +69,35 @@ pub fn decode_snappy_record(record: &[u8], file: &str, offset: u64) -> Result<Ar
             format!("snappy data decodes to {n} bytes, its header says {len}"),
         ));
     }
+    Ok(())
+}
+
+/// Decodes a snappy‖CRC-32C record (at `offset` in `file`, for errors), straight into the
+/// shared allocation the chunk cache keeps (no second copy).
+pub fn decode_snappy_record(record: &[u8], file: &str, offset: u64) -> Result<Arc<[u8]>> {
+    let (data, len) = snappy_payload(record, file, offset)?;
+    // A fresh `Arc` is unique, so `get_mut` always succeeds; the zero fill is the price of
+    // staying free of `unsafe`.
+    let mut out: Arc<[u8]> = std::iter::repeat_n(0u8, len).collect();
+    let Some(buf) = Arc::get_mut(&mut out) else {
+        return Err(corrupt(file, offset, "chunk buffer is shared"));
+    };
+    snappy_into(data, len, buf, file, offset)?;
     Ok(out)
+}
+
+/// Decodes a snappy‖CRC-32C record into `out` (replacing its contents). A reused `out` is only
+/// zero-filled where it grows, so bulk readers that keep their buffers pay no fill and no
+/// allocation per chunk.
+pub fn decode_snappy_record_into(
+    record: &[u8],
+    out: &mut Vec<u8>,
+    file: &str,
+    offset: u64,
+) -> Result<()> {
+    let (data, len) = snappy_payload(record, file, offset)?;
+    out.resize(len, 0);
+    snappy_into(data, len, out, file, offset)
 }
 
 /// Decompresses one zstd frame, optionally against a prepared dictionary, bounded by
@@ -149,6 +175,15 @@ impl PositionedFile {
 
     /// Reads exactly `len` bytes at `offset`; an error names the file and offset.
     pub fn read_at(&self, offset: u64, len: usize) -> Result<Vec<u8>> {
+        self.check_range(offset, len)?;
+        // `vec!` of zeros comes from the allocator already zeroed (no fill for large reads).
+        let mut buf = vec![0u8; len];
+        read_exact_at(&self.file, &mut buf, offset)
+            .map_err(|source| self.io_error(offset, source))?;
+        Ok(buf)
+    }
+
+    fn check_range(&self, offset: u64, len: usize) -> Result<()> {
         let end = offset.checked_add(len as u64);
         if end.is_none_or(|e| e > self.len) {
             return Err(corrupt(
@@ -160,12 +195,22 @@ impl PositionedFile {
                 ),
             ));
         }
-        let mut buf = vec![0u8; len];
-        read_exact_at(&self.file, &mut buf, offset).map_err(|source| DoltError::Io {
+        Ok(())
+    }
+
+    fn io_error(&self, offset: u64, source: std::io::Error) -> DoltError {
+        DoltError::Io {
             file: format!("{} (offset {offset})", self.name),
             source,
-        })?;
-        Ok(buf)
+        }
+    }
+
+    /// Reads exactly `len` bytes at `offset` into `buf` (replacing its contents; zero-filled
+    /// only where it grows, so a reused buffer costs no fill).
+    pub fn read_at_into(&self, offset: u64, len: usize, buf: &mut Vec<u8>) -> Result<()> {
+        self.check_range(offset, len)?;
+        buf.resize(len, 0);
+        read_exact_at(&self.file, buf, offset).map_err(|source| self.io_error(offset, source))
     }
 }
 
@@ -243,6 +288,32 @@ impl Backing {
                         ),
                     )
                 }),
+        }
+    }
+
+    /// Exactly `len` bytes at `offset` into `buf` (replacing its contents), or an error naming
+    /// the file and offset. Reusing `buf` avoids an allocation and a zero fill per read.
+    pub fn read_at_into(&self, offset: u64, len: usize, buf: &mut Vec<u8>) -> Result<()> {
+        match self {
+            Backing::File(f) => f.read_at_into(offset, len, buf),
+            Backing::Memory { name, bytes } => {
+                let src = usize::try_from(offset)
+                    .ok()
+                    .and_then(|o| bytes.get(o..o.checked_add(len)?))
+                    .ok_or_else(|| {
+                        corrupt(
+                            name,
+                            offset,
+                            format!(
+                                "read of {len} bytes runs past the end of the file ({} bytes)",
+                                bytes.len()
+                            ),
+                        )
+                    })?;
+                buf.clear();
+                buf.extend_from_slice(src);
+                Ok(())
+            }
         }
     }
 }

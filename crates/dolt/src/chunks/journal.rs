@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use prollystore_format::Address;
 
-use super::codec::{be_u32, be_u64, decode_snappy_record, Backing};
+use super::codec::{be_u32, be_u64, decode_snappy_record, decode_snappy_record_into, Backing};
 use crate::error::{corrupt, Result};
 
 /// Largest record Dolt's journal writer can emit (its buffer size).
@@ -409,6 +409,35 @@ impl Journal {
             .read_at(loc.payload_offset, loc.payload_len as usize)?;
         let chunk = decode_snappy_record(&payload, self.name(), loc.payload_offset)?;
         Ok(Some((chunk, loc.payload_offset)))
+    }
+
+    /// Where the chunk's compressed record (snappy‖CRC) is: offset and length.
+    pub fn record_span(&self, address: &Address) -> Option<(u64, usize)> {
+        self.locate(address)
+            .map(|l| (l.payload_offset, l.payload_len as usize))
+    }
+
+    /// Exactly `len` bytes at `offset` into `buf` (replacing its contents).
+    pub fn read_span(&self, offset: u64, len: usize, buf: &mut Vec<u8>) -> Result<()> {
+        self.backing.read_at_into(offset, len, buf)
+    }
+
+    /// Reads the chunk into `out` (replacing its contents), using `scratch` for the compressed
+    /// bytes; returns the payload offset, or `None` if absent. Reused buffers make this free of
+    /// allocation.
+    pub fn read_into(
+        &self,
+        address: &Address,
+        scratch: &mut Vec<u8>,
+        out: &mut Vec<u8>,
+    ) -> Result<Option<u64>> {
+        let Some(loc) = self.locate(address) else {
+            return Ok(None);
+        };
+        self.backing
+            .read_at_into(loc.payload_offset, loc.payload_len as usize, scratch)?;
+        decode_snappy_record_into(scratch, out, self.name(), loc.payload_offset)?;
+        Ok(Some(loc.payload_offset))
     }
 
     /// Every chunk address (indexed ones read back from their records' address fields).

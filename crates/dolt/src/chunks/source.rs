@@ -19,7 +19,10 @@
 //!
 //! Each chunk's SHA-512/20 is checked whenever it is decompressed (so at least on first read),
 //! unless turned off with [`DoltChunkSource::with_verify_hashes`]; the CRC-32C of every
-//! compressed chunk is always checked.
+//! compressed chunk is always checked. Bulk readers may read with
+//! [`DoltChunkSource::read_into_unchecked`] (or [`DoltChunkSource::record_span`] and friends)
+//! and then check many addresses at once with [`DoltChunkSource::check_addresses`], which
+//! hashes several chunks side by side.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -30,11 +33,22 @@ use prollystore_format::message::Node;
 use prollystore_format::{Address, HashProfile};
 
 use super::archive::Archive;
-use super::codec::{Backing, PositionedFile};
+use super::codec::{decode_snappy_record_into, Backing, PositionedFile};
 use super::journal::Journal;
 use super::manifest::{Manifest, JOURNAL_NAME};
 use super::table_file::TableFile;
 use crate::error::{corrupt, DoltError, Result};
+
+/// Where a chunk's compressed record lies ([`DoltChunkSource::record_span`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RecordSpan {
+    /// The file's number among the store's files (old generation first).
+    pub file: usize,
+    /// Offset of the record in the file.
+    pub offset: u64,
+    /// Length of the record.
+    pub len: usize,
+}
 
 /// Default byte budget of the decompressed-chunk cache.
 pub const DEFAULT_CACHE_BYTES: usize = 64 << 20;
@@ -75,6 +89,26 @@ impl ChunkFile {
             ChunkFile::Journal(j) => j.read(address),
             ChunkFile::Table(t) => t.read(address),
             ChunkFile::Archive(a) => a.read(address),
+        }
+    }
+
+    /// Reads the chunk into `out` (replacing its contents), with `scratch` for compressed bytes;
+    /// returns the offset it was read from. Journals and table files reuse both buffers
+    /// (no allocation); archives decode as [`ChunkFile::read`] does and copy.
+    pub fn read_into(
+        &self,
+        address: &Address,
+        scratch: &mut Vec<u8>,
+        out: &mut Vec<u8>,
+    ) -> Result<Option<u64>> {
+        match self {
+            ChunkFile::Journal(j) => j.read_into(address, scratch, out),
+            ChunkFile::Table(t) => t.read_into(address, scratch, out),
+            ChunkFile::Archive(a) => Ok(a.read(address)?.map(|(chunk, offset)| {
+                out.clear();
+                out.extend_from_slice(&chunk);
+                offset
+            })),
         }
     }
 
@@ -274,22 +308,156 @@ impl DoltChunkSource {
     pub fn read_uncached(&self, address: &Address) -> Result<Option<Arc<[u8]>>> {
         for f in self.files() {
             if let Some((chunk, offset)) = f.read(address)? {
-                if !self.verify_hashes {
-                    return Ok(Some(chunk));
-                }
-                let actual = HashProfile::Dolt.address_of(&chunk);
-                if actual != *address {
-                    return Err(DoltError::HashMismatch {
-                        address: *address,
-                        actual,
-                        file: f.name().to_string(),
-                        offset,
-                    });
-                }
+                self.check_hash(address, &chunk, f, offset)?;
                 return Ok(Some(chunk));
             }
         }
         Ok(None)
+    }
+
+    /// Reads, decompresses and hash-checks a chunk into `out` (replacing its contents), with
+    /// `scratch` for the compressed bytes; false if no file holds it. The bulk path: with
+    /// buffers reused across calls it allocates nothing per chunk.
+    pub fn read_into(
+        &self,
+        address: &Address,
+        scratch: &mut Vec<u8>,
+        out: &mut Vec<u8>,
+    ) -> Result<bool> {
+        for f in self.files() {
+            if let Some(offset) = f.read_into(address, scratch, out)? {
+                self.check_hash(address, out, f, offset)?;
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    /// Reads and decompresses a chunk into `out` like [`DoltChunkSource::read_into`] but
+    /// leaves its address check to the caller, who must pass it to
+    /// [`DoltChunkSource::check_addresses`] before trusting it (the CRC-32C of the compressed
+    /// bytes is checked here). For bulk readers: checking many addresses at once is cheaper.
+    pub fn read_into_unchecked(
+        &self,
+        address: &Address,
+        scratch: &mut Vec<u8>,
+        out: &mut Vec<u8>,
+    ) -> Result<bool> {
+        for f in self.files() {
+            if f.read_into(address, scratch, out)?.is_some() {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    /// Where the first file holding `address` keeps its compressed record, when that file is
+    /// a journal or a table file (archives: `None`): the file's number (for
+    /// [`DoltChunkSource::read_span`] and [`DoltChunkSource::decode_record_into`]), offset and
+    /// length. Lets bulk readers fetch records that lie close together with one read.
+    pub fn record_span(&self, address: &Address) -> Option<RecordSpan> {
+        for (file, f) in self.files().enumerate() {
+            let span = match f {
+                ChunkFile::Journal(j) => j.record_span(address),
+                ChunkFile::Table(t) => t.record_span(address),
+                ChunkFile::Archive(a) if a.has(address) => return None,
+                ChunkFile::Archive(_) => None,
+            };
+            if let Some((offset, len)) = span {
+                return Some(RecordSpan { file, offset, len });
+            }
+        }
+        None
+    }
+
+    /// Reads `len` bytes at `offset` of file number `file` into `buf` (replacing its contents).
+    pub fn read_span(&self, file: usize, offset: u64, len: usize, buf: &mut Vec<u8>) -> Result<()> {
+        match self.files().nth(file) {
+            Some(ChunkFile::Journal(j)) => j.read_span(offset, len, buf),
+            Some(ChunkFile::Table(t)) => t.read_span(offset, len, buf),
+            _ => Err(DoltError::NotFound(format!("chunk file number {file}"))),
+        }
+    }
+
+    /// Decodes a compressed record of file number `file` (read at `offset`, for errors) into
+    /// `out` (replacing its contents), checking its CRC-32C but not its address (see
+    /// [`DoltChunkSource::read_into_unchecked`]).
+    pub fn decode_record_into(
+        &self,
+        file: usize,
+        record: &[u8],
+        offset: u64,
+        out: &mut Vec<u8>,
+    ) -> Result<()> {
+        let name = self.files().nth(file).map_or("", ChunkFile::name);
+        decode_snappy_record_into(record, out, name, offset)
+    }
+
+    /// Checks that `chunks[i]` hashes to `addresses[i]` for every `i` (when hash checks are
+    /// on), hashing several chunks at once ([`super::sha512x4`]). A mismatch is reported as
+    /// [`DoltChunkSource::read_into`] reports it, with the file and offset.
+    pub fn check_addresses(&self, addresses: &[Address], chunks: &[&[u8]]) -> Result<()> {
+        if !self.verify_hashes {
+            return Ok(());
+        }
+        const GROUP: usize = 64;
+        for (want, group) in addresses.chunks(GROUP).zip(chunks.chunks(GROUP)) {
+            let mut actual = [Address::ZERO; GROUP];
+            super::sha512x4::addresses_of(group, &mut actual);
+            for ((a, got), chunk) in want.iter().zip(&actual).zip(group) {
+                if a != got {
+                    return Err(self.mismatch(a, got, chunk));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The error for `chunk`, read for `address`, hashing to `actual` instead: names the file
+    /// and offset the chunk comes from.
+    fn mismatch(&self, address: &Address, actual: &Address, chunk: &[u8]) -> DoltError {
+        let (mut scratch, mut again) = (Vec::new(), Vec::new());
+        for f in self.files() {
+            if let Ok(Some(offset)) = f.read_into(address, &mut scratch, &mut again) {
+                if again == chunk {
+                    return DoltError::HashMismatch {
+                        address: *address,
+                        actual: *actual,
+                        file: f.name().to_string(),
+                        offset,
+                    };
+                }
+            }
+        }
+        DoltError::HashMismatch {
+            address: *address,
+            actual: *actual,
+            file: "(chunk read for a bulk check)".to_string(),
+            offset: 0,
+        }
+    }
+
+    /// Checks that `chunk` hashes to `address` (when hash checks are on).
+    fn check_hash(
+        &self,
+        address: &Address,
+        chunk: &[u8],
+        f: &ChunkFile,
+        offset: u64,
+    ) -> Result<()> {
+        if !self.verify_hashes {
+            return Ok(());
+        }
+        let actual = HashProfile::Dolt.address_of(chunk);
+        if actual != *address {
+            return Err(DoltError::HashMismatch {
+                address: *address,
+                actual,
+                file: f.name().to_string(),
+                offset,
+            });
+        }
+        Ok(())
     }
 
     /// The chunk at `address`, or `None` if no file holds it. Bounded cache.

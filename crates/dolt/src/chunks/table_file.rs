@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use prollystore_format::Address;
 
-use super::codec::{be_u32, be_u64, decode_snappy_record, Backing};
+use super::codec::{be_u32, be_u64, decode_snappy_record, decode_snappy_record_into, Backing};
 use crate::error::{corrupt, Result};
 
 /// First 8 bytes of SHA-256("https://github.com/attic-labs/nbs").
@@ -163,6 +163,38 @@ impl TableFile {
         let record = self.backing.read_at(start, (end - start) as usize)?;
         let chunk = decode_snappy_record(&record, self.name(), start)?;
         Ok(Some((chunk, start)))
+    }
+
+    /// Where the chunk's compressed record (snappy‖CRC) is: offset and length.
+    pub fn record_span(&self, address: &Address) -> Option<(u64, usize)> {
+        let ord = self.ordinal_of(address)?;
+        let (&start, &end) = (self.offsets.get(ord)?, self.offsets.get(ord + 1)?);
+        Some((start, end.checked_sub(start)? as usize))
+    }
+
+    /// Exactly `len` bytes at `offset` into `buf` (replacing its contents).
+    pub fn read_span(&self, offset: u64, len: usize, buf: &mut Vec<u8>) -> Result<()> {
+        self.backing.read_at_into(offset, len, buf)
+    }
+
+    /// Reads the chunk into `out` (replacing its contents), using `scratch` for the compressed
+    /// record; returns the record's offset, or `None` if absent.
+    pub fn read_into(
+        &self,
+        address: &Address,
+        scratch: &mut Vec<u8>,
+        out: &mut Vec<u8>,
+    ) -> Result<Option<u64>> {
+        let Some(ord) = self.ordinal_of(address) else {
+            return Ok(None);
+        };
+        let (Some(&start), Some(&end)) = (self.offsets.get(ord), self.offsets.get(ord + 1)) else {
+            return Ok(None);
+        };
+        self.backing
+            .read_at_into(start, (end - start) as usize, scratch)?;
+        decode_snappy_record_into(scratch, out, self.name(), start)?;
+        Ok(Some(start))
     }
 
     /// Every address in the file, in ordinal (record) order.
