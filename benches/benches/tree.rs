@@ -12,38 +12,13 @@ use std::time::{Duration, Instant};
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 use prollystore::format::tuple::{TupleBuilder, TupleDesc, Type};
 use prollystore::format::{Encoding, HashProfile};
-use prollystore::tree::mutate::{apply_edits, Edit};
+use prollystore::tree::mutate::apply_edits;
 use prollystore::tuples::TupleSchema;
 use prollystore::{Map, MemoryStore};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
-const N: usize = 1_000_000;
-
-/// A two-field int64 tuple: 16 bytes of values, the offset of field 1, the count.
-fn tuple(a: i64, b: i64) -> [u8; 20] {
-    let mut t = [0u8; 20];
-    t[..8].copy_from_slice(&a.to_le_bytes());
-    t[8..16].copy_from_slice(&b.to_le_bytes());
-    t[16..18].copy_from_slice(&8u16.to_le_bytes());
-    t[18..20].copy_from_slice(&2u16.to_le_bytes());
-    t
-}
-
-fn schema() -> TupleSchema {
-    let d = TupleDesc::new(vec![
-        Type::not_null(Encoding::Int64),
-        Type::not_null(Encoding::Int64),
-    ]);
-    TupleSchema::new(d.clone(), d)
-}
-
-/// Rows with even first key fields, so odd ones can be inserted between them.
-fn rows(n: usize) -> Vec<([u8; 20], [u8; 20])> {
-    (0..n as i64)
-        .map(|i| (tuple(2 * i, i % 7), tuple(i * 31, -i)))
-        .collect()
-}
+use prollystore_benches::int_pairs::{as_edits, rows, schema, tuple, N};
 
 fn model(n: usize) -> BTreeMap<(i64, i64), (i64, i64)> {
     (0..n as i64)
@@ -81,12 +56,6 @@ fn random_edits(rng: &mut SmallRng, n: usize, count: usize) -> Vec<([u8; 20], Op
             };
             (key, v)
         })
-        .collect()
-}
-
-fn as_edits(e: &[([u8; 20], Option<[u8; 20]>)]) -> Vec<Edit<'_>> {
-    e.iter()
-        .map(|(k, v)| (&k[..], v.as_ref().map(|v| &v[..])))
         .collect()
 }
 

@@ -16,39 +16,13 @@ use std::collections::BTreeMap;
 use std::hint::black_box;
 use std::time::Instant;
 
-use prollystore::format::tuple::{TupleDesc, Type};
-use prollystore::format::{Address, Encoding, HashProfile};
+use prollystore::format::{Address, HashProfile};
 use prollystore::tree::build::TreeBuilder;
 use prollystore::tree::mutate::{apply_edits, Edit};
 use prollystore::tuples::TupleSchema;
 use prollystore::{Map, MemoryStore};
 
-const N: usize = 1_000_000;
-
-fn tuple(a: i64, b: i64) -> [u8; 20] {
-    let mut t = [0u8; 20];
-    t[..8].copy_from_slice(&a.to_le_bytes());
-    t[8..16].copy_from_slice(&b.to_le_bytes());
-    t[16..18].copy_from_slice(&8u16.to_le_bytes());
-    t[18..20].copy_from_slice(&2u16.to_le_bytes());
-    t
-}
-
-fn schema() -> TupleSchema {
-    let d = TupleDesc::new(vec![
-        Type::not_null(Encoding::Int64),
-        Type::not_null(Encoding::Int64),
-    ]);
-    TupleSchema::new(d.clone(), d)
-}
-
-type Row = ([u8; 20], [u8; 20]);
-
-fn rows(n: usize) -> Vec<Row> {
-    (0..n as i64)
-        .map(|i| (tuple(2 * i, i % 7), tuple(i * 31, -i)))
-        .collect()
-}
+use prollystore_benches::int_pairs::{as_edits, rows, schema, tuple, Row, N};
 
 /// A tiny deterministic generator (xorshift), so runs are repeatable.
 struct Rng(u64);
@@ -78,12 +52,6 @@ fn random_edits(rng: &mut Rng, count: usize) -> Vec<([u8; 20], Option<[u8; 20]>)
     }
     e.into_iter()
         .map(|(k, v)| (tuple(k, if k % 2 == 0 { (k / 2) % 7 } else { 0 }), v))
-        .collect()
-}
-
-fn as_edits(e: &[([u8; 20], Option<[u8; 20]>)]) -> Vec<Edit<'_>> {
-    e.iter()
-        .map(|(k, v)| (&k[..], v.as_ref().map(|v| &v[..])))
         .collect()
 }
 
