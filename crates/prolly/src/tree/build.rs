@@ -508,8 +508,10 @@ impl<'a, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> TreeBuilder<'a, S, T> {
     }
 
     /// Hashes batches of leaves on one background thread while the build goes on filling the
-    /// next batch (the same tree; only the hashing moves). Pays only when a core is idle:
-    /// see `tree_workload build1t` in the benchmarks for the measured ratio. Off by default.
+    /// next batch (the same tree; only the hashing moves). Off by default: on the shared
+    /// 2-core test machine, with other work running, it measured 0.66-1.01x the one-thread
+    /// rate (`tree_workload build1t` in the benchmarks gives the ratio on yours); it can only
+    /// pay with an idle core.
     pub fn with_hash_thread(mut self) -> Self {
         if self.first_level == 0 {
             if let Some(leaves) = self.levels.first_mut() {
