@@ -26,7 +26,7 @@ use prollystore_format::tuple::{BlobStore, NoBlobStore, TupleBuilder, TupleDesc}
 use prollystore_format::{Address, Encoding};
 
 use crate::error::{Error, Result};
-use crate::records::{RecordError, RecordReader};
+use crate::records::{PlainRun, RecordError, RecordReader};
 use crate::schema::{Column, MapSchema};
 use crate::text::{parse_i64, parse_u64, FieldParser, FixedEncoder, NullText};
 
@@ -253,15 +253,78 @@ impl IntKind {
     }
 }
 
-/// Where one CSV column of an [`IntRows`] record goes.
+/// The value of the decimal digits that start `data[i..]` (wrapped if there are more than 19)
+/// and the index after them. Eight bytes at a time while eight are there.
+#[inline]
+fn digits(data: &[u8], mut i: usize) -> (u64, usize) {
+    const POW10: [u64; 9] = [
+        1,
+        10,
+        100,
+        1_000,
+        10_000,
+        100_000,
+        1_000_000,
+        10_000_000,
+        100_000_000,
+    ];
+    let mut v = 0u64;
+    while let Some(word) = data.get(i..i + 8) {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(word);
+        let x = u64::from_le_bytes(w).wrapping_sub(0x3030_3030_3030_3030);
+        // The high bit of each byte that is not a digit (byte - '0' above 9). Borrows and
+        // carries only move upwards from such a byte, so the lowest one found is exact.
+        let other = (x.wrapping_add(0x7676_7676_7676_7676) | x) & 0x8080_8080_8080_8080;
+        let n = (other.trailing_zeros() / 8) as usize;
+        if n == 0 {
+            return (v, i);
+        }
+        // The n digits to the top bytes (first digit most significant), then pairs, quads,
+        // and the eight combined.
+        let d = x << (8 * (8 - n));
+        let d = ((d & 0x0f0f_0f0f_0f0f_0f0f).wrapping_mul(2561)) >> 8;
+        let d = ((d & 0x00ff_00ff_00ff_00ff).wrapping_mul(6_553_601)) >> 16;
+        let d = ((d & 0x0000_ffff_0000_ffff).wrapping_mul(42_949_672_960_001)) >> 32;
+        v = v
+            .wrapping_mul(POW10.get(n).copied().unwrap_or(0))
+            .wrapping_add(d);
+        i += n;
+        if n < 8 {
+            return (v, i);
+        }
+    }
+    while let Some(&b) = data.get(i) {
+        let d = b.wrapping_sub(b'0');
+        if d > 9 {
+            break;
+        }
+        v = v.wrapping_mul(10).wrapping_add(u64::from(d));
+        i += 1;
+    }
+    (v, i)
+}
+
+/// How one CSV column of an [`IntRows`] record is read.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum IntText {
+    /// Not in the schema (only keys are read): any plain field.
+    Ignored,
+    /// A decimal integer; `true`: a leading `-` is allowed.
+    Int(bool),
+}
+
+/// One field of a tuple made by [`IntRows`]: which CSV column, what width.
 #[derive(Clone, Copy)]
-struct IntColumn {
-    /// Into the value tuple (else the key tuple); `None`: ignored.
-    value: Option<bool>,
-    /// Byte offset of the field in its tuple.
-    at: usize,
+struct IntField {
+    column: usize,
     kind: IntKind,
 }
+
+/// CSV columns an [`IntRows`] record may have (more: no fast path).
+const INT_COLUMNS: usize = 16;
+/// Key columns an [`IntRows`] schema may have.
+const INT_KEY: usize = 8;
 
 /// The fast path for a schema whose columns are all integers: a record of plain decimal
 /// fields is parsed straight from the reader's buffer into tuples of constant layout (every
@@ -269,10 +332,12 @@ struct IntColumn {
 /// than 18 digits, values out of range, quotes, spaces, another field count, a line not wholly
 /// buffered) is left to the general path, which makes the same tuples or the error.
 struct IntRows {
-    columns: Vec<IntColumn>,
-    /// Tuples with every field zero: field bytes, then offsets and count.
-    key: Vec<u8>,
-    value: Option<Vec<u8>>,
+    columns: Vec<IntText>,
+    key_fields: Vec<IntField>,
+    value_fields: Vec<IntField>,
+    /// What follows the field bytes in each tuple: field offsets, then the count.
+    key_suffix: Vec<u16>,
+    value_suffix: Option<Vec<u16>>,
 }
 
 impl IntRows {
@@ -284,60 +349,48 @@ impl IntRows {
         null: &NullText,
         keys_only: bool,
     ) -> Option<IntRows> {
+        if header.len() > INT_COLUMNS || schema.key.len() > INT_KEY {
+            return None;
+        }
         if let Some(m) = &null.marker {
             if parse_i64(m).is_some() || parse_u64(m).is_some() {
                 return None;
             }
         }
-        // Offsets of the fields of each tuple, and the tuple with every field zero.
-        let layout = |cols: &[Column]| -> Option<(Vec<usize>, Vec<u8>)> {
-            let mut at = Vec::with_capacity(cols.len());
+        let column = |name: &str| header.iter().position(|h| h == name.as_bytes());
+        // The fields of each tuple, and what follows them (every field is present).
+        let layout = |cols: &[Column]| -> Option<(Vec<IntField>, Vec<u16>)> {
+            let mut fields = Vec::with_capacity(cols.len());
             let mut len = 0usize;
+            let mut suffix = Vec::with_capacity(cols.len());
             for c in cols {
-                IntKind::of(c.ty.enc)?;
-                at.push(len);
+                fields.push(IntField {
+                    column: column(&c.name)?,
+                    kind: IntKind::of(c.ty.enc)?,
+                });
                 len += c.ty.enc.fixed_width()?;
+                suffix.push(u16::try_from(len).ok()?);
             }
-            let mut t = vec![0u8; len];
-            for (k, _) in cols.iter().enumerate().skip(1) {
-                let end = at.get(k).copied().unwrap_or(0);
-                t.extend_from_slice(&u16::try_from(end).ok()?.to_le_bytes());
-            }
-            t.extend_from_slice(&u16::try_from(cols.len()).ok()?.to_le_bytes());
-            Some((at, t))
+            suffix.pop();
+            suffix.push(u16::try_from(cols.len()).ok()?);
+            Some((fields, suffix))
         };
-        let (key_at, key) = layout(&schema.key)?;
-        let (value_at, value) = layout(&schema.value)?;
-        let mut columns = Vec::with_capacity(header.len());
-        for h in header {
-            let k = schema.key.iter().position(|c| c.name.as_bytes() == &h[..]);
-            let v = schema
-                .value
-                .iter()
-                .position(|c| c.name.as_bytes() == &h[..]);
-            let col = match (k, v) {
-                (Some(i), _) => IntColumn {
-                    value: Some(false),
-                    at: key_at.get(i).copied()?,
-                    kind: IntKind::of(schema.key.get(i)?.ty.enc)?,
-                },
-                (None, Some(i)) if !keys_only => IntColumn {
-                    value: Some(true),
-                    at: value_at.get(i).copied()?,
-                    kind: IntKind::of(schema.value.get(i)?.ty.enc)?,
-                },
-                _ => IntColumn {
-                    value: None,
-                    at: 0,
-                    kind: IntKind::I64,
-                },
-            };
-            columns.push(col);
+        let (key_fields, key_suffix) = layout(&schema.key)?;
+        let (value_fields, value_suffix) = if keys_only {
+            (Vec::new(), Vec::new())
+        } else {
+            layout(&schema.value)?
+        };
+        let mut columns = vec![IntText::Ignored; header.len()];
+        for f in key_fields.iter().chain(&value_fields) {
+            *columns.get_mut(f.column)? = IntText::Int(f.kind.signed());
         }
         Some(IntRows {
             columns,
-            key,
-            value: (!keys_only).then_some(value),
+            key_fields,
+            value_fields,
+            key_suffix,
+            value_suffix: (!keys_only).then_some(value_suffix),
         })
     }
 
@@ -345,58 +398,121 @@ impl IntRows {
     /// appending its tuples; `None` (nothing appended) if it is not of the simple kind.
     #[inline]
     fn parse(&self, data: &[u8], keys: &mut Vec<u8>, values: &mut Vec<u8>) -> Option<usize> {
+        let mut ints = [0i64; INT_COLUMNS];
+        let n = self.scan(data, &mut ints)?;
         let (kb, vb) = (keys.len(), values.len());
-        keys.extend_from_slice(&self.key);
-        if let Some(v) = &self.value {
-            values.extend_from_slice(v);
+        let mut ok = append(&self.key_fields, &self.key_suffix, &ints, keys);
+        if let Some(suffix) = &self.value_suffix {
+            ok = ok && append(&self.value_fields, suffix, &ints, values);
         }
-        let r = self.fill(data, keys, kb, values, vb);
-        if r.is_none() {
+        if ok {
+            Some(n)
+        } else {
             keys.truncate(kb);
             values.truncate(vb);
+            None
         }
-        r
     }
 
+    /// Parses records from the start of `data` straight into `batch`, at most `room` of them,
+    /// while each is of the simple kind, ends with `\n`, and has a key above the one before:
+    /// `prev` (that key's integers, kept up to date here) or, when `prev` is `None`,
+    /// `prev_key` (a tuple, compared through `schema`). Stops before the first record it does
+    /// not take, which the general path then reads.
     #[inline]
-    fn fill(
+    fn parse_run(
         &self,
         data: &[u8],
-        keys: &mut [u8],
-        kb: usize,
-        values: &mut [u8],
-        vb: usize,
-    ) -> Option<usize> {
+        room: usize,
+        batch: &mut Batch,
+        prev: &mut Option<[i64; INT_KEY]>,
+        prev_key: Option<&[u8]>,
+        schema: &TupleSchema,
+    ) -> PlainRun {
+        let mut run = PlainRun::default();
+        let mut ints = [0i64; INT_COLUMNS];
+        while run.records < room {
+            let rest = data.get(run.bytes..).unwrap_or(&[]);
+            let Some(n) = self.scan(rest, &mut ints) else {
+                break;
+            };
+            if rest.get(n.wrapping_sub(1)) != Some(&b'\n') {
+                break;
+            }
+            // Strictly after the previous key?
+            let after = match prev {
+                Some(p) => {
+                    let mut o = std::cmp::Ordering::Equal;
+                    for (f, &pv) in self.key_fields.iter().zip(p.iter()) {
+                        o = ints.get(f.column).copied().unwrap_or(0).cmp(&pv);
+                        if o.is_ne() {
+                            break;
+                        }
+                    }
+                    o.is_gt()
+                }
+                None => true,
+            };
+            if !after {
+                break;
+            }
+            let (kb, vb) = (batch.keys.len(), batch.values.len());
+            let mut ok = append(&self.key_fields, &self.key_suffix, &ints, &mut batch.keys);
+            if let Some(suffix) = &self.value_suffix {
+                ok = ok && append(&self.value_fields, suffix, &ints, &mut batch.values);
+            }
+            if ok && prev.is_none() {
+                if let Some(pk) = prev_key {
+                    let key = batch.keys.get(kb..).unwrap_or(&[]);
+                    ok = schema.compare_keys(pk, key).is_lt();
+                }
+            }
+            let ends = (
+                u32::try_from(batch.keys.len()),
+                u32::try_from(batch.values.len()),
+            );
+            let (Ok(ke), Ok(ve), true) = (ends.0, ends.1, ok) else {
+                batch.keys.truncate(kb);
+                batch.values.truncate(vb);
+                break;
+            };
+            batch.key_ends.push(ke);
+            batch.value_ends.push(ve);
+            let key = prev.get_or_insert([0; INT_KEY]);
+            for (k, f) in key.iter_mut().zip(&self.key_fields) {
+                *k = ints.get(f.column).copied().unwrap_or(0);
+            }
+            run.last_start = run.bytes;
+            run.bytes += n;
+            run.records += 1;
+        }
+        run
+    }
+
+    /// Reads the record's integers into `ints`; the record's length with its terminator.
+    #[inline]
+    fn scan(&self, data: &[u8], ints: &mut [i64; INT_COLUMNS]) -> Option<usize> {
         let mut i = 0usize;
         let last = self.columns.len().checked_sub(1)?;
-        for (c, col) in self.columns.iter().enumerate() {
-            let Some(into_value) = col.value else {
-                // An ignored column: any plain field.
-                loop {
-                    match data.get(i)? {
-                        b',' if c < last => break,
-                        b'\n' | b'\r' if c == last => break,
-                        b',' | b'\n' | b'\r' | b'"' => return None,
-                        _ => i += 1,
+        for (c, (&text, int)) in self.columns.iter().zip(ints.iter_mut()).enumerate() {
+            match text {
+                IntText::Int(signed) => {
+                    let neg = signed && data.get(i) == Some(&b'-');
+                    i += usize::from(neg);
+                    let start = i;
+                    let (v, end) = digits(data, i);
+                    if end == start || end - start > 18 {
+                        return None;
+                    }
+                    i = end;
+                    // At most 18 digits: `v` < 10^18 fits an i64.
+                    *int = if neg { -(v as i64) } else { v as i64 };
+                }
+                IntText::Ignored => {
+                    while !matches!(data.get(i)?, b',' | b'\n' | b'\r' | b'"') {
+                        i += 1;
                     }
                 }
-                i += 1;
-                continue;
-            };
-            let neg = data.get(i) == Some(&b'-');
-            i += usize::from(neg);
-            let start = i;
-            let mut v: u64 = 0;
-            while let Some(&b) = data.get(i) {
-                let d = b.wrapping_sub(b'0');
-                if d > 9 {
-                    break;
-                }
-                v = v * 10 + u64::from(d);
-                i += 1;
-            }
-            if i == start || i - start > 18 {
-                return None;
             }
             let end_ok = match data.get(i) {
                 Some(b',') => c < last,
@@ -407,36 +523,47 @@ impl IntRows {
                 return None;
             }
             i += 1;
-            let (out, base) = if into_value {
-                (&mut *values, vb)
-            } else {
-                (&mut *keys, kb)
-            };
-            // At most 18 digits: `v` < 10^18 fits an i64.
-            let s = if neg { -(v as i64) } else { v as i64 };
-            if neg && !col.kind.signed() {
-                return None;
-            }
-            let at = base + col.at;
-            macro_rules! put {
-                ($t:ty) => {{
-                    let b = <$t>::try_from(s).ok()?.to_le_bytes();
-                    out.get_mut(at..at + b.len())?.copy_from_slice(&b);
-                }};
-            }
-            match col.kind {
-                IntKind::I8 => put!(i8),
-                IntKind::I16 => put!(i16),
-                IntKind::I32 => put!(i32),
-                IntKind::I64 => put!(i64),
-                IntKind::U8 => put!(u8),
-                IntKind::U16 => put!(u16),
-                IntKind::U32 => put!(u32),
-                IntKind::U64 => put!(u64),
-            }
         }
         Some(i)
     }
+}
+
+/// Appends the tuple of `fields` (every one present) and `suffix` (offsets and count) to
+/// `out`; false, with `out` as it was, if an integer is out of its field's range.
+#[inline]
+fn append(
+    fields: &[IntField],
+    suffix: &[u16],
+    ints: &[i64; INT_COLUMNS],
+    out: &mut Vec<u8>,
+) -> bool {
+    let base = out.len();
+    for f in fields {
+        let v = ints.get(f.column).copied().unwrap_or(0);
+        macro_rules! put {
+            ($t:ty) => {{
+                let Ok(x) = <$t>::try_from(v) else {
+                    out.truncate(base);
+                    return false;
+                };
+                out.extend_from_slice(&x.to_le_bytes());
+            }};
+        }
+        match f.kind {
+            IntKind::I64 => out.extend_from_slice(&v.to_le_bytes()),
+            IntKind::I32 => put!(i32),
+            IntKind::I16 => put!(i16),
+            IntKind::I8 => put!(i8),
+            IntKind::U64 => put!(u64),
+            IntKind::U32 => put!(u32),
+            IntKind::U16 => put!(u16),
+            IntKind::U8 => put!(u8),
+        }
+    }
+    for &o in suffix {
+        out.extend_from_slice(&o.to_le_bytes());
+    }
+    true
 }
 
 /// Turns CSV records into key and value tuples: the header checked against the schema, then
@@ -701,6 +828,19 @@ impl LineMap {
         self.next_line = line + 1;
     }
 
+    /// `n` rows on the lines from `first` on, one each.
+    #[inline]
+    fn push_run(&mut self, first: u64, n: usize) {
+        if n == 0 {
+            return;
+        }
+        if self.rows == 0 || first != self.next_line {
+            self.marks.push((self.rows, first));
+        }
+        self.rows += n as u64;
+        self.next_line = first + n as u64;
+    }
+
     fn get(&self, row: u64) -> u64 {
         let i = self.marks.partition_point(|&(r, _)| r <= row);
         match i.checked_sub(1).and_then(|i| self.marks.get(i)) {
@@ -738,6 +878,8 @@ fn parse_batches<R: Read>(
     let mut lines = LineMap::default();
     // The last key handed over, for the order check across batches.
     let mut last: Vec<u8> = Vec::new();
+    // The integers of the last key, while the integer fast path made it.
+    let mut prev_ints: Option<[i64; INT_KEY]> = None;
     let mut made = 0;
     loop {
         let mut batch = match empty.try_recv() {
@@ -751,6 +893,34 @@ fn parse_batches<R: Read>(
         batch.clear();
         let mut more = true;
         while batch.len() < BATCH_ROWS && batch.keys.len() + batch.values.len() < BATCH_BYTES {
+            if let Some(ints) = &maker.ints {
+                // Plain integer records, as many as come, straight into the batch.
+                let before = lines.rows;
+                let room = BATCH_ROWS - batch.len();
+                let prev_key = match (&prev_ints, batch.len()) {
+                    (Some(_), _) => None,
+                    (None, 0) => (lines.rows > 0).then(|| last.clone()),
+                    (None, n) => Some(batch.key(n - 1).to_vec()),
+                };
+                let n = rdr.read_plain_run(|data| {
+                    ints.parse_run(
+                        data,
+                        room,
+                        &mut batch,
+                        &mut prev_ints,
+                        prev_key.as_deref(),
+                        &ts,
+                    )
+                });
+                if n > 0 {
+                    lines.push_run(rdr.position().line + 1 - n as u64, n);
+                    if before / 65536 != lines.rows / 65536 {
+                        progress.set_position(rdr.bytes_read());
+                    }
+                    continue;
+                }
+            }
+            prev_ints = None;
             let (ks, vs) = (batch.keys.len(), batch.values.len());
             if !maker.next(
                 &mut rdr,
@@ -1191,6 +1361,173 @@ mod tests {
                 import_collected(&dup, &schema).unwrap_err().to_string(),
                 want
             );
+        }
+    }
+
+    /// Every row's tuples (or the first error), with or without the integer fast path.
+    fn tuples(text: &str, schema: &MapSchema, fast: bool) -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
+        let null = NullText::default();
+        let mut rdr = RecordReader::with_capacity(text.as_bytes(), 64);
+        let mut maker = RowMaker::new(&mut rdr, schema, &null, false)?;
+        assert!(maker.ints.is_some(), "the fast path applies");
+        if !fast {
+            maker.ints = None;
+        }
+        let mut rows = Rows::default();
+        collect_rows(
+            &mut rdr,
+            &mut maker,
+            &null,
+            &mut NoBlobStore,
+            &schema.tuple_schema(),
+            None,
+            &ProgressBar::hidden(),
+            &mut rows,
+        )?;
+        Ok((0..rows.len())
+            .map(|i| (rows.key(i).to_vec(), rows.value(i).to_vec()))
+            .collect())
+    }
+
+    #[test]
+    fn integer_fast_path_makes_the_general_tuples() {
+        let schema =
+            MapSchema::parse("a:int8,b:uint16", "c:int32,d:uint64,e:int64,f:uint8").unwrap();
+        let edge = [
+            "0",
+            "-0",
+            "1",
+            "-1",
+            "127",
+            "128",
+            "-128",
+            "-129",
+            "255",
+            "256",
+            "65535",
+            "65536",
+            "2147483647",
+            "2147483648",
+            "-2147483648",
+            "-2147483649",
+            "999999999999999999",
+            "-999999999999999999",
+            "1000000000000000000",
+            "9223372036854775807",
+            "-9223372036854775808",
+            "18446744073709551615",
+            "007",
+            "+5",
+            " 5",
+            "5 ",
+            "",
+            "x",
+            "1.5",
+            "\"12\"",
+            "--1",
+        ];
+        let mut rng = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move || {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            rng
+        };
+        for _ in 0..3000 {
+            let mut text = String::from("f,e,d,c,b,a\n");
+            for _ in 0..1 + next() % 4 {
+                let fields: Vec<&str> = (0..6)
+                    .map(|_| {
+                        if next() % 3 == 0 {
+                            edge[(next() % edge.len() as u64) as usize]
+                        } else {
+                            ["3", "42", "-7", "200", "65000", "12345678"][(next() % 6) as usize]
+                        }
+                    })
+                    .collect();
+                text.push_str(&fields.join(","));
+                text.push_str(if next() % 5 == 0 { "\r\n" } else { "\n" });
+            }
+            let fast = tuples(&text, &schema, true).map_err(|e| e.to_string());
+            let general = tuples(&text, &schema, false).map_err(|e| e.to_string());
+            assert_eq!(fast, general, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn integer_keys_in_numeric_order_are_in_key_order() {
+        // The fast path checks the input order on the parsed integers: it must agree with
+        // the key comparator, signs and widths included.
+        let schema = MapSchema::parse("a:int32,b:uint16,c:int64", "v:int8").unwrap();
+        let mut rng = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            rng
+        };
+        let mut keys: Vec<(i64, i64, i64)> = (0..20_000)
+            .map(|_| {
+                let a = (next() % 7) as i64 - 3;
+                let b = (next() % 5) as i64;
+                let c = (next() % 2_000_001) as i64 - 1_000_000;
+                (a * 700_000_000 * i64::from(next() % 2 == 0), b, c)
+            })
+            .collect();
+        keys.sort_unstable();
+        keys.dedup();
+        let mut text = String::from("a,b,c,v\n");
+        for (a, b, c) in &keys {
+            text.push_str(&format!("{a},{b},{c},{}\n", c % 100));
+        }
+        let (root, n) = import(&text, &schema).unwrap();
+        assert_eq!(n, keys.len());
+        assert_eq!(import_collected(&text, &schema).unwrap(), root);
+        let store = MemoryStore::new(HashProfile::Blake3);
+        let rows = read_csv(
+            text.as_bytes(),
+            None,
+            &schema,
+            &NullText::default(),
+            &store,
+            false,
+            &ProgressBar::hidden(),
+        )
+        .unwrap();
+        assert!(rows.sorted_input(), "numeric order is key order");
+    }
+
+    #[test]
+    fn digits_match_a_plain_loop() {
+        let mut texts: Vec<String> = vec![String::new(), "x".into(), "0".into()];
+        for n in [
+            1u64,
+            9,
+            10,
+            12345678,
+            99999999,
+            100000000,
+            123456789012345678,
+        ] {
+            texts.push(n.to_string());
+        }
+        for len in 1..=20 {
+            texts.push("7".repeat(len));
+            texts.push(format!("{}1", "0".repeat(len)));
+        }
+        for t in texts {
+            for tail in ["", ",", "\n", "-", "a", "9\u{ff}", ",12345678"] {
+                let s = format!("{t}{tail}");
+                let b = s.as_bytes();
+                let end = b
+                    .iter()
+                    .position(|c| !c.is_ascii_digit())
+                    .unwrap_or(b.len());
+                let want = b[..end].iter().fold(0u64, |v, c| {
+                    v.wrapping_mul(10).wrapping_add(u64::from(c - b'0'))
+                });
+                assert_eq!(digits(b, 0), (want, end), "{s:?}");
+            }
         }
     }
 

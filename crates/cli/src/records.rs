@@ -68,6 +68,17 @@ impl From<io::Error> for RecordError {
     }
 }
 
+/// How far a reader given to [`RecordReader::read_plain_run`] got.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct PlainRun {
+    /// Bytes taken: whole records, each ending with its `\n`.
+    pub bytes: usize,
+    /// Records taken.
+    pub records: usize,
+    /// Where the last record taken starts.
+    pub last_start: usize,
+}
+
 const PLAIN: u8 = 0;
 const COMMA: u8 = 1;
 const END: u8 = 2;
@@ -247,6 +258,38 @@ impl<R: Read> RecordReader<R> {
         self.next.record += 1;
         self.start += n;
         true
+    }
+
+    /// [`RecordReader::read_plain_with`] for many records at once: `f` reads records from the
+    /// start of the buffered input its own way and says how far it got ([`PlainRun`]); each
+    /// record it took must be plain (as for `read_plain_with`) and end with `\n`. They are
+    /// consumed and counted; the current record is the last of them (its fields not kept).
+    /// Returns how many records were taken (0: nothing consumed).
+    #[inline]
+    pub fn read_plain_run(&mut self, f: impl FnOnce(&[u8]) -> PlainRun) -> usize {
+        if self.first || self.done {
+            return 0;
+        }
+        let data = self.buf.get(self.start..self.end).unwrap_or(&[]);
+        if matches!(data.first(), None | Some(b'\n' | b'\r')) {
+            return 0;
+        }
+        let run = f(data);
+        let Some(before_last) = run.records.checked_sub(1) else {
+            return 0;
+        };
+        self.pos = Position {
+            byte: self.next.byte + run.last_start as u64,
+            line: self.next.line + before_last as u64,
+            record: self.next.record + before_last as u64,
+        };
+        self.bounds.clear();
+        self.in_out = false;
+        self.next.line += run.records as u64;
+        self.next.byte += run.bytes as u64;
+        self.next.record += run.records as u64;
+        self.start += run.bytes;
+        run.records
     }
 
     /// Reads the next record; false at the end of the input (the current record is then empty).
