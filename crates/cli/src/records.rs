@@ -554,8 +554,11 @@ mod tests {
     }
 
     proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+
         #[test]
         fn matches_the_csv_crate_on_random_input(
+            bom in any::<bool>(),
             bytes in proptest::collection::vec(
                 prop_oneof![
                     Just(b'a'), Just(b'1'), Just(b','), Just(b'"'), Just(b'\r'), Just(b'\n'),
@@ -564,7 +567,9 @@ mod tests {
                 0..80,
             )
         ) {
-            same(&bytes);
+            let mut input = if bom { b"\xef\xbb\xbf".to_vec() } else { Vec::new() };
+            input.extend_from_slice(&bytes);
+            same(&input);
         }
     }
 }
