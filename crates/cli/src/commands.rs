@@ -584,8 +584,9 @@ impl Ctx {
                 "map {map:?} does not exist: nothing to delete"
             )));
         }
-        let (reader, len): (Box<dyn std::io::Read>, Option<u64>) = if file == Path::new("-") {
-            (Box::new(std::io::stdin().lock()), None)
+        let (reader, len): (Box<dyn std::io::Read + Send>, Option<u64>) = if file == Path::new("-")
+        {
+            (Box::new(std::io::stdin()), None)
         } else {
             let f = File::open(file)
                 .map_err(|e| Error::from(e).context(format!("opening {}", file.display())))?;
@@ -593,21 +594,60 @@ impl Ctx {
             (Box::new(f), len)
         };
         let pb = progress(self.quiet, len, "reading", true);
-        let mut rows = import::read_csv(reader, len, &schema, &null, &store, delete, &pb)
-            .map_err(|e| e.context(file.display()))?;
-        let parsed = started.elapsed();
         let ts = schema.tuple_schema();
-        pb.set_message("sorting");
-        rows.sort(&ts).map_err(|e| e.context(file.display()))?;
-        pb.set_message("building");
-        let (root, how) = match (&existing, replace, delete) {
-            (Some(e), _, true) => (
-                import::delete(&store, &ts, e.root, &rows)?,
-                "deleted keys from",
-            ),
-            (Some(e), false, false) => (import::upsert(&store, &ts, e.root, &rows)?, "merged into"),
-            (Some(_), true, _) => (import::build(&store, &ts, &rows)?, "replaced"),
-            (None, _, _) => (import::build(&store, &ts, &rows)?, "created"),
+        let in_file = |e: Error| e.context(file.display());
+        let (root, how, n, sorted, parsed) = if !delete && (existing.is_none() || replace) {
+            // A new tree: built while the file is read, if it comes in key order.
+            let how = if existing.is_some() {
+                "replaced"
+            } else {
+                "created"
+            };
+            match import::build_csv(reader, len, &schema, &null, &store, &pb).map_err(in_file)? {
+                import::Built::Tree {
+                    root,
+                    rows,
+                    parse_time,
+                } => (root, how, rows, true, parse_time),
+                import::Built::Unsorted {
+                    mut rows,
+                    partial_tree,
+                } => {
+                    let parsed = started.elapsed();
+                    if partial_tree {
+                        // Leave out the chunks of the partial tree built before the first row
+                        // out of order: open the store again (nothing was committed).
+                        drop(store);
+                        store = self.open_write()?;
+                    }
+                    pb.set_message("sorting");
+                    rows.sort(&ts).map_err(in_file)?;
+                    pb.set_message("building");
+                    (
+                        import::build(&store, &ts, &rows)?,
+                        how,
+                        rows.len(),
+                        false,
+                        parsed,
+                    )
+                }
+            }
+        } else {
+            let mut rows = import::read_csv(reader, len, &schema, &null, &store, delete, &pb)
+                .map_err(in_file)?;
+            let parsed = started.elapsed();
+            pb.set_message("sorting");
+            rows.sort(&ts).map_err(in_file)?;
+            pb.set_message("building");
+            let (root, how) = match (&existing, delete) {
+                (Some(e), true) => (
+                    import::delete(&store, &ts, e.root, &rows)?,
+                    "deleted keys from",
+                ),
+                (Some(e), false) => (import::upsert(&store, &ts, e.root, &rows)?, "merged into"),
+                (None, _) => (import::build(&store, &ts, &rows)?, "created"),
+            };
+            (root, how, rows.len(), rows.sorted_input(), parsed)
         };
         pb.set_message("committing");
         let schema_address = catalog::write_schema(&store, &schema)?;
@@ -628,14 +668,10 @@ impl Ctx {
         store.commit(&updates)?;
         pb.finish_and_clear();
         let total = started.elapsed();
-        let n = rows.len() as u64;
+        let n = n as u64;
         eprintln!(
             "{how} map {map:?}: {n} rows{} in {:.3} s ({}; parsing {:.3} s); root {root}",
-            if rows.sorted_input() {
-                ", input already sorted"
-            } else {
-                ""
-            },
+            if sorted { ", input already sorted" } else { "" },
             total.as_secs_f64(),
             rate(n, total),
             parsed.as_secs_f64(),

@@ -7,6 +7,7 @@
 //! * [`text`]: text forms of every encoding, parsing (import) and printing (export).
 //! * [`catalog`]: how maps and their schemas are kept as named roots.
 //! * [`import`]: CSV → sorted tuples → tree, or edits of an existing tree.
+//! * [`records`]: CSV records, read fast and exactly as the `csv` crate reads them.
 //! * [`rows`]: rows as CSV lines.
 //! * [`walk`]: chunk walks for `stats` and `verify`.
 //! * [`dolt`]: `prolly dolt DBDIR ...`, read-only views of a real Dolt database.
@@ -17,6 +18,7 @@ pub mod commands;
 pub mod dolt;
 pub mod error;
 pub mod import;
+pub mod records;
 pub mod rows;
 pub mod schema;
 pub mod text;

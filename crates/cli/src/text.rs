@@ -549,46 +549,83 @@ impl FixedEncoder {
         null: &NullText,
         out: &mut Vec<u8>,
     ) -> Result<(), (usize, String)> {
+        let mut bytes = Vec::new();
+        let mut bounds = Vec::new();
+        for f in fields {
+            bounds.push((bytes.len(), bytes.len() + f.len()));
+            bytes.extend_from_slice(f);
+        }
+        let columns: Vec<usize> = (0..bounds.len()).collect();
+        self.encode_record(&bytes, &bounds, &columns, null, out)
+    }
+
+    /// [`FixedEncoder::encode`] for fields given as ranges of `src` (as a CSV record holds
+    /// them): descriptor field `i` is `src[bounds[columns[i]]]` (empty if out of range).
+    #[inline]
+    pub fn encode_record(
+        &mut self,
+        src: &[u8],
+        bounds: &[(usize, usize)],
+        columns: &[usize],
+        null: &NullText,
+        out: &mut Vec<u8>,
+    ) -> Result<(), (usize, String)> {
+        use Encoding as E;
         let base = out.len();
         out.reserve(self.max_len);
         let mut count = 0usize;
-        let mut buf = [0u8; 20];
-        for (i, ((ty, t), end)) in self
+        let marker = null.marker.is_some();
+        for (i, ((&ty, end), &j)) in self
             .types
             .iter()
-            .zip(fields)
             .zip(self.ends.iter_mut())
+            .zip(columns)
             .enumerate()
         {
-            let is_null = if t.is_empty() || null.marker.is_some() {
-                match null.is_null(*ty, t) {
-                    Ok(n) => n,
+            let t = bounds
+                .get(j)
+                .and_then(|&(s, e)| src.get(s..e))
+                .unwrap_or(b"");
+            let present = if t.is_empty() || marker {
+                match null.is_null(ty, t) {
+                    Ok(n) => !n,
                     Err(e) => {
                         out.truncate(base);
                         return Err((i, e));
                     }
                 }
             } else {
-                false
+                true
             };
-            if !is_null {
-                match fixed_bytes(ty.enc, t, &mut buf) {
-                    Some(n) => {
-                        out.extend_from_slice(buf.get(..n).unwrap_or(&[]));
-                        count = i + 1;
+            if present {
+                // The common widths inline; the rest through `fixed_bytes`.
+                let ok = match ty.enc {
+                    E::Int64 => parse_i64(t).map(|v| out.extend_from_slice(&v.to_le_bytes())),
+                    E::Int32 => parse_i64(t)
+                        .and_then(|v| i32::try_from(v).ok())
+                        .map(|v| out.extend_from_slice(&v.to_le_bytes())),
+                    E::Uint64 => parse_u64(t).map(|v| out.extend_from_slice(&v.to_le_bytes())),
+                    E::Uint32 => parse_u64(t)
+                        .and_then(|v| u32::try_from(v).ok())
+                        .map(|v| out.extend_from_slice(&v.to_le_bytes())),
+                    enc => {
+                        let mut buf = [0u8; 20];
+                        fixed_bytes(enc, t, &mut buf)
+                            .map(|n| out.extend_from_slice(buf.get(..n).unwrap_or(&[])))
                     }
-                    None => {
-                        out.truncate(base);
-                        let shown = String::from_utf8_lossy(t)
-                            .chars()
-                            .take(60)
-                            .collect::<String>();
-                        return Err((
-                            i,
-                            format!("{} {shown:?} is not {}", ty.enc, expected(ty.enc)),
-                        ));
-                    }
+                };
+                if ok.is_none() {
+                    out.truncate(base);
+                    let shown = String::from_utf8_lossy(t)
+                        .chars()
+                        .take(60)
+                        .collect::<String>();
+                    return Err((
+                        i,
+                        format!("{} {shown:?} is not {}", ty.enc, expected(ty.enc)),
+                    ));
                 }
+                count = i + 1;
             }
             *end = (out.len() - base) as u16;
         }
