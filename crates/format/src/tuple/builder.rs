@@ -327,14 +327,18 @@ impl TupleBuilder {
 
     /// Puts an adaptive value already stored as a blob (Dolt's `PutAdaptive*FromOutline`). It
     /// stays out of band unless the build must bring it back inline (which needs
-    /// [`BlobStore::read_blob`]).
+    /// [`BlobStore::read_blob`]). An empty value cannot be out of band: its length byte would
+    /// read back as the inline marker, so `len == 0` is refused.
     pub fn put_adaptive_out_of_band(
         &mut self,
         i: usize,
         len: u64,
         address: &Address,
     ) -> Result<(), TupleError> {
-        self.check(i, Encoding::is_adaptive, Encoding::BytesAdaptive)?;
+        let enc = self.check(i, Encoding::is_adaptive, Encoding::BytesAdaptive)?;
+        if len == 0 {
+            return Err(bad(i, enc, "an out-of-band value cannot be empty"));
+        }
         self.store(i, len.saturating_add(1), |d| {
             Adaptive::OutOfBand {
                 len,

@@ -205,6 +205,11 @@ fn adaptive_placement_follows_dolt() {
     // Without a store the build fails instead of writing wrong bytes.
     b.put_adaptive_inline(2, &[b'b'; 3000]).unwrap();
     assert!(matches!(b.build(), Err(TupleError::Blob { field: 2, .. })));
+    // An empty out-of-band value would read back as inline: refused.
+    assert!(matches!(
+        b.put_adaptive_out_of_band(1, 0, &address),
+        Err(TupleError::BadField { field: 1, .. })
+    ));
 }
 
 #[test]
@@ -342,7 +347,11 @@ fn arb_value(enc: Encoding) -> BoxedStrategy<Option<OwnedValue>> {
             .boxed(),
         e if e.is_adaptive() => prop_oneof![
             4 => proptest::collection::vec(any::<u8>(), 0..12).prop_map(move |b| OwnedValue::Bytes(e, b)),
-            1 => (1u64..u64::MAX, any::<[u8; 20]>()).prop_map(|(l, a)| OwnedValue::OutOfBand(l, Address(a))),
+            // Passed in already out of band; large enough at times to force moves either way.
+            1 => prop_oneof![
+                proptest::collection::vec(any::<u8>(), 1..40),
+                proptest::collection::vec(any::<u8>(), 1000..3000),
+            ].prop_map(OwnedValue::OutOfBand),
         ]
         .boxed(),
         e => proptest::collection::vec(any::<u8>(), 0..12)
@@ -359,7 +368,9 @@ enum OwnedValue {
     Bytes(Encoding, Vec<u8>),
     /// `None` = special form chosen by the first coefficient byte.
     Decimal(Option<(i32, bool)>, Vec<u8>),
-    OutOfBand(u64, Address),
+    /// An adaptive value handed to the builder as a blob reference; the payload is written to
+    /// the test's blob store first, so the builder can move it back inline.
+    OutOfBand(Vec<u8>),
 }
 
 impl OwnedValue {
@@ -380,10 +391,31 @@ impl OwnedValue {
                 Some(1) => Decimal::POS_INFINITY,
                 _ => Decimal::NEG_INFINITY,
             }),
-            OwnedValue::OutOfBand(len, address) => Value::Adaptive(Adaptive::OutOfBand {
-                len: *len,
-                address: *address,
+            // The logical content; `put_value` hands it to the builder out of band.
+            OwnedValue::OutOfBand(p) => Value::Adaptive(Adaptive::Inline(p)),
+        }
+    }
+
+    /// The value as handed to the builder: out-of-band payloads are written to `store` first.
+    fn put_value(&self, store: &mut MemBlobs) -> Value<'_> {
+        match self {
+            OwnedValue::OutOfBand(p) => Value::Adaptive(Adaptive::OutOfBand {
+                len: p.len() as u64,
+                address: store.write_blob(p).unwrap(),
             }),
+            v => v.as_value(),
+        }
+    }
+}
+
+/// The payload of an adaptive value, read through `store` when it is out of band.
+fn adaptive_payload(a: Adaptive<'_>, store: &mut MemBlobs) -> Vec<u8> {
+    match a {
+        Adaptive::Inline(p) => p.to_vec(),
+        Adaptive::OutOfBand { len, address } => {
+            let mut out = Vec::new();
+            store.read_blob(&address, len, &mut out).unwrap();
+            out
         }
     }
 }
@@ -413,15 +445,12 @@ fn arb_row() -> impl Strategy<Value = (Vec<Type>, Vec<Option<OwnedValue>>)> {
     })
 }
 
-fn build_row(d: &TupleDesc, values: &[Option<OwnedValue>]) -> Vec<u8> {
+fn build_row(d: &TupleDesc, values: &[Option<OwnedValue>], store: &mut MemBlobs) -> Vec<u8> {
     let mut b = TupleBuilder::new(d.clone());
     for (i, v) in values.iter().enumerate() {
-        b.put(i, v.as_ref().map(OwnedValue::as_value)).unwrap();
+        b.put(i, v.as_ref().map(|v| v.put_value(store))).unwrap();
     }
-    b.build_with(&mut MemBlobs::default())
-        .unwrap()
-        .as_bytes()
-        .to_vec()
+    b.build_with(store).unwrap().as_bytes().to_vec()
 }
 
 /// Reference order of two decoded values (Dolt's rules, written independently of the
@@ -465,7 +494,8 @@ proptest! {
     #[cfg_attr(miri, ignore)]
     fn builder_getter_round_trip((types, values) in arb_row()) {
         let d = TupleDesc::new(types);
-        let bytes = build_row(&d, &values);
+        let mut store = MemBlobs::default();
+        let bytes = build_row(&d, &values, &mut store);
         prop_assert!(d.validate(&bytes).is_ok(), "{:?}", d.validate(&bytes));
         let t = Tuple::new(&bytes).unwrap();
         for (i, v) in values.iter().enumerate() {
@@ -481,6 +511,10 @@ proptest! {
                         prop_assert_eq!(x.to_string(), y.to_string());
                     }
                 }
+                (Some(Value::Adaptive(x)), Some(Value::Adaptive(y))) => prop_assert_eq!(
+                    adaptive_payload(x, &mut store),
+                    adaptive_payload(y, &mut store)
+                ),
                 (g, w) => prop_assert_eq!(g, w),
             }
             // Re-building from the decoded values gives the same bytes.
@@ -490,7 +524,7 @@ proptest! {
         for (i, v) in decoded.iter().enumerate() {
             b.put(i, *v).unwrap();
         }
-        prop_assert_eq!(b.build_with(&mut MemBlobs::default()).unwrap().as_bytes(), &bytes[..]);
+        prop_assert_eq!(b.build_with(&mut store).unwrap().as_bytes(), &bytes[..]);
     }
 
     #[test]
@@ -503,7 +537,11 @@ proptest! {
         for _ in 0..8 {
             let x = strat.new_tree(&mut runner).unwrap().current();
             let y = strat.new_tree(&mut runner).unwrap().current();
-            let (bx, by) = (build_row(&d, std::slice::from_ref(&x)), build_row(&d, std::slice::from_ref(&y)));
+            let mut store = MemBlobs::default();
+            let (bx, by) = (
+                build_row(&d, std::slice::from_ref(&x), &mut store),
+                build_row(&d, std::slice::from_ref(&y), &mut store),
+            );
             let (tx, ty) = (Tuple::new(&bx).unwrap(), Tuple::new(&by).unwrap());
             let (vx, vy) = (d.value(tx, 0).unwrap(), d.value(ty, 0).unwrap());
             if let Some(want) = reference_cmp(&vx, &vy) {
