@@ -332,12 +332,47 @@ const INT_KEY: usize = 8;
 /// than 18 digits, values out of range, quotes, spaces, another field count, a line not wholly
 /// buffered) is left to the general path, which makes the same tuples or the error.
 struct IntRows {
-    columns: Vec<IntText>,
-    key_fields: Vec<IntField>,
-    value_fields: Vec<IntField>,
-    /// What follows the field bytes in each tuple: field offsets, then the count.
-    key_suffix: Vec<u16>,
-    value_suffix: Option<Vec<u16>>,
+    /// Each CSV column, with the byte that must follow its text: `,`, and `\n` after the last
+    /// (a `\r` there is checked on the side).
+    columns: Vec<(IntText, u8)>,
+    key: IntTuple,
+    /// `None` when only keys are read.
+    value: Option<IntTuple>,
+}
+
+/// The constant layout of the key or value tuples an [`IntRows`] makes.
+struct IntTuple {
+    fields: Vec<IntField>,
+    /// What follows the field bytes: field offsets, then the count.
+    suffix: Vec<u16>,
+    /// `Some(n)` for one to four fields, all `int64`: tuples of constant size, put together
+    /// on the stack (decided once, not per row).
+    int64s: Option<usize>,
+}
+
+impl IntTuple {
+    fn new(fields: Vec<IntField>, suffix: Vec<u16>) -> IntTuple {
+        let all_i64 = fields.iter().all(|f| matches!(f.kind, IntKind::I64));
+        let int64s = (all_i64 && (1..=4).contains(&fields.len())).then_some(fields.len());
+        IntTuple {
+            fields,
+            suffix,
+            int64s,
+        }
+    }
+
+    /// Appends the tuple of `ints` to `out`; false, with `out` as it was, if an integer is out
+    /// of its field's range.
+    #[inline(always)]
+    fn append(&self, ints: &[i64; INT_COLUMNS], out: &mut Vec<u8>) -> bool {
+        match self.int64s {
+            Some(1) => append_int64s::<10>(&self.fields, &self.suffix, ints, out),
+            Some(2) => append_int64s::<20>(&self.fields, &self.suffix, ints, out),
+            Some(3) => append_int64s::<30>(&self.fields, &self.suffix, ints, out),
+            Some(4) => append_int64s::<40>(&self.fields, &self.suffix, ints, out),
+            _ => append(&self.fields, &self.suffix, ints, out),
+        }
+    }
 }
 
 impl IntRows {
@@ -376,21 +411,28 @@ impl IntRows {
             Some((fields, suffix))
         };
         let (key_fields, key_suffix) = layout(&schema.key)?;
-        let (value_fields, value_suffix) = if keys_only {
-            (Vec::new(), Vec::new())
+        let key = IntTuple::new(key_fields, key_suffix);
+        let value = if keys_only {
+            None
         } else {
-            layout(&schema.value)?
+            let (fields, suffix) = layout(&schema.value)?;
+            Some(IntTuple::new(fields, suffix))
         };
         let mut columns = vec![IntText::Ignored; header.len()];
-        for f in key_fields.iter().chain(&value_fields) {
+        let value_fields = value.iter().flat_map(|v| &v.fields);
+        for f in key.fields.iter().chain(value_fields) {
             *columns.get_mut(f.column)? = IntText::Int(f.kind.signed());
         }
+        let last = columns.len().checked_sub(1)?;
+        let columns = columns
+            .into_iter()
+            .enumerate()
+            .map(|(c, text)| (text, if c == last { b'\n' } else { b',' }))
+            .collect();
         Some(IntRows {
             columns,
-            key_fields,
-            value_fields,
-            key_suffix,
-            value_suffix: (!keys_only).then_some(value_suffix),
+            key,
+            value,
         })
     }
 
@@ -401,9 +443,9 @@ impl IntRows {
         let mut ints = [0i64; INT_COLUMNS];
         let n = self.scan(data, &mut ints)?;
         let (kb, vb) = (keys.len(), values.len());
-        let mut ok = append(&self.key_fields, &self.key_suffix, &ints, keys);
-        if let Some(suffix) = &self.value_suffix {
-            ok = ok && append(&self.value_fields, suffix, &ints, values);
+        let mut ok = self.key.append(&ints, keys);
+        if let Some(value) = &self.value {
+            ok = ok && value.append(&ints, values);
         }
         if ok {
             Some(n)
@@ -443,7 +485,7 @@ impl IntRows {
             let after = match prev {
                 Some(p) => {
                     let mut o = std::cmp::Ordering::Equal;
-                    for (f, &pv) in self.key_fields.iter().zip(p.iter()) {
+                    for (f, &pv) in self.key.fields.iter().zip(p.iter()) {
                         o = ints.get(f.column).copied().unwrap_or(0).cmp(&pv);
                         if o.is_ne() {
                             break;
@@ -457,9 +499,9 @@ impl IntRows {
                 break;
             }
             let (kb, vb) = (batch.keys.len(), batch.values.len());
-            let mut ok = append(&self.key_fields, &self.key_suffix, &ints, &mut batch.keys);
-            if let Some(suffix) = &self.value_suffix {
-                ok = ok && append(&self.value_fields, suffix, &ints, &mut batch.values);
+            let mut ok = self.key.append(&ints, &mut batch.keys);
+            if let Some(value) = &self.value {
+                ok = ok && value.append(&ints, &mut batch.values);
             }
             if ok && prev.is_none() {
                 if let Some(pk) = prev_key {
@@ -479,7 +521,7 @@ impl IntRows {
             batch.key_ends.push(ke);
             batch.value_ends.push(ve);
             let key = prev.get_or_insert([0; INT_KEY]);
-            for (k, f) in key.iter_mut().zip(&self.key_fields) {
+            for (k, f) in key.iter_mut().zip(&self.key.fields) {
                 *k = ints.get(f.column).copied().unwrap_or(0);
             }
             run.last_start = run.bytes;
@@ -493,20 +535,21 @@ impl IntRows {
     #[inline]
     fn scan(&self, data: &[u8], ints: &mut [i64; INT_COLUMNS]) -> Option<usize> {
         let mut i = 0usize;
-        let last = self.columns.len().checked_sub(1)?;
-        for (c, (&text, int)) in self.columns.iter().zip(ints.iter_mut()).enumerate() {
+        // `columns` holds at most `INT_COLUMNS` (see `new`).
+        for (&(text, delimiter), int) in self.columns.iter().zip(ints.iter_mut()) {
             match text {
                 IntText::Int(signed) => {
                     let neg = signed && data.get(i) == Some(&b'-');
                     i += usize::from(neg);
                     let start = i;
                     let (v, end) = digits(data, i);
-                    if end == start || end - start > 18 {
+                    // One to 18 digits (`v` < 10^18 fits an i64).
+                    if (end - start).wrapping_sub(1) >= 18 {
                         return None;
                     }
                     i = end;
-                    // At most 18 digits: `v` < 10^18 fits an i64.
-                    *int = if neg { -(v as i64) } else { v as i64 };
+                    let sign = -i64::from(neg);
+                    *int = (v as i64 ^ sign) - sign;
                 }
                 IntText::Ignored => {
                     while !matches!(data.get(i)?, b',' | b'\n' | b'\r' | b'"') {
@@ -514,12 +557,8 @@ impl IntRows {
                     }
                 }
             }
-            let end_ok = match data.get(i) {
-                Some(b',') => c < last,
-                Some(b'\n' | b'\r') => c == last,
-                _ => false,
-            };
-            if !end_ok {
+            let at = data.get(i).copied();
+            if at != Some(delimiter) && !(delimiter == b'\n' && at == Some(b'\r')) {
                 return None;
             }
             i += 1;
@@ -537,17 +576,6 @@ fn append(
     ints: &[i64; INT_COLUMNS],
     out: &mut Vec<u8>,
 ) -> bool {
-    // Tuples of one to four `int64` fields are put together on the stack and appended in one
-    // copy of constant size.
-    if fields.iter().all(|f| matches!(f.kind, IntKind::I64)) {
-        match fields.len() {
-            1 => return append_int64s::<10>(fields, suffix, ints, out),
-            2 => return append_int64s::<20>(fields, suffix, ints, out),
-            3 => return append_int64s::<30>(fields, suffix, ints, out),
-            4 => return append_int64s::<40>(fields, suffix, ints, out),
-            _ => {}
-        }
-    }
     let base = out.len();
     for f in fields {
         let v = ints.get(f.column).copied().unwrap_or(0);
