@@ -4,7 +4,7 @@
 use std::cmp::Ordering;
 use std::ops::Bound;
 
-use prollystore_format::message::{Entries, Node};
+use prollystore_format::message::Entries;
 use prollystore_format::Address;
 
 use crate::error::TreeError;
@@ -437,9 +437,7 @@ impl<'s, S: ChunkStore + ?Sized, T: TreeSchema> Iter<'s, '_, S, T> {
             let left = self.entries.len();
             if left > 0 {
                 // The run takes over the rest of the leaf.
-                self.entries = Entries::default();
-                let leaf = self.cursor.leaf();
-                let start = leaf.count().saturating_sub(left);
+                let mut entries = std::mem::take(&mut self.entries);
                 let take = self.inside_count(left);
                 if take < left {
                     // The range ends in this leaf.
@@ -448,7 +446,8 @@ impl<'s, S: ChunkStore + ?Sized, T: TreeSchema> Iter<'s, '_, S, T> {
                         return Ok(None);
                     }
                 }
-                return Ok(Some(Run::new(&leaf, start, start + take)));
+                entries.truncate(take);
+                return Ok(Some(Run { entries }));
             }
             match self.next_leaf() {
                 Ok(true) => {}
@@ -598,47 +597,19 @@ impl<'s, S: ChunkStore + ?Sized, T: TreeSchema> Iterator for Iter<'s, '_, S, T> 
 /// Consecutive rows of one leaf, in key order (see [`Map::range_runs`]). The default run is
 /// empty.
 ///
-/// A run reads its rows by index from the leaf's offset vectors, which it holds cut to exactly
-/// its rows: a step reads two offset pairs and takes two bounds-checked slices, with no bound
-/// comparison and no leaf change to consider.
+/// A run is the leaf's [`Entries`] cut to exactly its rows: a step compares one index with the
+/// end and, on the common fixed-width leaves, finds both slices by multiplication without
+/// reading the offset vectors (a C cursor's one-row step is this and nothing more).
 #[derive(Clone, Debug, Default)]
 pub struct Run<'s> {
-    key_items: &'s [u8],
-    /// The u16 LE key offsets of the run's rows and the one after (n+1 for n rows).
-    key_offsets: &'s [[u8; 2]],
-    value_items: &'s [u8],
-    /// As `key_offsets`, for values.
-    value_offsets: &'s [[u8; 2]],
-    /// The next row's index in the run (a `u32`, so that `next + 2` cannot overflow and a
-    /// step checks each offset vector with one comparison; offsets are u16, so a leaf has far
-    /// fewer rows).
-    next: u32,
+    entries: Entries<'s>,
 }
 
 impl<'s> Run<'s> {
-    /// Rows `start..end` of leaf `leaf`.
-    fn new(leaf: &Node<'s>, start: usize, end: usize) -> Run<'s> {
-        let cut = |offsets: &'s [u8]| -> &'s [[u8; 2]] {
-            let all = offsets.as_chunks::<2>().0;
-            all.get(start..end.saturating_add(1)).unwrap_or(&[])
-        };
-        Run {
-            key_items: leaf.key_items(),
-            key_offsets: cut(leaf.key_offsets_bytes()),
-            value_items: leaf.value_items(),
-            value_offsets: cut(leaf.value_offsets_bytes()),
-            next: 0,
-        }
-    }
-
-    /// Rows not returned yet (the run ends earlier only on a node whose layout does not belong
-    /// to its chunk, which verification rules out).
+    /// Rows not returned yet.
     #[inline]
     pub fn len(&self) -> usize {
-        self.key_offsets
-            .len()
-            .saturating_sub(1)
-            .saturating_sub(self.next as usize)
+        self.entries.len()
     }
 
     /// True when every row has been returned.
@@ -648,33 +619,26 @@ impl<'s> Run<'s> {
     }
 }
 
-/// Item `i` of `items`, delimited by offsets `i` and `i + 1`; `None` past the end.
-#[inline(always)]
-fn run_item<'s>(items: &'s [u8], offsets: &[[u8; 2]], i: u32) -> Option<&'s [u8]> {
-    let i = i as usize;
-    let [start, end] = offsets.get(i..i + 2)? else {
-        return None;
-    };
-    items.get(usize::from(u16::from_le_bytes(*start))..usize::from(u16::from_le_bytes(*end)))
-}
-
 impl<'s> Iterator for Run<'s> {
     type Item = Row<'s>;
 
     #[inline(always)]
     fn next(&mut self) -> Option<Row<'s>> {
-        let i = self.next;
-        let k = run_item(self.key_items, self.key_offsets, i)?;
-        let v = run_item(self.value_items, self.value_offsets, i)?;
-        self.next = i.wrapping_add(1);
-        Some((k, v))
+        self.entries.next()
     }
 
     #[inline]
     fn size_hint(&self) -> (usize, Option<usize>) {
-        (0, Some(self.len()))
+        self.entries.size_hint()
+    }
+
+    #[inline]
+    fn fold<B, F: FnMut(B, Self::Item) -> B>(self, init: B, f: F) -> B {
+        self.entries.fold(init, f)
     }
 }
+
+impl ExactSizeIterator for Run<'_> {}
 
 /// The rows of a key range as [`Run`]s, one leaf at a time, in key order (see
 /// [`Map::range_runs`]). After an error, the iteration ends.

@@ -943,6 +943,12 @@ impl<'a> Entries<'a> {
     pub fn skip_pairs(&mut self, n: usize) {
         self.next = self.next.saturating_add(n).min(self.end);
     }
+
+    /// Keeps at most the next `n` pairs (like `Vec::truncate` on what is left).
+    #[inline]
+    pub fn truncate(&mut self, n: usize) {
+        self.end = self.next.saturating_add(n).min(self.end);
+    }
 }
 
 impl<'a> Iterator for Entries<'a> {
