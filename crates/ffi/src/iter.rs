@@ -239,15 +239,13 @@ pub extern "C" fn prolly_cursor_next_batch(
         let mut n = 0usize;
         match &mut c.scan {
             Scan::Forward(runs) => loop {
-                // A local copy keeps the walk's state in registers.
-                let mut run = std::mem::take(&mut c.run);
-                for (k, v) in run.by_ref().take(capacity - n) {
+                // The part of the run that fits, walked in one tight loop.
+                c.run.take_front(capacity - n).for_each(|(k, v)| {
                     // SAFETY: `rows` is non-null and writable for `capacity` rows per the
-                    // caller's contract, and `n < capacity` here.
+                    // caller's contract, and the part has at most `capacity - n` rows.
                     unsafe { rows.add(n).write(prolly_row::of(k, v)) };
                     n += 1;
-                }
-                c.run = run;
+                });
                 if n == capacity {
                     break;
                 }

@@ -617,6 +617,16 @@ impl<'s> Run<'s> {
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
+
+    /// Splits off the next `n` rows (fewer if fewer are left) as a run of their own; this run
+    /// keeps the rest. Walk the part with `for_each`/`fold` for the fixed-width fast path.
+    #[inline]
+    pub fn take_front(&mut self, n: usize) -> Run<'s> {
+        let mut front = self.entries.clone();
+        front.truncate(n);
+        self.entries.skip_pairs(n);
+        Run { entries: front }
+    }
 }
 
 impl<'s> Iterator for Run<'s> {
@@ -800,10 +810,23 @@ mod tests {
 
     #[test]
     fn runs_give_the_rows_of_range() {
+        // Values of one width (the fixed-width walk) and of varying widths (offsets).
+        for varying in [false, true] {
+            runs_give_the_rows_of_range_with(varying);
+        }
+    }
+
+    fn runs_give_the_rows_of_range_with(varying: bool) {
         let store = MemoryStore::new(HashProfile::Blake3);
         let rows: Vec<Vec<u8>> = (0..20_000).map(|i| tup(i * 2)).collect();
+        let values: Vec<Vec<u8>> = rows
+            .iter()
+            .enumerate()
+            .map(|(i, k)| if varying { vec![7; i % 9] } else { k.clone() })
+            .collect();
+        let pairs = rows.iter().zip(&values);
         let m =
-            Map::from_sorted(&store, BytesSchema, rows.iter().map(|k| (&k[..], &k[..]))).unwrap();
+            Map::from_sorted(&store, BytesSchema, pairs.map(|(k, v)| (&k[..], &v[..]))).unwrap();
         assert!(m.height().unwrap() >= 1, "needs several leaves");
         // Bounds on keys present and absent, at leaf ends and beyond the map.
         let first_leaf_end = m
@@ -835,9 +858,21 @@ mod tests {
                 let before = got.len();
                 let n = run.len();
                 let mut r = run;
-                got.extend(r.by_ref());
+                // Pieces split off the front (walked with `for_each`, the fixed-width fast
+                // path) and single steps, mixed.
+                let mut piece = 0;
+                while !r.is_empty() {
+                    piece = (piece + 1) % 5;
+                    let left = r.len();
+                    let front = r.take_front(piece);
+                    assert_eq!(front.len(), piece.min(left));
+                    assert_eq!(r.len(), left - front.len());
+                    front.for_each(|row| got.push(row));
+                    got.extend(r.next());
+                }
                 assert_eq!(got.len() - before, n, "len() is the row count");
                 assert!(r.is_empty() && r.next().is_none());
+                assert!(r.take_front(3).is_empty());
             }
             assert!(runs.next().is_none(), "ended stays ended");
             assert_eq!(got, want, "{l:?}..{h:?}");
