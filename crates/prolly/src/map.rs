@@ -447,7 +447,7 @@ impl<'s, S: ChunkStore + ?Sized, T: TreeSchema> Iter<'s, '_, S, T> {
                     }
                 }
                 entries.truncate(take);
-                return Ok(Some(Run { entries }));
+                return Ok(Some(Run::new(entries)));
             }
             match self.next_leaf() {
                 Ok(true) => {}
@@ -597,19 +597,48 @@ impl<'s, S: ChunkStore + ?Sized, T: TreeSchema> Iterator for Iter<'s, '_, S, T> 
 /// Consecutive rows of one leaf, in key order (see [`Map::range_runs`]). The default run is
 /// empty.
 ///
-/// A run is the leaf's [`Entries`] cut to exactly its rows: a step compares one index with the
-/// end and, on the common fixed-width leaves, finds both slices by multiplication without
-/// reading the offset vectors (a C cursor's one-row step is this and nothing more).
+/// On the common leaves whose keys and values each have one width, a run holds the bytes of
+/// its rows and a step splits one key and one value off their fronts: no index arithmetic and
+/// no offset vectors read (a C cursor's one-row step is this and nothing more). Other leaves
+/// are walked through their [`Entries`].
 #[derive(Clone, Debug, Default)]
 pub struct Run<'s> {
+    /// Fixed widths: the keys not yet returned (a whole number of `key_width` items).
+    keys: &'s [u8],
+    /// Fixed widths: the values not yet returned, `value_width` bytes each.
+    values: &'s [u8],
+    /// The key width, or 0 when the run walks `entries` instead.
+    key_width: usize,
+    value_width: usize,
+    /// Other leaves: the pairs not yet returned (empty in a fixed-width run).
     entries: Entries<'s>,
 }
 
 impl<'s> Run<'s> {
+    /// The run of `entries`' pairs.
+    fn new(entries: Entries<'s>) -> Run<'s> {
+        match entries.fixed_parts() {
+            Some((keys, key_width, values, value_width)) => Run {
+                keys,
+                values,
+                key_width,
+                value_width,
+                entries: Entries::default(),
+            },
+            None => Run {
+                entries,
+                ..Run::default()
+            },
+        }
+    }
+
     /// Rows not returned yet.
     #[inline]
     pub fn len(&self) -> usize {
-        self.entries.len()
+        match self.key_width {
+            0 => self.entries.len(),
+            w => self.keys.len() / w,
+        }
     }
 
     /// True when every row has been returned.
@@ -622,10 +651,26 @@ impl<'s> Run<'s> {
     /// keeps the rest. Walk the part with `for_each`/`fold` for the fixed-width fast path.
     #[inline]
     pub fn take_front(&mut self, n: usize) -> Run<'s> {
-        let mut front = self.entries.clone();
-        front.truncate(n);
-        self.entries.skip_pairs(n);
-        Run { entries: front }
+        if self.key_width == 0 {
+            let mut front = self.entries.clone();
+            front.truncate(n);
+            self.entries.skip_pairs(n);
+            return Run::new(front);
+        }
+        let n = n.min(self.len());
+        let (keys, rest_keys) = self.keys.split_at(n * self.key_width);
+        let (values, rest_values) = self
+            .values
+            .split_at_checked(n * self.value_width)
+            .unwrap_or((self.values, &[]));
+        self.keys = rest_keys;
+        self.values = rest_values;
+        Run {
+            keys,
+            values,
+            entries: Entries::default(),
+            ..*self
+        }
     }
 }
 
@@ -634,17 +679,30 @@ impl<'s> Iterator for Run<'s> {
 
     #[inline(always)]
     fn next(&mut self) -> Option<Row<'s>> {
-        self.entries.next()
+        if self.key_width == 0 {
+            return self.entries.next();
+        }
+        let (k, keys) = self.keys.split_at_checked(self.key_width)?;
+        let (v, values) = self.values.split_at_checked(self.value_width)?;
+        self.keys = keys;
+        self.values = values;
+        Some((k, v))
     }
 
     #[inline]
     fn size_hint(&self) -> (usize, Option<usize>) {
-        self.entries.size_hint()
+        let n = self.len();
+        (n, Some(n))
     }
 
     #[inline]
     fn fold<B, F: FnMut(B, Self::Item) -> B>(self, init: B, f: F) -> B {
-        self.entries.fold(init, f)
+        if self.key_width == 0 {
+            return self.entries.fold(init, f);
+        }
+        let keys = self.keys.chunks_exact(self.key_width);
+        keys.zip(self.values.chunks_exact(self.value_width))
+            .fold(init, f)
     }
 }
 

@@ -949,6 +949,20 @@ impl<'a> Entries<'a> {
     pub fn truncate(&mut self, n: usize) {
         self.end = self.next.saturating_add(n).min(self.end);
     }
+
+    /// On a node whose keys all have one width and whose values all have one width: the bytes
+    /// of the pairs not yet returned, as `(keys, key width, values, value width)`, each slice
+    /// a whole number of items. `None` on other nodes (or a layout that does not fit).
+    #[inline]
+    pub fn fixed_parts(&self) -> Option<(&'a [u8], usize, &'a [u8], usize)> {
+        let (kw, vw) = (self.key_width, self.value_width);
+        if kw == 0 || vw == 0 {
+            return None;
+        }
+        let keys = self.key_items.get(self.next * kw..self.end * kw)?;
+        let values = self.values.get(self.next * vw..self.end * vw)?;
+        Some((keys, kw, values, vw))
+    }
 }
 
 impl<'a> Iterator for Entries<'a> {
