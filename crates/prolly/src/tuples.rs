@@ -222,14 +222,32 @@ impl TreeSchema for TupleSchema {
     }
     #[inline]
     fn lower_bound(&self, node: &Node<'_>, key: &[u8]) -> usize {
+        self.lower_bound_within(node, key, None, None)
+    }
+
+    #[inline]
+    fn lower_bound_within(
+        &self,
+        node: &Node<'_>,
+        key: &[u8],
+        after: Option<&[u8]>,
+        last: Option<&[u8]>,
+    ) -> usize {
         if let Some(fast) = &self.fast_keys {
             if let Some(probe) = fast.probe(key) {
                 if let Some(flips) = &fast.wide {
+                    // The first fields of the bounds, when they have the fixed shape.
+                    let first = |k: Option<&[u8]>| {
+                        k.filter(|k| fast.fits(k))
+                            .and_then(|k| fixed::<8>(k, 0))
+                            .map(|w| u64::from_le_bytes(w) ^ flips[0])
+                    };
+                    let ends = (first(after), first(last));
                     return match fast.fields.len() {
-                        1 => self.wide_lower_bound::<1>(fast, node, key, &probe, flips),
-                        2 => self.wide_lower_bound::<2>(fast, node, key, &probe, flips),
-                        3 => self.wide_lower_bound::<3>(fast, node, key, &probe, flips),
-                        _ => self.wide_lower_bound::<4>(fast, node, key, &probe, flips),
+                        1 => self.wide_lower_bound::<1>(fast, node, key, &probe, flips, ends),
+                        2 => self.wide_lower_bound::<2>(fast, node, key, &probe, flips, ends),
+                        3 => self.wide_lower_bound::<3>(fast, node, key, &probe, flips, ends),
+                        _ => self.wide_lower_bound::<4>(fast, node, key, &probe, flips, ends),
                     };
                 }
                 // The probe is decoded once; node keys of the fixed shape compare as integers,
@@ -264,12 +282,20 @@ impl TupleSchema {
         key: &[u8],
         probe: &[u64; PROBE_FIELDS],
         flips: &[u64; PROBE_FIELDS],
+        ends: Ends,
     ) -> usize {
         let offsets = node.key_offsets_bytes();
         let items = node.key_items();
         let count = fast.count.to_le_bytes();
         if node.key_width() == Some(fast.len) && items.get(fast.len - 2..fast.len) == Some(&count) {
-            return Self::stride_lower_bound::<N>(items, fast.len, node.count(), probe, flips);
+            return Self::stride_lower_bound::<N>(
+                items,
+                fast.len,
+                node.count(),
+                probe,
+                flips,
+                ends,
+            );
         }
         let less = |i: usize| -> bool {
             let (start, end) = match offsets.get(2 * i..2 * i + 4) {
@@ -328,6 +354,7 @@ impl TupleSchema {
         count: usize,
         probe: &[u64; PROBE_FIELDS],
         flips: &[u64; PROBE_FIELDS],
+        (after, last): Ends,
     ) -> usize {
         // Every key read below lies within `keys`: `i < count`, the `N` words end within a key
         // (`8 * N + 2 <= width`), and `count * width <= keys.len()`. A layout that says
@@ -356,20 +383,142 @@ impl TupleSchema {
             lt
         };
         let line = |i: usize| keys.as_ptr().wrapping_add(i * width);
-        let mut size = count;
-        let mut base = 0usize;
-        prefetch_ptr(line(size / 2));
-        while size > 1 {
-            let half = size / 2;
-            let mid = base + half;
-            let next = (size - half) / 2;
-            prefetch_ptr(line(base + next));
-            prefetch_ptr(line(mid + next));
-            base = if less(mid) { mid } else { base };
-            size -= half;
+        if count >= INTERPOLATE_MIN {
+            // Guess from the first fields of the end keys (independent loads, fetched in
+            // parallel), then gallop from the guess: on evenly spread keys the answer is a
+            // key or two away, in lines already fetched.
+            let first = |i: usize| {
+                // SAFETY: as above: `i < count`, so the key's first word lies within `keys`.
+                let word = unsafe {
+                    keys.as_ptr()
+                        .add(i * width)
+                        .cast::<[u8; 8]>()
+                        .read_unaligned()
+                };
+                u64::from_le_bytes(word) ^ flips[0]
+            };
+            // Bounds from the parent cost no read of this node: the guess is known as soon as
+            // the node is, and its line is the first one fetched.
+            let (lo, exclusive) = match after {
+                Some(a) => (a, true),
+                None => (first(0), false),
+            };
+            let hi = last.unwrap_or_else(|| first(count - 1));
+            let g = interpolate(lo, exclusive, hi, probe[0], count);
+            prefetch_ptr(line(g.saturating_sub(1)));
+            prefetch_ptr(line(g + 1));
+            return gallop_lower_bound(count, g, &less, |base, size| {
+                branchless_lower_bound(base, size, &less, &line)
+            });
         }
-        base + usize::from(less(base))
+        branchless_lower_bound(0, count, &less, &line)
     }
+}
+
+/// Nodes with fewer keys take the plain binary search (a guess saves little there).
+const INTERPOLATE_MIN: usize = 8;
+
+/// Gallop steps taken from an interpolation guess before the remaining range is left to the
+/// binary search: a good guess is within a few keys of the answer.
+const GALLOP_STEPS: u32 = 3;
+
+/// First fields (sortable form) of the bounds a parent gives a node's keys: the key before
+/// them (exclusive) and their last key (inclusive), when known.
+type Ends = (Option<u64>, Option<u64>);
+
+/// Where a key whose first field (sortable form) is `p` probably sits among `count` keys whose
+/// first fields run from `lo` (the first key's, or just below it when `exclusive`) to `hi`,
+/// assuming they are spread evenly: an index `< count`.
+#[inline(always)]
+fn interpolate(lo: u64, exclusive: bool, hi: u64, p: u64, count: usize) -> usize {
+    if p <= lo || hi <= lo {
+        return 0;
+    }
+    if p >= hi {
+        return count - 1;
+    }
+    // `lo < p < hi`: a fraction in (0, 1); f64 rounding can only move the guess, which the
+    // search corrects. Key `j` sits near `lo + (j + a) / (count - 1 + a)` of the way, with
+    // `a = 1` when `lo` is below the first key.
+    let a = f64::from(u8::from(exclusive));
+    let f = (p - lo) as f64 / (hi - lo) as f64;
+    // The cast saturates (a negative guess becomes 0).
+    ((f * ((count - 1) as f64 + a) - a).round() as usize).min(count - 1)
+}
+
+/// Smallest `i <= count` for which `less(i)` is false (`less` true then false over `0..count`),
+/// starting from the guess `g < count`: steps of 1, 2, 4, ... away from `g` bracket the answer,
+/// and after [`GALLOP_STEPS`] of them `search(base, size)` finishes (the answer is then in
+/// `base..=base + size`, every index below `base` being less). The answer does not depend on
+/// `g`; only the number of probes does.
+#[inline(always)]
+fn gallop_lower_bound(
+    count: usize,
+    g: usize,
+    less: impl Fn(usize) -> bool,
+    search: impl FnOnce(usize, usize) -> usize,
+) -> usize {
+    // Invariant: the answer is in `lo..=hi`.
+    let (mut lo, mut hi);
+    if less(g) {
+        (lo, hi) = (g + 1, count);
+        let mut step = 1usize;
+        for _ in 0..GALLOP_STEPS {
+            let j = g + step;
+            if j >= count {
+                break;
+            }
+            if less(j) {
+                lo = j + 1;
+            } else {
+                hi = j;
+                break;
+            }
+            step *= 2;
+        }
+    } else {
+        (lo, hi) = (0, g);
+        let mut step = 1usize;
+        for _ in 0..GALLOP_STEPS {
+            let Some(j) = g.checked_sub(step) else {
+                break;
+            };
+            if less(j) {
+                lo = j + 1;
+                break;
+            }
+            hi = j;
+            step *= 2;
+        }
+    }
+    if lo >= hi {
+        return lo;
+    }
+    search(lo, hi - lo)
+}
+
+/// Smallest `i` in `base..=base + size` for which `less(i)` is false, given `size > 0`, every
+/// index below `base` less and `less` true then false. Branch-free (the halving step is a
+/// conditional move); each step prefetches, through `line(i)`, the keys both candidates of the
+/// next step would read.
+#[inline(always)]
+fn branchless_lower_bound(
+    mut base: usize,
+    mut size: usize,
+    less: &impl Fn(usize) -> bool,
+    line: &impl Fn(usize) -> *const u8,
+) -> usize {
+    prefetch_ptr(line(base + size / 2));
+    while size > 1 {
+        let half = size / 2;
+        let mid = base + half;
+        let next = (size - half) / 2;
+        prefetch_ptr(line(base + next));
+        prefetch_ptr(line(mid + next));
+        base = if less(mid) { mid } else { base };
+        size -= half;
+    }
+    base + usize::from(less(base))
 }
 
 /// True if `k`'s first `N` 8-byte words (flipped to sort as unsigned) come before `probe`'s.
@@ -581,6 +730,143 @@ mod tests {
                         node.partition_point(|k| desc.compare(k, &p) == std::cmp::Ordering::Less);
                     assert_eq!(schema.lower_bound(&node, &p), want);
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn gallop_finds_the_answer_from_any_guess() {
+        for count in 1..80usize {
+            for answer in 0..=count {
+                let less = |i: usize| {
+                    assert!(i < count, "probed {i} of {count}");
+                    i < answer
+                };
+                let line = |_: usize| std::ptr::null::<u8>();
+                for g in 0..count {
+                    let got = gallop_lower_bound(count, g, less, |b, n| {
+                        branchless_lower_bound(b, n, &less, &line)
+                    });
+                    assert_eq!(got, answer, "count {count} guess {g}");
+                }
+            }
+        }
+    }
+
+    /// First fields of `n` keys spread in one of several ways (even, skewed, clustered,
+    /// repeated, at the ends of the range), from `seed`.
+    fn first_fields(kind: u8, n: usize, seed: u64) -> Vec<i64> {
+        let mut x = seed | 1;
+        let mut rnd = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        (0..n as i64)
+            .map(|i| match kind % 6 {
+                0 => 2 * i - n as i64,
+                1 => i * i * i - 5000,
+                2 => i / 7 - 3,
+                3 => rnd() as i64,
+                4 => {
+                    if i % 2 == 0 {
+                        i64::MIN + i
+                    } else {
+                        i64::MAX - i
+                    }
+                }
+                _ => (rnd() % 50) as i64 * (1 << 40) - (1 << 44),
+            })
+            .collect()
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(48))]
+
+        /// The guessing search (interpolation from the node's or the parent's end keys, then
+        /// a gallop) gives exactly the comparator's lower bound, with right, missing or wrong
+        /// bounds, on every node of trees of unevenly spread keys with repeated first fields.
+        #[test]
+        fn guessing_lower_bound_agrees_with_the_comparator(
+            kind in 0u8..6,
+            n in 1usize..2500,
+            seed in proptest::prelude::any::<u64>(),
+            two_fields in proptest::prelude::any::<bool>(),
+            unsigned in proptest::prelude::any::<bool>(),
+        ) {
+            use crate::{ChunkStore, Map, MemoryStore};
+            let first = if unsigned { Encoding::Uint64 } else { Encoding::Int64 };
+            let mut types = vec![Type::not_null(first)];
+            if two_fields {
+                types.push(Type::not_null(Encoding::Int64));
+            }
+            let desc = TupleDesc::new(types);
+            let schema = TupleSchema::new(desc.clone(), TupleDesc::new(vec![]));
+            let mk = |a: i64, b: i64| -> Vec<u8> {
+                if two_fields {
+                    tup(&[&a.to_le_bytes(), &b.to_le_bytes()])
+                } else {
+                    tup(&[&a.to_le_bytes()])
+                }
+            };
+            let mut keys: Vec<Vec<u8>> = first_fields(kind, n, seed)
+                .into_iter()
+                .enumerate()
+                .map(|(i, a)| mk(a, (i as i64 % 5) - 2))
+                .collect();
+            keys.sort_by(|a, b| desc.compare(a, b));
+            keys.dedup();
+            let store = MemoryStore::default();
+            let empty = tup(&[]);
+            let map = Map::from_sorted(
+                &store,
+                schema.clone(),
+                keys.iter().map(|k| (&k[..], &empty[..])),
+            )
+            .unwrap();
+            // Probes: every key, its neighbours in both fields, and extremes.
+            let mut probes = vec![mk(i64::MIN, 0), mk(i64::MAX, 0), mk(-1, -1), mk(0, 0)];
+            for k in keys.iter().step_by(3) {
+                let a = i64::from_le_bytes(k[..8].try_into().unwrap());
+                probes.extend([
+                    k.clone(),
+                    mk(a.wrapping_add(1), -9),
+                    mk(a.wrapping_sub(1), 9),
+                    mk(a, -9),
+                    mk(a, 9),
+                ]);
+            }
+            // Every node with the bounds its parent gives it.
+            let mut stack = vec![(map.root(), None::<Vec<u8>>, None::<Vec<u8>>)];
+            while let Some((address, after, last)) = stack.pop() {
+                let node = store.get_node(&address).unwrap();
+                let wrong = Some(keys[keys.len() / 2].clone());
+                for p in &probes {
+                    let want = node
+                        .partition_point(|k| desc.compare(k, p) == std::cmp::Ordering::Less);
+                    for (a, l) in [
+                        (after.as_deref(), last.as_deref()),
+                        (None, None),
+                        (None, last.as_deref()),
+                        (after.as_deref(), None),
+                        (wrong.as_deref(), after.as_deref()),
+                        (last.as_deref(), wrong.as_deref()),
+                    ] {
+                        proptest::prop_assert_eq!(schema.lower_bound_within(&node, p, a, l), want);
+                    }
+                }
+                if !node.is_leaf() {
+                    for i in 0..node.count() {
+                        let a = if i > 0 { Some(node.key(i - 1).to_vec()) } else { after.clone() };
+                        stack.push((node.child(i), a, Some(node.key(i).to_vec())));
+                    }
+                }
+            }
+            // And the descent itself.
+            for p in &probes {
+                let want = keys.binary_search_by(|k| desc.compare(k, p)).is_ok();
+                proptest::prop_assert_eq!(map.get(p).unwrap().is_some(), want);
             }
         }
     }
