@@ -23,7 +23,10 @@ const BATCH: usize = 256;
 
 fn main() {
     let mut args = std::env::args().skip(1);
-    let n: usize = args.next().and_then(|s| s.parse().ok()).unwrap_or(1_000_000);
+    let n: usize = args
+        .next()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1_000_000);
     let batches: usize = args.next().and_then(|s| s.parse().ok()).unwrap_or(4000);
     let data = rows(n);
     let store = MemoryStore::new(HashProfile::Blake3);

@@ -157,13 +157,6 @@ impl FixedIntKeys {
             return None;
         }
         let mut p = [0u64; PROBE_FIELDS];
-        if let Some(flips) = &self.wide {
-            // 8-byte fields at 8-byte steps: what `sortable` gives, in a load and a flip.
-            for (f, (slot, &flip)) in p.iter_mut().zip(flips).take(self.fields.len()).enumerate() {
-                *slot = fixed::<8>(key, 8 * f).map_or(0, u64::from_le_bytes) ^ flip;
-            }
-            return Some(p);
-        }
         for (slot, &(off, width, signed)) in p.iter_mut().zip(self.fields.iter()) {
             *slot = sortable(key, off, width, signed);
         }
@@ -241,22 +234,22 @@ impl TreeSchema for TupleSchema {
         last: Option<&[u8]>,
     ) -> usize {
         if let Some(fast) = &self.fast_keys {
+            if let (Some(flips), true) = (&fast.wide, fast.fits(key)) {
+                // The first fields of the bounds, when they have the fixed shape.
+                let first = |k: Option<&[u8]>| {
+                    k.filter(|k| fast.fits(k))
+                        .and_then(|k| fixed::<8>(k, 0))
+                        .map(|w| u64::from_le_bytes(w) ^ flips[0])
+                };
+                let ends = (first(after), first(last));
+                return match fast.fields.len() {
+                    1 => self.wide_lower_bound::<1>(fast, node, key, flips, ends),
+                    2 => self.wide_lower_bound::<2>(fast, node, key, flips, ends),
+                    3 => self.wide_lower_bound::<3>(fast, node, key, flips, ends),
+                    _ => self.wide_lower_bound::<4>(fast, node, key, flips, ends),
+                };
+            }
             if let Some(probe) = fast.probe(key) {
-                if let Some(flips) = &fast.wide {
-                    // The first fields of the bounds, when they have the fixed shape.
-                    let first = |k: Option<&[u8]>| {
-                        k.filter(|k| fast.fits(k))
-                            .and_then(|k| fixed::<8>(k, 0))
-                            .map(|w| u64::from_le_bytes(w) ^ flips[0])
-                    };
-                    let ends = (first(after), first(last));
-                    return match fast.fields.len() {
-                        1 => self.wide_lower_bound::<1>(fast, node, key, &probe, flips, ends),
-                        2 => self.wide_lower_bound::<2>(fast, node, key, &probe, flips, ends),
-                        3 => self.wide_lower_bound::<3>(fast, node, key, &probe, flips, ends),
-                        _ => self.wide_lower_bound::<4>(fast, node, key, &probe, flips, ends),
-                    };
-                }
                 // The probe is decoded once; node keys of the fixed shape compare as integers,
                 // any other falls back to the descriptor.
                 touch_keys(node);
@@ -287,22 +280,32 @@ impl TupleSchema {
         fast: &FixedIntKeys,
         node: &Node<'_>,
         key: &[u8],
-        probe: &[u64; PROBE_FIELDS],
         flips: &[u64; PROBE_FIELDS],
         ends: Ends,
     ) -> usize {
+        // The probe's fields, flipped to sort as unsigned (`key` has the fixed shape, so the
+        // reads never miss; the loop over a constant count unrolls).
+        let mut probe = [0u64; PROBE_FIELDS];
+        for (f, (p, &flip)) in probe.iter_mut().zip(flips).enumerate().take(N) {
+            *p = fixed::<8>(key, 8 * f).map_or(0, u64::from_le_bytes) ^ flip;
+        }
+        let probe = &probe;
         let offsets = node.key_offsets_bytes();
         let items = node.key_items();
         let count = fast.count.to_le_bytes();
-        if node.key_width() == Some(fast.len) && items.get(fast.len - 2..fast.len) == Some(&count) {
-            return Self::stride_lower_bound::<N>(
+        if node.key_width() == Some(fast.len) {
+            let found = Self::stride_lower_bound::<N>(
                 items,
                 fast.len,
                 node.count(),
                 probe,
                 flips,
                 ends,
+                count,
             );
+            if let Some(found) = found {
+                return found;
+            }
         }
         let less = |i: usize| -> bool {
             let (start, end) = match offsets.get(2 * i..2 * i + 4) {
@@ -351,7 +354,8 @@ impl TupleSchema {
 
 impl TupleSchema {
     /// [`TupleSchema::wide_lower_bound`] on a node whose `count` keys are all `width` bytes
-    /// long with this schema's field count ([`Node::key_width`]): key `i` starts at
+    /// long ([`Node::key_width`]), or `None` if they do not end with `field_count` (another
+    /// shape of the same length, which the caller searches the general way): key `i` starts at
     /// `i * width`, so no offsets are read, every prefetch hits the right line, and the compare
     /// is branch-free too.
     #[inline]
@@ -362,19 +366,25 @@ impl TupleSchema {
         probe: &[u64; PROBE_FIELDS],
         flips: &[u64; PROBE_FIELDS],
         (after, last): Ends,
-    ) -> usize {
+        field_count: [u8; 2],
+    ) -> Option<usize> {
         // Every key read below lies within `keys`: `i < count`, the `N` words end within a key
         // (`8 * N + 2 <= width`), and `count * width <= keys.len()`. A layout that says
-        // otherwise (not one from verification) takes the checked search instead.
-        if count == 0
-            || 8 * N + 2 > width
-            || count.checked_mul(width).is_none_or(|n| n > keys.len())
-        {
-            return partition_point_by(count, |i| {
-                let k = keys.get(i * width..(i + 1) * width).unwrap_or(&[]);
-                less_than_words::<N>(k, probe, flips)
-            });
+        // otherwise (not one from verification) goes back to the caller's checked search.
+        if count == 0 {
+            return Some(0);
         }
+        if 8 * N + 2 > width || count.checked_mul(width).is_none_or(|n| n > keys.len()) {
+            return None;
+        }
+        // The node's keys all have one length and end with the same two bytes (that is what
+        // its key width says): any one key's tell whether they have this schema's field
+        // count. The one checked is the first the search reads anyway, so the check costs
+        // no extra cache miss.
+        let shaped = |i: usize| {
+            let end = (i + 1) * width;
+            keys.get(end - 2..end) == Some(&field_count[..])
+        };
         let keys = Stride::<N> {
             keys,
             width,
@@ -395,9 +405,9 @@ impl TupleSchema {
             let g = interpolate(lo, exclusive, hi, probe[0], count);
             prefetch_ptr(keys.line(g.saturating_sub(1)));
             prefetch_ptr(keys.line(g + 1));
-            return gallop_lower_bound(count, g, &keys);
+            return shaped(g).then(|| gallop_lower_bound(count, g, &keys));
         }
-        branchless_lower_bound(0, count, &keys)
+        shaped(count / 2).then(|| branchless_lower_bound(0, count, &keys))
     }
 }
 
@@ -492,8 +502,8 @@ fn interpolate(lo: u64, exclusive: bool, hi: u64, p: u64, count: usize) -> usize
     // conversion's several).
     let a = f64::from(u8::from(exclusive));
     let f = ((p - lo) >> 1) as i64 as f64 / ((hi - lo) >> 1).max(1) as i64 as f64;
-    // Rounded to nearest; the cast saturates (a negative guess becomes 0).
-    ((f * ((count - 1) as f64 + a) - a + 0.5) as usize).min(count - 1)
+    // Rounded to nearest; through i64 (a signed conversion is one instruction), clamped.
+    ((f * ((count - 1) as f64 + a) - a + 0.5) as i64).clamp(0, count as i64 - 1) as usize
 }
 
 /// Smallest `i <= count` for which `keys.less(i)` is false, starting from the guess
@@ -558,37 +568,6 @@ fn branchless_lower_bound(mut base: usize, mut size: usize, keys: &impl SortedPr
         size -= half;
     }
     base + usize::from(keys.less(base))
-}
-
-/// True if `k`'s first `N` 8-byte words (flipped to sort as unsigned) come before `probe`'s.
-#[inline]
-fn less_than_words<const N: usize>(
-    k: &[u8],
-    probe: &[u64; PROBE_FIELDS],
-    flips: &[u64; PROBE_FIELDS],
-) -> bool {
-    for f in 0..N {
-        let x = fixed::<8>(k, 8 * f).map_or(0, u64::from_le_bytes) ^ flips[f];
-        if x != probe[f] {
-            return x < probe[f];
-        }
-    }
-    false
-}
-
-/// Smallest `i < count` for which `pred(i)` is false (`count` if none), given `pred` true then
-/// false.
-fn partition_point_by(count: usize, mut pred: impl FnMut(usize) -> bool) -> usize {
-    let (mut lo, mut hi) = (0usize, count);
-    while lo < hi {
-        let mid = (lo + hi) / 2;
-        if pred(mid) {
-            lo = mid + 1;
-        } else {
-            hi = mid;
-        }
-    }
-    lo
 }
 
 impl<'s, S: ChunkStore + ?Sized> Map<'s, S, TupleSchema> {
