@@ -4,6 +4,9 @@
 //! 24-byte buckets), and the slots in fixed pages that never move, each holding its chunk and
 //! the node layout found on first read. Slots of consecutive chunks sit next to each other, so
 //! the per-lookup metadata stays within few memory pages; only the chunk bytes are elsewhere.
+//! An internal node's slot also lists, from the first descent through it on, the slots of its
+//! children ([`ChunkStore::get_child`]): a descent then goes from node to child without hashing
+//! an address and probing the index at every level.
 
 use std::cell::{Cell, OnceCell, RefCell};
 use std::collections::HashMap;
