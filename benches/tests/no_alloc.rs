@@ -221,3 +221,31 @@ fn getters_and_compare_do_not_allocate() {
     });
     assert_eq!(n, 0, "{n} allocations");
 }
+
+#[test]
+fn map_gets_do_not_allocate() {
+    use prollystore::format::HashProfile;
+    use prollystore::{Map, MemoryStore};
+    use prollystore_benches::int_pairs::{rows, schema};
+    // Enough rows for three levels, so descents go through internal nodes twice.
+    let data = rows(200_000);
+    let store = MemoryStore::new(HashProfile::Blake3);
+    let map =
+        Map::from_sorted(&store, schema(), data.iter().map(|(k, v)| (&k[..], &v[..]))).unwrap();
+    assert!(map.height().unwrap() >= 2);
+    let probes: Vec<usize> = (0..5000).map(|i| (i * 7919) % data.len()).collect();
+    // The first read of a node verifies it and the first descent through an internal node
+    // lists its children's places (one allocation each); later gets allocate nothing.
+    for &p in &probes {
+        assert!(map.get(&data[p].0).unwrap().is_some());
+    }
+    let n = allocations(|| {
+        for &p in &probes {
+            black_box(map.get(black_box(&data[p].0)).unwrap());
+        }
+        let mut missing = data[3].0;
+        missing[0] ^= 1;
+        black_box(map.get(&missing).unwrap());
+    });
+    assert_eq!(n, 0, "gets allocated");
+}

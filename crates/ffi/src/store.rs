@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 
 use prollystore::format::message::Node;
 use prollystore::format::{Address, HashProfile};
-use prollystore::store::{FileStore, OpenOptions, RootUpdate};
+use prollystore::store::{FileStore, NodeHint, OpenOptions, RootUpdate};
 use prollystore::{ChunkStore, MemoryStore, StoreError};
 
 use crate::args::{array, bytes, free_handle, input, into_handle, text, Out};
@@ -88,6 +88,25 @@ impl ChunkStore for Backend {
         match self {
             Backend::Memory(s) => ChunkStore::get_node(s, address),
             Backend::File(s) => ChunkStore::get_node(s, address),
+        }
+    }
+    #[inline]
+    fn get_node_hinted(&self, address: &Address) -> Result<(Node<'_>, NodeHint), StoreError> {
+        match self {
+            Backend::Memory(s) => ChunkStore::get_node_hinted(s, address),
+            Backend::File(s) => ChunkStore::get_node_hinted(s, address),
+        }
+    }
+    #[inline]
+    fn get_child(
+        &self,
+        parent: &Node<'_>,
+        hint: NodeHint,
+        i: usize,
+    ) -> Result<(Node<'_>, NodeHint), StoreError> {
+        match self {
+            Backend::Memory(s) => ChunkStore::get_child(s, parent, hint, i),
+            Backend::File(s) => ChunkStore::get_child(s, parent, hint, i),
         }
     }
     #[inline]

@@ -10,7 +10,7 @@ use prollystore_format::Address;
 use crate::error::TreeError;
 use crate::store::ChunkStore;
 use crate::tree::build::TreeBuilder;
-use crate::tree::cursor::{load_at_level, lower_bound, Cursor};
+use crate::tree::cursor::Cursor;
 use crate::tree::diff::Diff;
 use crate::tree::mutate::{apply_edits, normalize_edits, Edit};
 use crate::tree::schema::TreeSchema;
@@ -139,9 +139,12 @@ impl<'s, S: ChunkStore + ?Sized, T: TreeSchema> Map<'s, S, T> {
     /// The value stored under `key`, if any.
     #[inline]
     pub fn get(&self, key: &[u8]) -> Result<Option<&'s [u8]>, TreeError> {
-        let mut node = self.store.get_node(&self.root)?;
+        let (mut node, mut hint) = self.store.get_node_hinted(&self.root)?;
+        // The parent's keys around the entry taken: every key below lies after `after` and
+        // up to `last`, which lets the search guess where to look first.
+        let (mut after, mut last) = (None, None);
         loop {
-            let i = lower_bound(&node, key, &self.schema);
+            let i = self.schema.lower_bound_within(&node, key, after, last);
             if node.is_leaf() {
                 // Equal bytes are equal keys; only a byte mismatch needs the comparator
                 // (collations, say, can call different bytes equal).
@@ -164,8 +167,19 @@ impl<'s, S: ChunkStore + ?Sized, T: TreeSchema> Map<'s, S, T> {
                 // Greater than every key in the tree.
                 return Ok(None);
             }
-            let level = usize::from(node.level()) - 1;
-            node = load_at_level(self.store, &node.child(i), level)?;
+            if i > 0 {
+                after = Some(node.key(i - 1));
+            }
+            last = Some(node.key(i));
+            let level = node.level() - 1;
+            let (child, h) = self.store.get_child(&node, hint, i)?;
+            if child.level() != level || (level > 0 && child.count() == 0) {
+                return Err(TreeError::Malformed {
+                    address: node.child(i),
+                    reason: "child node at the wrong level, or an empty internal node",
+                });
+            }
+            (node, hint) = (child, h);
         }
     }
 

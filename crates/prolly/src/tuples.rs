@@ -222,16 +222,34 @@ impl TreeSchema for TupleSchema {
     }
     #[inline]
     fn lower_bound(&self, node: &Node<'_>, key: &[u8]) -> usize {
+        self.lower_bound_within(node, key, None, None)
+    }
+
+    #[inline]
+    fn lower_bound_within(
+        &self,
+        node: &Node<'_>,
+        key: &[u8],
+        after: Option<&[u8]>,
+        last: Option<&[u8]>,
+    ) -> usize {
         if let Some(fast) = &self.fast_keys {
+            if let (Some(flips), true) = (&fast.wide, fast.fits(key)) {
+                // The first fields of the bounds, when they have the fixed shape.
+                let first = |k: Option<&[u8]>| {
+                    k.filter(|k| fast.fits(k))
+                        .and_then(|k| fixed::<8>(k, 0))
+                        .map(|w| u64::from_le_bytes(w) ^ flips[0])
+                };
+                let ends = (first(after), first(last));
+                return match fast.fields.len() {
+                    1 => self.wide_lower_bound::<1>(fast, node, key, flips, ends),
+                    2 => self.wide_lower_bound::<2>(fast, node, key, flips, ends),
+                    3 => self.wide_lower_bound::<3>(fast, node, key, flips, ends),
+                    _ => self.wide_lower_bound::<4>(fast, node, key, flips, ends),
+                };
+            }
             if let Some(probe) = fast.probe(key) {
-                if let Some(flips) = &fast.wide {
-                    return match fast.fields.len() {
-                        1 => self.wide_lower_bound::<1>(fast, node, key, &probe, flips),
-                        2 => self.wide_lower_bound::<2>(fast, node, key, &probe, flips),
-                        3 => self.wide_lower_bound::<3>(fast, node, key, &probe, flips),
-                        _ => self.wide_lower_bound::<4>(fast, node, key, &probe, flips),
-                    };
-                }
                 // The probe is decoded once; node keys of the fixed shape compare as integers,
                 // any other falls back to the descriptor.
                 touch_keys(node);
@@ -262,14 +280,32 @@ impl TupleSchema {
         fast: &FixedIntKeys,
         node: &Node<'_>,
         key: &[u8],
-        probe: &[u64; PROBE_FIELDS],
         flips: &[u64; PROBE_FIELDS],
+        ends: Ends,
     ) -> usize {
+        // The probe's fields, flipped to sort as unsigned (`key` has the fixed shape, so the
+        // reads never miss; the loop over a constant count unrolls).
+        let mut probe = [0u64; PROBE_FIELDS];
+        for (f, (p, &flip)) in probe.iter_mut().zip(flips).enumerate().take(N) {
+            *p = fixed::<8>(key, 8 * f).map_or(0, u64::from_le_bytes) ^ flip;
+        }
+        let probe = &probe;
         let offsets = node.key_offsets_bytes();
         let items = node.key_items();
         let count = fast.count.to_le_bytes();
-        if node.key_width() == Some(fast.len) && items.get(fast.len - 2..fast.len) == Some(&count) {
-            return Self::stride_lower_bound::<N>(items, fast.len, node.count(), probe, flips);
+        if node.key_width() == Some(fast.len) {
+            let found = Self::stride_lower_bound::<N>(
+                items,
+                fast.len,
+                node.count(),
+                probe,
+                flips,
+                ends,
+                count,
+            );
+            if let Some(found) = found {
+                return found;
+            }
         }
         let less = |i: usize| -> bool {
             let (start, end) = match offsets.get(2 * i..2 * i + 4) {
@@ -318,7 +354,8 @@ impl TupleSchema {
 
 impl TupleSchema {
     /// [`TupleSchema::wide_lower_bound`] on a node whose `count` keys are all `width` bytes
-    /// long with this schema's field count ([`Node::key_width`]): key `i` starts at
+    /// long ([`Node::key_width`]), or `None` if they do not end with `field_count` (another
+    /// shape of the same length, which the caller searches the general way): key `i` starts at
     /// `i * width`, so no offsets are read, every prefetch hits the right line, and the compare
     /// is branch-free too.
     #[inline]
@@ -328,79 +365,209 @@ impl TupleSchema {
         count: usize,
         probe: &[u64; PROBE_FIELDS],
         flips: &[u64; PROBE_FIELDS],
-    ) -> usize {
+        (after, last): Ends,
+        field_count: [u8; 2],
+    ) -> Option<usize> {
         // Every key read below lies within `keys`: `i < count`, the `N` words end within a key
         // (`8 * N + 2 <= width`), and `count * width <= keys.len()`. A layout that says
-        // otherwise (not one from verification) takes the checked search instead.
-        if count == 0
-            || 8 * N + 2 > width
-            || count.checked_mul(width).is_none_or(|n| n > keys.len())
-        {
-            return partition_point_by(count, |i| {
-                let k = keys.get(i * width..(i + 1) * width).unwrap_or(&[]);
-                less_than_words::<N>(k, probe, flips)
-            });
+        // otherwise (not one from verification) goes back to the caller's checked search.
+        if count == 0 {
+            return Some(0);
         }
-        let less = |i: usize| -> bool {
-            let (mut lt, mut eq) = (false, true);
-            for f in 0..N {
-                let at = i * width + 8 * f;
-                // SAFETY: `i < count` and `f < N`, so `at + 8 <= count * width <= keys.len()`
-                // (checked above). Measured with callgrind (`tree_workload get`, 1M rows):
-                // 2080 instructions per get with checked reads and prefetches, 1446 without.
-                let word = unsafe { keys.as_ptr().add(at).cast::<[u8; 8]>().read_unaligned() };
-                let x = u64::from_le_bytes(word) ^ flips[f];
-                lt |= eq & (x < probe[f]);
-                eq &= x == probe[f];
-            }
-            lt
+        if 8 * N + 2 > width || count.checked_mul(width).is_none_or(|n| n > keys.len()) {
+            return None;
+        }
+        // The node's keys all have one length and end with the same two bytes (that is what
+        // its key width says): any one key's tell whether they have this schema's field
+        // count. The one checked is the first the search reads anyway, so the check costs
+        // no extra cache miss.
+        let shaped = |i: usize| {
+            let end = (i + 1) * width;
+            keys.get(end - 2..end) == Some(&field_count[..])
         };
-        let line = |i: usize| keys.as_ptr().wrapping_add(i * width);
-        let mut size = count;
-        let mut base = 0usize;
-        prefetch_ptr(line(size / 2));
-        while size > 1 {
-            let half = size / 2;
-            let mid = base + half;
-            let next = (size - half) / 2;
-            prefetch_ptr(line(base + next));
-            prefetch_ptr(line(mid + next));
-            base = if less(mid) { mid } else { base };
-            size -= half;
+        let keys = Stride::<N> {
+            keys,
+            width,
+            last: count - 1,
+            probe,
+            flips,
+        };
+        if count >= INTERPOLATE_MIN {
+            // Guess from the first fields of the bounds (from the parent: no read of this
+            // node, so the guessed line is the first one fetched; else the node's end keys,
+            // independent loads fetched in parallel), then gallop from the guess: on evenly
+            // spread keys the answer is a key or two away, in lines already fetched.
+            let (lo, exclusive) = match after {
+                Some(a) => (a, true),
+                None => (keys.first_word(0), false),
+            };
+            let hi = last.unwrap_or_else(|| keys.first_word(count - 1));
+            let g = interpolate(lo, exclusive, hi, probe[0], count);
+            prefetch_ptr(keys.line(g.saturating_sub(1)));
+            prefetch_ptr(keys.line(g + 1));
+            return shaped(g).then(|| gallop_lower_bound(count, g, &keys));
         }
-        base + usize::from(less(base))
+        shaped(count / 2).then(|| branchless_lower_bound(0, count, &keys))
     }
 }
 
-/// True if `k`'s first `N` 8-byte words (flipped to sort as unsigned) come before `probe`'s.
-#[inline]
-fn less_than_words<const N: usize>(
-    k: &[u8],
-    probe: &[u64; PROBE_FIELDS],
-    flips: &[u64; PROBE_FIELDS],
-) -> bool {
-    for f in 0..N {
-        let x = fixed::<8>(k, 8 * f).map_or(0, u64::from_le_bytes) ^ flips[f];
-        if x != probe[f] {
-            return x < probe[f];
-        }
-    }
-    false
+/// Keys of `N` 8-byte integer fields at a fixed stride, compared with a decoded probe.
+struct Stride<'a, const N: usize> {
+    keys: &'a [u8],
+    width: usize,
+    /// Index of the last key: `(last + 1) * width <= keys.len()` and `8 * N <= width`.
+    last: usize,
+    probe: &'a [u64; PROBE_FIELDS],
+    flips: &'a [u64; PROBE_FIELDS],
 }
 
-/// Smallest `i < count` for which `pred(i)` is false (`count` if none), given `pred` true then
-/// false.
-fn partition_point_by(count: usize, mut pred: impl FnMut(usize) -> bool) -> usize {
-    let (mut lo, mut hi) = (0usize, count);
-    while lo < hi {
-        let mid = (lo + hi) / 2;
-        if pred(mid) {
-            lo = mid + 1;
-        } else {
-            hi = mid;
+/// Sorted keys searched for the first not less than a probe.
+trait SortedProbe {
+    /// True if key `i` sorts before the probe (true then false as `i` grows).
+    fn less(&self, i: usize) -> bool;
+    /// Where key `i` starts, for prefetching (any value is harmless).
+    fn line(&self, i: usize) -> *const u8;
+}
+
+impl<const N: usize> Stride<'_, N> {
+    /// Word `f` (flipped to sort as unsigned) of key `i`, `i` clamped to the last key.
+    #[inline(always)]
+    fn word(&self, i: usize, f: usize) -> u64 {
+        let at = i.min(self.last) * self.width + 8 * f.min(N - 1);
+        // SAFETY: `i <= last` and `f < N`, so `at + 8 <= (last + 1) * width <= keys.len()`
+        // (checked where `Stride` is made). Measured with callgrind (`tree_workload get`, 1M
+        // rows): 2080 instructions per get with checked reads and prefetches, 1446 without.
+        let word = unsafe {
+            self.keys
+                .as_ptr()
+                .add(at)
+                .cast::<[u8; 8]>()
+                .read_unaligned()
+        };
+        u64::from_le_bytes(word) ^ self.flips[f]
+    }
+
+    /// The first field of key `i` (sortable form).
+    #[inline(always)]
+    fn first_word(&self, i: usize) -> u64 {
+        self.word(i, 0)
+    }
+}
+
+impl<const N: usize> SortedProbe for Stride<'_, N> {
+    /// Branch-free: the fields are all read and combined.
+    #[inline(always)]
+    fn less(&self, i: usize) -> bool {
+        let (mut lt, mut eq) = (false, true);
+        for f in 0..N {
+            let x = self.word(i, f);
+            lt |= eq & (x < self.probe[f]);
+            eq &= x == self.probe[f];
+        }
+        lt
+    }
+
+    #[inline(always)]
+    fn line(&self, i: usize) -> *const u8 {
+        self.keys.as_ptr().wrapping_add(i.wrapping_mul(self.width))
+    }
+}
+
+/// Nodes with fewer keys take the plain binary search (a guess saves little there).
+const INTERPOLATE_MIN: usize = 8;
+
+/// Gallop steps taken from an interpolation guess before the remaining range is left to the
+/// binary search: a good guess is within a few keys of the answer.
+const GALLOP_STEPS: u32 = 3;
+
+/// First fields (sortable form) of the bounds a parent gives a node's keys: the key before
+/// them (exclusive) and their last key (inclusive), when known.
+type Ends = (Option<u64>, Option<u64>);
+
+/// Where a key whose first field (sortable form) is `p` probably sits among `count` keys whose
+/// first fields run from `lo` (the first key's, or just below it when `exclusive`) to `hi`,
+/// assuming they are spread evenly: an index `< count`.
+#[inline(always)]
+fn interpolate(lo: u64, exclusive: bool, hi: u64, p: u64, count: usize) -> usize {
+    if p <= lo || hi <= lo {
+        return 0;
+    }
+    if p >= hi {
+        return count - 1;
+    }
+    // `lo < p < hi`: a fraction in (0, 1); f64 rounding can only move the guess, which the
+    // search corrects. Key `j` sits near `lo + (j + a) / (count - 1 + a)` of the way, with
+    // `a = 1` when `lo` is below the first key.
+    // Halved differences convert as signed integers (one instruction, not the unsigned
+    // conversion's several).
+    let a = f64::from(u8::from(exclusive));
+    let f = ((p - lo) >> 1) as i64 as f64 / ((hi - lo) >> 1).max(1) as i64 as f64;
+    // Rounded to nearest; through i64 (a signed conversion is one instruction), clamped.
+    ((f * ((count - 1) as f64 + a) - a + 0.5) as i64).clamp(0, count as i64 - 1) as usize
+}
+
+/// Smallest `i <= count` for which `keys.less(i)` is false, starting from the guess
+/// `g < count`: steps of 1, 2, 4, ... away from `g` bracket the answer, and after
+/// [`GALLOP_STEPS`] of them the branch-free search finishes. The answer does not depend on `g`;
+/// only the number of probes does. Only keys below `count` are read.
+#[inline(always)]
+fn gallop_lower_bound(count: usize, g: usize, keys: &impl SortedProbe) -> usize {
+    // Invariant: the answer is in `lo..=hi`.
+    let (mut lo, mut hi);
+    if keys.less(g) {
+        (lo, hi) = (g + 1, count);
+        let mut step = 1usize;
+        for _ in 0..GALLOP_STEPS {
+            let j = g + step;
+            if j >= count {
+                break;
+            }
+            if keys.less(j) {
+                lo = j + 1;
+            } else {
+                hi = j;
+                break;
+            }
+            step *= 2;
+        }
+    } else {
+        (lo, hi) = (0, g);
+        let mut step = 1usize;
+        for _ in 0..GALLOP_STEPS {
+            let Some(j) = g.checked_sub(step) else {
+                break;
+            };
+            if keys.less(j) {
+                lo = j + 1;
+                break;
+            }
+            hi = j;
+            step *= 2;
         }
     }
-    lo
+    if lo >= hi {
+        return lo;
+    }
+    branchless_lower_bound(lo, hi - lo, keys)
+}
+
+/// Smallest `i` in `base..=base + size` for which `keys.less(i)` is false, given `size > 0`,
+/// every index below `base` less and `less` true then false; reads only keys below
+/// `base + size`. Branch-free (the halving step is a conditional move); each step prefetches
+/// the keys both candidates of the next step would read.
+#[inline(always)]
+fn branchless_lower_bound(mut base: usize, mut size: usize, keys: &impl SortedProbe) -> usize {
+    prefetch_ptr(keys.line(base + size / 2));
+    while size > 1 {
+        let half = size / 2;
+        let mid = base + half;
+        let next = (size - half) / 2;
+        prefetch_ptr(keys.line(base + next));
+        prefetch_ptr(keys.line(mid + next));
+        base = if keys.less(mid) { mid } else { base };
+        size -= half;
+    }
+    base + usize::from(keys.less(base))
 }
 
 impl<'s, S: ChunkStore + ?Sized> Map<'s, S, TupleSchema> {
@@ -581,6 +748,153 @@ mod tests {
                         node.partition_point(|k| desc.compare(k, &p) == std::cmp::Ordering::Less);
                     assert_eq!(schema.lower_bound(&node, &p), want);
                 }
+            }
+        }
+    }
+
+    /// `count` keys of which the first `answer` are less than the probe.
+    struct Answer {
+        count: usize,
+        answer: usize,
+    }
+
+    impl SortedProbe for Answer {
+        fn less(&self, i: usize) -> bool {
+            assert!(i < self.count, "probed {i} of {}", self.count);
+            i < self.answer
+        }
+        fn line(&self, _: usize) -> *const u8 {
+            std::ptr::null()
+        }
+    }
+
+    #[test]
+    fn gallop_finds_the_answer_from_any_guess() {
+        for count in 1..80usize {
+            for answer in 0..=count {
+                let keys = Answer { count, answer };
+                for g in 0..count {
+                    let got = gallop_lower_bound(count, g, &keys);
+                    assert_eq!(got, answer, "count {count} guess {g}");
+                }
+            }
+        }
+    }
+
+    /// First fields of `n` keys spread in one of several ways (even, skewed, clustered,
+    /// repeated, at the ends of the range), from `seed`.
+    fn first_fields(kind: u8, n: usize, seed: u64) -> Vec<i64> {
+        let mut x = seed | 1;
+        let mut rnd = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        (0..n as i64)
+            .map(|i| match kind % 6 {
+                0 => 2 * i - n as i64,
+                1 => i * i * i - 5000,
+                2 => i / 7 - 3,
+                3 => rnd() as i64,
+                4 => {
+                    if i % 2 == 0 {
+                        i64::MIN + i
+                    } else {
+                        i64::MAX - i
+                    }
+                }
+                _ => (rnd() % 50) as i64 * (1 << 40) - (1 << 44),
+            })
+            .collect()
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(48))]
+
+        /// The guessing search (interpolation from the node's or the parent's end keys, then
+        /// a gallop) gives exactly the comparator's lower bound, with right, missing or wrong
+        /// bounds, on every node of trees of unevenly spread keys with repeated first fields.
+        #[test]
+        fn guessing_lower_bound_agrees_with_the_comparator(
+            kind in 0u8..6,
+            n in 1usize..2500,
+            seed in proptest::prelude::any::<u64>(),
+            two_fields in proptest::prelude::any::<bool>(),
+            unsigned in proptest::prelude::any::<bool>(),
+        ) {
+            use crate::{ChunkStore, Map, MemoryStore};
+            let first = if unsigned { Encoding::Uint64 } else { Encoding::Int64 };
+            let mut types = vec![Type::not_null(first)];
+            if two_fields {
+                types.push(Type::not_null(Encoding::Int64));
+            }
+            let desc = TupleDesc::new(types);
+            let schema = TupleSchema::new(desc.clone(), TupleDesc::new(vec![]));
+            let mk = |a: i64, b: i64| -> Vec<u8> {
+                if two_fields {
+                    tup(&[&a.to_le_bytes(), &b.to_le_bytes()])
+                } else {
+                    tup(&[&a.to_le_bytes()])
+                }
+            };
+            let mut keys: Vec<Vec<u8>> = first_fields(kind, n, seed)
+                .into_iter()
+                .enumerate()
+                .map(|(i, a)| mk(a, (i as i64 % 5) - 2))
+                .collect();
+            keys.sort_by(|a, b| desc.compare(a, b));
+            keys.dedup();
+            let store = MemoryStore::default();
+            let empty = tup(&[]);
+            let map = Map::from_sorted(
+                &store,
+                schema.clone(),
+                keys.iter().map(|k| (&k[..], &empty[..])),
+            )
+            .unwrap();
+            // Probes: every key, its neighbours in both fields, and extremes.
+            let mut probes = vec![mk(i64::MIN, 0), mk(i64::MAX, 0), mk(-1, -1), mk(0, 0)];
+            for k in keys.iter().step_by(3) {
+                let a = i64::from_le_bytes(k[..8].try_into().unwrap());
+                probes.extend([
+                    k.clone(),
+                    mk(a.wrapping_add(1), -9),
+                    mk(a.wrapping_sub(1), 9),
+                    mk(a, -9),
+                    mk(a, 9),
+                ]);
+            }
+            // Every node with the bounds its parent gives it.
+            let mut stack = vec![(map.root(), None::<Vec<u8>>, None::<Vec<u8>>)];
+            while let Some((address, after, last)) = stack.pop() {
+                let node = store.get_node(&address).unwrap();
+                let wrong = Some(keys[keys.len() / 2].clone());
+                for p in &probes {
+                    let want = node
+                        .partition_point(|k| desc.compare(k, p) == std::cmp::Ordering::Less);
+                    for (a, l) in [
+                        (after.as_deref(), last.as_deref()),
+                        (None, None),
+                        (None, last.as_deref()),
+                        (after.as_deref(), None),
+                        (wrong.as_deref(), after.as_deref()),
+                        (last.as_deref(), wrong.as_deref()),
+                    ] {
+                        proptest::prop_assert_eq!(schema.lower_bound_within(&node, p, a, l), want);
+                    }
+                }
+                if !node.is_leaf() {
+                    for i in 0..node.count() {
+                        let a = if i > 0 { Some(node.key(i - 1).to_vec()) } else { after.clone() };
+                        stack.push((node.child(i), a, Some(node.key(i).to_vec())));
+                    }
+                }
+            }
+            // And the descent itself.
+            for p in &probes {
+                let want = keys.binary_search_by(|k| desc.compare(k, p)).is_ok();
+                proptest::prop_assert_eq!(map.get(p).unwrap().is_some(), want);
             }
         }
     }

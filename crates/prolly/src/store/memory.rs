@@ -4,6 +4,9 @@
 //! 24-byte buckets), and the slots in fixed pages that never move, each holding its chunk and
 //! the node layout found on first read. Slots of consecutive chunks sit next to each other, so
 //! the per-lookup metadata stays within few memory pages; only the chunk bytes are elsewhere.
+//! An internal node's slot also lists, from the first descent through it on, the slots of its
+//! children ([`ChunkStore::get_child`]): a descent then goes from node to child without hashing
+//! an address and probing the index at every level.
 
 use std::cell::{Cell, OnceCell, RefCell};
 use std::collections::HashMap;
@@ -13,7 +16,7 @@ use elsa::FrozenVec;
 use prollystore_format::message::{Node, NodeLayout};
 use prollystore_format::{Address, HashProfile, ADDRESS_LEN};
 
-use super::{ChunkStore, StoreError};
+use super::{ChunkStore, NodeHint, StoreError};
 
 /// Slots per page.
 const PAGE: usize = 1024;
@@ -25,7 +28,13 @@ struct Slot {
     layout: OnceCell<NodeLayout>,
     /// Put by [`ChunkStore::put_node`]: a node this process wrote, read back without checks.
     trusted: Cell<bool>,
+    /// For an internal node, the slot of each child ([`NO_SLOT`] if it was absent), found on
+    /// the first [`ChunkStore::get_child`] through it: later descents skip the index.
+    children: OnceCell<Box<[u32]>>,
 }
+
+/// A child that was not stored when its parent's [`Slot::children`] were listed.
+const NO_SLOT: u32 = u32::MAX;
 
 /// Hashes an [`Address`] by taking 8 of its bytes: addresses are already uniformly random.
 #[derive(Default)]
@@ -133,9 +142,33 @@ impl MemoryStore {
     }
 
     #[inline]
-    fn slot(&self, address: &Address) -> Option<&Slot> {
-        let n = *self.index.borrow().get(address)? as usize;
+    fn slot(&self, address: &Address) -> Option<(&Slot, u32)> {
+        let n = *self.index.borrow().get(address)?;
+        Some((self.slot_at(n)?, n))
+    }
+
+    #[inline]
+    fn slot_at(&self, n: u32) -> Option<&Slot> {
+        let n = n as usize;
         self.pages.get(n / PAGE)?.get(n % PAGE)
+    }
+
+    /// The slots of the children of `parent` (an internal node), [`NO_SLOT`] for absent ones.
+    #[cold]
+    fn child_slots(&self, parent: &Node<'_>) -> Box<[u32]> {
+        let index = self.index.borrow();
+        (0..parent.count())
+            .map(|j| index.get(&parent.child(j)).copied().unwrap_or(NO_SLOT))
+            .collect()
+    }
+
+    /// The node in slot `n` if its layout is known (it was read before), with its hint.
+    #[inline]
+    fn known_node(&self, n: u32) -> Option<(Node<'_>, NodeHint)> {
+        let slot = self.slot_at(n)?;
+        let chunk = slot.chunk.get()?;
+        let layout = slot.layout.get()?;
+        Some((Node::with_layout(chunk, *layout), NodeHint::new(n)))
     }
 
     fn insert(&self, address: Address, chunk: &[u8]) {
@@ -189,23 +222,55 @@ impl ChunkStore for MemoryStore {
 
     #[inline]
     fn get(&self, address: &Address) -> Result<Option<&[u8]>, StoreError> {
-        Ok(self.slot(address).and_then(|s| s.chunk.get()).map(|c| &**c))
+        Ok(self
+            .slot(address)
+            .and_then(|(s, _)| s.chunk.get())
+            .map(|c| &**c))
     }
 
     #[inline]
     fn get_node(&self, address: &Address) -> Result<Node<'_>, StoreError> {
+        self.get_node_hinted(address).map(|(node, _)| node)
+    }
+
+    #[inline]
+    fn get_node_hinted(&self, address: &Address) -> Result<(Node<'_>, NodeHint), StoreError> {
         // `let else`, not `ok_or`: an eagerly built error is dropped on every successful read
         // (measured at ~100 instructions per lookup).
-        let Some(slot) = self.slot(address) else {
+        let Some((slot, n)) = self.slot(address) else {
             return Err(StoreError::Missing(*address));
         };
         let Some(chunk) = slot.chunk.get() else {
             return Err(StoreError::Missing(*address));
         };
         if let Some(layout) = slot.layout.get() {
-            return Ok(Node::with_layout(chunk, *layout));
+            return Ok((Node::with_layout(chunk, *layout), NodeHint::new(n)));
         }
-        verify_into(slot, chunk, address)
+        Ok((verify_into(slot, chunk, address)?, NodeHint::new(n)))
+    }
+
+    #[inline]
+    fn get_child(
+        &self,
+        parent: &Node<'_>,
+        hint: NodeHint,
+        i: usize,
+    ) -> Result<(Node<'_>, NodeHint), StoreError> {
+        // The hint must name the slot holding `parent` itself (same bytes), else it is ignored.
+        let slot = hint.get().and_then(|n| self.slot_at(n)).filter(|s| {
+            !parent.is_leaf()
+                && s.chunk
+                    .get()
+                    .is_some_and(|c| std::ptr::eq(c.as_ptr(), parent.chunk().as_ptr()))
+        });
+        if let Some(slot) = slot {
+            let children = slot.children.get_or_init(|| self.child_slots(parent));
+            if let Some(found) = children.get(i).and_then(|&c| self.known_node(c)) {
+                return Ok(found);
+            }
+        }
+        // No hint, a child stored or first read since the list was made: by address.
+        self.get_node_hinted(&parent.child(i))
     }
 
     fn has(&self, address: &Address) -> Result<bool, StoreError> {

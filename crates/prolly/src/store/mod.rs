@@ -107,6 +107,30 @@ fn show_root(root: &Option<Address>) -> String {
     }
 }
 
+/// A store's own name for a node it handed out (for [`MemoryStore`], its slot number), which
+/// lets it find that node's children without looking their addresses up again
+/// ([`ChunkStore::get_child`]). Meaningful only to the store that made it; [`NodeHint::NONE`]
+/// says "no hint", and every store must accept it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NodeHint(u32);
+
+impl NodeHint {
+    /// No hint: the store finds the node by its address.
+    pub const NONE: NodeHint = NodeHint(u32::MAX);
+
+    /// A hint with the store's own number `n` (`u32::MAX` means none).
+    #[inline]
+    pub const fn new(n: u32) -> NodeHint {
+        NodeHint(n)
+    }
+
+    /// The number given to [`NodeHint::new`], or `None` for [`NodeHint::NONE`].
+    #[inline]
+    pub fn get(self) -> Option<u32> {
+        (self.0 != u32::MAX).then_some(self.0)
+    }
+}
+
 /// A content-addressed chunk store.
 pub trait ChunkStore {
     /// The hash profile that makes this store's addresses.
@@ -133,6 +157,32 @@ pub trait ChunkStore {
     /// process. Bytes from anywhere else must go through `put`.
     fn put_node(&self, chunk: &[u8]) -> Result<Address, StoreError> {
         self.put(chunk)
+    }
+
+    /// [`ChunkStore::get_node`], also returning a hint for [`ChunkStore::get_child`]. The
+    /// default gives [`NodeHint::NONE`].
+    #[inline]
+    fn get_node_hinted(&self, address: &Address) -> Result<(Node<'_>, NodeHint), StoreError> {
+        Ok((self.get_node(address)?, NodeHint::NONE))
+    }
+
+    /// Child `i` of the internal node `parent`, which this store handed out with `hint` (or
+    /// any node, with [`NodeHint::NONE`]), with the child's own hint: the same node as
+    /// `get_node(&parent.child(i))`, but a store may find it faster, for example from a list
+    /// of the children's places kept with the parent (descents read the same upper nodes
+    /// over and over). The default does exactly that lookup.
+    ///
+    /// # Panics
+    /// If `parent` is a leaf or `i >= parent.count()` (as [`Node::child`]).
+    #[inline]
+    fn get_child(
+        &self,
+        parent: &Node<'_>,
+        hint: NodeHint,
+        i: usize,
+    ) -> Result<(Node<'_>, NodeHint), StoreError> {
+        let _ = hint;
+        Ok((self.get_node(&parent.child(i))?, NodeHint::NONE))
     }
 
     /// [`ChunkStore::put_node`] for a node whose address the caller has just computed with

@@ -39,6 +39,22 @@ pub trait TreeSchema {
         super::cursor::touch_keys(node);
         node.partition_point(|k| self.compare_keys(k, key) == Ordering::Less)
     }
+
+    /// [`TreeSchema::lower_bound`] on a node whose keys are known to lie after `after` and up
+    /// to `last` (the parent's keys around the entry that led here: a descent knows them for
+    /// free). The answer is the same whatever the bounds, even wrong ones; a schema may use
+    /// them to guess where `key` falls before reading the node. The default ignores them.
+    #[inline]
+    fn lower_bound_within(
+        &self,
+        node: &Node<'_>,
+        key: &[u8],
+        after: Option<&[u8]>,
+        last: Option<&[u8]>,
+    ) -> usize {
+        let _ = (after, last);
+        self.lower_bound(node, key)
+    }
 }
 
 /// Bytewise key order and values without addresses.
@@ -73,5 +89,15 @@ impl<T: TreeSchema + ?Sized> TreeSchema for &T {
     #[inline]
     fn lower_bound(&self, node: &Node<'_>, key: &[u8]) -> usize {
         (**self).lower_bound(node, key)
+    }
+    #[inline]
+    fn lower_bound_within(
+        &self,
+        node: &Node<'_>,
+        key: &[u8],
+        after: Option<&[u8]>,
+        last: Option<&[u8]>,
+    ) -> usize {
+        (**self).lower_bound_within(node, key, after, last)
     }
 }
