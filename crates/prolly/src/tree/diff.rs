@@ -387,7 +387,7 @@ fn tail(bytes: &[u8], at: usize) -> &[u8] {
 }
 
 /// Items compared per step of [`identical_run`]'s fixed-width loop.
-const RUN_WINDOW: usize = 32;
+const RUN_WINDOW: usize = 64;
 
 /// `bytes[start..end]`, cut to what exists.
 #[inline(always)]
