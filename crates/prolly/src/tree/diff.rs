@@ -74,7 +74,8 @@ impl<'s, 't, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> Diff<'s, 't, S, T> 
         d.to.start_at_root(store, &to)?;
         // While the trees are equally tall, go down both along their first difference: the
         // children before it have the same addresses in both, so they are shared and skipped
-        // without being loaded. (The cursors are moved in place: each is over a kilobyte.)
+        // without being loaded. (The cursors are loaded where they stay: each is over a
+        // kilobyte, and moving one is a `memcpy`.)
         let (from, to) = (&mut d.from, &mut d.to);
         while from.bottom() > 0 && from.bottom() == to.bottom() {
             let (fnode, _) = from.at(from.bottom());
@@ -311,8 +312,9 @@ pub(crate) fn common_prefix(a: &[u8], b: &[u8]) -> usize {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") {
         // SAFETY: `common_prefix_avx2` only needs the AVX2 instructions to exist, which the
-        // check above just established; it is otherwise ordinary safe code. Measured with
-        // callgrind on `tree_workload diff1000`: see the commit message.
+        // check above just established; it is otherwise ordinary safe code. It pays: callgrind
+        // on `tree_workload diff1000` counted 3.65 M instructions per diff with the SSE2 loop
+        // and 2.98 M with this one (cursors started in place account for ~1 K of the gap).
         return unsafe { common_prefix_avx2(a, b) };
     }
     common_prefix_body(a, b)
