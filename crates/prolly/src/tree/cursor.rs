@@ -168,12 +168,20 @@ impl<'s> Cursor<'s> {
         }
     }
 
-    /// Cursor with only the root frame loaded, at its first entry: the start of a descent one
-    /// level at a time with [`Cursor::descend_into`].
-    pub(crate) fn at_root<S: ChunkStore + ?Sized>(
+    /// A cursor with nothing loaded, to be started where it stays with
+    /// [`Cursor::start_at_root`] (a cursor is over a kilobyte; moving one is a `memcpy`).
+    pub(crate) fn unloaded() -> Cursor<'s> {
+        Cursor::empty()
+    }
+
+    /// Loads only the root frame, at its first entry, into a cursor fresh from
+    /// [`Cursor::unloaded`]: the start of a descent one level at a time with
+    /// [`Cursor::descend_into`].
+    pub(crate) fn start_at_root<S: ChunkStore + ?Sized>(
+        &mut self,
         store: &'s S,
         root: &Address,
-    ) -> Result<Cursor<'s>, TreeError> {
+    ) -> Result<(), TreeError> {
         let node = store.get_node(root)?;
         let height = usize::from(node.level()) + 1;
         if height > MAX_DEPTH {
@@ -185,11 +193,10 @@ impl<'s> Cursor<'s> {
                 reason: "empty internal node",
             });
         }
-        let mut c = Cursor::empty();
-        c.height = height;
-        c.bottom = height - 1;
-        c.nodes[height - 1] = Some(node);
-        Ok(c)
+        self.height = height;
+        self.bottom = height - 1;
+        self.nodes[height - 1] = Some(node);
+        Ok(())
     }
 
     /// Lowest loaded level.

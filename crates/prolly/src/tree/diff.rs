@@ -63,10 +63,20 @@ pub struct Diff<'s, 't, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> {
 impl<'s, 't, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> Diff<'s, 't, S, T> {
     /// Diff from the tree at `from` to the tree at `to`, both in `store`.
     pub fn new(store: &'s S, schema: &'t T, from: Address, to: Address) -> Result<Self, TreeError> {
-        let (mut from, mut to) = (Cursor::at_root(store, &from)?, Cursor::at_root(store, &to)?);
+        let mut d = Diff {
+            store,
+            schema,
+            from: Cursor::unloaded(),
+            to: Cursor::unloaded(),
+            failed: false,
+        };
+        d.from.start_at_root(store, &from)?;
+        d.to.start_at_root(store, &to)?;
         // While the trees are equally tall, go down both along their first difference: the
         // children before it have the same addresses in both, so they are shared and skipped
-        // without being loaded.
+        // without being loaded. (The cursors are loaded where they stay: each is over a
+        // kilobyte, and moving one is a `memcpy`.)
+        let (from, to) = (&mut d.from, &mut d.to);
         while from.bottom() > 0 && from.bottom() == to.bottom() {
             let (fnode, _) = from.at(from.bottom());
             let (tnode, _) = to.at(to.bottom());
@@ -80,13 +90,7 @@ impl<'s, 't, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> Diff<'s, 't, S, T> 
         while to.bottom() > 0 {
             to.descend_into(store, 0)?;
         }
-        Ok(Diff {
-            store,
-            schema,
-            from,
-            to,
-            failed: false,
-        })
+        Ok(d)
     }
 
     /// True if everything after the cursors' entries at `level` is shared: the trees are
@@ -157,6 +161,45 @@ impl<'s, 't, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> Diff<'s, 't, S, T> 
         }
     }
 
+    /// Moves both walks past their current items. When both are on the last items of their
+    /// leaves (and the trees are equally tall), what follows is compared at the levels above
+    /// first, so that leaves both trees share are skipped without being loaded.
+    fn next_both(&mut self) -> Result<(), TreeError> {
+        let (fl, fi) = self.from.at(0);
+        let (tl, ti) = self.to.at(0);
+        if fi + 1 >= fl.count() && ti + 1 >= tl.count() && self.from.height() == self.to.height() {
+            return self.skip_after_leaves();
+        }
+        next_item(&mut self.from, self.store)?;
+        next_item(&mut self.to, self.store)
+    }
+
+    /// Both walks are done with their leaves and the trees are equally tall: from level 1 up,
+    /// skips the entries after the walks' that have the same addresses in both (compared as
+    /// blocks of the address arrays, nothing loaded), going up while both nodes are used up,
+    /// then steps both past the shared run (loading the first subtrees that differ).
+    fn skip_after_leaves(&mut self) -> Result<(), TreeError> {
+        for l in 1..self.from.height() {
+            let (fnode, fi) = self.from.at(l);
+            let (tnode, ti) = self.to.at(l);
+            let shared = common_prefix(
+                tail(fnode.address_array(), (fi + 1) * ADDRESS_LEN),
+                tail(tnode.address_array(), (ti + 1) * ADDRESS_LEN),
+            ) / ADDRESS_LEN;
+            let (fi, ti) = (fi + shared, ti + shared);
+            self.from.set_index(l, fi);
+            self.to.set_index(l, ti);
+            if fi + 1 >= fnode.count() && ti + 1 >= tnode.count() {
+                continue;
+            }
+            self.from.advance_forward_at(self.store, l)?;
+            self.to.advance_forward_at(self.store, l)?;
+            return Ok(());
+        }
+        self.finish_both();
+        Ok(())
+    }
+
     fn step(&mut self) -> Result<Option<DiffEntry<'s>>, TreeError> {
         loop {
             self.skip_common()?;
@@ -167,7 +210,7 @@ impl<'s, 't, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> Diff<'s, 't, S, T> 
                         key: self.from.key(),
                         from: self.from.value(),
                     };
-                    self.from.advance_forward_at(self.store, 0)?;
+                    next_item(&mut self.from, self.store)?;
                     return Ok(Some(e));
                 }
                 (false, true) => {
@@ -175,49 +218,54 @@ impl<'s, 't, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> Diff<'s, 't, S, T> 
                         key: self.to.key(),
                         to: self.to.value(),
                     };
-                    self.to.advance_forward_at(self.store, 0)?;
+                    next_item(&mut self.to, self.store)?;
                     return Ok(Some(e));
                 }
                 (true, true) => {
-                    let (fk, tk) = (self.from.key(), self.to.key());
-                    if fk == tk && self.from.value() == self.to.value() {
-                        // Identical items: skip the identical run in both leaves without the
-                        // comparator, then step over the last one (which may change leaves).
-                        let (fl, fi) = self.from.at(0);
-                        let (tl, ti) = self.to.at(0);
-                        let run = identical_run(&fl, fi, &tl, ti).max(1);
-                        let (i, j) = (fi + run, ti + run);
-                        if i == fl.count() && j == tl.count() && self.rest_is_shared(1) {
-                            self.finish_both();
+                    // Skip the byte-identical items in both leaves without the comparator
+                    // (block compares of the item bytes, not item by item).
+                    let (fl, fi) = self.from.at(0);
+                    let (tl, ti) = self.to.at(0);
+                    let run = identical_run(&fl, fi, &tl, ti);
+                    let (i, j) = (fi + run, ti + run);
+                    if run > 0 {
+                        if i >= fl.count() || j >= tl.count() {
+                            // A leaf ran out: step over the run's last items (changing leaves).
+                            self.from.set_leaf_index(i - 1);
+                            self.to.set_leaf_index(j - 1);
+                            self.next_both()?;
                             continue;
                         }
-                        self.from.set_leaf_index(i - 1);
-                        self.to.set_leaf_index(j - 1);
-                        self.from.advance_forward_at(self.store, 0)?;
-                        self.to.advance_forward_at(self.store, 0)?;
-                        continue;
+                        self.from.set_leaf_index(i);
+                        self.to.set_leaf_index(j);
                     }
-                    match self.schema.compare_keys(fk, tk) {
+                    let (fk, tk) = (fl.key(i), tl.key(j));
+                    // Equal bytes are equal keys; only different bytes need the comparator.
+                    let order = if fk == tk {
+                        Ordering::Equal
+                    } else {
+                        self.schema.compare_keys(fk, tk)
+                    };
+                    match order {
                         Ordering::Less => {
                             let e = DiffEntry::Removed {
                                 key: fk,
-                                from: self.from.value(),
+                                from: fl.value(i),
                             };
-                            self.from.advance_forward_at(self.store, 0)?;
+                            next_item(&mut self.from, self.store)?;
                             return Ok(Some(e));
                         }
                         Ordering::Greater => {
                             let e = DiffEntry::Added {
                                 key: tk,
-                                to: self.to.value(),
+                                to: tl.value(j),
                             };
-                            self.to.advance_forward_at(self.store, 0)?;
+                            next_item(&mut self.to, self.store)?;
                             return Ok(Some(e));
                         }
                         Ordering::Equal => {
-                            let (fv, tv) = (self.from.value(), self.to.value());
-                            self.from.advance_forward_at(self.store, 0)?;
-                            self.to.advance_forward_at(self.store, 0)?;
+                            let (fv, tv) = (fl.value(i), tl.value(j));
+                            self.next_both()?;
                             if fv != tv && !self.schema.values_equivalent(fv, tv) {
                                 return Ok(Some(DiffEntry::Modified {
                                     key: fk,
@@ -233,29 +281,100 @@ impl<'s, 't, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> Diff<'s, 't, S, T> 
     }
 }
 
-/// Length of the common prefix of `a` and `b`: 32-byte blocks, then 8-byte words (the first
-/// differing byte found from the words' XOR), then bytes.
+/// Moves `cursor` to the next item: within its leaf by setting the index, otherwise by the
+/// cursor's general step (which loads the next leaf).
+#[inline]
+fn next_item<'s, S: ChunkStore + ?Sized>(
+    cursor: &mut Cursor<'s>,
+    store: &'s S,
+) -> Result<(), TreeError> {
+    let (leaf, i) = cursor.at(0);
+    if i + 1 < leaf.count() {
+        cursor.set_leaf_index(i + 1);
+        return Ok(());
+    }
+    cursor.advance_forward_at(store, 0).map(|_| ())
+}
+
+/// The 8 bytes of `bytes` from `at` as a little-endian word (`at + 8 <= len`).
+#[inline(always)]
+fn word(bytes: &[u8], at: usize) -> u64 {
+    let mut w = [0u8; 8];
+    w.copy_from_slice(&bytes[at..at + 8]);
+    u64::from_le_bytes(w)
+}
+
+/// Length of the common prefix of `a` and `b`. Uses AVX2 where the processor has it (checked
+/// once, then a cached flag): the 128-byte block loop takes 16 instructions there against 39
+/// with the SSE2 baseline.
 #[inline]
 pub(crate) fn common_prefix(a: &[u8], b: &[u8]) -> usize {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: `common_prefix_avx2` only needs the AVX2 instructions to exist, which the
+        // check above just established; it is otherwise ordinary safe code. It pays: callgrind
+        // on `tree_workload diff1000` counted 3.65 M instructions per diff with the SSE2 loop
+        // and 2.98 M with this one (cursors started in place account for ~1 K of the gap).
+        return unsafe { common_prefix_avx2(a, b) };
+    }
+    common_prefix_body(a, b)
+}
+
+/// [`common_prefix_body`] compiled for processors with AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn common_prefix_avx2(a: &[u8], b: &[u8]) -> usize {
+    common_prefix_body(a, b)
+}
+
+/// Length of the common prefix of `a` and `b`: 128-byte blocks (the XOR of the bytes ORed
+/// together, which compiles to wide vector operations), then 16-byte lanes, then 8-byte words
+/// (the first differing byte found from the XOR), then one last word overlapping the previous
+/// ones.
+#[inline(always)]
+fn common_prefix_body(a: &[u8], b: &[u8]) -> usize {
     let n = a.len().min(b.len());
     let (a, b) = (&a[..n], &b[..n]);
     let mut i = 0usize;
-    let (blocks_a, _) = a.as_chunks::<32>();
-    let (blocks_b, _) = b.as_chunks::<32>();
+    let (blocks_a, _) = a.as_chunks::<128>();
+    let (blocks_b, _) = b.as_chunks::<128>();
     for (x, y) in blocks_a.iter().zip(blocks_b) {
+        let mut d = 0u8;
+        for k in 0..128 {
+            d |= x[k] ^ y[k];
+        }
+        if d != 0 {
+            break;
+        }
+        i += 128;
+    }
+    let (lanes_a, _) = a[i..].as_chunks::<16>();
+    let (lanes_b, _) = b[i..].as_chunks::<16>();
+    for (x, y) in lanes_a.iter().zip(lanes_b) {
         if x != y {
             break;
         }
-        i += 32;
+        i += 16;
     }
-    let (words_a, _) = a[i..].as_chunks::<8>();
-    let (words_b, _) = b[i..].as_chunks::<8>();
-    for (x, y) in words_a.iter().zip(words_b) {
-        let d = u64::from_le_bytes(*x) ^ u64::from_le_bytes(*y);
+    while i + 8 <= n {
+        let d = word(a, i) ^ word(b, i);
         if d != 0 {
             return i + (d.trailing_zeros() / 8) as usize;
         }
         i += 8;
+    }
+    if i == n {
+        return n;
+    }
+    if n >= 8 {
+        // The bytes before `i` are equal, so the first difference in the last word (which
+        // overlaps them) is the first difference from `i` on.
+        let d = word(a, n - 8) ^ word(b, n - 8);
+        return if d == 0 {
+            n
+        } else {
+            n - 8 + (d.trailing_zeros() / 8) as usize
+        };
     }
     while i < n && a[i] == b[i] {
         i += 1;
@@ -267,6 +386,15 @@ pub(crate) fn common_prefix(a: &[u8], b: &[u8]) -> usize {
 #[inline(always)]
 fn tail(bytes: &[u8], at: usize) -> &[u8] {
     bytes.get(at..).unwrap_or(&[])
+}
+
+/// Items compared per step of [`identical_run`]'s fixed-width loop.
+const RUN_WINDOW: usize = 64;
+
+/// `bytes[start..end]`, cut to what exists.
+#[inline(always)]
+fn span(bytes: &[u8], start: usize, end: usize) -> &[u8] {
+    bytes.get(start..end.min(bytes.len())).unwrap_or(&[])
 }
 
 /// The little-endian u16 at pair `i` of an offsets array (0 if out of range).
@@ -286,13 +414,28 @@ fn identical_run(fl: &Node<'_>, fi: usize, tl: &Node<'_>, ti: usize) -> usize {
     if let (Some(kw), Some(vw)) = (fl.key_width(), fl.value_width()) {
         if tl.key_width() == Some(kw) && tl.value_width() == Some(vw) {
             // Fixed-width items: the run is the shorter of the common key and value prefixes,
-            // in whole items.
-            let keys =
-                common_prefix(tail(fl.key_items(), fi * kw), tail(tl.key_items(), ti * kw)) / kw;
-            let from_values = tail(fl.value_items(), fi * vw);
-            let bound = (keys.min(max) * vw).min(from_values.len());
-            let values = common_prefix(&from_values[..bound], tail(tl.value_items(), ti * vw)) / vw;
-            return keys.min(values).min(max);
+            // in whole items. Keys and values are compared a window at a time, so that a
+            // difference in one is found without first scanning the other to the leaf's end.
+            let (fk, tk) = (tail(fl.key_items(), fi * kw), tail(tl.key_items(), ti * kw));
+            let (fv, tv) = (
+                tail(fl.value_items(), fi * vw),
+                tail(tl.value_items(), ti * vw),
+            );
+            let mut run = 0usize;
+            while run < max {
+                let end = (run + RUN_WINDOW).min(max);
+                let keys = run
+                    + common_prefix(span(fk, run * kw, end * kw), span(tk, run * kw, end * kw))
+                        / kw;
+                let values = run
+                    + common_prefix(span(fv, run * vw, keys * vw), span(tv, run * vw, keys * vw))
+                        / vw;
+                if values < end {
+                    return values;
+                }
+                run = end;
+            }
+            return run;
         }
     }
     let (fko, tko) = (fl.key_offsets_bytes(), tl.key_offsets_bytes());
