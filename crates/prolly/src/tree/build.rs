@@ -201,6 +201,15 @@ impl LevelBuilder {
         b
     }
 
+    /// Makes this an empty builder for `level`, keeping its buffers (edits reuse one builder
+    /// for every level they rewrite).
+    pub(crate) fn relevel(&mut self, level: u8) {
+        self.reset();
+        self.level = level;
+        self.used = false;
+        self.deferred = None;
+    }
+
     /// Appends the old items `from..to` of `node` (a node of this level) in one go, without
     /// asking the splitter about each: correct only where the old tree proves that none of them
     /// ends a node, i.e. the builder is at the start of `node` and `to` is before its last item
