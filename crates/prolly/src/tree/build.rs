@@ -224,8 +224,99 @@ impl LevelBuilder {
         to: usize,
         counts: &[u64],
     ) -> bool {
+        match self.copy_items(out, node, from, to, counts) {
+            Some(bytes) => {
+                self.splitter.add_size(bytes);
+                true
+            }
+            None => from >= to,
+        }
+    }
+
+    /// Appends the old items `from..end` of `node` (a node of this level), asking the splitter
+    /// about each exactly as [`LevelBuilder::append`] one by one would, but copying the items
+    /// between boundaries in one go. `counts` as for [`LevelBuilder::extend_unsplit`].
+    pub(crate) fn append_run<S: ChunkStore + ?Sized, T: TreeSchema + ?Sized>(
+        &mut self,
+        out: &mut NodeOut<'_, S, T>,
+        node: &Node<'_>,
+        from: usize,
+        end: usize,
+        counts: &[u64],
+        emit: &mut Emit<'_, S, T>,
+    ) -> Result<(), TreeError> {
+        let end = end.min(node.count());
+        let leaf = self.level == 0;
+        let vo = node.value_offsets_bytes();
+        // Items `start..j` are accounted for by the splitter but not copied yet; `pending`
+        // is their byte size.
+        let mut start = from;
+        let mut pending = 0usize;
+        for j in from..end {
+            let key = node.key(j);
+            let value_len = if leaf {
+                offset_at(vo, j + 1).saturating_sub(offset_at(vo, j))
+            } else {
+                ADDRESS_LEN
+            };
+            let item_len = key.len() + value_len;
+            if self.data_len() + pending + item_len > MAX_NODE_DATA {
+                // Rare: the byte limit closes the node before this item (as `append` does).
+                self.copy_run(out, node, start, j, counts)?;
+                start = j;
+                pending = 0;
+                if self.level > 0 && self.count() == 1 {
+                    return Err(TreeError::ItemTooLarge {
+                        len: item_len,
+                        level: self.level,
+                    });
+                }
+                self.boundary(out, emit)?;
+            }
+            pending += item_len;
+            let crossed = self.splitter.append(key, value_len, self.level);
+            if crossed && !(self.level > 0 && self.count() + (j + 1 - start) == 1) {
+                self.copy_run(out, node, start, j + 1, counts)?;
+                start = j + 1;
+                pending = 0;
+                self.boundary(out, emit)?;
+            }
+        }
+        self.copy_run(out, node, start, end, counts)
+    }
+
+    /// [`LevelBuilder::copy_items`] for items the splitter has already seen.
+    #[inline]
+    fn copy_run<S: ChunkStore + ?Sized, T: TreeSchema + ?Sized>(
+        &mut self,
+        out: &NodeOut<'_, S, T>,
+        node: &Node<'_>,
+        from: usize,
+        to: usize,
+        counts: &[u64],
+    ) -> Result<(), TreeError> {
+        if from >= to || self.copy_items(out, node, from, to, counts).is_some() {
+            return Ok(());
+        }
+        Err(TreeError::Malformed {
+            address: Address::ZERO,
+            reason: "node items out of range while copying them",
+        })
+    }
+
+    /// Copies the items `from..to` of `node` (a node of this level) to the pending node, with
+    /// their offsets, counts and value addresses; the splitter is not told. Their byte size, or
+    /// `None` (nothing copied) if they are out of range or would not fit the byte limit.
+    fn copy_items<S: ChunkStore + ?Sized, T: TreeSchema + ?Sized>(
+        &mut self,
+        out: &NodeOut<'_, S, T>,
+        node: &Node<'_>,
+        from: usize,
+        to: usize,
+        counts: &[u64],
+    ) -> Option<usize> {
         if from >= to || to > node.count() {
-            return from >= to;
+            return None;
         }
         let (ks, ke) = (node.key_offset(from), node.key_offset(to));
         let (vs, ve) = if self.level == 0 {
@@ -244,10 +335,10 @@ impl LevelBuilder {
                 node.address_array().get(vs..ve)
             },
         ) else {
-            return false;
+            return None;
         };
         if self.data_len() + keys.len() + values.len() > MAX_NODE_DATA {
-            return false;
+            return None;
         }
         self.used = true;
         let kbase = self.key_items.len();
@@ -277,8 +368,7 @@ impl LevelBuilder {
             self.counts.extend_from_slice(c);
             self.tree_count += c.iter().sum::<u64>();
         }
-        self.splitter.add_size(keys.len() + values.len());
-        true
+        Some(keys.len() + values.len())
     }
 
     /// Items in the node being filled.

@@ -207,19 +207,11 @@ impl<'a, 's, 'p, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> LevelPass<'a, '
             }
         }
         let entries = &mut self.out;
-        for j in i..end {
-            let key = node.key(j);
-            let value = node.value(j);
-            let c = if self.level == 0 {
-                1
-            } else {
-                self.counts.get(j).copied().unwrap_or(0)
-            };
-            self.builder.append(out, key, value, c, &mut |_, k, a, c| {
+        self.builder
+            .append_run(out, &node, i, end, self.counts, &mut |_, k, a, c| {
                 entries.push(k, a, c);
                 Ok(())
             })?;
-        }
         let level = self.level;
         let store = self.store;
         let c = self.cursor.as_mut().ok_or(TreeError::Malformed {
