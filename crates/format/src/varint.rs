@@ -61,19 +61,32 @@ pub fn get_signed(bytes: &[u8]) -> Option<(i64, usize)> {
 /// Appends subtree counts as zig-zag varints of the deltas between consecutive counts
 /// (Dolt's `encodeVarints`). `[300, 250]` gives `D8 04 63`.
 pub fn put_count_deltas(out: &mut Vec<u8>, counts: impl IntoIterator<Item = u64>) {
-    let counts = counts.into_iter();
-    out.reserve(counts.size_hint().0);
     let mut prev: u64 = 0;
-    for c in counts {
-        let v = c.wrapping_sub(prev) as i64;
-        let zz = ((v << 1) ^ (v >> 63)) as u64;
-        if zz < 0x80 {
-            // Sibling counts are close: most deltas take one byte.
-            out.push(zz as u8);
-        } else {
-            put_unsigned(out, zz);
+    let mut counts = counts.into_iter();
+    loop {
+        // Room for the next batch of counts at their longest, written by index (sibling
+        // counts are close: most deltas take one byte), then cut to what was written.
+        let batch = counts.size_hint().0.clamp(1, 256);
+        let mut pos = out.len();
+        out.resize(pos + batch * MAX_VARINT_LEN, 0);
+        let mut done = true;
+        for c in counts.by_ref().take(batch) {
+            let v = c.wrapping_sub(prev) as i64;
+            let mut zz = ((v << 1) ^ (v >> 63)) as u64;
+            prev = c;
+            while zz >= 0x80 {
+                out[pos] = (zz as u8) | 0x80;
+                pos += 1;
+                zz >>= 7;
+            }
+            out[pos] = zz as u8;
+            pos += 1;
+            done = false;
         }
-        prev = c;
+        out.truncate(pos);
+        if done {
+            return;
+        }
     }
 }
 
@@ -81,28 +94,35 @@ pub fn put_count_deltas(out: &mut Vec<u8>, counts: impl IntoIterator<Item = u64>
 /// [`CountDeltas`] yields, in one loop). False, with `out` holding the counts before it, at the
 /// first malformed varint.
 pub fn decode_count_deltas_into(bytes: &[u8], out: &mut Vec<u64>) -> bool {
-    // Every count takes at least one byte.
-    out.reserve(bytes.len());
+    // Every count takes at least one byte: room for all, written by index, then cut.
+    let mut n = out.len();
+    out.resize(n + bytes.len(), 0);
     let mut prev: u64 = 0;
     let mut pos = 0usize;
+    let mut ok = true;
     while let Some(&b) = bytes.get(pos) {
         let zz = if b < 0x80 {
             pos += 1;
             u64::from(b)
         } else {
             match get_unsigned(bytes.get(pos..).unwrap_or(&[])) {
-                Some((zz, n)) => {
-                    pos += n;
+                Some((zz, used)) => {
+                    pos += used;
                     zz
                 }
-                None => return false,
+                None => {
+                    ok = false;
+                    break;
+                }
             }
         };
         let delta = ((zz >> 1) as i64) ^ -((zz & 1) as i64);
         prev = prev.wrapping_add(delta as u64);
-        out.push(prev);
+        out[n] = prev;
+        n += 1;
     }
-    true
+    out.truncate(n);
+    ok
 }
 
 /// Iterates the counts stored as zig-zag varint deltas in `bytes`.

@@ -26,6 +26,8 @@ pub(crate) struct LevelBuilder {
     tree_count: u64,
     /// Set once any item was appended: at the top of a build, "a parent exists".
     used: bool,
+    /// Items of the node this level wrote last (0 before any).
+    last_written: usize,
     /// Leaves only, during a pipelined build: completed nodes go here, serialized but not yet
     /// hashed, instead of to the store and the level above (see [`LeafBatch`]).
     deferred: Option<LeafBatch>,
@@ -207,7 +209,14 @@ impl LevelBuilder {
         self.reset();
         self.level = level;
         self.used = false;
+        self.last_written = 0;
         self.deferred = None;
+    }
+
+    /// Items of the node this level wrote last (0 if none since it was created or
+    /// re-levelled).
+    pub(crate) fn last_written(&self) -> usize {
+        self.last_written
     }
 
     /// Appends the old items `from..to` of `node` (a node of this level) in one go, without
@@ -490,6 +499,7 @@ impl LevelBuilder {
             let (address, count) = self.write(out)?;
             emit(out, self.last_key(), address, count)?;
         }
+        self.last_written = self.count();
         self.reset();
         Ok(())
     }

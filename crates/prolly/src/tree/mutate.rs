@@ -461,6 +461,9 @@ where
             let b = TreeBuilder::new(store, schema);
             b.finish()
         }
+        // The single node was the last the final pass wrote: unless it is an internal node
+        // with one child, it is the canonical root (no need to read it back).
+        1 if root_level == 0 || builder.last_written() > 1 => Ok(entries.addresses[0]),
         1 => canonical_root(store, entries.addresses[0]),
         _ => {
             let mut b = TreeBuilder::at_level(store, schema, (root_level + 1) as u8);
