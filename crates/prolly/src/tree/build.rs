@@ -353,14 +353,12 @@ impl LevelBuilder {
         let kbase = self.key_items.len();
         self.key_items.extend_from_slice(keys);
         let ko = node.key_offsets_bytes();
-        self.key_offsets
-            .extend((from + 1..=to).map(|i| (kbase + offset_at(ko, i) - ks) as u16));
+        rebase_offsets(&mut self.key_offsets, ko, from, to, kbase, ks);
         let vbase = self.value_items.len();
         self.value_items.extend_from_slice(values);
         if self.level == 0 {
             let vo = node.value_offsets_bytes();
-            self.value_offsets
-                .extend((from + 1..=to).map(|i| (vbase + offset_at(vo, i) - vs) as u16));
+            rebase_offsets(&mut self.value_offsets, vo, from, to, vbase, vs);
             if out.with_addresses {
                 for i in from..to {
                     let base = vbase + offset_at(vo, i) - vs;
@@ -553,6 +551,30 @@ impl LevelBuilder {
         let a = i * ADDRESS_LEN;
         let addr = Address::from_slice(&self.value_items[a..a + ADDRESS_LEN]).unwrap_or_default();
         (&self.key_items[ks..ke], addr, self.counts[i])
+    }
+}
+
+/// Appends the end offsets of items `from..to` of a node's offsets array, moved from `start`
+/// (the first item's start in the node) to `base` (where the items now start): the u16 sums
+/// wrap exactly as the `usize` ones would stay below 2^16, which they do in a node that fits.
+#[inline]
+fn rebase_offsets(
+    out: &mut Vec<u16>,
+    offsets: &[u8],
+    from: usize,
+    to: usize,
+    base: usize,
+    start: usize,
+) {
+    let delta = (base as u16).wrapping_sub(start as u16);
+    match offsets.get(2 * (from + 1)..2 * (to + 1)) {
+        Some(ends) => out.extend(
+            ends.chunks_exact(2)
+                .map(|p| u16::from_le_bytes([p[0], p[1]]).wrapping_add(delta)),
+        ),
+        None => {
+            out.extend((from + 1..=to).map(|i| (offset_at(offsets, i) as u16).wrapping_add(delta)))
+        }
     }
 }
 
