@@ -655,8 +655,41 @@ impl<'a, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> TreeBuilder<'a, S, T> {
     /// Appends the next item (keys must come in strictly increasing order; not checked here).
     #[inline]
     pub fn add(&mut self, key: &[u8], value: &[u8]) -> Result<(), TreeError> {
+        // The common case, a leaf item that fits: `LevelBuilder::append` without going
+        // through the level stack; only a boundary takes the general path.
+        if self.first_level == 0 {
+            if let Some(leaf) = self.levels.first_mut() {
+                if leaf.data_len() + key.len() + value.len() <= MAX_NODE_DATA {
+                    leaf.push(&self.out, key, value, 1);
+                    if leaf.splitter.append(key, value.len(), 0) {
+                        self.close_leaf()?;
+                    }
+                    return Ok(());
+                }
+            }
+        }
         append_up(&mut self.levels, &mut self.out, key, value, 1)?;
         if self.levels[0]
+            .deferred
+            .as_ref()
+            .is_some_and(|b| b.len() >= LEAF_BATCH)
+        {
+            self.hand_off()?;
+        }
+        Ok(())
+    }
+
+    /// Ends the pending leaf after an item the splitter chose, passing it up (or to the
+    /// batch being hashed).
+    #[inline(never)]
+    fn close_leaf(&mut self) -> Result<(), TreeError> {
+        let Some((leaf, parents)) = self.levels.split_first_mut() else {
+            return Err(TreeError::TooTall(MAX_LEVELS));
+        };
+        leaf.boundary(&mut self.out, &mut |out, k, a, c| {
+            append_up(parents, out, k, a.as_bytes(), c)
+        })?;
+        if leaf
             .deferred
             .as_ref()
             .is_some_and(|b| b.len() >= LEAF_BATCH)
