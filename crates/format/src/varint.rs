@@ -62,10 +62,67 @@ pub fn get_signed(bytes: &[u8]) -> Option<(i64, usize)> {
 /// (Dolt's `encodeVarints`). `[300, 250]` gives `D8 04 63`.
 pub fn put_count_deltas(out: &mut Vec<u8>, counts: impl IntoIterator<Item = u64>) {
     let mut prev: u64 = 0;
-    for c in counts {
-        put_signed(out, c.wrapping_sub(prev) as i64);
-        prev = c;
+    let mut counts = counts.into_iter();
+    loop {
+        // Room for the next batch of counts at their longest, written by index (sibling
+        // counts are close: most deltas take one byte), then cut to what was written.
+        let batch = counts.size_hint().0.clamp(1, 256);
+        let mut pos = out.len();
+        out.resize(pos + batch * MAX_VARINT_LEN, 0);
+        let mut done = true;
+        for c in counts.by_ref().take(batch) {
+            let v = c.wrapping_sub(prev) as i64;
+            let mut zz = ((v << 1) ^ (v >> 63)) as u64;
+            prev = c;
+            while zz >= 0x80 {
+                out[pos] = (zz as u8) | 0x80;
+                pos += 1;
+                zz >>= 7;
+            }
+            out[pos] = zz as u8;
+            pos += 1;
+            done = false;
+        }
+        out.truncate(pos);
+        if done {
+            return;
+        }
     }
+}
+
+/// Appends the counts stored as zig-zag varint deltas in `bytes` to `out` (what
+/// [`CountDeltas`] yields, in one loop). False, with `out` holding the counts before it, at the
+/// first malformed varint.
+pub fn decode_count_deltas_into(bytes: &[u8], out: &mut Vec<u64>) -> bool {
+    // Every count takes at least one byte: room for all, written by index, then cut.
+    let mut n = out.len();
+    out.resize(n + bytes.len(), 0);
+    let mut prev: u64 = 0;
+    let mut pos = 0usize;
+    let mut ok = true;
+    while let Some(&b) = bytes.get(pos) {
+        let zz = if b < 0x80 {
+            pos += 1;
+            u64::from(b)
+        } else {
+            match get_unsigned(bytes.get(pos..).unwrap_or(&[])) {
+                Some((zz, used)) => {
+                    pos += used;
+                    zz
+                }
+                None => {
+                    ok = false;
+                    break;
+                }
+            }
+        };
+        let delta = ((zz >> 1) as i64) ^ -((zz & 1) as i64);
+        prev = prev.wrapping_add(delta as u64);
+        out[n] = prev;
+        n += 1;
+    }
+    out.truncate(n);
+    ok
 }
 
 /// Iterates the counts stored as zig-zag varint deltas in `bytes`.
@@ -242,6 +299,35 @@ mod tests {
             let _ = get_signed(&bytes);
             let _ = get_sqlite4(&bytes);
             let _ = CountDeltas::new(&bytes).count();
+        }
+
+        /// The one-byte fast paths give Go's bytes, and the bulk decoder yields exactly what
+        /// the iterator does, on well-formed and malformed input.
+        #[test]
+        fn count_deltas_fast_paths(
+            counts in proptest::collection::vec(
+                prop_oneof![0u64..200, any::<u64>(), (0u64..1 << 40)], 0..64),
+            junk in proptest::collection::vec(any::<u8>(), 0..12),
+        ) {
+            let mut out = Vec::new();
+            put_count_deltas(&mut out, counts.iter().copied());
+            let mut slow = Vec::new();
+            let mut prev = 0u64;
+            for &c in &counts {
+                put_signed(&mut slow, c.wrapping_sub(prev) as i64);
+                prev = c;
+            }
+            prop_assert_eq!(&out, &slow);
+            let mut back = Vec::new();
+            prop_assert!(decode_count_deltas_into(&out, &mut back));
+            prop_assert_eq!(&back, &counts);
+            out.extend_from_slice(&junk);
+            let iter: Vec<Result<u64, usize>> = CountDeltas::new(&out).collect();
+            let mut bulk = Vec::new();
+            let ok = decode_count_deltas_into(&out, &mut bulk);
+            let iter_ok: Vec<u64> = iter.iter().filter_map(|r| r.ok()).collect();
+            prop_assert_eq!(ok, iter.iter().all(|r| r.is_ok()));
+            prop_assert_eq!(bulk, iter_ok);
         }
     }
 }

@@ -5,7 +5,9 @@
 
 use std::cmp::Ordering;
 
+#[cfg(test)]
 use super::builder::Builder;
+use super::direct::{Back, Table, NUM_FIELDS as DIRECT_FIELDS};
 use super::generated::serial::ProllyTreeNode;
 use super::table::{u16_at, RootTable, VectorPos};
 use super::{
@@ -17,6 +19,7 @@ use crate::varint::{put_count_deltas, CountDeltas};
 use crate::{Address, ADDRESS_LEN};
 
 const TABLE: &str = "ProllyTreeNode";
+const _: () = assert!(NUM_FIELDS == DIRECT_FIELDS);
 const NUM_FIELDS: usize = 11;
 const F_KEY_ITEMS: usize = 0;
 const F_KEY_OFFSETS: usize = 1;
@@ -790,7 +793,11 @@ pub struct InternalInput<'a> {
 /// kept, so steady-state writing allocates nothing.
 #[derive(Debug, Default)]
 pub struct NodeWriter {
+    /// The general builder: only the tests' reference writer uses it.
+    #[cfg(test)]
     builder: Builder,
+    /// The chunk being written (filled from the back by [`direct::Back`]).
+    buf: Vec<u8>,
     counts: Vec<u8>,
 }
 
@@ -824,6 +831,41 @@ impl NodeWriter {
                 reason: "an address would end past value_items",
             });
         }
+        let contents = input.key_items.len()
+            + input.value_items.len()
+            + 2 * (input.key_offsets.len()
+                + input.value_offsets.len()
+                + input.value_address_offsets.len());
+        let mut w = Back::new(&mut self.buf, contents);
+        let key_items = w.byte_vector(input.key_items);
+        let key_offsets = w.u16_vector(input.key_offsets);
+        let value_items = w.byte_vector(input.value_items);
+        let value_offsets = w.u16_vector(input.value_offsets);
+        let vao = if input.value_address_offsets.is_empty() {
+            0
+        } else {
+            w.u16_vector(input.value_address_offsets)
+        };
+        let mut t = Table::start(w);
+        t.offset(F_KEY_ITEMS, key_items);
+        t.offset(F_KEY_OFFSETS, key_offsets);
+        t.offset(F_VALUE_ITEMS, value_items);
+        t.offset(F_VALUE_OFFSETS, value_offsets);
+        t.u64(F_TREE_COUNT, n as u64);
+        t.offset(F_VALUE_ADDRESS_OFFSETS, vao);
+        t.u8(F_KEY_TYPE, ITEM_TYPE_TUPLE);
+        t.u8(F_VALUE_TYPE, ITEM_TYPE_TUPLE);
+        t.finish(FILE_ID_PROLLY)
+    }
+
+    /// [`NodeWriter::write_leaf`] through the general builder: the reference the direct
+    /// writer is tested against.
+    #[cfg(test)]
+    pub(crate) fn write_leaf_reference(
+        &mut self,
+        input: &LeafInput,
+    ) -> Result<&[u8], MessageError> {
+        let n = input.key_offsets.len() - 1;
         let b = &mut self.builder;
         b.reset();
         let key_items = b.create_byte_vector(input.key_items);
@@ -878,6 +920,37 @@ impl NodeWriter {
                 field: "subtree_counts",
                 reason: "sum overflows u64",
             })?;
+        self.counts.clear();
+        put_count_deltas(&mut self.counts, input.subtree_counts.iter().copied());
+        let contents = input.key_items.len()
+            + 2 * input.key_offsets.len()
+            + input.child_addresses.len()
+            + self.counts.len();
+        let mut w = Back::new(&mut self.buf, contents);
+        let key_items = w.byte_vector(input.key_items);
+        let key_offsets = w.u16_vector(input.key_offsets);
+        let addresses = w.byte_vector(input.child_addresses);
+        let counts = w.byte_vector(&self.counts);
+        let mut t = Table::start(w);
+        t.offset(F_KEY_ITEMS, key_items);
+        t.offset(F_KEY_OFFSETS, key_offsets);
+        t.offset(F_ADDRESS_ARRAY, addresses);
+        t.offset(F_SUBTREE_COUNTS, counts);
+        t.u64(F_TREE_COUNT, total);
+        t.u8(F_KEY_TYPE, ITEM_TYPE_TUPLE);
+        t.u8(F_VALUE_TYPE, ITEM_TYPE_TUPLE);
+        t.u8(F_TREE_LEVEL, input.level);
+        t.finish(FILE_ID_PROLLY)
+    }
+
+    /// [`NodeWriter::write_internal`] through the general builder: the reference the direct
+    /// writer is tested against.
+    #[cfg(test)]
+    pub(crate) fn write_internal_reference(
+        &mut self,
+        input: &InternalInput,
+    ) -> Result<&[u8], MessageError> {
+        let total: u64 = input.subtree_counts.iter().sum();
         self.counts.clear();
         put_count_deltas(&mut self.counts, input.subtree_counts.iter().copied());
         let b = &mut self.builder;

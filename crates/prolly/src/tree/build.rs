@@ -26,6 +26,8 @@ pub(crate) struct LevelBuilder {
     tree_count: u64,
     /// Set once any item was appended: at the top of a build, "a parent exists".
     used: bool,
+    /// Items of the node this level wrote last (0 before any).
+    last_written: usize,
     /// Leaves only, during a pipelined build: completed nodes go here, serialized but not yet
     /// hashed, instead of to the store and the level above (see [`LeafBatch`]).
     deferred: Option<LeafBatch>,
@@ -201,6 +203,22 @@ impl LevelBuilder {
         b
     }
 
+    /// Makes this an empty builder for `level`, keeping its buffers (edits reuse one builder
+    /// for every level they rewrite).
+    pub(crate) fn relevel(&mut self, level: u8) {
+        self.reset();
+        self.level = level;
+        self.used = false;
+        self.last_written = 0;
+        self.deferred = None;
+    }
+
+    /// Items of the node this level wrote last (0 if none since it was created or
+    /// re-levelled).
+    pub(crate) fn last_written(&self) -> usize {
+        self.last_written
+    }
+
     /// Appends the old items `from..to` of `node` (a node of this level) in one go, without
     /// asking the splitter about each: correct only where the old tree proves that none of them
     /// ends a node, i.e. the builder is at the start of `node` and `to` is before its last item
@@ -215,8 +233,99 @@ impl LevelBuilder {
         to: usize,
         counts: &[u64],
     ) -> bool {
+        match self.copy_items(out, node, from, to, counts) {
+            Some(bytes) => {
+                self.splitter.add_size(bytes);
+                true
+            }
+            None => from >= to,
+        }
+    }
+
+    /// Appends the old items `from..end` of `node` (a node of this level), asking the splitter
+    /// about each exactly as [`LevelBuilder::append`] one by one would, but copying the items
+    /// between boundaries in one go. `counts` as for [`LevelBuilder::extend_unsplit`].
+    pub(crate) fn append_run<S: ChunkStore + ?Sized, T: TreeSchema + ?Sized>(
+        &mut self,
+        out: &mut NodeOut<'_, S, T>,
+        node: &Node<'_>,
+        from: usize,
+        end: usize,
+        counts: &[u64],
+        emit: &mut Emit<'_, S, T>,
+    ) -> Result<(), TreeError> {
+        let end = end.min(node.count());
+        let leaf = self.level == 0;
+        let vo = node.value_offsets_bytes();
+        // Items `start..j` are accounted for by the splitter but not copied yet; `pending`
+        // is their byte size.
+        let mut start = from;
+        let mut pending = 0usize;
+        for j in from..end {
+            let key = node.key(j);
+            let value_len = if leaf {
+                offset_at(vo, j + 1).saturating_sub(offset_at(vo, j))
+            } else {
+                ADDRESS_LEN
+            };
+            let item_len = key.len() + value_len;
+            if self.data_len() + pending + item_len > MAX_NODE_DATA {
+                // Rare: the byte limit closes the node before this item (as `append` does).
+                self.copy_run(out, node, start, j, counts)?;
+                start = j;
+                pending = 0;
+                if self.level > 0 && self.count() == 1 {
+                    return Err(TreeError::ItemTooLarge {
+                        len: item_len,
+                        level: self.level,
+                    });
+                }
+                self.boundary(out, emit)?;
+            }
+            pending += item_len;
+            let crossed = self.splitter.append(key, value_len, self.level);
+            if crossed && !(self.level > 0 && self.count() + (j + 1 - start) == 1) {
+                self.copy_run(out, node, start, j + 1, counts)?;
+                start = j + 1;
+                pending = 0;
+                self.boundary(out, emit)?;
+            }
+        }
+        self.copy_run(out, node, start, end, counts)
+    }
+
+    /// [`LevelBuilder::copy_items`] for items the splitter has already seen.
+    #[inline]
+    fn copy_run<S: ChunkStore + ?Sized, T: TreeSchema + ?Sized>(
+        &mut self,
+        out: &NodeOut<'_, S, T>,
+        node: &Node<'_>,
+        from: usize,
+        to: usize,
+        counts: &[u64],
+    ) -> Result<(), TreeError> {
+        if from >= to || self.copy_items(out, node, from, to, counts).is_some() {
+            return Ok(());
+        }
+        Err(TreeError::Malformed {
+            address: Address::ZERO,
+            reason: "node items out of range while copying them",
+        })
+    }
+
+    /// Copies the items `from..to` of `node` (a node of this level) to the pending node, with
+    /// their offsets, counts and value addresses; the splitter is not told. Their byte size, or
+    /// `None` (nothing copied) if they are out of range or would not fit the byte limit.
+    fn copy_items<S: ChunkStore + ?Sized, T: TreeSchema + ?Sized>(
+        &mut self,
+        out: &NodeOut<'_, S, T>,
+        node: &Node<'_>,
+        from: usize,
+        to: usize,
+        counts: &[u64],
+    ) -> Option<usize> {
         if from >= to || to > node.count() {
-            return from >= to;
+            return None;
         }
         let (ks, ke) = (node.key_offset(from), node.key_offset(to));
         let (vs, ve) = if self.level == 0 {
@@ -235,23 +344,21 @@ impl LevelBuilder {
                 node.address_array().get(vs..ve)
             },
         ) else {
-            return false;
+            return None;
         };
         if self.data_len() + keys.len() + values.len() > MAX_NODE_DATA {
-            return false;
+            return None;
         }
         self.used = true;
         let kbase = self.key_items.len();
         self.key_items.extend_from_slice(keys);
         let ko = node.key_offsets_bytes();
-        self.key_offsets
-            .extend((from + 1..=to).map(|i| (kbase + offset_at(ko, i) - ks) as u16));
+        rebase_offsets(&mut self.key_offsets, ko, from, to, kbase, ks);
         let vbase = self.value_items.len();
         self.value_items.extend_from_slice(values);
         if self.level == 0 {
             let vo = node.value_offsets_bytes();
-            self.value_offsets
-                .extend((from + 1..=to).map(|i| (vbase + offset_at(vo, i) - vs) as u16));
+            rebase_offsets(&mut self.value_offsets, vo, from, to, vbase, vs);
             if out.with_addresses {
                 for i in from..to {
                     let base = vbase + offset_at(vo, i) - vs;
@@ -268,8 +375,7 @@ impl LevelBuilder {
             self.counts.extend_from_slice(c);
             self.tree_count += c.iter().sum::<u64>();
         }
-        self.splitter.add_size(keys.len() + values.len());
-        true
+        Some(keys.len() + values.len())
     }
 
     /// Items in the node being filled.
@@ -391,6 +497,7 @@ impl LevelBuilder {
             let (address, count) = self.write(out)?;
             emit(out, self.last_key(), address, count)?;
         }
+        self.last_written = self.count();
         self.reset();
         Ok(())
     }
@@ -444,6 +551,30 @@ impl LevelBuilder {
         let a = i * ADDRESS_LEN;
         let addr = Address::from_slice(&self.value_items[a..a + ADDRESS_LEN]).unwrap_or_default();
         (&self.key_items[ks..ke], addr, self.counts[i])
+    }
+}
+
+/// Appends the end offsets of items `from..to` of a node's offsets array, moved from `start`
+/// (the first item's start in the node) to `base` (where the items now start): the u16 sums
+/// wrap exactly as the `usize` ones would stay below 2^16, which they do in a node that fits.
+#[inline]
+fn rebase_offsets(
+    out: &mut Vec<u16>,
+    offsets: &[u8],
+    from: usize,
+    to: usize,
+    base: usize,
+    start: usize,
+) {
+    let delta = (base as u16).wrapping_sub(start as u16);
+    match offsets.get(2 * (from + 1)..2 * (to + 1)) {
+        Some(ends) => out.extend(
+            ends.chunks_exact(2)
+                .map(|p| u16::from_le_bytes([p[0], p[1]]).wrapping_add(delta)),
+        ),
+        None => {
+            out.extend((from + 1..=to).map(|i| (offset_at(offsets, i) as u16).wrapping_add(delta)))
+        }
     }
 }
 
@@ -524,8 +655,41 @@ impl<'a, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> TreeBuilder<'a, S, T> {
     /// Appends the next item (keys must come in strictly increasing order; not checked here).
     #[inline]
     pub fn add(&mut self, key: &[u8], value: &[u8]) -> Result<(), TreeError> {
+        // The common case, a leaf item that fits: `LevelBuilder::append` without going
+        // through the level stack; only a boundary takes the general path.
+        if self.first_level == 0 {
+            if let Some(leaf) = self.levels.first_mut() {
+                if leaf.data_len() + key.len() + value.len() <= MAX_NODE_DATA {
+                    leaf.push(&self.out, key, value, 1);
+                    if leaf.splitter.append(key, value.len(), 0) {
+                        self.close_leaf()?;
+                    }
+                    return Ok(());
+                }
+            }
+        }
         append_up(&mut self.levels, &mut self.out, key, value, 1)?;
         if self.levels[0]
+            .deferred
+            .as_ref()
+            .is_some_and(|b| b.len() >= LEAF_BATCH)
+        {
+            self.hand_off()?;
+        }
+        Ok(())
+    }
+
+    /// Ends the pending leaf after an item the splitter chose, passing it up (or to the
+    /// batch being hashed).
+    #[inline(never)]
+    fn close_leaf(&mut self) -> Result<(), TreeError> {
+        let Some((leaf, parents)) = self.levels.split_first_mut() else {
+            return Err(TreeError::TooTall(MAX_LEVELS));
+        };
+        leaf.boundary(&mut self.out, &mut |out, k, a, c| {
+            append_up(parents, out, k, a.as_bytes(), c)
+        })?;
+        if leaf
             .deferred
             .as_ref()
             .is_some_and(|b| b.len() >= LEAF_BATCH)

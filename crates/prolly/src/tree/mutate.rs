@@ -15,6 +15,7 @@
 
 use std::cmp::Ordering;
 
+use prollystore_format::varint::decode_count_deltas_into;
 use prollystore_format::{Address, ADDRESS_LEN};
 
 use super::build::{canonical_root, LevelBuilder, NodeOut, TreeBuilder};
@@ -36,6 +37,12 @@ struct NewEntries {
 }
 
 impl NewEntries {
+    fn clear(&mut self) {
+        self.keys.clear();
+        self.key_ends.clear();
+        self.addresses.clear();
+        self.counts.clear();
+    }
     fn push(&mut self, key: &[u8], address: Address, count: u64) {
         self.keys.extend_from_slice(key);
         self.key_ends.push(self.keys.len());
@@ -83,16 +90,16 @@ impl Ops<'_, '_> {
 
 /// Rewrites one level; returns the splices for the level above (or, at the root level, the one
 /// splice covering the whole level) and the new entries they refer to.
-struct LevelPass<'a, 's, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> {
+struct LevelPass<'a, 's, 'p, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> {
     store: &'s S,
     schema: &'a T,
     root: Address,
     level: usize,
-    builder: LevelBuilder,
+    builder: &'p mut LevelBuilder,
     out: NewEntries,
     splices: Vec<Splice<'s>>,
     cursor: Option<Cursor<'s>>,
-    counts: Vec<u64>,
+    counts: &'p mut Vec<u64>,
     counts_of: usize,
     region_first: &'s [u8],
     last_node_key: &'s [u8],
@@ -100,7 +107,37 @@ struct LevelPass<'a, 's, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> {
     crossed: bool,
 }
 
-impl<'a, 's, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> LevelPass<'a, 's, S, T> {
+impl<'a, 's, 'p, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> LevelPass<'a, 's, 'p, S, T> {
+    /// A pass over `level` using the shared builder and counts buffer, its new entries going
+    /// to `fresh` (empty).
+    fn new(
+        store: &'s S,
+        schema: &'a T,
+        root: Address,
+        level: usize,
+        builder: &'p mut LevelBuilder,
+        counts: &'p mut Vec<u64>,
+        fresh: NewEntries,
+    ) -> Self {
+        builder.relevel(level as u8);
+        counts.clear();
+        LevelPass {
+            store,
+            schema,
+            root,
+            level,
+            builder,
+            out: fresh,
+            splices: Vec::new(),
+            cursor: None,
+            counts,
+            counts_of: 0,
+            region_first: &[],
+            last_node_key: &[],
+            crossed: false,
+        }
+    }
+
     fn cursor(&self) -> Result<&Cursor<'s>, TreeError> {
         self.cursor.as_ref().ok_or(TreeError::Malformed {
             address: self.root,
@@ -139,7 +176,9 @@ impl<'a, 's, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> LevelPass<'a, 's, S
         let id = node.chunk().as_ptr() as usize;
         if self.level > 0 && self.counts_of != id {
             self.counts.clear();
-            self.counts.extend(node.subtree_counts());
+            // A stored node was verified (or written here), so its counts decode; on bytes
+            // that do not, the counts missing read as 0, as `subtree_counts` gives them.
+            let _ = decode_count_deltas_into(node.subtree_counts_bytes(), self.counts);
             self.counts_of = id;
         }
     }
@@ -162,25 +201,17 @@ impl<'a, 's, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> LevelPass<'a, 's, S
             let stop = end.min(count.saturating_sub(1));
             if self
                 .builder
-                .extend_unsplit(out, &node, 0, stop, &self.counts)
+                .extend_unsplit(out, &node, 0, stop, self.counts)
             {
                 i = stop;
             }
         }
         let entries = &mut self.out;
-        for j in i..end {
-            let key = node.key(j);
-            let value = node.value(j);
-            let c = if self.level == 0 {
-                1
-            } else {
-                self.counts.get(j).copied().unwrap_or(0)
-            };
-            self.builder.append(out, key, value, c, &mut |_, k, a, c| {
+        self.builder
+            .append_run(out, &node, i, end, self.counts, &mut |_, k, a, c| {
                 entries.push(k, a, c);
                 Ok(())
             })?;
-        }
         let level = self.level;
         let store = self.store;
         let c = self.cursor.as_mut().ok_or(TreeError::Malformed {
@@ -350,6 +381,19 @@ impl<'a, 's, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> LevelPass<'a, 's, S
     }
 }
 
+/// Buffers an edit reuses from the previous one on the same thread: the level builder (its
+/// node-sized buffers), the decoded subtree counts, and a spare list of new entries.
+#[derive(Default)]
+struct Scratch {
+    builder: LevelBuilder,
+    counts: Vec<u64>,
+    spare: NewEntries,
+}
+
+thread_local! {
+    static SCRATCH: std::cell::RefCell<Option<Scratch>> = const { std::cell::RefCell::new(None) };
+}
+
 /// Applies `edits` (strictly increasing keys) to the tree at `root`; returns the new root.
 pub fn apply_edits<S, T>(
     store: &S,
@@ -365,36 +409,61 @@ where
         return Ok(root);
     }
     let root_level = usize::from(store.get_node(&root)?.level());
+    let mut scratch = SCRATCH
+        .try_with(|s| s.borrow_mut().take())
+        .ok()
+        .flatten()
+        .unwrap_or_else(|| Scratch {
+            builder: LevelBuilder::new(0),
+            ..Scratch::default()
+        });
+    let result = rewrite_levels(store, schema, root, root_level, edits, &mut scratch);
+    let _ = SCRATCH.try_with(|s| *s.borrow_mut() = Some(scratch));
+    result
+}
+
+/// The level passes of [`apply_edits`], from the leaves to the old root's level.
+fn rewrite_levels<S, T>(
+    store: &S,
+    schema: &T,
+    root: Address,
+    root_level: usize,
+    edits: &[Edit<'_>],
+    scratch: &mut Scratch,
+) -> Result<Address, TreeError>
+where
+    S: ChunkStore + ?Sized,
+    T: TreeSchema + ?Sized,
+{
     let mut out = NodeOut::new(store, schema);
+    let Scratch {
+        builder,
+        counts,
+        spare,
+    } = scratch;
+    let mut fresh = std::mem::take(spare);
+    fresh.clear();
+    let (mut splices, mut entries) = LevelPass::new(store, schema, root, 0, builder, counts, fresh)
+        .run(&mut out, Ops::Leaf(edits))?;
     let mut level = 0usize;
-    let new_pass = |level: usize| LevelPass {
-        store,
-        schema,
-        root,
-        level,
-        builder: LevelBuilder::new(level as u8),
-        out: NewEntries::default(),
-        splices: Vec::new(),
-        cursor: None,
-        counts: Vec::new(),
-        counts_of: 0,
-        region_first: &[],
-        last_node_key: &[],
-        crossed: false,
-    };
-    let (mut splices, mut entries) = new_pass(0).run(&mut out, Ops::Leaf(edits))?;
     while level < root_level {
         level += 1;
-        let (s, e) = new_pass(level).run(&mut out, Ops::Internal(&splices, &entries))?;
+        let mut fresh = std::mem::take(spare);
+        fresh.clear();
+        let (s, e) = LevelPass::new(store, schema, root, level, builder, counts, fresh)
+            .run(&mut out, Ops::Internal(&splices, &entries))?;
         splices = s;
-        entries = e;
+        *spare = std::mem::replace(&mut entries, e);
     }
     // `entries` now holds every node of the old root's level.
-    match entries.len() {
+    let root = match entries.len() {
         0 => {
             let b = TreeBuilder::new(store, schema);
             b.finish()
         }
+        // The single node was the last the final pass wrote: unless it is an internal node
+        // with one child, it is the canonical root (no need to read it back).
+        1 if root_level == 0 || builder.last_written() > 1 => Ok(entries.addresses[0]),
         1 => canonical_root(store, entries.addresses[0]),
         _ => {
             let mut b = TreeBuilder::at_level(store, schema, (root_level + 1) as u8);
@@ -403,7 +472,9 @@ where
             }
             b.finish()
         }
-    }
+    };
+    *spare = entries;
+    root
 }
 
 /// Sorts edits by key with `schema`, keeping the last edit of each key.

@@ -113,7 +113,7 @@ impl Splitter {
 
     /// Feeds one item; true if the node should end after it. `value_len` is 20 at internal
     /// levels (the child address).
-    #[inline]
+    #[inline(always)]
     pub fn append(&mut self, key: &[u8], value_len: usize, level: u8) -> bool {
         let this_size = (key.len() + value_len) as u32;
         self.size = self.size.saturating_add(this_size);
