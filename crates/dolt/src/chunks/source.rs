@@ -324,13 +324,13 @@ impl DoltChunkSource {
         scratch: &mut Vec<u8>,
         out: &mut Vec<u8>,
     ) -> Result<bool> {
-        for f in self.files() {
-            if let Some(offset) = f.read_into(address, scratch, out)? {
+        match self.read_into_from_files(address, scratch, out)? {
+            Some((f, offset)) => {
                 self.check_hash(address, out, f, offset)?;
-                return Ok(true);
+                Ok(true)
             }
+            None => Ok(false),
         }
-        Ok(false)
     }
 
     /// Reads and decompresses a chunk into `out` like [`DoltChunkSource::read_into`] but
@@ -343,12 +343,23 @@ impl DoltChunkSource {
         scratch: &mut Vec<u8>,
         out: &mut Vec<u8>,
     ) -> Result<bool> {
+        Ok(self.read_into_from_files(address, scratch, out)?.is_some())
+    }
+
+    /// The first file holding `address`, with the chunk decompressed into `out` (its address
+    /// not checked): that file and the record's offset.
+    fn read_into_from_files(
+        &self,
+        address: &Address,
+        scratch: &mut Vec<u8>,
+        out: &mut Vec<u8>,
+    ) -> Result<Option<(&ChunkFile, u64)>> {
         for f in self.files() {
-            if f.read_into(address, scratch, out)?.is_some() {
-                return Ok(true);
+            if let Some(offset) = f.read_into(address, scratch, out)? {
+                return Ok(Some((f, offset)));
             }
         }
-        Ok(false)
+        Ok(None)
     }
 
     /// Where the first file holding `address` keeps its compressed record, when that file is

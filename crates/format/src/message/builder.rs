@@ -225,18 +225,24 @@ impl Builder {
         self.place(file_id);
         self.prep(minalign, 4);
         self.prepend_uoffset(root);
-        let body_len = self.off();
-        if body_len > MAX_BODY_LEN {
-            return Err(MessageError::TooLarge {
-                field: "message body",
-                len: body_len,
-                max: MAX_BODY_LEN,
-            });
-        }
-        let n = body_len as u32;
-        self.place(&[MESSAGE_KIND, (n >> 16) as u8, (n >> 8) as u8, n as u8]);
+        let prefix = message_prefix(self.off())?;
+        self.place(&prefix);
         Ok(&self.buf[self.head..])
     }
+}
+
+/// Dolt's 4-byte message prefix for a body of `body_len` bytes (the kind byte, then the length
+/// in 24 bits big-endian), or an error if the body is too long for it.
+pub(crate) fn message_prefix(body_len: usize) -> Result<[u8; PREFIX_LEN], MessageError> {
+    if body_len > MAX_BODY_LEN {
+        return Err(MessageError::TooLarge {
+            field: "message body",
+            len: body_len,
+            max: MAX_BODY_LEN,
+        });
+    }
+    let n = body_len as u32;
+    Ok([MESSAGE_KIND, (n >> 16) as u8, (n >> 8) as u8, n as u8])
 }
 
 /// Go's `vtableEqual`: compares field entries only, not the vtable/object size header.

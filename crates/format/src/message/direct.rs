@@ -9,7 +9,7 @@
 //! each part with the Go builder's alignment rules. `tests.rs` compares it with the general
 //! builder on thousands of random nodes (and the golden vectors pin both to Dolt's bytes).
 
-use super::builder::{MAX_BODY_LEN, MESSAGE_KIND};
+use super::builder::message_prefix;
 use super::MessageError;
 
 /// Fields of the `ProllyTreeNode` table (must equal `node.rs`' numbering).
@@ -177,16 +177,7 @@ impl<'b> Table<'b> {
         w.zeros(pad_to(w.off(), 4));
         let root = (w.off() + 4 - object_offset) as u32;
         w.bytes(&root.to_le_bytes());
-        let body_len = w.off();
-        if body_len > MAX_BODY_LEN {
-            return Err(MessageError::TooLarge {
-                field: "message body",
-                len: body_len,
-                max: MAX_BODY_LEN,
-            });
-        }
-        let n = body_len as u32;
-        w.bytes(&[MESSAGE_KIND, (n >> 16) as u8, (n >> 8) as u8, n as u8]);
+        w.bytes(&message_prefix(w.off())?);
         let Back { buf, head } = w;
         let buf: &'b Vec<u8> = buf;
         Ok(&buf[head..])
