@@ -11,7 +11,7 @@ use prollystore::format::tuple::{TupleDesc, Type};
 use prollystore::format::{Address, Encoding};
 use prollystore::tree::mutate::{apply_edits, normalize_edits, Edit};
 use prollystore::tuples::TupleSchema;
-use prollystore::{BytesSchema, Diff, DiffEntry, Map, MemoryStore, TreeSchema};
+use prollystore::{BytesSchema, ChunkStore, Diff, DiffEntry, Map, MemoryStore, TreeSchema};
 use proptest::prelude::*;
 
 /// The shape of the rows.
@@ -194,14 +194,25 @@ fn check<T: TreeSchema + Clone>(shape: Shape, schema: T, n: u32, ops: &[Op]) {
     let mut e: Vec<Edit<'_>> = owned.iter().map(|(k, v)| (&k[..], v.as_deref())).collect();
     normalize_edits(&schema, &mut e);
     let to = apply_edits(&store, &schema, from, &e).unwrap();
-    for (x, y) in [(from, to), (to, from)] {
-        let got: Vec<Owned> = Diff::new(&store, &schema, x, y)
+    check_both_ways(&store, &schema, from, to, &format!("{shape:?}"));
+}
+
+/// The tree diff equals the plain merge from `a` to `b` and from `b` to `a`.
+fn check_both_ways<T: TreeSchema + Clone>(
+    store: &MemoryStore,
+    schema: &T,
+    a: Address,
+    b: Address,
+    what: &str,
+) {
+    for (x, y) in [(a, b), (b, a)] {
+        let got: Vec<Owned> = Diff::new(store, schema, x, y)
             .unwrap()
             .map(|r| own(r.unwrap()))
             .collect();
-        let want = plain_diff(&store, &schema, x, y);
-        assert_eq!(got.len(), want.len(), "{shape:?}: entry counts differ");
-        assert!(got == want, "{shape:?}: entries differ");
+        let want = plain_diff(store, schema, x, y);
+        assert_eq!(got.len(), want.len(), "{what}: entry counts differ");
+        assert!(got == want, "{what}: entries differ");
     }
 }
 
@@ -257,5 +268,62 @@ fn scattered_changes_over_three_levels() {
             Shape::IntPairs => check(shape, int_schema(), 20_000, &ops),
             _ => check(shape, BytesSchema, 20_000, &ops),
         }
+    }
+}
+
+/// The number of rows in each leaf of the tree at `root`, in key order.
+fn leaf_sizes(store: &MemoryStore, root: Address, out: &mut Vec<usize>) {
+    let node = store.get_node(&root).unwrap();
+    if node.level() == 0 {
+        out.push(node.count());
+        return;
+    }
+    for i in 0..node.count() {
+        leaf_sizes(store, node.child(i), out);
+    }
+}
+
+/// One tree holds a prefix of the other's rows that ends exactly at a leaf boundary, so
+/// the shorter tree's leaves (and, at some level, a node's whole child list) are a prefix
+/// of the longer tree's. The diff must start both walks under the same child: starting
+/// them apart once reported the shorter tree's last leaf as removed (a `tree_ops` fuzz
+/// find). Also the other way round: a suffix that starts at a leaf boundary.
+#[test]
+fn prefix_and_suffix_at_leaf_boundaries() {
+    for shape in [Shape::IntPairs, Shape::FixedBytes, Shape::VarBytes] {
+        match shape {
+            Shape::IntPairs => prefix_and_suffix(shape, int_schema()),
+            _ => prefix_and_suffix(shape, BytesSchema),
+        }
+    }
+}
+
+fn prefix_and_suffix<T: TreeSchema + Clone>(shape: Shape, schema: T) {
+    let store = MemoryStore::default();
+    let rows: Vec<(Vec<u8>, Vec<u8>)> = (0..30_000)
+        .map(|k| (key(shape, k), value(shape, k, 0)))
+        .collect();
+    let build = |rows: &[(Vec<u8>, Vec<u8>)]| {
+        Map::from_sorted(
+            &store,
+            schema.clone(),
+            rows.iter().map(|(k, v)| (&k[..], &v[..])),
+        )
+        .unwrap()
+        .root()
+    };
+    let all = build(&rows);
+    let mut sizes = Vec::new();
+    leaf_sizes(&store, all, &mut sizes);
+    assert!(sizes.len() > 100, "{shape:?}: the tree needs many leaves");
+    let mut end = 0;
+    for (n, size) in sizes.iter().enumerate() {
+        end += size;
+        if end == rows.len() || n % 7 != 3 {
+            continue;
+        }
+        let what = format!("{shape:?}, boundary after row {end}");
+        check_both_ways(&store, &schema, build(&rows[..end]), all, &what);
+        check_both_ways(&store, &schema, build(&rows[end..]), all, &what);
     }
 }

@@ -81,8 +81,13 @@ impl<'s, 't, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> Diff<'s, 't, S, T> 
             let (fnode, _) = from.at(from.bottom());
             let (tnode, _) = to.at(to.bottom());
             let shared = common_prefix(fnode.address_array(), tnode.address_array()) / ADDRESS_LEN;
-            from.descend_into(store, shared)?;
-            to.descend_into(store, shared)?;
+            // Both go down at the same index. When one node's children are all shared (a
+            // prefix of the other's), that is its last child, which the other has too: the
+            // walk then skips it as shared. (Clamping each cursor on its own would put them
+            // under different children and lose the entries in between.)
+            let i = shared.min(fnode.count() - 1).min(tnode.count() - 1);
+            from.descend_into(store, i)?;
+            to.descend_into(store, i)?;
         }
         while from.bottom() > 0 {
             from.descend_into(store, 0)?;
