@@ -64,7 +64,7 @@ for src in "${programs[@]}"; do
   compile "$src" "$bin"
   echo "--- $bin"
   run "$src" "$bin" valgrind --quiet --error-exitcode=99 --leak-check=full \
-    --errors-for-leak-kinds=definite,indirect
+    --errors-for-leak-kinds=definite,indirect --suppressions=scripts/valgrind.supp
 done
 
 echo "=== sanitizer canary"
