@@ -3,7 +3,8 @@
 //! Layout, chosen for lookups: an index from address to slot number (a compact hash table of
 //! 24-byte buckets), and the slots in fixed pages that never move, each holding its chunk and
 //! the node layout found on first read. Slots of consecutive chunks sit next to each other, so
-//! the per-lookup metadata stays within few memory pages; only the chunk bytes are elsewhere.
+//! the per-lookup metadata stays within few memory pages; the chunk bytes are copied into an
+//! append-only arena of large blocks on huge pages where the system allows (see `arena`).
 //! An internal node's slot also lists, from the first descent through it on, the slots of its
 //! children ([`ChunkStore::get_child`]): a descent then goes from node to child without hashing
 //! an address and probing the index at every level.
@@ -16,6 +17,7 @@ use elsa::FrozenVec;
 use prollystore_format::message::{Node, NodeLayout};
 use prollystore_format::{Address, HashProfile, ADDRESS_LEN};
 
+use super::arena::Arena;
 use super::{ChunkStore, NodeHint, StoreError};
 
 /// Slots per page.
@@ -24,7 +26,9 @@ const PAGE: usize = 1024;
 /// One stored chunk with its node layout, computed on first `get_node`.
 #[derive(Default)]
 struct Slot {
-    chunk: OnceCell<Box<[u8]>>,
+    /// The chunk's bytes, in the store's arena (see [`MemoryStore::insert_slot`] for the
+    /// lifetime).
+    chunk: OnceCell<&'static [u8]>,
     layout: OnceCell<NodeLayout>,
     /// Put by [`ChunkStore::put_node`]: a node this process wrote, read back without checks.
     trusted: Cell<bool>,
@@ -69,6 +73,8 @@ pub struct MemoryStore {
     profile: HashProfile,
     index: RefCell<Index>,
     pages: FrozenVec<Box<[Slot]>>,
+    /// Holds every chunk's bytes.
+    arena: Arena,
 }
 
 impl Default for MemoryStore {
@@ -84,6 +90,7 @@ impl MemoryStore {
             profile,
             index: RefCell::new(Index::default()),
             pages: FrozenVec::new(),
+            arena: Arena::new(),
         }
     }
 
@@ -189,7 +196,12 @@ impl MemoryStore {
         let Some(slot) = self.pages.get(n / PAGE).and_then(|p| p.get(n % PAGE)) else {
             return;
         };
-        let _ = slot.chunk.set(chunk.into());
+        let copy = self.arena.copy(chunk);
+        // SAFETY: the copy lives in `self.arena`, which keeps it unchanged until the store
+        // drops, and slots hand it out only as borrows of `&self` (see `get`, `known_node`,
+        // `get_node_hinted`), so no reference to it outlives the store.
+        let copy: &'static [u8] = unsafe { &*std::ptr::from_ref(copy) };
+        let _ = slot.chunk.set(copy);
         slot.trusted.set(trusted);
         index.insert(address, n as u32);
     }
@@ -222,10 +234,7 @@ impl ChunkStore for MemoryStore {
 
     #[inline]
     fn get(&self, address: &Address) -> Result<Option<&[u8]>, StoreError> {
-        Ok(self
-            .slot(address)
-            .and_then(|(s, _)| s.chunk.get())
-            .map(|c| &**c))
+        Ok(self.slot(address).and_then(|(s, _)| s.chunk.get().copied()))
     }
 
     #[inline]

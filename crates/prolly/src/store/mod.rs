@@ -194,6 +194,7 @@ pub trait ChunkStore {
     }
 }
 
+mod arena;
 pub mod file;
 mod memory;
 pub use file::{FileStore, OpenOptions, RootUpdate};
