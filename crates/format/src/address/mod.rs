@@ -4,6 +4,8 @@ use std::fmt;
 
 use crate::error::AddressParseError;
 
+mod sha512x4;
+
 /// Width of a chunk address in bytes (Dolt's `hash.ByteLen`).
 pub const ADDRESS_LEN: usize = 20;
 
@@ -176,6 +178,21 @@ impl HashProfile {
             }
         }
         Address(out)
+    }
+
+    /// Writes the address of `chunks[i]` into `out[i]`, for as many as both hold: the same
+    /// addresses as [`HashProfile::address_of`] one by one, but faster for the Dolt profile on
+    /// x86-64 with AVX2, which hashes four chunks side by side (about half the time per chunk
+    /// once there are several).
+    pub fn addresses_of(self, chunks: &[&[u8]], out: &mut [Address]) {
+        match self {
+            HashProfile::Dolt => sha512x4::addresses_of(chunks, out),
+            HashProfile::Blake3 => {
+                for (chunk, a) in chunks.iter().zip(out.iter_mut()) {
+                    *a = self.address_of(chunk);
+                }
+            }
+        }
     }
 
     /// A stable one-byte tag, for recording the profile in a store.
