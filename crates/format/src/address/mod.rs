@@ -246,6 +246,19 @@ mod tests {
         );
     }
 
+    #[test]
+    fn addresses_of_matches_address_of() {
+        let chunks: Vec<Vec<u8>> = (0..6u8).map(|i| vec![i; 70 * usize::from(i)]).collect();
+        let chunks: Vec<&[u8]> = chunks.iter().map(Vec::as_slice).collect();
+        for profile in [HashProfile::Blake3, HashProfile::Dolt] {
+            let mut out = vec![Address::ZERO; chunks.len()];
+            profile.addresses_of(&chunks, &mut out);
+            for (c, a) in chunks.iter().zip(&out) {
+                assert_eq!(*a, profile.address_of(c), "{profile:?}, length {}", c.len());
+            }
+        }
+    }
+
     fn hex_bytes(s: &str) -> Vec<u8> {
         (0..s.len())
             .step_by(2)
