@@ -751,9 +751,7 @@ impl<'a, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> TreeBuilder<'a, S, T> {
     /// next batch (the same tree; only the hashing moves). Off by default: it can only pay
     /// with an idle core. On the shared 2-core test machine, loaded about 4.5 threads per
     /// core, it measured 1.02-1.27x the one-thread rate for either profile
-    /// (`tree_workload build1t` in the benchmarks gives the ratio on yours; before November
-    /// 2026 that example printed the ratio inverted, so older figures below 1 read upside
-    /// down).
+    /// (`tree_workload build1t` in the benchmarks gives the ratio on yours).
     pub fn with_hash_thread(mut self) -> Self {
         if self.first_level == 0 {
             if let Some(leaves) = self.levels.first_mut() {
