@@ -7,7 +7,7 @@
 //! at once ([`HashProfile::addresses_of`]: four SHA-512s side by side for the Dolt profile), as
 //! long as each node's entry reaches the level above, in order, before that level's node is
 //! serialized. Builds do that for the leaves, edits for every level they rewrite
-//! ([`NodeBatch`]).
+//! (`NodeBatch`).
 
 use prollystore_format::message::{InternalInput, LeafInput, Node, NodeWriter};
 use std::sync::mpsc;

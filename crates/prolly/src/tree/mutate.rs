@@ -15,7 +15,7 @@
 //!
 //! A level's new entries are read only by the next level's pass, so with the Dolt profile a
 //! pass queues its new nodes and hashes them several at a time
-//! ([`LevelBuilder::hash_in_batches`]); splices count the queued nodes as entries already.
+//! (`LevelBuilder::hash_in_batches`); splices count the queued nodes as entries already.
 
 use std::cmp::Ordering;
 
