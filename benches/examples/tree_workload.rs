@@ -7,10 +7,12 @@
 //!     target/release/examples/tree_workload edit1 200
 //! ```
 //!
-//! Workloads (1M rows of `(int64, int64) -> (int64, int64)` in a blake3 memory store, as in
-//! `benches/tree.rs`): `get`, `get4k`, `scan`, `scan_fold`, `build`, `build1t` (with the hash thread against without), `edit1`, `edit1000`, `diff1`, `diff1000`. The
-//! second argument is the repetition count. Setup (building the map, making the edits) happens
-//! outside the `run_*` functions so that `--toggle-collect` counts only the measured work.
+//! Workloads (1M rows of `(int64, int64) -> (int64, int64)` in a memory store, as in
+//! `benches/tree.rs`): `get`, `get4k`, `scan`, `scan_fold`, `build`, `build1t` (with the hash
+//! thread against without), `edit1`, `edit1000`, `diff1`, `diff1000`. The second argument is
+//! the repetition count, the optional third the store's hash profile (`blake3`, the default, or
+//! `dolt`). Setup (building the map, making the edits) happens outside the `run_*` functions so
+//! that `--toggle-collect` counts only the measured work.
 
 use std::collections::BTreeMap;
 use std::hint::black_box;
@@ -126,8 +128,16 @@ fn main() {
     let mut args = std::env::args().skip(1);
     let workload = args.next().unwrap_or_else(|| "get".into());
     let reps: usize = args.next().and_then(|s| s.parse().ok()).unwrap_or(100);
+    let profile = match args.next().as_deref() {
+        None | Some("blake3") => HashProfile::Blake3,
+        Some("dolt") => HashProfile::Dolt,
+        Some(other) => {
+            eprintln!("unknown hash profile {other:?}: blake3 dolt");
+            std::process::exit(2);
+        }
+    };
     let data = rows(N);
-    let store = MemoryStore::new(HashProfile::Blake3);
+    let store = MemoryStore::new(profile);
     let t = Instant::now();
     let map = Map::from_sorted(&store, schema(), data.iter().map(|(k, v)| (&k[..], &v[..])))
         .expect("build");
@@ -173,18 +183,17 @@ fn main() {
         }
         "build" | "build1t" => {
             // `build1t` alternates builds with and without the hash thread: a ratio from one run.
-            let (mut piped, mut single) = (0f64, 0f64);
+            let (mut single, mut piped) = (0f64, 0f64);
             let mut n = 0usize;
             for _ in 0..reps {
                 let t = Instant::now();
-                n +=
-                    run_build(&MemoryStore::new(HashProfile::Blake3), &data).as_bytes()[0] as usize;
-                piped += t.elapsed().as_secs_f64();
+                n += run_build(&MemoryStore::new(profile), &data).as_bytes()[0] as usize;
+                single += t.elapsed().as_secs_f64();
                 if workload == "build1t" {
                     let t = Instant::now();
-                    let store = MemoryStore::new(HashProfile::Blake3);
+                    let store = MemoryStore::new(profile);
                     n += run_build_piped(&store, &data).as_bytes()[0] as usize;
-                    single += t.elapsed().as_secs_f64();
+                    piped += t.elapsed().as_secs_f64();
                 }
             }
             let rate = |secs: f64| (N * reps) as f64 / secs / 1e6;

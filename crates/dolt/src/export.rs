@@ -11,7 +11,7 @@
 //! per core (`print_leaves`): a walker lists the leaves in key order in batches of `BATCH`,
 //! each reader takes a batch, reads it (records that lie close together in one positioned read,
 //! decompressed into reused buffers), checks every leaf's address, four SHA-512s side by side
-//! ([`crate::chunks::sha512x4`]), verifies the nodes and prints the rows into the batch's
+//! ([`HashProfile::addresses_of`](prollystore_format::HashProfile::addresses_of)), verifies the nodes and prints the rows into the batch's
 //! buffer; the calling thread writes the printed batches out in key order.
 //!
 //! Keyless tables are the exception: Dolt shows them sorted by all columns, so their rows are

@@ -8,8 +8,8 @@
 //! * [`message`]: chunk messages — Dolt's 4-byte prefix plus a FlatBuffers table
 //!   (`ProllyTreeNode`, `Blob`, `AddressMap`). A node view can only be made by verifying the chunk;
 //!   after that, reads are allocation-free. Writers reproduce Dolt's bytes exactly.
-//! * [`address`]: 20-byte chunk addresses, the blake3 and Dolt (SHA-512/20) hash profiles, and
-//!   Dolt's base32 spelling.
+//! * [`address`]: 20-byte chunk addresses, the blake3 and Dolt (SHA-512/20) hash profiles (the
+//!   Dolt one four chunks at a time with AVX2), and Dolt's base32 spelling.
 //! * [`varint`]: the two varint codes Dolt uses.
 //!
 //! Every decoder of untrusted bytes returns an error and never panics.

@@ -4,8 +4,9 @@
 use std::collections::BTreeMap;
 use std::ops::Bound;
 
+use prollystore::format::HashProfile;
 use prollystore::tree::mutate::{apply_edits, normalize_edits, Edit};
-use prollystore::{BytesSchema, DiffEntry, Map, MemoryStore};
+use prollystore::{BytesSchema, ChunkStore, DiffEntry, Map, MemoryStore};
 use proptest::prelude::*;
 
 /// A one-field tuple holding `data` (the all-NULL tuple for empty data), so nodes verify.
@@ -147,8 +148,11 @@ proptest! {
         bigs in prop::collection::vec(0u32..5000, 0..4),
         batches in prop::collection::vec(prop::collection::vec(op(), 0..120), 1..4),
         ra in 0u32..14000, rb in 0u32..14000,
+        dolt in any::<bool>(),
     ) {
-        let store = MemoryStore::default();
+        // The Dolt profile hashes new nodes in batches; blake3 one by one.
+        let profile = if dolt { HashProfile::Dolt } else { HashProfile::Blake3 };
+        let store = MemoryStore::new(profile);
         let mut model = BTreeMap::new();
         for i in (0..n).map(|i| i * stride) {
             model.insert(key(i), value(i, 0, bigs.contains(&i)));
@@ -170,7 +174,7 @@ proptest! {
             let mut edits: Vec<Edit<'_>> = owned.iter().map(|(k, v)| (&k[..], v.as_deref())).collect();
             normalize_edits(&BytesSchema, &mut edits);
             let new_root = apply_edits(&store, &BytesSchema, root, &edits).unwrap();
-            let scratch = MemoryStore::default();
+            let scratch = MemoryStore::new(profile);
             let expect = build(&scratch, &model);
             prop_assert_eq!(new_root, expect);
             let map = Map::new(&store, new_root, BytesSchema);
@@ -216,7 +220,7 @@ fn apply_model(
     let mut edits: Vec<Edit<'_>> = owned.iter().map(|(k, v)| (&k[..], v.as_deref())).collect();
     normalize_edits(&BytesSchema, &mut edits);
     let root = apply_edits(store, &BytesSchema, root, &edits).unwrap();
-    let scratch = MemoryStore::default();
+    let scratch = MemoryStore::new(store.profile());
     assert_eq!(
         root,
         build(&scratch, model),
@@ -228,7 +232,13 @@ fn apply_model(
 
 #[test]
 fn grow_from_empty_and_shrink_to_empty() {
-    let store = MemoryStore::default();
+    for profile in [HashProfile::Blake3, HashProfile::Dolt] {
+        grow_and_shrink(profile);
+    }
+}
+
+fn grow_and_shrink(profile: HashProfile) {
+    let store = MemoryStore::new(profile);
     let mut model = BTreeMap::new();
     let mut root = build(&store, &model);
     let empty = root;
@@ -362,7 +372,7 @@ fn editor_buffers_and_last_edit_wins() {
 #[test]
 fn malformed_trees_give_errors() {
     use prollystore::format::message::{InternalInput, LeafInput, NodeWriter};
-    use prollystore::{ChunkStore, TreeError};
+    use prollystore::TreeError;
     let store = MemoryStore::default();
     let mut w = NodeWriter::new();
     let (k, v) = (key(1), value(1, 0, false));

@@ -5,14 +5,12 @@
 //! * [`table_file`]: classic NBS table files.
 //! * [`archive`]: `.darc` archives (snappy and zstd-with-dictionary chunks).
 //! * [`codec`]: snappy‖CRC and zstd decoding, positioned file reads.
-//! * [`sha512x4`]: chunk addresses of many chunks at once (four SHA-512s side by side).
 //! * [`source`]: [`DoltChunkSource`], both generations behind one read-only store.
 
 pub mod archive;
 pub mod codec;
 pub mod journal;
 pub mod manifest;
-pub mod sha512x4;
 pub mod source;
 pub mod table_file;
 

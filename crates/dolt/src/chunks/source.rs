@@ -405,7 +405,7 @@ impl DoltChunkSource {
     }
 
     /// Checks that `chunks[i]` hashes to `addresses[i]` for every `i` (when hash checks are
-    /// on), hashing several chunks at once ([`super::sha512x4`]). A mismatch is reported as
+    /// on), hashing several chunks at once ([`HashProfile::addresses_of`]). A mismatch is reported as
     /// [`DoltChunkSource::read_into`] reports it, with the file and offset.
     pub fn check_addresses(&self, addresses: &[Address], chunks: &[&[u8]]) -> Result<()> {
         if !self.verify_hashes {
@@ -414,7 +414,7 @@ impl DoltChunkSource {
         const GROUP: usize = 64;
         for (want, group) in addresses.chunks(GROUP).zip(chunks.chunks(GROUP)) {
             let mut actual = [Address::ZERO; GROUP];
-            super::sha512x4::addresses_of(group, &mut actual);
+            HashProfile::Dolt.addresses_of(group, &mut actual);
             for ((a, got), chunk) in want.iter().zip(&actual).zip(group) {
                 if a != got {
                     return Err(self.mismatch(a, got, chunk));

@@ -1,6 +1,13 @@
 //! Building trees from items in key order: one level builder per level, each closing nodes
 //! where the splitter says, handing `(last key, address, count)` of every node to the level
 //! above (Dolt's `chunker`).
+//!
+//! Where nodes end depends only on keys and item sizes, never on the child addresses an
+//! internal node holds, so a level can queue its completed nodes and hash them later, several
+//! at once ([`HashProfile::addresses_of`]: four SHA-512s side by side for the Dolt profile), as
+//! long as each node's entry reaches the level above, in order, before that level's node is
+//! serialized. Builds do that for the leaves, edits for every level they rewrite
+//! (`NodeBatch`).
 
 use prollystore_format::message::{InternalInput, LeafInput, Node, NodeWriter};
 use std::sync::mpsc;
@@ -28,16 +35,21 @@ pub(crate) struct LevelBuilder {
     used: bool,
     /// Items of the node this level wrote last (0 before any).
     last_written: usize,
-    /// Leaves only, during a pipelined build: completed nodes go here, serialized but not yet
-    /// hashed, instead of to the store and the level above (see [`LeafBatch`]).
-    deferred: Option<LeafBatch>,
+    /// Completed nodes go here, serialized but not yet hashed, instead of to the store and the
+    /// level above (see [`NodeBatch`]).
+    deferred: Option<NodeBatch>,
+    /// With `deferred`: when the batch holds [`HASH_BATCH`] nodes, [`LevelBuilder::boundary`]
+    /// hashes it and hands its nodes on; false: the owner takes full batches (the hash thread).
+    hash_batches: bool,
 }
 
-/// Completed leaves waiting for their addresses: hashed as a batch on a worker thread while
-/// the builder goes on filling the next batch, then stored and handed to the level above in
-/// order. The tree is the same as a one-thread build's; only the hashing moves.
+/// Completed nodes of one level waiting for their addresses, then stored and handed to the
+/// level above in order: either hashed together on this thread (several chunks at once) or, for
+/// the leaves of a pipelined build, on a worker thread while the builder goes on filling the
+/// next batch. The tree is the same as when each node is hashed as it completes; only the
+/// hashing moves.
 #[derive(Debug, Default)]
-pub(crate) struct LeafBatch {
+pub(crate) struct NodeBatch {
     chunks: Vec<u8>,
     chunk_ends: Vec<usize>,
     keys: Vec<u8>,
@@ -46,7 +58,7 @@ pub(crate) struct LeafBatch {
     addresses: Vec<Address>,
 }
 
-impl LeafBatch {
+impl NodeBatch {
     fn push(&mut self, chunk: &[u8], last_key: &[u8], count: u64) {
         self.chunks.extend_from_slice(chunk);
         self.chunk_ends.push(self.chunks.len());
@@ -74,23 +86,56 @@ impl LeafBatch {
         &bytes[start..ends[i]]
     }
 
-    /// Computes every chunk's address.
+    /// Computes every chunk's address, several at a time where the profile can.
     fn hash(&mut self, profile: HashProfile) {
+        const GROUP: usize = 64;
         self.addresses.clear();
-        for i in 0..self.chunk_ends.len() {
-            let chunk = Self::part(&self.chunks, &self.chunk_ends, i);
-            self.addresses.push(profile.address_of(chunk));
+        self.addresses.resize(self.len(), Address::ZERO);
+        for (g, out) in self.addresses.chunks_mut(GROUP).enumerate() {
+            let mut chunks: [&[u8]; GROUP] = [&[]; GROUP];
+            for (j, c) in chunks.iter_mut().take(out.len()).enumerate() {
+                *c = Self::part(&self.chunks, &self.chunk_ends, g * GROUP + j);
+            }
+            profile.addresses_of(&chunks[..out.len()], out);
         }
+    }
+
+    /// Stores the hashed nodes and hands each to `emit`, in order; then empties the batch.
+    fn store_and_emit<S: ChunkStore + ?Sized, T: TreeSchema + ?Sized>(
+        &mut self,
+        out: &mut NodeOut<'_, S, T>,
+        emit: &mut Emit<'_, S, T>,
+    ) -> Result<(), TreeError> {
+        for (i, address) in self.addresses.iter().enumerate() {
+            let chunk = Self::part(&self.chunks, &self.chunk_ends, i);
+            out.store.put_node_hashed(*address, chunk)?;
+            let key = Self::part(&self.keys, &self.key_ends, i);
+            emit(out, key, *address, self.counts[i])?;
+        }
+        self.clear();
+        Ok(())
     }
 }
 
-/// Leaves per batch: about 256 KiB of chunks, a few thousand rows.
+/// Leaves per batch sent to the hash thread: about 256 KiB of chunks, a few thousand rows.
 const LEAF_BATCH: usize = 64;
+
+/// Nodes per batch hashed on the builder's own thread: enough to keep four lanes busy while
+/// chunks of different sizes come and go, few enough that the chunks are still in cache.
+const HASH_BATCH: usize = 16;
+
+/// True if queueing nodes to hash them together beats hashing each as it completes: for the
+/// Dolt profile ([`HashProfile::addresses_of`] hashes four at once). Not for blake3, which has
+/// no such entry point for separate inputs: there the queue only adds a copy of each chunk
+/// (measured 3-10% slower builds).
+pub(crate) fn batch_hashing_pays(profile: HashProfile) -> bool {
+    profile == HashProfile::Dolt
+}
 
 /// The thread that hashes leaf batches for a [`TreeBuilder`], one batch in flight.
 struct HashWorker {
-    to_worker: mpsc::SyncSender<LeafBatch>,
-    from_worker: mpsc::Receiver<LeafBatch>,
+    to_worker: mpsc::SyncSender<NodeBatch>,
+    from_worker: mpsc::Receiver<NodeBatch>,
     /// A batch was sent and its result not yet received.
     in_flight: bool,
 }
@@ -98,8 +143,8 @@ struct HashWorker {
 impl HashWorker {
     /// Starts the thread; `None` if the system cannot (the build then hashes on its own).
     fn start(profile: HashProfile) -> Option<HashWorker> {
-        let (to_worker, work) = mpsc::sync_channel::<LeafBatch>(1);
-        let (done, from_worker) = mpsc::sync_channel::<LeafBatch>(1);
+        let (to_worker, work) = mpsc::sync_channel::<NodeBatch>(1);
+        let (done, from_worker) = mpsc::sync_channel::<NodeBatch>(1);
         std::thread::Builder::new()
             .name("prolly-hash".into())
             .spawn(move || {
@@ -119,7 +164,7 @@ impl HashWorker {
     }
 
     /// The batch in flight, hashed.
-    fn receive(&mut self) -> Result<Option<LeafBatch>, TreeError> {
+    fn receive(&mut self) -> Result<Option<NodeBatch>, TreeError> {
         if !self.in_flight {
             return Ok(None);
         }
@@ -130,7 +175,7 @@ impl HashWorker {
             .map_err(|_| TreeError::HashWorker)
     }
 
-    fn send(&mut self, batch: LeafBatch) -> Result<(), TreeError> {
+    fn send(&mut self, batch: NodeBatch) -> Result<(), TreeError> {
         self.to_worker
             .send(batch)
             .map_err(|_| TreeError::HashWorker)?;
@@ -203,14 +248,58 @@ impl LevelBuilder {
         b
     }
 
-    /// Makes this an empty builder for `level`, keeping its buffers (edits reuse one builder
-    /// for every level they rewrite).
+    /// Makes this an empty builder for `level`, keeping its buffers and its way of hashing
+    /// (edits reuse one builder for every level they rewrite). Queued nodes not yet handed on
+    /// are dropped: there are any only after a failed edit.
     pub(crate) fn relevel(&mut self, level: u8) {
         self.reset();
         self.level = level;
         self.used = false;
         self.last_written = 0;
-        self.deferred = None;
+        if let Some(batch) = &mut self.deferred {
+            batch.clear();
+        }
+    }
+
+    /// From now on, completed nodes are queued and hashed [`HASH_BATCH`] at a time on this
+    /// thread, then stored and handed to `emit` in order. The owner must call
+    /// [`LevelBuilder::flush_batch`] after the last node, and count the queued nodes
+    /// ([`LevelBuilder::queued`]) wherever it counts the nodes handed on so far.
+    pub(crate) fn hash_in_batches(&mut self) {
+        if self.deferred.is_none() {
+            self.deferred = Some(NodeBatch::default());
+        }
+        self.hash_batches = true;
+    }
+
+    /// True when the batch is full and the owner takes it (the hash thread).
+    #[inline]
+    fn batch_for_thread(&self) -> bool {
+        !self.hash_batches
+            && self
+                .deferred
+                .as_ref()
+                .is_some_and(|b| b.len() >= LEAF_BATCH)
+    }
+
+    /// Completed nodes queued for hashing, not yet handed to `emit`.
+    pub(crate) fn queued(&self) -> usize {
+        self.deferred.as_ref().map_or(0, NodeBatch::len)
+    }
+
+    /// Hashes and stores the queued nodes and hands them to `emit`, in order.
+    pub(crate) fn flush_batch<S: ChunkStore + ?Sized, T: TreeSchema + ?Sized>(
+        &mut self,
+        out: &mut NodeOut<'_, S, T>,
+        emit: &mut Emit<'_, S, T>,
+    ) -> Result<(), TreeError> {
+        match &mut self.deferred {
+            Some(batch) if batch.len() > 0 => {
+                batch.hash(out.store.profile());
+                batch.store_and_emit(out, emit)
+            }
+            _ => Ok(()),
+        }
     }
 
     /// Items of the node this level wrote last (0 if none since it was created or
@@ -483,6 +572,23 @@ impl LevelBuilder {
         })
     }
 
+    /// Serializes the pending node into `batch`; hashes and hands on the batch if it is full
+    /// and this level hashes its own batches. Does not reset.
+    fn queue<S: ChunkStore + ?Sized, T: TreeSchema + ?Sized>(
+        &self,
+        batch: &mut NodeBatch,
+        out: &mut NodeOut<'_, S, T>,
+        emit: &mut Emit<'_, S, T>,
+    ) -> Result<(), TreeError> {
+        let chunk = self.serialize(&mut out.writer)?;
+        batch.push(chunk, self.last_key(), self.tree_count);
+        if self.hash_batches && batch.len() >= HASH_BATCH {
+            batch.hash(out.store.profile());
+            batch.store_and_emit(out, emit)?;
+        }
+        Ok(())
+    }
+
     /// Writes the pending node, hands it to `emit`, and starts a new node.
     fn boundary<S: ChunkStore + ?Sized, T: TreeSchema + ?Sized>(
         &mut self,
@@ -490,9 +596,9 @@ impl LevelBuilder {
         emit: &mut Emit<'_, S, T>,
     ) -> Result<(), TreeError> {
         if let Some(mut batch) = self.deferred.take() {
-            let chunk = self.serialize(&mut out.writer)?;
-            batch.push(chunk, self.last_key(), self.tree_count);
+            let queued = self.queue(&mut batch, out, emit);
             self.deferred = Some(batch);
+            queued?;
         } else {
             let (address, count) = self.write(out)?;
             emit(out, self.last_key(), address, count)?;
@@ -597,9 +703,7 @@ pub struct TreeBuilder<'a, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> {
     /// first full batch, so small builds never start it.
     worker: Option<HashWorker>,
     /// A cleared batch to reuse.
-    spare: Option<LeafBatch>,
-    /// Leaves completed so far (pipelined builds).
-    leaves: u64,
+    spare: Option<NodeBatch>,
 }
 
 /// Appends at `levels[0]`, sending completed nodes up the stack.
@@ -627,26 +731,32 @@ impl<'a, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> TreeBuilder<'a, S, T> {
     /// A builder whose first items are entries of level `level` (for rebuilding the upper
     /// part of a tree over existing nodes).
     pub(crate) fn at_level(store: &'a S, schema: &'a T, level: u8) -> Self {
-        let levels: Vec<LevelBuilder> = (level..MAX_LEVELS as u8).map(LevelBuilder::new).collect();
+        let mut levels: Vec<LevelBuilder> =
+            (level..MAX_LEVELS as u8).map(LevelBuilder::new).collect();
+        if level == 0 && batch_hashing_pays(store.profile()) {
+            if let Some(leaves) = levels.first_mut() {
+                leaves.hash_in_batches();
+            }
+        }
         TreeBuilder {
             out: NodeOut::new(store, schema),
             levels,
             first_level: level,
             worker: None,
             spare: None,
-            leaves: 0,
         }
     }
 
     /// Hashes batches of leaves on one background thread while the build goes on filling the
-    /// next batch (the same tree; only the hashing moves). Off by default: on the shared
-    /// 2-core test machine, with other work running, it measured 0.66-1.01x the one-thread
-    /// rate (`tree_workload build1t` in the benchmarks gives the ratio on yours); it can only
-    /// pay with an idle core.
+    /// next batch (the same tree; only the hashing moves). Off by default: it can only pay
+    /// with an idle core. On the shared 2-core test machine, loaded about 4.5 threads per
+    /// core, it measured 1.02-1.27x the one-thread rate for either profile
+    /// (`tree_workload build1t` in the benchmarks gives the ratio on yours).
     pub fn with_hash_thread(mut self) -> Self {
         if self.first_level == 0 {
             if let Some(leaves) = self.levels.first_mut() {
-                leaves.deferred = Some(LeafBatch::default());
+                leaves.deferred = Some(NodeBatch::default());
+                leaves.hash_batches = false;
             }
         }
         self
@@ -669,11 +779,7 @@ impl<'a, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> TreeBuilder<'a, S, T> {
             }
         }
         append_up(&mut self.levels, &mut self.out, key, value, 1)?;
-        if self.levels[0]
-            .deferred
-            .as_ref()
-            .is_some_and(|b| b.len() >= LEAF_BATCH)
-        {
+        if self.levels[0].batch_for_thread() {
             self.hand_off()?;
         }
         Ok(())
@@ -689,11 +795,7 @@ impl<'a, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> TreeBuilder<'a, S, T> {
         leaf.boundary(&mut self.out, &mut |out, k, a, c| {
             append_up(parents, out, k, a.as_bytes(), c)
         })?;
-        if leaf
-            .deferred
-            .as_ref()
-            .is_some_and(|b| b.len() >= LEAF_BATCH)
-        {
+        if leaf.batch_for_thread() {
             self.hand_off()?;
         }
         Ok(())
@@ -710,7 +812,6 @@ impl<'a, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> TreeBuilder<'a, S, T> {
         let Some(batch) = self.levels[0].deferred.replace(fresh) else {
             return Ok(());
         };
-        self.leaves += batch.len() as u64;
         let previous = match &mut self.worker {
             Some(w) => w.receive()?,
             None => None,
@@ -730,40 +831,33 @@ impl<'a, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> TreeBuilder<'a, S, T> {
     }
 
     /// Stores a hashed batch's leaves and appends them, in order, to the level above.
-    fn apply(&mut self, batch: LeafBatch) -> Result<(), TreeError> {
+    fn apply(&mut self, mut batch: NodeBatch) -> Result<(), TreeError> {
         let Some((_, parents)) = self.levels.split_first_mut() else {
             return Err(TreeError::TooTall(MAX_LEVELS));
         };
-        for (i, address) in batch.addresses.iter().enumerate() {
-            let chunk = LeafBatch::part(&batch.chunks, &batch.chunk_ends, i);
-            self.out.store.put_node_hashed(*address, chunk)?;
-            let key = LeafBatch::part(&batch.keys, &batch.key_ends, i);
-            append_up(
-                parents,
-                &mut self.out,
-                key,
-                address.as_bytes(),
-                batch.counts[i],
-            )?;
-        }
-        let mut batch = batch;
-        batch.clear();
+        batch.store_and_emit(&mut self.out, &mut |out, k, a, c| {
+            append_up(parents, out, k, a.as_bytes(), c)
+        })?;
         self.spare = Some(batch);
         Ok(())
     }
 
-    /// Ends pipelining: the last leaf (if any leaf was completed before it, as a one-thread
-    /// build would close it) joins the batch, and every batch is stored and passed up.
+    /// Ends batching and pipelining: the last leaf (if any leaf was completed before it, as a
+    /// one-thread build would close it) joins the batch, and every batch is stored and passed
+    /// up.
     fn drain(&mut self) -> Result<(), TreeError> {
-        let Some(pending) = self.levels[0].deferred.as_ref() else {
-            return Ok(());
+        let Some((leaf, parents)) = self.levels.split_first_mut() else {
+            return Err(TreeError::TooTall(MAX_LEVELS));
         };
-        let closed = self.leaves + pending.len() as u64;
-        if closed > 0 && self.levels[0].count() > 0 {
-            let out = &mut self.out;
-            self.levels[0].flush(out, &mut |_, _, _, _| Ok(()))?;
+        if leaf.deferred.is_none() {
+            return Ok(());
         }
-        let batch = self.levels[0].deferred.take().unwrap_or_default();
+        if leaf.last_written() > 0 && leaf.count() > 0 {
+            leaf.flush(&mut self.out, &mut |out, k, a, c| {
+                append_up(parents, out, k, a.as_bytes(), c)
+            })?;
+        }
+        let batch = leaf.deferred.take().unwrap_or_default();
         if let Some(done) = match &mut self.worker {
             Some(w) => w.receive()?,
             None => None,

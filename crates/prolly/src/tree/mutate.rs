@@ -12,13 +12,17 @@
 //! Each region becomes a *splice* one level up ("replace the entries of the old nodes
 //! `first..=last` by these new nodes"), which is applied the same way. At the old root's level
 //! the whole level is rewritten, and whatever it becomes is made canonical.
+//!
+//! A level's new entries are read only by the next level's pass, so with the Dolt profile a
+//! pass queues its new nodes and hashes them several at a time
+//! (`LevelBuilder::hash_in_batches`); splices count the queued nodes as entries already.
 
 use std::cmp::Ordering;
 
 use prollystore_format::varint::decode_count_deltas_into;
 use prollystore_format::{Address, ADDRESS_LEN};
 
-use super::build::{canonical_root, LevelBuilder, NodeOut, TreeBuilder};
+use super::build::{batch_hashing_pays, canonical_root, LevelBuilder, NodeOut, TreeBuilder};
 use super::cursor::Cursor;
 use super::schema::TreeSchema;
 use crate::error::TreeError;
@@ -120,6 +124,9 @@ impl<'a, 's, 'p, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> LevelPass<'a, '
         fresh: NewEntries,
     ) -> Self {
         builder.relevel(level as u8);
+        if batch_hashing_pays(store.profile()) {
+            builder.hash_in_batches();
+        }
         counts.clear();
         LevelPass {
             store,
@@ -244,15 +251,21 @@ impl<'a, 's, 'p, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> LevelPass<'a, '
             })
     }
 
+    /// New entries made so far: those handed on, then those queued for hashing.
+    fn made(&self) -> usize {
+        self.out.len() + self.builder.queued()
+    }
+
     /// Closes the current region at the cursor (a synchronized old node start).
     fn close_region(&mut self, new_start: &mut usize) {
+        let made = self.made();
         self.splices.push(Splice {
             first: self.region_first,
             last: Some(self.last_node_key),
             new_start: *new_start,
-            new_end: self.out.len(),
+            new_end: made,
         });
-        *new_start = self.out.len();
+        *new_start = made;
         self.cursor = None;
     }
 
@@ -370,13 +383,19 @@ impl<'a, 's, 'p, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> LevelPass<'a, '
                 entries.push(k, a, c);
                 Ok(())
             })?;
+            let made = self.made();
             self.splices.push(Splice {
                 first: self.region_first,
                 last: None,
                 new_start,
-                new_end: self.out.len(),
+                new_end: made,
             });
         }
+        let entries = &mut self.out;
+        self.builder.flush_batch(out, &mut |_, k, a, c| {
+            entries.push(k, a, c);
+            Ok(())
+        })?;
         Ok((self.splices, self.out))
     }
 }

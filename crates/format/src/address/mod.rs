@@ -4,6 +4,8 @@ use std::fmt;
 
 use crate::error::AddressParseError;
 
+mod sha512x4;
+
 /// Width of a chunk address in bytes (Dolt's `hash.ByteLen`).
 pub const ADDRESS_LEN: usize = 20;
 
@@ -178,6 +180,21 @@ impl HashProfile {
         Address(out)
     }
 
+    /// Writes the address of `chunks[i]` into `out[i]`, for as many as both hold: the same
+    /// addresses as [`HashProfile::address_of`] one by one, but faster for the Dolt profile on
+    /// x86-64 with AVX2, which hashes four chunks side by side (about half the time per chunk
+    /// once there are several).
+    pub fn addresses_of(self, chunks: &[&[u8]], out: &mut [Address]) {
+        match self {
+            HashProfile::Dolt => sha512x4::addresses_of(chunks, out),
+            HashProfile::Blake3 => {
+                for (chunk, a) in chunks.iter().zip(out.iter_mut()) {
+                    *a = self.address_of(chunk);
+                }
+            }
+        }
+    }
+
     /// A stable one-byte tag, for recording the profile in a store.
     pub fn tag(self) -> u8 {
         self as u8
@@ -227,6 +244,19 @@ mod tests {
             HashProfile::Dolt.address_of(&chunk).to_base32(),
             "52qkcc17dcqtblc9aml4so2jrooun338"
         );
+    }
+
+    #[test]
+    fn addresses_of_matches_address_of() {
+        let chunks: Vec<Vec<u8>> = (0..6u8).map(|i| vec![i; 70 * usize::from(i)]).collect();
+        let chunks: Vec<&[u8]> = chunks.iter().map(Vec::as_slice).collect();
+        for profile in [HashProfile::Blake3, HashProfile::Dolt] {
+            let mut out = vec![Address::ZERO; chunks.len()];
+            profile.addresses_of(&chunks, &mut out);
+            for (c, a) in chunks.iter().zip(&out) {
+                assert_eq!(*a, profile.address_of(c), "{profile:?}, length {}", c.len());
+            }
+        }
     }
 
     fn hex_bytes(s: &str) -> Vec<u8> {
