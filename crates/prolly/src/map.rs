@@ -659,6 +659,18 @@ impl<'s> Run<'s> {
         }
     }
 
+    /// On a run whose keys all have one width and whose values all have one width: the rows
+    /// not returned yet as `(keys, key width, values, value width)`, both widths nonzero and
+    /// both slices a whole number of items (as many of each, on a verified node). `None` on
+    /// runs walked through offsets.
+    #[inline]
+    pub fn fixed_parts(&self) -> Option<(&'s [u8], usize, &'s [u8], usize)> {
+        if self.key_width == 0 {
+            return None;
+        }
+        Some((self.keys, self.key_width, self.values, self.value_width))
+    }
+
     /// Rows not returned yet.
     #[inline]
     pub fn len(&self) -> usize {
