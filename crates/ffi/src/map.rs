@@ -171,8 +171,8 @@ pub extern "C" fn prolly_map_get(
             )
         };
         let found = match m.store.backend() {
-            Backend::File(s) => crate::lookup::get_file(s, m.root, &m.schema, k),
-            Backend::Memory(s) => prollystore::map::get(s, m.root, &*m.schema, k),
+            Backend::File(s) => crate::lookup::file::get(s, m.root, &m.schema, k),
+            Backend::Memory(s) => crate::lookup::memory::get(s, m.root, &m.schema, k),
         };
         Ok(match found? {
             Some(v) => {
