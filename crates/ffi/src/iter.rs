@@ -265,24 +265,32 @@ fn cursor_next_slow(
     // SAFETY: C caller's contract: writable or NULL.
     let out = unsafe { Out::new(out_row, "out_row") }?;
     let row = match &mut c.scan {
-        Scan::Forward(runs) => loop {
-            // Fixed-width rows go to the fast path.
+        Scan::Forward(runs) => {
+            // The rest of a run a batch call left: fixed-width rows go to the fast path.
             if let Some(hot) = Hot::of(&c.run) {
                 c.hot = hot;
                 c.run = Run::default();
             }
-            if let Some(row) = c.hot.next() {
-                out.set(row);
-                return Ok(prolly_result::Ok);
+            loop {
+                if let Some(row) = c.hot.next() {
+                    out.set(row);
+                    return Ok(prolly_result::Ok);
+                }
+                if let Some(row) = c.run.next() {
+                    break row;
+                }
+                match runs.next() {
+                    Some(run) => {
+                        let run = run?;
+                        match Hot::of(&run) {
+                            Some(hot) => c.hot = hot,
+                            None => c.run = run,
+                        }
+                    }
+                    None => return Ok(prolly_result::End),
+                }
             }
-            if let Some(row) = c.run.next() {
-                break row;
-            }
-            match runs.next() {
-                Some(run) => c.run = run?,
-                None => return Ok(prolly_result::End),
-            }
-        },
+        }
         Scan::Backward(iter) => match iter.next() {
             Some(r) => r?,
             None => return Ok(prolly_result::End),
