@@ -10,7 +10,7 @@ use std::time::Instant;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use prollystore::format::tuple::{TupleBuilder, TupleDesc, Type};
-use prollystore::format::{Encoding, HashProfile};
+use prollystore::format::{Address, Encoding, HashProfile};
 use prollystore::store::{FileStore, RootUpdate};
 use prollystore::tuples::TupleSchema;
 use prollystore::Map;
@@ -141,6 +141,7 @@ fn fixture() -> Fixture {
     }
 }
 
+#[inline(never)]
 fn rust_gets(f: &Fixture, map: &Map<'_, FileStore, TupleSchema>) -> usize {
     let mut n = 0;
     for k in &f.keys {
@@ -149,6 +150,7 @@ fn rust_gets(f: &Fixture, map: &Map<'_, FileStore, TupleSchema>) -> usize {
     n
 }
 
+#[inline(never)]
 fn c_gets(f: &Fixture) -> usize {
     let mut n = 0;
     for k in &f.keys {
@@ -227,6 +229,31 @@ fn c_scan_batch(f: &Fixture) -> usize {
     n
 }
 
+#[inline(never)]
+fn once_rust_gets(f: &Fixture, map: &Map<'_, FileStore, TupleSchema>) -> usize {
+    rust_gets(f, map)
+}
+
+#[inline(never)]
+fn once_c_gets(f: &Fixture) -> usize {
+    c_gets(f)
+}
+
+#[inline(never)]
+fn once_rust_scan(map: &Map<'_, FileStore, TupleSchema>) -> usize {
+    rust_scan(map)
+}
+
+#[inline(never)]
+fn once_c_scan(f: &Fixture) -> usize {
+    c_scan(f)
+}
+
+#[inline(never)]
+fn once_c_scan_batch(f: &Fixture) -> usize {
+    c_scan_batch(f)
+}
+
 /// Median ns per unit of `f` over `rounds` runs.
 fn median_ns(rounds: usize, units: usize, mut f: impl FnMut() -> usize) -> f64 {
     let mut t: Vec<f64> = (0..rounds)
@@ -248,35 +275,51 @@ fn bench_ffi(c: &mut Criterion) {
     assert_eq!(rust_scan(&map), c_scan(&f));
     assert_eq!(rust_scan(&map), c_scan_batch(&f));
     if std::env::var_os("PROLLY_FFI_SCAN_ONCE").is_some() {
-        // One scan of each kind and nothing else: for instruction counts, e.g.
-        // `valgrind --tool=callgrind --collect-atstart=no --toggle-collect='*c_scan*' <bench>`.
-        black_box((rust_scan(&map), c_scan(&f), c_scan_batch(&f)));
+        // After the warm-up above, one round of gets and one scan of each kind, each in a
+        // function of its own, and nothing else: for instruction counts, e.g.
+        // `valgrind --tool=callgrind --collect-atstart=no --toggle-collect='ffi::once_c_gets'`.
+        black_box(once_rust_gets(&f, &map));
+        black_box(once_c_gets(&f));
+        black_box(once_rust_scan(&map));
+        black_box(once_c_scan(&f));
+        black_box(once_c_scan_batch(&f));
         return;
     }
 
+    // `PROLLY_FFI_QUICK` skips criterion's groups and runs only the interleaved measurement
+    // below (for quick A/B runs of two builds).
+    if std::env::var_os("PROLLY_FFI_QUICK").is_none() {
+        criterion_groups(c, &f, &map);
+    }
+    interleaved(&f, &map, root);
+}
+
+fn criterion_groups(c: &mut Criterion, f: &Fixture, map: &Map<'_, FileStore, TupleSchema>) {
     let mut g = c.benchmark_group("ffi/get");
     g.throughput(Throughput::Elements(GETS as u64));
-    g.bench_function("rust_api", |b| b.iter(|| black_box(rust_gets(&f, &map))));
-    g.bench_function("c_abi", |b| b.iter(|| black_box(c_gets(&f))));
+    g.bench_function("rust_api", |b| b.iter(|| black_box(rust_gets(f, map))));
+    g.bench_function("c_abi", |b| b.iter(|| black_box(c_gets(f))));
     g.finish();
 
     let mut g = c.benchmark_group("ffi/scan");
     g.sample_size(20);
     g.throughput(Throughput::Elements(ROWS as u64));
-    g.bench_function("rust_api", |b| b.iter(|| black_box(rust_scan(&map))));
-    g.bench_function("c_abi", |b| b.iter(|| black_box(c_scan(&f))));
-    g.bench_function("c_abi_batch64", |b| b.iter(|| black_box(c_scan_batch(&f))));
+    g.bench_function("rust_api", |b| b.iter(|| black_box(rust_scan(map))));
+    g.bench_function("c_abi", |b| b.iter(|| black_box(c_scan(f))));
+    g.bench_function("c_abi_batch64", |b| b.iter(|| black_box(c_scan_batch(f))));
     g.finish();
+}
 
-    // Interleaved rounds, so both sides see the same machine state.
+/// Interleaved rounds, so both sides see the same machine state; prints the overhead ratios.
+fn interleaved(f: &Fixture, map: &Map<'_, FileStore, TupleSchema>, root: Address) {
     let (mut rg, mut cg, mut rs, mut cs) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let mut cb = Vec::new();
     for _ in 0..15 {
-        rg.push(median_ns(21, GETS, || rust_gets(&f, &map)));
-        cg.push(median_ns(21, GETS, || c_gets(&f)));
-        rs.push(median_ns(3, ROWS as usize, || rust_scan(&map)));
-        cs.push(median_ns(3, ROWS as usize, || c_scan(&f)));
-        cb.push(median_ns(3, ROWS as usize, || c_scan_batch(&f)));
+        rg.push(median_ns(21, GETS, || rust_gets(f, map)));
+        cg.push(median_ns(21, GETS, || c_gets(f)));
+        rs.push(median_ns(3, ROWS as usize, || rust_scan(map)));
+        cs.push(median_ns(3, ROWS as usize, || c_scan(f)));
+        cb.push(median_ns(3, ROWS as usize, || c_scan_batch(f)));
     }
     let med = |v: &mut Vec<f64>| {
         v.sort_by(f64::total_cmp);

@@ -51,8 +51,13 @@ pub enum prolly_direction {
 /// freed. Not thread-safe: one thread at a time.
 pub struct prolly_cursor {
     // Drop order matters: `run` and `scan` borrow everything declared after them.
-    /// Forward scans: the rows of the current leaf not returned yet, so that the common step
-    /// of `prolly_cursor_next` is a few instructions. Always empty for backward scans.
+    /// Forward scans over leaves of fixed-width rows: the rows of the current leaf not returned
+    /// yet, so that the common step of `prolly_cursor_next` is a few instructions on one cache
+    /// line. Empty otherwise.
+    hot: Hot,
+    /// Forward scans: the rows of the current leaf not returned yet when they are not in
+    /// `hot` (leaves walked through offsets; the rest of a leaf a batch call left). Always
+    /// empty for backward scans.
     run: Run<'static>,
     scan: Scan,
     _map: Arc<Map<'static, Backend, &'static TupleSchema>>,
@@ -60,6 +65,69 @@ pub struct prolly_cursor {
     _hi: Arc<[u8]>,
     _schema: Arc<TupleSchema>,
     _borrow: Borrow,
+}
+
+/// The rows left in a leaf whose keys all have one width and whose values all have one width,
+/// as positions: a step is a compare, two pointer bumps and the row's four words. The
+/// pointers are only handed to C, never read here; they point into chunks that the cursor
+/// keeps alive (as `run`'s borrows do). Aligned so that it fills part of one cache line
+/// (Rust places the most aligned field first).
+#[derive(Clone, Copy)]
+#[repr(C, align(64))]
+struct Hot {
+    /// The next row's key; equal to `key_end` when no row is left.
+    key: *const u8,
+    /// One past the last key.
+    key_end: *const u8,
+    /// The next row's value.
+    value: *const u8,
+    key_width: usize,
+    value_width: usize,
+}
+
+impl Hot {
+    /// No rows.
+    const EMPTY: Hot = Hot {
+        key: std::ptr::null(),
+        key_end: std::ptr::null(),
+        value: std::ptr::null(),
+        key_width: 0,
+        value_width: 0,
+    };
+
+    /// The rows of `run`, if its rows have fixed widths.
+    fn of(run: &Run<'_>) -> Option<Hot> {
+        let (keys, key_width, values, value_width) = run.fixed_parts()?;
+        // Both widths are nonzero; the counts agree on a verified node (the smaller wins
+        // otherwise).
+        let n = (keys.len() / key_width.max(1)).min(values.len() / value_width.max(1));
+        let keys = &keys[..n * key_width];
+        Some(Hot {
+            key: keys.as_ptr(),
+            key_end: keys.as_ptr_range().end,
+            value: values.as_ptr(),
+            key_width,
+            value_width,
+        })
+    }
+
+    /// The next row.
+    #[inline(always)]
+    fn next(&mut self) -> Option<prolly_row> {
+        if self.key == self.key_end {
+            return None;
+        }
+        let row = prolly_row {
+            key: self.key,
+            key_len: self.key_width,
+            value: self.value,
+            value_len: self.value_width,
+        };
+        // Within the slices `of` took (or one past their ends).
+        self.key = self.key.wrapping_add(self.key_width);
+        self.value = self.value.wrapping_add(self.value_width);
+        Some(row)
+    }
 }
 
 type Schema = &'static TupleSchema;
@@ -137,6 +205,7 @@ pub extern "C" fn prolly_map_range(
             Scan::Backward(map_ref.range_rev(l, h)?)
         };
         out.set(into_handle(prolly_cursor {
+            hot: Hot::EMPTY,
             run: Run::default(),
             scan,
             _map: map,
@@ -156,16 +225,16 @@ pub extern "C" fn prolly_cursor_next(
     cursor: *mut prolly_cursor,
     out_row: *mut prolly_row,
 ) -> prolly_result {
-    // The common step, the next row of the current leaf, runs before the panic boundary: it
-    // only compares, reads slices with `get` and writes the row, so nothing in it can panic
+    // The common step, the next row of a fixed-width leaf, runs before the panic boundary: it
+    // only compares and bumps pointers and writes the row, so nothing in it can panic
     // (were that to change, the `extern "C"` boundary would abort, never unwind into C).
     // Outside the boundary it is a leaf function that jumps to the rest, with no frame: about
     // 5% of a one-row scan's time (measured, benches/benches/ffi.rs).
     // SAFETY: C caller's contract: valid handle or NULL, not used concurrently.
     if let (Some(c), false) = (unsafe { cursor.as_mut() }, out_row.is_null()) {
-        if let Some((k, v)) = c.run.next() {
+        if let Some(row) = c.hot.next() {
             // SAFETY: non-null, and writable per the C caller's contract.
-            unsafe { out_row.write(prolly_row::of(k, v)) };
+            unsafe { out_row.write(row) };
             return prolly_result::Ok;
         }
     }
@@ -196,15 +265,32 @@ fn cursor_next_slow(
     // SAFETY: C caller's contract: writable or NULL.
     let out = unsafe { Out::new(out_row, "out_row") }?;
     let row = match &mut c.scan {
-        Scan::Forward(runs) => loop {
-            if let Some(row) = c.run.next() {
-                break row;
+        Scan::Forward(runs) => {
+            // The rest of a run a batch call left: fixed-width rows go to the fast path.
+            if let Some(hot) = Hot::of(&c.run) {
+                c.hot = hot;
+                c.run = Run::default();
             }
-            match runs.next() {
-                Some(run) => c.run = run?,
-                None => return Ok(prolly_result::End),
+            loop {
+                if let Some(row) = c.hot.next() {
+                    out.set(row);
+                    return Ok(prolly_result::Ok);
+                }
+                if let Some(row) = c.run.next() {
+                    break row;
+                }
+                match runs.next() {
+                    Some(run) => {
+                        let run = run?;
+                        match Hot::of(&run) {
+                            Some(hot) => c.hot = hot,
+                            None => c.run = run,
+                        }
+                    }
+                    None => return Ok(prolly_result::End),
+                }
             }
-        },
+        }
         Scan::Backward(iter) => match iter.next() {
             Some(r) => r?,
             None => return Ok(prolly_result::End),
@@ -237,7 +323,16 @@ pub extern "C" fn prolly_cursor_next_batch(
             return Err(Error::invalid(format!("capacity {capacity}")));
         }
         let mut n = 0usize;
+        // Rows `prolly_cursor_next` left in the fast path first.
+        while n < capacity {
+            let Some(row) = c.hot.next() else { break };
+            // SAFETY: `rows` is non-null and writable for `capacity > n` rows per the caller's
+            // contract.
+            unsafe { rows.add(n).write(row) };
+            n += 1;
+        }
         match &mut c.scan {
+            Scan::Forward(_) if n == capacity => {}
             Scan::Forward(runs) => loop {
                 // The part of the run that fits, walked in one tight loop.
                 c.run.take_front(capacity - n).for_each(|(k, v)| {

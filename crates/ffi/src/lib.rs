@@ -32,6 +32,7 @@ mod args;
 pub mod dolt;
 pub mod fields;
 pub mod iter;
+mod lookup;
 pub mod map;
 pub mod merge;
 pub mod result;

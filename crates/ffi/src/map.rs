@@ -170,7 +170,11 @@ pub extern "C" fn prolly_map_get(
                 Out::new(out_value_len, "out_value_len")?,
             )
         };
-        Ok(match m.view().get(k)? {
+        let found = match m.store.backend() {
+            Backend::File(s) => crate::lookup::file::get(s, m.root, &m.schema, k),
+            Backend::Memory(s) => crate::lookup::memory::get(s, m.root, &m.schema, k),
+        };
+        Ok(match found? {
             Some(v) => {
                 ov.set(v.as_ptr());
                 ol.set(v.len());

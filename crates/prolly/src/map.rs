@@ -139,48 +139,7 @@ impl<'s, S: ChunkStore + ?Sized, T: TreeSchema> Map<'s, S, T> {
     /// The value stored under `key`, if any.
     #[inline]
     pub fn get(&self, key: &[u8]) -> Result<Option<&'s [u8]>, TreeError> {
-        let (mut node, mut hint) = self.store.get_node_hinted(&self.root)?;
-        // The parent's keys around the entry taken: every key below lies after `after` and
-        // up to `last`, which lets the search guess where to look first.
-        let (mut after, mut last) = (None, None);
-        loop {
-            let i = self.schema.lower_bound_within(&node, key, after, last);
-            if node.is_leaf() {
-                // Equal bytes are equal keys; only a byte mismatch needs the comparator
-                // (collations, say, can call different bytes equal).
-                if i < node.count() && {
-                    let k = node.key(i);
-                    k == key || self.schema.compare_keys(k, key).is_eq()
-                } {
-                    return Ok(Some(node.value(i)));
-                }
-                return Ok(None);
-            }
-            let n = node.count();
-            if n == 0 {
-                return Err(TreeError::Malformed {
-                    address: self.root,
-                    reason: "empty internal node",
-                });
-            }
-            if i == n {
-                // Greater than every key in the tree.
-                return Ok(None);
-            }
-            if i > 0 {
-                after = Some(node.key(i - 1));
-            }
-            last = Some(node.key(i));
-            let level = node.level() - 1;
-            let (child, h) = self.store.get_child(&node, hint, i)?;
-            if child.level() != level || (level > 0 && child.count() == 0) {
-                return Err(TreeError::Malformed {
-                    address: node.child(i),
-                    reason: "child node at the wrong level, or an empty internal node",
-                });
-            }
-            (node, hint) = (child, h);
-        }
+        get(self.store, self.root, &self.schema, key)
     }
 
     /// True if `key` is present.
@@ -321,6 +280,60 @@ impl<'s, S: ChunkStore + ?Sized, T: TreeSchema> Map<'s, S, T> {
             cmp,
             done: false,
         })
+    }
+}
+
+/// [`Map::get`] of the tree at `root`, for callers that hold the schema behind a reference
+/// (the C ABI): `Map<_, _, T>::get` is this function with the same `S` and `T`, so both compile
+/// to the same code.
+#[inline]
+pub fn get<'s, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized>(
+    store: &'s S,
+    root: Address,
+    schema: &T,
+    key: &[u8],
+) -> Result<Option<&'s [u8]>, TreeError> {
+    let (mut node, mut hint) = store.get_node_hinted(&root)?;
+    // The parent's keys around the entry taken: every key below lies after `after` and
+    // up to `last`, which lets the search guess where to look first.
+    let (mut after, mut last) = (None, None);
+    loop {
+        let i = schema.lower_bound_within(&node, key, after, last);
+        if node.is_leaf() {
+            // Equal bytes are equal keys; only a byte mismatch needs the comparator
+            // (collations, say, can call different bytes equal).
+            if i < node.count() && {
+                let k = node.key(i);
+                k == key || schema.compare_keys(k, key).is_eq()
+            } {
+                return Ok(Some(node.value(i)));
+            }
+            return Ok(None);
+        }
+        let n = node.count();
+        if n == 0 {
+            return Err(TreeError::Malformed {
+                address: root,
+                reason: "empty internal node",
+            });
+        }
+        if i == n {
+            // Greater than every key in the tree.
+            return Ok(None);
+        }
+        if i > 0 {
+            after = Some(node.key(i - 1));
+        }
+        last = Some(node.key(i));
+        let level = node.level() - 1;
+        let (child, h) = store.get_child(&node, hint, i)?;
+        if child.level() != level || (level > 0 && child.count() == 0) {
+            return Err(TreeError::Malformed {
+                address: node.child(i),
+                reason: "child node at the wrong level, or an empty internal node",
+            });
+        }
+        (node, hint) = (child, h);
     }
 }
 
@@ -644,6 +657,18 @@ impl<'s> Run<'s> {
                 ..Run::default()
             },
         }
+    }
+
+    /// On a run whose keys all have one width and whose values all have one width: the rows
+    /// not returned yet as `(keys, key width, values, value width)`, both widths nonzero and
+    /// both slices a whole number of items (as many of each, on a verified node). `None` on
+    /// runs walked through offsets.
+    #[inline]
+    pub fn fixed_parts(&self) -> Option<(&'s [u8], usize, &'s [u8], usize)> {
+        if self.key_width == 0 {
+            return None;
+        }
+        Some((self.keys, self.key_width, self.values, self.value_width))
     }
 
     /// Rows not returned yet.
