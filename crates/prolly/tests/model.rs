@@ -280,6 +280,50 @@ fn huge_items_force_overflow_boundaries() {
     apply_model(&store, root, &mut model, owned);
 }
 
+/// Edits that keep every item's size (value updates; an insert and a delete of equal sizes in
+/// one node) let the rewrite copy the rest of a node without asking the splitter: the result
+/// must still be the from-scratch tree, at both hash profiles.
+#[test]
+fn size_preserving_edits_match_from_scratch() {
+    for profile in [HashProfile::Blake3, HashProfile::Dolt] {
+        let store = MemoryStore::new(profile);
+        let mut model = BTreeMap::new();
+        // Even keys only, values of a size fixed per key.
+        for i in (0..20000u32).step_by(2) {
+            model.insert(key(i), value(i, 0, false));
+        }
+        let mut root = build(&store, &model);
+        let same_size = |i: u32, salt: u32| {
+            let n = model_value_len(i);
+            tup((0..n).map(|j| (j ^ i ^ salt) as u8).collect())
+        };
+        for round in 1..6u32 {
+            let mut owned: Vec<(Vec<u8>, Option<Vec<u8>>)> = Vec::new();
+            // Single updates, spread out, then a few dense runs.
+            for i in (0..20000u32)
+                .step_by(2)
+                .filter(|i| i % (1000 + 2 * round) == 0)
+            {
+                owned.push((key(i), Some(same_size(i, round))));
+            }
+            for i in (4000 * round..4000 * round + 40).step_by(2) {
+                owned.push((key(i), Some(same_size(i, round + 7))));
+            }
+            // Insert an absent (odd) key and delete a present one 7 further on: the same key
+            // length, and a value of the deleted one's size.
+            let a = 1000 * round + 1;
+            owned.push((key(a), Some(tup(vec![9; model_value_len(a + 7) as usize]))));
+            owned.push((key(a + 7), None));
+            root = apply_model(&store, root, &mut model, owned);
+        }
+    }
+}
+
+/// The length of `value(i, 0, false)` before `tup`.
+fn model_value_len(i: u32) -> u32 {
+    i.wrapping_mul(31) % 60
+}
+
 #[test]
 fn unchanged_puts_keep_the_root() {
     let store = MemoryStore::default();

@@ -310,8 +310,9 @@ impl LevelBuilder {
 
     /// Appends the old items `from..to` of `node` (a node of this level) in one go, without
     /// asking the splitter about each: correct only where the old tree proves that none of them
-    /// ends a node, i.e. the builder is at the start of `node` and `to` is before its last item
-    /// (its items before the last did not end it, and the splitter state is the same). `counts`
+    /// ends a node, i.e. the builder is [in step](LevelBuilder::in_step_with) with the old
+    /// tree's at `from` and `to` is before the node's last item (its items before the last did
+    /// not end it, and the splitter state is the same). `counts`
     /// are the node's subtree counts (internal levels). False (nothing appended) if the items
     /// would not fit the node's byte limit; the caller then appends them one by one.
     pub(crate) fn extend_unsplit<S: ChunkStore + ?Sized, T: TreeSchema + ?Sized>(
@@ -329,6 +330,31 @@ impl LevelBuilder {
             }
             None => from >= to,
         }
+    }
+
+    /// True if the builder is in the state the old tree's builder was in just before item
+    /// `from` of `node` (a node of this level): then the old node's boundaries after `from`
+    /// repeat, and its items from `from` to before its last can go in through
+    /// [`LevelBuilder::extend_unsplit`]. The splitter's decisions depend only on the bytes
+    /// since the node's start, the item and (at internal levels) whether it is the node's first
+    /// item, so equal byte counts suffice: at the node's start (`from == 0`) the builder must be
+    /// fresh; after it, hold at least one item (so neither is at a first item). An edit that
+    /// keeps the sizes (a value update, a child rewritten in place) resynchronizes here at once.
+    pub(crate) fn in_step_with(&self, node: &Node<'_>, from: usize) -> bool {
+        if from == 0 {
+            return self.is_fresh();
+        }
+        if self.count() == 0 || from >= node.count() {
+            return false;
+        }
+        let keys = node.key_offset(from).wrapping_sub(node.key_offset(0));
+        let values = if self.level == 0 {
+            let vo = node.value_offsets_bytes();
+            offset_at(vo, from).wrapping_sub(offset_at(vo, 0))
+        } else {
+            from * ADDRESS_LEN
+        };
+        self.data_len() == keys.wrapping_add(values)
     }
 
     /// Appends the old items `from..end` of `node` (a node of this level), asking the splitter

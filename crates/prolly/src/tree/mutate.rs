@@ -192,8 +192,9 @@ impl<'a, 's, 'p, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> LevelPass<'a, '
 
     /// Appends old items `from..end` of the cursor's current node (the cursor is at `from`),
     /// then moves the cursor to `end` (past the node: onto the next one, noting the node's last
-    /// key). At the start of a region the items before the node's last one go in as one run:
-    /// the old tree shows that none of them ends a node.
+    /// key). Where the builder is in step with the old tree's (at the start of a region, or
+    /// after an edit that kept the sizes) the items before the node's last one go in as one
+    /// run: the old tree shows that none of them ends a node.
     fn feed_range(
         &mut self,
         out: &mut NodeOut<'_, S, T>,
@@ -204,14 +205,14 @@ impl<'a, 's, 'p, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> LevelPass<'a, '
         let count = node.count();
         self.load_counts(&node);
         let mut i = from;
-        if from == 0 && self.builder.is_fresh() {
-            let stop = end.min(count.saturating_sub(1));
-            if self
+        let stop = end.min(count.saturating_sub(1));
+        if from < stop
+            && self.builder.in_step_with(&node, from)
+            && self
                 .builder
-                .extend_unsplit(out, &node, 0, stop, self.counts)
-            {
-                i = stop;
-            }
+                .extend_unsplit(out, &node, from, stop, self.counts)
+        {
+            i = stop;
         }
         let entries = &mut self.out;
         self.builder
