@@ -120,6 +120,22 @@ fn bench_reads(c: &mut Criterion) {
             black_box(map.get(&data[probes[j]].0).expect("get"))
         })
     });
+    // The same probes with their keys in one buffer: `get/1M` also pays for reading each key
+    // from its row's own heap buffer (two dependent cache misses), which the BTreeMap, making
+    // its keys from the row number, never does.
+    let width = data[0].0.len();
+    assert!(probes.iter().all(|&p| data[p].0.len() == width));
+    let flat: Vec<u8> = probes
+        .iter()
+        .flat_map(|&p| data[p].0.iter().copied())
+        .collect();
+    let mut j = 0usize;
+    g.bench_function("get_flatkeys/1M", |b| {
+        b.iter(|| {
+            j = (j + 1) & 4095;
+            black_box(map.get(&flat[j * width..][..width]).expect("get"))
+        })
+    });
     let mut j = 0usize;
     g.bench_function("btreemap/get/1M", |b| {
         b.iter(|| {

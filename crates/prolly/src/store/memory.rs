@@ -24,7 +24,11 @@ use super::{ChunkStore, NodeHint, StoreError};
 const PAGE: usize = 1024;
 
 /// One stored chunk with its node layout, computed on first `get_node`.
+///
+/// Aligned to 128 bytes: a slot (about 120 bytes) is then exactly one pair of cache lines,
+/// which the processor fetches together, instead of straddling three.
 #[derive(Default)]
+#[repr(align(128))]
 struct Slot {
     /// The chunk's bytes, in the store's arena (see [`MemoryStore::insert_slot`] for the
     /// lifetime).
