@@ -624,19 +624,21 @@ impl FileStore {
         next.roots = roots;
         next.generation += 1;
         let mut new_file = None;
+        let mut pending_bytes = 0;
         if has_pending {
             let pending: &std::collections::HashMap<Address, Box<Pending>> = self.pending.as_mut();
             let mut chunks: Vec<(Address, &[u8])> =
                 pending.iter().map(|(a, p)| (*a, &p.chunk[..])).collect();
             chunks.sort_unstable_by_key(|c| c.0);
+            pending_bytes = chunks.iter().map(|c| c.1.len()).sum();
             let f = write_chunk_file(&self.dir, &mut next, &chunks, self.options.mmap)?;
             new_file = Some(f);
         }
         self.publish(&next)?;
         self.manifest = next;
         self.files.extend(new_file);
-        self.pending = FrozenMap::new();
         self.has_pending.store(false, Ordering::Release);
+        free_in_background(std::mem::take(&mut self.pending), pending_bytes);
         Ok(self.manifest.generation)
     }
 
@@ -893,6 +895,21 @@ impl ChunkStore for FileStore {
     fn put_node_hashed(&self, address: Address, chunk: &[u8]) -> Result<(), StoreError> {
         FileStore::put_node_hashed(self, address, chunk)
     }
+}
+
+/// Pending chunks of at least this many bytes are freed on a thread of their own after a commit.
+const BACKGROUND_FREE_BYTES: usize = 8 << 20;
+
+/// Frees the committed pending chunks: on a short-lived thread when they are big (a big import's
+/// tens of thousands of allocations take several milliseconds to free, and the chunks are in the
+/// new file by now), else here. If the thread cannot start, here too.
+fn free_in_background(pending: FrozenMap<Address, Box<Pending>>, bytes: usize) {
+    if bytes < BACKGROUND_FREE_BYTES {
+        return drop(pending);
+    }
+    let _ = std::thread::Builder::new()
+        .name("prolly-free".into())
+        .spawn(move || drop(pending));
 }
 
 /// Writes `chunks` as chunk file `next.next_seq` (temporary name, fsync, rename, fsync dir),
