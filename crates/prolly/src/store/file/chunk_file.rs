@@ -519,10 +519,7 @@ pub(super) fn write(
 /// Writes `parts` back to back at the start of the new, empty `file`: up to [`MAX_SLICES`]
 /// slices or about [`WRITE_BATCH`] bytes per `writev`, starting writeback every
 /// [`WRITEBACK_STEP`] bytes.
-fn write_parts<'a>(
-    mut file: &File,
-    parts: impl Iterator<Item = &'a [u8]>,
-) -> std::io::Result<()> {
+fn write_parts<'a>(mut file: &File, parts: impl Iterator<Item = &'a [u8]>) -> std::io::Result<()> {
     let mut slices: Vec<IoSlice<'a>> = Vec::with_capacity(MAX_SLICES);
     let mut written = 0u64;
     let mut flushed = 0u64;
@@ -567,12 +564,7 @@ fn start_writeback(file: &File, offset: u64, len: u64) {
     // SAFETY: the call takes a file descriptor, which `file` keeps open for its duration, and
     // integers; it reads or writes no memory of this process.
     let _ = unsafe {
-        libc::sync_file_range(
-            file.as_raw_fd(),
-            offset,
-            len,
-            libc::SYNC_FILE_RANGE_WRITE,
-        )
+        libc::sync_file_range(file.as_raw_fd(), offset, len, libc::SYNC_FILE_RANGE_WRITE)
     };
 }
 
@@ -615,6 +607,39 @@ mod tests {
                 assert_eq!(f.find(&Address([0; 20])), None);
                 assert_eq!(f.find(&Address([0xff; 20])), None);
             }
+        }
+    }
+
+    #[test]
+    fn a_big_file_written_in_many_pieces_reads_back() {
+        // More chunks than one `writev` takes, more bytes than one batch and than one
+        // writeback step, and some empty chunks.
+        let dir = tempfile::tempdir().unwrap();
+        let profile = HashProfile::Blake3;
+        let n = 3000;
+        let data: Vec<Vec<u8>> = (0..n)
+            .map(|i: usize| {
+                let len = if i % 100 == 7 {
+                    0
+                } else {
+                    (i * 7919) % 7000 + 1
+                };
+                (0..len).map(|j| (i * 31 + j) as u8).collect()
+            })
+            .collect();
+        let mut chunks: Vec<(Address, &[u8])> = data
+            .iter()
+            .map(|c| (profile.address_of(c), &c[..]))
+            .collect();
+        chunks.sort_unstable_by_key(|c| c.0);
+        chunks.dedup_by_key(|c| c.0);
+        let path = dir.path().join(file_name(1));
+        let rec = write(&path, 1, profile, &chunks).unwrap();
+        let f = ChunkFile::open(dir.path(), rec, profile, false).unwrap();
+        assert_eq!(f.len(), chunks.len());
+        for (i, (a, c)) in chunks.iter().enumerate() {
+            assert_eq!(f.find(a), Some(i));
+            assert_eq!(f.chunk(i, profile).unwrap(), *c);
         }
     }
 }
