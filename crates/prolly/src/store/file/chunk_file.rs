@@ -455,8 +455,8 @@ const MAX_SLICES: usize = 1024;
 /// Bytes per `writev` call, about: small enough that writeback starts often.
 const WRITE_BATCH: usize = 2 << 20;
 
-/// Writes a chunk file holding `chunks` (sorted by address, unique) to `path`, fsyncs it, and
-/// returns its record. The caller renames it into place.
+/// Writes a chunk file holding `chunks` (sorted by address, unique) to the new file `path` and
+/// returns it, not yet fsynced, with its record. The caller fsyncs it and renames it into place.
 ///
 /// The index and footer are made first (32 bytes per chunk), so the chunk bytes go to the file
 /// straight from the caller's buffers with vectored writes, never through a staging buffer; and
@@ -467,7 +467,7 @@ pub(super) fn write(
     seq: u64,
     profile: HashProfile,
     chunks: &[(Address, &[u8])],
-) -> Result<FileRecord, StoreError> {
+) -> Result<(File, FileRecord), StoreError> {
     let io = |what: &str, source| StoreError::Io {
         context: format!("{what} {}", path.display()),
         source,
@@ -507,13 +507,13 @@ pub(super) fn write(
         .chain(chunks.iter().map(|c| c.1))
         .chain(std::iter::once(&tail[..]));
     write_parts(&file, parts).map_err(|e| io("writing", e))?;
-    file.sync_all().map_err(|e| io("fsyncing", e))?;
-    Ok(FileRecord {
+    let record = FileRecord {
         seq,
         chunk_count: chunks.len() as u64,
         file_len,
         checksum,
-    })
+    };
+    Ok((file, record))
 }
 
 /// Writes `parts` back to back at the start of the new, empty `file`: up to [`MAX_SLICES`]
@@ -592,7 +592,7 @@ mod tests {
                 .collect();
             chunks.sort_unstable_by_key(|c| c.0);
             let path = dir.path().join(file_name(seq));
-            let rec = write(&path, seq, profile, &chunks).unwrap();
+            let rec = write(&path, seq, profile, &chunks).unwrap().1;
             for mmap in [true, false] {
                 let f = ChunkFile::open(dir.path(), rec, profile, mmap).unwrap();
                 assert_eq!(f.len(), n);
@@ -634,7 +634,7 @@ mod tests {
         chunks.sort_unstable_by_key(|c| c.0);
         chunks.dedup_by_key(|c| c.0);
         let path = dir.path().join(file_name(1));
-        let rec = write(&path, 1, profile, &chunks).unwrap();
+        let rec = write(&path, 1, profile, &chunks).unwrap().1;
         let f = ChunkFile::open(dir.path(), rec, profile, false).unwrap();
         assert_eq!(f.len(), chunks.len());
         for (i, (a, c)) in chunks.iter().enumerate() {
