@@ -9,9 +9,13 @@
 //! * `parse_build_memory`: text → tuples → sorted-input check → tree, into the in-memory store
 //!   (blake3 addresses).
 //! * `parse_build_commit_file`: the same into a durable file store, including the commit (one
-//!   chunk file written and fsynced, the manifest swapped).
+//!   chunk file written and fsynced, the manifest swapped). Compare with `parse_build_memory`.
+//! * `commit_only_file`: the commit alone (the import before it is not timed).
+//! * `raw_write_fsync`: the disk's floor for that commit: as many bytes as its chunk file, written
+//!   in 1 MiB pieces to a new file and fsynced, nothing else. Compare with `commit_only_file`.
 
 use std::hint::black_box;
+use std::io::Write;
 use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
@@ -110,7 +114,62 @@ fn bench_import(c: &mut Criterion) {
             total
         })
     });
+    g.bench_function("commit_only_file", |b| {
+        b.iter_custom(|iters| {
+            let mut total = Duration::ZERO;
+            for _ in 0..iters {
+                let dir = tempfile::tempdir().unwrap();
+                let mut store = FileStore::create(dir.path(), HashProfile::Blake3).unwrap();
+                let (root, _) = import::import_new(&data[..], &schema, &null, &store).unwrap();
+                let t = Instant::now();
+                store
+                    .commit(&[RootUpdate::new("t", None, Some(root))])
+                    .unwrap();
+                total += t.elapsed();
+                drop(store);
+            }
+            total
+        })
+    });
+
+    // The floor: the chunk file's size in plain sequential writes plus one fsync.
+    let file_len = chunk_file_len(&data, &schema, &null);
+    let bytes: Vec<u8> = (0..file_len).map(|i| (i as u8) ^ (i >> 12) as u8).collect();
+    g.bench_function("raw_write_fsync", |b| {
+        b.iter_custom(|iters| {
+            let mut total = Duration::ZERO;
+            for _ in 0..iters {
+                let dir = tempfile::tempdir().unwrap();
+                let t = Instant::now();
+                let mut f = std::fs::File::create_new(dir.path().join("raw")).unwrap();
+                for piece in bytes.chunks(1 << 20) {
+                    f.write_all(piece).unwrap();
+                }
+                f.sync_all().unwrap();
+                total += t.elapsed();
+            }
+            total
+        })
+    });
     g.finish();
+}
+
+/// The size of the chunk file the import commits.
+fn chunk_file_len(data: &[u8], schema: &MapSchema, null: &NullText) -> usize {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = FileStore::create(dir.path(), HashProfile::Blake3).unwrap();
+    let (root, _) = import::import_new(data, schema, null, &store).unwrap();
+    store
+        .commit(&[RootUpdate::new("t", None, Some(root))])
+        .unwrap();
+    let mut len = 0;
+    for e in std::fs::read_dir(dir.path()).unwrap() {
+        let e = e.unwrap();
+        if e.file_name().to_string_lossy().ends_with(".chunks") {
+            len += e.metadata().unwrap().len() as usize;
+        }
+    }
+    len
 }
 
 criterion_group!(benches, bench_import);

@@ -16,6 +16,10 @@
 //! * `csv`: the baseline, plain CSV parsing with the `csv` crate (every field touched).
 //! * `import`: the whole import into a blake3 memory store ([`import::import_new`]).
 //! * `build`: building the tree from ready tuples ([`Map::from_sorted`]), for comparison.
+//! * `file`: the whole import into a new blake3 file store (in `$TMPDIR`), then the commit
+//!   that writes and fsyncs its chunk file; prints the import and the commit apart, and the
+//!   disk's floor for the commit measured right after: as many bytes as the chunk file, written
+//!   in 1 MiB pieces to a new file and fsynced.
 //!
 //! Setup (making the CSV text and the tuples) happens outside the `run_*` functions so that
 //! `--toggle-collect` counts only the measured work.
@@ -24,6 +28,7 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use prollystore::format::HashProfile;
+use prollystore::store::file::{FileStore, RootUpdate};
 use prollystore::{Map, MemoryStore};
 use prollystore_cli::import;
 use prollystore_cli::schema::MapSchema;
@@ -69,6 +74,46 @@ fn run_import(data: &[u8], schema: &MapSchema) -> usize {
 }
 
 #[inline(never)]
+fn run_file(data: &[u8], schema: &MapSchema) -> usize {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let t = Instant::now();
+    let mut store = FileStore::create(dir.path(), HashProfile::Blake3).expect("create");
+    let (root, n) = import::import_new(data, schema, &NullText::default(), &store).expect("import");
+    let built = t.elapsed();
+    store
+        .commit(&[RootUpdate::new("t", None, Some(root))])
+        .expect("commit");
+    let commit = t.elapsed().saturating_sub(built);
+    let mut len = 0;
+    for e in std::fs::read_dir(dir.path()).expect("list") {
+        let e = e.expect("list");
+        if e.file_name().to_string_lossy().ends_with(".chunks") {
+            len += e.metadata().expect("stat").len() as usize;
+        }
+    }
+    let floor = raw_write_fsync(dir.path(), len);
+    eprintln!(
+        "file: import {built:?}, commit {commit:?}; raw write+fsync of the same {len} bytes \
+         {floor:?} (commit / floor = {:.2})",
+        commit.as_secs_f64() / floor.as_secs_f64()
+    );
+    n + usize::from(root.as_bytes()[0])
+}
+
+/// Writes `len` bytes in 1 MiB pieces to a new file in `dir` and fsyncs it; returns the time.
+fn raw_write_fsync(dir: &std::path::Path, len: usize) -> std::time::Duration {
+    use std::io::Write;
+    let bytes: Vec<u8> = (0..len).map(|i| (i as u8) ^ (i >> 12) as u8).collect();
+    let t = Instant::now();
+    let mut f = std::fs::File::create_new(dir.join("raw")).expect("create");
+    for piece in bytes.chunks(1 << 20) {
+        f.write_all(piece).expect("write");
+    }
+    f.sync_all().expect("fsync");
+    t.elapsed()
+}
+
+#[inline(never)]
 fn run_build(schema: &MapSchema, rows: &[([u8; 20], [u8; 20])]) -> usize {
     let store = MemoryStore::new(HashProfile::Blake3);
     let map = Map::from_sorted(
@@ -93,6 +138,7 @@ fn main() {
     let r = match workload.as_str() {
         "csv" => run_csv(&data),
         "import" => run_import(&data, &schema),
+        "file" => run_file(&data, &schema),
         "build" => {
             let rows: Vec<_> = (0..n as i64)
                 .map(|i| (tuple(i, (i * 7) % 1_000_003), tuple(i * 13, -i)))
@@ -102,7 +148,7 @@ fn main() {
             eprintln!("build only: {:?}", t.elapsed());
             r
         }
-        other => panic!("unknown workload {other:?} (csv, import, build)"),
+        other => panic!("unknown workload {other:?} (csv, import, build, file)"),
     };
     let el = t.elapsed();
     black_box(r);

@@ -1,4 +1,5 @@
-//! Crash injection: a child process commits in a loop (with gc and compaction mixed in) and is
+//! Crash injection: a child process commits in a loop (with gc and compaction mixed in, and now
+//! and then a chunk file big enough to be written in several pieces) and is
 //! killed with SIGKILL at random moments; after each kill the store must reopen at a committed
 //! state, with every reachable chunk intact and nothing the child reported committed lost.
 //!
@@ -65,10 +66,17 @@ fn child(dir: &str, seed: u64) {
     let mut k = old.map(|r| check_state(&w, r)).unwrap_or(0);
     loop {
         k += 1;
+        // Now and then a chunk file of over 8 MiB, whose writing starts writeback midway.
+        let big = rng.below(16) == 0;
         let leaves: Vec<Address> = (0..1 + rng.below(5))
             .map(|j| {
                 let mut payload = format!("leaf {k} {j} ").into_bytes();
-                payload.extend((0..rng.below(3000)).map(|i| (i * 7 + k) as u8));
+                let len = if big && j == 0 {
+                    9 << 20
+                } else {
+                    rng.below(3000)
+                };
+                payload.extend((0..len).map(|i| (i * 7 + k) as u8));
                 w.put(&node(&[], &payload)).unwrap()
             })
             .collect();

@@ -1,4 +1,5 @@
-//! The store's only `unsafe`: mapping an immutable chunk file into memory.
+//! The file store's only `unsafe` that hands out memory: mapping an immutable chunk file. (The
+//! other one, in `chunk_file.rs`, is a writeback hint that reads or writes no memory.)
 //!
 //! # Invariant that makes the mapping sound
 //!

@@ -28,7 +28,7 @@ use elsa::sync::FrozenMap;
 use prollystore_format::message::{self, Message, Node, NodeLayout};
 use prollystore_format::{Address, HashProfile};
 
-use chunk_file::{ChunkFile, FileRecord};
+use chunk_file::ChunkFile;
 use manifest::{Manifest, MANIFEST};
 
 use crate::store::{ChunkStore, StoreError};
@@ -187,6 +187,12 @@ fn sync_dir(dir: &Path) -> Result<(), StoreError> {
 /// Replaces `dir/name` with `bytes` atomically and durably: temporary file, fsync, rename,
 /// fsync of the directory.
 fn write_atomically(dir: &Path, name: &str, bytes: &[u8]) -> Result<(), StoreError> {
+    let tmp = write_temporary(dir, name, bytes)?;
+    rename_into_place(dir, &tmp, name)
+}
+
+/// Writes `bytes` to a new `dir/name.tmp` and fsyncs it; returns its path.
+fn write_temporary(dir: &Path, name: &str, bytes: &[u8]) -> Result<PathBuf, StoreError> {
     let tmp = dir.join(format!("{name}.tmp"));
     remove_if_present(&tmp)?;
     let mut f = std::fs::OpenOptions::new()
@@ -197,9 +203,13 @@ fn write_atomically(dir: &Path, name: &str, bytes: &[u8]) -> Result<(), StoreErr
     f.write_all(bytes)
         .and_then(|()| f.sync_all())
         .map_err(io_err(format!("writing {}", tmp.display())))?;
-    drop(f);
+    Ok(tmp)
+}
+
+/// Renames `tmp` to `dir/name` and fsyncs the directory.
+fn rename_into_place(dir: &Path, tmp: &Path, name: &str) -> Result<(), StoreError> {
     let dest = dir.join(name);
-    std::fs::rename(&tmp, &dest).map_err(io_err(format!("renaming to {}", dest.display())))?;
+    std::fs::rename(tmp, &dest).map_err(io_err(format!("renaming to {}", dest.display())))?;
     sync_dir(dir)
 }
 
@@ -623,31 +633,36 @@ impl FileStore {
         let mut next = self.manifest.clone();
         next.roots = roots;
         next.generation += 1;
-        let mut new_file = None;
-        if has_pending {
-            let pending: &std::collections::HashMap<Address, Box<Pending>> = self.pending.as_mut();
-            let mut chunks: Vec<(Address, &[u8])> =
-                pending.iter().map(|(a, p)| (*a, &p.chunk[..])).collect();
-            chunks.sort_unstable_by_key(|c| c.0);
-            let f = write_chunk_file(&self.dir, &mut next, &chunks, self.options.mmap)?;
-            new_file = Some(f);
-        }
-        self.publish(&next)?;
+        let mut pending = std::mem::take(&mut self.pending);
+        let mut chunks: Vec<(Address, &[u8])> = if has_pending {
+            let map: &std::collections::HashMap<Address, Box<Pending>> = pending.as_mut();
+            map.iter().map(|(a, p)| (*a, &p.chunk[..])).collect()
+        } else {
+            Vec::new()
+        };
+        chunks.sort_unstable_by_key(|c| c.0);
+        let pending_bytes = chunks.iter().map(|c| c.1.len()).sum();
+        let published = publish_with(
+            &self.dir,
+            self.options.mmap,
+            &mut self.poisoned,
+            &mut next,
+            &chunks,
+        );
+        drop(chunks);
+        let new_file = match published {
+            Ok(f) => f,
+            Err(e) => {
+                // The commit did not complete: the chunks stay pending, readable here.
+                self.pending = pending;
+                return Err(e);
+            }
+        };
         self.manifest = next;
         self.files.extend(new_file);
-        self.pending = FrozenMap::new();
         self.has_pending.store(false, Ordering::Release);
+        free_in_background(pending, pending_bytes);
         Ok(self.manifest.generation)
-    }
-
-    /// Writes the manifest; on failure the handle is poisoned, since the rename may or may not
-    /// have reached the disk.
-    fn publish(&mut self, next: &Manifest) -> Result<(), StoreError> {
-        let r = write_atomically(&self.dir, MANIFEST, &next.encode());
-        if r.is_err() {
-            self.poisoned = true;
-        }
-        r
     }
 
     /// Garbage collection over Dolt messages: a chunk's references are what
@@ -749,18 +764,14 @@ impl FileStore {
         let mut next = self.manifest.clone();
         next.generation += 1;
         next.files.retain(|r| !replaced.contains(&r.seq));
-        let new_file = if chunks.is_empty() {
-            None
-        } else {
-            Some(write_chunk_file(
-                &self.dir,
-                &mut next,
-                &chunks,
-                self.options.mmap,
-            )?)
-        };
+        let new_file = publish_with(
+            &self.dir,
+            self.options.mmap,
+            &mut self.poisoned,
+            &mut next,
+            &chunks,
+        )?;
         drop(chunks);
-        self.publish(&next)?;
         self.manifest = next;
         let old = std::mem::take(&mut self.files);
         let mut doomed = Vec::new();
@@ -895,24 +906,82 @@ impl ChunkStore for FileStore {
     }
 }
 
-/// Writes `chunks` as chunk file `next.next_seq` (temporary name, fsync, rename, fsync dir),
-/// opens it back (validating it), and records it in `next`.
-fn write_chunk_file(
+/// Pending chunks of at least this many bytes are freed on a thread of their own after a commit.
+const BACKGROUND_FREE_BYTES: usize = 8 << 20;
+
+/// Frees the committed pending chunks: on a short-lived thread when they are big (a big import's
+/// tens of thousands of allocations take several milliseconds to free, and the chunks are in the
+/// new file by now), else here. If the thread cannot start, here too.
+fn free_in_background(pending: FrozenMap<Address, Box<Pending>>, bytes: usize) {
+    if bytes < BACKGROUND_FREE_BYTES {
+        return drop(pending);
+    }
+    let _ = std::thread::Builder::new()
+        .name("prolly-free".into())
+        .spawn(move || drop(pending));
+}
+
+/// A chunk file at least this long is fsynced on a thread of its own while the new manifest's
+/// temporary file is written and fsynced ([`publish_with`]).
+const OVERLAPPED_FSYNC_LEN: u64 = 1 << 20;
+
+/// Publishes manifest `next` in `dir` with `chunks` (sorted by address, unique; none: no new
+/// file) as its new chunk file `next.next_seq`, which it records in `next` and returns opened
+/// (validated). Sets `poisoned` when writing the manifest fails.
+///
+/// The order is the one of `docs/FORMAT.md`: the chunk file is written under a temporary name,
+/// fsynced, renamed into place and the directory fsynced before the manifest's rename, the commit
+/// point. The manifest's temporary file does not depend on the chunk file being durable, so for
+/// a big chunk file it is written and fsynced while the chunk file's fsync runs.
+fn publish_with(
     dir: &Path,
+    mmap: bool,
+    poisoned: &mut bool,
     next: &mut Manifest,
     chunks: &[(Address, &[u8])],
-    mmap: bool,
-) -> Result<ChunkFile, StoreError> {
+) -> Result<Option<ChunkFile>, StoreError> {
+    if chunks.is_empty() {
+        let r = write_atomically(dir, MANIFEST, &next.encode());
+        *poisoned |= r.is_err();
+        return r.map(|()| None);
+    }
     let seq = next.next_seq;
     let name = chunk_file::file_name(seq);
     let tmp = dir.join(format!("{name}.tmp"));
     remove_if_present(&tmp)?;
-    let record: FileRecord = chunk_file::write(&tmp, seq, next.profile, chunks)?;
-    let dest = dir.join(&name);
-    std::fs::rename(&tmp, &dest).map_err(io_err(format!("renaming to {}", dest.display())))?;
-    sync_dir(dir)?;
-    let f = ChunkFile::open(dir, record, next.profile, mmap)?;
+    let (file, record) = chunk_file::write(&tmp, seq, next.profile, chunks)?;
     next.next_seq += 1;
     next.files.push(record);
-    Ok(f)
+    let manifest = next.encode();
+    let sync_chunks = || {
+        file.sync_all()
+            .map_err(io_err(format!("fsyncing {}", tmp.display())))
+    };
+    let stage_manifest = || write_temporary(dir, MANIFEST, &manifest);
+    let (synced, staged) = std::thread::scope(|s| {
+        let syncing = (record.file_len >= OVERLAPPED_FSYNC_LEN)
+            .then(|| {
+                std::thread::Builder::new()
+                    .name("prolly-fsync".into())
+                    .spawn_scoped(s, sync_chunks)
+                    .ok()
+            })
+            .flatten();
+        match syncing {
+            Some(h) => {
+                let staged = stage_manifest();
+                let synced = h.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
+                (synced, Some(staged))
+            }
+            None => (sync_chunks(), None),
+        }
+    });
+    drop(file);
+    synced?;
+    let staged = staged.unwrap_or_else(stage_manifest);
+    let manifest_tmp = staged.inspect_err(|_| *poisoned = true)?;
+    rename_into_place(dir, &tmp, &name)?;
+    let f = ChunkFile::open(dir, record, next.profile, mmap)?;
+    rename_into_place(dir, &manifest_tmp, MANIFEST).inspect_err(|_| *poisoned = true)?;
+    Ok(Some(f))
 }
