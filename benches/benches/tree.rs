@@ -18,7 +18,7 @@ use prollystore::{Map, MemoryStore};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
-use prollystore_benches::int_pairs::{as_edits, rows, schema, tuple, N};
+use prollystore_benches::int_pairs::{as_edits, flat_keys, rows, schema, tuple, N};
 
 fn model(n: usize) -> BTreeMap<(i64, i64), (i64, i64)> {
     (0..n as i64)
@@ -120,20 +120,15 @@ fn bench_reads(c: &mut Criterion) {
             black_box(map.get(&data[probes[j]].0).expect("get"))
         })
     });
-    // The same probes with their keys in one buffer: `get/1M` also pays for reading each key
-    // from its row's own heap buffer (two dependent cache misses), which the BTreeMap, making
-    // its keys from the row number, never does.
-    let width = data[0].0.len();
-    assert!(probes.iter().all(|&p| data[p].0.len() == width));
-    let flat: Vec<u8> = probes
-        .iter()
-        .flat_map(|&p| data[p].0.iter().copied())
-        .collect();
+    // The same probes with their keys side by side: `get/1M` also pays a cache miss for
+    // reading each key from its row in the 40 MB `data`, which the BTreeMap, making its keys
+    // from the row number, never does.
+    let flat = flat_keys(&data, &probes);
     let mut j = 0usize;
     g.bench_function("get_flatkeys/1M", |b| {
         b.iter(|| {
             j = (j + 1) & 4095;
-            black_box(map.get(&flat[j * width..][..width]).expect("get"))
+            black_box(map.get(&flat[j]).expect("get"))
         })
     });
     let mut j = 0usize;
