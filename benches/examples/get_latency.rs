@@ -3,7 +3,7 @@
 //! its fastest batches (a batch that lost the processor to another job is slow, never fast).
 //!
 //! ```text
-//! cargo run --release -p prollystore-benches --example get_latency [rows] [batches]
+//! cargo run --release -p prollystore-benches --example get_latency [rows] [batches] [huge]
 //! ```
 //!
 //! Rows are `(2i, i % 7) -> (31i, -i)` of int64 pairs in a blake3 memory store, as in
@@ -34,7 +34,12 @@ fn main() {
         .unwrap_or(1_000_000);
     let batches: usize = args.next().and_then(|s| s.parse().ok()).unwrap_or(4000);
     let data = rows(n);
-    let store = MemoryStore::new(HashProfile::Blake3);
+    // A third argument `huge` puts the chunks on transparent huge pages.
+    let store = if std::env::args().nth(3).as_deref() == Some("huge") {
+        MemoryStore::with_huge_pages(HashProfile::Blake3)
+    } else {
+        MemoryStore::new(HashProfile::Blake3)
+    };
     let map = Map::from_sorted(&store, schema(), data.iter().map(|(k, v)| (&k[..], &v[..])))
         .expect("build");
     let model: BTreeMap<(i64, i64), (i64, i64)> = (0..n as i64)

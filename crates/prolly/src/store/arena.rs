@@ -1,12 +1,14 @@
 //! An append-only byte arena for [`super::MemoryStore`]'s chunks: copies go into large blocks
-//! that never move or shrink until the arena is dropped.
+//! that never move or shrink until the arena is dropped (a bump copy instead of one heap
+//! allocation per chunk).
 //!
-//! Why not one heap allocation per chunk: a million-row tree has ~11 k leaves of ~4 KiB, each
-//! on its own 4 KiB page, so a lookup that lands on a cold leaf also misses the TLB. Big blocks
-//! are mapped with transparent huge pages requested (`madvise(MADV_HUGEPAGE)`, Linux), so the
-//! whole tree spans a few dozen 2 MiB pages. Measured with `benches/examples/get_latency.rs`
-//! (1M rows, random probes): huge pages cut a get by ~24%. Small stores (tests, scratch maps)
-//! start with small heap blocks and only grow into mapped ones.
+//! Blocks of 2 MiB and more are anonymous mappings aligned to huge pages. On request
+//! ([`super::MemoryStore::with_huge_pages`]) they are advised to use transparent huge pages
+//! (`madvise(MADV_HUGEPAGE)`, Linux): a million-row tree then spans a few dozen 2 MiB pages
+//! instead of ~11 k small ones, and a get on a cold leaf no longer also misses the TLB
+//! (`benches/examples/get_latency.rs`, 1M rows: 13-20% closer to the BTreeMap). It is not the
+//! default because the first write into each huge page can stall while the kernel assembles
+//! one (edits measured at 1-2.5x their usual time on this machine).
 
 use std::cell::{Cell, RefCell};
 
@@ -66,16 +68,18 @@ impl Block {
     }
 
     /// A mapped block of `len` bytes starting on a huge-page boundary, advised to use huge
-    /// pages; a heap block if mapping fails (or under Miri, which cannot map).
-    fn mapped(len: usize) -> Block {
+    /// pages if `huge`; a heap block if mapping fails (or under Miri, which cannot map).
+    fn mapped(len: usize, huge: bool) -> Block {
         #[cfg(not(miri))]
         if let Ok(mut map) = memmap2::MmapMut::map_anon(len + HUGE_PAGE) {
             let skip = map.as_ptr().align_offset(HUGE_PAGE).min(HUGE_PAGE);
             #[cfg(target_os = "linux")]
-            {
+            if huge {
                 // Only advice: if the kernel refuses, the block works with small pages.
                 let _ = map.advise_range(memmap2::Advice::HugePage, skip, len);
             }
+            #[cfg(not(target_os = "linux"))]
+            let _ = huge;
             // Taken once, here; the map is not touched again until it is dropped.
             let base = map[skip..].as_mut_ptr();
             return Block {
@@ -112,13 +116,17 @@ impl Block {
 /// for as long as the arena lives.
 pub(crate) struct Arena {
     blocks: RefCell<Vec<Block>>,
+    /// Whether mapped blocks ask for transparent huge pages.
+    huge_pages: bool,
 }
 
 impl Arena {
-    /// An empty arena (allocates nothing until the first copy).
-    pub(crate) fn new() -> Arena {
+    /// An empty arena (allocates nothing until the first copy); `huge_pages` asks for
+    /// transparent huge pages for its big blocks.
+    pub(crate) fn new(huge_pages: bool) -> Arena {
         Arena {
             blocks: RefCell::new(Vec::new()),
+            huge_pages,
         }
     }
 
@@ -137,7 +145,7 @@ impl Arena {
             .map_or(FIRST_BLOCK, |b| (2 * b.len).min(MAX_BLOCK));
         let len = next.max(bytes.len());
         let block = if len >= MAPPED_BLOCK {
-            Block::mapped(len)
+            Block::mapped(len, self.huge_pages)
         } else {
             Block::heap(len)
         };
@@ -155,7 +163,7 @@ mod tests {
 
     #[test]
     fn copies_stay_valid_while_blocks_grow() {
-        let arena = Arena::new();
+        let arena = Arena::new(false);
         let mut kept = Vec::new();
         for i in 0..if cfg!(miri) { 40 } else { 300usize } {
             let bytes: Vec<u8> = (0..(i * 37) % 9000).map(|j| (i ^ j) as u8).collect();
@@ -173,7 +181,7 @@ mod tests {
 
     #[test]
     fn grows_into_mapped_blocks() {
-        let arena = Arena::new();
+        let arena = Arena::new(true);
         let chunk: Vec<u8> = (0..4096u32).map(|i| (i * 31) as u8).collect();
         // Past the first mapped block (under Miri, which is slow, just past the first blocks).
         let count = if cfg!(miri) { 40 } else { 2000 };

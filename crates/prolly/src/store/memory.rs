@@ -4,7 +4,7 @@
 //! 24-byte buckets), and the slots in fixed pages that never move, each holding its chunk and
 //! the node layout found on first read. Slots of consecutive chunks sit next to each other, so
 //! the per-lookup metadata stays within few memory pages; the chunk bytes are copied into an
-//! append-only arena of large blocks on huge pages where the system allows (see `arena`).
+//! append-only arena of large blocks (on huge pages if asked: [`MemoryStore::with_huge_pages`]).
 //! An internal node's slot also lists, from the first descent through it on, the slots of its
 //! children ([`ChunkStore::get_child`]): a descent then goes from node to child without hashing
 //! an address and probing the index at every level.
@@ -94,7 +94,19 @@ impl MemoryStore {
             profile,
             index: RefCell::new(Index::default()),
             pages: FrozenVec::new(),
-            arena: Arena::new(),
+            arena: Arena::new(false),
+        }
+    }
+
+    /// An empty store whose chunk memory asks for transparent huge pages (Linux; elsewhere
+    /// the same as [`MemoryStore::new`]). For big, read-mostly trees: a get on a million-row
+    /// map runs 13-20% closer to a `BTreeMap`'s, because cold leaves no longer also miss the
+    /// TLB. Not the default: the first write into each 2 MiB page can stall while the kernel
+    /// assembles the page, which made single edits 1-2.5x slower on the test machine.
+    pub fn with_huge_pages(profile: HashProfile) -> MemoryStore {
+        MemoryStore {
+            arena: Arena::new(true),
+            ..MemoryStore::new(profile)
         }
     }
 
