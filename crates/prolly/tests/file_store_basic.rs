@@ -302,3 +302,78 @@ fn a_lost_manifest_is_not_papered_over() {
         .to_string_lossy()
         .ends_with(".chunks")));
 }
+
+/// The temporary file pending chunks are streamed into (its name is not part of the format;
+/// it ends with `.tmp` like every temporary file, which is what matters).
+fn stream_file(dir: &std::path::Path) -> Option<std::path::PathBuf> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.to_string_lossy().ends_with(".tmp"))
+}
+
+#[test]
+fn puts_stream_to_a_temporary_file_that_a_commit_finishes_or_a_drop_deletes() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut w = FileStore::create(dir.path(), HashProfile::Blake3).unwrap();
+    assert!(stream_file(dir.path()).is_none());
+    // Enough bytes for several writes and a writeback step.
+    let chunks: Vec<Vec<u8>> = (0..3000u32)
+        .map(|i| node(&[], &i.to_le_bytes().repeat(700 + i as usize % 900)))
+        .collect();
+    let addrs: Vec<Address> = chunks.iter().map(|c| w.put(c).unwrap()).collect();
+    assert!(stream_file(dir.path()).is_some());
+    w.commit(&[RootUpdate::new("main", None, Some(addrs[0]))])
+        .unwrap();
+    assert!(stream_file(dir.path()).is_none());
+    assert_eq!(w.file_count(), 1);
+    // Uncommitted puts leave nothing behind when the handle goes away.
+    w.put(&node(&[], b"never committed")).unwrap();
+    assert!(stream_file(dir.path()).is_some());
+    drop(w);
+    assert!(stream_file(dir.path()).is_none());
+    for mode in modes() {
+        let r = mode.open(dir.path()).unwrap();
+        assert_eq!(r.chunk_count(), chunks.len() as u64);
+        for (a, c) in addrs.iter().zip(&chunks) {
+            assert_eq!(r.get(a).unwrap(), Some(&c[..]));
+        }
+        r.verify().unwrap();
+    }
+}
+
+#[test]
+fn gc_and_compaction_while_chunks_are_pending_keep_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut w = FileStore::create(dir.path(), HashProfile::Blake3).unwrap();
+    let mut committed = Vec::new();
+    for i in 0..3u32 {
+        let c = node(&[], &i.to_le_bytes());
+        committed.push((w.put(&c).unwrap(), c));
+        w.commit(&[]).unwrap();
+    }
+    let root = committed[0].0;
+    w.commit(&[RootUpdate::new("main", None, Some(root))])
+        .unwrap();
+    // Pending (streamed) chunks, then a compaction and a gc that write files of their own.
+    let pending: Vec<(Address, Vec<u8>)> = (0..50u32)
+        .map(|i| {
+            let c = node(&[], &(1000 + i).to_le_bytes().repeat(300));
+            (w.put(&c).unwrap(), c)
+        })
+        .collect();
+    w.compact(10_000).unwrap();
+    w.gc_with(children).unwrap();
+    for (a, c) in &pending {
+        assert_eq!(w.get(a).unwrap(), Some(&c[..]));
+    }
+    let top = pending[0].0;
+    w.commit(&[RootUpdate::new("side", None, Some(top))])
+        .unwrap();
+    drop(w);
+    let r = FileStore::open(dir.path()).unwrap();
+    for (a, c) in pending.iter().chain(&committed[..1]) {
+        assert_eq!(r.get(a).unwrap(), Some(&c[..]));
+    }
+    r.verify().unwrap();
+}

@@ -1,14 +1,18 @@
-//! One immutable chunk file: header, chunk bytes back to back, a sorted index, a checksummed
-//! footer (byte layout in `docs/FORMAT.md`).
+//! One immutable chunk file: header, chunk bytes back to back, a sorted index, (version 2) the
+//! order of the chunks in the data, a checksummed footer (byte layout in `docs/FORMAT.md`).
 //!
 //! Opening checks the header, footer, index checksum and that the index tiles the data region
-//! exactly (sorted unique addresses, each chunk starting where the previous one ends). The chunk
-//! bytes themselves are covered by their addresses: each chunk is hashed once, on first read,
-//! and a per-chunk bit records that it was checked.
+//! exactly (sorted unique addresses; the chunks, taken in data order, each start where the
+//! previous one ends). The chunk bytes themselves are covered by their addresses: each chunk is
+//! hashed once, on first read, and a per-chunk bit records that it was checked.
+//!
+//! Version 2 lets the chunks lie in any order, so that [`ChunkFileWriter`] can write them as they
+//! are made (a big import streams its chunks to disk while it builds) and sort only the index at
+//! the end. Version 1 files (chunks in address order, no order table) are still read.
 
 use std::fs::File;
 use std::io::{IoSlice, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
 
@@ -23,12 +27,16 @@ use super::StoreError;
 pub(super) const MAGIC: [u8; 8] = *b"PRLYCHNK";
 /// Last 8 bytes of every chunk file.
 pub(super) const FOOTER_MAGIC: [u8; 8] = *b"PRLYCEND";
-/// Chunk file format version.
-pub(super) const VERSION: u32 = 1;
+/// Chunk file format version written: 2, chunks in any order with an order table.
+pub(super) const VERSION: u32 = 2;
+/// The first version, still read: chunks in address order, no order table.
+const VERSION_1: u32 = 1;
 /// Header: magic (8), version u32, profile u8, 3 zero bytes.
 pub(super) const HEADER_LEN: u64 = 16;
 /// Index entry: address (20), offset u64, length u32.
 pub(super) const ENTRY_LEN: u64 = 32;
+/// Order table entry (version 2): the index position of the next chunk in the data, u32.
+pub(super) const ORDER_LEN: u64 = 4;
 /// Footer: index offset u64, chunk count u64, checksum u64, magic (8).
 pub(super) const FOOTER_LEN: u64 = 32;
 /// Largest chunk the format allows (lengths are u32).
@@ -79,6 +87,8 @@ pub(super) struct ChunkFile {
     bytes: FileBytes,
     /// Byte offset of the index.
     index_offset: usize,
+    /// Byte offset of the order table (version 2), which follows the index.
+    order_offset: Option<usize>,
     count: usize,
     /// One bit per chunk: set once the chunk's bytes were found to hash to its address.
     checked: Box<[AtomicU64]>,
@@ -185,11 +195,25 @@ impl ChunkFile {
             (Some(i), Some(c), Some(s)) => (i, c, s),
             _ => return Err(corrupted(&name, footer, "footer is unreadable")),
         };
-        // The checksum covers the header, the index and the footer's first 16 bytes, so a
-        // flipped length or offset field is caught before it is trusted.
-        let index_len = count.checked_mul(ENTRY_LEN);
-        let index_ok = index_len.is_some_and(|il| {
-            index_offset >= HEADER_LEN && index_offset.checked_add(il) == Some(footer)
+        // The version decides how much lies between the index and the footer; it is covered by
+        // the checksum below like the rest of the header.
+        let version = le_u32(b, 8).unwrap_or(0);
+        let per_chunk = match version {
+            VERSION_1 => ENTRY_LEN,
+            VERSION => ENTRY_LEN + ORDER_LEN,
+            _ => {
+                return Err(corrupted(
+                    &name,
+                    8,
+                    format!("unsupported version {version}"),
+                ))
+            }
+        };
+        // The checksum covers the header, the index, the order table and the footer's first 16
+        // bytes, so a flipped length or offset field is caught before it is trusted.
+        let trailer_len = count.checked_mul(per_chunk);
+        let index_ok = trailer_len.is_some_and(|tl| {
+            index_offset >= HEADER_LEN && index_offset.checked_add(tl) == Some(footer)
         });
         if !index_ok {
             return Err(corrupted(
@@ -211,14 +235,6 @@ impl ChunkFile {
                 &name,
                 footer,
                 "file is not the one the manifest names (checksum or chunk count differ)",
-            ));
-        }
-        let version = le_u32(b, 8).unwrap_or(0);
-        if version != VERSION {
-            return Err(corrupted(
-                &name,
-                8,
-                format!("unsupported version {version}"),
             ));
         }
         let tag = b.get(12).copied().unwrap_or(0);
@@ -248,6 +264,9 @@ impl ChunkFile {
             record,
             bytes,
             index_offset: index_offset as usize,
+            // Fits: the whole trailer was checked to end at the footer.
+            order_offset: (version == VERSION)
+                .then(|| index_offset as usize + count_usize * ENTRY_LEN as usize),
             count: count_usize,
             radix: Box::new([]),
             radix_bits,
@@ -262,7 +281,6 @@ impl ChunkFile {
     fn check_index(&self) -> Result<Box<[u32]>, StoreError> {
         let buckets = 1usize << self.radix_bits;
         let mut radix = Vec::with_capacity(buckets + 1);
-        let mut expected = HEADER_LEN;
         let mut prev: Option<&[u8]> = None;
         for i in 0..self.count {
             let at = self.index_offset as u64 + i as u64 * ENTRY_LEN;
@@ -276,16 +294,6 @@ impl ChunkFile {
                     "index addresses are not strictly increasing",
                 ));
             }
-            if entry.1 != expected {
-                return Err(corrupted(
-                    &self.name,
-                    at + 20,
-                    format!("chunk {i} starts at {}, expected {expected}", entry.1),
-                ));
-            }
-            expected = expected
-                .checked_add(u64::from(entry.2))
-                .ok_or_else(|| corrupted(&self.name, at + 28, "chunk length overflows"))?;
             prev = Some(entry.0);
             let p = prefix(entry.0, self.radix_bits);
             while radix.len() <= p {
@@ -295,6 +303,57 @@ impl ChunkFile {
         while radix.len() <= buckets {
             radix.push(self.count as u32);
         }
+        self.check_tiling()?;
+        Ok(radix.into_boxed_slice())
+    }
+
+    /// Checks that the chunks, taken in data order (index order in version 1, the order table's
+    /// in version 2), each start where the previous one ends, from the end of the header to the
+    /// start of the index, and that the order table names every entry exactly once.
+    fn check_tiling(&self) -> Result<(), StoreError> {
+        let mut seen = vec![0u64; self.count.div_ceil(64)];
+        let mut expected = HEADER_LEN;
+        for k in 0..self.count {
+            let (i, at) = match self.order_offset {
+                None => (k, self.index_offset as u64 + k as u64 * ENTRY_LEN),
+                Some(order) => {
+                    let at = order as u64 + k as u64 * ORDER_LEN;
+                    let i = le_u32(&self.bytes, at)
+                        .map(|i| i as usize)
+                        .filter(|&i| i < self.count)
+                        .ok_or_else(|| {
+                            corrupted(&self.name, at, "order table names no index entry")
+                        })?;
+                    let bit = 1u64 << (i % 64);
+                    if seen[i / 64] & bit != 0 {
+                        return Err(corrupted(
+                            &self.name,
+                            at,
+                            format!("order table names index entry {i} twice"),
+                        ));
+                    }
+                    seen[i / 64] |= bit;
+                    (i, at)
+                }
+            };
+            let entry_at = self.index_offset as u64 + i as u64 * ENTRY_LEN;
+            let (_, offset, len) = self
+                .entry(i)
+                .ok_or_else(|| corrupted(&self.name, entry_at, "index entry out of bounds"))?;
+            if offset != expected {
+                return Err(corrupted(
+                    &self.name,
+                    entry_at + 20,
+                    format!(
+                        "chunk {i} starts at {offset}, but the chunk before it in the data \
+                         (order position {k}, at {at}) ends at {expected}"
+                    ),
+                ));
+            }
+            expected = expected
+                .checked_add(u64::from(len))
+                .ok_or_else(|| corrupted(&self.name, entry_at + 28, "chunk length overflows"))?;
+        }
         if expected != self.index_offset as u64 {
             return Err(corrupted(
                 &self.name,
@@ -302,7 +361,7 @@ impl ChunkFile {
                 "chunks do not end where the index begins",
             ));
         }
-        Ok(radix.into_boxed_slice())
+        Ok(())
     }
 
     /// Index entry `i`: (address bytes, offset, length).
@@ -438,8 +497,8 @@ impl ChunkFile {
     }
 }
 
-/// xxh3-64 over the header, the index and the footer's first 16 bytes of a whole file `b` whose
-/// index starts at `index_offset`.
+/// xxh3-64 over the header, the index (and order table) and the footer's first 16 bytes of a
+/// whole file `b` whose index starts at `index_offset`.
 fn structure_checksum(b: &[u8], index_offset: usize) -> Option<u64> {
     let footer = b.len().checked_sub(FOOTER_LEN as usize)?;
     let mut h = Xxh3::new();
@@ -455,100 +514,217 @@ const MAX_SLICES: usize = 1024;
 /// Bytes per `writev` call, about: small enough that writeback starts often.
 const WRITE_BATCH: usize = 2 << 20;
 
-/// Writes a chunk file holding `chunks` (sorted by address, unique) to the new file `path` and
-/// returns it, not yet fsynced, with its record. The caller fsyncs it and renames it into place.
-///
-/// The index and footer are made first (32 bytes per chunk), so the chunk bytes go to the file
-/// straight from the caller's buffers with vectored writes, never through a staging buffer; and
-/// every [`WRITEBACK_STEP`] bytes the kernel is asked to start writing what it has, so the disk
-/// works while the rest is copied and the final fsync waits for little more than the tail.
+/// Bytes of chunks pushed one by one that are gathered before one write.
+const STAGE_LEN: usize = 1 << 20;
+
+/// Writes a new chunk file (the current version) as its chunks arrive, in any order: chunk bytes
+/// go to the file as they come, and [`ChunkFileWriter::finish`] appends the sorted index, the
+/// order table and the footer. Every [`WRITEBACK_STEP`] bytes the kernel is asked to start
+/// writing what it has, so the disk works while more chunks are made and the final fsync waits
+/// for little more than the tail.
+pub(super) struct ChunkFileWriter {
+    file: File,
+    path: PathBuf,
+    profile: HashProfile,
+    /// The chunks in data order: address, offset, length.
+    entries: Vec<(Address, u64, u32)>,
+    /// Chunk bytes pushed one by one and not yet written (they end at `end`).
+    staged: Vec<u8>,
+    /// Where the next chunk starts: the header plus every chunk so far.
+    end: u64,
+    /// Bytes handed to the kernel so far (`end - staged.len()`).
+    written: u64,
+    /// Bytes for which writeback was started.
+    flushed: u64,
+}
+
+/// The header of a chunk file written now.
+fn header(profile: HashProfile) -> [u8; HEADER_LEN as usize] {
+    let mut header = [0u8; HEADER_LEN as usize];
+    header[..8].copy_from_slice(&MAGIC);
+    header[8..12].copy_from_slice(&VERSION.to_le_bytes());
+    header[12] = profile.tag();
+    header
+}
+
+impl ChunkFileWriter {
+    /// Creates the new file `path` (which must not exist) and writes its header.
+    pub(super) fn create(path: &Path, profile: HashProfile) -> Result<ChunkFileWriter, StoreError> {
+        let file = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(path)
+            .map_err(|e| StoreError::Io {
+                context: format!("creating {}", path.display()),
+                source: e,
+            })?;
+        let mut staged = Vec::new();
+        staged.extend_from_slice(&header(profile));
+        Ok(ChunkFileWriter {
+            file,
+            path: path.to_path_buf(),
+            profile,
+            entries: Vec::new(),
+            staged,
+            end: HEADER_LEN,
+            written: 0,
+            flushed: 0,
+        })
+    }
+
+    /// The file's path.
+    pub(super) fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Number of chunks pushed.
+    pub(super) fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    fn io(&self, what: &str) -> impl FnOnce(std::io::Error) -> StoreError + '_ {
+        let context = format!("{what} {}", self.path.display());
+        move |source| StoreError::Io { context, source }
+    }
+
+    /// Records chunk `address` of `len` bytes at the end of the data.
+    fn record(&mut self, address: Address, len: usize) -> Result<(), StoreError> {
+        let len = u32::try_from(len).map_err(|_| {
+            StoreError::InvalidArgument(format!("chunk {address} is longer than 4 GiB"))
+        })?;
+        self.entries.push((address, self.end, len));
+        self.end += u64::from(len);
+        Ok(())
+    }
+
+    /// Appends one chunk (gathered with others into writes of about [`STAGE_LEN`] bytes).
+    pub(super) fn push(&mut self, address: Address, chunk: &[u8]) -> Result<(), StoreError> {
+        self.record(address, chunk.len())?;
+        self.staged.extend_from_slice(chunk);
+        if self.staged.len() >= STAGE_LEN {
+            self.write_staged()?;
+        }
+        Ok(())
+    }
+
+    /// Appends `chunks`, written straight from the caller's buffers with vectored writes.
+    pub(super) fn push_all(&mut self, chunks: &[(Address, &[u8])]) -> Result<(), StoreError> {
+        for (a, c) in chunks {
+            self.record(*a, c.len())?;
+        }
+        let staged = std::mem::take(&mut self.staged);
+        let parts = std::iter::once(&staged[..]).chain(chunks.iter().map(|c| c.1));
+        let r = self.write_parts(parts);
+        self.staged = staged;
+        self.staged.clear();
+        r.map_err(self.io("writing"))
+    }
+
+    /// Writes the staged bytes.
+    fn write_staged(&mut self) -> Result<(), StoreError> {
+        let staged = std::mem::take(&mut self.staged);
+        let r = self.write_parts(std::iter::once(&staged[..]));
+        self.staged = staged;
+        self.staged.clear();
+        r.map_err(self.io("writing"))
+    }
+
+    /// Writes `parts` back to back at the end of the file: up to [`MAX_SLICES`] slices or about
+    /// [`WRITE_BATCH`] bytes per `writev`, starting writeback every [`WRITEBACK_STEP`] bytes.
+    fn write_parts<'a>(&mut self, parts: impl Iterator<Item = &'a [u8]>) -> std::io::Result<()> {
+        let mut slices: Vec<IoSlice<'a>> = Vec::with_capacity(MAX_SLICES);
+        let mut parts = parts.peekable();
+        while parts.peek().is_some() {
+            slices.clear();
+            let mut batch = 0usize;
+            while slices.len() < MAX_SLICES && batch < WRITE_BATCH {
+                let Some(p) = parts.next() else { break };
+                if !p.is_empty() {
+                    slices.push(IoSlice::new(p));
+                    batch += p.len();
+                }
+            }
+            let mut rest = &mut slices[..];
+            while !rest.is_empty() {
+                let n = (&self.file).write_vectored(rest)?;
+                if n == 0 {
+                    return Err(std::io::ErrorKind::WriteZero.into());
+                }
+                IoSlice::advance_slices(&mut rest, n);
+            }
+            self.written += batch as u64;
+            if self.written - self.flushed >= WRITEBACK_STEP {
+                start_writeback(&self.file, self.flushed, self.written - self.flushed);
+                self.flushed = self.written;
+            }
+        }
+        Ok(())
+    }
+
+    /// Ends the file as chunk file number `seq`: writes the index (the chunks' addresses in
+    /// increasing order), the order table and the footer, and returns the file, not yet
+    /// fsynced, with its record. The caller fsyncs it and renames it into place. A chunk pushed
+    /// twice is an error.
+    pub(super) fn finish(mut self, seq: u64) -> Result<(File, FileRecord), StoreError> {
+        let n = self.entries.len();
+        let mut by_address: Vec<u32> = (0..n as u32).collect();
+        by_address.sort_unstable_by_key(|&k| self.entries[k as usize].0);
+        if let Some(w) = by_address
+            .windows(2)
+            .find(|w| self.entries[w[0] as usize].0 == self.entries[w[1] as usize].0)
+        {
+            return Err(StoreError::InvalidArgument(format!(
+                "chunk {} was written twice to {}",
+                self.entries[w[0] as usize].0,
+                self.path.display()
+            )));
+        }
+        // order[k] = index position of the k-th chunk in the data.
+        let mut order = vec![0u32; n];
+        let trailer_len = n as u64 * (ENTRY_LEN + ORDER_LEN) + FOOTER_LEN;
+        let mut tail = Vec::with_capacity(trailer_len as usize);
+        for (position, &k) in by_address.iter().enumerate() {
+            let (address, offset, len) = self.entries[k as usize];
+            order[k as usize] = position as u32;
+            tail.extend_from_slice(address.as_bytes());
+            tail.extend_from_slice(&offset.to_le_bytes());
+            tail.extend_from_slice(&len.to_le_bytes());
+        }
+        for position in order {
+            tail.extend_from_slice(&position.to_le_bytes());
+        }
+        let index_offset = self.end;
+        tail.extend_from_slice(&index_offset.to_le_bytes());
+        tail.extend_from_slice(&(n as u64).to_le_bytes());
+        let mut sum = Xxh3::new();
+        sum.update(&header(self.profile));
+        sum.update(&tail);
+        let checksum = sum.digest();
+        tail.extend_from_slice(&checksum.to_le_bytes());
+        tail.extend_from_slice(&FOOTER_MAGIC);
+        self.staged.extend_from_slice(&tail);
+        self.write_staged()?;
+        let record = FileRecord {
+            seq,
+            chunk_count: n as u64,
+            file_len: index_offset + tail.len() as u64,
+            checksum,
+        };
+        Ok((self.file, record))
+    }
+}
+
+/// Writes a chunk file holding `chunks` (unique) to the new file `path` and returns it, not yet
+/// fsynced, with its record. The caller fsyncs it and renames it into place.
 pub(super) fn write(
     path: &Path,
     seq: u64,
     profile: HashProfile,
     chunks: &[(Address, &[u8])],
 ) -> Result<(File, FileRecord), StoreError> {
-    let io = |what: &str, source| StoreError::Io {
-        context: format!("{what} {}", path.display()),
-        source,
-    };
-    let mut header = [0u8; HEADER_LEN as usize];
-    header[..8].copy_from_slice(&MAGIC);
-    header[8..12].copy_from_slice(&VERSION.to_le_bytes());
-    header[12] = profile.tag();
-    let mut tail = Vec::with_capacity(chunks.len() * ENTRY_LEN as usize + FOOTER_LEN as usize);
-    let mut at = HEADER_LEN;
-    for (addr, data) in chunks {
-        let len = u32::try_from(data.len()).map_err(|_| {
-            StoreError::InvalidArgument(format!("chunk {addr} is longer than 4 GiB"))
-        })?;
-        tail.extend_from_slice(addr.as_bytes());
-        tail.extend_from_slice(&at.to_le_bytes());
-        tail.extend_from_slice(&len.to_le_bytes());
-        at += u64::from(len);
-    }
-    let index_offset = at;
-    tail.extend_from_slice(&index_offset.to_le_bytes());
-    tail.extend_from_slice(&(chunks.len() as u64).to_le_bytes());
-    let mut sum = Xxh3::new();
-    sum.update(&header);
-    sum.update(&tail);
-    let checksum = sum.digest();
-    tail.extend_from_slice(&checksum.to_le_bytes());
-    tail.extend_from_slice(&FOOTER_MAGIC);
-    let file_len = index_offset + tail.len() as u64;
-
-    let file = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(path)
-        .map_err(|e| io("creating", e))?;
-    let parts = std::iter::once(&header[..])
-        .chain(chunks.iter().map(|c| c.1))
-        .chain(std::iter::once(&tail[..]));
-    write_parts(&file, parts).map_err(|e| io("writing", e))?;
-    let record = FileRecord {
-        seq,
-        chunk_count: chunks.len() as u64,
-        file_len,
-        checksum,
-    };
-    Ok((file, record))
-}
-
-/// Writes `parts` back to back at the start of the new, empty `file`: up to [`MAX_SLICES`]
-/// slices or about [`WRITE_BATCH`] bytes per `writev`, starting writeback every
-/// [`WRITEBACK_STEP`] bytes.
-fn write_parts<'a>(mut file: &File, parts: impl Iterator<Item = &'a [u8]>) -> std::io::Result<()> {
-    let mut slices: Vec<IoSlice<'a>> = Vec::with_capacity(MAX_SLICES);
-    let mut written = 0u64;
-    let mut flushed = 0u64;
-    let mut parts = parts.peekable();
-    while parts.peek().is_some() {
-        slices.clear();
-        let mut batch = 0usize;
-        while slices.len() < MAX_SLICES && batch < WRITE_BATCH {
-            let Some(p) = parts.next() else { break };
-            if !p.is_empty() {
-                slices.push(IoSlice::new(p));
-                batch += p.len();
-            }
-        }
-        let mut rest = &mut slices[..];
-        while !rest.is_empty() {
-            let n = file.write_vectored(rest)?;
-            if n == 0 {
-                return Err(std::io::ErrorKind::WriteZero.into());
-            }
-            IoSlice::advance_slices(&mut rest, n);
-        }
-        written += batch as u64;
-        if written - flushed >= WRITEBACK_STEP {
-            start_writeback(file, flushed, written - flushed);
-            flushed = written;
-        }
-    }
-    Ok(())
+    let mut w = ChunkFileWriter::create(path, profile)?;
+    w.push_all(chunks)?;
+    w.finish(seq)
 }
 
 /// Asks the kernel to start writing bytes `offset .. offset + len` of `file` to the disk, without
@@ -641,5 +817,161 @@ mod tests {
             assert_eq!(f.find(a), Some(i));
             assert_eq!(f.chunk(i, profile).unwrap(), *c);
         }
+    }
+
+    /// Chunks of assorted lengths (some empty) and their addresses, in making order.
+    fn assorted(n: usize) -> Vec<(Address, Vec<u8>)> {
+        let profile = HashProfile::Blake3;
+        (0..n)
+            .map(|i| {
+                let len = if i % 50 == 3 {
+                    0
+                } else {
+                    (i * 7919) % 5000 + 1
+                };
+                let c: Vec<u8> = (0..len).map(|j| (i * 31 + j) as u8).collect();
+                (profile.address_of(&c), c)
+            })
+            .collect::<std::collections::BTreeMap<_, _>>()
+            .into_iter()
+            .collect()
+    }
+
+    #[test]
+    fn chunks_pushed_in_any_order_read_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let profile = HashProfile::Blake3;
+        let mut chunks = assorted(2500);
+        // Not address order: reversed halves, so the order table is far from the identity.
+        chunks.reverse();
+        chunks[..1000].reverse();
+        let path = dir.path().join(file_name(7));
+        let mut w = ChunkFileWriter::create(&path, profile).unwrap();
+        for (a, c) in &chunks {
+            w.push(*a, c).unwrap();
+        }
+        // Some pushed as a batch too.
+        let extra = [(profile.address_of(b"extra"), &b"extra"[..])];
+        w.push_all(&extra).unwrap();
+        assert_eq!(w.len(), chunks.len() + 1);
+        let rec = w.finish(7).unwrap().1;
+        for mmap in [true, false] {
+            let f = ChunkFile::open(dir.path(), rec, profile, mmap).unwrap();
+            assert_eq!(f.len(), chunks.len() + 1);
+            for (a, c) in chunks
+                .iter()
+                .map(|(a, c)| (a, &c[..]))
+                .chain(extra.iter().map(|(a, c)| (a, *c)))
+            {
+                let i = f.find(a).unwrap();
+                assert_eq!(f.chunk(i, profile).unwrap(), c);
+                assert_eq!(f.address(i), Some(*a));
+            }
+        }
+    }
+
+    #[test]
+    fn a_chunk_pushed_twice_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let profile = HashProfile::Blake3;
+        let path = dir.path().join(file_name(1));
+        let mut w = ChunkFileWriter::create(&path, profile).unwrap();
+        let a = profile.address_of(b"x");
+        w.push(a, b"x").unwrap();
+        w.push(profile.address_of(b"y"), b"y").unwrap();
+        w.push(a, b"x").unwrap();
+        assert!(matches!(w.finish(1), Err(StoreError::InvalidArgument(_))));
+    }
+
+    /// The bytes of a version 1 file of `chunks` (sorted, unique), made here by hand so that
+    /// reading version 1 stays tested now that only version 2 is written.
+    fn version_1_file(profile: HashProfile, chunks: &[(Address, Vec<u8>)]) -> (Vec<u8>, u64) {
+        let mut b = Vec::new();
+        b.extend_from_slice(&MAGIC);
+        b.extend_from_slice(&VERSION_1.to_le_bytes());
+        b.extend_from_slice(&[profile.tag(), 0, 0, 0]);
+        let mut index = Vec::new();
+        for (a, c) in chunks {
+            index.extend_from_slice(a.as_bytes());
+            index.extend_from_slice(&(b.len() as u64).to_le_bytes());
+            index.extend_from_slice(&(c.len() as u32).to_le_bytes());
+            b.extend_from_slice(c);
+        }
+        let index_offset = b.len() as u64;
+        b.extend_from_slice(&index);
+        b.extend_from_slice(&index_offset.to_le_bytes());
+        b.extend_from_slice(&(chunks.len() as u64).to_le_bytes());
+        let checksum =
+            structure_checksum(&[&b[..], &[0u8; 16]].concat(), index_offset as usize).unwrap();
+        b.extend_from_slice(&checksum.to_le_bytes());
+        b.extend_from_slice(&FOOTER_MAGIC);
+        (b, checksum)
+    }
+
+    #[test]
+    fn version_1_files_still_read() {
+        let profile = HashProfile::Blake3;
+        let chunks = assorted(300);
+        let (bytes, checksum) = version_1_file(profile, &chunks);
+        let record = FileRecord {
+            seq: 1,
+            chunk_count: chunks.len() as u64,
+            file_len: bytes.len() as u64,
+            checksum,
+        };
+        let f =
+            ChunkFile::from_bytes("v1".into(), record, FileBytes::Owned(bytes), profile).unwrap();
+        for (i, (a, c)) in chunks.iter().enumerate() {
+            assert_eq!(f.find(a), Some(i));
+            assert_eq!(f.chunk(i, profile).unwrap(), &c[..]);
+        }
+    }
+
+    /// Rewrites the order table of a finished version 2 file with `edit`, fixes the checksum,
+    /// and returns what opening it says.
+    fn reopen_with_order(edit: impl Fn(&mut [u32])) -> Result<ChunkFile, StoreError> {
+        let dir = tempfile::tempdir().unwrap();
+        let profile = HashProfile::Blake3;
+        let chunks = assorted(40);
+        let path = dir.path().join(file_name(1));
+        let mut w = ChunkFileWriter::create(&path, profile).unwrap();
+        for (a, c) in chunks.iter().rev() {
+            w.push(*a, c).unwrap();
+        }
+        w.finish(1).unwrap();
+        let mut b = std::fs::read(&path).unwrap();
+        let footer = b.len() - FOOTER_LEN as usize;
+        let index_offset = le_u64(&b, footer as u64).unwrap() as usize;
+        let order_at = index_offset + chunks.len() * ENTRY_LEN as usize;
+        let mut order: Vec<u32> = b[order_at..footer]
+            .chunks(4)
+            .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+            .collect();
+        edit(&mut order);
+        for (k, o) in order.iter().enumerate() {
+            b[order_at + 4 * k..order_at + 4 * k + 4].copy_from_slice(&o.to_le_bytes());
+        }
+        let checksum = structure_checksum(&b, index_offset).unwrap();
+        b[footer + 16..footer + 24].copy_from_slice(&checksum.to_le_bytes());
+        let record = FileRecord {
+            seq: 1,
+            chunk_count: chunks.len() as u64,
+            file_len: b.len() as u64,
+            checksum,
+        };
+        ChunkFile::from_bytes("edited".into(), record, FileBytes::Owned(b), profile)
+    }
+
+    #[test]
+    fn a_bad_order_table_is_reported_even_with_a_good_checksum() {
+        assert!(reopen_with_order(|_| {}).is_ok());
+        let reason = |e: Result<ChunkFile, StoreError>| match e {
+            Err(StoreError::Corrupted { reason, .. }) => reason,
+            Err(e) => panic!("unexpected error {e}"),
+            Ok(_) => panic!("accepted"),
+        };
+        assert!(reason(reopen_with_order(|o| o[4] = o[3])).contains("twice"));
+        assert!(reason(reopen_with_order(|o| o[0] = 40)).contains("names no index entry"));
+        assert!(reason(reopen_with_order(|o| o.swap(1, 2))).contains("starts at"));
     }
 }

@@ -4,10 +4,11 @@
 //! * Reads borrow from the store and copy nothing: chunk files are memory-mapped (or read into
 //!   memory with [`OpenOptions::mmap`]`(false)`). A chunk's address is checked on its first read
 //!   and trusted after that; [`FileStore::verify`] checks everything eagerly.
-//! * [`FileStore::put`] buffers chunks in memory (readable at once through `&self`);
-//!   [`FileStore::commit`] writes them as one new chunk file and swaps the manifest, with the root
-//!   updates (compare-and-swap), atomically: after a crash the store reopens at the old or the new
-//!   state.
+//! * [`FileStore::put`] keeps chunks in memory (readable at once through `&self`) and streams
+//!   them to the chunk file of the next commit as they come (a temporary file until then), so a
+//!   big import's bytes are on their way to the disk while it builds; [`FileStore::commit`]
+//!   finishes that file (index and footer) and swaps the manifest, with the root updates
+//!   (compare-and-swap), atomically: after a crash the store reopens at the old or the new state.
 //! * One writer at a time (an OS file lock on `LOCK`); any number of readers, in this process or
 //!   others, each on the snapshot it opened until [`FileStore::refresh`].
 //! * [`FileStore::gc_with`] drops chunks unreachable from the roots, [`FileStore::compact`] merges
@@ -22,19 +23,21 @@ use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 
 use elsa::sync::FrozenMap;
 use prollystore_format::message::{self, Message, Node, NodeLayout};
 use prollystore_format::{Address, HashProfile};
 
-use chunk_file::ChunkFile;
+use chunk_file::{ChunkFile, ChunkFileWriter};
 use manifest::{Manifest, MANIFEST};
 
 use crate::store::{ChunkStore, StoreError};
 
 /// The writer lock file's name.
 const LOCK: &str = "LOCK";
+/// The chunk file that pending chunks stream into until a commit names and renames it.
+const STREAM_TMP: &str = "stream.chunks.tmp";
 
 /// How to open a [`FileStore`]: read-only or writer, create or not, mapped or read.
 #[derive(Clone, Debug)]
@@ -147,6 +150,18 @@ struct Pending {
     trusted: bool,
 }
 
+/// The chunk file pending chunks are written to as they are put ([`STREAM_TMP`]).
+enum Stream {
+    /// No chunk pending since the last commit: the file is made at the next put.
+    Idle,
+    /// Every pending chunk is in this file, in the order put.
+    Open(ChunkFileWriter),
+    /// Making or writing the file failed, or a commit failed after finishing it: until the
+    /// next commit, puts only keep chunks in memory, and that commit writes all of them anew
+    /// (and reports the error if it happens again).
+    Off,
+}
+
 /// A durable, content-addressed chunk store in a directory.
 pub struct FileStore {
     dir: PathBuf,
@@ -160,6 +175,24 @@ pub struct FileStore {
     files: Vec<ChunkFile>,
     pending: FrozenMap<Address, Box<Pending>>,
     has_pending: AtomicBool,
+    /// Where pending chunks are streamed (writer only). Its lock also makes a put's check,
+    /// insert and write one step, so a chunk is never pending or streamed twice.
+    stream: Mutex<Stream>,
+}
+
+impl Drop for FileStore {
+    /// Deletes the stream file of chunks that were put but never committed (the next writer
+    /// would delete it too: it is a temporary file).
+    fn drop(&mut self) {
+        if let Stream::Open(w) = std::mem::replace(
+            self.stream.get_mut().unwrap_or_else(|e| e.into_inner()),
+            Stream::Idle,
+        ) {
+            let path = w.path().to_path_buf();
+            drop(w);
+            let _ = std::fs::remove_file(path);
+        }
+    }
 }
 
 impl std::fmt::Debug for FileStore {
@@ -314,6 +347,7 @@ impl FileStore {
             files: Vec::new(),
             pending: FrozenMap::new(),
             has_pending: AtomicBool::new(false),
+            stream: Mutex::new(Stream::Idle),
         };
         store.load()?;
         if let Some(expected) = store.options.create {
@@ -565,6 +599,7 @@ impl FileStore {
             )));
         }
         let address = address.unwrap_or_else(|| self.manifest.profile.address_of(chunk));
+        let mut stream = self.stream.lock().unwrap_or_else(|e| e.into_inner());
         if !self.has(&address)? {
             self.pending.insert(
                 address,
@@ -575,8 +610,28 @@ impl FileStore {
                 }),
             );
             self.has_pending.store(true, Ordering::Release);
+            self.stream_chunk(&mut stream, address, chunk);
         }
         Ok(address)
+    }
+
+    /// Appends a new pending chunk to the stream file, making the file at the first chunk. A
+    /// failure is not the put's: the chunk is pending in memory, and the commit will write it.
+    fn stream_chunk(&self, stream: &mut Stream, address: Address, chunk: &[u8]) {
+        if let Stream::Idle = stream {
+            let path = self.dir.join(STREAM_TMP);
+            *stream = match remove_if_present(&path)
+                .and_then(|()| ChunkFileWriter::create(&path, self.manifest.profile))
+            {
+                Ok(w) => Stream::Open(w),
+                Err(_) => Stream::Off,
+            };
+        }
+        if let Stream::Open(w) = stream {
+            if w.push(address, chunk).is_err() {
+                *stream = Stream::Off;
+            }
+        }
     }
 
     fn check_writable(&self) -> Result<(), StoreError> {
@@ -634,27 +689,42 @@ impl FileStore {
         next.roots = roots;
         next.generation += 1;
         let mut pending = std::mem::take(&mut self.pending);
-        let mut chunks: Vec<(Address, &[u8])> = if has_pending {
-            let map: &std::collections::HashMap<Address, Box<Pending>> = pending.as_mut();
-            map.iter().map(|(a, p)| (*a, &p.chunk[..])).collect()
-        } else {
-            Vec::new()
+        let stream = std::mem::replace(
+            self.stream.get_mut().unwrap_or_else(|e| e.into_inner()),
+            Stream::Idle,
+        );
+        let map: &std::collections::HashMap<Address, Box<Pending>> = pending.as_mut();
+        let pending_bytes = map.values().map(|p| p.chunk.len()).sum();
+        // The stream file holds exactly the pending chunks unless it failed along the way;
+        // then (or with nothing pending) it is dropped and the chunks are written anew.
+        let source = match stream {
+            Stream::Open(w) if has_pending && w.len() == map.len() => NewChunks::Streamed(w),
+            other => {
+                if let Stream::Open(w) = other {
+                    let path = w.path().to_path_buf();
+                    drop(w);
+                    remove_if_present(&path)?;
+                }
+                let mut chunks: Vec<(Address, &[u8])> =
+                    map.iter().map(|(a, p)| (*a, &p.chunk[..])).collect();
+                chunks.sort_unstable_by_key(|c| c.0);
+                NewChunks::Sorted(chunks)
+            }
         };
-        chunks.sort_unstable_by_key(|c| c.0);
-        let pending_bytes = chunks.iter().map(|c| c.1.len()).sum();
         let published = publish_with(
             &self.dir,
             self.options.mmap,
             &mut self.poisoned,
             &mut next,
-            &chunks,
+            source,
         );
-        drop(chunks);
         let new_file = match published {
             Ok(f) => f,
             Err(e) => {
-                // The commit did not complete: the chunks stay pending, readable here.
+                // The commit did not complete: the chunks stay pending, readable here, and
+                // the next commit writes them all anew.
                 self.pending = pending;
+                *self.stream.get_mut().unwrap_or_else(|e| e.into_inner()) = Stream::Off;
                 return Err(e);
             }
         };
@@ -769,9 +839,8 @@ impl FileStore {
             self.options.mmap,
             &mut self.poisoned,
             &mut next,
-            &chunks,
+            NewChunks::Sorted(chunks),
         )?;
-        drop(chunks);
         self.manifest = next;
         let old = std::mem::take(&mut self.files);
         let mut doomed = Vec::new();
@@ -925,9 +994,17 @@ fn free_in_background(pending: FrozenMap<Address, Box<Pending>>, bytes: usize) {
 /// temporary file is written and fsynced ([`publish_with`]).
 const OVERLAPPED_FSYNC_LEN: u64 = 1 << 20;
 
-/// Publishes manifest `next` in `dir` with `chunks` (sorted by address, unique; none: no new
-/// file) as its new chunk file `next.next_seq`, which it records in `next` and returns opened
-/// (validated). Sets `poisoned` when writing the manifest fails.
+/// The chunks of a new chunk file.
+enum NewChunks<'a> {
+    /// Chunks to write now (unique; none: no new file).
+    Sorted(Vec<(Address, &'a [u8])>),
+    /// A file already holding them, written as they were put, still to be finished.
+    Streamed(ChunkFileWriter),
+}
+
+/// Publishes manifest `next` in `dir` with `chunks` as its new chunk file `next.next_seq`, which
+/// it records in `next` and returns opened (validated). Sets `poisoned` when writing the manifest
+/// fails.
 ///
 /// The order is the one of `docs/FORMAT.md`: the chunk file is written under a temporary name,
 /// fsynced, renamed into place and the directory fsynced before the manifest's rename, the commit
@@ -938,18 +1015,24 @@ fn publish_with(
     mmap: bool,
     poisoned: &mut bool,
     next: &mut Manifest,
-    chunks: &[(Address, &[u8])],
+    chunks: NewChunks<'_>,
 ) -> Result<Option<ChunkFile>, StoreError> {
-    if chunks.is_empty() {
-        let r = write_atomically(dir, MANIFEST, &next.encode());
-        *poisoned |= r.is_err();
-        return r.map(|()| None);
-    }
     let seq = next.next_seq;
     let name = chunk_file::file_name(seq);
-    let tmp = dir.join(format!("{name}.tmp"));
-    remove_if_present(&tmp)?;
-    let (file, record) = chunk_file::write(&tmp, seq, next.profile, chunks)?;
+    let (tmp, (file, record)) = match chunks {
+        NewChunks::Sorted(chunks) if chunks.is_empty() => {
+            let r = write_atomically(dir, MANIFEST, &next.encode());
+            *poisoned |= r.is_err();
+            return r.map(|()| None);
+        }
+        NewChunks::Sorted(chunks) => {
+            let tmp = dir.join(format!("{name}.tmp"));
+            remove_if_present(&tmp)?;
+            let written = chunk_file::write(&tmp, seq, next.profile, &chunks)?;
+            (tmp, written)
+        }
+        NewChunks::Streamed(w) => (w.path().to_path_buf(), w.finish(seq)?),
+    };
     next.next_seq += 1;
     next.files.push(record);
     let manifest = next.encode();
