@@ -14,7 +14,7 @@ use std::fs::File;
 use std::io::{IoSlice, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use prollystore_format::message::{Node, NodeLayout};
 use prollystore_format::{Address, HashProfile, ADDRESS_LEN};
@@ -515,7 +515,7 @@ const MAX_SLICES: usize = 1024;
 const WRITE_BATCH: usize = 2 << 20;
 
 /// Bytes of chunks pushed one by one that are gathered before one write.
-const STAGE_LEN: usize = 1 << 20;
+const QUEUE_LEN: usize = 1 << 20;
 
 /// Writes a new chunk file (the current version) as its chunks arrive, in any order: chunk bytes
 /// go to the file as they come, and [`ChunkFileWriter::finish`] appends the sorted index, the
@@ -528,11 +528,14 @@ pub(super) struct ChunkFileWriter {
     profile: HashProfile,
     /// The chunks in data order: address, offset, length.
     entries: Vec<(Address, u64, u32)>,
-    /// Chunk bytes pushed one by one and not yet written (they end at `end`).
-    staged: Vec<u8>,
+    /// Bytes pushed one by one and not yet written (they end at `end`): shared with the
+    /// caller, so they reach the file without a copy of ours.
+    queued: Vec<Arc<[u8]>>,
+    /// Their total length.
+    queued_len: usize,
     /// Where the next chunk starts: the header plus every chunk so far.
     end: u64,
-    /// Bytes handed to the kernel so far (`end - staged.len()`).
+    /// Bytes handed to the kernel so far (`end - queued_len`).
     written: u64,
     /// Bytes for which writeback was started.
     flushed: u64,
@@ -558,14 +561,13 @@ impl ChunkFileWriter {
                 context: format!("creating {}", path.display()),
                 source: e,
             })?;
-        let mut staged = Vec::new();
-        staged.extend_from_slice(&header(profile));
         Ok(ChunkFileWriter {
             file,
             path: path.to_path_buf(),
             profile,
             entries: Vec::new(),
-            staged,
+            queued: vec![Arc::from(&header(profile)[..])],
+            queued_len: HEADER_LEN as usize,
             end: HEADER_LEN,
             written: 0,
             flushed: 0,
@@ -597,12 +599,14 @@ impl ChunkFileWriter {
         Ok(())
     }
 
-    /// Appends one chunk (gathered with others into writes of about [`STAGE_LEN`] bytes).
-    pub(super) fn push(&mut self, address: Address, chunk: &[u8]) -> Result<(), StoreError> {
+    /// Appends one chunk, kept (shared, not copied) until about [`QUEUE_LEN`] bytes are
+    /// queued and then written with the others in one vectored write.
+    pub(super) fn push(&mut self, address: Address, chunk: Arc<[u8]>) -> Result<(), StoreError> {
         self.record(address, chunk.len())?;
-        self.staged.extend_from_slice(chunk);
-        if self.staged.len() >= STAGE_LEN {
-            self.write_staged()?;
+        self.queued_len += chunk.len();
+        self.queued.push(chunk);
+        if self.queued_len >= QUEUE_LEN {
+            self.write_queued()?;
         }
         Ok(())
     }
@@ -612,20 +616,23 @@ impl ChunkFileWriter {
         for (a, c) in chunks {
             self.record(*a, c.len())?;
         }
-        let staged = std::mem::take(&mut self.staged);
-        let parts = std::iter::once(&staged[..]).chain(chunks.iter().map(|c| c.1));
+        let queued = std::mem::take(&mut self.queued);
+        let parts = queued
+            .iter()
+            .map(|q| &q[..])
+            .chain(chunks.iter().map(|c| c.1));
         let r = self.write_parts(parts);
-        self.staged = staged;
-        self.staged.clear();
+        self.queued_len = 0;
         r.map_err(self.io("writing"))
     }
 
-    /// Writes the staged bytes.
-    fn write_staged(&mut self) -> Result<(), StoreError> {
-        let staged = std::mem::take(&mut self.staged);
-        let r = self.write_parts(std::iter::once(&staged[..]));
-        self.staged = staged;
-        self.staged.clear();
+    /// Writes the queued bytes.
+    fn write_queued(&mut self) -> Result<(), StoreError> {
+        let queued = std::mem::take(&mut self.queued);
+        let r = self.write_parts(queued.iter().map(|q| &q[..]));
+        self.queued = queued;
+        self.queued.clear();
+        self.queued_len = 0;
         r.map_err(self.io("writing"))
     }
 
@@ -702,12 +709,14 @@ impl ChunkFileWriter {
         let checksum = sum.digest();
         tail.extend_from_slice(&checksum.to_le_bytes());
         tail.extend_from_slice(&FOOTER_MAGIC);
-        self.staged.extend_from_slice(&tail);
-        self.write_staged()?;
+        let file_len = index_offset + tail.len() as u64;
+        self.queued_len += tail.len();
+        self.queued.push(Arc::from(tail));
+        self.write_queued()?;
         let record = FileRecord {
             seq,
             chunk_count: n as u64,
-            file_len: index_offset + tail.len() as u64,
+            file_len,
             checksum,
         };
         Ok((self.file, record))
@@ -848,7 +857,7 @@ mod tests {
         let path = dir.path().join(file_name(7));
         let mut w = ChunkFileWriter::create(&path, profile).unwrap();
         for (a, c) in &chunks {
-            w.push(*a, c).unwrap();
+            w.push(*a, Arc::from(&c[..])).unwrap();
         }
         // Some pushed as a batch too.
         let extra = [(profile.address_of(b"extra"), &b"extra"[..])];
@@ -877,9 +886,10 @@ mod tests {
         let path = dir.path().join(file_name(1));
         let mut w = ChunkFileWriter::create(&path, profile).unwrap();
         let a = profile.address_of(b"x");
-        w.push(a, b"x").unwrap();
-        w.push(profile.address_of(b"y"), b"y").unwrap();
-        w.push(a, b"x").unwrap();
+        w.push(a, Arc::from(&b"x"[..])).unwrap();
+        w.push(profile.address_of(b"y"), Arc::from(&b"y"[..]))
+            .unwrap();
+        w.push(a, Arc::from(&b"x"[..])).unwrap();
         assert!(matches!(w.finish(1), Err(StoreError::InvalidArgument(_))));
     }
 
@@ -936,7 +946,7 @@ mod tests {
         let path = dir.path().join(file_name(1));
         let mut w = ChunkFileWriter::create(&path, profile).unwrap();
         for (a, c) in chunks.iter().rev() {
-            w.push(*a, c).unwrap();
+            w.push(*a, Arc::from(&c[..])).unwrap();
         }
         w.finish(1).unwrap();
         let mut b = std::fs::read(&path).unwrap();

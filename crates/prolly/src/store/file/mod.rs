@@ -23,7 +23,7 @@ use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use elsa::sync::FrozenMap;
 use prollystore_format::message::{self, Message, Node, NodeLayout};
@@ -143,7 +143,8 @@ pub struct VerifyReport {
 
 /// A chunk put but not yet committed, with its node layout once verified.
 struct Pending {
-    chunk: Box<[u8]>,
+    /// Shared with the stream file's write queue until it is written.
+    chunk: Arc<[u8]>,
     layout: OnceLock<NodeLayout>,
     /// Put by `put_node`: a node this process serialized, read back without checks (once
     /// committed and reopened, it is verified like any other chunk).
@@ -601,10 +602,11 @@ impl FileStore {
         let address = address.unwrap_or_else(|| self.manifest.profile.address_of(chunk));
         let mut stream = self.stream.lock().unwrap_or_else(|e| e.into_inner());
         if !self.has(&address)? {
+            let chunk: Arc<[u8]> = Arc::from(chunk);
             self.pending.insert(
                 address,
                 Box::new(Pending {
-                    chunk: chunk.into(),
+                    chunk: Arc::clone(&chunk),
                     layout: OnceLock::new(),
                     trusted,
                 }),
@@ -617,7 +619,7 @@ impl FileStore {
 
     /// Appends a new pending chunk to the stream file, making the file at the first chunk. A
     /// failure is not the put's: the chunk is pending in memory, and the commit will write it.
-    fn stream_chunk(&self, stream: &mut Stream, address: Address, chunk: &[u8]) {
+    fn stream_chunk(&self, stream: &mut Stream, address: Address, chunk: Arc<[u8]>) {
         if let Stream::Idle = stream {
             let path = self.dir.join(STREAM_TMP);
             *stream = match remove_if_present(&path)
