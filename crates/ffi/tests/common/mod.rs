@@ -9,23 +9,30 @@ pub fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-/// The static library to link C programs against.
+/// The static library to link C programs against, built here (cargo's own freshness check makes
+/// it the library of the current sources) into a target directory of its own, so that it never
+/// waits on the lock of the build that runs this test.
 ///
-/// Cargo builds `libprollystore_ffi.a` next to the test executables when it builds this package
-/// as a root (`cargo build`, `cargo test -p prollystore-ffi`), but not always when the library is
-/// only a dependency in a workspace-wide run; then it is built here, into a target directory of
-/// its own so that it never waits on the lock of the build that runs this test.
+/// A `libprollystore_ffi.a` next to the test executables is not used: cargo refreshes that copy
+/// only when it builds this package as a root, so in a workspace-wide run it can be a stale one
+/// from an earlier build, and the C programs would then test old code. A runner that has just
+/// built the library itself (CI does, before the tests) names it in `PROLLY_FFI_STATICLIB`.
 pub fn static_lib() -> PathBuf {
+    if let Some(lib) = std::env::var_os("PROLLY_FFI_STATICLIB") {
+        let lib = PathBuf::from(lib);
+        assert!(
+            lib.exists(),
+            "PROLLY_FFI_STATICLIB names {}, which does not exist",
+            lib.display()
+        );
+        return lib;
+    }
     let exe = std::env::current_exe().expect("test executable path");
     // target/<profile>/deps/<test>-<hash> -> target/<profile>
     let profile_dir = exe
         .parent()
         .and_then(Path::parent)
         .expect("target profile directory");
-    let lib = profile_dir.join("libprollystore_ffi.a");
-    if lib.exists() {
-        return lib;
-    }
     let release = profile_dir.file_name().is_some_and(|n| n == "release");
     let target_dir = profile_dir
         .parent()
