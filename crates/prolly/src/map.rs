@@ -327,7 +327,7 @@ pub fn get<'s, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized>(
         last = Some(node.key(i));
         let level = node.level() - 1;
         // Straight into `node`: a separate `child` cost ~50 instructions of copies per get.
-        (node, hint) = store.get_child(&node, hint, i)?;
+        store.descend(&mut node, &mut hint, i)?;
         if node.level() != level || (level > 0 && node.count() == 0) {
             return Err(malformed_child(store, root, schema, key));
         }

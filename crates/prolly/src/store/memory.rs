@@ -227,26 +227,35 @@ impl MemoryStore {
         Some(Node::with_layout(chunk, *layout))
     }
 
-    /// Child `i` of the node in `slot` (whose bytes are `parent`'s) from the slot's list of
-    /// children, or `None` if it is absent or was never read (the caller goes by address).
+    /// Child `i` of `parent`, which this store handed out with `hint`, from the list of children
+    /// in `parent`'s slot (made now if this is the first descent through it), with the child's
+    /// slot; `None` if the hint is not `parent`'s slot, or the child is absent or was never
+    /// read (the caller then goes by address).
     #[inline]
     fn listed_child(
         &self,
-        slot: &Slot,
         parent: &Node<'_>,
+        hint: NodeHint,
         i: usize,
-    ) -> Option<(Node<'_>, NodeHint)> {
+    ) -> Option<(&Node<'static>, u32)> {
+        // The hint must name the slot holding `parent` itself (same bytes), else it is ignored.
+        let slot = self.slot_at(hint.get()?)?;
+        if parent.is_leaf() || !std::ptr::eq(slot.chunk.get()?.as_ptr(), parent.chunk().as_ptr()) {
+            return None;
+        }
         let child = slot
             .children
             .get_or_init(|| self.list_children(parent))
             .get(i)?;
-        if let Some(node) = child.node.get() {
-            return Some((*node, NodeHint::new(child.slot)));
-        }
-        // Read since the list was made (or only now): keep its view in the list.
-        let node = self.known_node(child.slot)?;
-        let _ = child.node.set(node);
-        Some((node, NodeHint::new(child.slot)))
+        let node = match child.node.get() {
+            Some(node) => node,
+            // Read since the list was made: keep its view in the list.
+            None => {
+                let node = self.known_node(child.slot)?;
+                child.node.get_or_init(|| node)
+            }
+        };
+        Some((node, child.slot))
     }
 
     fn insert(&self, address: Address, chunk: &[u8]) {
@@ -276,6 +285,21 @@ impl MemoryStore {
         let _ = slot.chunk.set(copy);
         slot.trusted.set(trusted);
         index.insert(address, n as u32);
+    }
+}
+
+impl MemoryStore {
+    /// [`ChunkStore::descend`] where the parent's list of children does not have the child.
+    #[cold]
+    #[inline(never)]
+    fn descend_by_address<'a>(
+        &'a self,
+        node: &mut Node<'a>,
+        hint: &mut NodeHint,
+        i: usize,
+    ) -> Result<(), StoreError> {
+        (*node, *hint) = self.get_node_hinted(&node.child(i))?;
+        Ok(())
     }
 }
 
@@ -337,19 +361,26 @@ impl ChunkStore for MemoryStore {
         hint: NodeHint,
         i: usize,
     ) -> Result<(Node<'_>, NodeHint), StoreError> {
-        // The hint must name the slot holding `parent` itself (same bytes), else it is ignored.
-        let slot = hint.get().and_then(|n| self.slot_at(n)).filter(|s| {
-            !parent.is_leaf()
-                && s.chunk
-                    .get()
-                    .is_some_and(|c| std::ptr::eq(c.as_ptr(), parent.chunk().as_ptr()))
-        });
-        if let Some(found) = slot.and_then(|slot| self.listed_child(slot, parent, i)) {
-            return Ok(found);
+        if let Some((node, n)) = self.listed_child(parent, hint, i) {
+            return Ok((*node, NodeHint::new(n)));
         }
         // No hint, a child never read or stored since the list was made: by address (the
         // next descent finds it in the list).
         self.get_node_hinted(&parent.child(i))
+    }
+
+    #[inline]
+    fn descend<'a>(
+        &'a self,
+        node: &mut Node<'a>,
+        hint: &mut NodeHint,
+        i: usize,
+    ) -> Result<(), StoreError> {
+        if let Some((child, n)) = self.listed_child(node, *hint, i) {
+            (*node, *hint) = (*child, NodeHint::new(n));
+            return Ok(());
+        }
+        self.descend_by_address(node, hint, i)
     }
 
     fn has(&self, address: &Address) -> Result<bool, StoreError> {
