@@ -24,23 +24,22 @@ fn tuple(a: i64, b: i64) -> Vec<u8> {
     t.build().unwrap().as_bytes().to_vec()
 }
 
+type Rows = Vec<(Vec<u8>, Vec<u8>)>;
+
 /// `n` rows `(2i, i % 7) -> (i * salt, -i)`: even keys only, so odd ones are absent.
-fn rows(n: i64, salt: i64) -> Vec<(Vec<u8>, Vec<u8>)> {
+fn rows(n: i64, salt: i64) -> Rows {
     (0..n)
         .map(|i| (tuple(2 * i, i % 7), tuple(i * salt, -i)))
         .collect()
 }
 
-fn build<'s, S: ChunkStore>(store: &'s S, rows: &[(Vec<u8>, Vec<u8>)]) -> Map<'s, S, TupleSchema> {
+fn build<'s, S: ChunkStore>(store: &'s S, rows: &Rows) -> Map<'s, S, TupleSchema> {
     Map::from_sorted(store, schema(), rows.iter().map(|(k, v)| (&k[..], &v[..]))).unwrap()
 }
 
 /// Every `step`-th row and its absent neighbour, on both maps, alternating, through `Map::get`
 /// and through `map::get` with the bare root address.
-fn check_alternating<S: ChunkStore>(
-    maps: &[(&Map<'_, S, TupleSchema>, &[(Vec<u8>, Vec<u8>)])],
-    step: usize,
-) {
+fn check_alternating<S: ChunkStore>(maps: &[(&Map<'_, S, TupleSchema>, &Rows)], step: usize) {
     let n = maps[0].1.len();
     for i in (0..n).step_by(step) {
         for (map, rows) in maps {
@@ -63,13 +62,13 @@ fn two_roots_alternate_in_one_memory_store() {
     assert!(ma.height().unwrap() >= 2, "the test needs internal levels");
     // Twice: the first pass makes the lists of children, the second reads through them.
     for _ in 0..2 {
-        check_alternating(&[(&ma, &a[..]), (&mb, &b[..])], 7);
+        check_alternating(&[(&ma, &a), (&mb, &b)], 7);
     }
     // A third map sharing most chunks with the first (one row changed).
     let mut c = a.clone();
     c[12_345].1 = tuple(-1, -1);
     let mc = build(&store, &c);
-    check_alternating(&[(&ma, &a[..]), (&mc, &c[..]), (&mb, &b[..])], 101);
+    check_alternating(&[(&ma, &a), (&mc, &c), (&mb, &b)], 101);
     assert_eq!(mc.get(&c[12_345].0).unwrap(), Some(&tuple(-1, -1)[..]));
     assert_eq!(ma.get(&a[12_345].0).unwrap(), Some(&a[12_345].1[..]));
 }
@@ -209,6 +208,6 @@ fn file_store_gets() {
     let (a, b) = (rows(20_000, 3), rows(20_000, 5));
     let (ma, mb) = (build(&store, &a), build(&store, &b));
     for _ in 0..2 {
-        check_alternating(&[(&ma, &a[..]), (&mb, &b[..])], 11);
+        check_alternating(&[(&ma, &a), (&mb, &b)], 11);
     }
 }
