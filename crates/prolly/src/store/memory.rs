@@ -44,6 +44,10 @@ struct Slot {
 }
 
 /// A child in its parent's [`Slot::children`].
+///
+/// Aligned to 32 bytes: an entry (96 bytes on 64-bit targets) then always spans two cache
+/// lines, never three.
+#[repr(align(32))]
 struct Child {
     /// The child's slot ([`NO_SLOT`] if it was not stored when the list was made).
     slot: u32,
