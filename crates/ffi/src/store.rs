@@ -110,6 +110,18 @@ impl ChunkStore for Backend {
         }
     }
     #[inline]
+    fn descend<'a>(
+        &'a self,
+        node: &mut Node<'a>,
+        hint: &mut NodeHint,
+        i: usize,
+    ) -> Result<(), StoreError> {
+        match self {
+            Backend::Memory(s) => ChunkStore::descend(s, node, hint, i),
+            Backend::File(s) => ChunkStore::descend(s, node, hint, i),
+        }
+    }
+    #[inline]
     fn has(&self, address: &Address) -> Result<bool, StoreError> {
         match self {
             Backend::Memory(s) => ChunkStore::has(s, address),

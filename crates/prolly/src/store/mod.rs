@@ -185,6 +185,25 @@ pub trait ChunkStore {
         Ok((self.get_node(&parent.child(i))?, NodeHint::NONE))
     }
 
+    /// [`ChunkStore::get_child`] in place, for descents: replaces `node` (which this store
+    /// handed out with `hint`) by its child `i`, and `hint` by the child's hint. A store may
+    /// write the child straight over `node` instead of returning it through a `Result` (the
+    /// memory store's point gets spent ~50 instructions on such copies). The default calls
+    /// `get_child`. On an error, `node` and `hint` are unchanged.
+    ///
+    /// # Panics
+    /// As [`ChunkStore::get_child`].
+    #[inline]
+    fn descend<'a>(
+        &'a self,
+        node: &mut Node<'a>,
+        hint: &mut NodeHint,
+        i: usize,
+    ) -> Result<(), StoreError> {
+        (*node, *hint) = self.get_child(node, *hint, i)?;
+        Ok(())
+    }
+
     /// [`ChunkStore::put_node`] for a node whose address the caller has just computed with
     /// this store's profile (tree builds hash leaves on another thread): the store may take
     /// the address as given. The default ignores it and hashes again.
