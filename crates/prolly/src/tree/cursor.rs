@@ -304,6 +304,12 @@ impl<'s> Cursor<'s> {
         (self.node(level), self.idx[level].max(0) as usize)
     }
 
+    /// [`Cursor::at`] without copying the node: a reference to it in place.
+    #[inline]
+    pub(crate) fn at_ref(&self, level: usize) -> (&Node<'s>, usize) {
+        (self.node_ref(level), self.idx[level].max(0) as usize)
+    }
+
     /// Moves the frame at `level` to entry `i` of its node without loading anything below.
     pub(crate) fn set_index(&mut self, level: usize, i: usize) {
         if level < self.height {
@@ -406,7 +412,7 @@ impl<'s> Cursor<'s> {
     #[inline]
     pub fn valid(&self) -> bool {
         let i = self.idx[0];
-        i >= 0 && (i as usize) < self.leaf().count()
+        i >= 0 && (i as usize) < self.node_ref(0).count()
     }
 
     /// The key under the cursor (call only when [`Cursor::valid`]).
@@ -521,7 +527,7 @@ impl<'s> Cursor<'s> {
 
     /// True if the cursor at `level` is on the last entry of its node.
     pub fn at_node_end(&self, level: usize) -> bool {
-        level < self.height && self.idx[level] + 1 >= self.node(level).count() as i32
+        level < self.height && self.idx[level] + 1 >= self.node_ref(level).count() as i32
     }
 
     /// The ordinal of the item under the cursor (the count when past the end).
