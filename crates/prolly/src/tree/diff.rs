@@ -390,15 +390,6 @@ fn tail(bytes: &[u8], at: usize) -> &[u8] {
     bytes.get(at..).unwrap_or(&[])
 }
 
-/// Items compared per step of [`identical_run`]'s fixed-width loop.
-const RUN_WINDOW: usize = 64;
-
-/// `bytes[start..end]`, cut to what exists.
-#[inline(always)]
-fn span(bytes: &[u8], start: usize, end: usize) -> &[u8] {
-    bytes.get(start..end.min(bytes.len())).unwrap_or(&[])
-}
-
 /// The little-endian u16 at pair `i` of an offsets array (0 if out of range).
 #[inline(always)]
 fn offset_at(offsets: &[u8], i: usize) -> usize {
@@ -415,29 +406,25 @@ fn identical_run(fl: &Node<'_>, fi: usize, tl: &Node<'_>, ti: usize) -> usize {
     let max = (fl.count().saturating_sub(fi)).min(tl.count().saturating_sub(ti));
     if let (Some(kw), Some(vw)) = (fl.key_width(), fl.value_width()) {
         if tl.key_width() == Some(kw) && tl.value_width() == Some(vw) {
-            // Fixed-width items: the run is the shorter of the common key and value prefixes,
-            // in whole items. Keys and values are compared a window at a time, so that a
-            // difference in one is found without first scanning the other to the leaf's end.
-            let (fk, tk) = (tail(fl.key_items(), fi * kw), tail(tl.key_items(), ti * kw));
-            let (fv, tv) = (
-                tail(fl.value_items(), fi * vw),
-                tail(tl.value_items(), ti * vw),
-            );
-            let mut run = 0usize;
-            while run < max {
-                let end = (run + RUN_WINDOW).min(max);
-                let keys = run
-                    + common_prefix(span(fk, run * kw, end * kw), span(tk, run * kw, end * kw))
-                        / kw;
-                let values = run
-                    + common_prefix(span(fv, run * vw, keys * vw), span(tv, run * vw, keys * vw))
-                        / vw;
-                if values < end {
-                    return values;
-                }
-                run = end;
-            }
-            return run;
+            // Fixed-width items: the run is the shorter of the common value and key prefixes,
+            // in whole items. Values first, over the whole rest, then keys only as far as the
+            // values agree: an update, insert or delete changes the value bytes at its item
+            // (the values after an insert or delete shift), so each side is read once up to
+            // the first difference, in two block compares.
+            let (Some(fv), Some(tv)) = (
+                fl.value_items().get(fi * vw..(fi + max) * vw),
+                tl.value_items().get(ti * vw..(ti + max) * vw),
+            ) else {
+                return 0;
+            };
+            let values = common_prefix(fv, tv) / vw;
+            let (Some(fk), Some(tk)) = (
+                fl.key_items().get(fi * kw..(fi + values) * kw),
+                tl.key_items().get(ti * kw..(ti + values) * kw),
+            ) else {
+                return 0;
+            };
+            return common_prefix(fk, tk) / kw;
         }
     }
     let (fko, tko) = (fl.key_offsets_bytes(), tl.key_offsets_bytes());
