@@ -185,6 +185,17 @@ impl MemoryStore {
             .collect()
     }
 
+    /// Child `i` of `parent` found by its address: [`ChunkStore::get_child`] without a usable
+    /// hint (kept out of line, so that the hinted path inlines into cursor steps).
+    #[inline(never)]
+    fn get_child_by_address(
+        &self,
+        parent: &Node<'_>,
+        i: usize,
+    ) -> Result<(Node<'_>, NodeHint), StoreError> {
+        self.get_node_hinted(&parent.child(i))
+    }
+
     /// The node in slot `n` if its layout is known (it was read before), with its hint.
     #[inline]
     fn known_node(&self, n: u32) -> Option<(Node<'_>, NodeHint)> {
@@ -274,7 +285,7 @@ impl ChunkStore for MemoryStore {
         Ok((verify_into(slot, chunk, address)?, NodeHint::new(n)))
     }
 
-    #[inline]
+    #[inline(always)]
     fn get_child(
         &self,
         parent: &Node<'_>,
@@ -295,7 +306,7 @@ impl ChunkStore for MemoryStore {
             }
         }
         // No hint, a child stored or first read since the list was made: by address.
-        self.get_node_hinted(&parent.child(i))
+        self.get_child_by_address(parent, i)
     }
 
     fn has(&self, address: &Address) -> Result<bool, StoreError> {
