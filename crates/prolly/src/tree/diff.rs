@@ -319,6 +319,13 @@ pub(crate) fn common_prefix(a: &[u8], b: &[u8]) -> usize {
         // and 2.98 M with this one (cursors started in place account for ~1 K of the gap).
         return unsafe { common_prefix_avx2(a, b) };
     }
+    common_prefix_generic(a, b)
+}
+
+/// [`common_prefix_body`] for processors without AVX2, out of line: call sites then stay
+/// small (a check and a call).
+#[inline(never)]
+fn common_prefix_generic(a: &[u8], b: &[u8]) -> usize {
     common_prefix_body(a, b)
 }
 
@@ -402,6 +409,7 @@ fn offset_at(offsets: &[u8], i: usize) -> usize {
 /// How many leaf items, from `fi` in `fl` and `ti` in `tl`, are byte-identical: the item
 /// bytes are compared as two blocks (keys, values), then item boundaries by offsets, instead
 /// of comparing item by item.
+#[inline]
 fn identical_run(fl: &Node<'_>, fi: usize, tl: &Node<'_>, ti: usize) -> usize {
     let max = (fl.count().saturating_sub(fi)).min(tl.count().saturating_sub(ti));
     if let (Some(kw), Some(vw)) = (fl.key_width(), fl.value_width()) {
