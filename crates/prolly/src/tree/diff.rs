@@ -234,14 +234,12 @@ impl<'s, 't, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> Diff<'s, 't, S, T> 
                     let (tl, ti) = self.to.at_ref(0);
                     let run = identical_run(fl, fi, tl, ti);
                     let (i, j) = (fi + run, ti + run);
-                    if run > 0 {
-                        if i >= fl.count() || j >= tl.count() {
-                            // A leaf ran out: step over the run's last items (changing leaves).
-                            self.from.set_leaf_index(i - 1);
-                            self.to.set_leaf_index(j - 1);
-                            self.next_both()?;
-                            continue;
-                        }
+                    if run > 0 && (i >= fl.count() || j >= tl.count()) {
+                        // A leaf ran out: step over the run's last items (changing leaves).
+                        self.from.set_leaf_index(i - 1);
+                        self.to.set_leaf_index(j - 1);
+                        self.next_both()?;
+                        continue;
                     }
                     let (fk, tk) = (fl.key(i), tl.key(j));
                     let (fv, tv) = (fl.value(i), tl.value(j));
