@@ -327,3 +327,74 @@ fn prefix_and_suffix<T: TreeSchema + Clone>(shape: Shape, schema: T) {
         check_both_ways(&store, &schema, build(&rows[end..]), all, &what);
     }
 }
+
+/// Fixed-width leaves whose values are all equal, so the search for identical items (values
+/// first, then keys as far as the values agree) finds the value bytes agreeing past the first
+/// key difference: the keys must end the run. Then value-only changes at the first and the
+/// last item of leaves, and at both of one leaf.
+#[test]
+fn equal_values_and_changes_at_leaf_edges() {
+    for shape in [Shape::IntPairs, Shape::FixedBytes, Shape::VarBytes] {
+        match shape {
+            Shape::IntPairs => equal_values_and_edges(shape, int_schema()),
+            _ => equal_values_and_edges(shape, BytesSchema),
+        }
+    }
+}
+
+fn equal_values_and_edges<T: TreeSchema + Clone>(shape: Shape, schema: T) {
+    let store = MemoryStore::default();
+    let same = value(shape, 1, 1);
+    let rows: Vec<(Vec<u8>, Vec<u8>)> = (0..20_000)
+        .map(|k| (key(shape, 2 * k), same.clone()))
+        .collect();
+    let build = |rows: &[(Vec<u8>, Vec<u8>)]| {
+        Map::from_sorted(
+            &store,
+            schema.clone(),
+            rows.iter().map(|(k, v)| (&k[..], &v[..])),
+        )
+        .unwrap()
+        .root()
+    };
+    let from = build(&rows);
+    // Inserts and deletes that leave every value equal.
+    let mut shifted = rows.clone();
+    for k in [19_990, 15_000, 9_001, 4_444, 700, 3, 0] {
+        if k % 2 == 0 {
+            shifted.remove(k);
+        } else {
+            shifted.insert(k + 1, (key(shape, 2 * k as u32 + 1), same.clone()));
+        }
+    }
+    check_both_ways(
+        &store,
+        &schema,
+        from,
+        build(&shifted),
+        &format!("{shape:?}, equal values"),
+    );
+    // Value-only changes at leaf edges: the first row of some leaves, the last of others,
+    // both of one.
+    let mut sizes = Vec::new();
+    leaf_sizes(&store, from, &mut sizes);
+    let mut edges = rows.clone();
+    let mut start = 0;
+    for (n, size) in sizes.iter().enumerate() {
+        let end = start + size;
+        if n % 5 == 1 || n == 2 {
+            edges[start].1 = value(shape, start as u32, 7);
+        }
+        if n % 5 == 3 || n == 2 {
+            edges[end - 1].1 = value(shape, end as u32, 9);
+        }
+        start = end;
+    }
+    check_both_ways(
+        &store,
+        &schema,
+        from,
+        build(&edges),
+        &format!("{shape:?}, leaf edges"),
+    );
+}

@@ -222,6 +222,17 @@ impl MemoryStore {
             .collect()
     }
 
+    /// Child `i` of `parent` found by its address: [`ChunkStore::get_child`] without a usable
+    /// hint (kept out of line, so that the hinted path inlines into cursor steps).
+    #[inline(never)]
+    fn get_child_by_address(
+        &self,
+        parent: &Node<'_>,
+        i: usize,
+    ) -> Result<(Node<'_>, NodeHint), StoreError> {
+        self.get_node_hinted(&parent.child(i))
+    }
+
     /// The node in slot `n` if its layout is known (it was read before).
     #[inline]
     fn known_node(&self, n: u32) -> Option<Node<'static>> {
@@ -358,7 +369,7 @@ impl ChunkStore for MemoryStore {
         Ok((verify_into(slot, chunk, address)?, NodeHint::new(n)))
     }
 
-    #[inline]
+    #[inline(always)]
     fn get_child(
         &self,
         parent: &Node<'_>,
@@ -370,7 +381,7 @@ impl ChunkStore for MemoryStore {
         }
         // No hint, a child never read or stored since the list was made: by address (the
         // next descent finds it in the list).
-        self.get_node_hinted(&parent.child(i))
+        self.get_child_by_address(parent, i)
     }
 
     #[inline]

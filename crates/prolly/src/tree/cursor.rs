@@ -7,7 +7,7 @@ use prollystore_format::Address;
 use super::schema::TreeSchema;
 use super::split::MAX_LEVELS;
 use crate::error::TreeError;
-use crate::store::ChunkStore;
+use crate::store::{ChunkStore, NodeHint};
 
 /// Deepest tree a cursor can walk (Dolt defines salts for 15 levels).
 pub const MAX_DEPTH: usize = MAX_LEVELS + 1;
@@ -94,6 +94,9 @@ pub fn partition_point(node: &Node<'_>, mut pred: impl FnMut(&[u8]) -> bool) -> 
 pub struct Cursor<'s> {
     nodes: [Option<Node<'s>>; MAX_DEPTH],
     idx: [i32; MAX_DEPTH],
+    /// The store's hint for each loaded node, so that children are found through
+    /// [`ChunkStore::get_child`] instead of by address.
+    hints: [NodeHint; MAX_DEPTH],
     height: usize,
     /// Lowest loaded level (0 unless the cursor was made to stop above the leaves).
     bottom: usize,
@@ -104,6 +107,7 @@ impl<'s> Cursor<'s> {
         Cursor {
             nodes: [None; MAX_DEPTH],
             idx: [0; MAX_DEPTH],
+            hints: [NodeHint::NONE; MAX_DEPTH],
             height: 0,
             bottom: 0,
         }
@@ -127,13 +131,14 @@ impl<'s> Cursor<'s> {
         mut choose: impl FnMut(&Node<'s>) -> usize,
     ) -> Result<Cursor<'s>, TreeError> {
         let mut c = Cursor::empty();
-        let node = store.get_node(root)?;
+        let (node, hint) = store.get_node_hinted(root)?;
         let height = usize::from(node.level()) + 1;
         if height > MAX_DEPTH {
             return Err(TreeError::TooTall(MAX_DEPTH));
         }
         c.height = height;
         let mut node = node;
+        let mut hint = hint;
         let mut address = *root;
         let mut level = height - 1;
         loop {
@@ -145,6 +150,7 @@ impl<'s> Cursor<'s> {
             }
             let i = choose(&node);
             c.nodes[level] = Some(node);
+            c.hints[level] = hint;
             if level == 0 {
                 c.idx[0] = i as i32;
                 return Ok(c);
@@ -163,7 +169,7 @@ impl<'s> Cursor<'s> {
             let i = i.min(node.count() - 1);
             c.idx[level] = i as i32;
             address = node.child(i);
-            node = store.get_node(&address)?;
+            (node, hint) = store.get_child(&node, hint, i)?;
             level -= 1;
         }
     }
@@ -182,7 +188,7 @@ impl<'s> Cursor<'s> {
         store: &'s S,
         root: &Address,
     ) -> Result<(), TreeError> {
-        let node = store.get_node(root)?;
+        let (node, hint) = store.get_node_hinted(root)?;
         let height = usize::from(node.level()) + 1;
         if height > MAX_DEPTH {
             return Err(TreeError::TooTall(MAX_DEPTH));
@@ -196,6 +202,7 @@ impl<'s> Cursor<'s> {
         self.height = height;
         self.bottom = height - 1;
         self.nodes[height - 1] = Some(node);
+        self.hints[height - 1] = hint;
         Ok(())
     }
 
@@ -215,13 +222,31 @@ impl<'s> Cursor<'s> {
         if level == 0 {
             return Ok(());
         }
-        let node = self.node(level);
-        let i = i.min(node.count().saturating_sub(1));
+        let i = i.min(self.node_ref(level).count().saturating_sub(1));
         self.idx[level] = i as i32;
-        let child = load_at_level(store, &node.child(i), level - 1)?;
-        self.nodes[level - 1] = Some(child);
+        self.load_child(store, level)?;
         self.idx[level - 1] = 0;
         self.bottom = level - 1;
+        Ok(())
+    }
+
+    /// Loads the child under the entry of the frame at `level` (an internal level) into the
+    /// frame below, found through the parent's hint; the index there is left to the caller.
+    #[inline]
+    fn load_child<S: ChunkStore + ?Sized>(
+        &mut self,
+        store: &'s S,
+        level: usize,
+    ) -> Result<(), TreeError> {
+        let parent = self.node_ref(level);
+        let i = self.idx[level] as usize;
+        let (child, hint) = store.get_child(parent, self.hints[level], i)?;
+        let below = level - 1;
+        if usize::from(child.level()) != below || (below > 0 && child.count() == 0) {
+            return Err(malformed_child(parent, i));
+        }
+        self.nodes[below] = Some(child);
+        self.hints[below] = hint;
         Ok(())
     }
 
@@ -277,6 +302,12 @@ impl<'s> Cursor<'s> {
     #[inline]
     pub fn at(&self, level: usize) -> (Node<'s>, usize) {
         (self.node(level), self.idx[level].max(0) as usize)
+    }
+
+    /// [`Cursor::at`] without copying the node: a reference to it in place.
+    #[inline]
+    pub(crate) fn at_ref(&self, level: usize) -> (&Node<'s>, usize) {
+        (self.node_ref(level), self.idx[level].max(0) as usize)
     }
 
     /// Moves the frame at `level` to entry `i` of its node without loading anything below.
@@ -345,8 +376,14 @@ impl<'s> Cursor<'s> {
 
     #[inline]
     fn node(&self, level: usize) -> Node<'s> {
+        *self.node_ref(level)
+    }
+
+    /// The node at `level`, in place.
+    #[inline]
+    pub(crate) fn node_ref(&self, level: usize) -> &Node<'s> {
         // Every level below `height` is set by `descend` and kept set.
-        match self.nodes[level] {
+        match &self.nodes[level] {
             Some(n) => n,
             None => unreachable_node(),
         }
@@ -375,7 +412,7 @@ impl<'s> Cursor<'s> {
     #[inline]
     pub fn valid(&self) -> bool {
         let i = self.idx[0];
-        i >= 0 && (i as usize) < self.leaf().count()
+        i >= 0 && (i as usize) < self.node_ref(0).count()
     }
 
     /// The key under the cursor (call only when [`Cursor::valid`]).
@@ -439,17 +476,15 @@ impl<'s> Cursor<'s> {
                 // and put the bottom frame one past its last entry.
                 let mut k = level;
                 while k > self.bottom {
-                    let n = self.node(k);
-                    let child = n.child(n.count().saturating_sub(1));
+                    self.idx[k] = self.node_ref(k).count().saturating_sub(1) as i32;
+                    self.load_child(store, k)?;
                     k -= 1;
-                    let node = load_at_level(store, &child, k)?;
-                    self.nodes[k] = Some(node);
-                    self.idx[k] = node.count().saturating_sub(1) as i32;
+                    self.idx[k] = self.node_ref(k).count().saturating_sub(1) as i32;
                 }
                 self.idx[self.bottom] = self.node(self.bottom).count() as i32;
                 return Ok(false);
             }
-            let n = self.node(l).count() as i32;
+            let n = self.node_ref(l).count() as i32;
             if self.idx[l] + 1 < n {
                 self.idx[l] += 1;
                 break;
@@ -457,9 +492,8 @@ impl<'s> Cursor<'s> {
             l += 1;
         }
         while l > self.bottom {
-            let child = self.node(l).child(self.idx[l] as usize);
+            self.load_child(store, l)?;
             l -= 1;
-            self.nodes[l] = Some(load_at_level(store, &child, l)?);
             self.idx[l] = 0;
         }
         Ok(true)
@@ -484,18 +518,16 @@ impl<'s> Cursor<'s> {
             l += 1;
         }
         while l > 0 {
-            let child = self.node(l).child(self.idx[l] as usize);
+            self.load_child(store, l)?;
             l -= 1;
-            let node = load_at_level(store, &child, l)?;
-            self.nodes[l] = Some(node);
-            self.idx[l] = node.count() as i32 - 1;
+            self.idx[l] = self.node_ref(l).count() as i32 - 1;
         }
         Ok(true)
     }
 
     /// True if the cursor at `level` is on the last entry of its node.
     pub fn at_node_end(&self, level: usize) -> bool {
-        level < self.height && self.idx[level] + 1 >= self.node(level).count() as i32
+        level < self.height && self.idx[level] + 1 >= self.node_ref(level).count() as i32
     }
 
     /// The ordinal of the item under the cursor (the count when past the end).
@@ -509,22 +541,14 @@ impl<'s> Cursor<'s> {
     }
 }
 
-/// Loads the node at `address`, which must be at `level` and, if internal, non-empty: a tree
-/// whose child levels do not step down one at a time is malformed.
-#[inline]
-pub(crate) fn load_at_level<'s, S: ChunkStore + ?Sized>(
-    store: &'s S,
-    address: &Address,
-    level: usize,
-) -> Result<Node<'s>, TreeError> {
-    let node = store.get_node(address)?;
-    if usize::from(node.level()) != level || (level > 0 && node.count() == 0) {
-        return Err(TreeError::Malformed {
-            address: *address,
-            reason: "child node at the wrong level, or an empty internal node",
-        });
+/// The error for child `i` of `parent` at the wrong level or empty.
+#[cold]
+#[inline(never)]
+fn malformed_child(parent: &Node<'_>, i: usize) -> TreeError {
+    TreeError::Malformed {
+        address: parent.child(i),
+        reason: "child node at the wrong level, or an empty internal node",
     }
-    Ok(node)
 }
 
 #[cold]

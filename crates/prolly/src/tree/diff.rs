@@ -78,8 +78,8 @@ impl<'s, 't, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> Diff<'s, 't, S, T> 
         // kilobyte, and moving one is a `memcpy`.)
         let (from, to) = (&mut d.from, &mut d.to);
         while from.bottom() > 0 && from.bottom() == to.bottom() {
-            let (fnode, _) = from.at(from.bottom());
-            let (tnode, _) = to.at(to.bottom());
+            let (fnode, _) = from.at_ref(from.bottom());
+            let (tnode, _) = to.at_ref(to.bottom());
             let shared = common_prefix(fnode.address_array(), tnode.address_array()) / ADDRESS_LEN;
             // Both go down at the same index. When one node's children are all shared (a
             // prefix of the other's), that is its last child, which the other has too: the
@@ -105,8 +105,8 @@ impl<'s, 't, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> Diff<'s, 't, S, T> 
         let h = self.from.height();
         h == self.to.height()
             && (level.max(1)..h).all(|l| {
-                let (fnode, fi) = self.from.at(l);
-                let (tnode, ti) = self.to.at(l);
+                let (fnode, fi) = self.from.at_ref(l);
+                let (tnode, ti) = self.to.at_ref(l);
                 tail(fnode.address_array(), (fi + 1) * ADDRESS_LEN)
                     == tail(tnode.address_array(), (ti + 1) * ADDRESS_LEN)
             })
@@ -114,8 +114,8 @@ impl<'s, 't, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> Diff<'s, 't, S, T> 
 
     /// Ends both walks (everything left is shared).
     fn finish_both(&mut self) {
-        let (fl, _) = self.from.at(0);
-        let (tl, _) = self.to.at(0);
+        let (fl, _) = self.from.at_ref(0);
+        let (tl, _) = self.to.at_ref(0);
         self.from.set_leaf_index(fl.count());
         self.to.set_leaf_index(tl.count());
     }
@@ -129,13 +129,13 @@ impl<'s, 't, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> Diff<'s, 't, S, T> 
             let h = self.from.height().min(self.to.height());
             let mut best = 0usize;
             for l in 1..h {
-                let (_, fi) = self.from.at(l - 1);
-                let (_, ti) = self.to.at(l - 1);
+                let (_, fi) = self.from.at_ref(l - 1);
+                let (_, ti) = self.to.at_ref(l - 1);
                 if fi != 0 || ti != 0 {
                     break;
                 }
-                let (fnode, fidx) = self.from.at(l);
-                let (tnode, tidx) = self.to.at(l);
+                let (fnode, fidx) = self.from.at_ref(l);
+                let (tnode, tidx) = self.to.at_ref(l);
                 if fnode.child(fidx) == tnode.child(tidx) {
                     best = l;
                 } else {
@@ -148,8 +148,8 @@ impl<'s, 't, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> Diff<'s, 't, S, T> 
             // Skip the whole run of shared entries at this level without loading the subtrees
             // under them (the run is found by comparing the address arrays as blocks), then
             // step past the last one (loading what follows).
-            let (fnode, fidx) = self.from.at(best);
-            let (tnode, tidx) = self.to.at(best);
+            let (fnode, fidx) = self.from.at_ref(best);
+            let (tnode, tidx) = self.to.at_ref(best);
             let shared = common_prefix(
                 tail(fnode.address_array(), (fidx + 1) * ADDRESS_LEN),
                 tail(tnode.address_array(), (tidx + 1) * ADDRESS_LEN),
@@ -170,8 +170,8 @@ impl<'s, 't, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> Diff<'s, 't, S, T> 
     /// leaves (and the trees are equally tall), what follows is compared at the levels above
     /// first, so that leaves both trees share are skipped without being loaded.
     fn next_both(&mut self) -> Result<(), TreeError> {
-        let (fl, fi) = self.from.at(0);
-        let (tl, ti) = self.to.at(0);
+        let (fl, fi) = self.from.at_ref(0);
+        let (tl, ti) = self.to.at_ref(0);
         if fi + 1 >= fl.count() && ti + 1 >= tl.count() && self.from.height() == self.to.height() {
             return self.skip_after_leaves();
         }
@@ -185,16 +185,17 @@ impl<'s, 't, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> Diff<'s, 't, S, T> 
     /// then steps both past the shared run (loading the first subtrees that differ).
     fn skip_after_leaves(&mut self) -> Result<(), TreeError> {
         for l in 1..self.from.height() {
-            let (fnode, fi) = self.from.at(l);
-            let (tnode, ti) = self.to.at(l);
+            let (fnode, fi) = self.from.at_ref(l);
+            let (tnode, ti) = self.to.at_ref(l);
             let shared = common_prefix(
                 tail(fnode.address_array(), (fi + 1) * ADDRESS_LEN),
                 tail(tnode.address_array(), (ti + 1) * ADDRESS_LEN),
             ) / ADDRESS_LEN;
             let (fi, ti) = (fi + shared, ti + shared);
+            let (fc, tc) = (fnode.count(), tnode.count());
             self.from.set_index(l, fi);
             self.to.set_index(l, ti);
-            if fi + 1 >= fnode.count() && ti + 1 >= tnode.count() {
+            if fi + 1 >= fc && ti + 1 >= tc {
                 continue;
             }
             self.from.advance_forward_at(self.store, l)?;
@@ -229,22 +230,23 @@ impl<'s, 't, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> Diff<'s, 't, S, T> 
                 (true, true) => {
                     // Skip the byte-identical items in both leaves without the comparator
                     // (block compares of the item bytes, not item by item).
-                    let (fl, fi) = self.from.at(0);
-                    let (tl, ti) = self.to.at(0);
-                    let run = identical_run(&fl, fi, &tl, ti);
+                    let (fl, fi) = self.from.at_ref(0);
+                    let (tl, ti) = self.to.at_ref(0);
+                    let run = identical_run(fl, fi, tl, ti);
                     let (i, j) = (fi + run, ti + run);
+                    if run > 0 && (i >= fl.count() || j >= tl.count()) {
+                        // A leaf ran out: step over the run's last items (changing leaves).
+                        self.from.set_leaf_index(i - 1);
+                        self.to.set_leaf_index(j - 1);
+                        self.next_both()?;
+                        continue;
+                    }
+                    let (fk, tk) = (fl.key(i), tl.key(j));
+                    let (fv, tv) = (fl.value(i), tl.value(j));
                     if run > 0 {
-                        if i >= fl.count() || j >= tl.count() {
-                            // A leaf ran out: step over the run's last items (changing leaves).
-                            self.from.set_leaf_index(i - 1);
-                            self.to.set_leaf_index(j - 1);
-                            self.next_both()?;
-                            continue;
-                        }
                         self.from.set_leaf_index(i);
                         self.to.set_leaf_index(j);
                     }
-                    let (fk, tk) = (fl.key(i), tl.key(j));
                     // Equal bytes are equal keys; only different bytes need the comparator.
                     let order = if fk == tk {
                         Ordering::Equal
@@ -253,23 +255,16 @@ impl<'s, 't, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> Diff<'s, 't, S, T> 
                     };
                     match order {
                         Ordering::Less => {
-                            let e = DiffEntry::Removed {
-                                key: fk,
-                                from: fl.value(i),
-                            };
+                            let e = DiffEntry::Removed { key: fk, from: fv };
                             next_item(&mut self.from, self.store)?;
                             return Ok(Some(e));
                         }
                         Ordering::Greater => {
-                            let e = DiffEntry::Added {
-                                key: tk,
-                                to: tl.value(j),
-                            };
+                            let e = DiffEntry::Added { key: tk, to: tv };
                             next_item(&mut self.to, self.store)?;
                             return Ok(Some(e));
                         }
                         Ordering::Equal => {
-                            let (fv, tv) = (fl.value(i), tl.value(j));
                             self.next_both()?;
                             if fv != tv && !self.schema.values_equivalent(fv, tv) {
                                 return Ok(Some(DiffEntry::Modified {
@@ -293,7 +288,7 @@ fn next_item<'s, S: ChunkStore + ?Sized>(
     cursor: &mut Cursor<'s>,
     store: &'s S,
 ) -> Result<(), TreeError> {
-    let (leaf, i) = cursor.at(0);
+    let (leaf, i) = cursor.at_ref(0);
     if i + 1 < leaf.count() {
         cursor.set_leaf_index(i + 1);
         return Ok(());
@@ -322,6 +317,13 @@ pub(crate) fn common_prefix(a: &[u8], b: &[u8]) -> usize {
         // and 2.98 M with this one (cursors started in place account for ~1 K of the gap).
         return unsafe { common_prefix_avx2(a, b) };
     }
+    common_prefix_generic(a, b)
+}
+
+/// [`common_prefix_body`] for processors without AVX2, out of line: call sites then stay
+/// small (a check and a call).
+#[inline(never)]
+fn common_prefix_generic(a: &[u8], b: &[u8]) -> usize {
     common_prefix_body(a, b)
 }
 
@@ -393,15 +395,6 @@ fn tail(bytes: &[u8], at: usize) -> &[u8] {
     bytes.get(at..).unwrap_or(&[])
 }
 
-/// Items compared per step of [`identical_run`]'s fixed-width loop.
-const RUN_WINDOW: usize = 64;
-
-/// `bytes[start..end]`, cut to what exists.
-#[inline(always)]
-fn span(bytes: &[u8], start: usize, end: usize) -> &[u8] {
-    bytes.get(start..end.min(bytes.len())).unwrap_or(&[])
-}
-
 /// The little-endian u16 at pair `i` of an offsets array (0 if out of range).
 #[inline(always)]
 fn offset_at(offsets: &[u8], i: usize) -> usize {
@@ -414,33 +407,30 @@ fn offset_at(offsets: &[u8], i: usize) -> usize {
 /// How many leaf items, from `fi` in `fl` and `ti` in `tl`, are byte-identical: the item
 /// bytes are compared as two blocks (keys, values), then item boundaries by offsets, instead
 /// of comparing item by item.
+#[inline]
 fn identical_run(fl: &Node<'_>, fi: usize, tl: &Node<'_>, ti: usize) -> usize {
     let max = (fl.count().saturating_sub(fi)).min(tl.count().saturating_sub(ti));
     if let (Some(kw), Some(vw)) = (fl.key_width(), fl.value_width()) {
         if tl.key_width() == Some(kw) && tl.value_width() == Some(vw) {
-            // Fixed-width items: the run is the shorter of the common key and value prefixes,
-            // in whole items. Keys and values are compared a window at a time, so that a
-            // difference in one is found without first scanning the other to the leaf's end.
-            let (fk, tk) = (tail(fl.key_items(), fi * kw), tail(tl.key_items(), ti * kw));
-            let (fv, tv) = (
-                tail(fl.value_items(), fi * vw),
-                tail(tl.value_items(), ti * vw),
-            );
-            let mut run = 0usize;
-            while run < max {
-                let end = (run + RUN_WINDOW).min(max);
-                let keys = run
-                    + common_prefix(span(fk, run * kw, end * kw), span(tk, run * kw, end * kw))
-                        / kw;
-                let values = run
-                    + common_prefix(span(fv, run * vw, keys * vw), span(tv, run * vw, keys * vw))
-                        / vw;
-                if values < end {
-                    return values;
-                }
-                run = end;
-            }
-            return run;
+            // Fixed-width items: the run is the shorter of the common value and key prefixes,
+            // in whole items. Values first, over the whole rest, then keys only as far as the
+            // values agree: an update, insert or delete changes the value bytes at its item
+            // (the values after an insert or delete shift), so each side is read once up to
+            // the first difference, in two block compares.
+            let (Some(fv), Some(tv)) = (
+                fl.value_items().get(fi * vw..(fi + max) * vw),
+                tl.value_items().get(ti * vw..(ti + max) * vw),
+            ) else {
+                return 0;
+            };
+            let values = common_prefix(fv, tv) / vw;
+            let (Some(fk), Some(tk)) = (
+                fl.key_items().get(fi * kw..(fi + values) * kw),
+                tl.key_items().get(ti * kw..(ti + values) * kw),
+            ) else {
+                return 0;
+            };
+            return common_prefix(fk, tk) / kw;
         }
     }
     let (fko, tko) = (fl.key_offsets_bytes(), tl.key_offsets_bytes());
