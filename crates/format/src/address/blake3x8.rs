@@ -1,0 +1,886 @@
+//! Native chunk addresses (BLAKE3, first 20 bytes) of many chunks at once.
+//!
+//! BLAKE3 splits its input into 1 KiB chunks, hashes each chunk as a chain of 64-byte blocks,
+//! and joins the chunks' chaining values in a binary tree of parent nodes. The `blake3` crate
+//! hashes the chunks of *one* input side by side, but a tree node is only about 4 KiB: four
+//! chunks, so its AVX2 code (eight 32-bit lanes) runs half empty, and the crate has no entry
+//! point that hashes several independent inputs together. This module is that entry point:
+//! it takes the chunks of every input of a batch (a level's worth of tree nodes) and hashes
+//! them eight at a time, one per 32-bit lane of a 256-bit register; then the parent nodes of
+//! every input, level by level, again eight at a time; the last compression of each input
+//! (its single chunk's last block, or its top parent) carries the ROOT flag, and its first
+//! 20 bytes are the address. About half the instructions per byte of hashing the nodes one by
+//! one (`cargo bench -p prollystore-benches --bench hash` gives the ratio).
+//!
+//! Without AVX2 (or under Miri, which cannot run it, or for a single input) each input is
+//! hashed with `blake3::hash`, whose own SIMD code is the better choice there. The same batch
+//! logic also runs on a portable one-lane-at-a-time compression function in the tests, so the
+//! scheduling of chunks, blocks, flags and parents is checked under Miri too.
+//!
+//! The constants are BLAKE3's (the BLAKE3 specification, section 2): the IV is SHA-256's, the
+//! message permutation and the domain flags are the specification's.
+
+use super::{Address, HashProfile, ADDRESS_LEN};
+
+/// The initial chaining value (the key, when hashing without one).
+const IV: [u32; 8] = [
+    0x6A09_E667,
+    0xBB67_AE85,
+    0x3C6E_F372,
+    0xA54F_F53A,
+    0x510E_527F,
+    0x9B05_688C,
+    0x1F83_D9AB,
+    0x5BE0_CD19,
+];
+
+/// Bytes per block (one compression).
+const BLOCK_LEN: usize = 64;
+/// Bytes per chunk (the leaves of BLAKE3's tree).
+const CHUNK_LEN: usize = 1024;
+/// Blocks per whole chunk.
+const CHUNK_BLOCKS: usize = CHUNK_LEN / BLOCK_LEN;
+
+/// Domain flags.
+const CHUNK_START: u32 = 1;
+const CHUNK_END: u32 = 1 << 1;
+const PARENT: u32 = 1 << 2;
+const ROOT: u32 = 1 << 3;
+
+/// Lanes hashed side by side (32-bit words in a 256-bit register).
+const LANES: usize = 8;
+
+/// Rounds of the compression function.
+const ROUNDS: usize = 7;
+
+/// The message permutation applied between rounds.
+const PERMUTATION: [usize; 16] = [2, 6, 3, 10, 7, 0, 4, 13, 1, 11, 12, 5, 9, 14, 15, 8];
+
+/// Which message word each round reads in each position: the permutation applied `r` times,
+/// so that no round has to move the message.
+const SCHEDULE: [[usize; 16]; ROUNDS] = schedule();
+
+const fn schedule() -> [[usize; 16]; ROUNDS] {
+    let mut s = [[0; 16]; ROUNDS];
+    let mut i = 0;
+    while i < 16 {
+        s[0][i] = i;
+        i += 1;
+    }
+    let mut r = 1;
+    while r < ROUNDS {
+        let mut i = 0;
+        while i < 16 {
+            s[r][i] = s[r - 1][PERMUTATION[i]];
+            i += 1;
+        }
+        r += 1;
+    }
+    s
+}
+
+/// Writes the blake3 address of `chunks[i]` into `out[i]` (for as many as both hold).
+pub(super) fn addresses_of(chunks: &[&[u8]], out: &mut [Address]) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if !cfg!(miri) && chunks.len() > 1 {
+            if let Some(avx2) = avx2::Avx2::detect() {
+                hash_batch(&avx2, chunks, out);
+                return;
+            }
+        }
+    }
+    for (chunk, a) in chunks.iter().zip(out.iter_mut()) {
+        *a = HashProfile::Blake3.address_of(chunk);
+    }
+}
+
+/// One compression in each lane: lane `l` compresses `blocks[l]` (of which `len[l]` bytes
+/// are input, the rest zeros) with its counter and flags.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+struct Step<'a> {
+    blocks: [&'a [u8; BLOCK_LEN]; LANES],
+    counter: [u64; LANES],
+    len: [u32; LANES],
+    flags: [u32; LANES],
+}
+
+/// Chaining values of the eight lanes, word-major: `cv[w][l]` is word `w` of lane `l`.
+type Cvs = [[u32; LANES]; 8];
+
+/// A compression function over eight lanes.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+trait Kernel {
+    /// Replaces each lane's chaining value in `cv` with its compression of `step`'s block.
+    fn compress(&self, cv: &mut Cvs, step: &Step<'_>);
+
+    /// The chaining values of eight whole chunks, none of them a root, chunk `l` in lane `l`
+    /// with counter `counters[l]`.
+    fn whole_chunks(&self, chunks: [&[u8; CHUNK_LEN]; LANES], counters: [u64; LANES]) -> Cvs {
+        let mut cv = IV.map(|w| [w; LANES]);
+        let blocks = chunks.map(|c| c.as_chunks::<BLOCK_LEN>().0);
+        for b in 0..CHUNK_BLOCKS {
+            let flags = block_flags(b, CHUNK_BLOCKS - 1, false);
+            let step = Step {
+                blocks: blocks.map(|c| &c[b]),
+                counter: counters,
+                len: [BLOCK_LEN as u32; LANES],
+                flags: [flags; LANES],
+            };
+            self.compress(&mut cv, &step);
+        }
+        cv
+    }
+}
+
+/// The flags of block `b` of a chunk whose last block is `last`.
+#[inline]
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+fn block_flags(b: usize, last: usize, root: bool) -> u32 {
+    let mut flags = 0;
+    if b == 0 {
+        flags |= CHUNK_START;
+    }
+    if b == last {
+        flags |= CHUNK_END;
+        if root {
+            flags |= ROOT;
+        }
+    }
+    flags
+}
+
+/// Blocks in a chunk of `len` bytes (an empty chunk still has one, empty, block).
+#[inline]
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+fn blocks_in(len: usize) -> usize {
+    len.div_ceil(BLOCK_LEN).max(1)
+}
+
+/// One chunk of one input, waiting for its chaining value.
+#[derive(Clone, Copy)]
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+struct ChunkJob<'a> {
+    /// The chunk's bytes: `CHUNK_LEN` except for an input's last chunk.
+    data: &'a [u8],
+    /// The chunk's index in its input.
+    counter: u64,
+    /// The input's only chunk: its last block is the root.
+    root: bool,
+    /// Where its chaining value goes.
+    slot: usize,
+}
+
+/// A parent node waiting for its chaining value: the two children's, side by side.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+struct ParentJob {
+    block: [u8; BLOCK_LEN],
+    root: bool,
+    slot: usize,
+}
+
+/// Column `l` of `cv`: lane `l`'s chaining value.
+#[inline]
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+fn lane(cv: &Cvs, l: usize) -> [u32; 8] {
+    cv.map(|w| w[l])
+}
+
+/// Hashes every input of `inputs` with kernel `k`, address `i` into `out[i]`.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+fn hash_batch<K: Kernel>(k: &K, inputs: &[&[u8]], out: &mut [Address]) {
+    let n = inputs.len().min(out.len());
+    let inputs = inputs.get(..n).unwrap_or_default();
+    // Each input's chaining values take slots `start..start + count`; the parents of a level
+    // replace them in place, so the root ends in the first.
+    let mut starts = Vec::with_capacity(n);
+    let mut counts = Vec::with_capacity(n);
+    let mut whole = Vec::new();
+    let mut rest = Vec::new();
+    let mut slots = 0;
+    for input in inputs {
+        let count = input.len().div_ceil(CHUNK_LEN).max(1);
+        starts.push(slots);
+        counts.push(count);
+        if input.is_empty() {
+            rest.push(ChunkJob {
+                data: input,
+                counter: 0,
+                root: true,
+                slot: slots,
+            });
+        }
+        for (j, data) in input.chunks(CHUNK_LEN).enumerate() {
+            let job = ChunkJob {
+                data,
+                counter: j as u64,
+                root: count == 1,
+                slot: slots + j,
+            };
+            if data.len() == CHUNK_LEN && !job.root {
+                whole.push(job);
+            } else {
+                rest.push(job);
+            }
+        }
+        slots += count;
+    }
+    let mut cvs = vec![[0u32; 8]; slots];
+
+    // Whole chunks, eight at a time.
+    let mut groups = whole.chunks_exact(LANES);
+    for group in groups.by_ref() {
+        let mut chunks = [&[0u8; CHUNK_LEN]; LANES];
+        let mut counters = [0u64; LANES];
+        for (l, job) in group.iter().enumerate() {
+            if let Ok(c) = <&[u8; CHUNK_LEN]>::try_from(job.data) {
+                chunks[l] = c;
+            }
+            counters[l] = job.counter;
+        }
+        let cv = k.whole_chunks(chunks, counters);
+        for (l, job) in group.iter().enumerate() {
+            if let Some(slot) = cvs.get_mut(job.slot) {
+                *slot = lane(&cv, l);
+            }
+        }
+    }
+    // The other chunks (and whole ones left over), longest first so that the lanes of a group
+    // finish together.
+    rest.extend_from_slice(groups.remainder());
+    rest.sort_unstable_by_key(|job| std::cmp::Reverse(blocks_in(job.data.len())));
+    for group in rest.chunks(LANES) {
+        partial_chunks(k, group, &mut cvs);
+    }
+
+    // Parents, a level at a time across every input: children `2i` and `2i + 1` become entry
+    // `i`; an odd last child moves up as it is. An input's last parent is its root.
+    let mut parents = Vec::new();
+    loop {
+        parents.clear();
+        for (&start, count) in starts.iter().zip(counts.iter_mut()) {
+            if *count < 2 {
+                continue;
+            }
+            for i in 0..*count / 2 {
+                let mut block = [0u8; BLOCK_LEN];
+                let children = [start + 2 * i, start + 2 * i + 1];
+                for (half, child) in block.chunks_exact_mut(BLOCK_LEN / 2).zip(children) {
+                    let words = cvs.get(child).copied().unwrap_or_default();
+                    for (dst, w) in half.chunks_exact_mut(4).zip(words) {
+                        dst.copy_from_slice(&w.to_le_bytes());
+                    }
+                }
+                parents.push(ParentJob {
+                    block,
+                    root: *count == 2,
+                    slot: start + i,
+                });
+            }
+            if *count % 2 == 1 {
+                // Its slot is no pair's child any more: every pair was copied above.
+                if let Some(&odd) = cvs.get(start + *count - 1) {
+                    if let Some(slot) = cvs.get_mut(start + *count / 2) {
+                        *slot = odd;
+                    }
+                }
+            }
+            *count = count.div_ceil(2);
+        }
+        if parents.is_empty() {
+            break;
+        }
+        for group in parents.chunks(LANES) {
+            let Some(first) = group.first() else { continue };
+            let mut step = Step {
+                blocks: [&first.block; LANES],
+                counter: [0; LANES],
+                len: [BLOCK_LEN as u32; LANES],
+                flags: [PARENT; LANES],
+            };
+            for (l, job) in group.iter().enumerate() {
+                step.blocks[l] = &job.block;
+                if job.root {
+                    step.flags[l] |= ROOT;
+                }
+            }
+            let mut cv = IV.map(|w| [w; LANES]);
+            k.compress(&mut cv, &step);
+            for (l, job) in group.iter().enumerate() {
+                if let Some(slot) = cvs.get_mut(job.slot) {
+                    *slot = lane(&cv, l);
+                }
+            }
+        }
+    }
+
+    for (a, &start) in out.iter_mut().zip(&starts) {
+        let root = cvs.get(start).copied().unwrap_or_default();
+        for (dst, w) in a.0.chunks_exact_mut(4).zip(root) {
+            dst.copy_from_slice(&w.to_le_bytes());
+        }
+    }
+    const _: () = assert!(ADDRESS_LEN % 4 == 0 && ADDRESS_LEN <= 32);
+}
+
+/// Chaining values of up to eight chunks of any length (at most `CHUNK_LEN`), in lanes side by
+/// side, block after block; each lane's last block comes from a zero-padded copy. Lanes
+/// without a chunk, or past their chunk's end, compress a block whose result is dropped.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+fn partial_chunks<K: Kernel>(k: &K, group: &[ChunkJob<'_>], cvs: &mut [[u32; 8]]) {
+    let Some(first) = group.first() else { return };
+    let mut tails = [[0u8; BLOCK_LEN]; LANES];
+    let mut last = [0usize; LANES];
+    let mut last_len = [0u32; LANES];
+    let mut counter = [0u64; LANES];
+    for l in 0..LANES {
+        let job = group.get(l).unwrap_or(first);
+        let b = blocks_in(job.data.len()) - 1;
+        let tail = job.data.get(b * BLOCK_LEN..).unwrap_or_default();
+        if let Some(dst) = tails[l].get_mut(..tail.len()) {
+            dst.copy_from_slice(tail);
+        }
+        last[l] = b;
+        last_len[l] = tail.len() as u32;
+        counter[l] = job.counter;
+    }
+    let steps = last.iter().max().map_or(1, |&b| b + 1);
+    let mut cv = IV.map(|w| [w; LANES]);
+    for b in 0..steps {
+        let mut step = Step {
+            blocks: [&tails[0]; LANES],
+            counter,
+            len: [BLOCK_LEN as u32; LANES],
+            flags: [0; LANES],
+        };
+        for l in 0..LANES {
+            let job = group.get(l).unwrap_or(first);
+            let whole = job
+                .data
+                .get(b * BLOCK_LEN..(b + 1) * BLOCK_LEN)
+                .and_then(|block| <&[u8; BLOCK_LEN]>::try_from(block).ok());
+            match whole {
+                Some(block) if b < last[l] => step.blocks[l] = block,
+                _ => {
+                    step.blocks[l] = &tails[l];
+                    step.len[l] = last_len[l];
+                }
+            }
+            step.flags[l] = block_flags(b, last[l], job.root);
+        }
+        k.compress(&mut cv, &step);
+        for (l, job) in group.iter().enumerate() {
+            if last[l] == b {
+                if let Some(slot) = cvs.get_mut(job.slot) {
+                    *slot = lane(&cv, l);
+                }
+            }
+        }
+    }
+}
+
+/// The compression function on eight independent states, one per 32-bit lane.
+#[cfg(target_arch = "x86_64")]
+mod avx2 {
+    use std::arch::x86_64::*;
+
+    use super::{
+        Cvs, Kernel, Step, BLOCK_LEN, CHUNK_BLOCKS, CHUNK_END, CHUNK_LEN, CHUNK_START, IV, LANES,
+        SCHEDULE,
+    };
+
+    /// Proof that this CPU has AVX2: [`Avx2::detect`] is the only way to make one.
+    pub(super) struct Avx2(());
+
+    impl Avx2 {
+        /// An `Avx2` if the CPU has AVX2.
+        pub(super) fn detect() -> Option<Avx2> {
+            std::arch::is_x86_feature_detected!("avx2").then_some(Avx2(()))
+        }
+    }
+
+    impl Kernel for Avx2 {
+        fn compress(&self, cv: &mut Cvs, step: &Step<'_>) {
+            // SAFETY: an `Avx2` exists only once `detect` found AVX2 on this CPU.
+            unsafe { compress_step(cv, step) }
+        }
+
+        fn whole_chunks(&self, chunks: [&[u8; CHUNK_LEN]; LANES], counters: [u64; LANES]) -> Cvs {
+            // SAFETY: an `Avx2` exists only once `detect` found AVX2 on this CPU.
+            unsafe { whole_chunks(chunks, counters) }
+        }
+    }
+
+    /// The eight words as one vector, word `l` in lane `l`.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn vector(w: &[u32; LANES]) -> __m256i {
+        _mm256_setr_epi32(
+            w[0] as i32,
+            w[1] as i32,
+            w[2] as i32,
+            w[3] as i32,
+            w[4] as i32,
+            w[5] as i32,
+            w[6] as i32,
+            w[7] as i32,
+        )
+    }
+
+    /// The eight lanes of a vector.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn words(v: __m256i) -> [u32; LANES] {
+        let mut w = [0u32; LANES];
+        // SAFETY: `w` is 32 writable bytes, and `storeu` needs no alignment.
+        unsafe { _mm256_storeu_si256(w.as_mut_ptr().cast(), v) };
+        w
+    }
+
+    /// The low and high halves of eight 64-bit counters.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn counter_halves(c: &[u64; LANES]) -> (__m256i, __m256i) {
+        (
+            vector(&c.map(|c| c as u32)),
+            vector(&c.map(|c| (c >> 32) as u32)),
+        )
+    }
+
+    /// Transposes eight vectors of eight 32-bit words: word `i` of `v[j]` becomes word `j` of
+    /// the result's `i`.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn transpose(v: [__m256i; 8]) -> [__m256i; 8] {
+        // Pairs of rows interleaved by word, then by 64-bit pair: each 128-bit half then holds
+        // four words of one column; the halves are swapped into place last.
+        let ab_lo = _mm256_unpacklo_epi32(v[0], v[1]);
+        let ab_hi = _mm256_unpackhi_epi32(v[0], v[1]);
+        let cd_lo = _mm256_unpacklo_epi32(v[2], v[3]);
+        let cd_hi = _mm256_unpackhi_epi32(v[2], v[3]);
+        let ef_lo = _mm256_unpacklo_epi32(v[4], v[5]);
+        let ef_hi = _mm256_unpackhi_epi32(v[4], v[5]);
+        let gh_lo = _mm256_unpacklo_epi32(v[6], v[7]);
+        let gh_hi = _mm256_unpackhi_epi32(v[6], v[7]);
+        // Columns 0 and 4 (in the two halves), 1 and 5, 2 and 6, 3 and 7.
+        let abcd_04 = _mm256_unpacklo_epi64(ab_lo, cd_lo);
+        let abcd_15 = _mm256_unpackhi_epi64(ab_lo, cd_lo);
+        let abcd_26 = _mm256_unpacklo_epi64(ab_hi, cd_hi);
+        let abcd_37 = _mm256_unpackhi_epi64(ab_hi, cd_hi);
+        let efgh_04 = _mm256_unpacklo_epi64(ef_lo, gh_lo);
+        let efgh_15 = _mm256_unpackhi_epi64(ef_lo, gh_lo);
+        let efgh_26 = _mm256_unpacklo_epi64(ef_hi, gh_hi);
+        let efgh_37 = _mm256_unpackhi_epi64(ef_hi, gh_hi);
+        [
+            _mm256_permute2x128_si256::<0x20>(abcd_04, efgh_04),
+            _mm256_permute2x128_si256::<0x20>(abcd_15, efgh_15),
+            _mm256_permute2x128_si256::<0x20>(abcd_26, efgh_26),
+            _mm256_permute2x128_si256::<0x20>(abcd_37, efgh_37),
+            _mm256_permute2x128_si256::<0x31>(abcd_04, efgh_04),
+            _mm256_permute2x128_si256::<0x31>(abcd_15, efgh_15),
+            _mm256_permute2x128_si256::<0x31>(abcd_26, efgh_26),
+            _mm256_permute2x128_si256::<0x31>(abcd_37, efgh_37),
+        ]
+    }
+
+    /// The message words of eight blocks, word `i` of block `l` in lane `l` of vector `i`.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn message(blocks: [&[u8; BLOCK_LEN]; LANES]) -> [__m256i; 16] {
+        let halves = blocks.map(|b| {
+            let p = b.as_ptr();
+            // SAFETY: a block is 64 readable bytes: bytes 0..32 and 32..64 are in bounds, and
+            // `loadu` needs no alignment.
+            unsafe {
+                (
+                    _mm256_loadu_si256(p.cast()),
+                    _mm256_loadu_si256(p.add(32).cast()),
+                )
+            }
+        });
+        let lo = transpose(halves.map(|h| h.0));
+        let hi = transpose(halves.map(|h| h.1));
+        [
+            lo[0], lo[1], lo[2], lo[3], lo[4], lo[5], lo[6], lo[7], hi[0], hi[1], hi[2], hi[3],
+            hi[4], hi[5], hi[6], hi[7],
+        ]
+    }
+
+    /// Rotates each 32-bit lane right by 16 or 8 (whole bytes: a byte shuffle).
+    macro_rules! rotr_bytes {
+        ($x:expr, 16) => {
+            _mm256_shuffle_epi8(
+                $x,
+                _mm256_setr_epi8(
+                    2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13, 2, 3, 0, 1, 6, 7, 4, 5,
+                    10, 11, 8, 9, 14, 15, 12, 13,
+                ),
+            )
+        };
+        ($x:expr, 8) => {
+            _mm256_shuffle_epi8(
+                $x,
+                _mm256_setr_epi8(
+                    1, 2, 3, 0, 5, 6, 7, 4, 9, 10, 11, 8, 13, 14, 15, 12, 1, 2, 3, 0, 5, 6, 7, 4,
+                    9, 10, 11, 8, 13, 14, 15, 12,
+                ),
+            )
+        };
+    }
+
+    /// Rotates each 32-bit lane right by a constant (two shifts).
+    macro_rules! rotr {
+        ($x:expr, $n:literal) => {
+            _mm256_or_si256(
+                _mm256_srli_epi32::<$n>($x),
+                _mm256_slli_epi32::<{ 32 - $n }>($x),
+            )
+        };
+    }
+
+    /// BLAKE3's compression function on eight lanes: the new chaining values (the first half
+    /// of the output; for a root, also the first 32 bytes of the digest).
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn compress(
+        cv: [__m256i; 8],
+        m: &[__m256i; 16],
+        counter: (__m256i, __m256i),
+        len: __m256i,
+        flags: __m256i,
+    ) -> [__m256i; 8] {
+        let iv = |i: usize| _mm256_set1_epi32(IV[i] as i32);
+        let mut v = [
+            cv[0],
+            cv[1],
+            cv[2],
+            cv[3],
+            cv[4],
+            cv[5],
+            cv[6],
+            cv[7],
+            iv(0),
+            iv(1),
+            iv(2),
+            iv(3),
+            counter.0,
+            counter.1,
+            len,
+            flags,
+        ];
+        // The mixing function on state words a, b, c, d with message words x and y.
+        macro_rules! g {
+            ($a:literal, $b:literal, $c:literal, $d:literal, $x:expr, $y:expr) => {
+                v[$a] = _mm256_add_epi32(_mm256_add_epi32(v[$a], v[$b]), $x);
+                v[$d] = rotr_bytes!(_mm256_xor_si256(v[$d], v[$a]), 16);
+                v[$c] = _mm256_add_epi32(v[$c], v[$d]);
+                v[$b] = rotr!(_mm256_xor_si256(v[$b], v[$c]), 12);
+                v[$a] = _mm256_add_epi32(_mm256_add_epi32(v[$a], v[$b]), $y);
+                v[$d] = rotr_bytes!(_mm256_xor_si256(v[$d], v[$a]), 8);
+                v[$c] = _mm256_add_epi32(v[$c], v[$d]);
+                v[$b] = rotr!(_mm256_xor_si256(v[$b], v[$c]), 7);
+            };
+        }
+        // Columns, then diagonals, reading the message in round `$r`'s order.
+        macro_rules! round {
+            ($r:literal) => {
+                let s = &SCHEDULE[$r];
+                g!(0, 4, 8, 12, m[s[0]], m[s[1]]);
+                g!(1, 5, 9, 13, m[s[2]], m[s[3]]);
+                g!(2, 6, 10, 14, m[s[4]], m[s[5]]);
+                g!(3, 7, 11, 15, m[s[6]], m[s[7]]);
+                g!(0, 5, 10, 15, m[s[8]], m[s[9]]);
+                g!(1, 6, 11, 12, m[s[10]], m[s[11]]);
+                g!(2, 7, 8, 13, m[s[12]], m[s[13]]);
+                g!(3, 4, 9, 14, m[s[14]], m[s[15]]);
+            };
+        }
+        round!(0);
+        round!(1);
+        round!(2);
+        round!(3);
+        round!(4);
+        round!(5);
+        round!(6);
+        [
+            _mm256_xor_si256(v[0], v[8]),
+            _mm256_xor_si256(v[1], v[9]),
+            _mm256_xor_si256(v[2], v[10]),
+            _mm256_xor_si256(v[3], v[11]),
+            _mm256_xor_si256(v[4], v[12]),
+            _mm256_xor_si256(v[5], v[13]),
+            _mm256_xor_si256(v[6], v[14]),
+            _mm256_xor_si256(v[7], v[15]),
+        ]
+    }
+
+    /// [`Kernel::compress`]: one block per lane, the chaining values through memory.
+    #[target_feature(enable = "avx2")]
+    fn compress_step(cv: &mut Cvs, step: &Step<'_>) {
+        let state = cv.map(|w| vector(&w));
+        let out = compress(
+            state,
+            &message(step.blocks),
+            counter_halves(&step.counter),
+            vector(&step.len),
+            vector(&step.flags),
+        );
+        for (w, v) in cv.iter_mut().zip(out) {
+            *w = words(v);
+        }
+    }
+
+    /// [`Kernel::whole_chunks`]: sixteen blocks per lane, the chaining values in registers.
+    #[target_feature(enable = "avx2")]
+    fn whole_chunks(chunks: [&[u8; CHUNK_LEN]; LANES], counters: [u64; LANES]) -> Cvs {
+        let blocks = chunks.map(|c| c.as_chunks::<BLOCK_LEN>().0);
+        let counter = counter_halves(&counters);
+        let len = _mm256_set1_epi32(BLOCK_LEN as i32);
+        let mut cv = IV.map(|w| _mm256_set1_epi32(w as i32));
+        for b in 0..CHUNK_BLOCKS {
+            let flags = match b {
+                0 => CHUNK_START,
+                b if b == CHUNK_BLOCKS - 1 => CHUNK_END,
+                _ => 0,
+            };
+            let m = message(blocks.map(|c| &c[b]));
+            cv = compress(cv, &m, counter, len, _mm256_set1_epi32(flags as i32));
+        }
+        cv.map(|v| words(v))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The compression function one lane at a time, in plain Rust: the batch logic on it is
+    /// what Miri checks.
+    struct Portable;
+
+    impl Kernel for Portable {
+        fn compress(&self, cv: &mut Cvs, step: &Step<'_>) {
+            for l in 0..LANES {
+                let out = compress_one(
+                    &lane(cv, l),
+                    step.blocks[l],
+                    step.counter[l],
+                    step.len[l],
+                    step.flags[l],
+                );
+                for (w, o) in cv.iter_mut().zip(out) {
+                    w[l] = o;
+                }
+            }
+        }
+    }
+
+    fn compress_one(cv: &[u32; 8], block: &[u8; 64], counter: u64, len: u32, flags: u32) -> [u32; 8] {
+        let mut m = [0u32; 16];
+        for (w, b) in m.iter_mut().zip(block.chunks_exact(4)) {
+            *w = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+        }
+        let mut v = [
+            cv[0],
+            cv[1],
+            cv[2],
+            cv[3],
+            cv[4],
+            cv[5],
+            cv[6],
+            cv[7],
+            IV[0],
+            IV[1],
+            IV[2],
+            IV[3],
+            counter as u32,
+            (counter >> 32) as u32,
+            len,
+            flags,
+        ];
+        fn g(v: &mut [u32; 16], [a, b, c, d]: [usize; 4], x: u32, y: u32) {
+            v[a] = v[a].wrapping_add(v[b]).wrapping_add(x);
+            v[d] = (v[d] ^ v[a]).rotate_right(16);
+            v[c] = v[c].wrapping_add(v[d]);
+            v[b] = (v[b] ^ v[c]).rotate_right(12);
+            v[a] = v[a].wrapping_add(v[b]).wrapping_add(y);
+            v[d] = (v[d] ^ v[a]).rotate_right(8);
+            v[c] = v[c].wrapping_add(v[d]);
+            v[b] = (v[b] ^ v[c]).rotate_right(7);
+        }
+        const QUADS: [[usize; 4]; 8] = [
+            [0, 4, 8, 12],
+            [1, 5, 9, 13],
+            [2, 6, 10, 14],
+            [3, 7, 11, 15],
+            [0, 5, 10, 15],
+            [1, 6, 11, 12],
+            [2, 7, 8, 13],
+            [3, 4, 9, 14],
+        ];
+        for s in &SCHEDULE {
+            for (i, q) in QUADS.iter().enumerate() {
+                g(&mut v, *q, m[s[2 * i]], m[s[2 * i + 1]]);
+            }
+        }
+        std::array::from_fn(|i| v[i] ^ v[i + 8])
+    }
+
+    fn expected(input: &[u8]) -> Address {
+        let mut a = Address::ZERO;
+        a.0.copy_from_slice(&blake3::hash(input).as_bytes()[..ADDRESS_LEN]);
+        a
+    }
+
+    /// Deterministic bytes (no two chunks of a long input alike).
+    fn data(len: usize) -> Vec<u8> {
+        (0..len as u32)
+            .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+            .collect()
+    }
+
+    /// A tiny deterministic generator (xorshift).
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+        fn below(&mut self, n: usize) -> usize {
+            (self.next() % n as u64) as usize
+        }
+    }
+
+    /// Hashes `lens` (slices of `bytes` at shifting offsets) in batches of 1 to `max_batch`
+    /// inputs with `hash`, checking each address against `blake3::hash`.
+    fn check(
+        hash: &dyn Fn(&[&[u8]], &mut [Address]),
+        bytes: &[u8],
+        lens: &[usize],
+        max_batch: usize,
+        rng: &mut Rng,
+    ) {
+        let mut rest = lens;
+        while !rest.is_empty() {
+            let take = (1 + rng.below(max_batch)).min(rest.len());
+            let (group, tail) = rest.split_at(take);
+            rest = tail;
+            let inputs: Vec<&[u8]> = group
+                .iter()
+                .enumerate()
+                .map(|(i, &n)| &bytes[i % 7..i % 7 + n])
+                .collect();
+            let mut out = vec![Address::ZERO; inputs.len()];
+            hash(&inputs, &mut out);
+            for (input, a) in inputs.iter().zip(&out) {
+                assert_eq!(*a, expected(input), "length {}", input.len());
+            }
+        }
+    }
+
+    /// Every length up to 5000 and random ones up to 70,000, shuffled into batches of 1 to 40.
+    fn lengths(rng: &mut Rng) -> Vec<usize> {
+        let mut lens: Vec<usize> = (0..=5000).collect();
+        lens.extend((0..300).map(|_| rng.below(70_001)));
+        lens.extend([65_536, 65_537, 69_999, 70_000]);
+        for i in (1..lens.len()).rev() {
+            lens.swap(i, rng.below(i + 1));
+        }
+        lens
+    }
+
+    /// A few lengths on every boundary (blocks, chunks, powers of two of chunks), for Miri.
+    fn boundary_lengths() -> Vec<usize> {
+        vec![
+            0, 1, 63, 64, 65, 1023, 1024, 1025, 2048, 2049, 3072, 3100, 4096, 4097, 5000,
+        ]
+    }
+
+    #[test]
+    fn schedule_is_the_permutation_applied_per_round() {
+        assert_eq!(SCHEDULE[0], std::array::from_fn(|i| i));
+        assert_eq!(SCHEDULE[1], PERMUTATION);
+        assert_eq!(SCHEDULE[2][..4], [3, 4, 10, 12]);
+        assert_eq!(SCHEDULE[6][..4], [11, 15, 5, 0]);
+    }
+
+    #[test]
+    fn portable_batches_match_blake3() {
+        let mut rng = Rng(0x0123_4567_89AB_CDEF);
+        let (lens, max_batch) = if cfg!(miri) {
+            (boundary_lengths(), 6)
+        } else {
+            (lengths(&mut rng), 40)
+        };
+        let bytes = data(lens.iter().max().copied().unwrap_or(0) + 8);
+        let hash = |inputs: &[&[u8]], out: &mut [Address]| hash_batch(&Portable, inputs, out);
+        check(&hash, &bytes, &lens, max_batch, &mut rng);
+    }
+
+    #[test]
+    fn batches_match_blake3() {
+        // The AVX2 path natively (where the CPU has it), one by one under Miri.
+        let mut rng = Rng(0xFEDC_BA98_7654_3210);
+        let (lens, max_batch) = if cfg!(miri) {
+            (boundary_lengths(), 6)
+        } else {
+            (lengths(&mut rng), 40)
+        };
+        let bytes = data(lens.iter().max().copied().unwrap_or(0) + 8);
+        check(&addresses_of, &bytes, &lens, max_batch, &mut rng);
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn avx2_batches_match_blake3() {
+        if cfg!(miri) {
+            return;
+        }
+        let Some(avx2) = avx2::Avx2::detect() else {
+            eprintln!("no AVX2 on this CPU: nothing to check");
+            return;
+        };
+        let mut rng = Rng(0x5555_AAAA_3333_CCCC);
+        let lens = lengths(&mut rng);
+        let bytes = data(lens.iter().max().copied().unwrap_or(0) + 8);
+        let hash = |inputs: &[&[u8]], out: &mut [Address]| hash_batch(&avx2, inputs, out);
+        check(&hash, &bytes, &lens, 40, &mut rng);
+    }
+
+    #[test]
+    fn output_shorter_or_longer_than_inputs() {
+        let bytes = data(3000);
+        let inputs: Vec<&[u8]> = vec![&bytes[..10], &bytes[..2000], &bytes[..3000]];
+        let mut out = vec![Address::ZERO; 2];
+        addresses_of(&inputs, &mut out);
+        assert_eq!(out, [expected(inputs[0]), expected(inputs[1])]);
+        let mut out = vec![Address::ZERO; 4];
+        hash_batch(&Portable, &inputs, &mut out);
+        assert_eq!(out[..3], [expected(inputs[0]), expected(inputs[1]), expected(inputs[2])]);
+        assert_eq!(out[3], Address::ZERO);
+    }
+
+    mod prop {
+        use super::*;
+        use proptest::prelude::*;
+
+        proptest! {
+            #[test]
+            fn any_batch_matches_blake3(
+                inputs in proptest::collection::vec(
+                    proptest::collection::vec(any::<u8>(), 0..9000), 1..12),
+            ) {
+                let inputs: Vec<&[u8]> = inputs.iter().map(Vec::as_slice).collect();
+                let want: Vec<Address> = inputs.iter().map(|i| expected(i)).collect();
+                let mut out = vec![Address::ZERO; inputs.len()];
+                hash_batch(&Portable, &inputs, &mut out);
+                prop_assert_eq!(&out, &want);
+                let mut out = vec![Address::ZERO; inputs.len()];
+                addresses_of(&inputs, &mut out);
+                prop_assert_eq!(&out, &want);
+            }
+        }
+    }
+}
