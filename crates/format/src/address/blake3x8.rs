@@ -38,8 +38,6 @@ const IV: [u32; 8] = [
 const BLOCK_LEN: usize = 64;
 /// Bytes per chunk (the leaves of BLAKE3's tree).
 const CHUNK_LEN: usize = 1024;
-/// Blocks per whole chunk.
-const CHUNK_BLOCKS: usize = CHUNK_LEN / BLOCK_LEN;
 
 /// Domain flags.
 const CHUNK_START: u32 = 1;
@@ -95,66 +93,31 @@ pub(super) fn addresses_of(chunks: &[&[u8]], out: &mut [Address]) {
     }
 }
 
-/// One compression in each lane: lane `l` compresses `blocks[l]` (of which `len[l]` bytes
-/// are input, the rest zeros) with its counter and flags.
+/// A chain of compressions in one lane, from the IV: a chunk's blocks, or a parent's one block.
+#[derive(Clone, Copy)]
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
-struct Step<'a> {
-    blocks: [&'a [u8; BLOCK_LEN]; LANES],
-    counter: [u64; LANES],
-    len: [u32; LANES],
-    flags: [u32; LANES],
+struct Lane<'a> {
+    /// The blocks before the last, whole.
+    blocks: &'a [[u8; BLOCK_LEN]],
+    /// The last block, zero-padded after `last_len` bytes.
+    last: &'a [u8; BLOCK_LEN],
+    last_len: u32,
+    /// The chunk's index in its input (0 for parents).
+    counter: u64,
+    /// Flags of the first block: `CHUNK_START` for a chunk, none for a parent.
+    start_flags: u32,
+    /// Flags of the last block: `CHUNK_END` or `PARENT`, with `ROOT` for an input's root.
+    end_flags: u32,
 }
 
-/// Chaining values of the eight lanes, word-major: `cv[w][l]` is word `w` of lane `l`.
-type Cvs = [[u32; LANES]; 8];
+/// A chaining value (or the first 32 bytes of a root's output), little-endian words.
+type Cv = [u8; 32];
 
 /// A compression function over eight lanes.
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 trait Kernel {
-    /// Replaces each lane's chaining value in `cv` with its compression of `step`'s block.
-    fn compress(&self, cv: &mut Cvs, step: &Step<'_>);
-
-    /// The chaining values of eight whole chunks, none of them a root, chunk `l` in lane `l`
-    /// with counter `counters[l]`.
-    fn whole_chunks(&self, chunks: [&[u8; CHUNK_LEN]; LANES], counters: [u64; LANES]) -> Cvs {
-        let mut cv = IV.map(|w| [w; LANES]);
-        let blocks = chunks.map(|c| c.as_chunks::<BLOCK_LEN>().0);
-        for b in 0..CHUNK_BLOCKS {
-            let flags = block_flags(b, CHUNK_BLOCKS - 1, false);
-            let step = Step {
-                blocks: blocks.map(|c| &c[b]),
-                counter: counters,
-                len: [BLOCK_LEN as u32; LANES],
-                flags: [flags; LANES],
-            };
-            self.compress(&mut cv, &step);
-        }
-        cv
-    }
-}
-
-/// The flags of block `b` of a chunk whose last block is `last`.
-#[inline]
-#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
-fn block_flags(b: usize, last: usize, root: bool) -> u32 {
-    let mut flags = 0;
-    if b == 0 {
-        flags |= CHUNK_START;
-    }
-    if b == last {
-        flags |= CHUNK_END;
-        if root {
-            flags |= ROOT;
-        }
-    }
-    flags
-}
-
-/// Blocks in a chunk of `len` bytes (an empty chunk still has one, empty, block).
-#[inline]
-#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
-fn blocks_in(len: usize) -> usize {
-    len.div_ceil(BLOCK_LEN).max(1)
+    /// The chaining value each lane ends with, lane `l`'s in element `l`.
+    fn run(&self, lanes: &[Lane<'_>; LANES]) -> [Cv; LANES];
 }
 
 /// One chunk of one input, waiting for its chaining value.
@@ -171,19 +134,38 @@ struct ChunkJob<'a> {
     slot: usize,
 }
 
-/// A parent node waiting for its chaining value: the two children's, side by side.
-#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
-struct ParentJob {
-    block: [u8; BLOCK_LEN],
-    root: bool,
-    slot: usize,
+impl<'a> ChunkJob<'a> {
+    /// Blocks in the chunk (an empty chunk still has one, empty, block).
+    fn blocks(&self) -> usize {
+        self.data.len().div_ceil(BLOCK_LEN).max(1)
+    }
+
+    /// The chunk as a lane; `tail` holds a copy of its last partial (or empty) block.
+    fn lane(&self, tail: &'a [u8; BLOCK_LEN]) -> Lane<'a> {
+        let (whole, rest) = self.data.as_chunks::<BLOCK_LEN>();
+        let (blocks, last, last_len) = match whole.split_last() {
+            Some((last, before)) if rest.is_empty() => (before, last, BLOCK_LEN as u32),
+            _ => (whole, tail, rest.len() as u32),
+        };
+        Lane {
+            blocks,
+            last,
+            last_len,
+            counter: self.counter,
+            start_flags: CHUNK_START,
+            end_flags: if self.root { CHUNK_END | ROOT } else { CHUNK_END },
+        }
+    }
 }
 
-/// Column `l` of `cv`: lane `l`'s chaining value.
-#[inline]
+/// A parent node waiting for its chaining value: its children are slots `left` and
+/// `left + 1`, it goes to `slot`.
+#[derive(Clone, Copy)]
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
-fn lane(cv: &Cvs, l: usize) -> [u32; 8] {
-    cv.map(|w| w[l])
+struct ParentJob {
+    left: usize,
+    slot: usize,
+    root: bool,
 }
 
 /// Hashes every input of `inputs` with kernel `k`, address `i` into `out[i]`.
@@ -191,19 +173,19 @@ fn lane(cv: &Cvs, l: usize) -> [u32; 8] {
 fn hash_batch<K: Kernel>(k: &K, inputs: &[&[u8]], out: &mut [Address]) {
     let n = inputs.len().min(out.len());
     let inputs = inputs.get(..n).unwrap_or_default();
-    // Each input's chaining values take slots `start..start + count`; the parents of a level
-    // replace them in place, so the root ends in the first.
-    let mut starts = Vec::with_capacity(n);
-    let mut counts = Vec::with_capacity(n);
-    let mut whole = Vec::new();
-    let mut rest = Vec::new();
+    // Input `i`'s chaining values take slots `start..start + count` (`trees[i]`); the parents
+    // of a level replace them in place, so the root ends in the first.
+    let mut trees: Vec<(usize, usize)> = Vec::with_capacity(n);
+    // Whole chunks first, then the others longest first, so that the lanes of a group mostly
+    // finish together.
+    let mut jobs = Vec::new();
+    let mut partial = Vec::with_capacity(n);
     let mut slots = 0;
     for input in inputs {
         let count = input.len().div_ceil(CHUNK_LEN).max(1);
-        starts.push(slots);
-        counts.push(count);
+        trees.push((slots, count));
         if input.is_empty() {
-            rest.push(ChunkJob {
+            partial.push(ChunkJob {
                 data: input,
                 counter: 0,
                 root: true,
@@ -217,164 +199,98 @@ fn hash_batch<K: Kernel>(k: &K, inputs: &[&[u8]], out: &mut [Address]) {
                 root: count == 1,
                 slot: slots + j,
             };
-            if data.len() == CHUNK_LEN && !job.root {
-                whole.push(job);
+            if data.len() == CHUNK_LEN {
+                jobs.push(job);
             } else {
-                rest.push(job);
+                partial.push(job);
             }
         }
         slots += count;
     }
-    let mut cvs = vec![[0u32; 8]; slots];
+    partial.sort_unstable_by_key(|job| std::cmp::Reverse(job.blocks()));
+    jobs.append(&mut partial);
 
-    // Whole chunks, eight at a time.
-    let mut groups = whole.chunks_exact(LANES);
-    for group in groups.by_ref() {
-        let mut chunks = [&[0u8; CHUNK_LEN]; LANES];
-        let mut counters = [0u64; LANES];
-        for (l, job) in group.iter().enumerate() {
-            if let Ok(c) = <&[u8; CHUNK_LEN]>::try_from(job.data) {
-                chunks[l] = c;
+    let mut cvs: Vec<Cv> = vec![[0; 32]; slots];
+    for group in jobs.chunks(LANES) {
+        let Some(first) = group.first() else { continue };
+        // Lanes without a chunk repeat the first one; their results are dropped.
+        let job = |l: usize| group.get(l).unwrap_or(first);
+        let mut tails = [[0u8; BLOCK_LEN]; LANES];
+        for (l, tail) in tails.iter_mut().enumerate() {
+            let rest = job(l).data.as_chunks::<BLOCK_LEN>().1;
+            if let Some(dst) = tail.get_mut(..rest.len()) {
+                dst.copy_from_slice(rest);
             }
-            counters[l] = job.counter;
         }
-        let cv = k.whole_chunks(chunks, counters);
-        for (l, job) in group.iter().enumerate() {
+        let lanes = std::array::from_fn(|l| job(l).lane(&tails[l]));
+        let result = k.run(&lanes);
+        for (job, cv) in group.iter().zip(result) {
             if let Some(slot) = cvs.get_mut(job.slot) {
-                *slot = lane(&cv, l);
+                *slot = cv;
             }
         }
     }
-    // The other chunks (and whole ones left over), longest first so that the lanes of a group
-    // finish together.
-    rest.extend_from_slice(groups.remainder());
-    rest.sort_unstable_by_key(|job| std::cmp::Reverse(blocks_in(job.data.len())));
-    for group in rest.chunks(LANES) {
-        partial_chunks(k, group, &mut cvs);
-    }
 
-    // Parents, a level at a time across every input: children `2i` and `2i + 1` become entry
-    // `i`; an odd last child moves up as it is. An input's last parent is its root.
+    // Parents, a level at a time across every input: children `2i` and `2i + 1` (adjacent
+    // slots, so their chaining values are the parent's block as they lie) become entry `i`;
+    // an odd last child moves up as it is. An input's last parent is its root. Within a
+    // level, a parent's slot is never a child slot of a later parent of its input, so the
+    // groups can write as they go.
     let mut parents = Vec::new();
     loop {
         parents.clear();
-        for (&start, count) in starts.iter().zip(counts.iter_mut()) {
-            if *count < 2 {
-                continue;
-            }
-            for i in 0..*count / 2 {
-                let mut block = [0u8; BLOCK_LEN];
-                let children = [start + 2 * i, start + 2 * i + 1];
-                for (half, child) in block.chunks_exact_mut(BLOCK_LEN / 2).zip(children) {
-                    let words = cvs.get(child).copied().unwrap_or_default();
-                    for (dst, w) in half.chunks_exact_mut(4).zip(words) {
-                        dst.copy_from_slice(&w.to_le_bytes());
-                    }
-                }
+        for &(start, count) in &trees {
+            for i in 0..count / 2 {
                 parents.push(ParentJob {
-                    block,
-                    root: *count == 2,
+                    left: start + 2 * i,
                     slot: start + i,
+                    root: count == 2,
                 });
             }
-            if *count % 2 == 1 {
-                // Its slot is no pair's child any more: every pair was copied above.
-                if let Some(&odd) = cvs.get(start + *count - 1) {
-                    if let Some(slot) = cvs.get_mut(start + *count / 2) {
-                        *slot = odd;
-                    }
-                }
-            }
-            *count = count.div_ceil(2);
         }
         if parents.is_empty() {
             break;
         }
         for group in parents.chunks(LANES) {
             let Some(first) = group.first() else { continue };
-            let mut step = Step {
-                blocks: [&first.block; LANES],
-                counter: [0; LANES],
-                len: [BLOCK_LEN as u32; LANES],
-                flags: [PARENT; LANES],
-            };
-            for (l, job) in group.iter().enumerate() {
-                step.blocks[l] = &job.block;
-                if job.root {
-                    step.flags[l] |= ROOT;
+            let lanes: [Lane<'_>; LANES] = std::array::from_fn(|l| {
+                let job = group.get(l).unwrap_or(first);
+                let block = cvs
+                    .get(job.left..job.left + 2)
+                    .and_then(|pair| <&[u8; BLOCK_LEN]>::try_from(pair.as_flattened()).ok())
+                    .unwrap_or(&[0; BLOCK_LEN]);
+                Lane {
+                    blocks: &[],
+                    last: block,
+                    last_len: BLOCK_LEN as u32,
+                    counter: 0,
+                    start_flags: 0,
+                    end_flags: if job.root { PARENT | ROOT } else { PARENT },
                 }
-            }
-            let mut cv = IV.map(|w| [w; LANES]);
-            k.compress(&mut cv, &step);
-            for (l, job) in group.iter().enumerate() {
+            });
+            let result = k.run(&lanes);
+            for (job, cv) in group.iter().zip(result) {
                 if let Some(slot) = cvs.get_mut(job.slot) {
-                    *slot = lane(&cv, l);
+                    *slot = cv;
                 }
             }
+        }
+        for (start, count) in &mut trees {
+            if *count >= 2 && *count % 2 == 1 {
+                // The level's parents are written: the odd child's new slot is free.
+                if let Some(&odd) = cvs.get(*start + *count - 1) {
+                    if let Some(slot) = cvs.get_mut(*start + *count / 2) {
+                        *slot = odd;
+                    }
+                }
+            }
+            *count = count.div_ceil(2);
         }
     }
 
-    for (a, &start) in out.iter_mut().zip(&starts) {
-        let root = cvs.get(start).copied().unwrap_or_default();
-        for (dst, w) in a.0.chunks_exact_mut(4).zip(root) {
-            dst.copy_from_slice(&w.to_le_bytes());
-        }
-    }
-    const _: () = assert!(ADDRESS_LEN % 4 == 0 && ADDRESS_LEN <= 32);
-}
-
-/// Chaining values of up to eight chunks of any length (at most `CHUNK_LEN`), in lanes side by
-/// side, block after block; each lane's last block comes from a zero-padded copy. Lanes
-/// without a chunk, or past their chunk's end, compress a block whose result is dropped.
-#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
-fn partial_chunks<K: Kernel>(k: &K, group: &[ChunkJob<'_>], cvs: &mut [[u32; 8]]) {
-    let Some(first) = group.first() else { return };
-    let mut tails = [[0u8; BLOCK_LEN]; LANES];
-    let mut last = [0usize; LANES];
-    let mut last_len = [0u32; LANES];
-    let mut counter = [0u64; LANES];
-    for l in 0..LANES {
-        let job = group.get(l).unwrap_or(first);
-        let b = blocks_in(job.data.len()) - 1;
-        let tail = job.data.get(b * BLOCK_LEN..).unwrap_or_default();
-        if let Some(dst) = tails[l].get_mut(..tail.len()) {
-            dst.copy_from_slice(tail);
-        }
-        last[l] = b;
-        last_len[l] = tail.len() as u32;
-        counter[l] = job.counter;
-    }
-    let steps = last.iter().max().map_or(1, |&b| b + 1);
-    let mut cv = IV.map(|w| [w; LANES]);
-    for b in 0..steps {
-        let mut step = Step {
-            blocks: [&tails[0]; LANES],
-            counter,
-            len: [BLOCK_LEN as u32; LANES],
-            flags: [0; LANES],
-        };
-        for l in 0..LANES {
-            let job = group.get(l).unwrap_or(first);
-            let whole = job
-                .data
-                .get(b * BLOCK_LEN..(b + 1) * BLOCK_LEN)
-                .and_then(|block| <&[u8; BLOCK_LEN]>::try_from(block).ok());
-            match whole {
-                Some(block) if b < last[l] => step.blocks[l] = block,
-                _ => {
-                    step.blocks[l] = &tails[l];
-                    step.len[l] = last_len[l];
-                }
-            }
-            step.flags[l] = block_flags(b, last[l], job.root);
-        }
-        k.compress(&mut cv, &step);
-        for (l, job) in group.iter().enumerate() {
-            if last[l] == b {
-                if let Some(slot) = cvs.get_mut(job.slot) {
-                    *slot = lane(&cv, l);
-                }
-            }
+    for (a, &(start, _)) in out.iter_mut().zip(&trees) {
+        if let Some(root) = cvs.get(start).and_then(|cv| cv.get(..ADDRESS_LEN)) {
+            a.0.copy_from_slice(root);
         }
     }
 }
@@ -384,10 +300,7 @@ fn partial_chunks<K: Kernel>(k: &K, group: &[ChunkJob<'_>], cvs: &mut [[u32; 8]]
 mod avx2 {
     use std::arch::x86_64::*;
 
-    use super::{
-        Cvs, Kernel, Step, BLOCK_LEN, CHUNK_BLOCKS, CHUNK_END, CHUNK_LEN, CHUNK_START, IV, LANES,
-        SCHEDULE,
-    };
+    use super::{Cv, Kernel, Lane, BLOCK_LEN, IV, LANES, SCHEDULE};
 
     /// Proof that this CPU has AVX2: [`Avx2::detect`] is the only way to make one.
     pub(super) struct Avx2(());
@@ -400,14 +313,9 @@ mod avx2 {
     }
 
     impl Kernel for Avx2 {
-        fn compress(&self, cv: &mut Cvs, step: &Step<'_>) {
+        fn run(&self, lanes: &[Lane<'_>; LANES]) -> [Cv; LANES] {
             // SAFETY: an `Avx2` exists only once `detect` found AVX2 on this CPU.
-            unsafe { compress_step(cv, step) }
-        }
-
-        fn whole_chunks(&self, chunks: [&[u8; CHUNK_LEN]; LANES], counters: [u64; LANES]) -> Cvs {
-            // SAFETY: an `Avx2` exists only once `detect` found AVX2 on this CPU.
-            unsafe { whole_chunks(chunks, counters) }
+            unsafe { run(lanes) }
         }
     }
 
@@ -427,20 +335,20 @@ mod avx2 {
         )
     }
 
-    /// The eight lanes of a vector.
+    /// The vector's 32 bytes.
     #[target_feature(enable = "avx2")]
     #[inline]
-    fn words(v: __m256i) -> [u32; LANES] {
-        let mut w = [0u32; LANES];
-        // SAFETY: `w` is 32 writable bytes, and `storeu` needs no alignment.
-        unsafe { _mm256_storeu_si256(w.as_mut_ptr().cast(), v) };
-        w
+    fn bytes(v: __m256i) -> Cv {
+        let mut b = [0u8; 32];
+        // SAFETY: `b` is 32 writable bytes, and `storeu` needs no alignment.
+        unsafe { _mm256_storeu_si256(b.as_mut_ptr().cast(), v) };
+        b
     }
 
     /// The low and high halves of eight 64-bit counters.
     #[target_feature(enable = "avx2")]
     #[inline]
-    fn counter_halves(c: &[u64; LANES]) -> (__m256i, __m256i) {
+    fn counter_halves(c: [u64; LANES]) -> (__m256i, __m256i) {
         (
             vector(&c.map(|c| c as u32)),
             vector(&c.map(|c| (c >> 32) as u32)),
@@ -614,39 +522,35 @@ mod avx2 {
         ]
     }
 
-    /// [`Kernel::compress`]: one block per lane, the chaining values through memory.
+    /// [`Kernel::run`]: block `b` of every lane at step `b`, the chaining values in registers;
+    /// a lane's result is taken at its last block (later steps compress its last block again,
+    /// for nothing).
     #[target_feature(enable = "avx2")]
-    fn compress_step(cv: &mut Cvs, step: &Step<'_>) {
-        let state = cv.map(|w| vector(&w));
-        let out = compress(
-            state,
-            &message(step.blocks),
-            counter_halves(&step.counter),
-            vector(&step.len),
-            vector(&step.flags),
-        );
-        for (w, v) in cv.iter_mut().zip(out) {
-            *w = words(v);
-        }
-    }
-
-    /// [`Kernel::whole_chunks`]: sixteen blocks per lane, the chaining values in registers.
-    #[target_feature(enable = "avx2")]
-    fn whole_chunks(chunks: [&[u8; CHUNK_LEN]; LANES], counters: [u64; LANES]) -> Cvs {
-        let blocks = chunks.map(|c| c.as_chunks::<BLOCK_LEN>().0);
-        let counter = counter_halves(&counters);
-        let len = _mm256_set1_epi32(BLOCK_LEN as i32);
+    fn run(lanes: &[Lane<'_>; LANES]) -> [Cv; LANES] {
+        let steps = lanes.iter().map(|l| l.blocks.len()).max().unwrap_or(0) + 1;
+        let counter = counter_halves(lanes.map(|l| l.counter));
+        let ends = vector(&lanes.map(|l| l.blocks.len() as u32));
+        let last_len = vector(&lanes.map(|l| l.last_len));
+        let start_flags = vector(&lanes.map(|l| l.start_flags));
+        let end_flags = vector(&lanes.map(|l| l.end_flags));
+        let whole = _mm256_set1_epi32(BLOCK_LEN as i32);
         let mut cv = IV.map(|w| _mm256_set1_epi32(w as i32));
-        for b in 0..CHUNK_BLOCKS {
-            let flags = match b {
-                0 => CHUNK_START,
-                b if b == CHUNK_BLOCKS - 1 => CHUNK_END,
-                _ => 0,
-            };
-            let m = message(blocks.map(|c| &c[b]));
-            cv = compress(cv, &m, counter, len, _mm256_set1_epi32(flags as i32));
+        let mut out = [_mm256_setzero_si256(); 8];
+        for b in 0..steps {
+            // All ones in the lanes at their last block.
+            let at_end = _mm256_cmpeq_epi32(_mm256_set1_epi32(b as i32), ends);
+            let len = _mm256_blendv_epi8(whole, last_len, at_end);
+            let mut flags = _mm256_and_si256(at_end, end_flags);
+            if b == 0 {
+                flags = _mm256_or_si256(flags, start_flags);
+            }
+            let blocks = lanes.map(|l| l.blocks.get(b).unwrap_or(l.last));
+            cv = compress(cv, &message(blocks), counter, len, flags);
+            for (o, c) in out.iter_mut().zip(cv) {
+                *o = _mm256_blendv_epi8(*o, c, at_end);
+            }
         }
-        cv.map(|v| words(v))
+        transpose(out).map(|v| bytes(v))
     }
 }
 
@@ -659,19 +563,25 @@ mod tests {
     struct Portable;
 
     impl Kernel for Portable {
-        fn compress(&self, cv: &mut Cvs, step: &Step<'_>) {
-            for l in 0..LANES {
-                let out = compress_one(
-                    &lane(cv, l),
-                    step.blocks[l],
-                    step.counter[l],
-                    step.len[l],
-                    step.flags[l],
-                );
-                for (w, o) in cv.iter_mut().zip(out) {
-                    w[l] = o;
+        fn run(&self, lanes: &[Lane<'_>; LANES]) -> [Cv; LANES] {
+            lanes.map(|lane| {
+                let mut cv = IV;
+                let end = lane.blocks.len();
+                for (b, block) in lane.blocks.iter().chain([lane.last]).enumerate() {
+                    let mut flags = if b == 0 { lane.start_flags } else { 0 };
+                    let mut len = BLOCK_LEN as u32;
+                    if b == end {
+                        flags |= lane.end_flags;
+                        len = lane.last_len;
+                    }
+                    cv = compress_one(&cv, block, lane.counter, len, flags);
                 }
-            }
+                let mut out = [0u8; 32];
+                for (dst, w) in out.chunks_exact_mut(4).zip(cv) {
+                    dst.copy_from_slice(&w.to_le_bytes());
+                }
+                out
+            })
         }
     }
 
