@@ -673,15 +673,12 @@ mod tests {
         }
     }
 
+    /// A way of hashing a batch.
+    type BatchFn<'f> = &'f dyn Fn(&[&[u8]], &mut [Address]);
+
     /// Hashes `lens` (slices of `bytes` at shifting offsets) in batches of 1 to `max_batch`
     /// inputs with `hash`, checking each address against `blake3::hash`.
-    fn check(
-        hash: &dyn Fn(&[&[u8]], &mut [Address]),
-        bytes: &[u8],
-        lens: &[usize],
-        max_batch: usize,
-        rng: &mut Rng,
-    ) {
+    fn check(hash: BatchFn<'_>, bytes: &[u8], lens: &[usize], max_batch: usize, rng: &mut Rng) {
         let mut rest = lens;
         while !rest.is_empty() {
             let take = (1 + rng.below(max_batch)).min(rest.len());
