@@ -128,7 +128,9 @@ const HASH_BATCH: usize = 16;
 
 /// True if queueing nodes to hash them together beats hashing each as it completes: for both
 /// profiles ([`HashProfile::addresses_of`] hashes four SHA-512s at once, or the 1 KiB BLAKE3
-/// chunks of every node eight at a time).
+/// chunks of every node eight at a time). For blake3, callgrind counted 0.87x the
+/// instructions of one-by-one hashing for a 1M-row build and 0.85x for 1,000 edits; a single
+/// edit (one node per level) pays about 3% for the queue's copy of each node.
 pub(crate) fn batch_hashing_pays(profile: HashProfile) -> bool {
     matches!(profile, HashProfile::Dolt | HashProfile::Blake3)
 }
