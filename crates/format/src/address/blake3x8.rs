@@ -738,13 +738,12 @@ mod tests {
 
     #[test]
     fn batches_match_blake3() {
-        // The AVX2 path natively (where the CPU has it), one by one under Miri.
+        // The AVX2 path where the CPU has it. (Under Miri `addresses_of` is `blake3::hash`.)
+        if cfg!(miri) {
+            return;
+        }
         let mut rng = Rng(0xFEDC_BA98_7654_3210);
-        let (lens, max_batch) = if cfg!(miri) {
-            (boundary_lengths(), 6)
-        } else {
-            (lengths(&mut rng), 40)
-        };
+        let (lens, max_batch) = (lengths(&mut rng), 40);
         let bytes = data(lens.iter().max().copied().unwrap_or(0) + 8);
         check(&addresses_of, &bytes, &lens, max_batch, &mut rng);
     }
@@ -812,9 +811,11 @@ mod tests {
                 let mut out = vec![Address::ZERO; inputs.len()];
                 hash_batch(&Portable, &inputs, &mut out);
                 prop_assert_eq!(&out, &want);
-                let mut out = vec![Address::ZERO; inputs.len()];
-                addresses_of(&inputs, &mut out);
-                prop_assert_eq!(&out, &want);
+                if !cfg!(miri) {
+                    let mut out = vec![Address::ZERO; inputs.len()];
+                    addresses_of(&inputs, &mut out);
+                    prop_assert_eq!(&out, &want);
+                }
             }
         }
     }
