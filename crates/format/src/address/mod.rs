@@ -4,6 +4,7 @@ use std::fmt;
 
 use crate::error::AddressParseError;
 
+mod blake3x8;
 mod sha512x4;
 
 /// Width of a chunk address in bytes (Dolt's `hash.ByteLen`).
@@ -181,17 +182,14 @@ impl HashProfile {
     }
 
     /// Writes the address of `chunks[i]` into `out[i]`, for as many as both hold: the same
-    /// addresses as [`HashProfile::address_of`] one by one, but faster for the Dolt profile on
-    /// x86-64 with AVX2, which hashes four chunks side by side (about half the time per chunk
-    /// once there are several).
+    /// addresses as [`HashProfile::address_of`] one by one, but faster on x86-64 with AVX2
+    /// once there are several chunks: the Dolt profile hashes four chunks side by side (about
+    /// half the time per chunk), the blake3 profile the 1 KiB pieces of all of them eight at a
+    /// time (about two thirds of the instructions for node-sized chunks).
     pub fn addresses_of(self, chunks: &[&[u8]], out: &mut [Address]) {
         match self {
             HashProfile::Dolt => sha512x4::addresses_of(chunks, out),
-            HashProfile::Blake3 => {
-                for (chunk, a) in chunks.iter().zip(out.iter_mut()) {
-                    *a = self.address_of(chunk);
-                }
-            }
+            HashProfile::Blake3 => blake3x8::addresses_of(chunks, out),
         }
     }
 
