@@ -551,7 +551,8 @@ fn header(profile: HashProfile) -> [u8; HEADER_LEN as usize] {
 }
 
 impl ChunkFileWriter {
-    /// Creates the new file `path` (which must not exist) and writes its header.
+    /// Creates the new file `path` (which must not exist); its header goes out with the first
+    /// write.
     pub(super) fn create(path: &Path, profile: HashProfile) -> Result<ChunkFileWriter, StoreError> {
         let file = std::fs::OpenOptions::new()
             .write(true)
