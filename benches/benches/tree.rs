@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 use prollystore::format::tuple::{TupleBuilder, TupleDesc, Type};
 use prollystore::format::{Encoding, HashProfile};
+use prollystore::tree::hash_thread::set_background_hashing;
 use prollystore::tree::mutate::apply_edits;
 use prollystore::tuples::TupleSchema;
 use prollystore::{Map, MemoryStore};
@@ -176,11 +177,16 @@ fn bench_build(c: &mut Criterion) {
     let data = rows(N);
     let mut g = config(c);
     g.throughput(Throughput::Elements(N as u64));
-    for (label, profile) in [
-        ("build/1M/blake3", HashProfile::Blake3),
-        ("build/1M/dolt", HashProfile::Dolt),
+    // Background hashing is on by default on a machine with two cores or more; the
+    // `one-thread` runs are the same build with it off, the baseline for its speedup.
+    for (label, profile, background) in [
+        ("build/1M/blake3", HashProfile::Blake3, true),
+        ("build/1M/blake3/one-thread", HashProfile::Blake3, false),
+        ("build/1M/dolt", HashProfile::Dolt, true),
+        ("build/1M/dolt/one-thread", HashProfile::Dolt, false),
     ] {
         g.bench_function(label, |b| {
+            set_background_hashing(background);
             b.iter_custom(|iters| {
                 let mut total = Duration::ZERO;
                 for _ in 0..iters {
@@ -192,6 +198,7 @@ fn bench_build(c: &mut Criterion) {
                 total
             })
         });
+        set_background_hashing(true);
     }
     g.bench_function("btreemap/build/1M", |b| {
         b.iter_custom(|iters| {
@@ -226,6 +233,21 @@ fn bench_edits(c: &mut Criterion) {
                 BatchSize::SmallInput,
             )
         });
+        if count >= 1000 {
+            // The same without background hashing (it only engages for edits that rewrite
+            // dozens of leaves).
+            set_background_hashing(false);
+            g.bench_function(format!("{label}/one-thread"), |b| {
+                b.iter_batched(
+                    || random_edits(&mut rng, N, count),
+                    |e| {
+                        black_box(apply_edits(&store, &s, map.root(), &as_edits(&e)).expect("edit"))
+                    },
+                    BatchSize::SmallInput,
+                )
+            });
+            set_background_hashing(true);
+        }
         let mut btree = model(N);
         g.bench_function(format!("btreemap/{label}"), |b| {
             b.iter_batched(

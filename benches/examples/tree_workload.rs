@@ -8,8 +8,9 @@
 //! ```
 //!
 //! Workloads (1M rows of `(int64, int64) -> (int64, int64)` in a memory store, as in
-//! `benches/tree.rs`): `get`, `get4k`, `scan`, `scan_fold`, `build`, `build1t` (with the hash
-//! thread against without), `edit1`, `edit1000`, `diff1`, `diff1000`. The second argument is
+//! `benches/tree.rs`): `get`, `get4k`, `scan`, `scan_fold`, `build`, `build1t` (with background
+//! hashing against without, alternated), `edit1`, `edit1000`, `edit1000t` (like `build1t`),
+//! `diff1`, `diff1000`. The second argument is
 //! the repetition count, the optional third the store's hash profile (`blake3`, the default, or
 //! `dolt`). Setup (building the map, making the edits) happens outside the `run_*` functions so
 //! that `--toggle-collect` counts only the measured work.
@@ -19,7 +20,7 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use prollystore::format::{Address, HashProfile};
-use prollystore::tree::build::TreeBuilder;
+use prollystore::tree::hash_thread::set_background_hashing;
 use prollystore::tree::mutate::{apply_edits, Edit};
 use prollystore::tuples::TupleSchema;
 use prollystore::{Map, MemoryStore};
@@ -89,16 +90,6 @@ fn run_build(store: &MemoryStore, data: &[Row]) -> Address {
     Map::from_sorted(store, schema(), data.iter().map(|(k, v)| (&k[..], &v[..])))
         .expect("build")
         .root()
-}
-
-#[inline(never)]
-fn run_build_piped(store: &MemoryStore, data: &[Row]) -> Address {
-    let s = schema();
-    let mut b = TreeBuilder::new(store, &s).with_hash_thread();
-    for (k, v) in data {
-        b.add(k, v).expect("add");
-    }
-    b.finish().expect("build")
 }
 
 #[inline(never)]
@@ -187,24 +178,28 @@ fn main() {
             (0..reps).map(|_| run_scan_fold(&map)).sum()
         }
         "build" | "build1t" => {
-            // `build1t` alternates builds with and without the hash thread: a ratio from one run.
+            // `build1t` alternates builds without and with background hashing: a ratio from
+            // one run. `build` uses the default (on where there are two cores).
             let (mut single, mut piped) = (0f64, 0f64);
             let mut n = 0usize;
             for _ in 0..reps {
+                if workload == "build1t" {
+                    set_background_hashing(false);
+                }
                 let t = Instant::now();
                 n += run_build(&MemoryStore::new(profile), &data).as_bytes()[0] as usize;
                 single += t.elapsed().as_secs_f64();
                 if workload == "build1t" {
+                    set_background_hashing(true);
                     let t = Instant::now();
-                    let store = MemoryStore::new(profile);
-                    n += run_build_piped(&store, &data).as_bytes()[0] as usize;
+                    n += run_build(&MemoryStore::new(profile), &data).as_bytes()[0] as usize;
                     piped += t.elapsed().as_secs_f64();
                 }
             }
             let rate = |secs: f64| (N * reps) as f64 / secs / 1e6;
             if workload == "build1t" {
                 eprintln!(
-                    "one thread {:.1} M rows/s, with the hash thread {:.1} M rows/s, speedup {:.2}",
+                    "one thread {:.1} M rows/s, with background hashing {:.1} M rows/s, speedup {:.2}",
                     rate(single),
                     rate(piped),
                     single / piped
@@ -225,6 +220,41 @@ fn main() {
             );
             r
         }
+        "edit1000t" => {
+            // Each batch of 1,000 edits without and with background hashing.
+            black_box(run_scan(&map));
+            let owned: Vec<_> = (0..reps).map(|_| random_edits(&mut rng, 1000)).collect();
+            let batches: Vec<Vec<Edit<'_>>> = owned.iter().map(|e| as_edits(e)).collect();
+            let (mut single, mut piped) = (0f64, 0f64);
+            let mut r = 0;
+            for (i, b) in batches.iter().enumerate() {
+                // Alternating which goes first: the second stores chunks the first already did.
+                let order = if i % 2 == 0 {
+                    [false, true]
+                } else {
+                    [true, false]
+                };
+                for background in order {
+                    set_background_hashing(background);
+                    let t = Instant::now();
+                    r += run_edits(&store, map.root(), std::slice::from_ref(b));
+                    let secs = t.elapsed().as_secs_f64();
+                    if background {
+                        piped += secs;
+                    } else {
+                        single += secs;
+                    }
+                }
+            }
+            let per = |secs: f64| secs * 1e3 / reps as f64;
+            eprintln!(
+                "one thread {:.2} ms/batch, with background hashing {:.2} ms/batch, speedup {:.2}",
+                per(single),
+                per(piped),
+                single / piped
+            );
+            r
+        }
         "diff1" | "diff1000" => {
             let count = if workload == "diff1" { 1 } else { 1000 };
             black_box(run_scan(&map));
@@ -242,7 +272,7 @@ fn main() {
             r
         }
         other => {
-            eprintln!("unknown workload {other:?}: get get4k scan scan_fold build build1t edit1 edit1000 diff1 diff1000");
+            eprintln!("unknown workload {other:?}: get get4k scan scan_fold build build1t edit1 edit1000 edit1000t diff1 diff1000");
             std::process::exit(2);
         }
     };

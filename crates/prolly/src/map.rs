@@ -12,6 +12,7 @@ use crate::store::ChunkStore;
 use crate::tree::build::TreeBuilder;
 use crate::tree::cursor::Cursor;
 use crate::tree::diff::Diff;
+use crate::tree::hash_thread::background_hashing;
 use crate::tree::mutate::{apply_edits, normalize_edits, Edit};
 use crate::tree::schema::TreeSchema;
 
@@ -48,11 +49,19 @@ impl<'s, S: ChunkStore + ?Sized, T: TreeSchema> Map<'s, S, T> {
     }
 
     /// Builds a map from pairs in strictly increasing key order (checked).
+    ///
+    /// On a machine with two cores or more, builds of more than a few thousand rows hash their
+    /// leaves on a second thread while this one goes on (see
+    /// [`set_background_hashing`](crate::tree::hash_thread::set_background_hashing)); the tree
+    /// is the same either way.
     pub fn from_sorted<'k, I>(store: &'s S, schema: T, items: I) -> Result<Self, TreeError>
     where
         I: IntoIterator<Item = (&'k [u8], &'k [u8])>,
     {
         let mut b = TreeBuilder::new(store, &schema);
+        if background_hashing() {
+            b = b.with_hash_thread();
+        }
         let mut prev: Option<&[u8]> = None;
         for (i, (k, v)) in items.into_iter().enumerate() {
             if let Some(p) = prev {
@@ -98,7 +107,8 @@ impl<'s, S: ChunkStore + ?Sized, T: TreeSchema> Map<'s, S, T> {
 
     /// Applies puts (`Some`) and deletes (`None`) in any order — a later edit of a key wins —
     /// and returns the edited map. Only the touched regions of the tree are rewritten; the
-    /// result is the tree a build from scratch of the final rows would give.
+    /// result is the tree a build from scratch of the final rows would give. Edits that rewrite
+    /// dozens of leaves hash them on a second thread, as [`Map::from_sorted`] does.
     pub fn apply<'e>(
         &self,
         edits: impl IntoIterator<Item = (&'e [u8], Option<&'e [u8]>)>,

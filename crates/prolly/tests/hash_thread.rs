@@ -1,10 +1,19 @@
-//! A build that hashes leaves on a background thread (`TreeBuilder::with_hash_thread`) gives
-//! exactly the tree of a one-thread build: same root, same chunks, at sizes around the batch
-//! and leaf boundaries, in memory and file stores, with both hash profiles.
+//! A build or an edit that hashes leaves on a background thread gives exactly the tree of a
+//! one-thread build: same root, same chunks, at sizes around the batch and leaf boundaries, in
+//! memory and file stores, with both hash profiles.
+//!
+//! `set_background_hashing` is process-wide and the tests of this file run in parallel, so a
+//! test that switches it off may make another's "on" run on one thread: each comparison is
+//! still between two correct trees, and the edit test also checks against the tree built from
+//! the final rows.
+
+use std::collections::BTreeMap;
 
 use prollystore::format::{Address, HashProfile};
 use prollystore::store::FileStore;
 use prollystore::tree::build::TreeBuilder;
+use prollystore::tree::hash_thread::set_background_hashing;
+use prollystore::tree::mutate::apply_edits;
 use prollystore::{BytesSchema, Map, MemoryStore};
 
 /// A one-field tuple holding `data`, so nodes verify.
@@ -69,5 +78,61 @@ fn hash_thread_build_into_a_file_store() {
     let map = Map::new(&store, root, BytesSchema);
     for (k, v) in data.iter().step_by(997) {
         assert_eq!(map.get(k).expect("get"), Some(&v[..]));
+    }
+}
+
+/// Edits large enough to fill many leaf batches (a few thousand leaves rewritten), small ones,
+/// and a run that deletes whole leaves: with background hashing on and off the roots are equal,
+/// and equal to the root of the final rows built from scratch.
+#[test]
+fn large_edits_with_and_without_the_hash_thread() {
+    let data = rows(150_000);
+    for profile in [HashProfile::Blake3, HashProfile::Dolt] {
+        let store = MemoryStore::new(profile);
+        let base = build(&store, &data, false);
+        let mut model: BTreeMap<Vec<u8>, Vec<u8>> = data.iter().cloned().collect();
+        let mut edits: BTreeMap<Vec<u8>, Option<Vec<u8>>> = BTreeMap::new();
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        for step in 0..12_000u32 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let i = (x % 160_000) as u32;
+            let key = tup(i.to_be_bytes().to_vec());
+            let edit = match step % 3 {
+                0 => None,
+                _ => Some(tup(vec![(x >> 40) as u8; (x >> 50) as usize % 60])),
+            };
+            edits.insert(key, edit);
+        }
+        // Delete every row of a stretch several leaves long.
+        for i in 40_000u32..46_000 {
+            edits.insert(tup(i.to_be_bytes().to_vec()), None);
+        }
+        for (k, v) in &edits {
+            match v {
+                Some(v) => model.insert(k.clone(), v.clone()),
+                None => model.remove(k),
+            };
+        }
+        let list: Vec<(&[u8], Option<&[u8]>)> =
+            edits.iter().map(|(k, v)| (&k[..], v.as_deref())).collect();
+        let reference_store = MemoryStore::new(profile);
+        let final_rows: Vec<(Vec<u8>, Vec<u8>)> = model.into_iter().collect();
+        let expected = build(&reference_store, &final_rows, false);
+        for background in [true, false, true] {
+            set_background_hashing(background);
+            let root = apply_edits(&store, &BytesSchema, base, &list).expect("edit");
+            assert_eq!(
+                root, expected,
+                "{profile:?}, background hashing {background}"
+            );
+            // A small edit after a large one (the hash thread is kept between edits).
+            let small = [(&final_rows[7].0[..], None)];
+            let smaller = apply_edits(&store, &BytesSchema, root, &small).expect("small edit");
+            let map = Map::new(&store, smaller, BytesSchema);
+            assert_eq!(map.count().expect("count"), final_rows.len() as u64 - 1);
+        }
+        set_background_hashing(true);
     }
 }

@@ -11,10 +11,10 @@
 //! (`NodeBatch`).
 
 use prollystore_format::message::{InternalInput, LeafInput, Node, NodeWriter};
-use std::sync::mpsc;
 
 use prollystore_format::{Address, HashProfile, ADDRESS_LEN};
 
+use super::hash_thread::HashThread;
 use super::schema::TreeSchema;
 use super::split::{Splitter, MAX_LEVELS, MAX_NODE_DATA};
 use crate::error::TreeError;
@@ -68,7 +68,7 @@ impl NodeBatch {
         self.counts.push(count);
     }
 
-    fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.counts.len()
     }
 
@@ -88,7 +88,7 @@ impl NodeBatch {
     }
 
     /// Computes every chunk's address, several at a time where the profile can.
-    fn hash(&mut self, profile: HashProfile) {
+    pub(crate) fn hash(&mut self, profile: HashProfile) {
         const GROUP: usize = 64;
         self.addresses.clear();
         self.addresses.resize(self.len(), Address::ZERO);
@@ -102,7 +102,7 @@ impl NodeBatch {
     }
 
     /// Stores the hashed nodes and hands each to `emit`, in order; then empties the batch.
-    fn store_and_emit<S: ChunkStore + ?Sized, T: TreeSchema + ?Sized>(
+    pub(crate) fn store_and_emit<S: ChunkStore + ?Sized, T: TreeSchema + ?Sized>(
         &mut self,
         out: &mut NodeOut<'_, S, T>,
         emit: &mut Emit<'_, S, T>,
@@ -119,7 +119,7 @@ impl NodeBatch {
 }
 
 /// Leaves per batch sent to the hash thread: about 256 KiB of chunks, a few thousand rows.
-const LEAF_BATCH: usize = 64;
+pub(crate) const LEAF_BATCH: usize = 64;
 
 /// Nodes per batch hashed on the builder's own thread: enough to keep the lanes busy (four
 /// SHA-512s, or eight BLAKE3 chunks of the ~64 these nodes hold) while chunks of different
@@ -133,58 +133,6 @@ const HASH_BATCH: usize = 16;
 /// edit (one node per level) pays about 3% for the queue's copy of each node.
 pub(crate) fn batch_hashing_pays(profile: HashProfile) -> bool {
     matches!(profile, HashProfile::Dolt | HashProfile::Blake3)
-}
-
-/// The thread that hashes leaf batches for a [`TreeBuilder`], one batch in flight.
-struct HashWorker {
-    to_worker: mpsc::SyncSender<NodeBatch>,
-    from_worker: mpsc::Receiver<NodeBatch>,
-    /// A batch was sent and its result not yet received.
-    in_flight: bool,
-}
-
-impl HashWorker {
-    /// Starts the thread; `None` if the system cannot (the build then hashes on its own).
-    fn start(profile: HashProfile) -> Option<HashWorker> {
-        let (to_worker, work) = mpsc::sync_channel::<NodeBatch>(1);
-        let (done, from_worker) = mpsc::sync_channel::<NodeBatch>(1);
-        std::thread::Builder::new()
-            .name("prolly-hash".into())
-            .spawn(move || {
-                for mut batch in work {
-                    batch.hash(profile);
-                    if done.send(batch).is_err() {
-                        break;
-                    }
-                }
-            })
-            .ok()?;
-        Some(HashWorker {
-            to_worker,
-            from_worker,
-            in_flight: false,
-        })
-    }
-
-    /// The batch in flight, hashed.
-    fn receive(&mut self) -> Result<Option<NodeBatch>, TreeError> {
-        if !self.in_flight {
-            return Ok(None);
-        }
-        self.in_flight = false;
-        self.from_worker
-            .recv()
-            .map(Some)
-            .map_err(|_| TreeError::HashWorker)
-    }
-
-    fn send(&mut self, batch: NodeBatch) -> Result<(), TreeError> {
-        self.to_worker
-            .send(batch)
-            .map_err(|_| TreeError::HashWorker)?;
-        self.in_flight = true;
-        Ok(())
-    }
 }
 
 /// Where completed nodes go: the store, a reusable serializer, and the schema.
@@ -275,9 +223,24 @@ impl LevelBuilder {
         self.hash_batches = true;
     }
 
+    /// From now on, completed nodes are queued until [`LEAF_BATCH`] of them wait; the owner
+    /// then takes the batch ([`LevelBuilder::batch_for_thread`], [`LevelBuilder::swap_batch`])
+    /// to hash it on another thread, and must count the nodes in flight as handed on.
+    pub(crate) fn batches_for_owner(&mut self) {
+        if self.deferred.is_none() {
+            self.deferred = Some(NodeBatch::default());
+        }
+        self.hash_batches = false;
+    }
+
+    /// Gives the owner the queued batch, putting `fresh` (cleared) in its place.
+    pub(crate) fn swap_batch(&mut self, fresh: NodeBatch) -> Option<NodeBatch> {
+        self.deferred.replace(fresh)
+    }
+
     /// True when the batch is full and the owner takes it (the hash thread).
     #[inline]
-    fn batch_for_thread(&self) -> bool {
+    pub(crate) fn batch_for_thread(&self) -> bool {
         !self.hash_batches
             && self
                 .deferred
@@ -730,7 +693,7 @@ pub struct TreeBuilder<'a, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> {
     first_level: u8,
     /// Pipelined builds (from the leaves up): the thread hashing leaf batches, started at the
     /// first full batch, so small builds never start it.
-    worker: Option<HashWorker>,
+    worker: Option<HashThread>,
     /// A cleared batch to reuse.
     spare: Option<NodeBatch>,
 }
@@ -777,15 +740,15 @@ impl<'a, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> TreeBuilder<'a, S, T> {
     }
 
     /// Hashes batches of leaves on one background thread while the build goes on filling the
-    /// next batch (the same tree; only the hashing moves). Off by default: it can only pay
-    /// with an idle core. On the shared 2-core test machine, loaded about 4.5 threads per
-    /// core, it measured 1.02-1.27x the one-thread rate for either profile
-    /// (`tree_workload build1t` in the benchmarks gives the ratio on yours).
+    /// next batch (the same tree; only the hashing moves). The thread starts at the first full
+    /// batch (64 leaves, a few thousand rows), so small builds never start it. A `TreeBuilder` hashes on
+    /// its own thread unless asked; [`Map::from_sorted`](crate::Map::from_sorted) asks when
+    /// [`background_hashing`](super::hash_thread::background_hashing) allows it.
+    /// `tree_workload build1t` in the benchmarks gives the speedup on your machine.
     pub fn with_hash_thread(mut self) -> Self {
         if self.first_level == 0 {
             if let Some(leaves) = self.levels.first_mut() {
-                leaves.deferred = Some(NodeBatch::default());
-                leaves.hash_batches = false;
+                leaves.batches_for_owner();
             }
         }
         self
@@ -835,10 +798,10 @@ impl<'a, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> TreeBuilder<'a, S, T> {
     #[cold]
     fn hand_off(&mut self) -> Result<(), TreeError> {
         if self.worker.is_none() {
-            self.worker = HashWorker::start(self.out.store.profile());
+            self.worker = HashThread::start();
         }
         let fresh = self.spare.take().unwrap_or_default();
-        let Some(batch) = self.levels[0].deferred.replace(fresh) else {
+        let Some(batch) = self.levels[0].swap_batch(fresh) else {
             return Ok(());
         };
         let previous = match &mut self.worker {
@@ -849,7 +812,7 @@ impl<'a, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> TreeBuilder<'a, S, T> {
             self.apply(done)?;
         }
         match &mut self.worker {
-            Some(w) => w.send(batch),
+            Some(w) => w.send(batch, self.out.store.profile()),
             None => {
                 // No thread: hash here.
                 let mut batch = batch;

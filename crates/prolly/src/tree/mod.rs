@@ -6,6 +6,7 @@ pub mod copy;
 pub mod cursor;
 pub mod diff;
 pub mod expm1;
+pub mod hash_thread;
 pub mod merge;
 pub mod mutate;
 pub mod schema;

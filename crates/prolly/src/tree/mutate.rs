@@ -22,8 +22,11 @@ use std::cmp::Ordering;
 use prollystore_format::varint::decode_count_deltas_into;
 use prollystore_format::{Address, ADDRESS_LEN};
 
-use super::build::{batch_hashing_pays, canonical_root, LevelBuilder, NodeOut, TreeBuilder};
+use super::build::{
+    batch_hashing_pays, canonical_root, LevelBuilder, NodeBatch, NodeOut, TreeBuilder,
+};
 use super::cursor::Cursor;
+use super::hash_thread::{background_hashing, HashThread};
 use super::schema::TreeSchema;
 use crate::error::TreeError;
 use crate::store::ChunkStore;
@@ -109,11 +112,28 @@ struct LevelPass<'a, 's, 'p, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> {
     last_node_key: &'s [u8],
     /// Set once the cursor left the node where the region started.
     crossed: bool,
+    /// The leaf pass of an edit with background hashing: full batches of new leaves go to
+    /// this thread.
+    background: Option<&'p mut Background>,
+}
+
+/// The hash thread an edit's leaf pass hands full batches of new leaves to (kept between
+/// edits on the same thread), and a cleared batch to reuse.
+#[derive(Default)]
+struct Background {
+    /// Started at the first full batch.
+    thread: Option<HashThread>,
+    /// The thread could not be started: hash here.
+    unavailable: bool,
+    spare: Option<NodeBatch>,
 }
 
 impl<'a, 's, 'p, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> LevelPass<'a, 's, 'p, S, T> {
     /// A pass over `level` using the shared builder and counts buffer, its new entries going
     /// to `fresh` (empty).
+    // The pass's inputs and the edit's reusable buffers, one by one: a bundle would only
+    // move the list elsewhere.
+    #[allow(clippy::too_many_arguments)]
     fn new(
         store: &'s S,
         schema: &'a T,
@@ -122,9 +142,13 @@ impl<'a, 's, 'p, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> LevelPass<'a, '
         builder: &'p mut LevelBuilder,
         counts: &'p mut Vec<u64>,
         fresh: NewEntries,
+        background: Option<&'p mut Background>,
     ) -> Self {
         builder.relevel(level as u8);
-        if batch_hashing_pays(store.profile()) {
+        let background = background.filter(|_| level == 0 && batch_hashing_pays(store.profile()));
+        if background.is_some() {
+            builder.batches_for_owner();
+        } else if batch_hashing_pays(store.profile()) {
             builder.hash_in_batches();
         }
         counts.clear();
@@ -142,7 +166,66 @@ impl<'a, 's, 'p, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> LevelPass<'a, '
             region_first: &[],
             last_node_key: &[],
             crossed: false,
+            background,
         }
+    }
+
+    /// With background hashing, once the builder holds a full batch of new leaves: takes back
+    /// the batch in flight (its leaves become new entries, in order) and sends this one.
+    fn hand_off_full_batch(&mut self, out: &mut NodeOut<'_, S, T>) -> Result<(), TreeError> {
+        let Some(bg) = self.background.as_deref_mut() else {
+            return Ok(());
+        };
+        if !self.builder.batch_for_thread() {
+            return Ok(());
+        }
+        if bg.thread.is_none() && !bg.unavailable {
+            bg.thread = HashThread::start();
+            bg.unavailable = bg.thread.is_none();
+        }
+        let fresh = bg.spare.take().unwrap_or_default();
+        let Some(mut batch) = self.builder.swap_batch(fresh) else {
+            return Ok(());
+        };
+        let entries = &mut self.out;
+        let mut emit = |_: &mut NodeOut<'_, S, T>, k: &[u8], a: Address, c: u64| {
+            entries.push(k, a, c);
+            Ok(())
+        };
+        match &mut bg.thread {
+            Some(thread) => {
+                if let Some(mut done) = thread.receive()? {
+                    done.store_and_emit(out, &mut emit)?;
+                    bg.spare = Some(done);
+                }
+                thread.send(batch, out.store.profile())
+            }
+            None => {
+                batch.hash(out.store.profile());
+                batch.store_and_emit(out, &mut emit)?;
+                bg.spare = Some(batch);
+                Ok(())
+            }
+        }
+    }
+
+    /// Takes back the batch in flight, if any, and hands its leaves on as new entries.
+    fn collect_in_flight(&mut self, out: &mut NodeOut<'_, S, T>) -> Result<(), TreeError> {
+        let Some(bg) = self.background.as_deref_mut() else {
+            return Ok(());
+        };
+        let Some(thread) = &mut bg.thread else {
+            return Ok(());
+        };
+        if let Some(mut done) = thread.receive()? {
+            let entries = &mut self.out;
+            done.store_and_emit(out, &mut |_, k, a, c| {
+                entries.push(k, a, c);
+                Ok(())
+            })?;
+            bg.spare = Some(done);
+        }
+        Ok(())
     }
 
     fn cursor(&self) -> Result<&Cursor<'s>, TreeError> {
@@ -234,7 +317,7 @@ impl<'a, 's, 'p, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> LevelPass<'a, '
             c.set_index(level, count - 1);
             c.advance_at(store, level)?;
         }
-        Ok(())
+        self.hand_off_full_batch(out)
     }
 
     fn append_new(
@@ -249,12 +332,19 @@ impl<'a, 's, 'p, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> LevelPass<'a, '
             .append(out, key, value, count, &mut |_, k, a, c| {
                 entries.push(k, a, c);
                 Ok(())
-            })
+            })?;
+        self.hand_off_full_batch(out)
     }
 
-    /// New entries made so far: those handed on, then those queued for hashing.
+    /// New entries made so far: those handed on, then those being hashed on the hash thread,
+    /// then those queued for hashing.
     fn made(&self) -> usize {
-        self.out.len() + self.builder.queued()
+        let in_flight = self
+            .background
+            .as_deref()
+            .and_then(|bg| bg.thread.as_ref())
+            .map_or(0, HashThread::in_flight);
+        self.out.len() + in_flight + self.builder.queued()
     }
 
     /// Closes the current region at the cursor (a synchronized old node start).
@@ -392,6 +482,7 @@ impl<'a, 's, 'p, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> LevelPass<'a, '
                 new_end: made,
             });
         }
+        self.collect_in_flight(out)?;
         let entries = &mut self.out;
         self.builder.flush_batch(out, &mut |_, k, a, c| {
             entries.push(k, a, c);
@@ -402,12 +493,14 @@ impl<'a, 's, 'p, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> LevelPass<'a, '
 }
 
 /// Buffers an edit reuses from the previous one on the same thread: the level builder (its
-/// node-sized buffers), the decoded subtree counts, and a spare list of new entries.
+/// node-sized buffers), the decoded subtree counts, a spare list of new entries, and the hash
+/// thread of large edits.
 #[derive(Default)]
 struct Scratch {
     builder: LevelBuilder,
     counts: Vec<u64>,
     spare: NewEntries,
+    background: Background,
 }
 
 thread_local! {
@@ -415,6 +508,11 @@ thread_local! {
 }
 
 /// Applies `edits` (strictly increasing keys) to the tree at `root`; returns the new root.
+///
+/// When [`background_hashing`] allows it, the leaf pass hands full batches of new leaves to a
+/// hash thread (started by the first edit that fills one, then kept for later edits on the
+/// calling thread, and ended with it); the new leaves' entries reach the next level in order,
+/// so the tree is the same.
 pub fn apply_edits<S, T>(
     store: &S,
     schema: &T,
@@ -437,6 +535,12 @@ where
             builder: LevelBuilder::new(0),
             ..Scratch::default()
         });
+    if let Some(thread) = &mut scratch.background.thread {
+        // A failed edit may have left a batch in flight.
+        if thread.discard().is_err() {
+            scratch.background.thread = None;
+        }
+    }
     let result = rewrite_levels(store, schema, root, root_level, edits, &mut scratch);
     let _ = SCRATCH.try_with(|s| *s.borrow_mut() = Some(scratch));
     result
@@ -460,17 +564,20 @@ where
         builder,
         counts,
         spare,
+        background,
     } = scratch;
     let mut fresh = std::mem::take(spare);
     fresh.clear();
-    let (mut splices, mut entries) = LevelPass::new(store, schema, root, 0, builder, counts, fresh)
-        .run(&mut out, Ops::Leaf(edits))?;
+    let background = background_hashing().then_some(background);
+    let (mut splices, mut entries) =
+        LevelPass::new(store, schema, root, 0, builder, counts, fresh, background)
+            .run(&mut out, Ops::Leaf(edits))?;
     let mut level = 0usize;
     while level < root_level {
         level += 1;
         let mut fresh = std::mem::take(spare);
         fresh.clear();
-        let (s, e) = LevelPass::new(store, schema, root, level, builder, counts, fresh)
+        let (s, e) = LevelPass::new(store, schema, root, level, builder, counts, fresh, None)
             .run(&mut out, Ops::Internal(&splices, &entries))?;
         splices = s;
         *spare = std::mem::replace(&mut entries, e);

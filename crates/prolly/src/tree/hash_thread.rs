@@ -1,0 +1,112 @@
+//! Hashing completed leaves on a second thread while a build or a large edit goes on making the
+//! next ones.
+//!
+//! Where a node ends never depends on the addresses of the nodes below it, so a level can hand
+//! batches of serialized leaves to another thread and take their addresses back later, in
+//! order; the tree is the same whichever thread hashed what. Hashing is about a third of a
+//! build's or a large edit's instructions, so on a machine with a free core this takes it off
+//! the critical path.
+//!
+//! Background hashing is on by default where the machine has more than one core
+//! ([`background_hashing`]) and can be switched off for the whole process
+//! ([`set_background_hashing`]), for programs that want every call to stay on its own thread.
+//! A thread is only started once a build or an edit has a full batch of leaves
+//! (`LEAF_BATCH`, a few thousand rows), so small maps and small edits never start one.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::sync::OnceLock;
+
+use prollystore_format::HashProfile;
+
+use super::build::NodeBatch;
+use crate::error::TreeError;
+
+/// The process-wide switch behind [`set_background_hashing`].
+static ENABLED: AtomicBool = AtomicBool::new(true);
+
+/// Allows (`true`, the default) or forbids background hashing in [`Map::from_sorted`] and in
+/// edits ([`Map::apply`], [`apply_edits`]) from now on, for the whole process. A build or edit
+/// already under way keeps its mode. Trees are identical either way.
+///
+/// [`Map::from_sorted`]: crate::Map::from_sorted
+/// [`Map::apply`]: crate::Map::apply
+/// [`apply_edits`]: crate::tree::mutate::apply_edits
+pub fn set_background_hashing(enabled: bool) {
+    ENABLED.store(enabled, Ordering::Relaxed);
+}
+
+/// True if builds and edits may hash leaves on a second thread: allowed by
+/// [`set_background_hashing`] and the machine has more than one core to run it on.
+pub fn background_hashing() -> bool {
+    static CORES: OnceLock<usize> = OnceLock::new();
+    let cores = *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    cores > 1 && ENABLED.load(Ordering::Relaxed)
+}
+
+/// A thread that hashes one [`NodeBatch`] at a time, the owner filling the next meanwhile.
+/// Dropping it ends the thread (its channel closes).
+#[derive(Debug)]
+pub(crate) struct HashThread {
+    to_worker: mpsc::SyncSender<(NodeBatch, HashProfile)>,
+    from_worker: mpsc::Receiver<NodeBatch>,
+    /// Nodes of the batch sent and not yet received, if one is.
+    in_flight: Option<usize>,
+}
+
+impl HashThread {
+    /// Starts the thread; `None` if the system cannot (the caller then hashes on its own).
+    pub(crate) fn start() -> Option<HashThread> {
+        let (to_worker, work) = mpsc::sync_channel::<(NodeBatch, HashProfile)>(1);
+        let (done, from_worker) = mpsc::sync_channel::<NodeBatch>(1);
+        std::thread::Builder::new()
+            .name("prolly-hash".into())
+            .spawn(move || {
+                for (mut batch, profile) in work {
+                    batch.hash(profile);
+                    if done.send(batch).is_err() {
+                        break;
+                    }
+                }
+            })
+            .ok()?;
+        Some(HashThread {
+            to_worker,
+            from_worker,
+            in_flight: None,
+        })
+    }
+
+    /// Nodes sent and not yet received.
+    pub(crate) fn in_flight(&self) -> usize {
+        self.in_flight.unwrap_or(0)
+    }
+
+    /// The batch in flight, hashed (`None` if there is none).
+    pub(crate) fn receive(&mut self) -> Result<Option<NodeBatch>, TreeError> {
+        if self.in_flight.take().is_none() {
+            return Ok(None);
+        }
+        self.from_worker
+            .recv()
+            .map(Some)
+            .map_err(|_| TreeError::HashWorker)
+    }
+
+    /// Sends `batch` to be hashed with `profile`. The previous batch must have been received.
+    pub(crate) fn send(&mut self, batch: NodeBatch, profile: HashProfile) -> Result<(), TreeError> {
+        debug_assert!(self.in_flight.is_none(), "one batch in flight at a time");
+        let nodes = batch.len();
+        self.to_worker
+            .send((batch, profile))
+            .map_err(|_| TreeError::HashWorker)?;
+        self.in_flight = Some(nodes);
+        Ok(())
+    }
+
+    /// Drops a result left in flight by a build or edit that failed half-way, so that the next
+    /// one starts clean.
+    pub(crate) fn discard(&mut self) -> Result<(), TreeError> {
+        self.receive().map(drop)
+    }
+}
