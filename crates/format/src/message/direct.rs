@@ -68,8 +68,9 @@ impl<'b> Back<'b> {
     fn u16s(&mut self, values: &[u16]) {
         let start = self.head - 2 * values.len();
         let dst = &mut self.buf[start..self.head];
-        for (d, v) in dst.chunks_exact_mut(2).zip(values) {
-            d.copy_from_slice(&v.to_le_bytes());
+        // Two-byte arrays rather than slices: the loop becomes a vector copy.
+        for (d, v) in dst.as_chunks_mut::<2>().0.iter_mut().zip(values) {
+            *d = v.to_le_bytes();
         }
         self.head = start;
     }

@@ -57,15 +57,81 @@ pub(crate) struct NodeBatch {
     key_ends: Vec<usize>,
     counts: Vec<u64>,
     addresses: Vec<Address>,
+    /// Leaves handed over unserialized (batches for the hash thread, which serializes them
+    /// too): `raw[..raw_len]` are in use, the rest keep their buffers for reuse.
+    raw: Vec<RawLeaf>,
+    raw_len: usize,
+    /// Serializes `raw` leaves (on the thread that hashes).
+    writer: NodeWriter,
+    /// Serializing a raw leaf failed (reported by [`NodeBatch::store_and_emit`]).
+    failed: Option<TreeError>,
+}
+
+/// A completed leaf as its level builder filled it. The buffers change owners (the builder
+/// takes the ones this held), so handing a leaf to the hash thread copies nothing.
+#[derive(Debug, Default)]
+struct RawLeaf {
+    key_items: Vec<u8>,
+    key_offsets: Vec<u16>,
+    value_items: Vec<u8>,
+    value_offsets: Vec<u16>,
+    address_offsets: Vec<u16>,
 }
 
 impl NodeBatch {
     fn push(&mut self, chunk: &[u8], last_key: &[u8], count: u64) {
         self.chunks.extend_from_slice(chunk);
         self.chunk_ends.push(self.chunks.len());
+        self.push_entry(last_key, count);
+    }
+
+    fn push_entry(&mut self, last_key: &[u8], count: u64) {
         self.keys.extend_from_slice(last_key);
         self.key_ends.push(self.keys.len());
         self.counts.push(count);
+    }
+
+    /// Takes `leaf`'s pending node (a leaf) unserialized, giving it empty buffers in exchange
+    /// (with the leading 0 offsets a fresh node has). A batch holds raw leaves or serialized
+    /// chunks, not both.
+    fn push_raw(&mut self, leaf: &mut LevelBuilder) {
+        self.push_entry(leaf.last_key(), leaf.tree_count);
+        if self.raw.len() == self.raw_len {
+            self.raw.push(RawLeaf::default());
+        }
+        let Some(slot) = self.raw.get_mut(self.raw_len) else {
+            return;
+        };
+        self.raw_len += 1;
+        slot.key_items.clear();
+        slot.key_offsets.clear();
+        slot.value_items.clear();
+        slot.value_offsets.clear();
+        slot.address_offsets.clear();
+        std::mem::swap(&mut slot.key_items, &mut leaf.key_items);
+        std::mem::swap(&mut slot.key_offsets, &mut leaf.key_offsets);
+        std::mem::swap(&mut slot.value_items, &mut leaf.value_items);
+        std::mem::swap(&mut slot.value_offsets, &mut leaf.value_offsets);
+        std::mem::swap(&mut slot.address_offsets, &mut leaf.address_offsets);
+        leaf.key_offsets.push(0);
+        leaf.value_offsets.push(0);
+    }
+
+    /// Serializes the raw leaves into `chunks`, in order.
+    fn serialize_raw(&mut self) -> Result<(), TreeError> {
+        for leaf in self.raw.iter().take(self.raw_len) {
+            let chunk = self.writer.write_leaf(&LeafInput {
+                key_items: &leaf.key_items,
+                key_offsets: &leaf.key_offsets,
+                value_items: &leaf.value_items,
+                value_offsets: &leaf.value_offsets,
+                value_address_offsets: &leaf.address_offsets,
+            })?;
+            self.chunks.extend_from_slice(chunk);
+            self.chunk_ends.push(self.chunks.len());
+        }
+        self.raw_len = 0;
+        Ok(())
     }
 
     pub(crate) fn len(&self) -> usize {
@@ -79,6 +145,8 @@ impl NodeBatch {
         self.key_ends.clear();
         self.counts.clear();
         self.addresses.clear();
+        self.raw_len = 0;
+        self.failed = None;
     }
 
     /// Item `i` of a concatenation delimited by `ends`.
@@ -87,9 +155,16 @@ impl NodeBatch {
         &bytes[start..ends[i]]
     }
 
-    /// Computes every chunk's address, several at a time where the profile can.
+    /// Serializes raw leaves, then computes every chunk's address, several at a time where the
+    /// profile can.
     pub(crate) fn hash(&mut self, profile: HashProfile) {
         const GROUP: usize = 64;
+        if self.raw_len > 0 {
+            if let Err(e) = self.serialize_raw() {
+                self.failed = Some(e);
+                return;
+            }
+        }
         self.addresses.clear();
         self.addresses.resize(self.len(), Address::ZERO);
         for (g, out) in self.addresses.chunks_mut(GROUP).enumerate() {
@@ -107,6 +182,10 @@ impl NodeBatch {
         out: &mut NodeOut<'_, S, T>,
         emit: &mut Emit<'_, S, T>,
     ) -> Result<(), TreeError> {
+        if let Some(e) = self.failed.take() {
+            self.clear();
+            return Err(e);
+        }
         for (i, address) in self.addresses.iter().enumerate() {
             let chunk = Self::part(&self.chunks, &self.chunk_ends, i);
             out.store.put_node_hashed(*address, chunk)?;
@@ -565,13 +644,19 @@ impl LevelBuilder {
     }
 
     /// Serializes the pending node into `batch`; hashes and hands on the batch if it is full
-    /// and this level hashes its own batches. Does not reset.
+    /// and this level hashes its own batches. Leaves for the hash thread go in unserialized,
+    /// their buffers with them (the builder is left with empty ones). Does not reset.
     fn queue<S: ChunkStore + ?Sized, T: TreeSchema + ?Sized>(
-        &self,
+        &mut self,
         batch: &mut NodeBatch,
         out: &mut NodeOut<'_, S, T>,
         emit: &mut Emit<'_, S, T>,
     ) -> Result<(), TreeError> {
+        if !self.hash_batches && self.level == 0 {
+            // For the hash thread, which serializes too.
+            batch.push_raw(self);
+            return Ok(());
+        }
         let chunk = self.serialize(&mut out.writer)?;
         batch.push(chunk, self.last_key(), self.tree_count);
         if self.hash_batches && batch.len() >= HASH_BATCH {
@@ -587,6 +672,7 @@ impl LevelBuilder {
         out: &mut NodeOut<'_, S, T>,
         emit: &mut Emit<'_, S, T>,
     ) -> Result<(), TreeError> {
+        let count = self.count();
         if let Some(mut batch) = self.deferred.take() {
             let queued = self.queue(&mut batch, out, emit);
             self.deferred = Some(batch);
@@ -595,7 +681,7 @@ impl LevelBuilder {
             let (address, count) = self.write(out)?;
             emit(out, self.last_key(), address, count)?;
         }
-        self.last_written = self.count();
+        self.last_written = count;
         self.reset();
         Ok(())
     }
