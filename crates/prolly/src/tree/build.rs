@@ -115,6 +115,12 @@ impl NodeBatch {
         std::mem::swap(&mut slot.address_offsets, &mut leaf.address_offsets);
         leaf.key_offsets.push(0);
         leaf.value_offsets.push(0);
+        // Room for a typical leaf, as `LevelBuilder::new` gives (no-ops once slots have been
+        // round the pipeline).
+        leaf.key_items.reserve(4096);
+        leaf.value_items.reserve(4096);
+        leaf.key_offsets.reserve(256);
+        leaf.value_offsets.reserve(256);
     }
 
     /// Serializes the raw leaves into `chunks`, in order.

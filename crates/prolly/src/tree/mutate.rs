@@ -229,10 +229,7 @@ impl<'a, 's, 'p, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> LevelPass<'a, '
     }
 
     fn cursor(&self) -> Result<&Cursor<'s>, TreeError> {
-        self.cursor.as_ref().ok_or(TreeError::Malformed {
-            address: self.root,
-            reason: "edit pass lost its cursor",
-        })
+        self.cursor.as_ref().ok_or_else(|| lost_cursor(self.root))
     }
 
     fn valid(&self) -> bool {
@@ -248,10 +245,8 @@ impl<'a, 's, 'p, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> LevelPass<'a, '
     fn step(&mut self) -> Result<(), TreeError> {
         let level = self.level;
         let store = self.store;
-        let c = self.cursor.as_mut().ok_or(TreeError::Malformed {
-            address: self.root,
-            reason: "edit pass lost its cursor",
-        })?;
+        let root = self.root;
+        let c = self.cursor.as_mut().ok_or_else(|| lost_cursor(root))?;
         if c.at_node_end(level) {
             let (n, i) = c.at(level);
             self.last_node_key = n.key(i);
@@ -305,10 +300,8 @@ impl<'a, 's, 'p, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> LevelPass<'a, '
             })?;
         let level = self.level;
         let store = self.store;
-        let c = self.cursor.as_mut().ok_or(TreeError::Malformed {
-            address: self.root,
-            reason: "edit pass lost its cursor",
-        })?;
+        let root = self.root;
+        let c = self.cursor.as_mut().ok_or_else(|| lost_cursor(root))?;
         if end < count {
             c.set_index(level, end);
         } else {
@@ -489,6 +482,16 @@ impl<'a, 's, 'p, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> LevelPass<'a, '
             Ok(())
         })?;
         Ok((self.splices, self.out))
+    }
+}
+
+/// The error for a pass without a cursor where it needs one (a bug, not bad input), made only
+/// when needed: these checks run for every item.
+#[cold]
+fn lost_cursor(root: Address) -> TreeError {
+    TreeError::Malformed {
+        address: root,
+        reason: "edit pass lost its cursor",
     }
 }
 
