@@ -2092,6 +2092,10 @@ void prolly_map_free(struct prolly_map *map);
 
 /**
  * Starts building a map of `schema` in `store`. Free with `prolly_map_builder_free`.
+ *
+ * On a machine with two cores or more, a builder that has received a few thousand rows hashes
+ * full batches of leaves on a thread of its own (ended by `prolly_map_builder_finish` or
+ * `prolly_map_builder_free`); the map is the same either way.
  */
 prolly_result prolly_map_builder_new(const struct prolly_store *store,
                                      const struct prolly_schema *schema,

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use prollystore::blob::StoreBlobs;
 use prollystore::format::Address;
 use prollystore::tree::build::TreeBuilder;
+use prollystore::tree::hash_thread::background_hashing;
 use prollystore::tree::schema::TreeSchema;
 use prollystore::tuples::TupleSchema;
 use prollystore::{ChunkStore, Map};
@@ -293,6 +294,10 @@ pub struct prolly_map_builder {
 }
 
 /// Starts building a map of `schema` in `store`. Free with `prolly_map_builder_free`.
+///
+/// On a machine with two cores or more, a builder that has received a few thousand rows hashes
+/// full batches of leaves on a thread of its own (ended by `prolly_map_builder_finish` or
+/// `prolly_map_builder_free`); the map is the same either way.
 #[no_mangle]
 pub extern "C" fn prolly_map_builder_new(
     store: *const prolly_store,
@@ -308,8 +313,12 @@ pub extern "C" fn prolly_map_builder_new(
         // SAFETY: the store and schema are owned by `borrow` and `schema` below, which the
         // builder drops after `tree` and `blobs` (field order; `finish` takes them first).
         let (backend, schema_ref) = unsafe { (extend(borrow.0.backend()), extend(&*sc.inner)) };
+        let mut tree = TreeBuilder::new(backend, schema_ref);
+        if background_hashing() {
+            tree = tree.with_hash_thread();
+        }
         out.set(into_handle(prolly_map_builder {
-            tree: Some(TreeBuilder::new(backend, schema_ref)),
+            tree: Some(tree),
             blobs: Some(StoreBlobs::new(backend)),
             last_key: Vec::new(),
             rows: 0,
