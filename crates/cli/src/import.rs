@@ -2,7 +2,10 @@
 //!
 //! Records come from [`RecordReader`] (plain lines split in place, the rest through
 //! `csv-core`); tuples of all-fixed-width descriptors are written directly ([`FixedEncoder`]),
-//! others through a reused [`TupleBuilder`]. Nothing is allocated per row.
+//! others through a reused [`TupleBuilder`]. Nothing is allocated per row. Schemas of integer
+//! columns have fast paths that read plain records straight from the reader's buffer
+//! ([`IntRows`], and for one to four `int64` key and value fields [`Int64Layout`]); any record
+//! they decline goes the general way, which makes the same tuples or error.
 //!
 //! A new tree ([`build_csv`]) is built while the input is still being read: one thread parses
 //! rows into batches of tuples, the calling thread adds them to the tree, and the batches go
@@ -772,10 +775,22 @@ impl Int64Layout {
             };
         }
         dispatch!(
-            (1, 1), (1, 2), (1, 3), (1, 4),
-            (2, 1), (2, 2), (2, 3), (2, 4),
-            (3, 1), (3, 2), (3, 3), (3, 4),
-            (4, 1), (4, 2), (4, 3), (4, 4)
+            (1, 1),
+            (1, 2),
+            (1, 3),
+            (1, 4),
+            (2, 1),
+            (2, 2),
+            (2, 3),
+            (2, 4),
+            (3, 1),
+            (3, 2),
+            (3, 3),
+            (3, 4),
+            (4, 1),
+            (4, 2),
+            (4, 3),
+            (4, 4)
         )
     }
 
@@ -839,7 +854,9 @@ impl Int64Layout {
                 break;
             }
             batch.keys.extend_from_slice(kt);
-            batch.values.extend_from_slice(&int64s_tuple(&value)[..vsize]);
+            batch
+                .values
+                .extend_from_slice(&int64s_tuple(&value)[..vsize]);
             last = key;
             have_last = true;
             run.last_start = run.bytes;
@@ -848,7 +865,9 @@ impl Int64Layout {
         }
         if batch.end_rows(run.records, (ksize, vsize)).is_err() {
             batch.keys.truncate(batch.keys.len() - run.records * ksize);
-            batch.values.truncate(batch.values.len() - run.records * vsize);
+            batch
+                .values
+                .truncate(batch.values.len() - run.records * vsize);
             return PlainRun::default();
         }
         if have_last {
@@ -1170,9 +1189,10 @@ impl Batch {
     fn for_each<E>(&self, mut f: impl FnMut(&[u8], &[u8]) -> Result<(), E>) -> Result<(), E> {
         match self.sizes {
             (ks, vs) if self.uniform() && ks > 0 && vs > 0 => {
+                // `keys` and `values` hold exactly `rows` tuples of these sizes.
                 let keys = self.keys.chunks_exact(ks);
                 let values = self.values.chunks_exact(vs);
-                for (k, v) in keys.zip(values).take(self.rows) {
+                for (k, v) in keys.zip(values) {
                     f(k, v)?;
                 }
             }
@@ -2029,8 +2049,8 @@ mod tests {
                             // Declined: only for want of buffered bytes (8 from the first
                             // digit, and from the ninth when there are more than 8).
                             None => {
-                                let short = b.len() < first + 8
-                                    || (digits >= 8 && b.len() < first + 16);
+                                let short =
+                                    b.len() < first + 8 || (digits >= 8 && b.len() < first + 16);
                                 assert!(want.is_none() || short, "{s:?} declined");
                             }
                         }
@@ -2091,6 +2111,10 @@ mod tests {
             "-12345678",
             "123456789012345",
             "1234567890123456",
+            "123456789;",
+            "12345678 ",
+            "-1234567x",
+            "1234567\"",
             "999999999999999999",
             "9223372036854775807",
             "-9223372036854775808",
@@ -2117,7 +2141,11 @@ mod tests {
             for i in (1..cols).rev() {
                 order.swap(i, (next() % (i as u64 + 1)) as usize);
             }
-            let mut text = order.iter().map(|&i| names[i]).collect::<Vec<_>>().join(",");
+            let mut text = order
+                .iter()
+                .map(|&i| names[i])
+                .collect::<Vec<_>>()
+                .join(",");
             text.push('\n');
             let rows = 1 + next() % 40;
             let mut id: i64 = -((next() % 300) as i64);
@@ -2171,7 +2199,10 @@ mod tests {
         let fastest = batched(&text, &schema, Path::Fastest, 256 << 10).unwrap();
         assert_eq!(fastest.0.len(), 20_000);
         assert!(fastest.1.is_none());
-        assert_eq!(fastest, batched(&text, &schema, Path::General, 256 << 10).unwrap());
+        assert_eq!(
+            fastest,
+            batched(&text, &schema, Path::General, 256 << 10).unwrap()
+        );
         assert_eq!(fastest, batched(&text, &schema, Path::Ints, 1000).unwrap());
         let mut late = ids.clone();
         late.swap(17_000, 17_001);
@@ -2180,7 +2211,10 @@ mod tests {
         // Rows up to the first out of order (the 17002nd) are handed over.
         assert_eq!(fastest.0.len(), 17_001);
         assert_eq!(fastest.1.as_ref().map(Vec::len), Some(2_999));
-        assert_eq!(fastest, batched(&text, &schema, Path::General, 333).unwrap());
+        assert_eq!(
+            fastest,
+            batched(&text, &schema, Path::General, 333).unwrap()
+        );
     }
 
     #[test]
