@@ -2218,6 +2218,97 @@ mod tests {
     }
 
     #[test]
+    fn batches_list_ends_once_sizes_differ() {
+        let mut b = Batch::default();
+        let mut push = |b: &mut Batch, k: &[u8], v: &[u8]| {
+            let (ks, vs) = (b.keys.len(), b.values.len());
+            b.keys.extend_from_slice(k);
+            b.values.extend_from_slice(v);
+            b.end_row(ks, vs).unwrap();
+        };
+        push(&mut b, b"k1", b"v1x");
+        push(&mut b, b"k2", b"v2x");
+        assert!(b.uniform());
+        b.keys.extend_from_slice(b"k3k4");
+        b.values.extend_from_slice(b"v3xv4x");
+        b.end_rows(2, (2, 3)).unwrap();
+        assert!(b.uniform());
+        push(&mut b, b"k5long", b"");
+        assert!(!b.uniform());
+        b.keys.extend_from_slice(b"k6k7");
+        b.values.extend_from_slice(b"v6xv7x");
+        b.end_rows(2, (2, 3)).unwrap();
+        push(&mut b, b"k8", b"v8x");
+        let want: Vec<(&[u8], &[u8])> = vec![
+            (b"k1", b"v1x"),
+            (b"k2", b"v2x"),
+            (b"k3", b"v3x"),
+            (b"k4", b"v4x"),
+            (b"k5long", b""),
+            (b"k6", b"v6x"),
+            (b"k7", b"v7x"),
+            (b"k8", b"v8x"),
+        ];
+        assert_eq!(b.len(), want.len());
+        let mut got = Vec::new();
+        b.for_each(|k, v| {
+            got.push((k.to_vec(), v.to_vec()));
+            Ok::<(), ()>(())
+        })
+        .unwrap();
+        let got: Vec<(&[u8], &[u8])> = got.iter().map(|(k, v)| (&k[..], &v[..])).collect();
+        assert_eq!(got, want);
+        for (i, &(k, v)) in want.iter().enumerate() {
+            assert_eq!(b.row(i), (k, v));
+            assert_eq!(b.key(i), k);
+        }
+        b.clear();
+        assert!(b.uniform() && b.len() == 0);
+        // Empty values (a keys-only map): uniform, still walked row by row.
+        push(&mut b, b"a", b"");
+        push(&mut b, b"b", b"");
+        let mut n = 0;
+        b.for_each(|_, v| {
+            assert!(v.is_empty());
+            n += 1;
+            Ok::<(), ()>(())
+        })
+        .unwrap();
+        assert_eq!(n, 2);
+    }
+
+    #[test]
+    fn nullable_int64_rows_mix_tuple_sizes() {
+        // NULLs (empty fields) make shorter tuples among the fast path's rows: the batches
+        // list their ends, and every path hands over the same rows.
+        let schema = MapSchema::parse("a:int64", "b:int64?,c:int64?").unwrap();
+        let header = [b"a".to_vec(), b"b".to_vec(), b"c".to_vec()];
+        let rows = IntRows::new(&schema, &header, &NullText::default(), false);
+        assert!(
+            rows.is_some_and(|r| r.int64.is_some()),
+            "the fast path applies"
+        );
+        let mut text = String::from("a,b,c\n");
+        for i in 0..3000 {
+            match i % 7 {
+                3 => text.push_str(&format!("{i},,{}\n", i * 3)),
+                5 => text.push_str(&format!("{i},{},\n", -i)),
+                _ => text.push_str(&format!("{i},{},{}\n", -i, i * 3)),
+            }
+        }
+        let fastest = batched(&text, &schema, Path::Fastest, 256 << 10).unwrap();
+        assert_eq!(fastest.0.len(), 3000);
+        assert_eq!(
+            fastest,
+            batched(&text, &schema, Path::General, 256 << 10).unwrap()
+        );
+        assert_eq!(fastest, batched(&text, &schema, Path::Ints, 100).unwrap());
+        let (root, n) = import(&text, &schema).unwrap();
+        assert_eq!(n, 3000);
+        assert_eq!(import_collected(&text, &schema).unwrap(), root);
+    }
+
+    #[test]
     fn line_map_counts_lines() {
         let mut m = LineMap::default();
         let lines = [2u64, 3, 4, 7, 8, 12, 13, 14, 15];
