@@ -2220,7 +2220,7 @@ mod tests {
     #[test]
     fn batches_list_ends_once_sizes_differ() {
         let mut b = Batch::default();
-        let mut push = |b: &mut Batch, k: &[u8], v: &[u8]| {
+        let push = |b: &mut Batch, k: &[u8], v: &[u8]| {
             let (ks, vs) = (b.keys.len(), b.values.len());
             b.keys.extend_from_slice(k);
             b.values.extend_from_slice(v);
