@@ -652,6 +652,9 @@ struct Int64Layout {
     key: [usize; 4],
     /// The CSV column of each value field.
     value: [usize; 4],
+    /// True if the CSV columns are the key fields, then the value fields, in order (the
+    /// columns are then known at compile time).
+    in_order: bool,
 }
 
 /// The SWAR digit test of [`digits`] on the eight bytes of `x` (each byte minus `'0'`): how
@@ -745,6 +748,7 @@ impl Int64Layout {
             value_fields: v,
             key: [0; 4],
             value: [0; 4],
+            in_order: false,
         };
         for (c, f) in layout.key.iter_mut().zip(&key.fields) {
             *c = f.column;
@@ -752,6 +756,8 @@ impl Int64Layout {
         for (c, f) in layout.value.iter_mut().zip(&value.fields) {
             *c = f.column;
         }
+        let columns = layout.key.iter().take(k).chain(layout.value.iter().take(v));
+        layout.in_order = columns.copied().eq(0..k + v);
         Some(layout)
     }
 
@@ -768,8 +774,15 @@ impl Int64Layout {
     ) -> PlainRun {
         macro_rules! dispatch {
             ($(($k:literal, $v:literal)),*) => {
-                match (self.key_fields, self.value_fields) {
-                    $(($k, $v) => self.run_kv::<$k, $v>(data, room, batch, prev, prev_key, schema),)*
+                match (self.key_fields, self.value_fields, self.in_order) {
+                    $(
+                        ($k, $v, true) => {
+                            self.run_kv::<$k, $v, true>(data, room, batch, prev, prev_key, schema)
+                        }
+                        ($k, $v, false) => {
+                            self.run_kv::<$k, $v, false>(data, room, batch, prev, prev_key, schema)
+                        }
+                    )*
                     _ => PlainRun::default(),
                 }
             };
@@ -794,10 +807,11 @@ impl Int64Layout {
         )
     }
 
-    /// [`Int64Layout::run`] for `K` key and `V` value fields: tuples of constant size made on
-    /// the stack, the batch's room for them made once, the rows counted once at the end.
+    /// [`Int64Layout::run`] for `K` key and `V` value fields (and the columns in that order if
+    /// `IN_ORDER`): tuples of constant size made on the stack, the batch's room for them made
+    /// once, the rows counted once at the end.
     #[inline(never)]
-    fn run_kv<const K: usize, const V: usize>(
+    fn run_kv<const K: usize, const V: usize, const IN_ORDER: bool>(
         &self,
         data: &[u8],
         room: usize,
@@ -814,8 +828,17 @@ impl Int64Layout {
                 *l = *p;
             }
         }
-        let key_cols = self.key.map(|c| c % INT_COLUMNS);
-        let value_cols = self.value.map(|c| c % INT_COLUMNS);
+        let (key_cols, value_cols) = if IN_ORDER {
+            (
+                std::array::from_fn::<_, 4, _>(|f| f % INT_COLUMNS),
+                std::array::from_fn::<_, 4, _>(|f| (K + f) % INT_COLUMNS),
+            )
+        } else {
+            (
+                self.key.map(|c| c % INT_COLUMNS),
+                self.value.map(|c| c % INT_COLUMNS),
+            )
+        };
         let mut run = PlainRun::default();
         batch.keys.reserve(room * ksize);
         batch.values.reserve(room * vsize);
@@ -2077,6 +2100,16 @@ mod tests {
             false
         ));
         assert!(!applies("a:int64", "b:int64", &["a", "b"], true));
+        let in_order = |header: &[&str]| {
+            let schema = MapSchema::parse("a:int64,b:int64", "c:int64").unwrap();
+            let header: Vec<Vec<u8>> = header.iter().map(|h| h.as_bytes().to_vec()).collect();
+            IntRows::new(&schema, &header, &NullText::default(), false)
+                .and_then(|r| r.int64)
+                .map(|l| l.in_order)
+        };
+        assert_eq!(in_order(&["a", "b", "c"]), Some(true));
+        assert_eq!(in_order(&["b", "a", "c"]), Some(false));
+        assert_eq!(in_order(&["a", "c", "b"]), Some(false));
         assert!(!applies("a:int64", "b:int32", &["a", "b"], false));
         assert!(!applies("a:uint64", "b:int64", &["a", "b"], false));
         assert!(!applies(
