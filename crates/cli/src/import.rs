@@ -2,7 +2,10 @@
 //!
 //! Records come from [`RecordReader`] (plain lines split in place, the rest through
 //! `csv-core`); tuples of all-fixed-width descriptors are written directly ([`FixedEncoder`]),
-//! others through a reused [`TupleBuilder`]. Nothing is allocated per row.
+//! others through a reused [`TupleBuilder`]. Nothing is allocated per row. Schemas of integer
+//! columns have fast paths that read plain records straight from the reader's buffer
+//! ([`IntRows`], and for one to four `int64` key and value fields [`Int64Layout`]); any record
+//! they decline goes the general way, which makes the same tuples or error.
 //!
 //! A new tree ([`build_csv`]) is built while the input is still being read: one thread parses
 //! rows into batches of tuples, the calling thread adds them to the tree, and the batches go
@@ -338,6 +341,8 @@ struct IntRows {
     key: IntTuple,
     /// `None` when only keys are read.
     value: Option<IntTuple>,
+    /// Set when the tuples are all `int64` and fit [`Int64Layout`].
+    int64: Option<Int64Layout>,
 }
 
 /// The constant layout of the key or value tuples an [`IntRows`] makes.
@@ -429,10 +434,14 @@ impl IntRows {
             .enumerate()
             .map(|(c, text)| (text, if c == last { b'\n' } else { b',' }))
             .collect();
+        let int64 = value
+            .as_ref()
+            .and_then(|v| Int64Layout::new(&key, v, header.len()));
         Some(IntRows {
             columns,
             key,
             value,
+            int64,
         })
     }
 
@@ -471,6 +480,9 @@ impl IntRows {
         prev_key: Option<&[u8]>,
         schema: &TupleSchema,
     ) -> PlainRun {
+        if let Some(layout) = &self.int64 {
+            return layout.run(data, room, batch, prev, prev_key, schema);
+        }
         let mut run = PlainRun::default();
         let mut ints = [0i64; INT_COLUMNS];
         while run.records < room {
@@ -509,17 +521,11 @@ impl IntRows {
                     ok = schema.compare_keys(pk, key).is_lt();
                 }
             }
-            let ends = (
-                u32::try_from(batch.keys.len()),
-                u32::try_from(batch.values.len()),
-            );
-            let (Ok(ke), Ok(ve), true) = (ends.0, ends.1, ok) else {
+            if !ok || batch.end_row(kb, vb).is_err() {
                 batch.keys.truncate(kb);
                 batch.values.truncate(vb);
                 break;
-            };
-            batch.key_ends.push(ke);
-            batch.value_ends.push(ve);
+            }
             let key = prev.get_or_insert([0; INT_KEY]);
             for (k, f) in key.iter_mut().zip(&self.key.fields) {
                 *k = ints.get(f.column).copied().unwrap_or(0);
@@ -630,6 +636,271 @@ fn append_int64s<const N: usize>(
     }
     out.extend_from_slice(&t);
     true
+}
+
+/// The layout of a map whose key and value tuples are one to four `int64` fields each, every
+/// CSV column one of them: records of such maps are read by [`Int64Layout::run`], made for the
+/// field counts at compile time (tuples of constant size written in place, no per-field
+/// dispatch).
+#[derive(Clone, Copy)]
+struct Int64Layout {
+    /// Key fields (1 to 4).
+    key_fields: usize,
+    /// Value fields (1 to 4).
+    value_fields: usize,
+    /// The CSV column of each key field.
+    key: [usize; 4],
+    /// The CSV column of each value field.
+    value: [usize; 4],
+    /// True if the CSV columns are the key fields, then the value fields, in order (the
+    /// columns are then known at compile time).
+    in_order: bool,
+}
+
+/// The SWAR digit test of [`digits`] on the eight bytes of `x` (each byte minus `'0'`): how
+/// many of its low bytes are digits (0 to 8).
+#[inline(always)]
+fn digit_count(x: u64) -> usize {
+    let other = (x.wrapping_add(0x7676_7676_7676_7676) | x) & 0x8080_8080_8080_8080;
+    (other.trailing_zeros() / 8) as usize
+}
+
+/// The value of the digits in the top bytes of `d` (each byte minus `'0'`, first digit in the
+/// lowest of them, the bytes below them zero).
+#[inline(always)]
+fn digits8(d: u64) -> u64 {
+    let d = ((d & 0x0f0f_0f0f_0f0f_0f0f).wrapping_mul(2561)) >> 8;
+    let d = ((d & 0x00ff_00ff_00ff_00ff).wrapping_mul(6_553_601)) >> 16;
+    ((d & 0x0000_ffff_0000_ffff).wrapping_mul(42_949_672_960_001)) >> 32
+}
+
+/// The eight bytes of `data` from `i`, as a little-endian integer, minus `'0'` in each byte.
+#[inline(always)]
+fn word(data: &[u8], i: usize) -> Option<u64> {
+    let b: [u8; 8] = data.get(i..i.wrapping_add(8))?.try_into().ok()?;
+    Some(u64::from_le_bytes(b).wrapping_sub(0x3030_3030_3030_3030))
+}
+
+/// Reads one decimal `int64` field at `data[i..]` that ends with `delimiter`: its value and the
+/// index after the delimiter. `None` (for the general path to read) unless it is an optional
+/// `-` and 1 to 15 digits, with eight bytes buffered from the field's start, from its first
+/// digit and, past eight digits, from the ninth.
+#[inline(always)]
+fn int64_field(data: &[u8], i: usize, delimiter: u8) -> Option<(i64, usize)> {
+    let mut x = word(data, i)?;
+    // The lowest byte has no borrow from below.
+    let neg = x & 0xff == u64::from(b'-'.wrapping_sub(b'0'));
+    let j = i + usize::from(neg);
+    if neg {
+        x = word(data, j)?;
+    }
+    let n = digit_count(x);
+    let want = u64::from(delimiter.wrapping_sub(b'0'));
+    // No borrow reaches byte `n` from the digits below it, so it is the delimiter minus '0'.
+    let (v, end) = if (1..8).contains(&n) {
+        if (x >> (8 * n)) & 0xff != want {
+            return None;
+        }
+        (digits8(x << (8 * (8 - n))), j + n)
+    } else if n == 8 {
+        let y = word(data, j + 8)?;
+        let m = digit_count(y);
+        if m == 8 || (y >> (8 * m)) & 0xff != want {
+            return None;
+        }
+        // Shifted in two steps: by 64 when `m` is 0.
+        let low = digits8((y << 8) << (8 * (7 - m)));
+        const POW10: [u64; 8] = [1, 10, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000];
+        (digits8(x) * POW10[m & 7] + low, j + 8 + m)
+    } else {
+        return None;
+    };
+    // At most 15 digits: `v` fits an i64 either way.
+    let sign = -i64::from(neg);
+    Some(((v as i64 ^ sign) - sign, end + 1))
+}
+
+/// The tuple of `N` (at most 4) `int64`s in the first `10 * N` bytes: the fields, the
+/// offsets of all but the first, the count.
+#[inline(always)]
+fn int64s_tuple<const N: usize>(ints: &[i64; N]) -> [u8; 40] {
+    let mut t = [0u8; 40];
+    for (f, v) in ints.iter().enumerate() {
+        t[8 * f..8 * f + 8].copy_from_slice(&v.to_le_bytes());
+    }
+    for f in 1..N {
+        let o = 8 * N + 2 * (f - 1);
+        t[o..o + 2].copy_from_slice(&((8 * f) as u16).to_le_bytes());
+    }
+    t[10 * N - 2..10 * N].copy_from_slice(&(N as u16).to_le_bytes());
+    t
+}
+
+impl Int64Layout {
+    /// The layout for `key` and `value` tuples of a CSV file of `columns` columns.
+    fn new(key: &IntTuple, value: &IntTuple, columns: usize) -> Option<Int64Layout> {
+        let (k, v) = (key.int64s?, value.int64s?);
+        if k + v != columns {
+            return None;
+        }
+        let mut layout = Int64Layout {
+            key_fields: k,
+            value_fields: v,
+            key: [0; 4],
+            value: [0; 4],
+            in_order: false,
+        };
+        for (c, f) in layout.key.iter_mut().zip(&key.fields) {
+            *c = f.column;
+        }
+        for (c, f) in layout.value.iter_mut().zip(&value.fields) {
+            *c = f.column;
+        }
+        let columns = layout.key.iter().take(k).chain(layout.value.iter().take(v));
+        layout.in_order = columns.copied().eq(0..k + v);
+        Some(layout)
+    }
+
+    /// [`IntRows::parse_run`] for this layout.
+    #[inline]
+    fn run(
+        &self,
+        data: &[u8],
+        room: usize,
+        batch: &mut Batch,
+        prev: &mut Option<[i64; INT_KEY]>,
+        prev_key: Option<&[u8]>,
+        schema: &TupleSchema,
+    ) -> PlainRun {
+        macro_rules! dispatch {
+            ($(($k:literal, $v:literal)),*) => {
+                match (self.key_fields, self.value_fields, self.in_order) {
+                    $(
+                        ($k, $v, true) => {
+                            self.run_kv::<$k, $v, true>(data, room, batch, prev, prev_key, schema)
+                        }
+                        ($k, $v, false) => {
+                            self.run_kv::<$k, $v, false>(data, room, batch, prev, prev_key, schema)
+                        }
+                    )*
+                    _ => PlainRun::default(),
+                }
+            };
+        }
+        dispatch!(
+            (1, 1),
+            (1, 2),
+            (1, 3),
+            (1, 4),
+            (2, 1),
+            (2, 2),
+            (2, 3),
+            (2, 4),
+            (3, 1),
+            (3, 2),
+            (3, 3),
+            (3, 4),
+            (4, 1),
+            (4, 2),
+            (4, 3),
+            (4, 4)
+        )
+    }
+
+    /// [`Int64Layout::run`] for `K` key and `V` value fields (and the columns in that order if
+    /// `IN_ORDER`): tuples of constant size made on the stack, the batch's room for them made
+    /// once, the rows counted once at the end.
+    #[inline(never)]
+    fn run_kv<const K: usize, const V: usize, const IN_ORDER: bool>(
+        &self,
+        data: &[u8],
+        room: usize,
+        batch: &mut Batch,
+        prev: &mut Option<[i64; INT_KEY]>,
+        prev_key: Option<&[u8]>,
+        schema: &TupleSchema,
+    ) -> PlainRun {
+        let (ksize, vsize) = (10 * K, 10 * V);
+        let mut last: [i64; K] = [0; K];
+        let mut have_last = prev.is_some();
+        if let Some(p) = prev {
+            for (l, p) in last.iter_mut().zip(p.iter()) {
+                *l = *p;
+            }
+        }
+        let (key_cols, value_cols) = if IN_ORDER {
+            (
+                std::array::from_fn::<_, 4, _>(|f| f % INT_COLUMNS),
+                std::array::from_fn::<_, 4, _>(|f| (K + f) % INT_COLUMNS),
+            )
+        } else {
+            (
+                self.key.map(|c| c % INT_COLUMNS),
+                self.value.map(|c| c % INT_COLUMNS),
+            )
+        };
+        let mut run = PlainRun::default();
+        batch.keys.reserve(room * ksize);
+        batch.values.reserve(room * vsize);
+        while run.records < room {
+            let rest = data.get(run.bytes..).unwrap_or(&[]);
+            let mut cols = [0i64; INT_COLUMNS];
+            let mut i = 0;
+            let mut whole = true;
+            for c in 0..K + V {
+                let delimiter = if c + 1 == K + V { b'\n' } else { b',' };
+                match int64_field(rest, i, delimiter) {
+                    Some((v, next)) => {
+                        cols[c % INT_COLUMNS] = v;
+                        i = next;
+                    }
+                    None => {
+                        whole = false;
+                        break;
+                    }
+                }
+            }
+            if !whole {
+                break;
+            }
+            let key: [i64; K] = std::array::from_fn(|f| cols[key_cols[f]]);
+            let value: [i64; V] = std::array::from_fn(|f| cols[value_cols[f]]);
+            let kt = int64s_tuple(&key);
+            let kt = &kt[..ksize];
+            // Strictly after the previous key?
+            let after = if have_last {
+                key > last
+            } else {
+                prev_key.is_none_or(|pk| schema.compare_keys(pk, kt).is_lt())
+            };
+            if !after {
+                break;
+            }
+            batch.keys.extend_from_slice(kt);
+            batch
+                .values
+                .extend_from_slice(&int64s_tuple(&value)[..vsize]);
+            last = key;
+            have_last = true;
+            run.last_start = run.bytes;
+            run.bytes += i;
+            run.records += 1;
+        }
+        if batch.end_rows(run.records, (ksize, vsize)).is_err() {
+            batch.keys.truncate(batch.keys.len() - run.records * ksize);
+            batch
+                .values
+                .truncate(batch.values.len() - run.records * vsize);
+            return PlainRun::default();
+        }
+        if have_last {
+            let p = prev.get_or_insert([0; INT_KEY]);
+            for (p, l) in p.iter_mut().zip(last) {
+                *p = l;
+            }
+        }
+        run
+    }
 }
 
 /// Turns CSV records into key and value tuples: the header checked against the schema, then
@@ -828,11 +1099,19 @@ const BATCH_BYTES: usize = 1 << 20;
 const BATCHES: usize = 4;
 
 /// Encoded rows on their way from the parser to the tree builder (reused, never shrunk).
+///
+/// While every row's key and value have the same sizes as the first row's (always so for
+/// schemas of fixed-width, non-null columns), no ends are listed: row `i` is at `i` times those
+/// sizes. The first row of another size lists the ends of all rows from then on.
 #[derive(Default)]
 struct Batch {
     keys: Vec<u8>,
-    key_ends: Vec<u32>,
     values: Vec<u8>,
+    /// Number of rows.
+    rows: usize,
+    /// Key and value sizes of every row, while `key_ends` is empty.
+    sizes: (usize, usize),
+    key_ends: Vec<u32>,
     value_ends: Vec<u32>,
 }
 
@@ -842,35 +1121,112 @@ impl Batch {
         self.key_ends.clear();
         self.values.clear();
         self.value_ends.clear();
+        self.rows = 0;
+        self.sizes = (0, 0);
     }
 
     fn len(&self) -> usize {
-        self.key_ends.len()
+        self.rows
+    }
+
+    /// True while rows are found from their sizes (no ends listed).
+    fn uniform(&self) -> bool {
+        self.key_ends.is_empty()
+    }
+
+    /// Counts the tuples appended since the lengths `(ks, vs)` of `keys` and `values` as one
+    /// row; an error if the batch outgrows 4 GiB.
+    #[inline]
+    fn end_row(&mut self, ks: usize, vs: usize) -> Result<()> {
+        let sizes = (self.keys.len() - ks, self.values.len() - vs);
+        self.end_rows(1, sizes)
+    }
+
+    /// Counts `n` rows of `sizes` (key and value bytes) appended last as rows.
+    #[inline]
+    fn end_rows(&mut self, n: usize, sizes: (usize, usize)) -> Result<()> {
+        if n == 0 {
+            return Ok(());
+        }
+        if self.uniform() && (self.rows == 0 || self.sizes == sizes) {
+            self.sizes = sizes;
+            self.rows += n;
+            return Ok(());
+        }
+        let too_big = || Error::msg("a batch of rows grew past 4 GiB");
+        // Every end listed below is at most these.
+        if u32::try_from(self.keys.len()).is_err() || u32::try_from(self.values.len()).is_err() {
+            return Err(too_big());
+        }
+        if self.uniform() {
+            // The first row of other sizes: list the ends of the rows before it.
+            let (ks, vs) = self.sizes;
+            for r in 1..=self.rows {
+                let ke = u32::try_from(r * ks).map_err(|_| too_big())?;
+                let ve = u32::try_from(r * vs).map_err(|_| too_big())?;
+                self.key_ends.push(ke);
+                self.value_ends.push(ve);
+            }
+        }
+        let (mut ke, mut ve) = (
+            self.keys.len() - n * sizes.0,
+            self.values.len() - n * sizes.1,
+        );
+        for _ in 0..n {
+            ke += sizes.0;
+            ve += sizes.1;
+            self.key_ends
+                .push(u32::try_from(ke).map_err(|_| too_big())?);
+            self.value_ends
+                .push(u32::try_from(ve).map_err(|_| too_big())?);
+        }
+        self.rows += n;
+        Ok(())
     }
 
     fn key(&self, i: usize) -> &[u8] {
-        let s = i
-            .checked_sub(1)
-            .map_or(0, |p| self.key_ends.get(p).copied().unwrap_or(0));
-        let e = self.key_ends.get(i).copied().unwrap_or(s);
-        self.keys.get(s as usize..e as usize).unwrap_or(&[])
+        self.row(i).0
     }
 
-    /// The rows in order.
-    fn rows(&self) -> impl Iterator<Item = (&[u8], &[u8])> + '_ {
-        let mut ks = 0usize;
-        let mut vs = 0usize;
-        self.key_ends
-            .iter()
-            .zip(&self.value_ends)
-            .map(move |(&ke, &ve)| {
-                let (ke, ve) = (ke as usize, ve as usize);
-                let k = self.keys.get(ks..ke).unwrap_or(&[]);
-                let v = self.values.get(vs..ve).unwrap_or(&[]);
-                ks = ke;
-                vs = ve;
-                (k, v)
-            })
+    /// Row `i` (empty tuples if there is none).
+    fn row(&self, i: usize) -> (&[u8], &[u8]) {
+        let ((ks, ke), (vs, ve)) = if self.uniform() {
+            let (k, v) = self.sizes;
+            ((i * k, (i + 1) * k), (i * v, (i + 1) * v))
+        } else {
+            let end = |ends: &[u32], i: usize| ends.get(i).map_or(0, |&e| e as usize);
+            let start = |ends: &[u32]| i.checked_sub(1).map_or(0, |p| end(ends, p));
+            (
+                (start(&self.key_ends), end(&self.key_ends, i)),
+                (start(&self.value_ends), end(&self.value_ends, i)),
+            )
+        };
+        (
+            self.keys.get(ks..ke).unwrap_or(&[]),
+            self.values.get(vs..ve).unwrap_or(&[]),
+        )
+    }
+
+    /// Calls `f` with every row in order, until it fails.
+    #[inline]
+    fn for_each<E>(&self, mut f: impl FnMut(&[u8], &[u8]) -> Result<(), E>) -> Result<(), E> {
+        match self.sizes {
+            (ks, vs) if self.uniform() && ks > 0 && vs > 0 => {
+                // `keys` and `values` hold exactly `rows` tuples of these sizes.
+                let keys = self.keys.chunks_exact(ks);
+                let values = self.values.chunks_exact(vs);
+                for (k, v) in keys.zip(values) {
+                    f(k, v)?;
+                }
+            }
+            _ => {
+                for i in 0..self.rows {
+                    let (k, v) = self.row(i);
+                    f(k, v)?;
+                }
+            }
+        }
+        Ok(())
     }
 }
 
@@ -929,7 +1285,6 @@ struct Parsed {
 /// The parsing thread: records into batches of tuples, sent to the builder while they come in
 /// key order; from the first row out of order on, into [`Parsed::rest`]. Fails with `None`
 /// if the builder stopped taking batches.
-#[allow(clippy::too_many_arguments)]
 fn parse_batches<R: Read>(
     input: R,
     schema: &MapSchema,
@@ -939,7 +1294,21 @@ fn parse_batches<R: Read>(
     empty: Receiver<Batch>,
 ) -> Result<Parsed, Option<Error>> {
     let mut rdr = RecordReader::new(input);
-    let mut maker = RowMaker::new(&mut rdr, schema, null, false)?;
+    let maker = RowMaker::new(&mut rdr, schema, null, false)?;
+    parse_batches_with(rdr, maker, schema, null, progress, full, empty)
+}
+
+/// [`parse_batches`] after the header, with `maker` made for it.
+#[allow(clippy::too_many_arguments)]
+fn parse_batches_with<R: Read>(
+    mut rdr: RecordReader<R>,
+    mut maker: RowMaker,
+    schema: &MapSchema,
+    null: &NullText,
+    progress: &ProgressBar,
+    full: SyncSender<Batch>,
+    empty: Receiver<Batch>,
+) -> Result<Parsed, Option<Error>> {
     let ts = schema.tuple_schema();
     let mut lines = LineMap::default();
     // The last key handed over, for the order check across batches.
@@ -1024,14 +1393,7 @@ fn parse_batches<R: Read>(
                     done: Instant::now(),
                 });
             }
-            let (ke, ve) = (batch.keys.len(), batch.values.len());
-            match (u32::try_from(ke), u32::try_from(ve)) {
-                (Ok(k), Ok(v)) => {
-                    batch.key_ends.push(k);
-                    batch.value_ends.push(v);
-                }
-                _ => return Err(Some(Error::msg("a batch of rows grew past 4 GiB"))),
-            }
+            batch.end_row(ks, vs)?;
             lines.push(line);
             if lines.rows.is_multiple_of(65536) {
                 progress.set_position(rdr.bytes_read());
@@ -1121,11 +1483,8 @@ pub fn build_csv<R: Read + Send, S: ChunkStore + ?Sized>(
         let mut builder = TreeBuilder::new(store, &ts);
         let mut failed = None;
         for batch in full_rx.iter() {
-            for (k, v) in batch.rows() {
-                if let Err(e) = builder.add(k, v) {
-                    failed = Some(e);
-                    break;
-                }
+            if let Err(e) = batch.for_each(|k, v| builder.add(k, v)) {
+                failed = Some(e);
             }
             if failed.is_some() {
                 break;
@@ -1602,6 +1961,384 @@ mod tests {
                 assert_eq!(digits(b, 0), (want, end), "{s:?}");
             }
         }
+    }
+
+    /// Which record readers [`batched`] may use.
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    enum Path {
+        /// All of them ([`Int64Layout`] where it applies).
+        Fastest,
+        /// [`IntRows`] without [`Int64Layout`].
+        Ints,
+        /// The general reader only.
+        General,
+    }
+
+    /// A row as handed over: key, value and CSV line.
+    type Row = (Vec<u8>, Vec<u8>, u64);
+
+    /// What `parse_batches` makes of `text` (read through a buffer of `capacity` bytes): the
+    /// rows handed over in batches and, after the first out of order, the rest; or its error.
+    fn batched(
+        text: &str,
+        schema: &MapSchema,
+        path: Path,
+        capacity: usize,
+    ) -> std::result::Result<(Vec<Row>, Option<Vec<Row>>), String> {
+        let null = NullText::default();
+        let mut rdr = RecordReader::with_capacity(text.as_bytes(), capacity);
+        let mut maker = RowMaker::new(&mut rdr, schema, &null, false).map_err(|e| e.to_string())?;
+        match path {
+            Path::Fastest => {}
+            Path::Ints => {
+                if let Some(ints) = &mut maker.ints {
+                    ints.int64 = None;
+                }
+            }
+            Path::General => maker.ints = None,
+        }
+        let (full_tx, full_rx) = sync_channel::<Batch>(BATCHES - 2);
+        let (empty_tx, empty_rx) = sync_channel::<Batch>(BATCHES);
+        let progress = ProgressBar::hidden();
+        let (rows, parsed) = std::thread::scope(|scope| {
+            let null = &null;
+            let progress = &progress;
+            let parser = scope.spawn(move || {
+                parse_batches_with(rdr, maker, schema, null, progress, full_tx, empty_rx)
+            });
+            let mut rows = Vec::new();
+            for batch in full_rx.iter() {
+                assert!(batch.len() > 0, "empty batches are not sent");
+                batch
+                    .for_each(|k, v| {
+                        rows.push((k.to_vec(), v.to_vec()));
+                        Ok::<(), ()>(())
+                    })
+                    .unwrap();
+                let _ = empty_tx.send(batch);
+            }
+            (rows, parser.join().unwrap())
+        });
+        let parsed = parsed.map_err(|e| e.map_or("stopped".to_string(), |e| e.to_string()))?;
+        let rows = rows
+            .into_iter()
+            .enumerate()
+            .map(|(i, (k, v))| (k, v, parsed.lines.get(i as u64)))
+            .collect();
+        let rest = parsed.rest.map(|r| {
+            (0..r.len())
+                .map(|i| (r.key(i).to_vec(), r.value(i).to_vec(), r.lines[i]))
+                .collect()
+        });
+        Ok((rows, rest))
+    }
+
+    #[test]
+    fn int64_fields_match_a_plain_parse() {
+        let mut texts: Vec<String> = vec![
+            String::new(),
+            "-".into(),
+            "--1".into(),
+            "+1".into(),
+            "-0".into(),
+            "0".into(),
+            " 1".into(),
+            "1 ".into(),
+            "\"1\"".into(),
+            "x".into(),
+        ];
+        for len in 1..=20 {
+            for d in ["7", "9", "0"] {
+                texts.push(d.repeat(len));
+                texts.push(format!("-{}", d.repeat(len)));
+            }
+            texts.push(format!("{}1", "0".repeat(len)));
+        }
+        for t in &texts {
+            for tail in [",", "\n", "\r\n", "", ";", "-"] {
+                for pad in ["", "1,2,3\n", "1234567890123456789"] {
+                    let s = format!("{t}{tail}{pad}");
+                    let b = s.as_bytes();
+                    for delimiter in [b',', b'\n'] {
+                        let got = int64_field(b, 0, delimiter);
+                        // The field: an optional `-`, the digits after it.
+                        let first = usize::from(b.first() == Some(&b'-'));
+                        let digits = b[first..].iter().take_while(|c| c.is_ascii_digit()).count();
+                        let end = first + digits;
+                        let want = ((1..=15).contains(&digits) && b.get(end) == Some(&delimiter))
+                            .then(|| (s[..end].parse::<i64>().unwrap(), end + 1));
+                        match got {
+                            Some(g) => assert_eq!(Some(g), want, "{s:?}"),
+                            // Declined: only for want of buffered bytes (8 from the first
+                            // digit, and from the ninth when there are more than 8).
+                            None => {
+                                let short =
+                                    b.len() < first + 8 || (digits >= 8 && b.len() < first + 16);
+                                assert!(want.is_none() || short, "{s:?} declined");
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn int64_layout_applies_to_all_int64_maps() {
+        let applies = |key: &str, value: &str, header: &[&str], keys_only: bool| {
+            let schema = MapSchema::parse(key, value).unwrap();
+            let header: Vec<Vec<u8>> = header.iter().map(|h| h.as_bytes().to_vec()).collect();
+            IntRows::new(&schema, &header, &NullText::default(), keys_only)
+                .is_some_and(|r| r.int64.is_some())
+        };
+        assert!(applies("a:int64", "b:int64", &["a", "b"], false));
+        assert!(applies("a:int64", "b:int64", &["b", "a"], false));
+        assert!(applies(
+            "a:int64,b:int64,c:int64,d:int64",
+            "e:int64,f:int64,g:int64,h:int64",
+            &["h", "g", "f", "e", "d", "c", "b", "a"],
+            false
+        ));
+        assert!(!applies("a:int64", "b:int64", &["a", "b"], true));
+        let in_order = |header: &[&str]| {
+            let schema = MapSchema::parse("a:int64,b:int64", "c:int64").unwrap();
+            let header: Vec<Vec<u8>> = header.iter().map(|h| h.as_bytes().to_vec()).collect();
+            IntRows::new(&schema, &header, &NullText::default(), false)
+                .and_then(|r| r.int64)
+                .map(|l| l.in_order)
+        };
+        assert_eq!(in_order(&["a", "b", "c"]), Some(true));
+        assert_eq!(in_order(&["b", "a", "c"]), Some(false));
+        assert_eq!(in_order(&["a", "c", "b"]), Some(false));
+        assert!(!applies("a:int64", "b:int32", &["a", "b"], false));
+        assert!(!applies("a:uint64", "b:int64", &["a", "b"], false));
+        assert!(!applies(
+            "a:int64",
+            "b:int64,c:int64,d:int64,e:int64,f:int64",
+            &["a", "b", "c", "d", "e", "f"],
+            false
+        ));
+    }
+
+    #[test]
+    fn int64_layout_makes_the_general_rows() {
+        // Every layout's field counts, header orders shuffled; records written in every way
+        // the fast path declines (it must then leave them to the others, which make the same
+        // rows, lines, order decisions and errors). Small reader buffers put records across
+        // buffer ends.
+        let edge = [
+            "0",
+            "-0",
+            "007",
+            "-",
+            "+5",
+            " 5",
+            "5 ",
+            "",
+            "x",
+            "1.5",
+            "\"12\"",
+            "--1",
+            "99999999",
+            "100000000",
+            "-12345678",
+            "123456789012345",
+            "1234567890123456",
+            "123456789;",
+            "12345678 ",
+            "-1234567x",
+            "1234567\"",
+            "999999999999999999",
+            "9223372036854775807",
+            "-9223372036854775808",
+            "9223372036854775808",
+            "18446744073709551615",
+        ];
+        let mut rng = 0x0123_4567_89ab_cdefu64;
+        let mut next = move || {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            rng
+        };
+        let names = ["a", "b", "c", "d", "e", "f", "g", "h"];
+        for case in 0..1500 {
+            let k = 1 + (case % 4) as usize;
+            let v = 1 + (case / 4 % 4) as usize;
+            let cols = k + v;
+            let key: Vec<String> = (0..k).map(|i| format!("{}:int64", names[i])).collect();
+            let value: Vec<String> = (k..cols).map(|i| format!("{}:int64", names[i])).collect();
+            let schema = MapSchema::parse(&key.join(","), &value.join(",")).unwrap();
+            // The header in some order; the first key column counts up so rows come sorted.
+            let mut order: Vec<usize> = (0..cols).collect();
+            for i in (1..cols).rev() {
+                order.swap(i, (next() % (i as u64 + 1)) as usize);
+            }
+            let mut text = order
+                .iter()
+                .map(|&i| names[i])
+                .collect::<Vec<_>>()
+                .join(",");
+            text.push('\n');
+            let rows = 1 + next() % 40;
+            let mut id: i64 = -((next() % 300) as i64);
+            for r in 0..rows {
+                id += (next() % 3) as i64 - i64::from(next() % 17 == 0) * 2;
+                let mut fields: Vec<String> = order
+                    .iter()
+                    .map(|&c| {
+                        if c == 0 && next() % 8 != 0 {
+                            id.to_string()
+                        } else if next() % 6 == 0 {
+                            edge[(next() % edge.len() as u64) as usize].to_string()
+                        } else {
+                            ((next() % 2_000_000_000) as i64 - 1_000_000_000).to_string()
+                        }
+                    })
+                    .collect();
+                match next() % 40 {
+                    0 => fields.push("1".into()),
+                    1 => {
+                        fields.pop();
+                    }
+                    2 => text.push('\n'),
+                    _ => {}
+                }
+                text.push_str(&fields.join(","));
+                let last = r + 1 == rows;
+                match next() % 25 {
+                    0 => text.push_str("\r\n"),
+                    1 => text.push('\r'),
+                    2 if last => {}
+                    _ => text.push('\n'),
+                }
+            }
+            let capacity = [16, 64, 4096][(next() % 3) as usize];
+            let fastest = batched(&text, &schema, Path::Fastest, capacity);
+            for path in [Path::Ints, Path::General] {
+                let other = batched(&text, &schema, path, capacity);
+                assert_eq!(fastest, other, "{path:?} {capacity} {text:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn int64_layout_spans_batches_and_buffers() {
+        // Enough rows for several batches, with records the fast path declines among them
+        // (every `Path` must agree), then one out of order far in.
+        let schema = int_schema();
+        let ids: Vec<i64> = (0..20_000).collect();
+        let text = csv_of(&ids);
+        let fastest = batched(&text, &schema, Path::Fastest, 256 << 10).unwrap();
+        assert_eq!(fastest.0.len(), 20_000);
+        assert!(fastest.1.is_none());
+        assert_eq!(
+            fastest,
+            batched(&text, &schema, Path::General, 256 << 10).unwrap()
+        );
+        assert_eq!(fastest, batched(&text, &schema, Path::Ints, 1000).unwrap());
+        let mut late = ids.clone();
+        late.swap(17_000, 17_001);
+        let text = csv_of(&late);
+        let fastest = batched(&text, &schema, Path::Fastest, 256 << 10).unwrap();
+        // Rows up to the first out of order (the 17002nd) are handed over.
+        assert_eq!(fastest.0.len(), 17_001);
+        assert_eq!(fastest.1.as_ref().map(Vec::len), Some(2_999));
+        assert_eq!(
+            fastest,
+            batched(&text, &schema, Path::General, 333).unwrap()
+        );
+    }
+
+    #[test]
+    fn batches_list_ends_once_sizes_differ() {
+        let mut b = Batch::default();
+        let push = |b: &mut Batch, k: &[u8], v: &[u8]| {
+            let (ks, vs) = (b.keys.len(), b.values.len());
+            b.keys.extend_from_slice(k);
+            b.values.extend_from_slice(v);
+            b.end_row(ks, vs).unwrap();
+        };
+        push(&mut b, b"k1", b"v1x");
+        push(&mut b, b"k2", b"v2x");
+        assert!(b.uniform());
+        b.keys.extend_from_slice(b"k3k4");
+        b.values.extend_from_slice(b"v3xv4x");
+        b.end_rows(2, (2, 3)).unwrap();
+        assert!(b.uniform());
+        push(&mut b, b"k5long", b"");
+        assert!(!b.uniform());
+        b.keys.extend_from_slice(b"k6k7");
+        b.values.extend_from_slice(b"v6xv7x");
+        b.end_rows(2, (2, 3)).unwrap();
+        push(&mut b, b"k8", b"v8x");
+        let want: Vec<(&[u8], &[u8])> = vec![
+            (b"k1", b"v1x"),
+            (b"k2", b"v2x"),
+            (b"k3", b"v3x"),
+            (b"k4", b"v4x"),
+            (b"k5long", b""),
+            (b"k6", b"v6x"),
+            (b"k7", b"v7x"),
+            (b"k8", b"v8x"),
+        ];
+        assert_eq!(b.len(), want.len());
+        let mut got = Vec::new();
+        b.for_each(|k, v| {
+            got.push((k.to_vec(), v.to_vec()));
+            Ok::<(), ()>(())
+        })
+        .unwrap();
+        let got: Vec<(&[u8], &[u8])> = got.iter().map(|(k, v)| (&k[..], &v[..])).collect();
+        assert_eq!(got, want);
+        for (i, &(k, v)) in want.iter().enumerate() {
+            assert_eq!(b.row(i), (k, v));
+            assert_eq!(b.key(i), k);
+        }
+        b.clear();
+        assert!(b.uniform() && b.len() == 0);
+        // Empty values (a keys-only map): uniform, still walked row by row.
+        push(&mut b, b"a", b"");
+        push(&mut b, b"b", b"");
+        let mut n = 0;
+        b.for_each(|_, v| {
+            assert!(v.is_empty());
+            n += 1;
+            Ok::<(), ()>(())
+        })
+        .unwrap();
+        assert_eq!(n, 2);
+    }
+
+    #[test]
+    fn nullable_int64_rows_mix_tuple_sizes() {
+        // NULLs (empty fields) make shorter tuples among the fast path's rows: the batches
+        // list their ends, and every path hands over the same rows.
+        let schema = MapSchema::parse("a:int64", "b:int64?,c:int64?").unwrap();
+        let header = [b"a".to_vec(), b"b".to_vec(), b"c".to_vec()];
+        let rows = IntRows::new(&schema, &header, &NullText::default(), false);
+        assert!(
+            rows.is_some_and(|r| r.int64.is_some()),
+            "the fast path applies"
+        );
+        let mut text = String::from("a,b,c\n");
+        for i in 0..3000 {
+            match i % 7 {
+                3 => text.push_str(&format!("{i},,{}\n", i * 3)),
+                5 => text.push_str(&format!("{i},{},\n", -i)),
+                _ => text.push_str(&format!("{i},{},{}\n", -i, i * 3)),
+            }
+        }
+        let fastest = batched(&text, &schema, Path::Fastest, 256 << 10).unwrap();
+        assert_eq!(fastest.0.len(), 3000);
+        assert_eq!(
+            fastest,
+            batched(&text, &schema, Path::General, 256 << 10).unwrap()
+        );
+        assert_eq!(fastest, batched(&text, &schema, Path::Ints, 100).unwrap());
+        let (root, n) = import(&text, &schema).unwrap();
+        assert_eq!(n, 3000);
+        assert_eq!(import_collected(&text, &schema).unwrap(), root);
     }
 
     #[test]
