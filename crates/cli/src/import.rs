@@ -1598,6 +1598,16 @@ pub fn import_new<S: ChunkStore + ?Sized>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A tiny deterministic generator (xorshift64) for the randomized tests.
+    fn xorshift(mut state: u64) -> impl FnMut() -> u64 {
+        move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        }
+    }
     use prollystore::format::HashProfile;
     use prollystore::MemoryStore;
 
@@ -1855,19 +1865,13 @@ mod tests {
             "\"12\"",
             "--1",
         ];
-        let mut rng = 0x2545_f491_4f6c_dd1du64;
-        let mut next = move || {
-            rng ^= rng << 13;
-            rng ^= rng >> 7;
-            rng ^= rng << 17;
-            rng
-        };
+        let mut next = xorshift(0x2545_f491_4f6c_dd1du64);
         for _ in 0..3000 {
             let mut text = String::from("f,e,d,c,b,a\n");
             for _ in 0..1 + next() % 4 {
                 let fields: Vec<&str> = (0..6)
                     .map(|_| {
-                        if next() % 3 == 0 {
+                        if next().is_multiple_of(3) {
                             edge[(next() % edge.len() as u64) as usize]
                         } else {
                             ["3", "42", "-7", "200", "65000", "12345678"][(next() % 6) as usize]
@@ -1875,7 +1879,7 @@ mod tests {
                     })
                     .collect();
                 text.push_str(&fields.join(","));
-                text.push_str(if next() % 5 == 0 { "\r\n" } else { "\n" });
+                text.push_str(if next().is_multiple_of(5) { "\r\n" } else { "\n" });
             }
             // Mixed widths, and all-`int64` tuples of one to five fields.
             for schema in &schemas {
@@ -1891,19 +1895,13 @@ mod tests {
         // The fast path checks the input order on the parsed integers: it must agree with
         // the key comparator, signs and widths included.
         let schema = MapSchema::parse("a:int32,b:uint16,c:int64", "v:int8").unwrap();
-        let mut rng = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = move || {
-            rng ^= rng << 13;
-            rng ^= rng >> 7;
-            rng ^= rng << 17;
-            rng
-        };
+        let mut next = xorshift(0x9e37_79b9_7f4a_7c15u64);
         let mut keys: Vec<(i64, i64, i64)> = (0..20_000)
             .map(|_| {
                 let a = (next() % 7) as i64 - 3;
                 let b = (next() % 5) as i64;
                 let c = (next() % 2_000_001) as i64 - 1_000_000;
-                (a * 700_000_000 * i64::from(next() % 2 == 0), b, c)
+                (a * 700_000_000 * i64::from(next().is_multiple_of(2)), b, c)
             })
             .collect();
         keys.sort_unstable();
@@ -2154,13 +2152,7 @@ mod tests {
             "9223372036854775808",
             "18446744073709551615",
         ];
-        let mut rng = 0x0123_4567_89ab_cdefu64;
-        let mut next = move || {
-            rng ^= rng << 13;
-            rng ^= rng >> 7;
-            rng ^= rng << 17;
-            rng
-        };
+        let mut next = xorshift(0x0123_4567_89ab_cdefu64);
         let names = ["a", "b", "c", "d", "e", "f", "g", "h"];
         for case in 0..1500 {
             let k = 1 + (case % 4) as usize;
@@ -2183,13 +2175,13 @@ mod tests {
             let rows = 1 + next() % 40;
             let mut id: i64 = -((next() % 300) as i64);
             for r in 0..rows {
-                id += (next() % 3) as i64 - i64::from(next() % 17 == 0) * 2;
+                id += (next() % 3) as i64 - i64::from(next().is_multiple_of(17)) * 2;
                 let mut fields: Vec<String> = order
                     .iter()
                     .map(|&c| {
-                        if c == 0 && next() % 8 != 0 {
+                        if c == 0 && !next().is_multiple_of(8) {
                             id.to_string()
-                        } else if next() % 6 == 0 {
+                        } else if next().is_multiple_of(6) {
                             edge[(next() % edge.len() as u64) as usize].to_string()
                         } else {
                             ((next() % 2_000_000_000) as i64 - 1_000_000_000).to_string()
