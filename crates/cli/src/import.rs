@@ -23,6 +23,7 @@ use indicatif::ProgressBar;
 use prollystore::blob::StoreBlobs;
 use prollystore::store::ChunkStore;
 use prollystore::tree::build::TreeBuilder;
+use prollystore::tree::hash_thread::background_hashing;
 use prollystore::tuples::TupleSchema;
 use prollystore::{Map, TreeSchema};
 use prollystore_format::tuple::{BlobStore, NoBlobStore, TupleBuilder, TupleDesc};
@@ -1481,6 +1482,10 @@ pub fn build_csv<R: Read + Send, S: ChunkStore + ?Sized>(
         let parser =
             scope.spawn(move || parse_batches(input, schema, null, progress, full_tx, empty_rx));
         let mut builder = TreeBuilder::new(store, &ts);
+        if background_hashing() {
+            // A third thread: it pays when the parser leaves the build thread the bottleneck.
+            builder = builder.with_hash_thread();
+        }
         let mut failed = None;
         for batch in full_rx.iter() {
             if let Err(e) = batch.for_each(|k, v| builder.add(k, v)) {
@@ -1879,7 +1884,11 @@ mod tests {
                     })
                     .collect();
                 text.push_str(&fields.join(","));
-                text.push_str(if next().is_multiple_of(5) { "\r\n" } else { "\n" });
+                text.push_str(if next().is_multiple_of(5) {
+                    "\r\n"
+                } else {
+                    "\n"
+                });
             }
             // Mixed widths, and all-`int64` tuples of one to five fields.
             for schema in &schemas {

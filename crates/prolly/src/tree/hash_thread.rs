@@ -8,8 +8,10 @@
 //! the critical path.
 //!
 //! Background hashing is on by default where the machine has more than one core
-//! ([`background_hashing`]) and can be switched off for the whole process
-//! ([`set_background_hashing`]), for programs that want every call to stay on its own thread.
+//! ([`background_hashing`]) and can be switched off for the whole process, by the program
+//! ([`set_background_hashing`]) or from outside it (the environment variable
+//! `PROLLY_BACKGROUND_HASHING=0`, read once), for programs that want every call to stay on its
+//! own thread.
 //! A thread is only started once a build or an edit has a full batch of leaves
 //! (`LEAF_BATCH`, a few thousand rows), so small maps and small edits never start one.
 
@@ -25,6 +27,9 @@ use crate::error::TreeError;
 /// The process-wide switch behind [`set_background_hashing`].
 static ENABLED: AtomicBool = AtomicBool::new(true);
 
+/// The environment variable that switches background hashing off when set to `0`.
+pub const BACKGROUND_HASHING_VAR: &str = "PROLLY_BACKGROUND_HASHING";
+
 /// Allows (`true`, the default) or forbids background hashing in [`Map::from_sorted`] and in
 /// edits ([`Map::apply`], [`apply_edits`]) from now on, for the whole process. A build or edit
 /// already under way keeps its mode. Trees are identical either way.
@@ -36,12 +41,17 @@ pub fn set_background_hashing(enabled: bool) {
     ENABLED.store(enabled, Ordering::Relaxed);
 }
 
-/// True if builds and edits may hash leaves on a second thread: allowed by
-/// [`set_background_hashing`] and the machine has more than one core to run it on.
+/// True if builds and edits may hash leaves on a second thread: the machine has more than one
+/// core to run it on, [`BACKGROUND_HASHING_VAR`] is not `0`, and [`set_background_hashing`]
+/// allows it.
 pub fn background_hashing() -> bool {
-    static CORES: OnceLock<usize> = OnceLock::new();
-    let cores = *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    cores > 1 && ENABLED.load(Ordering::Relaxed)
+    static POSSIBLE: OnceLock<bool> = OnceLock::new();
+    let possible = *POSSIBLE.get_or_init(|| {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let vetoed = std::env::var_os(BACKGROUND_HASHING_VAR).is_some_and(|v| v == "0");
+        cores > 1 && !vetoed
+    });
+    possible && ENABLED.load(Ordering::Relaxed)
 }
 
 /// A thread that hashes one [`NodeBatch`] at a time, the owner filling the next meanwhile.
