@@ -304,11 +304,22 @@ fn word(bytes: &[u8], at: usize) -> u64 {
     u64::from_le_bytes(w)
 }
 
-/// Length of the common prefix of `a` and `b`. Uses AVX2 where the processor has it (checked
-/// once, then a cached flag): the 128-byte block loop takes 16 instructions there against 39
-/// with the SSE2 baseline.
+/// Length of the common prefix of `a` and `b`. Uses AVX-512 or AVX2 where the processor has
+/// them (checked once, then cached flags): the 128-byte block loop takes 10 instructions with
+/// AVX-512, 16 with AVX2 and 39 with the SSE2 baseline.
 #[inline]
 pub(crate) fn common_prefix(a: &[u8], b: &[u8]) -> usize {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx512f")
+        && std::arch::is_x86_feature_detected!("avx512bw")
+    {
+        // SAFETY: `common_prefix_avx512` only needs the AVX-512 F and BW instructions to
+        // exist (with the OS saving their registers, which the detection also checks), as
+        // the checks above just established; it is otherwise ordinary safe code. It pays:
+        // `tree_workload diff1000` took 0.91x the time of the AVX2 build in five alternated
+        // pairs of runs (329-369 µs against 363-399 µs per diff) on an AVX-512 EPYC.
+        return unsafe { common_prefix_avx512(a, b) };
+    }
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") {
         // SAFETY: `common_prefix_avx2` only needs the AVX2 instructions to exist, which the
@@ -324,6 +335,13 @@ pub(crate) fn common_prefix(a: &[u8], b: &[u8]) -> usize {
 /// small (a check and a call).
 #[inline(never)]
 fn common_prefix_generic(a: &[u8], b: &[u8]) -> usize {
+    common_prefix_body(a, b)
+}
+
+/// [`common_prefix_body`] compiled for processors with AVX-512 (64-byte vectors).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw")]
+fn common_prefix_avx512(a: &[u8], b: &[u8]) -> usize {
     common_prefix_body(a, b)
 }
 
@@ -476,6 +494,66 @@ impl<'s, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> Iterator for Diff<'s, '
             Err(e) => {
                 self.failed = true;
                 Some(Err(e))
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The common prefix the slow way.
+    fn naive(a: &[u8], b: &[u8]) -> usize {
+        a.iter().zip(b).take_while(|(x, y)| x == y).count()
+    }
+
+    /// A way of computing the common prefix.
+    type Variant = fn(&[u8], &[u8]) -> usize;
+
+    /// Every compiled variant this processor can run, by name.
+    fn variants() -> Vec<(&'static str, Variant)> {
+        let mut v: Vec<(&'static str, Variant)> = vec![
+            ("dispatch", common_prefix),
+            ("generic", common_prefix_generic),
+        ];
+        #[cfg(all(target_arch = "x86_64", not(miri)))]
+        {
+            if std::arch::is_x86_feature_detected!("avx2") {
+                // SAFETY: AVX2 is present (checked just above).
+                v.push(("avx2", |a, b| unsafe { common_prefix_avx2(a, b) }));
+            }
+            if std::arch::is_x86_feature_detected!("avx512f")
+                && std::arch::is_x86_feature_detected!("avx512bw")
+            {
+                // SAFETY: AVX-512 F and BW are present (checked just above).
+                v.push(("avx512", |a, b| unsafe { common_prefix_avx512(a, b) }));
+            }
+        }
+        v
+    }
+
+    #[test]
+    fn common_prefix_variants_agree_with_the_naive_loop() {
+        // Lengths around every block size (8, 16, 128) and a difference at every position,
+        // with the other input longer, shorter or as long.
+        let max = if cfg!(miri) { 40 } else { 300 };
+        let a: Vec<u8> = (0..max + 8).map(|i| (i * 7 + 3) as u8).collect();
+        for (name, f) in variants() {
+            for len in 0..=max {
+                for extra in [0usize, 1, 8] {
+                    let x = &a[..len];
+                    let y = &a[..len + extra];
+                    assert_eq!(f(x, y), len, "{name}: equal prefix, len {len} + {extra}");
+                    assert_eq!(f(y, x), len, "{name}: equal prefix, len {len} + {extra}");
+                    let step = if cfg!(miri) { 7 } else { 1 };
+                    for at in (0..len).step_by(step) {
+                        let mut z = y.to_vec();
+                        z[at] ^= 0x10;
+                        assert_eq!(f(x, &z), naive(x, &z), "{name}: len {len}, at {at}");
+                        assert_eq!(f(&z, x), at, "{name}: len {len}, at {at}");
+                    }
+                }
             }
         }
     }
