@@ -217,34 +217,59 @@ fn bench_build(c: &mut Criterion) {
     g.finish();
 }
 
+/// Bytes of edited nodes a scratch store takes before it is replaced by a fresh copy of the
+/// base map (see [`edit_batches`]).
+const SCRATCH_GROWTH: usize = 64 << 20;
+
+/// Total time of `iters` batches of `count` random edits, each applied to the base map at
+/// `root` in a scratch store and timed on its own. Every batch adds its rewritten nodes to the
+/// store it runs in (~4.7 MB for 1,000 edits), so the scratch store is replaced by a fresh copy
+/// of the base map (untimed) after about [`SCRATCH_GROWTH`] bytes of them: the figures then
+/// measure the edits, not a store that criterion's iteration count grows to gigabytes (one
+/// shared store reached 2.4 GB, and the slope criterion fits followed the growth, not the
+/// edits).
+fn edit_batches(
+    base: &MemoryStore,
+    root: prollystore::format::Address,
+    rng: &mut SmallRng,
+    count: usize,
+    iters: u64,
+) -> Duration {
+    let s = schema();
+    let per_scratch = (SCRATCH_GROWTH / (count * 4700).max(16 << 10)).max(4) as u64;
+    let mut total = Duration::ZERO;
+    let mut done = 0u64;
+    while done < iters {
+        let scratch = MemoryStore::new(HashProfile::Blake3);
+        prollystore::tree::copy::copy_tree(base, &scratch, &root).expect("copy");
+        for _ in 0..per_scratch.min(iters - done) {
+            let e = random_edits(rng, N, count);
+            let t = Instant::now();
+            black_box(apply_edits(&scratch, &s, root, &as_edits(&e)).expect("edit"));
+            total += t.elapsed();
+            done += 1;
+        }
+    }
+    total
+}
+
 fn bench_edits(c: &mut Criterion) {
     let data = rows(N);
     let store = MemoryStore::new(HashProfile::Blake3);
     let map = build(&store, &data);
-    let s = schema();
     let mut rng = SmallRng::seed_from_u64(2);
     let mut g = config(c);
     for count in [1usize, 1000] {
         let label = format!("edit+flush/{count}");
         g.bench_function(&label, |b| {
-            b.iter_batched(
-                || random_edits(&mut rng, N, count),
-                |e| black_box(apply_edits(&store, &s, map.root(), &as_edits(&e)).expect("edit")),
-                BatchSize::SmallInput,
-            )
+            b.iter_custom(|iters| edit_batches(&store, map.root(), &mut rng, count, iters))
         });
         if count >= 1000 {
             // The same without background hashing (it only engages for edits that rewrite
             // dozens of leaves).
             set_background_hashing(false);
             g.bench_function(format!("{label}/one-thread"), |b| {
-                b.iter_batched(
-                    || random_edits(&mut rng, N, count),
-                    |e| {
-                        black_box(apply_edits(&store, &s, map.root(), &as_edits(&e)).expect("edit"))
-                    },
-                    BatchSize::SmallInput,
-                )
+                b.iter_custom(|iters| edit_batches(&store, map.root(), &mut rng, count, iters))
             });
             set_background_hashing(true);
         }
