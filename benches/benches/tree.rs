@@ -242,6 +242,13 @@ fn edit_batches(
     while done < iters {
         let scratch = MemoryStore::new(HashProfile::Blake3);
         prollystore::tree::copy::copy_tree(base, &scratch, &root).expect("copy");
+        // Read every row once, so that every node is verified and its layout kept, as in a
+        // store whose map has been read before (the first read of a copied node checks it).
+        let rows = Map::new(&scratch, root, s.clone())
+            .iter()
+            .expect("iter")
+            .count();
+        assert_eq!(rows, N);
         for _ in 0..per_scratch.min(iters - done) {
             let e = random_edits(rng, N, count);
             let t = Instant::now();
