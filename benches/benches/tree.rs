@@ -236,7 +236,10 @@ fn edit_batches(
     iters: u64,
 ) -> Duration {
     let s = schema();
-    let per_scratch = (SCRATCH_GROWTH / (count * 4700).max(16 << 10)).max(4) as u64;
+    // Bytes a batch adds: ~4.7 KB per edit in large batches (about one leaf each, plus
+    // parents), at least four 4 KiB nodes (a leaf and its ancestors) for any batch.
+    let batch_bytes = (count * 4700).max(16 << 10);
+    let per_scratch = (SCRATCH_GROWTH / batch_bytes).max(4) as u64;
     let mut total = Duration::ZERO;
     let mut done = 0u64;
     while done < iters {

@@ -317,7 +317,7 @@ pub(crate) fn common_prefix(a: &[u8], b: &[u8]) -> usize {
         // exist (with the OS saving their registers, which the detection also checks), as
         // the checks above just established; it is otherwise ordinary safe code. It pays:
         // `tree_workload diff1000` took 0.91x the time of the AVX2 build in five alternated
-        // pairs of runs (329-369 µs against 363-399 µs per diff) on an AVX-512 EPYC.
+        // pairs of runs (323-369 µs against 363-399 µs per diff) on an AVX-512 EPYC.
         return unsafe { common_prefix_avx512(a, b) };
     }
     #[cfg(target_arch = "x86_64")]
