@@ -9,8 +9,14 @@
 //! (`benches/examples/get_latency.rs`, 1M rows: 13-20% closer to the BTreeMap). It is not the
 //! default because the first write into each huge page can stall while the kernel assembles
 //! one (edits measured at 1-2.5x their usual time on this machine).
+//!
+//! When an arena drops, its mapped blocks (up to 64 MiB in all, process-wide) are kept for the
+//! next arena instead of being unmapped, so that filling one memory store after another does
+//! not fault in fresh memory every time; the kernel may reclaim their pages under memory
+//! pressure (`MADV_FREE`).
 
 use std::cell::{Cell, RefCell};
+use std::sync::Mutex;
 
 /// The first block's size; each next block doubles, up to [`MAX_BLOCK`].
 const FIRST_BLOCK: usize = 64 << 10;
@@ -37,6 +43,8 @@ struct Block {
     base: *mut u8,
     len: usize,
     used: Cell<usize>,
+    /// Mapped with the huge-page advice.
+    huge: bool,
     _backing: Backing,
 }
 
@@ -63,6 +71,7 @@ impl Block {
             base: raw.cast::<u8>(),
             len,
             used: Cell::new(0),
+            huge: false,
             _backing: Backing::Heap(raw),
         }
     }
@@ -91,6 +100,7 @@ impl Block {
                 base,
                 len,
                 used: Cell::new(0),
+                huge,
                 _backing: Backing::Mapped { _map: map },
             };
         }
@@ -150,7 +160,7 @@ impl Arena {
             .map_or(FIRST_BLOCK, |b| (2 * b.len).min(MAX_BLOCK));
         let len = next.max(bytes.len());
         let block = if len >= MAPPED_BLOCK {
-            Block::mapped(len, self.huge_pages)
+            take_spare(len, self.huge_pages).unwrap_or_else(|| Block::mapped(len, self.huge_pages))
         } else {
             Block::heap(len)
         };
@@ -159,6 +169,62 @@ impl Arena {
         // SAFETY: as above. The new block is at least `bytes.len()` long, so the copy fits.
         copy.map(|c| unsafe { &*std::ptr::from_ref(c) })
             .unwrap_or_default()
+    }
+}
+
+/// Mapped blocks of dropped arenas, kept for the arenas made next. A program that fills and
+/// drops memory stores one after another (scratch stores, merges, tests, benchmarks) would
+/// otherwise map, fault in and zero fresh memory for every store: a third of a million-row
+/// build's time went to that (`perf`), twice what its chunks' copies cost.
+static SPARE: Mutex<Vec<Block>> = Mutex::new(Vec::new());
+
+/// The most bytes [`SPARE`] keeps: a million-row tree's chunks (48 MiB) and then some.
+const SPARE_LIMIT: usize = 64 << 20;
+
+/// A spare block of `len` bytes with the same huge-page advice, empty.
+fn take_spare(len: usize, huge: bool) -> Option<Block> {
+    let mut spare = SPARE.lock().ok()?;
+    let i = spare.iter().position(|b| b.len == len && b.huge == huge)?;
+    let block = spare.swap_remove(i);
+    block.used.set(0);
+    Some(block)
+}
+
+/// Keeps `blocks`' mapped blocks as spares, up to [`SPARE_LIMIT`]; frees the rest.
+///
+/// A kept block's pages are marked free-on-pressure (`MADV_FREE`, Linux): they stay mapped and
+/// need no fault when written again, but under memory pressure the kernel may take them back
+/// (a later write then faults in a zeroed page), so the memory kept costs the system nothing
+/// when it needs it. Measured on 1M-row builds (`tree_workload build1t`): with the advice,
+/// 0.92x the rate of keeping the pages as they are; either way 1.4-1.7x the rate of mapping
+/// fresh blocks for every store.
+fn keep_spares(blocks: Vec<Block>) {
+    let Ok(mut spare) = SPARE.lock() else {
+        return;
+    };
+    let mut kept: usize = spare.iter().map(|b| b.len).sum();
+    for block in blocks {
+        let Backing::Mapped { _map: map } = &block._backing else {
+            continue;
+        };
+        if kept + block.len > SPARE_LIMIT {
+            continue;
+        }
+        #[cfg(target_os = "linux")]
+        // SAFETY: nothing borrows the block's memory any more: every slice `Arena::copy`
+        // handed out borrowed the arena, which is being dropped. Its next arena writes each
+        // byte before handing it out, so the kernel may zero any page meanwhile.
+        let _ = unsafe { map.unchecked_advise(memmap2::UncheckedAdvice::Free) };
+        #[cfg(not(target_os = "linux"))]
+        let _ = map;
+        kept += block.len;
+        spare.push(block);
+    }
+}
+
+impl Drop for Arena {
+    fn drop(&mut self) {
+        keep_spares(std::mem::take(self.blocks.get_mut()));
     }
 }
 
@@ -182,6 +248,25 @@ mod tests {
         }
         assert_eq!(big_copy, &big[..]);
         assert!(arena.copy(&[]).is_empty());
+    }
+
+    #[test]
+    fn spare_blocks_serve_the_next_arena() {
+        let chunk: Vec<u8> = (0..4096u32).map(|i| (i * 7) as u8).collect();
+        let count = if cfg!(miri) { 40 } else { 1500 };
+        let first = Arena::new(false);
+        for _ in 0..count {
+            first.copy(&chunk);
+        }
+        drop(first);
+        // The next arena gets the dropped one's blocks (or fresh ones, if another test took
+        // them meanwhile): either way every copy reads back as written.
+        let second = Arena::new(false);
+        let other: Vec<u8> = chunk.iter().map(|b| !b).collect();
+        let copies: Vec<&[u8]> = (0..count).map(|_| second.copy(&other)).collect();
+        assert!(copies.iter().all(|c| *c == &other[..]));
+        let kept: usize = SPARE.lock().map_or(0, |s| s.iter().map(|b| b.len).sum());
+        assert!(kept <= SPARE_LIMIT);
     }
 
     #[test]

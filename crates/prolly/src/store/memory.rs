@@ -110,6 +110,9 @@ impl Default for MemoryStore {
 
 impl MemoryStore {
     /// An empty store whose addresses are made with `profile`.
+    ///
+    /// Chunk memory of dropped stores (up to 64 MiB per process) is reused by the stores made
+    /// after them; until then the kernel may take it back under memory pressure (Linux).
     pub fn new(profile: HashProfile) -> MemoryStore {
         MemoryStore {
             profile,

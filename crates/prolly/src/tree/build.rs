@@ -42,6 +42,8 @@ pub(crate) struct LevelBuilder {
     /// With `deferred`: when the batch holds [`HASH_BATCH`] nodes, [`LevelBuilder::boundary`]
     /// hashes it and hands its nodes on; false: the owner takes full batches (the hash thread).
     hash_batches: bool,
+    /// Without `hash_batches`: nodes per batch the owner takes.
+    thread_batch: usize,
 }
 
 /// Completed nodes of one level waiting for their addresses, then stored and handed to the
@@ -203,8 +205,14 @@ impl NodeBatch {
     }
 }
 
-/// Leaves per batch sent to the hash thread: about 256 KiB of chunks, a few thousand rows.
+/// Leaves per batch an edit sends to the hash thread: about 256 KiB of chunks, a few thousand
+/// rows; small enough that a 1,000-row edit (~1,000 leaves) keeps both threads busy.
 pub(crate) const LEAF_BATCH: usize = 64;
+
+/// Leaves per batch a build sends to the hash thread: about 1 MiB of chunks. Each hand-over
+/// wakes the other thread (a futex call, ~8% of a build's main thread at 64 leaves); a
+/// 1M-row build ran 1.1-1.2x faster with 256 than with 64 (`tree_workload build1t`).
+pub(crate) const BUILD_LEAF_BATCH: usize = 256;
 
 /// Nodes per batch hashed on the builder's own thread: enough to keep the lanes busy (four
 /// SHA-512s, or eight BLAKE3 chunks of the ~64 these nodes hold) while chunks of different
@@ -308,14 +316,15 @@ impl LevelBuilder {
         self.hash_batches = true;
     }
 
-    /// From now on, completed nodes are queued until [`LEAF_BATCH`] of them wait; the owner
+    /// From now on, completed nodes are queued until `batch_len` of them wait; the owner
     /// then takes the batch ([`LevelBuilder::batch_for_thread`], [`LevelBuilder::swap_batch`])
     /// to hash it on another thread, and must count the nodes in flight as handed on.
-    pub(crate) fn batches_for_owner(&mut self) {
+    pub(crate) fn batches_for_owner(&mut self, batch_len: usize) {
         if self.deferred.is_none() {
             self.deferred = Some(NodeBatch::default());
         }
         self.hash_batches = false;
+        self.thread_batch = batch_len;
     }
 
     /// Gives the owner the queued batch, putting `fresh` (cleared) in its place.
@@ -330,7 +339,7 @@ impl LevelBuilder {
             && self
                 .deferred
                 .as_ref()
-                .is_some_and(|b| b.len() >= LEAF_BATCH)
+                .is_some_and(|b| b.len() >= self.thread_batch)
     }
 
     /// Completed nodes queued for hashing, not yet handed to `emit`.
@@ -833,14 +842,14 @@ impl<'a, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> TreeBuilder<'a, S, T> {
 
     /// Hashes batches of leaves on one background thread while the build goes on filling the
     /// next batch (the same tree; only the hashing moves). The thread starts at the first full
-    /// batch (64 leaves, a few thousand rows), so small builds never start it. A `TreeBuilder` hashes on
+    /// batch ([`BUILD_LEAF_BATCH`] leaves, ~20k rows of two int64 pairs), so small builds never start it. A `TreeBuilder` hashes on
     /// its own thread unless asked; [`Map::from_sorted`](crate::Map::from_sorted) asks when
     /// [`background_hashing`](super::hash_thread::background_hashing) allows it.
     /// `tree_workload build1t` in the benchmarks gives the speedup on your machine.
     pub fn with_hash_thread(mut self) -> Self {
         if self.first_level == 0 {
             if let Some(leaves) = self.levels.first_mut() {
-                leaves.batches_for_owner();
+                leaves.batches_for_owner(BUILD_LEAF_BATCH);
             }
         }
         self

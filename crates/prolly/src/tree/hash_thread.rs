@@ -13,7 +13,7 @@
 //! `PROLLY_BACKGROUND_HASHING=0`, read once), for programs that want every call to stay on its
 //! own thread.
 //! A thread is only started once a build or an edit has a full batch of leaves
-//! (`LEAF_BATCH`, a few thousand rows), so small maps and small edits never start one.
+//! (`LEAF_BATCH` leaves for an edit, `BUILD_LEAF_BATCH` for a build: thousands of rows), so small maps and small edits never start one.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;

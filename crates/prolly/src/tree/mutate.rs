@@ -23,7 +23,7 @@ use prollystore_format::varint::decode_count_deltas_into;
 use prollystore_format::{Address, ADDRESS_LEN};
 
 use super::build::{
-    batch_hashing_pays, canonical_root, LevelBuilder, NodeBatch, NodeOut, TreeBuilder,
+    batch_hashing_pays, canonical_root, LevelBuilder, NodeBatch, NodeOut, TreeBuilder, LEAF_BATCH,
 };
 use super::cursor::Cursor;
 use super::hash_thread::{background_hashing, HashThread};
@@ -147,7 +147,7 @@ impl<'a, 's, 'p, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> LevelPass<'a, '
         builder.relevel(level as u8);
         let background = background.filter(|_| level == 0 && batch_hashing_pays(store.profile()));
         if background.is_some() {
-            builder.batches_for_owner();
+            builder.batches_for_owner(LEAF_BATCH);
         } else if batch_hashing_pays(store.profile()) {
             builder.hash_in_batches();
         }
