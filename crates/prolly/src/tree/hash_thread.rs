@@ -18,6 +18,7 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::sync::OnceLock;
+use std::time::{Duration, Instant};
 
 use prollystore_format::HashProfile;
 
@@ -54,6 +55,35 @@ pub fn background_hashing() -> bool {
     possible && ENABLED.load(Ordering::Relaxed)
 }
 
+/// How long the hash thread polls for its next batch before it sleeps: longer than a build
+/// takes to fill one (about 1 ms), so that during a build it never sleeps.
+const WORKER_SPIN: Duration = Duration::from_millis(2);
+
+/// How long the owner polls for a hashed batch before it sleeps.
+const OWNER_SPIN: Duration = Duration::from_millis(2);
+
+/// Receives from `rx`, polling for up to `spin` before blocking.
+///
+/// A thread that blocks must be woken, and on the test machine (two vCPUs) the kernel often
+/// woke the hash thread on its owner's CPU, where the two then took turns: builds with
+/// background hashing ran at 0.6x the speed of builds without it, in one run out of three.
+/// A thread that polls keeps its CPU, and a batch sent to a polling thread wakes nobody.
+fn receive_spinning<T>(rx: &mpsc::Receiver<T>, spin: Duration) -> Result<T, mpsc::RecvError> {
+    let start = Instant::now();
+    loop {
+        for _ in 0..64 {
+            match rx.try_recv() {
+                Ok(x) => return Ok(x),
+                Err(mpsc::TryRecvError::Disconnected) => return Err(mpsc::RecvError),
+                Err(mpsc::TryRecvError::Empty) => std::hint::spin_loop(),
+            }
+        }
+        if start.elapsed() >= spin {
+            return rx.recv();
+        }
+    }
+}
+
 /// A thread that hashes one [`NodeBatch`] at a time, the owner filling the next meanwhile.
 /// Dropping it ends the thread (its channel closes).
 #[derive(Debug)]
@@ -72,7 +102,7 @@ impl HashThread {
         std::thread::Builder::new()
             .name("prolly-hash".into())
             .spawn(move || {
-                for (mut batch, profile) in work {
+                while let Ok((mut batch, profile)) = receive_spinning(&work, WORKER_SPIN) {
                     batch.hash(profile);
                     if done.send(batch).is_err() {
                         break;
@@ -97,8 +127,7 @@ impl HashThread {
         if self.in_flight.take().is_none() {
             return Ok(None);
         }
-        self.from_worker
-            .recv()
+        receive_spinning(&self.from_worker, OWNER_SPIN)
             .map(Some)
             .map_err(|_| TreeError::HashWorker)
     }
