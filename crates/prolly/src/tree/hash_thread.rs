@@ -68,6 +68,8 @@ const OWNER_SPIN: Duration = Duration::from_millis(2);
 /// woke the hash thread on its owner's CPU, where the two then took turns: builds with
 /// background hashing ran at 0.6x the speed of builds without it, in one run out of three.
 /// A thread that polls keeps its CPU, and a batch sent to a polling thread wakes nobody.
+/// Between rounds of polls it yields, so that where the two threads do share a CPU (a busy or
+/// oversubscribed machine), the one it waits for runs instead of the poll.
 fn receive_spinning<T>(rx: &mpsc::Receiver<T>, spin: Duration) -> Result<T, mpsc::RecvError> {
     let start = Instant::now();
     loop {
@@ -81,6 +83,7 @@ fn receive_spinning<T>(rx: &mpsc::Receiver<T>, spin: Duration) -> Result<T, mpsc
         if start.elapsed() >= spin {
             return rx.recv();
         }
+        std::thread::yield_now();
     }
 }
 
