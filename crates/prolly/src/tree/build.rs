@@ -951,10 +951,16 @@ impl<'a, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> TreeBuilder<'a, S, T> {
             })?;
         }
         let batch = leaf.deferred.take().unwrap_or_default();
-        if let Some(done) = match &mut self.worker {
-            Some(w) => w.receive()?,
+        let done = match &mut self.worker {
+            Some(w) => {
+                let done = w.receive()?;
+                // The last batch is hashed here: the thread may sleep until it is dropped.
+                w.pause();
+                done
+            }
             None => None,
-        } {
+        };
+        if let Some(done) = done {
             self.apply(done)?;
         }
         let mut batch = batch;

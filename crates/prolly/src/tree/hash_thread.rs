@@ -91,7 +91,9 @@ fn receive_spinning<T>(rx: &mpsc::Receiver<T>, spin: Duration) -> Result<T, mpsc
 /// Dropping it ends the thread (its channel closes).
 #[derive(Debug)]
 pub(crate) struct HashThread {
-    to_worker: mpsc::SyncSender<(NodeBatch, HashProfile)>,
+    /// Batches to hash; `None` tells the thread that no batch follows soon (it then sleeps
+    /// at once instead of polling).
+    to_worker: mpsc::SyncSender<Option<(NodeBatch, HashProfile)>>,
     from_worker: mpsc::Receiver<NodeBatch>,
     /// Nodes of the batch sent and not yet received, if one is.
     in_flight: Option<usize>,
@@ -100,16 +102,22 @@ pub(crate) struct HashThread {
 impl HashThread {
     /// Starts the thread; `None` if the system cannot (the caller then hashes on its own).
     pub(crate) fn start() -> Option<HashThread> {
-        let (to_worker, work) = mpsc::sync_channel::<(NodeBatch, HashProfile)>(1);
+        let (to_worker, work) = mpsc::sync_channel::<Option<(NodeBatch, HashProfile)>>(1);
         let (done, from_worker) = mpsc::sync_channel::<NodeBatch>(1);
         std::thread::Builder::new()
             .name("prolly-hash".into())
             .spawn(move || {
-                while let Ok((mut batch, profile)) = receive_spinning(&work, WORKER_SPIN) {
+                let mut spin = WORKER_SPIN;
+                while let Ok(next) = receive_spinning(&work, spin) {
+                    let Some((mut batch, profile)) = next else {
+                        spin = Duration::ZERO;
+                        continue;
+                    };
                     batch.hash(profile);
                     if done.send(batch).is_err() {
                         break;
                     }
+                    spin = WORKER_SPIN;
                 }
             })
             .ok()?;
@@ -140,10 +148,19 @@ impl HashThread {
         debug_assert!(self.in_flight.is_none(), "one batch in flight at a time");
         let nodes = batch.len();
         self.to_worker
-            .send((batch, profile))
+            .send(Some((batch, profile)))
             .map_err(|_| TreeError::HashWorker)?;
         self.in_flight = Some(nodes);
         Ok(())
+    }
+
+    /// Tells the thread that no batch follows soon (the owner's build or edit is past its
+    /// last one), so that it sleeps rather than polls until the next. Call with nothing in
+    /// flight.
+    pub(crate) fn pause(&mut self) {
+        debug_assert!(self.in_flight.is_none(), "pause with a batch in flight");
+        // Only a hint: with the channel full or closed there is nothing to do.
+        let _ = self.to_worker.try_send(None);
     }
 
     /// Drops a result left in flight by a build or edit that failed half-way, so that the next

@@ -225,6 +225,8 @@ impl<'a, 's, 'p, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> LevelPass<'a, '
             })?;
             bg.spare = Some(done);
         }
+        // The leaf pass is over: the thread waits for the next edit asleep.
+        thread.pause();
         Ok(())
     }
 
