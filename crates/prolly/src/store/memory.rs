@@ -112,7 +112,9 @@ impl MemoryStore {
     /// An empty store whose addresses are made with `profile`.
     ///
     /// Chunk memory of dropped stores (up to 64 MiB per process) is reused by the stores made
-    /// after them; until then the kernel may take it back under memory pressure (Linux).
+    /// after them; until then the kernel may take it back under memory pressure (Linux). A
+    /// store that grows past a few 8 MiB blocks of chunks has its next block faulted in on a
+    /// short-lived thread while it fills the current one.
     pub fn new(profile: HashProfile) -> MemoryStore {
         MemoryStore {
             profile,
