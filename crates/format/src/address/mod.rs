@@ -166,19 +166,16 @@ pub enum HashProfile {
 impl HashProfile {
     /// The address of `chunk` (the whole chunk, message prefix included).
     pub fn address_of(self, chunk: &[u8]) -> Address {
-        let mut out = [0u8; ADDRESS_LEN];
         match self {
-            HashProfile::Blake3 => {
-                let digest = blake3::hash(chunk);
-                out.copy_from_slice(&digest.as_bytes()[..ADDRESS_LEN]);
-            }
+            HashProfile::Blake3 => blake3x8::address_of(chunk),
             HashProfile::Dolt => {
                 use sha2::Digest;
                 let digest = sha2::Sha512::digest(chunk);
+                let mut out = [0u8; ADDRESS_LEN];
                 out.copy_from_slice(&digest[..ADDRESS_LEN]);
+                Address(out)
             }
         }
-        Address(out)
     }
 
     /// Writes the address of `chunks[i]` into `out[i]`, for as many as both hold: the same
