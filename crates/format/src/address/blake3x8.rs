@@ -17,8 +17,9 @@
 //! rotate with its one-instruction rotate (`vprord`) instead of two shifts and an or: 0.82x the
 //! time of the AVX2 build on 64 node-sized chunks (`--bench hash`, 74.7 -> 61.5 µs).
 //!
-//! Without AVX2 (or under Miri, which cannot run it, or for a single input) each input is
-//! hashed with `blake3::hash`, whose own SIMD code is the better choice there. The same batch
+//! A single input goes through the lanes too where its length makes that faster than
+//! `blake3::hash` (see `one_input_prefers_lanes`). Without AVX2 (or under Miri, which cannot
+//! run it) each input is hashed with `blake3::hash`. The same batch
 //! logic also runs on a portable one-lane-at-a-time compression function in the tests, so the
 //! scheduling of chunks, blocks, flags and parents is checked under Miri too.
 //!
@@ -359,13 +360,18 @@ macro_rules! rotr_vprord {
 
 /// The eight-lane compression kernel, compiled once per instruction set: module `$module`,
 /// kernel type `$kernel`, made only on CPUs with every feature of `$features` (listed again as
-/// `$feature`s for detection), rotating with the macro `$rotr`. (`$dollar` is `$`, for the
-/// module's own macros.)
+/// `$feature`s for detection), rotating with the macro `$rotr`. (`$d` is `$`, for the module's
+/// own macros; the module's body keeps the indentation it had as a plain module.)
 #[cfg(target_arch = "x86_64")]
 macro_rules! eight_lane_kernel {
-    ($dollar:tt $module:ident, $kernel:ident, $features:literal, [$($feature:tt),+], $rotr:ident) => {
+    (
+        $d:tt $module:ident,
+        $kernel:ident,
+        $features:literal,
+        [$($feature:tt),+],
+        $rotr:ident
+    ) => {
         mod $module {
-
     use std::arch::x86_64::*;
 
     use super::{Cv, Kernel, Lane, BLOCK_LEN, IV, LANES, SCHEDULE};
@@ -525,21 +531,21 @@ macro_rules! eight_lane_kernel {
         );
         // The mixing function on state words a, b, c, d with message words x and y.
         macro_rules! g {
-            ($dollar a:literal, $dollar b:literal, $dollar c:literal, $dollar d:literal, $dollar x:expr, $dollar y:expr) => {
-                v[$dollar a] = _mm256_add_epi32(_mm256_add_epi32(v[$dollar a], v[$dollar b]), $dollar x);
-                v[$dollar d] = _mm256_shuffle_epi8(_mm256_xor_si256(v[$dollar d], v[$dollar a]), rot16);
-                v[$dollar c] = _mm256_add_epi32(v[$dollar c], v[$dollar d]);
-                v[$dollar b] = $rotr!(_mm256_xor_si256(v[$dollar b], v[$dollar c]), 12);
-                v[$dollar a] = _mm256_add_epi32(_mm256_add_epi32(v[$dollar a], v[$dollar b]), $dollar y);
-                v[$dollar d] = _mm256_shuffle_epi8(_mm256_xor_si256(v[$dollar d], v[$dollar a]), rot8);
-                v[$dollar c] = _mm256_add_epi32(v[$dollar c], v[$dollar d]);
-                v[$dollar b] = $rotr!(_mm256_xor_si256(v[$dollar b], v[$dollar c]), 7);
+            ($d a:literal, $d b:literal, $d c:literal, $d d:literal, $d x:expr, $d y:expr) => {
+                v[$d a] = _mm256_add_epi32(_mm256_add_epi32(v[$d a], v[$d b]), $d x);
+                v[$d d] = _mm256_shuffle_epi8(_mm256_xor_si256(v[$d d], v[$d a]), rot16);
+                v[$d c] = _mm256_add_epi32(v[$d c], v[$d d]);
+                v[$d b] = $rotr!(_mm256_xor_si256(v[$d b], v[$d c]), 12);
+                v[$d a] = _mm256_add_epi32(_mm256_add_epi32(v[$d a], v[$d b]), $d y);
+                v[$d d] = _mm256_shuffle_epi8(_mm256_xor_si256(v[$d d], v[$d a]), rot8);
+                v[$d c] = _mm256_add_epi32(v[$d c], v[$d d]);
+                v[$d b] = $rotr!(_mm256_xor_si256(v[$d b], v[$d c]), 7);
             };
         }
-        // Columns, then diagonals, reading the message in round `$dollar r`'s order.
+        // Columns, then diagonals, reading the message in round `$d r`'s order.
         macro_rules! round {
-            ($dollar r:literal) => {
-                let s = &SCHEDULE[$dollar r];
+            ($d r:literal) => {
+                let s = &SCHEDULE[$d r];
                 g!(0, 4, 8, 12, m[s[0]], m[s[1]]);
                 g!(1, 5, 9, 13, m[s[2]], m[s[3]]);
                 g!(2, 6, 10, 14, m[s[4]], m[s[5]]);
@@ -622,7 +628,13 @@ eight_lane_kernel!($ avx2, Avx2, "avx2", ["avx2"], rotr_by_shifts);
 
 // The same with AVX-512VL's rotate instruction: 14 instructions per mixing step instead of 18.
 #[cfg(target_arch = "x86_64")]
-eight_lane_kernel!($ avx512, Avx512, "avx2,avx512f,avx512vl", ["avx2", "avx512f", "avx512vl"], rotr_vprord);
+eight_lane_kernel!(
+    $ avx512,
+    Avx512,
+    "avx2,avx512f,avx512vl",
+    ["avx2", "avx512f", "avx512vl"],
+    rotr_vprord
+);
 
 #[cfg(test)]
 mod tests {

@@ -842,8 +842,9 @@ impl<'a, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> TreeBuilder<'a, S, T> {
 
     /// Hashes batches of leaves on one background thread while the build goes on filling the
     /// next batch (the same tree; only the hashing moves). The thread starts at the first full
-    /// batch ([`BUILD_LEAF_BATCH`] leaves, ~20k rows of two int64 pairs), so small builds never start it. A `TreeBuilder` hashes on
-    /// its own thread unless asked; [`Map::from_sorted`](crate::Map::from_sorted) asks when
+    /// batch (256 leaves, about 23k rows of two int64 pairs), so small builds
+    /// never start it. A `TreeBuilder` hashes on its own thread unless asked;
+    /// [`Map::from_sorted`](crate::Map::from_sorted) asks when
     /// [`background_hashing`](super::hash_thread::background_hashing) allows it.
     /// `tree_workload build1t` in the benchmarks gives the speedup on your machine.
     pub fn with_hash_thread(mut self) -> Self {
