@@ -282,7 +282,15 @@ impl<'s> Cursor<'s> {
         key: &[u8],
         schema: &T,
     ) -> Result<Cursor<'s>, TreeError> {
-        let mut c = Self::descend_to(store, root, level, |n| lower_bound(n, key, schema))?;
+        // The node at `level` itself is not searched: the cursor starts at its first entry.
+        let choose = |n: &Node<'s>| {
+            if usize::from(n.level()) == level {
+                0
+            } else {
+                lower_bound(n, key, schema)
+            }
+        };
+        let mut c = Self::descend_to(store, root, level, choose)?;
         if level < c.height {
             c.idx[level] = 0;
         }

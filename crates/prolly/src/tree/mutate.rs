@@ -375,18 +375,10 @@ impl<'a, 's, 'p, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> LevelPass<'a, '
             // Items of this node before `until`, found by binary search.
             let end = match until {
                 None => node.count(),
-                Some(k) => {
-                    let (mut lo, mut hi) = (i, node.count());
-                    while lo < hi {
-                        let mid = (lo + hi) / 2;
-                        if self.schema.compare_keys(node.key(mid), k) == Ordering::Less {
-                            lo = mid + 1;
-                        } else {
-                            hi = mid;
-                        }
-                    }
-                    lo
-                }
+                // The items before `i` are all before `until` (edits come sorted), so the
+                // schema's search of the whole node (cache-aware: it fetches the lines its
+                // next steps need) finds it.
+                Some(k) => self.schema.lower_bound(&node, k).max(i),
             };
             if end == i {
                 return Ok(false);
