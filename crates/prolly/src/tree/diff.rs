@@ -55,9 +55,17 @@ impl<'s> DiffEntry<'s> {
 pub struct Diff<'s, 't, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> {
     store: &'s S,
     schema: &'t T,
+    /// The two walks, on the heap: a diff is moved into a `Result` and out of it, and with
+    /// the cursors inline (over a kilobyte each) those moves were `memcpy`s costing about a
+    /// seventh of a one-row diff. One allocation per diff is cheaper (`diff1`: 0.86x).
+    walks: Box<Walks<'s>>,
+    failed: bool,
+}
+
+/// The cursors of the two trees a [`Diff`] walks.
+struct Walks<'s> {
     from: Cursor<'s>,
     to: Cursor<'s>,
-    failed: bool,
 }
 
 impl<'s, 't, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> Diff<'s, 't, S, T> {
@@ -66,17 +74,26 @@ impl<'s, 't, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> Diff<'s, 't, S, T> 
         let mut d = Diff {
             store,
             schema,
-            from: Cursor::unloaded(),
-            to: Cursor::unloaded(),
+            walks: Box::new(Walks {
+                from: Cursor::unloaded(),
+                to: Cursor::unloaded(),
+            }),
             failed: false,
         };
-        d.from.start_at_root(store, &from)?;
-        d.to.start_at_root(store, &to)?;
+        d.start(from, to)?;
+        Ok(d)
+    }
+
+    /// Loads both roots, then goes down to the first leaves that can differ.
+    fn start(&mut self, from: Address, to: Address) -> Result<(), TreeError> {
+        let store = self.store;
+        self.walks.from.start_at_root(store, &from)?;
+        self.walks.to.start_at_root(store, &to)?;
         // While the trees are equally tall, go down both along their first difference: the
         // children before it have the same addresses in both, so they are shared and skipped
         // without being loaded. (The cursors are loaded where they stay: each is over a
         // kilobyte, and moving one is a `memcpy`.)
-        let (from, to) = (&mut d.from, &mut d.to);
+        let (from, to) = (&mut self.walks.from, &mut self.walks.to);
         while from.bottom() > 0 && from.bottom() == to.bottom() {
             let (fnode, _) = from.at_ref(from.bottom());
             let (tnode, _) = to.at_ref(to.bottom());
@@ -95,18 +112,18 @@ impl<'s, 't, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> Diff<'s, 't, S, T> 
         while to.bottom() > 0 {
             to.descend_into(store, 0)?;
         }
-        Ok(d)
+        Ok(())
     }
 
     /// True if everything after the cursors' entries at `level` is shared: the trees are
     /// equally tall and, at `level` and every level above it, the entries after the cursors'
     /// have the same addresses.
     fn rest_is_shared(&self, level: usize) -> bool {
-        let h = self.from.height();
-        h == self.to.height()
+        let h = self.walks.from.height();
+        h == self.walks.to.height()
             && (level.max(1)..h).all(|l| {
-                let (fnode, fi) = self.from.at_ref(l);
-                let (tnode, ti) = self.to.at_ref(l);
+                let (fnode, fi) = self.walks.from.at_ref(l);
+                let (tnode, ti) = self.walks.to.at_ref(l);
                 tail(fnode.address_array(), (fi + 1) * ADDRESS_LEN)
                     == tail(tnode.address_array(), (ti + 1) * ADDRESS_LEN)
             })
@@ -114,28 +131,28 @@ impl<'s, 't, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> Diff<'s, 't, S, T> 
 
     /// Ends both walks (everything left is shared).
     fn finish_both(&mut self) {
-        let (fl, _) = self.from.at_ref(0);
-        let (tl, _) = self.to.at_ref(0);
-        self.from.set_leaf_index(fl.count());
-        self.to.set_leaf_index(tl.count());
+        let (fl, _) = self.walks.from.at_ref(0);
+        let (tl, _) = self.walks.to.at_ref(0);
+        self.walks.from.set_leaf_index(fl.count());
+        self.walks.to.set_leaf_index(tl.count());
     }
 
     /// Steps both cursors over whole subtrees they share.
     fn skip_common(&mut self) -> Result<(), TreeError> {
         loop {
-            if !(self.from.valid() && self.to.valid()) {
+            if !(self.walks.from.valid() && self.walks.to.valid()) {
                 return Ok(());
             }
-            let h = self.from.height().min(self.to.height());
+            let h = self.walks.from.height().min(self.walks.to.height());
             let mut best = 0usize;
             for l in 1..h {
-                let (_, fi) = self.from.at_ref(l - 1);
-                let (_, ti) = self.to.at_ref(l - 1);
+                let (_, fi) = self.walks.from.at_ref(l - 1);
+                let (_, ti) = self.walks.to.at_ref(l - 1);
                 if fi != 0 || ti != 0 {
                     break;
                 }
-                let (fnode, fidx) = self.from.at_ref(l);
-                let (tnode, tidx) = self.to.at_ref(l);
+                let (fnode, fidx) = self.walks.from.at_ref(l);
+                let (tnode, tidx) = self.walks.to.at_ref(l);
                 if fnode.child(fidx) == tnode.child(tidx) {
                     best = l;
                 } else {
@@ -148,21 +165,23 @@ impl<'s, 't, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> Diff<'s, 't, S, T> 
             // Skip the whole run of shared entries at this level without loading the subtrees
             // under them (the run is found by comparing the address arrays as blocks), then
             // step past the last one (loading what follows).
-            let (fnode, fidx) = self.from.at_ref(best);
-            let (tnode, tidx) = self.to.at_ref(best);
+            let (fnode, fidx) = self.walks.from.at_ref(best);
+            let (tnode, tidx) = self.walks.to.at_ref(best);
             let shared = common_prefix(
                 tail(fnode.address_array(), (fidx + 1) * ADDRESS_LEN),
                 tail(tnode.address_array(), (tidx + 1) * ADDRESS_LEN),
             ) / ADDRESS_LEN;
-            self.from.set_index(best, fidx + shared);
-            self.to.set_index(best, tidx + shared);
-            if self.from.at_node_end(best) && self.to.at_node_end(best) && self.rest_is_shared(best)
+            self.walks.from.set_index(best, fidx + shared);
+            self.walks.to.set_index(best, tidx + shared);
+            if self.walks.from.at_node_end(best)
+                && self.walks.to.at_node_end(best)
+                && self.rest_is_shared(best)
             {
                 self.finish_both();
                 return Ok(());
             }
-            self.from.advance_forward_at(self.store, best)?;
-            self.to.advance_forward_at(self.store, best)?;
+            self.walks.from.advance_forward_at(self.store, best)?;
+            self.walks.to.advance_forward_at(self.store, best)?;
         }
     }
 
@@ -170,13 +189,16 @@ impl<'s, 't, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> Diff<'s, 't, S, T> 
     /// leaves (and the trees are equally tall), what follows is compared at the levels above
     /// first, so that leaves both trees share are skipped without being loaded.
     fn next_both(&mut self) -> Result<(), TreeError> {
-        let (fl, fi) = self.from.at_ref(0);
-        let (tl, ti) = self.to.at_ref(0);
-        if fi + 1 >= fl.count() && ti + 1 >= tl.count() && self.from.height() == self.to.height() {
+        let (fl, fi) = self.walks.from.at_ref(0);
+        let (tl, ti) = self.walks.to.at_ref(0);
+        if fi + 1 >= fl.count()
+            && ti + 1 >= tl.count()
+            && self.walks.from.height() == self.walks.to.height()
+        {
             return self.skip_after_leaves();
         }
-        next_item(&mut self.from, self.store)?;
-        next_item(&mut self.to, self.store)
+        next_item(&mut self.walks.from, self.store)?;
+        next_item(&mut self.walks.to, self.store)
     }
 
     /// Both walks are done with their leaves and the trees are equally tall: from level 1 up,
@@ -184,22 +206,22 @@ impl<'s, 't, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> Diff<'s, 't, S, T> 
     /// blocks of the address arrays, nothing loaded), going up while both nodes are used up,
     /// then steps both past the shared run (loading the first subtrees that differ).
     fn skip_after_leaves(&mut self) -> Result<(), TreeError> {
-        for l in 1..self.from.height() {
-            let (fnode, fi) = self.from.at_ref(l);
-            let (tnode, ti) = self.to.at_ref(l);
+        for l in 1..self.walks.from.height() {
+            let (fnode, fi) = self.walks.from.at_ref(l);
+            let (tnode, ti) = self.walks.to.at_ref(l);
             let shared = common_prefix(
                 tail(fnode.address_array(), (fi + 1) * ADDRESS_LEN),
                 tail(tnode.address_array(), (ti + 1) * ADDRESS_LEN),
             ) / ADDRESS_LEN;
             let (fi, ti) = (fi + shared, ti + shared);
             let (fc, tc) = (fnode.count(), tnode.count());
-            self.from.set_index(l, fi);
-            self.to.set_index(l, ti);
+            self.walks.from.set_index(l, fi);
+            self.walks.to.set_index(l, ti);
             if fi + 1 >= fc && ti + 1 >= tc {
                 continue;
             }
-            self.from.advance_forward_at(self.store, l)?;
-            self.to.advance_forward_at(self.store, l)?;
+            self.walks.from.advance_forward_at(self.store, l)?;
+            self.walks.to.advance_forward_at(self.store, l)?;
             return Ok(());
         }
         self.finish_both();
@@ -209,43 +231,43 @@ impl<'s, 't, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> Diff<'s, 't, S, T> 
     fn step(&mut self) -> Result<Option<DiffEntry<'s>>, TreeError> {
         loop {
             self.skip_common()?;
-            match (self.from.valid(), self.to.valid()) {
+            match (self.walks.from.valid(), self.walks.to.valid()) {
                 (false, false) => return Ok(None),
                 (true, false) => {
                     let e = DiffEntry::Removed {
-                        key: self.from.key(),
-                        from: self.from.value(),
+                        key: self.walks.from.key(),
+                        from: self.walks.from.value(),
                     };
-                    next_item(&mut self.from, self.store)?;
+                    next_item(&mut self.walks.from, self.store)?;
                     return Ok(Some(e));
                 }
                 (false, true) => {
                     let e = DiffEntry::Added {
-                        key: self.to.key(),
-                        to: self.to.value(),
+                        key: self.walks.to.key(),
+                        to: self.walks.to.value(),
                     };
-                    next_item(&mut self.to, self.store)?;
+                    next_item(&mut self.walks.to, self.store)?;
                     return Ok(Some(e));
                 }
                 (true, true) => {
                     // Skip the byte-identical items in both leaves without the comparator
                     // (block compares of the item bytes, not item by item).
-                    let (fl, fi) = self.from.at_ref(0);
-                    let (tl, ti) = self.to.at_ref(0);
+                    let (fl, fi) = self.walks.from.at_ref(0);
+                    let (tl, ti) = self.walks.to.at_ref(0);
                     let run = identical_run(fl, fi, tl, ti);
                     let (i, j) = (fi + run, ti + run);
                     if run > 0 && (i >= fl.count() || j >= tl.count()) {
                         // A leaf ran out: step over the run's last items (changing leaves).
-                        self.from.set_leaf_index(i - 1);
-                        self.to.set_leaf_index(j - 1);
+                        self.walks.from.set_leaf_index(i - 1);
+                        self.walks.to.set_leaf_index(j - 1);
                         self.next_both()?;
                         continue;
                     }
                     let (fk, tk) = (fl.key(i), tl.key(j));
                     let (fv, tv) = (fl.value(i), tl.value(j));
                     if run > 0 {
-                        self.from.set_leaf_index(i);
-                        self.to.set_leaf_index(j);
+                        self.walks.from.set_leaf_index(i);
+                        self.walks.to.set_leaf_index(j);
                     }
                     // Equal bytes are equal keys; only different bytes need the comparator.
                     let order = if fk == tk {
@@ -256,12 +278,12 @@ impl<'s, 't, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> Diff<'s, 't, S, T> 
                     match order {
                         Ordering::Less => {
                             let e = DiffEntry::Removed { key: fk, from: fv };
-                            next_item(&mut self.from, self.store)?;
+                            next_item(&mut self.walks.from, self.store)?;
                             return Ok(Some(e));
                         }
                         Ordering::Greater => {
                             let e = DiffEntry::Added { key: tk, to: tv };
-                            next_item(&mut self.to, self.store)?;
+                            next_item(&mut self.walks.to, self.store)?;
                             return Ok(Some(e));
                         }
                         Ordering::Equal => {
