@@ -27,9 +27,6 @@ const FIRST_BLOCK: usize = 64 << 10;
 const MAX_BLOCK: usize = 8 << 20;
 /// Blocks at least this big are mapped and advised to use huge pages.
 const MAPPED_BLOCK: usize = 2 << 20;
-/// How far ahead of the last copy a block's lines are asked into cache: about four nodes, the
-/// writes of a single edit.
-const WRITE_AHEAD: usize = 16 << 10;
 /// The huge page size blocks are aligned to.
 #[cfg_attr(miri, allow(dead_code))]
 const HUGE_PAGE: usize = 2 << 20;
@@ -49,8 +46,6 @@ struct Block {
     base: *mut u8,
     len: usize,
     used: Cell<usize>,
-    /// Bytes from `base` already asked into cache ahead of the copies (see [`WRITE_AHEAD`]).
-    fetched: Cell<usize>,
     /// Mapped with the huge-page advice.
     huge: bool,
     _backing: Backing,
@@ -79,7 +74,6 @@ impl Block {
             base: raw.cast::<u8>(),
             len,
             used: Cell::new(0),
-            fetched: Cell::new(0),
             huge: false,
             _backing: Backing::Heap(raw),
         }
@@ -109,7 +103,6 @@ impl Block {
                 base,
                 len,
                 used: Cell::new(0),
-                fetched: Cell::new(0),
                 huge,
                 _backing: Backing::Mapped { _map: map },
             };
@@ -129,29 +122,10 @@ impl Block {
         // (`used` only grows, and was just moved past it), so nothing else reads or writes
         // it while it is filled; afterwards it is only ever read, through the returned
         // slice, whose lifetime is a borrow of the block.
-        let copy = unsafe {
+        unsafe {
             let dst = self.base.add(at);
             std::ptr::copy_nonoverlapping(bytes.as_ptr(), dst, bytes.len());
-            std::slice::from_raw_parts(dst, bytes.len())
-        };
-        self.fetch_ahead(at + bytes.len());
-        Some(copy)
-    }
-
-    /// Asks the processor to bring the lines after `end` into cache (up to [`WRITE_AHEAD`]
-    /// bytes beyond it, each line once), so that the next copies write into cached lines
-    /// instead of waiting for each one to be read from memory first.
-    #[inline]
-    fn fetch_ahead(&self, end: usize) {
-        let to = (end + WRITE_AHEAD).min(self.len);
-        let mut at = self.fetched.get().max(end);
-        if at >= to {
-            return;
-        }
-        self.fetched.set(to);
-        while at < to {
-            crate::tree::cursor::prefetch_ptr(self.base.wrapping_add(at));
-            at += 64;
+            Some(std::slice::from_raw_parts(dst, bytes.len()))
         }
     }
 }
