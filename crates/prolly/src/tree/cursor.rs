@@ -290,11 +290,7 @@ impl<'s> Cursor<'s> {
                 lower_bound(n, key, schema)
             }
         };
-        let mut c = Self::descend_to(store, root, level, choose)?;
-        if level < c.height {
-            c.idx[level] = 0;
-        }
-        Ok(c)
+        Self::descend_to(store, root, level, choose)
     }
 
     /// True if the frame at `level` is on an entry.

@@ -372,7 +372,7 @@ impl<'a, 's, 'p, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> LevelPass<'a, '
                 self.close_region(new_start);
                 return Ok(true);
             }
-            // Items of this node before `until`, found by binary search.
+            // Items of this node before `until`.
             let end = match until {
                 None => node.count(),
                 // The items before `i` are all before `until` (edits come sorted), so the
