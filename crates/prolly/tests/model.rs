@@ -319,6 +319,48 @@ fn size_preserving_edits_match_from_scratch() {
     }
 }
 
+/// Edits of one row at a time on a three-level tree, of every kind a single edit can be: the
+/// shapes where only the leaf's parents change (their one child rewritten in place), and
+/// those that move a boundary or change a node's last key.
+#[test]
+fn single_edits_match_from_scratch() {
+    for profile in [HashProfile::Blake3, HashProfile::Dolt] {
+        let store = MemoryStore::new(profile);
+        let mut model = BTreeMap::new();
+        for i in (0..60_000u32).step_by(2) {
+            model.insert(key(i), value(i, 0, false));
+        }
+        let mut root = build(&store, &model);
+        let h = Map::new(&store, root, BytesSchema).height().unwrap();
+        assert!(h >= 2, "root level {h}: three levels wanted");
+        let mut x = 12345u32;
+        for round in 0..120u32 {
+            x = x.wrapping_mul(1_103_515_245).wrapping_add(12345);
+            let i = (x >> 8) % 60_000;
+            let present: Vec<Vec<u8>> = model.keys().cloned().collect();
+            let k = key(i & !1);
+            let edit = match round % 6 {
+                // Same-size and resized updates of a present key.
+                0 => (
+                    k,
+                    Some(tup(vec![round as u8; model_value_len(i & !1) as usize])),
+                ),
+                1 => (k, Some(value(i, round, false))),
+                // Insert an absent key; delete a present one.
+                2 => (key(i | 1), Some(value(i, round, false))),
+                3 => (k, None),
+                // Update or delete one of the first keys of the map, or its last key.
+                4 => (present[(x as usize >> 4) % 8].clone(), None),
+                _ => (
+                    present[present.len() - 1].clone(),
+                    Some(value(i, round, round % 12 == 5)),
+                ),
+            };
+            root = apply_model(&store, root, &mut model, vec![edit]);
+        }
+    }
+}
+
 /// The length of `value(i, 0, false)` before `tup`.
 fn model_value_len(i: u32) -> u32 {
     i.wrapping_mul(31) % 60

@@ -84,6 +84,26 @@ impl<'b> Back<'b> {
         self.off() as u32
     }
 
+    /// [`Back::byte_vector`] of `b` with `patch` in place of its bytes from `at` on.
+    #[inline]
+    pub(crate) fn byte_vector_patched(&mut self, b: &[u8], at: usize, patch: &[u8]) -> u32 {
+        self.zeros(pad_to(self.off() + b.len(), 4));
+        self.bytes(b);
+        let start = self.head + at;
+        self.buf[start..start + patch.len()].copy_from_slice(patch);
+        self.bytes(&(b.len() as u32).to_le_bytes());
+        self.off() as u32
+    }
+
+    /// [`Back::u16_vector`] of values already stored little-endian (`le.len()` is even).
+    #[inline]
+    pub(crate) fn u16_vector_le(&mut self, le: &[u8]) -> u32 {
+        self.zeros(pad_to(self.off() + le.len(), 4));
+        self.bytes(le);
+        self.bytes(&((le.len() / 2) as u32).to_le_bytes());
+        self.off() as u32
+    }
+
     /// A u16 vector (Go `StartVector(2, n, 2)`, the elements, `EndVector`); returns its offset.
     #[inline]
     pub(crate) fn u16_vector(&mut self, values: &[u16]) -> u32 {

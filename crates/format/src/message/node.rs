@@ -15,7 +15,7 @@ use super::{
     FILE_ID_PROLLY,
 };
 use crate::tuple::{layout_is_valid, validate_layout};
-use crate::varint::{put_count_deltas, CountDeltas};
+use crate::varint::{decode_count_deltas_into, put_count_deltas, CountDeltas};
 use crate::{Address, ADDRESS_LEN};
 
 const TABLE: &str = "ProllyTreeNode";
@@ -799,6 +799,8 @@ pub struct NodeWriter {
     /// The chunk being written (filled from the back by [`direct::Back`]).
     buf: Vec<u8>,
     counts: Vec<u8>,
+    /// Decoded subtree counts ([`NodeWriter::write_internal_replacing`]).
+    count_values: Vec<u64>,
 }
 
 impl NodeWriter {
@@ -846,16 +848,11 @@ impl NodeWriter {
         } else {
             w.u16_vector(input.value_address_offsets)
         };
-        let mut t = Table::start(w);
-        t.offset(F_KEY_ITEMS, key_items);
-        t.offset(F_KEY_OFFSETS, key_offsets);
-        t.offset(F_VALUE_ITEMS, value_items);
-        t.offset(F_VALUE_OFFSETS, value_offsets);
-        t.u64(F_TREE_COUNT, n as u64);
-        t.offset(F_VALUE_ADDRESS_OFFSETS, vao);
-        t.u8(F_KEY_TYPE, ITEM_TYPE_TUPLE);
-        t.u8(F_VALUE_TYPE, ITEM_TYPE_TUPLE);
-        t.finish(FILE_ID_PROLLY)
+        finish_leaf(
+            w,
+            [key_items, key_offsets, value_items, value_offsets, vao],
+            n,
+        )
     }
 
     /// [`NodeWriter::write_leaf`] through the general builder: the reference the direct
@@ -931,16 +928,133 @@ impl NodeWriter {
         let key_offsets = w.u16_vector(input.key_offsets);
         let addresses = w.byte_vector(input.child_addresses);
         let counts = w.byte_vector(&self.counts);
-        let mut t = Table::start(w);
-        t.offset(F_KEY_ITEMS, key_items);
-        t.offset(F_KEY_OFFSETS, key_offsets);
-        t.offset(F_ADDRESS_ARRAY, addresses);
-        t.offset(F_SUBTREE_COUNTS, counts);
-        t.u64(F_TREE_COUNT, total);
-        t.u8(F_KEY_TYPE, ITEM_TYPE_TUPLE);
-        t.u8(F_VALUE_TYPE, ITEM_TYPE_TUPLE);
-        t.u8(F_TREE_LEVEL, input.level);
-        t.finish(FILE_ID_PROLLY)
+        finish_internal(
+            w,
+            [key_items, key_offsets, addresses, counts],
+            total,
+            input.level,
+        )
+    }
+
+    /// Writes leaf `node` again with the value of item `i` replaced by `value`, which is as
+    /// long as the old one: the chunk [`NodeWriter::write_leaf`] gives for the leaf's items
+    /// with that one change, made from the leaf's stored vectors. An update that keeps the
+    /// value's length changes its leaf just so (same keys, same sizes, so the same
+    /// boundaries). The leaf's positions of embedded addresses are kept as they are, so the
+    /// caller must know they do not change (the leaf has none, or the new value has its
+    /// addresses where the old one had them).
+    pub fn write_leaf_replacing(
+        &mut self,
+        node: &Node<'_>,
+        i: usize,
+        value: &[u8],
+    ) -> Result<&[u8], MessageError> {
+        let n = node.count();
+        if !node.is_leaf() {
+            return Err(MessageError::BadInput {
+                field: "node",
+                reason: "must be a leaf",
+            });
+        }
+        if i >= n {
+            return Err(MessageError::BadInput {
+                field: "i",
+                reason: "must index one of the leaf's items",
+            });
+        }
+        let value_offsets = node.value_offsets_bytes();
+        let start = u16_at(value_offsets, 2 * i).map_or(0, usize::from);
+        let end = u16_at(value_offsets, 2 * i + 2).map_or(0, usize::from);
+        if end.checked_sub(start) != Some(value.len()) {
+            return Err(MessageError::BadInput {
+                field: "value",
+                reason: "must be as long as the value it replaces",
+            });
+        }
+        let (key_items, key_offsets) = (node.key_items(), node.key_offsets_bytes());
+        let value_items = node.value_items();
+        let vao = node.layout.value_address_offsets.slice(node.chunk);
+        let contents = key_items.len()
+            + key_offsets.len()
+            + value_items.len()
+            + value_offsets.len()
+            + vao.len();
+        let mut w = Back::new(&mut self.buf, contents);
+        let key_items = w.byte_vector(key_items);
+        let key_offsets = w.u16_vector_le(key_offsets);
+        let value_items = w.byte_vector_patched(value_items, start, value);
+        let value_offsets = w.u16_vector_le(value_offsets);
+        let vao = if vao.is_empty() {
+            0
+        } else {
+            w.u16_vector_le(vao)
+        };
+        finish_leaf(
+            w,
+            [key_items, key_offsets, value_items, value_offsets, vao],
+            n,
+        )
+    }
+
+    /// Writes internal node `node` again with child `i` replaced by `child`, whose subtree
+    /// count is now `count`: the chunk [`NodeWriter::write_internal`] gives for the node's
+    /// items with that one change, made from the node's stored vectors without decoding its
+    /// keys and offsets. An edit that rewrote one child without moving any boundary changes
+    /// its parent just so (same keys, same sizes, so the same boundaries).
+    pub fn write_internal_replacing(
+        &mut self,
+        node: &Node<'_>,
+        i: usize,
+        child: &Address,
+        count: u64,
+    ) -> Result<&[u8], MessageError> {
+        let n = node.count();
+        if node.is_leaf() {
+            return Err(MessageError::BadInput {
+                field: "node",
+                reason: "must be an internal node",
+            });
+        }
+        if i >= n {
+            return Err(MessageError::BadInput {
+                field: "i",
+                reason: "must index one of the node's children",
+            });
+        }
+        self.count_values.clear();
+        if !decode_count_deltas_into(node.subtree_counts_bytes(), &mut self.count_values)
+            || self.count_values.len() != n
+        {
+            return Err(MessageError::BadInput {
+                field: "node",
+                reason: "its subtree counts do not decode to one per child",
+            });
+        }
+        self.count_values[i] = count;
+        let total = self
+            .count_values
+            .iter()
+            .try_fold(0u64, |acc, &c| acc.checked_add(c))
+            .ok_or(MessageError::BadInput {
+                field: "count",
+                reason: "the node's total overflows u64",
+            })?;
+        self.counts.clear();
+        put_count_deltas(&mut self.counts, self.count_values.iter().copied());
+        let (key_items, key_offsets) = (node.key_items(), node.key_offsets_bytes());
+        let addresses = node.address_array();
+        let contents = key_items.len() + key_offsets.len() + addresses.len() + self.counts.len();
+        let mut w = Back::new(&mut self.buf, contents);
+        let key_items = w.byte_vector(key_items);
+        let key_offsets = w.u16_vector_le(key_offsets);
+        let addresses = w.byte_vector_patched(addresses, i * ADDRESS_LEN, child.as_bytes());
+        let counts = w.byte_vector(&self.counts);
+        finish_internal(
+            w,
+            [key_items, key_offsets, addresses, counts],
+            total,
+            node.level(),
+        )
     }
 
     /// [`NodeWriter::write_internal`] through the general builder: the reference the direct
@@ -971,6 +1085,43 @@ impl NodeWriter {
         let root = b.end_object();
         b.finish_message(root, FILE_ID_PROLLY)
     }
+}
+
+/// The table of a leaf whose vectors `w` holds (`key_items`, `key_offsets`, `value_items`,
+/// `value_offsets`, `value_address_offsets`; 0 for a vector left out), of `n` items.
+fn finish_leaf(w: Back<'_>, vectors: [u32; 5], n: usize) -> Result<&[u8], MessageError> {
+    let [key_items, key_offsets, value_items, value_offsets, vao] = vectors;
+    let mut t = Table::start(w);
+    t.offset(F_KEY_ITEMS, key_items);
+    t.offset(F_KEY_OFFSETS, key_offsets);
+    t.offset(F_VALUE_ITEMS, value_items);
+    t.offset(F_VALUE_OFFSETS, value_offsets);
+    t.u64(F_TREE_COUNT, n as u64);
+    t.offset(F_VALUE_ADDRESS_OFFSETS, vao);
+    t.u8(F_KEY_TYPE, ITEM_TYPE_TUPLE);
+    t.u8(F_VALUE_TYPE, ITEM_TYPE_TUPLE);
+    t.finish(FILE_ID_PROLLY)
+}
+
+/// The table of an internal node whose vectors `w` holds (`key_items`, `key_offsets`,
+/// `address_array`, `subtree_counts`), with `total` rows under it.
+fn finish_internal(
+    w: Back<'_>,
+    vectors: [u32; 4],
+    total: u64,
+    level: u8,
+) -> Result<&[u8], MessageError> {
+    let [key_items, key_offsets, addresses, counts] = vectors;
+    let mut t = Table::start(w);
+    t.offset(F_KEY_ITEMS, key_items);
+    t.offset(F_KEY_OFFSETS, key_offsets);
+    t.offset(F_ADDRESS_ARRAY, addresses);
+    t.offset(F_SUBTREE_COUNTS, counts);
+    t.u64(F_TREE_COUNT, total);
+    t.u8(F_KEY_TYPE, ITEM_TYPE_TUPLE);
+    t.u8(F_VALUE_TYPE, ITEM_TYPE_TUPLE);
+    t.u8(F_TREE_LEVEL, level);
+    t.finish(FILE_ID_PROLLY)
 }
 
 /// Iterator over a node's (key, value) pairs (see [`Node::entries`]).

@@ -548,3 +548,139 @@ fn direct_writer_equals_general_builder() {
         }
     }
 }
+
+/// `(n, max_len, key_items, key_offsets)` of a random node with 1 to 300 items (up to 4 in
+/// every third case), for the in-place writers' tests.
+fn random_keys(rng: &mut Lcg, case: usize) -> (usize, u64, Vec<u8>, Vec<u16>) {
+    let n = 1 + rng.below(if case.is_multiple_of(3) { 4 } else { 300 }) as usize;
+    let max_len = [1, 7, 20, 45][rng.below(4) as usize];
+    let (key_items, key_offsets) = rng.items(n, max_len);
+    (n, max_len, key_items, key_offsets)
+}
+
+/// Rewriting one child of an internal node in place gives the bytes of writing the node's
+/// items with that change from scratch, for random nodes of every size class and counts that
+/// change the length of their varints.
+#[test]
+fn replacing_a_child_equals_writing_the_changed_node() {
+    let mut rng = Lcg(7);
+    let mut w = NodeWriter::new();
+    let mut replacing = NodeWriter::new();
+    let cases = if cfg!(miri) { 20 } else { 3000 };
+    for case in 0..cases {
+        let (n, _, key_items, key_offsets) = random_keys(&mut rng, case);
+        let mut addresses: Vec<u8> = (0..n * ADDRESS_LEN).map(|_| rng.next() as u8).collect();
+        let mut counts: Vec<u64> = (0..n)
+            .map(|_| {
+                let bits = rng.below(40);
+                1 + rng.below(1 << bits)
+            })
+            .collect();
+        let level = 1 + rng.below(5) as u8;
+        let write = |w: &mut NodeWriter, addresses: &[u8], counts: &[u64]| {
+            let input = InternalInput {
+                key_items: &key_items,
+                key_offsets: &key_offsets,
+                child_addresses: addresses,
+                subtree_counts: counts,
+                level,
+            };
+            w.write_internal(&input).unwrap().to_vec()
+        };
+        let chunk = write(&mut w, &addresses, &counts);
+        let node = Node::from_trusted(&chunk).unwrap();
+        let i = rng.below(n as u64) as usize;
+        let child = Address::from_slice(&[rng.next() as u8; ADDRESS_LEN]).unwrap();
+        let count = match rng.below(3) {
+            0 => counts[i] + 1,
+            1 => counts[i].saturating_sub(1).max(1),
+            _ => {
+                let bits = rng.below(40);
+                1 + rng.below(1 << bits)
+            }
+        };
+        let got = replacing
+            .write_internal_replacing(&node, i, &child, count)
+            .unwrap()
+            .to_vec();
+        addresses[i * ADDRESS_LEN..(i + 1) * ADDRESS_LEN].copy_from_slice(child.as_bytes());
+        counts[i] = count;
+        let want = write(&mut w, &addresses, &counts);
+        assert_eq!(got, want, "case {case}: child {i} of {n}");
+    }
+}
+
+/// Rewriting one value of a leaf in place (same length) gives the bytes of writing the leaf's
+/// items with that change from scratch, with and without embedded address positions.
+#[test]
+fn replacing_a_value_equals_writing_the_changed_leaf() {
+    let mut rng = Lcg(11);
+    let mut w = NodeWriter::new();
+    let mut replacing = NodeWriter::new();
+    let cases = if cfg!(miri) { 20 } else { 3000 };
+    for case in 0..cases {
+        let (n, max_len, key_items, key_offsets) = random_keys(&mut rng, case);
+        let (mut value_items, value_offsets) = rng.items(n, max_len);
+        let mut vao = Vec::new();
+        if rng.below(3) == 0 && value_items.len() >= ADDRESS_LEN {
+            for _ in 0..rng.below(6) {
+                vao.push(rng.below((value_items.len() - ADDRESS_LEN + 1) as u64) as u16);
+            }
+        }
+        let write = |w: &mut NodeWriter, value_items: &[u8]| {
+            let input = LeafInput {
+                key_items: &key_items,
+                key_offsets: &key_offsets,
+                value_items,
+                value_offsets: &value_offsets,
+                value_address_offsets: &vao,
+            };
+            w.write_leaf(&input).unwrap().to_vec()
+        };
+        let chunk = write(&mut w, &value_items);
+        let node = Node::from_trusted(&chunk).unwrap();
+        let i = rng.below(n as u64) as usize;
+        let (start, end) = (
+            usize::from(value_offsets[i]),
+            usize::from(value_offsets[i + 1]),
+        );
+        let value: Vec<u8> = (start..end).map(|_| rng.next() as u8).collect();
+        let got = replacing
+            .write_leaf_replacing(&node, i, &value)
+            .unwrap()
+            .to_vec();
+        value_items[start..end].copy_from_slice(&value);
+        let want = write(&mut w, &value_items);
+        assert_eq!(got, want, "case {case}: item {i} of {n}");
+        // A value of another length is refused.
+        let longer = [value.as_slice(), &[0]].concat();
+        assert!(replacing.write_leaf_replacing(&node, i, &longer).is_err());
+    }
+}
+
+/// The in-place writers refuse the wrong kind of node and items it does not have.
+#[test]
+fn replacing_refuses_the_wrong_node_or_item() {
+    let mut w = NodeWriter::new();
+    let internal = w
+        .write_internal(&InternalInput {
+            key_items: b"ab",
+            key_offsets: &[0, 2],
+            child_addresses: &[0; ADDRESS_LEN],
+            subtree_counts: &[3],
+            level: 1,
+        })
+        .unwrap()
+        .to_vec();
+    let internal = Node::from_trusted(&internal).unwrap();
+    let leaf = unhex(ONE_ROW_LEAF);
+    let leaf = Node::verify(&leaf).unwrap();
+    let value = leaf.value(0).to_vec();
+    let zero = Address::ZERO;
+    assert!(w.write_internal_replacing(&leaf, 0, &zero, 1).is_err());
+    assert!(w.write_internal_replacing(&internal, 1, &zero, 1).is_err());
+    assert!(w.write_internal_replacing(&internal, 0, &zero, 1).is_ok());
+    assert!(w.write_leaf_replacing(&internal, 0, b"").is_err());
+    assert!(w.write_leaf_replacing(&leaf, 1, &value).is_err());
+    assert!(w.write_leaf_replacing(&leaf, 0, &value).is_ok());
+}

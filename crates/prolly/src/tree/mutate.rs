@@ -566,16 +566,37 @@ where
     let mut fresh = std::mem::take(spare);
     fresh.clear();
     let background = background_hashing().then_some(background);
-    let (mut splices, mut entries) =
-        LevelPass::new(store, schema, root, 0, builder, counts, fresh, background)
-            .run(&mut out, Ops::Leaf(edits))?;
+    // Items in the last node the last pass wrote.
+    let mut last_written;
+    let (mut splices, mut entries) = match replace_one_value(&mut out, &root, edits, fresh)? {
+        Replaced::Node(s, e, count) => {
+            last_written = count;
+            (vec![s], e)
+        }
+        Replaced::No(fresh) => {
+            let pass = LevelPass::new(store, schema, root, 0, builder, counts, fresh, background);
+            let done = pass.run(&mut out, Ops::Leaf(edits))?;
+            last_written = builder.last_written();
+            done
+        }
+    };
     let mut level = 0usize;
     while level < root_level {
         level += 1;
         let mut fresh = std::mem::take(spare);
         fresh.clear();
-        let (s, e) = LevelPass::new(store, schema, root, level, builder, counts, fresh, None)
-            .run(&mut out, Ops::Internal(&splices, &entries))?;
+        let (s, e) = match replace_one_child(&mut out, &root, level, &splices, &entries, fresh)? {
+            Replaced::Node(s, e, count) => {
+                last_written = count;
+                (vec![s], e)
+            }
+            Replaced::No(fresh) => {
+                let pass = LevelPass::new(store, schema, root, level, builder, counts, fresh, None);
+                let done = pass.run(&mut out, Ops::Internal(&splices, &entries))?;
+                last_written = builder.last_written();
+                done
+            }
+        };
         splices = s;
         *spare = std::mem::replace(&mut entries, e);
     }
@@ -587,7 +608,7 @@ where
         }
         // The single node was the last the final pass wrote: unless it is an internal node
         // with one child, it is the canonical root (no need to read it back).
-        1 if root_level == 0 || builder.last_written() > 1 => Ok(entries.addresses[0]),
+        1 if root_level == 0 || last_written > 1 => Ok(entries.addresses[0]),
         1 => canonical_root(store, entries.addresses[0]),
         _ => {
             let mut b = TreeBuilder::at_level(store, schema, (root_level + 1) as u8);
@@ -599,6 +620,133 @@ where
     };
     *spare = entries;
     root
+}
+
+/// What [`replace_one_value`] or [`replace_one_child`] did.
+enum Replaced<'s> {
+    /// Wrote the node again: the splice and entry for the level above, and the node's item
+    /// count.
+    Node(Splice<'s>, NewEntries, usize),
+    /// The level needs a full pass (the entries buffer is handed back).
+    No(NewEntries),
+}
+
+/// A batch of one update that keeps the value's length (the most common edit of a table with
+/// fixed-width rows): the leaf keeps all its keys and item sizes, so the splitter would end it
+/// where it ends now, and it is written again with the new value in place
+/// ([`NodeWriter::write_leaf_replacing`], the bytes the leaf pass would write).
+///
+/// [`NodeWriter::write_leaf_replacing`]: prollystore_format::message::NodeWriter::write_leaf_replacing
+fn replace_one_value<'s, S, T>(
+    out: &mut NodeOut<'s, S, T>,
+    root: &Address,
+    edits: &[Edit<'_>],
+    fresh: NewEntries,
+) -> Result<Replaced<'s>, TreeError>
+where
+    S: ChunkStore + ?Sized,
+    T: TreeSchema + ?Sized,
+{
+    let [(key, Some(value))] = edits else {
+        return Ok(Replaced::No(fresh));
+    };
+    // A value with embedded addresses may move them at the same length: left to the pass.
+    if out.with_addresses {
+        return Ok(Replaced::No(fresh));
+    }
+    let store = out.store;
+    let cursor = Cursor::node_start_at_level(store, root, 0, key, out.schema)?;
+    let (node, _) = cursor.at(0);
+    let i = out.schema.lower_bound(&node, key);
+    let n = node.count();
+    let same_place = i < n
+        && node.key(i) == *key
+        && node.value(i).len() == value.len()
+        && node.value(i) != *value
+        && node.value_address_offsets().next().is_none();
+    if !same_place {
+        return Ok(Replaced::No(fresh));
+    }
+    let chunk = out.writer.write_leaf_replacing(&node, i, value)?;
+    let address = store.put_node(chunk)?;
+    Ok(one_node(fresh, node.key(n - 1), address, n as u64, n))
+}
+
+/// [`Replaced::Node`] for a node written again in place: one new entry for the old one, under
+/// the same last key.
+fn one_node<'s>(
+    mut fresh: NewEntries,
+    last_key: &'s [u8],
+    address: Address,
+    tree_count: u64,
+    items: usize,
+) -> Replaced<'s> {
+    fresh.clear();
+    fresh.push(last_key, address, tree_count);
+    let splice = Splice {
+        first: last_key,
+        last: Some(last_key),
+        new_start: 0,
+        new_end: 1,
+    };
+    Replaced::Node(splice, fresh, items)
+}
+
+/// The usual shape of a small edit one level up: the pass below rewrote a single node without
+/// moving any boundary, so its one splice swaps one old entry for one new entry with the same
+/// key. The node holding that entry keeps all its keys and item sizes, so the splitter would
+/// end it where it ends now: it is written again with the new child address and count in
+/// place ([`NodeWriter::write_internal_replacing`], the bytes a full pass would write),
+/// without feeding its items through the level's builder.
+///
+/// [`NodeWriter::write_internal_replacing`]: prollystore_format::message::NodeWriter::write_internal_replacing
+fn replace_one_child<'s, S, T>(
+    out: &mut NodeOut<'s, S, T>,
+    root: &Address,
+    level: usize,
+    splices: &[Splice<'s>],
+    below: &NewEntries,
+    fresh: NewEntries,
+) -> Result<Replaced<'s>, TreeError>
+where
+    S: ChunkStore + ?Sized,
+    T: TreeSchema + ?Sized,
+{
+    let [Splice {
+        first,
+        last: Some(last),
+        new_start,
+        new_end,
+    }] = splices
+    else {
+        return Ok(Replaced::No(fresh));
+    };
+    if first != last || *new_end != new_start + 1 || below.key(*new_start) != *first {
+        return Ok(Replaced::No(fresh));
+    }
+    let store = out.store;
+    let cursor = Cursor::node_start_at_level(store, root, level, first, out.schema)?;
+    let (node, _) = cursor.at(level);
+    let n = node.count();
+    let i = out.schema.lower_bound(&node, first);
+    // At the root's level the node must stay a canonical root (more than one child).
+    let is_root = usize::from(node.level()) + 1 == cursor.height();
+    if i >= n || node.key(i) != *first || (is_root && n < 2) {
+        return Ok(Replaced::No(fresh));
+    }
+    let (child, count) = (below.addresses[*new_start], below.counts[*new_start]);
+    let Some(total) = node
+        .tree_count()
+        .checked_sub(node.subtree_counts().nth(i).unwrap_or(0))
+        .and_then(|t| t.checked_add(count))
+    else {
+        return Ok(Replaced::No(fresh));
+    };
+    let chunk = out
+        .writer
+        .write_internal_replacing(&node, i, &child, count)?;
+    let address = store.put_node(chunk)?;
+    Ok(one_node(fresh, node.key(n - 1), address, total, n))
 }
 
 /// Sorts edits by key with `schema`, keeping the last edit of each key.
