@@ -10,6 +10,7 @@ use libfuzzer_sys::fuzz_target;
 use prollystore_format::message::{
     AddressMapNode, BlobNode, BlobWriter, InternalInput, LeafInput, Message, Node, NodeWriter,
 };
+use prollystore_format::Address;
 
 const IDS: [&[u8; 4]; 4] = [b"TUPM", b"BLOB", b"ADRM", b"CMCL"];
 
@@ -105,6 +106,54 @@ fn check_node(n: &Node) {
     for i in 0..n.count() {
         assert_eq!(re.key(i), n.key(i));
         assert_eq!(re.value(i), n.value(i));
+    }
+    check_replacing(n, &key_offsets, &counts, &vao);
+}
+
+/// The in-place writers on the node's last item give what the full writers give for the
+/// node's parts with that one change.
+fn check_replacing(n: &Node, key_offsets: &[u16], counts: &[u64], vao: &[u16]) {
+    let Some(i) = n.count().checked_sub(1) else {
+        return;
+    };
+    let (mut w, mut replacing) = (NodeWriter::new(), NodeWriter::new());
+    if n.is_leaf() {
+        let value: Vec<u8> = n.value(i).iter().map(|b| !b).collect();
+        let got = replacing.write_leaf_replacing(n, i, &value).expect("same length");
+        let value_offsets = offsets(n.value_offsets_bytes());
+        let start = usize::from(value_offsets[i]);
+        let mut value_items = n.value_items().to_vec();
+        value_items[start..start + value.len()].copy_from_slice(&value);
+        let want = w
+            .write_leaf(&LeafInput {
+                key_items: n.key_items(),
+                key_offsets,
+                value_items: &value_items,
+                value_offsets: &value_offsets,
+                value_address_offsets: vao,
+            })
+            .expect("changed leaf");
+        assert_eq!(got, want);
+    } else {
+        let child = Address([0xa5; 20]);
+        let count = counts[i].saturating_sub(1);
+        let got = replacing
+            .write_internal_replacing(n, i, &child, count)
+            .expect("one child replaced");
+        let mut addresses = n.address_array().to_vec();
+        addresses[20 * i..20 * i + 20].copy_from_slice(&child.0);
+        let mut counts = counts.to_vec();
+        counts[i] = count;
+        let want = w
+            .write_internal(&InternalInput {
+                key_items: n.key_items(),
+                key_offsets,
+                child_addresses: &addresses,
+                subtree_counts: &counts,
+                level: n.level(),
+            })
+            .expect("changed node");
+        assert_eq!(got, want);
     }
 }
 

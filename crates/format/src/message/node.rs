@@ -973,6 +973,14 @@ impl NodeWriter {
         }
         let (key_items, key_offsets) = (node.key_items(), node.key_offsets_bytes());
         let value_items = node.value_items();
+        if end > value_items.len() {
+            // Only a view made without checks (`Node::from_trusted`) of bytes that are not
+            // a node gets here.
+            return Err(MessageError::BadInput {
+                field: "node",
+                reason: "its value offsets point past its value items",
+            });
+        }
         let vao = node.layout.value_address_offsets.slice(node.chunk);
         let contents = key_items.len()
             + key_offsets.len()
@@ -1043,6 +1051,12 @@ impl NodeWriter {
         put_count_deltas(&mut self.counts, self.count_values.iter().copied());
         let (key_items, key_offsets) = (node.key_items(), node.key_offsets_bytes());
         let addresses = node.address_array();
+        if addresses.len() != n * ADDRESS_LEN {
+            return Err(MessageError::BadInput {
+                field: "node",
+                reason: "its address array does not hold 20 bytes per child",
+            });
+        }
         let contents = key_items.len() + key_offsets.len() + addresses.len() + self.counts.len();
         let mut w = Back::new(&mut self.buf, contents);
         let key_items = w.byte_vector(key_items);
