@@ -110,7 +110,7 @@ fuzz_target!(|input: Input| {
             }
             let _ = store.get_node(a);
         }
-        for (_, root) in store.roots() {
+        for root in store.roots().values() {
             let _ = store.get(root);
         }
         let _ = store.verify();
