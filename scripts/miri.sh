@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Runs the format crate's unit tests, and the tree crate's tests of its own unsafe code (the
-# arena; the memory store's borrowed chunks and lists of children, through `tests/descent.rs`
-# on small maps; the diff's vector compare), under Miri (nightly), installing the component
-# if needed.
+# arena; the memory store's borrowed chunks, its reused pages of slots, and its lists of
+# children through `tests/descent.rs` on small maps; the diff's vector compare), under Miri
+# (nightly), installing the component if needed.
 # Property tests run with few cases there: Miri is ~1000x slower than native code.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,5 +12,5 @@ fi
 export PROPTEST_CASES="${PROPTEST_CASES:-4}"
 export MIRIFLAGS="${MIRIFLAGS:--Zmiri-disable-isolation}"
 cargo +nightly miri test -p prollystore-format --lib
-cargo +nightly miri test -p prollystore --lib -- store::arena tree::diff
+cargo +nightly miri test -p prollystore --lib -- store::arena store::memory tree::diff
 cargo +nightly miri test -p prollystore --test descent
