@@ -84,7 +84,9 @@ impl<'b> Back<'b> {
         self.off() as u32
     }
 
-    /// [`Back::byte_vector`] of `b` with `patch` in place of its bytes from `at` on.
+    /// [`Back::byte_vector`] of `b` with `patch` in place of its bytes from `at` on. The
+    /// caller checks that `at + patch.len() <= b.len()` (the node writers return an error
+    /// first).
     #[inline]
     pub(crate) fn byte_vector_patched(&mut self, b: &[u8], at: usize, patch: &[u8]) -> u32 {
         self.zeros(pad_to(self.off() + b.len(), 4));
