@@ -21,7 +21,7 @@ use elsa::FrozenVec;
 use prollystore_format::message::{Node, NodeLayout};
 use prollystore_format::{Address, HashProfile, ADDRESS_LEN};
 
-use super::arena::Arena;
+use super::arena::{self, Arena};
 use super::{ChunkStore, NodeHint, StoreError};
 
 /// Slots per page.
@@ -116,8 +116,9 @@ impl Default for MemoryStore {
 impl MemoryStore {
     /// An empty store whose addresses are made with `profile`.
     ///
-    /// Chunk memory of dropped stores (up to 64 MiB per process) is reused by the stores made
-    /// after them; until then the kernel may take it back under memory pressure (Linux). A
+    /// Chunk memory of dropped stores (up to 128 MiB per process) is reused by the stores made
+    /// after them; until then the kernel may take it back under memory pressure (Linux), and
+    /// [`MemoryStore::release_spare_memory`] gives it back at once. A
     /// store that grows past a few 8 MiB blocks of chunks has its next block faulted in on a
     /// short-lived thread while it fills the current one. The per-chunk records (128 bytes
     /// each, in pages of 1,024) are kept and prepared the same way: up to 8 MiB of them from
@@ -145,6 +146,21 @@ impl MemoryStore {
     /// assembles the page, which made single edits 1-2.5x slower on the test machine.
     pub fn with_huge_pages(profile: HashProfile) -> MemoryStore {
         MemoryStore::with_arena(profile, Arena::new(true))
+    }
+
+    /// Gives back to the system the memory that dropped stores left for the stores made after
+    /// them (chunk blocks, up to 128 MiB, and pages of per-chunk records, up to 8 MiB, per
+    /// process); returns how many bytes that was. Stores that are alive keep everything they
+    /// hold. Worth calling when a program is done with memory stores for a while: until then
+    /// the kept memory counts in its resident size, although on Linux the kernel may reclaim it
+    /// under memory pressure.
+    pub fn release_spare_memory() -> usize {
+        let pages = SPARE_PAGES
+            .lock()
+            .map(|mut s| std::mem::take(&mut *s))
+            .unwrap_or_default();
+        let page_bytes: usize = pages.iter().map(|p| std::mem::size_of_val(&**p)).sum();
+        arena::release_spares() + page_bytes
     }
 
     /// Number of chunks stored.
