@@ -2239,6 +2239,15 @@ prolly_result prolly_store_open_file(const char *dir,
 void prolly_store_free(struct prolly_store *store);
 
 /**
+ * Gives back to the system the memory that freed memory stores left for the memory stores made
+ * after them (up to 128 MiB of chunk blocks and 8 MiB of per-chunk records per process), and
+ * writes how many bytes that was to `out_bytes`. Until then that memory counts in the process's
+ * resident size (on Linux the kernel may still reclaim it under memory pressure). Open stores
+ * keep everything they hold.
+ */
+prolly_result prolly_release_spare_memory(size_t *out_bytes);
+
+/**
  * Reads root `name` (a NUL-terminated UTF-8 string) into `out_root`. Returns
  * `PROLLY_RESULT_NOT_FOUND` (leaving `out_root` untouched) if the store has no such root. A
  * read-only file store sees the roots of the snapshot it opened (see `prolly_store_refresh`).

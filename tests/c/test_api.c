@@ -623,12 +623,25 @@ static void test_file_store_copy_blobs(void) {
   rm_rf(dir);
 }
 
+/* Memory that freed memory stores keep for the next ones is given back on request. */
+static void test_release_spare_memory(void) {
+  prolly_store *st = NULL;
+  OK(prolly_store_new_memory(PROLLY_HASH_PROFILE_BLAKE3, &st));
+  prolly_store_free(st);
+  size_t released = 1;
+  EXPECT(prolly_release_spare_memory(NULL), PROLLY_RESULT_ERR_NULL_ARGUMENT);
+  OK(prolly_release_spare_memory(&released));
+  OK(prolly_release_spare_memory(&released));
+  CHECK(released == 0);
+}
+
 int main(void) {
   test_results_and_nulls();
   test_schema_errors();
   test_all_encodings();
   test_maps_cursors_diffs_roots();
   test_file_store_copy_blobs();
+  test_release_spare_memory();
   printf("test_api: %d checks passed\n", g_checks);
   return 0;
 }

@@ -309,6 +309,21 @@ pub extern "C" fn prolly_store_free(store: *mut prolly_store) {
     });
 }
 
+/// Gives back to the system the memory that freed memory stores left for the memory stores made
+/// after them (up to 128 MiB of chunk blocks and 8 MiB of per-chunk records per process), and
+/// writes how many bytes that was to `out_bytes`. Until then that memory counts in the process's
+/// resident size (on Linux the kernel may still reclaim it under memory pressure). Open stores
+/// keep everything they hold.
+#[no_mangle]
+pub extern "C" fn prolly_release_spare_memory(out_bytes: *mut usize) -> prolly_result {
+    ffi!({
+        // SAFETY: C caller's contract: `out_bytes` is NULL or writable.
+        let out = unsafe { Out::new(out_bytes, "out_bytes") }?;
+        out.set(MemoryStore::release_spare_memory());
+        Ok(())
+    })
+}
+
 /// Reads root `name` (a NUL-terminated UTF-8 string) into `out_root`. Returns
 /// `PROLLY_RESULT_NOT_FOUND` (leaving `out_root` untouched) if the store has no such root. A
 /// read-only file store sees the roots of the snapshot it opened (see `prolly_store_refresh`).
