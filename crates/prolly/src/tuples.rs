@@ -13,7 +13,7 @@ use crate::blob::read_blob;
 use crate::error::TreeError;
 use crate::map::{Map, PrefixIter};
 use crate::store::ChunkStore;
-use crate::tree::cursor::{prefetch_at, prefetch_ptr, touch_keys};
+use crate::tree::prefetch::{prefetch_at, prefetch_ptr, touch_keys};
 use crate::tree::schema::TreeSchema;
 
 /// Key and value descriptors of a row or index map.

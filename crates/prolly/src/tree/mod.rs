@@ -9,5 +9,6 @@ pub mod expm1;
 pub mod hash_thread;
 pub mod merge;
 pub mod mutate;
+pub(crate) mod prefetch;
 pub mod schema;
 pub mod split;

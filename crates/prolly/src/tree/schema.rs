@@ -32,11 +32,11 @@ pub trait TreeSchema {
     /// descent does. A schema with a cheaper way to order keys against one fixed key
     /// overrides it; the answer must equal this default's.
     ///
-    /// The default brings all of the node's keys into cache first (see
-    /// [`touch_keys`](super::cursor)), then binary-searches with [`TreeSchema::compare_keys`].
+    /// The default brings all of the node's keys into cache first (one independent load per
+    /// cache line), then binary-searches with [`TreeSchema::compare_keys`].
     #[inline]
     fn lower_bound(&self, node: &Node<'_>, key: &[u8]) -> usize {
-        super::cursor::touch_keys(node);
+        super::prefetch::touch_keys(node);
         node.partition_point(|k| self.compare_keys(k, key) == Ordering::Less)
     }
 
