@@ -137,7 +137,7 @@ fn check_replacing(n: &Node, key_offsets: &[u16], counts: &[u64], vao: &[u16]) {
     } else {
         let child = Address([0xa5; 20]);
         let count = counts[i].saturating_sub(1);
-        let got = replacing
+        let (got, total) = replacing
             .write_internal_replacing(n, i, &child, count)
             .expect("one child replaced");
         let mut addresses = n.address_array().to_vec();
@@ -154,6 +154,7 @@ fn check_replacing(n: &Node, key_offsets: &[u16], counts: &[u64], vao: &[u16]) {
             })
             .expect("changed node");
         assert_eq!(got, want);
+        assert_eq!(total, counts.iter().sum::<u64>());
     }
 }
 

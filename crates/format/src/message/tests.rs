@@ -599,14 +599,15 @@ fn replacing_a_child_equals_writing_the_changed_node() {
                 1 + rng.below(1 << bits)
             }
         };
-        let got = replacing
+        let (got, total) = replacing
             .write_internal_replacing(&node, i, &child, count)
-            .unwrap()
-            .to_vec();
+            .unwrap();
+        let got = got.to_vec();
         addresses[i * ADDRESS_LEN..(i + 1) * ADDRESS_LEN].copy_from_slice(child.as_bytes());
         counts[i] = count;
         let want = write(&mut w, &addresses, &counts);
         assert_eq!(got, want, "case {case}: child {i} of {n}");
+        assert_eq!(total, counts.iter().sum::<u64>(), "case {case}: total");
     }
 }
 
@@ -655,6 +656,65 @@ fn replacing_a_value_equals_writing_the_changed_leaf() {
         // A value of another length is refused.
         let longer = [value.as_slice(), &[0]].concat();
         assert!(replacing.write_leaf_replacing(&node, i, &longer).is_err());
+    }
+}
+
+/// Replacing a child's count refuses, for every child, a view whose count bytes do not hold
+/// one varint per child (only an unchecked view of bytes that are not a node has such), and
+/// matches the full writer on the intact node, whose deltas take one to three bytes.
+#[test]
+fn replacing_a_count_refuses_counts_that_do_not_decode() {
+    let counts = [300u64, 250, 5, 7, 100_000];
+    let mut w = NodeWriter::new();
+    // Keys are one-field tuples (the byte, then the field count) so that the node verifies.
+    let input = InternalInput {
+        key_items: b"a\x01\x00b\x01\x00c\x01\x00d\x01\x00e\x01\x00",
+        key_offsets: &[0, 3, 6, 9, 12, 15],
+        child_addresses: &[7; 5 * ADDRESS_LEN],
+        subtree_counts: &counts,
+        level: 1,
+    };
+    let chunk = w.write_internal(&input).unwrap().to_vec();
+    let node = Node::verify(&chunk).unwrap();
+    let bytes = node.subtree_counts_bytes();
+    let start = bytes.as_ptr() as usize - chunk.as_ptr() as usize;
+    let len = bytes.len();
+    let terminals: Vec<usize> = (0..len).filter(|&k| bytes[k] < 0x80).collect();
+    assert_eq!(terminals.len(), counts.len());
+    let mut replacing = NodeWriter::new();
+    for i in 0..counts.len() {
+        let (got, total) = replacing
+            .write_internal_replacing(&node, i, &Address::ZERO, 42)
+            .unwrap();
+        let got = got.to_vec();
+        let mut changed = counts;
+        changed[i] = 42;
+        let mut addresses = [7u8; 5 * ADDRESS_LEN];
+        addresses[i * ADDRESS_LEN..(i + 1) * ADDRESS_LEN].fill(0);
+        let want = w
+            .write_internal(&InternalInput {
+                child_addresses: &addresses,
+                subtree_counts: &changed,
+                ..input
+            })
+            .unwrap();
+        assert_eq!(got, want, "child {i}");
+        assert_eq!(total, changed.iter().sum::<u64>());
+    }
+    // Two varints run together (a terminal byte loses its end mark), or the last one runs off
+    // the end of the vector.
+    for at in [terminals[1], terminals[3], len - 1] {
+        let mut bad = chunk.clone();
+        bad[start + at] |= 0x80;
+        let view = Node::with_layout(&bad, node.layout());
+        for i in 0..counts.len() {
+            assert!(
+                replacing
+                    .write_internal_replacing(&view, i, &Address::ZERO, 42)
+                    .is_err(),
+                "byte {at} broken, child {i}"
+            );
+        }
     }
 }
 

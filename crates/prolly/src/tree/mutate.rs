@@ -735,14 +735,7 @@ where
         return Ok(Replaced::No(fresh));
     }
     let (child, count) = (below.addresses[*new_start], below.counts[*new_start]);
-    let Some(total) = node
-        .tree_count()
-        .checked_sub(node.subtree_counts().nth(i).unwrap_or(0))
-        .and_then(|t| t.checked_add(count))
-    else {
-        return Ok(Replaced::No(fresh));
-    };
-    let chunk = out
+    let (chunk, total) = out
         .writer
         .write_internal_replacing(&node, i, &child, count)?;
     let address = store.put_node(chunk)?;
