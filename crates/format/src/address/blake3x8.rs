@@ -163,28 +163,41 @@ trait Kernel {
     fn run(&self, lanes: &[Lane<'_>; LANES]) -> [Cv; LANES];
 }
 
-/// One chunk of one input, waiting for its chaining value.
+/// One chunk of one input, waiting for its chaining value. It names its bytes by position
+/// (input, chunk index) rather than borrowing them, so that the lists of jobs can be kept
+/// from one batch to the next ([`Scratch`]).
 #[derive(Clone, Copy)]
-struct ChunkJob<'a> {
-    /// The chunk's bytes: `CHUNK_LEN` except for an input's last chunk.
-    data: &'a [u8],
+struct ChunkJob {
+    /// The input it belongs to (an index into the batch's inputs).
+    input: usize,
     /// The chunk's index in its input.
     counter: u64,
+    /// The chunk's length: `CHUNK_LEN` except for an input's last chunk.
+    len: usize,
     /// The input's only chunk: its last block is the root.
     root: bool,
     /// Where its chaining value goes.
     slot: usize,
 }
 
-impl<'a> ChunkJob<'a> {
+impl ChunkJob {
     /// Blocks in the chunk (an empty chunk still has one, empty, block).
     fn blocks(&self) -> usize {
-        self.data.len().div_ceil(BLOCK_LEN).max(1)
+        self.len.div_ceil(BLOCK_LEN).max(1)
+    }
+
+    /// The chunk's bytes, out of the batch's `inputs`.
+    fn data<'a>(&self, inputs: &[&'a [u8]]) -> &'a [u8] {
+        let start = self.counter as usize * CHUNK_LEN;
+        inputs
+            .get(self.input)
+            .and_then(|input| input.get(start..start + self.len))
+            .unwrap_or_default()
     }
 
     /// The chunk as a lane; `tail` holds a copy of its last partial (or empty) block.
-    fn lane(&self, tail: &'a [u8; BLOCK_LEN]) -> Lane<'a> {
-        let (whole, rest) = self.data.as_chunks::<BLOCK_LEN>();
+    fn lane<'a>(&self, inputs: &[&'a [u8]], tail: &'a [u8; BLOCK_LEN]) -> Lane<'a> {
+        let (whole, rest) = self.data(inputs).as_chunks::<BLOCK_LEN>();
         let (blocks, last, last_len) = match whole.split_last() {
             Some((last, before)) if rest.is_empty() => (before, last, BLOCK_LEN as u32),
             _ => (whole, tail, rest.len() as u32),
@@ -213,33 +226,69 @@ struct ParentJob {
     root: bool,
 }
 
+/// The working lists of [`hash_batch`], kept per thread between batches: hashing one node at a
+/// time (a single edit hashes three) would otherwise allocate five lists per node.
+#[derive(Default)]
+struct Scratch {
+    trees: Vec<(usize, usize)>,
+    jobs: Vec<ChunkJob>,
+    partial: Vec<ChunkJob>,
+    cvs: Vec<Cv>,
+    parents: Vec<ParentJob>,
+}
+
+thread_local! {
+    static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::new(Scratch::default());
+}
+
 /// Hashes every input of `inputs` with kernel `k`, address `i` into `out[i]`.
 fn hash_batch<K: Kernel>(k: &K, inputs: &[&[u8]], out: &mut [Address]) {
+    let hashed = SCRATCH.try_with(|s| match s.try_borrow_mut() {
+        Ok(mut scratch) => hash_batch_with(k, inputs, out, &mut scratch),
+        Err(_) => hash_batch_with(k, inputs, out, &mut Scratch::default()),
+    });
+    if hashed.is_err() {
+        // The thread is being torn down: lists of its own.
+        hash_batch_with(k, inputs, out, &mut Scratch::default());
+    }
+}
+
+/// [`hash_batch`] with the working lists `scratch` (emptied first).
+fn hash_batch_with<K: Kernel>(k: &K, inputs: &[&[u8]], out: &mut [Address], scratch: &mut Scratch) {
     let n = inputs.len().min(out.len());
     let inputs = inputs.get(..n).unwrap_or_default();
+    let Scratch {
+        trees,
+        jobs,
+        partial,
+        cvs,
+        parents,
+    } = scratch;
     // Input `i`'s chaining values take slots `start..start + count` (`trees[i]`); the parents
     // of a level replace them in place, so the root ends in the first.
-    let mut trees: Vec<(usize, usize)> = Vec::with_capacity(n);
+    trees.clear();
     // Whole chunks first, then the others longest first, so that the lanes of a group mostly
     // finish together.
-    let mut jobs = Vec::new();
-    let mut partial = Vec::with_capacity(n);
+    jobs.clear();
+    partial.clear();
     let mut slots = 0;
-    for input in inputs {
+    for (i, input) in inputs.iter().enumerate() {
         let count = input.len().div_ceil(CHUNK_LEN).max(1);
         trees.push((slots, count));
         if input.is_empty() {
             partial.push(ChunkJob {
-                data: input,
+                input: i,
                 counter: 0,
+                len: 0,
                 root: true,
                 slot: slots,
             });
         }
         for (j, data) in input.chunks(CHUNK_LEN).enumerate() {
             let job = ChunkJob {
-                data,
+                input: i,
                 counter: j as u64,
+                len: data.len(),
                 root: count == 1,
                 slot: slots + j,
             };
@@ -252,21 +301,22 @@ fn hash_batch<K: Kernel>(k: &K, inputs: &[&[u8]], out: &mut [Address]) {
         slots += count;
     }
     partial.sort_unstable_by_key(|job| std::cmp::Reverse(job.blocks()));
-    jobs.append(&mut partial);
+    jobs.append(partial);
 
-    let mut cvs: Vec<Cv> = vec![[0; 32]; slots];
+    cvs.clear();
+    cvs.resize(slots, [0; 32]);
     for group in jobs.chunks(LANES) {
         let Some(first) = group.first() else { continue };
         // Lanes without a chunk repeat the first one; their results are dropped.
         let job = |l: usize| group.get(l).unwrap_or(first);
         let mut tails = [[0u8; BLOCK_LEN]; LANES];
         for (l, tail) in tails.iter_mut().enumerate() {
-            let rest = job(l).data.as_chunks::<BLOCK_LEN>().1;
+            let rest = job(l).data(inputs).as_chunks::<BLOCK_LEN>().1;
             if let Some(dst) = tail.get_mut(..rest.len()) {
                 dst.copy_from_slice(rest);
             }
         }
-        let lanes = std::array::from_fn(|l| job(l).lane(&tails[l]));
+        let lanes = std::array::from_fn(|l| job(l).lane(inputs, &tails[l]));
         let result = k.run(&lanes);
         for (job, cv) in group.iter().zip(result) {
             if let Some(slot) = cvs.get_mut(job.slot) {
@@ -280,10 +330,9 @@ fn hash_batch<K: Kernel>(k: &K, inputs: &[&[u8]], out: &mut [Address]) {
     // an odd last child moves up as it is. An input's last parent is its root. Within a
     // level, a parent's slot is never a child slot of a later parent of its input, so the
     // groups can write as they go.
-    let mut parents = Vec::new();
     loop {
         parents.clear();
-        for &(start, count) in &trees {
+        for &(start, count) in trees.iter() {
             for i in 0..count / 2 {
                 parents.push(ParentJob {
                     left: start + 2 * i,
@@ -319,7 +368,7 @@ fn hash_batch<K: Kernel>(k: &K, inputs: &[&[u8]], out: &mut [Address]) {
                 }
             }
         }
-        for (start, count) in &mut trees {
+        for (start, count) in trees.iter_mut() {
             if *count >= 2 && *count % 2 == 1 {
                 // The level's parents are written: the odd child's new slot is free.
                 if let Some(&odd) = cvs.get(*start + *count - 1) {
@@ -332,7 +381,7 @@ fn hash_batch<K: Kernel>(k: &K, inputs: &[&[u8]], out: &mut [Address]) {
         }
     }
 
-    for (a, &(start, _)) in out.iter_mut().zip(&trees) {
+    for (a, &(start, _)) in out.iter_mut().zip(trees.iter()) {
         if let Some(root) = cvs.get(start).and_then(|cv| cv.get(..ADDRESS_LEN)) {
             a.0.copy_from_slice(root);
         }

@@ -1072,7 +1072,11 @@ impl NodeWriter {
             reason: "its subtree counts do not decode to one per child",
         };
         let bytes = node.subtree_counts_bytes();
-        let delta_at = |pos: usize| get_signed(bytes.get(pos..).unwrap_or(&[])).ok_or_else(bad);
+        // Sibling counts are close, so most deltas take one byte: those are read inline.
+        let delta_at = |pos: usize| match bytes.get(pos) {
+            Some(&b) if b < 0x80 => Ok((i64::from(b >> 1) ^ -i64::from(b & 1), 1)),
+            _ => get_signed(bytes.get(pos..).unwrap_or(&[])).ok_or_else(bad),
+        };
         // `before` is count `k - 1` while delta `k` is read; `old` ends as count `i`.
         let (mut pos, mut before, mut old, mut i_start) = (0usize, 0u64, 0u64, 0usize);
         for k in 0..=i {

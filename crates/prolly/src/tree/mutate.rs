@@ -490,14 +490,22 @@ fn lost_cursor(root: Address) -> TreeError {
 }
 
 /// Buffers an edit reuses from the previous one on the same thread: the level builder (its
-/// node-sized buffers), the decoded subtree counts, a spare list of new entries, and the hash
-/// thread of large edits.
+/// node-sized buffers), the decoded subtree counts, spare lists of new entries (a level pass
+/// fills one while it reads the one the pass below filled), and the hash thread of large
+/// edits.
 #[derive(Default)]
 struct Scratch {
     builder: LevelBuilder,
     counts: Vec<u64>,
-    spare: NewEntries,
+    spares: Vec<NewEntries>,
     background: Background,
+}
+
+/// An empty list of new entries: a spare one if there is one.
+fn spare_entries(spares: &mut Vec<NewEntries>) -> NewEntries {
+    let mut entries = spares.pop().unwrap_or_default();
+    entries.clear();
+    entries
 }
 
 thread_local! {
@@ -560,11 +568,10 @@ where
     let Scratch {
         builder,
         counts,
-        spare,
+        spares,
         background,
     } = scratch;
-    let mut fresh = std::mem::take(spare);
-    fresh.clear();
+    let fresh = spare_entries(spares);
     let background = background_hashing().then_some(background);
     // Items in the last node the last pass wrote.
     let mut last_written;
@@ -583,8 +590,7 @@ where
     let mut level = 0usize;
     while level < root_level {
         level += 1;
-        let mut fresh = std::mem::take(spare);
-        fresh.clear();
+        let fresh = spare_entries(spares);
         let (s, e) = match replace_one_child(&mut out, &root, level, &splices, &entries, fresh)? {
             Replaced::Node(s, e, count) => {
                 last_written = count;
@@ -598,7 +604,7 @@ where
             }
         };
         splices = s;
-        *spare = std::mem::replace(&mut entries, e);
+        spares.push(std::mem::replace(&mut entries, e));
     }
     // `entries` now holds every node of the old root's level.
     let root = match entries.len() {
@@ -618,7 +624,7 @@ where
             b.finish()
         }
     };
-    *spare = entries;
+    spares.push(entries);
     root
 }
 
