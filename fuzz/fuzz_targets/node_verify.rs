@@ -137,6 +137,18 @@ fn check_replacing(n: &Node, key_offsets: &[u16], counts: &[u64], vao: &[u16]) {
     } else {
         let child = Address([0xa5; 20]);
         let count = counts[i].saturating_sub(1);
+        // The node the full writer makes with `addresses` and `counts` for the children.
+        let written = |w: &mut NodeWriter, addresses: &[u8], counts: &[u64]| {
+            w.write_internal(&InternalInput {
+                key_items: n.key_items(),
+                key_offsets,
+                child_addresses: addresses,
+                subtree_counts: counts,
+                level: n.level(),
+            })
+            .expect("changed node")
+            .to_vec()
+        };
         let (got, total) = replacing
             .write_internal_replacing(n, i, &child, count)
             .expect("one child replaced");
@@ -144,16 +156,22 @@ fn check_replacing(n: &Node, key_offsets: &[u16], counts: &[u64], vao: &[u16]) {
         addresses[20 * i..20 * i + 20].copy_from_slice(&child.0);
         let mut counts = counts.to_vec();
         counts[i] = count;
-        let want = w
-            .write_internal(&InternalInput {
-                key_items: n.key_items(),
-                key_offsets,
-                child_addresses: &addresses,
-                subtree_counts: &counts,
-                level: n.level(),
-            })
-            .expect("changed node");
-        assert_eq!(got, want);
+        assert_eq!(got, written(&mut w, &addresses, &counts));
+        assert_eq!(total, counts.iter().sum::<u64>());
+        // New addresses for the first and the last child at once, through the writer for
+        // several, from the changed counts (so no total can overflow).
+        let mut children = vec![(0, Address([0x3c; 20]), counts[0])];
+        if i > 0 {
+            children.push((i, child, counts[i]));
+        }
+        let (got, total) = replacing
+            .write_internal_replacing_many(n, &children)
+            .expect("children replaced");
+        for &(j, a, c) in &children {
+            addresses[20 * j..20 * j + 20].copy_from_slice(&a.0);
+            counts[j] = c;
+        }
+        assert_eq!(got, written(&mut w, &addresses, &counts));
         assert_eq!(total, counts.iter().sum::<u64>());
     }
 }

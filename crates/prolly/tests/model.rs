@@ -287,11 +287,8 @@ fn huge_items_force_overflow_boundaries() {
 fn size_preserving_edits_match_from_scratch() {
     for profile in [HashProfile::Blake3, HashProfile::Dolt] {
         let store = MemoryStore::new(profile);
-        let mut model = BTreeMap::new();
         // Even keys only, values of a size fixed per key.
-        for i in (0..20000u32).step_by(2) {
-            model.insert(key(i), value(i, 0, false));
-        }
+        let mut model = even_rows(20_000);
         let mut root = build(&store, &model);
         let same_size = |i: u32, salt: u32| {
             let n = model_value_len(i);
@@ -326,10 +323,7 @@ fn size_preserving_edits_match_from_scratch() {
 fn single_edits_match_from_scratch() {
     for profile in [HashProfile::Blake3, HashProfile::Dolt] {
         let store = MemoryStore::new(profile);
-        let mut model = BTreeMap::new();
-        for i in (0..60_000u32).step_by(2) {
-            model.insert(key(i), value(i, 0, false));
-        }
+        let mut model = even_rows(60_000);
         let mut root = build(&store, &model);
         let h = Map::new(&store, root, BytesSchema).height().unwrap();
         assert!(h >= 2, "root level {h}: three levels wanted");
@@ -359,6 +353,46 @@ fn single_edits_match_from_scratch() {
             root = apply_model(&store, root, &mut model, vec![edit]);
         }
     }
+}
+
+/// Batches of tens to hundreds of edits on a three-level tree: most internal nodes then have
+/// several children rewritten without a boundary moving (those nodes are rewritten in place),
+/// and some have a child split, merged or re-keyed (those go through the splitter), next to
+/// each other in one pass. Mostly same-size updates, as in a table of fixed-width rows.
+#[test]
+fn batches_rewriting_several_children_match_from_scratch() {
+    for profile in [HashProfile::Blake3, HashProfile::Dolt] {
+        let store = MemoryStore::new(profile);
+        let mut model = even_rows(60_000);
+        let mut root = build(&store, &model);
+        let mut x = 777u32;
+        for round in 0..12u32 {
+            let mut owned = Vec::new();
+            for _ in 0..(20 + 40 * round) {
+                x = x.wrapping_mul(1_103_515_245).wrapping_add(12345);
+                let i = (x >> 8) % 60_000;
+                let k = key(i & !1);
+                owned.push(match x % 10 {
+                    0 => (key(i | 1), Some(value(i, round, false))),
+                    1 => (k, None),
+                    2 => (k, Some(value(i, round + 1, false))),
+                    _ => (
+                        k,
+                        Some(tup(vec![round as u8; model_value_len(i & !1) as usize])),
+                    ),
+                });
+            }
+            root = apply_model(&store, root, &mut model, owned);
+        }
+    }
+}
+
+/// Rows of the even keys below `n`, each with `value(i, 0, false)`.
+fn even_rows(n: u32) -> BTreeMap<Vec<u8>, Vec<u8>> {
+    (0..n)
+        .step_by(2)
+        .map(|i| (key(i), value(i, 0, false)))
+        .collect()
 }
 
 /// The length of `value(i, 0, false)` before `tup`.

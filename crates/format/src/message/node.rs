@@ -15,7 +15,9 @@ use super::{
     FILE_ID_PROLLY,
 };
 use crate::tuple::{layout_is_valid, validate_layout};
-use crate::varint::{get_signed, put_count_deltas, put_signed, CountDeltas};
+use crate::varint::{
+    decode_count_deltas_into, get_signed, put_count_deltas, put_signed, CountDeltas,
+};
 use crate::{Address, ADDRESS_LEN};
 
 const TABLE: &str = "ProllyTreeNode";
@@ -800,6 +802,9 @@ pub struct NodeWriter {
     buf: Vec<u8>,
     /// Encoded subtree counts of the internal node being written.
     counts: Vec<u8>,
+    /// Decoded subtree counts and child addresses ([`NodeWriter::write_internal_replacing_many`]).
+    count_values: Vec<u64>,
+    addresses: Vec<u8>,
 }
 
 impl NodeWriter {
@@ -1034,25 +1039,80 @@ impl NodeWriter {
             });
         }
         let total = self.replace_count(node, i, count)?;
-        let (key_items, key_offsets) = (node.key_items(), node.key_offsets_bytes());
-        let addresses = node.address_array();
-        if addresses.len() != n * ADDRESS_LEN {
+        let addresses = node_addresses(node)?;
+        let chunk = write_internal_with(
+            &mut self.buf,
+            node,
+            Patched {
+                bytes: addresses,
+                at: i * ADDRESS_LEN,
+                patch: child.as_bytes(),
+            },
+            &self.counts,
+            total,
+        )?;
+        Ok((chunk, total))
+    }
+
+    /// [`NodeWriter::write_internal_replacing`] for several children at once: `children`
+    /// lists `(index, new address, new subtree count)` in increasing index order. The counts
+    /// are decoded, changed and encoded again; everything else is copied from the node.
+    pub fn write_internal_replacing_many(
+        &mut self,
+        node: &Node<'_>,
+        children: &[(usize, Address, u64)],
+    ) -> Result<(&[u8], u64), MessageError> {
+        let n = node.count();
+        if node.is_leaf() {
             return Err(MessageError::BadInput {
                 field: "node",
-                reason: "its address array does not hold 20 bytes per child",
+                reason: "must be an internal node",
             });
         }
-        let contents = key_items.len() + key_offsets.len() + addresses.len() + self.counts.len();
-        let mut w = Back::new(&mut self.buf, contents);
-        let key_items = w.byte_vector(key_items);
-        let key_offsets = w.u16_vector_le(key_offsets);
-        let addresses = w.byte_vector_patched(addresses, i * ADDRESS_LEN, child.as_bytes());
-        let counts = w.byte_vector(&self.counts);
-        let chunk = finish_internal(
-            w,
-            [key_items, key_offsets, addresses, counts],
+        if children.windows(2).any(|w| w[0].0 >= w[1].0)
+            || children.last().is_some_and(|c| c.0 >= n)
+        {
+            return Err(MessageError::BadInput {
+                field: "children",
+                reason: "must index the node's children in increasing order",
+            });
+        }
+        self.count_values.clear();
+        if !decode_count_deltas_into(node.subtree_counts_bytes(), &mut self.count_values)
+            || self.count_values.len() != n
+        {
+            return Err(MessageError::BadInput {
+                field: "node",
+                reason: "its subtree counts do not decode to one per child",
+            });
+        }
+        self.addresses.clear();
+        self.addresses.extend_from_slice(node_addresses(node)?);
+        for &(i, child, count) in children {
+            self.count_values[i] = count;
+            self.addresses[i * ADDRESS_LEN..(i + 1) * ADDRESS_LEN]
+                .copy_from_slice(child.as_bytes());
+        }
+        let total = self
+            .count_values
+            .iter()
+            .try_fold(0u64, |acc, &c| acc.checked_add(c))
+            .ok_or(MessageError::BadInput {
+                field: "children",
+                reason: "the node's total overflows u64",
+            })?;
+        self.counts.clear();
+        put_count_deltas(&mut self.counts, self.count_values.iter().copied());
+        let chunk = write_internal_with(
+            &mut self.buf,
+            node,
+            Patched {
+                bytes: &self.addresses,
+                at: 0,
+                patch: &[],
+            },
+            &self.counts,
             total,
-            node.level(),
         )?;
         Ok((chunk, total))
     }
@@ -1156,6 +1216,50 @@ impl NodeWriter {
 
 /// The table of a leaf whose vectors `w` holds (`key_items`, `key_offsets`, `value_items`,
 /// `value_offsets`, `value_address_offsets`; 0 for a vector left out), of `n` items.
+/// Bytes with `patch` written over them from `at` on (`at + patch.len() <= bytes.len()`).
+struct Patched<'a> {
+    bytes: &'a [u8],
+    at: usize,
+    patch: &'a [u8],
+}
+
+/// The address array of internal node `node`, checked to hold 20 bytes per child (only an
+/// unchecked view of bytes that are not a node can fail).
+fn node_addresses<'a>(node: &Node<'a>) -> Result<&'a [u8], MessageError> {
+    let addresses = node.address_array();
+    if addresses.len() != node.count() * ADDRESS_LEN {
+        return Err(MessageError::BadInput {
+            field: "node",
+            reason: "its address array does not hold 20 bytes per child",
+        });
+    }
+    Ok(addresses)
+}
+
+/// Writes internal node `node` into `buf` with its keys and key offsets as stored, the child
+/// addresses `addresses` and the encoded subtree counts `counts`, totalling `total`.
+fn write_internal_with<'b>(
+    buf: &'b mut Vec<u8>,
+    node: &Node<'_>,
+    addresses: Patched<'_>,
+    counts: &[u8],
+    total: u64,
+) -> Result<&'b [u8], MessageError> {
+    let (key_items, key_offsets) = (node.key_items(), node.key_offsets_bytes());
+    let contents = key_items.len() + key_offsets.len() + addresses.bytes.len() + counts.len();
+    let mut w = Back::new(buf, contents);
+    let key_items = w.byte_vector(key_items);
+    let key_offsets = w.u16_vector_le(key_offsets);
+    let addresses = w.byte_vector_patched(addresses.bytes, addresses.at, addresses.patch);
+    let counts = w.byte_vector(counts);
+    finish_internal(
+        w,
+        [key_items, key_offsets, addresses, counts],
+        total,
+        node.level(),
+    )
+}
+
 fn finish_leaf(w: Back<'_>, vectors: [u32; 5], n: usize) -> Result<&[u8], MessageError> {
     let [key_items, key_offsets, value_items, value_offsets, vao] = vectors;
     let mut t = Table::start(w);

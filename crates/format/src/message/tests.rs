@@ -608,6 +608,32 @@ fn replacing_a_child_equals_writing_the_changed_node() {
         let want = write(&mut w, &addresses, &counts);
         assert_eq!(got, want, "case {case}: child {i} of {n}");
         assert_eq!(total, counts.iter().sum::<u64>(), "case {case}: total");
+
+        // Several children at once (about one in eight, at least one), from the changed node.
+        let node = Node::from_trusted(&want).unwrap();
+        let mut children: Vec<(usize, Address, u64)> = Vec::new();
+        for j in 0..n {
+            if j == i || rng.below(8) == 0 {
+                let bits = rng.below(40);
+                let count = 1 + rng.below(1 << bits);
+                children.push((j, Address([j as u8 ^ 0x5a; ADDRESS_LEN]), count));
+            }
+        }
+        let (got, total) = replacing
+            .write_internal_replacing_many(&node, &children)
+            .unwrap();
+        let got = got.to_vec();
+        for &(j, child, count) in &children {
+            addresses[j * ADDRESS_LEN..(j + 1) * ADDRESS_LEN].copy_from_slice(child.as_bytes());
+            counts[j] = count;
+        }
+        let want = write(&mut w, &addresses, &counts);
+        assert_eq!(got, want, "case {case}: {} children of {n}", children.len());
+        assert_eq!(
+            total,
+            counts.iter().sum::<u64>(),
+            "case {case}: total of many"
+        );
     }
 }
 
@@ -740,6 +766,18 @@ fn replacing_refuses_the_wrong_node_or_item() {
     assert!(w.write_internal_replacing(&leaf, 0, &zero, 1).is_err());
     assert!(w.write_internal_replacing(&internal, 1, &zero, 1).is_err());
     assert!(w.write_internal_replacing(&internal, 0, &zero, 1).is_ok());
+    assert!(w
+        .write_internal_replacing_many(&leaf, &[(0, zero, 1)])
+        .is_err());
+    assert!(w
+        .write_internal_replacing_many(&internal, &[(1, zero, 1)])
+        .is_err());
+    assert!(w
+        .write_internal_replacing_many(&internal, &[(0, zero, 1), (0, zero, 1)])
+        .is_err());
+    assert!(w
+        .write_internal_replacing_many(&internal, &[(0, zero, 1)])
+        .is_ok());
     assert!(w.write_leaf_replacing(&internal, 0, b"").is_err());
     assert!(w.write_leaf_replacing(&leaf, 1, &value).is_err());
     assert!(w.write_leaf_replacing(&leaf, 0, &value).is_ok());

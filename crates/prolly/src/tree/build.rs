@@ -701,6 +701,47 @@ impl LevelBuilder {
         Ok(())
     }
 
+    /// Hands on a node of this level written elsewhere (an old node with children replaced in
+    /// place: the same keys and sizes, so the same boundaries) as the builder's next node,
+    /// queued, hashed and stored exactly like the nodes it completes itself. `write` makes the
+    /// chunk and its tree count; `last_key` is the node's last key, `items` its item count.
+    /// The builder must be fresh (between nodes), and stays so.
+    pub(crate) fn emit_written<S, T, W>(
+        &mut self,
+        out: &mut NodeOut<'_, S, T>,
+        write: W,
+        last_key: &[u8],
+        items: usize,
+        emit: &mut Emit<'_, S, T>,
+    ) -> Result<(), TreeError>
+    where
+        S: ChunkStore + ?Sized,
+        T: TreeSchema + ?Sized,
+        W: FnOnce(&mut NodeWriter) -> Result<(&[u8], u64), TreeError>,
+    {
+        debug_assert!(self.is_fresh(), "a written node goes in between nodes");
+        self.used = true;
+        if let Some(mut batch) = self.deferred.take() {
+            let queued =
+                write(&mut out.writer).map(|(chunk, total)| batch.push(chunk, last_key, total));
+            let handed = match queued {
+                Ok(()) if self.hash_batches && batch.len() >= HASH_BATCH => {
+                    batch.hash(out.store.profile());
+                    batch.store_and_emit(out, emit)
+                }
+                other => other,
+            };
+            self.deferred = Some(batch);
+            handed?;
+        } else {
+            let (chunk, total) = write(&mut out.writer)?;
+            let address = out.store.put_node(chunk)?;
+            emit(out, last_key, address, total)?;
+        }
+        self.last_written = items;
+        Ok(())
+    }
+
     /// Appends one item (Dolt's `chunker.append`): closes the node first if the item would
     /// overflow it, then closes it after the item if the splitter says so. `value` is the
     /// 20-byte child address at internal levels, `count` its subtree count (ignored at leaves).

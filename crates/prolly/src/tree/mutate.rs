@@ -115,6 +115,8 @@ struct LevelPass<'a, 's, 'p, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> {
     /// The leaf pass of an edit with background hashing: full batches of new leaves go to
     /// this thread.
     background: Option<&'p mut Background>,
+    /// Children replaced in place in the node [`LevelPass::replace_in_place`] writes.
+    replaced: Vec<(usize, Address, u64)>,
 }
 
 /// The hash thread an edit's leaf pass hands full batches of new leaves to (kept between
@@ -167,6 +169,7 @@ impl<'a, 's, 'p, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> LevelPass<'a, '
             last_node_key: &[],
             crossed: false,
             background,
+            replaced: Vec::new(),
         }
     }
 
@@ -387,13 +390,90 @@ impl<'a, 's, 'p, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> LevelPass<'a, '
         }
     }
 
+    /// At an internal level, with the cursor at the start of an old node and the builder
+    /// fresh: if every splice from `first` on that falls in this node swaps one old entry for
+    /// one new entry under the same key (a child rewritten without moving a boundary, the
+    /// usual result of an edit below), writes the node again with those children replaced
+    /// ([`NodeWriter::write_internal_replacing_many`]): the same keys and sizes give the same
+    /// boundaries, so the bytes are those the splitter would write, without feeding it every
+    /// item. Moves the cursor past the node and returns the index of the first splice after
+    /// it; `None` (nothing done) where any splice of the node is of another kind.
+    ///
+    /// [`NodeWriter::write_internal_replacing_many`]: prollystore_format::message::NodeWriter::write_internal_replacing_many
+    fn replace_in_place(
+        &mut self,
+        out: &mut NodeOut<'_, S, T>,
+        splices: &[Splice<'s>],
+        entries: &NewEntries,
+        first: usize,
+    ) -> Result<Option<usize>, TreeError> {
+        if self.level == 0 || !self.builder.is_fresh() {
+            return Ok(None);
+        }
+        let cursor = self.cursor()?;
+        let (node, at) = cursor.at(self.level);
+        let n = node.count();
+        // At the root's level the node must stay a canonical root (more than one child).
+        let is_root = usize::from(node.level()) + 1 == cursor.height();
+        if at != 0 || n == 0 || (is_root && n < 2) {
+            return Ok(None);
+        }
+        let last_key = node.key(n - 1);
+        let mut children = std::mem::take(&mut self.replaced);
+        children.clear();
+        let mut next = first;
+        while let Some(s) = splices.get(next) {
+            if self.schema.compare_keys(s.first, last_key) == Ordering::Greater {
+                break;
+            }
+            let i = self.schema.lower_bound(&node, s.first);
+            let one_to_one = s.last == Some(s.first)
+                && s.new_end == s.new_start + 1
+                && entries.key(s.new_start) == s.first
+                && i < n
+                && node.key(i) == s.first;
+            if !one_to_one {
+                self.replaced = children;
+                return Ok(None);
+            }
+            children.push((
+                i,
+                entries.addresses[s.new_start],
+                entries.counts[s.new_start],
+            ));
+            next += 1;
+        }
+        let made = self.builder.emit_written(
+            out,
+            |w| Ok(w.write_internal_replacing_many(&node, &children)?),
+            last_key,
+            n,
+            &mut |_, k, a, c| {
+                self.out.push(k, a, c);
+                Ok(())
+            },
+        );
+        self.replaced = children;
+        made?;
+        self.last_node_key = last_key;
+        self.crossed = true;
+        let (level, store, root) = (self.level, self.store, self.root);
+        let c = self.cursor.as_mut().ok_or_else(|| lost_cursor(root))?;
+        c.set_index(level, n - 1);
+        c.advance_at(store, level)?;
+        Ok(Some(next))
+    }
+
     fn run(
         mut self,
         out: &mut NodeOut<'_, S, T>,
         ops: Ops<'_, 's>,
     ) -> Result<(Vec<Splice<'s>>, NewEntries), TreeError> {
         let mut new_start = 0usize;
-        for op in 0..ops.len() {
+        let mut next_op = 0usize;
+        while next_op < ops.len() {
+            let op = next_op;
+            next_op += 1;
             let op_key = ops.key(op);
             if self.cursor.is_some() && self.feed_until(out, Some(op_key), &mut new_start)? {
                 // Region closed; a new one starts below.
@@ -411,6 +491,13 @@ impl<'a, 's, 'p, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> LevelPass<'a, '
                 self.region_first = if count == 0 { &[] } else { node.key(count - 1) };
                 self.cursor = Some(c);
                 self.crossed = false;
+                if let Ops::Internal(splices, entries) = &ops {
+                    if let Some(done) = self.replace_in_place(out, splices, entries, op)? {
+                        // The node's splices are applied: the next op starts after them.
+                        next_op = done;
+                        continue;
+                    }
+                }
                 self.feed_until(out, Some(op_key), &mut new_start)?;
             }
             match &ops {
