@@ -1025,13 +1025,7 @@ impl NodeWriter {
         child: &Address,
         count: u64,
     ) -> Result<(&[u8], u64), MessageError> {
-        let n = node.count();
-        if node.is_leaf() {
-            return Err(MessageError::BadInput {
-                field: "node",
-                reason: "must be an internal node",
-            });
-        }
+        let n = internal_count(node)?;
         if i >= n {
             return Err(MessageError::BadInput {
                 field: "i",
@@ -1062,13 +1056,7 @@ impl NodeWriter {
         node: &Node<'_>,
         children: &[(usize, Address, u64)],
     ) -> Result<(&[u8], u64), MessageError> {
-        let n = node.count();
-        if node.is_leaf() {
-            return Err(MessageError::BadInput {
-                field: "node",
-                reason: "must be an internal node",
-            });
-        }
+        let n = internal_count(node)?;
         if children.windows(2).any(|w| w[0].0 >= w[1].0)
             || children.last().is_some_and(|c| c.0 >= n)
         {
@@ -1216,6 +1204,17 @@ impl NodeWriter {
 
 /// The table of a leaf whose vectors `w` holds (`key_items`, `key_offsets`, `value_items`,
 /// `value_offsets`, `value_address_offsets`; 0 for a vector left out), of `n` items.
+/// The child count of `node`, refused if it is a leaf (for the in-place internal writers).
+fn internal_count(node: &Node<'_>) -> Result<usize, MessageError> {
+    if node.is_leaf() {
+        return Err(MessageError::BadInput {
+            field: "node",
+            reason: "must be an internal node",
+        });
+    }
+    Ok(node.count())
+}
+
 /// Bytes with `patch` written over them from `at` on (`at + patch.len() <= bytes.len()`).
 struct Patched<'a> {
     bytes: &'a [u8],
