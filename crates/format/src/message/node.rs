@@ -1202,8 +1202,6 @@ impl NodeWriter {
     }
 }
 
-/// The table of a leaf whose vectors `w` holds (`key_items`, `key_offsets`, `value_items`,
-/// `value_offsets`, `value_address_offsets`; 0 for a vector left out), of `n` items.
 /// The child count of `node`, refused if it is a leaf (for the in-place internal writers).
 fn internal_count(node: &Node<'_>) -> Result<usize, MessageError> {
     if node.is_leaf() {
@@ -1259,6 +1257,8 @@ fn write_internal_with<'b>(
     )
 }
 
+/// The table of a leaf whose vectors `w` holds (`key_items`, `key_offsets`, `value_items`,
+/// `value_offsets`, `value_address_offsets`; 0 for a vector left out), of `n` items.
 fn finish_leaf(w: Back<'_>, vectors: [u32; 5], n: usize) -> Result<&[u8], MessageError> {
     let [key_items, key_offsets, value_items, value_offsets, vao] = vectors;
     let mut t = Table::start(w);
