@@ -10,16 +10,19 @@
 //! Workloads (1M rows of `(int64, int64) -> (int64, int64)` in a memory store, as in
 //! `benches/tree.rs`): `get`, `get4k`, `scan`, `scan_fold`, `build`, `build1t` (with background
 //! hashing against without, alternated), `edit1`, `edit1000`, `edit1000t` (like `build1t`),
-//! `diff1`, `diff1000`. The second argument is
+//! `edit1s`, `edit1000s` (as criterion runs them: scratch copies of the store whose memory is
+//! recycled), `diff1`, `diff1000`. The second argument is
 //! the repetition count, the optional third the store's hash profile (`blake3`, the default, or
 //! `dolt`). Setup (building the map, making the edits) happens outside the `run_*` functions so
-//! that `--toggle-collect` counts only the measured work.
+//! that `--toggle-collect` counts only the measured work. The edit workloads mix updates,
+//! inserts and deletes evenly; `EDIT_KIND=update` (or `insert`, `delete`) makes only that kind.
 
 use std::collections::BTreeMap;
 use std::hint::black_box;
 use std::time::Instant;
 
 use prollystore::format::{Address, HashProfile};
+use prollystore::tree::copy::copy_tree;
 use prollystore::tree::hash_thread::set_background_hashing;
 use prollystore::tree::mutate::{apply_edits, Edit};
 use prollystore::tuples::TupleSchema;
@@ -41,13 +44,30 @@ impl Rng {
     }
 }
 
-/// `count` random updates, inserts and deletes, sorted by key.
+/// The kind of edit `EDIT_KIND` asks for (`update`, `insert` or `delete`: 0, 1, 2), or
+/// `None` for the usual even mix.
+fn edit_kind() -> Option<usize> {
+    let kind = std::env::var("EDIT_KIND").ok()?;
+    match kind.as_str() {
+        "update" => Some(0),
+        "insert" => Some(1),
+        "delete" => Some(2),
+        other => {
+            eprintln!("unknown EDIT_KIND {other:?}: update insert delete");
+            std::process::exit(2);
+        }
+    }
+}
+
+/// `count` random updates, inserts and deletes (or only the kind `EDIT_KIND` names), sorted
+/// by key.
 fn random_edits(rng: &mut Rng, count: usize) -> Vec<([u8; 20], Option<[u8; 20]>)> {
+    let kind = edit_kind();
     let mut e: BTreeMap<i64, Option<[u8; 20]>> = BTreeMap::new();
     while e.len() < count {
         let i = rng.below(N) as i64;
         let v = tuple(rng.next() as i64, rng.next() as i64);
-        match rng.below(3) {
+        match kind.unwrap_or_else(|| rng.below(3)) {
             0 => e.insert(2 * i, Some(v)),
             1 => e.insert(2 * i + 1, Some(v)),
             _ => e.insert(2 * i, None),
@@ -220,6 +240,26 @@ fn main() {
             );
             r
         }
+        "edit1s" | "edit1000s" => {
+            // As criterion's `edit+flush` runs them: each batch on the base map in a scratch
+            // copy of the store whose memory is recycled (a fresh copy after ~64 MiB of new
+            // nodes), every row read once first; only the edits are timed.
+            let count = if workload == "edit1s" { 1 } else { 1000 };
+            let per_scratch = (64usize << 20) / (count * 4700).max(16 << 10);
+            let owned: Vec<_> = (0..reps).map(|_| random_edits(&mut rng, count)).collect();
+            let batches: Vec<Vec<Edit<'_>>> = owned.iter().map(|e| as_edits(e)).collect();
+            let (mut secs, mut r) = (0f64, 0usize);
+            for group in batches.chunks(per_scratch.max(1)) {
+                let scratch = MemoryStore::new(profile);
+                copy_tree(&store, &scratch, &map.root()).expect("copy");
+                black_box(run_scan(&Map::new(&scratch, map.root(), schema())));
+                let t = Instant::now();
+                r += run_edits(&scratch, map.root(), group);
+                secs += t.elapsed().as_secs_f64();
+            }
+            eprintln!("{:.1} µs/batch (timed part)", secs * 1e6 / reps as f64);
+            r
+        }
         "edit1000t" => {
             // Each batch of 1,000 edits without and with background hashing.
             black_box(run_scan(&map));
@@ -272,7 +312,7 @@ fn main() {
             r
         }
         other => {
-            eprintln!("unknown workload {other:?}: get get4k scan scan_fold build build1t edit1 edit1000 edit1000t diff1 diff1000");
+            eprintln!("unknown workload {other:?}: get get4k scan scan_fold build build1t edit1 edit1000 edit1000t edit1s edit1000s diff1 diff1000");
             std::process::exit(2);
         }
     };
