@@ -19,7 +19,9 @@ use prollystore::{Map, MemoryStore};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
-use prollystore_benches::int_pairs::{as_edits, flat_keys, rows, schema, tuple, N};
+use prollystore_benches::int_pairs::{
+    as_edits, batches_per_scratch, flat_keys, rows, schema, tuple, N,
+};
 
 fn model(n: usize) -> BTreeMap<(i64, i64), (i64, i64)> {
     (0..n as i64)
@@ -217,17 +219,13 @@ fn bench_build(c: &mut Criterion) {
     g.finish();
 }
 
-/// Bytes of edited nodes a scratch store takes before it is replaced by a fresh copy of the
-/// base map (see [`edit_batches`]).
-const SCRATCH_GROWTH: usize = 64 << 20;
-
 /// Total time of `iters` batches of `count` random edits, each applied to the base map at
 /// `root` in a scratch store and timed on its own. Every batch adds its rewritten nodes to the
 /// store it runs in (~4.7 MB for 1,000 edits), so the scratch store is replaced by a fresh copy
-/// of the base map (untimed) after about [`SCRATCH_GROWTH`] bytes of them: the figures then
-/// measure the edits, not a store that criterion's iteration count grows to gigabytes (one
-/// shared store reached 2.4 GB, and the slope criterion fits followed the growth, not the
-/// edits).
+/// of the base map (untimed) after about
+/// [`SCRATCH_GROWTH`](prollystore_benches::int_pairs::SCRATCH_GROWTH) bytes of them
+/// ([`batches_per_scratch`]): the figures then measure the edits, not a store that criterion's
+/// iteration count grows to gigabytes.
 fn edit_batches(
     base: &MemoryStore,
     root: prollystore::format::Address,
@@ -236,10 +234,7 @@ fn edit_batches(
     iters: u64,
 ) -> Duration {
     let s = schema();
-    // Bytes a batch adds: ~4.7 KB per edit in large batches (about one leaf each, plus
-    // parents), at least four 4 KiB nodes (a leaf and its ancestors) for any batch.
-    let batch_bytes = (count * 4700).max(16 << 10);
-    let per_scratch = (SCRATCH_GROWTH / batch_bytes).max(4) as u64;
+    let per_scratch = batches_per_scratch(count) as u64;
     let mut total = Duration::ZERO;
     let mut done = 0u64;
     while done < iters {

@@ -28,7 +28,7 @@ use prollystore::tree::mutate::{apply_edits, Edit};
 use prollystore::tuples::TupleSchema;
 use prollystore::{Map, MemoryStore};
 
-use prollystore_benches::int_pairs::{as_edits, rows, schema, tuple, Row, N};
+use prollystore_benches::int_pairs::{as_edits, batches_per_scratch, rows, schema, tuple, Row, N};
 
 /// A tiny deterministic generator (xorshift), so runs are repeatable.
 struct Rng(u64);
@@ -242,14 +242,15 @@ fn main() {
         }
         "edit1s" | "edit1000s" => {
             // As criterion's `edit+flush` runs them: each batch on the base map in a scratch
-            // copy of the store whose memory is recycled (a fresh copy after ~64 MiB of new
-            // nodes), every row read once first; only the edits are timed.
+            // copy of the store whose memory is recycled (a fresh copy after
+            // `SCRATCH_GROWTH` bytes of new nodes), every row read once first; only the edits
+            // are timed.
             let count = if workload == "edit1s" { 1 } else { 1000 };
-            let per_scratch = (64usize << 20) / (count * 4700).max(16 << 10);
+            let per_scratch = batches_per_scratch(count);
             let owned: Vec<_> = (0..reps).map(|_| random_edits(&mut rng, count)).collect();
             let batches: Vec<Vec<Edit<'_>>> = owned.iter().map(|e| as_edits(e)).collect();
             let (mut secs, mut r) = (0f64, 0usize);
-            for group in batches.chunks(per_scratch.max(1)) {
+            for group in batches.chunks(per_scratch) {
                 let scratch = MemoryStore::new(profile);
                 copy_tree(&store, &scratch, &map.root()).expect("copy");
                 black_box(run_scan(&Map::new(&scratch, map.root(), schema())));

@@ -50,6 +50,21 @@ pub mod int_pairs {
             .collect()
     }
 
+    /// Bytes of edited nodes a scratch store takes before the edit benchmarks replace it by a
+    /// fresh copy of the base map: each batch of edits applies to the base map and adds its
+    /// rewritten nodes to the store it runs in, so one shared store would grow with
+    /// criterion's iteration count (one reached 2.4 GB, and the slope criterion fits
+    /// followed the growth, not the edits).
+    pub const SCRATCH_GROWTH: usize = 64 << 20;
+
+    /// Batches of `count` edits to run on one scratch store ([`SCRATCH_GROWTH`]): a batch
+    /// adds ~4.7 KB per edit in large batches (about one leaf each, plus parents), and at
+    /// least four 4 KiB nodes (a leaf and its ancestors).
+    pub fn batches_per_scratch(count: usize) -> usize {
+        let batch_bytes = (count * 4700).max(16 << 10);
+        (SCRATCH_GROWTH / batch_bytes).max(4)
+    }
+
     /// The keys of rows `probes`, copied next to each other in probe order: a probe then
     /// reads its key from a line the previous probe already brought in, where `data[p].0`
     /// is a cache miss of its own in a 40 MB array (the BTreeMap baseline makes its keys from
