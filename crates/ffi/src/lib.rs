@@ -11,7 +11,7 @@
 //! checked for NULL; every body runs inside a panic boundary.
 //!
 //! Modules: [`result`] (codes, error detail, panic boundary), [`store`] (stores, roots,
-//! verification, blobs, tree copy), [`schema`], [`tuple`] and [`fields`] (building and reading
+//! verification, blobs, tree copy), [`schema`], [`tuple`](mod@tuple) and [`fields`] (building and reading
 //! tuples), [`map`] (maps, gets, edits, map builders), [`iter`] (cursors, diffs), [`merge`], [`dolt`] (reading
 //! real Dolt databases: branches, log, tables, schemas, typed rows, CSV export).
 

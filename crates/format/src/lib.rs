@@ -2,7 +2,7 @@
 //!
 //! Dolt's on-disk formats, read without copying and written byte for byte as Dolt writes them:
 //!
-//! * [`tuple`]: `val.Tuple` — fields, then little-endian u16 offsets, then a u16 count — with a
+//! * [`tuple`](mod@tuple): `val.Tuple` — fields, then little-endian u16 offsets, then a u16 count — with a
 //!   descriptor that gives typed access to every encoding Dolt has and orders tuples exactly as
 //!   Dolt's default comparator does.
 //! * [`message`]: chunk messages — Dolt's 4-byte prefix plus a FlatBuffers table

@@ -9,10 +9,9 @@ use super::generated::serial::AddressMap;
 use super::node::SubtreeCounts;
 use super::table::RootTable;
 use super::{
-    body_with_id, check_counts, check_input_offsets, check_offsets, run_verifier, MessageError,
-    FILE_ID_ADDRESS_MAP,
+    body_with_id, check_counts, check_input_offsets, check_offsets, put_counts, run_verifier,
+    MessageError, FILE_ID_ADDRESS_MAP,
 };
-use crate::varint::put_count_deltas;
 use crate::{Address, ADDRESS_LEN};
 
 const TABLE: &str = "AddressMap";
@@ -241,19 +240,10 @@ impl AddressMapWriter {
                 reason: "leaves take none; internal nodes one per key",
             });
         }
-        let total = if level == 0 {
-            n as u64
-        } else {
-            subtree_counts
-                .iter()
-                .try_fold(0u64, |acc, &c| acc.checked_add(c))
-                .ok_or(MessageError::BadInput {
-                    field: "subtree_counts",
-                    reason: "sum overflows u64",
-                })?
-        };
-        self.counts.clear();
-        put_count_deltas(&mut self.counts, subtree_counts.iter().copied());
+        // A leaf's counts are empty (checked above): nothing is written, and its total is
+        // its entry count.
+        let sum = put_counts(&mut self.counts, subtree_counts, "subtree_counts")?;
+        let total = if level == 0 { n as u64 } else { sum };
         let b = &mut self.builder;
         b.reset();
         let keys = b.create_byte_vector(key_items);

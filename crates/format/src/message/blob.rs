@@ -6,8 +6,7 @@ use super::builder::Builder;
 use super::generated::serial::Blob;
 use super::node::SubtreeCounts;
 use super::table::RootTable;
-use super::{body_with_id, check_counts, run_verifier, MessageError, FILE_ID_BLOB};
-use crate::varint::put_count_deltas;
+use super::{body_with_id, check_counts, put_counts, run_verifier, MessageError, FILE_ID_BLOB};
 use crate::{Address, ADDRESS_LEN};
 
 const TABLE: &str = "Blob";
@@ -228,15 +227,7 @@ impl BlobWriter {
                 reason: "must hold 20 bytes per count, at least one child",
             });
         }
-        let total = leaf_counts
-            .iter()
-            .try_fold(0u64, |acc, &c| acc.checked_add(c))
-            .ok_or(MessageError::BadInput {
-                field: "leaf_counts",
-                reason: "sum overflows u64",
-            })?;
-        self.counts.clear();
-        put_count_deltas(&mut self.counts, leaf_counts.iter().copied());
+        let total = put_counts(&mut self.counts, leaf_counts, "leaf_counts")?;
         let b = &mut self.builder;
         b.reset();
         let addrs = b.create_byte_vector(child_addresses);

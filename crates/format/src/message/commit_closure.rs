@@ -6,8 +6,9 @@ use super::builder::Builder;
 use super::generated::serial::CommitClosure;
 use super::node::SubtreeCounts;
 use super::table::RootTable;
-use super::{body_with_id, check_counts, run_verifier, MessageError, FILE_ID_COMMIT_CLOSURE};
-use crate::varint::put_count_deltas;
+use super::{
+    body_with_id, check_counts, put_counts, run_verifier, MessageError, FILE_ID_COMMIT_CLOSURE,
+};
 use crate::{Address, ADDRESS_LEN};
 
 /// Width of a commit-closure key: height (8) + address (20).
@@ -225,19 +226,10 @@ impl CommitClosureWriter {
                 reason: "leaves take none; internal nodes one per key",
             });
         }
-        let total = if level == 0 {
-            n as u64
-        } else {
-            subtree_counts
-                .iter()
-                .try_fold(0u64, |acc, &c| acc.checked_add(c))
-                .ok_or(MessageError::BadInput {
-                    field: "subtree_counts",
-                    reason: "sum overflows u64",
-                })?
-        };
-        self.counts.clear();
-        put_count_deltas(&mut self.counts, subtree_counts.iter().copied());
+        // A leaf's counts are empty (checked above): nothing is written, and its total is
+        // its entry count.
+        let sum = put_counts(&mut self.counts, subtree_counts, "subtree_counts")?;
+        let total = if level == 0 { n as u64 } else { sum };
         let b = &mut self.builder;
         b.reset();
         let k = b.create_byte_vector(keys);

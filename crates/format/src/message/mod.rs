@@ -227,6 +227,22 @@ fn check_offsets(
     Ok(entries - 1)
 }
 
+/// Writes `counts` into `out` (emptied first) as the subtree-count varints of a message and
+/// returns their sum; a sum past `u64::MAX` is an error about input `field`. The writing
+/// counterpart of [`check_counts`].
+fn put_counts(out: &mut Vec<u8>, counts: &[u64], field: &'static str) -> Result<u64, MessageError> {
+    let total = counts
+        .iter()
+        .try_fold(0u64, |acc, &c| acc.checked_add(c))
+        .ok_or(MessageError::BadInput {
+            field,
+            reason: "sum overflows u64",
+        })?;
+    out.clear();
+    crate::varint::put_count_deltas(out, counts.iter().copied());
+    Ok(total)
+}
+
 /// Decodes subtree-count varints: exactly `n` of them, all bytes consumed, summing to `total`.
 fn check_counts(
     bytes: &[u8],

@@ -11,13 +11,11 @@ use super::direct::{Back, Table, NUM_FIELDS as DIRECT_FIELDS};
 use super::generated::serial::ProllyTreeNode;
 use super::table::{u16_at, RootTable, VectorPos};
 use super::{
-    body_with_id, check_counts, check_input_offsets, check_offsets, run_verifier, MessageError,
-    FILE_ID_PROLLY,
+    body_with_id, check_counts, check_input_offsets, check_offsets, put_counts, run_verifier,
+    MessageError, FILE_ID_PROLLY,
 };
 use crate::tuple::{layout_is_valid, validate_layout};
-use crate::varint::{
-    decode_count_deltas_into, get_signed, put_count_deltas, put_signed, CountDeltas,
-};
+use crate::varint::{decode_count_deltas_into, get_signed, put_signed, CountDeltas};
 use crate::{Address, ADDRESS_LEN};
 
 const TABLE: &str = "ProllyTreeNode";
@@ -913,16 +911,7 @@ impl NodeWriter {
                 reason: "must hold one count per key",
             });
         }
-        let total = input
-            .subtree_counts
-            .iter()
-            .try_fold(0u64, |acc, &c| acc.checked_add(c))
-            .ok_or(MessageError::BadInput {
-                field: "subtree_counts",
-                reason: "sum overflows u64",
-            })?;
-        self.counts.clear();
-        put_count_deltas(&mut self.counts, input.subtree_counts.iter().copied());
+        let total = put_counts(&mut self.counts, input.subtree_counts, "subtree_counts")?;
         let contents = input.key_items.len()
             + 2 * input.key_offsets.len()
             + input.child_addresses.len()
@@ -1081,16 +1070,7 @@ impl NodeWriter {
             self.addresses[i * ADDRESS_LEN..(i + 1) * ADDRESS_LEN]
                 .copy_from_slice(child.as_bytes());
         }
-        let total = self
-            .count_values
-            .iter()
-            .try_fold(0u64, |acc, &c| acc.checked_add(c))
-            .ok_or(MessageError::BadInput {
-                field: "children",
-                reason: "the node's total overflows u64",
-            })?;
-        self.counts.clear();
-        put_count_deltas(&mut self.counts, self.count_values.iter().copied());
+        let total = put_counts(&mut self.counts, &self.count_values, "children")?;
         let chunk = write_internal_with(
             &mut self.buf,
             node,
@@ -1106,7 +1086,7 @@ impl NodeWriter {
     }
 
     /// Puts `node`'s subtree counts with count `i` replaced by `count` into `self.counts`
-    /// (zig-zag varint deltas, as [`put_count_deltas`] writes them); returns the new total.
+    /// (zig-zag varint deltas, as [`crate::varint::put_count_deltas`] writes them); returns the new total.
     /// Decodes the deltas up to child `i + 1` only, and checks that the bytes after them hold
     /// one varint per remaining child.
     fn replace_count(
@@ -1181,7 +1161,7 @@ impl NodeWriter {
     ) -> Result<&[u8], MessageError> {
         let total: u64 = input.subtree_counts.iter().sum();
         self.counts.clear();
-        put_count_deltas(&mut self.counts, input.subtree_counts.iter().copied());
+        crate::varint::put_count_deltas(&mut self.counts, input.subtree_counts.iter().copied());
         let b = &mut self.builder;
         b.reset();
         let key_items = b.create_byte_vector(input.key_items);
