@@ -162,7 +162,7 @@ pub enum Command {
         /// Map whose schema reads the roots (default: the map given).
         #[arg(long)]
         schema: Option<String>,
-        /// CSV output: op,<columns>,old.<value columns>.
+        /// CSV output: op, every column, then old.NAME for each value column.
         #[arg(long)]
         csv: bool,
         /// The text that means NULL.

@@ -4,7 +4,7 @@
 //! `csv-core`); tuples of all-fixed-width descriptors are written directly ([`FixedEncoder`]),
 //! others through a reused [`TupleBuilder`]. Nothing is allocated per row. Schemas of integer
 //! columns have fast paths that read plain records straight from the reader's buffer
-//! ([`IntRows`], and for one to four `int64` key and value fields [`Int64Layout`]); any record
+//! (`IntRows`, and for one to four `int64` key and value fields `Int64Layout`); any record
 //! they decline goes the general way, which makes the same tuples or error.
 //!
 //! A new tree ([`build_csv`]) is built while the input is still being read: one thread parses

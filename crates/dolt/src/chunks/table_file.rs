@@ -8,7 +8,7 @@ use prollystore_format::Address;
 use super::codec::{be_u32, be_u64, decode_snappy_record, decode_snappy_record_into, Backing};
 use crate::error::{corrupt, Result};
 
-/// First 8 bytes of SHA-256("https://github.com/attic-labs/nbs").
+/// First 8 bytes of SHA-256(`"https://github.com/attic-labs/nbs"`).
 pub const TABLE_MAGIC: [u8; 8] = [0xff, 0xb5, 0xd8, 0xc2, 0x24, 0x63, 0xee, 0x50];
 const FOOTER_LEN: u64 = 20;
 const PREFIX_TUPLE_LEN: usize = 12;
