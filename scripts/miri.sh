@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Runs the format crate's unit tests, and the tree crate's tests of its own unsafe code (the
-# arena; the memory store's borrowed chunks, its reused pages of slots, and its lists of
-# children through `tests/descent.rs` on small maps; the diff's vector compare), under Miri
-# (nightly), installing the component if needed.
+# arena; the memory store's borrowed chunks, its lent space filled on another thread, its reused
+# pages of slots, and its lists of children through `tests/descent.rs` on small maps; the diff's
+# vector compare), under Miri (nightly), installing the component if needed.
 # Property tests run with few cases there: Miri is ~1000x slower than native code.
 set -euo pipefail
 cd "$(dirname "$0")/.."

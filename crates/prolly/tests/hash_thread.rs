@@ -14,7 +14,7 @@ use prollystore::store::FileStore;
 use prollystore::tree::build::TreeBuilder;
 use prollystore::tree::hash_thread::set_background_hashing;
 use prollystore::tree::mutate::apply_edits;
-use prollystore::{BytesSchema, Map, MemoryStore};
+use prollystore::{BytesSchema, ChunkStore, Map, MemoryStore};
 
 /// A one-field tuple holding `data`, so nodes verify.
 fn tup(mut data: Vec<u8>) -> Vec<u8> {
@@ -127,6 +127,20 @@ fn large_edits_with_and_without_the_hash_thread() {
                 root, expected,
                 "{profile:?}, background hashing {background}"
             );
+            // The new leaves, kept where the hash thread wrote them (the first run) or found
+            // present (the later ones), read back as the final rows, and every chunk of the
+            // store still hashes to its address (nothing stored later overwrote one).
+            let map = Map::new(&store, root, BytesSchema);
+            let read: Vec<(Vec<u8>, Vec<u8>)> = map
+                .iter()
+                .expect("iter")
+                .map(|r| r.map(|(k, v)| (k.to_vec(), v.to_vec())).expect("row"))
+                .collect();
+            assert!(read == final_rows, "{profile:?}: rows read back differ");
+            for a in store.addresses() {
+                let chunk = store.get(&a).expect("get").expect("present");
+                assert_eq!(profile.address_of(chunk), a, "{profile:?}: chunk {a}");
+            }
             // A small edit after a large one (the hash thread is kept between edits).
             let small = [(&final_rows[7].0[..], None)];
             let smaller = apply_edits(&store, &BytesSchema, root, &small).expect("small edit");

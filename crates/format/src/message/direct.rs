@@ -29,18 +29,33 @@ fn pad_to(x: usize, align: usize) -> usize {
 /// A buffer filled from the back; `off()` counts the bytes written so far, as the Go builder's
 /// `Offset()` does.
 pub(crate) struct Back<'b> {
-    buf: &'b mut Vec<u8>,
+    buf: &'b mut [u8],
     head: usize,
 }
 
+/// The most bytes a node message with `contents` bytes of vector data takes: the room a
+/// [`Back`] over a caller's buffer needs.
+#[inline]
+pub(crate) fn message_bound(contents: usize) -> usize {
+    contents + OVERHEAD
+}
+
 impl<'b> Back<'b> {
-    /// Starts a message of at most `contents` bytes of vector data plus the fixed overhead.
+    /// Starts a message of at most `contents` bytes of vector data plus the fixed overhead,
+    /// in `buf` (grown to that bound if it is shorter).
     #[inline]
     pub(crate) fn new(buf: &'b mut Vec<u8>, contents: usize) -> Back<'b> {
-        let len = contents + OVERHEAD;
+        let len = message_bound(contents);
         if buf.len() < len {
             buf.resize(len, 0);
         }
+        Back::over(buf.as_mut_slice())
+    }
+
+    /// Starts a message that ends at the end of `buf`, which the caller made at least
+    /// [`message_bound`] long for the contents it writes.
+    #[inline]
+    pub(crate) fn over(buf: &'b mut [u8]) -> Back<'b> {
         let head = buf.len();
         Back { buf, head }
     }
@@ -202,7 +217,7 @@ impl<'b> Table<'b> {
         w.bytes(&root.to_le_bytes());
         w.bytes(&message_prefix(w.off())?);
         let Back { buf, head } = w;
-        let buf: &'b Vec<u8> = buf;
+        let buf: &'b [u8] = buf;
         Ok(&buf[head..])
     }
 }

@@ -7,7 +7,7 @@ use std::cmp::Ordering;
 
 #[cfg(test)]
 use super::builder::Builder;
-use super::direct::{Back, Table, NUM_FIELDS as DIRECT_FIELDS};
+use super::direct::{message_bound, Back, Table, NUM_FIELDS as DIRECT_FIELDS};
 use super::generated::serial::ProllyTreeNode;
 use super::table::{u16_at, RootTable, VectorPos};
 use super::{
@@ -813,48 +813,32 @@ impl NodeWriter {
 
     /// Writes a leaf; returns the whole chunk (prefix included).
     pub fn write_leaf(&mut self, input: &LeafInput) -> Result<&[u8], MessageError> {
-        let n = check_input_offsets(input.key_offsets, input.key_items.len(), "key_offsets")?;
-        let nv = check_input_offsets(
-            input.value_offsets,
-            input.value_items.len(),
-            "value_offsets",
-        )?;
-        if n != nv {
+        let n = check_leaf_input(input)?;
+        write_leaf_vectors(Back::new(&mut self.buf, leaf_contents(input)), input, n)
+    }
+
+    /// The room [`NodeWriter::write_leaf_into`] needs for `input`: an upper bound of its
+    /// chunk's length (a few dozen bytes over it).
+    pub fn leaf_bound(input: &LeafInput) -> usize {
+        message_bound(leaf_contents(input))
+    }
+
+    /// [`NodeWriter::write_leaf`] straight into `dst` (for example memory a store lends), which
+    /// must be at least [`NodeWriter::leaf_bound`] long: the chunk is written at the end of
+    /// `dst`, and its start there is returned (`dst[start..]` is the chunk; the bytes before
+    /// it are left as they were). The same bytes as `write_leaf`, without the copy out of the
+    /// writer's buffer.
+    pub fn write_leaf_into(input: &LeafInput, dst: &mut [u8]) -> Result<usize, MessageError> {
+        let n = check_leaf_input(input)?;
+        if dst.len() < Self::leaf_bound(input) {
             return Err(MessageError::BadInput {
-                field: "value_offsets",
-                reason: "must have as many entries as key_offsets",
+                field: "dst",
+                reason: "must be at least leaf_bound long",
             });
         }
-        if input
-            .value_address_offsets
-            .iter()
-            .any(|&o| usize::from(o) + ADDRESS_LEN > input.value_items.len())
-        {
-            return Err(MessageError::BadInput {
-                field: "value_address_offsets",
-                reason: "an address would end past value_items",
-            });
-        }
-        let contents = input.key_items.len()
-            + input.value_items.len()
-            + 2 * (input.key_offsets.len()
-                + input.value_offsets.len()
-                + input.value_address_offsets.len());
-        let mut w = Back::new(&mut self.buf, contents);
-        let key_items = w.byte_vector(input.key_items);
-        let key_offsets = w.u16_vector(input.key_offsets);
-        let value_items = w.byte_vector(input.value_items);
-        let value_offsets = w.u16_vector(input.value_offsets);
-        let vao = if input.value_address_offsets.is_empty() {
-            0
-        } else {
-            w.u16_vector(input.value_address_offsets)
-        };
-        finish_leaf(
-            w,
-            [key_items, key_offsets, value_items, value_offsets, vao],
-            n,
-        )
+        let len = dst.len();
+        let chunk = write_leaf_vectors(Back::over(dst), input, n)?;
+        Ok(len - chunk.len())
     }
 
     /// [`NodeWriter::write_leaf`] through the general builder: the reference the direct
@@ -1234,6 +1218,64 @@ fn write_internal_with<'b>(
         [key_items, key_offsets, addresses, counts],
         total,
         node.level(),
+    )
+}
+
+/// Checks a leaf's input arrays against each other; returns its item count.
+fn check_leaf_input(input: &LeafInput) -> Result<usize, MessageError> {
+    let n = check_input_offsets(input.key_offsets, input.key_items.len(), "key_offsets")?;
+    let nv = check_input_offsets(
+        input.value_offsets,
+        input.value_items.len(),
+        "value_offsets",
+    )?;
+    if n != nv {
+        return Err(MessageError::BadInput {
+            field: "value_offsets",
+            reason: "must have as many entries as key_offsets",
+        });
+    }
+    if input
+        .value_address_offsets
+        .iter()
+        .any(|&o| usize::from(o) + ADDRESS_LEN > input.value_items.len())
+    {
+        return Err(MessageError::BadInput {
+            field: "value_address_offsets",
+            reason: "an address would end past value_items",
+        });
+    }
+    Ok(n)
+}
+
+/// The bytes of a leaf's vectors.
+fn leaf_contents(input: &LeafInput) -> usize {
+    input.key_items.len()
+        + input.value_items.len()
+        + 2 * (input.key_offsets.len()
+            + input.value_offsets.len()
+            + input.value_address_offsets.len())
+}
+
+/// Writes the leaf `input` (checked, `n` items) into `w`; returns the chunk.
+fn write_leaf_vectors<'b>(
+    mut w: Back<'b>,
+    input: &LeafInput,
+    n: usize,
+) -> Result<&'b [u8], MessageError> {
+    let key_items = w.byte_vector(input.key_items);
+    let key_offsets = w.u16_vector(input.key_offsets);
+    let value_items = w.byte_vector(input.value_items);
+    let value_offsets = w.u16_vector(input.value_offsets);
+    let vao = if input.value_address_offsets.is_empty() {
+        0
+    } else {
+        w.u16_vector(input.value_address_offsets)
+    };
+    finish_leaf(
+        w,
+        [key_items, key_offsets, value_items, value_offsets, vao],
+        n,
     )
 }
 

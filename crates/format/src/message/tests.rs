@@ -526,6 +526,20 @@ fn direct_writer_equals_general_builder() {
             let a = direct.write_leaf(&input).unwrap().to_vec();
             let b = reference.write_leaf_reference(&input).unwrap();
             assert_eq!(a, b, "leaf case {case}: {n} items");
+            // Into a caller's buffer (room to spare or exactly the bound): the same bytes at
+            // its end, nothing before them touched; one byte short is refused.
+            let bound = NodeWriter::leaf_bound(&input);
+            assert!(
+                bound >= a.len() && bound - a.len() <= 160,
+                "bound {bound}, {}",
+                a.len()
+            );
+            let spare = rng.below(3) as usize * 7;
+            let mut dst = vec![0xA5u8; bound + spare];
+            let start = NodeWriter::write_leaf_into(&input, &mut dst).unwrap();
+            assert_eq!(&dst[start..], &a[..], "leaf case {case} into a buffer");
+            assert!(dst[..start].iter().all(|&x| x == 0xA5));
+            assert!(NodeWriter::write_leaf_into(&input, &mut dst[..bound - 1]).is_err());
         } else {
             let addresses: Vec<u8> = (0..n * ADDRESS_LEN).map(|_| rng.next() as u8).collect();
             let counts: Vec<u64> = (0..n)

@@ -13,18 +13,26 @@
 //! Once an arena is filling full-size blocks, the next one is mapped and faulted in on a
 //! short-lived thread while the current one fills ([`Arena::prepare_next`]).
 //!
+//! Space can also be set aside ([`Arena::reserve`]) for chunks written in place elsewhere: an
+//! edit's hash thread serializes new leaves straight into it, and the store keeps them there
+//! (`ChunkStore::lend` and `ChunkStore::adopt`), which saves the calling thread a copy of
+//! every leaf into cold memory.
+//!
 //! When an arena drops, its mapped blocks (up to 128 MiB in all, process-wide) are kept for the
 //! next arena instead of being unmapped, so that filling one memory store after another does
 //! not fault in fresh memory every time; the kernel may reclaim their pages under memory
 //! pressure (`MADV_FREE`).
 
 use std::cell::{Cell, RefCell};
+use std::ptr::NonNull;
 use std::sync::Mutex;
 
 /// The first block's size; each next block doubles, up to [`MAX_BLOCK`].
 const FIRST_BLOCK: usize = 64 << 10;
 /// The largest block: 8 MiB, four huge pages.
 const MAX_BLOCK: usize = 8 << 20;
+/// The least room [`Arena::reserve`] lends from the current block before it starts a new one.
+const MIN_LOAN: usize = 64 << 10;
 /// Blocks at least this big are mapped and advised to use huge pages.
 const MAPPED_BLOCK: usize = 2 << 20;
 /// The huge page size blocks are aligned to.
@@ -128,6 +136,22 @@ impl Block {
             Some(std::slice::from_raw_parts(dst, bytes.len()))
         }
     }
+
+    /// Bytes not yet handed out.
+    fn room(&self) -> usize {
+        self.len - self.used.get()
+    }
+
+    /// Sets the next `len` bytes aside (the caller checked that they fit); returns where they
+    /// start.
+    fn take(&self, len: usize) -> NonNull<u8> {
+        let at = self.used.get();
+        debug_assert!(len <= self.len - at);
+        self.used.set(at + len);
+        // SAFETY: `at <= self.len`, so the pointer is inside the block or one past its end,
+        // and `base` is not null.
+        unsafe { NonNull::new_unchecked(self.base.add(at)) }
+    }
 }
 
 /// Append-only storage for byte strings: `copy` returns a slice that stays valid, unchanged,
@@ -162,10 +186,57 @@ impl Arena {
             // guard.
             return unsafe { &*std::ptr::from_ref(copy) };
         }
+        self.push_block(&mut blocks, bytes.len());
+        let copy = blocks.last().and_then(|b| b.try_copy(bytes));
+        // SAFETY: as above. The new block is at least `bytes.len()` long, so the copy fits.
+        copy.map(|c| unsafe { &*std::ptr::from_ref(c) })
+            .unwrap_or_default()
+    }
+
+    /// Sets aside `want` bytes that no copy will use (or, if the current block has fewer but
+    /// at least [`MIN_LOAN`] left, all of those): memory for chunks that are written in
+    /// place, possibly on another thread, and then kept (the memory store's loans, see
+    /// `ChunkStore::lend`). Returns where they start and how many there are. They stay
+    /// valid, and are never handed out again, until the arena drops; [`Arena::trim`] gives
+    /// back what was not used.
+    pub(crate) fn reserve(&self, want: usize) -> (NonNull<u8>, usize) {
+        let mut blocks = self.blocks.borrow_mut();
+        let room = blocks.last().map_or(0, Block::room);
+        if room >= want.min(MIN_LOAN) {
+            let len = room.min(want);
+            if let Some(b) = blocks.last() {
+                return (b.take(len), len);
+            }
+        }
+        self.push_block(&mut blocks, want);
+        match blocks.last() {
+            Some(b) => (b.take(want), want),
+            None => (NonNull::dangling(), 0),
+        }
+    }
+
+    /// Gives back the bytes after the first `used` of the reservation of `len` bytes at
+    /// `start` ([`Arena::reserve`]), if nothing was set aside or copied after it since.
+    pub(crate) fn trim(&self, start: NonNull<u8>, len: usize, used: usize) {
+        let blocks = self.blocks.borrow();
+        let Some(b) = blocks.last() else {
+            return;
+        };
+        let end = b.used.get();
+        let start = start.as_ptr() as usize;
+        let base = b.base as usize;
+        if used <= len && start >= base && start - base + len == end {
+            b.used.set(start - base + used);
+        }
+    }
+
+    /// Adds a block with room for at least `len` bytes: the next size up, made or taken
+    /// from the spares (see [`Arena::prepare_next`]).
+    fn push_block(&self, blocks: &mut Vec<Block>, len: usize) {
         let next = blocks
             .last()
             .map_or(FIRST_BLOCK, |b| (2 * b.len).min(MAX_BLOCK));
-        let len = next.max(bytes.len());
+        let len = next.max(len);
         let block = if len >= MAPPED_BLOCK {
             take_spare(len, self.huge_pages)
                 .or_else(|| self.take_prepared(len))
@@ -177,10 +248,6 @@ impl Arena {
         if len == MAX_BLOCK {
             self.prepare_next();
         }
-        let copy = blocks.last().and_then(|b| b.try_copy(bytes));
-        // SAFETY: as above. The new block is at least `bytes.len()` long, so the copy fits.
-        copy.map(|c| unsafe { &*std::ptr::from_ref(c) })
-            .unwrap_or_default()
     }
 }
 

@@ -15,6 +15,8 @@ use std::cell::{Cell, OnceCell, RefCell};
 use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
+use std::ops::Range;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
 use elsa::FrozenVec;
@@ -22,7 +24,7 @@ use prollystore_format::message::{Node, NodeLayout};
 use prollystore_format::{Address, HashProfile, ADDRESS_LEN};
 
 use super::arena::{self, Arena};
-use super::{ChunkStore, NodeHint, StoreError};
+use super::{lent_ranges_end, ChunkStore, LentSpace, NodeHint, StoreError};
 
 /// Slots per page.
 const PAGE: usize = 1024;
@@ -105,7 +107,12 @@ pub struct MemoryStore {
     next_page: RefCell<Option<std::thread::JoinHandle<Box<[Slot]>>>>,
     /// Holds every chunk's bytes.
     arena: Arena,
+    /// This store's identity in the spaces it lends ([`ChunkStore::lend`]).
+    id: u64,
 }
+
+/// The identity of the next memory store made.
+static NEXT_STORE_ID: AtomicU64 = AtomicU64::new(1);
 
 impl Default for MemoryStore {
     fn default() -> Self {
@@ -136,6 +143,7 @@ impl MemoryStore {
             pages: FrozenVec::new(),
             next_page: RefCell::new(None),
             arena,
+            id: NEXT_STORE_ID.fetch_add(1, Ordering::Relaxed),
         }
     }
 
@@ -310,6 +318,18 @@ impl MemoryStore {
 
     /// Stores `chunk` unless present; `trusted` marks a node this process serialized.
     fn insert_slot(&self, address: Address, chunk: &[u8], trusted: bool) {
+        self.insert_with(address, trusted, || {
+            let copy = self.arena.copy(chunk);
+            // SAFETY: the copy lives in `self.arena`, which keeps it unchanged until the
+            // store drops, and slots hand it out only as borrows of `&self` (see `get`,
+            // `get_node_hinted`, `get_child`; `known_node`'s `Node<'static>` goes only into
+            // the store's own lists of children), so no reference to it outlives the store.
+            unsafe { &*std::ptr::from_ref(copy) }
+        });
+    }
+
+    /// Files the chunk `place` gives (called only if `address` is new) under `address`.
+    fn insert_with(&self, address: Address, trusted: bool, place: impl FnOnce() -> &'static [u8]) {
         let n = {
             let mut index = self.index.borrow_mut();
             let n = index.len();
@@ -327,13 +347,7 @@ impl MemoryStore {
         let Some(slot) = self.pages.get(n / PAGE).and_then(|p| p.get(n % PAGE)) else {
             return;
         };
-        let copy = self.arena.copy(chunk);
-        // SAFETY: the copy lives in `self.arena`, which keeps it unchanged until the store
-        // drops, and slots hand it out only as borrows of `&self` (see `get`,
-        // `get_node_hinted`, `get_child`; `known_node`'s `Node<'static>` goes only into the
-        // store's own lists of children), so no reference to it outlives the store.
-        let copy: &'static [u8] = unsafe { &*std::ptr::from_ref(copy) };
-        let _ = slot.chunk.set(copy);
+        let _ = slot.chunk.set(place());
         slot.trusted.set(trusted);
     }
 
@@ -514,6 +528,44 @@ impl ChunkStore for MemoryStore {
         self.insert_slot(address, chunk, true);
         Ok(())
     }
+
+    /// Lends space in the arena: `want` bytes, or what is left of the current block if that
+    /// is less but still 64 KiB or more.
+    fn lend(&self, want: usize) -> Option<LentSpace<'_>> {
+        let (start, len) = self.arena.reserve(want);
+        // SAFETY: `reserve` sets the bytes aside for this space alone (no copy or other
+        // reservation gets them) in arena memory, which is initialized and stays valid until
+        // the store drops; the space borrows the store.
+        Some(unsafe { LentSpace::new(start, len, self.id) })
+    }
+
+    fn adopt(
+        &self,
+        space: LentSpace<'_>,
+        chunks: &[(Address, Range<usize>)],
+    ) -> Result<(), StoreError> {
+        let used = lent_ranges_end(chunks, space.len())?;
+        let (start, lender) = space.parts();
+        if lender != self.id {
+            for (address, range) in chunks {
+                self.put_node_hashed(*address, &space.bytes()[range.clone()])?;
+            }
+            return Ok(());
+        }
+        let bytes = space.bytes();
+        for (address, range) in chunks {
+            debug_assert_eq!(*address, self.profile.address_of(&bytes[range.clone()]));
+            self.insert_with(*address, true, || {
+                // SAFETY: the space is this store's own: its bytes are in `self.arena`, which
+                // keeps them until the store drops and never hands them to another copy or
+                // space, and this space is given up here, so nothing writes them any more.
+                // Slots lend chunks only as borrows of `&self` (see `insert_slot`).
+                unsafe { &*std::ptr::from_ref(&bytes[range.clone()]) }
+            });
+        }
+        self.arena.trim(start, space.len(), used);
+        Ok(())
+    }
 }
 
 #[cfg(test)]
@@ -546,5 +598,100 @@ mod tests {
             let absent = HashProfile::Blake3.address_of(&other);
             assert_eq!(store.get(&absent).unwrap(), None);
         }
+    }
+    /// Two small leaves as the node writer takes them.
+    fn leaf_input(tag: &'static [u8; 2]) -> prollystore_format::message::LeafInput<'static> {
+        prollystore_format::message::LeafInput {
+            key_items: tag,
+            key_offsets: &[0, 1, 2],
+            value_items: b"vw",
+            value_offsets: &[0, 1, 2],
+            value_address_offsets: &[],
+        }
+    }
+
+    /// A space filled on another thread (as the hash thread fills an edit's) is adopted where
+    /// it is: the chunks read back from the lent bytes themselves, and what the space did not
+    /// use goes to the next copy.
+    #[test]
+    fn lent_space_filled_on_another_thread_is_adopted_in_place() {
+        use prollystore_format::message::NodeWriter;
+        let store = MemoryStore::new(HashProfile::Blake3);
+        let inputs = [leaf_input(b"ab"), leaf_input(b"cd")];
+        let bound = NodeWriter::leaf_bound(&inputs[0]);
+        let mut space = store.lend(3 * bound).unwrap();
+        assert_eq!(space.len(), 3 * bound);
+        let places = std::thread::scope(|s| {
+            let space = &mut space;
+            let inputs = &inputs;
+            s.spawn(move || {
+                let mut used = 0;
+                let mut places = Vec::new();
+                for input in inputs {
+                    let dst = &mut space.bytes_mut()[used..used + bound];
+                    let start = NodeWriter::write_leaf_into(input, dst).unwrap();
+                    places.push(used + start..used + bound);
+                    used += bound;
+                }
+                places
+            })
+            .join()
+            .unwrap()
+        });
+        let chunks: Vec<(Address, Range<usize>)> = places
+            .iter()
+            .map(|r| {
+                (
+                    store.profile.address_of(&space.bytes()[r.clone()]),
+                    r.clone(),
+                )
+            })
+            .collect();
+        let lent = space.bytes().as_ptr();
+        let expected: Vec<Vec<u8>> = places
+            .iter()
+            .map(|r| space.bytes()[r.clone()].to_vec())
+            .collect();
+        store.adopt(space, &chunks).unwrap();
+        for ((address, range), want) in chunks.iter().zip(&expected) {
+            let got = store.get(address).unwrap().unwrap();
+            assert_eq!(got, &want[..]);
+            assert_eq!(
+                got.as_ptr(),
+                lent.wrapping_add(range.start),
+                "kept in place"
+            );
+            assert_eq!(store.get_node(address).unwrap().count(), 2);
+        }
+        // The unused third of the space is given back: the next chunk is copied right after
+        // the last adopted one, and overwrites none of them.
+        let other = store.put(b"another chunk").unwrap();
+        let copy = store.get(&other).unwrap().unwrap();
+        assert_eq!(copy.as_ptr(), lent.wrapping_add(2 * bound));
+        for ((address, _), want) in chunks.iter().zip(&expected) {
+            assert_eq!(store.get(address).unwrap().unwrap(), &want[..]);
+        }
+    }
+
+    /// A store given another store's space copies the chunks; ranges outside the space are
+    /// refused.
+    #[test]
+    fn adopting_another_stores_space_copies() {
+        use prollystore_format::message::NodeWriter;
+        let (lender, other) = (MemoryStore::default(), MemoryStore::default());
+        let input = leaf_input(b"ef");
+        let bound = NodeWriter::leaf_bound(&input);
+        let mut space = lender.lend(bound).unwrap();
+        let start = NodeWriter::write_leaf_into(&input, space.bytes_mut()).unwrap();
+        let chunk = space.bytes()[start..].to_vec();
+        let address = other.profile.address_of(&chunk);
+        let outside = [(address, start..bound + 1)];
+        let err = other
+            .adopt(lender.lend(bound).unwrap(), &outside)
+            .unwrap_err();
+        assert!(matches!(err, StoreError::InvalidArgument(_)), "{err}");
+        other.adopt(space, &[(address, start..bound)]).unwrap();
+        assert_eq!(other.get(&address).unwrap().unwrap(), &chunk[..]);
+        assert!(!lender.has(&address).unwrap());
     }
 }

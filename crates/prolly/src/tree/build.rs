@@ -10,6 +10,8 @@
 //! serialized. Builds do that for the leaves, edits for every level they rewrite
 //! (`NodeBatch`).
 
+use std::ops::Range;
+
 use prollystore_format::message::{InternalInput, LeafInput, Node, NodeWriter};
 
 use prollystore_format::{Address, HashProfile, ADDRESS_LEN};
@@ -18,7 +20,7 @@ use super::hash_thread::HashThread;
 use super::schema::TreeSchema;
 use super::split::{Splitter, MAX_LEVELS, MAX_NODE_DATA};
 use crate::error::TreeError;
-use crate::store::ChunkStore;
+use crate::store::{ChunkStore, LentSpace};
 
 /// The nodes being filled at one level, with the splitter state.
 #[derive(Debug, Default)]
@@ -67,6 +69,13 @@ pub(crate) struct NodeBatch {
     writer: NodeWriter,
     /// Serializing a raw leaf failed (reported by [`NodeBatch::store_and_emit`]).
     failed: Option<TreeError>,
+    /// Store memory lent for the raw leaves ([`NodeBatch::lend`]): they are serialized
+    /// straight into it, as many as fit, and the store adopts them there.
+    space: Option<LentSpace<'static>>,
+    /// Where the first `placed.len()` nodes are in `space`; the others are in `chunks`.
+    placed: Vec<Range<usize>>,
+    /// The `(address, place)` list handed to the store's `adopt` (kept for its buffer).
+    adopted: Vec<(Address, Range<usize>)>,
 }
 
 /// A completed leaf as its level builder filled it. The buffers change owners (the builder
@@ -78,6 +87,19 @@ struct RawLeaf {
     value_items: Vec<u8>,
     value_offsets: Vec<u16>,
     address_offsets: Vec<u16>,
+}
+
+impl RawLeaf {
+    /// The leaf as the node writer takes it.
+    fn input(&self) -> LeafInput<'_> {
+        LeafInput {
+            key_items: &self.key_items,
+            key_offsets: &self.key_offsets,
+            value_items: &self.value_items,
+            value_offsets: &self.value_offsets,
+            value_address_offsets: &self.address_offsets,
+        }
+    }
 }
 
 impl NodeBatch {
@@ -125,16 +147,38 @@ impl NodeBatch {
         leaf.value_offsets.reserve(256);
     }
 
-    /// Serializes the raw leaves into `chunks`, in order.
+    /// Gives the batch's raw leaves store memory to be serialized into, on the thread that
+    /// hashes them: the store then keeps them where they are instead of copying them out of
+    /// `chunks` (on the calling thread). Asks for exactly the room they need.
+    ///
+    /// # Safety
+    /// `space` must not be used after the borrow of the store that lent it ends: the batch
+    /// must come back (or its thread end) and the space be adopted or dropped before that.
+    pub(crate) unsafe fn lend<S: ChunkStore + ?Sized>(&mut self, store: &S) {
+        let want = self.raw[..self.raw_len]
+            .iter()
+            .map(|leaf| NodeWriter::leaf_bound(&leaf.input()))
+            .sum();
+        // SAFETY: the caller's promise.
+        self.space = store.lend(want).map(|s| unsafe { s.detach() });
+    }
+
+    /// Serializes the raw leaves in order: into the lent space while they fit, then into
+    /// `chunks`.
     fn serialize_raw(&mut self) -> Result<(), TreeError> {
+        let mut used = 0;
         for leaf in self.raw.iter().take(self.raw_len) {
-            let chunk = self.writer.write_leaf(&LeafInput {
-                key_items: &leaf.key_items,
-                key_offsets: &leaf.key_offsets,
-                value_items: &leaf.value_items,
-                value_offsets: &leaf.value_offsets,
-                value_address_offsets: &leaf.address_offsets,
-            })?;
+            let input = leaf.input();
+            if let Some(space) = self.space.as_mut().filter(|_| self.chunk_ends.is_empty()) {
+                let end = used + NodeWriter::leaf_bound(&input);
+                if let Some(dst) = space.bytes_mut().get_mut(used..end) {
+                    let start = NodeWriter::write_leaf_into(&input, dst)?;
+                    self.placed.push(used + start..end);
+                    used = end;
+                    continue;
+                }
+            }
+            let chunk = self.writer.write_leaf(&input)?;
             self.chunks.extend_from_slice(chunk);
             self.chunk_ends.push(self.chunks.len());
         }
@@ -142,11 +186,21 @@ impl NodeBatch {
         Ok(())
     }
 
+    /// Node `i`'s chunk.
+    fn chunk(&self, i: usize) -> &[u8] {
+        match (self.placed.get(i), &self.space) {
+            (Some(r), Some(space)) => &space.bytes()[r.clone()],
+            _ => Self::part(&self.chunks, &self.chunk_ends, i - self.placed.len()),
+        }
+    }
+
     pub(crate) fn len(&self) -> usize {
         self.counts.len()
     }
 
     fn clear(&mut self) {
+        self.space = None;
+        self.placed.clear();
         self.chunks.clear();
         self.chunk_ends.clear();
         self.keys.clear();
@@ -173,15 +227,17 @@ impl NodeBatch {
                 return;
             }
         }
-        self.addresses.clear();
-        self.addresses.resize(self.len(), Address::ZERO);
-        for (g, out) in self.addresses.chunks_mut(GROUP).enumerate() {
+        let mut addresses = std::mem::take(&mut self.addresses);
+        addresses.clear();
+        addresses.resize(self.len(), Address::ZERO);
+        for (g, out) in addresses.chunks_mut(GROUP).enumerate() {
             let mut chunks: [&[u8]; GROUP] = [&[]; GROUP];
             for (j, c) in chunks.iter_mut().take(out.len()).enumerate() {
-                *c = Self::part(&self.chunks, &self.chunk_ends, g * GROUP + j);
+                *c = self.chunk(g * GROUP + j);
             }
             profile.addresses_of(&chunks[..out.len()], out);
         }
+        self.addresses = addresses;
     }
 
     /// Stores the hashed nodes and hands each to `emit`, in order; then empties the batch.
@@ -194,9 +250,19 @@ impl NodeBatch {
             self.clear();
             return Err(e);
         }
+        let placed = self.placed.len();
+        if let Some(space) = self.space.take() {
+            self.adopted.clear();
+            let places = self.placed.iter().cloned();
+            self.adopted
+                .extend(self.addresses.iter().copied().zip(places));
+            out.store.adopt(space, &self.adopted)?;
+        }
         for (i, address) in self.addresses.iter().enumerate() {
-            let chunk = Self::part(&self.chunks, &self.chunk_ends, i);
-            out.store.put_node_hashed(*address, chunk)?;
+            if i >= placed {
+                let chunk = Self::part(&self.chunks, &self.chunk_ends, i - placed);
+                out.store.put_node_hashed(*address, chunk)?;
+            }
             let key = Self::part(&self.keys, &self.key_ends, i);
             emit(out, key, *address, self.counts[i])?;
         }

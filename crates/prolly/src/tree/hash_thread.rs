@@ -171,3 +171,12 @@ impl HashThread {
         self.receive().map(drop)
     }
 }
+
+impl Drop for HashThread {
+    /// Waits for the batch in flight, if any: it may be serializing into memory a store lent
+    /// it (an edit's leaves), which must not be written once its owner is gone, for example
+    /// after a panic unwound the edit. The thread then ends, its channel closed.
+    fn drop(&mut self) {
+        let _ = self.discard();
+    }
+}

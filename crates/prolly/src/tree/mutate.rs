@@ -201,6 +201,12 @@ impl<'a, 's, 'p, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> LevelPass<'a, '
                     done.store_and_emit(out, &mut emit)?;
                     bg.spare = Some(done);
                 }
+                // SAFETY: the batch comes back before `apply_edits` returns: the leaf pass
+                // takes it back with the next hand-off or in `collect_in_flight`, where its
+                // space is adopted, and if the pass fails, `apply_edits` waits for it before
+                // returning (or, unwinding, `HashThread`'s drop does), so nothing writes the
+                // space once the edit's borrow of the store is over.
+                unsafe { batch.lend(out.store) };
                 thread.send(batch, out.store.profile())
             }
             None => {
@@ -627,13 +633,14 @@ where
             builder: LevelBuilder::new(0),
             ..Scratch::default()
         });
+    let result = rewrite_levels(store, schema, root, root_level, edits, &mut scratch);
     if let Some(thread) = &mut scratch.background.thread {
-        // A failed edit may have left a batch in flight.
+        // A failed edit may leave a batch in flight, writing into memory the store lent it:
+        // wait for it now, while the store is surely alive.
         if thread.discard().is_err() {
             scratch.background.thread = None;
         }
     }
-    let result = rewrite_levels(store, schema, root, root_level, edits, &mut scratch);
     let _ = SCRATCH.try_with(|s| *s.borrow_mut() = Some(scratch));
     result
 }
