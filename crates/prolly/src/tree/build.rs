@@ -155,12 +155,14 @@ impl NodeBatch {
     /// `space` must not be used after the borrow of the store that lent it ends: the batch
     /// must come back (or its thread end) and the space be adopted or dropped before that.
     pub(crate) unsafe fn lend<S: ChunkStore + ?Sized>(&mut self, store: &S) {
-        let want = self.raw[..self.raw_len]
+        let want: usize = self.raw[..self.raw_len]
             .iter()
             .map(|leaf| NodeWriter::leaf_bound(&leaf.input()))
             .sum();
-        // SAFETY: the caller's promise.
-        self.space = store.lend(want).map(|s| unsafe { s.detach() });
+        if want > 0 {
+            // SAFETY: the caller's promise.
+            self.space = store.lend(want).map(|s| unsafe { s.detach() });
+        }
     }
 
     /// Serializes the raw leaves in order: into the lent space while they fit, then into
@@ -874,10 +876,16 @@ fn rebase_offsets(
 ) {
     let delta = (base as u16).wrapping_sub(start as u16);
     match offsets.get(2 * (from + 1)..2 * (to + 1)) {
-        Some(ends) => out.extend(
-            ends.chunks_exact(2)
-                .map(|p| u16::from_le_bytes([p[0], p[1]]).wrapping_add(delta)),
-        ),
+        Some(ends) => {
+            // Grown first, then filled through a slice: a loop the compiler vectorizes
+            // (`extend` with a mapping iterator pushed one offset at a time, ~8% of the calling
+            // thread of 1,000 edits).
+            let at = out.len();
+            out.resize(at + (to - from), 0);
+            for (o, p) in out[at..].iter_mut().zip(ends.as_chunks::<2>().0) {
+                *o = u16::from_le_bytes(*p).wrapping_add(delta);
+            }
+        }
         None => {
             out.extend((from + 1..=to).map(|i| (offset_at(offsets, i) as u16).wrapping_add(delta)))
         }
