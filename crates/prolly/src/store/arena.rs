@@ -225,6 +225,8 @@ impl Arena {
         let end = b.used.get();
         let start = start.as_ptr() as usize;
         let base = b.base as usize;
+        // Ending exactly at `end` (which is at most the block's length) puts the reservation
+        // inside the last block: blocks never overlap, so one in an older block cannot pass.
         if used <= len && start >= base && start - base + len == end {
             b.used.set(start - base + used);
         }

@@ -190,9 +190,9 @@ impl NodeBatch {
 
     /// Node `i`'s chunk.
     fn chunk(&self, i: usize) -> &[u8] {
-        match (self.placed.get(i), &self.space) {
-            (Some(r), Some(space)) => &space.bytes()[r.clone()],
-            _ => Self::part(&self.chunks, &self.chunk_ends, i - self.placed.len()),
+        match self.placed.get(i) {
+            Some(r) => self.space.as_ref().map_or(&[], |s| &s.bytes()[r.clone()]),
+            None => Self::part(&self.chunks, &self.chunk_ends, i - self.placed.len()),
         }
     }
 
