@@ -16,6 +16,7 @@
 //! `dolt`). Setup (building the map, making the edits) happens outside the `run_*` functions so
 //! that `--toggle-collect` counts only the measured work. The edit workloads mix updates,
 //! inserts and deletes evenly; `EDIT_KIND=update` (or `insert`, `delete`) makes only that kind.
+//! `HUGE_PAGES=1` puts every store the workload makes on transparent huge pages.
 
 use std::collections::BTreeMap;
 use std::hint::black_box;
@@ -76,6 +77,16 @@ fn random_edits(rng: &mut Rng, count: usize) -> Vec<([u8; 20], Option<[u8; 20]>)
     e.into_iter()
         .map(|(k, v)| (tuple(k, if k % 2 == 0 { (k / 2) % 7 } else { 0 }), v))
         .collect()
+}
+
+/// A memory store for the workload: on transparent huge pages if `HUGE_PAGES=1`
+/// ([`MemoryStore::with_huge_pages`]), to compare the two with `scripts/ab.sh`.
+fn new_store(profile: HashProfile) -> MemoryStore {
+    if std::env::var("HUGE_PAGES").is_ok_and(|v| v == "1") {
+        MemoryStore::with_huge_pages(profile)
+    } else {
+        MemoryStore::new(profile)
+    }
 }
 
 #[inline(never)]
@@ -148,7 +159,7 @@ fn main() {
         }
     };
     let data = rows(N);
-    let store = MemoryStore::new(profile);
+    let store = new_store(profile);
     let t = Instant::now();
     let map = Map::from_sorted(&store, schema(), data.iter().map(|(k, v)| (&k[..], &v[..])))
         .expect("build");
@@ -207,12 +218,12 @@ fn main() {
                     set_background_hashing(false);
                 }
                 let t = Instant::now();
-                n += run_build(&MemoryStore::new(profile), &data).as_bytes()[0] as usize;
+                n += run_build(&new_store(profile), &data).as_bytes()[0] as usize;
                 single += t.elapsed().as_secs_f64();
                 if workload == "build1t" {
                     set_background_hashing(true);
                     let t = Instant::now();
-                    n += run_build(&MemoryStore::new(profile), &data).as_bytes()[0] as usize;
+                    n += run_build(&new_store(profile), &data).as_bytes()[0] as usize;
                     piped += t.elapsed().as_secs_f64();
                 }
             }
@@ -251,7 +262,7 @@ fn main() {
             let batches: Vec<Vec<Edit<'_>>> = owned.iter().map(|e| as_edits(e)).collect();
             let (mut secs, mut r) = (0f64, 0usize);
             for group in batches.chunks(per_scratch) {
-                let scratch = MemoryStore::new(profile);
+                let scratch = new_store(profile);
                 copy_tree(&store, &scratch, &map.root()).expect("copy");
                 black_box(run_scan(&Map::new(&scratch, map.root(), schema())));
                 let t = Instant::now();
