@@ -24,7 +24,7 @@ use prollystore_format::message::{Node, NodeLayout};
 use prollystore_format::{Address, HashProfile, ADDRESS_LEN};
 
 use super::arena::{self, Arena};
-use super::{lent_ranges_end, ChunkStore, LentSpace, NodeHint, StoreError};
+use super::{copy_lent, lent_ranges_end, ChunkStore, LentSpace, NodeHint, StoreError};
 
 /// Slots per page.
 const PAGE: usize = 1024;
@@ -547,10 +547,7 @@ impl ChunkStore for MemoryStore {
         let used = lent_ranges_end(chunks, space.len())?;
         let (start, lender) = space.parts();
         if lender != self.id {
-            for (address, range) in chunks {
-                self.put_node_hashed(*address, &space.bytes()[range.clone()])?;
-            }
-            return Ok(());
+            return copy_lent(self, &space, chunks);
         }
         let bytes = space.bytes();
         for (address, range) in chunks {

@@ -234,6 +234,19 @@ pub(crate) fn lent_ranges_end(
     Ok(end)
 }
 
+/// Stores the nodes of `chunks` (ranges already checked against `space`) by copying them out
+/// of the space: what [`ChunkStore::adopt`] does with a space it cannot keep.
+pub(crate) fn copy_lent<S: ChunkStore + ?Sized>(
+    store: &S,
+    space: &LentSpace<'_>,
+    chunks: &[(Address, Range<usize>)],
+) -> Result<(), StoreError> {
+    for (address, range) in chunks {
+        store.put_node_hashed(*address, &space.bytes()[range.clone()])?;
+    }
+    Ok(())
+}
+
 /// A content-addressed chunk store.
 pub trait ChunkStore {
     /// The hash profile that makes this store's addresses.
@@ -334,10 +347,7 @@ pub trait ChunkStore {
         chunks: &[(Address, Range<usize>)],
     ) -> Result<(), StoreError> {
         lent_ranges_end(chunks, space.len())?;
-        for (address, range) in chunks {
-            self.put_node_hashed(*address, &space.bytes()[range.clone()])?;
-        }
-        Ok(())
+        copy_lent(self, &space, chunks)
     }
 }
 
