@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 use prollystore::format::tuple::{TupleBuilder, TupleDesc, Type};
 use prollystore::format::{Encoding, HashProfile};
-use prollystore::tree::hash_thread::set_background_hashing;
+use prollystore::process::set_background_hashing;
 use prollystore::tree::mutate::apply_edits;
 use prollystore::tuples::TupleSchema;
 use prollystore::{Map, MemoryStore};

@@ -23,8 +23,8 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use prollystore::format::{Address, HashProfile};
+use prollystore::process::set_background_hashing;
 use prollystore::tree::copy::copy_tree;
-use prollystore::tree::hash_thread::set_background_hashing;
 use prollystore::tree::mutate::{apply_edits, Edit};
 use prollystore::tuples::TupleSchema;
 use prollystore::{Map, MemoryStore};

@@ -4,7 +4,7 @@
 //! Why: `map::get` against one store type compiles to a descent with the key search inlined
 //! (the node views stay in registers) only where it is the sole caller of the search in its
 //! codegen unit, as in a Rust program calling `Map::get` in one place. Dispatching on the
-//! `Backend` inside one `Map::get` (the earlier code) or putting both instances in one module
+//! `BuiltinStore` inside one `Map::get` (the earlier code) or putting both instances in one module
 //! left the search out of line and the nodes copied through memory: about 13% more
 //! instructions per get than Rust and 1.2-1.4x its time (benches/benches/ffi.rs). Keep
 //! other callers of the key search out of these modules.

@@ -5,8 +5,8 @@ use std::sync::Arc;
 
 use prollystore::blob::StoreBlobs;
 use prollystore::format::Address;
+use prollystore::process::background_hashing;
 use prollystore::tree::build::TreeBuilder;
-use prollystore::tree::hash_thread::background_hashing;
 use prollystore::tree::schema::TreeSchema;
 use prollystore::tuples::TupleSchema;
 use prollystore::{ChunkStore, Map};
@@ -14,8 +14,9 @@ use prollystore::{ChunkStore, Map};
 use crate::args::{array, bytes, free_handle, input, input_mut, into_handle, Out};
 use crate::result::{ffi, ffi_status, prolly_result, Error};
 use crate::schema::prolly_schema;
-use crate::store::{prolly_address, prolly_store, Backend, Borrow, Store};
+use crate::store::{prolly_address, prolly_store, Borrow, Store};
 use crate::tuple::prolly_tuple_builder;
+use prollystore::BuiltinStore;
 
 /// An immutable prolly map: a root in a store, read with a schema. Editing gives a new map.
 /// Keeps its store and schema alive. Thread-safety is its store's (file store: any number of
@@ -29,7 +30,7 @@ pub struct prolly_map {
 impl prolly_map {
     /// A Rust map view for one call.
     #[inline]
-    pub(crate) fn view(&self) -> Map<'_, Backend, &TupleSchema> {
+    pub(crate) fn view(&self) -> Map<'_, BuiltinStore, &TupleSchema> {
         Map::new(self.store.backend(), self.root, &*self.schema)
     }
 
@@ -172,8 +173,8 @@ pub extern "C" fn prolly_map_get(
             )
         };
         let found = match m.store.backend() {
-            Backend::File(s) => crate::lookup::file::get(s, m.root, &m.schema, k),
-            Backend::Memory(s) => crate::lookup::memory::get(s, m.root, &m.schema, k),
+            BuiltinStore::File(s) => crate::lookup::file::get(s, m.root, &m.schema, k),
+            BuiltinStore::Memory(s) => crate::lookup::memory::get(s, m.root, &m.schema, k),
         };
         Ok(match found? {
             Some(v) => {
@@ -283,8 +284,8 @@ pub(crate) unsafe fn extend<'a, T: ?Sized>(r: &T) -> &'a T {
 /// `PROLLY_RESULT_ERR_BUSY`) until finished or freed. Not thread-safe: one thread at a time.
 pub struct prolly_map_builder {
     // Fields that borrow from the store come first so they drop before it.
-    tree: Option<TreeBuilder<'static, Backend, TupleSchema>>,
-    blobs: Option<StoreBlobs<'static, Backend>>,
+    tree: Option<TreeBuilder<'static, BuiltinStore, TupleSchema>>,
+    blobs: Option<StoreBlobs<'static, BuiltinStore>>,
     last_key: Vec<u8>,
     rows: u64,
     key_buf: Vec<u8>,

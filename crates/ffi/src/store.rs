@@ -7,10 +7,9 @@ use std::ffi::c_char;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use prollystore::format::message::Node;
 use prollystore::format::{Address, HashProfile};
-use prollystore::store::{FileStore, NodeHint, OpenOptions, RootUpdate};
-use prollystore::{ChunkStore, MemoryStore, StoreError};
+use prollystore::store::{FileStore, OpenOptions, RootUpdate};
+use prollystore::{BuiltinStore, ChunkStore, MemoryStore, StoreError};
 
 use crate::args::{array, bytes, free_handle, input, into_handle, text, Out};
 use crate::result::{ffi, ffi_status, prolly_result, Error};
@@ -62,100 +61,11 @@ pub enum prolly_open_flags {
     NoMmap = 2,
 }
 
-/// The chunk store behind a handle.
-pub(crate) enum Backend {
-    Memory(MemoryStore),
-    File(FileStore),
-}
-
-impl ChunkStore for Backend {
-    #[inline]
-    fn profile(&self) -> HashProfile {
-        match self {
-            Backend::Memory(s) => s.profile(),
-            Backend::File(s) => ChunkStore::profile(s),
-        }
-    }
-    #[inline]
-    fn get(&self, address: &Address) -> Result<Option<&[u8]>, StoreError> {
-        match self {
-            Backend::Memory(s) => ChunkStore::get(s, address),
-            Backend::File(s) => ChunkStore::get(s, address),
-        }
-    }
-    #[inline]
-    fn get_node(&self, address: &Address) -> Result<Node<'_>, StoreError> {
-        match self {
-            Backend::Memory(s) => ChunkStore::get_node(s, address),
-            Backend::File(s) => ChunkStore::get_node(s, address),
-        }
-    }
-    #[inline]
-    fn get_node_hinted(&self, address: &Address) -> Result<(Node<'_>, NodeHint), StoreError> {
-        match self {
-            Backend::Memory(s) => ChunkStore::get_node_hinted(s, address),
-            Backend::File(s) => ChunkStore::get_node_hinted(s, address),
-        }
-    }
-    #[inline]
-    fn get_child(
-        &self,
-        parent: &Node<'_>,
-        hint: NodeHint,
-        i: usize,
-    ) -> Result<(Node<'_>, NodeHint), StoreError> {
-        match self {
-            Backend::Memory(s) => ChunkStore::get_child(s, parent, hint, i),
-            Backend::File(s) => ChunkStore::get_child(s, parent, hint, i),
-        }
-    }
-    #[inline]
-    fn descend<'a>(
-        &'a self,
-        node: &mut Node<'a>,
-        hint: &mut NodeHint,
-        i: usize,
-    ) -> Result<(), StoreError> {
-        match self {
-            Backend::Memory(s) => ChunkStore::descend(s, node, hint, i),
-            Backend::File(s) => ChunkStore::descend(s, node, hint, i),
-        }
-    }
-    #[inline]
-    fn has(&self, address: &Address) -> Result<bool, StoreError> {
-        match self {
-            Backend::Memory(s) => ChunkStore::has(s, address),
-            Backend::File(s) => ChunkStore::has(s, address),
-        }
-    }
-    #[inline]
-    fn put(&self, chunk: &[u8]) -> Result<Address, StoreError> {
-        match self {
-            Backend::Memory(s) => ChunkStore::put(s, chunk),
-            Backend::File(s) => ChunkStore::put(s, chunk),
-        }
-    }
-    #[inline]
-    fn put_node(&self, chunk: &[u8]) -> Result<Address, StoreError> {
-        match self {
-            Backend::Memory(s) => ChunkStore::put_node(s, chunk),
-            Backend::File(s) => ChunkStore::put_node(s, chunk),
-        }
-    }
-    #[inline]
-    fn put_node_hashed(&self, address: Address, chunk: &[u8]) -> Result<(), StoreError> {
-        match self {
-            Backend::Memory(s) => ChunkStore::put_node_hashed(s, address, chunk),
-            Backend::File(s) => ChunkStore::put_node_hashed(s, address, chunk),
-        }
-    }
-}
-
 /// What a store handle and every map, cursor and builder made from it share. The store closes
 /// when the last of them is freed.
 pub(crate) struct Store {
     /// Read through [`Store::backend`]; changed only by [`Store::backend_mut`].
-    backend: UnsafeCell<Backend>,
+    backend: UnsafeCell<BuiltinStore>,
     /// Named roots of an in-memory store (a file store keeps its own).
     mem_roots: Mutex<MemRoots>,
     /// Open cursors, diffs and map builders: they hold references into the backend, so
@@ -164,7 +74,7 @@ pub(crate) struct Store {
 }
 
 impl Store {
-    fn new(backend: Backend) -> Arc<Store> {
+    fn new(backend: BuiltinStore) -> Arc<Store> {
         Arc::new(Store {
             backend: UnsafeCell::new(backend),
             mem_roots: Mutex::new((BTreeMap::new(), 0)),
@@ -174,7 +84,7 @@ impl Store {
 
     /// Shared access to the chunk store.
     #[inline]
-    pub(crate) fn backend(&self) -> &Backend {
+    pub(crate) fn backend(&self) -> &BuiltinStore {
         // SAFETY: the only `&mut` to the backend is made by `backend_mut`, which requires (checked)
         // that no cursor, diff or builder holds a reference and (documented contract of the
         // mutating C functions) that no other call on this store runs concurrently.
@@ -187,7 +97,7 @@ impl Store {
     /// No other reference from [`Store::backend`] may be alive: the caller is a mutating C
     /// function whose documented contract forbids concurrent calls on the store.
     #[allow(clippy::mut_from_ref)] // the exclusivity is this function's documented contract
-    unsafe fn backend_mut(&self) -> Result<&mut Backend, Error> {
+    unsafe fn backend_mut(&self) -> Result<&mut BuiltinStore, Error> {
         if self.borrows.load(Ordering::Acquire) != 0 {
             return Err(Error::new(
                 prolly_result::ErrBusy,
@@ -240,7 +150,7 @@ pub extern "C" fn prolly_store_new_memory(
         // SAFETY: C caller's contract: `out_store` is NULL or writable.
         let out = unsafe { Out::new(out_store, "out_store") }?;
         let p = profile(hash_profile)?;
-        let shared = Store::new(Backend::Memory(MemoryStore::new(p)));
+        let shared = Store::new(BuiltinStore::Memory(MemoryStore::new(p)));
         out.set(into_handle(prolly_store { shared }));
         Ok(())
     })
@@ -262,7 +172,7 @@ pub extern "C" fn prolly_store_create_file(
         let out = unsafe { Out::new(out_store, "out_store") }?;
         let fs = FileStore::create(dir, profile(hash_profile)?)?;
         out.set(into_handle(prolly_store {
-            shared: Store::new(Backend::File(fs)),
+            shared: Store::new(BuiltinStore::File(fs)),
         }));
         Ok(())
     })
@@ -290,7 +200,7 @@ pub extern "C" fn prolly_store_open_file(
             .mmap(flags & prolly_open_flags::NoMmap as u32 == 0)
             .open(dir)?;
         out.set(into_handle(prolly_store {
-            shared: Store::new(Backend::File(fs)),
+            shared: Store::new(BuiltinStore::File(fs)),
         }));
         Ok(())
     })
@@ -319,7 +229,7 @@ pub extern "C" fn prolly_release_spare_memory(out_bytes: *mut usize) -> prolly_r
     ffi!({
         // SAFETY: C caller's contract: `out_bytes` is NULL or writable.
         let out = unsafe { Out::new(out_bytes, "out_bytes") }?;
-        out.set(MemoryStore::release_spare_memory());
+        out.set(prollystore::process::release_spare_memory());
         Ok(())
     })
 }
@@ -341,8 +251,8 @@ pub extern "C" fn prolly_store_root_get(
         // SAFETY: C caller's contract: writable or NULL.
         let out = unsafe { Out::new(out_root, "out_root") }?;
         let found = match store.shared.backend() {
-            Backend::File(fs) => fs.root(name),
-            Backend::Memory(_) => lock_roots(&store.shared)?.0.get(name).copied(),
+            BuiltinStore::File(fs) => fs.root(name),
+            BuiltinStore::Memory(_) => lock_roots(&store.shared)?.0.get(name).copied(),
         };
         Ok(match found {
             Some(a) => {
@@ -411,8 +321,8 @@ pub extern "C" fn prolly_store_commit(
         let shared = &store.shared;
         // SAFETY: mutating call; its documented contract gives exclusive use of the store.
         let generation = match unsafe { shared.backend_mut() }? {
-            Backend::File(fs) => fs.commit(&parsed)?,
-            Backend::Memory(ms) => {
+            BuiltinStore::File(fs) => fs.commit(&parsed)?,
+            BuiltinStore::Memory(ms) => {
                 let mut roots = lock_roots(shared)?;
                 let mut next = roots.0.clone();
                 for u in &parsed {
@@ -459,8 +369,8 @@ pub extern "C" fn prolly_store_refresh(
         let out = unsafe { Out::new(out_changed, "out_changed") }?;
         // SAFETY: mutating call; its documented contract gives exclusive use of the store.
         let changed = match unsafe { store.shared.backend_mut() }? {
-            Backend::File(fs) => fs.refresh()?,
-            Backend::Memory(_) => false,
+            BuiltinStore::File(fs) => fs.refresh()?,
+            BuiltinStore::Memory(_) => false,
         };
         out.set(changed);
         Ok(())
@@ -495,7 +405,7 @@ pub extern "C" fn prolly_store_verify(
         // SAFETY: C caller's contract: writable or NULL.
         let out = unsafe { Out::new(out_report, "out_report") }?;
         let report = match store.shared.backend() {
-            Backend::File(fs) => {
+            BuiltinStore::File(fs) => {
                 let r = fs.verify()?;
                 prolly_verify_report {
                     files: r.files as u64,
@@ -504,7 +414,7 @@ pub extern "C" fn prolly_store_verify(
                     messages: r.messages,
                 }
             }
-            Backend::Memory(ms) => {
+            BuiltinStore::Memory(ms) => {
                 let mut r = prolly_verify_report::default();
                 for a in ms.addresses() {
                     let chunk = ms.get(&a)?.ok_or(StoreError::Missing(a))?;

@@ -12,7 +12,7 @@ use prollystore_format::tuple::{BlobError, BlobStore};
 use prollystore_format::{Address, ADDRESS_LEN};
 
 use crate::error::TreeError;
-use crate::store::{ChunkStore, StoreError};
+use crate::store::{StoreError, StoreFastPaths};
 
 /// Bytes per blob leaf (Dolt's `DefaultFixedChunkLength`).
 pub const BLOB_LEAF_LEN: usize = 4000;
@@ -34,7 +34,7 @@ impl BlobBuilder {
     }
 
     /// Writes `data` as a blob tree into `store`; returns its root (zero for empty data).
-    pub fn write<S: ChunkStore + ?Sized>(
+    pub fn write<S: StoreFastPaths + ?Sized>(
         &mut self,
         store: &S,
         data: &[u8],
@@ -62,7 +62,7 @@ impl BlobBuilder {
 
     /// One call of a level writer: `(address, leaves under it, input exhausted)`. A leaf call
     /// past the end writes nothing and reports `(zero, 0, true)`.
-    fn write_level<S: ChunkStore + ?Sized>(
+    fn write_level<S: StoreFastPaths + ?Sized>(
         &mut self,
         store: &S,
         data: &[u8],
@@ -107,7 +107,7 @@ impl BlobBuilder {
 }
 
 /// Appends the bytes of the blob tree at `address` to `out` (nothing for the zero address).
-pub fn read_blob<S: ChunkStore + ?Sized>(
+pub fn read_blob<S: StoreFastPaths + ?Sized>(
     store: &S,
     address: &Address,
     out: &mut Vec<u8>,
@@ -118,7 +118,7 @@ pub fn read_blob<S: ChunkStore + ?Sized>(
     read_node(store, address, out, 0)
 }
 
-fn read_node<S: ChunkStore + ?Sized>(
+fn read_node<S: StoreFastPaths + ?Sized>(
     store: &S,
     address: &Address,
     out: &mut Vec<u8>,
@@ -147,12 +147,12 @@ fn read_node<S: ChunkStore + ?Sized>(
 
 /// Adapts a [`ChunkStore`] to the tuple builder's [`BlobStore`], so values too large for a row
 /// move out of band into blob trees in this store.
-pub struct StoreBlobs<'s, S: ChunkStore + ?Sized> {
+pub struct StoreBlobs<'s, S: StoreFastPaths + ?Sized> {
     store: &'s S,
     builder: BlobBuilder,
 }
 
-impl<'s, S: ChunkStore + ?Sized> StoreBlobs<'s, S> {
+impl<'s, S: StoreFastPaths + ?Sized> StoreBlobs<'s, S> {
     /// Blob access over `store`.
     pub fn new(store: &'s S) -> Self {
         StoreBlobs {
@@ -162,7 +162,7 @@ impl<'s, S: ChunkStore + ?Sized> StoreBlobs<'s, S> {
     }
 }
 
-impl<S: ChunkStore + ?Sized> BlobStore for StoreBlobs<'_, S> {
+impl<S: StoreFastPaths + ?Sized> BlobStore for StoreBlobs<'_, S> {
     fn write_blob(&mut self, payload: &[u8]) -> Result<Address, BlobError> {
         self.builder
             .write(self.store, payload)

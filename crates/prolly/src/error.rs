@@ -41,9 +41,11 @@ pub enum TreeError {
         /// Index of the offending item.
         index: usize,
     },
-    /// The thread that hashes leaves during a build stopped unexpectedly.
-    #[error("the background hashing thread of a tree build stopped unexpectedly")]
-    HashWorker,
+    /// A bug in prollystore: an invariant of its own code does not hold (for example the
+    /// hash thread of a build stopped unexpectedly). Nothing is wrong with the input or the
+    /// store; please report it with the message.
+    #[error("internal error in prollystore: {0}")]
+    Internal(&'static str),
     /// A blob tree is malformed.
     #[error("blob {address} is malformed: {reason}")]
     BadBlob {

@@ -47,12 +47,13 @@ pub use prollystore_format as format;
 pub mod blob;
 pub mod error;
 pub mod map;
+pub mod process;
 pub mod store;
 pub mod tree;
 pub mod tuples;
 
 pub use error::TreeError;
 pub use map::Map;
-pub use store::{ChunkStore, MemoryStore, StoreError};
+pub use store::{BuiltinStore, ChunkStore, FileStore, MemoryStore, StoreError, StoreFastPaths};
 pub use tree::diff::{Diff, DiffEntry};
 pub use tree::schema::{BytesSchema, TreeSchema};

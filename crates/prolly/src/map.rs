@@ -8,11 +8,11 @@ use prollystore_format::message::Entries;
 use prollystore_format::Address;
 
 use crate::error::TreeError;
-use crate::store::ChunkStore;
+use crate::process::background_hashing;
+use crate::store::StoreFastPaths;
 use crate::tree::build::TreeBuilder;
 use crate::tree::cursor::Cursor;
 use crate::tree::diff::Diff;
-use crate::tree::hash_thread::background_hashing;
 use crate::tree::mutate::{apply_edits, normalize_edits, Edit};
 use crate::tree::schema::TreeSchema;
 
@@ -22,13 +22,13 @@ pub type Row<'s> = (&'s [u8], &'s [u8]);
 /// An immutable prolly map stored in `S`, ordered by the schema `T`.
 ///
 /// Cheap to copy around by reference: it is a root address plus borrowed store and schema.
-pub struct Map<'s, S: ChunkStore + ?Sized, T: TreeSchema> {
+pub struct Map<'s, S: StoreFastPaths + ?Sized, T: TreeSchema> {
     store: &'s S,
     root: Address,
     schema: T,
 }
 
-impl<S: ChunkStore + ?Sized, T: TreeSchema + Clone> Clone for Map<'_, S, T> {
+impl<S: StoreFastPaths + ?Sized, T: TreeSchema + Clone> Clone for Map<'_, S, T> {
     fn clone(&self) -> Self {
         Map {
             store: self.store,
@@ -38,7 +38,7 @@ impl<S: ChunkStore + ?Sized, T: TreeSchema + Clone> Clone for Map<'_, S, T> {
     }
 }
 
-impl<'s, S: ChunkStore + ?Sized, T: TreeSchema> Map<'s, S, T> {
+impl<'s, S: StoreFastPaths + ?Sized, T: TreeSchema> Map<'s, S, T> {
     /// The map whose root node is at `root`.
     pub fn new(store: &'s S, root: Address, schema: T) -> Map<'s, S, T> {
         Map {
@@ -52,7 +52,7 @@ impl<'s, S: ChunkStore + ?Sized, T: TreeSchema> Map<'s, S, T> {
     ///
     /// On a machine with two cores or more, builds of more than a few thousand rows hash their
     /// leaves on a second thread while this one goes on (see
-    /// [`set_background_hashing`](crate::tree::hash_thread::set_background_hashing)); the tree
+    /// [`set_background_hashing`](crate::process::set_background_hashing)); the tree
     /// is the same either way.
     pub fn from_sorted<'k, I>(store: &'s S, schema: T, items: I) -> Result<Self, TreeError>
     where
@@ -297,7 +297,7 @@ impl<'s, S: ChunkStore + ?Sized, T: TreeSchema> Map<'s, S, T> {
 /// (the C ABI): `Map<_, _, T>::get` is this function with the same `S` and `T`, so both compile
 /// to the same code.
 #[inline]
-pub fn get<'s, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized>(
+pub fn get<'s, S: StoreFastPaths + ?Sized, T: TreeSchema + ?Sized>(
     store: &'s S,
     root: Address,
     schema: &T,
@@ -349,7 +349,7 @@ pub fn get<'s, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized>(
 /// without the schema's key search (see `crates/ffi/src/lookup.rs` on keeping that inlined).
 #[cold]
 #[inline(never)]
-fn malformed_child<S: ChunkStore + ?Sized, T: TreeSchema + ?Sized>(
+fn malformed_child<S: StoreFastPaths + ?Sized, T: TreeSchema + ?Sized>(
     store: &S,
     root: Address,
     schema: &T,
@@ -386,7 +386,7 @@ fn malformed_child<S: ChunkStore + ?Sized, T: TreeSchema + ?Sized>(
 
 impl<'s> Cursor<'s> {
     /// After a descent that ended past the end of a non-last leaf, moves to the next leaf.
-    pub(crate) fn fix_forward<S: ChunkStore + ?Sized>(
+    pub(crate) fn fix_forward<S: StoreFastPaths + ?Sized>(
         &mut self,
         store: &'s S,
     ) -> Result<(), TreeError> {
@@ -401,7 +401,7 @@ impl<'s> Cursor<'s> {
 }
 
 /// Iterator over a key range (see [`Map::range`] and [`Map::range_rev`]).
-pub struct Iter<'s, 'b, S: ChunkStore + ?Sized, T: TreeSchema> {
+pub struct Iter<'s, 'b, S: StoreFastPaths + ?Sized, T: TreeSchema> {
     store: &'s S,
     schema: &'b T,
     cursor: Cursor<'s>,
@@ -416,7 +416,7 @@ pub struct Iter<'s, 'b, S: ChunkStore + ?Sized, T: TreeSchema> {
     unbounded: bool,
 }
 
-impl<'s, S: ChunkStore + ?Sized, T: TreeSchema> Iter<'s, '_, S, T> {
+impl<'s, S: StoreFastPaths + ?Sized, T: TreeSchema> Iter<'s, '_, S, T> {
     /// True if `k` is within the far bound.
     #[inline]
     fn inside(&self, k: &[u8]) -> bool {
@@ -611,7 +611,7 @@ impl<'s, S: ChunkStore + ?Sized, T: TreeSchema> Iter<'s, '_, S, T> {
     }
 }
 
-impl<'s, S: ChunkStore + ?Sized, T: TreeSchema> Iterator for Iter<'s, '_, S, T> {
+impl<'s, S: StoreFastPaths + ?Sized, T: TreeSchema> Iterator for Iter<'s, '_, S, T> {
     type Item = Result<Row<'s>, TreeError>;
 
     /// Internal iteration (`for_each`, `fold`, `count`, ...): an unbounded forward scan walks
@@ -796,9 +796,9 @@ impl ExactSizeIterator for Run<'_> {}
 
 /// The rows of a key range as [`Run`]s, one leaf at a time, in key order (see
 /// [`Map::range_runs`]). After an error, the iteration ends.
-pub struct Runs<'s, 'b, S: ChunkStore + ?Sized, T: TreeSchema>(Iter<'s, 'b, S, T>);
+pub struct Runs<'s, 'b, S: StoreFastPaths + ?Sized, T: TreeSchema>(Iter<'s, 'b, S, T>);
 
-impl<'s, S: ChunkStore + ?Sized, T: TreeSchema> Iterator for Runs<'s, '_, S, T> {
+impl<'s, S: StoreFastPaths + ?Sized, T: TreeSchema> Iterator for Runs<'s, '_, S, T> {
     type Item = Result<Run<'s>, TreeError>;
 
     #[inline]
@@ -808,14 +808,14 @@ impl<'s, S: ChunkStore + ?Sized, T: TreeSchema> Iterator for Runs<'s, '_, S, T> 
 }
 
 /// Iterator over the rows of a key prefix (see [`Map::prefix_range`]).
-pub struct PrefixIter<'s, S: ChunkStore + ?Sized, F> {
+pub struct PrefixIter<'s, S: StoreFastPaths + ?Sized, F> {
     store: &'s S,
     cursor: Cursor<'s>,
     cmp: F,
     done: bool,
 }
 
-impl<'s, S: ChunkStore + ?Sized, F: Fn(&[u8]) -> Ordering> Iterator for PrefixIter<'s, S, F> {
+impl<'s, S: StoreFastPaths + ?Sized, F: Fn(&[u8]) -> Ordering> Iterator for PrefixIter<'s, S, F> {
     type Item = Result<Row<'s>, TreeError>;
 
     fn next(&mut self) -> Option<Self::Item> {
@@ -836,12 +836,12 @@ impl<'s, S: ChunkStore + ?Sized, F: Fn(&[u8]) -> Ordering> Iterator for PrefixIt
 }
 
 /// Puts and deletes buffered against a [`Map`]; later edits of a key win.
-pub struct MapEditor<'m, 's, S: ChunkStore + ?Sized, T: TreeSchema> {
+pub struct MapEditor<'m, 's, S: StoreFastPaths + ?Sized, T: TreeSchema> {
     map: &'m Map<'s, S, T>,
     edits: Vec<(Vec<u8>, Option<Vec<u8>>)>,
 }
 
-impl<'s, S: ChunkStore + ?Sized, T: TreeSchema + Clone> MapEditor<'_, 's, S, T> {
+impl<'s, S: StoreFastPaths + ?Sized, T: TreeSchema + Clone> MapEditor<'_, 's, S, T> {
     /// Sets `key` to `value`.
     pub fn put(&mut self, key: &[u8], value: &[u8]) {
         self.edits.push((key.to_vec(), Some(value.to_vec())));
@@ -882,7 +882,7 @@ mod tests {
         t
     }
 
-    fn batches<S: ChunkStore + ?Sized, T: TreeSchema>(
+    fn batches<S: StoreFastPaths + ?Sized, T: TreeSchema>(
         mut it: Iter<'_, '_, S, T>,
         max: usize,
     ) -> Vec<Vec<u8>> {

@@ -12,7 +12,7 @@ use prollystore_format::{Address, Encoding};
 use crate::blob::read_blob;
 use crate::error::TreeError;
 use crate::map::{Map, PrefixIter};
-use crate::store::ChunkStore;
+use crate::store::StoreFastPaths;
 use crate::tree::prefetch::{prefetch_at, prefetch_ptr, touch_keys};
 use crate::tree::schema::TreeSchema;
 
@@ -570,7 +570,7 @@ fn branchless_lower_bound(mut base: usize, mut size: usize, keys: &impl SortedPr
     base + usize::from(keys.less(base))
 }
 
-impl<'s, S: ChunkStore + ?Sized> Map<'s, S, TupleSchema> {
+impl<'s, S: StoreFastPaths + ?Sized> Map<'s, S, TupleSchema> {
     /// Rows whose first `n` key fields equal those of `prefix` (a key tuple with at least `n`
     /// fields), in key order: an index lookup on a leading column, for example.
     pub fn prefix_rows<'p>(
@@ -586,7 +586,7 @@ impl<'s, S: ChunkStore + ?Sized> Map<'s, S, TupleSchema> {
 /// The bytes of field `i` of `tuple` under `desc`, following out-of-band adaptive values and
 /// `*_addr` fields (except `commit_addr`) into their blob trees (`None` = NULL). Inline values
 /// are borrowed.
-pub fn field_bytes<'t, S: ChunkStore + ?Sized>(
+pub fn field_bytes<'t, S: StoreFastPaths + ?Sized>(
     store: &S,
     desc: &TupleDesc,
     tuple: &'t [u8],

@@ -10,7 +10,7 @@ use prollystore::format::{Address, HashProfile};
 use prollystore::store::file::FileStore;
 use prollystore::store::{NodeHint, StoreError};
 use prollystore::tuples::TupleSchema;
-use prollystore::{ChunkStore, Map, MemoryStore};
+use prollystore::{ChunkStore, Map, MemoryStore, StoreFastPaths};
 
 fn schema() -> TupleSchema {
     let pair = || TupleDesc::new(vec![Type::not_null(Encoding::Int64); 2]);
@@ -41,13 +41,13 @@ fn rows(n: i64, salt: i64) -> Rows {
         .collect()
 }
 
-fn build<'s, S: ChunkStore>(store: &'s S, rows: &Rows) -> Map<'s, S, TupleSchema> {
+fn build<'s, S: StoreFastPaths>(store: &'s S, rows: &Rows) -> Map<'s, S, TupleSchema> {
     Map::from_sorted(store, schema(), rows.iter().map(|(k, v)| (&k[..], &v[..]))).unwrap()
 }
 
 /// Every `step`-th row and its absent neighbour, on both maps, alternating, through `Map::get`
 /// and through `map::get` with the bare root address.
-fn check_alternating<S: ChunkStore>(maps: &[(&Map<'_, S, TupleSchema>, &Rows)], step: usize) {
+fn check_alternating<S: StoreFastPaths>(maps: &[(&Map<'_, S, TupleSchema>, &Rows)], step: usize) {
     let n = maps[0].1.len();
     for i in (0..n).step_by(step) {
         for (map, rows) in maps {

@@ -10,11 +10,11 @@
 use std::collections::BTreeMap;
 
 use prollystore::format::{Address, HashProfile};
+use prollystore::process::set_background_hashing;
 use prollystore::store::FileStore;
 use prollystore::tree::build::TreeBuilder;
-use prollystore::tree::hash_thread::set_background_hashing;
 use prollystore::tree::mutate::apply_edits;
-use prollystore::{BytesSchema, ChunkStore, Map, MemoryStore};
+use prollystore::{BytesSchema, ChunkStore, Map, MemoryStore, StoreFastPaths};
 
 /// A one-field tuple holding `data`, so nodes verify.
 fn tup(mut data: Vec<u8>) -> Vec<u8> {
@@ -31,7 +31,7 @@ fn rows(n: u32) -> Vec<(Vec<u8>, Vec<u8>)> {
         .collect()
 }
 
-fn build<S: prollystore::ChunkStore>(
+fn build<S: prollystore::StoreFastPaths>(
     store: &S,
     rows: &[(Vec<u8>, Vec<u8>)],
     thread: bool,
@@ -192,6 +192,9 @@ impl ChunkStore for FailingStore {
     fn put(&self, chunk: &[u8]) -> Result<Address, prollystore::StoreError> {
         self.inner.put(chunk)
     }
+}
+
+impl StoreFastPaths for FailingStore {
     fn put_node_hashed(
         &self,
         address: Address,

@@ -26,13 +26,13 @@ fn dropped_stores_leave_memory_that_release_gives_back() {
     // 4 MiB mapped block.
     let (store, _) = filled(6 << 20);
     drop(store);
-    let released = MemoryStore::release_spare_memory();
+    let released = prollystore::process::release_spare_memory();
     assert!(
         released >= 2 << 20,
         "a dropped store's mapped blocks should have been kept, released {released} bytes"
     );
     assert_eq!(
-        MemoryStore::release_spare_memory(),
+        prollystore::process::release_spare_memory(),
         0,
         "nothing is left to release"
     );

@@ -28,7 +28,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use prollystore::store::{ChunkStore, StoreError};
+use prollystore::store::{ChunkStore, StoreError, StoreFastPaths};
 use prollystore_format::message::Node;
 use prollystore_format::{Address, HashProfile};
 
@@ -578,3 +578,7 @@ impl ChunkStore for DoltChunkSource {
         })
     }
 }
+
+/// Trees over a Dolt database take the contract's defaults: its chunks are read through a
+/// bounded cache, which has no node hints or lent memory to offer.
+impl StoreFastPaths for DoltChunkSource {}

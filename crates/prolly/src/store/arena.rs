@@ -25,6 +25,7 @@
 
 use std::cell::{Cell, RefCell};
 use std::ptr::NonNull;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 /// The first block's size; each next block doubles, up to [`MAX_BLOCK`].
@@ -292,19 +293,29 @@ fn spare_available(len: usize, huge: bool) -> bool {
 
 /// Mapped blocks of dropped arenas, kept for the arenas made next. A program that fills and
 /// drops memory stores one after another (scratch stores, merges, tests, benchmarks) would
-/// otherwise map, fault in and zero fresh memory for every store: a third of a million-row
-/// build's time went to that (`perf`), twice what its chunks' copies cost.
+/// otherwise map, fault in and zero fresh memory for every store (`docs/PERF.md`, "Spare
+/// memory").
 static SPARE: Mutex<Vec<Block>> = Mutex::new(Vec::new());
 
-/// The most bytes [`SPARE`] keeps: a million-row tree's chunks (48 MiB) and the chunks of the
-/// edits made on a scratch copy of it (64 MiB in `benches/tree.rs`), so that a program that
-/// copies a tree into a scratch store, edits it and drops it, again and again, does not fault
-/// in fresh memory for every copy. That had cost a third of the time of 1,000 edits in such a
-/// store (`edit+flush/1000` 0.67x with 128 MiB against 64 MiB, two alternated criterion runs):
-/// each new 4 KiB page took ~1.2 µs to fault in on this machine (a virtual one), and the thread
-/// that faults blocks in ahead of a growing store competed for the second core with the hash
-/// thread. [`release_spares`] gives the memory back at once.
-const SPARE_LIMIT: usize = 128 << 20;
+/// The most bytes [`SPARE`] keeps ([`crate::process::set_spare_memory_limit`]). The default
+/// holds a million-row tree's chunks (48 MiB) and the chunks of the edits made on a scratch
+/// copy of it (64 MiB in `benches/tree.rs`), so that a program that copies a tree into a
+/// scratch store, edits it and drops it, again and again, does not fault in fresh memory for
+/// every copy (`docs/PERF.md`, "Spare memory").
+static SPARE_LIMIT: AtomicUsize = AtomicUsize::new(DEFAULT_SPARE_LIMIT);
+
+/// [`SPARE_LIMIT`]'s default: 128 MiB.
+pub(crate) const DEFAULT_SPARE_LIMIT: usize = 128 << 20;
+
+/// The most bytes of blocks kept for later arenas.
+pub(crate) fn spare_limit() -> usize {
+    SPARE_LIMIT.load(Ordering::Relaxed)
+}
+
+/// Sets the most bytes of blocks kept for later arenas (blocks kept already stay).
+pub(crate) fn set_spare_limit(bytes: usize) {
+    SPARE_LIMIT.store(bytes, Ordering::Relaxed);
+}
 
 /// Unmaps every kept spare block; returns how many bytes that gave back.
 pub(crate) fn release_spares() -> usize {
@@ -329,19 +340,18 @@ fn take_spare(len: usize, huge: bool) -> Option<Block> {
 /// A kept block's pages are marked free-on-pressure (`MADV_FREE`, Linux): they stay mapped and
 /// need no fault when written again, but under memory pressure the kernel may take them back
 /// (a later write then faults in a zeroed page), so the memory kept costs the system nothing
-/// when it needs it. Measured on 1M-row builds (`tree_workload build1t`): with the advice,
-/// 0.92x the rate of keeping the pages as they are; either way 1.4-1.7x the rate of mapping
-/// fresh blocks for every store.
+/// when it needs it (its cost is in `docs/PERF.md`, "Spare memory").
 fn keep_spares(blocks: Vec<Block>) {
     let Ok(mut spare) = SPARE.lock() else {
         return;
     };
+    let limit = SPARE_LIMIT.load(Ordering::Relaxed);
     let mut kept: usize = spare.iter().map(|b| b.len).sum();
     for block in blocks {
         let Backing::Mapped { _map: map } = &block._backing else {
             continue;
         };
-        if kept + block.len > SPARE_LIMIT {
+        if kept + block.len > limit {
             continue;
         }
         #[cfg(target_os = "linux")]
@@ -408,7 +418,7 @@ mod tests {
         let copies: Vec<&[u8]> = (0..count).map(|_| second.copy(&other)).collect();
         assert!(copies.iter().all(|c| *c == &other[..]));
         let kept: usize = SPARE.lock().map_or(0, |s| s.iter().map(|b| b.len).sum());
-        assert!(kept <= SPARE_LIMIT);
+        assert!(kept <= DEFAULT_SPARE_LIMIT);
     }
 
     #[test]

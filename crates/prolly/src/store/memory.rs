@@ -24,7 +24,9 @@ use prollystore_format::message::{Node, NodeLayout};
 use prollystore_format::{Address, HashProfile, ADDRESS_LEN};
 
 use super::arena::{self, Arena};
-use super::{copy_lent, lent_ranges_end, ChunkStore, LentSpace, NodeHint, StoreError};
+use super::{
+    copy_lent, lent_ranges_end, ChunkStore, LentSpace, NodeHint, StoreError, StoreFastPaths,
+};
 
 /// Slots per page.
 const PAGE: usize = 1024;
@@ -154,21 +156,6 @@ impl MemoryStore {
     /// assembles the page, which made single edits 1-2.5x slower on the test machine.
     pub fn with_huge_pages(profile: HashProfile) -> MemoryStore {
         MemoryStore::with_arena(profile, Arena::new(true))
-    }
-
-    /// Gives back to the system the memory that dropped stores left for the stores made after
-    /// them (chunk blocks, up to 128 MiB, and pages of per-chunk records, up to 8 MiB, per
-    /// process); returns how many bytes that was. Stores that are alive keep everything they
-    /// hold. Worth calling when a program is done with memory stores for a while: until then
-    /// the kept memory counts in its resident size, although on Linux the kernel may reclaim it
-    /// under memory pressure.
-    pub fn release_spare_memory() -> usize {
-        let pages = SPARE_PAGES
-            .lock()
-            .map(|mut s| std::mem::take(&mut *s))
-            .unwrap_or_default();
-        let page_bytes: usize = pages.iter().map(|p| std::mem::size_of_val(&**p)).sum();
-        arena::release_spares() + page_bytes
     }
 
     /// Number of chunks stored.
@@ -387,9 +374,22 @@ fn new_page() -> Box<[Slot]> {
 /// tests, benchmarks) then fills slots in memory it already faulted in.
 static SPARE_PAGES: Mutex<Vec<Box<[Slot]>>> = Mutex::new(Vec::new());
 
-/// The most pages [`SPARE_PAGES`] keeps: 8 MiB, the slots of 65,536 chunks (a tree of
-/// several million rows).
-const SPARE_PAGE_LIMIT: usize = 64;
+/// The most pages [`SPARE_PAGES`] keeps: a sixteenth of the arena's spare limit
+/// ([`crate::process::set_spare_memory_limit`]); by default 8 MiB, the slots of 65,536 chunks
+/// (a tree of several million rows).
+fn spare_page_limit() -> usize {
+    arena::spare_limit() / 16 / (PAGE * std::mem::size_of::<Slot>())
+}
+
+/// Gives back the spare memory of dropped stores (see [`crate::process::release_spare_memory`]).
+pub(crate) fn release_spare_memory() -> usize {
+    let pages = SPARE_PAGES
+        .lock()
+        .map(|mut s| std::mem::take(&mut *s))
+        .unwrap_or_default();
+    let page_bytes: usize = pages.iter().map(|p| std::mem::size_of_val(&**p)).sum();
+    arena::release_spares() + page_bytes
+}
 
 impl Drop for MemoryStore {
     fn drop(&mut self) {
@@ -397,7 +397,7 @@ impl Drop for MemoryStore {
         let mut pages = std::mem::take(self.pages.as_mut());
         let room = SPARE_PAGES
             .lock()
-            .map_or(0, |s| SPARE_PAGE_LIMIT.saturating_sub(s.len()));
+            .map_or(0, |s| spare_page_limit().saturating_sub(s.len()));
         pages.truncate(room);
         for (p, page) in pages.iter_mut().enumerate() {
             let filled = used.saturating_sub(p * PAGE).min(PAGE);
@@ -407,7 +407,7 @@ impl Drop for MemoryStore {
         }
         if let Ok(mut spare) = SPARE_PAGES.lock() {
             spare.extend(pages);
-            spare.truncate(SPARE_PAGE_LIMIT);
+            spare.truncate(spare_page_limit());
         }
     }
 }
@@ -447,6 +447,15 @@ fn verify_into<'a>(
     Ok(node)
 }
 
+impl std::fmt::Debug for MemoryStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MemoryStore")
+            .field("profile", &self.profile)
+            .field("chunks", &self.len())
+            .finish_non_exhaustive()
+    }
+}
+
 impl ChunkStore for MemoryStore {
     fn profile(&self) -> HashProfile {
         self.profile
@@ -462,6 +471,18 @@ impl ChunkStore for MemoryStore {
         self.get_node_hinted(address).map(|(node, _)| node)
     }
 
+    fn has(&self, address: &Address) -> Result<bool, StoreError> {
+        Ok(self.index.borrow().contains_key(address))
+    }
+
+    fn put(&self, chunk: &[u8]) -> Result<Address, StoreError> {
+        let address = self.profile.address_of(chunk);
+        self.insert(address, chunk);
+        Ok(address)
+    }
+}
+
+impl StoreFastPaths for MemoryStore {
     #[inline]
     fn get_node_hinted(&self, address: &Address) -> Result<(Node<'_>, NodeHint), StoreError> {
         // `let else`, not `ok_or`: an eagerly built error is dropped on every successful read
@@ -505,16 +526,6 @@ impl ChunkStore for MemoryStore {
             return Ok(());
         }
         self.descend_by_address(node, hint, i)
-    }
-
-    fn has(&self, address: &Address) -> Result<bool, StoreError> {
-        Ok(self.index.borrow().contains_key(address))
-    }
-
-    fn put(&self, chunk: &[u8]) -> Result<Address, StoreError> {
-        let address = self.profile.address_of(chunk);
-        self.insert(address, chunk);
-        Ok(address)
     }
 
     fn put_node(&self, chunk: &[u8]) -> Result<Address, StoreError> {

@@ -1,5 +1,14 @@
-//! Where chunks live. Tree code reads and writes only through [`ChunkStore`], so the in-memory
-//! store and the durable file store are interchangeable.
+//! Where chunks live. Tree code reads and writes only through two traits, so the in-memory
+//! store, the durable file store and stores of your own are interchangeable:
+//!
+//! * [`ChunkStore`], the contract: five methods every store must provide.
+//! * [`StoreFastPaths`], the optional capability: faster ways to do what trees do most
+//!   (hinted descents, puts of nodes this process wrote or hashed, lent memory). Every method
+//!   has a default built on the contract that is correct for any store, so
+//!   `impl StoreFastPaths for MyStore {}` is a complete implementation.
+//!
+//! [`BuiltinStore`] is one type over the built-in stores that forwards every fast path (the C
+//! ABI uses it).
 //!
 //! Contract shared by every implementation:
 //! * A chunk's address is its hash under the store's [`HashProfile`]; `put` computes it.
@@ -9,9 +18,7 @@
 //! * Every chunk is checked once, on first read (its address, and for nodes the message
 //!   verification); later reads trust that and cost no checks.
 
-use std::marker::PhantomData;
 use std::ops::Range;
-use std::ptr::NonNull;
 
 use prollystore_format::message::{MessageError, Node};
 use prollystore_format::{Address, HashProfile};
@@ -113,7 +120,7 @@ fn show_root(root: &Option<Address>) -> String {
 
 /// A store's own name for a node it handed out (for [`MemoryStore`], its slot number), which
 /// lets it find that node's children without looking their addresses up again
-/// ([`ChunkStore::get_child`]). Meaningful only to the store that made it; [`NodeHint::NONE`]
+/// ([`StoreFastPaths::get_child`]). Meaningful only to the store that made it; [`NodeHint::NONE`]
 /// says "no hint", and every store must accept it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct NodeHint(u32);
@@ -135,119 +142,9 @@ impl NodeHint {
     }
 }
 
-/// Memory a store lends ([`ChunkStore::lend`]) so that chunks can be written straight into
-/// the place the store keeps them, possibly on another thread, and then handed back with
-/// [`ChunkStore::adopt`], instead of being written into a buffer and copied into the store
-/// (the copy into a memory store's cold memory was a fifth of the time of 1,000 edits).
-///
-/// It is the only handle to its bytes: the store hands none of them out until they are
-/// adopted, and the space borrows the store, so it cannot outlive it. Bytes a space holds
-/// that are never adopted stay unused.
-#[derive(Debug)]
-pub struct LentSpace<'s> {
-    start: NonNull<u8>,
-    len: usize,
-    /// The lending store's [`ChunkStore::adopt`] keeps chunks only from its own spaces.
-    lender: u64,
-    _store: PhantomData<&'s ()>,
-}
-
-// SAFETY: a space is the sole handle to its bytes (see the type's documentation), which the
-// lending store neither reads nor writes until it gets them back through `adopt`, so they may
-// be written on whichever thread holds the space, like a `Box<[u8]>`.
-unsafe impl Send for LentSpace<'_> {}
-
-impl<'s> LentSpace<'s> {
-    /// A space of the `len` bytes at `start`, lent by the store with identity `lender`.
-    ///
-    /// # Safety
-    /// The bytes must be initialized, valid for reads and writes for `'s`, and neither read
-    /// nor written by anything else until the space is adopted or dropped.
-    pub(crate) unsafe fn new(start: NonNull<u8>, len: usize, lender: u64) -> LentSpace<'s> {
-        LentSpace {
-            start,
-            len,
-            lender,
-            _store: PhantomData,
-        }
-    }
-
-    /// The same space, no longer tied to the store's borrow, so that it can travel with work
-    /// sent to a long-lived thread.
-    ///
-    /// # Safety
-    /// The caller must stop using the space (and every slice taken from it) before the
-    /// borrow `'s` of the lending store ends.
-    pub(crate) unsafe fn detach(self) -> LentSpace<'static> {
-        LentSpace {
-            start: self.start,
-            len: self.len,
-            lender: self.lender,
-            _store: PhantomData,
-        }
-    }
-
-    /// Its length in bytes.
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    /// True if it has no bytes.
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
-    /// Its bytes, to write chunks into.
-    pub fn bytes_mut(&mut self) -> &mut [u8] {
-        // SAFETY: `new`'s contract: the bytes are initialized, valid for `'s`, and this space
-        // is their only handle; `&mut self` makes the slice the only borrow of them.
-        unsafe { std::slice::from_raw_parts_mut(self.start.as_ptr(), self.len) }
-    }
-
-    /// Its bytes, to read chunks written into it.
-    pub fn bytes(&self) -> &[u8] {
-        // SAFETY: as in `bytes_mut`, shared.
-        unsafe { std::slice::from_raw_parts(self.start.as_ptr(), self.len) }
-    }
-
-    /// Where its bytes start, and the identity of the store that lent it.
-    pub(crate) fn parts(&self) -> (NonNull<u8>, u64) {
-        (self.start, self.lender)
-    }
-}
-
-/// Checks that every range of `chunks` lies within a space of `len` bytes; returns the end of
-/// the last byte any of them uses (0 if none).
-pub(crate) fn lent_ranges_end(
-    chunks: &[(Address, Range<usize>)],
-    len: usize,
-) -> Result<usize, StoreError> {
-    let mut end = 0;
-    for (_, r) in chunks {
-        if r.start > r.end || r.end > len {
-            return Err(StoreError::InvalidArgument(format!(
-                "chunk range {r:?} is not within the lent space of {len} bytes"
-            )));
-        }
-        end = end.max(r.end);
-    }
-    Ok(end)
-}
-
-/// Stores the nodes of `chunks` (ranges already checked against `space`) by copying them out
-/// of the space: what [`ChunkStore::adopt`] does with a space it cannot keep.
-pub(crate) fn copy_lent<S: ChunkStore + ?Sized>(
-    store: &S,
-    space: &LentSpace<'_>,
-    chunks: &[(Address, Range<usize>)],
-) -> Result<(), StoreError> {
-    for (address, range) in chunks {
-        store.put_node_hashed(*address, &space.bytes()[range.clone()])?;
-    }
-    Ok(())
-}
-
-/// A content-addressed chunk store.
+/// A content-addressed chunk store: the contract every store provides (see the
+/// [module](self) for what it promises). Trees need [`StoreFastPaths`] too, whose defaults
+/// are built on these five methods.
 pub trait ChunkStore {
     /// The hash profile that makes this store's addresses.
     fn profile(&self) -> HashProfile;
@@ -266,7 +163,14 @@ pub trait ChunkStore {
     /// Stores `chunk` (a whole message, prefix included) and returns its address. Storing a
     /// chunk that is already present is a no-op.
     fn put(&self, chunk: &[u8]) -> Result<Address, StoreError>;
+}
 
+/// The optional fast paths of a store: what trees do most, done faster where a store can
+/// (hinted descents, node puts without re-verifying or re-hashing, serializing into lent
+/// memory). Every default is correct for any [`ChunkStore`] and documented with its method, so
+/// a store of your own needs only `impl StoreFastPaths for MyStore {}`; override a method only
+/// to make it faster, never to change what it returns. Tree code is generic over this trait.
+pub trait StoreFastPaths: ChunkStore {
     /// [`ChunkStore::put`] for a `ProllyTreeNode` this process has just serialized with
     /// `NodeWriter` (the tree builders do): the store may read it back with
     /// [`Node::from_trusted`] instead of verifying it, since its bytes never left the
@@ -275,7 +179,7 @@ pub trait ChunkStore {
         self.put(chunk)
     }
 
-    /// [`ChunkStore::get_node`], also returning a hint for [`ChunkStore::get_child`]. The
+    /// [`ChunkStore::get_node`], also returning a hint for [`StoreFastPaths::get_child`]. The
     /// default gives [`NodeHint::NONE`].
     #[inline]
     fn get_node_hinted(&self, address: &Address) -> Result<(Node<'_>, NodeHint), StoreError> {
@@ -301,14 +205,14 @@ pub trait ChunkStore {
         Ok((self.get_node(&parent.child(i))?, NodeHint::NONE))
     }
 
-    /// [`ChunkStore::get_child`] in place, for descents: replaces `node` (which this store
+    /// [`StoreFastPaths::get_child`] in place, for descents: replaces `node` (which this store
     /// handed out with `hint`) by its child `i`, and `hint` by the child's hint. A store may
     /// write the child straight over `node` instead of returning it through a `Result` (the
-    /// memory store's point gets spent ~50 instructions on such copies). The default calls
+    /// memory store's point gets spent measurable time on such copies). The default calls
     /// `get_child`. On an error, `node` and `hint` are unchanged.
     ///
     /// # Panics
-    /// As [`ChunkStore::get_child`].
+    /// As [`StoreFastPaths::get_child`].
     #[inline]
     fn descend<'a>(
         &'a self,
@@ -320,7 +224,7 @@ pub trait ChunkStore {
         Ok(())
     }
 
-    /// [`ChunkStore::put_node`] for a node whose address the caller has just computed with
+    /// [`StoreFastPaths::put_node`] for a node whose address the caller has just computed with
     /// this store's profile (tree builds hash leaves on another thread): the store may take
     /// the address as given. The default ignores it and hashes again.
     fn put_node_hashed(&self, address: Address, chunk: &[u8]) -> Result<(), StoreError> {
@@ -329,7 +233,7 @@ pub trait ChunkStore {
     }
 
     /// Lends about `want` bytes of the memory chunks are kept in, for `ProllyTreeNode`s to be
-    /// serialized straight into it and then given to [`ChunkStore::adopt`]; `None` if the
+    /// serialized straight into it and then given to [`StoreFastPaths::adopt`]; `None` if the
     /// store does not lend (the default). A space may be shorter than asked for.
     fn lend(&self, want: usize) -> Option<LentSpace<'_>> {
         let _ = want;
@@ -338,7 +242,7 @@ pub trait ChunkStore {
 
     /// Stores the nodes written into `space`: each `(address, range)` is a node this process
     /// serialized at `space.bytes()[range]`, and its address with this store's profile (as
-    /// for [`ChunkStore::put_node_hashed`]). A space this store lent keeps the nodes where
+    /// for [`StoreFastPaths::put_node_hashed`]). A space this store lent keeps the nodes where
     /// they are, and the rest of its bytes may be lent again; the default, and any store given
     /// another store's space, copies them with `put_node_hashed`.
     fn adopt(
@@ -352,7 +256,18 @@ pub trait ChunkStore {
 }
 
 mod arena;
+mod builtin;
 pub mod file;
+mod lend;
 mod memory;
+pub use builtin::BuiltinStore;
 pub use file::{FileStore, OpenOptions, RootUpdate};
+pub use lend::LentSpace;
+pub(crate) use lend::{copy_lent, lent_ranges_end};
+pub(crate) use memory::release_spare_memory;
 pub use memory::{AddressHasher, MemoryStore};
+
+/// See [`crate::process::set_spare_memory_limit`].
+pub(crate) fn set_spare_memory_limit(bytes: usize) {
+    arena::set_spare_limit(bytes);
+}

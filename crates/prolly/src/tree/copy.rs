@@ -4,15 +4,15 @@ use prollystore_format::message::{file_id, BlobNode, FILE_ID_BLOB};
 use prollystore_format::Address;
 
 use crate::error::TreeError;
-use crate::store::{ChunkStore, StoreError};
+use crate::store::{StoreError, StoreFastPaths};
 
 /// Copies every chunk reachable from the prolly tree at `root` (nodes, and blob trees referenced
 /// by leaf values) from `from` into `to`. A chunk already in `to` is assumed to come with
 /// everything below it, so shared subtrees are not visited. Returns the number of chunks copied.
 pub fn copy_tree<A, B>(from: &A, to: &B, root: &Address) -> Result<usize, TreeError>
 where
-    A: ChunkStore + ?Sized,
-    B: ChunkStore + ?Sized,
+    A: StoreFastPaths + ?Sized,
+    B: StoreFastPaths + ?Sized,
 {
     let mut copied = 0usize;
     let mut stack = vec![*root];

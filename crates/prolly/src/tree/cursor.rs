@@ -8,7 +8,7 @@ use super::prefetch::touch_keys;
 use super::schema::TreeSchema;
 use super::split::MAX_LEVELS;
 use crate::error::TreeError;
-use crate::store::{ChunkStore, NodeHint};
+use crate::store::{NodeHint, StoreFastPaths};
 
 /// Deepest tree a cursor can walk (Dolt defines salts for 15 levels).
 pub const MAX_DEPTH: usize = MAX_LEVELS + 1;
@@ -62,7 +62,7 @@ impl<'s> Cursor<'s> {
 
     /// Descends from `root`, choosing at every node the index `choose(node)` returns
     /// (clamped into the node at internal levels).
-    fn descend<S: ChunkStore + ?Sized>(
+    fn descend<S: StoreFastPaths + ?Sized>(
         store: &'s S,
         root: &Address,
         choose: impl FnMut(&Node<'s>) -> usize,
@@ -71,7 +71,7 @@ impl<'s> Cursor<'s> {
     }
 
     /// Like `descend` but stops at `stop` (the frames below it are left unset).
-    fn descend_to<S: ChunkStore + ?Sized>(
+    fn descend_to<S: StoreFastPaths + ?Sized>(
         store: &'s S,
         root: &Address,
         stop: usize,
@@ -130,7 +130,7 @@ impl<'s> Cursor<'s> {
     /// Loads only the root frame, at its first entry, into a cursor fresh from
     /// [`Cursor::unloaded`]: the start of a descent one level at a time with
     /// [`Cursor::descend_into`].
-    pub(crate) fn start_at_root<S: ChunkStore + ?Sized>(
+    pub(crate) fn start_at_root<S: StoreFastPaths + ?Sized>(
         &mut self,
         store: &'s S,
         root: &Address,
@@ -160,7 +160,7 @@ impl<'s> Cursor<'s> {
 
     /// Points the bottom frame (an internal node) at entry `i` (clamped into the node) and
     /// loads that child as the new bottom frame, at its first entry.
-    pub(crate) fn descend_into<S: ChunkStore + ?Sized>(
+    pub(crate) fn descend_into<S: StoreFastPaths + ?Sized>(
         &mut self,
         store: &'s S,
         i: usize,
@@ -180,7 +180,7 @@ impl<'s> Cursor<'s> {
     /// Loads the child under the entry of the frame at `level` (an internal level) into the
     /// frame below, found through the parent's hint; the index there is left to the caller.
     #[inline]
-    fn load_child<S: ChunkStore + ?Sized>(
+    fn load_child<S: StoreFastPaths + ?Sized>(
         &mut self,
         store: &'s S,
         level: usize,
@@ -198,7 +198,7 @@ impl<'s> Cursor<'s> {
     }
 
     /// Cursor at the first key `>= key` (past the end if none).
-    pub fn at_key<S: ChunkStore + ?Sized, T: TreeSchema + ?Sized>(
+    pub fn at_key<S: StoreFastPaths + ?Sized, T: TreeSchema + ?Sized>(
         store: &'s S,
         root: &Address,
         key: &[u8],
@@ -209,7 +209,7 @@ impl<'s> Cursor<'s> {
 
     /// Cursor at the first key for which `pred` is false (keys for which it is true come
     /// first).
-    pub fn at_partition<S: ChunkStore + ?Sized>(
+    pub fn at_partition<S: StoreFastPaths + ?Sized>(
         store: &'s S,
         root: &Address,
         mut pred: impl FnMut(&[u8]) -> bool,
@@ -222,7 +222,7 @@ impl<'s> Cursor<'s> {
 
     /// Cursor whose frames stop at `level`, positioned at the first entry of the level-`level`
     /// node on the lower-bound path of `key`.
-    pub fn node_start_at_level<S: ChunkStore + ?Sized, T: TreeSchema + ?Sized>(
+    pub fn node_start_at_level<S: StoreFastPaths + ?Sized, T: TreeSchema + ?Sized>(
         store: &'s S,
         root: &Address,
         level: usize,
@@ -274,7 +274,7 @@ impl<'s> Cursor<'s> {
     }
 
     /// Cursor at the first item (past the end for an empty tree).
-    pub fn at_start<S: ChunkStore + ?Sized>(
+    pub fn at_start<S: StoreFastPaths + ?Sized>(
         store: &'s S,
         root: &Address,
     ) -> Result<Cursor<'s>, TreeError> {
@@ -282,7 +282,7 @@ impl<'s> Cursor<'s> {
     }
 
     /// Cursor at the last item (before the start for an empty tree).
-    pub fn at_last<S: ChunkStore + ?Sized>(
+    pub fn at_last<S: StoreFastPaths + ?Sized>(
         store: &'s S,
         root: &Address,
     ) -> Result<Cursor<'s>, TreeError> {
@@ -294,7 +294,7 @@ impl<'s> Cursor<'s> {
     }
 
     /// Cursor at ordinal `ordinal` (0-based; past the end if `ordinal >= count`).
-    pub fn at_ordinal<S: ChunkStore + ?Sized>(
+    pub fn at_ordinal<S: StoreFastPaths + ?Sized>(
         store: &'s S,
         root: &Address,
         ordinal: u64,
@@ -384,14 +384,14 @@ impl<'s> Cursor<'s> {
     }
 
     /// Moves to the next item; false (and past the end) if there is none.
-    pub fn advance<S: ChunkStore + ?Sized>(&mut self, store: &'s S) -> Result<bool, TreeError> {
+    pub fn advance<S: StoreFastPaths + ?Sized>(&mut self, store: &'s S) -> Result<bool, TreeError> {
         self.advance_at(store, 0)
     }
 
     /// Moves the frame at `level` to its next entry, reloading the loaded levels below at their
     /// first entries. False if there is none: the bottom frame is then one past the last entry
     /// of the tree (and stepping back from there reaches the last entry).
-    pub fn advance_at<S: ChunkStore + ?Sized>(
+    pub fn advance_at<S: StoreFastPaths + ?Sized>(
         &mut self,
         store: &'s S,
         level: usize,
@@ -401,7 +401,7 @@ impl<'s> Cursor<'s> {
 
     /// [`Cursor::advance_at`] for walks that never step back: past the end, the bottom frame
     /// just becomes invalid where it is, instead of loading the path to the last entry.
-    pub(crate) fn advance_forward_at<S: ChunkStore + ?Sized>(
+    pub(crate) fn advance_forward_at<S: StoreFastPaths + ?Sized>(
         &mut self,
         store: &'s S,
         level: usize,
@@ -409,7 +409,7 @@ impl<'s> Cursor<'s> {
         self.step_at(store, level, false)
     }
 
-    fn step_at<S: ChunkStore + ?Sized>(
+    fn step_at<S: StoreFastPaths + ?Sized>(
         &mut self,
         store: &'s S,
         level: usize,
@@ -451,7 +451,7 @@ impl<'s> Cursor<'s> {
     }
 
     /// Moves to the previous item; false (and before the start) if there is none.
-    pub fn retreat<S: ChunkStore + ?Sized>(&mut self, store: &'s S) -> Result<bool, TreeError> {
+    pub fn retreat<S: StoreFastPaths + ?Sized>(&mut self, store: &'s S) -> Result<bool, TreeError> {
         let mut l = 0usize;
         loop {
             if l >= self.height {

@@ -9,7 +9,7 @@ use prollystore_format::{Address, ADDRESS_LEN};
 use super::cursor::Cursor;
 use super::schema::TreeSchema;
 use crate::error::TreeError;
-use crate::store::ChunkStore;
+use crate::store::StoreFastPaths;
 
 /// One difference between two trees.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -52,7 +52,7 @@ impl<'s> DiffEntry<'s> {
 }
 
 /// Iterator over the differences from one tree to another (Dolt's `Differ`).
-pub struct Diff<'s, 't, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> {
+pub struct Diff<'s, 't, S: StoreFastPaths + ?Sized, T: TreeSchema + ?Sized> {
     store: &'s S,
     schema: &'t T,
     /// The two walks, on the heap: a diff is moved into a `Result` and out of it, and with
@@ -68,7 +68,7 @@ struct Walks<'s> {
     to: Cursor<'s>,
 }
 
-impl<'s, 't, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> Diff<'s, 't, S, T> {
+impl<'s, 't, S: StoreFastPaths + ?Sized, T: TreeSchema + ?Sized> Diff<'s, 't, S, T> {
     /// Diff from the tree at `from` to the tree at `to`, both in `store`.
     pub fn new(store: &'s S, schema: &'t T, from: Address, to: Address) -> Result<Self, TreeError> {
         let mut d = Diff {
@@ -306,7 +306,7 @@ impl<'s, 't, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> Diff<'s, 't, S, T> 
 /// Moves `cursor` to the next item: within its leaf by setting the index, otherwise by the
 /// cursor's general step (which loads the next leaf).
 #[inline]
-fn next_item<'s, S: ChunkStore + ?Sized>(
+fn next_item<'s, S: StoreFastPaths + ?Sized>(
     cursor: &mut Cursor<'s>,
     store: &'s S,
 ) -> Result<(), TreeError> {
@@ -503,7 +503,7 @@ fn identical_run(fl: &Node<'_>, fi: usize, tl: &Node<'_>, ti: usize) -> usize {
     run
 }
 
-impl<'s, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> Iterator for Diff<'s, '_, S, T> {
+impl<'s, S: StoreFastPaths + ?Sized, T: TreeSchema + ?Sized> Iterator for Diff<'s, '_, S, T> {
     type Item = Result<DiffEntry<'s>, TreeError>;
 
     fn next(&mut self) -> Option<Self::Item> {

@@ -10,7 +10,7 @@ use super::diff::{Diff, DiffEntry};
 use super::mutate::{apply_edits, Edit};
 use super::schema::TreeSchema;
 use crate::error::TreeError;
-use crate::store::ChunkStore;
+use crate::store::StoreFastPaths;
 
 /// What a resolver decides for a key changed on both sides.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -68,7 +68,7 @@ pub fn merge<S, T, R>(
     mut resolve: R,
 ) -> Result<MergeOutcome, TreeError>
 where
-    S: ChunkStore + ?Sized,
+    S: StoreFastPaths + ?Sized,
     T: TreeSchema + ?Sized,
     R: FnMut(&[u8], Option<&[u8]>, Option<&[u8]>, Option<&[u8]>) -> Resolution,
 {

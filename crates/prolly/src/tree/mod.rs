@@ -1,14 +1,20 @@
-//! Prolly-tree machinery shared by maps and other trees: chunk boundaries, node building,
-//! cursors, batch edits and diffs.
+//! Prolly-tree machinery shared by maps and other trees: building ([`build`]), cursors,
+//! batch edits that rewrite only touched regions ([`mutate`]), two-way diff ([`diff`]),
+//! three-way merge ([`merge`]) and copying between stores ([`copy`]).
+//!
+//! Inside: Dolt's chunk boundaries (`split`, with its own `expm1` so that boundaries are the
+//! same on every platform), the node a level is filling (`pending`) and the write pipeline
+//! between a completed node and its parent (`pipeline`).
 
 pub mod build;
 pub mod copy;
 pub mod cursor;
 pub mod diff;
-pub mod expm1;
-pub mod hash_thread;
+pub(crate) mod expm1;
 pub mod merge;
 pub mod mutate;
+pub(crate) mod pending;
+pub(crate) mod pipeline;
 pub(crate) mod prefetch;
 pub mod schema;
-pub mod split;
+pub(crate) mod split;

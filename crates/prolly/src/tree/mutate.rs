@@ -22,14 +22,13 @@ use std::cmp::Ordering;
 use prollystore_format::varint::decode_count_deltas_into;
 use prollystore_format::{Address, ADDRESS_LEN};
 
-use super::build::{
-    batch_hashing_pays, canonical_root, LevelBuilder, NodeBatch, NodeOut, TreeBuilder, LEAF_BATCH,
-};
+use super::build::{canonical_root, LevelBuilder, TreeBuilder};
 use super::cursor::Cursor;
-use super::hash_thread::{background_hashing, HashThread};
+use super::pipeline::hash_thread::background_hashing;
+use super::pipeline::{batch_hashing_pays, Background, Loans, NodeOut, LEAF_BATCH};
 use super::schema::TreeSchema;
 use crate::error::TreeError;
-use crate::store::ChunkStore;
+use crate::store::StoreFastPaths;
 
 /// One edit: `Some(value)` puts, `None` deletes.
 pub type Edit<'a> = (&'a [u8], Option<&'a [u8]>);
@@ -97,7 +96,7 @@ impl Ops<'_, '_> {
 
 /// Rewrites one level; returns the splices for the level above (or, at the root level, the one
 /// splice covering the whole level) and the new entries they refer to.
-struct LevelPass<'a, 's, 'p, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> {
+struct LevelPass<'a, 's, 'p, 'l, S: StoreFastPaths + ?Sized, T: TreeSchema + ?Sized> {
     store: &'s S,
     schema: &'a T,
     root: Address,
@@ -113,24 +112,15 @@ struct LevelPass<'a, 's, 'p, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> {
     /// Set once the cursor left the node where the region started.
     crossed: bool,
     /// The leaf pass of an edit with background hashing: full batches of new leaves go to
-    /// this thread.
-    background: Option<&'p mut Background>,
+    /// the hash thread, serialized into memory the store lends.
+    background: Option<&'p mut Loans<'l, 's, S>>,
     /// Children replaced in place in the node [`LevelPass::replace_in_place`] writes.
     replaced: Vec<(usize, Address, u64)>,
 }
 
-/// The hash thread an edit's leaf pass hands full batches of new leaves to (kept between
-/// edits on the same thread), and a cleared batch to reuse.
-#[derive(Default)]
-struct Background {
-    /// Started at the first full batch.
-    thread: Option<HashThread>,
-    /// The thread could not be started: hash here.
-    unavailable: bool,
-    spare: Option<NodeBatch>,
-}
-
-impl<'a, 's, 'p, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> LevelPass<'a, 's, 'p, S, T> {
+impl<'a, 's, 'p, 'l, S: StoreFastPaths + ?Sized, T: TreeSchema + ?Sized>
+    LevelPass<'a, 's, 'p, 'l, S, T>
+{
     /// A pass over `level` using the shared builder and counts buffer, its new entries going
     /// to `fresh` (empty).
     // The pass's inputs and the edit's reusable buffers, one by one: a bundle would only
@@ -144,7 +134,7 @@ impl<'a, 's, 'p, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> LevelPass<'a, '
         builder: &'p mut LevelBuilder,
         counts: &'p mut Vec<u64>,
         fresh: NewEntries,
-        background: Option<&'p mut Background>,
+        background: Option<&'p mut Loans<'l, 's, S>>,
     ) -> Self {
         builder.relevel(level as u8);
         let background = background.filter(|_| level == 0 && batch_hashing_pays(store.profile()));
@@ -176,67 +166,32 @@ impl<'a, 's, 'p, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> LevelPass<'a, '
     /// With background hashing, once the builder holds a full batch of new leaves: takes back
     /// the batch in flight (its leaves become new entries, in order) and sends this one.
     fn hand_off_full_batch(&mut self, out: &mut NodeOut<'_, S, T>) -> Result<(), TreeError> {
-        let Some(bg) = self.background.as_deref_mut() else {
+        let Some(loans) = self.background.as_deref_mut() else {
             return Ok(());
         };
         if !self.builder.batch_for_thread() {
             return Ok(());
         }
-        if bg.thread.is_none() && !bg.unavailable {
-            bg.thread = HashThread::start();
-            bg.unavailable = bg.thread.is_none();
-        }
-        let fresh = bg.spare.take().unwrap_or_default();
-        let Some(mut batch) = self.builder.swap_batch(fresh) else {
+        let Some(queue) = self.builder.queue_mut() else {
             return Ok(());
         };
         let entries = &mut self.out;
-        let mut emit = |_: &mut NodeOut<'_, S, T>, k: &[u8], a: Address, c: u64| {
+        loans.hand_off(queue, out, &mut |_, k, a, c| {
             entries.push(k, a, c);
             Ok(())
-        };
-        match &mut bg.thread {
-            Some(thread) => {
-                if let Some(mut done) = thread.receive()? {
-                    done.store_and_emit(out, &mut emit)?;
-                    bg.spare = Some(done);
-                }
-                // SAFETY: the batch comes back before `apply_edits` returns: the leaf pass
-                // takes it back with the next hand-off or in `collect_in_flight`, where its
-                // space is adopted, and if the pass fails, `apply_edits` waits for it before
-                // returning (or, unwinding, `HashThread`'s drop does), so nothing writes the
-                // space once the edit's borrow of the store is over.
-                unsafe { batch.lend(out.store) };
-                thread.send(batch, out.store.profile())
-            }
-            None => {
-                batch.hash(out.store.profile());
-                batch.store_and_emit(out, &mut emit)?;
-                bg.spare = Some(batch);
-                Ok(())
-            }
-        }
+        })
     }
 
     /// Takes back the batch in flight, if any, and hands its leaves on as new entries.
     fn collect_in_flight(&mut self, out: &mut NodeOut<'_, S, T>) -> Result<(), TreeError> {
-        let Some(bg) = self.background.as_deref_mut() else {
+        let Some(loans) = self.background.as_deref_mut() else {
             return Ok(());
         };
-        let Some(thread) = &mut bg.thread else {
-            return Ok(());
-        };
-        if let Some(mut done) = thread.receive()? {
-            let entries = &mut self.out;
-            done.store_and_emit(out, &mut |_, k, a, c| {
-                entries.push(k, a, c);
-                Ok(())
-            })?;
-            bg.spare = Some(done);
-        }
-        // The leaf pass is over: the thread waits for the next edit asleep.
-        thread.pause();
-        Ok(())
+        let entries = &mut self.out;
+        loans.collect(out, &mut |_, k, a, c| {
+            entries.push(k, a, c);
+            Ok(())
+        })
     }
 
     fn cursor(&self) -> Result<&Cursor<'s>, TreeError> {
@@ -343,11 +298,7 @@ impl<'a, 's, 'p, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> LevelPass<'a, '
     /// New entries made so far: those handed on, then those being hashed on the hash thread,
     /// then those queued for hashing.
     fn made(&self) -> usize {
-        let in_flight = self
-            .background
-            .as_deref()
-            .and_then(|bg| bg.thread.as_ref())
-            .map_or(0, HashThread::in_flight);
+        let in_flight = self.background.as_deref().map_or(0, Loans::in_flight);
         self.out.len() + in_flight + self.builder.queued()
     }
 
@@ -564,7 +515,7 @@ impl<'a, 's, 'p, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> LevelPass<'a, '
         }
         self.collect_in_flight(out)?;
         let entries = &mut self.out;
-        self.builder.flush_batch(out, &mut |_, k, a, c| {
+        self.builder.flush_queue(out, &mut |_, k, a, c| {
             entries.push(k, a, c);
             Ok(())
         })?;
@@ -575,11 +526,8 @@ impl<'a, 's, 'p, S: ChunkStore + ?Sized, T: TreeSchema + ?Sized> LevelPass<'a, '
 /// The error for a pass without a cursor where it needs one (a bug, not bad input), made only
 /// when needed: these checks run for every item.
 #[cold]
-fn lost_cursor(root: Address) -> TreeError {
-    TreeError::Malformed {
-        address: root,
-        reason: "edit pass lost its cursor",
-    }
+fn lost_cursor(_root: Address) -> TreeError {
+    TreeError::Internal("edit pass lost its cursor")
 }
 
 /// Buffers an edit reuses from the previous one on the same thread: the level builder (its
@@ -602,7 +550,14 @@ fn spare_entries(spares: &mut Vec<NewEntries>) -> NewEntries {
 }
 
 thread_local! {
+    /// Process-wide state (see [`crate::process`]).
     static SCRATCH: std::cell::RefCell<Option<Scratch>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Drops the calling thread's [`Scratch`] (ending its hash thread).
+pub(crate) fn release_thread_scratch() {
+    let scratch = SCRATCH.try_with(|s| s.borrow_mut().take()).ok().flatten();
+    drop(scratch);
 }
 
 /// Applies `edits` (strictly increasing keys) to the tree at `root`; returns the new root.
@@ -618,7 +573,7 @@ pub fn apply_edits<S, T>(
     edits: &[Edit<'_>],
 ) -> Result<Address, TreeError>
 where
-    S: ChunkStore + ?Sized,
+    S: StoreFastPaths + ?Sized,
     T: TreeSchema + ?Sized,
 {
     if edits.is_empty() {
@@ -633,40 +588,55 @@ where
             builder: LevelBuilder::new(0),
             ..Scratch::default()
         });
-    let result = rewrite_levels(store, schema, root, root_level, edits, &mut scratch);
-    if let Some(thread) = &mut scratch.background.thread {
-        // A failed edit may leave a batch in flight, writing into memory the store lent it:
-        // wait for it now, while the store is surely alive.
-        if thread.discard().is_err() {
-            scratch.background.thread = None;
-        }
-    }
-    let _ = SCRATCH.try_with(|s| *s.borrow_mut() = Some(scratch));
-    result
-}
-
-/// The level passes of [`apply_edits`], from the leaves to the old root's level.
-fn rewrite_levels<S, T>(
-    store: &S,
-    schema: &T,
-    root: Address,
-    root_level: usize,
-    edits: &[Edit<'_>],
-    scratch: &mut Scratch,
-) -> Result<Address, TreeError>
-where
-    S: ChunkStore + ?Sized,
-    T: TreeSchema + ?Sized,
-{
-    let mut out = NodeOut::new(store, schema);
     let Scratch {
         builder,
         counts,
         spares,
         background,
-    } = scratch;
+    } = &mut scratch;
+    // A failed edit may leave a batch in flight, writing into memory the store lent it:
+    // `with_loans` waits for it before returning, while the store is surely alive.
+    let result = background.with_loans(store, |loans| {
+        let loans = background_hashing().then_some(loans);
+        let buffers = Buffers {
+            builder,
+            counts,
+            spares,
+        };
+        rewrite_levels(store, schema, root, root_level, edits, buffers, loans)
+    });
+    let _ = SCRATCH.try_with(|s| *s.borrow_mut() = Some(scratch));
+    result
+}
+
+/// The reusable buffers of [`Scratch`] one edit's passes work with.
+struct Buffers<'b> {
+    builder: &'b mut LevelBuilder,
+    counts: &'b mut Vec<u64>,
+    spares: &'b mut Vec<NewEntries>,
+}
+
+/// The level passes of [`apply_edits`], from the leaves to the old root's level.
+fn rewrite_levels<'s, S, T>(
+    store: &'s S,
+    schema: &T,
+    root: Address,
+    root_level: usize,
+    edits: &[Edit<'_>],
+    buffers: Buffers<'_>,
+    background: Option<&mut Loans<'_, 's, S>>,
+) -> Result<Address, TreeError>
+where
+    S: StoreFastPaths + ?Sized,
+    T: TreeSchema + ?Sized,
+{
+    let mut out = NodeOut::new(store, schema);
+    let Buffers {
+        builder,
+        counts,
+        spares,
+    } = buffers;
     let fresh = spare_entries(spares);
-    let background = background_hashing().then_some(background);
     // Items in the last node the last pass wrote.
     let mut last_written;
     let (mut splices, mut entries) = match replace_one_value(&mut out, &root, edits, fresh)? {
@@ -744,7 +714,7 @@ fn replace_one_value<'s, S, T>(
     fresh: NewEntries,
 ) -> Result<Replaced<'s>, TreeError>
 where
-    S: ChunkStore + ?Sized,
+    S: StoreFastPaths + ?Sized,
     T: TreeSchema + ?Sized,
 {
     let [(key, Some(value))] = edits else {
@@ -809,7 +779,7 @@ fn replace_one_child<'s, S, T>(
     fresh: NewEntries,
 ) -> Result<Replaced<'s>, TreeError>
 where
-    S: ChunkStore + ?Sized,
+    S: StoreFastPaths + ?Sized,
     T: TreeSchema + ?Sized,
 {
     let [Splice {

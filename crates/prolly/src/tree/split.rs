@@ -49,9 +49,10 @@ pub fn key_hash(key: &[u8], level: u8) -> u32 {
 }
 
 /// Weibull CDF-based test: does a node of `size` bytes whose last item took `this_size` bytes
-/// end here, given the key hash `hash`?
-#[inline]
-pub fn weibull_check(size: u32, this_size: u32, hash: u32) -> bool {
+/// end here, given the key hash `hash`? (The splitter's test, one item at a time; tests check
+/// the splitter against it.)
+#[cfg(test)]
+fn weibull_check(size: u32, this_size: u32, hash: u32) -> bool {
     weibull_decide(weibull_cdf(size - this_size), weibull_cdf(size), hash)
 }
 
@@ -88,6 +89,7 @@ fn cdf_table() -> &'static [f64] {
 }
 
 /// `F(size)`, from the table when in range.
+#[cfg(test)]
 #[inline]
 fn weibull_cdf(size: u32) -> f64 {
     match cdf_table().get(size as usize) {

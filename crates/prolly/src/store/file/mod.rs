@@ -32,7 +32,7 @@ use prollystore_format::{Address, HashProfile};
 use chunk_file::{ChunkFile, ChunkFileWriter};
 use manifest::{Manifest, MANIFEST};
 
-use crate::store::{ChunkStore, StoreError};
+use crate::store::{ChunkStore, StoreError, StoreFastPaths};
 
 /// The writer lock file's name.
 const LOCK: &str = "LOCK";
@@ -969,7 +969,9 @@ impl ChunkStore for FileStore {
     fn put(&self, chunk: &[u8]) -> Result<Address, StoreError> {
         FileStore::put(self, chunk)
     }
+}
 
+impl StoreFastPaths for FileStore {
     fn put_node(&self, chunk: &[u8]) -> Result<Address, StoreError> {
         FileStore::put_node(self, chunk)
     }

@@ -14,7 +14,8 @@
 //! own thread.
 //! A thread is only started once a build or an edit has a full batch of leaves
 //! (`LEAF_BATCH` leaves for an edit, `BUILD_LEAF_BATCH` for a build: thousands of rows), so
-//! small maps and small edits never start one.
+//! small maps and small edits never start one. The switch is process-wide state, listed with
+//! the rest in [`crate::process`].
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
@@ -23,7 +24,7 @@ use std::time::{Duration, Instant};
 
 use prollystore_format::HashProfile;
 
-use super::build::NodeBatch;
+use super::batch::NodeBatch;
 use crate::error::TreeError;
 
 /// The process-wide switch behind [`set_background_hashing`].
@@ -65,13 +66,11 @@ const OWNER_SPIN: Duration = Duration::from_millis(2);
 
 /// Receives from `rx`, polling for up to `spin` before blocking.
 ///
-/// A thread that blocks must be woken: a futex call for the waker (~8% of a build's main
-/// thread), and a wake-up that the kernel may place on the waker's own CPU, where the two then
-/// take turns. A thread that polls keeps its CPU, and a batch sent to a polling thread wakes
-/// nobody: on the test machine (two vCPUs) builds with background hashing went from 1.13-1.19x
-/// to 1.23-1.30x the speed of one-thread builds (`tree_workload build1t`). Between rounds of
-/// polls it yields, so that where the two threads do share a CPU (a busy or oversubscribed
-/// machine), the one it waits for runs instead of the poll.
+/// A thread that blocks must be woken: a futex call for the waker, and a wake-up that the
+/// kernel may place on the waker's own CPU, where the two then take turns. A thread that polls
+/// keeps its CPU, and a batch sent to a polling thread wakes nobody (`docs/PERF.md`, "Polling
+/// hand-overs"). Between rounds of polls it yields, so that where the two threads do share a
+/// CPU (a busy or oversubscribed machine), the one it waits for runs instead of the poll.
 fn receive_spinning<T>(rx: &mpsc::Receiver<T>, spin: Duration) -> Result<T, mpsc::RecvError> {
     let start = Instant::now();
     loop {
@@ -142,7 +141,7 @@ impl HashThread {
         }
         receive_spinning(&self.from_worker, OWNER_SPIN)
             .map(Some)
-            .map_err(|_| TreeError::HashWorker)
+            .map_err(|_| TreeError::Internal("the hash thread stopped unexpectedly"))
     }
 
     /// Sends `batch` to be hashed with `profile`. The previous batch must have been received.
@@ -151,7 +150,7 @@ impl HashThread {
         let nodes = batch.len();
         self.to_worker
             .send(Some((batch, profile)))
-            .map_err(|_| TreeError::HashWorker)?;
+            .map_err(|_| TreeError::Internal("the hash thread stopped unexpectedly"))?;
         self.in_flight = Some(nodes);
         Ok(())
     }
