@@ -6,7 +6,7 @@
 //! other readers treat it like any other chunk, and it costs one small chunk per schema.
 
 use prollystore::blob::{read_blob, BlobBuilder};
-use prollystore::store::{ChunkStore, FileStore};
+use prollystore::store::{FileStore, StoreFastPaths};
 use prollystore_format::Address;
 
 use crate::error::{Error, Result};
@@ -43,12 +43,12 @@ pub fn check_map_name(name: &str) -> Result<()> {
 }
 
 /// Writes `schema`'s text as a blob and returns its address.
-pub fn write_schema<S: ChunkStore + ?Sized>(store: &S, schema: &MapSchema) -> Result<Address> {
+pub fn write_schema<S: StoreFastPaths + ?Sized>(store: &S, schema: &MapSchema) -> Result<Address> {
     Ok(BlobBuilder::new().write(store, schema.to_stored().as_bytes())?)
 }
 
 /// Reads the schema blob at `address`.
-pub fn read_schema<S: ChunkStore + ?Sized>(store: &S, address: &Address) -> Result<MapSchema> {
+pub fn read_schema<S: StoreFastPaths + ?Sized>(store: &S, address: &Address) -> Result<MapSchema> {
     let mut text = Vec::new();
     read_blob(store, address, &mut text)?;
     let text = String::from_utf8(text).map_err(|_| Error::msg("the stored schema is not UTF-8"))?;

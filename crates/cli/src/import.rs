@@ -21,9 +21,9 @@ use std::time::{Duration, Instant};
 
 use indicatif::ProgressBar;
 use prollystore::blob::StoreBlobs;
-use prollystore::store::ChunkStore;
+use prollystore::process::background_hashing;
+use prollystore::store::StoreFastPaths;
 use prollystore::tree::build::TreeBuilder;
-use prollystore::tree::hash_thread::background_hashing;
 use prollystore::tuples::TupleSchema;
 use prollystore::{Map, TreeSchema};
 use prollystore_format::tuple::{BlobStore, NoBlobStore, TupleBuilder, TupleDesc};
@@ -1069,7 +1069,7 @@ fn collect_rows<R: Read>(
 /// Reads CSV rows (header required, columns matched by name) into tuples. With `keys_only`,
 /// only the key columns are read (other columns are ignored) and values are empty; otherwise
 /// every header column must be a schema column. Large values go out of band into `store`.
-pub fn read_csv<R: Read, S: ChunkStore + ?Sized>(
+pub fn read_csv<R: Read, S: StoreFastPaths + ?Sized>(
     input: R,
     len_hint: Option<u64>,
     schema: &MapSchema,
@@ -1450,7 +1450,7 @@ fn needs_blobs(desc: &TupleDesc) -> bool {
 /// Reads CSV rows (header required, every header column a schema column) and builds a new tree
 /// of them, parsing on a second thread while this one builds. See [`Built`] for input that is
 /// not in key order.
-pub fn build_csv<R: Read + Send, S: ChunkStore + ?Sized>(
+pub fn build_csv<R: Read + Send, S: StoreFastPaths + ?Sized>(
     input: R,
     len_hint: Option<u64>,
     schema: &MapSchema,
@@ -1546,7 +1546,7 @@ pub fn build_csv<R: Read + Send, S: ChunkStore + ?Sized>(
 }
 
 /// Builds a new tree of the (sorted) rows; returns its root.
-pub fn build<S: ChunkStore + ?Sized>(
+pub fn build<S: StoreFastPaths + ?Sized>(
     store: &S,
     schema: &TupleSchema,
     rows: &Rows,
@@ -1560,7 +1560,7 @@ pub fn build<S: ChunkStore + ?Sized>(
 
 /// Puts every row into the map at `root` (rows replace values of existing keys); returns the
 /// new root.
-pub fn upsert<S: ChunkStore + ?Sized>(
+pub fn upsert<S: StoreFastPaths + ?Sized>(
     store: &S,
     schema: &TupleSchema,
     root: Address,
@@ -1571,7 +1571,7 @@ pub fn upsert<S: ChunkStore + ?Sized>(
 }
 
 /// Deletes every row's key from the map at `root`; returns the new root.
-pub fn delete<S: ChunkStore + ?Sized>(
+pub fn delete<S: StoreFastPaths + ?Sized>(
     store: &S,
     schema: &TupleSchema,
     root: Address,
@@ -1583,7 +1583,7 @@ pub fn delete<S: ChunkStore + ?Sized>(
 
 /// Parses, sorts and builds in one call, for benchmarks and library users: the root of a new
 /// map of the CSV rows, and their count.
-pub fn import_new<S: ChunkStore + ?Sized>(
+pub fn import_new<S: StoreFastPaths + ?Sized>(
     input: &[u8],
     schema: &MapSchema,
     null: &NullText,

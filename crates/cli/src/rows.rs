@@ -3,7 +3,7 @@
 
 use std::io::Write;
 
-use prollystore::store::ChunkStore;
+use prollystore::store::StoreFastPaths;
 
 use crate::error::Result;
 use crate::schema::MapSchema;
@@ -51,7 +51,7 @@ impl Line {
     }
 
     /// Appends the fields of a tuple (`None`: as many NULLs as the descriptor has fields).
-    pub fn push_tuple<S: ChunkStore + ?Sized>(
+    pub fn push_tuple<S: StoreFastPaths + ?Sized>(
         &mut self,
         store: &S,
         desc: &prollystore_format::tuple::TupleDesc,
@@ -119,7 +119,7 @@ pub fn header(schema: &MapSchema) -> Line {
 }
 
 /// Appends a whole row (key then value fields).
-pub fn push_row<S: ChunkStore + ?Sized>(
+pub fn push_row<S: StoreFastPaths + ?Sized>(
     line: &mut Line,
     store: &S,
     key_desc: &prollystore_format::tuple::TupleDesc,

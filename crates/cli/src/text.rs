@@ -17,7 +17,7 @@
 
 use std::io::Write;
 
-use prollystore::store::ChunkStore;
+use prollystore::store::StoreFastPaths;
 use prollystore::tuples::field_bytes;
 use prollystore_format::tuple::{
     datetime_text, time_text, year_to_raw, BlobStore, Date, Decimal, Tuple, TupleBuilder,
@@ -640,7 +640,7 @@ impl FixedEncoder {
 
 /// Appends the text of field `i` of `tuple` to `out`; returns false (appending nothing) for
 /// NULL. Out-of-band values are read from `store`.
-pub fn format_field<S: ChunkStore + ?Sized>(
+pub fn format_field<S: StoreFastPaths + ?Sized>(
     store: &S,
     desc: &TupleDesc,
     tuple: &[u8],

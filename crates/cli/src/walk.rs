@@ -5,7 +5,7 @@
 use std::collections::{BTreeMap, HashSet};
 
 use indicatif::ProgressBar;
-use prollystore::store::{ChunkStore, StoreError};
+use prollystore::store::{StoreError, StoreFastPaths};
 use prollystore_format::message::Message;
 use prollystore_format::Address;
 
@@ -112,7 +112,7 @@ pub fn size(b: u64) -> String {
 }
 
 /// Visits every chunk reachable from `roots` not already in `seen`, adding it to `stats`.
-pub fn walk<S: ChunkStore + ?Sized>(
+pub fn walk<S: StoreFastPaths + ?Sized>(
     store: &S,
     roots: impl IntoIterator<Item = Address>,
     seen: &mut HashSet<Address>,
