@@ -435,8 +435,7 @@ impl<const N: usize> Stride<'_, N> {
     fn word(&self, i: usize, f: usize) -> u64 {
         let at = i.min(self.last) * self.width + 8 * f.min(N - 1);
         // SAFETY: `i <= last` and `f < N`, so `at + 8 <= (last + 1) * width <= keys.len()`
-        // (checked where `Stride` is made). Measured with callgrind (`tree_workload get`, 1M
-        // rows): 2080 instructions per get with checked reads and prefetches, 1446 without.
+        // (checked where `Stride` is made). Unchecked reads pay (`docs/PERF.md`, "Key search").
         let word = unsafe {
             self.keys
                 .as_ptr()

@@ -5,10 +5,9 @@
 //! Blocks of 2 MiB and more are anonymous mappings aligned to huge pages. On request
 //! ([`super::MemoryStore::with_huge_pages`]) they are advised to use transparent huge pages
 //! (`madvise(MADV_HUGEPAGE)`, Linux): a million-row tree then spans a few dozen 2 MiB pages
-//! instead of ~11 k small ones, and a get on a cold leaf no longer also misses the TLB
-//! (`benches/examples/get_latency.rs`, 1M rows: 13-20% closer to the BTreeMap). It is not the
-//! default because the first write into each huge page can stall while the kernel assembles
-//! one (edits measured at 1-2.5x their usual time on this machine).
+//! instead of ~11 k small ones, and a get on a cold leaf no longer also misses the TLB. It is
+//! not the default because the first write into each huge page can stall while the kernel
+//! assembles one (both measured in `docs/PERF.md`, "Huge pages").
 //!
 //! Once an arena is filling full-size blocks, the next one is mapped and faulted in on a
 //! short-lived thread while the current one fills ([`Arena::prepare_next`]).
@@ -257,11 +256,9 @@ impl Arena {
 impl Arena {
     /// Starts mapping and faulting in the next full-size block on a thread of its own, unless
     /// one is under way or a spare is waiting: a growing store then finds its next block ready
-    /// instead of stalling while the kernel clears 8 MiB of pages (2.2-2.9 ms here, paid by the
-    /// one edit that crossed into a new block: ~5 µs per single edit on average). Single edits
-    /// into a growing store took 0.82x the time with it (`tree_workload edit1 20000`, eight
-    /// alternated pairs, 16.7-24.5 µs against 20.8-27.2 µs). Under Miri, which cannot map
-    /// memory, nothing is prepared.
+    /// instead of stalling while the kernel clears 8 MiB of pages, a stall paid by the one edit
+    /// that crosses into a new block (`docs/PERF.md`, "Growing stores"). Under Miri, which
+    /// cannot map memory, nothing is prepared.
     fn prepare_next(&self) {
         if cfg!(miri) || self.next.borrow().is_some() || spare_available(MAX_BLOCK, self.huge_pages)
         {

@@ -150,10 +150,10 @@ impl MemoryStore {
     }
 
     /// An empty store whose chunk memory asks for transparent huge pages (Linux; elsewhere
-    /// the same as [`MemoryStore::new`]). For big, read-mostly trees: a get on a million-row
-    /// map runs 13-20% closer to a `BTreeMap`'s, because cold leaves no longer also miss the
-    /// TLB. Not the default: the first write into each 2 MiB page can stall while the kernel
-    /// assembles the page, which made single edits 1-2.5x slower on the test machine.
+    /// the same as [`MemoryStore::new`]). For big, read-mostly trees: gets on a large map run
+    /// faster, because cold leaves no longer also miss the TLB. Not the default: the first
+    /// write into each 2 MiB page can stall while the kernel assembles the page, which slows
+    /// single edits (`docs/PERF.md`, "Huge pages").
     pub fn with_huge_pages(profile: HashProfile) -> MemoryStore {
         MemoryStore::with_arena(profile, Arena::new(true))
     }
@@ -340,10 +340,10 @@ impl MemoryStore {
 
     /// A fresh page of slots: an emptied page of a dropped store if one is kept, else the
     /// one made in the background, else one made now. A page is 128 KiB; fresh memory,
-    /// faulted in page by page on first write, cost the thread that stores chunks ~170 ns
-    /// per chunk (~3% of a single edit, `tree_workload edit1`). So once a store has two
-    /// pages (2,048 chunks: a growing store) and no spare page is kept, the page after them
-    /// is made on a short-lived thread. Under Miri, never on a thread.
+    /// faulted in page by page on first write, costs the thread that stores chunks time on
+    /// every chunk (`docs/PERF.md`, "Growing stores"). So once a store has two pages (2,048
+    /// chunks: a growing store) and no spare page is kept, the page after them is made on a
+    /// short-lived thread. Under Miri, never on a thread.
     fn next_page(&self) -> Box<[Slot]> {
         if let Some(page) = SPARE_PAGES.lock().ok().and_then(|mut s| s.pop()) {
             return page;

@@ -506,8 +506,7 @@ fn rebase_offsets(
     match offsets.get(2 * (from + 1)..2 * (to + 1)) {
         Some(ends) => {
             // Grown first, then filled through a slice: a loop the compiler vectorizes
-            // (`extend` with a mapping iterator pushed one offset at a time, ~8% of the calling
-            // thread of 1,000 edits).
+            // (`extend` with a mapping iterator pushes one offset at a time).
             let at = out.len();
             out.resize(at + (to - from), 0);
             for (o, p) in out[at..].iter_mut().zip(ends.as_chunks::<2>().0) {
@@ -582,8 +581,8 @@ impl<'a, S: StoreFastPaths + ?Sized, T: TreeSchema + ?Sized> TreeBuilder<'a, S, 
 
     /// Hashes batches of leaves on one background thread while the build goes on filling the
     /// next batch (the same tree; only the hashing moves). The thread starts at the first full
-    /// batch (256 leaves, about 23k rows of two int64 pairs), so small builds
-    /// never start it. A `TreeBuilder` hashes on its own thread unless asked;
+    /// batch (256 leaves, tens of thousands of small rows), so small builds never start it. A
+    /// `TreeBuilder` hashes on its own thread unless asked;
     /// [`Map::from_sorted`](crate::Map::from_sorted) asks when
     /// [`background_hashing`](crate::process::background_hashing) allows it.
     /// `tree_workload build1t` in the benchmarks gives the speedup on your machine.

@@ -56,8 +56,8 @@ pub struct Diff<'s, 't, S: StoreFastPaths + ?Sized, T: TreeSchema + ?Sized> {
     store: &'s S,
     schema: &'t T,
     /// The two walks, on the heap: a diff is moved into a `Result` and out of it, and with
-    /// the cursors inline (over a kilobyte each) those moves were `memcpy`s costing about a
-    /// seventh of a one-row diff. One allocation per diff is cheaper (`diff1`: 0.86x).
+    /// the cursors inline (over a kilobyte each) those moves are `memcpy`s that cost more than
+    /// one allocation per diff (`docs/PERF.md`, "Diff").
     walks: Box<Walks<'s>>,
     failed: bool,
 }
@@ -327,8 +327,8 @@ fn word(bytes: &[u8], at: usize) -> u64 {
 }
 
 /// Length of the common prefix of `a` and `b`. Uses AVX-512 or AVX2 where the processor has
-/// them (checked once, then cached flags): the 128-byte block loop takes 10 instructions with
-/// AVX-512, 16 with AVX2 and 39 with the SSE2 baseline.
+/// them (checked once, then cached flags): the 128-byte block loop then takes fewer
+/// instructions than with the SSE2 baseline (`docs/PERF.md`, "Diff").
 #[inline]
 pub(crate) fn common_prefix(a: &[u8], b: &[u8]) -> usize {
     #[cfg(target_arch = "x86_64")]
@@ -337,17 +337,15 @@ pub(crate) fn common_prefix(a: &[u8], b: &[u8]) -> usize {
     {
         // SAFETY: `common_prefix_avx512` only needs the AVX-512 F and BW instructions to
         // exist (with the OS saving their registers, which the detection also checks), as
-        // the checks above just established; it is otherwise ordinary safe code. It pays:
-        // `tree_workload diff1000` took 0.91x the time of the AVX2 build in five alternated
-        // pairs of runs (323-369 µs against 363-399 µs per diff) on an AVX-512 EPYC.
+        // the checks above just established; it is otherwise ordinary safe code. It pays
+        // over AVX2 (`docs/PERF.md`, "Diff").
         return unsafe { common_prefix_avx512(a, b) };
     }
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") {
         // SAFETY: `common_prefix_avx2` only needs the AVX2 instructions to exist, which the
-        // check above just established; it is otherwise ordinary safe code. It pays: callgrind
-        // on `tree_workload diff1000` counted 3.65 M instructions per diff with the SSE2 loop
-        // and 2.98 M with this one (cursors started in place account for ~1 K of the gap).
+        // check above just established; it is otherwise ordinary safe code. It pays over
+        // SSE2 (`docs/PERF.md`, "Diff").
         return unsafe { common_prefix_avx2(a, b) };
     }
     common_prefix_generic(a, b)

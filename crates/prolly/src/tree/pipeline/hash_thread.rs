@@ -3,9 +3,9 @@
 //!
 //! Where a node ends never depends on the addresses of the nodes below it, so a level can hand
 //! batches of serialized leaves to another thread and take their addresses back later, in
-//! order; the tree is the same whichever thread hashed what. Hashing is about a third of a
-//! build's or a large edit's instructions, so on a machine with a free core this takes it off
-//! the critical path.
+//! order; the tree is the same whichever thread hashed what. Hashing is a large part of a
+//! build's or a large edit's work, so on a machine with a free core this takes it off the
+//! critical path.
 //!
 //! Background hashing is on by default where the machine has more than one core
 //! ([`background_hashing`]) and can be switched off for the whole process, by the program
