@@ -12,5 +12,5 @@ fi
 export PROPTEST_CASES="${PROPTEST_CASES:-4}"
 export MIRIFLAGS="${MIRIFLAGS:--Zmiri-disable-isolation}"
 cargo +nightly miri test -p prollystore-format --lib
-cargo +nightly miri test -p prollystore --lib -- store::arena store::memory tree::diff
+cargo +nightly miri test -p prollystore --lib -- store::arena store::memory store::builtin tree::diff
 cargo +nightly miri test -p prollystore --test descent
