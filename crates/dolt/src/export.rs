@@ -318,7 +318,7 @@ fn print_batch(batch: &mut Batch, print: &PrintLeaf<'_>, scratch: &mut Scratch) 
             .layout
             .ok_or_else(|| bad_chunk(leaf.address, "leaf was not read"))?;
         batch.rows += print(
-            Node::with_layout(&leaf.bytes, layout),
+            Node::from_verified(&leaf.bytes, layout),
             scratch,
             &mut batch.csv,
         )?;

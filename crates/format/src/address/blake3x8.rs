@@ -9,13 +9,12 @@
 //! them eight at a time, one per 32-bit lane of a 256-bit register; then the parent nodes of
 //! every input, level by level, again eight at a time; the last compression of each input
 //! (its single chunk's last block, or its top parent) carries the ROOT flag, and its first
-//! 20 bytes are the address. Building a 1M-row tree this way takes 0.67x the hashing
-//! instructions of `blake3::hash` node by node (callgrind); `cargo bench -p prollystore-benches
-//! --bench hash` gives the time ratio on 64 node-sized chunks.
+//! 20 bytes are the address. With every lane busy, a tree's nodes take fewer hashing
+//! instructions than through `blake3::hash` node by node (measurements: `docs/PERF.md`).
 //!
 //! Where the CPU has AVX-512VL, the same eight-lane kernel is compiled a second time to
-//! rotate with its one-instruction rotate (`vprord`) instead of two shifts and an or: 0.82x the
-//! time of the AVX2 build on 64 node-sized chunks (`--bench hash`, 74.7 -> 61.5 µs).
+//! rotate with its one-instruction rotate (`vprord`) instead of two shifts and an or, which
+//! is faster than the AVX2 build.
 //!
 //! A single input goes through the lanes too where its length makes that faster than
 //! `blake3::hash` (see `one_input_prefers_lanes`). Without AVX2 (or under Miri, which cannot
@@ -112,9 +111,9 @@ pub(super) fn address_of(input: &[u8]) -> Address {
 /// lanes than through `blake3::hash`. The crate hashes whole power-of-two groups of chunks
 /// side by side but the chunks after them one block at a time, so it is slowest just below a
 /// power of two; the lanes take about one chunk's time for up to eight chunks, two for up to
-/// sixteen. Measured on the test machine, every 256 bytes from 1 KiB to 16 KiB (AVX-512VL
-/// lanes): 3-4 KiB 2.1-2.3 against 2.2-3.0 µs, 5-8 KiB 2.3-2.4 against 2.6-4.3 µs, 13-16 KiB
-/// 4.2-4.5 against 4.5-5.8 µs; elsewhere, and at exact powers of two, the crate is faster.
+/// sixteen. The lengths below are those where timing both every 256 bytes from 1 KiB to
+/// 16 KiB found the lanes faster (`docs/PERF.md`); elsewhere, and at exact powers of two, the
+/// crate is faster.
 fn one_input_prefers_lanes(len: usize) -> bool {
     let chunks = len.div_ceil(CHUNK_LEN);
     !len.is_power_of_two() && matches!(chunks, 4 | 6..=8 | 14..=16)

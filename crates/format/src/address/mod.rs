@@ -180,9 +180,9 @@ impl HashProfile {
 
     /// Writes the address of `chunks[i]` into `out[i]`, for as many as both hold: the same
     /// addresses as [`HashProfile::address_of`] one by one, but faster on x86-64 with AVX2
-    /// once there are several chunks: the Dolt profile hashes four chunks side by side (about
-    /// half the time per chunk), the blake3 profile the 1 KiB pieces of all of them eight at a
-    /// time (about two thirds of the instructions for node-sized chunks).
+    /// once there are several chunks: the Dolt profile hashes four chunks side by side, the
+    /// blake3 profile the 1 KiB pieces of all of them eight at a time, so the vector lanes that
+    /// one chunk alone leaves idle do work.
     pub fn addresses_of(self, chunks: &[&[u8]], out: &mut [Address]) {
         match self {
             HashProfile::Dolt => sha512x4::addresses_of(chunks, out),

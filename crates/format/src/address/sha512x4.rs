@@ -2,11 +2,11 @@
 //!
 //! One SHA-512 is a chain of 80 dependent rounds per 128-byte block, so a single hash leaves
 //! most of a core's vector units idle. A bulk reader has many independent chunks, so on x86-64
-//! with AVX2 this hashes four of them side by side, one per 64-bit lane of a 256-bit register:
-//! about half the CPU time of hashing them one by one (measured on the export of a 1.2M-row
-//! table). Chunks join a lane as soon as one frees up, so chunks of different lengths keep the
-//! lanes busy. Elsewhere (or without AVX2, or under Miri, which cannot run AVX2) each chunk is
-//! hashed on its own.
+//! with AVX2 this hashes four of them side by side, one per 64-bit lane of a 256-bit register,
+//! in less CPU time than hashing them one by one (measurements: `docs/PERF.md`). Chunks join
+//! a lane as soon as one frees up, so chunks of different lengths keep the lanes busy.
+//! Elsewhere (or without AVX2, or under Miri, which cannot run AVX2) each chunk is hashed on
+//! its own.
 //!
 //! The constants are FIPS 180-4's: the first 64 bits of the fractional parts of the cube roots
 //! of the first 80 primes (`K`) and of the square roots of the first 8 primes (`IV`).

@@ -6,7 +6,7 @@ use std::cmp::Ordering;
 
 use super::builder::Builder;
 use super::generated::serial::AddressMap;
-use super::node::SubtreeCounts;
+use super::subtree_counts::SubtreeCounts;
 use super::table::RootTable;
 use super::{
     body_with_id, check_counts, check_input_offsets, check_offsets, put_counts, run_verifier,

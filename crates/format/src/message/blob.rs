@@ -4,7 +4,7 @@
 
 use super::builder::Builder;
 use super::generated::serial::Blob;
-use super::node::SubtreeCounts;
+use super::subtree_counts::SubtreeCounts;
 use super::table::RootTable;
 use super::{body_with_id, check_counts, put_counts, run_verifier, MessageError, FILE_ID_BLOB};
 use crate::{Address, ADDRESS_LEN};

@@ -12,7 +12,7 @@
 use super::builder::message_prefix;
 use super::MessageError;
 
-/// Fields of the `ProllyTreeNode` table (must equal `node.rs`' numbering).
+/// Fields of the `ProllyTreeNode` table (must equal `node/layout.rs`' numbering).
 pub(crate) const NUM_FIELDS: usize = 11;
 
 /// Bytes a node message adds to its vectors' contents, at most: vector lengths and their

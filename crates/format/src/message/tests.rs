@@ -92,7 +92,7 @@ fn one_row_leaf_accessors() {
     assert_eq!(n.subtree_counts().collect::<Vec<_>>(), [1]);
     assert_eq!(n.value_address_offsets().count(), 0);
     assert_eq!(rewrite_node(&n), chunk);
-    let again = Node::with_layout(&chunk, n.layout());
+    let again = Node::from_verified(&chunk, n.layout());
     assert_eq!(again.key(0), n.key(0));
     assert_eq!(
         n.search_by(|k| k.cmp(&unhex("00000000000000000100")[..])),
@@ -497,7 +497,7 @@ impl Lcg {
 fn direct_writer_equals_general_builder() {
     let mut rng = Lcg(42);
     let mut direct = NodeWriter::new();
-    let mut reference = NodeWriter::new();
+    let mut reference = node::ReferenceWriter::default();
     // Miri (CI runs this crate under it) is far slower: a few dozen cases there.
     let cases = if cfg!(miri) { 40 } else { 6000 };
     for case in 0..cases {
@@ -602,7 +602,7 @@ fn replacing_a_child_equals_writing_the_changed_node() {
             w.write_internal(&input).unwrap().to_vec()
         };
         let chunk = write(&mut w, &addresses, &counts);
-        let node = Node::from_trusted(&chunk).unwrap();
+        let node = Node::from_own_writer(&chunk).unwrap();
         let i = rng.below(n as u64) as usize;
         let child = Address::from_slice(&[rng.next() as u8; ADDRESS_LEN]).unwrap();
         let count = match rng.below(3) {
@@ -624,7 +624,7 @@ fn replacing_a_child_equals_writing_the_changed_node() {
         assert_eq!(total, counts.iter().sum::<u64>(), "case {case}: total");
 
         // Several children at once (about one in eight, at least one), from the changed node.
-        let node = Node::from_trusted(&want).unwrap();
+        let node = Node::from_own_writer(&want).unwrap();
         let mut children: Vec<(usize, Address, u64)> = Vec::new();
         for j in 0..n {
             if j == i || rng.below(8) == 0 {
@@ -679,7 +679,7 @@ fn replacing_a_value_equals_writing_the_changed_leaf() {
             w.write_leaf(&input).unwrap().to_vec()
         };
         let chunk = write(&mut w, &value_items);
-        let node = Node::from_trusted(&chunk).unwrap();
+        let node = Node::from_own_writer(&chunk).unwrap();
         let i = rng.below(n as u64) as usize;
         let (start, end) = (
             usize::from(value_offsets[i]),
@@ -746,7 +746,7 @@ fn replacing_a_count_refuses_counts_that_do_not_decode() {
     for at in [terminals[1], terminals[3], len - 1] {
         let mut bad = chunk.clone();
         bad[start + at] |= 0x80;
-        let view = Node::with_layout(&bad, node.layout());
+        let view = Node::from_verified(&bad, node.layout());
         for i in 0..counts.len() {
             assert!(
                 replacing
@@ -772,7 +772,7 @@ fn replacing_refuses_the_wrong_node_or_item() {
         })
         .unwrap()
         .to_vec();
-    let internal = Node::from_trusted(&internal).unwrap();
+    let internal = Node::from_own_writer(&internal).unwrap();
     let leaf = unhex(ONE_ROW_LEAF);
     let leaf = Node::verify(&leaf).unwrap();
     let value = leaf.value(0).to_vec();

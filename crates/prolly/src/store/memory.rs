@@ -265,7 +265,7 @@ impl MemoryStore {
         let slot = self.slot_at(n)?;
         let chunk = slot.chunk.get()?;
         let layout = slot.layout.get()?;
-        Some(Node::with_layout(chunk, *layout))
+        Some(Node::from_verified(chunk, *layout))
     }
 
     /// Child `i` of `parent`, which this store handed out with `hint`, from the list of children
@@ -435,7 +435,7 @@ fn verify_into<'a>(
     address: &Address,
 ) -> Result<Node<'a>, StoreError> {
     let node = if slot.trusted.get() {
-        Node::from_trusted(chunk)
+        Node::from_own_writer(chunk)
     } else {
         Node::verify(chunk)
     }
@@ -494,7 +494,7 @@ impl StoreFastPaths for MemoryStore {
             return Err(StoreError::Missing(*address));
         };
         if let Some(layout) = slot.layout.get() {
-            return Ok((Node::with_layout(chunk, *layout), NodeHint::new(n)));
+            return Ok((Node::from_verified(chunk, *layout), NodeHint::new(n)));
         }
         Ok((verify_into(slot, chunk, address)?, NodeHint::new(n)))
     }

@@ -173,7 +173,7 @@ pub trait ChunkStore {
 pub trait StoreFastPaths: ChunkStore {
     /// [`ChunkStore::put`] for a `ProllyTreeNode` this process has just serialized with
     /// `NodeWriter` (the tree builders do): the store may read it back with
-    /// [`Node::from_trusted`] instead of verifying it, since its bytes never left the
+    /// [`Node::from_own_writer`] instead of verifying it, since its bytes never left the
     /// process. Bytes from anywhere else must go through `put`.
     fn put_node(&self, chunk: &[u8]) -> Result<Address, StoreError> {
         self.put(chunk)

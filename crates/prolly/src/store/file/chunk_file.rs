@@ -472,7 +472,7 @@ impl ChunkFile {
             .get_or_init(|| (0..self.count).map(|_| OnceLock::new()).collect());
         let slot = layouts.get(i);
         if let Some(layout) = slot.and_then(|s| s.get()) {
-            return Ok(Node::with_layout(chunk, *layout));
+            return Ok(Node::from_verified(chunk, *layout));
         }
         let node = Node::verify(chunk).map_err(|source| StoreError::BadMessage {
             address: self.address(i).unwrap_or_default(),

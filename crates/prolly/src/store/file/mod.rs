@@ -544,10 +544,10 @@ impl FileStore {
         if self.has_pending.load(Ordering::Acquire) {
             if let Some(p) = self.pending.get(address) {
                 if let Some(layout) = p.layout.get() {
-                    return Ok(Node::with_layout(&p.chunk, *layout));
+                    return Ok(Node::from_verified(&p.chunk, *layout));
                 }
                 let node = if p.trusted {
-                    Node::from_trusted(&p.chunk)
+                    Node::from_own_writer(&p.chunk)
                 } else {
                     Node::verify(&p.chunk)
                 }
