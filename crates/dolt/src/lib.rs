@@ -13,7 +13,6 @@
 //! Nothing here writes to the database directory.
 
 pub mod chunks;
-pub mod conformance;
 pub mod create;
 pub mod db;
 pub mod error;

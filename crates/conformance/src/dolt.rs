@@ -4,9 +4,8 @@
 
 use std::path::Path;
 
-use prollystore_dolt::conformance::check_database;
-
-use crate::common::Category;
+use crate::category::Category;
+use crate::expected::check_database;
 
 /// Checks DIR/dolt-db/<db> against DIR/dolt-db/<db>.expected for every database found.
 pub fn check_dolt(dir: &Path) -> Category {
