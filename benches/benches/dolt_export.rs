@@ -1,4 +1,4 @@
-//! CSV export of a Dolt table (`prollystore_dolt::rows::export_csv`) into a reused in-memory
+//! CSV export of a Dolt table (`prollystore_dolt::csv_export::export_csv`) into a reused in-memory
 //! buffer, in rows per second.
 //!
 //! By default it exports every table of the golden database `dolt-db/vecdb` (branch `main`) of
@@ -12,7 +12,7 @@ use std::hint::black_box;
 use std::path::PathBuf;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use prollystore_dolt::rows::export_csv;
+use prollystore_dolt::csv_export::export_csv;
 use prollystore_dolt::Database;
 
 /// (database dir, branch, tables to export).

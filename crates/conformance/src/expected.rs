@@ -3,9 +3,11 @@
 
 use std::path::Path;
 
-use prollystore_dolt::db::{log_date, log_oneline_text, log_text, Database, RootValue};
+use prollystore_dolt::csv_export::export_csv;
+use prollystore_dolt::csv_field::write_csv_field;
+use prollystore_dolt::db::{Database, RootValue};
 use prollystore_dolt::error::{DoltError, Result};
-use prollystore_dolt::rows::{export_csv, write_csv_field};
+use prollystore_dolt::log_text::{log_date, log_oneline_text, log_text};
 
 /// The outcome for one expected file.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -88,7 +90,7 @@ fn produce(
     if let Some(table) = name.strip_suffix(".schema.txt") {
         let root = db.root_value(working)?;
         let t = db.table(&root, table)?;
-        let create = prollystore_dolt::create::create_table(db, &root, &t)?;
+        let create = prollystore_dolt::show_create::create_table(db, &root, &t)?;
         return Ok(Some(
             format!("{table} @ working\n{create};\n\n").into_bytes(),
         ));
@@ -96,7 +98,7 @@ fn produce(
     if let Some(table) = name.strip_suffix(".create.csv") {
         let root = db.root_value(working)?;
         let t = db.table(&root, table)?;
-        let create = prollystore_dolt::create::create_table(db, &root, &t)?;
+        let create = prollystore_dolt::show_create::create_table(db, &root, &t)?;
         let mut out = b"Table,Create Table\n".to_vec();
         write_csv_field(Some(table.as_bytes()), &mut out);
         out.push(b',');
@@ -361,7 +363,8 @@ fn files_text(db: &Database) -> Result<Vec<u8>> {
 /// `<col>_hex` (HEX), `<col>_len` (LENGTH), `<col>_srid` (ST_SRID), `<col>_wkt` (ST_AsText)
 /// or `<col>_text` (VECTOR_TO_STRING).
 fn view_csv(db: &Database, t: &prollystore_dolt::db::Table, header: &str) -> Result<Vec<u8>> {
-    use prollystore_dolt::rows::{for_each_row, SqlValue};
+    use prollystore_dolt::sql_value::SqlValue;
+    use prollystore_dolt::table_rows::for_each_row;
     let visible = t.schema.visible_columns();
     let names: Vec<&str> = visible
         .iter()

@@ -1,7 +1,7 @@
 //! A damaged leaf in the middle of a table makes the streaming export fail with an error that
 //! names the file (after the rows before it), on every thread layout, without hanging.
 
-use prollystore_dolt::rows::export_csv;
+use prollystore_dolt::csv_export::export_csv;
 use prollystore_dolt::Database;
 use prollystore_format::message::Node;
 
