@@ -54,9 +54,8 @@ pub fn archive() -> PathBuf {
 /// missing or cannot be unpacked.
 pub fn dir() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
-    DIR.get_or_init(|| match std::env::var_os(ENV).filter(|v| !v.is_empty()) {
-        Some(v) => {
-            let dir = PathBuf::from(v);
+    DIR.get_or_init(|| match folder_from_env() {
+        Some(dir) => {
             assert!(
                 dir.is_dir(),
                 "{ENV}={} is not a folder (unset it to use the repository's copy of the vectors)",
@@ -73,6 +72,13 @@ pub fn dir() -> &'static Path {
     })
 }
 
+/// The folder `PROLLY_VECTORS` names, if it is set and not empty.
+fn folder_from_env() -> Option<PathBuf> {
+    std::env::var_os(ENV)
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+}
+
 /// `dir()/relative`, which must exist.
 ///
 /// # Panics
@@ -84,7 +90,7 @@ pub fn require(relative: &str) -> PathBuf {
         path.exists(),
         "golden vectors: {} not found (vectors from {})",
         path.display(),
-        if std::env::var_os(ENV).is_some_and(|v| !v.is_empty()) {
+        if folder_from_env().is_some() {
             ENV
         } else {
             "the repository's copy"
