@@ -1,10 +1,10 @@
-//! CSV export of a Dolt table (`prollystore_dolt::rows::export_csv`) into a reused in-memory
+//! CSV export of a Dolt table (`prollystore_dolt::csv_export::export_csv`) into a reused in-memory
 //! buffer, in rows per second.
 //!
-//! By default it exports every table of the golden database `shared/vectors/dolt-db/vecdb`
-//! (branch `main`). Set `PROLLY_DOLT_BENCH=DBDIR:BRANCH:TABLE` to bench a large database of
-//! your own instead (e.g. a 1M-row table made with `dolt table import`);
-//! compare against `dolt sql -r csv` outside criterion (`prolly dolt DBDIR export -q TABLE`
+//! By default it exports every table of the golden database `dolt-db/vecdb` (branch `main`) of
+//! the vectors (`PROLLY_VECTORS`, else the repository's copy). Set
+//! `PROLLY_DOLT_BENCH=DBDIR:BRANCH:TABLE` to bench a large database of your own instead (e.g. a
+//! 1M-row table made with `dolt table import`); compare against `dolt sql -r csv` outside criterion (`prolly dolt DBDIR export -q TABLE`
 //! against `dolt sql -r csv -q "select * from TABLE"`, alternating runs). Each table is
 //! exported with the per-chunk address checks on (the default) and off.
 
@@ -12,15 +12,8 @@ use std::hint::black_box;
 use std::path::PathBuf;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use prollystore_dolt::rows::export_csv;
+use prollystore_dolt::csv_export::export_csv;
 use prollystore_dolt::Database;
-
-fn vectors_dir() -> PathBuf {
-    if let Ok(p) = std::env::var("PROLLY_VECTORS") {
-        return PathBuf::from(p);
-    }
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/vectors")
-}
 
 /// (database dir, branch, tables to export).
 fn targets() -> Vec<(PathBuf, String, String)> {
@@ -31,7 +24,7 @@ fn targets() -> Vec<(PathBuf, String, String)> {
         let dir = PathBuf::from(parts.next().unwrap_or("."));
         return vec![(dir, branch, table)];
     }
-    let dir = vectors_dir().join("dolt-db/vecdb");
+    let dir = prollystore_test_vectors::require("dolt-db/vecdb");
     let db = Database::open(&dir).unwrap_or_else(|e| {
         panic!(
             "cannot open {} ({e}); set PROLLY_VECTORS or PROLLY_DOLT_BENCH",

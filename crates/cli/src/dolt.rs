@@ -10,8 +10,9 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, Subcommand};
 use indicatif::ProgressBar;
-use prollystore_dolt::db::{log_date, log_oneline_text, log_text};
-use prollystore_dolt::rows::{export_csv, for_each_entry};
+use prollystore_dolt::csv_export::export_csv;
+use prollystore_dolt::log_text::{log_date, log_oneline_text, log_text};
+use prollystore_dolt::table_rows::for_each_entry;
 use prollystore_dolt::{Database, RootValue, Table};
 use prollystore_format::message::Node;
 use prollystore_format::tuple::Tuple;
@@ -115,7 +116,7 @@ pub fn run(args: DoltArgs, quiet: bool, out: &mut dyn Write) -> Result<()> {
         DoltCommand::Schema { table, state } => {
             let (root, label) = select_root(&db, &state)?;
             let t = db.table(&root, &table)?;
-            let create = prollystore_dolt::create::create_table(&db, &root, &t)?;
+            let create = prollystore_dolt::show_create::create_table(&db, &root, &t)?;
             Ok(write!(out, "{table} @ {label}\n{create};\n\n")?)
         }
         DoltCommand::Export {

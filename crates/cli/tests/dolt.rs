@@ -1,5 +1,5 @@
-//! End-to-end tests of `prolly dolt DBDIR ...` against the real Dolt databases in
-//! `shared/vectors/dolt-db`: every subcommand's output is compared byte for byte with what the
+//! End-to-end tests of `prolly dolt DBDIR ...` against the real Dolt databases of the golden
+//! vectors (`dolt-db/`): every subcommand's output is compared byte for byte with what the
 //! `dolt` CLI printed (the `.expected` folders), on a writable copy of each database whose
 //! every file is checked to be unchanged afterwards.
 
@@ -12,27 +12,13 @@ const BIN: &str = env!("CARGO_BIN_EXE_prolly");
 /// Databases the tests must find; any other `dolt-db/<name>` with a `.expected` is tested too.
 const REQUIRED: &[&str] = &["vecdb", "vecdb_journal"];
 
-/// `<workspace root>/../shared/vectors`, or `$PROLLY_VECTORS`; `None` means skip.
-fn vectors() -> Option<PathBuf> {
-    let dir = match std::env::var_os("PROLLY_VECTORS") {
-        Some(v) => PathBuf::from(v),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/vectors"),
-    };
-    let ok = REQUIRED
-        .iter()
-        .all(|db| dir.join("dolt-db").join(db).join(".dolt").is_dir());
-    if ok {
-        return Some(dir);
+/// The vectors folder (`PROLLY_VECTORS`, else the repository's copy), holding at least the
+/// databases in `REQUIRED`; panics naming what is missing.
+fn vectors() -> &'static Path {
+    for db in REQUIRED {
+        prollystore_test_vectors::require(&format!("dolt-db/{db}/.dolt"));
     }
-    if std::env::var_os("PROLLY_ALLOW_MISSING_VECTORS").is_some_and(|v| v == "1") {
-        println!("SKIPPED: vectors not found");
-        return None;
-    }
-    panic!(
-        "the Dolt vector databases {REQUIRED:?} are missing under {}/dolt-db; set PROLLY_VECTORS \
-         to the vectors folder, or PROLLY_ALLOW_MISSING_VECTORS=1 to skip",
-        dir.display()
-    );
+    prollystore_test_vectors::dir()
 }
 
 fn run(db: &Path, args: &[&str]) -> Output {
@@ -322,7 +308,7 @@ fn check_database(db: &Path, expected: &Path, scratch: &Path) -> usize {
 
 #[test]
 fn dolt_subcommands_match_dolt_and_never_write() {
-    let Some(vectors) = vectors() else { return };
+    let vectors = vectors();
     let root = vectors.join("dolt-db");
     let mut dbs: Vec<String> = sorted_files(&root)
         .into_iter()
@@ -392,7 +378,7 @@ fn errors(db: &Path) {
 
 #[test]
 fn dolt_reads_the_read_only_originals() {
-    let Some(vectors) = vectors() else { return };
+    let vectors = vectors();
     let db = vectors.join("dolt-db").join("vecdb_journal");
     let expected = vectors.join("dolt-db").join("vecdb_journal.expected");
     same(

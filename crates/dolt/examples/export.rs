@@ -11,7 +11,7 @@ use std::io::Write;
 use std::path::Path;
 use std::time::Instant;
 
-use prollystore_dolt::{rows::export_csv, Database};
+use prollystore_dolt::{csv_export::export_csv, Database};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();

@@ -1,55 +1,20 @@
 //! Navigation with Dolt's meaning: store root → datasets (branches, tags, working sets) →
-//! commits and the log → root values → tables.
+//! commits and the log → root values → tables. (The log as text: the `log_text` module.)
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use prollystore_format::message::generated::serial;
-use prollystore_format::message::{file_id, AddressMapNode};
+use prollystore_format::message::AddressMapNode;
 use prollystore_format::Address;
 
 use crate::chunks::DoltChunkSource;
 use crate::error::{bad_chunk, DoltError, Result};
+use crate::message::{addr_field, fb_root};
 use crate::schema::Schema;
 
 /// Newest RootValue feature version this reader understands.
 pub const MAX_FEATURE_VERSION: i64 = 7;
-
-/// Opens a verified FlatBuffers table of type `T` in a chunk whose identifier must be `id`.
-pub(crate) fn fb_root<'a, T>(chunk: &'a [u8], id: &[u8; 4], address: Address) -> Result<T::Inner>
-where
-    T: flatbuffers::Follow<'a> + flatbuffers::Verifiable + 'a,
-{
-    let found = file_id(chunk).map_err(|e| bad_chunk(address, e.to_string()))?;
-    if &found != id {
-        return Err(bad_chunk(
-            address,
-            format!(
-                "expected a {} message, found {}",
-                String::from_utf8_lossy(id),
-                String::from_utf8_lossy(&found)
-            ),
-        ));
-    }
-    let body = chunk.get(4..).unwrap_or(&[]);
-    let opts = flatbuffers::VerifierOptions {
-        max_depth: 16,
-        max_tables: 1 << 20,
-        max_apparent_size: 1 << 30,
-        ignore_missing_null_terminator: false,
-    };
-    flatbuffers::root_with_opts::<T>(&opts, body).map_err(|e| {
-        bad_chunk(
-            address,
-            format!("bad {} message: {e}", String::from_utf8_lossy(id)),
-        )
-    })
-}
-
-pub(crate) fn addr_field(bytes: &[u8], address: Address, field: &str) -> Result<Address> {
-    Address::from_slice(bytes)
-        .ok_or_else(|| bad_chunk(address, format!("{field} is not a 20-byte address")))
-}
 
 /// A commit (`DCMT`).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -422,73 +387,4 @@ impl Database {
             auto_increment: t.auto_increment_value(),
         })
     }
-}
-
-/// Formats Unix milliseconds as Go's `Mon Jan 02 15:04:05 -0700 2006` in UTC (what `dolt log`
-/// prints).
-pub fn log_date(millis: i64) -> String {
-    const DAYS: [&str; 7] = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"];
-    const MONTHS: [&str; 12] = [
-        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
-    ];
-    let secs = millis.div_euclid(1000);
-    let days = secs.div_euclid(86_400);
-    let rem = secs.rem_euclid(86_400);
-    let (y, m, d) = civil_from_days(days);
-    let wd = DAYS
-        .get(days.rem_euclid(7) as usize)
-        .copied()
-        .unwrap_or("???");
-    let mon = MONTHS
-        .get((m as usize).wrapping_sub(1))
-        .copied()
-        .unwrap_or("???");
-    format!(
-        "{wd} {mon} {d:02} {:02}:{:02}:{:02} +0000 {y}",
-        rem / 3600,
-        (rem / 60) % 60,
-        rem % 60
-    )
-}
-
-/// Proleptic Gregorian (year, month, day) of days since 1970-01-01.
-pub(crate) fn civil_from_days(z: i64) -> (i64, u32, u32) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let y = yoe + era * 400;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    (if m <= 2 { y + 1 } else { y }, m, d)
-}
-
-/// `dolt log` text for a list of commits (as [`Database::log`] returns them).
-pub fn log_text(commits: &[Commit]) -> String {
-    let mut s = String::new();
-    for c in commits {
-        s.push_str(&format!("commit {} \n", c.address));
-        if c.parents.len() > 1 {
-            let ps: Vec<String> = c.parents.iter().map(|p| p.to_string()).collect();
-            s.push_str(&format!("Merge: {}\n", ps.join(" ")));
-        }
-        s.push_str(&format!("Author: {} <{}>\n", c.name, c.email));
-        s.push_str(&format!("Date:  {}\n\n", log_date(c.user_timestamp_millis)));
-        for line in c.message.lines() {
-            s.push_str(&format!("\t{line}\n"));
-        }
-        s.push('\n');
-    }
-    s
-}
-
-/// `dolt log --oneline` text.
-pub fn log_oneline_text(commits: &[Commit]) -> String {
-    let mut s = String::new();
-    for c in commits {
-        s.push_str(&format!("{} {}\n", c.address, c.message));
-    }
-    s
 }

@@ -1,7 +1,7 @@
 //! Dolt's stored geometry values (SRID u32 little-endian, then WKB) as MySQL's WKT text
 //! (`ST_AsText`), with geographic SRID 4326 printed latitude first like MySQL.
 
-use crate::rows::SqlValue;
+use crate::sql_value::SqlValue;
 
 struct Reader<'a> {
     b: &'a [u8],

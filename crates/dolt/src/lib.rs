@@ -4,24 +4,31 @@
 //!
 //! * [`chunks`]: the chunk files (manifest, journal, table files, archives) as one read-only
 //!   store, [`DoltChunkSource`].
-//! * [`db`]: navigation — branches, tags, working sets, commits and the log, root values, tables.
-//! * [`schema`]: table schemas (columns, SQL types, keys, indexes) and tuple descriptors.
-//! * [`rows`]: rows as typed values, and CSV text identical to `dolt sql -r csv`.
-//! * [`export`]: streaming CSV export of a whole table, allocation-free per row.
-//! * [`text`]: allocation-free text of numbers, decimals and temporal values.
+//! * [`db`]: navigation — branches, tags, working sets, commits and the log, root values, tables;
+//!   [`log_text`]: the log as `dolt log` prints it.
+//! * [`schema`]: table schemas (columns, SQL types, keys, indexes) and tuple descriptors;
+//!   [`show_create`]: their `SHOW CREATE TABLE` text.
+//! * [`table_rows`]: a table's rows as typed values ([`sql_value`]).
+//! * [`csv_export`]: streaming CSV export of a whole table, identical to `dolt sql -r csv` and
+//!   allocation-free per row; [`csv_field`]: one field as Dolt's CSV writer quotes it.
+//! * [`value_text`]: allocation-free text of numbers, decimals and temporal values;
+//!   [`geometry`]: geometry values as WKT text.
 //!
 //! Nothing here writes to the database directory.
 
 pub mod chunks;
-pub mod conformance;
-pub mod create;
+pub mod csv_export;
+pub mod csv_field;
 pub mod db;
 pub mod error;
-pub mod export;
 pub mod geometry;
-pub mod rows;
+pub mod log_text;
+mod message;
 pub mod schema;
-pub mod text;
+pub mod show_create;
+pub mod sql_value;
+pub mod table_rows;
+pub mod value_text;
 
 pub use chunks::DoltChunkSource;
 pub use db::{Commit, Database, RootValue, Table, Tag, WorkingSet};

@@ -5,8 +5,8 @@ use prollystore_format::message::generated::serial;
 use prollystore_format::tuple::{TupleDesc, Type};
 use prollystore_format::{Address, Encoding};
 
-use crate::db::fb_root;
 use crate::error::{bad_chunk, Result};
+use crate::message::fb_root;
 
 /// A column's SQL type, parsed from the schema's MySQL type text.
 #[derive(Clone, Debug, PartialEq, Eq)]

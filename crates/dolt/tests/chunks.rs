@@ -1,17 +1,13 @@
 //! Every chunk file of every vector database opens and every chunk hashes to its address.
 
-mod common;
-
 use prollystore::store::ChunkStore;
 use prollystore_dolt::chunks::journal::{parse_index, scan_records};
 use prollystore_dolt::DoltChunkSource;
 
 #[test]
 fn every_chunk_of_every_database_reads_and_hashes() {
-    let Some(dir) = common::dolt_db_dir() else {
-        return;
-    };
-    for db in common::DATABASES {
+    let dir = prollystore_test_vectors::require("dolt-db");
+    for db in prollystore_test_vectors::DOLT_DATABASES {
         for noms in [
             dir.join(db).join(".dolt/noms"),
             dir.join(db).join(".dolt/stats/.dolt/noms"),
@@ -44,9 +40,7 @@ fn every_chunk_of_every_database_reads_and_hashes() {
 
 #[test]
 fn journal_index_agrees_with_a_full_scan() {
-    let Some(dir) = common::dolt_db_dir() else {
-        return;
-    };
+    let dir = prollystore_test_vectors::require("dolt-db");
     let noms = dir.join("vecdb_journal/.dolt/noms");
     let journal = std::fs::read(noms.join("vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv")).unwrap();
     let idx = std::fs::read(noms.join("journal.idx")).unwrap();
@@ -87,9 +81,7 @@ fn journal_index_agrees_with_a_full_scan() {
 fn journal_opens_through_a_complete_index_batch() {
     use prollystore_dolt::chunks::codec::Backing;
     use prollystore_dolt::chunks::journal::Journal;
-    let Some(dir) = common::dolt_db_dir() else {
-        return;
-    };
+    let dir = prollystore_test_vectors::require("dolt-db");
     let noms = dir.join("vecdb_journal/.dolt/noms");
     let journal = std::fs::read(noms.join("vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv")).unwrap();
     let scan = scan_records(&journal, 0, "journal").unwrap();
@@ -154,9 +146,7 @@ fn corrupted_files_report_file_and_offset() {
     use prollystore_dolt::chunks::archive::Archive;
     use prollystore_dolt::chunks::codec::Backing;
     use prollystore_dolt::chunks::table_file::TableFile;
-    let Some(dir) = common::dolt_db_dir() else {
-        return;
-    };
+    let dir = prollystore_test_vectors::require("dolt-db");
     let table =
         std::fs::read(dir.join("vecdb_tablefiles/.dolt/noms/ohffsgnklo90ert6t5a4r1bu6hc490f3"))
             .unwrap();
@@ -206,10 +196,8 @@ fn corrupted_files_report_file_and_offset() {
 #[test]
 fn bulk_reads_and_address_checks() {
     use prollystore_dolt::DoltError;
-    let Some(dir) = common::dolt_db_dir() else {
-        return;
-    };
-    for db in common::DATABASES {
+    let dir = prollystore_test_vectors::require("dolt-db");
+    for db in prollystore_test_vectors::DOLT_DATABASES {
         let src = DoltChunkSource::open(&dir.join(db).join(".dolt/noms")).unwrap();
         let addresses: Vec<_> = src
             .all_addresses()

@@ -1,9 +1,7 @@
 //! A damaged leaf in the middle of a table makes the streaming export fail with an error that
 //! names the file (after the rows before it), on every thread layout, without hanging.
 
-mod common;
-
-use prollystore_dolt::rows::export_csv;
+use prollystore_dolt::csv_export::export_csv;
 use prollystore_dolt::Database;
 use prollystore_format::message::Node;
 
@@ -23,9 +21,7 @@ fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
 
 #[test]
 fn damaged_leaf_fails_the_export() {
-    let Some(dir) = common::dolt_db_dir() else {
-        return;
-    };
+    let dir = prollystore_test_vectors::require("dolt-db");
     let mut tested = Vec::new();
     for db_name in ["vecdb_journal", "vecdb_tablefiles"] {
         let src = dir.join(db_name);

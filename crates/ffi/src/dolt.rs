@@ -12,7 +12,9 @@ use std::sync::Arc;
 
 use prollystore::format::message::Node;
 use prollystore::format::Address;
-use prollystore_dolt::rows::{export_csv, for_each_row, SqlValue};
+use prollystore_dolt::csv_export::export_csv;
+use prollystore_dolt::sql_value::SqlValue;
+use prollystore_dolt::table_rows::for_each_row;
 use prollystore_dolt::{Commit, Database, DoltError, RootValue, Table};
 
 use crate::args::{free_handle, input, input_mut, into_handle, text, Out};

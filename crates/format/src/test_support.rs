@@ -3,28 +3,12 @@
 
 use std::path::PathBuf;
 
-/// Where the golden vectors are (`PROLLY_VECTORS`, else `<workspace>/../shared/vectors`).
-///
-/// Panics with a clear message when they are absent, unless `PROLLY_ALLOW_MISSING_VECTORS=1`,
-/// in which case it prints `SKIPPED: vectors not found` and returns `None`: a test that needs
-/// them never passes silently.
+/// The golden vectors' folder, with its `maps` (see `prollystore_test_vectors::dir`: the
+/// folder `PROLLY_VECTORS` names, else the repository's copy). Absent vectors panic there, so a
+/// test that needs them never passes silently; the `Option` is always `Some`.
 pub(crate) fn vectors_dir() -> Option<PathBuf> {
-    let dir = std::env::var_os("PROLLY_VECTORS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/vectors")
-        });
-    if dir.join("maps").is_dir() {
-        return Some(dir);
-    }
-    if std::env::var("PROLLY_ALLOW_MISSING_VECTORS").as_deref() == Ok("1") {
-        println!("SKIPPED: vectors not found");
-        return None;
-    }
-    panic!(
-        "golden vectors not found at {} (set PROLLY_VECTORS, or PROLLY_ALLOW_MISSING_VECTORS=1 to skip)",
-        dir.display()
-    );
+    prollystore_test_vectors::require("maps");
+    Some(prollystore_test_vectors::dir().to_path_buf())
 }
 
 /// The records of a `maps/*.chunks` dump: `address[20] | length u32 LE | chunk`.

@@ -1,18 +1,15 @@
 //! Every expected file of every vector database, compared byte for byte. Prints a per-database
 //! tally and fails if fewer files match than already did (so regressions are caught).
 
-mod common;
-
-use prollystore_dolt::conformance::check_database;
+use prollystore_conformance::expected::check_database;
+use prollystore_test_vectors::DOLT_DATABASES;
 
 #[test]
 fn expected_outputs() {
-    let Some(dir) = common::dolt_db_dir() else {
-        return;
-    };
+    let dir = prollystore_test_vectors::require("dolt-db");
     let mut total_pass = 0;
     let mut total = 0;
-    for db in common::DATABASES {
+    for db in DOLT_DATABASES {
         let results = check_database(&dir.join(db), &dir.join(format!("{db}.expected"))).unwrap();
         let pass = results.iter().filter(|r| r.outcome.is_ok()).count();
         println!("{db}: {pass}/{} files match", results.len());

@@ -1,11 +1,13 @@
-//! Checks a database against a `<db>.expected/` folder made by the `dolt` CLI, file by file.
-//! Shared by this crate's tests and the conformance runner.
+//! Checks a Dolt database against a `<db>.expected/` folder made by the `dolt` CLI, file by
+//! file: each expected file is produced again by reading the database with prollystore-dolt.
 
 use std::path::Path;
 
-use crate::db::{log_date, log_oneline_text, log_text, Database, RootValue};
-use crate::error::{DoltError, Result};
-use crate::rows::{export_csv, write_csv_field};
+use prollystore_dolt::csv_export::export_csv;
+use prollystore_dolt::csv_field::write_csv_field;
+use prollystore_dolt::db::{Database, RootValue};
+use prollystore_dolt::error::{DoltError, Result};
+use prollystore_dolt::log_text::{log_date, log_oneline_text, log_text};
 
 /// The outcome for one expected file.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -88,7 +90,7 @@ fn produce(
     if let Some(table) = name.strip_suffix(".schema.txt") {
         let root = db.root_value(working)?;
         let t = db.table(&root, table)?;
-        let create = crate::create::create_table(db, &root, &t)?;
+        let create = prollystore_dolt::show_create::create_table(db, &root, &t)?;
         return Ok(Some(
             format!("{table} @ working\n{create};\n\n").into_bytes(),
         ));
@@ -96,7 +98,7 @@ fn produce(
     if let Some(table) = name.strip_suffix(".create.csv") {
         let root = db.root_value(working)?;
         let t = db.table(&root, table)?;
-        let create = crate::create::create_table(db, &root, &t)?;
+        let create = prollystore_dolt::show_create::create_table(db, &root, &t)?;
         let mut out = b"Table,Create Table\n".to_vec();
         write_csv_field(Some(table.as_bytes()), &mut out);
         out.push(b',');
@@ -268,7 +270,7 @@ fn diff_tables(from: &RootValue, to: &RootValue, staged: u8) -> Vec<(String, u8,
 }
 
 fn storage_text(db: &Database) -> Result<Vec<u8>> {
-    use crate::chunks::ChunkFile;
+    use prollystore_dolt::chunks::ChunkFile;
     let dot = db.dot_dolt();
     let name = dot
         .parent()
@@ -360,8 +362,9 @@ fn files_text(db: &Database) -> Result<Vec<u8>> {
 /// The extra `.csv` views: the expected header names each column as a table column, or
 /// `<col>_hex` (HEX), `<col>_len` (LENGTH), `<col>_srid` (ST_SRID), `<col>_wkt` (ST_AsText)
 /// or `<col>_text` (VECTOR_TO_STRING).
-fn view_csv(db: &Database, t: &crate::db::Table, header: &str) -> Result<Vec<u8>> {
-    use crate::rows::{for_each_row, SqlValue};
+fn view_csv(db: &Database, t: &prollystore_dolt::db::Table, header: &str) -> Result<Vec<u8>> {
+    use prollystore_dolt::sql_value::SqlValue;
+    use prollystore_dolt::table_rows::for_each_row;
     let visible = t.schema.visible_columns();
     let names: Vec<&str> = visible
         .iter()
@@ -423,7 +426,7 @@ fn view_csv(db: &Database, t: &crate::db::Table, header: &str) -> Result<Vec<u8>
                         .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
                     srid.map(|s| s.to_string().into_bytes()).unwrap_or_default()
                 }
-                Op::Wkt => crate::geometry::wkt(&field)
+                Op::Wkt => prollystore_dolt::geometry::wkt(&field)
                     .unwrap_or_default()
                     .into_bytes(),
                 Op::Text => {

@@ -13,7 +13,9 @@ use prollystore::tuples::TupleSchema;
 use prollystore::{Diff, DiffEntry, Map, MemoryStore};
 use serde_json::Value;
 
-use crate::common::{read_jsonl, unhex, Category};
+use crate::category::Category;
+use crate::json::{read_jsonl, unhex};
+use crate::records::load_chunks;
 
 /// A map's metadata file, parsed.
 pub struct MapMeta {
@@ -78,14 +80,6 @@ pub fn read_meta(path: &Path) -> Result<MapMeta, String> {
     })
 }
 
-/// Loads a dump into `store`; returns the addresses in file order.
-pub fn load_chunks(store: &MemoryStore, path: &Path) -> Result<Vec<Address>, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    store
-        .load_records(&bytes, &path.display().to_string())
-        .map_err(|e| e.to_string())
-}
-
 /// The map metadata files in `dir/maps`, sorted by name.
 pub fn map_files(dir: &Path) -> Option<Vec<PathBuf>> {
     let maps = dir.join("maps");
@@ -139,7 +133,6 @@ fn rebuild_blobs(
 }
 
 fn check_one_map(meta: &MapMeta) -> Result<(), String> {
-    let _ = &meta.name;
     let store = MemoryStore::new(HashProfile::Dolt);
     let order = load_chunks(&store, &meta.chunk_file)?;
     if order.first() != Some(&meta.root) {

@@ -1,40 +1,21 @@
-//! Golden-vector tests: maps, edits and diffs made by Dolt (see `shared/vectors/README.md`),
-//! plus the chunker vector from Dolt's own tests.
+//! Golden-vector tests of the trees: maps, edits and diffs made by Dolt (see
+//! `vectors/README.md`) read back, rebuild and compare as Dolt's do.
 
-#[path = "../examples/conformance/common.rs"]
-#[allow(dead_code)]
-mod common;
-#[path = "../examples/conformance/maps.rs"]
-#[allow(dead_code)]
-mod maps;
+use std::path::Path;
 
-use std::path::PathBuf;
+use prollystore::format::HashProfile;
+use prollystore::MemoryStore;
+use prollystore_conformance::category::Category;
+use prollystore_conformance::maps;
+use prollystore_conformance::records::load_chunks;
 
-use prollystore::format::{Address, HashProfile};
-use prollystore::tree::build::TreeBuilder;
-use prollystore::{BytesSchema, ChunkStore, MemoryStore};
-
-/// The vectors directory, or `None` (after printing SKIPPED) when they are absent and
-/// `PROLLY_ALLOW_MISSING_VECTORS=1`; panics with a clear message otherwise.
-fn vectors() -> Option<PathBuf> {
-    let dir = match std::env::var_os("PROLLY_VECTORS") {
-        Some(d) => PathBuf::from(d),
-        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/vectors"),
-    };
-    if dir.join("maps").is_dir() {
-        return Some(dir);
-    }
-    if std::env::var("PROLLY_ALLOW_MISSING_VECTORS").as_deref() == Ok("1") {
-        println!("SKIPPED: vectors not found at {}", dir.display());
-        return None;
-    }
-    panic!(
-        "golden vectors not found at {} (set PROLLY_VECTORS, or PROLLY_ALLOW_MISSING_VECTORS=1 to skip)",
-        dir.display()
-    );
+/// The vectors folder, with its `maps` (the tests here need nothing else).
+fn vectors() -> &'static Path {
+    prollystore_test_vectors::require("maps");
+    prollystore_test_vectors::dir()
 }
 
-fn assert_category(c: common::Category, at_least: usize) {
+fn assert_category(c: Category, at_least: usize) {
     if let Some(m) = &c.missing {
         panic!("category {} has no input: {m}", c.name);
     }
@@ -51,41 +32,20 @@ fn assert_category(c: common::Category, at_least: usize) {
 
 #[test]
 fn maps_read_back_and_rebuild_identically() {
-    let Some(dir) = vectors() else { return };
-    assert_category(maps::check_maps(&dir), 26);
+    let dir = vectors();
+    assert_category(maps::check_maps(dir), 26);
 }
 
 #[test]
 fn edits_reproduce_dolts_roots() {
-    let Some(dir) = vectors() else { return };
-    assert_category(maps::check_edits(&dir), 6);
+    let dir = vectors();
+    assert_category(maps::check_edits(dir), 6);
 }
 
 #[test]
 fn diffs_equal_dolts() {
-    let Some(dir) = vectors() else { return };
-    assert_category(maps::check_diffs(&dir), 6);
-}
-
-/// Dolt's `TestContentAddress`: u32 keys `i`, values `i + 12345`, 12345 rows.
-#[test]
-fn dolt_content_address_vector() {
-    let store = MemoryStore::new(HashProfile::Dolt);
-    let mut b = TreeBuilder::new(&store, &BytesSchema);
-    for i in 0u32..12345 {
-        let mut k = i.to_le_bytes().to_vec();
-        k.extend_from_slice(&[1, 0]);
-        let mut v = (i + 12345).to_le_bytes().to_vec();
-        v.extend_from_slice(&[1, 0]);
-        b.add(&k, &v).unwrap();
-    }
-    let root = b.finish().unwrap();
-    assert_eq!(
-        root,
-        Address::from_base32("6et6k66bpejk2imr3ourufout9ukeqbc").unwrap()
-    );
-    assert_eq!(store.get(&root).unwrap().unwrap().len(), 1316);
-    assert_eq!(store.get_node(&root).unwrap().tree_count(), 12345);
+    let dir = vectors();
+    assert_category(maps::check_diffs(dir), 6);
 }
 
 /// Out-of-band fields resolve to their full bytes, and copying a map moves exactly its chunks.
@@ -94,10 +54,10 @@ fn adaptive_fields_resolve_and_trees_copy() {
     use prollystore::tree::copy::copy_tree;
     use prollystore::tuples::field_bytes;
     use prollystore::Map;
-    let Some(dir) = vectors() else { return };
+    let dir = vectors();
     let meta = maps::read_meta(&dir.join("maps/adaptive-100.json")).unwrap();
     let store = MemoryStore::new(HashProfile::Dolt);
-    maps::load_chunks(&store, &meta.chunk_file).unwrap();
+    load_chunks(&store, &meta.chunk_file).unwrap();
     let map = Map::new(&store, meta.root, meta.schema.clone());
     let mut out_of_band = 0;
     for row in map.iter().unwrap() {
@@ -132,10 +92,10 @@ fn adaptive_fields_resolve_and_trees_copy() {
 fn prefix_ordinal_and_range_reads_on_a_dolt_map() {
     use prollystore::Map;
     use std::ops::Bound;
-    let Some(dir) = vectors() else { return };
+    let dir = vectors();
     let meta = maps::read_meta(&dir.join("maps/int64x2_kv-50000.json")).unwrap();
     let store = MemoryStore::new(HashProfile::Dolt);
-    maps::load_chunks(&store, &meta.chunk_file).unwrap();
+    load_chunks(&store, &meta.chunk_file).unwrap();
     let map = Map::new(&store, meta.root, meta.schema.clone());
     let rows: Vec<_> = map.iter().unwrap().map(|r| r.unwrap()).collect();
     let desc = &meta.schema.key;

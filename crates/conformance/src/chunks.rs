@@ -9,7 +9,8 @@ use prollystore::format::message::{
 };
 use prollystore::format::{Address, HashProfile};
 
-use crate::common::Category;
+use crate::category::Category;
+use crate::records::{records, Record};
 
 /// Category `chunks`: one case per chunk record.
 pub fn check_chunks(dir: &Path) -> Category {
@@ -38,25 +39,18 @@ pub fn check_chunks(dir: &Path) -> Category {
                 continue;
             }
         };
-        let mut pos = 0usize;
-        let mut index = 0usize;
-        while pos < data.len() {
-            let Some(header) = data.get(pos..pos + 24) else {
-                cat.fail(format!("{name}: truncated record header at byte {pos}"));
-                break;
+        for (index, record) in records(&data).enumerate() {
+            let Record { address, chunk } = match record {
+                Ok(r) => r,
+                Err(e) => {
+                    cat.fail(format!("{name}: {e}"));
+                    break;
+                }
             };
-            let addr = Address::from_slice(&header[..20]).unwrap_or(Address::ZERO);
-            let len = u32::from_le_bytes([header[20], header[21], header[22], header[23]]) as usize;
-            let Some(chunk) = data.get(pos + 24..pos + 24 + len) else {
-                cat.fail(format!(
-                    "{name}: record {index} runs past the end of the file"
-                ));
-                break;
-            };
-            let case = format!("{name} record {index} ({})", addr.to_hex());
-            cat.record(check_one(&mut rewriter, addr, chunk).map_err(|e| format!("{case}: {e}")));
-            pos += 24 + len;
-            index += 1;
+            let case = format!("{name} record {index} ({})", address.to_hex());
+            cat.record(
+                check_one(&mut rewriter, address, chunk).map_err(|e| format!("{case}: {e}")),
+            );
         }
     }
     cat

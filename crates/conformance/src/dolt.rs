@@ -4,11 +4,10 @@
 
 use std::path::Path;
 
-use prollystore_dolt::conformance::check_database;
+use crate::category::Category;
+use crate::expected::check_database;
 
-use crate::common::Category;
-
-/// Checks DIR/dolt-db/<db> against DIR/dolt-db/<db>.expected for every database found.
+/// Checks `DIR/dolt-db/<db>` against `DIR/dolt-db/<db>.expected` for every database found.
 pub fn check_dolt(dir: &Path) -> Category {
     let root = dir.join("dolt-db");
     let Ok(entries) = std::fs::read_dir(&root) else {

@@ -3,8 +3,9 @@
 
 use prollystore_format::message::generated::serial;
 
-use crate::db::{fb_root, Database, RootValue, Table};
+use crate::db::{Database, RootValue, Table};
 use crate::error::{DoltError, Result};
+use crate::message::fb_root;
 use crate::schema::Schema;
 
 /// Collation id of `utf8mb4_0900_bin`, Dolt's default.

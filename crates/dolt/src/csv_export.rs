@@ -22,14 +22,13 @@ use prollystore_format::tuple::{Adaptive, Date, Tuple, TupleDesc};
 use prollystore_format::{Address, Encoding};
 use std::io::Write;
 
+use crate::csv_field::write_csv_field;
 use crate::db::{Database, Table};
 use crate::error::{bad_chunk, DoltError, Result};
-use crate::rows::{
-    compare_rows, decode_field, for_each_row, read_blob_into, write_csv_field, write_decimal,
-    SqlValue,
-};
 use crate::schema::{Column, SqlType};
-use crate::text;
+use crate::sql_value::{compare_rows, write_decimal, SqlValue};
+use crate::table_rows::{decode_field, for_each_row, read_blob_into};
+use crate::value_text;
 
 /// Output is handed to the writer in pieces of about this size.
 const FLUSH_BYTES: usize = 256 << 10;
@@ -461,7 +460,7 @@ fn write_field(
                 _ => desc.get_int64(t, i).map_err(err)?,
             };
             if let Some(v) = v {
-                text::write_i64(out, v);
+                value_text::write_i64(out, v);
             }
         }
         FieldKind::Uint => {
@@ -473,17 +472,17 @@ fn write_field(
                 _ => desc.get_uint64(t, i).map_err(err)?,
             };
             if let Some(v) = v {
-                text::write_u64(out, v);
+                value_text::write_u64(out, v);
             }
         }
         FieldKind::Float32 => {
             if let Some(v) = desc.get_float32(t, i).map_err(err)? {
-                text::write_f32(out, v);
+                value_text::write_f32(out, v);
             }
         }
         FieldKind::Float64 => {
             if let Some(v) = desc.get_float64(t, i).map_err(err)? {
-                text::write_f64(out, v);
+                value_text::write_f64(out, v);
             }
         }
         FieldKind::Decimal(scale) => {
@@ -493,12 +492,12 @@ fn write_field(
         }
         FieldKind::Datetime(fsp) => {
             if let Some(us) = desc.get_datetime(t, i).map_err(err)? {
-                text::write_datetime(out, us, fsp);
+                value_text::write_datetime(out, us, fsp);
             }
         }
         FieldKind::Date => {
             if let Some(d) = desc.get_date(t, i).map_err(err)? {
-                text::write_date(out, d);
+                value_text::write_date(out, d);
             }
         }
         FieldKind::Text => {
@@ -566,7 +565,7 @@ fn write_fast(p: &FieldPlan, b: &[u8], out: &mut Vec<u8>) -> bool {
                 _ => None,
             };
             let Some(v) = v else { return false };
-            text::write_i64(out, v);
+            value_text::write_i64(out, v);
         }
         FieldKind::Uint => {
             let v = match p.enc {
@@ -577,14 +576,14 @@ fn write_fast(p: &FieldPlan, b: &[u8], out: &mut Vec<u8>) -> bool {
                 _ => None,
             };
             let Some(v) = v else { return false };
-            text::write_u64(out, v);
+            value_text::write_u64(out, v);
         }
         FieldKind::Float32 => match le::<4>(b) {
-            Some(a) => text::write_f32(out, f32::from_le_bytes(a)),
+            Some(a) => value_text::write_f32(out, f32::from_le_bytes(a)),
             None => return false,
         },
         FieldKind::Float64 => match le::<8>(b) {
-            Some(a) => text::write_f64(out, f64::from_le_bytes(a)),
+            Some(a) => value_text::write_f64(out, f64::from_le_bytes(a)),
             None => return false,
         },
         FieldKind::Decimal(scale) => {
@@ -599,16 +598,16 @@ fn write_fast(p: &FieldPlan, b: &[u8], out: &mut Vec<u8>) -> bool {
             if i32::from_le_bytes([*e0, *e1, *e2, *e3]) != -i32::from(scale) {
                 return false;
             }
-            if !text::write_scaled_u64(out, (*sign as i8) < 0, u64::from_be_bytes(c), scale) {
+            if !value_text::write_scaled_u64(out, (*sign as i8) < 0, u64::from_be_bytes(c), scale) {
                 return false;
             }
         }
         FieldKind::Datetime(fsp) => match le::<8>(b) {
-            Some(a) => text::write_datetime(out, i64::from_le_bytes(a), fsp),
+            Some(a) => value_text::write_datetime(out, i64::from_le_bytes(a), fsp),
             None => return false,
         },
         FieldKind::Date => match le::<4>(b) {
-            Some(a) => text::write_date(out, Date::from_raw(u32::from_le_bytes(a))),
+            Some(a) => value_text::write_date(out, Date::from_raw(u32::from_le_bytes(a))),
             None => return false,
         },
         FieldKind::Text => match b.split_last() {

@@ -1,36 +1,18 @@
-//! Conformance runner: checks this implementation against a directory laid out like
-//! `shared/vectors` (golden data produced by Dolt itself).
+//! Conformance runner: checks this implementation against a directory laid out like the
+//! golden vectors (data produced by Dolt itself): `../shared/vectors` for the newest set, or
+//! the repository's copy (`cargo run -q -p prollystore-test-vectors` prints where it is).
 //!
 //! ```text
-//! cargo run --release -p prollystore --example conformance -- DIR
+//! cargo run --release -p prollystore-conformance -- DIR
 //! ```
 //!
 //! Prints one line per category with its counts, then `N passed, M failed`, and exits non-zero
 //! on any failure (or when DIR holds none of the known inputs).
 
-mod chunks;
-mod common;
-mod dolt;
-mod maps;
-mod tuples;
-
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
-use common::Category;
-
-/// Runs every category found in `dir`.
-pub fn run_all(dir: &Path) -> Vec<Category> {
-    vec![
-        tuples::check_tuples(dir),
-        tuples::check_order(dir),
-        chunks::check_chunks(dir),
-        maps::check_maps(dir),
-        maps::check_edits(dir),
-        maps::check_diffs(dir),
-        dolt::check_dolt(dir),
-    ]
-}
+use prollystore_conformance::run_all;
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();

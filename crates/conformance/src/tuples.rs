@@ -9,7 +9,8 @@ use prollystore_format::tuple::{
 use prollystore_format::{Address, Encoding};
 use serde_json::{json, Value as Json};
 
-use crate::common::{read_jsonl, truncate, unhex, Category};
+use crate::category::Category;
+use crate::json::{read_jsonl, truncate, unhex};
 
 /// Category `tuples`: every line of `tuples.jsonl` encodes to its bytes and decodes to its fields.
 pub fn check_tuples(dir: &Path) -> Category {

@@ -1,0 +1,40 @@
+//! # prollystore-conformance
+//!
+//! Checks prollystore and prollystore-dolt against a folder laid out like the public golden
+//! vectors (data produced by running Dolt itself; see `vectors/README.md`), one category of
+//! checks at a time. The `conformance` binary prints the tallies; the tests of this crate
+//! assert them, since they are the only tests that need both the trees and the Dolt reader.
+//!
+//! * [`tuples`]: the tuple codec and comparator (categories `tuples`, `order`).
+//! * [`chunks`]: every dumped chunk verifies and re-serializes identically (`chunks`).
+//! * [`maps`]: maps read back and rebuild, edits and diffs equal Dolt's (`maps`, `edits`,
+//!   `diffs`).
+//! * [`dolt`]: every expected output of every Dolt database (`dolt`), produced by
+//!   [`expected`].
+//! * [`records`] reads the chunk dumps, [`json`] the JSON files; [`category`] tallies.
+
+pub mod category;
+pub mod chunks;
+pub mod dolt;
+pub mod expected;
+pub mod json;
+pub mod maps;
+pub mod records;
+pub mod tuples;
+
+use std::path::Path;
+
+use category::Category;
+
+/// Runs every category found in `dir`.
+pub fn run_all(dir: &Path) -> Vec<Category> {
+    vec![
+        tuples::check_tuples(dir),
+        tuples::check_order(dir),
+        chunks::check_chunks(dir),
+        maps::check_maps(dir),
+        maps::check_edits(dir),
+        maps::check_diffs(dir),
+        dolt::check_dolt(dir),
+    ]
+}

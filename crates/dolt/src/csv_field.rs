@@ -1,0 +1,46 @@
+//! One CSV field as `dolt sql -r csv` writes it: when it is quoted, and how.
+
+/// Appends one CSV field as Dolt writes it: NULL is empty, an empty string is `""`, and fields
+/// with a comma, quote, CR/LF, a leading space or equal to `\.` are quoted.
+pub fn write_csv_field(field: Option<&[u8]>, out: &mut Vec<u8>) {
+    let Some(f) = field else { return };
+    if !needs_quotes(f) {
+        out.extend_from_slice(f);
+        return;
+    }
+    out.reserve(f.len() + 2);
+    out.push(b'"');
+    let mut rest = f;
+    while let Some(p) = rest.iter().position(|&b| b == b'"') {
+        let (upto, after) = rest.split_at(p + 1);
+        out.extend_from_slice(upto);
+        out.push(b'"');
+        rest = after;
+    }
+    out.extend_from_slice(rest);
+    out.push(b'"');
+}
+
+/// Whether Dolt's CSV writer quotes `f`.
+#[inline]
+fn needs_quotes(f: &[u8]) -> bool {
+    let Some(&first) = f.first() else {
+        return true;
+    };
+    let first_is_space = if first.is_ascii() {
+        // `char::is_whitespace` on ASCII: TAB, LF, VT, FF, CR and space.
+        matches!(first, b' ' | b'\t'..=b'\r')
+    } else {
+        first_char_is_whitespace(f)
+    };
+    first_is_space || f == b"\\." || f.iter().any(|&b| matches!(b, b',' | b'"' | b'\r' | b'\n'))
+}
+
+/// Whether the first UTF-8 character of `f` is Unicode whitespace (false if it is not valid
+/// UTF-8).
+fn first_char_is_whitespace(f: &[u8]) -> bool {
+    (1..=f.len().min(4))
+        .find_map(|n| std::str::from_utf8(f.get(..n)?).ok())
+        .and_then(|s| s.chars().next())
+        .is_some_and(char::is_whitespace)
+}

@@ -1,0 +1,156 @@
+//! A SQL value as Dolt shows it ([`SqlValue`]), its text as `dolt sql` prints it, and the order
+//! of whole rows that `ORDER BY` all columns gives.
+
+use std::cmp::Ordering;
+
+use prollystore_format::tuple::Date;
+
+use crate::value_text;
+
+/// A SQL value as Dolt shows it, owned.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SqlValue {
+    /// Signed integers (TINYINT … BIGINT).
+    Int(i64),
+    /// Unsigned integers, and BIT values.
+    Uint(u64),
+    /// FLOAT.
+    Float(f32),
+    /// DOUBLE.
+    Double(f64),
+    /// DECIMAL, as text with the column's scale.
+    Decimal(String),
+    /// YEAR.
+    Year(u16),
+    /// DATE.
+    Date(Date),
+    /// TIME in microseconds.
+    Time(i64),
+    /// DATETIME/TIMESTAMP in Unix microseconds, with the column's fractional digits.
+    Datetime(i64, u8),
+    /// ENUM member (1-based index, name).
+    Enum(u16, String),
+    /// SET members (bitmask, names joined by commas).
+    Set(u64, String),
+    /// Text (CHAR/VARCHAR/TEXT).
+    Text(String),
+    /// Bytes (BINARY/VARBINARY/BLOB/GEOMETRY/VECTOR), raw.
+    Bytes(Vec<u8>),
+    /// JSON text.
+    Json(String),
+}
+
+impl SqlValue {
+    /// The value as `dolt sql` text (lossy for non-UTF-8 bytes).
+    pub fn to_text(&self) -> String {
+        let mut out = Vec::new();
+        self.csv_bytes(&mut out);
+        String::from_utf8_lossy(&out).into_owned()
+    }
+
+    /// The text `dolt sql -r csv` writes for this value (before CSV quoting).
+    pub fn csv_bytes(&self, out: &mut Vec<u8>) {
+        match self {
+            SqlValue::Int(v) => value_text::write_i64(out, *v),
+            SqlValue::Uint(v) => value_text::write_u64(out, *v),
+            SqlValue::Float(v) => value_text::write_f32(out, *v),
+            SqlValue::Double(v) => value_text::write_f64(out, *v),
+            SqlValue::Decimal(s) | SqlValue::Text(s) | SqlValue::Json(s) => {
+                out.extend_from_slice(s.as_bytes())
+            }
+            SqlValue::Enum(_, s) | SqlValue::Set(_, s) => out.extend_from_slice(s.as_bytes()),
+            SqlValue::Year(y) => value_text::write_u64(out, u64::from(*y)),
+            SqlValue::Date(d) => value_text::write_date(out, *d),
+            SqlValue::Time(us) => value_text::write_time(out, *us),
+            SqlValue::Datetime(us, fsp) => value_text::write_datetime(out, *us, *fsp),
+            SqlValue::Bytes(b) => out.extend_from_slice(b),
+        }
+    }
+}
+
+/// Formats a stored decimal with exactly `scale` fraction digits.
+pub(crate) fn decimal_text(d: &prollystore_format::tuple::Decimal<'_>, scale: u8) -> String {
+    let mut out = Vec::new();
+    write_decimal(&mut out, d, scale);
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// Appends a stored decimal with exactly `scale` fraction digits (allocation-free when the
+/// coefficient fits in 128 bits, as it always does for DECIMAL(≤38)).
+pub(crate) fn write_decimal(
+    out: &mut Vec<u8>,
+    d: &prollystore_format::tuple::Decimal<'_>,
+    scale: u8,
+) {
+    match d.coefficient_u128() {
+        Some(c) => value_text::write_decimal_u128(out, d.is_negative(), c, d.exponent(), scale),
+        None => value_text::write_decimal_digits(
+            out,
+            d.is_negative(),
+            d.coefficient_digits().as_bytes(),
+            d.exponent(),
+            scale,
+        ),
+    }
+}
+
+/// Orders rows as MySQL's `ORDER BY` all columns would (NULLs first); used for keyless tables,
+/// whose stored order is by row hash.
+pub(crate) fn compare_rows(a: &[Option<SqlValue>], b: &[Option<SqlValue>]) -> Ordering {
+    for (x, y) in a.iter().zip(b) {
+        let o = match (x, y) {
+            (None, None) => Ordering::Equal,
+            (None, Some(_)) => Ordering::Less,
+            (Some(_), None) => Ordering::Greater,
+            (Some(x), Some(y)) => compare_values(x, y),
+        };
+        if o != Ordering::Equal {
+            return o;
+        }
+    }
+    Ordering::Equal
+}
+
+fn compare_values(x: &SqlValue, y: &SqlValue) -> Ordering {
+    use SqlValue as V;
+    match (x, y) {
+        (V::Int(a), V::Int(b)) => a.cmp(b),
+        (V::Uint(a), V::Uint(b)) => a.cmp(b),
+        (V::Float(a), V::Float(b)) => a.total_cmp(b),
+        (V::Double(a), V::Double(b)) => a.total_cmp(b),
+        (V::Year(a), V::Year(b)) => a.cmp(b),
+        (V::Date(a), V::Date(b)) => a.to_raw().cmp(&b.to_raw()),
+        (V::Time(a), V::Time(b)) => a.cmp(b),
+        (V::Datetime(a, _), V::Datetime(b, _)) => a.cmp(b),
+        (V::Enum(a, _), V::Enum(b, _)) => a.cmp(b),
+        (V::Set(a, _), V::Set(b, _)) => a.cmp(b),
+        (V::Decimal(a), V::Decimal(b)) => {
+            let fa: f64 = a.parse().unwrap_or(0.0);
+            let fb: f64 = b.parse().unwrap_or(0.0);
+            fa.total_cmp(&fb)
+        }
+        _ => {
+            let mut a = Vec::new();
+            let mut b = Vec::new();
+            x.csv_bytes(&mut a);
+            y.csv_bytes(&mut b);
+            a.cmp(&b)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn value_text() {
+        assert_eq!(SqlValue::Double(-660.642578125).to_text(), "-660.642578125");
+        assert_eq!(SqlValue::Float(0.1).to_text(), "0.1");
+        assert_eq!(SqlValue::Time(-1).to_text(), "-00:00:00.000001");
+        assert_eq!(SqlValue::Datetime(0, 0).to_text(), "1970-01-01 00:00:00");
+        let coeff = 6_033_988_078u64.to_be_bytes();
+        let d = prollystore_format::tuple::Decimal::finite(-4, true, &coeff);
+        assert_eq!(decimal_text(&d, 4), "-603398.8078");
+    }
+}
