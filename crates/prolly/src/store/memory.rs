@@ -21,7 +21,7 @@ use std::sync::Mutex;
 
 use elsa::FrozenVec;
 use prollystore_format::message::{Node, NodeLayout};
-use prollystore_format::{Address, HashProfile, ADDRESS_LEN};
+use prollystore_format::{Address, HashProfile};
 
 use super::arena::{self, Arena};
 use super::{
@@ -171,45 +171,6 @@ impl MemoryStore {
     /// Every stored address, in no particular order.
     pub fn addresses(&self) -> Vec<Address> {
         self.index.borrow().keys().copied().collect()
-    }
-
-    /// Adds the records of a vectors `.chunks` file (`address[20] | len u32 LE | chunk`),
-    /// checking each chunk against its address with this store's profile. Returns the
-    /// addresses in file order (the first is the root of the dumped tree).
-    pub fn load_records(&self, bytes: &[u8], file: &str) -> Result<Vec<Address>, StoreError> {
-        let mut out = Vec::new();
-        let mut pos = 0usize;
-        let corrupted = |offset: usize, reason: &str| StoreError::Corrupted {
-            file: file.to_string(),
-            offset: offset as u64,
-            reason: reason.to_string(),
-        };
-        while pos < bytes.len() {
-            let header = bytes
-                .get(pos..pos + ADDRESS_LEN + 4)
-                .ok_or_else(|| corrupted(pos, "truncated record header"))?;
-            let (addr, len) = header.split_at(ADDRESS_LEN);
-            let address = Address::from_slice(addr).ok_or_else(|| corrupted(pos, "bad address"))?;
-            let len = <[u8; 4]>::try_from(len)
-                .map(u32::from_le_bytes)
-                .map_err(|_| corrupted(pos, "bad length"))? as usize;
-            let start = pos + ADDRESS_LEN + 4;
-            let chunk = bytes
-                .get(start..start + len)
-                .ok_or_else(|| corrupted(start, "chunk runs past the end of the file"))?;
-            let actual = self.profile.address_of(chunk);
-            if actual != address {
-                return Err(StoreError::HashMismatch {
-                    address,
-                    actual,
-                    location: Some(format!("{file} at offset {pos}")),
-                });
-            }
-            self.insert(address, chunk);
-            out.push(address);
-            pos = start + len;
-        }
-        Ok(out)
     }
 
     #[inline]
