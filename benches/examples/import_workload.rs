@@ -30,9 +30,9 @@ use std::time::Instant;
 use prollystore::format::HashProfile;
 use prollystore::store::file::{FileStore, RootUpdate};
 use prollystore::{Map, MemoryStore};
+use prollystore_cli::field_text::NullText;
 use prollystore_cli::import;
-use prollystore_cli::schema::MapSchema;
-use prollystore_cli::text::NullText;
+use prollystore_cli::map_schema::MapSchema;
 
 fn csv_bytes(rows: u64) -> Vec<u8> {
     let mut s = String::with_capacity(32 * rows as usize);

@@ -30,9 +30,9 @@ use prollystore_format::tuple::{BlobStore, NoBlobStore, TupleBuilder, TupleDesc}
 use prollystore_format::{Address, Encoding};
 
 use crate::error::{Error, Result};
+use crate::field_text::{parse_i64, parse_u64, FieldParser, FixedEncoder, NullText};
+use crate::map_schema::{Column, MapSchema};
 use crate::records::{PlainRun, RecordError, RecordReader};
-use crate::schema::{Column, MapSchema};
-use crate::text::{parse_i64, parse_u64, FieldParser, FixedEncoder, NullText};
 
 impl From<RecordError> for Error {
     fn from(e: RecordError) -> Error {
