@@ -1,5 +1,5 @@
-//! The progress bar every long command draws on stderr, shared by [`crate::commands`] and
-//! [`crate::dolt`] so that neither needs the other.
+//! The progress bar every long command draws on stderr, in a module of its own so that the
+//! `commands` and `dolt` modules, which both draw it, need not use each other.
 
 use std::time::Duration;
 
