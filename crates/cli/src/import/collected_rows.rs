@@ -1,6 +1,7 @@
 //! Every row of an import held in memory: key and value tuples in two arenas, with their CSV
-//! lines. Edits of an existing map and input out of key order need them all before anything is
-//! built, sorted and checked for duplicate keys (each named by its line).
+//! lines. Imports that cannot stream into a new tree (edits of an existing map, values that may
+//! go out of band, input out of key order) read every row into one; it sorts them when needed
+//! and names the lines of a duplicate key.
 
 use prollystore::tuples::TupleSchema;
 use prollystore::TreeSchema;
