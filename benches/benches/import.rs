@@ -22,9 +22,9 @@ use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use prollystore::format::HashProfile;
 use prollystore::store::file::{FileStore, RootUpdate};
 use prollystore::{Map, MemoryStore};
+use prollystore_cli::field_text::NullText;
 use prollystore_cli::import;
-use prollystore_cli::schema::MapSchema;
-use prollystore_cli::text::NullText;
+use prollystore_cli::map_schema::MapSchema;
 
 const ROWS: u64 = 1_000_000;
 

@@ -4,11 +4,13 @@
 //! ```text
 //! cargo build --release -p prollystore-benches --example import_workload
 //! valgrind --tool=callgrind --separate-threads=yes --toggle-collect='import_workload::run*' \
-//!     --toggle-collect='*parse_batches*' target/release/examples/import_workload import 200000
+//!     --toggle-collect='*parse_batches' target/release/examples/import_workload import 200000
 //! ```
 //!
 //! The import parses on a second thread (`parse_batches`) while the first builds the tree;
 //! `--separate-threads=yes` writes one count per thread, so each side can be read alone.
+//! The second pattern ends at `parse_batches`: a match of `parse_batches_with`, which it calls,
+//! would toggle the count back off.
 //!
 //! The input is the one of `benches/import.rs`: rows of `(int64, int64) -> (int64, int64)`, the
 //! second argument being the row count. Workloads:
@@ -30,9 +32,9 @@ use std::time::Instant;
 use prollystore::format::HashProfile;
 use prollystore::store::file::{FileStore, RootUpdate};
 use prollystore::{Map, MemoryStore};
+use prollystore_cli::field_text::NullText;
 use prollystore_cli::import;
-use prollystore_cli::schema::MapSchema;
-use prollystore_cli::text::NullText;
+use prollystore_cli::map_schema::MapSchema;
 
 fn csv_bytes(rows: u64) -> Vec<u8> {
     let mut s = String::with_capacity(32 * rows as usize);

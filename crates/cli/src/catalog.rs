@@ -10,7 +10,7 @@ use prollystore::store::{FileStore, StoreFastPaths};
 use prollystore_format::Address;
 
 use crate::error::{Error, Result};
-use crate::schema::MapSchema;
+use crate::map_schema::MapSchema;
 
 /// Suffix of schema roots.
 pub const SCHEMA_SUFFIX: &str = ".schema";

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use clap::{Parser, Subcommand, ValueEnum};
-use indicatif::{ProgressBar, ProgressStyle};
+use indicatif::ProgressBar;
 use prollystore::store::{FileStore, RootUpdate};
 use prollystore::tree::merge::{merge, Resolution};
 use prollystore::tuples::TupleSchema;
@@ -17,12 +17,13 @@ use prollystore_format::tuple::{NoBlobStore, TupleBuilder, TupleDesc, Type};
 use prollystore_format::{Address, HashProfile};
 
 use crate::catalog::{self, find_map, open_map, schema_root_name, MapEntry};
+use crate::csv_lines::{self, Line};
 use crate::dolt::DoltArgs;
 use crate::error::{Error, Result};
+use crate::field_text::{FieldParser, NullText};
 use crate::import;
-use crate::rows::{self, Line};
-use crate::schema::MapSchema;
-use crate::text::{FieldParser, NullText};
+use crate::map_schema::MapSchema;
+use crate::progress::progress;
 use crate::walk::{size, walk, ChunkStats};
 
 /// `prolly`: work with a prollystore file store from the shell.
@@ -370,29 +371,6 @@ struct Ctx {
     quiet: bool,
 }
 
-/// A progress bar on stderr (hidden when stderr is not a terminal, or with --quiet).
-pub(crate) fn progress(quiet: bool, len: Option<u64>, what: &str, bytes: bool) -> ProgressBar {
-    if quiet {
-        return ProgressBar::hidden();
-    }
-    let pb = match len {
-        Some(l) => ProgressBar::new(l),
-        None => ProgressBar::new_spinner(),
-    };
-    let template = match (len.is_some(), bytes) {
-        (true, true) => "{msg} [{bar:40}] {bytes}/{total_bytes} ({bytes_per_sec}, {eta})",
-        (true, false) => "{msg} [{bar:40}] {pos}/{len} ({per_sec}, {eta})",
-        (false, true) => "{spinner} {msg} {bytes} ({bytes_per_sec})",
-        (false, false) => "{spinner} {msg} {pos} ({per_sec})",
-    };
-    if let Ok(style) = ProgressStyle::with_template(template) {
-        pb.set_style(style.progress_chars("=> "));
-    }
-    pb.set_message(what.to_string());
-    pb.enable_steady_tick(Duration::from_millis(100));
-    pb
-}
-
 fn profile_of(p: Profile) -> HashProfile {
     match p {
         Profile::Blake3 => HashProfile::Blake3,
@@ -448,7 +426,7 @@ fn parse_key(
     if fields.len() > n || (!prefix && fields.len() != n) {
         return Err(Error::msg(format!(
             "the key has {n} field(s) ({}), {} given",
-            crate::schema::format_columns(&schema.key),
+            crate::map_schema::format_columns(&schema.key),
             fields.len()
         )));
     }
@@ -699,10 +677,10 @@ impl Ctx {
             )));
         };
         if header {
-            rows::header(&m.schema).write_csv(out)?;
+            csv_lines::header(&m.schema).write_csv(out)?;
         }
         let mut line = Line::default();
-        rows::push_row(&mut line, &store, &ts.key, &ts.value, &k, v, &null)?;
+        csv_lines::push_row(&mut line, &store, &ts.key, &ts.value, &k, v, &null)?;
         line.write_csv(out)?;
         Ok(())
     }
@@ -736,7 +714,7 @@ impl Ctx {
             ProgressBar::hidden()
         };
         if header {
-            rows::header(&m.schema).write_csv(out)?;
+            csv_lines::header(&m.schema).write_csv(out)?;
         }
         let iter = if r.reverse {
             tree.range_rev(lo, hi)?
@@ -752,7 +730,7 @@ impl Ctx {
             }
             let (k, v) = row?;
             line.clear();
-            rows::push_row(&mut line, &store, &ts.key, &ts.value, k, v, &null)?;
+            csv_lines::push_row(&mut line, &store, &ts.key, &ts.value, k, v, &null)?;
             line.write_csv(out)?;
             n += 1;
             if n.is_multiple_of(65536) {

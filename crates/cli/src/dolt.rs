@@ -17,8 +17,8 @@ use prollystore_dolt::{Database, RootValue, Table};
 use prollystore_format::message::Node;
 use prollystore_format::tuple::Tuple;
 
-use crate::commands::progress;
 use crate::error::{Error, Result};
+use crate::progress::progress;
 
 /// `prolly dolt DBDIR <subcommand>`: the database directory and what to show.
 #[derive(Args, Debug)]

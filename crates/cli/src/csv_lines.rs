@@ -6,8 +6,8 @@ use std::io::Write;
 use prollystore::store::StoreFastPaths;
 
 use crate::error::Result;
-use crate::schema::MapSchema;
-use crate::text::{format_field, NullText};
+use crate::field_text::{format_field, NullText};
+use crate::map_schema::MapSchema;
 
 /// One line of fields being assembled, reused between rows.
 #[derive(Default)]
