@@ -1,7 +1,9 @@
 //! The C ABI against the Rust API, in the same run over the same file store (200k rows of
-//! `(int64) -> (string, int64)`): random point gets and a full forward scan. The C ABI side
-//! calls the exported `extern "C"` functions (the same code a C program runs). After criterion's
-//! groups, a direct interleaved measurement prints the overhead ratio.
+//! `(int64) -> (string, int64)`): random point gets and a full forward scan; and over two
+//! memory stores holding the same rows, a batch of 1,000 edits (which on a memory store takes
+//! the lending fast path, from C as from Rust). The C ABI side calls the exported `extern "C"`
+//! functions (the same code a C program runs). After criterion's groups, a direct interleaved
+//! measurement prints the overhead ratios.
 
 use std::ffi::CString;
 use std::hint::black_box;
@@ -14,23 +16,29 @@ use prollystore::format::{Address, Encoding, HashProfile};
 use prollystore::store::{FileStore, RootUpdate};
 use prollystore::tuples::TupleSchema;
 use prollystore::Map;
+use prollystore::MemoryStore;
 use prollystore_ffi::iter::{
     prolly_bound, prolly_cursor, prolly_cursor_free, prolly_cursor_next, prolly_cursor_next_batch,
     prolly_map_range,
 };
 use prollystore_ffi::map::{
-    prolly_map, prolly_map_free, prolly_map_get, prolly_map_open, prolly_row,
+    prolly_edit, prolly_map, prolly_map_apply, prolly_map_builder_append,
+    prolly_map_builder_finish, prolly_map_builder_new, prolly_map_free, prolly_map_get,
+    prolly_map_open, prolly_row,
 };
 use prollystore_ffi::result::prolly_result;
 use prollystore_ffi::schema::{prolly_schema, prolly_schema_free, prolly_schema_new, prolly_type};
 use prollystore_ffi::store::{
-    prolly_address, prolly_store, prolly_store_free, prolly_store_open_file, prolly_store_root_get,
+    prolly_address, prolly_store, prolly_store_free, prolly_store_new_memory,
+    prolly_store_open_file, prolly_store_root_get,
 };
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
 const ROWS: i64 = 200_000;
 const GETS: usize = 1000;
+/// Edits per batch in the edit measurement (updates of existing keys and inserts between them).
+const EDITS: usize = 1000;
 
 fn schema() -> TupleSchema {
     TupleSchema::new(
@@ -338,6 +346,18 @@ fn interleaved(f: &Fixture, map: &Map<'_, FileStore, TupleSchema>, root: Address
         med(&mut r2)
     );
     let cb = med(&mut cb);
+    let e = edit_fixture(f.c_schema);
+    let (mut re, mut ce) = (Vec::new(), Vec::new());
+    for _ in 0..15 {
+        re.push(median_ns(3, EDITS, || rust_edits(&e)));
+        ce.push(median_ns(3, EDITS, || c_edits(&e)));
+    }
+    let (re, ce) = (med(&mut re), med(&mut ce));
+    println!(
+        "ffi overhead: {EDITS} edits on a memory store {ce:.0} ns/edit (C ABI) vs {re:.0} ns/edit \
+         (Rust) = {:.3}x",
+        ce / re
+    );
     println!(
         "ffi overhead: get {cg:.1} ns (C ABI) vs {rg:.1} ns (Rust) = {:.3}x; \
          scan {cs:.2} ns/row (cursor_next) / {cb:.2} ns/row (next_batch 64) vs {rs:.2} ns/row \
@@ -350,3 +370,103 @@ fn interleaved(f: &Fixture, map: &Map<'_, FileStore, TupleSchema>, root: Address
 
 criterion_group!(benches, bench_ffi);
 criterion_main!(benches);
+
+/// The same rows in a Rust memory store and in a memory store made through the C ABI, and one
+/// batch of edits for both.
+struct EditFixture {
+    rust: MemoryStore,
+    rust_root: Address,
+    c_store: *mut prolly_store,
+    c_map: *mut prolly_map,
+    edits: Vec<(Vec<u8>, Vec<u8>)>,
+}
+
+impl Drop for EditFixture {
+    fn drop(&mut self) {
+        prolly_map_free(self.c_map);
+        prolly_store_free(self.c_store);
+    }
+}
+
+fn edit_fixture(c_schema: *mut prolly_schema) -> EditFixture {
+    let s = schema();
+    let (mut kb, mut vb) = (
+        TupleBuilder::new(s.key.clone()),
+        TupleBuilder::new(s.value.clone()),
+    );
+    let mut row = |k: i64, name: &str| {
+        kb.put_int64(0, k).unwrap();
+        vb.put_string(0, name).unwrap();
+        vb.put_int64(1, k).unwrap();
+        (
+            kb.build().unwrap().as_bytes().to_vec(),
+            vb.build().unwrap().as_bytes().to_vec(),
+        )
+    };
+    let rows: Vec<(Vec<u8>, Vec<u8>)> = (0..ROWS).map(|i| row(i * 3, "row")).collect();
+    let rust = MemoryStore::new(HashProfile::Blake3);
+    let rust_root = Map::from_sorted(&rust, s, rows.iter().map(|(k, v)| (&k[..], &v[..])))
+        .unwrap()
+        .root();
+
+    let mut c_store = ptr::null_mut();
+    assert_eq!(prolly_store_new_memory(1, &mut c_store), prolly_result::Ok);
+    let mut builder = ptr::null_mut();
+    assert_eq!(
+        prolly_map_builder_new(c_store, c_schema, &mut builder),
+        prolly_result::Ok
+    );
+    for (k, v) in &rows {
+        let r = prolly_map_builder_append(builder, k.as_ptr(), k.len(), v.as_ptr(), v.len());
+        assert_eq!(r, prolly_result::Ok);
+    }
+    let mut c_map = ptr::null_mut();
+    assert_eq!(
+        prolly_map_builder_finish(builder, &mut c_map),
+        prolly_result::Ok
+    );
+
+    let mut rng = SmallRng::seed_from_u64(11);
+    let edits = (0..EDITS)
+        .map(|i| row(rng.gen_range(0..ROWS) * 3 + (i % 2) as i64, "edited row"))
+        .collect();
+    EditFixture {
+        rust,
+        rust_root,
+        c_store,
+        c_map,
+        edits,
+    }
+}
+
+/// One batch of edits through the Rust API; the new root's first byte (to keep it alive).
+#[inline(never)]
+fn rust_edits(f: &EditFixture) -> usize {
+    let map = Map::new(&f.rust, f.rust_root, schema());
+    let edited = map
+        .apply(f.edits.iter().map(|(k, v)| (&k[..], Some(&v[..]))))
+        .unwrap();
+    usize::from(edited.root().0[0])
+}
+
+/// The same batch through `prolly_map_apply`.
+#[inline(never)]
+fn c_edits(f: &EditFixture) -> usize {
+    let edits: Vec<prolly_edit> = f
+        .edits
+        .iter()
+        .map(|(k, v)| prolly_edit {
+            key: k.as_ptr(),
+            key_len: k.len(),
+            value: v.as_ptr(),
+            value_len: v.len(),
+        })
+        .collect();
+    let mut out = ptr::null_mut();
+    assert_eq!(
+        prolly_map_apply(f.c_map, edits.as_ptr(), edits.len(), &mut out),
+        prolly_result::Ok
+    );
+    prolly_map_free(out);
+    edits.len()
+}

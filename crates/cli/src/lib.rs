@@ -9,7 +9,7 @@
 //! * [`catalog`]: how maps and their schemas are kept as named roots.
 //! * [`import`]: CSV → sorted tuples → tree, or edits of an existing tree.
 //! * [`records`]: CSV records, read fast and exactly as the `csv` crate reads them.
-//! * [`csv_lines`]: a map's rows written as CSV lines (not [`prollystore_dolt::rows`], which
+//! * [`csv_lines`]: a map's rows written as CSV lines (not [`prollystore_dolt::table_rows`], which
 //!   reads the rows of Dolt tables).
 //! * [`walk`]: chunk walks for `stats` and `verify`.
 //! * [`dolt`]: `prolly dolt DBDIR ...`, read-only views of a real Dolt database.

@@ -145,7 +145,7 @@ fn read_node<S: StoreFastPaths + ?Sized>(
     Ok(())
 }
 
-/// Adapts a [`ChunkStore`] to the tuple builder's [`BlobStore`], so values too large for a row
+/// Adapts a [`ChunkStore`](crate::ChunkStore) to the tuple builder's [`BlobStore`], so values too large for a row
 /// move out of band into blob trees in this store.
 pub struct StoreBlobs<'s, S: StoreFastPaths + ?Sized> {
     store: &'s S,

@@ -4,7 +4,7 @@
 //!
 //! * [`store`]: where chunks live ([`store::ChunkStore`], [`store::MemoryStore`],
 //!   [`store::FileStore`]).
-//! * [`tree`]: Dolt's chunk boundaries ([`tree::split`]), building ([`tree::build`]), cursors,
+//! * [`tree`]: Dolt's chunk boundaries, building ([`tree::build`]), cursors,
 //!   batch edits that rewrite only touched regions ([`tree::mutate`]), two-way diff
 //!   ([`tree::diff`]), three-way merge ([`tree::merge`]) and copying between stores
 //!   ([`tree::copy`]).

@@ -127,7 +127,7 @@ impl MemoryStore {
     ///
     /// Chunk memory of dropped stores (up to 128 MiB per process) is reused by the stores made
     /// after them; until then the kernel may take it back under memory pressure (Linux), and
-    /// [`MemoryStore::release_spare_memory`] gives it back at once. A
+    /// [`crate::process::release_spare_memory`] gives it back at once. A
     /// store that grows past a few 8 MiB blocks of chunks has its next block faulted in on a
     /// short-lived thread while it fills the current one. The per-chunk records (128 bytes
     /// each, in pages of 1,024) are kept and prepared the same way: up to 8 MiB of them from

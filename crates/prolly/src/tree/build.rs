@@ -3,7 +3,7 @@
 //! node on; its `(last key, address, count)` becomes an item of the level above.
 //!
 //! What happens to a completed node before its entry reaches the level above (queued, hashed
-//! several at a time or on another thread, stored) is the [pipeline](super::pipeline)'s
+//! several at a time or on another thread, stored) is the write pipeline's (`tree::pipeline`)
 //! business: a level builder only hands nodes to it and receives entries back, in order.
 
 use prollystore_format::message::{Node, NodeWriter};

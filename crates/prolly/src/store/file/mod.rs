@@ -576,12 +576,12 @@ impl FileStore {
         self.put_chunk(chunk, false, None)
     }
 
-    /// [`ChunkStore::put_node`]: a node this process just serialized.
+    /// [`StoreFastPaths::put_node`]: a node this process just serialized.
     pub fn put_node(&self, chunk: &[u8]) -> Result<Address, StoreError> {
         self.put_chunk(chunk, true, None)
     }
 
-    /// [`ChunkStore::put_node_hashed`]: a node this process just serialized and hashed.
+    /// [`StoreFastPaths::put_node_hashed`]: a node this process just serialized and hashed.
     pub fn put_node_hashed(&self, address: Address, chunk: &[u8]) -> Result<(), StoreError> {
         self.put_chunk(chunk, true, Some(address)).map(|_| ())
     }
