@@ -39,6 +39,9 @@ const ROWS: i64 = 200_000;
 const GETS: usize = 1000;
 /// Edits per batch in the edit measurement (updates of existing keys and inserts between them).
 const EDITS: usize = 1000;
+/// Distinct batches of edits, more than either side applies in the measurement: every batch
+/// makes new chunks (a batch applied again would only find its chunks stored already).
+const EDIT_BATCHES: usize = 64;
 
 fn schema() -> TupleSchema {
     TupleSchema::new(
@@ -378,7 +381,19 @@ struct EditFixture {
     rust_root: Address,
     c_store: *mut prolly_store,
     c_map: *mut prolly_map,
-    edits: Vec<(Vec<u8>, Vec<u8>)>,
+    batches: Vec<Vec<(Vec<u8>, Vec<u8>)>>,
+    /// The next batch each side applies.
+    rust_next: std::cell::Cell<usize>,
+    c_next: std::cell::Cell<usize>,
+}
+
+impl EditFixture {
+    /// The next batch of edits for one side.
+    fn next(&self, side: &std::cell::Cell<usize>) -> &[(Vec<u8>, Vec<u8>)] {
+        let i = side.get();
+        side.set((i + 1) % EDIT_BATCHES);
+        &self.batches[i]
+    }
 }
 
 impl Drop for EditFixture {
@@ -394,16 +409,16 @@ fn edit_fixture(c_schema: *mut prolly_schema) -> EditFixture {
         TupleBuilder::new(s.key.clone()),
         TupleBuilder::new(s.value.clone()),
     );
-    let mut row = |k: i64, name: &str| {
+    let mut row = |k: i64, name: String| {
         kb.put_int64(0, k).unwrap();
-        vb.put_string(0, name).unwrap();
+        vb.put_string(0, &name).unwrap();
         vb.put_int64(1, k).unwrap();
         (
             kb.build().unwrap().as_bytes().to_vec(),
             vb.build().unwrap().as_bytes().to_vec(),
         )
     };
-    let rows: Vec<(Vec<u8>, Vec<u8>)> = (0..ROWS).map(|i| row(i * 3, "row")).collect();
+    let rows: Vec<(Vec<u8>, Vec<u8>)> = (0..ROWS).map(|i| row(i * 3, "row".into())).collect();
     let rust = MemoryStore::new(HashProfile::Blake3);
     let rust_root = Map::from_sorted(&rust, s, rows.iter().map(|(k, v)| (&k[..], &v[..])))
         .unwrap()
@@ -427,15 +442,27 @@ fn edit_fixture(c_schema: *mut prolly_schema) -> EditFixture {
     );
 
     let mut rng = SmallRng::seed_from_u64(11);
-    let edits = (0..EDITS)
-        .map(|i| row(rng.gen_range(0..ROWS) * 3 + (i % 2) as i64, "edited row"))
+    let batches = (0..EDIT_BATCHES)
+        .map(|b| {
+            let mut edits: Vec<(Vec<u8>, Vec<u8>)> = (0..EDITS)
+                .map(|i| {
+                    let key = rng.gen_range(0..ROWS) * 3 + (i % 2) as i64;
+                    row(key, format!("edit {b}"))
+                })
+                .collect();
+            edits.sort();
+            edits.dedup_by(|a, b| a.0 == b.0);
+            edits
+        })
         .collect();
     EditFixture {
         rust,
         rust_root,
         c_store,
         c_map,
-        edits,
+        batches,
+        rust_next: std::cell::Cell::new(0),
+        c_next: std::cell::Cell::new(0),
     }
 }
 
@@ -443,8 +470,9 @@ fn edit_fixture(c_schema: *mut prolly_schema) -> EditFixture {
 #[inline(never)]
 fn rust_edits(f: &EditFixture) -> usize {
     let map = Map::new(&f.rust, f.rust_root, schema());
+    let edits = f.next(&f.rust_next);
     let edited = map
-        .apply(f.edits.iter().map(|(k, v)| (&k[..], Some(&v[..]))))
+        .apply(edits.iter().map(|(k, v)| (&k[..], Some(&v[..]))))
         .unwrap();
     usize::from(edited.root().0[0])
 }
@@ -453,7 +481,7 @@ fn rust_edits(f: &EditFixture) -> usize {
 #[inline(never)]
 fn c_edits(f: &EditFixture) -> usize {
     let edits: Vec<prolly_edit> = f
-        .edits
+        .next(&f.c_next)
         .iter()
         .map(|(k, v)| prolly_edit {
             key: k.as_ptr(),

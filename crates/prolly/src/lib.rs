@@ -2,8 +2,8 @@
 //!
 //! Prolly trees over Dolt-compatible chunks: build, read, edit, diff, merge.
 //!
-//! * [`store`]: where chunks live ([`store::ChunkStore`], [`store::MemoryStore`],
-//!   [`store::FileStore`]).
+//! * [`store`]: where chunks live: the store contract [`ChunkStore`] and its optional fast
+//!   paths [`StoreFastPaths`], [`MemoryStore`], [`FileStore`], and [`BuiltinStore`] over both.
 //! * [`tree`]: Dolt's chunk boundaries, building ([`tree::build`]), cursors,
 //!   batch edits that rewrite only touched regions ([`tree::mutate`]), two-way diff
 //!   ([`tree::diff`]), three-way merge ([`tree::merge`]) and copying between stores
@@ -13,6 +13,8 @@
 //! * [`tuples`]: [`tuples::TupleSchema`] (Dolt tuple order and value addresses) and field access
 //!   that follows out-of-band values.
 //! * [`blob`]: blob trees for large values.
+//! * [`process`]: the state kept beyond a single call (spare memory, the background-hashing
+//!   switch, per-thread caches), with the calls that bound or release it.
 //!
 //! ```
 //! use prollystore::format::tuple::{TupleBuilder, TupleDesc, Type};
