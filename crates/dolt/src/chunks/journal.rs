@@ -2,7 +2,8 @@
 //! and root records, each with a CRC-32C, plus the optional `journal.idx` accelerator.
 //!
 //! Reading stops at the last complete, checksummed record, so a journal that Dolt is appending
-//! to right now opens at its last durable state.
+//! to right now (or that a crash left with a torn tail) opens at its last durable state; damage
+//! with durable records after it is an error, never an older state (see [`scan_records`]).
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -24,8 +25,23 @@ pub enum ScanStop {
     ZeroLength,
     /// The last record is incomplete (being written, or cut off).
     TruncatedTail,
-    /// A record's CRC does not match: everything from here on is ignored.
+    /// A record's CRC does not match.
     BadChecksum,
+    /// A record's length is below the smallest record or above [`MAX_RECORD_LEN`].
+    BadLength,
+}
+
+impl ScanStop {
+    /// Words for error messages.
+    fn describe(&self) -> &'static str {
+        match self {
+            ScanStop::End => "the end of the file",
+            ScanStop::ZeroLength => "a zero record length",
+            ScanStop::TruncatedTail => "a record cut short by the end of the file",
+            ScanStop::BadChecksum => "a record whose CRC-32C does not match",
+            ScanStop::BadLength => "a record length out of range",
+        }
+    }
 }
 
 /// One root record.
@@ -61,61 +77,173 @@ pub struct JournalScan {
     pub stop: Option<ScanStop>,
 }
 
-/// Scans journal records in `bytes`, which start at file offset `base`. Structural errors inside
-/// a record whose CRC is valid are reported as errors; a bad CRC or an incomplete tail ends the
-/// scan (see [`ScanStop`]).
+/// Size of the smallest record Dolt's data-loss check looks for: a root record (length, kind,
+/// address, timestamp, CRC).
+const ROOT_RECORD_LEN: usize = 4 + 2 + 21 + 9 + 4;
+
+/// Scans journal records in `bytes`, which start at file offset `base`.
+///
+/// A record that cannot be read (bad length, bad CRC, cut short) ends the scan like a torn tail
+/// of a crashed write *only if* Dolt's data-loss rule finds nothing durable after it: a valid
+/// root record followed by another valid record after it means the journal had been synced past
+/// the damage, so the damage is reported as an error instead of silently opening an older root.
+/// Structural errors inside a record whose CRC is valid are errors too.
 pub fn scan_records(bytes: &[u8], base: u64, file: &str) -> Result<JournalScan> {
     let mut scan = JournalScan {
         end: base,
         ..JournalScan::default()
     };
     let mut pos = 0usize;
-    loop {
+    let stop = loop {
         let at = base + pos as u64;
-        if pos == bytes.len() {
-            scan.stop = Some(ScanStop::End);
-            break;
-        }
-        let Some(len) = be_u32(bytes, pos) else {
-            scan.stop = Some(ScanStop::TruncatedTail);
-            break;
+        let Some(rest) = bytes.get(pos..).filter(|r| !r.is_empty()) else {
+            break ScanStop::End;
         };
-        if len == 0 {
-            scan.stop = Some(ScanStop::ZeroLength);
-            break;
-        }
-        if len > MAX_RECORD_LEN {
-            return Err(corrupt(
-                file,
-                at,
-                format!("record length {len} exceeds 5 MiB"),
-            ));
-        }
-        if len < 9 {
-            return Err(corrupt(
-                file,
-                at,
-                format!("record length {len} is too short"),
-            ));
-        }
-        let Some(record) = bytes.get(pos..pos + len as usize) else {
-            scan.stop = Some(ScanStop::TruncatedTail);
-            break;
+        let record = match next_record(rest) {
+            Ok(record) => record,
+            Err(stop) => break stop,
         };
-        let body_end = record.len() - 4;
-        let stored = be_u32(record, body_end).unwrap_or(0);
-        if crc32c::crc32c(&record[..body_end]) != stored {
-            scan.stop = Some(ScanStop::BadChecksum);
-            break;
+        let body = &record[..record.len() - 4];
+        match decode_record(body).map_err(|(off, reason)| corrupt(file, at + off, reason))? {
+            Record::Chunk(address, payload_at, payload_len) => scan.chunks.push((
+                address,
+                ChunkLocation {
+                    payload_offset: at + payload_at,
+                    payload_len,
+                },
+            )),
+            Record::Root(root, timestamp) => scan.roots.push(RootRecord {
+                root,
+                timestamp,
+                offset: at,
+            }),
         }
-        parse_record(&record[..body_end], at, file, &mut scan)?;
-        pos += len as usize;
+        pos += record.len();
         scan.end = base + pos as u64;
+    };
+    if stop != ScanStop::End {
+        let damage = |what: String| {
+            corrupt(
+                file,
+                base + pos as u64,
+                format!("{} where {what}", stop.describe()),
+            )
+        };
+        match after_damage(bytes, pos) {
+            AfterDamage::Nothing => {}
+            AfterDamage::Durable { root_at, next_at } => {
+                return Err(damage(format!(
+                    "the journal has a valid root record at offset {} and another valid record \
+                     at offset {} after it: data lost, not a torn tail",
+                    base + root_at as u64,
+                    base + next_at as u64
+                )))
+            }
+            AfterDamage::TooCostly { at } => {
+                return Err(damage(format!(
+                    "the bytes after it hold too many record-like lengths to tell a torn tail \
+                     from data loss (checked up to offset {})",
+                    base + at as u64
+                )))
+            }
+        }
     }
+    scan.stop = Some(stop);
     Ok(scan)
 }
 
-fn parse_record(body: &[u8], at: u64, file: &str, scan: &mut JournalScan) -> Result<()> {
+/// The complete, checksummed record at the start of `bytes` (length through CRC), or why there
+/// is none.
+fn next_record(bytes: &[u8]) -> std::result::Result<&[u8], ScanStop> {
+    let len = be_u32(bytes, 0).ok_or(ScanStop::TruncatedTail)?;
+    if len == 0 {
+        return Err(ScanStop::ZeroLength);
+    }
+    if !(9..=MAX_RECORD_LEN).contains(&len) {
+        return Err(ScanStop::BadLength);
+    }
+    let record = bytes.get(..len as usize).ok_or(ScanStop::TruncatedTail)?;
+    let body_end = record.len() - 4;
+    let stored = be_u32(record, body_end).ok_or(ScanStop::TruncatedTail)?;
+    match record.get(..body_end) {
+        Some(body) if crc32c::crc32c(body) == stored => Ok(record),
+        _ => Err(ScanStop::BadChecksum),
+    }
+}
+
+/// What follows a record that could not be read.
+enum AfterDamage {
+    /// No valid root record with a valid record after it: a torn tail.
+    Nothing,
+    /// A valid root record at `root_at` and a valid record at `next_at` after it.
+    Durable {
+        /// Offset of the root record.
+        root_at: usize,
+        /// Offset of the record after it.
+        next_at: usize,
+    },
+    /// The check gave up at `at`: checksumming every candidate would take quadratic time.
+    TooCostly {
+        /// Where it stopped.
+        at: usize,
+    },
+}
+
+/// Bytes the data-loss check may checksum beyond four passes over the tail. Real data rarely
+/// holds a plausible length at a wrong position; a crafted tail full of them would otherwise
+/// cost time quadratic in its size.
+const CHECK_SLACK: usize = 64 << 20;
+
+/// Dolt's data-loss check, run from `from` (the record that could not be read): looks byte by
+/// byte for a valid record, skipping whole records once found, until it has seen a valid root
+/// record and a valid record after it. Like Dolt, it only tries positions with room for a root
+/// record after them.
+fn after_damage(bytes: &[u8], from: usize) -> AfterDamage {
+    let mut budget = CHECK_SLACK.saturating_add(bytes.len().saturating_sub(from).saturating_mul(4));
+    let mut root_at = None;
+    let mut pos = from;
+    while let Some(rest) = bytes.get(pos..).filter(|r| r.len() >= ROOT_RECORD_LEN) {
+        // What checksumming the record this position claims to start costs.
+        let claimed = be_u32(rest, 0)
+            .filter(|l| (9..=MAX_RECORD_LEN).contains(l))
+            .map_or(0, |l| l as usize);
+        let claimed = if claimed <= rest.len() { claimed } else { 0 };
+        budget = match budget.checked_sub(claimed) {
+            Some(left) => left,
+            None => return AfterDamage::TooCostly { at: pos },
+        };
+        let Some((record, decoded)) = next_record(rest)
+            .ok()
+            .and_then(|r| Some((r, decode_record(&r[..r.len() - 4]).ok()?)))
+        else {
+            pos += 1;
+            continue;
+        };
+        if let Some(root_at) = root_at {
+            return AfterDamage::Durable {
+                root_at,
+                next_at: pos,
+            };
+        }
+        if matches!(decoded, Record::Root(..)) {
+            root_at = Some(pos);
+        }
+        pos += record.len();
+    }
+    AfterDamage::Nothing
+}
+
+/// One decoded record.
+enum Record {
+    /// A chunk: its address, and its payload's offset within the record and length.
+    Chunk(Address, u64, u32),
+    /// A root update and its timestamp.
+    Root(Address, Option<u64>),
+}
+
+/// Decodes a record's fields (`body` is the record without its CRC). Errors carry the offset
+/// within the record.
+fn decode_record(body: &[u8]) -> std::result::Result<Record, (u64, String)> {
     let mut kind = None;
     let mut address = None;
     let mut timestamp = None;
@@ -123,68 +251,40 @@ fn parse_record(body: &[u8], at: u64, file: &str, scan: &mut JournalScan) -> Res
     let mut p = 4usize;
     while p < body.len() {
         let tag = body.get(p).copied().unwrap_or(0);
-        let field_at = at + p as u64;
+        let field_at = p as u64;
+        let cut = |what: &str| (field_at, format!("{what} field cut short"));
         p += 1;
         match tag {
             1 => {
-                kind = Some(
-                    *body
-                        .get(p)
-                        .ok_or_else(|| corrupt(file, field_at, "kind field cut short"))?,
-                );
+                kind = Some(*body.get(p).ok_or_else(|| cut("kind"))?);
                 p += 1;
             }
             2 => {
                 let a = body
                     .get(p..p + 20)
                     .and_then(Address::from_slice)
-                    .ok_or_else(|| corrupt(file, field_at, "address field cut short"))?;
+                    .ok_or_else(|| cut("address"))?;
                 address = Some(a);
                 p += 20;
             }
             3 => {
-                payload = Some((at + p as u64, (body.len() - p) as u32));
+                payload = Some((p as u64, (body.len() - p) as u32));
                 p = body.len();
             }
             4 => {
-                timestamp = Some(
-                    be_u64(body, p)
-                        .ok_or_else(|| corrupt(file, field_at, "timestamp field cut short"))?,
-                );
+                timestamp = Some(be_u64(body, p).ok_or_else(|| cut("timestamp"))?);
                 p += 8;
             }
-            t => {
-                return Err(corrupt(
-                    file,
-                    field_at,
-                    format!("unknown record field tag {t}"),
-                ))
-            }
+            t => return Err((field_at, format!("unknown record field tag {t}"))),
         }
     }
     match (kind, address, payload) {
-        (Some(2), Some(a), Some((payload_offset, payload_len))) => {
-            scan.chunks.push((
-                a,
-                ChunkLocation {
-                    payload_offset,
-                    payload_len,
-                },
-            ));
-            Ok(())
+        (Some(2), Some(a), Some((payload_at, payload_len))) => {
+            Ok(Record::Chunk(a, payload_at, payload_len))
         }
-        (Some(1), Some(root), None) => {
-            scan.roots.push(RootRecord {
-                root,
-                timestamp,
-                offset: at,
-            });
-            Ok(())
-        }
-        (Some(k), _, _) if k != 1 && k != 2 => {
-            Err(corrupt(file, at, format!("unknown record kind {k}")))
-        }
-        _ => Err(corrupt(file, at, "record lacks a required field")),
+        (Some(1), Some(root), None) => Ok(Record::Root(root, timestamp)),
+        (Some(k), _, _) if k != 1 && k != 2 => Err((0, format!("unknown record kind {k}"))),
+        _ => Err((0, "record lacks a required field".to_string())),
     }
 }
 
@@ -296,6 +396,7 @@ pub struct Journal {
     by_prefix: HashMap<[u8; 16], ChunkLocation, AddressHash>,
     roots: Vec<RootRecord>,
     index_root: Option<Address>,
+    scan_start: u64,
     end: u64,
     stop: Option<ScanStop>,
 }
@@ -336,6 +437,7 @@ impl Journal {
             by_prefix,
             roots: scan.roots,
             index_root,
+            scan_start: start,
             end: scan.end,
             stop: scan.stop,
         })
@@ -364,6 +466,51 @@ impl Journal {
     /// Why the scan stopped.
     pub fn stop(&self) -> Option<&ScanStop> {
         self.stop.as_ref()
+    }
+
+    /// True if the journal has a readable root record for `root` (scanned, or the root the index
+    /// vouches for; the part the index covers is scanned for it only when needed).
+    pub fn holds_root(&self, root: &Address) -> Result<bool> {
+        if self.index_root.as_ref() == Some(root) || self.roots.iter().any(|r| &r.root == root) {
+            return Ok(true);
+        }
+        if self.scan_start == 0 {
+            return Ok(false);
+        }
+        let covered = self.backing.read_at(0, self.scan_start as usize)?;
+        let scan = scan_records(&covered, 0, self.name())?;
+        Ok(scan.roots.iter().any(|r| &r.root == root))
+    }
+
+    /// Where the bytes the scan ignored begin and why, if it stopped before the end of the file.
+    pub fn ignored_tail(&self) -> Option<(u64, &ScanStop)> {
+        match &self.stop {
+            Some(stop) if *stop != ScanStop::End => Some((self.end, stop)),
+            _ => None,
+        }
+    }
+
+    /// Refuses a journal whose ignored tail lost the root the manifest names. Dolt writes a root
+    /// to the journal (and syncs it) before it records that root in the manifest, so when the
+    /// manifest's root is not among the journal's readable records and the scan stopped at an
+    /// unreadable record, that record held synced data: opening the last readable root would
+    /// show an older database.
+    pub fn check_manifest_root(&self, manifest_root: &Address) -> Result<()> {
+        let Some((at, stop)) = self.ignored_tail() else {
+            return Ok(());
+        };
+        if manifest_root.is_zero() || self.holds_root(manifest_root)? {
+            return Ok(());
+        }
+        Err(corrupt(
+            self.name(),
+            at,
+            format!(
+                "{} where the manifest's root {manifest_root} is not among the journal's readable \
+                 root records: data lost, not a torn tail",
+                stop.describe()
+            ),
+        ))
     }
 
     fn locate(&self, address: &Address) -> Option<ChunkLocation> {

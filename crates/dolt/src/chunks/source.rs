@@ -251,6 +251,13 @@ impl DoltChunkSource {
                 noms_dir.display()
             )));
         }
+        if let Some(manifest) = &newgen.manifest {
+            for file in &newgen.files {
+                if let ChunkFile::Journal(j) = file {
+                    j.check_manifest_root(&manifest.root)?;
+                }
+            }
+        }
         let journal_root = newgen.files.iter().find_map(|f| match f {
             ChunkFile::Journal(j) => j.root(),
             _ => None,
