@@ -42,6 +42,7 @@ Writes crates/format/src/collation/tables/*.bin (little-endian u32 run tables, s
 CI does not run this script.
 """
 
+import bisect
 import functools
 import hashlib
 import os
@@ -191,10 +192,15 @@ def runs(rank):
     return [(s, w, bool(c)) for s, w, c in out]
 
 
+PAGES = (MAX_CP >> 8) + 1
+
+
 def write_runs(name, rank):
-    """File layout: u32 LE count n, then n run starts (ascending), then n weights; a
-    weight's top bit set means the run is constant, clear means it rises with the code
-    point."""
+    """File layout, all little-endian u32: the run count n; n run starts (ascending, the
+    first is 0); n weights (top bit set: the run's weight is constant, clear: it rises by one
+    per code point from the start); then PAGES + 1 run indices, entry p being the run that
+    holds code point p * 256 (the last entry is n - 1), so that a lookup only searches the
+    runs of one 256-code-point page."""
     rs = runs(rank)
     data = bytearray()
     data += len(rs).to_bytes(4, "little")
@@ -203,6 +209,9 @@ def write_runs(name, rank):
     for _, w, const in rs:
         assert w < 1 << 31
         data += (w | (1 << 31 if const else 0)).to_bytes(4, "little")
+    starts = [s for s, _, _ in rs]
+    for page in range(PAGES + 1):
+        data += (bisect.bisect_right(starts, page << 8) - 1).to_bytes(4, "little")
     os.makedirs(os.path.join(OUT_DIR, "tables"), exist_ok=True)
     with open(os.path.join(OUT_DIR, "tables", name + ".bin"), "wb") as f:
         f.write(data)

@@ -247,16 +247,45 @@ fn collate(a: &[u8], b: &[u8], weight: impl Fn(u32) -> u32) -> Ordering {
             let (cy, ny) = utf8::decode(b);
             (cx, nx, cy, ny)
         };
+        a = &a[nx..];
+        b = &b[ny..];
         if cx != cy {
             let ord = weight(cx).cmp(&weight(cy));
             if ord != Ordering::Equal {
                 return ord;
             }
+            // Equal weights of different code points (case or accent differences) are
+            // often followed by a long identical stretch: skip its ASCII part in one go.
+            let same = same_ascii_prefix(a, b);
+            a = &a[same..];
+            b = &b[same..];
         }
-        a = &a[nx..];
-        b = &b[ny..];
     }
     a.len().cmp(&b.len())
+}
+
+/// Length of the common prefix of `a` and `b` made of ASCII bytes only. Decoding it would
+/// give the same code points of length 1 on both sides, so it can be skipped without
+/// changing the result.
+#[inline(always)]
+fn same_ascii_prefix(a: &[u8], b: &[u8]) -> usize {
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let n = a.len().min(b.len());
+    let mut i = 0;
+    while i + 8 <= n {
+        let (Some(x), Some(y)) = (a[i..].first_chunk::<8>(), b[i..].first_chunk::<8>()) else {
+            break;
+        };
+        let (x, y) = (u64::from_le_bytes(*x), u64::from_le_bytes(*y));
+        if x != y || x & HIGH != 0 {
+            break;
+        }
+        i += 8;
+    }
+    while i < n && a[i] == b[i] && a[i] < 0x80 {
+        i += 1;
+    }
+    i
 }
 
 /// Length of the common byte prefix, eight bytes at a time.
