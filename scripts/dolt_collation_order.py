@@ -32,7 +32,7 @@ DEFAULT = [
     "utf8mb4_0900_ai_ci", "utf8mb4_0900_as_ci", "utf8mb4_0900_as_cs", "utf8mb4_0900_bin",
     "utf8mb4_bin", "utf8mb3_bin", "utf8mb4_general_ci", "utf8mb4_unicode_ci", "latin1_bin",
     "latin1_swedish_ci", "ascii_general_ci", "ascii_bin", "binary", "utf8mb4_unicode_520_ci",
-    "utf8mb3_unicode_520_ci",
+    "utf8mb3_unicode_520_ci", "latin7_bin", "cp1257_bin",
 ]
 ERR = re.compile(r"error on line (\d+) for query .*?: (.*)$")
 

@@ -6,8 +6,9 @@ single integer weight (its rank among all single code points under the collation
 and strings compare by those weights (see crates/format/src/collation/mod.rs).
 This script derives those ranks from published data:
 
-* latin1_bin: byte order of MySQL's latin1, i.e. Windows-1252 (Python's cp1252 codec) with
-  its five undefined bytes standing for the C1 controls of the same value.
+* latin1_bin, latin7_bin, cp1257_bin: byte order of the character set (Python's cp1252,
+  iso8859_13 and cp1257 codecs; MySQL's latin1 is Windows-1252 with its five undefined bytes
+  standing for the C1 controls of the same value, cp1257 leaves its undefined bytes out).
 * latin1_swedish_ci: MySQL's sort_order_latin1 table (strings/ctype-latin1.cc of
   mysql/mysql-server), copied into LATIN1_SWEDISH_CI_SORT below, applied to the latin1 byte.
 * utf8mb4_0900_ai_ci / _as_ci / _as_cs: the Unicode Collation Algorithm 9.0.0
@@ -219,11 +220,30 @@ def write_runs(name, rank):
     return len(rs), ascii_w
 
 
-LATIN1_DOC = """
-/// The code points of bytes 0x80..=0x9F in MySQL's `latin1`: Windows-1252 (Python's `cp1252`
-/// codec), where the five bytes Windows-1252 leaves undefined stand for the C1 control of the
-/// same value. The other bytes of `latin1` are their own code points.
+SINGLE_BYTE_DOC = """
+/// The code points of bytes 0x80..=0xFF of a single-byte character set whose bytes 0x00..=0x7F
+/// are ASCII; 0 marks a byte the character set leaves undefined.
 """
+
+# Single-byte character sets: (Rust name, Python codec, what MySQL does with the bytes the
+# codec leaves undefined: map them to the C1 control of the same value, or leave them out).
+SINGLE_BYTE = [
+    # MySQL's latin1 is Windows-1252 with its five undefined bytes standing for the C1
+    # controls (strings/ctype-latin1.cc, cs_to_uni).
+    ("LATIN1_HIGH", "cp1252", True),
+    ("LATIN7_HIGH", "iso8859_13", False),
+    ("CP1257_HIGH", "cp1257", False),
+]
+
+
+def single_byte_high(codec, undefined_is_c1):
+    out = []
+    for b in range(0x80, 0x100):
+        try:
+            out.append(ord(bytes([b]).decode(codec)))
+        except UnicodeDecodeError:
+            out.append(b if undefined_is_c1 else 0)
+    return out
 
 
 # MySQL's `sort_order_latin1` (strings/ctype-latin1.cc in mysql/mysql-server): the sort
@@ -248,16 +268,6 @@ LATIN1_SWEDISH_CI_SORT = [
     65, 65, 65, 92, 91, 92, 67, 69, 69, 69, 69, 73, 73, 73, 73,
     68, 78, 79, 79, 79, 79, 93, 247, 216, 85, 85, 85, 89, 89, 222,
     255]
-
-
-def latin1_80_9f():
-    out = []
-    for b in range(0x80, 0xA0):
-        try:
-            out.append(ord(bytes([b]).decode("cp1252")))
-        except UnicodeDecodeError:
-            out.append(b)
-    return out
 
 
 # MySQL's older UCA collations (unicode_520_ci) give implicit weights from fixed ranges:
@@ -316,12 +326,15 @@ def main():
             for i in range(0, 128, 8):
                 f.write("        %s,\n" % ", ".join(str(w) for w in ascii_w[i:i + 8]))
             f.write("    ],\n};\n")
-        f.write(LATIN1_DOC)
-        f.write("#[rustfmt::skip]\npub(super) static LATIN1_80_9F: [u32; 32] = [\n")
-        high = latin1_80_9f()
-        for i in range(0, 32, 8):
-            f.write("    %s,\n" % ", ".join("0x%04X" % c for c in high[i:i + 8]))
-        f.write("];\n")
+        for rust_name, codec, c1 in SINGLE_BYTE:
+            f.write(SINGLE_BYTE_DOC)
+            f.write("/// From Python's `%s` codec%s.\n" % (
+                codec, "; undefined bytes stand for the C1 control of the same value" if c1 else ""))
+            f.write("#[rustfmt::skip]\npub(super) static %s: [u32; 128] = [\n" % rust_name)
+            high = single_byte_high(codec, c1)
+            for i in range(0, 128, 8):
+                f.write("    %s,\n" % ", ".join("0x%04X" % c for c in high[i:i + 8]))
+            f.write("];\n")
         f.write("\n/// latin1_swedish_ci: MySQL's `sort_order_latin1` (strings/ctype-latin1.cc), the sort\n")
         f.write("/// value of each latin1 byte.\n")
         f.write("#[rustfmt::skip]\npub(super) static LATIN1_SWEDISH_CI: [u8; 256] = [\n")

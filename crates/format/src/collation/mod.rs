@@ -47,12 +47,14 @@ enum Weights {
     /// ASCII with lower case folded to upper case, [`OUTSIDE`] beyond ASCII
     /// (`ascii_general_ci`).
     AsciiCaseFolded,
-    /// The byte value in MySQL's `latin1` (Windows-1252 with the five bytes it leaves
-    /// undefined mapped to the C1 controls), [`OUTSIDE`] for other code points (`latin1_bin`).
-    Latin1Bin,
-    /// MySQL's sort value of the `latin1` byte (see [`Weights::Latin1Bin`]) from a 256-entry
-    /// table, [`OUTSIDE`] for other code points (`latin1_swedish_ci`).
-    Latin1Sorted(&'static [u8; 256]),
+    /// A single-byte character set whose bytes 0x00..=0x7F are ASCII and whose bytes
+    /// 0x80..=0xFF are the code points in `high` (0 = undefined): the byte, or its entry in
+    /// the 256-entry `sort` table when there is one; [`OUTSIDE`] for code points the set
+    /// lacks (`latin1_bin`, `latin1_swedish_ci`, `latin7_bin`, `cp1257_bin`).
+    SingleByte {
+        high: &'static [u32; 128],
+        sort: Option<&'static [u8; 256]>,
+    },
     /// A generated rank table (the UCA-based collations), [`OUTSIDE`] above the code point
     /// limit (utf8mb3 collations leave out the supplementary planes).
     Table(&'static RunTable, u32),
@@ -78,10 +80,10 @@ impl Weights {
                 0..=0x7F => cp,
                 _ => OUTSIDE,
             },
-            Weights::Latin1Bin => latin1_byte(cp).map_or(OUTSIDE, u32::from),
-            Weights::Latin1Sorted(sort) => {
-                latin1_byte(cp).map_or(OUTSIDE, |b| u32::from(sort[usize::from(b)]))
-            }
+            Weights::SingleByte { high, sort } => match single_byte(high, cp) {
+                Some(b) => sort.map_or(u32::from(b), |sort| u32::from(sort[usize::from(b)])),
+                None => OUTSIDE,
+            },
             Weights::Table(table, limit) => {
                 if cp <= limit {
                     table.weight(cp)
@@ -94,15 +96,14 @@ impl Weights {
     }
 }
 
-/// The `latin1` byte that encodes `cp`, if any.
-fn latin1_byte(cp: u32) -> Option<u8> {
-    match cp {
-        0..=0x7F | 0xA0..=0xFF => u8::try_from(cp).ok(),
-        _ => tables::LATIN1_80_9F
-            .iter()
-            .position(|&c| c == cp)
-            .and_then(|k| u8::try_from(0x80 + k).ok()),
+/// The byte that encodes `cp` in the single-byte character set with upper half `high`.
+fn single_byte(high: &[u32; 128], cp: u32) -> Option<u8> {
+    if cp < 0x80 {
+        return u8::try_from(cp).ok();
     }
+    high.iter()
+        .position(|&c| c == cp)
+        .and_then(|k| u8::try_from(0x80 + k).ok())
 }
 
 /// One row of the collation list.
@@ -149,6 +150,7 @@ impl Collation {
     ///
     /// Implemented: `binary`, `utf8mb4_0900_bin`, `utf8mb4_bin`, `utf8mb3_bin`, `utf16_bin`,
     /// `utf32_bin`, `ascii_bin`, `ascii_general_ci`, `latin1_bin`, `latin1_swedish_ci`,
+    /// `latin7_bin`, `cp1257_bin`,
     /// `utf8mb4_0900_ai_ci`,
     /// `utf8mb4_0900_as_ci`, `utf8mb4_0900_as_cs` and the `unicode_520_ci` collations of
     /// utf8mb4, utf8mb3, utf16 and utf32. Other collations Dolt accepts give

@@ -71,7 +71,7 @@ fn lookups_by_id_and_name() {
         err.to_string().contains("latin1_german2_ci (id 31)"),
         "{err}"
     );
-    assert_eq!(Collation::all().count(), 17);
+    assert_eq!(Collation::all().count(), 19);
 }
 
 #[test]
