@@ -7,7 +7,7 @@ use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use prollystore_format::tuple::{Decimal, Tuple, TupleBuilder, TupleDesc, Type};
-use prollystore_format::Encoding;
+use prollystore_format::{Collation, Encoding};
 
 fn row_desc() -> TupleDesc {
     TupleDesc::new(vec![
@@ -128,5 +128,50 @@ fn build(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, field_access, compare, build);
+/// Collated string keys against the byte-ordered path, same keys, same run: the collated
+/// compare of ASCII keys should stay within 3x of the binary one (docs/PERF.md).
+fn compare_collated(c: &mut Criterion) {
+    let plain = TupleDesc::new(vec![Type::not_null(Encoding::String)]);
+    let ai_ci = Collation::from_name("utf8mb4_0900_ai_ci").unwrap();
+    let collated = plain.with_collations(vec![Some(ai_ci)]);
+    let mut b = TupleBuilder::new(plain.clone());
+    let mut key = |s: &str| {
+        b.put_string(0, s).unwrap();
+        b.build().unwrap().as_bytes().to_vec()
+    };
+    let cases = [
+        (
+            "last byte differs",
+            key("customer-000123"),
+            key("customer-000124"),
+        ),
+        (
+            "first byte differs",
+            key("alpha-customer-1"),
+            key("beta-customer-1"),
+        ),
+        (
+            "case only (equal under ai_ci)",
+            key("Customer-000123"),
+            key("customer-000123"),
+        ),
+        (
+            "non-ASCII differs",
+            key("customer-müller"),
+            key("customer-muller"),
+        ),
+    ];
+    let mut g = c.benchmark_group("tuple_compare_collated");
+    for (name, k1, k2) in &cases {
+        g.bench_function(format!("binary (string) {name}"), |bch| {
+            bch.iter(|| plain.compare(black_box(k1), black_box(k2)))
+        });
+        g.bench_function(format!("utf8mb4_0900_ai_ci (string) {name}"), |bch| {
+            bch.iter(|| collated.compare(black_box(k1), black_box(k2)))
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, field_access, compare, compare_collated, build);
 criterion_main!(benches);

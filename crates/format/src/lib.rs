@@ -10,11 +10,13 @@
 //!   after that, reads are allocation-free. Writers reproduce Dolt's bytes exactly.
 //! * [`address`]: 20-byte chunk addresses, the blake3 and Dolt (SHA-512/20) hash profiles (the
 //!   Dolt one four chunks at a time with AVX2), and Dolt's base32 spelling.
+//! * [`collation`]: MySQL collations, ordered exactly as Dolt orders collated string keys.
 //! * [`varint`]: the two varint codes Dolt uses.
 //!
 //! Every decoder of untrusted bytes returns an error and never panics.
 
 pub mod address;
+pub mod collation;
 pub mod encoding;
 pub mod error;
 pub mod message;
@@ -25,5 +27,6 @@ pub mod varint;
 mod test_support;
 
 pub use address::{Address, HashProfile, ADDRESS_LEN};
+pub use collation::{Collation, CollationError};
 pub use encoding::Encoding;
 pub use error::AddressParseError;

@@ -9,6 +9,9 @@
 //!   NaN compares Greater, both ways);
 //! * decimal: numeric (see [`Decimal::compare`]);
 //! * string/bytes: bytewise without the terminator; hash128, cell, `*_addr`: bytewise;
+//! * string and string adaptive (inline) fields with a collation that is not code-point order
+//!   (see [`TupleDesc::with_collations`]): by the collation, as Dolt's
+//!   `CollationTupleComparator` does;
 //! * string/bytes/geometry adaptive: inline payloads bytewise; when either side is out of band
 //!   the descriptor's [`FieldOrder`](super::FieldOrder) decides;
 //! * json, geometry, extended*, json adaptive (and fields the hook takes over): the hook.
@@ -197,6 +200,20 @@ impl TupleDesc {
                 _ => self.external(i, x, y),
             },
             Kind::External => self.external(i, x, y),
+            Kind::CollatedString => self.collated(i, strip_last(x), strip_last(y)),
+            Kind::CollatedAdaptive => match (x.split_first(), y.split_first()) {
+                (Some((0, p)), Some((0, q))) => self.collated(i, p, q),
+                _ => self.external(i, x, y),
+            },
+        }
+    }
+
+    /// Orders two string payloads by field `i`'s collation.
+    #[inline(never)]
+    fn collated(&self, i: usize, x: &[u8], y: &[u8]) -> Ordering {
+        match self.collation(i) {
+            Some(c) => c.compare(x, y),
+            None => x.cmp(y),
         }
     }
 

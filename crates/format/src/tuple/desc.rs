@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use super::layout::field_of;
 use super::{Tuple, TupleError};
+use crate::collation::Collation;
 use crate::Encoding;
 
 /// One field of a descriptor: how it is stored and whether it may be NULL.
@@ -95,6 +96,12 @@ pub(crate) enum Kind {
     Adaptive,
     /// Ordered by the hook, or bytewise without one.
     External,
+    /// A string field with a collation whose order is not byte order: value + terminator,
+    /// ordered by the field's collation without the terminator.
+    CollatedString,
+    /// A string adaptive field with such a collation: inline payloads by the collation,
+    /// anything out of band through the hook.
+    CollatedAdaptive,
 }
 
 impl Kind {
@@ -139,27 +146,64 @@ pub struct TupleDesc {
     /// the most common key shape, compared without looking at the field kinds.
     pub(crate) all_i64: bool,
     pub(crate) order: Option<Arc<dyn FieldOrder>>,
+    /// Per-field collations (empty when none were given); only string fields use theirs.
+    pub(crate) collations: Arc<[Option<Collation>]>,
 }
 
 impl TupleDesc {
     /// A descriptor with Dolt's default order.
     pub fn new(types: Vec<Type>) -> TupleDesc {
-        Self::build(types.into(), None)
+        Self::build(types.into(), None, Arc::new([]))
     }
 
     /// A descriptor whose fields without a default order (or that `order` takes over) are ordered
     /// by `order`.
     pub fn with_order(types: Vec<Type>, order: Arc<dyn FieldOrder>) -> TupleDesc {
-        Self::build(types.into(), Some(order))
+        Self::build(types.into(), Some(order), Arc::new([]))
     }
 
-    fn build(types: Arc<[Type]>, order: Option<Arc<dyn FieldOrder>>) -> TupleDesc {
+    /// This descriptor with per-field collations (`collations[i]` for field `i`; missing
+    /// entries and `None` mean none), as Dolt's `CollationTupleComparator` has them.
+    ///
+    /// Only `String` and `StringAdaptive` fields use their collation, as in Dolt; a field
+    /// without one, or whose collation orders by code point (`utf8mb4_0900_bin`, `binary`,
+    /// `utf8mb4_bin`, ...), keeps plain byte order, which is the same on valid UTF-8. Fields the
+    /// order hook takes over stay with the hook.
+    pub fn with_collations(&self, collations: Vec<Option<Collation>>) -> TupleDesc {
+        Self::build(self.types.clone(), self.order.clone(), collations.into())
+    }
+
+    /// The collation of field `i`, if one was given.
+    pub fn collation(&self, i: usize) -> Option<Collation> {
+        self.collations.get(i).copied().flatten()
+    }
+
+    fn build(
+        types: Arc<[Type]>,
+        order: Option<Arc<dyn FieldOrder>>,
+        collations: Arc<[Option<Collation>]>,
+    ) -> TupleDesc {
         let kinds: Vec<Kind> = types
             .iter()
             .enumerate()
             .map(|(i, t)| match &order {
                 Some(o) if o.takes_over(i, *t) => Kind::External,
-                _ => Kind::of(t.enc),
+                _ => {
+                    let collated = collations
+                        .get(i)
+                        .copied()
+                        .flatten()
+                        .is_some_and(|c| !c.is_code_point_order());
+                    match Kind::of(t.enc) {
+                        Kind::Terminated if collated && t.enc == Encoding::String => {
+                            Kind::CollatedString
+                        }
+                        Kind::Adaptive if collated && t.enc == Encoding::StringAdaptive => {
+                            Kind::CollatedAdaptive
+                        }
+                        kind => kind,
+                    }
+                }
             })
             .collect();
         // Dolt's makeFixedAccess: the leading non-nullable fixed-width fields.
@@ -189,6 +233,7 @@ impl TupleDesc {
             canonical_len,
             all_i64,
             order,
+            collations,
         }
     }
 
@@ -217,6 +262,10 @@ impl TupleDesc {
         Self::build(
             self.types.get(..n).unwrap_or(&[]).into(),
             self.order.clone(),
+            self.collations
+                .get(..n.min(self.collations.len()))
+                .unwrap_or(&[])
+                .into(),
         )
     }
 
@@ -271,13 +320,16 @@ impl fmt::Debug for TupleDesc {
             .field("types", &self.types)
             .field("fixed_prefix_len", &self.fixed.len())
             .field("order", &self.order.as_ref().map(|_| "custom"))
+            .field("collations", &self.collations)
             .finish()
     }
 }
 
 impl PartialEq for TupleDesc {
-    /// Descriptors are equal when their types are (the order hook is not compared).
+    /// Descriptors are equal when their types and collations are (the order hook is not
+    /// compared).
     fn eq(&self, other: &Self) -> bool {
         self.types == other.types
+            && (0..self.len()).all(|i| self.collation(i) == other.collation(i))
     }
 }

@@ -1,0 +1,225 @@
+use std::cmp::Ordering::{self, *};
+
+use proptest::prelude::*;
+
+use super::registry::ALL;
+use super::*;
+
+fn coll(name: &str) -> Collation {
+    Collation::from_name(name).unwrap()
+}
+
+/// The model of Dolt's comparison on valid UTF-8: weight sequences compared lexicographically
+/// (a proper prefix first).
+fn model(c: Collation, a: &str, b: &str) -> Ordering {
+    a.chars()
+        .map(|x| c.weight(x))
+        .cmp(b.chars().map(|x| c.weight(x)))
+}
+
+#[test]
+fn registry_is_sorted_with_unique_names() {
+    assert_eq!(ALL.len(), 183);
+    for pair in ALL.windows(2) {
+        assert!(
+            pair[0].id < pair[1].id,
+            "{} then {}",
+            pair[0].name,
+            pair[1].name
+        );
+    }
+    let mut names: Vec<_> = ALL.iter().map(|i| i.name).collect();
+    names.sort_unstable();
+    names.dedup();
+    assert_eq!(names.len(), ALL.len());
+}
+
+#[test]
+fn lookups_by_id_and_name() {
+    let c = Collation::from_id(255).unwrap();
+    assert_eq!(
+        (c.name(), c.charset(), c.pad_space()),
+        ("utf8mb4_0900_ai_ci", "utf8mb4", false)
+    );
+    assert_eq!(Collation::from_name("UTF8MB4_0900_AI_CI").unwrap(), c);
+    assert_eq!(Collation::from_id(0).unwrap().name(), "utf8mb4_0900_bin");
+    assert_eq!(
+        Collation::from_name("utf8_bin").unwrap().name(),
+        "utf8mb3_bin"
+    );
+    assert_eq!(coll("binary").id(), 63);
+    assert!(coll("latin1_bin").pad_space());
+    assert_eq!(
+        Collation::from_id(1000),
+        Err(CollationError::UnknownId(1000))
+    );
+    // big5_chinese_ci is a MySQL collation Dolt refuses.
+    assert_eq!(Collation::from_id(1), Err(CollationError::UnknownId(1)));
+    assert_eq!(
+        Collation::from_name("klingon_ci"),
+        Err(CollationError::UnknownName("klingon_ci".into()))
+    );
+    let err = Collation::from_name("latin1_german2_ci").unwrap_err();
+    assert_eq!(
+        err,
+        CollationError::NotImplemented {
+            id: 31,
+            name: "latin1_german2_ci"
+        }
+    );
+    assert!(
+        err.to_string().contains("latin1_german2_ci (id 31)"),
+        "{err}"
+    );
+    assert_eq!(Collation::all().count(), 19);
+}
+
+#[test]
+fn generated_tables_are_well_formed() {
+    for table in [
+        &tables::UCA0900_AI_CI,
+        &tables::UCA0900_AS_CI,
+        &tables::UCA0900_AS_CS,
+        &tables::UCA520_CI,
+    ] {
+        table.check().unwrap();
+    }
+}
+
+/// The cases of Dolt's own `TestCompareCollatedStrings` (utf8mb4_0900_ai_ci).
+#[test]
+fn dolt_unit_cases() {
+    let c = coll("utf8mb4_0900_ai_ci");
+    for (a, b, want) in [
+        ("Hello, 人", "Hello, 亻", Less),
+        ("woÒ", "woÓ", Equal),
+        ("\u{07FB}", "\u{07FC}", Less),
+        ("˧", "˦", Greater),
+        ("ƵƶzƸ", "ƵƶzƷ", Greater),
+    ] {
+        assert_eq!(c.compare(a.as_bytes(), b.as_bytes()), want, "{a} vs {b}");
+    }
+}
+
+#[test]
+fn levels_of_the_0900_family() {
+    let (ai, as_ci, cs) = (
+        coll("utf8mb4_0900_ai_ci"),
+        coll("utf8mb4_0900_as_ci"),
+        coll("utf8mb4_0900_as_cs"),
+    );
+    let cmp = |c: Collation, a: &str, b: &str| c.compare(a.as_bytes(), b.as_bytes());
+    assert_eq!(cmp(ai, "a", "A"), Equal);
+    assert_eq!(cmp(ai, "a", "á"), Equal);
+    assert_eq!(cmp(as_ci, "a", "A"), Equal);
+    assert_eq!(cmp(as_ci, "a", "á"), Less);
+    assert_eq!(cmp(cs, "a", "A"), Less);
+    // One weight per code point: ß is not "ss", it sorts after "s" alone.
+    assert_eq!(cmp(ai, "ß", "ss"), Greater);
+    assert_eq!(cmp(ai, "ß", "st"), Greater);
+    assert_eq!(cmp(ai, "ß", "t"), Less);
+    // No PAD SPACE trimming, and equal weights of different byte lengths are equal.
+    assert_eq!(cmp(ai, "a ", "a"), Greater);
+    assert_eq!(cmp(ai, "é", "e"), Equal);
+}
+
+#[test]
+fn malformed_utf8_weighs_as_replacement_character() {
+    for c in Collation::all() {
+        let cmp = |a: &[u8], b: &[u8]| c.compare(a, b);
+        // Different malformed bytes are the same code point, U+FFFD, of length 1.
+        assert_eq!(cmp(b"\xff", b"\xfe"), Equal, "{c}");
+        assert_eq!(cmp(b"a\xffb", b"a\xfeb"), Equal, "{c}");
+        assert_eq!(cmp(b"\xff", "\u{FFFD}".as_bytes()), Equal, "{c}");
+        assert_eq!(cmp(b"\xff\xff", "\u{FFFD}".as_bytes()), Greater, "{c}");
+        // A cut-off sequence is one U+FFFD per byte.
+        assert_eq!(cmp(b"\xe2\x82", b"\xff\xff"), Equal, "{c}");
+        // After the common prefix each side steps back over continuation bytes on its own:
+        // here only the right side does, so "\xff" meets "a" (Dolt's quirk, kept).
+        assert_eq!(
+            cmp(b"a\xff", b"a\x80"),
+            c.compare("\u{FFFD}".as_bytes(), b"a\x80"),
+            "{c}"
+        );
+    }
+}
+
+#[test]
+fn weights_outside_the_character_set_are_equal_and_last() {
+    let ascii = coll("ascii_general_ci");
+    assert_eq!(ascii.compare("é".as_bytes(), "😀".as_bytes()), Equal);
+    assert_eq!(ascii.compare("é".as_bytes(), b"\x7f"), Greater);
+    assert_eq!(ascii.compare(b"a", b"A"), Equal);
+    let latin1 = coll("latin1_bin");
+    // latin1 byte order: 0x80 is the euro sign, below 0xE9 (é) and above 0x7F.
+    assert_eq!(latin1.compare("€".as_bytes(), "é".as_bytes()), Less);
+    assert_eq!(latin1.compare("€".as_bytes(), b"\x7f"), Greater);
+    assert_eq!(
+        latin1.compare("\u{0080}".as_bytes(), "😀".as_bytes()),
+        Equal
+    );
+    let mb3 = coll("utf8mb3_bin");
+    assert_eq!(mb3.compare("😀".as_bytes(), "😁".as_bytes()), Equal);
+    assert_eq!(mb3.compare("\u{FFFF}".as_bytes(), "😁".as_bytes()), Less);
+}
+
+fn arb_text() -> impl Strategy<Value = String> {
+    // Mostly ASCII and Latin with a few wider code points, so that equal weights happen.
+    let ch = prop_oneof![
+        4 => proptest::char::range('A', 'z'),
+        2 => proptest::char::range('\u{C0}', '\u{17F}'),
+        1 => Just(' '),
+        1 => any::<char>(),
+    ];
+    proptest::collection::vec(ch, 0..6).prop_map(|v| v.into_iter().collect())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 2048, ..ProptestConfig::default() })]
+
+    #[test]
+    fn matches_the_weight_sequence_model(a in arb_text(), b in arb_text()) {
+        for c in Collation::all() {
+            prop_assert_eq!(c.compare(a.as_bytes(), b.as_bytes()), model(c, &a, &b), "{}", c);
+        }
+    }
+
+    #[test]
+    fn is_a_total_order_consistent_with_equality(a in arb_text(), b in arb_text(), x in arb_text()) {
+        for c in Collation::all() {
+            let ab = c.compare(a.as_bytes(), b.as_bytes());
+            prop_assert_eq!(ab, c.compare(b.as_bytes(), a.as_bytes()).reverse());
+            prop_assert_eq!(c.compare(a.as_bytes(), a.as_bytes()), Equal);
+            let (ax, bx) = (c.compare(a.as_bytes(), x.as_bytes()), c.compare(b.as_bytes(), x.as_bytes()));
+            // Transitivity through a third string: lo < hi, so x below lo is below hi and x
+            // above hi is above lo.
+            let (lo_x, hi_x) = match ab {
+                Equal => {
+                    prop_assert_eq!(ax, bx, "{}: equal keys order differently", c);
+                    continue;
+                }
+                Less => (ax, bx),
+                Greater => (bx, ax),
+            };
+            prop_assert!(lo_x != Greater || hi_x == Greater, "{}", c);
+            prop_assert!(hi_x != Less || lo_x == Less, "{}", c);
+        }
+    }
+
+    #[test]
+    fn code_point_collations_are_byte_order_on_valid_utf8(a in any::<String>(), b in any::<String>()) {
+        for c in Collation::all().filter(|c| c.is_code_point_order()) {
+            prop_assert_eq!(c.compare(a.as_bytes(), b.as_bytes()), a.as_bytes().cmp(b.as_bytes()));
+        }
+    }
+
+    #[test]
+    fn arbitrary_bytes_never_panic_and_are_antisymmetric(
+        a in proptest::collection::vec(any::<u8>(), 0..12),
+        b in proptest::collection::vec(any::<u8>(), 0..12),
+    ) {
+        for c in Collation::all() {
+            prop_assert_eq!(c.compare(&a, &b), c.compare(&b, &a).reverse());
+        }
+    }
+}

@@ -1,0 +1,347 @@
+#!/usr/bin/env python3
+"""Generate the per-code-point weight tables of crates/format/src/collation/.
+
+Dolt compares collated strings one code point at a time: every code point gets a
+single integer weight (its rank among all single code points under the collation),
+and strings compare by those weights (see crates/format/src/collation/mod.rs).
+This script derives those ranks from published data:
+
+* latin1_bin, latin7_bin, cp1257_bin: byte order of the character set (Python's cp1252,
+  iso8859_13 and cp1257 codecs; MySQL's latin1 is Windows-1252 with its five undefined bytes
+  standing for the C1 controls of the same value, cp1257 leaves its undefined bytes out).
+* latin1_swedish_ci: MySQL's sort_order_latin1 table (strings/ctype-latin1.cc of
+  mysql/mysql-server), copied into LATIN1_SWEDISH_CI_SORT below, applied to the latin1 byte.
+* utf8mb4_0900_ai_ci / _as_ci / _as_cs: the Unicode Collation Algorithm 9.0.0
+  Default Unicode Collation Element Table (allkeys-9.0.0.txt, as shipped inside the
+  PyPI package `pyuca` 1.2), the UCA 9.0.0 implicit weights for code points the
+  table does not list (UTS #10 section 10.1.3, Tangut via @implicitweights), and the
+  canonical decomposition of Hangul syllables into jamo (Unicode chapter 3.12; MySQL
+  applies it through U+D7AF, see `elements`).
+  Variable collation elements are non-ignorable (MySQL's 0900 collations do that).
+  A code point's key is its non-zero weights level by level: level 1 for _ai_ci,
+  levels 1-2 for _as_ci, levels 1-3 for _as_cs; keys compare lexicographically,
+  and equal keys get the same rank.
+
+* utf8mb4_unicode_520_ci (and the utf8mb3/utf16/utf32 ones, which share it): UCA 5.2.0
+  (allkeys-5.2.0.txt from pyuca 1.1), level 1, with MySQL's fixed implicit-weight ranges
+  (MYSQL_OLD_CORE_HAN / MYSQL_OLD_OTHER_HAN, no Hangul decomposition), ranked with PAD SPACE
+  comparison (a key continues with the space's weight forever, so the tab, line feed, ...
+  whose weights are below the space's sort before ignorable code points).
+
+Every table was checked, code point by code point, to order exactly as Dolt's
+go-mysql-server weight functions do (a scratch comparison, not part of the repository).
+
+Usage:
+    pip download pyuca==1.2 --no-deps -d /tmp/pyuca && unzip /tmp/pyuca/*.whl -d /tmp/pyuca
+    pip download pyuca==1.1 --no-deps --no-binary :all: -d /tmp/pyuca11
+    tar xzf /tmp/pyuca11/pyuca-1.1.tar.gz -C /tmp/pyuca11
+    python3 scripts/gen_collations.py /tmp/pyuca/pyuca/allkeys-9.0.0.txt \\
+        /tmp/pyuca11/pyuca-1.1/pyuca/allkeys-5.2.0.txt [dump-dir]
+
+Writes crates/format/src/collation/tables/*.bin (little-endian u32 run tables, see
+`write_runs`) and crates/format/src/collation/tables.rs. The output is committed;
+CI does not run this script.
+"""
+
+import bisect
+import functools
+import hashlib
+import os
+import sys
+
+MAX_CP = 0x10FFFF
+SURROGATES = range(0xD800, 0xE000)
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+OUT_DIR = os.path.join(ROOT, "crates", "format", "src", "collation")
+
+# UCA 9.0.0 (Unicode 9.0) Unified_Ideograph ranges, UTS #10 section 10.1.3 table 16.
+CORE_HAN = [(0x4E00, 0x9FD5), (0xFA0E, 0xFA0F), (0xFA11, 0xFA11), (0xFA13, 0xFA14),
+            (0xFA1F, 0xFA1F), (0xFA21, 0xFA21), (0xFA23, 0xFA24), (0xFA27, 0xFA29)]
+OTHER_HAN = [(0x3400, 0x4DB5), (0x20000, 0x2A6D6), (0x2A700, 0x2B734), (0x2B740, 0x2B81D),
+             (0x2B820, 0x2CEA1)]
+
+
+def parse_allkeys(path):
+    """Single-code-point entries of allkeys.txt -> list of (p, s, t) collation elements,
+    plus the @implicitweights ranges."""
+    table = {}
+    implicit = []
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            line = line.split("#", 1)[0].strip()
+            if not line:
+                continue
+            if line.startswith("@implicitweights"):
+                rng, base = line[len("@implicitweights"):].split(";")
+                lo, hi = (int(x, 16) for x in rng.strip().split(".."))
+                implicit.append((lo, hi, int(base.strip(), 16)))
+                continue
+            if line.startswith("@"):
+                continue
+            chars, ces = line.split(";")
+            chars = chars.split()
+            if len(chars) != 1:
+                continue  # contractions: Dolt weighs code points one at a time
+            elems = []
+            for ce in ces.strip()[1:-1].split("]["):
+                # Older tables carry a fourth weight; MySQL uses only three levels.
+                p, s, t = (int(x, 16) for x in ce[1:].split(".")[:3])
+                elems.append((p, s, t))
+            table[int(chars[0], 16)] = elems
+    return table, implicit
+
+
+def in_ranges(cp, ranges):
+    return any(lo <= cp <= hi for lo, hi in ranges)
+
+
+def elements(cp, table, implicit, hangul=True, core_han=None, other_han=None):
+    if cp in table:
+        return table[cp]
+    # Hangul syllables decompose into jamo. MySQL (and so Dolt) applies the arithmetic
+    # decomposition up to U+D7AF, past the last syllable U+D7A3, so U+D7A4..U+D7AF weigh
+    # as jamo sequences too rather than as unassigned code points.
+    if hangul and 0xAC00 <= cp <= 0xD7AF:
+        s = cp - 0xAC00
+        jamo = [0x1100 + s // 588, 0x1161 + (s % 588) // 28]
+        if s % 28:
+            jamo.append(0x11A7 + s % 28)
+        return [ce for j in jamo for ce in table[j]]
+    for lo, hi, base in implicit:
+        if lo <= cp <= hi:
+            return [(base, 0x20, 0x2), (((cp - lo) | 0x8000), 0, 0)]
+    if in_ranges(cp, CORE_HAN if core_han is None else core_han):
+        base = 0xFB40
+    elif in_ranges(cp, OTHER_HAN if other_han is None else other_han):
+        base = 0xFB80
+    else:
+        base = 0xFBC0
+    return [(base + (cp >> 15), 0x20, 0x2), (((cp & 0x7FFF) | 0x8000), 0, 0)]
+
+
+def uca_key(elems, levels):
+    key = []
+    for level in range(levels):
+        if level:
+            key.append(0)  # level separator, below every real weight
+        key.extend(ce[level] for ce in elems if ce[level])
+    return tuple(key)
+
+
+def padded_cmp(space):
+    """PAD SPACE comparison of primary-weight keys: both keys continue with the space's
+    weight forever, so a key below the space (a tab, say) sorts before the empty key of an
+    ignorable code point, and trailing spaces do not count."""
+    def cmp(a, b):
+        for i in range(max(len(a), len(b))):
+            x = a[i] if i < len(a) else space
+            y = b[i] if i < len(b) else space
+            if x != y:
+                return -1 if x < y else 1
+        return 0
+    return cmp
+
+
+def ranks(key_of, pad_space_weight=None):
+    """Dense rank of every code point (surrogates excluded) by its key."""
+    cps = [cp for cp in range(MAX_CP + 1) if cp not in SURROGATES]
+    keys = {cp: key_of(cp) for cp in cps}
+    if pad_space_weight is not None:
+        space = pad_space_weight
+        for cp in cps:
+            k = keys[cp]
+            while k and k[-1] == space:
+                k = k[:-1]
+            keys[cp] = k
+        cps.sort(key=functools.cmp_to_key(lambda a, b: padded_cmp(space)(keys[a], keys[b])))
+    else:
+        cps.sort(key=lambda cp: keys[cp])
+    rank = [None] * (MAX_CP + 1)
+    r = -1
+    prev = object()
+    for cp in cps:
+        if keys[cp] != prev:
+            r += 1
+            prev = keys[cp]
+        rank[cp] = r
+    return rank
+
+
+def runs(rank):
+    """Split 0..=MAX_CP into runs whose weight is either constant or rises by one per code
+    point. Surrogates (never produced by the UTF-8 decoder) join whatever run they meet."""
+    out = []  # (start, weight, constant)
+    for cp in range(MAX_CP + 1):
+        w = rank[cp]
+        if out:
+            start, w0, const = out[-1]
+            if w is None:
+                continue
+            expect_lin = w0 + (cp - start)
+            if const is None:
+                if w == w0:
+                    out[-1] = (start, w0, True)
+                    continue
+                if w == expect_lin:
+                    out[-1] = (start, w0, False)
+                    continue
+            elif const and w == w0:
+                continue
+            elif not const and w == expect_lin:
+                continue
+        out.append((cp, w if w is not None else 0, None))
+    return [(s, w, bool(c)) for s, w, c in out]
+
+
+PAGES = (MAX_CP >> 8) + 1
+
+
+def write_runs(name, rank):
+    """File layout, all little-endian u32: the run count n; n run starts (ascending, the
+    first is 0); n weights (top bit set: the run's weight is constant, clear: it rises by one
+    per code point from the start); then PAGES + 1 run indices, entry p being the run that
+    holds code point p * 256 (the last entry is n - 1), so that a lookup only searches the
+    runs of one 256-code-point page."""
+    rs = runs(rank)
+    data = bytearray()
+    data += len(rs).to_bytes(4, "little")
+    for s, _, _ in rs:
+        data += s.to_bytes(4, "little")
+    for _, w, const in rs:
+        assert w < 1 << 31
+        data += (w | (1 << 31 if const else 0)).to_bytes(4, "little")
+    starts = [s for s, _, _ in rs]
+    for page in range(PAGES + 1):
+        data += (bisect.bisect_right(starts, page << 8) - 1).to_bytes(4, "little")
+    os.makedirs(os.path.join(OUT_DIR, "tables"), exist_ok=True)
+    with open(os.path.join(OUT_DIR, "tables", name + ".bin"), "wb") as f:
+        f.write(data)
+    ascii_w = [rank[c] for c in range(128)]
+    return len(rs), ascii_w
+
+
+SINGLE_BYTE_DOC = """
+/// The code points of bytes 0x80..=0xFF of a single-byte character set whose bytes 0x00..=0x7F
+/// are ASCII; 0 marks a byte the character set leaves undefined.
+"""
+
+# Single-byte character sets: (Rust name, Python codec, what MySQL does with the bytes the
+# codec leaves undefined: map them to the C1 control of the same value, or leave them out).
+SINGLE_BYTE = [
+    # MySQL's latin1 is Windows-1252 with its five undefined bytes standing for the C1
+    # controls (strings/ctype-latin1.cc, cs_to_uni).
+    ("LATIN1_HIGH", "cp1252", True),
+    ("LATIN7_HIGH", "iso8859_13", False),
+    ("CP1257_HIGH", "cp1257", False),
+]
+
+
+def single_byte_high(codec, undefined_is_c1):
+    out = []
+    for b in range(0x80, 0x100):
+        try:
+            out.append(ord(bytes([b]).decode(codec)))
+        except UnicodeDecodeError:
+            out.append(b if undefined_is_c1 else 0)
+    return out
+
+
+# MySQL's `sort_order_latin1` (strings/ctype-latin1.cc in mysql/mysql-server): the sort
+# byte of every latin1 byte under latin1_swedish_ci (case folded, accents folded except
+# the Swedish letters, which sort after Z).
+LATIN1_SWEDISH_CI_SORT = [
+    0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14,
+    15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29,
+    30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44,
+    45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59,
+    60, 61, 62, 63, 64, 65, 66, 67, 68, 69, 70, 71, 72, 73, 74,
+    75, 76, 77, 78, 79, 80, 81, 82, 83, 84, 85, 86, 87, 88, 89,
+    90, 91, 92, 93, 94, 95, 96, 65, 66, 67, 68, 69, 70, 71, 72,
+    73, 74, 75, 76, 77, 78, 79, 80, 81, 82, 83, 84, 85, 86, 87,
+    88, 89, 90, 123, 124, 125, 126, 127, 128, 129, 130, 131, 132, 133, 134,
+    135, 136, 137, 138, 139, 140, 141, 142, 143, 144, 145, 146, 147, 148, 149,
+    150, 151, 152, 153, 154, 155, 156, 157, 158, 159, 160, 161, 162, 163, 164,
+    165, 166, 167, 168, 169, 170, 171, 172, 173, 174, 175, 176, 177, 178, 179,
+    180, 181, 182, 183, 184, 185, 186, 187, 188, 189, 190, 191, 65, 65, 65,
+    65, 92, 91, 92, 67, 69, 69, 69, 69, 73, 73, 73, 73, 68, 78,
+    79, 79, 79, 79, 93, 215, 216, 85, 85, 85, 89, 89, 222, 223, 65,
+    65, 65, 65, 92, 91, 92, 67, 69, 69, 69, 69, 73, 73, 73, 73,
+    68, 78, 79, 79, 79, 79, 93, 247, 216, 85, 85, 85, 89, 89, 222,
+    255]
+
+
+# MySQL's older UCA collations (unicode_520_ci) give implicit weights from fixed ranges:
+# base FB40 for U+4E00..U+9FA5, FB80 for U+3400..U+4DB5 and FBC0 for everything else the
+# table does not list (Hangul syllables included: no jamo decomposition).
+MYSQL_OLD_CORE_HAN = [(0x4E00, 0x9FA5)]
+MYSQL_OLD_OTHER_HAN = [(0x3400, 0x4DB5)]
+
+
+def main():
+    if len(sys.argv) < 3:
+        sys.exit(__doc__)
+    allkeys900, allkeys520 = sys.argv[1], sys.argv[2]
+    dump_dir = sys.argv[3] if len(sys.argv) > 3 else None
+    table900, implicit900 = parse_allkeys(allkeys900)
+    table520, implicit520 = parse_allkeys(allkeys520)
+
+    def uca900(levels):
+        return lambda cp: uca_key(elements(cp, table900, implicit900), levels)
+
+    def uca520(cp):
+        return uca_key(elements(cp, table520, implicit520, False, MYSQL_OLD_CORE_HAN,
+                                MYSQL_OLD_OTHER_HAN), 1)
+
+    specs = [
+        ("UCA0900_AI_CI", "uca0900_ai_ci", "UCA 9.0.0, level 1", lambda: ranks(uca900(1))),
+        ("UCA0900_AS_CI", "uca0900_as_ci", "UCA 9.0.0, levels 1-2", lambda: ranks(uca900(2))),
+        ("UCA0900_AS_CS", "uca0900_as_cs", "UCA 9.0.0, levels 1-3", lambda: ranks(uca900(3))),
+        ("UCA520_CI", "uca520_ci", "UCA 5.2.0, level 1, PAD SPACE",
+         lambda: ranks(uca520, table520[0x20][0][0])),
+    ]
+    consts = []
+    for const, fname, what, make in specs:
+        rank = make()
+        if dump_dir:  # optional: every code point's rank, for checking against another source
+            with open(os.path.join(dump_dir, fname + ".txt"), "w") as f:
+                for cp in range(MAX_CP + 1):
+                    f.write("%s\n" % ("-" if rank[cp] is None else rank[cp]))
+        n, ascii_w = write_runs(fname, rank)
+        consts.append((const, fname, what, n, ascii_w))
+        print(fname, n, "runs", file=sys.stderr)
+    digests = [(os.path.basename(p), hashlib.sha256(open(p, "rb").read()).hexdigest())
+               for p in (allkeys900, allkeys520)]
+    with open(os.path.join(OUT_DIR, "tables.rs"), "w") as f:
+        f.write("// @generated by scripts/gen_collations.py -- do not edit by hand.\n")
+        f.write("// Sources (from the PyPI packages pyuca 1.2 and pyuca 1.1):\n")
+        for name, digest in digests:
+            f.write("//   %s sha256 %s\n" % (name, digest))
+        f.write("//! Weight tables derived from the Unicode Collation Algorithm data.\n\n")
+        f.write("use super::runs::RunTable;\n")
+        for const, fname, what, n, ascii_w in consts:
+            f.write("\n/// Ranks by %s (%d runs).\n" % (what, n))
+            f.write("#[rustfmt::skip]\npub(super) static %s: RunTable = RunTable {\n" % const)
+            f.write("    runs: include_bytes!(\"tables/%s.bin\"),\n" % fname)
+            f.write("    ascii: [\n")
+            for i in range(0, 128, 8):
+                f.write("        %s,\n" % ", ".join(str(w) for w in ascii_w[i:i + 8]))
+            f.write("    ],\n};\n")
+        for rust_name, codec, c1 in SINGLE_BYTE:
+            f.write(SINGLE_BYTE_DOC)
+            f.write("/// From Python's `%s` codec%s.\n" % (
+                codec, "; undefined bytes stand for the C1 control of the same value" if c1 else ""))
+            f.write("#[rustfmt::skip]\npub(super) static %s: [u32; 128] = [\n" % rust_name)
+            high = single_byte_high(codec, c1)
+            for i in range(0, 128, 8):
+                f.write("    %s,\n" % ", ".join("0x%04X" % c for c in high[i:i + 8]))
+            f.write("];\n")
+        f.write("\n/// latin1_swedish_ci: MySQL's `sort_order_latin1` (strings/ctype-latin1.cc), the sort\n")
+        f.write("/// value of each latin1 byte.\n")
+        f.write("#[rustfmt::skip]\npub(super) static LATIN1_SWEDISH_CI: [u8; 256] = [\n")
+        for i in range(0, 256, 16):
+            f.write("    %s,\n" % ", ".join(str(w) for w in LATIN1_SWEDISH_CI_SORT[i:i + 16]))
+        f.write("];\n")
+
+
+if __name__ == "__main__":
+    main()
