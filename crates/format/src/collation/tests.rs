@@ -75,6 +75,10 @@ fn lookups_by_id_and_name() {
 }
 
 #[test]
+#[cfg_attr(
+    miri,
+    ignore = "looks up every code point of four tables: hours under Miri"
+)]
 fn generated_tables_are_well_formed() {
     for table in [
         &tables::UCA0900_AI_CI,
