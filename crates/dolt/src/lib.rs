@@ -8,6 +8,8 @@
 //!   [`log_text`]: the log as `dolt log` prints it.
 //! * [`schema`]: table schemas (columns, SQL types, keys, indexes) and tuple descriptors;
 //!   [`show_create`]: their `SHOW CREATE TABLE` text.
+//! * [`index_map`]: a table's primary and secondary indexes as [`prollystore::Map`]s, keyed as
+//!   Dolt orders them (collations included).
 //! * [`table_rows`]: a table's rows as typed values ([`sql_value`]).
 //! * [`csv_export`]: streaming CSV export of a whole table, identical to `dolt sql -r csv` and
 //!   allocation-free per row; [`csv_field`]: one field as Dolt's CSV writer quotes it.
@@ -22,6 +24,7 @@ pub mod csv_field;
 pub mod db;
 pub mod error;
 pub mod geometry;
+pub mod index_map;
 pub mod log_text;
 mod message;
 pub mod schema;
@@ -33,4 +36,5 @@ pub mod value_text;
 pub use chunks::DoltChunkSource;
 pub use db::{Commit, Database, RootValue, Table, Tag, WorkingSet};
 pub use error::{DoltError, Result};
+pub use index_map::IndexMap;
 pub use schema::{Column, Schema, SqlType};

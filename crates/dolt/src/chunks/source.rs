@@ -516,6 +516,18 @@ impl DoltChunkSource {
         Ok(out)
     }
 
+    /// Keeps `chunk` readable through [`ChunkStore::get`] under its Dolt address, which it
+    /// returns. Dolt embeds a table's primary-index root node in the table chunk and need not
+    /// store it on its own; pinning it lets that index be read as a [`prollystore::Map`].
+    /// Pinning the same bytes again is free.
+    pub fn pin_chunk(&self, chunk: &[u8]) -> Address {
+        let address = HashProfile::Dolt.address_of(chunk);
+        if self.arena.get(&address).is_none() {
+            self.arena.insert(address, Box::from(chunk));
+        }
+        address
+    }
+
     /// Drops every chunk read through the [`ChunkStore`] trait.
     pub fn clear_arena(&mut self) {
         self.arena = elsa::sync::FrozenMap::new();
@@ -576,7 +588,7 @@ impl ChunkStore for DoltChunkSource {
     }
 
     fn has(&self, address: &Address) -> Result<bool, StoreError> {
-        Ok(self.contains(address))
+        Ok(self.arena.get(address).is_some() || self.contains(address))
     }
 
     fn put(&self, _chunk: &[u8]) -> Result<Address, StoreError> {

@@ -1,0 +1,110 @@
+//! Dolt indexes as prolly maps: a table's clustered (primary) index and each secondary index
+//! read through [`prollystore::Map`] over the database's [`DoltChunkSource`], with a
+//! [`TupleSchema`] that orders keys exactly as Dolt does for that column list (collations
+//! included), so gets, ranges and diffs use the tree crate's machinery.
+
+use prollystore::tuples::TupleSchema;
+use prollystore::Map;
+use prollystore_format::collation::Collation;
+use prollystore_format::tuple::{TupleDesc, Type};
+use prollystore_format::Encoding;
+
+use crate::chunks::DoltChunkSource;
+use crate::db::{Database, Table};
+use crate::error::{bad_chunk, DoltError, Result};
+use crate::schema::{key_encoding, Column, Index, Schema, SqlType};
+
+/// One Dolt index (primary or secondary) of one table state, as a prolly map.
+pub type IndexMap<'d> = Map<'d, DoltChunkSource, TupleSchema>;
+
+impl Schema {
+    /// The collation that orders `col` in keys: its own `COLLATE`, else the table's.
+    /// `None` for columns that are not text.
+    pub fn column_collation(&self, col: &Column) -> Result<Option<Collation>> {
+        let SqlType::Text { collation, .. } = &col.sql_type else {
+            return Ok(None);
+        };
+        let found = match collation {
+            Some(name) => Collation::from_name(name),
+            None => Collation::from_id(self.collation),
+        };
+        found
+            .map(Some)
+            .map_err(|e| DoltError::Unsupported(format!("column {:?}: {e}", col.name)))
+    }
+
+    /// Key descriptor over `columns` (positions in [`Schema::columns`]) with each text
+    /// column's collation, as Dolt compares that index's keys.
+    fn collated_key_desc(&self, columns: &[usize]) -> Result<TupleDesc> {
+        let mut types = Vec::with_capacity(columns.len());
+        let mut collations = Vec::with_capacity(columns.len());
+        for &i in columns {
+            let col = self
+                .columns
+                .get(i)
+                .ok_or_else(|| DoltError::Unsupported(format!("index column {i} is missing")))?;
+            let enc = key_encoding(col.encoding);
+            types.push(if col.nullable {
+                Type::nullable(enc)
+            } else {
+                Type::not_null(enc)
+            });
+            collations.push(self.column_collation(col)?);
+        }
+        Ok(TupleDesc::new(types).with_collations(collations))
+    }
+
+    /// The schema of the clustered index: keys ordered as Dolt orders them (collations
+    /// included), values as [`Schema::value_desc`]. Fails when a key column's collation is
+    /// not implemented: a wrong order would give wrong gets and ranges.
+    pub fn primary_tuple_schema(&self) -> Result<TupleSchema> {
+        let key = if self.keyless {
+            TupleDesc::new(vec![Type::not_null(Encoding::Hash128)])
+        } else {
+            self.collated_key_desc(&self.key_columns)?
+        };
+        Ok(TupleSchema::new(key, self.value_desc()))
+    }
+
+    /// The schema of secondary index `index`: keys are its key columns (indexed columns, then
+    /// the remaining primary-key columns), values empty.
+    pub fn index_tuple_schema(&self, index: &Index) -> Result<TupleSchema> {
+        let key = self.collated_key_desc(&index.key_columns)?;
+        Ok(TupleSchema::new(key, TupleDesc::new(Vec::new())))
+    }
+}
+
+impl Table {
+    /// The clustered index as a map (its root node, embedded in the table chunk, is pinned in
+    /// the database's chunk source).
+    pub fn primary_map<'d>(&self, db: &'d Database) -> Result<IndexMap<'d>> {
+        let schema = self.schema.primary_tuple_schema()?;
+        let root = db.source().pin_chunk(&self.primary_index);
+        Ok(Map::new(db.source(), root, schema))
+    }
+
+    /// Secondary index `name` as a map.
+    pub fn index_map<'d>(&self, db: &'d Database, name: &str) -> Result<IndexMap<'d>> {
+        let index = self
+            .schema
+            .indexes
+            .iter()
+            .find(|ix| ix.name == name)
+            .ok_or_else(|| {
+                DoltError::NotFound(format!("index {name:?} of table {:?}", self.name))
+            })?;
+        let root = self
+            .secondary_indexes
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, a)| *a)
+            .ok_or_else(|| {
+                bad_chunk(
+                    self.address,
+                    format!("the schema names index {name:?} but the table has no tree for it"),
+                )
+            })?;
+        let schema = self.schema.index_tuple_schema(index)?;
+        Ok(Map::new(db.source(), root, schema))
+    }
+}
