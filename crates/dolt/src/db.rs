@@ -107,6 +107,19 @@ pub struct Table {
     pub auto_increment: u64,
 }
 
+/// Which state of a branch to read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum State {
+    /// The commit itself (a branch's head commit).
+    #[default]
+    Committed,
+    /// The branch's working set: its uncommitted changes (the head commit's root if it has
+    /// no working set).
+    Working,
+    /// The branch's staged root (the working root if nothing is recorded as staged).
+    Staged,
+}
+
 /// An open Dolt database (read-only).
 #[derive(Debug)]
 pub struct Database {
@@ -386,5 +399,81 @@ impl Database {
             secondary_indexes,
             auto_increment: t.auto_increment_value(),
         })
+    }
+
+    /// The root value of `spec` (branch, tag, commit hash, `HEAD` for the current branch, each
+    /// optionally followed by `~N` or `^` ancestry) in `state`. `Working` and `Staged` need a
+    /// branch (or `HEAD`). Dolt's own spellings `WORKING` and `STAGED` as the spec mean that
+    /// state of the current branch.
+    pub fn root_at(&self, spec: &str, state: State) -> Result<RootValue> {
+        let (spec, state) = match spec {
+            "WORKING" => ("HEAD", State::Working),
+            "STAGED" => ("HEAD", State::Staged),
+            _ => (spec, state),
+        };
+        if state == State::Committed {
+            let commit = self.commit(self.resolve_revision(spec)?)?;
+            return self.root_value(commit.root);
+        }
+        let branch = if spec == "HEAD" {
+            self.current_branch()
+                .ok_or_else(|| DoltError::NotFound("the current branch".into()))?
+        } else {
+            spec.to_string()
+        };
+        let head = self.branch_head(&branch).map_err(|_| {
+            DoltError::NotFound(format!(
+                "branch {branch:?} (the working and staged states belong to branches)"
+            ))
+        })?;
+        let root = match self.working_set(&branch)? {
+            Some(ws) if state == State::Working => ws.working_root,
+            Some(ws) => ws.staged_root.unwrap_or(ws.working_root),
+            None => self.commit(head)?.root,
+        };
+        self.root_value(root)
+    }
+
+    /// Resolves a revision: [`Database::resolve`]'s names, `HEAD` (the current branch's head),
+    /// and any of them followed by `~N` (N first parents back) or `^` (one back), repeatable.
+    pub fn resolve_revision(&self, spec: &str) -> Result<Address> {
+        let cut = spec.find(['~', '^']).unwrap_or(spec.len());
+        let (base, mut rest) = spec.split_at(cut);
+        let mut at = if base == "HEAD" {
+            let branch = self
+                .current_branch()
+                .ok_or_else(|| DoltError::NotFound("the current branch".into()))?;
+            self.branch_head(&branch)?
+        } else {
+            self.resolve(base)?
+        };
+        while let Some(c) = rest.chars().next() {
+            rest = &rest[1..];
+            let digits = rest.len() - rest.trim_start_matches(|d: char| d.is_ascii_digit()).len();
+            let steps: usize = match (c, digits) {
+                (_, 0) => 1,
+                ('~', n) => rest[..n].parse().map_err(|_| {
+                    DoltError::NotFound(format!("revision {spec:?}: bad ancestry count"))
+                })?,
+                _ => {
+                    return Err(DoltError::NotFound(format!(
+                        "revision {spec:?}: only `~N` and `^` ancestry are understood"
+                    )))
+                }
+            };
+            rest = &rest[digits..];
+            for _ in 0..steps {
+                at = *self.commit(at)?.parents.first().ok_or_else(|| {
+                    DoltError::NotFound(format!("revision {spec:?}: goes past the first commit"))
+                })?;
+            }
+        }
+        Ok(at)
+    }
+
+    /// Table `name` of `spec` in `state` (see [`Database::root_at`]).
+    pub fn table_at(&self, spec: &str, state: State, name: &str) -> Result<Table> {
+        let root = self.root_at(spec, state)?;
+        self.table(&root, name)
     }
 }

@@ -34,7 +34,7 @@ pub mod table_rows;
 pub mod value_text;
 
 pub use chunks::DoltChunkSource;
-pub use db::{Commit, Database, RootValue, Table, Tag, WorkingSet};
+pub use db::{Commit, Database, RootValue, State, Table, Tag, WorkingSet};
 pub use error::{DoltError, Result};
 pub use index_map::IndexMap;
 pub use schema::{Column, Schema, SqlType};
