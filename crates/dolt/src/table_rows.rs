@@ -188,6 +188,88 @@ enum Slot {
     Value(usize),
 }
 
+/// Decodes a table's stored (key, value) pairs into the values of its visible columns: the
+/// plan is made once per table, then each pair decodes without looking at the schema again.
+#[derive(Debug)]
+pub struct RowDecoder<'t> {
+    table: &'t Table,
+    key_desc: TupleDesc,
+    value_desc: TupleDesc,
+    slots: Vec<(usize, Slot)>,
+}
+
+impl<'t> RowDecoder<'t> {
+    /// The decoder for `table`'s clustered index. Fails for columns it cannot show (virtual
+    /// generated columns) and for a schema whose columns are in no tuple.
+    pub fn new(table: &'t Table) -> Result<RowDecoder<'t>> {
+        let schema = &table.schema;
+        let mut slots = Vec::new();
+        for i in schema.visible_columns() {
+            let col = schema.columns.get(i);
+            if col.is_some_and(|c| c.virtual_) {
+                return Err(DoltError::Unsupported(format!(
+                    "virtual generated column {:?} (needs expression evaluation)",
+                    col.map(|c| c.name.as_str()).unwrap_or("")
+                )));
+            }
+            let slot = if let Some(k) = schema.key_columns.iter().position(|&c| c == i) {
+                Slot::Key(k)
+            } else if let Some(v) = schema.value_columns.iter().position(|&c| c == i) {
+                Slot::Value(v)
+            } else {
+                return Err(bad_chunk(
+                    table.schema_address,
+                    format!("column {i} is in no tuple"),
+                ));
+            };
+            slots.push((i, slot));
+        }
+        Ok(RowDecoder {
+            table,
+            key_desc: schema.key_desc(),
+            value_desc: schema.value_desc(),
+            slots,
+        })
+    }
+
+    /// Decodes one stored pair into `row` (cleared first): one value per visible column,
+    /// `None` for NULL. Returns how many copies of the row the pair stands for (a keyless
+    /// table's cardinality; 1 otherwise).
+    pub fn decode_into(
+        &self,
+        db: &Database,
+        key: &[u8],
+        value: &[u8],
+        row: &mut Vec<Option<SqlValue>>,
+    ) -> Result<u64> {
+        let table = self.table;
+        let kt =
+            Tuple::new(key).map_err(|e| bad_chunk(table.address, format!("key tuple: {e}")))?;
+        let vt =
+            Tuple::new(value).map_err(|e| bad_chunk(table.address, format!("value tuple: {e}")))?;
+        row.clear();
+        for &(i, slot) in &self.slots {
+            let Some(col) = table.schema.columns.get(i) else {
+                continue;
+            };
+            let value = match slot {
+                Slot::Key(k) => decode_field(db, col, &self.key_desc, kt, k)?,
+                Slot::Value(j) => decode_field(db, col, &self.value_desc, vt, j)?,
+            };
+            row.push(value);
+        }
+        Ok(if table.schema.keyless {
+            self.value_desc
+                .get_uint64(vt, 0)
+                .ok()
+                .flatten()
+                .unwrap_or(1)
+        } else {
+            1
+        })
+    }
+}
+
 /// Reads every row of `table` in stored (key) order as values of its visible columns, calling
 /// `f` once per row copy (keyless rows repeat by their cardinality).
 pub fn for_each_row(
@@ -195,51 +277,10 @@ pub fn for_each_row(
     table: &Table,
     f: &mut dyn FnMut(&[Option<SqlValue>]) -> Result<()>,
 ) -> Result<()> {
-    let schema = &table.schema;
-    let key_desc = schema.key_desc();
-    let value_desc = schema.value_desc();
-    let mut slots = Vec::new();
-    for i in schema.visible_columns() {
-        let col = schema.columns.get(i);
-        if col.is_some_and(|c| c.virtual_) {
-            return Err(DoltError::Unsupported(format!(
-                "virtual generated column {:?} (needs expression evaluation)",
-                col.map(|c| c.name.as_str()).unwrap_or("")
-            )));
-        }
-        let slot = if let Some(k) = schema.key_columns.iter().position(|&c| c == i) {
-            Slot::Key(k)
-        } else if let Some(v) = schema.value_columns.iter().position(|&c| c == i) {
-            Slot::Value(v)
-        } else {
-            return Err(bad_chunk(
-                table.schema_address,
-                format!("column {i} is in no tuple"),
-            ));
-        };
-        slots.push((i, slot));
-    }
-    let mut row: Vec<Option<SqlValue>> = Vec::with_capacity(slots.len());
+    let decoder = RowDecoder::new(table)?;
+    let mut row: Vec<Option<SqlValue>> = Vec::with_capacity(decoder.slots.len());
     for_each_entry(db, &table.primary_index, table.address, &mut |k, v| {
-        let kt = Tuple::new(k).map_err(|e| bad_chunk(table.address, format!("key tuple: {e}")))?;
-        let vt =
-            Tuple::new(v).map_err(|e| bad_chunk(table.address, format!("value tuple: {e}")))?;
-        row.clear();
-        for &(i, slot) in &slots {
-            let Some(col) = schema.columns.get(i) else {
-                continue;
-            };
-            let value = match slot {
-                Slot::Key(k) => decode_field(db, col, &key_desc, kt, k)?,
-                Slot::Value(j) => decode_field(db, col, &value_desc, vt, j)?,
-            };
-            row.push(value);
-        }
-        let copies = if schema.keyless {
-            value_desc.get_uint64(vt, 0).ok().flatten().unwrap_or(1)
-        } else {
-            1
-        };
+        let copies = decoder.decode_into(db, k, v, &mut row)?;
         for _ in 0..copies {
             f(&row)?;
         }
