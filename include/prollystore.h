@@ -1,4 +1,28 @@
-/* prollystore: Dolt-compatible prolly-tree storage. C API. */
+/*
+ * prollystore: Dolt-compatible prolly-tree storage. C API.
+ *
+ * Conventions (every function keeps them; crates/ffi/README.md has them in full):
+ * - Names: every symbol starts with prolly_. Inputs come first, outputs last; a buffer is
+ *   followed by its length.
+ * - Results: every fallible function returns a prolly_result. PROLLY_RESULT_OK (0) is
+ *   success; PROLLY_RESULT_NOT_FOUND and PROLLY_RESULT_END are ordinary outcomes; codes from 10
+ *   up are errors. Their numbers never change. prolly_result_message(code) names a code;
+ *   prolly_last_error_message(buf, len) gives the last failure's detail on the calling thread
+ *   (what, which chunk, file, offset, field).
+ * - Outputs are written only on success (a function that also reports on a failure says so,
+ *   e.g. the needed length on PROLLY_RESULT_ERR_BUFFER_TOO_SMALL). A NULL pointer argument is
+ *   PROLLY_RESULT_ERR_NULL_ARGUMENT unless the function allows it.
+ * - Ownership: a handle returned through an out-parameter is yours; free it exactly once with
+ *   its prolly_..._free (NULL is a no-op). Freeing a handle twice or using it after freeing is
+ *   undefined behaviour. Handles keep alive what they were made from (a map its store), so
+ *   they may be freed in any order. Pointers into stored bytes are borrowed, valid as each
+ *   function says (typically until the store commits, refreshes or closes).
+ * - Threads: a file store and its maps may be read from many threads at once; commit and
+ *   refresh need exclusive use (a second concurrent one gets PROLLY_RESULT_ERR_BUSY). Memory
+ *   stores, builders, cursors and diffs are used by one thread at a time. Every call runs
+ *   inside a panic boundary (PROLLY_RESULT_ERR_PANIC is a bug in this library).
+ * - Text is UTF-8: NUL-terminated when no length is passed.
+ */
 
 #ifndef PROLLYSTORE_H
 #define PROLLYSTORE_H
@@ -2079,6 +2103,8 @@ prolly_result prolly_map_get_ordinal(const struct prolly_map *map,
  * Applies `edit_count` puts and deletes in any order (a later edit of the same key wins) and
  * opens the edited map as `*out_map`; `map` is unchanged. Only the touched parts of the tree
  * are rewritten; new chunks go to the map's store (a writer), durable after the next commit.
+ * Every key (and every put's value) is checked against the map's schema first: a tuple that
+ * does not fit gives `PROLLY_RESULT_ERR_BAD_TUPLE` naming the edit, and nothing is written.
  */
 prolly_result prolly_map_apply(const struct prolly_map *map,
                                const struct prolly_edit *edits,
@@ -2103,7 +2129,9 @@ prolly_result prolly_map_builder_new(const struct prolly_store *store,
 
 /**
  * Appends a row given as encoded key and value tuples; keys must strictly increase
- * (`PROLLY_RESULT_ERR_UNSORTED` otherwise, and the row is not added).
+ * (`PROLLY_RESULT_ERR_UNSORTED` otherwise, and the row is not added). Tuples that do not fit
+ * the schema (structure, field count, fixed widths, NULL in a non-nullable field) give
+ * `PROLLY_RESULT_ERR_BAD_TUPLE` and are not added; the builder goes on.
  */
 prolly_result prolly_map_builder_append(struct prolly_map_builder *builder,
                                         const uint8_t *key,
@@ -2263,7 +2291,8 @@ prolly_result prolly_store_root_get(const struct prolly_store *store,
  * `out_generation` receives the store's new commit counter; a memory store counts its commits.
  *
  * Mutating call: needs exclusive use of the store (no concurrent call on it or its maps) and
- * fails with `PROLLY_RESULT_ERR_BUSY` while cursors, diffs or map builders on it are open.
+ * fails with `PROLLY_RESULT_ERR_BUSY` while cursors, diffs or map builders on it are open, or
+ * while another thread's commit or refresh on it runs (nothing changes then; retry).
  * Pointers returned by earlier `get`s on this store's maps become invalid.
  */
 prolly_result prolly_store_commit(struct prolly_store *store,
@@ -2290,7 +2319,9 @@ prolly_result prolly_store_verify(const struct prolly_store *store,
  * Copies the bytes of the blob tree at `address` (an out-of-band value, see
  * `prolly_field_adaptive`) into `buf`. `*out_len` receives the blob's length on success and on
  * `PROLLY_RESULT_ERR_BUFFER_TOO_SMALL` (then nothing is copied; call again with a larger
- * buffer). `buf` may be NULL when `buf_len` is 0.
+ * buffer). `buf` may be NULL when `buf_len` is 0. An address of a chunk that is not a blob
+ * (a map node, say) is `PROLLY_RESULT_ERR_INVALID_ARGUMENT`; a damaged blob is
+ * `PROLLY_RESULT_ERR_CORRUPTED`.
  */
 prolly_result prolly_store_read_blob(const struct prolly_store *store,
                                      const struct prolly_address *address,

@@ -38,6 +38,43 @@ impl fmt::Display for Error {
 
 impl std::error::Error for Error {}
 
+/// Longest user text an error line quotes in full, in characters.
+const QUOTE_CHARS: usize = 60;
+
+/// `text` quoted for an error line: in full when short, else its first characters, an
+/// ellipsis and its length, so that no input (a 1 MiB CSV header name) makes a huge line.
+pub fn quoted(text: &str) -> String {
+    match text.char_indices().nth(QUOTE_CHARS) {
+        None => format!("{text:?}"),
+        Some((cut, _)) => format!("{:?}… ({} bytes)", &text[..cut], text.len()),
+    }
+}
+
+/// [`quoted`] for bytes that should be UTF-8 (invalid sequences shown as U+FFFD).
+pub fn quoted_bytes(text: &[u8]) -> String {
+    quoted(&String::from_utf8_lossy(text))
+}
+
+/// A list of names for an error line, each [`quoted`], at most a few of them, then a count of
+/// the rest.
+pub fn quoted_list<'a>(names: impl IntoIterator<Item = &'a [u8]>) -> String {
+    const SHOWN: usize = 8;
+    let mut out = Vec::new();
+    let mut rest = 0usize;
+    for n in names {
+        if out.len() < SHOWN {
+            out.push(quoted_bytes(n));
+        } else {
+            rest += 1;
+        }
+    }
+    let mut s = out.join(", ");
+    if rest > 0 {
+        s.push_str(&format!(" and {rest} more"));
+    }
+    s
+}
+
 /// Flattens an error and its sources into one line.
 fn chain(e: &dyn std::error::Error) -> String {
     let mut s = e.to_string();

@@ -5,10 +5,10 @@
 //! it nullable. Columns are separated by commas.
 
 use prollystore::tuples::TupleSchema;
-use prollystore_format::tuple::{needs_external_order, TupleDesc, Type};
+use prollystore_format::tuple::{needs_external_order, TupleDesc, Type, MAX_TUPLE_FIELDS};
 use prollystore_format::Encoding;
 
-use crate::error::Error;
+use crate::error::{quoted, Error};
 
 /// One named, typed column.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -41,13 +41,17 @@ pub fn parse_columns(spec: &str) -> Result<Vec<Column>, Error> {
         let part = part.trim();
         let Some((name, ty)) = part.split_once(':') else {
             return Err(Error::msg(format!(
-                "bad column {part:?}: expected NAME:TYPE (for example id:int64 or note:string?)"
+                "bad column {}: expected NAME:TYPE (for example id:int64 or note:string?)",
+                quoted(part)
             )));
         };
         let name = name.trim();
         let ty = ty.trim();
         if name.is_empty() {
-            return Err(Error::msg(format!("bad column {part:?}: empty name")));
+            return Err(Error::msg(format!(
+                "bad column {}: empty name",
+                quoted(part)
+            )));
         }
         let (ty_name, nullable) = match ty.strip_suffix('?') {
             Some(t) => (t.trim(), true),
@@ -55,12 +59,14 @@ pub fn parse_columns(spec: &str) -> Result<Vec<Column>, Error> {
         };
         let Some(enc) = Encoding::from_name(ty_name) else {
             return Err(Error::msg(format!(
-                "bad column {part:?}: unknown type {ty_name:?} (known: {})",
+                "bad column {}: unknown type {} (known: {})",
+                quoted(part),
+                quoted(ty_name),
                 known_types()
             )));
         };
         if out.iter().any(|c| c.name == name) {
-            return Err(Error::msg(format!("column {name:?} appears twice")));
+            return Err(Error::msg(format!("column {} appears twice", quoted(name))));
         }
         let ty = if nullable {
             Type::nullable(enc)
@@ -107,17 +113,25 @@ impl MapSchema {
         if key.is_empty() {
             return Err(Error::msg("the key needs at least one column"));
         }
+        for (side, cols) in [("key", &key), ("value", &value)] {
+            if cols.len() > MAX_TUPLE_FIELDS {
+                return Err(Error::msg(format!(
+                    "the {side} has {} columns; a tuple holds at most {MAX_TUPLE_FIELDS}",
+                    cols.len()
+                )));
+            }
+        }
         for c in &key {
             if needs_external_order(c.ty.enc) {
                 return Err(Error::msg(format!(
-                    "key column {:?}: type {} is ordered by an external handler and cannot be a key here",
-                    c.name, c.ty.enc
+                    "key column {}: type {} is ordered by an external handler and cannot be a key here",
+                    quoted(&c.name), c.ty.enc
                 )));
             }
             if value.iter().any(|v| v.name == c.name) {
                 return Err(Error::msg(format!(
-                    "column {:?} is in both the key and the value",
-                    c.name
+                    "column {} is in both the key and the value",
+                    quoted(&c.name)
                 )));
             }
         }

@@ -758,3 +758,67 @@ fn import_out_of_order_keeps_no_partial_tree() {
     );
     assert_eq!(stats[0], stats[1]);
 }
+
+/// Schemas a tuple cannot hold are refused before anything is written, and user text in an
+/// error line is quoted bounded: a 1 MiB header name gives a short line.
+#[test]
+fn oversized_input_gives_short_errors_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let store = d.join("s");
+    ok(&store, &["create"]);
+    let f = write(d, "a.csv", "id,name\n1,a\n");
+    let wide: Vec<String> = (0..4097).map(|i| format!("c{i}:int64?")).collect();
+    let wide = wide.join(",");
+    let e = fails(
+        &store,
+        &[
+            "import",
+            "--map",
+            "m",
+            "--key",
+            KEY,
+            "--value",
+            &wide,
+            f.as_str(),
+        ],
+    );
+    assert!(e.contains("at most 4096"), "{e}");
+    assert!(!ok(&store, &["roots"]).contains('m'), "nothing was created");
+
+    let huge_name = "h".repeat(1 << 20);
+    let big = write(d, "big.csv", &format!("id,{huge_name}\n1,a\n"));
+    let e = fails(
+        &store,
+        &[
+            "import",
+            "--map",
+            "m",
+            "--key",
+            KEY,
+            "--value",
+            "name:string",
+            big.as_str(),
+        ],
+    );
+    assert!(e.len() < 1000, "error line of {} bytes", e.len());
+    assert!(e.contains("bytes)"), "{e}");
+
+    let many = write(d, "many.csv", "id,x1,x2,name,x3\n1,a,b,c,d\n");
+    let e = fails(
+        &store,
+        &[
+            "import",
+            "--map",
+            "m",
+            "--key",
+            KEY,
+            "--value",
+            "name:string",
+            many.as_str(),
+        ],
+    );
+    for c in ["\"x1\"", "\"x2\"", "\"x3\""] {
+        assert!(e.contains(c), "every unknown column at once: {e}");
+    }
+}

@@ -1202,7 +1202,15 @@ pub extern "C" fn prolly_tuple_builder_put_string(
     put_field(builder, |b| {
         // SAFETY: C caller's contract: `len` readable bytes.
         let d = unsafe { bytes(data.cast::<u8>(), len, "data") }?;
-        let d = std::str::from_utf8(d).map_err(|_| Error::invalid("string value is not UTF-8"))?;
+        let d = std::str::from_utf8(d).map_err(|e| {
+            Error::new(
+                prolly_result::ErrBadValue,
+                format!(
+                    "field {field}: the string is not UTF-8 (bad byte at offset {})",
+                    e.valid_up_to()
+                ),
+            )
+        })?;
         Ok(b.put_string(field, d)?)
     })
 }

@@ -4,6 +4,7 @@ use std::cmp::Ordering;
 use std::sync::Arc;
 
 use prollystore::blob::StoreBlobs;
+use prollystore::format::tuple::TupleError;
 use prollystore::format::Address;
 use prollystore::process::background_hashing;
 use prollystore::tree::build::TreeBuilder;
@@ -227,6 +228,8 @@ pub struct prolly_edit {
 /// Applies `edit_count` puts and deletes in any order (a later edit of the same key wins) and
 /// opens the edited map as `*out_map`; `map` is unchanged. Only the touched parts of the tree
 /// are rewritten; new chunks go to the map's store (a writer), durable after the next commit.
+/// Every key (and every put's value) is checked against the map's schema first: a tuple that
+/// does not fit gives `PROLLY_RESULT_ERR_BAD_TUPLE` naming the edit, and nothing is written.
 #[no_mangle]
 pub extern "C" fn prolly_map_apply(
     map: *const prolly_map,
@@ -242,7 +245,7 @@ pub extern "C" fn prolly_map_apply(
         // SAFETY: C caller's contract: writable or NULL.
         let out = unsafe { Out::new(out_map, "out_map") }?;
         let mut list = Vec::with_capacity(es.len());
-        for e in es {
+        for (i, e) in es.iter().enumerate() {
             // SAFETY: C caller's contract: `key_len` readable bytes.
             let k = unsafe { bytes(e.key, e.key_len, "edits[].key") }?;
             let v = if e.value.is_null() {
@@ -251,6 +254,7 @@ pub extern "C" fn prolly_map_apply(
                 // SAFETY: C caller's contract: `value_len` readable bytes.
                 Some(unsafe { bytes(e.value, e.value_len, "edits[].value") }?)
             };
+            check_row(&m.schema, k, v, &format!("edits[{i}]"))?;
             list.push((k, v));
         }
         let edited = m.view().apply(list)?;
@@ -332,12 +336,40 @@ pub extern "C" fn prolly_map_builder_new(
     })
 }
 
+/// Checks a row's tuples against the map's schema (structure, field count, fixed widths,
+/// NULLs in non-nullable fields), so that no tuple a reader would refuse is ever written.
+/// `row` names the row in the error (its position in the caller's input).
+pub(crate) fn check_row(
+    schema: &TupleSchema,
+    key: &[u8],
+    value: Option<&[u8]>,
+    row: &str,
+) -> Result<(), Error> {
+    let bad = |side: &str, e: TupleError| {
+        Error::new(
+            prolly_result::ErrBadTuple,
+            format!("{row}: the {side} tuple does not fit the schema: {e}"),
+        )
+    };
+    schema.key.validate(key).map_err(|e| bad("key", e))?;
+    if let Some(v) = value {
+        schema.value.validate(v).map_err(|e| bad("value", e))?;
+    }
+    Ok(())
+}
+
 impl prolly_map_builder {
     fn add(&mut self) -> Result<(), Error> {
         let tree = self
             .tree
             .as_mut()
             .ok_or_else(|| Error::invalid("the map builder is finished"))?;
+        check_row(
+            &self.schema,
+            &self.key_buf,
+            Some(&self.value_buf),
+            &format!("row {}", self.rows),
+        )?;
         if self.rows > 0
             && self.schema.compare_keys(&self.last_key, &self.key_buf) != Ordering::Less
         {
@@ -354,7 +386,9 @@ impl prolly_map_builder {
 }
 
 /// Appends a row given as encoded key and value tuples; keys must strictly increase
-/// (`PROLLY_RESULT_ERR_UNSORTED` otherwise, and the row is not added).
+/// (`PROLLY_RESULT_ERR_UNSORTED` otherwise, and the row is not added). Tuples that do not fit
+/// the schema (structure, field count, fixed widths, NULL in a non-nullable field) give
+/// `PROLLY_RESULT_ERR_BAD_TUPLE` and are not added; the builder goes on.
 #[no_mangle]
 pub extern "C" fn prolly_map_builder_append(
     builder: *mut prolly_map_builder,

@@ -4,9 +4,10 @@
 use std::cell::UnsafeCell;
 use std::collections::BTreeMap;
 use std::ffi::c_char;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
+use prollystore::format::message::{file_id, BlobNode, Message};
 use prollystore::format::{Address, HashProfile};
 use prollystore::store::{FileStore, OpenOptions, RootUpdate};
 use prollystore::{BuiltinStore, ChunkStore, MemoryStore, StoreError};
@@ -71,6 +72,34 @@ pub(crate) struct Store {
     /// Open cursors, diffs and map builders: they hold references into the backend, so
     /// mutating calls refuse to run while any is open.
     borrows: AtomicUsize,
+    /// Set while a mutating call runs: a second one on another thread gets
+    /// `PROLLY_RESULT_ERR_BUSY` instead of racing it.
+    mutating: AtomicBool,
+}
+
+/// Exclusive access to a store's backend for one mutating call; ends when dropped.
+pub(crate) struct MutatingCall<'a> {
+    store: &'a Store,
+    backend: &'a mut BuiltinStore,
+}
+
+impl std::ops::Deref for MutatingCall<'_> {
+    type Target = BuiltinStore;
+    fn deref(&self) -> &BuiltinStore {
+        self.backend
+    }
+}
+
+impl std::ops::DerefMut for MutatingCall<'_> {
+    fn deref_mut(&mut self) -> &mut BuiltinStore {
+        self.backend
+    }
+}
+
+impl Drop for MutatingCall<'_> {
+    fn drop(&mut self) {
+        self.store.mutating.store(false, Ordering::Release);
+    }
 }
 
 impl Store {
@@ -79,6 +108,7 @@ impl Store {
             backend: UnsafeCell::new(backend),
             mem_roots: Mutex::new((BTreeMap::new(), 0)),
             borrows: AtomicUsize::new(0),
+            mutating: AtomicBool::new(false),
         })
     }
 
@@ -91,21 +121,37 @@ impl Store {
         unsafe { &*self.backend.get() }
     }
 
-    /// Exclusive access to the chunk store for commit and refresh.
+    /// Exclusive access to the chunk store for commit and refresh. A second mutating call
+    /// while one runs (two threads committing through one handle) gets `ERR_BUSY`.
     ///
     /// # Safety
     /// No other reference from [`Store::backend`] may be alive: the caller is a mutating C
-    /// function whose documented contract forbids concurrent calls on the store.
-    #[allow(clippy::mut_from_ref)] // the exclusivity is this function's documented contract
-    unsafe fn backend_mut(&self) -> Result<&mut BuiltinStore, Error> {
+    /// function whose documented contract forbids concurrent reads of the store.
+    unsafe fn backend_mut(&self) -> Result<MutatingCall<'_>, Error> {
+        if self
+            .mutating
+            .compare_exchange(false, true, Ordering::AcqRel, Ordering::Acquire)
+            .is_err()
+        {
+            return Err(Error::new(
+                prolly_result::ErrBusy,
+                "another thread is committing or refreshing this store; retry when it is done",
+            ));
+        }
         if self.borrows.load(Ordering::Acquire) != 0 {
+            self.mutating.store(false, Ordering::Release);
             return Err(Error::new(
                 prolly_result::ErrBusy,
                 "cursors, diffs or map builders on this store are still open; free them first",
             ));
         }
-        // SAFETY: no borrowing handle is open (checked) and no concurrent call runs (contract).
-        Ok(unsafe { &mut *self.backend.get() })
+        // SAFETY: no borrowing handle is open (checked), no other mutating call runs (the flag
+        // just taken) and no concurrent read runs (contract).
+        let backend = unsafe { &mut *self.backend.get() };
+        Ok(MutatingCall {
+            store: self,
+            backend,
+        })
     }
 }
 
@@ -292,7 +338,8 @@ pub struct prolly_root_update {
 /// `out_generation` receives the store's new commit counter; a memory store counts its commits.
 ///
 /// Mutating call: needs exclusive use of the store (no concurrent call on it or its maps) and
-/// fails with `PROLLY_RESULT_ERR_BUSY` while cursors, diffs or map builders on it are open.
+/// fails with `PROLLY_RESULT_ERR_BUSY` while cursors, diffs or map builders on it are open, or
+/// while another thread's commit or refresh on it runs (nothing changes then; retry).
 /// Pointers returned by earlier `get`s on this store's maps become invalid.
 #[no_mangle]
 pub extern "C" fn prolly_store_commit(
@@ -320,7 +367,8 @@ pub extern "C" fn prolly_store_commit(
         }
         let shared = &store.shared;
         // SAFETY: mutating call; its documented contract gives exclusive use of the store.
-        let generation = match unsafe { shared.backend_mut() }? {
+        let mut call = unsafe { shared.backend_mut() }?;
+        let generation = match &mut *call {
             BuiltinStore::File(fs) => fs.commit(&parsed)?,
             BuiltinStore::Memory(ms) => {
                 let mut roots = lock_roots(shared)?;
@@ -368,7 +416,8 @@ pub extern "C" fn prolly_store_refresh(
         // SAFETY: C caller's contract: writable or NULL.
         let out = unsafe { Out::new(out_changed, "out_changed") }?;
         // SAFETY: mutating call; its documented contract gives exclusive use of the store.
-        let changed = match unsafe { store.shared.backend_mut() }? {
+        let mut call = unsafe { store.shared.backend_mut() }?;
+        let changed = match &mut *call {
             BuiltinStore::File(fs) => fs.refresh()?,
             BuiltinStore::Memory(_) => false,
         };
@@ -452,7 +501,9 @@ pub extern "C" fn prolly_store_verify(
 /// Copies the bytes of the blob tree at `address` (an out-of-band value, see
 /// `prolly_field_adaptive`) into `buf`. `*out_len` receives the blob's length on success and on
 /// `PROLLY_RESULT_ERR_BUFFER_TOO_SMALL` (then nothing is copied; call again with a larger
-/// buffer). `buf` may be NULL when `buf_len` is 0.
+/// buffer). `buf` may be NULL when `buf_len` is 0. An address of a chunk that is not a blob
+/// (a map node, say) is `PROLLY_RESULT_ERR_INVALID_ARGUMENT`; a damaged blob is
+/// `PROLLY_RESULT_ERR_CORRUPTED`.
 #[no_mangle]
 pub extern "C" fn prolly_store_read_blob(
     store: *const prolly_store,
@@ -471,8 +522,22 @@ pub extern "C" fn prolly_store_read_blob(
         if buf.is_null() && buf_len > 0 {
             return Err(Error::null("buf"));
         }
+        let backend = store.shared.backend();
+        if let Some(chunk) = backend.get(&address)? {
+            // A well-formed message of another kind is the caller's mistake, not damage.
+            if BlobNode::verify(chunk).is_err() {
+                if let Ok(id) = file_id(chunk) {
+                    if Message::verify(chunk).is_ok() {
+                        return Err(Error::invalid(format!(
+                            "chunk {address} is a {} message, not a blob",
+                            String::from_utf8_lossy(&id)
+                        )));
+                    }
+                }
+            }
+        }
         let mut data = Vec::new();
-        prollystore::blob::read_blob(store.shared.backend(), &address, &mut data)?;
+        prollystore::blob::read_blob(backend, &address, &mut data)?;
         if data.len() > buf_len {
             out.set(data.len());
             return Err(Error::new(

@@ -9,7 +9,7 @@ use prollystore::tuples::TupleSchema;
 use prollystore::TreeSchema;
 use prollystore_format::tuple::{BlobStore, TupleBuilder, TupleDesc};
 
-use crate::error::{Error, Result};
+use crate::error::{quoted, quoted_bytes, quoted_list, Error, Result};
 use crate::field_text::{FieldParser, FixedEncoder, NullText};
 use crate::map_schema::{Column, MapSchema};
 use crate::records::{RecordError, RecordReader};
@@ -41,13 +41,9 @@ impl TupleMaker {
         for c in columns {
             let Some(j) = header.iter().position(|h| h == c.name.as_bytes()) else {
                 return Err(Error::msg(format!(
-                    "the CSV header has no column {:?} (header: {})",
-                    c.name,
-                    header
-                        .iter()
-                        .map(|h| String::from_utf8_lossy(h).into_owned())
-                        .collect::<Vec<_>>()
-                        .join(",")
+                    "the CSV header has no column {} (header: {})",
+                    quoted(&c.name),
+                    quoted_list(header.iter().map(|h| &h[..]))
                 )));
             };
             fields.push(j);
@@ -125,21 +121,31 @@ impl RowMaker {
                 "the CSV file is empty: a header row is required",
             ));
         }
+        let mut unknown: Vec<&[u8]> = Vec::new();
         for (j, h) in header.iter().enumerate() {
             if header[..j].contains(h) {
                 return Err(Error::msg(format!(
-                    "the CSV header names column {:?} twice",
-                    String::from_utf8_lossy(h)
+                    "the CSV header names column {} twice",
+                    quoted_bytes(h)
                 )));
             }
             let known = schema.columns().any(|c| c.name.as_bytes() == &h[..]);
             if !known && !keys_only {
-                return Err(Error::msg(format!(
-                    "the CSV header has column {:?}, which is not in the map's schema ({})",
-                    String::from_utf8_lossy(h),
-                    schema.describe()
-                )));
+                unknown.push(h);
             }
+        }
+        if !unknown.is_empty() {
+            // Every unknown column at once, so one fix of the header is enough.
+            return Err(Error::msg(format!(
+                "the CSV header has {} not in the map's schema: {} (schema: {})",
+                if unknown.len() == 1 {
+                    "a column"
+                } else {
+                    "columns"
+                },
+                quoted_list(unknown),
+                schema.describe()
+            )));
         }
         let key = TupleMaker::new(&schema.key, schema.key_desc(), &header)?;
         let value = if keys_only {
