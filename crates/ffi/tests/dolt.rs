@@ -3,6 +3,8 @@
 //! vectors), comparing branches, log, tables, schemas, typed rows and CSV exports with what the
 //! `dolt` CLI printed.
 
+#![cfg(feature = "dolt")]
+
 use std::process::Command;
 
 mod common;

@@ -22,6 +22,8 @@
  *   stores, builders, cursors and diffs are used by one thread at a time. Every call runs
  *   inside a panic boundary (PROLLY_RESULT_ERR_PANIC is a bug in this library).
  * - Text is UTF-8: NUL-terminated when no length is passed.
+ * - The prolly_dolt_* functions (reading Dolt databases) are in libraries built with the
+ *   `dolt` Cargo feature, the default.
  */
 
 #ifndef PROLLYSTORE_H
