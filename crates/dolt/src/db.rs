@@ -121,6 +121,32 @@ pub enum State {
 }
 
 /// An open Dolt database (read-only).
+///
+/// ```
+/// use prollystore_dolt::{csv_export::export_csv, table_rows::for_each_row, Database, State};
+///
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// # let dir = prollystore_test_vectors::require("dolt-db/vecdb");
+/// let db = Database::open(&dir)?; // the directory holding `.dolt`
+/// for (branch, head) in db.branches()? {
+///     println!("{branch} at {head}: {}", db.commit(head)?.message);
+/// }
+/// let table = db.table_at("main", State::Committed, "items")?;
+/// let mut rows = 0;
+/// for_each_row(&db, &table, &mut |row| {
+///     rows += 1;
+///     assert_eq!(row.len(), 11); // one value per visible column; None is NULL
+///     Ok(())
+/// })?;
+/// let mut csv = Vec::new();
+/// assert_eq!(export_csv(&db, &table, &mut csv)?, rows); // as `dolt sql -r csv` prints it
+///
+/// // Every index is a prollystore map in Dolt's key order.
+/// let primary = table.primary_map(&db)?;
+/// assert_eq!(primary.count()?, rows);
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Debug)]
 pub struct Database {
     dir: PathBuf,

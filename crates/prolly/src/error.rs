@@ -1,6 +1,7 @@
 //! Errors of tree operations.
 
 use prollystore_format::message::MessageError;
+use prollystore_format::tuple::TupleError;
 use prollystore_format::Address;
 use thiserror::Error;
 
@@ -13,6 +14,9 @@ pub enum TreeError {
     /// The chunk store failed or lacks a chunk.
     #[error(transparent)]
     Store(#[from] StoreError),
+    /// A tuple could not be built or read (so `?` works on tuple calls in tree code).
+    #[error(transparent)]
+    Tuple(#[from] TupleError),
     /// A node could not be serialized.
     #[error("cannot write a node: {0}")]
     Message(#[from] MessageError),

@@ -13,6 +13,7 @@ use crate::store::StoreFastPaths;
 use crate::tree::build::TreeBuilder;
 use crate::tree::cursor::Cursor;
 use crate::tree::diff::Diff;
+use crate::tree::merge::{merge, Conflict, Resolution};
 use crate::tree::mutate::{apply_edits, normalize_edits, Edit};
 use crate::tree::schema::TreeSchema;
 
@@ -109,6 +110,37 @@ impl<'s, S: StoreFastPaths + ?Sized, T: TreeSchema> Map<'s, S, T> {
     /// and returns the edited map. Only the touched regions of the tree are rewritten; the
     /// result is the tree a build from scratch of the final rows would give. Edits that rewrite
     /// dozens of leaves hash them on a second thread, as [`Map::from_sorted`] does.
+    ///
+    /// ```
+    /// # use prollystore::format::tuple::{TupleBuilder, TupleDesc, Type};
+    /// # use prollystore::format::{Encoding, HashProfile};
+    /// # use prollystore::{tuples::TupleSchema, Map, MemoryStore};
+    /// # fn schema() -> TupleSchema {
+    /// #     TupleSchema::new(
+    /// #         TupleDesc::new(vec![Type::not_null(Encoding::Int64)]),
+    /// #         TupleDesc::new(vec![Type::not_null(Encoding::Int64)]),
+    /// #     )
+    /// # }
+    /// # fn tuple(desc: &TupleDesc, v: i64) -> Vec<u8> {
+    /// #     let mut b = TupleBuilder::new(desc.clone());
+    /// #     b.put_int64(0, v).unwrap();
+    /// #     b.build().unwrap().as_bytes().to_vec()
+    /// # }
+    /// # fn key(v: i64) -> Vec<u8> { tuple(&schema().key, v) }
+    /// # fn value(v: i64) -> Vec<u8> { tuple(&schema().value, v) }
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let store = MemoryStore::new(HashProfile::Dolt);
+    /// // key(i) and value(i) encode one int64 each (hidden helpers).
+    /// let rows: Vec<(Vec<u8>, Vec<u8>)> = (0..100).map(|i| (key(i), value(i * 10))).collect();
+    /// let map = Map::from_sorted(&store, schema(), rows.iter().map(|(k, v)| (&k[..], &v[..])))?;
+    /// let (k5, k500, v) = (key(5), key(500), value(-1));
+    /// let edited = map.apply([(&k5[..], None), (&k500[..], Some(&v[..]))])?;
+    /// assert_eq!(edited.get(&k5)?, None);
+    /// assert_eq!(edited.get(&k500)?, Some(&v[..]));
+    /// assert_eq!(map.count()?, 100); // the original map is unchanged: trees are immutable
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn apply<'e>(
         &self,
         edits: impl IntoIterator<Item = (&'e [u8], Option<&'e [u8]>)>,
@@ -132,8 +164,95 @@ impl<'s, S: StoreFastPaths + ?Sized, T: TreeSchema> Map<'s, S, T> {
     }
 
     /// The differences from this map to `to` (same store and schema), in key order.
+    ///
+    /// ```
+    /// # use prollystore::format::tuple::{TupleBuilder, TupleDesc, Type};
+    /// # use prollystore::format::{Encoding, HashProfile};
+    /// # use prollystore::{tuples::TupleSchema, Map, MemoryStore};
+    /// # fn schema() -> TupleSchema {
+    /// #     TupleSchema::new(
+    /// #         TupleDesc::new(vec![Type::not_null(Encoding::Int64)]),
+    /// #         TupleDesc::new(vec![Type::not_null(Encoding::Int64)]),
+    /// #     )
+    /// # }
+    /// # fn tuple(desc: &TupleDesc, v: i64) -> Vec<u8> {
+    /// #     let mut b = TupleBuilder::new(desc.clone());
+    /// #     b.put_int64(0, v).unwrap();
+    /// #     b.build().unwrap().as_bytes().to_vec()
+    /// # }
+    /// # fn key(v: i64) -> Vec<u8> { tuple(&schema().key, v) }
+    /// # fn value(v: i64) -> Vec<u8> { tuple(&schema().value, v) }
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let store = MemoryStore::new(HashProfile::Dolt);
+    /// // key(i) and value(i) encode one int64 each (hidden helpers).
+    /// let rows: Vec<(Vec<u8>, Vec<u8>)> = (0..100).map(|i| (key(i), value(i * 10))).collect();
+    /// let map = Map::from_sorted(&store, schema(), rows.iter().map(|(k, v)| (&k[..], &v[..])))?;
+    /// use prollystore::DiffEntry;
+    /// let (k1, v) = (key(1), value(0));
+    /// let edited = map.apply([(&k1[..], Some(&v[..]))])?;
+    /// let changes: Vec<DiffEntry<'_>> = map.diff(&edited)?.collect::<Result<_, _>>()?;
+    /// assert!(matches!(changes[..], [DiffEntry::Modified { .. }]));
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn diff<'m>(&'m self, to: &Map<'s, S, T>) -> Result<Diff<'s, 'm, S, T>, TreeError> {
         Diff::new(self.store, &self.schema, self.root, to.root)
+    }
+
+    /// Merges into this map (the left side) the changes made from `base` to `right`, asking
+    /// `resolve(key, base, left, right)` about each key both sides changed to different values
+    /// (values are `None` where the key is absent). Returns the merged map (in the same store)
+    /// and the keys the resolver left in conflict, which keep their left value.
+    ///
+    /// ```
+    /// # use prollystore::format::tuple::{TupleBuilder, TupleDesc, Type};
+    /// # use prollystore::format::{Encoding, HashProfile};
+    /// # use prollystore::{tuples::TupleSchema, Map, MemoryStore};
+    /// # fn schema() -> TupleSchema {
+    /// #     TupleSchema::new(
+    /// #         TupleDesc::new(vec![Type::not_null(Encoding::Int64)]),
+    /// #         TupleDesc::new(vec![Type::not_null(Encoding::Int64)]),
+    /// #     )
+    /// # }
+    /// # fn tuple(desc: &TupleDesc, v: i64) -> Vec<u8> {
+    /// #     let mut b = TupleBuilder::new(desc.clone());
+    /// #     b.put_int64(0, v).unwrap();
+    /// #     b.build().unwrap().as_bytes().to_vec()
+    /// # }
+    /// # fn key(v: i64) -> Vec<u8> { tuple(&schema().key, v) }
+    /// # fn value(v: i64) -> Vec<u8> { tuple(&schema().value, v) }
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let store = MemoryStore::new(HashProfile::Dolt);
+    /// // key(i) and value(i) encode one int64 each (hidden helpers).
+    /// let rows: Vec<(Vec<u8>, Vec<u8>)> = (0..100).map(|i| (key(i), value(i * 10))).collect();
+    /// let map = Map::from_sorted(&store, schema(), rows.iter().map(|(k, v)| (&k[..], &v[..])))?;
+    /// use prollystore::tree::merge::Resolution;
+    /// let (k1, k2) = (key(1), key(2));
+    /// let (ours, theirs) = (value(-1), value(-2));
+    /// let left = map.apply([(&k1[..], Some(&ours[..])), (&k2[..], Some(&ours[..]))])?;
+    /// let right = map.apply([(&k2[..], Some(&theirs[..]))])?;
+    /// // Both sides changed key 2: take the right side's value.
+    /// let (merged, conflicts) = left.merge(&map, &right, |_key, _base, _left, right| {
+    ///     Resolution::Value(right.map(<[u8]>::to_vec))
+    /// })?;
+    /// assert!(conflicts.is_empty());
+    /// assert_eq!(merged.get(&k1)?, Some(&ours[..]));
+    /// assert_eq!(merged.get(&k2)?, Some(&theirs[..]));
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn merge<R>(
+        &self,
+        base: &Map<'s, S, T>,
+        right: &Map<'s, S, T>,
+        resolve: R,
+    ) -> Result<(Self, Vec<Conflict>), TreeError>
+    where
+        T: Clone,
+        R: FnMut(&[u8], Option<&[u8]>, Option<&[u8]>, Option<&[u8]>) -> Resolution,
+    {
+        let outcome = merge(self.store, &self.schema, base.root, self.root, right.root, resolve)?;
+        Ok((self.with_root(outcome.root), outcome.conflicts))
     }
 
     /// Number of rows (the root's tree count).
@@ -147,6 +266,34 @@ impl<'s, S: StoreFastPaths + ?Sized, T: TreeSchema> Map<'s, S, T> {
     }
 
     /// The value stored under `key`, if any.
+    ///
+    /// ```
+    /// # use prollystore::format::tuple::{TupleBuilder, TupleDesc, Type};
+    /// # use prollystore::format::{Encoding, HashProfile};
+    /// # use prollystore::{tuples::TupleSchema, Map, MemoryStore};
+    /// # fn schema() -> TupleSchema {
+    /// #     TupleSchema::new(
+    /// #         TupleDesc::new(vec![Type::not_null(Encoding::Int64)]),
+    /// #         TupleDesc::new(vec![Type::not_null(Encoding::Int64)]),
+    /// #     )
+    /// # }
+    /// # fn tuple(desc: &TupleDesc, v: i64) -> Vec<u8> {
+    /// #     let mut b = TupleBuilder::new(desc.clone());
+    /// #     b.put_int64(0, v).unwrap();
+    /// #     b.build().unwrap().as_bytes().to_vec()
+    /// # }
+    /// # fn key(v: i64) -> Vec<u8> { tuple(&schema().key, v) }
+    /// # fn value(v: i64) -> Vec<u8> { tuple(&schema().value, v) }
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let store = MemoryStore::new(HashProfile::Dolt);
+    /// // key(i) and value(i) encode one int64 each (hidden helpers).
+    /// let rows: Vec<(Vec<u8>, Vec<u8>)> = (0..100).map(|i| (key(i), value(i * 10))).collect();
+    /// let map = Map::from_sorted(&store, schema(), rows.iter().map(|(k, v)| (&k[..], &v[..])))?;
+    /// assert_eq!(map.get(&key(7))?, Some(&value(70)[..]));
+    /// assert_eq!(map.get(&key(1000))?, None);
+    /// # Ok(())
+    /// # }
+    /// ```
     #[inline]
     pub fn get(&self, key: &[u8]) -> Result<Option<&'s [u8]>, TreeError> {
         get(self.store, self.root, &self.schema, key)
@@ -186,6 +333,39 @@ impl<'s, S: StoreFastPaths + ?Sized, T: TreeSchema> Map<'s, S, T> {
     }
 
     /// Rows with keys within the bounds, in key order.
+    ///
+    /// ```
+    /// # use prollystore::format::tuple::{TupleBuilder, TupleDesc, Type};
+    /// # use prollystore::format::{Encoding, HashProfile};
+    /// # use prollystore::{tuples::TupleSchema, Map, MemoryStore};
+    /// # fn schema() -> TupleSchema {
+    /// #     TupleSchema::new(
+    /// #         TupleDesc::new(vec![Type::not_null(Encoding::Int64)]),
+    /// #         TupleDesc::new(vec![Type::not_null(Encoding::Int64)]),
+    /// #     )
+    /// # }
+    /// # fn tuple(desc: &TupleDesc, v: i64) -> Vec<u8> {
+    /// #     let mut b = TupleBuilder::new(desc.clone());
+    /// #     b.put_int64(0, v).unwrap();
+    /// #     b.build().unwrap().as_bytes().to_vec()
+    /// # }
+    /// # fn key(v: i64) -> Vec<u8> { tuple(&schema().key, v) }
+    /// # fn value(v: i64) -> Vec<u8> { tuple(&schema().value, v) }
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let store = MemoryStore::new(HashProfile::Dolt);
+    /// // key(i) and value(i) encode one int64 each (hidden helpers).
+    /// let rows: Vec<(Vec<u8>, Vec<u8>)> = (0..100).map(|i| (key(i), value(i * 10))).collect();
+    /// let map = Map::from_sorted(&store, schema(), rows.iter().map(|(k, v)| (&k[..], &v[..])))?;
+    /// use std::ops::Bound;
+    /// let (lo, hi) = (key(10), key(20));
+    /// let rows = map.range(Bound::Included(&lo[..]), Bound::Excluded(&hi[..]))?;
+    /// assert_eq!(rows.count(), 10); // keys 10..=19
+    /// let last_three = map.range_rev(Bound::Unbounded, Bound::Unbounded)?.take(3);
+    /// let firsts: Vec<_> = last_three.map(|r| r.map(|(k, _)| k.to_vec())).collect::<Result<_, _>>()?;
+    /// assert_eq!(firsts, vec![key(99), key(98), key(97)]);
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn range<'b>(
         &'b self,
         lo: Bound<&'b [u8]>,

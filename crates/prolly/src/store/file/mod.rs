@@ -164,6 +164,47 @@ enum Stream {
 }
 
 /// A durable, content-addressed chunk store in a directory.
+///
+/// One writer at a time (a lock file); any number of read-only openers, each reading the
+/// snapshot of the last commit until [`FileStore::refresh`]. Chunks put by the writer become
+/// durable, and visible to others, with the next [`FileStore::commit`], which also moves named
+/// roots by compare-and-swap.
+///
+/// ```
+/// use prollystore::format::tuple::{TupleBuilder, TupleDesc, Type};
+/// use prollystore::format::{Encoding, HashProfile};
+/// use prollystore::store::RootUpdate;
+/// use prollystore::{tuples::TupleSchema, FileStore, Map};
+///
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let dir = tempfile::tempdir()?;
+/// let schema = TupleSchema::new(
+///     TupleDesc::new(vec![Type::not_null(Encoding::Int64)]),
+///     TupleDesc::new(vec![Type::not_null(Encoding::String)]),
+/// );
+/// let mut kb = TupleBuilder::new(schema.key.clone());
+/// let mut vb = TupleBuilder::new(schema.value.clone());
+/// let mut rows = Vec::new();
+/// for i in 0..1000 {
+///     kb.put_int64(0, i)?;
+///     vb.put_string(0, &format!("row {i}"))?;
+///     rows.push((kb.build()?.as_bytes().to_vec(), vb.build()?.as_bytes().to_vec()));
+/// }
+///
+/// let mut store = FileStore::create(dir.path(), HashProfile::Dolt)?;
+/// let root = Map::from_sorted(&store, schema.clone(), rows.iter().map(|(k, v)| (&k[..], &v[..])))?
+///     .root();
+/// // Durable from here on; "main" must not exist yet (expected: None).
+/// store.commit(&[RootUpdate::new("main", None, Some(root))])?;
+/// drop(store);
+///
+/// let store = FileStore::open(dir.path())?; // read-only
+/// let map = Map::new(&store, store.root("main").expect("committed"), schema);
+/// assert_eq!(map.count()?, 1000);
+/// assert_eq!(map.get(&rows[10].0)?, Some(&rows[10].1[..]));
+/// # Ok(())
+/// # }
+/// ```
 pub struct FileStore {
     dir: PathBuf,
     options: OpenOptions,
