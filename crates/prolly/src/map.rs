@@ -251,7 +251,14 @@ impl<'s, S: StoreFastPaths + ?Sized, T: TreeSchema> Map<'s, S, T> {
         T: Clone,
         R: FnMut(&[u8], Option<&[u8]>, Option<&[u8]>, Option<&[u8]>) -> Resolution,
     {
-        let outcome = merge(self.store, &self.schema, base.root, self.root, right.root, resolve)?;
+        let outcome = merge(
+            self.store,
+            &self.schema,
+            base.root,
+            self.root,
+            right.root,
+            resolve,
+        )?;
         Ok((self.with_root(outcome.root), outcome.conflicts))
     }
 
