@@ -52,7 +52,7 @@ pub fn read_schema<S: StoreFastPaths + ?Sized>(store: &S, address: &Address) -> 
     let mut text = Vec::new();
     read_blob(store, address, &mut text)?;
     let text = String::from_utf8(text).map_err(|_| Error::msg("the stored schema is not UTF-8"))?;
-    MapSchema::from_stored(&text)
+    Ok(MapSchema::from_stored(&text)?)
 }
 
 /// A map as recorded in the store: its root, its schema and the schema's address.

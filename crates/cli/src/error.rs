@@ -38,16 +38,10 @@ impl fmt::Display for Error {
 
 impl std::error::Error for Error {}
 
-/// Longest user text an error line quotes in full, in characters.
-const QUOTE_CHARS: usize = 60;
-
 /// `text` quoted for an error line: in full when short, else its first characters, an
 /// ellipsis and its length, so that no input (a 1 MiB CSV header name) makes a huge line.
 pub fn quoted(text: &str) -> String {
-    match text.char_indices().nth(QUOTE_CHARS) {
-        None => format!("{text:?}"),
-        Some((cut, _)) => format!("{:?}… ({} bytes)", &text[..cut], text.len()),
-    }
+    prollystore::rows::quote_bounded(text)
 }
 
 /// [`quoted`] for bytes that should be UTF-8 (invalid sequences shown as U+FFFD).
@@ -113,6 +107,12 @@ impl From<csv::Error> for Error {
 
 impl From<prollystore::StoreError> for Error {
     fn from(e: prollystore::StoreError) -> Error {
+        Error::Msg(chain(&e))
+    }
+}
+
+impl From<prollystore::rows::RowError> for Error {
+    fn from(e: prollystore::rows::RowError) -> Error {
         Error::Msg(chain(&e))
     }
 }

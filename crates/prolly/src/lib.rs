@@ -12,6 +12,8 @@
 //!   directions, prefix scans, batch edits ([`map::MapEditor`]), diffs.
 //! * [`tuples`]: [`tuples::TupleSchema`] (Dolt tuple order and value addresses) and field access
 //!   that follows out-of-band values.
+//! * [`rows`]: typed rows: named columns with SQL type names ([`rows::RowSchema`]), rows of
+//!   values encoded into and decoded from key and value tuples.
 //! * [`blob`]: blob trees for large values.
 //! * [`process`]: the state kept beyond a single call (spare memory, the background-hashing
 //!   switch, per-thread caches), with the calls that bound or release it.
@@ -50,6 +52,7 @@ pub mod blob;
 pub mod error;
 pub mod map;
 pub mod process;
+pub mod rows;
 pub mod store;
 pub mod tree;
 pub mod tuples;

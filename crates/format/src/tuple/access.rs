@@ -309,6 +309,7 @@ impl TupleDesc {
     }
 
     /// Reads field `i` whatever its encoding.
+    #[inline]
     pub fn value<'a>(&self, t: Tuple<'a>, i: usize) -> Result<Option<Value<'a>>, TupleError> {
         use Encoding as E;
         let enc = self.type_of(i)?.enc;
