@@ -1,0 +1,32 @@
+//! Writing Dolt databases (issue #21) — the foundation layers, each proved byte-identical
+//! against data Dolt made. Crate-internal until the API above them settles.
+//!
+//! What exists:
+//! * Message encoders for commits, root values, tables, schemas, working sets, store roots
+//!   and tags live in `prollystore_format::message::objects` (pure, no I/O); every such chunk
+//!   of the vector databases re-encodes to Dolt's exact bytes.
+//! * [`lock`]: Dolt's writer lock (`flock` on `noms/LOCK`) and the running-`dolt sql-server`
+//!   check.
+//! * [`journal_append`]: chunk and root records appended to the chunk journal, fsync'd, root
+//!   record last; the manifest left as Dolt leaves it between opens.
+//! * [`single_leaf`]: dataset maps, table maps and commit closures small enough to be one node.
+//! * [`refs`]: the addresses each message kind refers to (for copying reachable chunks).
+//! * [`commit`]: commits with parent closure and height as Dolt computes them;
+//!   [`writer`]: a locked, open database that commits to a branch (commit, branch head,
+//!   working set, store root, root record).
+//!
+//! Not done yet: building row data (tuples from SQL values, prolly trees of rows and indexes
+//! through the Dolt hash profile), tables and schemas from a structured description (column
+//! tags), maps that need Dolt's chunker (dataset maps of ≥ 512 item bytes, commit closures of
+//! more than 17 ancestors), stores without a journal, merges, tags, branch operations,
+//! `repo_state.json` updates (checkout), the CLI and the C ABI.
+
+pub(crate) mod commit;
+pub(crate) mod journal_append;
+pub(crate) mod lock;
+pub(crate) mod refs;
+pub(crate) mod single_leaf;
+pub(crate) mod writer;
+
+#[cfg(test)]
+mod tests;

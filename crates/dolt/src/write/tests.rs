@@ -1,0 +1,355 @@
+//! The write layers against data Dolt made, and (when `PROLLY_DOLT` names a `dolt` binary)
+//! against Dolt itself reading what we wrote.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use prollystore_format::Address;
+
+use super::commit::{NewCommit, Person};
+use super::journal_append::{chunk_record, root_record, JournalAppender, JOURNAL_FILE};
+use super::refs::for_each_ref;
+use super::writer::{DoltWriter, WorkingSetMeta};
+use crate::chunks::journal::scan_records;
+use crate::db::Database;
+use crate::error::DoltError;
+
+/// Environment variable naming a `dolt` binary to check our output with.
+const DOLT_ENV: &str = "PROLLY_DOLT";
+
+fn scenario(name: &str) -> PathBuf {
+    prollystore_test_vectors::require("dolt-write").join(name)
+}
+
+/// Copies a directory tree, making the copies writable (the vectors are read-only).
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::write(&target, std::fs::read(entry.path()).unwrap()).unwrap();
+        }
+    }
+}
+
+/// A writable copy of a vector database in a fresh temporary directory.
+fn copy_db(db: &Path) -> (tempfile::TempDir, PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("db");
+    copy_tree(db, &dir);
+    (tmp, dir)
+}
+
+/// Runs `dolt args…` in `dir` with a throwaway HOME, if `PROLLY_DOLT` is set; returns stdout.
+fn dolt(dir: &Path, args: &[&str]) -> Option<String> {
+    let bin = std::env::var_os(DOLT_ENV).filter(|v| !v.is_empty())?;
+    let home = dir.parent().unwrap().join("home");
+    std::fs::create_dir_all(home.join(".dolt")).unwrap();
+    std::fs::write(
+        home.join(".dolt/config_global.json"),
+        r#"{"user.name":"Vector Bot","user.email":"bot@example.com","metrics.disabled":"true"}"#,
+    )
+    .unwrap();
+    let out = Command::new(bin)
+        .args(args)
+        .current_dir(dir)
+        .env("HOME", &home)
+        .env("TZ", "UTC")
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "dolt {args:?} failed:\n{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Some(String::from_utf8(out.stdout).unwrap())
+}
+
+#[test]
+fn root_and_chunk_records_are_framed_as_dolt_frames_them() {
+    let journal = std::fs::read(scenario("basic/after/.dolt/noms").join(JOURNAL_FILE)).unwrap();
+    let scan = scan_records(&journal, 0, "journal").unwrap();
+    assert!(scan.roots.len() > 3);
+    for r in &scan.roots {
+        let at = r.offset as usize;
+        let ours = root_record(r.root, r.timestamp.unwrap());
+        assert_eq!(
+            &journal[at..at + ours.len()],
+            &ours[..],
+            "root record at {at}"
+        );
+    }
+    // Chunk records: the same framing and CRCs; the snappy bytes are golang/snappy's in Dolt's
+    // and the `snap` crate's in ours, which the test counts rather than requires to agree.
+    let db = Database::open(&scenario("basic/after")).unwrap();
+    let (mut same, mut total) = (0, 0);
+    for (address, loc) in &scan.chunks {
+        let chunk = db.source().chunk(address).unwrap();
+        let mut ours = Vec::new();
+        chunk_record(*address, &chunk, &mut ours).unwrap();
+        let start = loc.payload_offset as usize - 28;
+        let len = u32::from_be_bytes(journal[start..start + 4].try_into().unwrap()) as usize;
+        let theirs = &journal[start..start + len];
+        assert_eq!(&ours[4..28], &theirs[4..28], "header of {address}");
+        let reread = scan_records(&ours, 0, "ours").unwrap();
+        assert_eq!(reread.chunks.len(), 1);
+        same += usize::from(ours == theirs);
+        total += 1;
+    }
+    eprintln!("chunk records byte-identical to Dolt's: {same} of {total}");
+}
+
+/// Copies every chunk reachable from `from_root` in `source` that `w` lacks.
+fn copy_reachable(source: &Database, w: &mut DoltWriter, from_root: Address) {
+    let mut seen = HashSet::new();
+    let mut todo = vec![from_root];
+    while let Some(a) = todo.pop() {
+        if !seen.insert(a) {
+            continue;
+        }
+        let chunk = source.source().chunk(&a).unwrap();
+        for_each_ref(a, &chunk, &mut |r| todo.push(r)).unwrap();
+        w.put(&chunk).unwrap();
+    }
+}
+
+/// `2024-01-02T09:30:00Z` → Unix milliseconds.
+fn millis(date: &str) -> i64 {
+    let n = |r: std::ops::Range<usize>| date[r].parse::<i64>().unwrap();
+    let (y, m, d) = (n(0..4), n(5..7), n(8..10));
+    // Days from civil (Howard Hinnant's algorithm).
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let doy = (153 * ((m + 9) % 12) + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    ((days * 24 + n(11..13)) * 60 + n(14..16)) * 60_000 + n(17..19) * 1000
+}
+
+#[test]
+fn dates_convert_like_dolt_prints_them() {
+    assert_eq!(millis("1970-01-01T00:00:00Z"), 0);
+    assert_eq!(millis("2024-01-01T00:00:00Z"), 1_704_067_200_000);
+    assert_eq!(millis("2024-02-29T12:34:56Z"), 1_709_210_096_000);
+}
+
+/// Every commit step of the `basic` scenario, written onto a copy of `before/` with the root
+/// values Dolt made (copied from `after/`): each commit hash equals Dolt's, and Dolt then reads
+/// the branch, its log and its table.
+#[test]
+fn commits_of_the_basic_scenario_hash_as_dolts() {
+    let base = scenario("basic");
+    let after = Database::open(&base.join("after")).unwrap();
+    let (_tmp, dir) = copy_db(&base.join("before"));
+    let ops: Vec<serde_json::Value> = std::fs::read_to_string(base.join("ops.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let steps: Vec<serde_json::Value> = std::fs::read_to_string(base.join("expected/steps.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let addr = |v: &serde_json::Value| Address::from_base32(v.as_str().unwrap()).unwrap();
+    let mut head = addr(&steps[0]["commit"]);
+    for step in steps.iter().filter(|s| s["op"] == "commit") {
+        let op = &ops[step["step"].as_u64().unwrap() as usize];
+        let root = addr(&step["root"]);
+        let mut w = DoltWriter::open(&dir).unwrap();
+        copy_reachable(&after, &mut w, root);
+        let date = millis(op["date"].as_str().unwrap());
+        let commit = NewCommit {
+            root,
+            parents: vec![head],
+            author: Person {
+                name: op["author_name"].as_str().unwrap(),
+                email: op["author_email"].as_str().unwrap(),
+            },
+            committer: None,
+            message: op["message"].as_str().unwrap(),
+            author_millis: date,
+            committer_millis: date as u64,
+        };
+        let meta = WorkingSetMeta {
+            name: "Vector Bot",
+            email: "bot@example.com",
+            description: "sql transaction",
+            timestamp_secs: (date / 1000) as u64,
+        };
+        let written = w
+            .commit_to_branch("main", &commit, &meta, (date / 1000) as u64)
+            .unwrap();
+        assert_eq!(written, addr(&step["commit"]), "step {}", step["step"]);
+        head = written;
+        drop(w);
+        // Our reader sees the new head and its root.
+        let db = Database::open(&dir).unwrap();
+        assert_eq!(db.branch_head("main").unwrap(), written);
+        let c = db.commit(written).unwrap();
+        assert_eq!(c.root, root);
+        assert_eq!(c.height, step["height"].as_u64().unwrap());
+        assert_eq!(db.working_set("main").unwrap().unwrap().working_root, root);
+    }
+    let expected_log =
+        std::fs::read_to_string(base.join("expected/branch/main/log.plain.txt")).unwrap();
+    if let Some(log) = dolt(&dir, &["log"]) {
+        let strip = |s: &str| strip_ansi(s);
+        assert_eq!(strip(&log), strip(&expected_log));
+        let status = dolt(&dir, &["status"]).unwrap();
+        assert!(
+            status.contains("nothing to commit, working tree clean"),
+            "{status}"
+        );
+        let csv = dolt(
+            &dir,
+            &["sql", "-r", "csv", "-q", "SELECT * FROM items ORDER BY id"],
+        )
+        .unwrap();
+        let expected =
+            std::fs::read_to_string(base.join("expected/branch/main/items.csv")).unwrap();
+        assert_eq!(csv, expected);
+        // Dolt can build on our commits, and we read what it wrote.
+        dolt(
+            &dir,
+            &[
+                "sql",
+                "-q",
+                "INSERT INTO items (id, name) VALUES (9999, 'from dolt')",
+            ],
+        )
+        .unwrap();
+        dolt(&dir, &["commit", "-am", "dolt on top of ours"]).unwrap();
+        let db = Database::open(&dir).unwrap();
+        let top = db.commit(db.branch_head("main").unwrap()).unwrap();
+        assert_eq!(top.parents, vec![head]);
+        assert_eq!(top.message, "dolt on top of ours");
+    } else {
+        eprintln!("{DOLT_ENV} not set: Dolt's own reading of the result was not checked");
+    }
+}
+
+/// Removes ANSI SGR sequences.
+fn strip_ansi(s: &str) -> String {
+    let mut out = String::new();
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' && chars.peek() == Some(&'[') {
+            for d in chars.by_ref() {
+                if d.is_ascii_alphabetic() {
+                    break;
+                }
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// A branch added by appending a store root: Dolt and our reader see it; every cut of the
+/// appended bytes opens at the old root or the new one, never an error.
+#[test]
+fn appended_root_is_read_and_every_torn_append_opens_old_or_new() {
+    let (_tmp, dir) = copy_db(&scenario("basic/after"));
+    let journal_path = dir.join(".dolt/noms").join(JOURNAL_FILE);
+    let before = std::fs::read(&journal_path).unwrap();
+    let manifest = std::fs::read(dir.join(".dolt/noms/manifest")).unwrap();
+    let (old_root, head) = {
+        let db = Database::open(&dir).unwrap();
+        (db.source().root(), db.branch_head("main").unwrap())
+    };
+    let new_root = {
+        let mut w = DoltWriter::open(&dir).unwrap();
+        let root = w
+            .update_datasets(&[("refs/heads/copy", Some(head))], 1_800_000_000)
+            .unwrap();
+        assert_eq!(w.root(), root);
+        root
+    };
+    let after = std::fs::read(&journal_path).unwrap();
+    assert_eq!(
+        &after[..before.len()],
+        &before[..],
+        "existing bytes are untouched"
+    );
+    assert_eq!(
+        std::fs::read(dir.join(".dolt/noms/manifest")).unwrap(),
+        manifest
+    );
+    let db = Database::open(&dir).unwrap();
+    assert_eq!(db.source().root(), new_root);
+    assert_eq!(db.branch_head("copy").unwrap(), head);
+    if let Some(branches) = dolt(&dir, &["branch"]) {
+        assert!(branches.contains("copy"), "{branches}");
+        let log = dolt(&dir, &["log", "--oneline", "copy"]).unwrap();
+        assert_eq!(log.lines().count(), 4, "{log}");
+        // Dolt "trues up" the manifest root to the journal's last root when it opens the store.
+        let text = std::fs::read_to_string(dir.join(".dolt/noms/manifest")).unwrap();
+        assert_eq!(
+            text.split(':').nth(3),
+            Some(new_root.to_base32().as_str()),
+            "{text}"
+        );
+    }
+    // Torn appends: every prefix of the appended region.
+    let torn = tempfile::tempdir().unwrap();
+    let noms = torn.path().join("noms");
+    copy_tree(&dir.join(".dolt/noms"), &noms);
+    // The manifest as it was before the append (Dolt may have trued it up since).
+    std::fs::write(noms.join("manifest"), &manifest).unwrap();
+    for cut in before.len()..after.len() {
+        std::fs::write(noms.join(JOURNAL_FILE), &after[..cut]).unwrap();
+        let src =
+            crate::DoltChunkSource::open(&noms).unwrap_or_else(|e| panic!("cut at {cut}: {e}"));
+        let root = src.root();
+        assert!(
+            root == old_root || root == new_root,
+            "cut at {cut}: root {root}"
+        );
+        assert_eq!(root == new_root, cut == after.len(), "cut at {cut}");
+        src.chunk(&root).unwrap();
+    }
+}
+
+#[test]
+fn a_second_writer_is_refused_and_nothing_changes() {
+    let (_tmp, dir) = copy_db(&scenario("basic/before"));
+    let journal_path = dir.join(".dolt/noms").join(JOURNAL_FILE);
+    let bytes = std::fs::read(&journal_path).unwrap();
+    let first = DoltWriter::open(&dir).unwrap();
+    let err = DoltWriter::open(&dir).unwrap_err();
+    assert!(matches!(err, DoltError::Locked { .. }), "{err}");
+    assert!(err.to_string().contains("LOCK"), "{err}");
+    drop(first);
+    assert_eq!(std::fs::read(&journal_path).unwrap(), bytes);
+    // Opening and dropping without a commit writes nothing either.
+    drop(JournalAppender::open(&dir.join(".dolt/noms")).unwrap());
+    assert_eq!(std::fs::read(&journal_path).unwrap(), bytes);
+}
+
+#[test]
+fn a_torn_tail_is_cut_like_dolt_cuts_it_and_appends_follow_the_last_record() {
+    let (_tmp, dir) = copy_db(&scenario("basic/before"));
+    let journal_path = dir.join(".dolt/noms").join(JOURNAL_FILE);
+    let mut bytes = std::fs::read(&journal_path).unwrap();
+    let good = bytes.len();
+    bytes.extend_from_slice(&[0, 0, 0, 90, 1, 2, 3]);
+    std::fs::write(&journal_path, &bytes).unwrap();
+    let mut w = DoltWriter::open(&dir).unwrap();
+    let head = w.database().branch_head("main").unwrap();
+    w.update_datasets(&[("refs/heads/other", Some(head))], 1)
+        .unwrap();
+    drop(w);
+    let after = std::fs::read(&journal_path).unwrap();
+    assert_eq!(&after[..good], &bytes[..good]);
+    let db = Database::open(&dir).unwrap();
+    assert_eq!(db.branch_head("other").unwrap(), head);
+}
