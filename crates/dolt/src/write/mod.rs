@@ -13,17 +13,22 @@
 //! * [`refs`]: the addresses each message kind refers to (for copying reachable chunks).
 //! * [`commit`]: commits with parent closure and height as Dolt computes them;
 //!   [`writer`]: a locked, open database that commits to a branch (commit, branch head,
-//!   working set, store root, root record).
+//!   working set, store root, root record) and sets or removes any dataset (branches, tags).
+//! * [`new_table`]: a new table's schema, primary index and table message and the root value
+//!   listing it, from declared columns and row text (integers, `VARCHAR`, `DECIMAL`,
+//!   `DATETIME`, primary key only).
 //!
-//! Not done yet: building row data (tuples from SQL values, prolly trees of rows and indexes
-//! through the Dolt hash profile), tables and schemas from a structured description (column
-//! tags), maps that need Dolt's chunker (dataset maps of ≥ 512 item bytes, commit closures of
-//! more than 17 ancestors), stores without a journal, merges, tags, branch operations,
+//! Not done yet: column tags (Dolt seeds Go's `math/rand` from the table and column names and
+//! kinds; they are taken as given), the other SQL types, defaults, comments and column
+//! collations in schemas, secondary indexes, keyless tables, out-of-band values, row edits of
+//! existing tables, maps that need Dolt's chunker (dataset or table maps of ≥ 512 item bytes,
+//! commit closures of more than 17 ancestors), stores without a journal, three-way merges,
 //! `repo_state.json` updates (checkout), the CLI and the C ABI.
 
 pub(crate) mod commit;
 pub(crate) mod journal_append;
 pub(crate) mod lock;
+pub(crate) mod new_table;
 pub(crate) mod refs;
 pub(crate) mod single_leaf;
 pub(crate) mod writer;

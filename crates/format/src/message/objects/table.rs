@@ -10,8 +10,8 @@ use super::{address_field, open, FILE_ID_TABLE};
 const TABLE: &str = "Table";
 const NUM_FIELDS: usize = 7;
 
-/// A table's `Conflicts` (old-style conflict storage); all four are empty for a clean table,
-/// and Dolt still writes them.
+/// A table's `Conflicts` (old-style conflict storage); Dolt writes all four, each the zero
+/// address (20 zero bytes) for a clean table.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ConflictsFields<'a> {
     /// Conflict data.
@@ -35,11 +35,11 @@ pub struct TableFields<'a> {
     pub secondary_indexes: &'a [u8],
     /// The next AUTO_INCREMENT value (0 when the table has no such column).
     pub auto_increment_value: u64,
-    /// Conflicts; Dolt writes the table with all four vectors, empty when clean.
+    /// Conflicts; Dolt writes all four vectors, zero addresses when clean.
     pub conflicts: ConflictsFields<'a>,
-    /// Constraint violations (an address, or empty when clean).
+    /// Constraint violations (an address; zero when clean).
     pub violations: &'a [u8],
-    /// Merge artifacts (an address, or empty when clean).
+    /// Merge artifacts (an address; zero when clean).
     pub artifacts: &'a [u8],
 }
 
