@@ -16,15 +16,16 @@
 //!   working set, store root, root record) and sets or removes any dataset (branches, tags).
 //! * [`new_table`]: a new table's schema, primary index and table message and the root value
 //!   listing it, from declared columns and row text (integers, `VARCHAR`, `DECIMAL`,
-//!   `DATETIME`, primary key only).
+//!   `DATETIME`, primary key only); [`column_tags`]: new columns' tags as Dolt derives them
+//!   (Go's `math/rand`, reproduced).
 //!
-//! Not done yet: column tags (Dolt seeds Go's `math/rand` from the table and column names and
-//! kinds; they are taken as given), the other SQL types, defaults, comments and column
-//! collations in schemas, secondary indexes, keyless tables, out-of-band values, row edits of
+//! Not done yet: the other SQL types (stored type text, encodings, value parsing), defaults,
+//! comments and column collations in schemas, secondary indexes, keyless tables, out-of-band values, row edits of
 //! existing tables, maps that need Dolt's chunker (dataset or table maps of ≥ 512 item bytes,
 //! commit closures of more than 17 ancestors), stores without a journal, three-way merges,
 //! `repo_state.json` updates (checkout), the CLI and the C ABI.
 
+pub(crate) mod column_tags;
 pub(crate) mod commit;
 pub(crate) mod journal_append;
 pub(crate) mod lock;

@@ -4,8 +4,7 @@
 //!
 //! First slice, enough for integer, `VARCHAR`, `DECIMAL`, `DATE` and `DATETIME` columns with
 //! the table's collation, a primary key, no secondary indexes: other types and clauses are a
-//! clear error. Column tags are taken as given (Dolt derives them from a seeded Go
-//! `math/rand`; not reproduced yet).
+//! clear error. Column tags come from the caller (see `column_tags` for how Dolt derives them).
 
 use prollystore::store::{ChunkStore, MemoryStore};
 use prollystore::tree::build::build_tree;

@@ -527,7 +527,7 @@ fn a_torn_tail_is_cut_like_dolt_cuts_it_and_appends_follow_the_last_record() {
 }
 
 /// The `basic` scenario's first commit built from its operations alone (`CREATE TABLE` fields
-/// and 200 inserted rows; column tags as recorded): the schema, table and root value hash as
+/// and 200 inserted rows; column tags derived as Dolt derives them): the schema, table and root value hash as
 /// Dolt's, and committing them on a copy of `before/` gives Dolt's commit, with no chunk copied
 /// from Dolt's result.
 #[test]
@@ -543,15 +543,27 @@ fn a_new_table_from_rows_hashes_as_dolts() {
     let step = steps.iter().find(|s| s["step"] == 3).unwrap();
     let addr = |v: &serde_json::Value| Address::from_base32(v.as_str().unwrap()).unwrap();
 
-    let columns: Vec<ColumnSpec<'_>> = create["columns"]
-        .as_array()
-        .unwrap()
+    let declared = create["columns"].as_array().unwrap();
+    // Tags as Dolt derives them (a fresh database: no tag used yet).
+    let kinds: Vec<(&str, super::column_tags::NomsKind)> = declared
         .iter()
-        .map(|c| ColumnSpec {
+        .map(|c| {
+            let name = c["name"].as_str().unwrap();
+            (
+                name,
+                super::column_tags::kind_of(c["type"].as_str().unwrap()).unwrap(),
+            )
+        })
+        .collect();
+    let tags = super::column_tags::tags_for_new_table(&mut HashSet::new(), "items", &kinds);
+    let columns: Vec<ColumnSpec<'_>> = declared
+        .iter()
+        .zip(tags)
+        .map(|(c, tag)| ColumnSpec {
             name: c["name"].as_str().unwrap(),
             sql_type: c["type"].as_str().unwrap(),
             nullable: c["nullable"].as_bool().unwrap(),
-            tag: c["tag"].as_u64().unwrap(),
+            tag,
         })
         .collect();
     let stored = stored_types(&columns).unwrap();
