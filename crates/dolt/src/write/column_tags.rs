@@ -60,10 +60,7 @@ pub(crate) enum NomsKind {
 /// `None` for types not covered yet.
 pub(crate) fn kind_of(sql_type: &str) -> Option<NomsKind> {
     let t = sql_type.trim().to_ascii_lowercase();
-    let base = t
-        .split(['(', ' '])
-        .next()
-        .unwrap_or_default();
+    let base = t.split(['(', ' ']).next().unwrap_or_default();
     let unsigned = t.contains("unsigned");
     Some(match base {
         "tinyint" | "smallint" | "mediumint" | "int" | "integer" | "bigint" if unsigned => {

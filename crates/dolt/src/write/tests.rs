@@ -200,8 +200,7 @@ fn replay(name: &str) -> (tempfile::TempDir, PathBuf) {
                 let expected = addr(&step["commit"]);
                 let root = addr(&step["root"]);
                 if step["fast_forward"] == true {
-                    let ws = WorkingSetFieldsFor::committed(root);
-                    let ws = w.put(&ws.encode(&meta_of(1))).unwrap();
+                    let ws = w.put_working_set(root, &meta_of(1)).unwrap();
                     let heads = format!("refs/heads/{branch}");
                     let wsr = format!("workingSets/heads/{branch}");
                     w.update_datasets(&[(&heads, Some(expected)), (&wsr, Some(ws))], 1)
@@ -298,32 +297,6 @@ fn replay(name: &str) -> (tempfile::TempDir, PathBuf) {
         );
     }
     (tmp, dir)
-}
-
-/// A working set whose working and staged roots are one committed root.
-struct WorkingSetFieldsFor {
-    root: Address,
-}
-
-impl WorkingSetFieldsFor {
-    fn committed(root: Address) -> Self {
-        WorkingSetFieldsFor { root }
-    }
-
-    fn encode(&self, meta: &WorkingSetMeta<'_>) -> Vec<u8> {
-        prollystore_format::message::objects::WorkingSetFields {
-            working_root_addr: self.root.0,
-            staged_root_addr: Some(self.root.0),
-            name: meta.name,
-            email: meta.email,
-            desc: meta.description,
-            timestamp_millis: meta.timestamp_secs,
-            merge_state: None,
-            rebase_state: None,
-        }
-        .encode()
-        .unwrap()
-    }
 }
 
 /// What Dolt prints for every branch of a replayed scenario equals what it printed for its own

@@ -133,6 +133,28 @@ impl DoltWriter {
         Ok(root)
     }
 
+    /// Puts a working set whose working and staged roots are both `root` (a branch with
+    /// nothing uncommitted), stamped with `meta`.
+    pub(crate) fn put_working_set(
+        &mut self,
+        root: Address,
+        meta: &WorkingSetMeta<'_>,
+    ) -> Result<Address> {
+        let ws = WorkingSetFields {
+            working_root_addr: root.0,
+            staged_root_addr: Some(root.0),
+            name: meta.name,
+            email: meta.email,
+            desc: meta.description,
+            timestamp_millis: meta.timestamp_secs,
+            merge_state: None,
+            rebase_state: None,
+        }
+        .encode()
+        .map_err(|e| DoltError::Unsupported(format!("working set: {e}")))?;
+        self.put(&ws)
+    }
+
     /// Commits `commit` to `branch` as `dolt commit` does: the commit (with `branch`'s head as
     /// first parent, which the caller lists), the branch head moved to it, and the branch's
     /// working set reset to the committed root (working = staged = commit root). Returns the
@@ -157,19 +179,7 @@ impl DoltWriter {
             )));
         }
         let (address, _) = put_commit(self, commit)?;
-        let ws = WorkingSetFields {
-            working_root_addr: commit.root.0,
-            staged_root_addr: Some(commit.root.0),
-            name: meta.name,
-            email: meta.email,
-            desc: meta.description,
-            timestamp_millis: meta.timestamp_secs,
-            merge_state: None,
-            rebase_state: None,
-        }
-        .encode()
-        .map_err(|e| DoltError::Unsupported(format!("working set: {e}")))?;
-        let ws = self.put(&ws)?;
+        let ws = self.put_working_set(commit.root, meta)?;
         let ws_ref = format!("workingSets/heads/{branch}");
         self.update_datasets(
             &[(&head_ref, Some(address)), (&ws_ref, Some(ws))],
