@@ -6,8 +6,8 @@ use prollystore_format::message::objects::CommitFields;
 use prollystore_format::message::CommitClosureNode;
 use prollystore_format::Address;
 
+use super::chunk_io::ChunkIo;
 use super::single_leaf::commit_closure_leaf;
-use super::writer::DoltWriter;
 use crate::error::{bad_chunk, Result};
 
 /// A name and email.
@@ -40,7 +40,7 @@ pub(crate) struct NewCommit<'a> {
 
 /// Puts the commit (and its parents' closure) into the writer's pending chunks; returns the
 /// commit's address and height.
-pub(crate) fn put_commit(w: &mut DoltWriter, c: &NewCommit<'_>) -> Result<(Address, u64)> {
+pub(crate) fn put_commit(w: &mut dyn ChunkIo, c: &NewCommit<'_>) -> Result<(Address, u64)> {
     let mut closure: Vec<(u64, Address)> = Vec::new();
     let mut max_height = 0;
     for &parent in &c.parents {
@@ -84,7 +84,7 @@ pub(crate) fn put_commit(w: &mut DoltWriter, c: &NewCommit<'_>) -> Result<(Addre
 
 /// Appends every key of the commit-closure tree at `address`.
 fn closure_entries(
-    w: &DoltWriter,
+    w: &dyn ChunkIo,
     address: Address,
     depth: usize,
     out: &mut Vec<(u64, Address)>,

@@ -11,7 +11,8 @@
 //!   record last; the manifest left as Dolt leaves it between opens.
 //! * [`single_leaf`]: dataset maps, table maps and commit closures small enough to be one node.
 //! * [`refs`]: the addresses each message kind refers to (for copying reachable chunks).
-//! * [`commit`]: commits with parent closure and height as Dolt computes them;
+//! * [`chunk_io`]: reading and putting chunks while writing;
+//!   [`commit`]: commits with parent closure and height as Dolt computes them;
 //!   [`writer`]: a locked, open database that commits to a branch (commit, branch head,
 //!   working set, store root, root record) and sets or removes any dataset (branches, tags).
 //! * [`new_table`]: a new table's schema, primary index and table message and the root value
@@ -25,6 +26,7 @@
 //! commit closures of more than 17 ancestors), stores without a journal, three-way merges,
 //! `repo_state.json` updates (checkout), the CLI and the C ABI.
 
+pub(crate) mod chunk_io;
 pub(crate) mod column_tags;
 pub(crate) mod commit;
 pub(crate) mod journal_append;

@@ -8,6 +8,7 @@ use prollystore_format::message::objects::{StoreRootFields, WorkingSetFields};
 use prollystore_format::message::AddressMapNode;
 use prollystore_format::{Address, HashProfile};
 
+use super::chunk_io::ChunkIo;
 use super::commit::{put_commit, NewCommit};
 use super::journal_append::JournalAppender;
 use super::single_leaf::address_map_leaf;
@@ -70,19 +71,12 @@ impl DoltWriter {
 
     /// A chunk, from this session's writes or the files.
     pub(crate) fn chunk(&self, address: &Address) -> Result<Arc<[u8]>> {
-        match self.journal.written(address) {
-            Some(c) => Ok(c),
-            None => self.db.source().chunk(address),
-        }
+        ChunkIo::chunk(self, address)
     }
 
     /// Puts a chunk (written at the next root update); returns its address.
     pub(crate) fn put(&mut self, chunk: &[u8]) -> Result<Address> {
-        let address = HashProfile::Dolt.address_of(chunk);
-        if self.db.source().contains(&address) {
-            return Ok(address);
-        }
-        self.journal.put_chunk(chunk)
+        ChunkIo::put(self, chunk)
     }
 
     /// The datasets of the current store root: name → address, bytewise order.
@@ -186,5 +180,22 @@ impl DoltWriter {
             timestamp_secs,
         )?;
         Ok(address)
+    }
+}
+
+impl ChunkIo for DoltWriter {
+    fn chunk(&self, address: &Address) -> Result<Arc<[u8]>> {
+        match self.journal.written(address) {
+            Some(c) => Ok(c),
+            None => self.db.source().chunk(address),
+        }
+    }
+
+    fn put(&mut self, chunk: &[u8]) -> Result<Address> {
+        let address = HashProfile::Dolt.address_of(chunk);
+        if self.db.source().contains(&address) {
+            return Ok(address);
+        }
+        self.journal.put_chunk(chunk)
     }
 }

@@ -6,7 +6,7 @@
 //! * [`RootValueFields`] (`RTVL`), [`TableFields`] (`DTBL`), [`TableSchemaFields`] (`DSCH`):
 //!   a database state, one table, one table's schema.
 //!
-//! Each `encode` builds the message with the Go-compatible [`Builder`](super::builder) in the
+//! Each `encode` builds the message with the Go-compatible builder (`message/builder.rs`) in the
 //! order Dolt's Go code creates and adds its fields (which fields are written when empty, which
 //! are left out), so the same fields give the same bytes and hence the same chunk address as
 //! Dolt. Each `decode` reads a verified chunk back into the same fields; `encode(decode(c)) == c`
