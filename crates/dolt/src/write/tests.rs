@@ -444,24 +444,122 @@ fn appended_root_is_read_and_every_torn_append_opens_old_or_new() {
             "{text}"
         );
     }
-    // Torn appends: every prefix of the appended region.
+    assert_every_cut_opens_old_or_new(&dir, &before, &after, &manifest, old_root, new_root);
+}
+
+/// Writes every prefix of `after` (a journal that was `before` plus an appended update) as the
+/// journal of a copy of `dir`'s store with `manifest`, and checks that our reader opens each at
+/// `old_root`, or at `new_root` for the whole file, never failing.
+fn assert_every_cut_opens_old_or_new(
+    dir: &Path,
+    before: &[u8],
+    after: &[u8],
+    manifest: &[u8],
+    old_root: Address,
+    new_root: Address,
+) {
     let torn = tempfile::tempdir().unwrap();
     let noms = torn.path().join("noms");
     copy_tree(&dir.join(".dolt/noms"), &noms);
     // The manifest as it was before the append (Dolt may have trued it up since).
-    std::fs::write(noms.join("manifest"), &manifest).unwrap();
-    for cut in before.len()..after.len() {
+    std::fs::write(noms.join("manifest"), manifest).unwrap();
+    for cut in before.len()..=after.len() {
         std::fs::write(noms.join(JOURNAL_FILE), &after[..cut]).unwrap();
         let src =
             crate::DoltChunkSource::open(&noms).unwrap_or_else(|e| panic!("cut at {cut}: {e}"));
         let root = src.root();
+        assert_eq!(
+            root == new_root,
+            cut == after.len(),
+            "cut at {cut}: root {root}"
+        );
         assert!(
             root == old_root || root == new_root,
             "cut at {cut}: root {root}"
         );
-        assert_eq!(root == new_root, cut == after.len(), "cut at {cut}");
         src.chunk(&root).unwrap();
     }
+}
+
+/// A crash anywhere in a commit's append leaves the old branch head or the new one.
+#[test]
+fn every_torn_commit_opens_old_or_new() {
+    let (_tmp, dir) = copy_db(&scenario("basic/after"));
+    let journal_path = dir.join(".dolt/noms").join(JOURNAL_FILE);
+    let before = std::fs::read(&journal_path).unwrap();
+    let manifest = std::fs::read(dir.join(".dolt/noms/manifest")).unwrap();
+    let mut w = DoltWriter::open(&dir).unwrap();
+    let old_root = w.root();
+    let head = w.database().branch_head("main").unwrap();
+    let root = w.database().commit(head).unwrap().root;
+    let commit = NewCommit {
+        root,
+        parents: vec![head],
+        author: Person {
+            name: "Crash Test",
+            email: "crash@example.com",
+        },
+        committer: Some(Person {
+            name: "Someone Else",
+            email: "crash@example.com",
+        }),
+        message: "torn?",
+        author_millis: 1_700_000_000_000,
+        committer_millis: 1_700_000_000_500,
+    };
+    let meta = WorkingSetMeta {
+        name: "Crash Test",
+        email: "crash@example.com",
+        description: "sql transaction",
+        timestamp_secs: 1_700_000_000,
+    };
+    let written = w
+        .commit_to_branch("main", &commit, &meta, 1_700_000_000)
+        .unwrap();
+    let new_root = w.root();
+    drop(w);
+    let after = std::fs::read(&journal_path).unwrap();
+    let db = Database::open(&dir).unwrap();
+    let c = db.commit(written).unwrap();
+    assert_eq!(c.committer_name.as_deref(), Some("Someone Else"));
+    assert_eq!(
+        c.committer_email, None,
+        "an equal committer email is left out, as Dolt does"
+    );
+    assert_every_cut_opens_old_or_new(&dir, &before, &after, &manifest, old_root, new_root);
+}
+
+/// A running `dolt sql-server` keeps writers out; once it is gone (even killed, leaving its
+/// `sql-server.info` behind), the database opens for writing.
+#[test]
+fn a_running_dolt_sql_server_is_refused() {
+    let Some(bin) = std::env::var_os(DOLT_ENV).filter(|v| !v.is_empty()) else {
+        eprintln!("{DOLT_ENV} not set: not checked against a real dolt sql-server");
+        return;
+    };
+    let (_tmp, dir) = copy_db(&scenario("basic/before"));
+    let home = dir.parent().unwrap().join("home");
+    std::fs::create_dir_all(home.join(".dolt")).unwrap();
+    let port = 20000 + (std::process::id() % 20000);
+    let mut server = Command::new(bin)
+        .args(["sql-server", "--port", &port.to_string()])
+        .current_dir(&dir)
+        .env("HOME", &home)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let info = dir.join(".dolt/sql-server.info");
+    let started = std::time::Instant::now();
+    while !info.exists() && started.elapsed() < std::time::Duration::from_secs(30) {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let refused = DoltWriter::open(&dir);
+    server.kill().unwrap();
+    server.wait().unwrap();
+    let err = refused.expect_err("a running sql-server must keep writers out");
+    assert!(matches!(err, DoltError::Locked { .. }), "{err}");
+    DoltWriter::open(&dir).unwrap();
 }
 
 #[test]
