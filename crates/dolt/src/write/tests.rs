@@ -119,6 +119,16 @@ fn copy_reachable(source: &Database, w: &mut DoltWriter, from_root: Address) {
     }
 }
 
+/// Working-set metadata as a `dolt sql` transaction of the vectors' user records it.
+fn sql_meta(timestamp_secs: u64) -> WorkingSetMeta<'static> {
+    WorkingSetMeta {
+        name: "Vector Bot",
+        email: "bot@example.com",
+        description: "sql transaction",
+        timestamp_secs,
+    }
+}
+
 /// `2024-01-02T09:30:00Z` → Unix milliseconds.
 fn millis(date: &str) -> i64 {
     let n = |r: std::ops::Range<usize>| date[r].parse::<i64>().unwrap();
@@ -166,12 +176,7 @@ fn replay(name: &str) -> (tempfile::TempDir, PathBuf) {
     let steps = jsonl(&base.join("expected/steps.jsonl"));
     let addr = |v: &serde_json::Value| Address::from_base32(v.as_str().unwrap()).unwrap();
     let text = |v: &serde_json::Value| v.as_str().unwrap().to_string();
-    let meta_of = |secs: u64| WorkingSetMeta {
-        name: "Vector Bot",
-        email: "bot@example.com",
-        description: "sql transaction",
-        timestamp_secs: secs,
-    };
+    let meta_of = sql_meta;
     for (i, op) in ops.iter().enumerate() {
         let step = steps.iter().find(|s| s["step"].as_u64() == Some(i as u64));
         let mut w = DoltWriter::open(&dir).unwrap();
@@ -507,12 +512,7 @@ fn every_torn_commit_opens_old_or_new() {
         author_millis: 1_700_000_000_000,
         committer_millis: 1_700_000_000_500,
     };
-    let meta = WorkingSetMeta {
-        name: "Crash Test",
-        email: "crash@example.com",
-        description: "sql transaction",
-        timestamp_secs: 1_700_000_000,
-    };
+    let meta = sql_meta(1_700_000_000);
     let written = w
         .commit_to_branch("main", &commit, &meta, 1_700_000_000)
         .unwrap();
@@ -724,12 +724,7 @@ fn a_new_table_from_rows_hashes_as_dolts() {
         author_millis: date,
         committer_millis: date as u64,
     };
-    let meta = WorkingSetMeta {
-        name: "Vector Bot",
-        email: "bot@example.com",
-        description: "sql transaction",
-        timestamp_secs: (date / 1000) as u64,
-    };
+    let meta = sql_meta((date / 1000) as u64);
     let written = w
         .commit_to_branch("main", &commit, &meta, (date / 1000) as u64)
         .unwrap();
@@ -779,12 +774,7 @@ fn measure_commit_latency() {
             author_millis: 1_700_000_000_000 + i,
             committer_millis: 1_700_000_000_000 + i as u64,
         };
-        let meta = WorkingSetMeta {
-            name: "Bench",
-            email: "bench@example.com",
-            description: "sql transaction",
-            timestamp_secs: 1_700_000_000,
-        };
+        let meta = sql_meta(1_700_000_000);
         let t = std::time::Instant::now();
         match w.commit_to_branch("main", &commit, &meta, 1_700_000_000) {
             Ok(a) => parent = a,
