@@ -53,6 +53,15 @@ pub enum DoltError {
     /// A named thing (branch, tag, table, column) does not exist.
     #[error("{0} not found")]
     NotFound(String),
+    /// Another process may be writing the database (Dolt's `noms/LOCK` is held, or a
+    /// `dolt sql-server` is running on it), so it cannot be opened for writing.
+    #[error("{path} is in use: {reason}")]
+    Locked {
+        /// The lock file or server file that says so.
+        path: String,
+        /// Who holds it, as far as known.
+        reason: String,
+    },
     /// The data uses a feature this reader does not implement.
     #[error("unsupported: {0}")]
     Unsupported(String),

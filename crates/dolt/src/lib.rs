@@ -16,7 +16,9 @@
 //! * [`value_text`]: allocation-free text of numbers, decimals and temporal values;
 //!   [`geometry`]: geometry values as WKT text.
 //!
-//! Nothing here writes to the database directory.
+//! * `write` (crate-internal, in progress): writing databases as Dolt does (issue #21).
+//!
+//! Apart from `write`, nothing here writes to the database directory.
 
 pub mod chunks;
 pub mod csv_export;
@@ -32,6 +34,10 @@ pub mod show_create;
 pub mod sql_value;
 pub mod table_rows;
 pub mod value_text;
+// Crate-internal foundation of the writer (issue #21); only its tests use it until the public
+// API is built on it, hence the allowance.
+#[allow(dead_code)]
+pub(crate) mod write;
 
 pub use chunks::DoltChunkSource;
 pub use db::{Commit, Database, RootValue, State, Table, Tag, WorkingSet};

@@ -108,6 +108,30 @@ impl Builder {
         self.off() as u32
     }
 
+    /// Go `CreateString`: the bytes, a NUL terminator, and the length; returns the offset.
+    pub(crate) fn create_string(&mut self, s: &str) -> u32 {
+        self.create_string_bytes(s.as_bytes())
+    }
+
+    /// Go `CreateString` of bytes that need not be UTF-8 (a Go string holds any bytes).
+    pub(crate) fn create_string_bytes(&mut self, s: &[u8]) -> u32 {
+        self.prep(4, s.len() + 1);
+        self.place(&[0]);
+        self.place(s);
+        self.place(&(s.len() as u32).to_le_bytes());
+        self.off() as u32
+    }
+
+    /// A vector of offsets to objects written earlier (Go `StartVector(4, n, 4)`, then
+    /// `PrependUOffsetT` from the last element to the first, then `EndVector`).
+    pub(crate) fn create_offset_vector(&mut self, targets: &[u32]) -> u32 {
+        self.start_vector(4, targets.len(), 4);
+        for &t in targets.iter().rev() {
+            self.prepend_uoffset(t);
+        }
+        self.end_vector(targets.len())
+    }
+
     /// Go `StartVector(elem_size, n, alignment)`.
     pub(crate) fn start_vector(&mut self, elem_size: usize, n: usize, alignment: usize) {
         self.prep(4, elem_size * n);
@@ -158,6 +182,38 @@ impl Builder {
     pub(crate) fn add_u64(&mut self, field: usize, v: u64, default: u64) {
         if v != default {
             self.prepend_u64(v);
+            self.slot(field);
+        }
+    }
+
+    /// Go `PrependBoolSlot`: omitted when equal to the default.
+    pub(crate) fn add_bool(&mut self, field: usize, v: bool, default: bool) {
+        self.add_u8(field, u8::from(v), u8::from(default));
+    }
+
+    /// Go `PrependUint16Slot` (also enums stored as u16): omitted when equal to the default.
+    pub(crate) fn add_u16(&mut self, field: usize, v: u16, default: u16) {
+        if v != default {
+            self.prepend_u16(v);
+            self.slot(field);
+        }
+    }
+
+    /// Go `PrependInt16Slot`: omitted when equal to the default.
+    pub(crate) fn add_i16(&mut self, field: usize, v: i16, default: i16) {
+        self.add_u16(field, v as u16, default as u16);
+    }
+
+    /// Go `PrependInt64Slot`: omitted when equal to the default.
+    pub(crate) fn add_i64(&mut self, field: usize, v: i64, default: i64) {
+        self.add_u64(field, v as u64, default as u64);
+    }
+
+    /// Go `PrependFloat32Slot`: omitted when equal to the default.
+    pub(crate) fn add_f32(&mut self, field: usize, v: f32, default: f32) {
+        if v != default {
+            self.prep(4, 0);
+            self.place(&v.to_bits().to_le_bytes());
             self.slot(field);
         }
     }

@@ -5,6 +5,8 @@
 //! * [`BlobNode`] (`BLOB`): pieces of large values; [`BlobWriter`] writes them.
 //! * [`AddressMapNode`] (`ADRM`): name → address maps; [`AddressMapWriter`] writes them.
 //! * [`CommitClosureNode`] (`CMCL`): commit-ancestry sets.
+//! * [`objects`]: Dolt's database-level messages (commits, root values, tables, schemas,
+//!   working sets, store roots, tags), encoded byte-identical to Dolt.
 //! * [`Message::verify`] dispatches on the file identifier.
 //!
 //! Views can only be made by verification: prefix, file identifier, the FlatBuffers verifier
@@ -89,6 +91,7 @@ mod error;
 )]
 pub mod generated;
 mod node;
+pub mod objects;
 mod subtree_counts;
 mod table;
 

@@ -1,0 +1,105 @@
+//! Commits as Dolt makes them (`store/datas/commit.go` `newCommitForValue`): the parents'
+//! ancestry closure, the height, and the commit message with committer fields only when the
+//! committer is not the author.
+
+use prollystore_format::message::objects::CommitFields;
+use prollystore_format::message::CommitClosureNode;
+use prollystore_format::Address;
+
+use super::chunk_io::ChunkIo;
+use super::single_leaf::commit_closure_leaf;
+use crate::error::{bad_chunk, Result};
+
+/// A name and email.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Person<'a> {
+    /// Name.
+    pub name: &'a str,
+    /// Email.
+    pub email: &'a str,
+}
+
+/// What a new commit records.
+#[derive(Clone, Debug)]
+pub(crate) struct NewCommit<'a> {
+    /// The root value committed (must be in the store).
+    pub root: Address,
+    /// Parents, first parent first (empty for a first commit).
+    pub parents: Vec<Address>,
+    /// Author.
+    pub author: Person<'a>,
+    /// Committer, when not the author.
+    pub committer: Option<Person<'a>>,
+    /// Commit message.
+    pub message: &'a str,
+    /// Author time, Unix milliseconds.
+    pub author_millis: i64,
+    /// Committer time, Unix milliseconds.
+    pub committer_millis: u64,
+}
+
+/// Puts the commit (and its parents' closure) into the writer's pending chunks; returns the
+/// commit's address and height.
+pub(crate) fn put_commit(w: &mut dyn ChunkIo, c: &NewCommit<'_>) -> Result<(Address, u64)> {
+    let mut closure: Vec<(u64, Address)> = Vec::new();
+    let mut max_height = 0;
+    for &parent in &c.parents {
+        let chunk = w.chunk(&parent)?;
+        let p = CommitFields::decode(&chunk).map_err(|e| bad_chunk(parent, e.to_string()))?;
+        max_height = max_height.max(p.height);
+        closure.push((p.height, parent));
+        if let Some(pc) = p.parent_closure.map(Address).filter(|a| !a.is_zero()) {
+            closure_entries(w, pc, 0, &mut closure)?;
+        }
+    }
+    let parent_closure = if c.parents.is_empty() {
+        // Dolt writes the empty hash for a commit without parents.
+        Address::ZERO
+    } else {
+        w.put(&commit_closure_leaf(&closure)?)?
+    };
+    // Dolt leaves out committer fields equal to the author's, one by one.
+    let committer = c.committer.unwrap_or(c.author);
+    let parent_addrs: Vec<u8> = c.parents.iter().flat_map(|p| p.0).collect();
+    let height = max_height + 1;
+    let fields = CommitFields {
+        root: c.root.0,
+        height,
+        parent_addrs: &parent_addrs,
+        parent_closure: Some(parent_closure.0),
+        name: c.author.name,
+        email: c.author.email,
+        description: c.message,
+        timestamp_millis: c.committer_millis,
+        user_timestamp_millis: c.author_millis,
+        signature: None,
+        committer_name: (committer.name != c.author.name).then_some(committer.name),
+        committer_email: (committer.email != c.author.email).then_some(committer.email),
+    };
+    let chunk = fields
+        .encode()
+        .map_err(|e| crate::error::DoltError::Unsupported(format!("commit: {e}")))?;
+    Ok((w.put(&chunk)?, height))
+}
+
+/// Appends every key of the commit-closure tree at `address`.
+fn closure_entries(
+    w: &dyn ChunkIo,
+    address: Address,
+    depth: usize,
+    out: &mut Vec<(u64, Address)>,
+) -> Result<()> {
+    if depth > 32 {
+        return Err(bad_chunk(address, "commit closure is too deep"));
+    }
+    let chunk = w.chunk(&address)?;
+    let node = CommitClosureNode::verify(&chunk).map_err(|e| bad_chunk(address, e.to_string()))?;
+    if node.level() > 0 {
+        for i in 0..node.child_count() {
+            closure_entries(w, node.child(i), depth + 1, out)?;
+        }
+        return Ok(());
+    }
+    out.extend((0..node.count()).map(|i| (node.height(i), node.commit(i))));
+    Ok(())
+}

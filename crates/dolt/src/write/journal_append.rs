@@ -1,0 +1,212 @@
+//! Appending to Dolt's chunk journal (`noms/vvvv…`): chunk records, then a root record, each
+//! framed and checksummed as Dolt's `journal_record.go` writes them, made durable with fsync.
+//!
+//! What is there is never rewritten: records go after the last valid record. The one exception
+//! is Dolt's own: bytes after the last valid record that are not a record (a torn tail left by a
+//! crash, or the zeros older Dolt pre-allocated) are cut off when the journal is opened for
+//! writing, exactly as Dolt does on every writable open (`processJournalRecords` with
+//! `tryTruncate`) — otherwise records appended after them could never be read. A journal whose
+//! damage is followed by durable records (possible data loss) is refused, as Dolt refuses it.
+//!
+//! Durability: [`JournalAppender::commit_root`] writes the pending chunk records and fsyncs,
+//! then writes the root record and fsyncs again, so the root record can never be on disk
+//! without the chunks it names. A crash at any moment leaves the old root (the new records are
+//! an unreadable or root-less tail) or the new one.
+//!
+//! The manifest is not touched. With a journal, Dolt itself rewrites the manifest only when the
+//! set of table files changes (`ChunkJournal.Update` compares spec names only); a root update
+//! is just a journal root record, and Dolt "trues up" the manifest's root to the journal's last
+//! root the next time it opens the store for writing (`trueUpBackingManifest`). Readers (Dolt's
+//! and ours) take the journal's last root record over the manifest's root. The `journal.idx`
+//! accelerator is not touched either: it only covers journal regions up to an older root record,
+//! which stay valid, and Dolt indexes the rest when it next opens the journal.
+
+use std::collections::{HashMap, HashSet};
+use std::fs::{File, OpenOptions};
+use std::io::{Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use prollystore_format::{Address, HashProfile};
+
+use super::lock::WriterLock;
+use crate::chunks::journal::{scan_records, MAX_RECORD_LEN};
+use crate::error::{DoltError, Result};
+
+/// File name of the chunk journal: base32 of twenty 0xFF bytes.
+pub(crate) const JOURNAL_FILE: &str = "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv";
+
+/// Record field tags (`journalRecTag`).
+const TAG_KIND: u8 = 1;
+const TAG_ADDRESS: u8 = 2;
+const TAG_PAYLOAD: u8 = 3;
+const TAG_TIMESTAMP: u8 = 4;
+/// Record kinds (`journalRecKind`).
+const KIND_ROOT: u8 = 1;
+const KIND_CHUNK: u8 = 2;
+/// Bytes of a chunk record besides its payload: length, kind, address, payload tag, CRC.
+const CHUNK_RECORD_OVERHEAD: usize = 4 + 2 + 21 + 1 + 4;
+/// Size of a root record (`rootHashRecordSize`): length, kind, timestamp, address, CRC.
+pub(crate) const ROOT_RECORD_LEN: usize = 4 + 2 + 9 + 21 + 4;
+
+/// An open journal, appended to under the database's writer lock.
+#[derive(Debug)]
+pub(crate) struct JournalAppender {
+    file: File,
+    path: PathBuf,
+    /// Offset just after the last valid record: where the next record goes.
+    end: u64,
+    /// Chunks already in the journal or pending, so each is written once.
+    present: HashSet<Address>,
+    /// Encoded chunk records not yet written.
+    pending: Vec<u8>,
+    /// Every chunk put in this session, readable before and after it is committed (the
+    /// database's reader only sees what was in the files when it opened them).
+    written: HashMap<Address, Arc<[u8]>>,
+    /// The last root record's root.
+    root: Option<Address>,
+    _lock: WriterLock,
+}
+
+impl JournalAppender {
+    /// Opens the journal of the store in `noms_dir` for appending, taking its writer lock.
+    /// A store without a journal (table files only) is not supported yet.
+    pub(crate) fn open(noms_dir: &Path) -> Result<JournalAppender> {
+        let lock = WriterLock::acquire(noms_dir)?;
+        let path = noms_dir.join(JOURNAL_FILE);
+        let name = path.display().to_string();
+        let io = |source| DoltError::Io {
+            file: name.clone(),
+            source,
+        };
+        if !path.is_file() {
+            return Err(DoltError::Unsupported(format!(
+                "writing a store without a chunk journal ({} is missing)",
+                path.display()
+            )));
+        }
+        let bytes = std::fs::read(&path).map_err(io)?;
+        // Errors here are Dolt's data-loss refusals (damage with durable records after it).
+        let scan = scan_records(&bytes, 0, &name)?;
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(&path)
+            .map_err(io)?;
+        if scan.end < bytes.len() as u64 {
+            // A torn or zero-filled tail: not durable data (see the module doc).
+            file.set_len(scan.end).map_err(io)?;
+            file.sync_all().map_err(io)?;
+        }
+        Ok(JournalAppender {
+            file,
+            path,
+            end: scan.end,
+            present: scan.chunks.iter().map(|(a, _)| *a).collect(),
+            pending: Vec::new(),
+            written: HashMap::new(),
+            root: scan.roots.last().map(|r| r.root),
+            _lock: lock,
+        })
+    }
+
+    /// The root of the last root record (written by Dolt or by us), if any.
+    pub(crate) fn root(&self) -> Option<Address> {
+        self.root
+    }
+
+    /// Queues `chunk` (unless the journal already holds it) and returns its address. Nothing
+    /// reaches the file before [`JournalAppender::commit_root`].
+    pub(crate) fn put_chunk(&mut self, chunk: &[u8]) -> Result<Address> {
+        let address = HashProfile::Dolt.address_of(chunk);
+        if self.present.contains(&address) {
+            return Ok(address);
+        }
+        chunk_record(address, chunk, &mut self.pending)?;
+        self.present.insert(address);
+        self.written.insert(address, Arc::from(chunk));
+        Ok(address)
+    }
+
+    /// A chunk put in this session, if it was.
+    pub(crate) fn written(&self, address: &Address) -> Option<Arc<[u8]>> {
+        self.written.get(address).cloned()
+    }
+
+    /// Whether the journal holds `address` (from before, or put in this session).
+    pub(crate) fn contains(&self, address: &Address) -> bool {
+        self.present.contains(address)
+    }
+
+    /// Makes `root` (a `StoreRoot` chunk put before, or already in the store) the store's root:
+    /// writes the pending chunk records and fsyncs, then the root record stamped
+    /// `timestamp_secs` (Unix seconds; Dolt stamps the current time) and fsyncs.
+    pub(crate) fn commit_root(&mut self, root: Address, timestamp_secs: u64) -> Result<()> {
+        if !self.present.contains(&root) {
+            return Err(DoltError::MissingChunk(root));
+        }
+        let record = root_record(root, timestamp_secs);
+        let pending = std::mem::take(&mut self.pending);
+        if !pending.is_empty() {
+            self.write_at_end(&pending)?;
+        }
+        self.write_at_end(&record)?;
+        self.root = Some(root);
+        Ok(())
+    }
+
+    /// Appends `bytes` at the durable end and fsyncs them.
+    fn write_at_end(&mut self, bytes: &[u8]) -> Result<()> {
+        let io = |source| DoltError::Io {
+            file: self.path.display().to_string(),
+            source,
+        };
+        self.file.seek(SeekFrom::Start(self.end)).map_err(io)?;
+        self.file.write_all(bytes).map_err(io)?;
+        self.file.flush().map_err(io)?;
+        self.file.sync_data().map_err(io)?;
+        self.end += bytes.len() as u64;
+        Ok(())
+    }
+}
+
+/// Appends the journal record of `chunk` (stored under `address`) to `out`, laid out as Dolt's
+/// `writeChunkRecord`: length, kind, address, payload (snappy block ‖ CRC-32C of it), CRC-32C.
+pub(crate) fn chunk_record(address: Address, chunk: &[u8], out: &mut Vec<u8>) -> Result<()> {
+    let compressed = snap::raw::Encoder::new().compress_vec(chunk).map_err(|e| {
+        DoltError::Unsupported(format!("snappy cannot compress chunk {address}: {e}"))
+    })?;
+    let len = CHUNK_RECORD_OVERHEAD + compressed.len() + 4;
+    if len > MAX_RECORD_LEN as usize {
+        return Err(DoltError::Unsupported(format!(
+            "chunk {address} needs a {len}-byte journal record; Dolt's journal takes at most \
+             {MAX_RECORD_LEN}"
+        )));
+    }
+    let start = out.len();
+    out.extend_from_slice(&(len as u32).to_be_bytes());
+    out.extend_from_slice(&[TAG_KIND, KIND_CHUNK, TAG_ADDRESS]);
+    out.extend_from_slice(address.as_bytes());
+    out.push(TAG_PAYLOAD);
+    out.extend_from_slice(&compressed);
+    out.extend_from_slice(&crc32c::crc32c(&compressed).to_be_bytes());
+    let crc = crc32c::crc32c(&out[start..]);
+    out.extend_from_slice(&crc.to_be_bytes());
+    Ok(())
+}
+
+/// A root record as Dolt's `writeRootHashRecord` lays it out: length, kind, timestamp, address,
+/// CRC-32C.
+pub(crate) fn root_record(root: Address, timestamp_secs: u64) -> [u8; ROOT_RECORD_LEN] {
+    let mut r = [0u8; ROOT_RECORD_LEN];
+    r[..4].copy_from_slice(&(ROOT_RECORD_LEN as u32).to_be_bytes());
+    r[4] = TAG_KIND;
+    r[5] = KIND_ROOT;
+    r[6] = TAG_TIMESTAMP;
+    r[7..15].copy_from_slice(&timestamp_secs.to_be_bytes());
+    r[15] = TAG_ADDRESS;
+    r[16..36].copy_from_slice(root.as_bytes());
+    let crc = crc32c::crc32c(&r[..36]);
+    r[36..].copy_from_slice(&crc.to_be_bytes());
+    r
+}

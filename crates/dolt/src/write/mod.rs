@@ -1,0 +1,40 @@
+//! Writing Dolt databases (issue #21) — the foundation layers, each proved byte-identical
+//! against data Dolt made. Crate-internal until the API above them settles.
+//!
+//! What exists:
+//! * Message encoders for commits, root values, tables, schemas, working sets, store roots
+//!   and tags live in `prollystore_format::message::objects` (pure, no I/O); every such chunk
+//!   of the vector databases re-encodes to Dolt's exact bytes.
+//! * [`lock`]: Dolt's writer lock (`flock` on `noms/LOCK`) and the running-`dolt sql-server`
+//!   check.
+//! * [`journal_append`]: chunk and root records appended to the chunk journal, fsync'd, root
+//!   record last; the manifest left as Dolt leaves it between opens.
+//! * [`single_leaf`]: dataset maps, table maps and commit closures small enough to be one node.
+//! * [`refs`]: the addresses each message kind refers to (for copying reachable chunks).
+//! * [`chunk_io`]: reading and putting chunks while writing;
+//!   [`commit`]: commits with parent closure and height as Dolt computes them;
+//!   [`writer`]: a locked, open database that commits to a branch (commit, branch head,
+//!   working set, store root, root record) and sets or removes any dataset (branches, tags).
+//! * [`new_table`]: a new table's schema, primary index and table message and the root value
+//!   listing it, from declared columns and row text (integers, `VARCHAR`, `DECIMAL`,
+//!   `DATETIME`, primary key only); [`column_tags`]: new columns' tags as Dolt derives them
+//!   (Go's `math/rand`, reproduced).
+//!
+//! Not done yet: the other SQL types (stored type text, encodings, value parsing), defaults,
+//! comments and column collations in schemas, secondary indexes, keyless tables, out-of-band values, row edits of
+//! existing tables, maps that need Dolt's chunker (dataset or table maps of ≥ 512 item bytes,
+//! commit closures of more than 17 ancestors), stores without a journal, three-way merges,
+//! `repo_state.json` updates (checkout), the CLI and the C ABI.
+
+pub(crate) mod chunk_io;
+pub(crate) mod column_tags;
+pub(crate) mod commit;
+pub(crate) mod journal_append;
+pub(crate) mod lock;
+pub(crate) mod new_table;
+pub(crate) mod refs;
+pub(crate) mod single_leaf;
+pub(crate) mod writer;
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,74 @@
+//! Trees small enough to be one leaf node, written without a chunker.
+//!
+//! Dolt's chunker (`keySplitter`) considers no boundary before a node holds 512 bytes of keys
+//! and values (`minChunkSize`), so a map whose items total less is certainly one leaf — the
+//! root. Dataset maps and the table maps and commit closures of small databases are such trees.
+//! Larger ones need the chunker and are refused here, not written differently from Dolt.
+
+use prollystore_format::message::{AddressMapWriter, CommitClosureWriter, COMMIT_CLOSURE_KEY_LEN};
+use prollystore_format::{Address, ADDRESS_LEN};
+
+use crate::error::{DoltError, Result};
+
+/// Dolt's `minChunkSize`: no node boundary before this many item bytes.
+const MIN_CHUNK_SIZE: usize = 512;
+/// The value Dolt stores per commit-closure key (`emptyCommitClosureValue`, one byte), which
+/// counts towards node size.
+const CLOSURE_VALUE_LEN: usize = 1;
+
+/// An `AddressMap` (`ADRM`) of `entries` as one leaf, names sorted bytewise as Dolt keeps them.
+pub(crate) fn address_map_leaf(entries: &[(Vec<u8>, Address)]) -> Result<Vec<u8>> {
+    let mut sorted: Vec<&(Vec<u8>, Address)> = entries.iter().collect();
+    sorted.sort_by(|a, b| a.0.cmp(&b.0));
+    if sorted.windows(2).any(|w| w[0].0 == w[1].0) {
+        return Err(DoltError::Unsupported(
+            "an address map with a name twice".into(),
+        ));
+    }
+    let size: usize = sorted.iter().map(|(k, _)| k.len() + ADDRESS_LEN).sum();
+    if size >= MIN_CHUNK_SIZE {
+        return Err(too_big("address map", size));
+    }
+    let mut keys = Vec::new();
+    let mut offsets = vec![0u16];
+    let mut addresses = Vec::new();
+    for (k, a) in sorted {
+        keys.extend_from_slice(k);
+        offsets.push(keys.len() as u16);
+        addresses.extend_from_slice(a.as_bytes());
+    }
+    let mut w = AddressMapWriter::new();
+    let chunk = w
+        .write(&keys, &offsets, &addresses, &[], 0)
+        .map_err(|e| DoltError::Unsupported(format!("address map: {e}")))?;
+    Ok(chunk.to_vec())
+}
+
+/// A `CommitClosure` (`CMCL`) of `(height, commit)` keys as one leaf, in Dolt's order (height,
+/// then address bytes), duplicates dropped.
+pub(crate) fn commit_closure_leaf(entries: &[(u64, Address)]) -> Result<Vec<u8>> {
+    let mut sorted = entries.to_vec();
+    sorted.sort();
+    sorted.dedup();
+    let size = sorted.len() * (COMMIT_CLOSURE_KEY_LEN + CLOSURE_VALUE_LEN);
+    if size >= MIN_CHUNK_SIZE {
+        return Err(too_big("commit closure", size));
+    }
+    let mut keys = Vec::with_capacity(sorted.len() * COMMIT_CLOSURE_KEY_LEN);
+    for (height, a) in &sorted {
+        keys.extend_from_slice(&height.to_le_bytes());
+        keys.extend_from_slice(a.as_bytes());
+    }
+    let mut w = CommitClosureWriter::new();
+    let chunk = w
+        .write(&keys, &[], &[], 0)
+        .map_err(|e| DoltError::Unsupported(format!("commit closure: {e}")))?;
+    Ok(chunk.to_vec())
+}
+
+fn too_big(what: &str, size: usize) -> DoltError {
+    DoltError::Unsupported(format!(
+        "a {what} of {size} item bytes may span several nodes; writing it needs Dolt's chunker \
+         (not done yet)"
+    ))
+}

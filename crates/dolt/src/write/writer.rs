@@ -1,0 +1,201 @@
+//! A Dolt database open for writing: the writer lock, the journal appender, and a reader for
+//! what was there before, tied together so that reads see this session's chunks too.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use prollystore_format::message::objects::{StoreRootFields, WorkingSetFields};
+use prollystore_format::message::AddressMapNode;
+use prollystore_format::{Address, HashProfile};
+
+use super::chunk_io::ChunkIo;
+use super::commit::{put_commit, NewCommit};
+use super::journal_append::JournalAppender;
+use super::single_leaf::address_map_leaf;
+use crate::db::Database;
+use crate::error::{bad_chunk, DoltError, Result};
+
+/// An open database directory, locked for writing.
+#[derive(Debug)]
+pub(crate) struct DoltWriter {
+    db: Database,
+    journal: JournalAppender,
+    /// The store root (`STRT`) the next update replaces.
+    root: Address,
+}
+
+/// The working-set metadata Dolt records with each working-set write.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct WorkingSetMeta<'a> {
+    /// Who (Dolt: `user.name`).
+    pub name: &'a str,
+    /// Their email (Dolt: `user.email`).
+    pub email: &'a str,
+    /// What (Dolt: `"sql transaction"`, `"updated from dolt environment"`, …).
+    pub description: &'a str,
+    /// When, Unix **seconds** (Dolt stores seconds in this `timestamp_millis` field).
+    pub timestamp_secs: u64,
+}
+
+impl DoltWriter {
+    /// Opens the database at `path` (the directory holding `.dolt`, or `.dolt` itself) for
+    /// writing: takes Dolt's lock first, then reads the state it will append to.
+    pub(crate) fn open(path: &Path) -> Result<DoltWriter> {
+        let dot = if path.join(".dolt").is_dir() {
+            path.join(".dolt")
+        } else {
+            path.to_path_buf()
+        };
+        let journal = JournalAppender::open(&dot.join("noms"))?;
+        let db = Database::open(&dot)?;
+        let root = db.source().root();
+        if let Some(j) = journal.root() {
+            if j != root {
+                return Err(DoltError::Unsupported(format!(
+                    "the journal's last root {j} is not the store root {root} the reader found"
+                )));
+            }
+        }
+        Ok(DoltWriter { db, journal, root })
+    }
+
+    /// The database as it was when opened (for reads of unchanged data).
+    pub(crate) fn database(&self) -> &Database {
+        &self.db
+    }
+
+    /// The current store root.
+    pub(crate) fn root(&self) -> Address {
+        self.root
+    }
+
+    /// A chunk, from this session's writes or the files.
+    pub(crate) fn chunk(&self, address: &Address) -> Result<Arc<[u8]>> {
+        ChunkIo::chunk(self, address)
+    }
+
+    /// Puts a chunk (written at the next root update); returns its address.
+    pub(crate) fn put(&mut self, chunk: &[u8]) -> Result<Address> {
+        ChunkIo::put(self, chunk)
+    }
+
+    /// The datasets of the current store root: name → address, bytewise order.
+    pub(crate) fn datasets(&self) -> Result<Vec<(Vec<u8>, Address)>> {
+        if self.root.is_zero() {
+            return Ok(Vec::new());
+        }
+        let chunk = self.chunk(&self.root)?;
+        let sr =
+            StoreRootFields::decode(&chunk).map_err(|e| bad_chunk(self.root, e.to_string()))?;
+        let node = AddressMapNode::verify(sr.address_map)
+            .map_err(|e| bad_chunk(self.root, e.to_string()))?;
+        if !node.is_leaf() {
+            return Err(DoltError::Unsupported(
+                "a dataset map of several nodes (not done yet)".into(),
+            ));
+        }
+        Ok((0..node.count())
+            .map(|i| (node.key(i).to_vec(), node.address(i)))
+            .collect())
+    }
+
+    /// Sets (`Some`) or removes (`None`) datasets, writes the new store root and makes it the
+    /// root: everything put so far becomes durable, then the root record. `timestamp_secs` goes
+    /// into the journal's root record (Dolt's reflog time).
+    pub(crate) fn update_datasets(
+        &mut self,
+        changes: &[(&str, Option<Address>)],
+        timestamp_secs: u64,
+    ) -> Result<Address> {
+        let mut map = self.datasets()?;
+        for (name, value) in changes {
+            map.retain(|(k, _)| k.as_slice() != name.as_bytes());
+            if let Some(a) = value {
+                if !self.journal.contains(a) && !self.db.source().contains(a) {
+                    return Err(DoltError::MissingChunk(*a));
+                }
+                map.push((name.as_bytes().to_vec(), *a));
+            }
+        }
+        let leaf = address_map_leaf(&map)?;
+        let root_chunk = StoreRootFields { address_map: &leaf }
+            .encode()
+            .map_err(|e| DoltError::Unsupported(format!("store root: {e}")))?;
+        let root = self.journal.put_chunk(&root_chunk)?;
+        self.journal.commit_root(root, timestamp_secs)?;
+        self.root = root;
+        Ok(root)
+    }
+
+    /// Puts a working set whose working and staged roots are both `root` (a branch with
+    /// nothing uncommitted), stamped with `meta`.
+    pub(crate) fn put_working_set(
+        &mut self,
+        root: Address,
+        meta: &WorkingSetMeta<'_>,
+    ) -> Result<Address> {
+        let ws = WorkingSetFields {
+            working_root_addr: root.0,
+            staged_root_addr: Some(root.0),
+            name: meta.name,
+            email: meta.email,
+            desc: meta.description,
+            timestamp_millis: meta.timestamp_secs,
+            merge_state: None,
+            rebase_state: None,
+        }
+        .encode()
+        .map_err(|e| DoltError::Unsupported(format!("working set: {e}")))?;
+        self.put(&ws)
+    }
+
+    /// Commits `commit` to `branch` as `dolt commit` does: the commit (with `branch`'s head as
+    /// first parent, which the caller lists), the branch head moved to it, and the branch's
+    /// working set reset to the committed root (working = staged = commit root). Returns the
+    /// commit's address.
+    pub(crate) fn commit_to_branch(
+        &mut self,
+        branch: &str,
+        commit: &NewCommit<'_>,
+        meta: &WorkingSetMeta<'_>,
+        timestamp_secs: u64,
+    ) -> Result<Address> {
+        let head_ref = format!("refs/heads/{branch}");
+        let current = self
+            .datasets()?
+            .into_iter()
+            .find(|(k, _)| k.as_slice() == head_ref.as_bytes())
+            .map(|(_, a)| a);
+        if current.is_some() && commit.parents.first() != current.as_ref() {
+            return Err(DoltError::Unsupported(format!(
+                "the first parent must be {branch}'s head {}",
+                current.map(|a| a.to_string()).unwrap_or_default()
+            )));
+        }
+        let (address, _) = put_commit(self, commit)?;
+        let ws = self.put_working_set(commit.root, meta)?;
+        let ws_ref = format!("workingSets/heads/{branch}");
+        self.update_datasets(
+            &[(&head_ref, Some(address)), (&ws_ref, Some(ws))],
+            timestamp_secs,
+        )?;
+        Ok(address)
+    }
+}
+
+impl ChunkIo for DoltWriter {
+    fn chunk(&self, address: &Address) -> Result<Arc<[u8]>> {
+        match self.journal.written(address) {
+            Some(c) => Ok(c),
+            None => self.db.source().chunk(address),
+        }
+    }
+
+    fn put(&mut self, chunk: &[u8]) -> Result<Address> {
+        let address = HashProfile::Dolt.address_of(chunk);
+        if self.db.source().contains(&address) {
+            return Ok(address);
+        }
+        self.journal.put_chunk(chunk)
+    }
+}
