@@ -8,7 +8,8 @@
 //!   [`log_text`]: the log as `dolt log` prints it.
 //! * [`schema`]: table schemas (columns, SQL types, keys, indexes) and tuple descriptors;
 //!   [`show_create`]: their `SHOW CREATE TABLE` text.
-//! * [`table_rows`]: a table's rows as typed values ([`sql_value`]).
+//! * [`table_rows`]: a table's rows as typed values ([`sql_value`]); [`generated`]: VIRTUAL
+//!   generated columns computed from the stored ones.
 //! * [`csv_export`]: streaming CSV export of a whole table, identical to `dolt sql -r csv` and
 //!   allocation-free per row; [`csv_field`]: one field as Dolt's CSV writer quotes it.
 //! * [`value_text`]: allocation-free text of numbers, decimals and temporal values;
@@ -21,6 +22,7 @@ pub mod csv_export;
 pub mod csv_field;
 pub mod db;
 pub mod error;
+pub mod generated;
 pub mod geometry;
 pub mod log_text;
 mod message;

@@ -7,6 +7,7 @@ use prollystore_format::Address;
 
 use crate::db::{Database, Table};
 use crate::error::{bad_chunk, DoltError, Result};
+use crate::generated::VirtualColumns;
 use crate::schema::{Column, SqlType};
 use crate::sql_value::{decimal_text, SqlValue};
 
@@ -186,10 +187,13 @@ pub(crate) fn decode_field(
 enum Slot {
     Key(usize),
     Value(usize),
+    /// A VIRTUAL generated column, computed from the others.
+    Virtual,
 }
 
 /// Reads every row of `table` in stored (key) order as values of its visible columns, calling
-/// `f` once per row copy (keyless rows repeat by their cardinality).
+/// `f` once per row copy (keyless rows repeat by their cardinality). VIRTUAL generated columns
+/// are computed ([`VirtualColumns`]).
 pub fn for_each_row(
     db: &Database,
     table: &Table,
@@ -198,16 +202,13 @@ pub fn for_each_row(
     let schema = &table.schema;
     let key_desc = schema.key_desc();
     let value_desc = schema.value_desc();
+    let virtuals = VirtualColumns::for_schema(schema)?;
     let mut slots = Vec::new();
     for i in schema.visible_columns() {
         let col = schema.columns.get(i);
-        if col.is_some_and(|c| c.virtual_) {
-            return Err(DoltError::Unsupported(format!(
-                "virtual generated column {:?} (needs expression evaluation)",
-                col.map(|c| c.name.as_str()).unwrap_or("")
-            )));
-        }
-        let slot = if let Some(k) = schema.key_columns.iter().position(|&c| c == i) {
+        let slot = if col.is_some_and(|c| c.virtual_) {
+            Slot::Virtual
+        } else if let Some(k) = schema.key_columns.iter().position(|&c| c == i) {
             Slot::Key(k)
         } else if let Some(v) = schema.value_columns.iter().position(|&c| c == i) {
             Slot::Value(v)
@@ -232,8 +233,12 @@ pub fn for_each_row(
             let value = match slot {
                 Slot::Key(k) => decode_field(db, col, &key_desc, kt, k)?,
                 Slot::Value(j) => decode_field(db, col, &value_desc, vt, j)?,
+                Slot::Virtual => None,
             };
             row.push(value);
+        }
+        if let Some(v) = &virtuals {
+            v.fill(&mut row)?;
         }
         let copies = if schema.keyless {
             value_desc.get_uint64(vt, 0).ok().flatten().unwrap_or(1)
