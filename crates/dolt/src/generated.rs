@@ -21,7 +21,6 @@ use sqlparser::parser::Parser;
 use crate::error::{DoltError, Result};
 use crate::schema::{Column, Schema, SqlType};
 use crate::sql_value::SqlValue;
-use crate::value_text;
 
 /// Digits MySQL adds to the scale of a division's result (`div_precision_increment`).
 const DIV_SCALE_INCREMENT: u32 = 4;
@@ -38,8 +37,10 @@ enum Val {
     Null,
     Int(i64),
     Uint(u64),
-    /// A decimal: mantissa and scale (value = mantissa / 10^scale).
-    Dec(i128, u32),
+    /// A decimal: mantissa, scale (value = mantissa / 10^scale), and whether it is negative.
+    /// The sign outlives rounding to zero, as in Dolt (`-0.001` shown with two digits is
+    /// `-0.00`).
+    Dec(i128, u32, bool),
     Double(f64),
     Text(String),
     Json(serde_json::Value),
@@ -528,8 +529,8 @@ fn call(f: Func, args: &[Node], row: &[Option<SqlValue>]) -> R<Val> {
             }
             Val::Text(out)
         }
-        Func::Lower => text1(&|s| Val::Text(map_chars(&s, char::to_lowercase)))?,
-        Func::Upper => text1(&|s| Val::Text(map_chars(&s, char::to_uppercase)))?,
+        Func::Lower => text1(&|s| Val::Text(lower(&s)))?,
+        Func::Upper => text1(&|s| Val::Text(upper(&s)))?,
         Func::Length => text1(&|s| Val::Int(s.len() as i64))?,
         Func::CharLength => text1(&|s| Val::Int(s.chars().count() as i64))?,
         Func::Ltrim => text1(&|s| Val::Text(s.trim_start_matches(' ').to_string()))?,
@@ -588,18 +589,39 @@ fn call(f: Func, args: &[Node], row: &[Option<SqlValue>]) -> R<Val> {
     })
 }
 
-/// Maps each character with a simple (one-character) case mapping, keeping characters whose
-/// full mapping is longer (as Go's `unicode.ToUpper`/`ToLower`, which Dolt uses, do).
-fn map_chars<I: Iterator<Item = char>>(s: &str, f: fn(char) -> I) -> String {
+/// Lower case as Go's `strings.ToLower` (which Dolt uses): each character's simple
+/// (one-character) mapping. Rust's mapping is the full one; they differ only where the full
+/// mapping is longer: `İ` (whose simple lower case is `i`).
+fn lower(s: &str) -> String {
     s.chars()
-        .map(|c| {
-            let mut m = f(c);
-            match (m.next(), m.next()) {
-                (Some(one), None) => one,
-                _ => c,
-            }
+        .map(|c| match c {
+            '\u{130}' => 'i',
+            c => single(c.to_lowercase()).unwrap_or(c),
         })
         .collect()
+}
+
+/// Upper case as Go's `strings.ToUpper`: simple mappings only. Where the full mapping is
+/// longer, the character stays, except the Greek letters with ypogegrammeni, whose simple
+/// upper case is the matching letter with prosgegrammeni.
+fn upper(s: &str) -> String {
+    s.chars()
+        .map(|c| match u32::from(c) {
+            0x1F80..=0x1F87 | 0x1F90..=0x1F97 | 0x1FA0..=0x1FA7 => {
+                char::from_u32(u32::from(c) + 8).unwrap_or(c)
+            }
+            0x1FB3 | 0x1FC3 | 0x1FF3 => char::from_u32(u32::from(c) + 9).unwrap_or(c),
+            _ => single(c.to_uppercase()).unwrap_or(c),
+        })
+        .collect()
+}
+
+/// The only item of a one-item iterator.
+fn single(mut it: impl Iterator<Item = char>) -> Option<char> {
+    match (it.next(), it.next()) {
+        (Some(one), None) => Some(one),
+        _ => None,
+    }
 }
 
 /// SQL truth of a value (`None` for NULL).
@@ -608,7 +630,7 @@ fn truth(v: &Val) -> Option<bool> {
         Val::Null => None,
         Val::Int(i) => Some(*i != 0),
         Val::Uint(u) => Some(*u != 0),
-        Val::Dec(m, _) => Some(*m != 0),
+        Val::Dec(m, ..) => Some(*m != 0),
         Val::Double(d) => Some(*d != 0.0),
         Val::Text(s) => Some(text_to_double(s) != 0.0),
         Val::Json(j) => Some(!matches!(j, serde_json::Value::Null)),
@@ -652,7 +674,12 @@ fn parse_decimal(s: &str) -> Option<Val> {
         m = m.checked_mul(10)?.checked_add(i128::from(b - b'0'))?;
     }
     let scale = u32::try_from(frac.len()).ok()?;
-    Some(Val::Dec(if neg { -m } else { m }, scale))
+    Some(dec(if neg { -m } else { m }, scale))
+}
+
+/// A decimal value (negative when `m` is).
+fn dec(m: i128, scale: u32) -> Val {
+    Val::Dec(m, scale, m < 0)
 }
 
 fn pow10(n: u32) -> Option<i128> {
@@ -692,7 +719,7 @@ fn num_of(v: &Val) -> Num {
     match v {
         Val::Int(i) => Num::Int(i128::from(*i)),
         Val::Uint(u) => Num::Int(i128::from(*u)),
-        Val::Dec(m, s) => Num::Dec(*m, *s),
+        Val::Dec(m, s, _) => Num::Dec(*m, *s),
         Val::Double(d) => Num::Double(*d),
         Val::Text(s) => Num::Double(text_to_double(s)),
         Val::Json(j) => Num::Double(j.as_f64().unwrap_or(0.0)),
@@ -722,7 +749,7 @@ fn negate(v: Val) -> R<Val> {
     Ok(match num_of(&v) {
         _ if v == Val::Null => Val::Null,
         Num::Int(i) => int_result(-i)?,
-        Num::Dec(m, s) => Val::Dec(-m, s),
+        Num::Dec(m, s) => dec(-m, s),
         Num::Double(d) => Val::Double(-d),
     })
 }
@@ -757,6 +784,7 @@ fn arith(op: Arith, l: Val, r: Val) -> R<Val> {
             Arith::Div => Ok(Val::Dec(
                 div_round(x * pow10(DIV_SCALE_INCREMENT).unwrap_or(1), y),
                 DIV_SCALE_INCREMENT,
+                x != 0 && (x < 0) != (y < 0),
             )),
             Arith::IntDiv | Arith::Mod if y == 0 => Ok(Val::Null),
             Arith::IntDiv => int_result(x / y),
@@ -778,10 +806,10 @@ fn arith(op: Arith, l: Val, r: Val) -> R<Val> {
         Arith::Add | Arith::Sub | Arith::Mod => {
             let (x, y) = (rescale(am, asc, s)?, rescale(bm, bsc, s)?);
             match op {
-                Arith::Add => Val::Dec(x.checked_add(y).ok_or_else(overflow)?, s),
-                Arith::Sub => Val::Dec(x.checked_sub(y).ok_or_else(overflow)?, s),
+                Arith::Add => dec(x.checked_add(y).ok_or_else(overflow)?, s),
+                Arith::Sub => dec(x.checked_sub(y).ok_or_else(overflow)?, s),
                 _ if y == 0 => Val::Null,
-                _ => Val::Dec(x % y, s),
+                _ => dec(x % y, s),
             }
         }
         Arith::Mul => {
@@ -789,7 +817,7 @@ fn arith(op: Arith, l: Val, r: Val) -> R<Val> {
             if scale > MAX_SCALE {
                 return Err("decimal scale too large".into());
             }
-            Val::Dec(am.checked_mul(bm).ok_or_else(overflow)?, scale)
+            dec(am.checked_mul(bm).ok_or_else(overflow)?, scale)
         }
         Arith::Div | Arith::IntDiv if bm == 0 => Val::Null,
         Arith::Div => {
@@ -798,7 +826,7 @@ fn arith(op: Arith, l: Val, r: Val) -> R<Val> {
             let num = am
                 .checked_mul(pow10(bsc + DIV_SCALE_INCREMENT).ok_or_else(overflow)?)
                 .ok_or_else(overflow)?;
-            Val::Dec(div_round(num, bm), scale)
+            Val::Dec(div_round(num, bm), scale, am != 0 && (am < 0) != (bm < 0))
         }
         Arith::IntDiv => {
             let (x, y) = (rescale(am, asc, s)?, rescale(bm, bsc, s)?);
@@ -919,26 +947,24 @@ fn text_of(v: &Val) -> String {
         Val::Null => String::new(),
         Val::Int(i) => i.to_string(),
         Val::Uint(u) => u.to_string(),
-        Val::Dec(m, s) => dec_text(*m, *s, *s),
-        Val::Double(d) => {
-            let mut out = Vec::new();
-            value_text::write_f64(&mut out, *d);
-            String::from_utf8(out).unwrap_or_default()
-        }
+        Val::Dec(m, s, neg) => dec_text(*m, *s, *s, *neg),
+        // Go's `strconv.FormatFloat(d, 'f', -1, 64)`: shortest digits, never an exponent, which
+        // is Rust's `Display` of a float.
+        Val::Double(d) => d.to_string(),
         Val::Text(s) => s.clone(),
         Val::Json(j) => json_text(j),
     }
 }
 
 /// Decimal text of `m / 10^scale` with exactly `digits` fraction digits (rounded half away
-/// from zero).
-fn dec_text(m: i128, scale: u32, digits: u32) -> String {
+/// from zero), with a minus sign when `negative` (even if it rounds to zero, as Dolt prints it).
+fn dec_text(m: i128, scale: u32, digits: u32, negative: bool) -> String {
     let m = rescale(m, scale, digits).unwrap_or(m);
-    let neg = m < 0;
+    let neg = negative || m < 0;
     let a = m.unsigned_abs();
     let p = 10u128.pow(digits);
     let mut s = String::new();
-    if neg && a != 0 {
+    if neg {
         s.push('-');
     }
     s.push_str(&(a / p).to_string());
@@ -1119,17 +1145,18 @@ fn to_column_type(v: Val, col: &Column) -> R<Option<SqlValue>> {
         }
         SqlType::Year => SqlValue::Year(u16::try_from(to_i64(&v)).map_err(|_| range("year"))?),
         SqlType::Decimal { precision, scale } => {
-            let (m, s) = match num_of(&v) {
-                Num::Int(i) => (i, 0),
-                Num::Dec(m, s) => (m, s),
-                Num::Double(d) => {
+            let (m, s, neg) = match (&v, num_of(&v)) {
+                (Val::Dec(_, _, neg), Num::Dec(m, s)) => (m, s, *neg),
+                (_, Num::Int(i)) => (i, 0, i < 0),
+                (_, Num::Dec(m, s)) => (m, s, m < 0),
+                (_, Num::Double(d)) => {
                     match parse_decimal(&format!("{d:.*}", usize::from(*scale) + 9)) {
-                        Some(Val::Dec(m, s)) => (m, s),
+                        Some(Val::Dec(m, s, _)) => (m, s, d < 0.0),
                         _ => return Err(range("value")),
                     }
                 }
             };
-            let text = dec_text(m, s, u32::from(*scale));
+            let text = dec_text(m, s, u32::from(*scale), neg);
             let int_digits = text
                 .trim_start_matches('-')
                 .split('.')
@@ -1179,11 +1206,13 @@ mod tests {
     fn arithmetic_follows_mysql() {
         let row = [Some(SqlValue::Int(1)), Some(SqlValue::Int(3))];
         let names = ["a", "b"];
-        assert_eq!(run("(`a` / `b`)", &row, &names), Val::Dec(3333, 4));
+        assert_eq!(run("(`a` / `b`)", &row, &names), Val::Dec(3333, 4, false));
+        assert_eq!(run("(-`a` / 1000000)", &row, &names), Val::Dec(0, 4, true));
+        assert_eq!(text_of(&run("(-`a` / 1000000)", &row, &names)), "-0.0000");
         assert_eq!(run("(`a` div `b`)", &row, &names), Val::Int(0));
         assert_eq!(run("(`a` / 0)", &row, &names), Val::Null);
         assert_eq!(run("' 3 ' + 1", &row, &names), Val::Double(4.0));
-        assert_eq!(run("1.5 * 2.25", &row, &names), Val::Dec(3375, 3));
+        assert_eq!(run("1.5 * 2.25", &row, &names), Val::Dec(3375, 3, false));
         assert_eq!(run("(`a` < 3) AND NULL", &row, &names), Val::Null);
         assert_eq!(run("(`a` > 3) AND NULL", &row, &names), Val::Int(0));
     }
@@ -1219,7 +1248,10 @@ mod tests {
         );
         assert_eq!(run("`j`->>'$.name'", &row, &names), Val::Text("Ann".into()));
         assert_eq!(run("json_extract(`j`, '$.nope')", &row, &names), Val::Null);
-        assert_eq!(map_chars("straße", char::to_uppercase), "STRAßE");
+        assert_eq!(upper("straße ᾳ"), "STRAßE ᾼ");
+        assert_eq!(lower("İstanbul"), "istanbul");
+        assert_eq!(text_of(&Val::Double(-1e-7)), "-0.0000001");
+        assert_eq!(text_of(&Val::Double(2.5e15)), "2500000000000000");
     }
 
     #[test]
