@@ -787,8 +787,8 @@ fn arith(op: Arith, l: Val, r: Val) -> R<Val> {
                 x != 0 && (x < 0) != (y < 0),
             )),
             Arith::IntDiv | Arith::Mod if y == 0 => Ok(Val::Null),
-            Arith::IntDiv => int_result(x / y),
-            Arith::Mod => int_result(x % y),
+            Arith::IntDiv => int_result(x.checked_div(y).ok_or_else(overflow)?),
+            Arith::Mod => int_result(x.checked_rem(y).ok_or_else(overflow)?),
         };
     }
     let (am, asc) = match a {
@@ -809,7 +809,7 @@ fn arith(op: Arith, l: Val, r: Val) -> R<Val> {
                 Arith::Add => dec(x.checked_add(y).ok_or_else(overflow)?, s),
                 Arith::Sub => dec(x.checked_sub(y).ok_or_else(overflow)?, s),
                 _ if y == 0 => Val::Null,
-                _ => dec(x % y, s),
+                _ => dec(x.checked_rem(y).ok_or_else(overflow)?, s),
             }
         }
         Arith::Mul => {
@@ -830,7 +830,7 @@ fn arith(op: Arith, l: Val, r: Val) -> R<Val> {
         }
         Arith::IntDiv => {
             let (x, y) = (rescale(am, asc, s)?, rescale(bm, bsc, s)?);
-            int_result(x / y)?
+            int_result(x.checked_div(y).ok_or_else(overflow)?)?
         }
     })
 }
@@ -959,18 +959,30 @@ fn text_of(v: &Val) -> String {
 /// Decimal text of `m / 10^scale` with exactly `digits` fraction digits (rounded half away
 /// from zero), with a minus sign when `negative` (even if it rounds to zero, as Dolt prints it).
 fn dec_text(m: i128, scale: u32, digits: u32, negative: bool) -> String {
-    let m = rescale(m, scale, digits).unwrap_or(m);
     let neg = negative || m < 0;
-    let a = m.unsigned_abs();
-    let p = 10u128.pow(digits);
-    let mut s = String::new();
+    // |m| at min(scale, digits) fraction digits; zeros are appended for the rest.
+    let (a, at) = if digits < scale {
+        // Beyond 10^38 every i128 rounds to zero.
+        let a = pow10(scale - digits).map_or(0, |p| div_round(m, p).unsigned_abs());
+        (a, digits)
+    } else {
+        (m.unsigned_abs(), scale)
+    };
+    let mut t = a.to_string();
+    let frac = at as usize;
+    if t.len() <= frac {
+        t.insert_str(0, &"0".repeat(frac + 1 - t.len()));
+    }
+    let (int, fraction) = t.split_at(t.len() - frac);
+    let mut s = String::with_capacity(t.len() + 2 + (digits - at) as usize);
     if neg {
         s.push('-');
     }
-    s.push_str(&(a / p).to_string());
+    s.push_str(int);
     if digits > 0 {
         s.push('.');
-        s.push_str(&format!("{:0width$}", a % p, width = digits as usize));
+        s.push_str(fraction);
+        s.extend(std::iter::repeat_n('0', (digits - at) as usize));
     }
     s
 }
@@ -1252,6 +1264,12 @@ mod tests {
         assert_eq!(lower("İstanbul"), "istanbul");
         assert_eq!(text_of(&Val::Double(-1e-7)), "-0.0000001");
         assert_eq!(text_of(&Val::Double(2.5e15)), "2500000000000000");
+        assert_eq!(dec_text(-5, 3, 2, true), "-0.01");
+        assert_eq!(dec_text(-4, 3, 2, true), "-0.00");
+        assert_eq!(dec_text(1234, 2, 4, false), "12.3400");
+        assert_eq!(dec_text(7, 0, 0, false), "7");
+        assert_eq!(dec_text(i128::MAX, 0, 60, false).len(), 39 + 61);
+        assert_eq!(dec_text(i128::MAX, 80, 2, false), "0.00");
     }
 
     #[test]
@@ -1263,4 +1281,127 @@ mod tests {
         let e = compile(&ast, &["a"]).unwrap_err();
         assert!(e.contains("md5"), "{e}");
     }
+
+    /// Expression text that parses: atoms combined by operators and functions.
+    fn expr_text() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        let atom = proptest::sample::select(ATOMS.to_vec()).prop_map(str::to_string);
+        atom.prop_recursive(4, 24, 3, |inner| {
+            prop_oneof![
+                (
+                    inner.clone(),
+                    proptest::sample::select(OPS.to_vec()),
+                    inner.clone()
+                )
+                    .prop_map(|(l, op, r)| format!("({l} {op} {r})")),
+                (
+                    proptest::sample::select(FUNCS.to_vec()),
+                    proptest::collection::vec(inner.clone(), 1..4)
+                )
+                    .prop_map(|(f, args)| format!("{f}({})", args.join(", "))),
+                (inner.clone(), inner.clone(), inner.clone())
+                    .prop_map(|(c, t, e)| format!("CASE WHEN {c} THEN {t} ELSE {e} END")),
+                inner.clone().prop_map(|x| format!("-{x}")),
+                inner.clone().prop_map(|x| format!("{x} IS NULL")),
+                (inner.clone(), inner).prop_map(|(x, p)| format!("trim(leading {p} from {x})")),
+            ]
+        })
+    }
+
+    fn any_column(ty: &str) -> Column {
+        Column {
+            name: "c".into(),
+            sql_type_text: ty.into(),
+            sql_type: crate::schema::parse_sql_type(ty),
+            encoding: prollystore_format::Encoding::Int64,
+            tag: 0,
+            primary_key: false,
+            nullable: true,
+            auto_increment: false,
+            hidden: false,
+            generated: true,
+            virtual_: true,
+            default_value: None,
+            on_update: None,
+            comment: None,
+        }
+    }
+
+    proptest::proptest! {
+        /// Any expression of the covered forms evaluates to a value or an error and converts
+        /// to any column type without panicking, over rows of assorted values and NULLs.
+        #[test]
+        fn expressions_never_panic(
+            text in expr_text(),
+            a in proptest::option::of(proptest::num::i64::ANY),
+            d in proptest::option::of("-?[0-9]{1,20}\\.[0-9]{0,30}"),
+            x in proptest::option::of(proptest::num::f64::ANY),
+            s in proptest::option::of("\\PC{0,8}"),
+        ) {
+            let row = [
+                a.map(SqlValue::Int),
+                d.map(SqlValue::Decimal),
+                x.map(SqlValue::Double),
+                s.clone().map(SqlValue::Text),
+                s.map(SqlValue::Json),
+            ];
+            let names = ["a", "d", "x", "s", "j"];
+            let ast = Parser::new(&MySqlDialect {})
+                .try_with_sql(&text)
+                .and_then(|mut p| p.parse_expr());
+            let Ok(ast) = ast else {
+                // Only nesting beyond the parser's depth limit is refused.
+                return Ok(());
+            };
+            // Every form generated compiles, except functions given the wrong arity.
+            let node = match compile(&ast, &names) {
+                Ok(node) => node,
+                Err(e) => {
+                    proptest::prop_assert!(e.contains("arguments"), "{text}: {e}");
+                    return Ok(());
+                }
+            };
+            if let Ok(v) = eval(&node, &row) {
+                for ty in ["int", "bigint unsigned", "decimal(65,30)", "double", "varchar(10)",
+                           "json", "float", "year", "decimal(5,2)", "tinyint"] {
+                    let _ = to_column_type(v.clone(), &any_column(ty));
+                }
+            }
+        }
+    }
+
+    const ATOMS: [&str; 16] = [
+        "a",
+        "d",
+        "x",
+        "s",
+        "j",
+        "1",
+        "-1",
+        "0",
+        "2.5",
+        "1e308",
+        "9223372036854775807",
+        "18446744073709551615",
+        "0.000000000000000000000000000001",
+        "'x'",
+        "' 3 '",
+        "NULL",
+    ];
+    const OPS: [&str; 16] = [
+        "+", "-", "*", "/", "DIV", "%", "=", "<", ">=", "<=>", "AND", "OR", "XOR", "<>", "->",
+        "->>",
+    ];
+    const FUNCS: [&str; 10] = [
+        "concat",
+        "coalesce",
+        "lower",
+        "upper",
+        "length",
+        "char_length",
+        "json_extract",
+        "substring",
+        "ifnull",
+        "if",
+    ];
 }
