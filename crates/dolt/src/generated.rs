@@ -727,6 +727,15 @@ fn num_of(v: &Val) -> Num {
     }
 }
 
+/// An integer or decimal as (mantissa, scale); callers have ruled out doubles (taken as 0).
+fn exact(n: &Num) -> (i128, u32) {
+    match n {
+        Num::Int(i) => (*i, 0),
+        Num::Dec(m, s) => (*m, *s),
+        Num::Double(_) => (0, 0),
+    }
+}
+
 fn to_f64(n: &Num) -> f64 {
     match n {
         Num::Int(i) => *i as f64,
@@ -791,16 +800,7 @@ fn arith(op: Arith, l: Val, r: Val) -> R<Val> {
             Arith::Mod => int_result(x.checked_rem(y).ok_or_else(overflow)?),
         };
     }
-    let (am, asc) = match a {
-        Num::Int(i) => (i, 0),
-        Num::Dec(m, s) => (m, s),
-        Num::Double(_) => (0, 0),
-    };
-    let (bm, bsc) = match b {
-        Num::Int(i) => (i, 0),
-        Num::Dec(m, s) => (m, s),
-        Num::Double(_) => (0, 0),
-    };
+    let ((am, asc), (bm, bsc)) = (exact(&a), exact(&b));
     let s = asc.max(bsc);
     Ok(match op {
         Arith::Add | Arith::Sub | Arith::Mod => {
@@ -915,16 +915,7 @@ fn order(l: &Val, r: &Val) -> Ordering {
         _ => match (num_of(l), num_of(r)) {
             (Num::Int(a), Num::Int(b)) => a.cmp(&b),
             (a @ (Num::Int(_) | Num::Dec(..)), b @ (Num::Int(_) | Num::Dec(..))) => {
-                let (am, asc) = match a {
-                    Num::Int(i) => (i, 0),
-                    Num::Dec(m, s) => (m, s),
-                    Num::Double(_) => (0, 0),
-                };
-                let (bm, bsc) = match b {
-                    Num::Int(i) => (i, 0),
-                    Num::Dec(m, s) => (m, s),
-                    Num::Double(_) => (0, 0),
-                };
+                let ((am, asc), (bm, bsc)) = (exact(&a), exact(&b));
                 let s = asc.max(bsc);
                 match (rescale(am, asc, s), rescale(bm, bsc, s)) {
                     (Ok(x), Ok(y)) => x.cmp(&y),

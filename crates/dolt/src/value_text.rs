@@ -942,22 +942,14 @@ mod tests {
         assert_eq!(date(0, 1, 1), "0000-01-01");
         assert_eq!(date(0, 0, 0), "0000-00-00");
         assert_eq!(date(1000, 1, 1), "1000-01-01");
-        // 0001-02-03 04:05:06 and 0099-12-31 23:59:59.123 in Unix microseconds.
-        assert_eq!(
-            s(|o| write_datetime(o, -62_132_730_894_000_000, 0)),
-            "1-02-03 04:05:06"
-        );
-        assert_eq!(
-            s(|o| write_datetime(o, -59_011_459_200_877_000, 3)),
-            "99-12-31 23:59:59.123"
-        );
-        assert_eq!(
-            s(|o| write_datetime(o, -62_167_219_200_000_000, 0)),
-            "0000-01-01 00:00:00"
-        );
-        assert_eq!(
-            s(|o| write_datetime(o, ZERO_DATETIME_MICROS, 3)),
-            "0000-00-00 00:00:00.000"
-        );
+        // Unix microseconds, fraction digits, and Dolt's text.
+        for (us, fsp, want) in [
+            (-62_132_730_894_000_000, 0, "1-02-03 04:05:06"),
+            (-59_011_459_200_877_000, 3, "99-12-31 23:59:59.123"),
+            (-62_167_219_200_000_000, 0, "0000-01-01 00:00:00"),
+            (ZERO_DATETIME_MICROS, 3, "0000-00-00 00:00:00.000"),
+        ] {
+            assert_eq!(s(|o| write_datetime(o, us, fsp)), want);
+        }
     }
 }
