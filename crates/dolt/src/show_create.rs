@@ -164,36 +164,82 @@ fn column_type(c: &Column, table_collation: &str) -> (String, Option<String>) {
     (out, srid.map(|(_, id)| id))
 }
 
+/// The text of a single-quoted SQL string literal as Dolt stores defaults (`''` for a quote,
+/// backslash escapes), or `None` if `d` is not one.
+fn unquote(d: &str) -> Option<String> {
+    let inner = d.strip_prefix('\'')?.strip_suffix('\'')?;
+    let mut out = String::with_capacity(inner.len());
+    let mut chars = inner.chars();
+    while let Some(ch) = chars.next() {
+        match ch {
+            '\'' => {
+                // A doubled quote inside the literal.
+                chars.next();
+                out.push('\'');
+            }
+            '\\' => out.push(match chars.next() {
+                Some('n') => '\n',
+                Some('t') => '\t',
+                Some('r') => '\r',
+                Some('0') => '\0',
+                Some('b') => '\u{8}',
+                Some('Z') => '\u{1a}',
+                Some(other) => other,
+                None => '\\',
+            }),
+            other => out.push(other),
+        }
+    }
+    Some(out)
+}
+
 /// Index of ENUM member `name` (1-based), as Dolt shows an ENUM default.
 fn enum_index(members: &[String], name: &str) -> Option<usize> {
+    // An exact match first (`enum('a','A')` under a binary collation), then one that only
+    // differs in ASCII case (what a case-insensitive collation accepts).
     members
         .iter()
-        .position(|m| m.eq_ignore_ascii_case(name))
+        .position(|m| m == name)
+        .or_else(|| members.iter().position(|m| m.eq_ignore_ascii_case(name)))
         .map(|i| i + 1)
 }
 
 /// A stored default as `SHOW CREATE TABLE` prints it: expressions, `NULL`, functions such as
 /// `CURRENT_TIMESTAMP` and quoted text/temporal literals as stored; numbers quoted; ENUM
 /// defaults as the member's index and SET defaults as the members' bitmask (both quoted); BIT
-/// defaults as `b'…'` binary.
+/// defaults as `b'…'` binary; binary strings (stored as `0x…` hex) unquoted, in upper case; TIME
+/// defaults given as numbers as times.
 fn default_text(c: &Column, d: &str) -> String {
-    let quoted_members = |d: &str| -> Option<String> {
-        let inner = d.strip_prefix('\'')?.strip_suffix('\'')?;
-        Some(inner.replace("''", "'"))
-    };
+    if let Some(hex) = d.strip_prefix("0x") {
+        return format!("0x{}", hex.to_ascii_uppercase());
+    }
     match &c.sql_type {
+        SqlType::Time(_) => {
+            // A number given for a TIME default is stored as given and shown as the time it
+            // means (HHMMSS: `5` is `00:00:05`, `10203` is `01:02:03`).
+            if let Ok(v) = d.parse::<i64>() {
+                let a = v.unsigned_abs();
+                let sign = if v < 0 { "-" } else { "" };
+                return format!(
+                    "'{sign}{:02}:{:02}:{:02}'",
+                    a / 10_000,
+                    a / 100 % 100,
+                    a % 100
+                );
+            }
+        }
         SqlType::Bit(_) => {
             if let Ok(v) = d.parse::<u64>() {
                 return format!("b'{v:b}'");
             }
         }
         SqlType::Enum(members) => {
-            if let Some(i) = quoted_members(d).and_then(|n| enum_index(members, &n)) {
+            if let Some(i) = unquote(d).and_then(|n| enum_index(members, &n)) {
                 return format!("'{i}'");
             }
         }
         SqlType::Set(members) => {
-            if let Some(chosen) = quoted_members(d) {
+            if let Some(chosen) = unquote(d) {
                 let mut bits = 0u64;
                 for name in chosen.split(',').filter(|n| !n.is_empty()) {
                     if let Some(i) = enum_index(members, name).filter(|&i| i <= 64) {

@@ -122,6 +122,7 @@ create table coll_latin1 (id int primary key, a varchar(10), b varchar(10) colla
 create table coll_general (id int primary key, a varchar(10)) collate utf8mb4_general_ci;
 create table coll_binary (id int primary key, a varchar(10), b varbinary(10)) charset binary;
 create table coll_ascii (id int primary key, a char(3)) charset ascii;
+create table defs_more (id int primary key, vb varbinary(10) default 'ab', bn binary(3) default 'x', vq varbinary(10) default 'z''\\\\', ve varbinary(5) default '', vh varbinary(5) default 0x7A7b, tm time default '12:00:00', tn time default -10203, t5 time default 5, db double default 1.5e-7, db2 double default 1e20, dz decimal(5,2) default -0, bu bigint unsigned default 18446744073709551615, n1 datetime default now(), u1 varchar(36) default (uuid()), ch char(5) default 'é日', e2 enum('a','A','b') default 'A', yr year default '99', fl float default 0.1, ts6 timestamp(6) default current_timestamp(6), dt2 datetime(2) default '2020-01-01 00:00:00.5', bt bit(3) default 0, st2 set('a','b','c') default '', neg decimal(6,3) default '-1.5', i8 tinyint default '-128', lt varchar(10) default 'a\\\\nb', blb blob default ('xy'), js json default ('[]'));
 create table commented (id int primary key, v varchar(5) comment 'x\\\\y') comment 'it''s \"q\" \\\\ b';
 create table coll_mb3 (id int primary key, a varchar(10)) charset utf8mb3;
 create table coll_utf16 (id int primary key, a varchar(10)) charset utf16 collate utf16_unicode_ci;"
