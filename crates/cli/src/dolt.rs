@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use clap::{Args, Subcommand};
 use indicatif::ProgressBar;
 use prollystore_dolt::csv_export::export_csv;
-use prollystore_dolt::log_text::{log_date, log_oneline_text, log_text};
+use prollystore_dolt::log_text::{log_oneline_text, log_text, tag_text};
 use prollystore_dolt::table_rows::for_each_entry;
 use prollystore_dolt::{Database, RootValue, Table};
 use prollystore_format::message::Node;
@@ -195,13 +195,7 @@ fn branches(db: &Database, out: &mut dyn Write) -> Result<()> {
 
 fn tags(db: &Database, out: &mut dyn Write) -> Result<()> {
     for t in db.tags()? {
-        writeln!(out, "{}\t{}", t.name, t.commit)?;
-        writeln!(out, "Tagger: {} <{}>", t.tagger_name, t.tagger_email)?;
-        writeln!(out, "Date:   {}\n", log_date(t.user_timestamp_millis))?;
-        for line in t.message.lines() {
-            writeln!(out, "\t{line}")?;
-        }
-        writeln!(out)?;
+        out.write_all(tag_text(&t).as_bytes())?;
     }
     Ok(())
 }

@@ -7,7 +7,7 @@ use prollystore_dolt::csv_export::export_csv;
 use prollystore_dolt::csv_field::write_csv_field;
 use prollystore_dolt::db::{Database, RootValue};
 use prollystore_dolt::error::{DoltError, Result};
-use prollystore_dolt::log_text::{log_date, log_oneline_text, log_text};
+use prollystore_dolt::log_text::{log_oneline_text, log_text, tag_text};
 
 /// The outcome for one expected file.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -141,16 +141,7 @@ fn branches_text(db: &Database) -> Result<Vec<u8>> {
 fn tags_text(db: &Database) -> Result<Vec<u8>> {
     let mut s = String::new();
     for t in db.tags()? {
-        s.push_str(&format!("{}\t{}\n", t.name, t.commit));
-        s.push_str(&format!("Tagger: {} <{}>\n", t.tagger_name, t.tagger_email));
-        s.push_str(&format!(
-            "Date:   {}\n\n",
-            log_date(t.user_timestamp_millis)
-        ));
-        for line in t.message.lines() {
-            s.push_str(&format!("\t{line}\n"));
-        }
-        s.push('\n');
+        s.push_str(&tag_text(&t));
     }
     Ok(s.into_bytes())
 }

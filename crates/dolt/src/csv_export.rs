@@ -692,6 +692,21 @@ fn write_text(b: &[u8], out: &mut Vec<u8>) -> bool {
     }
 }
 
+/// Appends one row of typed values as a CSV line (`field` is scratch space).
+fn write_row(row: &[Option<SqlValue>], field: &mut Vec<u8>, buf: &mut Vec<u8>) {
+    for (n, v) in row.iter().enumerate() {
+        if n > 0 {
+            buf.push(b',');
+        }
+        if let Some(v) = v {
+            field.clear();
+            v.csv_bytes(field);
+            write_csv_field(Some(field), buf);
+        }
+    }
+    buf.push(b'\n');
+}
+
 /// Writes `table` as `dolt sql -r csv -q "select * from t order by <key>"` would: a header of
 /// the visible column names, then one line per row (keyless tables sorted by all columns).
 /// Returns the number of rows written.
@@ -716,6 +731,24 @@ pub fn export_csv(db: &Database, table: &Table, out: &mut dyn Write) -> Result<u
     }
     buf.push(b'\n');
 
+    if !schema.keyless && schema.columns.iter().any(|c| c.virtual_ && !c.hidden) {
+        // VIRTUAL generated columns are computed from typed rows: a slower path that only
+        // tables with such columns take.
+        let mut rows = 0u64;
+        let mut field = Vec::new();
+        for_each_row(db, table, &mut |r| {
+            write_row(r, &mut field, &mut buf);
+            rows += 1;
+            if buf.len() >= FLUSH_BYTES {
+                out.write_all(&buf).map_err(io)?;
+                buf.clear();
+            }
+            Ok(())
+        })?;
+        out.write_all(&buf).map_err(io)?;
+        return Ok(rows);
+    }
+
     if schema.keyless {
         let mut rows: Vec<Vec<Option<SqlValue>>> = Vec::new();
         for_each_row(db, table, &mut |r| {
@@ -725,17 +758,7 @@ pub fn export_csv(db: &Database, table: &Table, out: &mut dyn Write) -> Result<u
         rows.sort_by(|a, b| compare_rows(a, b));
         let mut field = Vec::new();
         for r in &rows {
-            for (n, v) in r.iter().enumerate() {
-                if n > 0 {
-                    buf.push(b',');
-                }
-                if let Some(v) = v {
-                    field.clear();
-                    v.csv_bytes(&mut field);
-                    write_csv_field(Some(&field), &mut buf);
-                }
-            }
-            buf.push(b'\n');
+            write_row(r, &mut field, &mut buf);
             if buf.len() >= FLUSH_BYTES {
                 out.write_all(&buf).map_err(io)?;
                 buf.clear();
@@ -752,12 +775,6 @@ pub fn export_csv(db: &Database, table: &Table, out: &mut dyn Write) -> Result<u
         let Some(col) = schema.columns.get(i) else {
             continue;
         };
-        if col.virtual_ {
-            return Err(DoltError::Unsupported(format!(
-                "virtual generated column {:?} (needs expression evaluation)",
-                col.name
-            )));
-        }
         let (key, index) = if let Some(k) = schema.key_columns.iter().position(|&c| c == i) {
             (true, k)
         } else if let Some(v) = schema.value_columns.iter().position(|&c| c == i) {

@@ -10,7 +10,8 @@
 //!   [`show_create`]: their `SHOW CREATE TABLE` text.
 //! * [`index_map`]: a table's primary and secondary indexes as [`prollystore::Map`]s, keyed as
 //!   Dolt orders them (collations included).
-//! * [`table_rows`]: a table's rows as typed values ([`sql_value`]).
+//! * [`table_rows`]: a table's rows as typed values ([`sql_value`]); [`generated`]: VIRTUAL
+//!   generated columns computed from the stored ones.
 //! * [`csv_export`]: streaming CSV export of a whole table, identical to `dolt sql -r csv` and
 //!   allocation-free per row; [`csv_field`]: one field as Dolt's CSV writer quotes it.
 //! * [`value_text`]: allocation-free text of numbers, decimals and temporal values;
@@ -25,6 +26,7 @@ pub mod csv_export;
 pub mod csv_field;
 pub mod db;
 pub mod error;
+pub mod generated;
 pub mod geometry;
 pub mod index_map;
 pub mod log_text;

@@ -96,6 +96,8 @@ pub struct Column {
     pub virtual_: bool,
     /// Default value or generation expression.
     pub default_value: Option<String>,
+    /// `ON UPDATE` expression (e.g. `CURRENT_TIMESTAMP(6)`).
+    pub on_update: Option<String>,
     /// Column comment.
     pub comment: Option<String>,
 }
@@ -168,6 +170,7 @@ impl Schema {
                 generated: c.generated(),
                 virtual_: c.virtual_(),
                 default_value: c.default_value().map(str::to_string),
+                on_update: c.on_update_value().map(str::to_string),
                 comment: c.comment().map(str::to_string),
             });
         }

@@ -6,17 +6,11 @@ use prollystore_format::message::generated::serial;
 use crate::db::{Database, RootValue, Table};
 use crate::error::{DoltError, Result};
 use crate::message::fb_root;
-use crate::schema::Schema;
-
-/// Collation id of `utf8mb4_0900_bin`, Dolt's default.
-const UTF8MB4_0900_BIN: u16 = 309;
+use crate::schema::{Column, Schema, SqlType};
+use prollystore_format::collation::{Collation, CollationError};
 
 fn quote_ident(name: &str) -> String {
     format!("`{}`", name.replace('`', "``"))
-}
-
-fn quote_string(s: &str) -> String {
-    format!("'{}'", s.replace('\\', "\\\\").replace('\'', "''"))
 }
 
 /// One foreign key of a table, with its column names resolved.
@@ -98,49 +92,219 @@ fn ident_list(names: &[String]) -> String {
         .join(",")
 }
 
+/// The MySQL name of collation `id` (also for collations whose order is not implemented).
+fn collation_name(id: u16) -> Result<&'static str> {
+    match Collation::from_id(id) {
+        Ok(c) => Ok(c.name()),
+        Err(CollationError::NotImplemented { name, .. }) => Ok(name),
+        Err(e) => Err(DoltError::Unsupported(e.to_string())),
+    }
+}
+
+/// The character set of a collation, from its name (MySQL collation names start with their
+/// character set's name: `latin1_swedish_ci`, `utf8mb4_0900_bin`, `binary`).
+fn charset_of(collation: &str) -> &str {
+    collation.split('_').next().unwrap_or(collation)
+}
+
+/// A column's type as `SHOW CREATE TABLE` prints it: `(0)` dropped from DATETIME/TIMESTAMP,
+/// `CHARACTER SET` only where the column's differs from the table's, `COLLATE` only where the
+/// collation does; and a geometry column's SRID (printed later in the line).
+fn column_type(c: &Column, table_collation: &str) -> (String, Option<String>) {
+    // Dolt stores DATETIME/TIMESTAMP with an explicit precision; SHOW CREATE drops `(0)`.
+    let text = ["datetime(0)", "timestamp(0)"]
+        .iter()
+        .find_map(|p| {
+            c.sql_type_text
+                .strip_prefix(p)
+                .map(|rest| format!("{}{rest}", &p[..p.len() - 3]))
+        })
+        .unwrap_or_else(|| c.sql_type_text.clone());
+    let lower = text.to_ascii_lowercase();
+    let clause = |kw: &str| -> Option<(usize, String)> {
+        let at = lower.find(kw)?;
+        let rest = text.get(at + kw.len()..)?;
+        let word: String = rest.chars().take_while(|ch| !ch.is_whitespace()).collect();
+        Some((at, word))
+    };
+    // ENUM/SET members may contain these words; only look after the closing parenthesis.
+    let tail_start = if matches!(c.sql_type, SqlType::Enum(_) | SqlType::Set(_)) {
+        lower.rfind(')').unwrap_or(0)
+    } else {
+        0
+    };
+    let find = |kw: &str| clause(kw).filter(|(at, _)| *at >= tail_start);
+    let charset = find(" character set ");
+    let collate = find(" collate ");
+    let srid = find(" srid ");
+    let cut = [&charset, &collate, &srid]
+        .iter()
+        .filter_map(|x| x.as_ref().map(|(at, _)| *at))
+        .min()
+        .unwrap_or(text.len());
+    let mut out = text.get(..cut).unwrap_or(&text).to_string();
+    let textual = matches!(
+        c.sql_type,
+        SqlType::Text { .. } | SqlType::Enum(_) | SqlType::Set(_)
+    );
+    if textual {
+        let coll = collate
+            .map(|(_, n)| n)
+            .unwrap_or_else(|| "utf8mb4_0900_bin".to_string());
+        let cs = charset
+            .map(|(_, n)| n)
+            .unwrap_or_else(|| charset_of(&coll).to_string());
+        if !cs.eq_ignore_ascii_case(charset_of(table_collation)) {
+            out.push_str(&format!(" CHARACTER SET {cs}"));
+        }
+        if !coll.eq_ignore_ascii_case(table_collation) {
+            out.push_str(&format!(" COLLATE {coll}"));
+        }
+    }
+    (out, srid.map(|(_, id)| id))
+}
+
+/// The text of a single-quoted SQL string literal as Dolt stores defaults (`''` for a quote,
+/// backslash escapes), or `None` if `d` is not one.
+fn unquote(d: &str) -> Option<String> {
+    let inner = d.strip_prefix('\'')?.strip_suffix('\'')?;
+    let mut out = String::with_capacity(inner.len());
+    let mut chars = inner.chars();
+    while let Some(ch) = chars.next() {
+        match ch {
+            '\'' => {
+                // A doubled quote inside the literal.
+                chars.next();
+                out.push('\'');
+            }
+            '\\' => out.push(match chars.next() {
+                Some('n') => '\n',
+                Some('t') => '\t',
+                Some('r') => '\r',
+                Some('0') => '\0',
+                Some('b') => '\u{8}',
+                Some('Z') => '\u{1a}',
+                Some(other) => other,
+                None => '\\',
+            }),
+            other => out.push(other),
+        }
+    }
+    Some(out)
+}
+
+/// Index of ENUM member `name` (1-based), as Dolt shows an ENUM default.
+fn enum_index(members: &[String], name: &str) -> Option<usize> {
+    // An exact match first (`enum('a','A')` under a binary collation), then one that only
+    // differs in ASCII case (what a case-insensitive collation accepts).
+    members
+        .iter()
+        .position(|m| m == name)
+        .or_else(|| members.iter().position(|m| m.eq_ignore_ascii_case(name)))
+        .map(|i| i + 1)
+}
+
+/// A stored default as `SHOW CREATE TABLE` prints it: expressions, `NULL`, functions such as
+/// `CURRENT_TIMESTAMP` and quoted text/temporal literals as stored; numbers quoted; ENUM
+/// defaults as the member's index and SET defaults as the members' bitmask (both quoted); BIT
+/// defaults as `b'…'` binary; binary strings (stored as `0x…` hex) unquoted, in upper case; TIME
+/// defaults given as numbers as times.
+fn default_text(c: &Column, d: &str) -> String {
+    if let Some(hex) = d.strip_prefix("0x") {
+        return format!("0x{}", hex.to_ascii_uppercase());
+    }
+    match &c.sql_type {
+        SqlType::Time(_) => {
+            // A number given for a TIME default is stored as given and shown as the time it
+            // means (HHMMSS: `5` is `00:00:05`, `10203` is `01:02:03`).
+            if let Ok(v) = d.parse::<i64>() {
+                let a = v.unsigned_abs();
+                let sign = if v < 0 { "-" } else { "" };
+                return format!(
+                    "'{sign}{:02}:{:02}:{:02}'",
+                    a / 10_000,
+                    a / 100 % 100,
+                    a % 100
+                );
+            }
+        }
+        SqlType::Bit(_) => {
+            if let Ok(v) = d.parse::<u64>() {
+                return format!("b'{v:b}'");
+            }
+        }
+        SqlType::Enum(members) => {
+            if let Some(i) = unquote(d).and_then(|n| enum_index(members, &n)) {
+                return format!("'{i}'");
+            }
+        }
+        SqlType::Set(members) => {
+            if let Some(chosen) = unquote(d) {
+                let mut bits = 0u64;
+                for name in chosen.split(',').filter(|n| !n.is_empty()) {
+                    if let Some(i) = enum_index(members, name).filter(|&i| i <= 64) {
+                        bits |= 1 << (i - 1);
+                    }
+                }
+                return format!("'{bits}'");
+            }
+        }
+        _ => {}
+    }
+    let numeric = d
+        .bytes()
+        .next()
+        .is_some_and(|b| b.is_ascii_digit() || b == b'-' || b == b'+' || b == b'.');
+    if numeric {
+        format!("'{d}'")
+    } else {
+        d.to_string()
+    }
+}
+
+/// A comment as `SHOW CREATE TABLE` quotes it (inside single quotes): `'` doubled and
+/// backslash escapes for `\`, `"`, line breaks and NUL.
+fn escape_comment(s: &str) -> String {
+    s.replace('\'', "''")
+        .replace('\\', "\\\\")
+        .replace('"', "\\\"")
+        .replace('\n', "\\n")
+        .replace('\r', "\\r")
+        .replace('\0', "\\0")
+}
+
 /// The `CREATE TABLE` statement (no trailing semicolon).
 pub fn create_table(db: &Database, root: &RootValue, table: &Table) -> Result<String> {
     let s = &table.schema;
-    if s.collation != UTF8MB4_0900_BIN {
-        return Err(DoltError::Unsupported(format!(
-            "table collation id {}",
-            s.collation
-        )));
-    }
+    let table_collation = collation_name(s.collation)?;
     let mut lines = Vec::new();
     for i in s.visible_columns() {
         let Some(c) = s.columns.get(i) else { continue };
-        // Dolt stores DATETIME/TIMESTAMP with an explicit precision; SHOW CREATE drops `(0)`.
-        let ty = ["datetime(0)", "timestamp(0)"]
-            .iter()
-            .find_map(|p| {
-                c.sql_type_text
-                    .strip_prefix(p)
-                    .map(|rest| format!("{}{rest}", &p[..p.len() - 3]))
-            })
-            .unwrap_or_else(|| c.sql_type_text.clone());
+        let (ty, srid) = column_type(c, table_collation);
         let mut l = format!("  {} {ty}", quote_ident(&c.name));
-        let not_null = !c.nullable || c.primary_key;
-        if c.generated {
-            let expr = c.default_value.as_deref().unwrap_or("");
-            let kind = if c.virtual_ { "VIRTUAL" } else { "STORED" };
-            l.push_str(&format!(" GENERATED ALWAYS AS {expr} {kind}"));
-            if not_null {
-                l.push_str(" NOT NULL");
-            }
-        } else {
-            if not_null {
-                l.push_str(" NOT NULL");
-            }
-            if let Some(d) = c.default_value.as_deref().filter(|d| !d.is_empty()) {
-                l.push_str(&format!(" DEFAULT {d}"));
-            }
+        if !c.nullable || c.primary_key {
+            l.push_str(" NOT NULL");
         }
         if c.auto_increment {
             l.push_str(" AUTO_INCREMENT");
         }
+        if let Some(id) = srid {
+            l.push_str(&format!(" /*!80003 SRID {id} */"));
+        }
+        if c.generated {
+            let expr = c.default_value.as_deref().unwrap_or("");
+            l.push_str(&format!(" GENERATED ALWAYS AS {expr}"));
+            if !c.virtual_ {
+                l.push_str(" STORED");
+            }
+        } else if let Some(d) = c.default_value.as_deref().filter(|d| !d.is_empty()) {
+            l.push_str(&format!(" DEFAULT {}", default_text(c, d)));
+        }
+        if let Some(u) = c.on_update.as_deref().filter(|u| !u.is_empty()) {
+            l.push_str(&format!(" ON UPDATE {u}"));
+        }
         if let Some(cm) = c.comment.as_deref().filter(|d| !d.is_empty()) {
-            l.push_str(&format!(" COMMENT {}", quote_string(cm)));
+            l.push_str(&format!(" COMMENT '{}'", escape_comment(cm)));
         }
         lines.push(l);
     }
@@ -211,9 +375,19 @@ pub fn create_table(db: &Database, root: &RootValue, table: &Table) -> Result<St
     if s.columns.iter().any(|c| c.auto_increment) && table.auto_increment > 0 {
         out.push_str(&format!(" AUTO_INCREMENT={}", table.auto_increment));
     }
-    out.push_str(" DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_0900_bin");
-    if let Some(c) = s.comment.as_deref().filter(|c| !c.is_empty()) {
-        out.push_str(&format!(" COMMENT={}", quote_string(c)));
+    out.push_str(&format!(
+        " DEFAULT CHARSET={} COLLATE={table_collation}",
+        charset_of(table_collation)
+    ));
+    // Dolt leaves the table comment out when the table has a VIRTUAL column (the table it
+    // shows is then a wrapper that does not pass the comment on).
+    let has_virtual = s.columns.iter().any(|c| c.virtual_);
+    if let Some(c) = s
+        .comment
+        .as_deref()
+        .filter(|c| !c.is_empty() && !has_virtual)
+    {
+        out.push_str(&format!(" COMMENT='{}'", escape_comment(c)));
     }
     Ok(out)
 }

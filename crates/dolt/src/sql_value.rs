@@ -68,6 +68,13 @@ impl SqlValue {
     }
 }
 
+/// The value as `dolt sql` prints it (as [`SqlValue::to_text`]).
+impl std::fmt::Display for SqlValue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.to_text())
+    }
+}
+
 /// Formats a stored decimal with exactly `scale` fraction digits.
 pub(crate) fn decimal_text(d: &prollystore_format::tuple::Decimal<'_>, scale: u8) -> String {
     let mut out = Vec::new();
@@ -149,6 +156,11 @@ mod tests {
         assert_eq!(SqlValue::Float(0.1).to_text(), "0.1");
         assert_eq!(SqlValue::Time(-1).to_text(), "-00:00:00.000001");
         assert_eq!(SqlValue::Datetime(0, 0).to_text(), "1970-01-01 00:00:00");
+        assert_eq!(SqlValue::Date(Date::from_raw(0)).to_string(), "0000-00-00");
+        assert_eq!(
+            SqlValue::Datetime(-59_011_459_200_877_000, 3).to_string(),
+            "99-12-31 23:59:59.123"
+        );
         let coeff = 6_033_988_078u64.to_be_bytes();
         let d = prollystore_format::tuple::Decimal::finite(-4, true, &coeff);
         assert_eq!(decimal_text(&d, 4), "-603398.8078");

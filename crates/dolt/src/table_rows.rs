@@ -7,6 +7,7 @@ use prollystore_format::Address;
 
 use crate::db::{Database, Table};
 use crate::error::{bad_chunk, DoltError, Result};
+use crate::generated::VirtualColumns;
 use crate::schema::{Column, SqlType};
 use crate::sql_value::{decimal_text, SqlValue};
 
@@ -186,6 +187,8 @@ pub(crate) fn decode_field(
 enum Slot {
     Key(usize),
     Value(usize),
+    /// A VIRTUAL generated column, computed from the others.
+    Virtual,
 }
 
 /// Decodes a table's stored (key, value) pairs into the values of its visible columns: the
@@ -196,23 +199,21 @@ pub struct RowDecoder<'t> {
     key_desc: TupleDesc,
     value_desc: TupleDesc,
     slots: Vec<(usize, Slot)>,
+    virtuals: Option<VirtualColumns>,
 }
 
 impl<'t> RowDecoder<'t> {
-    /// The decoder for `table`'s clustered index. Fails for columns it cannot show (virtual
-    /// generated columns) and for a schema whose columns are in no tuple.
+    /// The decoder for `table`'s clustered index; VIRTUAL generated columns are computed
+    /// ([`VirtualColumns`]). Fails for an expression it cannot evaluate and for a schema whose
+    /// columns are in no tuple.
     pub fn new(table: &'t Table) -> Result<RowDecoder<'t>> {
         let schema = &table.schema;
         let mut slots = Vec::new();
         for i in schema.visible_columns() {
             let col = schema.columns.get(i);
-            if col.is_some_and(|c| c.virtual_) {
-                return Err(DoltError::Unsupported(format!(
-                    "virtual generated column {:?} (needs expression evaluation)",
-                    col.map(|c| c.name.as_str()).unwrap_or("")
-                )));
-            }
-            let slot = if let Some(k) = schema.key_columns.iter().position(|&c| c == i) {
+            let slot = if col.is_some_and(|c| c.virtual_) {
+                Slot::Virtual
+            } else if let Some(k) = schema.key_columns.iter().position(|&c| c == i) {
                 Slot::Key(k)
             } else if let Some(v) = schema.value_columns.iter().position(|&c| c == i) {
                 Slot::Value(v)
@@ -229,6 +230,7 @@ impl<'t> RowDecoder<'t> {
             key_desc: schema.key_desc(),
             value_desc: schema.value_desc(),
             slots,
+            virtuals: VirtualColumns::for_schema(schema)?,
         })
     }
 
@@ -255,8 +257,12 @@ impl<'t> RowDecoder<'t> {
             let value = match slot {
                 Slot::Key(k) => decode_field(db, col, &self.key_desc, kt, k)?,
                 Slot::Value(j) => decode_field(db, col, &self.value_desc, vt, j)?,
+                Slot::Virtual => None,
             };
             row.push(value);
+        }
+        if let Some(v) = &self.virtuals {
+            v.fill(row)?;
         }
         Ok(if table.schema.keyless {
             self.value_desc
@@ -271,7 +277,8 @@ impl<'t> RowDecoder<'t> {
 }
 
 /// Reads every row of `table` in stored (key) order as values of its visible columns, calling
-/// `f` once per row copy (keyless rows repeat by their cardinality).
+/// `f` once per row copy (keyless rows repeat by their cardinality). VIRTUAL generated columns
+/// are computed ([`VirtualColumns`]).
 pub fn for_each_row(
     db: &Database,
     table: &Table,

@@ -543,10 +543,22 @@ pub(crate) fn civil_from_days(z: i64) -> (i64, u32, u32) {
     (if m <= 2 { y + 1 } else { y }, m, d)
 }
 
-/// Appends `YYYY-MM-DD` of the stored date parts.
+/// Appends a year as Dolt prints it in dates and datetimes: in plain decimal with no padding
+/// (`1`, `999`, `12345`), except year 0, which prints as `0000`.
+fn write_year(out: &mut Vec<u8>, year: i64) {
+    if year == 0 {
+        out.extend_from_slice(b"0000");
+    } else {
+        write_i64(out, year);
+    }
+}
+
+/// Appends a date as Dolt prints it: `YYYY-MM-DD` for years 1000 to 9999, other years
+/// unpadded (`999-06-15`, `1-01-01`) except year 0 (`0000-01-01`, and the zero date
+/// `0000-00-00`).
 pub fn write_date(out: &mut Vec<u8>, d: Date) {
-    if d.year > 9999 || d.month > 99 || d.day > 99 {
-        write_padded(out, u64::from(d.year), 4);
+    if !(1000..=9999).contains(&d.year) || d.month > 99 || d.day > 99 {
+        write_year(out, i64::from(d.year));
         out.push(b'-');
         write_padded(out, u64::from(d.month), 2);
         out.push(b'-');
@@ -589,30 +601,29 @@ pub fn write_datetime(out: &mut Vec<u8>, us: i64, fsp: u8) {
     } else {
         20 + usize::from(fsp.min(6))
     };
-    let days = us.div_euclid(MICROS_PER_DAY);
-    let (y, mo, d) = civil_from_days(days);
-    if us == ZERO_DATETIME_MICROS || !(0..=9999).contains(&y) {
-        // The zero datetime, and years that do not print as four digits: the general text.
+    if us == ZERO_DATETIME_MICROS {
         let t = datetime_text(us);
         out.extend_from_slice(t.as_bytes().get(..keep).unwrap_or(t.as_bytes()));
         return;
     }
+    let days = us.div_euclid(MICROS_PER_DAY);
+    let (y, mo, d) = civil_from_days(days);
+    // The year as Dolt prints it (unpadded outside 1000 to 9999, year 0 as `0000`), then
+    // `-MM-DD HH:MM:SS.ffffff` built on the stack and appended in one copy.
+    write_year(out, y);
     let rem = us.rem_euclid(MICROS_PER_DAY) as u64;
     let secs = rem / 1_000_000;
-    let y = y as u64;
-    // `YYYY-MM-DD HH:MM:SS.ffffff` built on the stack, then appended in one copy.
-    let mut t = *b"0000-00-00 00:00:00.000000";
-    put_pair(&mut t, 0, y / 100);
-    put_pair(&mut t, 2, y % 100);
-    put_pair(&mut t, 5, u64::from(mo));
-    put_pair(&mut t, 8, u64::from(d));
-    put_pair(&mut t, 11, secs / 3600);
-    put_pair(&mut t, 14, (secs / 60) % 60);
-    put_pair(&mut t, 17, secs % 60);
+    let mut t = *b"-00-00 00:00:00.000000";
+    put_pair(&mut t, 1, u64::from(mo));
+    put_pair(&mut t, 4, u64::from(d));
+    put_pair(&mut t, 7, secs / 3600);
+    put_pair(&mut t, 10, (secs / 60) % 60);
+    put_pair(&mut t, 13, secs % 60);
     let f = rem % 1_000_000;
-    put_pair(&mut t, 20, f / 10_000);
-    put_pair(&mut t, 22, (f / 100) % 100);
-    put_pair(&mut t, 24, f % 100);
+    put_pair(&mut t, 16, f / 10_000);
+    put_pair(&mut t, 18, (f / 100) % 100);
+    put_pair(&mut t, 20, f % 100);
+    let keep = keep - 4;
     out.extend_from_slice(t.get(..keep).unwrap_or(&t));
 }
 
@@ -908,5 +919,37 @@ mod tests {
             "2024-02-29"
         );
         assert_eq!(s(|o| write_time(o, -1)), "-00:00:00.000001");
+    }
+
+    /// Years before 1000 as `dolt sql -r csv` prints them (see
+    /// `tests/data/dates_before_1000`): unpadded, except year 0.
+    #[test]
+    fn early_years() {
+        let date = |y, m, d| {
+            s(|o| {
+                write_date(
+                    o,
+                    Date {
+                        year: y,
+                        month: m,
+                        day: d,
+                    },
+                )
+            })
+        };
+        assert_eq!(date(1, 1, 1), "1-01-01");
+        assert_eq!(date(999, 6, 15), "999-06-15");
+        assert_eq!(date(0, 1, 1), "0000-01-01");
+        assert_eq!(date(0, 0, 0), "0000-00-00");
+        assert_eq!(date(1000, 1, 1), "1000-01-01");
+        // Unix microseconds, fraction digits, and Dolt's text.
+        for (us, fsp, want) in [
+            (-62_132_730_894_000_000, 0, "1-02-03 04:05:06"),
+            (-59_011_459_200_877_000, 3, "99-12-31 23:59:59.123"),
+            (-62_167_219_200_000_000, 0, "0000-01-01 00:00:00"),
+            (ZERO_DATETIME_MICROS, 3, "0000-00-00 00:00:00.000"),
+        ] {
+            assert_eq!(s(|o| write_datetime(o, us, fsp)), want);
+        }
     }
 }

@@ -143,7 +143,7 @@ enum prolly_result
   PROLLY_RESULT_ERR_INCOMPATIBLE = 43,
   /**
    * The data uses a feature this library does not read (e.g. a newer Dolt format version, a
-   * virtual generated column).
+   * generated-column expression form that is not evaluated).
    */
   PROLLY_RESULT_ERR_UNSUPPORTED = 44,
 };

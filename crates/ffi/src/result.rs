@@ -64,7 +64,7 @@ pub enum prolly_result {
     /// another schema).
     ErrIncompatible = 43,
     /// The data uses a feature this library does not read (e.g. a newer Dolt format version, a
-    /// virtual generated column).
+    /// generated-column expression form that is not evaluated).
     ErrUnsupported = 44,
 }
 
