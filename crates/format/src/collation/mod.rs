@@ -152,8 +152,8 @@ impl Collation {
     /// `utf32_bin`, `ascii_bin`, `ascii_general_ci`, `latin1_bin`, `latin1_swedish_ci`,
     /// `latin7_bin`, `cp1257_bin`,
     /// `utf8mb4_0900_ai_ci`,
-    /// `utf8mb4_0900_as_ci`, `utf8mb4_0900_as_cs` and the `unicode_520_ci` collations of
-    /// utf8mb4, utf8mb3, utf16 and utf32. Other collations Dolt accepts give
+    /// `utf8mb4_0900_as_ci`, `utf8mb4_0900_as_cs`, and the `general_ci`, `unicode_ci` and
+    /// `unicode_520_ci` collations of utf8mb4, utf8mb3, utf16 and utf32. Other collations Dolt accepts give
     /// [`CollationError::NotImplemented`] rather than a wrong order.
     pub fn from_id(id: u16) -> Result<Collation, CollationError> {
         let id = if id == 0 { Self::DEFAULT_ID } else { id };
