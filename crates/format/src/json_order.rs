@@ -317,23 +317,22 @@ impl Parser<'_> {
             b't' => b'\t',
             b'u' => {
                 let hi = self.hex4()?;
-                let cp = if (0xD800..0xDC00).contains(&hi)
-                    && self.text[self.at..].starts_with(b"\\u")
-                {
-                    let save = self.at;
-                    self.at += 2;
-                    let lo = self.hex4()?;
-                    if (0xDC00..0xE000).contains(&lo) {
-                        0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00)
+                let cp =
+                    if (0xD800..0xDC00).contains(&hi) && self.text[self.at..].starts_with(b"\\u") {
+                        let save = self.at;
+                        self.at += 2;
+                        let lo = self.hex4()?;
+                        if (0xDC00..0xE000).contains(&lo) {
+                            0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00)
+                        } else {
+                            // Not a pair: the lone high surrogate becomes U+FFFD, and the
+                            // second escape is read on its own.
+                            self.at = save;
+                            0xFFFD
+                        }
                     } else {
-                        // Not a pair: the lone high surrogate becomes U+FFFD, and the
-                        // second escape is read on its own.
-                        self.at = save;
-                        0xFFFD
-                    }
-                } else {
-                    hi
-                };
+                        hi
+                    };
                 let c = char::from_u32(cp).unwrap_or(char::REPLACEMENT_CHARACTER);
                 let mut buf = [0; 4];
                 out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
@@ -378,7 +377,9 @@ mod tests {
 
     #[test]
     fn types_order_by_precedence() {
-        let ascending = ["null", "-1e308", "0", "\"\"", "\"a\"", "{}", "[]", "false", "true"];
+        let ascending = [
+            "null", "-1e308", "0", "\"\"", "\"a\"", "{}", "[]", "false", "true",
+        ];
         for pair in ascending.windows(2) {
             assert_eq!(cmp(pair[0], pair[1]), Less, "{pair:?}");
             assert_eq!(cmp(pair[1], pair[0]), Greater, "{pair:?}");
@@ -405,7 +406,17 @@ mod tests {
     #[test]
     fn malformed_documents_are_errors_and_sort_last() {
         for bad in [
-            "", "[", "{\"a\"}", "01", "1.", "tru", "\"\\x\"", "\"\u{1}\"", "[1,]", "1 2", "-",
+            "",
+            "[",
+            "{\"a\"}",
+            "01",
+            "1.",
+            "tru",
+            "\"\\x\"",
+            "\"\u{1}\"",
+            "[1,]",
+            "1 2",
+            "-",
             "\"\\u12\"",
         ] {
             let err = try_compare(bad.as_bytes(), b"1").unwrap_err();

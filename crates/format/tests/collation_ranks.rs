@@ -25,9 +25,16 @@ fn parse(text: &str, cps: &[u32], name: &str) -> Vec<u32> {
             panic!("{name}: bad line {line:?}");
         };
         let first = u32::from_str_radix(first, 16).unwrap();
-        let (count, rank, step): (u32, u32, u32) =
-            (count.parse().unwrap(), rank.parse().unwrap(), step.parse().unwrap());
-        assert_eq!(cps.get(ranks.len()), Some(&first), "{name}: run at {line:?}");
+        let (count, rank, step): (u32, u32, u32) = (
+            count.parse().unwrap(),
+            rank.parse().unwrap(),
+            step.parse().unwrap(),
+        );
+        assert_eq!(
+            cps.get(ranks.len()),
+            Some(&first),
+            "{name}: run at {line:?}"
+        );
         ranks.extend((0..count).map(|k| rank + k * step));
     }
     assert_eq!(ranks.len(), cps.len(), "{name}: code points missing");
@@ -67,7 +74,10 @@ fn our_ranks(c: Collation, cps: &[u32]) -> Vec<u32> {
 }
 
 #[test]
-#[cfg_attr(miri, ignore = "ranks 67,000 code points per collation: hours under Miri")]
+#[cfg_attr(
+    miri,
+    ignore = "ranks 67,000 code points per collation: hours under Miri"
+)]
 fn every_code_point_ranks_as_in_dolt() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/collations/ranks.txt.zst");
     let text = zstd::decode_all(std::fs::File::open(path).unwrap()).unwrap();

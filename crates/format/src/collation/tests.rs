@@ -110,7 +110,11 @@ fn dolt_unit_cases() {
 #[test]
 fn general_ci_and_unicode_ci() {
     let cmp = |c: &str, a: &str, b: &str| coll(c).compare(a.as_bytes(), b.as_bytes());
-    for c in ["utf8mb4_general_ci", "utf8mb3_general_ci", "utf8mb4_unicode_ci"] {
+    for c in [
+        "utf8mb4_general_ci",
+        "utf8mb3_general_ci",
+        "utf8mb4_unicode_ci",
+    ] {
         assert_eq!(cmp(c, "a", "A"), Equal, "{c}");
         assert_eq!(cmp(c, "résumé", "RESUME"), Equal, "{c}");
         assert_eq!(cmp(c, "a", "b"), Less, "{c}");
