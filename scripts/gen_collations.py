@@ -49,6 +49,10 @@ This script derives those ranks from published data:
   code points all weigh as U+FFFD. Checked against Dolt for every BMP code point by
   scripts/dolt_collation_ranks.py (crates/format/tests/collation_ranks.rs).
 
+* utf8mb3_general_mysql500_ci: the general_ci rule without the sharp-s exception (U+00DF
+  weighs on its own, as before MySQL 5.1.24).
+* utf8mb3_tolower_ci: Unicode 3.0 simple lowercase mapping, no accent folding.
+
 Every table was checked, code point by code point, to order exactly as Dolt's
 go-mysql-server weight functions do (a scratch comparison, not part of the repository).
 
@@ -329,7 +333,7 @@ GENERAL_CI_EXCEPTIONS = {
 GENERAL_CI_NO_FOLD = {0x0419, 0x0439}  # short I stays apart from I
 
 
-def general_ci_weight(age30):
+def general_ci_weight(age30, sharp_s_is_s=True):
     import unicodedata
     ucd = unicodedata.ucd_3_2_0
 
@@ -354,9 +358,24 @@ def general_ci_weight(age30):
     def weight(cp):
         if cp > 0xFFFF:
             cp = 0xFFFD
-        if cp in GENERAL_CI_EXCEPTIONS:
+        if cp in GENERAL_CI_EXCEPTIONS and (sharp_s_is_s or cp != 0x00DF):
             return GENERAL_CI_EXCEPTIONS[cp]
         return ord(upper(base(chr(cp))))
+    return weight
+
+
+def tolower_weight(age30):
+    """utf8mb3_tolower_ci: the simple lowercase mapping among code points assigned in Unicode
+    3.0 (Python's str.lower gives the full mapping, which differs for U+0130 alone in the
+    BMP: its simple mapping is U+0069)."""
+    def weight(cp):
+        if cp == 0x0130:
+            return 0x0069
+        c = chr(cp)
+        low = c.lower()
+        if len(low) == 1 and ord(low) in age30 and cp in age30:
+            return ord(low)
+        return cp
     return weight
 
 
@@ -365,7 +384,10 @@ def main():
         sys.exit(__doc__)
     allkeys900, allkeys520, allkeys400, age30_path = sys.argv[1:5]
     dump_dir = sys.argv[5] if len(sys.argv) > 5 else None
-    general_ci = general_ci_weight(perl_in_set(age30_path))
+    age30 = perl_in_set(age30_path)
+    general_ci = general_ci_weight(age30)
+    general_mysql500_ci = general_ci_weight(age30, sharp_s_is_s=False)
+    tolower_ci = tolower_weight(age30)
     table900, implicit900 = parse_allkeys(allkeys900)
     table520, implicit520 = parse_allkeys(allkeys520)
     table400, implicit400 = parse_allkeys(allkeys400)
@@ -394,6 +416,11 @@ def main():
          lambda: ranks(uca400, table400[0x20][0][0])),
         ("GENERAL_CI", "general_ci", "MySQL general_ci (Unicode 3.0 case and accent folding)",
          lambda: ranks(general_ci)),
+        ("GENERAL_MYSQL500_CI", "general_mysql500_ci",
+         "MySQL general_mysql500_ci (general_ci before sharp s = s)",
+         lambda: ranks(general_mysql500_ci)),
+        ("TOLOWER_CI", "tolower_ci", "MySQL tolower_ci (Unicode 3.0 simple lowercase)",
+         lambda: ranks(tolower_ci)),
     ]
     consts = []
     for const, fname, what, make in specs:

@@ -153,7 +153,8 @@ impl Collation {
     /// `latin7_bin`, `cp1257_bin`,
     /// `utf8mb4_0900_ai_ci`,
     /// `utf8mb4_0900_as_ci`, `utf8mb4_0900_as_cs`, and the `general_ci`, `unicode_ci` and
-    /// `unicode_520_ci` collations of utf8mb4, utf8mb3, utf16 and utf32. Other collations Dolt accepts give
+    /// `unicode_520_ci` collations of utf8mb4, utf8mb3, utf16 and utf32,
+    /// `utf8mb3_general_mysql500_ci` and `utf8mb3_tolower_ci`. Other collations Dolt accepts give
     /// [`CollationError::NotImplemented`] rather than a wrong order.
     pub fn from_id(id: u16) -> Result<Collation, CollationError> {
         let id = if id == 0 { Self::DEFAULT_ID } else { id };
@@ -228,6 +229,13 @@ impl Collation {
         match self.0.weights {
             Weights::CodePoint | Weights::Missing => collate(a, b, |cp| cp),
             Weights::Table(table, MAX_CP) => collate(a, b, |cp| table.weight(cp)),
+            Weights::Table(table, limit) => collate(a, b, |cp| {
+                if cp <= limit {
+                    table.weight(cp)
+                } else {
+                    OUTSIDE
+                }
+            }),
             weights => collate(a, b, |cp| weights.weight(cp)),
         }
     }

@@ -108,7 +108,13 @@ pub(super) static ALL: &[Info] = &[
     c(65, "ascii_bin", "ascii", true, CodePointUpTo(0x7F)),
     c(67, "cp1256_bin", "cp1256", true, Missing),
     c(69, "dec8_bin", "dec8", true, Missing),
-    c(76, "utf8mb3_tolower_ci", "utf8mb3", true, Missing),
+    c(
+        76,
+        "utf8mb3_tolower_ci",
+        "utf8mb3",
+        true,
+        Table(&tables::TOLOWER_CI, 0xFFFF),
+    ),
     c(
         79,
         "latin7_bin",
@@ -232,7 +238,13 @@ pub(super) static ALL: &[Info] = &[
         Table(&tables::UCA520_CI, 0xFFFF),
     ),
     c(215, "utf8mb3_vietnamese_ci", "utf8mb3", true, Missing),
-    c(223, "utf8mb3_general_mysql500_ci", "utf8mb3", true, Missing),
+    c(
+        223,
+        "utf8mb3_general_mysql500_ci",
+        "utf8mb3",
+        true,
+        Table(&tables::GENERAL_MYSQL500_CI, 0xFFFF),
+    ),
     c(
         224,
         "utf8mb4_unicode_ci",

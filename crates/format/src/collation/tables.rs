@@ -154,6 +154,54 @@ pub(super) static GENERAL_CI: RunTable = RunTable {
     ],
 };
 
+/// Ranks by MySQL general_mysql500_ci (general_ci before sharp s = s) (412 runs).
+#[rustfmt::skip]
+pub(super) static GENERAL_MYSQL500_CI: RunTable = RunTable {
+    runs: include_bytes!("tables/general_mysql500_ci.bin"),
+    ascii: [
+        0, 1, 2, 3, 4, 5, 6, 7,
+        8, 9, 10, 11, 12, 13, 14, 15,
+        16, 17, 18, 19, 20, 21, 22, 23,
+        24, 25, 26, 27, 28, 29, 30, 31,
+        32, 33, 34, 35, 36, 37, 38, 39,
+        40, 41, 42, 43, 44, 45, 46, 47,
+        48, 49, 50, 51, 52, 53, 54, 55,
+        56, 57, 58, 59, 60, 61, 62, 63,
+        64, 65, 66, 67, 68, 69, 70, 71,
+        72, 73, 74, 75, 76, 77, 78, 79,
+        80, 81, 82, 83, 84, 85, 86, 87,
+        88, 89, 90, 91, 92, 93, 94, 95,
+        96, 65, 66, 67, 68, 69, 70, 71,
+        72, 73, 74, 75, 76, 77, 78, 79,
+        80, 81, 82, 83, 84, 85, 86, 87,
+        88, 89, 90, 97, 98, 99, 100, 101,
+    ],
+};
+
+/// Ranks by MySQL tolower_ci (Unicode 3.0 simple lowercase) (429 runs).
+#[rustfmt::skip]
+pub(super) static TOLOWER_CI: RunTable = RunTable {
+    runs: include_bytes!("tables/tolower_ci.bin"),
+    ascii: [
+        0, 1, 2, 3, 4, 5, 6, 7,
+        8, 9, 10, 11, 12, 13, 14, 15,
+        16, 17, 18, 19, 20, 21, 22, 23,
+        24, 25, 26, 27, 28, 29, 30, 31,
+        32, 33, 34, 35, 36, 37, 38, 39,
+        40, 41, 42, 43, 44, 45, 46, 47,
+        48, 49, 50, 51, 52, 53, 54, 55,
+        56, 57, 58, 59, 60, 61, 62, 63,
+        64, 71, 72, 73, 74, 75, 76, 77,
+        78, 79, 80, 81, 82, 83, 84, 85,
+        86, 87, 88, 89, 90, 91, 92, 93,
+        94, 95, 96, 65, 66, 67, 68, 69,
+        70, 71, 72, 73, 74, 75, 76, 77,
+        78, 79, 80, 81, 82, 83, 84, 85,
+        86, 87, 88, 89, 90, 91, 92, 93,
+        94, 95, 96, 97, 98, 99, 100, 101,
+    ],
+};
+
 /// The code points of bytes 0x80..=0xFF of a single-byte character set whose bytes 0x00..=0x7F
 /// are ASCII; 0 marks a byte the character set leaves undefined.
 /// From Python's `cp1252` codec; undefined bytes stand for the C1 control of the same value.
