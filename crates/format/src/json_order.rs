@@ -369,7 +369,131 @@ impl Parser<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+    use std::collections::BTreeMap;
     use Ordering::*;
+
+    /// A JSON value as the model sees it: integers, strings over a small alphabet, objects as
+    /// sorted maps.
+    #[derive(Clone, Debug)]
+    enum Model {
+        Null,
+        Int(i32),
+        Str(String),
+        Obj(BTreeMap<String, Model>),
+        Arr(Vec<Model>),
+        Bool(bool),
+    }
+
+    fn model_cmp(a: &Model, b: &Model) -> Ordering {
+        fn rank(m: &Model) -> u8 {
+            match m {
+                Model::Null => 0,
+                Model::Int(_) => 1,
+                Model::Str(_) => 2,
+                Model::Obj(_) => 3,
+                Model::Arr(_) => 4,
+                Model::Bool(_) => 5,
+            }
+        }
+        match (a, b) {
+            (Model::Int(x), Model::Int(y)) => x.cmp(y),
+            (Model::Str(x), Model::Str(y)) => x.as_bytes().cmp(y.as_bytes()),
+            (Model::Bool(x), Model::Bool(y)) => x.cmp(y),
+            (Model::Arr(x), Model::Arr(y)) => x
+                .iter()
+                .zip(y)
+                .map(|(p, q)| model_cmp(p, q))
+                .find(|o| *o != Equal)
+                .unwrap_or(x.len().cmp(&y.len())),
+            (Model::Obj(x), Model::Obj(y)) => x
+                .iter()
+                .zip(y)
+                .map(|((kx, vx), (ky, vy))| ky.cmp(kx).then_with(|| model_cmp(vx, vy)))
+                .find(|o| *o != Equal)
+                .unwrap_or(x.len().cmp(&y.len())),
+            _ => rank(a).cmp(&rank(b)),
+        }
+    }
+
+    /// Writes `m` as JSON text, choosing among equivalent spellings with `style`.
+    fn render(m: &Model, style: u32, out: &mut String) {
+        let space = if style & 1 == 1 { " \n" } else { "" };
+        match m {
+            Model::Null => out.push_str("null"),
+            Model::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+            Model::Int(i) => match style % 3 {
+                0 => out.push_str(&i.to_string()),
+                1 => out.push_str(&format!("{i}.0")),
+                _ => out.push_str(&format!("{i}e0")),
+            },
+            Model::Str(s) => {
+                out.push('"');
+                for c in s.chars() {
+                    if style & 2 == 2 {
+                        let mut units = [0u16; 2];
+                        for u in c.encode_utf16(&mut units) {
+                            out.push_str(&format!("\\u{u:04x}"));
+                        }
+                    } else {
+                        out.push(c);
+                    }
+                }
+                out.push('"');
+            }
+            Model::Arr(items) => {
+                out.push('[');
+                for (n, v) in items.iter().enumerate() {
+                    if n > 0 {
+                        out.push(',');
+                    }
+                    out.push_str(space);
+                    render(v, style.rotate_left(3), out);
+                }
+                out.push_str(space);
+                out.push(']');
+            }
+            Model::Obj(members) => {
+                out.push('{');
+                // Members in reverse key order: the order written must not matter.
+                for (n, (k, v)) in members.iter().rev().enumerate() {
+                    if n > 0 {
+                        out.push(',');
+                    }
+                    render(&Model::Str(k.clone()), style, out);
+                    out.push_str(space);
+                    out.push(':');
+                    render(v, style.rotate_left(5), out);
+                }
+                out.push('}');
+            }
+        }
+    }
+
+    fn model() -> impl Strategy<Value = Model> {
+        let leaf = prop_oneof![
+            Just(Model::Null),
+            any::<bool>().prop_map(Model::Bool),
+            (-3i32..3).prop_map(Model::Int),
+            "[ab\u{e9}\u{1F600}]{0,3}".prop_map(Model::Str),
+        ];
+        leaf.prop_recursive(3, 24, 4, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..4).prop_map(Model::Arr),
+                prop::collection::btree_map("[ab]{0,2}", inner, 0..4).prop_map(Model::Obj),
+            ]
+        })
+    }
+
+    proptest! {
+        #[test]
+        fn agrees_with_the_model(a in model(), b in model(), sa in any::<u32>(), sb in any::<u32>()) {
+            let (mut ta, mut tb) = (String::new(), String::new());
+            render(&a, sa, &mut ta);
+            render(&b, sb, &mut tb);
+            prop_assert_eq!(try_compare(ta.as_bytes(), tb.as_bytes()).unwrap(), model_cmp(&a, &b), "{} vs {}", ta, tb);
+        }
+    }
 
     fn cmp(a: &str, b: &str) -> Ordering {
         try_compare(a.as_bytes(), b.as_bytes()).unwrap()
