@@ -49,6 +49,9 @@ This script derives those ranks from published data:
   code points all weigh as U+FFFD. Checked against Dolt for every BMP code point by
   scripts/dolt_collation_ranks.py (crates/format/tests/collation_ranks.rs).
 
+* latin1_german1_ci: a sort byte per latin1 byte: letters reduce to the uppercase of their
+  base letter (canonical decomposition, and AE, O with stroke and sharp s to A, O and S),
+  other bytes sort as themselves (see `latin1_german1_ci_sort`).
 * utf8mb3_general_mysql500_ci: the general_ci rule without the sharp-s exception (U+00DF
   weighs on its own, as before MySQL 5.1.24).
 * utf8mb3_tolower_ci: Unicode 3.0 simple lowercase mapping, no accent folding.
@@ -364,6 +367,40 @@ def general_ci_weight(age30, sharp_s_is_s=True):
     return weight
 
 
+# latin1_german1_ci folds these latin1 letters, which have no canonical decomposition, to a
+# base letter (MySQL documents Ä = A, Ö = O, Ü = U, ß = s for it); checked against Dolt.
+LATIN1_GERMAN1_FOLD = {0xC6: "A", 0xE6: "A", 0xD8: "O", 0xF8: "O", 0xDF: "S"}
+
+
+def latin1_german1_ci_sort():
+    """The sort byte of every latin1 byte under latin1_german1_ci: letters in 0xC0..0xFE
+    reduce to the uppercase of their base letter (canonical decomposition, recursively, plus
+    LATIN1_GERMAN1_FOLD) when latin1 has it; ASCII letters to upper case; every other byte
+    (including y with diaeresis, 0xFF) sorts as itself."""
+    import unicodedata
+    high = single_byte_high("cp1252", True)
+    chars = list(range(0x80)) + high
+    byte_of = {cp: b for b, cp in enumerate(chars)}
+    out = []
+    for b in range(256):
+        c = chr(chars[b])
+        if b in LATIN1_GERMAN1_FOLD:
+            out.append(ord(LATIN1_GERMAN1_FOLD[b]))
+        elif 0xC0 <= b < 0xFF and unicodedata.category(c).startswith("L"):
+            while True:
+                d = unicodedata.decomposition(c)
+                if not d or d.startswith("<"):
+                    break
+                c = chr(int(d.split()[0], 16))
+            u = c.upper()
+            out.append(byte_of.get(ord(u), b) if len(u) == 1 else b)
+        elif 0x61 <= b <= 0x7A:
+            out.append(b - 0x20)
+        else:
+            out.append(b)
+    return out
+
+
 def tolower_weight(age30):
     """utf8mb3_tolower_ci: the simple lowercase mapping among code points assigned in Unicode
     3.0 (Python's str.lower gives the full mapping, which differs for U+0130 alone in the
@@ -461,6 +498,13 @@ def main():
             for i in range(0, 128, 8):
                 f.write("    %s,\n" % ", ".join("0x%04X" % c for c in high[i:i + 8]))
             f.write("];\n")
+        f.write("\n/// latin1_german1_ci: the sort value of each latin1 byte, by the rule in\n")
+        f.write("/// scripts/gen_collations.py (`latin1_german1_ci_sort`).\n")
+        f.write("#[rustfmt::skip]\npub(super) static LATIN1_GERMAN1_CI: [u8; 256] = [\n")
+        german1 = latin1_german1_ci_sort()
+        for i in range(0, 256, 16):
+            f.write("    %s,\n" % ", ".join(str(w) for w in german1[i:i + 16]))
+        f.write("];\n")
         f.write("\n/// latin1_swedish_ci: MySQL's `sort_order_latin1` (strings/ctype-latin1.cc), the sort\n")
         f.write("/// value of each latin1 byte.\n")
         f.write("#[rustfmt::skip]\npub(super) static LATIN1_SWEDISH_CI: [u8; 256] = [\n")

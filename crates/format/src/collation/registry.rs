@@ -28,7 +28,16 @@ const fn c(
 /// Sorted by id.
 pub(super) static ALL: &[Info] = &[
     c(3, "dec8_swedish_ci", "dec8", true, Missing),
-    c(5, "latin1_german1_ci", "latin1", true, Missing),
+    c(
+        5,
+        "latin1_german1_ci",
+        "latin1",
+        true,
+        SingleByte {
+            high: &tables::LATIN1_HIGH,
+            sort: Some(&tables::LATIN1_GERMAN1_CI),
+        },
+    ),
     c(
         8,
         "latin1_swedish_ci",
