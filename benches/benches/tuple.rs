@@ -132,8 +132,17 @@ fn build(c: &mut Criterion) {
 /// compare of ASCII keys should stay within 3x of the binary one (docs/PERF.md).
 fn compare_collated(c: &mut Criterion) {
     let plain = TupleDesc::new(vec![Type::not_null(Encoding::String)]);
-    let ai_ci = Collation::from_name("utf8mb4_0900_ai_ci").unwrap();
-    let collated = plain.with_collations(vec![Some(ai_ci)]);
+    let collated: Vec<(&str, TupleDesc)> = [
+        "utf8mb4_0900_ai_ci",
+        "utf8mb4_general_ci",
+        "utf8mb4_unicode_ci",
+    ]
+    .into_iter()
+    .map(|name| {
+        let c = Collation::from_name(name).unwrap();
+        (name, plain.with_collations(vec![Some(c)]))
+    })
+    .collect();
     let mut b = TupleBuilder::new(plain.clone());
     let mut key = |s: &str| {
         b.put_string(0, s).unwrap();
@@ -166,9 +175,11 @@ fn compare_collated(c: &mut Criterion) {
         g.bench_function(format!("binary (string) {name}"), |bch| {
             bch.iter(|| plain.compare(black_box(k1), black_box(k2)))
         });
-        g.bench_function(format!("utf8mb4_0900_ai_ci (string) {name}"), |bch| {
-            bch.iter(|| collated.compare(black_box(k1), black_box(k2)))
-        });
+        for (collation, desc) in &collated {
+            g.bench_function(format!("{collation} (string) {name}"), |bch| {
+                bch.iter(|| desc.compare(black_box(k1), black_box(k2)))
+            });
+        }
     }
     g.finish();
 }

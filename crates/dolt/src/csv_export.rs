@@ -19,7 +19,7 @@
 
 use prollystore_format::message::{Node, NodeLayout};
 use prollystore_format::tuple::{Adaptive, Date, Tuple, TupleDesc};
-use prollystore_format::{Address, Encoding};
+use prollystore_format::{Address, Collation, Encoding};
 use std::io::Write;
 
 use crate::csv_field::write_csv_field;
@@ -707,6 +707,26 @@ fn write_row(row: &[Option<SqlValue>], field: &mut Vec<u8>, buf: &mut Vec<u8>) {
     buf.push(b'\n');
 }
 
+/// The collation each visible column of a keyless table sorts by: text columns by their own
+/// collation, or the table's when the type names none; `None` for byte order and other types.
+fn keyless_collations(table: &Table, visible: &[usize]) -> Result<Vec<Option<Collation>>> {
+    let schema = &table.schema;
+    let mut out = Vec::with_capacity(visible.len());
+    for &i in visible {
+        let c = match schema.columns.get(i) {
+            Some(col) => schema.column_collation(col).map_err(|e| {
+                DoltError::Unsupported(format!(
+                    "keyless table {:?}: its output order needs each column's collation: {e}",
+                    table.name
+                ))
+            })?,
+            None => None,
+        };
+        out.push(c.filter(|c| !c.is_code_point_order()));
+    }
+    Ok(out)
+}
+
 /// Writes `table` as `dolt sql -r csv -q "select * from t order by <key>"` would: a header of
 /// the visible column names, then one line per row (keyless tables sorted by all columns).
 /// Returns the number of rows written.
@@ -755,7 +775,8 @@ pub fn export_csv(db: &Database, table: &Table, out: &mut dyn Write) -> Result<u
             rows.push(r.to_vec());
             Ok(())
         })?;
-        rows.sort_by(|a, b| compare_rows(a, b));
+        let collations = keyless_collations(table, &visible)?;
+        rows.sort_by(|a, b| compare_rows(a, b, &collations));
         let mut field = Vec::new();
         for r in &rows {
             write_row(r, &mut field, &mut buf);

@@ -3,7 +3,9 @@
 
 use std::cmp::Ordering;
 
+use prollystore_format::json_order;
 use prollystore_format::tuple::Date;
+use prollystore_format::Collation;
 
 use crate::value_text;
 
@@ -101,15 +103,20 @@ pub(crate) fn write_decimal(
     }
 }
 
-/// Orders rows as MySQL's `ORDER BY` all columns would (NULLs first); used for keyless tables,
-/// whose stored order is by row hash.
-pub(crate) fn compare_rows(a: &[Option<SqlValue>], b: &[Option<SqlValue>]) -> Ordering {
-    for (x, y) in a.iter().zip(b) {
+/// Orders rows as Dolt's `ORDER BY` all columns does (NULLs first); used for keyless tables,
+/// whose stored order is by row hash. `collations[i]` is the collation of text column `i`
+/// (`None`: byte order); JSON values follow Dolt's JSON order.
+pub(crate) fn compare_rows(
+    a: &[Option<SqlValue>],
+    b: &[Option<SqlValue>],
+    collations: &[Option<Collation>],
+) -> Ordering {
+    for (i, (x, y)) in a.iter().zip(b).enumerate() {
         let o = match (x, y) {
             (None, None) => Ordering::Equal,
             (None, Some(_)) => Ordering::Less,
             (Some(_), None) => Ordering::Greater,
-            (Some(x), Some(y)) => compare_values(x, y),
+            (Some(x), Some(y)) => compare_values(x, y, collations.get(i).copied().flatten()),
         };
         if o != Ordering::Equal {
             return o;
@@ -118,9 +125,14 @@ pub(crate) fn compare_rows(a: &[Option<SqlValue>], b: &[Option<SqlValue>]) -> Or
     Ordering::Equal
 }
 
-fn compare_values(x: &SqlValue, y: &SqlValue) -> Ordering {
+fn compare_values(x: &SqlValue, y: &SqlValue, collation: Option<Collation>) -> Ordering {
     use SqlValue as V;
     match (x, y) {
+        (V::Text(a), V::Text(b)) => match collation {
+            Some(c) => c.compare(a.as_bytes(), b.as_bytes()),
+            None => a.as_bytes().cmp(b.as_bytes()),
+        },
+        (V::Json(a), V::Json(b)) => json_order::compare(a.as_bytes(), b.as_bytes()),
         (V::Int(a), V::Int(b)) => a.cmp(b),
         (V::Uint(a), V::Uint(b)) => a.cmp(b),
         (V::Float(a), V::Float(b)) => a.total_cmp(b),

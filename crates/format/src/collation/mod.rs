@@ -50,7 +50,7 @@ enum Weights {
     /// A single-byte character set whose bytes 0x00..=0x7F are ASCII and whose bytes
     /// 0x80..=0xFF are the code points in `high` (0 = undefined): the byte, or its entry in
     /// the 256-entry `sort` table when there is one; [`OUTSIDE`] for code points the set
-    /// lacks (`latin1_bin`, `latin1_swedish_ci`, `latin7_bin`, `cp1257_bin`).
+    /// lacks (`latin1_bin`, `latin1_swedish_ci`, `latin1_german1_ci`, `latin7_bin`, `cp1257_bin`).
     SingleByte {
         high: &'static [u32; 128],
         sort: Option<&'static [u8; 256]>,
@@ -150,10 +150,11 @@ impl Collation {
     ///
     /// Implemented: `binary`, `utf8mb4_0900_bin`, `utf8mb4_bin`, `utf8mb3_bin`, `utf16_bin`,
     /// `utf32_bin`, `ascii_bin`, `ascii_general_ci`, `latin1_bin`, `latin1_swedish_ci`,
-    /// `latin7_bin`, `cp1257_bin`,
-    /// `utf8mb4_0900_ai_ci`,
-    /// `utf8mb4_0900_as_ci`, `utf8mb4_0900_as_cs` and the `unicode_520_ci` collations of
-    /// utf8mb4, utf8mb3, utf16 and utf32. Other collations Dolt accepts give
+    /// `latin1_german1_ci`, `latin7_bin`, `cp1257_bin`, `utf8mb4_0900_ai_ci`,
+    /// `utf8mb4_0900_as_ci`, `utf8mb4_0900_as_cs`, the `general_ci`, `unicode_ci` and
+    /// `unicode_520_ci` collations of utf8mb4, utf8mb3, utf16 and utf32,
+    /// `utf8mb3_general_mysql500_ci` and `utf8mb3_tolower_ci`. Other collations Dolt accepts
+    /// give
     /// [`CollationError::NotImplemented`] rather than a wrong order.
     pub fn from_id(id: u16) -> Result<Collation, CollationError> {
         let id = if id == 0 { Self::DEFAULT_ID } else { id };
@@ -228,6 +229,13 @@ impl Collation {
         match self.0.weights {
             Weights::CodePoint | Weights::Missing => collate(a, b, |cp| cp),
             Weights::Table(table, MAX_CP) => collate(a, b, |cp| table.weight(cp)),
+            Weights::Table(table, limit) => collate(a, b, |cp| {
+                if cp <= limit {
+                    table.weight(cp)
+                } else {
+                    OUTSIDE
+                }
+            }),
             weights => collate(a, b, |cp| weights.weight(cp)),
         }
     }

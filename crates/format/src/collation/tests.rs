@@ -71,13 +71,13 @@ fn lookups_by_id_and_name() {
         err.to_string().contains("latin1_german2_ci (id 31)"),
         "{err}"
     );
-    assert_eq!(Collation::all().count(), 19);
+    assert_eq!(Collation::all().count(), 30);
 }
 
 #[test]
 #[cfg_attr(
     miri,
-    ignore = "looks up every code point of four tables: hours under Miri"
+    ignore = "looks up every code point of eight tables: hours under Miri"
 )]
 fn generated_tables_are_well_formed() {
     for table in [
@@ -85,6 +85,10 @@ fn generated_tables_are_well_formed() {
         &tables::UCA0900_AS_CI,
         &tables::UCA0900_AS_CS,
         &tables::UCA520_CI,
+        &tables::UCA400_CI,
+        &tables::GENERAL_CI,
+        &tables::GENERAL_MYSQL500_CI,
+        &tables::TOLOWER_CI,
     ] {
         table.check().unwrap();
     }
@@ -103,6 +107,41 @@ fn dolt_unit_cases() {
     ] {
         assert_eq!(c.compare(a.as_bytes(), b.as_bytes()), want, "{a} vs {b}");
     }
+}
+
+#[test]
+fn general_ci_and_unicode_ci() {
+    let cmp = |c: &str, a: &str, b: &str| coll(c).compare(a.as_bytes(), b.as_bytes());
+    for c in [
+        "utf8mb4_general_ci",
+        "utf8mb3_general_ci",
+        "utf8mb4_unicode_ci",
+    ] {
+        assert_eq!(cmp(c, "a", "A"), Equal, "{c}");
+        assert_eq!(cmp(c, "résumé", "RESUME"), Equal, "{c}");
+        assert_eq!(cmp(c, "a", "b"), Less, "{c}");
+    }
+    // general_ci: sharp s weighs as s, short I stays apart from I, supplementary code points
+    // weigh as U+FFFD (utf8mb4) or above everything (utf8mb3).
+    assert_eq!(cmp("utf8mb4_general_ci", "ß", "s"), Equal);
+    assert_eq!(cmp("utf8mb4_general_ci", "Straße", "STRASSE"), Less);
+    assert_eq!(cmp("utf8mb4_general_ci", "й", "и"), Greater);
+    assert_eq!(cmp("utf8mb4_general_ci", "😀", "\u{FFFD}"), Equal);
+    assert_eq!(cmp("utf8mb3_general_ci", "😀", "\u{FFFD}"), Greater);
+    // general_mysql500_ci: general_ci as before sharp s = s; tolower_ci: case folding only.
+    assert_eq!(cmp("utf8mb3_general_mysql500_ci", "ß", "s"), Greater);
+    assert_eq!(cmp("utf8mb3_general_mysql500_ci", "É", "e"), Equal);
+    assert_eq!(cmp("utf8mb3_tolower_ci", "É", "é"), Equal);
+    assert_eq!(cmp("utf8mb3_tolower_ci", "é", "e"), Greater);
+    assert_eq!(cmp("utf8mb3_tolower_ci", "\u{130}", "i"), Equal);
+    // latin1_german1_ci: umlauts and sharp s fold to their base letters.
+    assert_eq!(cmp("latin1_german1_ci", "Müße", "MUSE"), Equal);
+    assert_eq!(cmp("latin1_german1_ci", "Æ", "a"), Equal);
+    assert_eq!(cmp("latin1_german1_ci", "ÿ", "y"), Greater);
+    // unicode_ci: UCA 4.0.0 primary weights; ß is one code point, after s.
+    assert_eq!(cmp("utf8mb4_unicode_ci", "ß", "s"), Greater);
+    assert_eq!(cmp("utf8mb4_unicode_ci", "Straße", "STRASSE"), Greater);
+    assert_eq!(cmp("utf8mb4_unicode_ci", "😀", "\u{FFFF}"), Greater);
 }
 
 #[test]

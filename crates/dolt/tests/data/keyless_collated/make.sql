@@ -1,0 +1,4 @@
+CREATE TABLE k (s VARCHAR(20) COLLATE utf8mb4_0900_ai_ci, g VARCHAR(20) COLLATE utf8mb4_general_ci, j JSON, n INT);
+INSERT INTO k VALUES ('b', 'x', '1', 1), ('B', 'y', '2', 2), ('a', 'Z', '"a"', 3), ('Á', 'z', '[1]', 4), ('ä', 'ß', '{"a": 1}', 5), ('Z', 's', 'true', 6), ('é', 'É', 'null', 7), ('e', 'e', '{"b": 0}', 8), ('e', 'e', '{"a": 2}', 9), ('e', 'e', '[0, 1]', 10), ('e', 'e', '10', 11), ('e', 'e', '9.5', 12), ('e', 'e', '"B"', 13), ('e', 'e', 'false', 14), (NULL, 'a', NULL, 15), ('e', NULL, '[]', 16), ('Ω', 'ω', '{}', 17), ('ae', 'æ', '"ä"', 18), ('aé', 'Ae', '"z"', 19), ('ÿ', 'Y', '-1', 20);
+CREATE TABLE u (s VARCHAR(20), j JSON, n INT) COLLATE utf8mb4_unicode_ci;
+INSERT INTO u VALUES ('b', '1', 1), ('B', '[2]', 2), ('a', '{"k": [1, 2]}', 3), ('Á', '{"k": [1]}', 4), ('ß', '"s"', 5), ('ss', '"S"', 6), ('Straße', '0.5', 7), ('strasse', '{"k": true}', 8), ('z', '[true, false]', 9), ('Ž', '[false]', 10);
