@@ -11,6 +11,7 @@
 //! * [`index_map`]: a table's primary and secondary indexes as [`prollystore::Map`]s, keyed as
 //!   Dolt orders them (collations included).
 //! * [`table_rows`]: a table's rows as typed values ([`sql_value`]).
+//! * [`table_diff`]: the rows and tables that differ between two states (`dolt_diff`).
 //! * [`csv_export`]: streaming CSV export of a whole table, identical to `dolt sql -r csv` and
 //!   allocation-free per row; [`csv_field`]: one field as Dolt's CSV writer quotes it.
 //! * [`value_text`]: allocation-free text of numbers, decimals and temporal values;
@@ -30,6 +31,7 @@ mod message;
 pub mod schema;
 pub mod show_create;
 pub mod sql_value;
+pub mod table_diff;
 pub mod table_rows;
 pub mod value_text;
 
