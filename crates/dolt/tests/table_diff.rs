@@ -80,6 +80,16 @@ fn row_changes_carry_both_sides() {
     assert_eq!(upper.name(), "t");
     let later = TableDiff::new(&db, "HEAD~1", "HEAD", "t").unwrap();
     assert!(later.schema_changed() && !later.primary_key_changed());
+    // pk's primary key was widened in HEAD: Dolt's `dolt diff` skips the data diff ("Primary
+    // key sets differ") and dolt_diff_summary leaves the table out; here rows() says why.
+    let pk = TableDiff::new(&db, "HEAD~1", "HEAD", "pk").unwrap();
+    assert!(pk.primary_key_changed() && pk.schema_changed());
+    let err = pk.rows().unwrap_err();
+    assert!(err.to_string().contains("primary key"), "{err}");
+    let changes = table_changes(&db, "HEAD~1", "HEAD").unwrap();
+    assert!(changes
+        .iter()
+        .any(|c| c.to_name.as_deref() == Some("pk") && c.primary_key_changed));
     // A table in neither state is an error naming it.
     let err = TableDiff::new(&db, "HEAD~2", "HEAD~1", "nope").unwrap_err();
     assert!(err.to_string().contains("nope"), "{err}");

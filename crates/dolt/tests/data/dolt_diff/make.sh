@@ -24,7 +24,8 @@ q "create table t (id int primary key, name varchar(20), score double);
    create table ty (id int primary key, d decimal(10,3), dt datetime(3), tx text, j json,
      e enum('red','green'), bl blob);
    insert into ty values (1,1.5,'2020-01-02 03:04:05.678','a, \"quoted\"','{\"k\": [1, 2]}','red',x'00ff'),
-     (2,NULL,NULL,'',NULL,NULL,NULL);"
+     (2,NULL,NULL,'',NULL,NULL,NULL);
+   create table pk (a int primary key, b int); insert into pk values (1,1),(2,2);"
 commit c1
 # c2 (tagged v1): updates, deletes, inserts; keyless counts up and down.
 q "update t set name='bb' where id=2; delete from t where id=3; insert into t values (4,'d',4.0);
@@ -34,8 +35,10 @@ q "update t set name='bb' where id=2; delete from t where id=3; insert into t va
    insert into ty values (3,0.001,'1999-12-31 23:59:59','x',NULL,'red',x'');"
 commit c2
 $DOLT tag v1
-# c3: schema changes: a column added to t, one dropped from ck; a keyless count goes to zero.
+# c3: schema changes: a column added to t, one dropped from ck, pk's primary key widened; a
+# keyless count goes to zero.
 q "alter table t add column extra int; update t set extra=7 where id=1; alter table ck drop column v;
+   alter table pk drop primary key; alter table pk modify b int not null; alter table pk add primary key (a,b);
    insert into t values (5,'e',5,5); delete from kl where a=1;"
 commit c3
 # branch feat: a row and a new table.
