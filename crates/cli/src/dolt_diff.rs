@@ -3,7 +3,9 @@
 
 use std::io::Write;
 
-use prollystore_dolt::table_diff::{table_changes, write_summary_csv, ChangeKind, Row, TableChangeKind, TableDiff};
+use prollystore_dolt::table_diff::{
+    table_changes, write_summary_csv, ChangeKind, Row, TableChangeKind, TableDiff,
+};
 use prollystore_dolt::Database;
 
 use crate::error::Result;
@@ -28,7 +30,12 @@ pub fn diff(
                 writeln!(out, "no tables differ between {from} and {to}")?;
             }
             for c in changes {
-                let name = c.to_name.as_ref().or(c.from_name.as_ref()).cloned().unwrap_or_default();
+                let name = c
+                    .to_name
+                    .as_ref()
+                    .or(c.from_name.as_ref())
+                    .cloned()
+                    .unwrap_or_default();
                 let mut what = vec![c.kind.as_str()];
                 if c.schema_change && c.kind == TableChangeKind::Modified {
                     what.push("schema changed");
@@ -49,7 +56,13 @@ pub fn diff(
 /// One table's changes as text: `+` added rows, `-` removed rows, `<`/`>` a modified row before
 /// and after, each as `column=value` pairs, then the counts.
 fn table_text(d: &TableDiff<'_>, out: &mut dyn Write) -> Result<()> {
-    writeln!(out, "table {}: {} -> {}", d.name(), d.from().spec, d.to().spec)?;
+    writeln!(
+        out,
+        "table {}: {} -> {}",
+        d.name(),
+        d.from().spec,
+        d.to().spec
+    )?;
     match (&d.from().table, &d.to().table) {
         (None, _) => writeln!(out, "table added")?,
         (_, None) => writeln!(out, "table dropped")?,
@@ -57,7 +70,10 @@ fn table_text(d: &TableDiff<'_>, out: &mut dyn Write) -> Result<()> {
         _ => {}
     }
     if d.primary_key_changed() {
-        writeln!(out, "primary key changed: rows cannot be matched, no row diff")?;
+        writeln!(
+            out,
+            "primary key changed: rows cannot be matched, no row diff"
+        )?;
         return Ok(());
     }
     let (from_cols, to_cols) = (d.from_columns(), d.to_columns());

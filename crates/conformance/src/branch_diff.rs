@@ -68,7 +68,11 @@ fn check_table(
     if from_rows.is_empty() || to_rows.is_empty() {
         return Err("an export has no header".into());
     }
-    let header: Vec<Vec<u8>> = diff.to_columns().into_iter().map(String::into_bytes).collect();
+    let header: Vec<Vec<u8>> = diff
+        .to_columns()
+        .into_iter()
+        .map(String::into_bytes)
+        .collect();
     if to_rows.remove(0) != header || from_rows.remove(0) != header {
         return Err("the exports' columns are not the table's (schema changed?)".into());
     }
@@ -97,7 +101,8 @@ fn check_table(
             }
         }
     } else {
-        let before: BTreeMap<Record, Record> = from_rows.iter().map(|r| (key(r), r.clone())).collect();
+        let before: BTreeMap<Record, Record> =
+            from_rows.iter().map(|r| (key(r), r.clone())).collect();
         let after: BTreeMap<Record, Record> = to_rows.iter().map(|r| (key(r), r.clone())).collect();
         for (k, r) in &before {
             if after.get(k) != Some(r) {
@@ -115,7 +120,10 @@ fn check_table(
     let mut got: BTreeMap<Record, Change> = BTreeMap::new();
     for change in diff.rows().map_err(|e| e.to_string())? {
         let change = change.map_err(|e| e.to_string())?;
-        let (f, t) = (change.from.as_ref().map(csv_record), change.to.as_ref().map(csv_record));
+        let (f, t) = (
+            change.from.as_ref().map(csv_record),
+            change.to.as_ref().map(csv_record),
+        );
         let Some(k) = t.as_ref().or(f.as_ref()).map(key) else {
             return Err("a change without rows".into());
         };
@@ -165,8 +173,8 @@ impl Change {
     fn text(&self) -> String {
         format!(
             "from {:?} to {:?} (-{} +{})",
-            self.from.as_ref().map(|r| text(r)),
-            self.to.as_ref().map(|r| text(r)),
+            self.from.as_ref().map(text),
+            self.to.as_ref().map(text),
             self.removed,
             self.added
         )

@@ -61,7 +61,7 @@ pub struct RowChange {
 
 /// One side of a diff: the spec as given, the table in that state (if it exists there) and the
 /// date Dolt shows for it.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct DiffSide {
     /// The revision as given (`dolt_diff` prints it as `from_commit` / `to_commit`).
     pub spec: String,
@@ -99,13 +99,24 @@ impl<'d> TableDiff<'d> {
     /// `WORKING` / `STAGED` for the current branch's uncommitted states. Fails when the table
     /// is in neither state.
     pub fn new(db: &'d Database, from: &str, to: &str, name: &str) -> Result<TableDiff<'d>> {
-        let from = side(db, from, name)?;
-        let to = side(db, to, name)?;
+        let from_side = DiffSide::resolve(db, from, name)?;
+        let to_side = DiffSide::resolve(db, to, name)?;
+        if from_side.table.is_none() && to_side.table.is_none() {
+            return Err(DoltError::NotFound(format!(
+                "table {name:?} in {from:?} and in {to:?}"
+            )));
+        }
+        TableDiff::from_sides(db, from_side, to_side)
+    }
+
+    /// The diff between two sides already resolved (for example tables opened with
+    /// [`Database::table_at`]); at least one side must have the table.
+    pub fn from_sides(db: &'d Database, from: DiffSide, to: DiffSide) -> Result<TableDiff<'d>> {
         let name = match (&from.table, &to.table) {
             (_, Some(t)) | (Some(t), None) => t.name.clone(),
             (None, None) => {
                 return Err(DoltError::NotFound(format!(
-                    "table {name:?} in {:?} and in {:?}",
+                    "the table in {:?} and in {:?} (neither side has one)",
                     from.spec, to.spec
                 )))
             }
@@ -138,7 +149,7 @@ impl<'d> TableDiff<'d> {
                     compare_values,
                 };
                 let map = |t: &Table| {
-                    let root = db.source().pin_chunk(&t.primary_index);
+                    let root = db.source().pin_embedded(t.address, &t.primary_index);
                     Map::new(db.source(), root, schema.clone())
                 };
                 diff.from_map = diff.from.table.as_ref().map(map);
@@ -206,8 +217,14 @@ impl<'d> TableDiff<'d> {
         }
         let walk = match (&self.from_map, &self.to_map) {
             (Some(f), Some(t)) => Walk::Diff(f.diff(t).map_err(|e| self.tree_error(e))?),
-            (Some(f), None) => Walk::All(ChangeKind::Removed, f.iter().map_err(|e| self.tree_error(e))?),
-            (None, Some(t)) => Walk::All(ChangeKind::Added, t.iter().map_err(|e| self.tree_error(e))?),
+            (Some(f), None) => Walk::All(
+                ChangeKind::Removed,
+                Box::new(f.iter().map_err(|e| self.tree_error(e))?),
+            ),
+            (None, Some(t)) => Walk::All(
+                ChangeKind::Added,
+                Box::new(t.iter().map_err(|e| self.tree_error(e))?),
+            ),
             (None, None) => Walk::Done,
         };
         let keyless = [&self.from.table, &self.to.table]
@@ -313,27 +330,28 @@ fn decoder_for(table: &Option<Table>) -> Result<Option<RowDecoder<'_>>> {
     table.as_ref().map(RowDecoder::new).transpose()
 }
 
-/// Resolves one side of a diff.
-fn side(db: &Database, spec: &str, name: &str) -> Result<DiffSide> {
-    let root = db.root_at(spec, State::Committed)?;
-    let date_micros = match spec {
-        "WORKING" | "STAGED" => now_micros(),
-        _ => {
-            let commit = db.commit(db.resolve_revision(spec)?)?;
-            i64::try_from(commit.timestamp_millis)
-                .unwrap_or(i64::MAX / 1000)
-                .saturating_mul(1000)
-        }
-    };
-    let table = match table_name(&root, name) {
-        Some(stored) => Some(db.table(&root, stored)?),
-        None => None,
-    };
-    Ok(DiffSide {
-        spec: spec.to_string(),
-        table,
-        date_micros,
-    })
+impl DiffSide {
+    /// Side `spec` of a diff of table `name` (see [`TableDiff::new`]); its `table` is `None`
+    /// when the state has no such table.
+    pub fn resolve(db: &Database, spec: &str, name: &str) -> Result<DiffSide> {
+        let (root, date_micros) = match spec {
+            "WORKING" | "STAGED" => (db.root_at(spec, State::Committed)?, now_micros()),
+            _ => {
+                let commit = db.commit(db.resolve_revision(spec)?)?;
+                let millis = i64::try_from(commit.timestamp_millis).unwrap_or(i64::MAX / 1000);
+                (db.root_value(commit.root)?, millis.saturating_mul(1000))
+            }
+        };
+        let table = match table_name(&root, name) {
+            Some(stored) => Some(db.table(&root, stored)?),
+            None => None,
+        };
+        Ok(DiffSide {
+            spec: spec.to_string(),
+            table,
+            date_micros,
+        })
+    }
 }
 
 /// The stored name of table `name` in `root`: exact, else ignoring ASCII case (SQL names).
@@ -415,7 +433,11 @@ enum Walk<'a, 'd> {
     /// Both states have the table: the map diff.
     Diff(Diff<'d, 'a, DoltChunkSource, DiffSchema>),
     /// Only one state has it: every row, as this kind.
-    All(ChangeKind, prollystore::map::Iter<'d, 'a, DoltChunkSource, DiffSchema>),
+    All(
+        ChangeKind,
+        // Boxed: a map iterator holds a cursor (over a kilobyte), a diff only a pointer.
+        Box<prollystore::map::Iter<'d, 'a, DoltChunkSource, DiffSchema>>,
+    ),
     /// Nothing to walk.
     Done,
 }
@@ -440,7 +462,12 @@ impl std::fmt::Debug for RowChanges<'_, '_> {
 }
 
 impl RowChanges<'_, '_> {
-    fn decode(decoder: &Option<RowDecoder<'_>>, db: &Database, key: &[u8], value: &[u8]) -> Result<(Row, u64)> {
+    fn decode(
+        decoder: &Option<RowDecoder<'_>>,
+        db: &Database,
+        key: &[u8],
+        value: &[u8],
+    ) -> Result<(Row, u64)> {
         let decoder = decoder
             .as_ref()
             .ok_or_else(|| DoltError::Unsupported("a diff side without a table".into()))?;
@@ -580,12 +607,8 @@ pub fn table_changes(db: &Database, from: &str, to: &str) -> Result<Vec<TableCha
         .collect();
     names.sort_unstable();
     names.dedup();
-    let find = |root: &RootValue, name: &str| {
-        root.tables
-            .iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, a)| *a)
-    };
+    let find =
+        |root: &RootValue, name: &str| root.tables.iter().find(|(n, _)| n == name).map(|(_, a)| *a);
     let mut out = Vec::new();
     for name in names {
         let change = match (find(&from_root, name), find(&to_root, name)) {
@@ -633,7 +656,12 @@ pub fn write_summary_csv(changes: &[TableChange], out: &mut dyn Write) -> Result
             write_csv_field(Some(name.as_deref().unwrap_or("").as_bytes()), &mut text);
             text.push(b',');
         }
-        let line = format!("{},{},{}\n", c.kind.as_str(), c.data_change, c.schema_change);
+        let line = format!(
+            "{},{},{}\n",
+            c.kind.as_str(),
+            c.data_change,
+            c.schema_change
+        );
         text.extend_from_slice(line.as_bytes());
     }
     out.write_all(&text).map_err(output_error)

@@ -22,7 +22,11 @@ fn mask_clock(text: &str) -> String {
             .flatten()
             .min()
             .unwrap_or(p);
-        let label = if rest[p..].starts_with("WORKING,") { 8 } else { 7 };
+        let label = if rest[p..].starts_with("WORKING,") {
+            8
+        } else {
+            7
+        };
         out.push_str(&rest[..p + label]);
         out.push_str("<now>");
         let after = &rest[p + label..];

@@ -69,13 +69,8 @@ pub extern "C" fn prolly_dolt_diff_open(
         // SAFETY: C caller's contract: valid handle or NULL.
         let db = unsafe { input(db, "db") }?;
         // SAFETY: C caller's contract: NUL-terminated strings or NULL.
-        let (from, to, table) = unsafe {
-            (
-                text(from, "from")?,
-                text(to, "to")?,
-                text(table, "table")?,
-            )
-        };
+        let (from, to, table) =
+            unsafe { (text(from, "from")?, text(to, "to")?, text(table, "table")?) };
         // SAFETY: C caller's contract: writable or NULL.
         let out = unsafe { Out::new(out_diff, "out_diff") }?;
         let diff = TableDiff::new(&db.db, from, to, table)?;
