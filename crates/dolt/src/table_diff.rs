@@ -110,7 +110,8 @@ impl<'d> TableDiff<'d> {
     }
 
     /// The diff between two sides already resolved (for example tables opened with
-    /// [`Database::table_at`]); at least one side must have the table.
+    /// [`Database::table_at`], unmodified: each table's primary-index root is found again by its
+    /// table chunk's address); at least one side must have the table.
     pub fn from_sides(db: &'d Database, from: DiffSide, to: DiffSide) -> Result<TableDiff<'d>> {
         let name = match (&from.table, &to.table) {
             (_, Some(t)) | (Some(t), None) => t.name.clone(),
