@@ -87,6 +87,20 @@ pub enum DoltCommand {
         #[arg(long)]
         no_hash_check: bool,
     },
+    /// Rows added, removed and modified in TABLE from FROM to TO (commits, branches, tags,
+    /// `HEAD~N`, `WORKING`, `STAGED`), like `dolt_diff(FROM, TO, TABLE)`; without TABLE, the
+    /// tables that differ, like `dolt_diff_summary(FROM, TO)`.
+    Diff {
+        /// The older state.
+        from: String,
+        /// The newer state.
+        to: String,
+        /// The table (default: list the tables that differ).
+        table: Option<String>,
+        /// CSV exactly as `dolt sql -r csv -q "select * from dolt_diff(...)"` prints it.
+        #[arg(long)]
+        csv: bool,
+    },
 }
 
 /// Runs a `dolt` subcommand, writing its text to `out` (export may write to a file instead).
@@ -125,6 +139,12 @@ pub fn run(args: DoltArgs, quiet: bool, out: &mut dyn Write) -> Result<()> {
             output,
             ..
         } => export(&db, &table, &state, output.as_deref(), quiet, out),
+        DoltCommand::Diff {
+            from,
+            to,
+            table,
+            csv,
+        } => crate::dolt_diff::diff(&db, &from, &to, table.as_deref(), csv, out),
     }
 }
 

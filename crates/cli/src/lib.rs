@@ -13,6 +13,7 @@
 //!   reads the rows of Dolt tables).
 //! * [`walk`]: chunk walks for `stats` and `verify`.
 //! * [`dolt`]: `prolly dolt DBDIR ...`, read-only views of a real Dolt database.
+//! * [`dolt_diff`]: `prolly dolt DBDIR diff`, row and table changes between two states.
 //! * [`commands`]: the command line and one function per command.
 //! * `progress`: the progress bar drawn on stderr, shared by [`commands`] and [`dolt`].
 
@@ -20,6 +21,7 @@ pub mod catalog;
 pub mod commands;
 pub mod csv_lines;
 pub mod dolt;
+pub mod dolt_diff;
 pub mod error;
 pub mod field_text;
 pub mod import;

@@ -1,9 +1,11 @@
 //! Category `dolt`: every expected file of every database in DIR/dolt-db, produced by reading
 //! the database with `prollystore-dolt` and compared byte for byte. Files of kinds not yet
-//! implemented count as failed, with the reason.
+//! implemented count as failed, with the reason. Also the row diff between the `main` and
+//! `feature` branches against their exported contents ([`crate::branch_diff`]).
 
 use std::path::Path;
 
+use crate::branch_diff::check_branch_diffs;
 use crate::category::Category;
 use crate::expected::check_database;
 
@@ -35,6 +37,14 @@ pub fn check_dolt(dir: &Path) -> Category {
                 }
             }
             Err(e) => cat.fail(format!("{db}: cannot open: {e}")),
+        }
+        match check_branch_diffs(&root.join(&db), &expected) {
+            Ok(results) => {
+                for r in results {
+                    cat.record(r.outcome.map_err(|e| format!("{db} diff {}: {e}", r.file)));
+                }
+            }
+            Err(e) => cat.fail(format!("{db}: branch diffs: {e}")),
         }
     }
     cat

@@ -11,8 +11,10 @@
 //!   `diffs`).
 //! * [`dolt`]: every expected output of every Dolt database (`dolt`), produced by
 //!   [`expected`].
+//! * [`branch_diff`]: row diffs between two branches against their exports (in `dolt`).
 //! * [`records`] reads the chunk dumps, [`json`] the JSON files; [`category`] tallies.
 
+pub mod branch_diff;
 pub mod category;
 pub mod chunks;
 pub mod dolt;

@@ -12,6 +12,7 @@
 //!   Dolt orders them (collations included).
 //! * [`table_rows`]: a table's rows as typed values ([`sql_value`]); [`generated`]: VIRTUAL
 //!   generated columns computed from the stored ones.
+//! * [`table_diff`]: the rows and tables that differ between two states (`dolt_diff`).
 //! * [`csv_export`]: streaming CSV export of a whole table, identical to `dolt sql -r csv` and
 //!   allocation-free per row; [`csv_field`]: one field as Dolt's CSV writer quotes it.
 //! * [`value_text`]: allocation-free text of numbers, decimals and temporal values;
@@ -34,6 +35,7 @@ mod message;
 pub mod schema;
 pub mod show_create;
 pub mod sql_value;
+pub mod table_diff;
 pub mod table_rows;
 pub mod value_text;
 // Crate-internal foundation of the writer (issue #21); only its tests use it until the public

@@ -598,6 +598,31 @@ typedef uint32_t prolly_dolt_kind;
 #endif // __cplusplus
 
 /**
+ * Kinds of row change, as `dolt_diff`'s `diff_type`. Plain `uint32_t` outputs.
+ */
+enum prolly_dolt_change
+#ifdef __cplusplus
+  : uint32_t
+#endif // __cplusplus
+ {
+  /**
+   * Only in the `to` state (`from` values are all NULL).
+   */
+  PROLLY_DOLT_CHANGE_ADDED = 1,
+  /**
+   * Only in the `from` state (`to` values are all NULL).
+   */
+  PROLLY_DOLT_CHANGE_REMOVED = 2,
+  /**
+   * In both states with different values.
+   */
+  PROLLY_DOLT_CHANGE_MODIFIED = 3,
+};
+#ifndef __cplusplus
+typedef uint32_t prolly_dolt_change;
+#endif // __cplusplus
+
+/**
  * A scan over a key range of a map, forward or backward. Rows point into the store's chunks
  * (see `prolly_row`). Counts as open for `prolly_store_commit` (`PROLLY_RESULT_ERR_BUSY`) until
  * freed. Not thread-safe: one thread at a time.
@@ -619,6 +644,12 @@ typedef struct prolly_diff prolly_diff;
  * first.
  */
 typedef struct prolly_dolt prolly_dolt;
+
+/**
+ * One table's row changes between two states. Computed when opened (the work and memory
+ * follow the number of changes, not the table size). One thread at a time.
+ */
+typedef struct prolly_dolt_diff prolly_dolt_diff;
 
 /**
  * A walk over the commits reachable from a branch, tag or commit, in `dolt log` order. One
@@ -847,6 +878,33 @@ typedef struct prolly_dolt_value {
  * `PROLLY_RESULT_ERR_IO`.
  */
 typedef int (*prolly_write_fn)(void *user, const uint8_t *data, size_t len);
+
+/**
+ * What a `prolly_dolt_diff` compares.
+ */
+typedef struct prolly_dolt_diff_info {
+  /**
+   * Columns of the `from` row (`dolt_diff`'s `from_…` columns; the `to` side's when the
+   * table does not exist in `from`).
+   */
+  size_t from_column_count;
+  /**
+   * Columns of the `to` row.
+   */
+  size_t to_column_count;
+  /**
+   * Whether the table exists in the `from` state.
+   */
+  bool from_exists;
+  /**
+   * Whether the table exists in the `to` state.
+   */
+  bool to_exists;
+  /**
+   * Whether the schema differs between the states (or the table is in only one).
+   */
+  bool schema_changed;
+} prolly_dolt_diff_info;
 
 /**
  * A DATE field's parts.
@@ -1315,6 +1373,58 @@ prolly_result prolly_dolt_export_csv_write(const struct prolly_dolt *db,
                                            const char *table,
                                            prolly_write_fn write,
                                            void *user);
+
+/**
+ * Opens the row changes of table `table` from revision `from` to revision `to`: branch, tag,
+ * commit hash, `HEAD`, with `~N`/`^` ancestry, or `WORKING` / `STAGED` for the current
+ * branch's uncommitted states. `PROLLY_RESULT_NOT_FOUND` (output untouched) when a revision
+ * is unknown or the table is in neither state; `PROLLY_RESULT_ERR_UNSUPPORTED` when the primary
+ * key differs between the states (rows cannot be matched; `dolt diff` skips them too). Free
+ * with `prolly_dolt_diff_free`.
+ */
+prolly_result prolly_dolt_diff_open(const struct prolly_dolt *db,
+                                    const char *from,
+                                    const char *to,
+                                    const char *table,
+                                    struct prolly_dolt_diff **out_diff);
+
+/**
+ * Writes what `diff` compares (column counts, which states have the table, whether the schema
+ * changed) to `*out_info`.
+ */
+prolly_result prolly_dolt_diff_get_info(const struct prolly_dolt_diff *diff,
+                                        struct prolly_dolt_diff_info *out_info);
+
+/**
+ * Writes the name of column `index` of the `to` side (`to_side` true) or the `from` side to
+ * `*out_name`: NUL-terminated, valid until the diff is freed.
+ * `PROLLY_RESULT_ERR_INVALID_ARGUMENT` when out of range.
+ */
+prolly_result prolly_dolt_diff_column_name(const struct prolly_dolt_diff *diff,
+                                           bool to_side,
+                                           size_t index,
+                                           const char **out_name);
+
+/**
+ * Moves to the next change and writes its `prolly_dolt_change` kind to `*out_kind`, the `from`
+ * row to `from_values` (room for `from_len`) and the `to` row to `to_values` (room for
+ * `to_len`); the side a change lacks is all NULL values. Changes come in `dolt_diff`'s order
+ * (primary-key order; keyless tables in stored order, a row whose count changed by n coming n
+ * times). Returns `PROLLY_RESULT_END` (outputs untouched) after the last change, and
+ * `PROLLY_RESULT_ERR_BUFFER_TOO_SMALL` (not moved) when a side has less room than its column
+ * count (`prolly_dolt_diff_get_info`). Text pointers stay valid until the next call or the free.
+ */
+prolly_result prolly_dolt_diff_next(struct prolly_dolt_diff *diff,
+                                    uint32_t *out_kind,
+                                    struct prolly_dolt_value *from_values,
+                                    size_t from_len,
+                                    struct prolly_dolt_value *to_values,
+                                    size_t to_len);
+
+/**
+ * Frees a diff (NULL is a no-op); text pointers it returned become invalid.
+ */
+void prolly_dolt_diff_free(struct prolly_dolt_diff *diff);
 
 /**
  * Reads field `field` of `tuple` (`tuple_len` bytes; a `prolly_side` of `schema`) as an int8.

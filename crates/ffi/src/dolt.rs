@@ -1,5 +1,6 @@
 //! Read-only access to real Dolt databases (`.dolt` directories) from C: branches, tags, the
-//! log, tables, schemas, rows as typed values, and CSV export identical to `dolt sql -r csv`.
+//! log, tables, schemas, rows as typed values, CSV export identical to `dolt sql -r csv`, and
+//! row diffs between states ([`diff`]).
 //!
 //! A thin layer over the `prollystore-dolt` crate: every handle owns what its pointers point
 //! into, so C never sees a Rust lifetime. Nothing here writes to the database directory.
@@ -20,6 +21,8 @@ use prollystore_dolt::{Commit, Database, DoltError, RootValue, Table};
 use crate::args::{free_handle, input, input_mut, into_handle, text, Out};
 use crate::result::{ffi, ffi_status, prolly_result, Error};
 use crate::store::prolly_address;
+
+pub mod diff;
 
 impl From<DoltError> for Error {
     fn from(e: DoltError) -> Error {

@@ -29,7 +29,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use prollystore::store::{ChunkStore, StoreError, StoreFastPaths};
-use prollystore_format::message::Node;
+use prollystore_format::message::{Node, NodeLayout};
 use prollystore_format::{Address, HashProfile};
 
 use super::archive::Archive;
@@ -227,7 +227,27 @@ pub struct DoltChunkSource {
     cache: Mutex<TwoGenCache>,
     cache_budget: usize,
     verify_hashes: bool,
-    arena: elsa::sync::FrozenMap<Address, Box<[u8]>>,
+    arena: elsa::sync::FrozenMap<Address, Box<Pinned>>,
+    /// Address of each embedded chunk pinned by [`DoltChunkSource::pin_embedded`], by the
+    /// address of the chunk embedding it (so it is hashed once).
+    embedded: elsa::sync::FrozenMap<Address, Box<Address>>,
+}
+
+/// A chunk kept in the arena, with the layout of its node view once it has been verified as a
+/// tree node: later `get_node`s of it check nothing (verification was most of a small diff's
+/// time).
+struct Pinned {
+    bytes: Box<[u8]>,
+    layout: std::sync::OnceLock<NodeLayout>,
+}
+
+impl Pinned {
+    fn new(bytes: &[u8]) -> Box<Pinned> {
+        Box::new(Pinned {
+            bytes: Box::from(bytes),
+            layout: std::sync::OnceLock::new(),
+        })
+    }
 }
 
 impl std::fmt::Debug for DoltChunkSource {
@@ -273,6 +293,7 @@ impl DoltChunkSource {
             cache_budget: DEFAULT_CACHE_BYTES,
             verify_hashes: true,
             arena: elsa::sync::FrozenMap::new(),
+            embedded: elsa::sync::FrozenMap::new(),
         })
     }
 
@@ -523,14 +544,27 @@ impl DoltChunkSource {
     pub fn pin_chunk(&self, chunk: &[u8]) -> Address {
         let address = HashProfile::Dolt.address_of(chunk);
         if self.arena.get(&address).is_none() {
-            self.arena.insert(address, Box::from(chunk));
+            self.arena.insert(address, Pinned::new(chunk));
         }
+        address
+    }
+
+    /// [`DoltChunkSource::pin_chunk`] for `chunk` embedded in the chunk at `owner` (a table's
+    /// primary-index root in its table chunk): `owner`'s address fixes its bytes, so the
+    /// address of `chunk` is computed only the first time.
+    pub(crate) fn pin_embedded(&self, owner: Address, chunk: &[u8]) -> Address {
+        if let Some(address) = self.embedded.get(&owner) {
+            return *address;
+        }
+        let address = self.pin_chunk(chunk);
+        self.embedded.insert(owner, Box::new(address));
         address
     }
 
     /// Drops every chunk read through the [`ChunkStore`] trait.
     pub fn clear_arena(&mut self) {
         self.arena = elsa::sync::FrozenMap::new();
+        self.embedded = elsa::sync::FrozenMap::new();
     }
 }
 
@@ -570,21 +604,20 @@ impl ChunkStore for DoltChunkSource {
     }
 
     fn get(&self, address: &Address) -> Result<Option<&[u8]>, StoreError> {
-        if let Some(c) = self.arena.get(address) {
-            return Ok(Some(c));
-        }
-        match self.read_uncached(address).map_err(to_store_error)? {
-            None => Ok(None),
-            Some(bytes) => Ok(Some(self.arena.insert(*address, Box::from(&bytes[..])))),
-        }
+        Ok(self.pinned(address)?.map(|p| &*p.bytes))
     }
 
     fn get_node(&self, address: &Address) -> Result<Node<'_>, StoreError> {
-        let bytes = self.get(address)?.ok_or(StoreError::Missing(*address))?;
-        Node::verify(bytes).map_err(|source| StoreError::BadMessage {
+        let pinned = self.pinned(address)?.ok_or(StoreError::Missing(*address))?;
+        if let Some(layout) = pinned.layout.get() {
+            return Ok(Node::from_verified(&pinned.bytes, *layout));
+        }
+        let node = Node::verify(&pinned.bytes).map_err(|source| StoreError::BadMessage {
             address: *address,
             source,
-        })
+        })?;
+        let _ = pinned.layout.set(node.layout());
+        Ok(node)
     }
 
     fn has(&self, address: &Address) -> Result<bool, StoreError> {
@@ -595,6 +628,19 @@ impl ChunkStore for DoltChunkSource {
         Err(StoreError::ReadOnly {
             path: self.newgen.dir.display().to_string(),
         })
+    }
+}
+
+impl DoltChunkSource {
+    /// The arena entry of `address`, read into the arena on first use.
+    fn pinned(&self, address: &Address) -> Result<Option<&Pinned>, StoreError> {
+        if let Some(p) = self.arena.get(address) {
+            return Ok(Some(p));
+        }
+        match self.read_uncached(address).map_err(to_store_error)? {
+            None => Ok(None),
+            Some(bytes) => Ok(Some(self.arena.insert(*address, Pinned::new(&bytes)))),
+        }
     }
 }
 
