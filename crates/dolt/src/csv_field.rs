@@ -44,3 +44,31 @@ fn first_char_is_whitespace(f: &[u8]) -> bool {
         .and_then(|s| s.chars().next())
         .is_some_and(char::is_whitespace)
 }
+
+/// Appends one row of values as a CSV line (newline included), each field as
+/// [`write_csv_field`] writes it.
+pub fn write_csv_row(row: &[Option<crate::sql_value::SqlValue>], out: &mut Vec<u8>) {
+    let mut field = Vec::new();
+    for (n, v) in row.iter().enumerate() {
+        if n > 0 {
+            out.push(b',');
+        }
+        if let Some(v) = v {
+            field.clear();
+            v.csv_bytes(&mut field);
+            write_csv_field(Some(&field), out);
+        }
+    }
+    out.push(b'\n');
+}
+
+/// Appends a CSV header line of column names.
+pub fn write_csv_header<'n>(names: impl IntoIterator<Item = &'n str>, out: &mut Vec<u8>) {
+    for (n, name) in names.into_iter().enumerate() {
+        if n > 0 {
+            out.push(b',');
+        }
+        write_csv_field(Some(name.as_bytes()), out);
+    }
+    out.push(b'\n');
+}

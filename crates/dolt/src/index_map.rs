@@ -83,6 +83,14 @@ impl Table {
         Ok(Map::new(db.source(), root, schema))
     }
 
+    /// The clustered index as a map ordered by key bytes, for whole scans only: they never
+    /// compare keys, so they read tables whose key collation has no weights here yet.
+    pub fn primary_scan_map<'d>(&self, db: &'d Database) -> IndexMap<'d> {
+        let schema = TupleSchema::new(self.schema.key_desc(), self.schema.value_desc());
+        let root = db.source().pin_chunk(&self.primary_index);
+        Map::new(db.source(), root, schema)
+    }
+
     /// Secondary index `name` as a map.
     pub fn index_map<'d>(&self, db: &'d Database, name: &str) -> Result<IndexMap<'d>> {
         let index = self

@@ -68,6 +68,13 @@ impl SqlValue {
     }
 }
 
+impl std::fmt::Display for SqlValue {
+    /// The value as `dolt sql` prints it (bytes lossily as UTF-8).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.to_text())
+    }
+}
+
 /// Formats a stored decimal with exactly `scale` fraction digits.
 pub(crate) fn decimal_text(d: &prollystore_format::tuple::Decimal<'_>, scale: u8) -> String {
     let mut out = Vec::new();

@@ -190,7 +190,7 @@ enum Slot {
 
 /// Decodes a table's stored (key, value) pairs into the values of its visible columns: the
 /// plan is made once per table, then each pair decodes without looking at the schema again.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct RowDecoder<'t> {
     table: &'t Table,
     key_desc: TupleDesc,
