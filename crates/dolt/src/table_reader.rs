@@ -282,8 +282,10 @@ impl<'a> TableReader<'a> {
             reverse: range.reverse,
             stop,
             lookup,
+            pk: Vec::new(),
             left: range.limit,
-            pending: None,
+            repeat: Vec::new(),
+            repeats: 0,
             done: false,
         })
     }
@@ -339,7 +341,8 @@ struct IndexLookup<'a> {
 }
 
 /// The rows of a scan (see [`TableReader::scan`], [`TableReader::index_scan`],
-/// [`Table::rows`]). After an error the iteration ends.
+/// [`Table::rows`]). After an error the iteration ends. [`Rows::next_into`] reuses the caller's
+/// row: no allocation per row for fixed-width columns.
 pub struct Rows<'a> {
     db: &'a Database,
     table: &'a Table,
@@ -351,10 +354,13 @@ pub struct Rows<'a> {
     /// The far bound: key tuple, fields it bounds, inclusive.
     stop: Option<(Vec<u8>, usize, bool)>,
     lookup: Option<IndexLookup<'a>>,
+    /// Index scans: the primary key of the current entry (reused).
+    pk: Vec<u8>,
     /// Rows still allowed by the limit.
     left: Option<u64>,
     /// A keyless row still owed, and how many more copies of it.
-    pending: Option<(Row, u64)>,
+    repeat: Row,
+    repeats: u64,
     done: bool,
 }
 
@@ -370,7 +376,8 @@ impl std::fmt::Debug for Rows<'_> {
 
 impl<'a> Rows<'a> {
     /// The next stored entry within the range, as (primary key, row value), stepping past it.
-    fn next_entry(&mut self) -> Result<Option<(Vec<u8>, &'a [u8])>> {
+    /// Index scans leave the primary key in `self.pk` and return `None` for it.
+    fn next_entry(&mut self) -> Result<Option<(Option<&'a [u8]>, &'a [u8])>> {
         if self.done || !self.cursor.valid() {
             return Ok(None);
         }
@@ -394,43 +401,72 @@ impl<'a> Rows<'a> {
         };
         step.map_err(|e| tree_error(self.table, e))?;
         let Some(lookup) = &mut self.lookup else {
-            return Ok(Some((k.to_vec(), v)));
+            return Ok(Some((Some(k), v)));
         };
-        let t = Tuple::new(k).map_err(|e| {
+        let bad = |e: &dyn std::fmt::Display| {
             bad_chunk(
                 self.table.address,
                 format!("index {:?} key: {e}", lookup.name),
             )
-        })?;
+        };
+        let t = Tuple::new(k).map_err(|e| bad(&e))?;
         for (i, &f) in lookup.pk_fields.iter().enumerate() {
             let field = t.field(f).unwrap_or(&[]);
-            lookup.builder.put_raw(i, field).map_err(|e| {
-                bad_chunk(
-                    self.table.address,
-                    format!("index {:?} key: {e}", lookup.name),
-                )
-            })?;
+            lookup.builder.put_raw(i, field).map_err(|e| bad(&e))?;
         }
-        let pk = lookup
-            .builder
-            .build()
-            .map_err(|e| bad_chunk(self.table.address, e.to_string()))?
-            .as_bytes()
-            .to_vec();
+        let pk = lookup.builder.build().map_err(|e| bad(&e))?;
+        self.pk.clear();
+        self.pk.extend_from_slice(pk.as_bytes());
         let v = lookup
             .primary
-            .get(&pk)
+            .get(&self.pk)
             .map_err(|e| tree_error(self.table, e))?
-            .ok_or_else(|| {
-                bad_chunk(
-                    self.table.address,
-                    format!(
-                        "index {:?} names a row the primary index does not hold",
-                        lookup.name
-                    ),
-                )
-            })?;
-        Ok(Some((pk, v)))
+            .ok_or_else(|| bad(&"names a row the primary index does not hold"))?;
+        Ok(Some((None, v)))
+    }
+
+    /// Decodes the next row into `row` (cleared first, its allocation reused); false at the
+    /// end of the range.
+    pub fn next_into(&mut self, row: &mut Row) -> Result<bool> {
+        let r = self.step_into(row);
+        if !matches!(r, Ok(true)) {
+            self.done = true;
+        }
+        r
+    }
+
+    fn step_into(&mut self, row: &mut Row) -> Result<bool> {
+        loop {
+            if self.left == Some(0) {
+                return Ok(false);
+            }
+            if self.repeats > 0 {
+                self.repeats -= 1;
+                row.clone_from(&self.repeat);
+                self.count_one();
+                return Ok(true);
+            }
+            let Some((key, value)) = self.next_entry()? else {
+                return Ok(false);
+            };
+            let key = key.unwrap_or(&self.pk);
+            let copies = self.decoder.decode_into(self.db, key, value, row)?;
+            if copies == 0 {
+                continue;
+            }
+            if copies > 1 {
+                self.repeat.clone_from(row);
+                self.repeats = copies - 1;
+            }
+            self.count_one();
+            return Ok(true);
+        }
+    }
+
+    fn count_one(&mut self) {
+        if let Some(n) = &mut self.left {
+            *n -= 1;
+        }
     }
 }
 
@@ -438,42 +474,11 @@ impl Iterator for Rows<'_> {
     type Item = Result<Row>;
 
     fn next(&mut self) -> Option<Result<Row>> {
-        loop {
-            if self.left == Some(0) {
-                return None;
-            }
-            if let Some((row, more)) = self.pending.take() {
-                if let Some(n) = &mut self.left {
-                    *n -= 1;
-                }
-                if more > 1 {
-                    self.pending = Some((row.clone(), more - 1));
-                }
-                return Some(Ok(row));
-            }
-            let entry = match self.next_entry() {
-                Ok(Some(e)) => e,
-                Ok(None) => {
-                    self.done = true;
-                    return None;
-                }
-                Err(e) => {
-                    self.done = true;
-                    return Some(Err(e));
-                }
-            };
-            let mut row = Vec::new();
-            match self
-                .decoder
-                .decode_into(self.db, &entry.0, entry.1, &mut row)
-            {
-                Ok(0) => continue,
-                Ok(copies) => self.pending = Some((row, copies)),
-                Err(e) => {
-                    self.done = true;
-                    return Some(Err(e));
-                }
-            }
+        let mut row = Vec::new();
+        match self.next_into(&mut row) {
+            Ok(true) => Some(Ok(row)),
+            Ok(false) => None,
+            Err(e) => Some(Err(e)),
         }
     }
 }
