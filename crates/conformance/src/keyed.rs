@@ -236,3 +236,21 @@ fn check_rows(reader: &TableReader<'_>, want: &[u8]) -> Result<(), String> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    /// Every key-ordered table of the vector databases gets its keyed checks, and they pass.
+    #[test]
+    fn vector_tables_pass_keyed_reads() {
+        let mut n = 0;
+        for db in ["vecdb", "vecdb_journal"] {
+            let dir = prollystore_test_vectors::require(&format!("dolt-db/{db}"));
+            let expected = dir.with_file_name(format!("{db}.expected"));
+            for (file, r) in super::check_keyed(&dir, &expected) {
+                assert_eq!(r, Ok(()), "{db} {file}");
+                n += 1;
+            }
+        }
+        assert!(n >= 10, "{n} tables checked");
+    }
+}
