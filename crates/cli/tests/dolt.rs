@@ -415,21 +415,12 @@ fn snapshot_sees_writes() {
     assert_ne!(before, snapshot(dir.path()), "a new file must show");
 }
 
-/// Splits Dolt's CSV output into records (newlines inside quotes stay in their record).
+/// Dolt's CSV output as records, each with its newline.
 fn csv_records(text: &[u8]) -> Vec<Vec<u8>> {
-    let mut out = Vec::new();
-    let mut cur = Vec::new();
-    let mut quoted = false;
-    for &b in text {
-        if b == b'"' {
-            quoted = !quoted;
-        }
-        cur.push(b);
-        if b == b'\n' && !quoted {
-            out.push(std::mem::take(&mut cur));
-        }
-    }
-    out
+    prollystore_dolt::csv_field::csv_records(text)
+        .into_iter()
+        .map(<[u8]>::to_vec)
+        .collect()
 }
 
 /// The text of a record's leading unquoted fields (enough for integer and plain-text keys).

@@ -9,47 +9,8 @@ use std::ops::Bound;
 use std::path::Path;
 
 use prollystore_dolt::csv_export::export_csv;
-use prollystore_dolt::csv_field::write_csv_row;
+use prollystore_dolt::csv_field::{csv_fields as fields, csv_records as records, write_csv_row};
 use prollystore_dolt::{Database, KeyRange, SqlValue, State, Table, TableReader};
-
-/// CSV records of `text` (newlines inside quotes stay in their record), each with its newline.
-fn records(text: &[u8]) -> Vec<&[u8]> {
-    let mut out = Vec::new();
-    let mut quoted = false;
-    let mut start = 0;
-    for (i, &b) in text.iter().enumerate() {
-        if b == b'"' {
-            quoted = !quoted;
-        } else if b == b'\n' && !quoted {
-            out.push(&text[start..=i]);
-            start = i + 1;
-        }
-    }
-    out
-}
-
-/// The unquoted fields of one record (newline removed).
-fn fields(record: &[u8]) -> Vec<Vec<u8>> {
-    let record = record.strip_suffix(b"\n").unwrap_or(record);
-    let mut out = Vec::new();
-    let mut cur = Vec::new();
-    let mut quoted = false;
-    let mut i = 0;
-    while let Some(&b) = record.get(i) {
-        match b {
-            b'"' if quoted && record.get(i + 1) == Some(&b'"') => {
-                cur.push(b'"');
-                i += 1;
-            }
-            b'"' => quoted = !quoted,
-            b',' if !quoted => out.push(std::mem::take(&mut cur)),
-            _ => cur.push(b),
-        }
-        i += 1;
-    }
-    out.push(cur);
-    out
-}
 
 /// Checks the tables of `expected` against the database in `db_dir`; one result per check.
 pub fn check_keyed(db_dir: &Path, expected: &Path) -> Vec<(String, Result<(), String>)> {

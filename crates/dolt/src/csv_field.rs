@@ -72,3 +72,47 @@ pub fn write_csv_header<'n>(names: impl IntoIterator<Item = &'n str>, out: &mut 
     }
     out.push(b'\n');
 }
+
+/// Splits CSV text as Dolt writes it into records, each with its newline (a newline inside
+/// quotes stays in its record); a last record without a newline is kept as it is. For reading
+/// Dolt's output back (tests, conformance).
+pub fn csv_records(text: &[u8]) -> Vec<&[u8]> {
+    let mut out = Vec::new();
+    let mut quoted = false;
+    let mut start = 0;
+    for (i, &b) in text.iter().enumerate() {
+        if b == b'"' {
+            quoted = !quoted;
+        } else if b == b'\n' && !quoted {
+            out.push(&text[start..=i]);
+            start = i + 1;
+        }
+    }
+    if start < text.len() {
+        out.push(&text[start..]);
+    }
+    out
+}
+
+/// The fields of one CSV record (its newline, if any, removed), unquoted.
+pub fn csv_fields(record: &[u8]) -> Vec<Vec<u8>> {
+    let record = record.strip_suffix(b"\n").unwrap_or(record);
+    let mut out = Vec::new();
+    let mut cur = Vec::new();
+    let mut quoted = false;
+    let mut i = 0;
+    while let Some(&b) = record.get(i) {
+        match b {
+            b'"' if quoted && record.get(i + 1) == Some(&b'"') => {
+                cur.push(b'"');
+                i += 1;
+            }
+            b'"' => quoted = !quoted,
+            b',' if !quoted => out.push(std::mem::take(&mut cur)),
+            _ => cur.push(b),
+        }
+        i += 1;
+    }
+    out.push(cur);
+    out
+}

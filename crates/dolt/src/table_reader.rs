@@ -7,7 +7,7 @@
 use std::ops::Bound;
 
 use prollystore::tree::cursor::Cursor;
-use prollystore::TreeError;
+use prollystore::{Map, TreeError};
 use prollystore_format::tuple::{Tuple, TupleBuilder, TupleDesc};
 use prollystore_format::Address;
 
@@ -65,11 +65,23 @@ impl KeyRange {
 }
 
 /// Keyed access to one table: made once, then any number of gets and scans.
-#[derive(Debug)]
 pub struct TableReader<'a> {
     db: &'a Database,
     table: &'a Table,
     decoder: RowDecoder<'a>,
+    /// The clustered index in byte order, for whole scans.
+    scan_map: IndexMap<'a>,
+    /// The clustered index in Dolt's key order and its key encoder; `None` for keyless tables
+    /// and keys whose collation is not implemented (the methods that need it say why).
+    primary: Option<(IndexMap<'a>, KeyEncoder)>,
+}
+
+impl std::fmt::Debug for TableReader<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TableReader")
+            .field("table", &self.table.name)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Table {
@@ -89,10 +101,22 @@ impl<'a> TableReader<'a> {
     /// The reader of `table`. Fails for tables whose rows cannot be shown (see
     /// [`RowDecoder::new`]).
     pub fn new(db: &'a Database, table: &'a Table) -> Result<TableReader<'a>> {
+        let decoder = RowDecoder::new(table)?;
+        let scan_map = table.primary_scan_map(db);
+        let s = &table.schema;
+        let primary = match s.primary_tuple_schema() {
+            Ok(schema) if !s.keyless => {
+                let enc = encoder(table, &s.key_columns, schema.key.clone());
+                Some((Map::new(db.source(), scan_map.root(), schema), enc))
+            }
+            _ => None,
+        };
         Ok(TableReader {
             db,
             table,
-            decoder: RowDecoder::new(table)?,
+            decoder,
+            scan_map,
+            primary,
         })
     }
 
@@ -112,6 +136,9 @@ impl<'a> TableReader<'a> {
 
     /// The encoder of primary-key values (refused for keyless tables: their key is a hash).
     pub fn primary_key(&self) -> Result<KeyEncoder> {
+        if let Some((_, enc)) = &self.primary {
+            return Ok(enc.clone());
+        }
         let s = &self.table.schema;
         if s.keyless {
             return Err(DoltError::Unsupported(format!(
@@ -120,7 +147,7 @@ impl<'a> TableReader<'a> {
             )));
         }
         let desc = s.primary_tuple_schema()?.key;
-        Ok(self.encoder(&s.key_columns, desc))
+        Ok(encoder(self.table, &s.key_columns, desc))
     }
 
     /// The encoder of the key values of secondary index `name` (its columns, then the primary
@@ -134,16 +161,23 @@ impl<'a> TableReader<'a> {
         } else {
             index.key_columns.len()
         };
-        Ok(self.encoder(index.key_columns.get(..n).unwrap_or(&[]), desc))
+        Ok(encoder(
+            self.table,
+            index.key_columns.get(..n).unwrap_or(&[]),
+            desc,
+        ))
     }
 
-    fn encoder(&self, positions: &[usize], desc: TupleDesc) -> KeyEncoder {
-        let s = &self.table.schema;
-        let columns = positions
-            .iter()
-            .filter_map(|&i| s.columns.get(i).cloned())
-            .collect();
-        KeyEncoder::new(&self.table.name, columns, desc)
+    /// The clustered index in Dolt's key order with its key encoder (errors as
+    /// [`TableReader::primary_key`]).
+    fn primary(&self) -> Result<(&IndexMap<'a>, &KeyEncoder)> {
+        match &self.primary {
+            Some((map, enc)) => Ok((map, enc)),
+            None => self.primary_key().and(Err(DoltError::Unsupported(format!(
+                "table {:?}: no primary key order",
+                self.table.name
+            )))),
+        }
     }
 
     fn index(&self, name: &str) -> Result<&'a Index> {
@@ -169,7 +203,7 @@ impl<'a> TableReader<'a> {
     /// The row whose primary key is `key` (a value per key column), if any. Text keys match
     /// under the column's collation, as in Dolt.
     pub fn get(&self, key: &[SqlValue]) -> Result<Option<Row>> {
-        let enc = self.primary_key()?;
+        let (map, enc) = self.primary()?;
         if key.len() != enc.columns().len() {
             return Err(DoltError::BadValue {
                 table: self.table.name.clone(),
@@ -182,7 +216,6 @@ impl<'a> TableReader<'a> {
             });
         }
         let k = enc.encode(key)?;
-        let map = self.table.primary_map(self.db)?;
         let err = |e| tree_error(self.table, e);
         let mut c = map.seek(&k).map_err(err)?;
         if !c.valid() {
@@ -207,9 +240,10 @@ impl<'a> TableReader<'a> {
         );
         let (map, enc) = if unbounded {
             // No key compares: the byte-order descriptor serves any collation.
-            (self.table.primary_scan_map(self.db), None)
+            (self.scan_map.clone(), None)
         } else {
-            (self.table.primary_map(self.db)?, Some(self.primary_key()?))
+            let (map, enc) = self.primary()?;
+            (map.clone(), Some(enc.clone()))
         };
         self.rows_of(map, enc, range, None)
     }
@@ -234,7 +268,7 @@ impl<'a> TableReader<'a> {
             .collect::<Result<Vec<_>>>()?;
         let lookup = IndexLookup {
             name: ix.name.clone(),
-            primary: self.table.primary_scan_map(self.db),
+            primary: self.scan_map.clone(),
             pk_fields,
             builder: TupleBuilder::new(s.key_desc()),
         };
@@ -289,6 +323,16 @@ impl<'a> TableReader<'a> {
             done: false,
         })
     }
+}
+
+/// The encoder of keys over `positions` of `table`'s columns, described by `desc`.
+fn encoder(table: &Table, positions: &[usize], desc: TupleDesc) -> KeyEncoder {
+    let s = &table.schema;
+    let columns = positions
+        .iter()
+        .filter_map(|&i| s.columns.get(i).cloned())
+        .collect();
+    KeyEncoder::new(&table.name, columns, desc)
 }
 
 /// A cursor on the first row of a scan: the first key at or after (before, in reverse) the

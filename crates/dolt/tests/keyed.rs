@@ -6,62 +6,26 @@
 use std::ops::Bound;
 use std::path::Path;
 
-use prollystore_dolt::csv_field::write_csv_row;
+use prollystore_dolt::csv_field::{csv_fields, csv_records, write_csv_row};
 use prollystore_dolt::key_encode::parse_value;
 use prollystore_dolt::{Database, KeyRange, Row, SqlValue, State, Table};
 
 const DATABASES: [&str; 4] = ["vecdb", "vecdb_journal", "vecdb_tablefiles", "vecdb_zstd"];
 
-/// Splits CSV text into records (newlines inside quotes stay in their record).
+/// Records without their newlines.
 fn records(text: &[u8]) -> Vec<Vec<u8>> {
-    let mut out = Vec::new();
-    let mut cur = Vec::new();
-    let mut quoted = false;
-    for &b in text {
-        if b == b'"' {
-            quoted = !quoted;
-        }
-        if b == b'\n' && !quoted {
-            out.push(std::mem::take(&mut cur));
-        } else {
-            cur.push(b);
-        }
-    }
-    if !cur.is_empty() {
-        out.push(cur);
-    }
-    out
+    csv_records(text)
+        .into_iter()
+        .map(|r| r.strip_suffix(b"\n").unwrap_or(r).to_vec())
+        .collect()
 }
 
 /// The fields of one record, unquoted, as text.
 fn fields(record: &[u8]) -> Vec<String> {
-    raw_fields(record)
+    csv_fields(record)
         .into_iter()
         .map(|f| String::from_utf8_lossy(&f).into_owned())
         .collect()
-}
-
-/// The fields of one record, unquoted.
-fn raw_fields(record: &[u8]) -> Vec<Vec<u8>> {
-    let mut out = Vec::new();
-    let mut cur = Vec::new();
-    let mut quoted = false;
-    let mut i = 0;
-    while i < record.len() {
-        let b = record[i];
-        match (b, quoted) {
-            (b'"', true) if record.get(i + 1) == Some(&b'"') => {
-                cur.push(b'"');
-                i += 1;
-            }
-            (b'"', _) => quoted = !quoted,
-            (b',', false) => out.push(std::mem::take(&mut cur)),
-            _ => cur.push(b),
-        }
-        i += 1;
-    }
-    out.push(cur);
-    out
 }
 
 fn line(row: &Row) -> Vec<u8> {
@@ -282,7 +246,7 @@ fn index_lookups_return_the_rows_with_those_values() {
                 .unwrap();
             let leads: Vec<Vec<u8>> = expected
                 .iter()
-                .map(|r| raw_fields(r)[lead].clone())
+                .map(|r| csv_fields(r)[lead].clone())
                 .collect();
             for (k, record) in expected.iter().enumerate().step_by(7) {
                 let f = &leads[k];

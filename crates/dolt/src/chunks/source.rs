@@ -15,7 +15,8 @@
 //!   cannot honour without `unsafe` (an entry could be evicted while borrowed). Chunks read
 //!   through the trait are therefore kept in an append-only arena for the life of the handle
 //!   (or until [`DoltChunkSource::clear_arena`], which needs `&mut self`, so no borrow can be
-//!   live). Use the trait for tree code that needs it and the `Arc` API for bulk reads.
+//!   live). Use the trait for tree code that needs it and the `Arc` API for bulk reads. A
+//!   node read through the trait is verified once; its layout is kept with it.
 //!
 //! Each chunk's SHA-512/20 is checked whenever it is decompressed (so at least on first read),
 //! unless turned off with [`DoltChunkSource::with_verify_hashes`]; the CRC-32C of every
@@ -29,7 +30,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use prollystore::store::{ChunkStore, StoreError, StoreFastPaths};
-use prollystore_format::message::Node;
+use prollystore_format::message::{Node, NodeLayout};
 use prollystore_format::{Address, HashProfile};
 
 use super::archive::Archive;
@@ -227,7 +228,25 @@ pub struct DoltChunkSource {
     cache: Mutex<TwoGenCache>,
     cache_budget: usize,
     verify_hashes: bool,
-    arena: elsa::sync::FrozenMap<Address, Box<[u8]>>,
+    arena: elsa::sync::FrozenMap<Address, Box<ArenaChunk>>,
+}
+
+/// A chunk kept for the [`ChunkStore`] trait, with its node layout once it has been verified as
+/// a `ProllyTreeNode`: tree reads verify each node once, not on every visit.
+#[derive(Debug)]
+struct ArenaChunk {
+    bytes: Box<[u8]>,
+    /// `Some` once verified as a node; `None` inside when it is not one.
+    layout: std::sync::OnceLock<Option<NodeLayout>>,
+}
+
+impl ArenaChunk {
+    fn new(bytes: &[u8]) -> Box<ArenaChunk> {
+        Box::new(ArenaChunk {
+            bytes: Box::from(bytes),
+            layout: std::sync::OnceLock::new(),
+        })
+    }
 }
 
 impl std::fmt::Debug for DoltChunkSource {
@@ -523,9 +542,20 @@ impl DoltChunkSource {
     pub fn pin_chunk(&self, chunk: &[u8]) -> Address {
         let address = HashProfile::Dolt.address_of(chunk);
         if self.arena.get(&address).is_none() {
-            self.arena.insert(address, Box::from(chunk));
+            self.arena.insert(address, ArenaChunk::new(chunk));
         }
         address
+    }
+
+    /// The arena's copy of the chunk at `address`, read on first use.
+    fn arena_chunk(&self, address: &Address) -> Result<Option<&ArenaChunk>, StoreError> {
+        if let Some(c) = self.arena.get(address) {
+            return Ok(Some(c));
+        }
+        match self.read_uncached(address).map_err(to_store_error)? {
+            None => Ok(None),
+            Some(bytes) => Ok(Some(self.arena.insert(*address, ArenaChunk::new(&bytes)))),
+        }
     }
 
     /// Drops every chunk read through the [`ChunkStore`] trait.
@@ -570,21 +600,26 @@ impl ChunkStore for DoltChunkSource {
     }
 
     fn get(&self, address: &Address) -> Result<Option<&[u8]>, StoreError> {
-        if let Some(c) = self.arena.get(address) {
-            return Ok(Some(c));
-        }
-        match self.read_uncached(address).map_err(to_store_error)? {
-            None => Ok(None),
-            Some(bytes) => Ok(Some(self.arena.insert(*address, Box::from(&bytes[..])))),
-        }
+        Ok(self.arena_chunk(address)?.map(|c| &c.bytes[..]))
     }
 
     fn get_node(&self, address: &Address) -> Result<Node<'_>, StoreError> {
-        let bytes = self.get(address)?.ok_or(StoreError::Missing(*address))?;
-        Node::verify(bytes).map_err(|source| StoreError::BadMessage {
-            address: *address,
-            source,
-        })
+        let chunk = self
+            .arena_chunk(address)?
+            .ok_or(StoreError::Missing(*address))?;
+        let layout = chunk
+            .layout
+            .get_or_init(|| Node::verify(&chunk.bytes).ok().map(|n| n.layout()));
+        match layout {
+            Some(layout) => Ok(Node::from_verified(&chunk.bytes, *layout)),
+            None => Err(Node::verify(&chunk.bytes).err().map_or(
+                StoreError::Missing(*address),
+                |source| StoreError::BadMessage {
+                    address: *address,
+                    source,
+                },
+            )),
+        }
     }
 
     fn has(&self, address: &Address) -> Result<bool, StoreError> {
