@@ -432,7 +432,7 @@ fn parse_time(t: &str) -> Option<i64> {
 }
 
 fn parse_hex(hex: &str) -> Option<Vec<u8>> {
-    if hex.len() % 2 != 0 {
+    if !hex.len().is_multiple_of(2) {
         return None;
     }
     (0..hex.len())

@@ -418,10 +418,13 @@ impl std::fmt::Debug for Rows<'_> {
     }
 }
 
+/// A stored entry of a scan: the primary key (`None`: in `Rows::pk`) and the row value.
+type Entry<'a> = (Option<&'a [u8]>, &'a [u8]);
+
 impl<'a> Rows<'a> {
     /// The next stored entry within the range, as (primary key, row value), stepping past it.
     /// Index scans leave the primary key in `self.pk` and return `None` for it.
-    fn next_entry(&mut self) -> Result<Option<(Option<&'a [u8]>, &'a [u8])>> {
+    fn next_entry(&mut self) -> Result<Option<Entry<'a>>> {
         if self.done || !self.cursor.valid() {
             return Ok(None);
         }

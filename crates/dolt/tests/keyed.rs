@@ -39,8 +39,11 @@ fn lines(rows: impl Iterator<Item = prollystore_dolt::Result<Row>>) -> Vec<Vec<u
     rows.map(|r| line(&r.unwrap())).collect()
 }
 
+/// A database name, the database, a branch, a table, and Dolt's CSV records of it.
+type Case = (String, Database, String, String, Vec<Vec<u8>>);
+
 /// Each (database, branch, table) with Dolt's CSV of it (header removed).
-fn cases() -> Vec<(String, Database, String, String, Vec<Vec<u8>>)> {
+fn cases() -> Vec<Case> {
     let mut out = Vec::new();
     for name in DATABASES {
         let dir = prollystore_test_vectors::require(&format!("dolt-db/{name}"));

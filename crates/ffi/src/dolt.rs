@@ -808,9 +808,10 @@ unsafe fn key_values(
     values
         .iter()
         .enumerate()
-        // SAFETY: per this function's contract.
         .map(|(i, v)| {
-            unsafe { from_c_value(v) }.map_err(|e| Error::invalid(format!("{name}[{i}]: {e}")))
+            // SAFETY: per this function's contract (each value's text is readable).
+            let v = unsafe { from_c_value(v) };
+            v.map_err(|e| Error::invalid(format!("{name}[{i}]: {e}")))
         })
         .collect()
 }
