@@ -254,18 +254,23 @@ impl<'a> TableReader<'a> {
         let map = self.table.index_map(self.db, index)?;
         let enc = self.index_key(index)?;
         let s = &self.table.schema;
-        let pk_fields = s
-            .key_columns
-            .iter()
-            .map(|c| {
-                ix.key_columns.iter().position(|k| k == c).ok_or_else(|| {
-                    bad_chunk(
-                        self.table.schema_address,
-                        format!("index {index:?} lacks primary-key column {c}"),
-                    )
+        // A keyless table's index keys end with the row hash (its primary key) after the
+        // index's own columns.
+        let pk_fields = if s.keyless {
+            vec![ix.key_columns.len()]
+        } else {
+            s.key_columns
+                .iter()
+                .map(|c| {
+                    ix.key_columns.iter().position(|k| k == c).ok_or_else(|| {
+                        bad_chunk(
+                            self.table.schema_address,
+                            format!("index {index:?} lacks primary-key column {c}"),
+                        )
+                    })
                 })
-            })
-            .collect::<Result<Vec<_>>>()?;
+                .collect::<Result<Vec<_>>>()?
+        };
         let lookup = IndexLookup {
             name: ix.name.clone(),
             primary: self.scan_map.clone(),
