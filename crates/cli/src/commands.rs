@@ -224,7 +224,7 @@ pub enum Command {
     },
     /// List the named roots.
     Roots,
-    /// Read a real Dolt database, read-only: `prolly dolt DBDIR branches|tags|log|tables|schema|export`.
+    /// Read a real Dolt database, read-only: `prolly dolt DBDIR branches|tags|log|tables|schema|export|get|scan`.
     Dolt(DoltArgs),
 }
 

@@ -1,5 +1,6 @@
 //! `prolly dolt DBDIR ...`: read-only views of a real Dolt database (branches, tags, log,
-//! tables, schemas, CSV export) printed the way the `dolt` CLI prints them.
+//! tables, schemas, CSV export, keyed gets and range scans) printed the way the `dolt` CLI
+//! prints them.
 //!
 //! Every subcommand is one thin call into `prollystore-dolt`, which opens the database
 //! read-only: nothing here writes into the database directory.
@@ -8,13 +9,15 @@ use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
+use std::ops::Bound;
+
 use clap::{Args, Subcommand};
 use indicatif::ProgressBar;
+
 use prollystore_dolt::csv_export::export_csv;
+use prollystore_dolt::csv_field::{write_csv_header, write_csv_row};
 use prollystore_dolt::log_text::{log_oneline_text, log_text, tag_text};
-use prollystore_dolt::table_rows::for_each_entry;
-use prollystore_dolt::{Database, RootValue, Table};
-use prollystore_format::message::Node;
+use prollystore_dolt::{Database, KeyRange, RootValue, Rows, SqlValue, Table, TableReader};
 use prollystore_format::tuple::Tuple;
 
 use crate::error::{Error, Result};
@@ -101,6 +104,57 @@ pub enum DoltCommand {
         #[arg(long)]
         csv: bool,
     },
+    /// The row with this primary key, as CSV with a header, like
+    /// `dolt sql -r csv -q "select * from T where k1 = KEY1 and …"`. Text keys match under the
+    /// column's collation, as in Dolt. When no row has the key, only the header is printed
+    /// (as Dolt prints an empty result) and the command fails with exit status 1 and a
+    /// message on stderr, like `grep` or `git config --get` finding nothing.
+    Get {
+        /// The table.
+        table: String,
+        /// One value per primary-key column, in key order: numbers in decimal, dates as
+        /// YYYY-MM-DD, datetimes as 'YYYY-MM-DD HH:MM:SS[.ffffff]', times as [-]H:MM:SS, enum
+        /// members by name or number, set members comma-separated, binary values as 0x + hex.
+        /// Negative numbers are keys; other values starting with `-` go after `--`.
+        #[arg(required = true, allow_negative_numbers = true, value_name = "KEY")]
+        key: Vec<String>,
+        /// Which branch state to read.
+        #[command(flatten)]
+        state: StateArgs,
+    },
+    /// Rows of a key range as CSV with a header, in key order (or reverse), through the
+    /// primary key or a named secondary index (whole rows either way). A composite key's
+    /// values are given by repeating --from/--to, one per leading key column; fewer values
+    /// than the key has bound a prefix of it. A keyless table scans in its stored (row hash)
+    /// order; `export` prints it sorted as Dolt does.
+    Scan {
+        /// The table.
+        table: String,
+        /// Scan this secondary index instead of the primary key.
+        #[arg(long, value_name = "NAME")]
+        index: Option<String>,
+        /// Lower bound (inclusive unless --exclusive-from); repeat for composite keys.
+        #[arg(long, allow_hyphen_values = true, value_name = "VALUE")]
+        from: Vec<String>,
+        /// Upper bound (inclusive unless --exclusive-to); repeat for composite keys.
+        #[arg(long, allow_hyphen_values = true, value_name = "VALUE")]
+        to: Vec<String>,
+        /// Leave out rows equal to the --from bound.
+        #[arg(long)]
+        exclusive_from: bool,
+        /// Leave out rows equal to the --to bound.
+        #[arg(long)]
+        exclusive_to: bool,
+        /// Descending key order.
+        #[arg(long)]
+        reverse: bool,
+        /// At most this many rows.
+        #[arg(long, value_name = "N")]
+        limit: Option<u64>,
+        /// Which branch state to read.
+        #[command(flatten)]
+        state: StateArgs,
+    },
 }
 
 /// Runs a `dolt` subcommand, writing its text to `out` (export may write to a file instead).
@@ -145,6 +199,108 @@ pub fn run(args: DoltArgs, quiet: bool, out: &mut dyn Write) -> Result<()> {
             table,
             csv,
         } => crate::dolt_diff::diff(&db, &from, &to, table.as_deref(), csv, out),
+        DoltCommand::Get { table, key, state } => get(&db, &table, &key, &state, out),
+        DoltCommand::Scan {
+            table,
+            index,
+            from,
+            to,
+            exclusive_from,
+            exclusive_to,
+            reverse,
+            limit,
+            state,
+        } => {
+            let (root, _) = select_root(&db, &state)?;
+            let t = db.table(&root, &table)?;
+            let reader = t.reader(&db)?;
+            let bound = |texts: &[String], exclusive: bool| -> Result<Bound<Vec<SqlValue>>> {
+                if texts.is_empty() {
+                    return Ok(Bound::Unbounded);
+                }
+                let enc = match &index {
+                    Some(name) => reader.index_key(name)?,
+                    None => reader.primary_key()?,
+                };
+                let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
+                let values = enc.parse(&texts)?;
+                Ok(if exclusive {
+                    Bound::Excluded(values)
+                } else {
+                    Bound::Included(values)
+                })
+            };
+            let range = KeyRange {
+                from: bound(&from, exclusive_from)?,
+                to: bound(&to, exclusive_to)?,
+                reverse,
+                limit,
+            };
+            let rows = match &index {
+                Some(name) => reader.index_scan(name, &range)?,
+                None => reader.scan(&range)?,
+            };
+            write_rows(&reader, rows, out).map(|_| ())
+        }
+    }
+}
+
+/// Writes a CSV header of `reader`'s columns, then `rows`; returns how many rows.
+fn write_rows(reader: &TableReader<'_>, rows: Rows<'_>, out: &mut dyn Write) -> Result<u64> {
+    let mut buf = Vec::with_capacity(1 << 16);
+    write_csv_header(reader.column_names(), &mut buf);
+    let mut n = 0u64;
+    for row in rows {
+        write_csv_row(&row?, &mut buf);
+        n += 1;
+        if buf.len() >= 1 << 16 {
+            out.write_all(&buf)?;
+            buf.clear();
+        }
+    }
+    out.write_all(&buf)?;
+    Ok(n)
+}
+
+/// `get`: the row with primary key `key` (the CLI's text per key column).
+fn get(
+    db: &Database,
+    table: &str,
+    key: &[String],
+    state: &StateArgs,
+    out: &mut dyn Write,
+) -> Result<()> {
+    let (root, _) = select_root(db, state)?;
+    let t = db.table(&root, table)?;
+    let reader = t.reader(db)?;
+    let enc = reader.primary_key()?;
+    let texts: Vec<&str> = key.iter().map(String::as_str).collect();
+    if texts.len() != enc.columns().len() {
+        let names: Vec<&str> = enc.columns().iter().map(|c| c.name.as_str()).collect();
+        return Err(Error::msg(format!(
+            "table {table} has a primary key of {} column(s) ({}); {} value(s) given",
+            names.len(),
+            names.join(", "),
+            texts.len()
+        )));
+    }
+    let values = enc.parse(&texts)?;
+    let mut buf = Vec::new();
+    write_csv_header(reader.column_names(), &mut buf);
+    let row = reader.get(&values)?;
+    if let Some(row) = &row {
+        write_csv_row(row, &mut buf);
+    }
+    out.write_all(&buf)?;
+    match row {
+        Some(_) => Ok(()),
+        None => {
+            let shown: Vec<String> = values.iter().map(|v| v.to_string()).collect();
+            Err(Error::msg(format!(
+                "no row of {table} has primary key ({})",
+                shown.join(", ")
+            )))
+        }
     }
 }
 
@@ -244,21 +400,19 @@ fn row_count(db: &Database, table: &Table) -> Result<u64> {
             table.name, table.address
         ))
     };
-    let node = Node::verify(&table.primary_index).map_err(|e| bad(&e))?;
+    let map = table.primary_scan_map(db);
     if !table.schema.keyless {
-        return Ok(node.tree_count());
+        return map.count().map_err(|e| bad(&e));
     }
     let desc = table.schema.value_desc();
-    let mut n = 0u64;
-    for_each_entry(db, &table.primary_index, table.address, &mut |_, v| {
+    map.iter().map_err(|e| bad(&e))?.try_fold(0u64, |n, entry| {
+        let (_, v) = entry.map_err(|e| bad(&e))?;
         let copies = Tuple::new(v)
             .ok()
             .and_then(|t| desc.get_uint64(t, 0).ok().flatten())
             .unwrap_or(1);
-        n = n.saturating_add(copies);
-        Ok(())
-    })?;
-    Ok(n)
+        Ok(n.saturating_add(copies))
+    })
 }
 
 fn export(

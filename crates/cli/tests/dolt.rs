@@ -414,3 +414,129 @@ fn snapshot_sees_writes() {
     std::fs::write(dir.path().join(".dolt/noms/LOCK"), b"").expect("write");
     assert_ne!(before, snapshot(dir.path()), "a new file must show");
 }
+
+/// Dolt's CSV output as records, each with its newline.
+fn csv_records(text: &[u8]) -> Vec<Vec<u8>> {
+    prollystore_dolt::csv_field::csv_records(text)
+        .into_iter()
+        .map(<[u8]>::to_vec)
+        .collect()
+}
+
+/// The text of a record's leading unquoted fields (enough for integer and plain-text keys).
+fn leading_fields(record: &[u8], n: usize) -> Vec<String> {
+    String::from_utf8_lossy(record)
+        .trim_end()
+        .splitn(n + 1, ',')
+        .take(n)
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn get_and_scan_match_dolt() {
+    let vectors = vectors();
+    let dbs = vectors.join("dolt-db");
+    // orders (order_no, line) in the wip branch's working set; pairs (a, b) committed on main.
+    for (name, table, state, csv) in [
+        (
+            "vecdb_journal",
+            "orders",
+            vec!["-b", "wip", "-w"],
+            "wip/orders.csv",
+        ),
+        ("vecdb", "pairs", vec!["-b", "main"], "main/pairs.csv"),
+    ] {
+        let db = dbs.join(name);
+        let csv = dbs.join(format!("{name}.expected")).join(csv);
+        let want = csv_records(&std::fs::read(&csv).expect("expected csv"));
+        let (header, rows) = want.split_first().expect("header");
+        let with_state = |args: &[&str]| -> Vec<u8> {
+            let mut all: Vec<&str> = args.to_vec();
+            all.extend(&state);
+            ok(&db, &all)
+        };
+        for record in rows.iter().step_by(97) {
+            let key = leading_fields(record, 2);
+            let mut args = vec!["get", table];
+            args.extend(key.iter().map(String::as_str));
+            let got = with_state(&args);
+            assert_eq!(
+                got,
+                [header.clone(), record.clone()].concat(),
+                "get {key:?}"
+            );
+        }
+        let n = rows.len();
+        let (i, j) = (n / 5, n / 2);
+        let lo = leading_fields(&rows[i], 2);
+        let hi = leading_fields(&rows[j], 2);
+        let slice = |r: &[Vec<u8>]| [vec![header.clone()], r.to_vec()].concat().concat();
+        let args = [
+            "scan", table, "--from", &lo[0], "--from", &lo[1], "--to", &hi[0], "--to", &hi[1],
+        ];
+        assert_eq!(with_state(&args), slice(&rows[i..=j]), "{table} scan");
+        let mut exclusive = args.to_vec();
+        exclusive.extend(["--exclusive-from", "--exclusive-to"]);
+        assert_eq!(
+            with_state(&exclusive),
+            slice(&rows[i + 1..j]),
+            "{table} exclusive"
+        );
+        let mut rev = args.to_vec();
+        rev.extend(["--reverse", "--limit", "4"]);
+        let mut last: Vec<Vec<u8>> = rows[j - 3..=j].to_vec();
+        last.reverse();
+        assert_eq!(with_state(&rev), slice(&last), "{table} reverse");
+        // A prefix of the composite key: every row with that first column.
+        let prefix: Vec<Vec<u8>> = rows
+            .iter()
+            .filter(|r| leading_fields(r, 1) == lo[..1])
+            .cloned()
+            .collect();
+        let args = ["scan", table, "--from", &lo[0], "--to", &lo[0]];
+        assert_eq!(with_state(&args), slice(&prefix), "{table} prefix");
+    }
+    // No such row: the header (as Dolt prints an empty result), then a failure.
+    let db = dbs.join("vecdb");
+    let o = run(&db, &["get", "pairs", "-999999", "nope", "-b", "main"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(o.stdout, b"a,b,v,f,t,y,s,bits\n");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.starts_with("error: no row of pairs") && err.lines().count() == 1,
+        "{err}"
+    );
+    let e = fails(&db, &["get", "pairs", "1", "-b", "main"]);
+    assert!(e.contains("2 column(s) (a, b); 1 value(s) given"), "{e}");
+    let e = fails(&db, &["scan", "pairs", "--from", "x", "-b", "main"]);
+    assert!(e.contains("\"pairs\", column \"a\""), "{e}");
+    let e = fails(&db, &["scan", "pairs", "--index", "nope", "-b", "main"]);
+    assert!(e.contains("index \"nope\""), "{e}");
+}
+
+#[test]
+fn scan_through_an_index_returns_whole_rows() {
+    let vectors = vectors();
+    let db = vectors.join("dolt-db").join("vecdb");
+    let want = csv_records(
+        &std::fs::read(vectors.join("dolt-db/vecdb.expected/main/pairs.csv")).expect("csv"),
+    );
+    // uniq_v is on column v (third): its rows in v order are Dolt's rows sorted by v.
+    let mut rows: Vec<(i64, Vec<u8>)> = want[1..]
+        .iter()
+        .map(|r| (leading_fields(r, 3)[2].parse().expect("v"), r.clone()))
+        .collect();
+    rows.sort();
+    let got = ok(&db, &["scan", "pairs", "--index", "uniq_v", "-b", "main"]);
+    let sorted: Vec<u8> = rows.iter().flat_map(|(_, r)| r.clone()).collect();
+    assert_eq!(got, [want[0].clone(), sorted].concat());
+    let v = rows[10].0.to_string();
+    let got = ok(
+        &db,
+        &[
+            "scan", "pairs", "--index", "uniq_v", "--from", &v, "--to", &v, "-b", "main",
+        ],
+    );
+    assert_eq!(got, [want[0].clone(), rows[10].1.clone()].concat());
+}

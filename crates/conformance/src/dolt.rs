@@ -1,13 +1,16 @@
 //! Category `dolt`: every expected file of every database in DIR/dolt-db, produced by reading
 //! the database with `prollystore-dolt` and compared byte for byte. Files of kinds not yet
-//! implemented count as failed, with the reason. Also the row diff between the `main` and
-//! `feature` branches against their exported contents ([`crate::branch_diff`]).
+//! implemented count as failed, with the reason. Keyed reads (gets of every row by primary
+//! key, ranges) are checked against the same table CSVs ([`crate::keyed`]), and the row diff
+//! between the `main` and `feature` branches against their exported contents
+//! ([`crate::branch_diff`]).
 
 use std::path::Path;
 
 use crate::branch_diff::check_branch_diffs;
 use crate::category::Category;
 use crate::expected::check_database;
+use crate::keyed::check_keyed;
 
 /// Checks `DIR/dolt-db/<db>` against `DIR/dolt-db/<db>.expected` for every database found.
 pub fn check_dolt(dir: &Path) -> Category {
@@ -45,6 +48,9 @@ pub fn check_dolt(dir: &Path) -> Category {
                 }
             }
             Err(e) => cat.fail(format!("{db}: branch diffs: {e}")),
+        }
+        for (file, r) in check_keyed(&root.join(&db), &expected) {
+            cat.record(r.map_err(|e| format!("{db}.expected/{file} (keyed reads): {e}")));
         }
     }
     cat

@@ -10,7 +10,8 @@
 //! * [`maps`]: maps read back and rebuild, edits and diffs equal Dolt's (`maps`, `edits`,
 //!   `diffs`).
 //! * [`dolt`]: every expected output of every Dolt database (`dolt`), produced by
-//!   [`expected`].
+//!   [`expected`], and keyed reads (gets, ranges) checked against the same table CSVs by
+//!   [`keyed`].
 //! * [`branch_diff`]: row diffs between two branches against their exports (in `dolt`).
 //! * [`records`] reads the chunk dumps, [`json`] the JSON files; [`category`] tallies.
 
@@ -20,6 +21,7 @@ pub mod chunks;
 pub mod dolt;
 pub mod expected;
 pub mod json;
+pub mod keyed;
 pub mod maps;
 pub mod records;
 pub mod tuples;

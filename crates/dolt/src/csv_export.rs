@@ -8,8 +8,8 @@
 //! (`write_field`, `decode_field`), so the output is the same bytes either way.
 //!
 //! Reading a leaf costs about as much as printing it, and both happen on reader threads, one
-//! per core (`print_leaves`): a walker lists the leaves in key order in batches of `BATCH`,
-//! each reader takes a batch, reads it (records that lie close together in one positioned read,
+//! per core (`print_leaves`): a walker thread lists the leaves in key order off a map cursor,
+//! in batches of `BATCH`; each reader takes a batch, reads it (records that lie close together in one positioned read,
 //! decompressed into reused buffers), checks every leaf's address, four SHA-512s side by side
 //! ([`HashProfile::addresses_of`](prollystore_format::HashProfile::addresses_of)), verifies the nodes and prints the rows into the batch's
 //! buffer; the calling thread writes the printed batches out in key order.
@@ -17,6 +17,8 @@
 //! Keyless tables are the exception: Dolt shows them sorted by all columns, so their rows are
 //! collected and sorted first.
 
+use prollystore::tree::cursor::Cursor;
+use prollystore::BytesSchema;
 use prollystore_format::message::{Node, NodeLayout};
 use prollystore_format::tuple::{Adaptive, Date, Tuple, TupleDesc};
 use prollystore_format::{Address, Collation, Encoding};
@@ -48,9 +50,6 @@ const RUN_BYTES: u64 = 1 << 20;
 
 /// Most reader threads.
 const MAX_READERS: usize = 8;
-
-/// Deepest tree accepted (Dolt's trees of billions of rows are under 10 levels).
-const MAX_DEPTH: usize = 64;
 
 /// One leaf of a batch: its address, and its bytes and verified layout once read. The byte
 /// buffer is reused from batch to batch, so reading a leaf allocates nothing.
@@ -272,7 +271,7 @@ fn print_leaves(
                 current: None,
                 seq: 0,
             };
-            let r = send_leaves(db, &table.primary_index, table.address, 0, &mut walker);
+            let r = send_leaves(db, table, &mut walker);
             let sent = walker.flush();
             if let Err(e) = r {
                 if sent {
@@ -325,36 +324,23 @@ fn print_batch(batch: &mut Batch, print: &PrintLeaf<'_>, scratch: &mut Scratch) 
     Ok(())
 }
 
-/// Walks the internal node `bytes` and queues its leaves in order. Returns `Ok(false)` when the
-/// formatter has stopped (then stops quietly).
-fn send_leaves(
-    db: &Database,
-    bytes: &[u8],
-    owner: Address,
-    depth: usize,
-    walker: &mut Walker<'_>,
-) -> Result<bool> {
-    if depth > MAX_DEPTH {
-        return Err(bad_chunk(owner, "tree is too deep"));
-    }
-    let node = Node::verify(bytes).map_err(|e| bad_chunk(owner, e.to_string()))?;
-    if node.is_leaf() {
-        return Err(bad_chunk(
-            owner,
-            "a leaf where the tree's levels promise an internal node",
-        ));
-    }
-    for i in 0..node.count() {
-        let child = node.child(i);
-        if node.level() == 1 {
-            if !walker.push(child) {
-                return Ok(false);
-            }
-        } else {
-            let chunk = db.source().chunk(&child)?;
-            if !send_leaves(db, &chunk, child, depth + 1, walker)? {
-                return Ok(false);
-            }
+/// Queues the leaves of `table`'s clustered index in key order: a map cursor whose frames
+/// stop at level 1 steps through the leaf addresses without loading a leaf (the readers do).
+/// Returns `Ok(false)` when the formatter has stopped (then stops quietly).
+fn send_leaves(db: &Database, table: &Table, walker: &mut Walker<'_>) -> Result<bool> {
+    let map = table.primary_scan_map(db);
+    let store = db.source();
+    let root = map.root();
+    let tree = |e: prollystore::TreeError| bad_chunk(table.address, e.to_string());
+    // The empty key is below every key: the cursor starts at the first leaf.
+    let mut c = Cursor::node_start_at_level(store, &root, 1, &[], &BytesSchema).map_err(tree)?;
+    while c.valid_at(1) {
+        let (node, i) = c.at(1);
+        if !walker.push(node.child(i)) {
+            return Ok(false);
+        }
+        if !c.advance_at(store, 1).map_err(tree)? {
+            break;
         }
     }
     Ok(true)

@@ -44,3 +44,75 @@ fn first_char_is_whitespace(f: &[u8]) -> bool {
         .and_then(|s| s.chars().next())
         .is_some_and(char::is_whitespace)
 }
+
+/// Appends one row of values as a CSV line (newline included), each field as
+/// [`write_csv_field`] writes it.
+pub fn write_csv_row(row: &[Option<crate::sql_value::SqlValue>], out: &mut Vec<u8>) {
+    let mut field = Vec::new();
+    for (n, v) in row.iter().enumerate() {
+        if n > 0 {
+            out.push(b',');
+        }
+        if let Some(v) = v {
+            field.clear();
+            v.csv_bytes(&mut field);
+            write_csv_field(Some(&field), out);
+        }
+    }
+    out.push(b'\n');
+}
+
+/// Appends a CSV header line of column names.
+pub fn write_csv_header<'n>(names: impl IntoIterator<Item = &'n str>, out: &mut Vec<u8>) {
+    for (n, name) in names.into_iter().enumerate() {
+        if n > 0 {
+            out.push(b',');
+        }
+        write_csv_field(Some(name.as_bytes()), out);
+    }
+    out.push(b'\n');
+}
+
+/// Splits CSV text as Dolt writes it into records, each with its newline (a newline inside
+/// quotes stays in its record); a last record without a newline is kept as it is. For reading
+/// Dolt's output back (tests, conformance).
+pub fn csv_records(text: &[u8]) -> Vec<&[u8]> {
+    let mut out = Vec::new();
+    let mut quoted = false;
+    let mut start = 0;
+    for (i, &b) in text.iter().enumerate() {
+        if b == b'"' {
+            quoted = !quoted;
+        } else if b == b'\n' && !quoted {
+            out.push(&text[start..=i]);
+            start = i + 1;
+        }
+    }
+    if start < text.len() {
+        out.push(&text[start..]);
+    }
+    out
+}
+
+/// The fields of one CSV record (its newline, if any, removed), unquoted.
+pub fn csv_fields(record: &[u8]) -> Vec<Vec<u8>> {
+    let record = record.strip_suffix(b"\n").unwrap_or(record);
+    let mut out = Vec::new();
+    let mut cur = Vec::new();
+    let mut quoted = false;
+    let mut i = 0;
+    while let Some(&b) = record.get(i) {
+        match b {
+            b'"' if quoted && record.get(i + 1) == Some(&b'"') => {
+                cur.push(b'"');
+                i += 1;
+            }
+            b'"' => quoted = !quoted,
+            b',' if !quoted => out.push(std::mem::take(&mut cur)),
+            _ => cur.push(b),
+        }
+        i += 1;
+    }
+    out.push(cur);
+    out
+}

@@ -62,6 +62,16 @@ pub enum DoltError {
         /// Who holds it, as far as known.
         reason: String,
     },
+    /// A value given for a column (a key to look up, a range bound) does not fit the column.
+    #[error("table {table:?}, column {column:?}: {reason}")]
+    BadValue {
+        /// The table.
+        table: String,
+        /// The column.
+        column: String,
+        /// What is wrong with the value.
+        reason: String,
+    },
     /// The data uses a feature this reader does not implement.
     #[error("unsupported: {0}")]
     Unsupported(String),

@@ -79,8 +79,16 @@ impl Table {
     /// the database's chunk source).
     pub fn primary_map<'d>(&self, db: &'d Database) -> Result<IndexMap<'d>> {
         let schema = self.schema.primary_tuple_schema()?;
-        let root = db.source().pin_chunk(&self.primary_index);
+        let root = db.source().pin_embedded(self.address, &self.primary_index);
         Ok(Map::new(db.source(), root, schema))
+    }
+
+    /// The clustered index as a map ordered by key bytes, for whole scans only: they never
+    /// compare keys, so they read tables whose key collation has no weights here yet.
+    pub fn primary_scan_map<'d>(&self, db: &'d Database) -> IndexMap<'d> {
+        let schema = TupleSchema::new(self.schema.key_desc(), self.schema.value_desc());
+        let root = db.source().pin_embedded(self.address, &self.primary_index);
+        Map::new(db.source(), root, schema)
     }
 
     /// Secondary index `name` as a map.

@@ -13,6 +13,8 @@
 //! * [`table_rows`]: a table's rows as typed values ([`sql_value`]); [`generated`]: VIRTUAL
 //!   generated columns computed from the stored ones.
 //! * [`table_diff`]: the rows and tables that differ between two states (`dolt_diff`).
+//! * [`table_reader`]: keyed reads (get by primary key, key ranges, secondary-index lookups)
+//!   as row iterators, with keys built from typed values by [`key_encode`].
 //! * [`csv_export`]: streaming CSV export of a whole table, identical to `dolt sql -r csv` and
 //!   allocation-free per row; [`csv_field`]: one field as Dolt's CSV writer quotes it.
 //! * [`value_text`]: allocation-free text of numbers, decimals and temporal values;
@@ -30,12 +32,14 @@ pub mod error;
 pub mod generated;
 pub mod geometry;
 pub mod index_map;
+pub mod key_encode;
 pub mod log_text;
 mod message;
 pub mod schema;
 pub mod show_create;
 pub mod sql_value;
 pub mod table_diff;
+pub mod table_reader;
 pub mod table_rows;
 pub mod value_text;
 // Crate-internal foundation of the writer (issue #21); only its tests use it until the public
@@ -48,3 +52,5 @@ pub use db::{Commit, Database, RootValue, State, Table, Tag, WorkingSet};
 pub use error::{DoltError, Result};
 pub use index_map::IndexMap;
 pub use schema::{Column, Schema, SqlType};
+pub use sql_value::SqlValue;
+pub use table_reader::{KeyRange, Row, Rows, TableReader};

@@ -1,7 +1,8 @@
-//! A table's rows as typed SQL values: walking its clustered index in key order, decoding each
-//! stored field into the [`SqlValue`] Dolt shows (out-of-band values read from their blob trees).
+//! A table's rows as typed SQL values: its clustered index read through a map cursor in key
+//! order, each stored field decoded into the [`SqlValue`] Dolt shows (out-of-band values read
+//! from their blob trees).
 
-use prollystore_format::message::{BlobNode, Node};
+use prollystore_format::message::BlobNode;
 use prollystore_format::tuple::{Adaptive, Tuple, TupleDesc, Value};
 use prollystore_format::Address;
 
@@ -43,45 +44,6 @@ pub(crate) fn read_blob_into(
     } else {
         for i in 0..node.child_count() {
             read_blob_into(db, node.child(i), out, depth + 1)?;
-        }
-    }
-    Ok(())
-}
-
-/// A callback over one (key, value) entry of a tree.
-pub type EntryFn<'a> = dyn FnMut(&[u8], &[u8]) -> Result<()> + 'a;
-
-/// Calls `f(key, value)` for every entry of the prolly tree whose root node bytes are `root`,
-/// in key order.
-pub fn for_each_entry(
-    db: &Database,
-    root: &[u8],
-    owner: Address,
-    f: &mut EntryFn<'_>,
-) -> Result<()> {
-    walk(db, root, owner, f, 0)
-}
-
-fn walk(
-    db: &Database,
-    bytes: &[u8],
-    owner: Address,
-    f: &mut EntryFn<'_>,
-    depth: usize,
-) -> Result<()> {
-    if depth > 64 {
-        return Err(bad_chunk(owner, "tree is too deep"));
-    }
-    let node = Node::verify(bytes).map_err(|e| bad_chunk(owner, e.to_string()))?;
-    if node.is_leaf() {
-        for i in 0..node.count() {
-            f(node.key(i), node.value(i))?;
-        }
-    } else {
-        for i in 0..node.count() {
-            let child = node.child(i);
-            let chunk = db.source().chunk(&child)?;
-            walk(db, &chunk, child, f, depth + 1)?;
         }
     }
     Ok(())
@@ -193,7 +155,7 @@ enum Slot {
 
 /// Decodes a table's stored (key, value) pairs into the values of its visible columns: the
 /// plan is made once per table, then each pair decodes without looking at the schema again.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct RowDecoder<'t> {
     table: &'t Table,
     key_desc: TupleDesc,
@@ -286,11 +248,16 @@ pub fn for_each_row(
 ) -> Result<()> {
     let decoder = RowDecoder::new(table)?;
     let mut row: Vec<Option<SqlValue>> = Vec::with_capacity(decoder.slots.len());
-    for_each_entry(db, &table.primary_index, table.address, &mut |k, v| {
+    let map = table.primary_scan_map(db);
+    let tree = |e: prollystore::TreeError| {
+        bad_chunk(table.address, format!("table {:?}: {e}", table.name))
+    };
+    for entry in map.iter().map_err(tree)? {
+        let (k, v) = entry.map_err(tree)?;
         let copies = decoder.decode_into(db, k, v, &mut row)?;
         for _ in 0..copies {
             f(&row)?;
         }
-        Ok(())
-    })
+    }
+    Ok(())
 }

@@ -1,8 +1,7 @@
 //! Every index of every table in the vector databases reads as a prolly map: the clustered
-//! index holds the same entries as the raw tree walk, every key gets back its own value, and
-//! each secondary index has one entry per row.
+//! index under its collated key order holds the same entries as a plain byte-order scan, every
+//! key gets back its own value, and each secondary index has one entry per row.
 
-use prollystore_dolt::table_rows::for_each_entry;
 use prollystore_dolt::Database;
 
 const DATABASES: [&str; 4] = ["vecdb", "vecdb_journal", "vecdb_tablefiles", "vecdb_zstd"];
@@ -19,12 +18,13 @@ fn every_index_reads_as_a_map() {
             let root = db.root_value(db.commit(head).unwrap().root).unwrap();
             for (table_name, _) in &root.tables {
                 let table = db.table(&root, table_name).unwrap();
-                let mut walked = Vec::new();
-                for_each_entry(&db, &table.primary_index, table.address, &mut |k, v| {
-                    walked.push((k.to_vec(), v.to_vec()));
-                    Ok(())
-                })
-                .unwrap();
+                let walked: Vec<(Vec<u8>, Vec<u8>)> = table
+                    .primary_scan_map(&db)
+                    .iter()
+                    .unwrap()
+                    .map(|r| r.map(|(k, v)| (k.to_vec(), v.to_vec())))
+                    .collect::<Result<_, _>>()
+                    .unwrap();
                 let map = match table.primary_map(&db) {
                     Ok(m) => m,
                     Err(e) => panic!("{name} {branch} {table_name}: {e}"),

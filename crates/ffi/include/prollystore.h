@@ -669,9 +669,10 @@ typedef struct prolly_dolt_refs prolly_dolt_refs;
 typedef struct prolly_dolt_root prolly_dolt_root;
 
 /**
- * A cursor over the rows of a table, in stored order: primary-key order, or for keyless tables
- * the order Dolt stores them in, each row repeated by its count. Reads one leaf of the table
- * at a time. One thread at a time.
+ * A cursor over rows of a table: all of them in stored order (primary-key order, or for
+ * keyless tables the order Dolt stores them in, each row repeated by its count), one primary
+ * key, or a key range of the primary key or of a secondary index. Reads through the table's
+ * index maps; a row's fixed-width fields are decoded without allocating. One thread at a time.
  */
 typedef struct prolly_dolt_rows prolly_dolt_rows;
 
@@ -871,6 +872,26 @@ typedef struct prolly_dolt_value {
    */
   size_t text_len;
 } prolly_dolt_value;
+
+/**
+ * One end of a key range of a table: the values of the leading key columns (fewer than the
+ * key has bound a prefix of a composite key).
+ */
+typedef struct prolly_dolt_bound {
+  /**
+   * A `prolly_bound_kind` (`PROLLY_BOUND_KIND_UNBOUNDED` ignores the values).
+   */
+  uint32_t kind;
+  /**
+   * One value per leading key column, as `prolly_dolt_rows_next` returns them (the call
+   * reads them; see `prolly_dolt_rows_get` for what each kind must fill in).
+   */
+  const struct prolly_dolt_value *values;
+  /**
+   * Number of values.
+   */
+  size_t values_len;
+} prolly_dolt_bound;
 
 /**
  * Receives CSV bytes from `prolly_dolt_export_csv_write`: `len` bytes at `data` (valid only
@@ -1332,6 +1353,38 @@ void prolly_dolt_table_free(struct prolly_dolt_table *table);
  */
 prolly_result prolly_dolt_rows_open(const struct prolly_dolt_table *table,
                                     struct prolly_dolt_rows **out_rows);
+
+/**
+ * Opens a cursor holding the row of `table` whose primary key is `key` (one value per key
+ * column, in key order), or returns `PROLLY_RESULT_NOT_FOUND` (output untouched) when there
+ * is none. Each value gives its kind and: INT/YEAR/DATE (YYYYMMDD)/TIME/DATETIME in
+ * `int_value`; UINT/ENUM (index)/SET (bitmask) in `uint_value`; FLOAT/DOUBLE in
+ * `double_value`; DECIMAL (digits), TEXT, BYTES and JSON in `text`/`text_len`. Text keys match
+ * under the column's collation, as in Dolt. Read the row with `prolly_dolt_rows_next`; free
+ * with `prolly_dolt_rows_free`. Keyless tables have no primary key
+ * (`PROLLY_RESULT_ERR_UNSUPPORTED`); a value that does not fit its column is
+ * `PROLLY_RESULT_ERR_INVALID_ARGUMENT`.
+ */
+prolly_result prolly_dolt_rows_get(const struct prolly_dolt_table *table,
+                                   const struct prolly_dolt_value *key,
+                                   size_t key_len,
+                                   struct prolly_dolt_rows **out_rows);
+
+/**
+ * Opens a cursor over the rows of `table` whose keys lie between `lower` and `upper`, through
+ * the primary key (`index` NULL) or secondary index `index` (whole rows either way), in
+ * `direction` (a `prolly_direction`), at most `limit` rows (0: no limit). A bound with fewer
+ * values than the key has columns bounds a prefix of it. The values are read by the call (see
+ * `prolly_dolt_rows_get`). Free with `prolly_dolt_rows_free`. `PROLLY_RESULT_NOT_FOUND` when
+ * there is no such index.
+ */
+prolly_result prolly_dolt_rows_range(const struct prolly_dolt_table *table,
+                                     const char *index,
+                                     const struct prolly_dolt_bound *lower,
+                                     const struct prolly_dolt_bound *upper,
+                                     uint32_t direction,
+                                     uint64_t limit,
+                                     struct prolly_dolt_rows **out_rows);
 
 /**
  * Moves to the next row and writes its fields to `values[0 .. column count]` (room for

@@ -5,20 +5,23 @@
 //! A thin layer over the `prollystore-dolt` crate: every handle owns what its pointers point
 //! into, so C never sees a Rust lifetime. Nothing here writes to the database directory.
 
-use std::collections::VecDeque;
 use std::ffi::{c_char, c_int, c_void};
 use std::io::Write;
+use std::ops::Bound;
 use std::path::Path;
 use std::sync::Arc;
 
-use prollystore::format::message::Node;
+use prollystore::format::tuple::Date;
 use prollystore::format::Address;
 use prollystore_dolt::csv_export::export_csv;
 use prollystore_dolt::sql_value::SqlValue;
-use prollystore_dolt::table_rows::for_each_row;
-use prollystore_dolt::{Commit, Database, DoltError, RootValue, Table};
+use prollystore_dolt::{
+    Commit, Database, DoltError, KeyRange, RootValue, Row, Rows, Table, TableReader,
+};
 
 use crate::args::{free_handle, input, input_mut, into_handle, text, Out};
+use crate::iter::prolly_bound_kind;
+use crate::map::extend;
 use crate::result::{ffi, ffi_status, prolly_result, Error};
 use crate::store::prolly_address;
 
@@ -32,6 +35,7 @@ impl From<DoltError> for Error {
             DoltError::MissingChunk(_) => R::ErrMissingChunk,
             DoltError::NotFound(_) => R::NotFound,
             DoltError::Unsupported(_) => R::ErrUnsupported,
+            DoltError::BadValue { .. } => R::ErrInvalidArgument,
             DoltError::Corrupt { .. }
             | DoltError::HashMismatch { .. }
             | DoltError::BadChunk { .. } => R::ErrCorrupted,
@@ -534,7 +538,7 @@ struct ColumnEntry {
 /// threads.
 pub struct prolly_dolt_table {
     db: Arc<Database>,
-    table: Table,
+    table: Arc<Table>,
     columns: Vec<ColumnEntry>,
 }
 
@@ -577,7 +581,7 @@ pub extern "C" fn prolly_dolt_table_open(
             .collect();
         out.set(into_handle(prolly_dolt_table {
             db: Arc::clone(&root.db),
-            table,
+            table: Arc::new(table),
             columns,
         }));
         Ok(())
@@ -715,23 +719,45 @@ pub struct prolly_dolt_value {
     pub text_len: usize,
 }
 
-/// A cursor over the rows of a table, in stored order: primary-key order, or for keyless tables
-/// the order Dolt stores them in, each row repeated by its count. Reads one leaf of the table
-/// at a time. One thread at a time.
+/// A cursor over rows of a table: all of them in stored order (primary-key order, or for
+/// keyless tables the order Dolt stores them in, each row repeated by its count), one primary
+/// key, or a key range of the primary key or of a secondary index. Reads through the table's
+/// index maps; a row's fixed-width fields are decoded without allocating. One thread at a time.
 pub struct prolly_dolt_rows {
-    db: Arc<Database>,
-    /// The table; its `primary_index` is replaced by each leaf in turn.
-    table: Table,
-    /// Child addresses of the internal nodes on the path to the current leaf, with the next
-    /// child to visit.
-    stack: Vec<(Vec<Address>, usize)>,
-    /// The root node while it has not been visited.
-    root: Option<Arc<[u8]>>,
-    /// Decoded rows of the current leaf not yet returned.
-    rows: VecDeque<Vec<Option<SqlValue>>>,
+    // Drop order matters: `rows` borrows the table and database declared after it.
+    rows: Rows<'static>,
+    /// The row returned last (its allocation reused from row to row).
+    row: Row,
+    /// A row already read (by `prolly_dolt_rows_get`) and not yet returned.
+    peeked: bool,
     /// Display text per column of the last row returned.
     texts: Vec<Vec<u8>>,
     columns: usize,
+    _table: Arc<Table>,
+    _db: Arc<Database>,
+}
+
+/// A cursor over the rows `open` picks from `t`'s reader.
+fn open_rows(
+    t: &prolly_dolt_table,
+    open: impl FnOnce(&TableReader<'static>) -> Result<Rows<'static>, DoltError>,
+) -> Result<prolly_dolt_rows, Error> {
+    let db = Arc::clone(&t.db);
+    let table = Arc::clone(&t.table);
+    // SAFETY: the cursor owns the database and the table through `Arc`s (their addresses do
+    // not move), declared after `rows`, so they outlive every use of these references.
+    let (db_ref, table_ref) = unsafe { (extend(&*db), extend(&*table)) };
+    let reader = TableReader::new(db_ref, table_ref)?;
+    let rows = open(&reader)?;
+    Ok(prolly_dolt_rows {
+        rows,
+        row: Vec::new(),
+        peeked: false,
+        texts: vec![Vec::new(); t.columns.len()],
+        columns: t.columns.len(),
+        _table: table,
+        _db: db,
+    })
 }
 
 /// Opens a cursor over the rows of `table`. Free with `prolly_dolt_rows_free`.
@@ -745,74 +771,221 @@ pub extern "C" fn prolly_dolt_rows_open(
         let t = unsafe { input(table, "table") }?;
         // SAFETY: C caller's contract: writable or NULL.
         let out = unsafe { Out::new(out_rows, "out_rows") }?;
-        let columns = t.columns.len();
-        out.set(into_handle(prolly_dolt_rows {
-            db: Arc::clone(&t.db),
-            table: t.table.clone(),
-            stack: Vec::new(),
-            root: Some(Arc::clone(&t.table.primary_index)),
-            rows: VecDeque::new(),
-            texts: vec![Vec::new(); columns],
-            columns,
-        }));
+        out.set(into_handle(open_rows(t, |r| r.scan(&KeyRange::all()))?));
         Ok(())
     })
 }
 
-/// Deepest tree the cursor descends (Dolt's trees are a handful of levels).
-const MAX_DEPTH: usize = 64;
+/// One end of a key range of a table: the values of the leading key columns (fewer than the
+/// key has bound a prefix of a composite key).
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct prolly_dolt_bound {
+    /// A `prolly_bound_kind` (`PROLLY_BOUND_KIND_UNBOUNDED` ignores the values).
+    pub kind: u32,
+    /// One value per leading key column, as `prolly_dolt_rows_next` returns them (the call
+    /// reads them; see `prolly_dolt_rows_get` for what each kind must fill in).
+    pub values: *const prolly_dolt_value,
+    /// Number of values.
+    pub values_len: usize,
+}
 
-impl prolly_dolt_rows {
-    /// Visits a node: a leaf's rows are decoded into `rows`, an internal node is pushed.
-    fn visit(&mut self, bytes: Arc<[u8]>, owner: Address) -> Result<(), Error> {
-        let node = Node::verify(&bytes).map_err(|e| {
-            Error::new(
-                prolly_result::ErrCorrupted,
-                format!("table {}: node {owner}: {e}", self.table.name),
-            )
-        })?;
-        if node.is_leaf() {
-            self.table.primary_index = Arc::clone(&bytes);
-            let rows = &mut self.rows;
-            for_each_row(&self.db, &self.table, &mut |r| {
-                rows.push_back(r.to_vec());
-                Ok(())
-            })?;
-        } else {
-            if self.stack.len() >= MAX_DEPTH {
-                return Err(Error::new(
-                    prolly_result::ErrCorrupted,
-                    format!("table {}: tree is too deep at {owner}", self.table.name),
-                ));
-            }
-            let children = (0..node.count()).map(|i| node.child(i)).collect();
-            self.stack.push((children, 0));
-        }
-        Ok(())
+/// Reads `len` C values as key values.
+///
+/// # Safety
+/// `values` is NULL with `len == 0`, or readable for `len` values whose text pointers are
+/// readable for their lengths.
+unsafe fn key_values(
+    values: *const prolly_dolt_value,
+    len: usize,
+    name: &str,
+) -> Result<Vec<SqlValue>, Error> {
+    if len == 0 {
+        return Ok(Vec::new());
     }
+    if values.is_null() {
+        return Err(Error::null(name));
+    }
+    // SAFETY: per this function's contract.
+    let values = unsafe { std::slice::from_raw_parts(values, len) };
+    values
+        .iter()
+        .enumerate()
+        .map(|(i, v)| {
+            // SAFETY: per this function's contract (each value's text is readable).
+            let v = unsafe { from_c_value(v) };
+            v.map_err(|e| Error::invalid(format!("{name}[{i}]: {e}")))
+        })
+        .collect()
+}
 
-    /// Makes `rows` non-empty; false at the end of the table.
-    fn fill(&mut self) -> Result<bool, Error> {
-        while self.rows.is_empty() {
-            if let Some(root) = self.root.take() {
-                self.visit(root, self.table.address)?;
-                continue;
-            }
-            let Some((children, next)) = self.stack.last_mut() else {
-                return Ok(false);
+/// The Rust value of a C one (for keys).
+///
+/// # Safety
+/// `v.text` is NULL or readable for `v.text_len` bytes.
+unsafe fn from_c_value(v: &prolly_dolt_value) -> Result<SqlValue, String> {
+    use prolly_dolt_kind as K;
+    let bytes = || -> Result<Vec<u8>, String> {
+        if v.text.is_null() {
+            return if v.text_len == 0 {
+                Ok(Vec::new())
+            } else {
+                Err("text is NULL".into())
             };
-            match children.get(*next).copied() {
-                Some(child) => {
-                    *next += 1;
-                    let bytes = self.db.source().chunk(&child)?;
-                    self.visit(bytes, child)?;
-                }
-                None => {
-                    self.stack.pop();
-                }
-            }
         }
-        Ok(true)
+        // SAFETY: per this function's contract.
+        Ok(unsafe { std::slice::from_raw_parts(v.text, v.text_len) }.to_vec())
+    };
+    let text = || -> Result<String, String> {
+        String::from_utf8(bytes()?).map_err(|_| "text is not UTF-8".to_string())
+    };
+    Ok(match v.kind {
+        k if k == K::Int as u32 => SqlValue::Int(v.int_value),
+        k if k == K::Uint as u32 => SqlValue::Uint(v.uint_value),
+        k if k == K::Float as u32 => SqlValue::Float(v.double_value as f32),
+        k if k == K::Double as u32 => SqlValue::Double(v.double_value),
+        k if k == K::Decimal as u32 => SqlValue::Decimal(text()?),
+        k if k == K::Year as u32 => {
+            SqlValue::Year(u16::try_from(v.int_value).map_err(|_| format!("year {}", v.int_value))?)
+        }
+        k if k == K::Date as u32 => {
+            let n = v.int_value;
+            if !(0..=99_991_231).contains(&n) {
+                return Err(format!("date {n} is not YYYYMMDD"));
+            }
+            SqlValue::Date(Date {
+                year: (n / 10_000) as u16,
+                month: (n / 100 % 100) as u8,
+                day: (n % 100) as u8,
+            })
+        }
+        k if k == K::Time as u32 => SqlValue::Time(v.int_value),
+        k if k == K::Datetime as u32 => SqlValue::Datetime(v.int_value, v.fsp.min(6) as u8),
+        k if k == K::Enum as u32 => SqlValue::Enum(
+            u16::try_from(v.uint_value).map_err(|_| format!("enum index {}", v.uint_value))?,
+            String::new(),
+        ),
+        k if k == K::Set as u32 => SqlValue::Set(v.uint_value, String::new()),
+        k if k == K::Text as u32 => SqlValue::Text(text()?),
+        k if k == K::Bytes as u32 => SqlValue::Bytes(bytes()?),
+        k if k == K::Json as u32 => SqlValue::Json(text()?),
+        k if k == K::Null as u32 => return Err("NULL cannot be looked up".into()),
+        k => return Err(format!("unknown kind {k}")),
+    })
+}
+
+/// Opens a cursor holding the row of `table` whose primary key is `key` (one value per key
+/// column, in key order), or returns `PROLLY_RESULT_NOT_FOUND` (output untouched) when there
+/// is none. Each value gives its kind and: INT/YEAR/DATE (YYYYMMDD)/TIME/DATETIME in
+/// `int_value`; UINT/ENUM (index)/SET (bitmask) in `uint_value`; FLOAT/DOUBLE in
+/// `double_value`; DECIMAL (digits), TEXT, BYTES and JSON in `text`/`text_len`. Text keys match
+/// under the column's collation, as in Dolt. Read the row with `prolly_dolt_rows_next`; free
+/// with `prolly_dolt_rows_free`. Keyless tables have no primary key
+/// (`PROLLY_RESULT_ERR_UNSUPPORTED`); a value that does not fit its column is
+/// `PROLLY_RESULT_ERR_INVALID_ARGUMENT`.
+#[no_mangle]
+pub extern "C" fn prolly_dolt_rows_get(
+    table: *const prolly_dolt_table,
+    key: *const prolly_dolt_value,
+    key_len: usize,
+    out_rows: *mut *mut prolly_dolt_rows,
+) -> prolly_result {
+    ffi_status!({
+        // SAFETY: C caller's contract: valid handle or NULL.
+        let t = unsafe { input(table, "table") }?;
+        // SAFETY: C caller's contract: readable values.
+        let key = unsafe { key_values(key, key_len, "key") }?;
+        // SAFETY: C caller's contract: writable or NULL.
+        let out = unsafe { Out::new(out_rows, "out_rows") }?;
+        let mut c = open_rows(t, |r| {
+            let n = r.primary_key()?.columns().len();
+            if key.len() != n {
+                return Err(DoltError::BadValue {
+                    table: r.table().name.clone(),
+                    column: String::new(),
+                    reason: format!("{} key values given for a key of {n} columns", key.len()),
+                });
+            }
+            r.scan(&KeyRange {
+                limit: Some(1),
+                ..KeyRange::prefix(key)
+            })
+        })?;
+        if !c.rows.next_into(&mut c.row)? {
+            return Ok(prolly_result::NotFound);
+        }
+        c.peeked = true;
+        out.set(into_handle(c));
+        Ok(prolly_result::Ok)
+    })
+}
+
+/// Opens a cursor over the rows of `table` whose keys lie between `lower` and `upper`, through
+/// the primary key (`index` NULL) or secondary index `index` (whole rows either way), in
+/// `direction` (a `prolly_direction`), at most `limit` rows (0: no limit). A bound with fewer
+/// values than the key has columns bounds a prefix of it. The values are read by the call (see
+/// `prolly_dolt_rows_get`). Free with `prolly_dolt_rows_free`. `PROLLY_RESULT_NOT_FOUND` when
+/// there is no such index.
+#[no_mangle]
+pub extern "C" fn prolly_dolt_rows_range(
+    table: *const prolly_dolt_table,
+    index: *const c_char,
+    lower: *const prolly_dolt_bound,
+    upper: *const prolly_dolt_bound,
+    direction: u32,
+    limit: u64,
+    out_rows: *mut *mut prolly_dolt_rows,
+) -> prolly_result {
+    ffi!({
+        // SAFETY: C caller's contract: valid handle or NULL.
+        let t = unsafe { input(table, "table") }?;
+        let index = if index.is_null() {
+            None
+        } else {
+            // SAFETY: C caller's contract: NUL-terminated string.
+            Some(unsafe { text(index, "index") }?)
+        };
+        // SAFETY: C caller's contract: readable bounds and values.
+        let (from, to) = unsafe { (dolt_bound(lower, "lower")?, dolt_bound(upper, "upper")?) };
+        // SAFETY: C caller's contract: writable or NULL.
+        let out = unsafe { Out::new(out_rows, "out_rows") }?;
+        if direction > 1 {
+            return Err(Error::invalid(format!("unknown direction {direction}")));
+        }
+        let range = KeyRange {
+            from,
+            to,
+            reverse: direction == 1,
+            limit: (limit > 0).then_some(limit),
+        };
+        let c = open_rows(t, |r| match index {
+            Some(name) => r.index_scan(name, &range),
+            None => r.scan(&range),
+        })?;
+        out.set(into_handle(c));
+        Ok(())
+    })
+}
+
+/// Reads one bound.
+///
+/// # Safety
+/// `b` is NULL or readable, its values as `key_values` requires.
+unsafe fn dolt_bound(
+    b: *const prolly_dolt_bound,
+    name: &str,
+) -> Result<Bound<Vec<SqlValue>>, Error> {
+    // SAFETY: per this function's contract.
+    let b = unsafe { input(b, name) }?;
+    if b.kind == prolly_bound_kind::Unbounded as u32 {
+        return Ok(Bound::Unbounded);
+    }
+    // SAFETY: per this function's contract.
+    let values = unsafe { key_values(b.values, b.values_len, name) }?;
+    match b.kind {
+        k if k == prolly_bound_kind::Included as u32 => Ok(Bound::Included(values)),
+        k if k == prolly_bound_kind::Excluded as u32 => Ok(Bound::Excluded(values)),
+        k => Err(Error::invalid(format!("{name}: unknown bound kind {k}"))),
     }
 }
 
@@ -916,14 +1089,13 @@ pub extern "C" fn prolly_dolt_rows_next(
                 ),
             ));
         }
-        if !c.fill()? {
+        if c.peeked {
+            c.peeked = false;
+        } else if !c.rows.next_into(&mut c.row)? {
             return Ok(prolly_result::End);
         }
-        let Some(row) = c.rows.pop_front() else {
-            return Ok(prolly_result::End);
-        };
         for (i, buf) in c.texts.iter_mut().enumerate() {
-            let v = to_c_value(row.get(i).and_then(Option::as_ref), buf);
+            let v = to_c_value(c.row.get(i).and_then(Option::as_ref), buf);
             // SAFETY: `values` is non-null and writable for `values_len >= columns > i` values
             // per the caller's contract.
             unsafe { values.add(i).write(v) };

@@ -15,7 +15,8 @@
 //!   cannot honour without `unsafe` (an entry could be evicted while borrowed). Chunks read
 //!   through the trait are therefore kept in an append-only arena for the life of the handle
 //!   (or until [`DoltChunkSource::clear_arena`], which needs `&mut self`, so no borrow can be
-//!   live). Use the trait for tree code that needs it and the `Arc` API for bulk reads.
+//!   live). Use the trait for tree code that needs it and the `Arc` API for bulk reads. A
+//!   node read through the trait is verified once; its layout is kept with it.
 //!
 //! Each chunk's SHA-512/20 is checked whenever it is decompressed (so at least on first read),
 //! unless turned off with [`DoltChunkSource::with_verify_hashes`]; the CRC-32C of every
@@ -28,7 +29,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use prollystore::store::{ChunkStore, StoreError, StoreFastPaths};
+use prollystore::store::{ChunkStore, NodeHint, StoreError, StoreFastPaths};
 use prollystore_format::message::{Node, NodeLayout};
 use prollystore_format::{Address, HashProfile};
 
@@ -227,26 +228,54 @@ pub struct DoltChunkSource {
     cache: Mutex<TwoGenCache>,
     cache_budget: usize,
     verify_hashes: bool,
-    arena: elsa::sync::FrozenMap<Address, Box<Pinned>>,
+    /// Chunks read through the trait, by slot (a slot is also a node's [`NodeHint`]).
+    arena: elsa::sync::FrozenVec<Box<ArenaChunk>>,
+    /// Address → slot in `arena`.
+    arena_index: elsa::sync::FrozenMap<Address, u32>,
     /// Address of each embedded chunk pinned by [`DoltChunkSource::pin_embedded`], by the
     /// address of the chunk embedding it (so it is hashed once).
     embedded: elsa::sync::FrozenMap<Address, Box<Address>>,
 }
 
-/// A chunk kept in the arena, with the layout of its node view once it has been verified as a
-/// tree node: later `get_node`s of it check nothing (verification was most of a small diff's
-/// time).
-struct Pinned {
+/// A chunk kept for the [`ChunkStore`] trait, with its node layout once it has been verified as
+/// a `ProllyTreeNode` (tree reads verify each node once, not on every visit) and, for internal
+/// nodes, the arena slots of the children found so far (descents then skip the address lookup).
+#[derive(Debug)]
+struct ArenaChunk {
     bytes: Box<[u8]>,
-    layout: std::sync::OnceLock<NodeLayout>,
+    /// `Some` once verified as a node; `None` inside when it is not one.
+    layout: std::sync::OnceLock<Option<NodeLayout>>,
+    /// Per child, its slot, or [`NO_SLOT`] until first visited.
+    children: std::sync::OnceLock<Box<[std::sync::atomic::AtomicU32]>>,
 }
 
-impl Pinned {
-    fn new(bytes: &[u8]) -> Box<Pinned> {
-        Box::new(Pinned {
+/// A child whose slot is not known yet.
+const NO_SLOT: u32 = u32::MAX;
+
+impl ArenaChunk {
+    fn new(bytes: &[u8]) -> Box<ArenaChunk> {
+        Box::new(ArenaChunk {
             bytes: Box::from(bytes),
             layout: std::sync::OnceLock::new(),
+            children: std::sync::OnceLock::new(),
         })
+    }
+
+    /// The chunk as a verified node (verified on first use).
+    fn node(&self, address: &Address) -> Result<Node<'_>, StoreError> {
+        let layout = self
+            .layout
+            .get_or_init(|| Node::verify(&self.bytes).ok().map(|n| n.layout()));
+        match layout {
+            Some(layout) => Ok(Node::from_verified(&self.bytes, *layout)),
+            None => Err(Node::verify(&self.bytes).err().map_or(
+                StoreError::Missing(*address),
+                |source| StoreError::BadMessage {
+                    address: *address,
+                    source,
+                },
+            )),
+        }
     }
 }
 
@@ -292,7 +321,8 @@ impl DoltChunkSource {
             cache: Mutex::new(TwoGenCache::default()),
             cache_budget: DEFAULT_CACHE_BYTES,
             verify_hashes: true,
-            arena: elsa::sync::FrozenMap::new(),
+            arena: elsa::sync::FrozenVec::new(),
+            arena_index: elsa::sync::FrozenMap::new(),
             embedded: elsa::sync::FrozenMap::new(),
         })
     }
@@ -543,10 +573,48 @@ impl DoltChunkSource {
     /// Pinning the same bytes again is free.
     pub fn pin_chunk(&self, chunk: &[u8]) -> Address {
         let address = HashProfile::Dolt.address_of(chunk);
-        if self.arena.get(&address).is_none() {
-            self.arena.insert(address, Pinned::new(chunk));
+        if self.arena_index.get_copy(&address).is_none() {
+            self.add_to_arena(address, chunk);
         }
         address
+    }
+
+    /// Copies `chunk` into the arena under `address`; returns its slot (the first one's, if
+    /// another thread added the same chunk meanwhile).
+    fn add_to_arena(&self, address: Address, chunk: &[u8]) -> u32 {
+        let slot = self.arena.push_get_index(ArenaChunk::new(chunk));
+        let slot = u32::try_from(slot).unwrap_or(NO_SLOT);
+        self.arena_index.get_copy_or_insert(address, slot)
+    }
+
+    /// The arena slot of the chunk at `address`, read on first use.
+    fn arena_slot(&self, address: &Address) -> Result<Option<u32>, StoreError> {
+        if let Some(slot) = self.arena_index.get_copy(address) {
+            return Ok(Some(slot));
+        }
+        match self.read_uncached(address).map_err(to_store_error)? {
+            None => Ok(None),
+            Some(bytes) => Ok(Some(self.add_to_arena(*address, &bytes))),
+        }
+    }
+
+    /// The arena's copy of the chunk at `address`, read on first use.
+    fn arena_chunk(&self, address: &Address) -> Result<Option<&ArenaChunk>, StoreError> {
+        Ok(self
+            .arena_slot(address)?
+            .and_then(|s| self.arena.get(s as usize)))
+    }
+
+    /// The node at `address` with its slot.
+    fn arena_node(&self, address: &Address) -> Result<(Node<'_>, NodeHint), StoreError> {
+        let slot = self
+            .arena_slot(address)?
+            .ok_or(StoreError::Missing(*address))?;
+        let chunk = self
+            .arena
+            .get(slot as usize)
+            .ok_or(StoreError::Missing(*address))?;
+        Ok((chunk.node(address)?, NodeHint::new(slot)))
     }
 
     /// [`DoltChunkSource::pin_chunk`] for `chunk` embedded in the chunk at `owner` (a table's
@@ -563,7 +631,8 @@ impl DoltChunkSource {
 
     /// Drops every chunk read through the [`ChunkStore`] trait.
     pub fn clear_arena(&mut self) {
-        self.arena = elsa::sync::FrozenMap::new();
+        self.arena = elsa::sync::FrozenVec::new();
+        self.arena_index = elsa::sync::FrozenMap::new();
         self.embedded = elsa::sync::FrozenMap::new();
     }
 }
@@ -604,24 +673,15 @@ impl ChunkStore for DoltChunkSource {
     }
 
     fn get(&self, address: &Address) -> Result<Option<&[u8]>, StoreError> {
-        Ok(self.pinned(address)?.map(|p| &*p.bytes))
+        Ok(self.arena_chunk(address)?.map(|c| &c.bytes[..]))
     }
 
     fn get_node(&self, address: &Address) -> Result<Node<'_>, StoreError> {
-        let pinned = self.pinned(address)?.ok_or(StoreError::Missing(*address))?;
-        if let Some(layout) = pinned.layout.get() {
-            return Ok(Node::from_verified(&pinned.bytes, *layout));
-        }
-        let node = Node::verify(&pinned.bytes).map_err(|source| StoreError::BadMessage {
-            address: *address,
-            source,
-        })?;
-        let _ = pinned.layout.set(node.layout());
-        Ok(node)
+        Ok(self.arena_node(address)?.0)
     }
 
     fn has(&self, address: &Address) -> Result<bool, StoreError> {
-        Ok(self.arena.get(address).is_some() || self.contains(address))
+        Ok(self.arena_index.get_copy(address).is_some() || self.contains(address))
     }
 
     fn put(&self, _chunk: &[u8]) -> Result<Address, StoreError> {
@@ -631,19 +691,39 @@ impl ChunkStore for DoltChunkSource {
     }
 }
 
-impl DoltChunkSource {
-    /// The arena entry of `address`, read into the arena on first use.
-    fn pinned(&self, address: &Address) -> Result<Option<&Pinned>, StoreError> {
-        if let Some(p) = self.arena.get(address) {
-            return Ok(Some(p));
+/// Node hints are arena slots: a descent finds a child through its parent's list of child
+/// slots (filled in as children are first visited) instead of looking its address up. No lent
+/// memory: the store is read-only.
+impl StoreFastPaths for DoltChunkSource {
+    fn get_node_hinted(&self, address: &Address) -> Result<(Node<'_>, NodeHint), StoreError> {
+        self.arena_node(address)
+    }
+
+    fn get_child(
+        &self,
+        parent: &Node<'_>,
+        hint: NodeHint,
+        i: usize,
+    ) -> Result<(Node<'_>, NodeHint), StoreError> {
+        use std::sync::atomic::{AtomicU32, Ordering};
+        let Some(p) = hint.get().and_then(|s| self.arena.get(s as usize)) else {
+            return self.arena_node(&parent.child(i));
+        };
+        let children = p.children.get_or_init(|| {
+            (0..parent.count())
+                .map(|_| AtomicU32::new(NO_SLOT))
+                .collect()
+        });
+        let known = children.get(i).map(|c| c.load(Ordering::Relaxed));
+        if let Some(slot) = known.filter(|&s| s != NO_SLOT) {
+            if let Some(chunk) = self.arena.get(slot as usize) {
+                return Ok((chunk.node(&parent.child(i))?, NodeHint::new(slot)));
+            }
         }
-        match self.read_uncached(address).map_err(to_store_error)? {
-            None => Ok(None),
-            Some(bytes) => Ok(Some(self.arena.insert(*address, Pinned::new(&bytes)))),
+        let (node, child_hint) = self.arena_node(&parent.child(i))?;
+        if let (Some(c), Some(slot)) = (children.get(i), child_hint.get()) {
+            c.store(slot, Ordering::Relaxed);
         }
+        Ok((node, child_hint))
     }
 }
-
-/// Trees over a Dolt database take the contract's defaults: its chunks are read through a
-/// bounded cache, which has no node hints or lent memory to offer.
-impl StoreFastPaths for DoltChunkSource {}

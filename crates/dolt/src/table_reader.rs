@@ -1,0 +1,540 @@
+//! Keyed reads of one table state: rows by primary key, key ranges in either direction (whole
+//! keys or a prefix of a composite key, inclusive or exclusive bounds, a row limit), and
+//! lookups and ranges through a named secondary index that return whole rows. Everything
+//! reads through the table's index maps ([`crate::index_map`]); rows come out of an
+//! [`Iterator`], keyless rows repeated by their cardinality as Dolt shows them.
+
+use std::ops::Bound;
+
+use prollystore::tree::cursor::Cursor;
+use prollystore::{Map, TreeError};
+use prollystore_format::tuple::{Tuple, TupleBuilder, TupleDesc};
+use prollystore_format::Address;
+
+use crate::chunks::DoltChunkSource;
+use crate::db::{Database, Table};
+use crate::error::{bad_chunk, DoltError, Result};
+use crate::index_map::IndexMap;
+use crate::key_encode::KeyEncoder;
+use crate::schema::Index;
+use crate::sql_value::SqlValue;
+use crate::table_rows::RowDecoder;
+
+/// One row: a value per visible column, `None` for NULL.
+pub type Row = Vec<Option<SqlValue>>;
+
+/// Which keys a scan visits: bounds on the leading key columns (a bound with fewer values than
+/// the key has columns bounds a prefix of a composite key), the direction, and a row limit.
+#[derive(Clone, Debug, PartialEq)]
+pub struct KeyRange {
+    /// Lower bound.
+    pub from: Bound<Vec<SqlValue>>,
+    /// Upper bound.
+    pub to: Bound<Vec<SqlValue>>,
+    /// Descending key order.
+    pub reverse: bool,
+    /// At most this many rows (keyless row copies count one each).
+    pub limit: Option<u64>,
+}
+
+impl Default for KeyRange {
+    fn default() -> Self {
+        KeyRange::all()
+    }
+}
+
+impl KeyRange {
+    /// Every row, in key order.
+    pub fn all() -> KeyRange {
+        KeyRange {
+            from: Bound::Unbounded,
+            to: Bound::Unbounded,
+            reverse: false,
+            limit: None,
+        }
+    }
+
+    /// The rows whose leading key columns equal `prefix`.
+    pub fn prefix(prefix: Vec<SqlValue>) -> KeyRange {
+        KeyRange {
+            from: Bound::Included(prefix.clone()),
+            to: Bound::Included(prefix),
+            ..KeyRange::all()
+        }
+    }
+}
+
+/// Keyed access to one table: made once, then any number of gets and scans.
+pub struct TableReader<'a> {
+    db: &'a Database,
+    table: &'a Table,
+    decoder: RowDecoder<'a>,
+    /// The clustered index in byte order, for whole scans.
+    scan_map: IndexMap<'a>,
+    /// The clustered index in Dolt's key order and its key encoder; `None` for keyless tables
+    /// and keys whose collation is not implemented (the methods that need it say why).
+    primary: Option<(IndexMap<'a>, KeyEncoder)>,
+}
+
+impl std::fmt::Debug for TableReader<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TableReader")
+            .field("table", &self.table.name)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Table {
+    /// Every row in primary-key order (keyless tables: stored order, each row repeated by its
+    /// cardinality). A whole scan never compares keys, so it works for any key collation.
+    pub fn rows<'a>(&'a self, db: &'a Database) -> Result<Rows<'a>> {
+        TableReader::new(db, self)?.scan(&KeyRange::all())
+    }
+
+    /// A reader for keyed access to this table.
+    pub fn reader<'a>(&'a self, db: &'a Database) -> Result<TableReader<'a>> {
+        TableReader::new(db, self)
+    }
+}
+
+impl<'a> TableReader<'a> {
+    /// The reader of `table`. Fails for tables whose rows cannot be shown (see
+    /// [`RowDecoder::new`]).
+    pub fn new(db: &'a Database, table: &'a Table) -> Result<TableReader<'a>> {
+        let decoder = RowDecoder::new(table)?;
+        let scan_map = table.primary_scan_map(db);
+        let s = &table.schema;
+        let primary = match s.primary_tuple_schema() {
+            Ok(schema) if !s.keyless => {
+                let enc = encoder(table, &s.key_columns, schema.key.clone());
+                Some((Map::new(db.source(), scan_map.root(), schema), enc))
+            }
+            _ => None,
+        };
+        Ok(TableReader {
+            db,
+            table,
+            decoder,
+            scan_map,
+            primary,
+        })
+    }
+
+    /// The table read.
+    pub fn table(&self) -> &'a Table {
+        self.table
+    }
+
+    /// Names of the visible columns, in row order.
+    pub fn column_names(&self) -> Vec<&'a str> {
+        let s = &self.table.schema;
+        s.visible_columns()
+            .into_iter()
+            .filter_map(|i| s.columns.get(i).map(|c| c.name.as_str()))
+            .collect()
+    }
+
+    /// The encoder of primary-key values (refused for keyless tables: their key is a hash).
+    pub fn primary_key(&self) -> Result<KeyEncoder> {
+        if let Some((_, enc)) = &self.primary {
+            return Ok(enc.clone());
+        }
+        let s = &self.table.schema;
+        if s.keyless {
+            return Err(DoltError::Unsupported(format!(
+                "table {:?} has no primary key (keyless); scan it, or look up through an index",
+                self.table.name
+            )));
+        }
+        let desc = s.primary_tuple_schema()?.key;
+        Ok(encoder(self.table, &s.key_columns, desc))
+    }
+
+    /// The encoder of the key values of secondary index `name` (its columns, then the primary
+    /// key's).
+    pub fn index_key(&self, name: &str) -> Result<KeyEncoder> {
+        let index = self.index(name)?;
+        let desc = self.table.schema.index_tuple_schema(index)?.key;
+        // A keyless table's index keys end with the row hash, which no one types.
+        let n = if self.table.schema.keyless {
+            index.columns.len()
+        } else {
+            index.key_columns.len()
+        };
+        Ok(encoder(
+            self.table,
+            index.key_columns.get(..n).unwrap_or(&[]),
+            desc,
+        ))
+    }
+
+    /// The clustered index in Dolt's key order with its key encoder (errors as
+    /// [`TableReader::primary_key`]).
+    fn primary(&self) -> Result<(&IndexMap<'a>, &KeyEncoder)> {
+        match &self.primary {
+            Some((map, enc)) => Ok((map, enc)),
+            None => self.primary_key().and(Err(DoltError::Unsupported(format!(
+                "table {:?}: no primary key order",
+                self.table.name
+            )))),
+        }
+    }
+
+    fn index(&self, name: &str) -> Result<&'a Index> {
+        let index = self
+            .table
+            .schema
+            .indexes
+            .iter()
+            .find(|ix| ix.name == name)
+            .ok_or_else(|| {
+                DoltError::NotFound(format!("index {name:?} of table {:?}", self.table.name))
+            })?;
+        if index.fulltext || index.spatial || !index.prefix_lengths.is_empty() {
+            return Err(DoltError::Unsupported(format!(
+                "index {name:?} of table {:?}: lookups through FULLTEXT, SPATIAL and prefix \
+                 indexes",
+                self.table.name
+            )));
+        }
+        Ok(index)
+    }
+
+    /// The row whose primary key is `key` (a value per key column), if any. Text keys match
+    /// under the column's collation, as in Dolt.
+    pub fn get(&self, key: &[SqlValue]) -> Result<Option<Row>> {
+        let (map, enc) = self.primary()?;
+        if key.len() != enc.columns().len() {
+            return Err(DoltError::BadValue {
+                table: self.table.name.clone(),
+                column: String::new(),
+                reason: format!(
+                    "a get needs all {} primary-key values, {} given (scan a prefix instead)",
+                    enc.columns().len(),
+                    key.len()
+                ),
+            });
+        }
+        let k = enc.encode(key)?;
+        let err = |e| tree_error(self.table, e);
+        let mut c = map.seek(&k).map_err(err)?;
+        if !c.valid() {
+            c.advance(self.db.source()).map_err(err)?;
+        }
+        // The stored key may differ in bytes from `k` (another spelling under a collation):
+        // the row shows the stored one, as Dolt does.
+        if !c.valid() || !map.schema().key.compare(c.key(), &k).is_eq() {
+            return Ok(None);
+        }
+        let mut row = Vec::new();
+        self.decoder
+            .decode_into(self.db, c.key(), c.value(), &mut row)?;
+        Ok(Some(row))
+    }
+
+    /// The rows of the primary key range `range`.
+    pub fn scan(&self, range: &KeyRange) -> Result<Rows<'a>> {
+        let unbounded = matches!(
+            (&range.from, &range.to),
+            (Bound::Unbounded, Bound::Unbounded)
+        );
+        let (map, enc) = if unbounded {
+            // No key compares: the byte-order descriptor serves any collation.
+            (self.scan_map.clone(), None)
+        } else {
+            let (map, enc) = self.primary()?;
+            (map.clone(), Some(enc.clone()))
+        };
+        self.rows_of(map, enc, range, None)
+    }
+
+    /// The rows whose index `index` keys are in `range`, as whole rows, in index order.
+    pub fn index_scan(&self, index: &str, range: &KeyRange) -> Result<Rows<'a>> {
+        let ix = self.index(index)?;
+        let map = self.table.index_map(self.db, index)?;
+        let enc = self.index_key(index)?;
+        let s = &self.table.schema;
+        // A keyless table's index keys end with the row hash (its primary key) after the
+        // index's own columns.
+        let pk_fields = if s.keyless {
+            vec![ix.key_columns.len()]
+        } else {
+            s.key_columns
+                .iter()
+                .map(|c| {
+                    ix.key_columns.iter().position(|k| k == c).ok_or_else(|| {
+                        bad_chunk(
+                            self.table.schema_address,
+                            format!("index {index:?} lacks primary-key column {c}"),
+                        )
+                    })
+                })
+                .collect::<Result<Vec<_>>>()?
+        };
+        let lookup = IndexLookup {
+            name: ix.name.clone(),
+            primary: self.scan_map.clone(),
+            pk_fields,
+            builder: TupleBuilder::new(s.key_desc()),
+        };
+        self.rows_of(map, Some(enc), range, Some(lookup))
+    }
+
+    /// The rows of index `index` whose leading key columns equal `values`.
+    pub fn index_lookup(&self, index: &str, values: &[SqlValue]) -> Result<Rows<'a>> {
+        self.index_scan(index, &KeyRange::prefix(values.to_vec()))
+    }
+
+    fn rows_of(
+        &self,
+        map: IndexMap<'a>,
+        enc: Option<KeyEncoder>,
+        range: &KeyRange,
+        lookup: Option<IndexLookup<'a>>,
+    ) -> Result<Rows<'a>> {
+        let encode = |b: &Bound<Vec<SqlValue>>| -> Result<Option<(Vec<u8>, usize, bool)>> {
+            Ok(match (b, &enc) {
+                (Bound::Unbounded, _) | (_, None) => None,
+                (Bound::Included(v), Some(e)) => Some((e.encode(v)?, v.len(), true)),
+                (Bound::Excluded(v), Some(e)) => Some((e.encode(v)?, v.len(), false)),
+            })
+        };
+        let from = encode(&range.from)?;
+        let to = encode(&range.to)?;
+        let key = map.schema().key.clone();
+        let store = map.store();
+        let root = map.root();
+        let (start, stop) = if range.reverse {
+            (to, from)
+        } else {
+            (from, to)
+        };
+        let cursor = position(store, &root, &key, start.as_ref(), range.reverse)
+            .map_err(|e| tree_error(self.table, e))?;
+        Ok(Rows {
+            db: self.db,
+            table: self.table,
+            decoder: self.decoder.clone(),
+            store,
+            key,
+            cursor,
+            reverse: range.reverse,
+            stop,
+            lookup,
+            pk: Vec::new(),
+            left: range.limit,
+            repeat: Vec::new(),
+            repeats: 0,
+            done: false,
+        })
+    }
+}
+
+/// The encoder of keys over `positions` of `table`'s columns, described by `desc`.
+fn encoder(table: &Table, positions: &[usize], desc: TupleDesc) -> KeyEncoder {
+    let s = &table.schema;
+    let columns = positions
+        .iter()
+        .filter_map(|&i| s.columns.get(i).cloned())
+        .collect();
+    KeyEncoder::new(&table.name, columns, desc)
+}
+
+/// A cursor on the first row of a scan: the first key at or after (before, in reverse) the
+/// start bound, comparing the bound's fields only.
+fn position<'a>(
+    store: &'a DoltChunkSource,
+    root: &Address,
+    key: &TupleDesc,
+    start: Option<&(Vec<u8>, usize, bool)>,
+    reverse: bool,
+) -> Result<Cursor<'a>, TreeError> {
+    let mut c = match (start, reverse) {
+        (None, false) => Cursor::at_start(store, root)?,
+        (None, true) => return Cursor::at_last(store, root),
+        (Some((b, n, incl)), false) => Cursor::at_partition(store, root, |k| {
+            let o = key.compare_prefix(k, b, *n);
+            if *incl {
+                o.is_lt()
+            } else {
+                o.is_le()
+            }
+        })?,
+        (Some((b, n, incl)), true) => {
+            let mut c = Cursor::at_partition(store, root, |k| {
+                let o = key.compare_prefix(k, b, *n);
+                if *incl {
+                    o.is_le()
+                } else {
+                    o.is_lt()
+                }
+            })?;
+            c.retreat(store)?;
+            return Ok(c);
+        }
+    };
+    if !c.valid() {
+        // A descent may end one past the end of a leaf that is not the last.
+        c.advance(store)?;
+    }
+    Ok(c)
+}
+
+/// How an index scan turns index keys into rows.
+struct IndexLookup<'a> {
+    name: String,
+    primary: IndexMap<'a>,
+    /// Per primary-key field, its position in the index key.
+    pk_fields: Vec<usize>,
+    builder: TupleBuilder,
+}
+
+/// The rows of a scan (see [`TableReader::scan`], [`TableReader::index_scan`],
+/// [`Table::rows`]). After an error the iteration ends. [`Rows::next_into`] reuses the caller's
+/// row: no allocation per row for fixed-width columns.
+pub struct Rows<'a> {
+    db: &'a Database,
+    table: &'a Table,
+    decoder: RowDecoder<'a>,
+    store: &'a DoltChunkSource,
+    key: TupleDesc,
+    cursor: Cursor<'a>,
+    reverse: bool,
+    /// The far bound: key tuple, fields it bounds, inclusive.
+    stop: Option<(Vec<u8>, usize, bool)>,
+    lookup: Option<IndexLookup<'a>>,
+    /// Index scans: the primary key of the current entry (reused).
+    pk: Vec<u8>,
+    /// Rows still allowed by the limit.
+    left: Option<u64>,
+    /// A keyless row still owed, and how many more copies of it.
+    repeat: Row,
+    repeats: u64,
+    done: bool,
+}
+
+impl std::fmt::Debug for Rows<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Rows")
+            .field("table", &self.table.name)
+            .field("reverse", &self.reverse)
+            .field("done", &self.done)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A stored entry of a scan: the primary key (`None`: in `Rows::pk`) and the row value.
+type Entry<'a> = (Option<&'a [u8]>, &'a [u8]);
+
+impl<'a> Rows<'a> {
+    /// The next stored entry within the range, as (primary key, row value), stepping past it.
+    /// Index scans leave the primary key in `self.pk` and return `None` for it.
+    fn next_entry(&mut self) -> Result<Option<Entry<'a>>> {
+        if self.done || !self.cursor.valid() {
+            return Ok(None);
+        }
+        let (k, v) = (self.cursor.key(), self.cursor.value());
+        if let Some((b, n, incl)) = &self.stop {
+            let o = self.key.compare_prefix(k, b, *n);
+            let inside = match (self.reverse, incl) {
+                (false, true) => o.is_le(),
+                (false, false) => o.is_lt(),
+                (true, true) => o.is_ge(),
+                (true, false) => o.is_gt(),
+            };
+            if !inside {
+                return Ok(None);
+            }
+        }
+        let step = if self.reverse {
+            self.cursor.retreat(self.store)
+        } else {
+            self.cursor.advance(self.store)
+        };
+        step.map_err(|e| tree_error(self.table, e))?;
+        let Some(lookup) = &mut self.lookup else {
+            return Ok(Some((Some(k), v)));
+        };
+        let bad = |e: &dyn std::fmt::Display| {
+            bad_chunk(
+                self.table.address,
+                format!("index {:?} key: {e}", lookup.name),
+            )
+        };
+        let t = Tuple::new(k).map_err(|e| bad(&e))?;
+        for (i, &f) in lookup.pk_fields.iter().enumerate() {
+            let field = t.field(f).unwrap_or(&[]);
+            lookup.builder.put_raw(i, field).map_err(|e| bad(&e))?;
+        }
+        let pk = lookup.builder.build().map_err(|e| bad(&e))?;
+        self.pk.clear();
+        self.pk.extend_from_slice(pk.as_bytes());
+        let v = lookup
+            .primary
+            .get(&self.pk)
+            .map_err(|e| tree_error(self.table, e))?
+            .ok_or_else(|| bad(&"names a row the primary index does not hold"))?;
+        Ok(Some((None, v)))
+    }
+
+    /// Decodes the next row into `row` (cleared first, its allocation reused); false at the
+    /// end of the range.
+    pub fn next_into(&mut self, row: &mut Row) -> Result<bool> {
+        let r = self.step_into(row);
+        if !matches!(r, Ok(true)) {
+            self.done = true;
+        }
+        r
+    }
+
+    fn step_into(&mut self, row: &mut Row) -> Result<bool> {
+        loop {
+            if self.left == Some(0) {
+                return Ok(false);
+            }
+            if self.repeats > 0 {
+                self.repeats -= 1;
+                row.clone_from(&self.repeat);
+                self.count_one();
+                return Ok(true);
+            }
+            let Some((key, value)) = self.next_entry()? else {
+                return Ok(false);
+            };
+            let key = key.unwrap_or(&self.pk);
+            let copies = self.decoder.decode_into(self.db, key, value, row)?;
+            if copies == 0 {
+                continue;
+            }
+            if copies > 1 {
+                self.repeat.clone_from(row);
+                self.repeats = copies - 1;
+            }
+            self.count_one();
+            return Ok(true);
+        }
+    }
+
+    fn count_one(&mut self) {
+        if let Some(n) = &mut self.left {
+            *n -= 1;
+        }
+    }
+}
+
+impl Iterator for Rows<'_> {
+    type Item = Result<Row>;
+
+    fn next(&mut self) -> Option<Result<Row>> {
+        let mut row = Vec::new();
+        match self.next_into(&mut row) {
+            Ok(true) => Some(Ok(row)),
+            Ok(false) => None,
+            Err(e) => Some(Err(e)),
+        }
+    }
+}
+
+fn tree_error(table: &Table, e: TreeError) -> DoltError {
+    bad_chunk(table.address, format!("table {:?}: {e}", table.name))
+}
