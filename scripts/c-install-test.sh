@@ -5,6 +5,9 @@
 # the installed libraries carry no debug info. Each program must run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+if ! command -v pkg-config >/dev/null 2>&1; then
+  apt-get update -qq && apt-get install -y -qq pkg-config
+fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 prefix=$work/prefix
