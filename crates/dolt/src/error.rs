@@ -1,6 +1,7 @@
 //! One error type for everything this crate reads, so callers see which file, offset or chunk
 //! was at fault.
 
+use prollystore::{StoreError, TreeError};
 use prollystore_format::Address;
 use thiserror::Error;
 
@@ -75,6 +76,58 @@ pub enum DoltError {
     /// The data uses a feature this reader does not implement.
     #[error("unsupported: {0}")]
     Unsupported(String),
+    /// A tree operation failed in a way none of the variants above describes (an edit or
+    /// build refused, a store that is read-only...).
+    #[error(transparent)]
+    Tree(TreeError),
+}
+
+/// Store errors as the variants above when one fits (a missing chunk, an I/O error, a damaged
+/// file or chunk), so callers match on one type whichever layer failed.
+impl From<StoreError> for DoltError {
+    fn from(e: StoreError) -> DoltError {
+        match e {
+            StoreError::Missing(address) => DoltError::MissingChunk(address),
+            StoreError::Io { context, source } => DoltError::Io {
+                file: context,
+                source,
+            },
+            StoreError::Corrupted {
+                file,
+                offset,
+                reason,
+            } => DoltError::Corrupt {
+                file,
+                offset,
+                reason,
+            },
+            StoreError::BadMessage { address, source } => bad_chunk(address, source.to_string()),
+            StoreError::HashMismatch {
+                address,
+                actual,
+                location,
+            } => DoltError::HashMismatch {
+                address,
+                actual,
+                file: location.unwrap_or_default(),
+                offset: 0,
+            },
+            other => DoltError::Tree(TreeError::Store(other)),
+        }
+    }
+}
+
+/// Tree errors: store failures as [`From<StoreError>`] maps them, malformed nodes and blobs as
+/// [`DoltError::BadChunk`], the rest as [`DoltError::Tree`].
+impl From<TreeError> for DoltError {
+    fn from(e: TreeError) -> DoltError {
+        match e {
+            TreeError::Store(s) => s.into(),
+            TreeError::Malformed { address, reason } => bad_chunk(address, reason),
+            TreeError::BadBlob { address, reason } => bad_chunk(address, reason),
+            other => DoltError::Tree(other),
+        }
+    }
 }
 
 /// Shorthand for results of this crate.
@@ -92,5 +145,32 @@ pub(crate) fn bad_chunk(address: Address, reason: impl Into<String>) -> DoltErro
     DoltError::BadChunk {
         address,
         reason: reason.into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn store_and_tree_errors_keep_their_kind() {
+        let a = Address::from_slice(&[7; 20]).unwrap_or(Address::ZERO);
+        let missing: DoltError = TreeError::Store(StoreError::Missing(a)).into();
+        assert!(matches!(missing, DoltError::MissingChunk(x) if x == a));
+        let io: DoltError = StoreError::Io {
+            context: "reading f".into(),
+            source: std::io::Error::other("disk"),
+        }
+        .into();
+        assert!(matches!(io, DoltError::Io { ref file, .. } if file == "reading f"), "{io}");
+        let malformed: DoltError = TreeError::Malformed {
+            address: a,
+            reason: "empty internal node",
+        }
+        .into();
+        assert!(matches!(malformed, DoltError::BadChunk { address, .. } if address == a));
+        let unsorted: DoltError = TreeError::Unsorted { index: 3 }.into();
+        assert!(matches!(unsorted, DoltError::Tree(TreeError::Unsorted { index: 3 })));
+        assert!(unsorted.to_string().contains("item 3"), "{unsorted}");
     }
 }

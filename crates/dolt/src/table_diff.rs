@@ -299,6 +299,11 @@ impl<'d> TableDiff<'d> {
     }
 
     fn tree_error(&self, e: TreeError) -> DoltError {
+        // Store failures keep their own variant (a missing chunk, an I/O error, damage).
+        let e = match DoltError::from(e) {
+            DoltError::Tree(e) => e,
+            other => return other,
+        };
         let address = self
             .to
             .table

@@ -535,6 +535,11 @@ impl Iterator for Rows<'_> {
     }
 }
 
+/// A tree error while reading `table`: store failures keep their own variant (a missing chunk,
+/// an I/O error, a damaged file), the rest name the table.
 fn tree_error(table: &Table, e: TreeError) -> DoltError {
-    bad_chunk(table.address, format!("table {:?}: {e}", table.name))
+    match DoltError::from(e) {
+        DoltError::Tree(e) => bad_chunk(table.address, format!("table {:?}: {e}", table.name)),
+        other => other,
+    }
 }

@@ -36,6 +36,7 @@ impl From<DoltError> for Error {
             DoltError::NotFound(_) => R::NotFound,
             DoltError::Unsupported(_) => R::ErrUnsupported,
             DoltError::BadValue { .. } => R::ErrInvalidArgument,
+            DoltError::Locked { .. } => R::ErrLocked,
             DoltError::Corrupt { .. }
             | DoltError::HashMismatch { .. }
             | DoltError::BadChunk { .. } => R::ErrCorrupted,
