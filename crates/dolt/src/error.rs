@@ -162,7 +162,10 @@ mod tests {
             source: std::io::Error::other("disk"),
         }
         .into();
-        assert!(matches!(io, DoltError::Io { ref file, .. } if file == "reading f"), "{io}");
+        assert!(
+            matches!(io, DoltError::Io { ref file, .. } if file == "reading f"),
+            "{io}"
+        );
         let malformed: DoltError = TreeError::Malformed {
             address: a,
             reason: "empty internal node",
@@ -170,7 +173,10 @@ mod tests {
         .into();
         assert!(matches!(malformed, DoltError::BadChunk { address, .. } if address == a));
         let unsorted: DoltError = TreeError::Unsorted { index: 3 }.into();
-        assert!(matches!(unsorted, DoltError::Tree(TreeError::Unsorted { index: 3 })));
+        assert!(matches!(
+            unsorted,
+            DoltError::Tree(TreeError::Unsorted { index: 3 })
+        ));
         assert!(unsorted.to_string().contains("item 3"), "{unsorted}");
     }
 }
