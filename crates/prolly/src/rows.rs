@@ -40,8 +40,8 @@
 use std::fmt;
 
 use prollystore_format::tuple::{
-    needs_external_order, Adaptive, BlobStore, Tuple, TupleBuilder, TupleDesc, TupleError, Type,
-    Value, MAX_TUPLE_FIELDS,
+    needs_external_order, BlobStore, Tuple, TupleBuilder, TupleDesc, TupleError, Type, Value,
+    MAX_TUPLE_FIELDS,
 };
 use prollystore_format::Encoding;
 use thiserror::Error;
@@ -571,15 +571,5 @@ impl<'r> RowDecoder<'r> {
             }
         }
         Ok(())
-    }
-}
-
-/// Reads an adaptive value's inline payload as text, if it is inline and UTF-8: the common way
-/// to show a `text` column's value.
-pub fn inline_text<'a>(v: &Value<'a>) -> Option<&'a str> {
-    match v {
-        Value::String(s) => Some(s),
-        Value::Adaptive(Adaptive::Inline(b)) => std::str::from_utf8(b).ok(),
-        _ => None,
     }
 }

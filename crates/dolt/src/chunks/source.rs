@@ -571,7 +571,7 @@ impl DoltChunkSource {
     /// returns. Dolt embeds a table's primary-index root node in the table chunk and need not
     /// store it on its own; pinning it lets that index be read as a [`prollystore::Map`].
     /// Pinning the same bytes again is free.
-    pub fn pin_chunk(&self, chunk: &[u8]) -> Address {
+    pub(crate) fn pin_chunk(&self, chunk: &[u8]) -> Address {
         let address = HashProfile::Dolt.address_of(chunk);
         if self.arena_index.get_copy(&address).is_none() {
             self.add_to_arena(address, chunk);
