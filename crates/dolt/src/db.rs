@@ -8,6 +8,7 @@ use prollystore_format::message::generated::serial;
 use prollystore_format::message::AddressMapNode;
 use prollystore_format::Address;
 
+use crate::chunk_memo::ChunkMemo;
 use crate::chunks::DoltChunkSource;
 use crate::error::{bad_chunk, DoltError, Result};
 use crate::message::{addr_field, fb_root};
@@ -107,6 +108,9 @@ pub struct Table {
     pub auto_increment: u64,
 }
 
+/// A store root's dataset map, as kept in the memo.
+struct Datasets(Vec<(String, Address)>);
+
 /// Which state of a branch to read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum State {
@@ -151,6 +155,7 @@ pub enum State {
 pub struct Database {
     dir: PathBuf,
     source: DoltChunkSource,
+    memo: ChunkMemo,
 }
 
 impl Database {
@@ -163,7 +168,16 @@ impl Database {
             path.to_path_buf()
         };
         let source = DoltChunkSource::open(&dot.join("noms"))?;
-        Ok(Database { dir: dot, source })
+        Ok(Database {
+            dir: dot,
+            source,
+            memo: ChunkMemo::default(),
+        })
+    }
+
+    /// Values derived from chunks (key orders and decode plans per schema address).
+    pub(crate) fn memo(&self) -> &ChunkMemo {
+        &self.memo
     }
 
     /// Sets whether chunk hashes are checked on read (see
@@ -197,6 +211,14 @@ impl Database {
         if root.is_zero() {
             return Ok(Vec::new());
         }
+        let datasets = self
+            .memo
+            .get_or_make(root, || self.decode_datasets(root).map(Datasets))?;
+        Ok(datasets.0.clone())
+    }
+
+    /// The dataset map of store root `root`.
+    fn decode_datasets(&self, root: Address) -> Result<Vec<(String, Address)>> {
         let chunk = self.source.chunk(&root)?;
         let sr = fb_root::<serial::StoreRoot>(&chunk, b"STRT", root)?;
         let map = sr.address_map().map(|v| v.bytes()).unwrap_or(&[]);
@@ -294,6 +316,13 @@ impl Database {
 
     /// Reads the commit at `address`.
     pub fn commit(&self, address: Address) -> Result<Commit> {
+        let commit = self
+            .memo
+            .get_or_make(address, || self.decode_commit(address))?;
+        Ok(Commit::clone(&commit))
+    }
+
+    fn decode_commit(&self, address: Address) -> Result<Commit> {
         let chunk = self.source.chunk(&address)?;
         let c = fb_root::<serial::Commit>(&chunk, b"DCMT", address)?;
         let parent_bytes = c.parent_addrs().bytes();
@@ -371,6 +400,13 @@ impl Database {
 
     /// Reads the root value at `address`.
     pub fn root_value(&self, address: Address) -> Result<RootValue> {
+        let root = self
+            .memo
+            .get_or_make(address, || self.decode_root_value(address))?;
+        Ok(RootValue::clone(&root))
+    }
+
+    fn decode_root_value(&self, address: Address) -> Result<RootValue> {
         let chunk = self.source.chunk(&address)?;
         let r = fb_root::<serial::RootValue>(&chunk, b"RTVL", address)?;
         if r.feature_version() > MAX_FEATURE_VERSION {
@@ -405,6 +441,18 @@ impl Database {
             .find(|(n, _)| n == name)
             .map(|(_, a)| *a)
             .ok_or_else(|| DoltError::NotFound(format!("table {name:?}")))?;
+        // A table chunk decodes the same wherever it is listed: decoded once per open
+        // database (the schema parse and the chunk's checks are most of a diff's set-up).
+        let decoded = self
+            .memo
+            .get_or_make(address, || self.decode_table(address))?;
+        let mut table = Table::clone(&decoded);
+        table.name = name.to_string();
+        Ok(table)
+    }
+
+    /// Decodes table chunk `address` (the name is left empty).
+    fn decode_table(&self, address: Address) -> Result<Table> {
         let chunk = self.source.chunk(&address)?;
         let t = fb_root::<serial::Table>(&chunk, b"DTBL", address)?;
         let schema_address = addr_field(t.schema().bytes(), address, "schema")?;
@@ -417,7 +465,7 @@ impl Database {
             }
         }
         Ok(Table {
-            name: name.to_string(),
+            name: String::new(),
             address,
             schema_address,
             schema,

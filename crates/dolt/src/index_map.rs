@@ -74,11 +74,25 @@ impl Schema {
     }
 }
 
+/// A schema's primary key order, as kept in the database's memo.
+struct PrimaryOrder(TupleSchema);
+
 impl Table {
+    /// [`Schema::primary_tuple_schema`], made once per schema for the open database.
+    pub(crate) fn primary_order(&self, db: &Database) -> Result<TupleSchema> {
+        if self.schema_address.is_zero() {
+            return self.schema.primary_tuple_schema();
+        }
+        let order = db.memo().get_or_make(self.schema_address, || {
+            self.schema.primary_tuple_schema().map(PrimaryOrder)
+        })?;
+        Ok(order.0.clone())
+    }
+
     /// The clustered index as a map (its root node, embedded in the table chunk, is pinned in
     /// the database's chunk source).
     pub fn primary_map<'d>(&self, db: &'d Database) -> Result<IndexMap<'d>> {
-        let schema = self.schema.primary_tuple_schema()?;
+        let schema = self.primary_order(db)?;
         let root = db.source().pin_embedded(self.address, &self.primary_index);
         Ok(Map::new(db.source(), root, schema))
     }

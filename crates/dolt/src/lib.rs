@@ -24,6 +24,7 @@
 //!
 //! Apart from `write`, nothing here writes to the database directory.
 
+mod chunk_memo;
 pub mod chunks;
 pub mod csv_export;
 pub mod csv_field;

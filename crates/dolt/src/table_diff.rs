@@ -138,7 +138,7 @@ impl<'d> TableDiff<'d> {
                 .table
                 .as_ref()
                 .or(diff.to.table.as_ref())
-                .map(|t| t.schema.primary_tuple_schema())
+                .map(|t| t.primary_order(db))
                 .transpose()?;
             let compare_values = match (&diff.from.table, &diff.to.table) {
                 (Some(f), Some(t)) => value_types(&f.schema) == value_types(&t.schema),
@@ -234,8 +234,8 @@ impl<'d> TableDiff<'d> {
         Ok(RowChanges {
             diff: self,
             walk,
-            from_decoder: decoder_for(&self.from.table)?,
-            to_decoder: decoder_for(&self.to.table)?,
+            from_decoder: decoder_for(self.db, &self.from.table)?,
+            to_decoder: decoder_for(self.db, &self.to.table)?,
             keyless,
             pending: None,
         })
@@ -332,8 +332,11 @@ fn primary_keys_differ(f: &Schema, t: &Schema) -> bool {
 }
 
 /// The row decoder of a side's table, if it has one.
-fn decoder_for(table: &Option<Table>) -> Result<Option<RowDecoder<'_>>> {
-    table.as_ref().map(RowDecoder::new).transpose()
+fn decoder_for<'t>(db: &Database, table: &'t Option<Table>) -> Result<Option<RowDecoder<'t>>> {
+    table
+        .as_ref()
+        .map(|t| RowDecoder::shared(db, t))
+        .transpose()
 }
 
 impl DiffSide {

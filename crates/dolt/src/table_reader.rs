@@ -101,10 +101,10 @@ impl<'a> TableReader<'a> {
     /// The reader of `table`. Fails for tables whose rows cannot be shown (see
     /// [`RowDecoder::new`]).
     pub fn new(db: &'a Database, table: &'a Table) -> Result<TableReader<'a>> {
-        let decoder = RowDecoder::new(table)?;
+        let decoder = RowDecoder::shared(db, table)?;
         let scan_map = table.primary_scan_map(db);
         let s = &table.schema;
-        let primary = match s.primary_tuple_schema() {
+        let primary = match table.primary_order(db) {
             Ok(schema) if !s.keyless => {
                 let enc = encoder(table, &s.key_columns, schema.key.clone());
                 Some((Map::new(db.source(), scan_map.root(), schema), enc))

@@ -2,6 +2,8 @@
 //! order, each stored field decoded into the [`SqlValue`] Dolt shows (out-of-band values read
 //! from their blob trees).
 
+use std::sync::Arc;
+
 use prollystore_format::message::BlobNode;
 use prollystore_format::tuple::{Adaptive, Tuple, TupleDesc, Value};
 use prollystore_format::Address;
@@ -153,22 +155,21 @@ enum Slot {
     Virtual,
 }
 
-/// Decodes a table's stored (key, value) pairs into the values of its visible columns: the
-/// plan is made once per table, then each pair decodes without looking at the schema again.
-#[derive(Clone, Debug)]
-pub struct RowDecoder<'t> {
-    table: &'t Table,
+/// How to decode one schema's stored (key, value) pairs into the values of its visible
+/// columns: made once per schema (and kept per schema address by the open database), then
+/// each pair decodes without looking at the schema again.
+#[derive(Debug)]
+pub(crate) struct DecodePlan {
     key_desc: TupleDesc,
     value_desc: TupleDesc,
     slots: Vec<(usize, Slot)>,
     virtuals: Option<VirtualColumns>,
 }
 
-impl<'t> RowDecoder<'t> {
-    /// The decoder for `table`'s clustered index; VIRTUAL generated columns are computed
-    /// ([`VirtualColumns`]). Fails for an expression it cannot evaluate and for a schema whose
-    /// columns are in no tuple.
-    pub fn new(table: &'t Table) -> Result<RowDecoder<'t>> {
+impl DecodePlan {
+    /// The plan for `table`'s clustered index. Fails for a generated-column expression it
+    /// cannot evaluate and for a schema whose columns are in no tuple.
+    pub(crate) fn new(table: &Table) -> Result<DecodePlan> {
         let schema = &table.schema;
         let mut slots = Vec::new();
         for i in schema.visible_columns() {
@@ -187,13 +188,43 @@ impl<'t> RowDecoder<'t> {
             };
             slots.push((i, slot));
         }
-        Ok(RowDecoder {
-            table,
+        Ok(DecodePlan {
             key_desc: schema.key_desc(),
             value_desc: schema.value_desc(),
             slots,
             virtuals: VirtualColumns::for_schema(schema)?,
         })
+    }
+}
+
+/// Decodes a table's stored (key, value) pairs into the values of its visible columns.
+#[derive(Clone, Debug)]
+pub struct RowDecoder<'t> {
+    table: &'t Table,
+    plan: Arc<DecodePlan>,
+}
+
+impl<'t> RowDecoder<'t> {
+    /// The decoder for `table`'s clustered index; VIRTUAL generated columns are computed
+    /// ([`VirtualColumns`]). Fails for an expression it cannot evaluate and for a schema whose
+    /// columns are in no tuple.
+    pub fn new(table: &'t Table) -> Result<RowDecoder<'t>> {
+        Ok(RowDecoder {
+            table,
+            plan: Arc::new(DecodePlan::new(table)?),
+        })
+    }
+
+    /// The same decoder, with its plan made once per schema for the whole open database
+    /// (cheaper when many readers or diffs of the same tables are made).
+    pub fn shared(db: &Database, table: &'t Table) -> Result<RowDecoder<'t>> {
+        let plan = if table.schema_address.is_zero() {
+            Arc::new(DecodePlan::new(table)?)
+        } else {
+            db.memo()
+                .get_or_make(table.schema_address, || DecodePlan::new(table))?
+        };
+        Ok(RowDecoder { table, plan })
     }
 
     /// Decodes one stored pair into `row` (cleared first): one value per visible column,
@@ -207,27 +238,28 @@ impl<'t> RowDecoder<'t> {
         row: &mut Vec<Option<SqlValue>>,
     ) -> Result<u64> {
         let table = self.table;
+        let plan = &*self.plan;
         let kt =
             Tuple::new(key).map_err(|e| bad_chunk(table.address, format!("key tuple: {e}")))?;
         let vt =
             Tuple::new(value).map_err(|e| bad_chunk(table.address, format!("value tuple: {e}")))?;
         row.clear();
-        for &(i, slot) in &self.slots {
+        for &(i, slot) in &plan.slots {
             let Some(col) = table.schema.columns.get(i) else {
                 continue;
             };
             let value = match slot {
-                Slot::Key(k) => decode_field(db, col, &self.key_desc, kt, k)?,
-                Slot::Value(j) => decode_field(db, col, &self.value_desc, vt, j)?,
+                Slot::Key(k) => decode_field(db, col, &plan.key_desc, kt, k)?,
+                Slot::Value(j) => decode_field(db, col, &plan.value_desc, vt, j)?,
                 Slot::Virtual => None,
             };
             row.push(value);
         }
-        if let Some(v) = &self.virtuals {
+        if let Some(v) = &plan.virtuals {
             v.fill(row)?;
         }
         Ok(if table.schema.keyless {
-            self.value_desc
+            plan.value_desc
                 .get_uint64(vt, 0)
                 .ok()
                 .flatten()
@@ -246,8 +278,8 @@ pub fn for_each_row(
     table: &Table,
     f: &mut dyn FnMut(&[Option<SqlValue>]) -> Result<()>,
 ) -> Result<()> {
-    let decoder = RowDecoder::new(table)?;
-    let mut row: Vec<Option<SqlValue>> = Vec::with_capacity(decoder.slots.len());
+    let decoder = RowDecoder::shared(db, table)?;
+    let mut row: Vec<Option<SqlValue>> = Vec::with_capacity(decoder.plan.slots.len());
     let map = table.primary_scan_map(db);
     let tree = |e: prollystore::TreeError| {
         bad_chunk(table.address, format!("table {:?}: {e}", table.name))
