@@ -417,6 +417,7 @@ impl RowSchema {
         Ok(out)
     }
 
+    #[cold]
     fn field_error(&self, cols: &[Column], source: TupleError, offset: usize) -> RowError {
         let field = match &source {
             TupleError::BadField { field, .. }
@@ -555,19 +556,18 @@ impl<'r> RowDecoder<'r> {
         out: &mut Vec<Option<Value<'a>>>,
     ) -> Result<(), RowError> {
         let schema = self.schema;
-        let n = schema.key.len();
         out.clear();
-        out.resize(n + schema.value.len(), None);
-        let (key_out, value_out) = out.split_at_mut(n);
-        for (desc, bytes, cols, slots, offset) in [
-            (&self.key, key, &schema.key, key_out, 0),
-            (&self.value, value, &schema.value, value_out, n),
+        out.reserve(schema.key.len() + schema.value.len());
+        for (desc, bytes, cols, offset) in [
+            (&self.key, key, &schema.key, 0),
+            (&self.value, value, &schema.value, schema.key.len()),
         ] {
             let t = Tuple::new(bytes).map_err(|e| schema.field_error(cols, e, offset))?;
-            for (i, slot) in slots.iter_mut().enumerate() {
-                *slot = desc
-                    .value(t, i)
-                    .map_err(|e| schema.field_error(cols, e, offset + i))?;
+            for i in 0..cols.len() {
+                match desc.value(t, i) {
+                    Ok(v) => out.push(v),
+                    Err(e) => return Err(schema.field_error(cols, e, offset + i)),
+                }
             }
         }
         Ok(())
