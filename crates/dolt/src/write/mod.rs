@@ -30,6 +30,8 @@
 //! `repo_state.json` updates (checkout), the CLI and the C ABI.
 
 pub(crate) mod address_map;
+pub(crate) mod ancestry;
+pub(crate) mod branches;
 pub(crate) mod chunk_io;
 pub(crate) mod chunker;
 pub(crate) mod closure;
@@ -40,6 +42,7 @@ pub(crate) mod lock;
 pub(crate) mod new_table;
 pub(crate) mod refs;
 pub(crate) mod single_leaf;
+pub(crate) mod tags;
 pub(crate) mod writer;
 
 #[cfg(test)]

@@ -192,3 +192,44 @@ fn dataset_and_table_maps_are_dolts() {
     );
     assert!(multi > 50, "{multi}");
 }
+
+#[test]
+#[ignore]
+fn scratch_dump_tables() {
+    use prollystore_format::message::objects::TableFields;
+    let db = Database::open(&prollystore_test_vectors::require(
+        "dolt-write/branches/after",
+    ))
+    .unwrap();
+    for t in [
+        "4iue0djhpviuc22tcghk7nbllgfah17l",
+        "71i57t0f9jhdof4ddjhd5m92gens4fe6",
+        "dtua01daeoreqjpqivvpm65vnuadk09g",
+        "so2h30afk87vosdb229ubv4plft2d7te",
+    ] {
+        let a = Address::from_base32(t).unwrap();
+        let c = db.source().chunk(&a).unwrap();
+        let f = TableFields::decode(&c).unwrap();
+        let h = |b: &[u8]| HashProfile::Dolt.address_of(b);
+        eprintln!(
+            "{t}: schema {} pk {} sec {} ai {} viol {:?} art {:?} conf {:?}/{:?}/{:?}/{:?}",
+            Address(f.schema),
+            h(f.primary_index),
+            h(f.secondary_indexes),
+            f.auto_increment_value,
+            f.violations,
+            f.artifacts,
+            f.conflicts.data,
+            f.conflicts.our_schema,
+            f.conflicts.their_schema,
+            f.conflicts.ancestor_schema
+        );
+        let io = MemIo {
+            db: &db,
+            put: HashMap::new(),
+        };
+        for (k, v) in address_map_entries(&io, f.secondary_indexes).unwrap() {
+            eprintln!("   {} {}", String::from_utf8_lossy(&k), v);
+        }
+    }
+}
