@@ -220,8 +220,7 @@ fn merge_table(
     choice: ConflictChoice,
     conflicts: &mut Vec<MergeConflict>,
 ) -> Result<Option<Vec<u8>>> {
-    if base.schema_address != ours.schema_address || ours.schema_address != theirs.schema_address
-    {
+    if base.schema_address != ours.schema_address || ours.schema_address != theirs.schema_address {
         conflicts.push(MergeConflict {
             table: name.to_string(),
             key: Vec::new(),
@@ -238,7 +237,11 @@ fn merge_table(
     let ts: TupleSchema = schema.primary_tuple_schema()?;
     let tree_err = |e: prollystore::TreeError| DoltError::Unsupported(format!("merge {name}: {e}"));
     let put = |bytes: &[u8]| store.put(bytes).map_err(DoltError::from);
-    let (b, o, t) = (put(&base.primary)?, put(&ours.primary)?, put(&theirs.primary)?);
+    let (b, o, t) = (
+        put(&base.primary)?,
+        put(&ours.primary)?,
+        put(&theirs.primary)?,
+    );
     let (bm, om, tm) = (
         Map::new(store, b, ts.clone()),
         Map::new(store, o, ts.clone()),
@@ -270,11 +273,15 @@ fn merge_table(
         })
         .map_err(tree_err)?;
     if !table_conflicts.is_empty() {
-        conflicts.extend(table_conflicts.into_iter().map(|(k, reason)| MergeConflict {
-            table: name.to_string(),
-            key: key_text(schema, &k),
-            reason: reason.into(),
-        }));
+        conflicts.extend(
+            table_conflicts
+                .into_iter()
+                .map(|(k, reason)| MergeConflict {
+                    table: name.to_string(),
+                    key: key_text(schema, &k),
+                    reason: reason.into(),
+                }),
+        );
         return Ok(None);
     }
     // Secondary indexes: ours, edited with the rows the merge changed in ours.
@@ -534,7 +541,8 @@ fn merge_roots(
     let (_, t, tfk) = read(theirs)?;
     let mut conflicts = Vec::new();
     let mut changes: Vec<(Vec<u8>, Option<Address>)> = Vec::new();
-    let names: std::collections::BTreeSet<&Vec<u8>> = b.keys().chain(o.keys()).chain(t.keys()).collect();
+    let names: std::collections::BTreeSet<&Vec<u8>> =
+        b.keys().chain(o.keys()).chain(t.keys()).collect();
     for name in names {
         let (bv, ov, tv) = (b.get(name), o.get(name), t.get(name));
         let text = String::from_utf8_lossy(name).into_owned();
@@ -547,8 +555,14 @@ fn merge_roots(
         }
         match (bv, ov, tv) {
             (Some(&ba), Some(&oa), Some(&ta)) => {
-                let (bs, os, ts) = (read_table(&io, ba)?, read_table(&io, oa)?, read_table(&io, ta)?);
-                if let Some(chunk) = merge_table(store, &text, &bs, &os, &ts, choice, &mut conflicts)? {
+                let (bs, os, ts) = (
+                    read_table(&io, ba)?,
+                    read_table(&io, oa)?,
+                    read_table(&io, ta)?,
+                );
+                if let Some(chunk) =
+                    merge_table(store, &text, &bs, &os, &ts, choice, &mut conflicts)?
+                {
                     let a = store.put(&chunk)?;
                     changes.push((name.clone(), Some(a)));
                 }

@@ -51,3 +51,5 @@ pub(crate) mod writer;
 mod tests;
 #[cfg(test)]
 mod tests_chunked;
+#[cfg(test)]
+mod tests_vc;
