@@ -285,3 +285,165 @@ fn refused_operations_change_nothing() {
         "a refused operation changed a file"
     );
 }
+
+/// Runs `dolt args…` in `dir` with pinned dates and a throwaway HOME; returns (ok, stdout).
+fn dolt_at(bin: &std::ffi::OsStr, dir: &Path, date: &str, args: &[&str]) -> (bool, String) {
+    let home = dir.parent().unwrap().join("home");
+    std::fs::create_dir_all(home.join(".dolt")).unwrap();
+    std::fs::write(
+        home.join(".dolt/config_global.json"),
+        r#"{"user.name":"Merge Bot","user.email":"merge@example.com","metrics.disabled":"true"}"#,
+    )
+    .unwrap();
+    let out = std::process::Command::new(bin)
+        .args(args)
+        .current_dir(dir)
+        .env("HOME", &home)
+        .env("TZ", "UTC")
+        .env("NO_COLOR", "1")
+        .env("DOLT_AUTHOR_DATE", date)
+        .env("DOLT_COMMITTER_DATE", date)
+        .output()
+        .unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr),
+    )
+}
+
+/// Three-way merges checked against Dolt's own: a row changed in different columns on the two
+/// sides merges cell-wise (with the unique and secondary indexes following) into Dolt's exact
+/// merge commit; a column changed differently on both sides is a conflict reported by key with
+/// nothing written; choosing `theirs` gives the root value Dolt gives after
+/// `dolt conflicts resolve --theirs`.
+#[test]
+fn three_way_merges_match_dolts() {
+    let Some(bin) = std::env::var_os(DOLT_ENV).filter(|v| !v.is_empty()) else {
+        eprintln!("{DOLT_ENV} not set: three-way merges not checked against Dolt");
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("db");
+    std::fs::create_dir_all(&dir).unwrap();
+    let d0 = "2024-03-01T00:00:00Z";
+    let run = |date: &str, args: &[&str]| {
+        let (ok, out) = dolt_at(&bin, &dir, date, args);
+        assert!(ok, "dolt {args:?}: {out}");
+    };
+    run(d0, &["init", "--initial-branch", "main"]);
+    run(d0, &["sql", "-q", "CREATE TABLE t (id INT PRIMARY KEY, a INT, b VARCHAR(20), c VARCHAR(20), UNIQUE KEY ub (b), KEY ka (a, c)); INSERT INTO t VALUES (1,1,'one','x'),(2,2,'two','y'),(3,3,'three','z'),(4,4,'four','w')"]);
+    run(d0, &["add", "-A"]);
+    run(d0, &["commit", "-m", "base", "--date", d0]);
+    run(d0, &["branch", "side"]);
+    run(d0, &["branch", "clash"]);
+    run(d0, &["checkout", "side"]);
+    run(d0, &["sql", "-q", "UPDATE t SET a = 100 WHERE id = 1; DELETE FROM t WHERE id = 3; INSERT INTO t VALUES (5,5,'five','v')"]);
+    run(d0, &["add", "-A"]);
+    run(
+        "2024-03-02T00:00:00Z",
+        &["commit", "-m", "side", "--date", "2024-03-02T00:00:00Z"],
+    );
+    run(d0, &["checkout", "clash"]);
+    run(
+        d0,
+        &[
+            "sql",
+            "-q",
+            "UPDATE t SET c = 'clash' WHERE id = 2; UPDATE t SET c = 'mine' WHERE id = 4",
+        ],
+    );
+    run(d0, &["add", "-A"]);
+    run(
+        "2024-03-02T06:00:00Z",
+        &["commit", "-m", "clash", "--date", "2024-03-02T06:00:00Z"],
+    );
+    run(d0, &["checkout", "main"]);
+    run(d0, &["sql", "-q", "UPDATE t SET b = 'uno' WHERE id = 1; UPDATE t SET c = 'main' WHERE id = 2; INSERT INTO t VALUES (6,6,'six','u')"]);
+    run(d0, &["add", "-A"]);
+    run(
+        "2024-03-03T00:00:00Z",
+        &["commit", "-m", "main", "--date", "2024-03-03T00:00:00Z"],
+    );
+    // Our copy, before Dolt merges.
+    let ours_dir = tmp.path().join("ours");
+    super::tests::copy_tree(&dir, &ours_dir);
+    let merge_date = "2024-03-04T00:00:00Z";
+    run(merge_date, &["merge", "-m", "merge side", "side"]);
+    let head = Database::open(&dir).unwrap().branch_head("main").unwrap();
+    let theirs_root = Database::open(&dir).unwrap().commit(head).unwrap().root;
+
+    let mut w = open(&ours_dir);
+    let when = millis(merge_date);
+    let meta = MergeMeta {
+        author: Person {
+            name: "Merge Bot",
+            email: "merge@example.com",
+        },
+        committer: None,
+        message: "merge side",
+        author_millis: when,
+        committer_millis: when as u64,
+    };
+    let ws = sql_meta((when / 1000) as u64);
+    let outcome = w.merge("side", &meta, ConflictChoice::Stop, &ws).unwrap();
+    assert_eq!(
+        outcome,
+        MergeOutcome::Merged {
+            commit: head,
+            root: theirs_root
+        },
+        "cell-wise merge with indexes: Dolt's commit and root value"
+    );
+    drop(w);
+    let (ok, log) = dolt_at(
+        &bin,
+        &ours_dir,
+        merge_date,
+        &["log", "--oneline", "-n", "1"],
+    );
+    assert!(ok && log.contains("merge side"), "{log}");
+
+    // A real conflict: nothing written, every key reported.
+    let before = snapshot(&ours_dir);
+    let mut w = open(&ours_dir);
+    let outcome = w.merge("clash", &meta, ConflictChoice::Stop, &ws).unwrap();
+    let MergeOutcome::Conflicts(conflicts) = outcome else {
+        panic!("expected conflicts, got {outcome:?}");
+    };
+    assert_eq!(conflicts.len(), 1, "{conflicts:?}");
+    assert_eq!(conflicts[0].table, "t");
+    assert!(conflicts[0].key[0].contains('2'), "{conflicts:?}");
+    drop(w);
+    assert!(
+        snapshot(&ours_dir) == before,
+        "a conflicting merge changed a file"
+    );
+
+    // Choosing theirs gives the root Dolt gives after resolving every conflict with --theirs.
+    let mut w = open(&ours_dir);
+    let MergeOutcome::Merged { root, .. } = w
+        .merge("clash", &meta, ConflictChoice::Theirs, &ws)
+        .unwrap()
+    else {
+        panic!("expected a merge");
+    };
+    drop(w);
+    let (ok, out) = dolt_at(
+        &bin,
+        &dir,
+        merge_date,
+        &["merge", "-m", "merge clash", "clash"],
+    );
+    assert!(!ok || out.contains("CONFLICT"), "{out}");
+    run(merge_date, &["conflicts", "resolve", "--theirs", "t"]);
+    run(merge_date, &["add", "-A"]);
+    run(
+        merge_date,
+        &["commit", "-m", "merge clash", "--date", merge_date],
+    );
+    let db = Database::open(&dir).unwrap();
+    let dolt_root = db.commit(db.branch_head("main").unwrap()).unwrap().root;
+    assert_eq!(root, dolt_root, "resolved with theirs");
+    let (ok, status) = dolt_at(&bin, &ours_dir, merge_date, &["status"]);
+    assert!(ok && status.contains("nothing to commit"), "{status}");
+}
