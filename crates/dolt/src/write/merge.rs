@@ -208,6 +208,12 @@ fn key_text(schema: &Schema, key: &[u8]) -> Vec<String> {
         .collect()
 }
 
+/// A primary-index row the merge changed in ours: key, old value, new value.
+type RowChange = (Vec<u8>, Option<Vec<u8>>, Option<Vec<u8>>);
+
+/// A root value's bytes, its tables by name and its foreign-key collection address.
+type RootParts = (Vec<u8>, BTreeMap<Vec<u8>, Address>, [u8; 20]);
+
 /// Merges one table both sides changed; new chunks go into `store`. Returns the merged table
 /// message, or the conflicts.
 #[allow(clippy::too_many_arguments)]
@@ -285,7 +291,7 @@ fn merge_table(
         return Ok(None);
     }
     // Secondary indexes: ours, edited with the rows the merge changed in ours.
-    let changes: Vec<(Vec<u8>, Option<Vec<u8>>, Option<Vec<u8>>)> = om
+    let changes: Vec<RowChange> = om
         .diff(&merged)
         .map_err(tree_err)?
         .map(|e| {
@@ -530,7 +536,7 @@ fn merge_roots(
     choice: ConflictChoice,
 ) -> Result<(Vec<u8>, Vec<MergeConflict>)> {
     let io = OverlayIo(store);
-    let read = |a: Address| -> Result<(Vec<u8>, BTreeMap<Vec<u8>, Address>, [u8; 20])> {
+    let read = |a: Address| -> Result<RootParts> {
         let chunk = io.chunk(&a)?;
         let rv = RootValueFields::decode(&chunk).map_err(|e| bad_chunk(a, e.to_string()))?;
         let tables = address_map_entries(&io, rv.tables)?.into_iter().collect();

@@ -44,6 +44,7 @@ pub(crate) mod new_table;
 pub(crate) mod overlay;
 pub(crate) mod refs;
 pub(crate) mod single_leaf;
+pub(crate) mod status;
 pub(crate) mod tags;
 pub(crate) mod writer;
 

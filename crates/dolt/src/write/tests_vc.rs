@@ -447,3 +447,45 @@ fn three_way_merges_match_dolts() {
     let (ok, status) = dolt_at(&bin, &ours_dir, merge_date, &["status"]);
     assert!(ok && status.contains("nothing to commit"), "{status}");
 }
+
+/// `status` lists what `dolt status` lists (compared as sorted lines: Dolt prints each section
+/// in Go map order).
+#[test]
+fn status_lists_what_dolt_status_lists() {
+    let Some(bin) = std::env::var_os(DOLT_ENV).filter(|v| !v.is_empty()) else {
+        eprintln!("{DOLT_ENV} not set: status not checked against Dolt");
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("db");
+    std::fs::create_dir_all(&dir).unwrap();
+    let d = "2024-03-01T00:00:00Z";
+    let run = |args: &[&str]| {
+        let (ok, out) = dolt_at(&bin, &dir, d, args);
+        assert!(ok, "dolt {args:?}: {out}");
+        out
+    };
+    run(&["init"]);
+    let clean = super::status::status(&Database::open(&dir).unwrap()).unwrap();
+    assert!(clean.is_clean());
+    assert_eq!(clean.dolt_text(), run(&["status"]));
+    run(&["sql", "-q", "create table a (id int primary key); create table b (id int primary key); create table c (id int primary key)"]);
+    run(&["add", "-A"]);
+    run(&["commit", "-m", "x", "--date", d]);
+    run(&[
+        "sql",
+        "-q",
+        "insert into a values (1); drop table b; create table n (id int primary key)",
+    ]);
+    run(&["add", "a", "n"]);
+    run(&["sql", "-q", "insert into a values (2); insert into c values (1); create table u (id int primary key); drop table n"]);
+    let ours = super::status::status(&Database::open(&dir).unwrap()).unwrap();
+    assert_eq!(ours.staged.len(), 2);
+    assert_eq!(ours.untracked, vec!["u".to_string()]);
+    let sorted = |s: &str| {
+        let mut l: Vec<String> = s.lines().map(str::to_string).collect();
+        l.sort();
+        l
+    };
+    assert_eq!(sorted(&ours.dolt_text()), sorted(&run(&["status"])));
+}
