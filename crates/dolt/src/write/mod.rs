@@ -46,6 +46,7 @@ pub(crate) mod refs;
 pub(crate) mod single_leaf;
 pub(crate) mod status;
 pub(crate) mod tags;
+pub mod vc;
 pub(crate) mod writer;
 
 #[cfg(test)]
