@@ -47,7 +47,7 @@ pub enum VcCommand {
         /// The tag message.
         #[arg(short, long, default_value = "")]
         message: String,
-        /// Tagger as 'Name <email>' (default: user.name/user.email of Dolt's config).
+        /// Tagger as `'Name <email>'` (default: user.name/user.email of Dolt's config).
         #[arg(long)]
         author: Option<String>,
         /// Tag time (default: now), as `dolt commit --date` takes dates.
@@ -71,7 +71,7 @@ pub enum VcCommand {
         /// Commit message (default: `Merge branch 'BRANCH' into CURRENT`).
         #[arg(short, long)]
         message: Option<String>,
-        /// Author as 'Name <email>' (default: user.name/user.email of Dolt's config).
+        /// Author as `'Name <email>'` (default: user.name/user.email of Dolt's config).
         #[arg(long)]
         author: Option<String>,
         /// Author and committer time (default: now): 2006-01-02, 2006-01-02T15:04:05 (UTC) or
