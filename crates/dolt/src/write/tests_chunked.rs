@@ -19,15 +19,16 @@ use crate::error::Result;
 
 /// Reads from a database, keeps puts in memory.
 pub(super) struct MemIo<'a> {
-    pub db: &'a Database,
+    pub db: Option<&'a Database>,
     pub put: HashMap<Address, Arc<[u8]>>,
 }
 
 impl ChunkIo for MemIo<'_> {
     fn chunk(&self, address: &Address) -> Result<Arc<[u8]>> {
-        match self.put.get(address) {
-            Some(c) => Ok(c.clone()),
-            None => self.db.source().chunk(address),
+        match (self.put.get(address), self.db) {
+            (Some(c), _) => Ok(c.clone()),
+            (None, Some(db)) => db.source().chunk(address),
+            (None, None) => Err(crate::error::DoltError::MissingChunk(*address)),
         }
     }
     fn put(&mut self, chunk: &[u8]) -> Result<Address> {
@@ -95,7 +96,7 @@ fn every_parent_closure_is_dolts() {
     };
     let db = Database::open(&dir).unwrap();
     let mut io = MemIo {
-        db: &db,
+        db: Some(&db),
         put: HashMap::new(),
     };
     let (mut checked, mut merges, mut multi_node) = (0, 0, 0);
@@ -166,7 +167,7 @@ fn dataset_and_table_maps_are_dolts() {
     };
     let db = Database::open(&dir).unwrap();
     let mut io = MemIo {
-        db: &db,
+        db: Some(&db),
         put: HashMap::new(),
     };
     let store_root = db.source().chunk(&db.source().root()).unwrap();
@@ -193,43 +194,47 @@ fn dataset_and_table_maps_are_dolts() {
     assert!(multi > 50, "{multi}");
 }
 
-#[test]
-#[ignore]
-fn scratch_dump_tables() {
-    use prollystore_format::message::objects::TableFields;
-    let db = Database::open(&prollystore_test_vectors::require(
-        "dolt-write/branches/after",
-    ))
-    .unwrap();
-    for t in [
-        "4iue0djhpviuc22tcghk7nbllgfah17l",
-        "71i57t0f9jhdof4ddjhd5m92gens4fe6",
-        "dtua01daeoreqjpqivvpm65vnuadk09g",
-        "so2h30afk87vosdb229ubv4plft2d7te",
-    ] {
-        let a = Address::from_base32(t).unwrap();
-        let c = db.source().chunk(&a).unwrap();
-        let f = TableFields::decode(&c).unwrap();
-        let h = |b: &[u8]| HashProfile::Dolt.address_of(b);
-        eprintln!(
-            "{t}: schema {} pk {} sec {} ai {} viol {:?} art {:?} conf {:?}/{:?}/{:?}/{:?}",
-            Address(f.schema),
-            h(f.primary_index),
-            h(f.secondary_indexes),
-            f.auto_increment_value,
-            f.violations,
-            f.artifacts,
-            f.conflicts.data,
-            f.conflicts.our_schema,
-            f.conflicts.their_schema,
-            f.conflicts.ancestor_schema
-        );
-        let io = MemIo {
-            db: &db,
-            put: HashMap::new(),
-        };
-        for (k, v) in address_map_entries(&io, f.secondary_indexes).unwrap() {
-            eprintln!("   {} {}", String::from_utf8_lossy(&k), v);
+proptest::proptest! {
+    #![proptest_config(proptest::test_runner::Config::with_cases(24))]
+    /// Address maps are history independent in Dolt (every item's value is its 20-byte address
+    /// whether added or re-read), so any sequence of edit batches must end at the bytes of a
+    /// fresh build of the final entries, and at the entries of a `BTreeMap` model.
+    #[test]
+    fn address_map_edits_equal_a_fresh_build(
+        batches in proptest::collection::vec(
+            proptest::collection::vec((0u16..3000, proptest::option::of(0u8..255)), 1..400),
+            1..6,
+        )
+    ) {
+        let mut io = MemIo { db: None, put: HashMap::new() };
+        let mut model = std::collections::BTreeMap::new();
+        let mut root = empty_address_map().unwrap();
+        for batch in &batches {
+            let names: Vec<(Vec<u8>, Option<Address>)> = batch
+                .iter()
+                .map(|(n, v)| {
+                    (
+                        format!("refs/heads/branch-number-{n:05}").into_bytes(),
+                        v.map(|b| Address([b; 20])),
+                    )
+                })
+                .collect();
+            for (n, v) in &names {
+                match v {
+                    Some(a) => model.insert(n.clone(), *a),
+                    None => model.remove(n),
+                };
+            }
+            let changes: Vec<(&[u8], Option<Address>)> =
+                names.iter().map(|(n, v)| (n.as_slice(), *v)).collect();
+            root = edit_address_map(&mut io, &root, &changes).unwrap().to_vec();
         }
+        let entries = address_map_entries(&io, &root).unwrap();
+        let want: Vec<(Vec<u8>, Address)> = model.into_iter().collect();
+        proptest::prop_assert_eq!(&entries, &want);
+        let sets: Vec<(&[u8], Option<Address>)> =
+            want.iter().map(|(k, a)| (k.as_slice(), Some(*a))).collect();
+        let fresh = edit_address_map(&mut io, &empty_address_map().unwrap(), &sets).unwrap();
+        proptest::prop_assert!(fresh[..] == root[..]);
     }
 }

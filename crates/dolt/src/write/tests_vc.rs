@@ -179,27 +179,11 @@ fn replay_branches() -> (tempfile::TempDir, std::path::PathBuf) {
             _ => {}
         }
     }
-    let refs: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(base.join("expected/refs.json")).unwrap())
-            .unwrap();
-    let db = Database::open(&dir).unwrap();
-    let branches: Vec<(String, String)> = db
-        .branches()
-        .unwrap()
-        .into_iter()
-        .map(|(n, a)| (n, a.to_base32()))
-        .collect();
-    let want: Vec<(String, String)> = refs["branches"]
-        .as_object()
-        .unwrap()
-        .iter()
-        .map(|(n, a)| (n.clone(), text(a).to_string()))
-        .collect();
-    assert_eq!(branches, want);
-    assert_eq!(db.current_branch().unwrap(), text(&refs["current"]));
-    for t in db.tags().unwrap() {
-        assert_eq!(t.commit.to_base32(), text(&refs["tags"][&t.name]));
-    }
+    super::tests::assert_refs_as_expected("branches", &dir);
+    assert_eq!(
+        Database::open(&dir).unwrap().current_branch().as_deref(),
+        Some("main")
+    );
     (tmp, dir)
 }
 
