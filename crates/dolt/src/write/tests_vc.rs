@@ -270,6 +270,19 @@ fn refused_operations_change_nothing() {
     );
 }
 
+/// The `dolt` binary `PROLLY_DOLT` names and an empty scratch folder for a database, or `None`
+/// (saying that `what` was not checked against Dolt).
+fn scratch(what: &str) -> Option<(std::ffi::OsString, tempfile::TempDir, std::path::PathBuf)> {
+    let Some(bin) = std::env::var_os(DOLT_ENV).filter(|v| !v.is_empty()) else {
+        eprintln!("{DOLT_ENV} not set: {what} not checked against Dolt");
+        return None;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("db");
+    std::fs::create_dir_all(&dir).unwrap();
+    Some((bin, tmp, dir))
+}
+
 /// Runs `dolt args…` in `dir` with pinned dates and a throwaway HOME; returns (ok, stdout).
 fn dolt_at(bin: &std::ffi::OsStr, dir: &Path, date: &str, args: &[&str]) -> (bool, String) {
     let home = dir.parent().unwrap().join("home");
@@ -302,13 +315,9 @@ fn dolt_at(bin: &std::ffi::OsStr, dir: &Path, date: &str, args: &[&str]) -> (boo
 /// `dolt conflicts resolve --theirs`.
 #[test]
 fn three_way_merges_match_dolts() {
-    let Some(bin) = std::env::var_os(DOLT_ENV).filter(|v| !v.is_empty()) else {
-        eprintln!("{DOLT_ENV} not set: three-way merges not checked against Dolt");
+    let Some((bin, tmp, dir)) = scratch("three-way merges") else {
         return;
     };
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("db");
-    std::fs::create_dir_all(&dir).unwrap();
     let d0 = "2024-03-01T00:00:00Z";
     let run = |date: &str, args: &[&str]| {
         let (ok, out) = dolt_at(&bin, &dir, date, args);
@@ -436,13 +445,9 @@ fn three_way_merges_match_dolts() {
 /// in Go map order).
 #[test]
 fn status_lists_what_dolt_status_lists() {
-    let Some(bin) = std::env::var_os(DOLT_ENV).filter(|v| !v.is_empty()) else {
-        eprintln!("{DOLT_ENV} not set: status not checked against Dolt");
+    let Some((bin, _tmp, dir)) = scratch("status") else {
         return;
     };
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("db");
-    std::fs::create_dir_all(&dir).unwrap();
     let d = "2024-03-01T00:00:00Z";
     let run = |args: &[&str]| {
         let (ok, out) = dolt_at(&bin, &dir, d, args);
