@@ -1,9 +1,10 @@
 //! `prolly dolt DBDIR ...`: read-only views of a real Dolt database (branches, tags, log,
 //! tables, schemas, CSV export, keyed gets and range scans) printed the way the `dolt` CLI
-//! prints them.
+//! prints them, and version control ([`crate::dolt_vc`]: branch, checkout, tag, merge,
+//! status).
 //!
-//! Every subcommand is one thin call into `prollystore-dolt`, which opens the database
-//! read-only: nothing here writes into the database directory.
+//! Every subcommand is one thin call into `prollystore-dolt`; only the version-control ones
+//! write into the database directory (under Dolt's writer lock).
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -155,6 +156,9 @@ pub enum DoltCommand {
         #[command(flatten)]
         state: StateArgs,
     },
+    /// Version control: branch, checkout, tag, merge, status.
+    #[command(flatten)]
+    Vc(crate::dolt_vc::VcCommand),
 }
 
 /// Runs a `dolt` subcommand, writing its text to `out` (export may write to a file instead).
@@ -168,6 +172,10 @@ pub fn run(args: DoltArgs, quiet: bool, out: &mut dyn Write) -> Result<()> {
         db = db.with_verify_hashes(false);
     }
     match args.command {
+        DoltCommand::Vc(command) => {
+            drop(db);
+            crate::dolt_vc::run(&args.dir, command, out)
+        }
         DoltCommand::Branches => branches(&db, out),
         DoltCommand::Tags => tags(&db, out),
         DoltCommand::Log { oneline, branch } => {

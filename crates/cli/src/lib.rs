@@ -22,6 +22,7 @@ pub mod commands;
 pub mod csv_lines;
 pub mod dolt;
 pub mod dolt_diff;
+pub mod dolt_vc;
 pub mod error;
 pub mod field_text;
 pub mod import;

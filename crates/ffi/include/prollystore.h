@@ -152,6 +152,29 @@ typedef uint32_t prolly_result;
 #endif // __cplusplus
 
 /**
+ * What `prolly_dolt_merge` did.
+ */
+typedef enum prolly_dolt_merge_kind {
+  /**
+   * Already merged; nothing written.
+   */
+  PROLLY_DOLT_MERGE_KIND_UP_TO_DATE = 0,
+  /**
+   * The current branch moved to the other head (`commit`); no merge commit.
+   */
+  PROLLY_DOLT_MERGE_KIND_FAST_FORWARD = 1,
+  /**
+   * A merge commit (`commit`) was written.
+   */
+  PROLLY_DOLT_MERGE_KIND_MERGED = 2,
+  /**
+   * Conflicts stopped the merge (`conflicts` of them, each described in
+   * `prolly_last_error_message`); nothing was written.
+   */
+  PROLLY_DOLT_MERGE_KIND_CONFLICTS = 3,
+} prolly_dolt_merge_kind;
+
+/**
  * Field encodings, with Dolt's numeric codes (`serial.Encoding`). Pass as a plain `uint8_t` in
  * `prolly_type.encoding`.
  */
@@ -928,6 +951,24 @@ typedef struct prolly_dolt_diff_info {
 } prolly_dolt_diff_info;
 
 /**
+ * The outcome of `prolly_dolt_merge`.
+ */
+typedef struct prolly_dolt_merge_outcome {
+  /**
+   * What happened.
+   */
+  enum prolly_dolt_merge_kind kind;
+  /**
+   * The new head (fast-forward) or merge commit; zero otherwise.
+   */
+  struct prolly_address commit;
+  /**
+   * How many conflicts stopped the merge.
+   */
+  uint64_t conflicts;
+} prolly_dolt_merge_outcome;
+
+/**
  * A DATE field's parts.
  */
 typedef struct prolly_date {
@@ -1478,6 +1519,65 @@ prolly_result prolly_dolt_diff_next(struct prolly_dolt_diff *diff,
  * Frees a diff (NULL is a no-op); text pointers it returned become invalid.
  */
 void prolly_dolt_diff_free(struct prolly_dolt_diff *diff);
+
+/**
+ * Creates branch `name` at the commit `from` names (a branch, tag, commit hash or `HEAD`, with
+ * `~N`/`^N`), like `dolt branch NAME FROM`. Writes its head commit to `out_commit` (NULL to
+ * skip).
+ */
+prolly_result prolly_dolt_branch_create(const char *path,
+                                        const char *name,
+                                        const char *from,
+                                        struct prolly_address *out_commit);
+
+/**
+ * Deletes branch `name`, like `dolt branch -d` (`force` nonzero: `-D`): without force,
+ * refused unless it is merged into the current branch.
+ */
+prolly_result prolly_dolt_branch_delete(const char *path, const char *name, bool force);
+
+/**
+ * Makes `branch` the current branch, like `dolt checkout BRANCH` (refused while the current
+ * branch has uncommitted changes).
+ */
+prolly_result prolly_dolt_checkout(const char *path, const char *branch);
+
+/**
+ * Tags the commit `commit_spec` names as `name` with `message` (NULL: empty), tagger
+ * `tagger_name <tagger_email>` at `millis` (Unix milliseconds), like `dolt tag -m`. Writes the
+ * tag object's address to `out_tag` (NULL to skip).
+ */
+prolly_result prolly_dolt_tag_create(const char *path,
+                                     const char *name,
+                                     const char *commit_spec,
+                                     const char *message,
+                                     const char *tagger_name,
+                                     const char *tagger_email,
+                                     int64_t millis,
+                                     struct prolly_address *out_tag);
+
+/**
+ * Merges `branch` into the current branch like `dolt merge`: fast-forward when possible, else
+ * a merge commit by `author_name <author_email>` at `millis` (author and committer time) with
+ * `message` (NULL: `Merge branch 'B' into C`). `on_conflict`: 0 stop (report, write nothing),
+ * 1 keep ours, 2 take theirs. On conflicts the outcome says how many and
+ * `prolly_last_error_message` lists them (table, key, reason).
+ */
+prolly_result prolly_dolt_merge(const char *path,
+                                const char *branch,
+                                const char *message,
+                                const char *author_name,
+                                const char *author_email,
+                                int64_t millis,
+                                uint32_t on_conflict,
+                                struct prolly_dolt_merge_outcome *out);
+
+/**
+ * Writes what `dolt status` prints (NUL-terminated) into `buf` of `buf_len` bytes and returns
+ * the length it needs without the NUL (call again with a larger buffer when that is not less
+ * than `buf_len`), or -1 on error (`prolly_last_error_message`).
+ */
+int64_t prolly_dolt_status(const char *path, char *buf, size_t buf_len);
 
 /**
  * Reads field `field` of `tuple` (`tuple_len` bytes; a `prolly_side` of `schema`) as an int8.

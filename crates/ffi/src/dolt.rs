@@ -26,6 +26,7 @@ use crate::result::{ffi, ffi_status, prolly_result, Error};
 use crate::store::prolly_address;
 
 pub mod diff;
+pub mod vc;
 
 impl From<DoltError> for Error {
     fn from(e: DoltError) -> Error {
@@ -37,6 +38,7 @@ impl From<DoltError> for Error {
             DoltError::Unsupported(_) => R::ErrUnsupported,
             DoltError::BadValue { .. } => R::ErrInvalidArgument,
             DoltError::Locked { .. } => R::ErrLocked,
+            DoltError::Refused(_) => R::ErrInvalidArgument,
             DoltError::Corrupt { .. }
             | DoltError::HashMismatch { .. }
             | DoltError::BadChunk { .. } => R::ErrCorrupted,

@@ -300,7 +300,7 @@ pub(crate) fn guard_unit(f: impl FnOnce() -> Result<(), Error>) -> prolly_result
     guard(|| f().map(|()| prolly_result::Ok))
 }
 
-fn record(detail: &str) {
+pub(crate) fn record(detail: &str) {
     let _ = catch_unwind(|| {
         LAST_ERROR.with(|e| {
             if let Ok(mut e) = e.try_borrow_mut() {

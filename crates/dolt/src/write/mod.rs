@@ -1,40 +1,61 @@
 //! Writing Dolt databases (issue #21) — the foundation layers, each proved byte-identical
-//! against data Dolt made. Crate-internal until the API above them settles.
+//! against data Dolt made. Public so far: [`vc`] (branches, checkout, tags, merges, status).
 //!
 //! What exists:
 //! * Message encoders for commits, root values, tables, schemas, working sets, store roots
 //!   and tags live in `prollystore_format::message::objects` (pure, no I/O); every such chunk
 //!   of the vector databases re-encodes to Dolt's exact bytes.
-//! * [`lock`]: Dolt's writer lock (`flock` on `noms/LOCK`) and the running-`dolt sql-server`
+//! * `lock`: Dolt's writer lock (`flock` on `noms/LOCK`) and the running-`dolt sql-server`
 //!   check.
-//! * [`journal_append`]: chunk and root records appended to the chunk journal, fsync'd, root
+//! * `journal_append`: chunk and root records appended to the chunk journal, fsync'd, root
 //!   record last; the manifest left as Dolt leaves it between opens.
-//! * [`single_leaf`]: dataset maps, table maps and commit closures small enough to be one node.
-//! * [`refs`]: the addresses each message kind refers to (for copying reachable chunks).
-//! * [`chunk_io`]: reading and putting chunks while writing;
-//!   [`commit`]: commits with parent closure and height as Dolt computes them;
-//!   [`writer`]: a locked, open database that commits to a branch (commit, branch head,
+//! * `single_leaf`: table maps small enough to be one node (new tables).
+//! * `chunker`: Dolt's edit of an address map or commit closure of any size, step for step
+//!   (checked against Dolt's own maps and closures of hundreds of nodes);
+//!   `address_map`: dataset and table maps read and edited; `closure`: a new commit's
+//!   parent closure.
+//! * `ancestry`, `branches`, `tags`, `merge`, `status`: version control as Dolt does it
+//!   (merge base from closures; branch heads and working sets; `repo_state.json`; tag objects;
+//!   fast-forward and three-way merges with cell-wise row merge; `dolt status`), public
+//!   through [`vc`].
+//! * `refs`: the addresses each message kind refers to (for copying reachable chunks).
+//! * `chunk_io`: reading and putting chunks while writing;
+//!   `commit`: commits with parent closure and height as Dolt computes them;
+//!   `writer`: a locked, open database that commits to a branch (commit, branch head,
 //!   working set, store root, root record) and sets or removes any dataset (branches, tags).
-//! * [`new_table`]: a new table's schema, primary index and table message and the root value
+//! * `new_table`: a new table's schema, primary index and table message and the root value
 //!   listing it, from declared columns and row text (integers, `VARCHAR`, `DECIMAL`,
-//!   `DATETIME`, primary key only); [`column_tags`]: new columns' tags as Dolt derives them
+//!   `DATETIME`, primary key only); `column_tags`: new columns' tags as Dolt derives them
 //!   (Go's `math/rand`, reproduced).
 //!
 //! Not done yet: the other SQL types (stored type text, encodings, value parsing), defaults,
 //! comments and column collations in schemas, secondary indexes, keyless tables, out-of-band values, row edits of
-//! existing tables, maps that need Dolt's chunker (dataset or table maps of ≥ 512 item bytes,
-//! commit closures of more than 17 ancestors), stores without a journal, three-way merges,
-//! `repo_state.json` updates (checkout), the CLI and the C ABI.
+//! existing tables, stores without a journal. Three-way merges of keyless tables or of schema
+//! changes; checkout carrying uncommitted changes.
 
+pub(crate) mod address_map;
+pub(crate) mod ancestry;
+pub(crate) mod branches;
 pub(crate) mod chunk_io;
+pub(crate) mod chunker;
+pub(crate) mod closure;
 pub(crate) mod column_tags;
 pub(crate) mod commit;
 pub(crate) mod journal_append;
 pub(crate) mod lock;
+pub(crate) mod merge;
 pub(crate) mod new_table;
+pub(crate) mod overlay;
 pub(crate) mod refs;
 pub(crate) mod single_leaf;
+pub(crate) mod status;
+pub(crate) mod tags;
+pub mod vc;
 pub(crate) mod writer;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_chunked;
+#[cfg(test)]
+mod tests_vc;
