@@ -32,9 +32,16 @@ pub(crate) mod commit;
 pub(crate) mod journal_append;
 pub(crate) mod lock;
 pub(crate) mod new_table;
+pub mod ops;
+pub(crate) mod overlay;
 pub(crate) mod refs;
 pub(crate) mod single_leaf;
+pub(crate) mod table_def;
+pub(crate) mod table_edit;
+pub(crate) mod working;
 pub(crate) mod writer;
 
+#[cfg(test)]
+mod ops_tests;
 #[cfg(test)]
 mod tests;

@@ -64,6 +64,11 @@ impl DoltWriter {
         &self.db
     }
 
+    /// The journal this writer appends to (for reading what it wrote since opening).
+    pub(crate) fn journal(&self) -> &JournalAppender {
+        &self.journal
+    }
+
     /// The current store root.
     pub(crate) fn root(&self) -> Address {
         self.root

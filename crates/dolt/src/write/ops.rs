@@ -1,0 +1,380 @@
+//! The operations of a Dolt write scenario (`ops.jsonl` of `shared/vectors/dolt-write`, one
+//! JSON object per line, values as `dolt sql -r csv` prints them) applied to a database with
+//! our writer, reporting the commit, root value and table hashes after every commit so they can
+//! be compared with what Dolt made (`expected/steps.jsonl`).
+
+use std::path::Path;
+
+use prollystore_format::tuple::days_from_civil;
+use prollystore_format::Address;
+use serde_json::Value;
+
+use super::commit::{NewCommit, Person};
+use super::table_def::{CheckDef, ColumnDef, IndexDef, TableDef};
+use super::table_edit::{cell_from_text, Cell, EditTable};
+use super::working::WorkingEdits;
+use super::writer::{DoltWriter, WorkingSetMeta};
+use crate::error::{DoltError, Result};
+
+/// What the database holds after a recorded step.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StepState {
+    /// The op's line index in `ops.jsonl`.
+    pub step: usize,
+    /// The op (`commit`, `merge`, `tag`).
+    pub op: String,
+    /// The current branch after the op.
+    pub branch: String,
+    /// The current branch's head commit.
+    pub commit: Address,
+    /// That commit's root value.
+    pub root: Address,
+    /// Every table of that root: name → table chunk address.
+    pub tables: Vec<(String, Address)>,
+}
+
+fn bad_op(step: usize, what: impl std::fmt::Display) -> DoltError {
+    DoltError::Unsupported(format!("ops line {step}: {what}"))
+}
+
+fn text<'a>(op: &'a Value, field: &str, step: usize) -> Result<&'a str> {
+    op.get(field)
+        .and_then(Value::as_str)
+        .ok_or_else(|| bad_op(step, format!("no text field {field:?}")))
+}
+
+fn list<'a>(op: &'a Value, field: &str, step: usize) -> Result<&'a [Value]> {
+    op.get(field)
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .ok_or_else(|| bad_op(step, format!("no list field {field:?}")))
+}
+
+fn strings(v: &Value) -> Vec<String> {
+    v.as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|s| s.as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// A date as the ops and Dolt's `--date` take it (`2024-01-02T09:30:00Z`,
+/// `2024-01-02T09:30:00`, `2024-01-02`, or with a `±HH:MM` offset), in Unix milliseconds.
+pub fn parse_date_millis(date: &str) -> Option<i64> {
+    let d = date.trim();
+    let n = |s: &str| s.parse::<i64>().ok();
+    let (y, m, day) = (n(d.get(0..4)?)?, n(d.get(5..7)?)?, n(d.get(8..10)?)?);
+    if d.get(4..5)? != "-" || d.get(7..8)? != "-" {
+        return None;
+    }
+    let mut secs = days_from_civil(y, m, day) * 86_400;
+    let rest = &d[10..];
+    if rest.is_empty() {
+        return Some(secs * 1000);
+    }
+    let rest = rest.strip_prefix(['T', ' '])?;
+    let (hh, mm, ss) = (
+        n(rest.get(0..2)?)?,
+        n(rest.get(3..5)?)?,
+        n(rest.get(6..8)?)?,
+    );
+    secs += hh * 3600 + mm * 60 + ss;
+    let mut tail = &rest[8..];
+    let mut millis = 0;
+    if let Some(frac) = tail.strip_prefix('.') {
+        let digits = frac.len() - frac.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+        let f = format!("{:0<3}", &frac[..digits]);
+        millis = n(&f[..3])?;
+        tail = &frac[digits..];
+    }
+    let offset = match tail {
+        "" | "Z" => 0,
+        t => {
+            let sign = match t.get(0..1)? {
+                "+" => 1,
+                "-" => -1,
+                _ => return None,
+            };
+            sign * (n(t.get(1..3)?)? * 3600 + n(t.get(4..6)?)? * 60)
+        }
+    };
+    Some((secs - offset) * 1000 + millis)
+}
+
+/// The table definition a `create_table` op carries.
+fn table_def(op: &Value, step: usize) -> Result<TableDef> {
+    let columns = list(op, "columns", step)?
+        .iter()
+        .map(|c| {
+            Ok(ColumnDef {
+                name: text(c, "name", step)?.to_string(),
+                sql_type: text(c, "type", step)?.to_string(),
+                nullable: c["nullable"].as_bool().unwrap_or(true),
+                default: c["default"].as_str().map(str::to_string),
+                auto_increment: c["auto_increment"].as_bool().unwrap_or(false),
+                comment: c["comment"].as_str().map(str::to_string),
+                tag: c["tag"].as_u64(),
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    if !op["foreign_keys"].as_array().is_none_or(Vec::is_empty) {
+        return Err(bad_op(step, "foreign keys (not done yet)"));
+    }
+    Ok(TableDef {
+        name: text(op, "table", step)?.to_string(),
+        columns,
+        primary_key: strings(&op["primary_key"]),
+        indexes: op["indexes"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|ix| IndexDef {
+                name: ix["name"].as_str().unwrap_or_default().to_string(),
+                columns: strings(&ix["columns"]),
+                unique: ix["unique"].as_bool().unwrap_or(false),
+            })
+            .collect(),
+        checks: op["checks"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|c| CheckDef {
+                name: c["name"].as_str().unwrap_or_default().to_string(),
+                expr: c["expr"].as_str().unwrap_or_default().to_string(),
+            })
+            .collect(),
+        collation: op["collation"].as_str().map(str::to_string),
+        comment: op["table_comment"].as_str().map(str::to_string),
+    })
+}
+
+/// Rows of an op (`columns` + `rows`, plus `generated` values) as cells by column position.
+fn rows_of(
+    table: &EditTable,
+    op: &Value,
+    step: usize,
+    field: &str,
+) -> Result<Vec<Vec<(usize, Cell)>>> {
+    let mut names = match op.get("columns") {
+        Some(c) => strings(c),
+        None => table.column_names().iter().map(|s| s.to_string()).collect(),
+    };
+    let rows = list(op, field, step)?;
+    let mut generated: Vec<&[Value]> = Vec::new();
+    if let Some(g) = op.get("generated").and_then(Value::as_object) {
+        for (name, values) in g {
+            names.push(name.clone());
+            generated.push(values.as_array().map(Vec::as_slice).unwrap_or_default());
+        }
+    }
+    let positions = names
+        .iter()
+        .map(|n| table.column(n))
+        .collect::<Result<Vec<_>>>()?;
+    rows.iter()
+        .enumerate()
+        .map(|(r, row)| {
+            let mut values: Vec<Option<&str>> = row
+                .as_array()
+                .ok_or_else(|| bad_op(step, format!("row {r} is not a list")))?
+                .iter()
+                .map(Value::as_str)
+                .collect();
+            for g in &generated {
+                values.push(g.get(r).and_then(Value::as_str));
+            }
+            if values.len() != positions.len() {
+                return Err(bad_op(
+                    step,
+                    format!(
+                        "row {r} has {} values for {} columns",
+                        values.len(),
+                        positions.len()
+                    ),
+                ));
+            }
+            positions
+                .iter()
+                .zip(values)
+                .map(|(&c, v)| {
+                    let col = &table.schema.columns[c];
+                    let cell = cell_from_text(col, v).map_err(|reason| DoltError::BadValue {
+                        table: table.name.clone(),
+                        column: col.name.clone(),
+                        reason: format!("row {r}: {reason}"),
+                    })?;
+                    Ok((c, cell))
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// Keys of a `delete` op (each in primary-key order) as cells.
+fn keys_of(table: &EditTable, op: &Value, step: usize) -> Result<Vec<Vec<Cell>>> {
+    list(op, "keys", step)?
+        .iter()
+        .enumerate()
+        .map(|(r, key)| {
+            let key = key
+                .as_array()
+                .ok_or_else(|| bad_op(step, format!("key {r} is not a list")))?;
+            table
+                .schema
+                .key_columns
+                .iter()
+                .zip(key)
+                .map(|(&c, v)| {
+                    let col = &table.schema.columns[c];
+                    cell_from_text(col, v.as_str()).map_err(|reason| DoltError::BadValue {
+                        table: table.name.clone(),
+                        column: col.name.clone(),
+                        reason: format!("key {r}: {reason}"),
+                    })
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// Applies the ops of `ops_jsonl` (the text of an `ops.jsonl`) to the database at `dir`,
+/// calling `on_step` after every commit with what the database then holds. `init` ops are
+/// skipped (the database is their result). Ops this writer cannot do yet (branches, merges,
+/// tags) are an error naming them.
+pub fn apply_ops(
+    dir: &Path,
+    ops_jsonl: &str,
+    on_step: &mut dyn FnMut(&StepState) -> Result<()>,
+) -> Result<()> {
+    let mut w = DoltWriter::open(dir)?;
+    let mut edits = WorkingEdits::default();
+    let mut branch = w
+        .database()
+        .current_branch()
+        .ok_or_else(|| DoltError::NotFound("the current branch (repo_state.json)".into()))?;
+    for (step, line) in ops_jsonl.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let op: Value =
+            serde_json::from_str(line).map_err(|e| bad_op(step, format!("not JSON: {e}")))?;
+        let kind = text(&op, "op", step)?;
+        match kind {
+            "init" => {}
+            "create_table" => edits.create_table(&w, &branch, &table_def(&op, step)?)?,
+            "drop_table" => edits.drop_table(&w, &branch, text(&op, "table", step)?)?,
+            "insert" | "update" | "delete" => {
+                let name = text(&op, "table", step)?;
+                let table = edits.table(&w, &branch, name)?;
+                let is_keyless_delete = kind == "delete" && op.get("rows").is_some();
+                let rows = match kind {
+                    "delete" if !is_keyless_delete => None,
+                    _ => Some(rows_of(&table, &op, step, "rows")?),
+                };
+                let keys = match (kind, is_keyless_delete) {
+                    ("delete", false) => Some(keys_of(&table, &op, step)?),
+                    _ => None,
+                };
+                edits.edit_table(&w, &branch, name, |t, store| match kind {
+                    "insert" => t.insert(store, rows.as_deref().unwrap_or_default()),
+                    "update" => t.update(store, rows.as_deref().unwrap_or_default()),
+                    _ if is_keyless_delete => {
+                        t.delete_rows(store, rows.as_deref().unwrap_or_default())
+                    }
+                    _ => t.delete_keys(store, keys.as_deref().unwrap_or_default()),
+                })?;
+            }
+            "commit" => {
+                let date = parse_date_millis(text(&op, "date", step)?)
+                    .ok_or_else(|| bad_op(step, "bad date"))?;
+                let committer_date = match op.get("committer_date").and_then(Value::as_str) {
+                    Some(d) => parse_date_millis(d).ok_or_else(|| bad_op(step, "bad date"))?,
+                    None => date,
+                };
+                let author = Person {
+                    name: text(&op, "author_name", step)?,
+                    email: text(&op, "author_email", step)?,
+                };
+                let committer = match (
+                    op.get("committer_name").and_then(Value::as_str),
+                    op.get("committer_email").and_then(Value::as_str),
+                ) {
+                    (None, None) => None,
+                    (n, e) => Some(Person {
+                        name: n.unwrap_or(author.name),
+                        email: e.unwrap_or(author.email),
+                    }),
+                };
+                let commit = NewCommit {
+                    root: Address::ZERO,
+                    parents: Vec::new(),
+                    author,
+                    committer,
+                    message: text(&op, "message", step)?,
+                    author_millis: date,
+                    committer_millis: committer_date.max(0) as u64,
+                };
+                let secs = (committer_date / 1000).max(0) as u64;
+                let meta = WorkingSetMeta {
+                    name: author.name,
+                    email: author.email,
+                    description: "sql transaction",
+                    timestamp_secs: secs,
+                };
+                let address = edits.commit(&mut w, &branch, commit, &meta, secs)?;
+                let root = commit_root(&w, address)?;
+                let tables = edits.tables(&w, root)?;
+                on_step(&StepState {
+                    step,
+                    op: kind.to_string(),
+                    branch: branch.clone(),
+                    commit: address,
+                    root,
+                    tables,
+                })?;
+            }
+            "checkout" => {
+                // Switching needs the version-control half (repo_state.json); the row model
+                // itself keeps each branch's working root apart.
+                return Err(bad_op(step, "unsupported op \"checkout\""));
+            }
+            other => return Err(bad_op(step, format!("unsupported op {other:?}"))),
+        }
+        let _ = &mut branch;
+    }
+    Ok(())
+}
+
+/// The root value of a commit (read through the writer: it may be one it just made).
+fn commit_root(w: &DoltWriter, commit: Address) -> Result<Address> {
+    let chunk = w.chunk(&commit)?;
+    let c = prollystore_format::message::objects::CommitFields::decode(&chunk)
+        .map_err(|e| crate::error::bad_chunk(commit, e.to_string()))?;
+    Ok(Address(c.root))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates() {
+        assert_eq!(parse_date_millis("1970-01-01T00:00:00Z"), Some(0));
+        assert_eq!(
+            parse_date_millis("2024-01-01T00:00:00Z"),
+            Some(1_704_067_200_000)
+        );
+        assert_eq!(parse_date_millis("2024-01-01"), Some(1_704_067_200_000));
+        assert_eq!(
+            parse_date_millis("2024-01-01T01:00:00+01:00"),
+            Some(1_704_067_200_000)
+        );
+        assert_eq!(
+            parse_date_millis("2024-01-01T00:00:00.250Z"),
+            Some(1_704_067_200_250)
+        );
+        assert_eq!(parse_date_millis("2024/01/01"), None);
+    }
+}
