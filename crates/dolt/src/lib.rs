@@ -20,7 +20,8 @@
 //! * [`value_text`]: allocation-free text of numbers, decimals and temporal values;
 //!   [`geometry`]: geometry values as WKT text.
 //!
-//! * `write` (crate-internal, in progress): writing databases as Dolt does (issue #21).
+//! * [`write`] (in progress): writing databases as Dolt does (issue #21): table changes and
+//!   commits, and [`write::ops`], the runner of Dolt-made write scenarios.
 //!
 //! Apart from `write`, nothing here writes to the database directory.
 
@@ -42,10 +43,10 @@ pub mod table_diff;
 pub mod table_reader;
 pub mod table_rows;
 pub mod value_text;
-// Crate-internal foundation of the writer (issue #21); only its tests use it until the public
-// API is built on it, hence the allowance.
+// Parts of the writer's crate-internal foundation are used only by its tests so far, hence the
+// allowance.
 #[allow(dead_code)]
-pub(crate) mod write;
+pub mod write;
 
 pub use chunks::DoltChunkSource;
 pub use db::{Commit, Database, RootValue, State, Table, Tag, WorkingSet};

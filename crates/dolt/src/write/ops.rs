@@ -239,6 +239,47 @@ fn keys_of(table: &EditTable, op: &Value, step: usize) -> Result<Vec<Vec<Cell>>>
         .collect()
 }
 
+/// Compares one step with Dolt's record of it (a line of `expected/steps.jsonl`); returns what
+/// differs, or `None` when the commit, root value and every table hash are Dolt's. For a tag
+/// only the tagged commit is compared (Dolt stamps tag objects with the wall clock).
+pub fn compare_step(ours: &StepState, theirs: &serde_json::Value) -> Option<String> {
+    let a = |v: &serde_json::Value| v.as_str().and_then(|s| Address::from_base32(s).ok());
+    let mut diffs = Vec::new();
+    if ours.op == "tag" {
+        if a(&theirs["commit"]) != Some(ours.commit) {
+            diffs.push(format!("tagged commit {} (Dolt {})", ours.commit, theirs["commit"]));
+        }
+        return (!diffs.is_empty()).then(|| diffs.join("; "));
+    }
+    if a(&theirs["root"]) != Some(ours.root) {
+        diffs.push(format!("root {} (Dolt {})", ours.root, theirs["root"]));
+    }
+    let want: Vec<(String, Option<Address>)> = theirs["tables"]
+        .as_object()
+        .map(|o| o.iter().map(|(k, v)| (k.clone(), a(v))).collect())
+        .unwrap_or_default();
+    for (name, addr) in &want {
+        let got = ours.tables.iter().find(|(n, _)| n == name).map(|(_, a)| *a);
+        if got != *addr {
+            diffs.push(format!("table {name} {got:?} (Dolt {addr:?})"));
+        }
+    }
+    if ours.tables.len() != want.len() {
+        diffs.push(format!(
+            "{} tables (Dolt {})",
+            ours.tables.len(),
+            want.len()
+        ));
+    }
+    if a(&theirs["commit"]) != Some(ours.commit) {
+        diffs.push(format!(
+            "commit {} (Dolt {})",
+            ours.commit, theirs["commit"]
+        ));
+    }
+    (!diffs.is_empty()).then(|| diffs.join("; "))
+}
+
 /// Applies the ops of `ops_jsonl` (the text of an `ops.jsonl`) to the database at `dir`,
 /// calling `on_step` after every commit with what the database then holds. `init` ops are
 /// skipped (the database is their result). Ops this writer cannot do yet (branches, merges,

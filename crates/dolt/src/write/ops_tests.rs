@@ -3,9 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use prollystore_format::Address;
-
-use super::ops::{apply_ops, StepState};
+use super::ops::{apply_ops, compare_step};
 use crate::error::{DoltError, Result};
 
 fn scenario(name: &str) -> PathBuf {
@@ -23,39 +21,6 @@ fn copy_tree(from: &Path, to: &Path) {
             std::fs::write(&target, std::fs::read(entry.path()).unwrap()).unwrap();
         }
     }
-}
-
-/// Compares one step with Dolt's record of it; returns a description of what differs.
-pub(crate) fn compare_step(ours: &StepState, theirs: &serde_json::Value) -> Option<String> {
-    let a = |v: &serde_json::Value| v.as_str().and_then(|s| Address::from_base32(s).ok());
-    let mut diffs = Vec::new();
-    if a(&theirs["root"]) != Some(ours.root) {
-        diffs.push(format!("root {} (Dolt {})", ours.root, theirs["root"]));
-    }
-    let want: Vec<(String, Option<Address>)> = theirs["tables"]
-        .as_object()
-        .map(|o| o.iter().map(|(k, v)| (k.clone(), a(v))).collect())
-        .unwrap_or_default();
-    for (name, addr) in &want {
-        let got = ours.tables.iter().find(|(n, _)| n == name).map(|(_, a)| *a);
-        if got != *addr {
-            diffs.push(format!("table {name} {got:?} (Dolt {addr:?})"));
-        }
-    }
-    if ours.tables.len() != want.len() {
-        diffs.push(format!(
-            "{} tables (Dolt {})",
-            ours.tables.len(),
-            want.len()
-        ));
-    }
-    if a(&theirs["commit"]) != Some(ours.commit) {
-        diffs.push(format!(
-            "commit {} (Dolt {})",
-            ours.commit, theirs["commit"]
-        ));
-    }
-    (!diffs.is_empty()).then(|| diffs.join("; "))
 }
 
 /// Runs scenario `name` on a fresh copy of `before/`; returns (steps matched, steps compared,
