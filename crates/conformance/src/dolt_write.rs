@@ -224,7 +224,9 @@ fn produce(db: &Database, branch: &str, file: &str) -> Option<prollystore_dolt::
             let root = db.root_at(branch, State::Committed)?;
             let t = db.table(&root, table)?;
             let create = prollystore_dolt::show_create::create_table(db, &root, &t)?;
-            return Ok(Some(format!("{table} @ {branch}\n{create};\n\n").into_bytes()));
+            return Ok(Some(
+                format!("{table} @ {branch}\n{create};\n\n").into_bytes(),
+            ));
         }
         if let Some(table) = file.strip_suffix(".csv") {
             let root = db.root_at(branch, State::Committed)?;

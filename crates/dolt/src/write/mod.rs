@@ -26,6 +26,7 @@
 //! commit closures of more than 17 ancestors), stores without a journal, three-way merges,
 //! `repo_state.json` updates (checkout), the CLI and the C ABI.
 
+mod api;
 pub(crate) mod chunk_io;
 pub(crate) mod column_tags;
 pub(crate) mod commit;
@@ -36,7 +37,7 @@ pub mod ops;
 pub(crate) mod overlay;
 pub(crate) mod refs;
 pub(crate) mod single_leaf;
-pub(crate) mod table_def;
+mod table_def;
 pub(crate) mod table_edit;
 pub(crate) mod working;
 pub(crate) mod writer;
@@ -45,3 +46,8 @@ pub(crate) mod writer;
 mod ops_tests;
 #[cfg(test)]
 mod tests;
+
+pub use api::{CommitMeta, DoltWriter, RowMode};
+pub use table_def::{CheckDef, ColumnDef, IndexDef, TableDef};
+#[cfg(test)]
+mod api_tests;

@@ -247,7 +247,10 @@ pub fn compare_step(ours: &StepState, theirs: &serde_json::Value) -> Option<Stri
     let mut diffs = Vec::new();
     if ours.op == "tag" {
         if a(&theirs["commit"]) != Some(ours.commit) {
-            diffs.push(format!("tagged commit {} (Dolt {})", ours.commit, theirs["commit"]));
+            diffs.push(format!(
+                "tagged commit {} (Dolt {})",
+                ours.commit, theirs["commit"]
+            ));
         }
         return (!diffs.is_empty()).then(|| diffs.join("; "));
     }

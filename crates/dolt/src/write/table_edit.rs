@@ -659,6 +659,82 @@ impl EditTable {
         Ok(())
     }
 
+    /// Inserts rows whose key is new; for the others sets the given columns (keyless tables:
+    /// every row is inserted).
+    pub(crate) fn upsert(
+        &mut self,
+        store: &Overlay<'_>,
+        rows: &[Vec<(usize, Cell)>],
+    ) -> Result<()> {
+        if self.schema.keyless {
+            return self.insert(store, rows);
+        }
+        for (r, given) in rows.iter().enumerate() {
+            let mut probe: Vec<Cell> = vec![Cell::Null; self.schema.columns.len()];
+            for (c, v) in given {
+                probe[*c] = v.clone();
+            }
+            let key = self.key_of(store, r, &probe)?;
+            let one = std::slice::from_ref(given);
+            if self.find(store, &key)?.is_some() {
+                self.update(store, one)
+            } else {
+                self.insert(store, one)
+            }
+            .map_err(|e| renumber(e, r))?;
+        }
+        Ok(())
+    }
+
+    /// Deletes the rows with the keys of the given rows (keyless tables: one copy of each row).
+    pub(crate) fn delete_matching(
+        &mut self,
+        store: &Overlay<'_>,
+        rows: &[Vec<(usize, Cell)>],
+    ) -> Result<()> {
+        if self.schema.keyless {
+            return self.delete_rows(store, rows);
+        }
+        let keys = rows
+            .iter()
+            .enumerate()
+            .map(|(r, given)| {
+                self.schema
+                    .key_columns
+                    .iter()
+                    .map(|k| {
+                        given
+                            .iter()
+                            .find(|(c, _)| c == k)
+                            .map(|(_, v)| v.clone())
+                            .ok_or_else(|| {
+                                bad(
+                                    &self.name,
+                                    &self.schema.columns[*k].name,
+                                    format!("row {r}: no value for this key column"),
+                                )
+                            })
+                    })
+                    .collect::<Result<Vec<Cell>>>()
+            })
+            .collect::<Result<Vec<_>>>()?;
+        self.delete_keys(store, &keys)
+    }
+
+    /// Removes every row (the clustered index and every secondary index become empty).
+    pub(crate) fn truncate(&mut self, store: &Overlay<'_>) -> Result<()> {
+        let s = self.schema.clone();
+        self.primary = Map::empty(store, s.primary_tuple_schema()?)
+            .map_err(tree)?
+            .root();
+        for (i, ix) in s.indexes.iter().enumerate() {
+            self.indexes[i] = Map::empty(store, s.index_tuple_schema(ix)?)
+                .map_err(tree)?
+                .root();
+        }
+        Ok(())
+    }
+
     /// Deletes one copy of each full row of a keyless table (`DELETE … LIMIT 1`).
     pub(crate) fn delete_rows(
         &mut self,
@@ -697,6 +773,22 @@ impl EditTable {
             self.primary = next.map_err(tree)?.root();
         }
         Ok(())
+    }
+}
+
+/// An error about "row 0" of a one-row call, renumbered as row `r` of the caller's rows.
+fn renumber(e: DoltError, r: usize) -> DoltError {
+    match e {
+        DoltError::BadValue {
+            table,
+            column,
+            reason,
+        } => DoltError::BadValue {
+            table,
+            column,
+            reason: reason.replacen("row 0", &format!("row {r}"), 1),
+        },
+        other => other,
     }
 }
 

@@ -200,6 +200,63 @@ impl WorkingEdits {
         Ok(address)
     }
 
+    /// Writes `branch`'s working root as its working set (uncommitted: the staged root stays
+    /// what it was), as Dolt does at the end of each SQL transaction, so that other processes
+    /// (`dolt status`, `dolt diff`, a later commit) see the changes.
+    pub(crate) fn save(
+        &mut self,
+        w: &mut DoltWriter,
+        branch: &str,
+        meta: &WorkingSetMeta<'_>,
+        timestamp_secs: u64,
+    ) -> Result<()> {
+        let Some(&root) = self.working.get(branch) else {
+            return Ok(());
+        };
+        let ws_ref = format!("workingSets/heads/{branch}");
+        let datasets = w.datasets()?;
+        let find = |name: &str| {
+            datasets
+                .iter()
+                .find(|(k, _)| k.as_slice() == name.as_bytes())
+                .map(|(_, a)| *a)
+        };
+        let staged = match find(&ws_ref) {
+            Some(ws) => {
+                let chunk = w.chunk(&ws)?;
+                let f =
+                    WorkingSetFields::decode(&chunk).map_err(|e| bad_chunk(ws, e.to_string()))?;
+                f.staged_root_addr.unwrap_or(f.working_root_addr)
+            }
+            None => {
+                let head = find(&format!("refs/heads/{branch}"))
+                    .ok_or_else(|| DoltError::NotFound(format!("branch {branch:?}")))?;
+                let chunk = w.chunk(&head)?;
+                CommitFields::decode(&chunk)
+                    .map_err(|e| bad_chunk(head, e.to_string()))?
+                    .root
+            }
+        };
+        for c in self.new_chunks(w, root)? {
+            w.put(&c)?;
+        }
+        let ws = WorkingSetFields {
+            working_root_addr: root.0,
+            staged_root_addr: Some(staged),
+            name: meta.name,
+            email: meta.email,
+            desc: meta.description,
+            timestamp_millis: meta.timestamp_secs,
+            merge_state: None,
+            rebase_state: None,
+        }
+        .encode()
+        .map_err(|e| DoltError::Unsupported(format!("working set: {e}")))?;
+        let ws = w.put(&ws)?;
+        w.update_datasets(&[(&ws_ref, Some(ws))], timestamp_secs)?;
+        Ok(())
+    }
+
     /// Every chunk reachable from `root` that only this session's memory holds.
     fn new_chunks(&self, w: &DoltWriter, root: Address) -> Result<Vec<Vec<u8>>> {
         let source = w.database().source();
