@@ -30,6 +30,7 @@ mod api;
 pub(crate) mod chunk_io;
 pub(crate) mod column_tags;
 pub(crate) mod commit;
+mod create_sql;
 pub(crate) mod journal_append;
 pub(crate) mod lock;
 pub(crate) mod new_table;

@@ -104,6 +104,10 @@ pub fn parse_date_millis(date: &str) -> Option<i64> {
 }
 
 /// The table definition a `create_table` op carries.
+pub(crate) fn table_def_of(op: &Value) -> Result<TableDef> {
+    table_def(op, 0)
+}
+
 fn table_def(op: &Value, step: usize) -> Result<TableDef> {
     let columns = list(op, "columns", step)?
         .iter()
