@@ -137,9 +137,7 @@ impl DoltWriter {
         columns: &[&str],
         rows: &[Vec<Option<SqlValue>>],
     ) -> Result<()> {
-        let rows = self.cells(table, columns, rows)?;
-        self.edits
-            .edit_table(&self.store, &self.branch, table, |t, s| t.insert(s, &rows))
+        self.apply(RowMode::Insert, table, columns, rows)
     }
 
     /// Updates rows by primary key: `columns` must include every key column; the other listed
@@ -150,9 +148,7 @@ impl DoltWriter {
         columns: &[&str],
         rows: &[Vec<Option<SqlValue>>],
     ) -> Result<()> {
-        let rows = self.cells(table, columns, rows)?;
-        self.edits
-            .edit_table(&self.store, &self.branch, table, |t, s| t.update(s, &rows))
+        self.apply(RowMode::Update, table, columns, rows)
     }
 
     /// Inserts rows whose key is new and updates the listed columns of the others.
@@ -162,9 +158,52 @@ impl DoltWriter {
         columns: &[&str],
         rows: &[Vec<Option<SqlValue>>],
     ) -> Result<()> {
+        self.apply(RowMode::Upsert, table, columns, rows)
+    }
+
+    /// Applies `rows` (values for `columns`, `None` = NULL; text given for a non-text column
+    /// is parsed as Dolt prints such values) in `mode`. All rows or none: an error changes
+    /// nothing.
+    pub fn apply(
+        &mut self,
+        mode: RowMode,
+        table: &str,
+        columns: &[&str],
+        rows: &[Vec<Option<SqlValue>>],
+    ) -> Result<()> {
         let rows = self.cells(table, columns, rows)?;
+        self.apply_cells(mode, table, &rows)
+    }
+
+    fn apply_cells(
+        &mut self,
+        mode: RowMode,
+        table: &str,
+        rows: &[Vec<(usize, Cell)>],
+    ) -> Result<()> {
         self.edits
-            .edit_table(&self.store, &self.branch, table, |t, s| t.upsert(s, &rows))
+            .edit_table(&self.store, &self.branch, table, |t, s| match mode {
+                RowMode::Insert => t.insert(s, rows),
+                RowMode::Update => t.update(s, rows),
+                RowMode::Upsert => t.upsert(s, rows),
+                RowMode::Delete => t.delete_matching(s, rows),
+            })
+    }
+
+    /// True when the working root is the head commit's (nothing to commit).
+    pub fn is_clean(&self) -> Result<bool> {
+        let working = self.edits.working_root(&self.store, &self.branch)?;
+        let head = self
+            .store
+            .datasets()?
+            .into_iter()
+            .find(|(k, _)| k.as_slice() == format!("refs/heads/{}", self.branch).as_bytes())
+            .map(|(_, a)| a)
+            .ok_or_else(|| DoltError::NotFound(format!("branch {:?}", self.branch)))?;
+        let chunk = self.store.chunk(&head)?;
+        let c = prollystore_format::message::objects::CommitFields::decode(&chunk)
+            .map_err(|e| crate::error::bad_chunk(head, e.to_string()))?;
+        Ok(Address(c.root) == working)
     }
 
     /// Deletes rows by primary key (values in primary-key order); absent keys are skipped.
@@ -248,13 +287,7 @@ impl DoltWriter {
                     .collect::<Result<Vec<_>>>()
             })
             .collect::<Result<Vec<_>>>()?;
-        self.edits
-            .edit_table(&self.store, &self.branch, table, |t, s| match mode {
-                RowMode::Insert => t.insert(s, &rows),
-                RowMode::Update => t.update(s, &rows),
-                RowMode::Upsert => t.upsert(s, &rows),
-                RowMode::Delete => t.delete_matching(s, &rows),
-            })
+        self.apply_cells(mode, table, &rows)
     }
 
     /// Writes the working root as the branch's working set (uncommitted), stamped with `who`
