@@ -80,6 +80,10 @@ pub enum DoltError {
     /// build refused, a store that is read-only...).
     #[error(transparent)]
     Tree(TreeError),
+    /// A write was refused and nothing was written: a branch or tag that already exists, a
+    /// branch not merged, an invalid name, uncommitted changes in the way.
+    #[error("refused: {0}")]
+    Refused(String),
 }
 
 /// Store errors as the variants above when one fits (a missing chunk, an I/O error, a damaged

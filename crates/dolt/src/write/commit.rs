@@ -3,12 +3,11 @@
 //! committer is not the author.
 
 use prollystore_format::message::objects::CommitFields;
-use prollystore_format::message::CommitClosureNode;
 use prollystore_format::Address;
 
 use super::chunk_io::ChunkIo;
-use super::single_leaf::commit_closure_leaf;
-use crate::error::{bad_chunk, Result};
+use super::closure::put_parent_closure;
+use crate::error::Result;
 
 /// A name and email.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -41,27 +40,10 @@ pub(crate) struct NewCommit<'a> {
 /// Puts the commit (and its parents' closure) into the writer's pending chunks; returns the
 /// commit's address and height.
 pub(crate) fn put_commit(w: &mut dyn ChunkIo, c: &NewCommit<'_>) -> Result<(Address, u64)> {
-    let mut closure: Vec<(u64, Address)> = Vec::new();
-    let mut max_height = 0;
-    for &parent in &c.parents {
-        let chunk = w.chunk(&parent)?;
-        let p = CommitFields::decode(&chunk).map_err(|e| bad_chunk(parent, e.to_string()))?;
-        max_height = max_height.max(p.height);
-        closure.push((p.height, parent));
-        if let Some(pc) = p.parent_closure.map(Address).filter(|a| !a.is_zero()) {
-            closure_entries(w, pc, 0, &mut closure)?;
-        }
-    }
-    let parent_closure = if c.parents.is_empty() {
-        // Dolt writes the empty hash for a commit without parents.
-        Address::ZERO
-    } else {
-        w.put(&commit_closure_leaf(&closure)?)?
-    };
+    let (parent_closure, height) = put_parent_closure(w, &c.parents)?;
     // Dolt leaves out committer fields equal to the author's, one by one.
     let committer = c.committer.unwrap_or(c.author);
     let parent_addrs: Vec<u8> = c.parents.iter().flat_map(|p| p.0).collect();
-    let height = max_height + 1;
     let fields = CommitFields {
         root: c.root.0,
         height,
@@ -80,26 +62,4 @@ pub(crate) fn put_commit(w: &mut dyn ChunkIo, c: &NewCommit<'_>) -> Result<(Addr
         .encode()
         .map_err(|e| crate::error::DoltError::Unsupported(format!("commit: {e}")))?;
     Ok((w.put(&chunk)?, height))
-}
-
-/// Appends every key of the commit-closure tree at `address`.
-fn closure_entries(
-    w: &dyn ChunkIo,
-    address: Address,
-    depth: usize,
-    out: &mut Vec<(u64, Address)>,
-) -> Result<()> {
-    if depth > 32 {
-        return Err(bad_chunk(address, "commit closure is too deep"));
-    }
-    let chunk = w.chunk(&address)?;
-    let node = CommitClosureNode::verify(&chunk).map_err(|e| bad_chunk(address, e.to_string()))?;
-    if node.level() > 0 {
-        for i in 0..node.child_count() {
-            closure_entries(w, node.child(i), depth + 1, out)?;
-        }
-        return Ok(());
-    }
-    out.extend((0..node.count()).map(|i| (node.height(i), node.commit(i))));
-    Ok(())
 }

@@ -9,7 +9,11 @@
 //!   check.
 //! * [`journal_append`]: chunk and root records appended to the chunk journal, fsync'd, root
 //!   record last; the manifest left as Dolt leaves it between opens.
-//! * [`single_leaf`]: dataset maps, table maps and commit closures small enough to be one node.
+//! * [`single_leaf`]: table maps small enough to be one node (new tables).
+//! * [`chunker`]: Dolt's edit of an address map or commit closure of any size, step for step
+//!   (checked against Dolt's own maps and closures of hundreds of nodes);
+//!   [`address_map`]: dataset and table maps read and edited; [`closure`]: a new commit's
+//!   parent closure.
 //! * [`refs`]: the addresses each message kind refers to (for copying reachable chunks).
 //! * [`chunk_io`]: reading and putting chunks while writing;
 //!   [`commit`]: commits with parent closure and height as Dolt computes them;
@@ -22,33 +26,44 @@
 //!
 //! Not done yet: the other SQL types (stored type text, encodings, value parsing), defaults,
 //! comments and column collations in schemas, secondary indexes, keyless tables, out-of-band values, row edits of
-//! existing tables, maps that need Dolt's chunker (dataset or table maps of ≥ 512 item bytes,
-//! commit closures of more than 17 ancestors), stores without a journal, three-way merges,
+//! existing tables, stores without a journal, three-way merges,
 //! `repo_state.json` updates (checkout), the CLI and the C ABI.
 
 mod api;
+pub(crate) mod address_map;
+pub(crate) mod ancestry;
+pub(crate) mod branches;
 pub(crate) mod chunk_io;
+pub(crate) mod chunker;
+pub(crate) mod closure;
 pub(crate) mod column_tags;
 pub(crate) mod commit;
 mod create_sql;
 pub(crate) mod journal_append;
 pub(crate) mod lock;
+pub(crate) mod merge;
 pub(crate) mod new_table;
 pub mod ops;
 pub(crate) mod overlay;
 pub(crate) mod refs;
 pub(crate) mod single_leaf;
+pub(crate) mod status;
 mod table_def;
 pub(crate) mod table_edit;
+pub(crate) mod tags;
 pub(crate) mod working;
 pub(crate) mod writer;
 
+pub use api::{CommitMeta, DoltWriter, RowMode};
+pub use table_def::{CheckDef, ColumnDef, IndexDef, TableDef};
+
+#[cfg(test)]
+mod api_tests;
 #[cfg(test)]
 mod ops_tests;
 #[cfg(test)]
 mod tests;
-
-pub use api::{CommitMeta, DoltWriter, RowMode};
-pub use table_def::{CheckDef, ColumnDef, IndexDef, TableDef};
 #[cfg(test)]
-mod api_tests;
+mod tests_chunked;
+#[cfg(test)]
+mod tests_vc;

@@ -10,6 +10,7 @@ use prollystore_format::Address;
 use serde_json::Value;
 
 use super::commit::{NewCommit, Person};
+use super::merge::{ConflictChoice, MergeMeta, MergeOutcome};
 use super::table_def::{CheckDef, ColumnDef, IndexDef, TableDef};
 use super::table_edit::{cell_from_text, Cell, EditTable};
 use super::working::WorkingEdits;
@@ -288,9 +289,9 @@ pub fn compare_step(ours: &StepState, theirs: &serde_json::Value) -> Option<Stri
 }
 
 /// Applies the ops of `ops_jsonl` (the text of an `ops.jsonl`) to the database at `dir`,
-/// calling `on_step` after every commit with what the database then holds. `init` ops are
-/// skipped (the database is their result). Ops this writer cannot do yet (branches, merges,
-/// tags) are an error naming them.
+/// calling `on_step` after every commit, merge and tag with what the database then holds.
+/// `init` ops are not replayed (the database is their result; their author is the identity
+/// Dolt's config gives the other commands). An op this writer cannot do is an error naming it.
 pub fn apply_ops(
     dir: &Path,
     ops_jsonl: &str,
@@ -302,6 +303,9 @@ pub fn apply_ops(
         .database()
         .current_branch()
         .ok_or_else(|| DoltError::NotFound("the current branch (repo_state.json)".into()))?;
+    // Who Dolt's config names (the `init` op's author): it stamps working sets and tags.
+    let mut identity = (String::new(), String::new());
+    let mut last_secs = 0u64;
     for (step, line) in ops_jsonl.lines().enumerate() {
         if line.trim().is_empty() {
             continue;
@@ -310,7 +314,14 @@ pub fn apply_ops(
             serde_json::from_str(line).map_err(|e| bad_op(step, format!("not JSON: {e}")))?;
         let kind = text(&op, "op", step)?;
         match kind {
-            "init" => {}
+            "init" => {
+                identity = (
+                    text(&op, "author_name", step)?.to_string(),
+                    text(&op, "author_email", step)?.to_string(),
+                );
+                last_secs = parse_date_millis(text(&op, "date", step)?)
+                    .map_or(0, |m| (m / 1000).max(0) as u64);
+            }
             "create_table" => edits.create_table(&w, &branch, &table_def(&op, step)?)?,
             "drop_table" => edits.drop_table(&w, &branch, text(&op, "table", step)?)?,
             "insert" | "update" | "delete" => {
@@ -365,6 +376,7 @@ pub fn apply_ops(
                     committer_millis: committer_date.max(0) as u64,
                 };
                 let secs = (committer_date / 1000).max(0) as u64;
+                last_secs = secs;
                 let meta = WorkingSetMeta {
                     name: author.name,
                     email: author.email,
@@ -383,16 +395,105 @@ pub fn apply_ops(
                     tables,
                 })?;
             }
+            "branch" => {
+                let meta = ws_meta(&identity, last_secs);
+                w.create_branch(text(&op, "name", step)?, text(&op, "from", step)?, &meta)?;
+            }
             "checkout" => {
-                // Switching needs the version-control half (repo_state.json); the row model
-                // itself keeps each branch's working root apart.
-                return Err(bad_op(step, "unsupported op \"checkout\""));
+                edits.save(&mut w, &branch, &ws_meta(&identity, last_secs), last_secs)?;
+                let target = text(&op, "branch", step)?;
+                w.checkout(target, &ws_meta(&identity, last_secs))?;
+                branch = target.to_string();
+            }
+            "delete_branch" => {
+                let force = op["force"].as_bool().unwrap_or(false);
+                w.delete_branch(text(&op, "name", step)?, force, last_secs)?;
+            }
+            "tag" => {
+                // Dolt stamps tags with the wall clock; the op's date stands in for it (only
+                // the tagged commit is compared).
+                let millis = parse_date_millis(text(&op, "date", step)?)
+                    .ok_or_else(|| bad_op(step, "bad date"))?;
+                let tagger = Person {
+                    name: &identity.0,
+                    email: &identity.1,
+                };
+                let name = text(&op, "name", step)?;
+                let spec = text(&op, "ref", step)?;
+                w.tag(name, spec, text(&op, "message", step)?, tagger, millis)?;
+                let commit = w.resolve_commit(spec)?;
+                let root = commit_root(&w, commit)?;
+                let tables = edits.tables(&w, root)?;
+                on_step(&StepState {
+                    step,
+                    op: kind.to_string(),
+                    branch: branch.clone(),
+                    commit,
+                    root,
+                    tables,
+                })?;
+            }
+            "merge" => {
+                let date = parse_date_millis(text(&op, "date", step)?)
+                    .ok_or_else(|| bad_op(step, "bad date"))?;
+                let meta = MergeMeta {
+                    author: Person {
+                        name: text(&op, "author_name", step)?,
+                        email: text(&op, "author_email", step)?,
+                    },
+                    committer: None,
+                    message: text(&op, "message", step)?,
+                    author_millis: date,
+                    committer_millis: date.max(0) as u64,
+                };
+                let secs = (date / 1000).max(0) as u64;
+                last_secs = secs;
+                edits.save(&mut w, &branch, &ws_meta(&identity, secs), secs)?;
+                let outcome = w.merge(
+                    text(&op, "branch", step)?,
+                    &meta,
+                    ConflictChoice::Stop,
+                    &ws_meta(&identity, secs),
+                )?;
+                let commit = match outcome {
+                    MergeOutcome::UpToDate => w.head_of(&branch)?,
+                    MergeOutcome::FastForward { commit } | MergeOutcome::Merged { commit, .. } => {
+                        commit
+                    }
+                    MergeOutcome::Conflicts(c) => {
+                        let keys: Vec<String> = c
+                            .iter()
+                            .map(|c| format!("{} ({}): {}", c.table, c.key.join(","), c.reason))
+                            .collect();
+                        return Err(bad_op(step, format!("merge conflicts: {}", keys.join("; "))));
+                    }
+                };
+                edits.discard(&branch);
+                let root = commit_root(&w, commit)?;
+                let tables = edits.tables(&w, root)?;
+                on_step(&StepState {
+                    step,
+                    op: kind.to_string(),
+                    branch: branch.clone(),
+                    commit,
+                    root,
+                    tables,
+                })?;
             }
             other => return Err(bad_op(step, format!("unsupported op {other:?}"))),
         }
-        let _ = &mut branch;
     }
     Ok(())
+}
+
+/// Working-set metadata as a `dolt` command run by `who` records it.
+fn ws_meta(who: &(String, String), timestamp_secs: u64) -> WorkingSetMeta<'_> {
+    WorkingSetMeta {
+        name: &who.0,
+        email: &who.1,
+        description: "sql transaction",
+        timestamp_secs,
+    }
 }
 
 /// The root value of a commit (read through the writer: it may be one it just made).

@@ -22,7 +22,7 @@ pub(crate) struct Overlay<'a> {
 
 impl Overlay<'_> {
     /// Copies a chunk this writer appended into memory, so it can be lent like the others.
-    fn from_journal(&self, address: &Address) -> Result<bool, StoreError> {
+    fn copy_from_journal(&self, address: &Address) -> Result<bool, StoreError> {
         match self.journal.written(address) {
             Some(c) => {
                 self.new.put(&c)?;
@@ -45,14 +45,14 @@ impl ChunkStore for Overlay<'_> {
         if let Some(c) = self.base.get(address)? {
             return Ok(Some(c));
         }
-        if self.from_journal(address)? {
+        if self.copy_from_journal(address)? {
             return self.new.get(address);
         }
         Ok(None)
     }
 
     fn get_node(&self, address: &Address) -> Result<Node<'_>, StoreError> {
-        if self.new.has(address)? || (!self.base.has(address)? && self.from_journal(address)?) {
+        if self.new.has(address)? || (!self.base.has(address)? && self.copy_from_journal(address)?) {
             return self.new.get_node(address);
         }
         self.base.get_node(address)

@@ -2,19 +2,16 @@
 //!
 //! Dolt's chunker (`keySplitter`) considers no boundary before a node holds 512 bytes of keys
 //! and values (`minChunkSize`), so a map whose items total less is certainly one leaf — the
-//! root. Dataset maps and the table maps and commit closures of small databases are such trees.
-//! Larger ones need the chunker and are refused here, not written differently from Dolt.
+//! root. The table maps of small databases are such trees; larger ones are refused here (the
+//! general path is [`super::address_map`]).
 
-use prollystore_format::message::{AddressMapWriter, CommitClosureWriter, COMMIT_CLOSURE_KEY_LEN};
+use prollystore_format::message::AddressMapWriter;
 use prollystore_format::{Address, ADDRESS_LEN};
 
 use crate::error::{DoltError, Result};
 
 /// Dolt's `minChunkSize`: no node boundary before this many item bytes.
 const MIN_CHUNK_SIZE: usize = 512;
-/// The value Dolt stores per commit-closure key (`emptyCommitClosureValue`, one byte), which
-/// counts towards node size.
-const CLOSURE_VALUE_LEN: usize = 1;
 
 /// An `AddressMap` (`ADRM`) of `entries` as one leaf, names sorted bytewise as Dolt keeps them.
 pub(crate) fn address_map_leaf(entries: &[(Vec<u8>, Address)]) -> Result<Vec<u8>> {
@@ -41,28 +38,6 @@ pub(crate) fn address_map_leaf(entries: &[(Vec<u8>, Address)]) -> Result<Vec<u8>
     let chunk = w
         .write(&keys, &offsets, &addresses, &[], 0)
         .map_err(|e| DoltError::Unsupported(format!("address map: {e}")))?;
-    Ok(chunk.to_vec())
-}
-
-/// A `CommitClosure` (`CMCL`) of `(height, commit)` keys as one leaf, in Dolt's order (height,
-/// then address bytes), duplicates dropped.
-pub(crate) fn commit_closure_leaf(entries: &[(u64, Address)]) -> Result<Vec<u8>> {
-    let mut sorted = entries.to_vec();
-    sorted.sort();
-    sorted.dedup();
-    let size = sorted.len() * (COMMIT_CLOSURE_KEY_LEN + CLOSURE_VALUE_LEN);
-    if size >= MIN_CHUNK_SIZE {
-        return Err(too_big("commit closure", size));
-    }
-    let mut keys = Vec::with_capacity(sorted.len() * COMMIT_CLOSURE_KEY_LEN);
-    for (height, a) in &sorted {
-        keys.extend_from_slice(&height.to_le_bytes());
-        keys.extend_from_slice(a.as_bytes());
-    }
-    let mut w = CommitClosureWriter::new();
-    let chunk = w
-        .write(&keys, &[], &[], 0)
-        .map_err(|e| DoltError::Unsupported(format!("commit closure: {e}")))?;
     Ok(chunk.to_vec())
 }
 

@@ -16,14 +16,14 @@ use crate::db::Database;
 use crate::error::DoltError;
 
 /// Environment variable naming a `dolt` binary to check our output with.
-const DOLT_ENV: &str = "PROLLY_DOLT";
+pub(super) const DOLT_ENV: &str = "PROLLY_DOLT";
 
-fn scenario(name: &str) -> PathBuf {
+pub(super) fn scenario(name: &str) -> PathBuf {
     prollystore_test_vectors::require("dolt-write").join(name)
 }
 
 /// Copies a directory tree, making the copies writable (the vectors are read-only).
-fn copy_tree(from: &Path, to: &Path) {
+pub(super) fn copy_tree(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
     for entry in std::fs::read_dir(from).unwrap() {
         let entry = entry.unwrap();
@@ -37,7 +37,7 @@ fn copy_tree(from: &Path, to: &Path) {
 }
 
 /// A writable copy of a vector database in a fresh temporary directory.
-fn copy_db(db: &Path) -> (tempfile::TempDir, PathBuf) {
+pub(super) fn copy_db(db: &Path) -> (tempfile::TempDir, PathBuf) {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("db");
     copy_tree(db, &dir);
@@ -45,7 +45,7 @@ fn copy_db(db: &Path) -> (tempfile::TempDir, PathBuf) {
 }
 
 /// Runs `dolt args…` in `dir` with a throwaway HOME, if `PROLLY_DOLT` is set; returns stdout.
-fn dolt(dir: &Path, args: &[&str]) -> Option<String> {
+pub(super) fn dolt(dir: &Path, args: &[&str]) -> Option<String> {
     let bin = std::env::var_os(DOLT_ENV).filter(|v| !v.is_empty())?;
     let home = dir.parent().unwrap().join("home");
     std::fs::create_dir_all(home.join(".dolt")).unwrap();
@@ -106,7 +106,7 @@ fn root_and_chunk_records_are_framed_as_dolt_frames_them() {
 }
 
 /// Copies every chunk reachable from `from_root` in `source` that `w` lacks.
-fn copy_reachable(source: &Database, w: &mut DoltWriter, from_root: Address) {
+pub(super) fn copy_reachable(source: &Database, w: &mut DoltWriter, from_root: Address) {
     let mut seen = HashSet::new();
     let mut todo = vec![from_root];
     while let Some(a) = todo.pop() {
@@ -120,7 +120,7 @@ fn copy_reachable(source: &Database, w: &mut DoltWriter, from_root: Address) {
 }
 
 /// Working-set metadata as a `dolt sql` transaction of the vectors' user records it.
-fn sql_meta(timestamp_secs: u64) -> WorkingSetMeta<'static> {
+pub(super) fn sql_meta(timestamp_secs: u64) -> WorkingSetMeta<'static> {
     WorkingSetMeta {
         name: "Vector Bot",
         email: "bot@example.com",
@@ -130,7 +130,7 @@ fn sql_meta(timestamp_secs: u64) -> WorkingSetMeta<'static> {
 }
 
 /// `2024-01-02T09:30:00Z` → Unix milliseconds.
-fn millis(date: &str) -> i64 {
+pub(super) fn millis(date: &str) -> i64 {
     let n = |r: std::ops::Range<usize>| date[r].parse::<i64>().unwrap();
     let (y, m, d) = (n(0..4), n(5..7), n(8..10));
     // Days from civil (Howard Hinnant's algorithm).
@@ -151,13 +151,13 @@ fn dates_convert_like_dolt_prints_them() {
 }
 
 /// `2026-11-26 17:28:25.302` (UTC, as the vectors record tag dates) → Unix milliseconds.
-fn tag_millis(date: &str) -> i64 {
+pub(super) fn tag_millis(date: &str) -> i64 {
     let (secs, frac) = date.split_once('.').unwrap_or((date, "0"));
     let iso = format!("{}T{}Z", &secs[..10], &secs[11..19]);
     millis(&iso) + format!("{frac:0<3}")[..3].parse::<i64>().unwrap()
 }
 
-fn jsonl(path: &Path) -> Vec<serde_json::Value> {
+pub(super) fn jsonl(path: &Path) -> Vec<serde_json::Value> {
     std::fs::read_to_string(path)
         .unwrap()
         .lines()
@@ -306,7 +306,7 @@ fn replay(name: &str) -> (tempfile::TempDir, PathBuf) {
 
 /// What Dolt prints for every branch of a replayed scenario equals what it printed for its own
 /// run: logs, `SHOW TABLES`, every table's rows and schema.
-fn dolt_reads_like_expected(name: &str, dir: &Path) -> bool {
+pub(super) fn dolt_reads_like_expected(name: &str, dir: &Path) -> bool {
     let base = scenario(name);
     let expected = base.join("expected/branch");
     for entry in std::fs::read_dir(&expected).unwrap() {
@@ -387,7 +387,7 @@ fn commits_merges_and_branches_of_every_scenario_hash_as_dolts() {
 }
 
 /// Removes ANSI SGR sequences.
-fn strip_ansi(s: &str) -> String {
+pub(super) fn strip_ansi(s: &str) -> String {
     let mut out = String::new();
     let mut chars = s.chars().peekable();
     while let Some(c) = chars.next() {

@@ -4,14 +4,15 @@
 //! working root as it was, and nothing of it reaches the database.
 
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 use prollystore::store::{ChunkStore, MemoryStore};
 use prollystore_format::message::objects::{CommitFields, RootValueFields, WorkingSetFields};
-use prollystore_format::message::AddressMapNode;
 use prollystore_format::{Address, HashProfile};
 
+use super::address_map::{address_map_entries, edit_address_map, empty_address_map};
+use super::chunk_io::ChunkIo;
 use super::commit::NewCommit;
-use super::new_table::root_with_tables;
 use super::overlay::Overlay;
 use super::refs::for_each_ref;
 use super::table_def::TableDef;
@@ -91,7 +92,7 @@ impl WorkingEdits {
     ) -> Result<()> {
         let root = self.working_root(w, branch)?;
         let store = self.overlay(w);
-        let mut tables = root_tables(&store, root)?;
+        let tables = root_tables(&store, root)?;
         if tables
             .iter()
             .any(|(n, _)| n.eq_ignore_ascii_case(&def.name))
@@ -109,8 +110,8 @@ impl WorkingEdits {
         }
         let schema = def.schema_chunk(&mut used)?;
         let table = EditTable::create(&store, &def.name, &schema)?;
-        tables.push((def.name.clone(), table.store(&store)?));
-        let new_root = set_root_tables(&store, root, &tables)?;
+        let address = table.store(&store)?;
+        let new_root = set_root_tables(&store, root, &[(&def.name, Some(address))])?;
         self.working.insert(branch.to_string(), new_root);
         Ok(())
     }
@@ -119,13 +120,10 @@ impl WorkingEdits {
     pub(crate) fn drop_table(&mut self, w: &DoltWriter, branch: &str, name: &str) -> Result<()> {
         let root = self.working_root(w, branch)?;
         let store = self.overlay(w);
-        let mut tables = root_tables(&store, root)?;
-        let before = tables.len();
-        tables.retain(|(n, _)| n != name);
-        if tables.len() == before {
+        if !root_tables(&store, root)?.iter().any(|(n, _)| n == name) {
             return Err(DoltError::NotFound(format!("table {name:?}")));
         }
-        let new_root = set_root_tables(&store, root, &tables)?;
+        let new_root = set_root_tables(&store, root, &[(name, None)])?;
         self.working.insert(branch.to_string(), new_root);
         Ok(())
     }
@@ -144,15 +142,14 @@ impl WorkingEdits {
     {
         let root = self.working_root(w, branch)?;
         let store = self.overlay(w);
-        let mut tables = root_tables(&store, root)?;
-        let slot = tables
-            .iter_mut()
+        let (_, address) = root_tables(&store, root)?
+            .into_iter()
             .find(|(n, _)| n == name)
             .ok_or_else(|| DoltError::NotFound(format!("table {name:?}")))?;
-        let mut table = EditTable::load(&store, name, slot.1)?;
+        let mut table = EditTable::load(&store, name, address)?;
         change(&mut table, &store)?;
-        slot.1 = table.store(&store)?;
-        let new_root = set_root_tables(&store, root, &tables)?;
+        let address = table.store(&store)?;
+        let new_root = set_root_tables(&store, root, &[(name, Some(address))])?;
         self.working.insert(branch.to_string(), new_root);
         Ok(())
     }
@@ -277,6 +274,20 @@ impl WorkingEdits {
     }
 }
 
+/// The overlay as the chunk access the address-map editor takes.
+struct OverlayIo<'a, 'b>(&'a Overlay<'b>);
+
+impl ChunkIo for OverlayIo<'_, '_> {
+    fn chunk(&self, address: &Address) -> Result<Arc<[u8]>> {
+        let c = self.0.get(address)?.ok_or(DoltError::MissingChunk(*address))?;
+        Ok(Arc::from(c))
+    }
+
+    fn put(&mut self, chunk: &[u8]) -> Result<Address> {
+        Ok(self.0.put(chunk)?)
+    }
+}
+
 /// The tables of a root value: name → table chunk address.
 pub(crate) fn root_tables(store: &Overlay<'_>, root: Address) -> Result<Vec<(String, Address)>> {
     let chunk = store.get(&root)?.ok_or(DoltError::MissingChunk(root))?;
@@ -284,32 +295,38 @@ pub(crate) fn root_tables(store: &Overlay<'_>, root: Address) -> Result<Vec<(Str
     if r.tables.is_empty() {
         return Ok(Vec::new());
     }
-    let node = AddressMapNode::verify(r.tables).map_err(|e| bad_chunk(root, e.to_string()))?;
-    if !node.is_leaf() {
-        return Err(DoltError::Unsupported(
-            "a table map of several nodes (not done yet)".into(),
-        ));
-    }
-    (0..node.count())
-        .map(|i| {
-            let name = String::from_utf8(node.key(i).to_vec())
-                .map_err(|_| bad_chunk(root, "a table name is not UTF-8"))?;
-            Ok((name, node.address(i)))
+    address_map_entries(&OverlayIo(store), r.tables)?
+        .into_iter()
+        .map(|(k, a)| {
+            let name =
+                String::from_utf8(k).map_err(|_| bad_chunk(root, "a table name is not UTF-8"))?;
+            Ok((name, a))
         })
         .collect()
 }
 
-/// Root value `base` with its table map set to `tables`; returns the new root's address.
+/// Root value `base` with `changes` to its table map (`Some` sets a table, `None` drops it),
+/// edited as Dolt edits the map; returns the new root's address.
 fn set_root_tables(
     store: &Overlay<'_>,
     base: Address,
-    tables: &[(String, Address)],
+    changes: &[(&str, Option<Address>)],
 ) -> Result<Address> {
     let chunk = store.get(&base)?.ok_or(DoltError::MissingChunk(base))?;
-    let entries: Vec<(Vec<u8>, Address)> = tables
-        .iter()
-        .map(|(n, a)| (n.as_bytes().to_vec(), *a))
-        .collect();
-    let new = root_with_tables(chunk, &entries)?;
+    let mut r = RootValueFields::decode(chunk).map_err(|e| bad_chunk(base, e.to_string()))?;
+    let empty;
+    let old: &[u8] = if r.tables.is_empty() {
+        empty = empty_address_map()?;
+        &empty
+    } else {
+        r.tables
+    };
+    let edits: Vec<(&[u8], Option<Address>)> =
+        changes.iter().map(|(n, a)| (n.as_bytes(), *a)).collect();
+    let map = edit_address_map(&mut OverlayIo(store), old, &edits)?;
+    r.tables = &map;
+    let new = r
+        .encode()
+        .map_err(|e| DoltError::Unsupported(format!("root value: {e}")))?;
     Ok(store.put(&new)?)
 }

@@ -5,13 +5,12 @@ use std::path::Path;
 use std::sync::Arc;
 
 use prollystore_format::message::objects::{StoreRootFields, WorkingSetFields};
-use prollystore_format::message::AddressMapNode;
 use prollystore_format::{Address, HashProfile};
 
+use super::address_map::{address_map_entries, edit_address_map, empty_address_map};
 use super::chunk_io::ChunkIo;
 use super::commit::{put_commit, NewCommit};
 use super::journal_append::JournalAppender;
-use super::single_leaf::address_map_leaf;
 use crate::db::Database;
 use crate::error::{bad_chunk, DoltError, Result};
 
@@ -92,16 +91,7 @@ impl DoltWriter {
         let chunk = self.chunk(&self.root)?;
         let sr =
             StoreRootFields::decode(&chunk).map_err(|e| bad_chunk(self.root, e.to_string()))?;
-        let node = AddressMapNode::verify(sr.address_map)
-            .map_err(|e| bad_chunk(self.root, e.to_string()))?;
-        if !node.is_leaf() {
-            return Err(DoltError::Unsupported(
-                "a dataset map of several nodes (not done yet)".into(),
-            ));
-        }
-        Ok((0..node.count())
-            .map(|i| (node.key(i).to_vec(), node.address(i)))
-            .collect())
+        address_map_entries(self, sr.address_map)
     }
 
     /// Sets (`Some`) or removes (`None`) datasets, writes the new store root and makes it the
@@ -112,17 +102,25 @@ impl DoltWriter {
         changes: &[(&str, Option<Address>)],
         timestamp_secs: u64,
     ) -> Result<Address> {
-        let mut map = self.datasets()?;
-        for (name, value) in changes {
-            map.retain(|(k, _)| k.as_slice() != name.as_bytes());
+        for (_, value) in changes {
             if let Some(a) = value {
                 if !self.journal.contains(a) && !self.db.source().contains(a) {
                     return Err(DoltError::MissingChunk(*a));
                 }
-                map.push((name.as_bytes().to_vec(), *a));
             }
         }
-        let leaf = address_map_leaf(&map)?;
+        let old_map = if self.root.is_zero() {
+            empty_address_map()?
+        } else {
+            let chunk = self.chunk(&self.root)?;
+            StoreRootFields::decode(&chunk)
+                .map_err(|e| bad_chunk(self.root, e.to_string()))?
+                .address_map
+                .to_vec()
+        };
+        let byte_changes: Vec<(&[u8], Option<Address>)> =
+            changes.iter().map(|(n, a)| (n.as_bytes(), *a)).collect();
+        let leaf = edit_address_map(self, &old_map, &byte_changes)?;
         let root_chunk = StoreRootFields { address_map: &leaf }
             .encode()
             .map_err(|e| DoltError::Unsupported(format!("store root: {e}")))?;

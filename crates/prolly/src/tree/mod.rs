@@ -18,3 +18,7 @@ pub(crate) mod pipeline;
 pub(crate) mod prefetch;
 pub mod schema;
 pub(crate) mod split;
+
+/// Dolt's node-boundary test, for trees other crates chunk themselves (Dolt's address maps
+/// and commit closures).
+pub use split::Splitter;

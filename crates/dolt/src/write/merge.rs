@@ -1,0 +1,609 @@
+//! `dolt merge BRANCH`: fast-forward when the current branch's head is an ancestor of the
+//! other; otherwise a three-way merge from the merge base Dolt picks, committed with two
+//! parents (the current head first).
+//!
+//! Tables changed on one side only are taken whole from that side. A table both sides changed
+//! (same schema on all three) is merged row by row with Dolt's cell-wise rule: a row changed
+//! on both sides merges when no column was changed to different values on the two sides;
+//! otherwise — or when one side deleted a row the other changed, or both added a key with
+//! different rows — it is a conflict. Secondary indexes are edited with the merged rows'
+//! changes, which gives the trees Dolt's merge gives (trees depend on content only).
+//!
+//! Conflicts stop the merge before anything is written and come back with every conflicting
+//! key, unless the caller chose a side for conflicting rows ([`ConflictChoice`]).
+
+use std::collections::{BTreeMap, HashSet};
+
+use prollystore::store::{ChunkStore, MemoryStore};
+use prollystore::tree::merge::Resolution;
+use prollystore::tuples::TupleSchema;
+use prollystore::{DiffEntry, Map};
+use prollystore_format::message::objects::{RootValueFields, TableFields};
+use prollystore_format::tuple::{Tuple, TupleBuilder, TupleDesc};
+use prollystore_format::{Address, HashProfile};
+
+use super::address_map::{address_map_entries, edit_address_map};
+use super::ancestry::merge_base;
+use super::branches::{head_ref, working_set_ref};
+use super::chunk_io::ChunkIo;
+use super::commit::{NewCommit, Person};
+use super::overlay::Overlay;
+use super::refs::for_each_ref;
+use super::writer::{DoltWriter, WorkingSetMeta};
+use crate::error::{bad_chunk, DoltError, Result};
+use crate::schema::Schema;
+
+/// What to do with rows both sides changed in ways that do not merge.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub(crate) enum ConflictChoice {
+    /// Stop: write nothing and report every conflict (Dolt's default).
+    #[default]
+    Stop,
+    /// Keep the current branch's row.
+    Ours,
+    /// Take the merged branch's row.
+    Theirs,
+}
+
+/// One conflict that stopped a merge.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct MergeConflict {
+    /// The table.
+    pub table: String,
+    /// The row's primary key, one text per key column (empty for a table-level conflict).
+    pub key: Vec<String>,
+    /// What conflicts.
+    pub reason: String,
+}
+
+/// The metadata of a merge commit.
+#[derive(Clone, Debug)]
+pub(crate) struct MergeMeta<'a> {
+    /// Author.
+    pub author: Person<'a>,
+    /// Committer, when not the author.
+    pub committer: Option<Person<'a>>,
+    /// Commit message (Dolt's default: `Merge branch 'B' into C`).
+    pub message: &'a str,
+    /// Author time, Unix milliseconds.
+    pub author_millis: i64,
+    /// Committer time, Unix milliseconds.
+    pub committer_millis: u64,
+}
+
+/// What a merge did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum MergeOutcome {
+    /// The other commit is already contained in the current branch: nothing written.
+    UpToDate,
+    /// The current branch moved to the other head (no commit written).
+    FastForward {
+        /// The new head.
+        commit: Address,
+    },
+    /// A merge commit was written.
+    Merged {
+        /// The merge commit.
+        commit: Address,
+        /// Its root value.
+        root: Address,
+    },
+    /// Conflicts stopped the merge; nothing was written.
+    Conflicts(Vec<MergeConflict>),
+}
+
+/// A table's message fields with its decoded schema.
+struct TableState {
+    schema: Schema,
+    schema_address: Address,
+    primary: Vec<u8>,
+    secondary: Vec<u8>,
+    auto_increment: u64,
+}
+
+fn read_table(io: &dyn ChunkIo, address: Address) -> Result<TableState> {
+    let chunk = io.chunk(&address)?;
+    let t = TableFields::decode(&chunk).map_err(|e| bad_chunk(address, e.to_string()))?;
+    let clean = |b: &[u8]| b.iter().all(|&x| x == 0);
+    if !clean(t.artifacts)
+        || !clean(t.violations)
+        || !clean(t.conflicts.data)
+        || !clean(t.conflicts.our_schema)
+    {
+        return Err(DoltError::Refused(format!(
+            "table {address} has unresolved conflicts or constraint violations"
+        )));
+    }
+    let schema_address = Address(t.schema);
+    let schema_chunk = io.chunk(&schema_address)?;
+    Ok(TableState {
+        schema: Schema::decode(&schema_chunk, schema_address)?,
+        schema_address,
+        primary: t.primary_index.to_vec(),
+        secondary: t.secondary_indexes.to_vec(),
+        auto_increment: t.auto_increment_value,
+    })
+}
+
+/// Dolt's cell-wise merge of one row both sides changed (`None` when it conflicts).
+fn merge_cells(value: &TupleDesc, base: &[u8], ours: &[u8], theirs: &[u8]) -> Option<Vec<u8>> {
+    let (b, o, t) = (
+        Tuple::new(base).ok()?,
+        Tuple::new(ours).ok()?,
+        Tuple::new(theirs).ok()?,
+    );
+    let mut out = TupleBuilder::new(value.clone());
+    for i in 0..value.len() {
+        let (bf, of, tf) = (b.field(i), o.field(i), t.field(i));
+        let pick = if of == tf || tf == bf {
+            of
+        } else if of == bf {
+            tf
+        } else {
+            return None;
+        };
+        match pick {
+            Some(bytes) => out.put_raw(i, bytes).ok()?,
+            None => out.put_null(i).ok()?,
+        }
+    }
+    Some(out.build().ok()?.as_bytes().to_vec())
+}
+
+/// The secondary-index key of a row: the index's key columns taken from the row's key and
+/// value tuples as stored (refused for layouts where the stored field is not the index field).
+fn index_key(schema: &Schema, columns: &[usize], key: &[u8], value: &[u8]) -> Result<Vec<u8>> {
+    let (k, v) = (Tuple::new_unverified(key), Tuple::new_unverified(value));
+    let desc = TupleDesc::new(
+        columns
+            .iter()
+            .map(|&c| {
+                let col = &schema.columns[c];
+                if col.nullable {
+                    prollystore_format::tuple::Type::nullable(crate::schema::key_encoding(
+                        col.encoding,
+                    ))
+                } else {
+                    prollystore_format::tuple::Type::not_null(crate::schema::key_encoding(
+                        col.encoding,
+                    ))
+                }
+            })
+            .collect(),
+    );
+    let mut b = TupleBuilder::new(desc);
+    for (i, &c) in columns.iter().enumerate() {
+        let field = if let Some(p) = schema.key_columns.iter().position(|&x| x == c) {
+            k.field(p)
+        } else if let Some(p) = schema.value_columns.iter().position(|&x| x == c) {
+            v.field(p)
+        } else {
+            return Err(DoltError::Unsupported(format!(
+                "merging an index over column {:?}, which is in no tuple",
+                schema.columns[c].name
+            )));
+        };
+        match field {
+            Some(bytes) => b.put_raw(i, bytes),
+            None => b.put_null(i),
+        }
+        .map_err(|e| DoltError::Unsupported(format!("index key: {e}")))?;
+    }
+    Ok(b.build()
+        .map_err(|e| DoltError::Unsupported(format!("index key: {e}")))?
+        .as_bytes()
+        .to_vec())
+}
+
+/// Renders a primary key for a conflict report.
+fn key_text(schema: &Schema, key: &[u8]) -> Vec<String> {
+    let t = Tuple::new_unverified(key);
+    let desc = schema.key_desc();
+    (0..schema.key_columns.len())
+        .map(|i| match desc.value(t, i) {
+            Ok(Some(v)) => format!("{v:?}"),
+            Ok(None) => "NULL".into(),
+            Err(_) => "?".into(),
+        })
+        .collect()
+}
+
+/// A primary-index row the merge changed in ours: key, old value, new value.
+type RowChange = (Vec<u8>, Option<Vec<u8>>, Option<Vec<u8>>);
+
+/// A root value's bytes, its tables by name and its foreign-key collection address.
+type RootParts = (Vec<u8>, BTreeMap<Vec<u8>, Address>, [u8; 20]);
+
+/// Merges one table both sides changed; new chunks go into `store`. Returns the merged table
+/// message, or the conflicts.
+#[allow(clippy::too_many_arguments)]
+fn merge_table(
+    store: &Overlay<'_>,
+    name: &str,
+    base: &TableState,
+    ours: &TableState,
+    theirs: &TableState,
+    choice: ConflictChoice,
+    conflicts: &mut Vec<MergeConflict>,
+) -> Result<Option<Vec<u8>>> {
+    if base.schema_address != ours.schema_address || ours.schema_address != theirs.schema_address {
+        conflicts.push(MergeConflict {
+            table: name.to_string(),
+            key: Vec::new(),
+            reason: "the schema changed; merging schema changes is not done here".into(),
+        });
+        return Ok(None);
+    }
+    let schema = &ours.schema;
+    if schema.keyless {
+        return Err(DoltError::Unsupported(format!(
+            "three-way merge of keyless table {name:?} (not done yet)"
+        )));
+    }
+    let ts: TupleSchema = schema.primary_tuple_schema()?;
+    let tree_err = |e: prollystore::TreeError| DoltError::Unsupported(format!("merge {name}: {e}"));
+    let put = |bytes: &[u8]| store.put(bytes).map_err(DoltError::from);
+    let (b, o, t) = (
+        put(&base.primary)?,
+        put(&ours.primary)?,
+        put(&theirs.primary)?,
+    );
+    let (bm, om, tm) = (
+        Map::new(store, b, ts.clone()),
+        Map::new(store, o, ts.clone()),
+        Map::new(store, t, ts.clone()),
+    );
+    let value_desc = ts.value.clone();
+    let mut table_conflicts = Vec::new();
+    let (merged, _) = om
+        .merge(&bm, &tm, |key, b, o, t| {
+            let merged = match (b, o, t) {
+                (Some(b), Some(o), Some(t)) => merge_cells(&value_desc, b, o, t),
+                _ => None,
+            };
+            match (merged, choice) {
+                (Some(v), _) => Resolution::Value(Some(v)),
+                (None, ConflictChoice::Ours) => Resolution::Value(o.map(<[u8]>::to_vec)),
+                (None, ConflictChoice::Theirs) => Resolution::Value(t.map(<[u8]>::to_vec)),
+                (None, ConflictChoice::Stop) => {
+                    let reason = match (b, o, t) {
+                        (None, _, _) => "both sides added the key with different rows",
+                        (_, None, _) => "deleted here, changed on the merged branch",
+                        (_, _, None) => "changed here, deleted on the merged branch",
+                        _ => "both sides changed the same column differently",
+                    };
+                    table_conflicts.push((key.to_vec(), reason));
+                    Resolution::Conflict
+                }
+            }
+        })
+        .map_err(tree_err)?;
+    if !table_conflicts.is_empty() {
+        conflicts.extend(
+            table_conflicts
+                .into_iter()
+                .map(|(k, reason)| MergeConflict {
+                    table: name.to_string(),
+                    key: key_text(schema, &k),
+                    reason: reason.into(),
+                }),
+        );
+        return Ok(None);
+    }
+    // Secondary indexes: ours, edited with the rows the merge changed in ours.
+    let changes: Vec<RowChange> = om
+        .diff(&merged)
+        .map_err(tree_err)?
+        .map(|e| {
+            e.map(|e| match e {
+                DiffEntry::Added { key, to } => (key.to_vec(), None, Some(to.to_vec())),
+                DiffEntry::Removed { key, from } => (key.to_vec(), Some(from.to_vec()), None),
+                DiffEntry::Modified { key, from, to } => {
+                    (key.to_vec(), Some(from.to_vec()), Some(to.to_vec()))
+                }
+            })
+        })
+        .collect::<std::result::Result<_, _>>()
+        .map_err(tree_err)?;
+    let index_roots = address_map_entries(&OverlayIo(store), &ours.secondary)?;
+    let mut new_roots: Vec<(Vec<u8>, Option<Address>)> = Vec::new();
+    for index in &schema.indexes {
+        if index.spatial || index.fulltext || index.prefix_lengths.iter().any(|&p| p != 0) {
+            return Err(DoltError::Unsupported(format!(
+                "merging index {:?} of {name:?} (spatial, full-text or prefix)",
+                index.name
+            )));
+        }
+        let root = index_roots
+            .iter()
+            .find(|(n, _)| n.as_slice() == index.name.as_bytes())
+            .map(|(_, a)| *a)
+            .ok_or_else(|| DoltError::NotFound(format!("index {:?} of {name:?}", index.name)))?;
+        let its = schema.index_tuple_schema(index)?;
+        let empty = TupleBuilder::new(its.value.clone())
+            .build()
+            .map_err(|e| DoltError::Unsupported(e.to_string()))?
+            .as_bytes()
+            .to_vec();
+        let mut edits: Vec<(Vec<u8>, Option<Vec<u8>>)> = Vec::new();
+        for (key, from, to) in &changes {
+            let old = from
+                .as_ref()
+                .map(|v| index_key(schema, &index.key_columns, key, v))
+                .transpose()?;
+            let new = to
+                .as_ref()
+                .map(|v| index_key(schema, &index.key_columns, key, v))
+                .transpose()?;
+            if old == new {
+                continue;
+            }
+            if let Some(o) = old {
+                edits.push((o, None));
+            }
+            if let Some(n) = new {
+                edits.push((n, Some(empty.clone())));
+            }
+        }
+        if edits.is_empty() {
+            continue;
+        }
+        // Deletes before puts of the same key: a put wins.
+        let mut by_key: BTreeMap<Vec<u8>, Option<Vec<u8>>> = BTreeMap::new();
+        for (k, v) in edits {
+            let e = by_key.entry(k).or_insert(None);
+            if v.is_some() {
+                *e = v;
+            }
+        }
+        let map = Map::new(store, root, its.clone());
+        let edited = map
+            .apply(by_key.iter().map(|(k, v)| (&k[..], v.as_deref())))
+            .map_err(tree_err)?;
+        if index.unique {
+            check_unique(&edited, index.columns.len(), name, &index.name, conflicts)?;
+        }
+        new_roots.push((index.name.as_bytes().to_vec(), Some(edited.root())));
+    }
+    if conflicts.iter().any(|c| c.table == name) {
+        return Ok(None);
+    }
+    let primary = store
+        .get(&merged.root())?
+        .ok_or(DoltError::MissingChunk(merged.root()))?
+        .to_vec();
+    let changes: Vec<(&[u8], Option<Address>)> =
+        new_roots.iter().map(|(k, a)| (k.as_slice(), *a)).collect();
+    let mut io = OverlayIo(store);
+    let secondary = edit_address_map(&mut io, &ours.secondary, &changes)?;
+    let zero = [0u8; 20];
+    let chunk = TableFields {
+        schema: ours.schema_address.0,
+        primary_index: &primary,
+        secondary_indexes: &secondary,
+        auto_increment_value: ours.auto_increment.max(theirs.auto_increment),
+        conflicts: prollystore_format::message::objects::ConflictsFields {
+            data: &zero,
+            our_schema: &zero,
+            their_schema: &zero,
+            ancestor_schema: &zero,
+        },
+        violations: &zero,
+        artifacts: &zero,
+    }
+    .encode()
+    .map_err(|e| DoltError::Unsupported(format!("table {name}: {e}")))?;
+    Ok(Some(chunk))
+}
+
+/// Reports unique-index keys whose indexed columns (the first `n` fields, none NULL) occur
+/// more than once after the merge.
+fn check_unique(
+    index: &Map<'_, Overlay<'_>, TupleSchema>,
+    n: usize,
+    table: &str,
+    index_name: &str,
+    conflicts: &mut Vec<MergeConflict>,
+) -> Result<()> {
+    let mut prev: Option<Vec<Option<Vec<u8>>>> = None;
+    for item in index
+        .iter()
+        .map_err(|e| DoltError::Unsupported(e.to_string()))?
+    {
+        let (k, _) = item.map_err(|e| DoltError::Unsupported(e.to_string()))?;
+        let t = Tuple::new_unverified(k);
+        let fields: Vec<Option<Vec<u8>>> = (0..n).map(|i| t.field(i).map(<[u8]>::to_vec)).collect();
+        if fields.iter().all(Option::is_some) && prev.as_ref() == Some(&fields) {
+            conflicts.push(MergeConflict {
+                table: table.to_string(),
+                key: Vec::new(),
+                reason: format!("the merge breaks unique index {index_name:?}"),
+            });
+            return Ok(());
+        }
+        prev = Some(fields);
+    }
+    Ok(())
+}
+
+/// The overlay as [`ChunkIo`] (reads through it, puts into its memory).
+struct OverlayIo<'a, 'b>(&'a Overlay<'b>);
+
+impl ChunkIo for OverlayIo<'_, '_> {
+    fn chunk(&self, address: &Address) -> Result<std::sync::Arc<[u8]>> {
+        match self.0.get(address)? {
+            Some(c) => Ok(std::sync::Arc::from(c)),
+            None => Err(DoltError::MissingChunk(*address)),
+        }
+    }
+    fn put(&mut self, chunk: &[u8]) -> Result<Address> {
+        Ok(self.0.put(chunk)?)
+    }
+}
+
+impl DoltWriter {
+    /// `dolt merge BRANCH` into the current branch (`branch` may be any commit spec). The
+    /// current branch must have no uncommitted changes. Fast-forwards when possible (the
+    /// working set follows); otherwise merges three-way and commits with `meta`, the current
+    /// head first among the parents. Conflicts (with [`ConflictChoice::Stop`]) write nothing.
+    pub(crate) fn merge(
+        &mut self,
+        branch: &str,
+        meta: &MergeMeta<'_>,
+        choice: ConflictChoice,
+        ws_meta: &WorkingSetMeta<'_>,
+    ) -> Result<MergeOutcome> {
+        let current = self.current_branch()?;
+        let ours = self.head_of(&current)?;
+        let theirs = self.resolve_commit(branch)?;
+        let roots = self.working_roots(&current)?;
+        let ours_root = self.commit_root(ours)?;
+        if roots.working != ours_root || roots.staged != ours_root || roots.merging {
+            return Err(DoltError::Refused(format!(
+                "branch {current:?} has uncommitted changes; commit them before merging"
+            )));
+        }
+        let base = merge_base(self, ours, theirs)?.ok_or_else(|| {
+            DoltError::Refused(format!("{current:?} and {branch:?} share no history"))
+        })?;
+        if base == theirs {
+            return Ok(MergeOutcome::UpToDate);
+        }
+        let theirs_root = self.commit_root(theirs)?;
+        if base == ours {
+            let ws = self.put_working_set(theirs_root, ws_meta)?;
+            self.update_datasets(
+                &[
+                    (&head_ref(&current), Some(theirs)),
+                    (&working_set_ref(&current), Some(ws)),
+                ],
+                ws_meta.timestamp_secs,
+            )?;
+            return Ok(MergeOutcome::FastForward { commit: theirs });
+        }
+        let base_root = self.commit_root(base)?;
+        let memory = MemoryStore::new(HashProfile::Dolt);
+        let (new_root_chunk, conflicts) = {
+            let store = Overlay {
+                base: self.database().source(),
+                journal: self.journal(),
+                new: &memory,
+            };
+            merge_roots(&store, base_root, ours_root, theirs_root, choice)?
+        };
+        if !conflicts.is_empty() {
+            return Ok(MergeOutcome::Conflicts(conflicts));
+        }
+        // Copy what the merged root reaches from memory into the journal.
+        let root = HashProfile::Dolt.address_of(&new_root_chunk);
+        memory.put(&new_root_chunk)?;
+        let mut todo = vec![root];
+        let mut seen = HashSet::new();
+        while let Some(a) = todo.pop() {
+            if !seen.insert(a) {
+                continue;
+            }
+            let Some(chunk) = memory.get(&a)?.map(<[u8]>::to_vec) else {
+                continue;
+            };
+            for_each_ref(a, &chunk, &mut |r| todo.push(r))?;
+            self.put(&chunk)?;
+        }
+        let commit = NewCommit {
+            root,
+            parents: vec![ours, theirs],
+            author: meta.author,
+            committer: meta.committer,
+            message: meta.message,
+            author_millis: meta.author_millis,
+            committer_millis: meta.committer_millis,
+        };
+        let address = self.commit_to_branch(&current, &commit, ws_meta, ws_meta.timestamp_secs)?;
+        Ok(MergeOutcome::Merged {
+            commit: address,
+            root,
+        })
+    }
+}
+
+/// Merges three root values' table maps; returns the merged root value's bytes (its new
+/// chunks in the overlay's memory) and the conflicts.
+fn merge_roots(
+    store: &Overlay<'_>,
+    base: Address,
+    ours: Address,
+    theirs: Address,
+    choice: ConflictChoice,
+) -> Result<(Vec<u8>, Vec<MergeConflict>)> {
+    let io = OverlayIo(store);
+    let read = |a: Address| -> Result<RootParts> {
+        let chunk = io.chunk(&a)?;
+        let rv = RootValueFields::decode(&chunk).map_err(|e| bad_chunk(a, e.to_string()))?;
+        let tables = address_map_entries(&io, rv.tables)?.into_iter().collect();
+        Ok((chunk.to_vec(), tables, rv.foreign_key_addr))
+    };
+    let (_, b, bfk) = read(base)?;
+    let (ours_chunk, o, ofk) = read(ours)?;
+    let (_, t, tfk) = read(theirs)?;
+    let mut conflicts = Vec::new();
+    let mut changes: Vec<(Vec<u8>, Option<Address>)> = Vec::new();
+    let names: std::collections::BTreeSet<&Vec<u8>> =
+        b.keys().chain(o.keys()).chain(t.keys()).collect();
+    for name in names {
+        let (bv, ov, tv) = (b.get(name), o.get(name), t.get(name));
+        let text = String::from_utf8_lossy(name).into_owned();
+        if ov == tv || bv == tv {
+            continue;
+        }
+        if bv == ov {
+            changes.push((name.clone(), tv.copied()));
+            continue;
+        }
+        match (bv, ov, tv) {
+            (Some(&ba), Some(&oa), Some(&ta)) => {
+                let (bs, os, ts) = (
+                    read_table(&io, ba)?,
+                    read_table(&io, oa)?,
+                    read_table(&io, ta)?,
+                );
+                if let Some(chunk) =
+                    merge_table(store, &text, &bs, &os, &ts, choice, &mut conflicts)?
+                {
+                    let a = store.put(&chunk)?;
+                    changes.push((name.clone(), Some(a)));
+                }
+            }
+            _ => conflicts.push(MergeConflict {
+                table: text,
+                key: Vec::new(),
+                reason: "added, dropped or re-created on both sides differently".into(),
+            }),
+        }
+    }
+    if ofk != tfk && bfk != tfk && bfk != ofk {
+        conflicts.push(MergeConflict {
+            table: String::new(),
+            key: Vec::new(),
+            reason: "both sides changed foreign keys".into(),
+        });
+    }
+    if !conflicts.is_empty() {
+        return Ok((Vec::new(), conflicts));
+    }
+    let rv = RootValueFields::decode(&ours_chunk).map_err(|e| bad_chunk(ours, e.to_string()))?;
+    let edits: Vec<(&[u8], Option<Address>)> =
+        changes.iter().map(|(k, a)| (k.as_slice(), *a)).collect();
+    let mut put_io = OverlayIo(store);
+    let tables = edit_address_map(&mut put_io, rv.tables, &edits)?;
+    let fk = if bfk == ofk { tfk } else { ofk };
+    let chunk = RootValueFields {
+        feature_version: rv.feature_version,
+        tables: &tables,
+        foreign_key_addr: fk,
+        collation: rv.collation,
+        schemas: rv.schemas.clone(),
+    }
+    .encode()
+    .map_err(|e| DoltError::Unsupported(format!("root value: {e}")))?;
+    Ok((chunk, conflicts))
+}
