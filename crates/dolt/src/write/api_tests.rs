@@ -393,3 +393,238 @@ fn create_table_sql_gives_dolts_schema_bytes() {
     }
     assert!(mismatches.is_empty(), "{}", mismatches.join("\n"));
 }
+
+/// Runs `dolt` with both commit dates pinned to `date`.
+fn dolt_dated(dir: &Path, args: &[&str], date: &str) {
+    let bin = std::env::var_os("PROLLY_DOLT").unwrap();
+    let home = dir.parent().unwrap().join("home");
+    let out = Command::new(bin)
+        .args(args)
+        .current_dir(dir)
+        .env("HOME", &home)
+        .env("TZ", "UTC")
+        .env("DOLT_AUTHOR_DATE", date)
+        .env("DOLT_COMMITTER_DATE", date)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "dolt {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// The same changes made by Dolt (SQL) and by our writer (API) on copies of one fresh
+/// database, committed with the same author and dates: the commits must be the same.
+fn differential(name: &str, sql: &[&str], ours: &dyn Fn(&mut DoltWriter)) {
+    let tmp = tempfile::tempdir().unwrap();
+    let a = tmp.path().join("a");
+    std::fs::create_dir_all(&a).unwrap();
+    if dolt(&a, &["init", "--name", "T", "--email", "t@example.com"]).is_none() {
+        eprintln!("PROLLY_DOLT not set: {name} not checked against Dolt");
+        return;
+    }
+    let b = tmp.path().join("b");
+    copy_tree(&a, &b);
+    let date = "2024-01-01T00:00:00";
+    for q in sql {
+        dolt(&a, &["sql", "-q", q]).unwrap();
+    }
+    dolt(&a, &["add", "-A"]).unwrap();
+    dolt_dated(
+        &a,
+        &[
+            "commit",
+            "-m",
+            "m",
+            "--author",
+            "T <t@example.com>",
+            "--date",
+            date,
+        ],
+        date,
+    );
+    let mut w = DoltWriter::open(&b).unwrap();
+    ours(&mut w);
+    let ours_commit = w
+        .commit(&CommitMeta {
+            message: "m".into(),
+            author_name: "T".into(),
+            author_email: "t@example.com".into(),
+            author_millis: 1_704_067_200_000,
+            committer: None,
+            committer_millis: None,
+        })
+        .unwrap();
+    drop(w);
+    let (da, db) = (Database::open(&a).unwrap(), Database::open(&b).unwrap());
+    let theirs = da.branch_head("main").unwrap();
+    if theirs != ours_commit {
+        let ra = da.root_at("main", State::Committed).unwrap();
+        let rb = db.root_at("main", State::Committed).unwrap();
+        let mut detail = String::new();
+        for (t, _) in &ra.tables {
+            let (ta, tb) = (da.table(&ra, t).unwrap(), db.table(&rb, t).unwrap());
+            let dump = |d: &Database, m: crate::IndexMap<'_>| -> Vec<String> {
+                let _ = d;
+                m.iter()
+                    .unwrap()
+                    .map(|r| {
+                        let (k, v) = r.unwrap();
+                        format!("{k:02x?} => {v:02x?}")
+                    })
+                    .collect()
+            };
+            let pa = dump(&da, ta.primary_scan_map(&da));
+            let pb = dump(&db, tb.primary_scan_map(&db));
+            detail.push_str(&format!(
+                "table {t}: schema same {}, primary same {}, indexes Dolt {:?} ours {:?}\n",
+                ta.schema_address == tb.schema_address,
+                pa == pb,
+                ta.secondary_indexes,
+                tb.secondary_indexes
+            ));
+            if pa != pb {
+                detail.push_str(&format!("Dolt {pa:#?}\nours {pb:#?}\n"));
+            }
+            for (ix, _) in &ta.secondary_indexes {
+                let ia = dump(&da, ta.index_map(&da, ix).unwrap());
+                let ib = dump(&db, tb.index_map(&db, ix).unwrap());
+                if ia != ib {
+                    detail.push_str(&format!("index {ix}: Dolt {ia:#?}\nours {ib:#?}\n"));
+                }
+            }
+            detail.push_str(&format!(
+                "auto_increment Dolt {} ours {}\n",
+                ta.auto_increment, tb.auto_increment
+            ));
+        }
+        panic!("{name}: commit {ours_commit} (Dolt {theirs})\n{detail}");
+    }
+}
+
+fn row(values: &[Option<&str>]) -> Vec<Option<SqlValue>> {
+    values
+        .iter()
+        .map(|v| v.map(|s| SqlValue::Text(s.to_string())))
+        .collect()
+}
+
+#[test]
+fn auto_increment_as_dolt_assigns_it() {
+    let create = "CREATE TABLE ai (id INT AUTO_INCREMENT PRIMARY KEY, v VARCHAR(10))";
+    differential(
+        "auto_increment",
+        &[
+            create,
+            "INSERT INTO ai (v) VALUES ('a'),('b')",
+            "INSERT INTO ai VALUES (10,'c')",
+            "INSERT INTO ai (v) VALUES ('d')",
+        ],
+        &|w| {
+            w.create_table(&super::table_def::TableDef::from_sql(create).unwrap())
+                .unwrap();
+            w.insert("ai", &["v"], &[row(&[Some("a")]), row(&[Some("b")])])
+                .unwrap();
+            w.insert("ai", &["id", "v"], &[row(&[Some("10"), Some("c")])])
+                .unwrap();
+            w.insert("ai", &["v"], &[row(&[Some("d")])]).unwrap();
+        },
+    );
+}
+
+#[test]
+fn a_collated_key_respelled_by_update_as_dolt_does() {
+    let create =
+        "CREATE TABLE c (k VARCHAR(10) COLLATE utf8mb4_0900_ai_ci PRIMARY KEY, v INT, KEY iv (v))";
+    differential(
+        "collated",
+        &[
+            create,
+            "INSERT INTO c VALUES ('Abc',1),('def',2)",
+            "UPDATE c SET k='ABC', v=3 WHERE k='ABC'",
+        ],
+        &|w| {
+            w.create_table(&super::table_def::TableDef::from_sql(create).unwrap())
+                .unwrap();
+            w.insert(
+                "c",
+                &["k", "v"],
+                &[
+                    row(&[Some("Abc"), Some("1")]),
+                    row(&[Some("def"), Some("2")]),
+                ],
+            )
+            .unwrap();
+            w.update("c", &["k", "v"], &[row(&[Some("ABC"), Some("3")])])
+                .unwrap();
+        },
+    );
+}
+
+#[test]
+fn keyless_with_an_index_and_large_values_as_dolt_keeps_them() {
+    let create = "CREATE TABLE kl (a INT, b VARCHAR(5), t LONGTEXT, KEY ib (b))";
+    let long = "z".repeat(100_000);
+    let long_sql = format!("INSERT INTO kl VALUES (1,'x',NULL),(1,'x',NULL),(2,'y','{long}')");
+    differential(
+        "keyless",
+        &[create, &long_sql, "DELETE FROM kl WHERE a = 1 LIMIT 1"],
+        &|w| {
+            w.create_table(&super::table_def::TableDef::from_sql(create).unwrap())
+                .unwrap();
+            let cols = ["a", "b", "t"];
+            w.insert(
+                "kl",
+                &cols,
+                &[
+                    row(&[Some("1"), Some("x"), None]),
+                    row(&[Some("1"), Some("x"), None]),
+                    row(&[Some("2"), Some("y"), Some(&long)]),
+                ],
+            )
+            .unwrap();
+            w.delete_rows("kl", &[row(&[Some("1"), Some("x"), None])])
+                .unwrap();
+        },
+    );
+}
+
+#[test]
+fn unique_nullable_blob_and_json_as_dolt_stores_them() {
+    let create =
+        "CREATE TABLE u (id INT PRIMARY KEY, e VARCHAR(20), b MEDIUMBLOB, j JSON, UNIQUE KEY ue (e))";
+    differential(
+        "unique",
+        &[
+            create,
+            "INSERT INTO u VALUES (1,NULL,NULL,NULL),(2,NULL,X'00ff','{\"b\":1,\"a\":[1,2]}'),\
+             (3,'x',UNHEX(REPEAT('ab',70000)),'[]')",
+        ],
+        &|w| {
+            w.create_table(&super::table_def::TableDef::from_sql(create).unwrap())
+                .unwrap();
+            let big = vec![0xab_u8; 70_000];
+            w.insert(
+                "u",
+                &["id", "e", "b", "j"],
+                &[
+                    vec![int(1), None, None, None],
+                    vec![
+                        int(2),
+                        None,
+                        Some(SqlValue::Bytes(vec![0, 255])),
+                        Some(SqlValue::Json("{\"a\":[1,2],\"b\":1}".into())),
+                    ],
+                    vec![
+                        int(3),
+                        text("x"),
+                        Some(SqlValue::Bytes(big)),
+                        Some(SqlValue::Json("[]".into())),
+                    ],
+                ],
+            )
+            .unwrap();
+        },
+    );
+}

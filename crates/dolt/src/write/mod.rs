@@ -29,9 +29,9 @@
 //! existing tables, stores without a journal, three-way merges,
 //! `repo_state.json` updates (checkout), the CLI and the C ABI.
 
-mod api;
 pub(crate) mod address_map;
 pub(crate) mod ancestry;
+mod api;
 pub(crate) mod branches;
 pub(crate) mod chunk_io;
 pub(crate) mod chunker;

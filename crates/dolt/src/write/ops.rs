@@ -465,7 +465,10 @@ pub fn apply_ops(
                             .iter()
                             .map(|c| format!("{} ({}): {}", c.table, c.key.join(","), c.reason))
                             .collect();
-                        return Err(bad_op(step, format!("merge conflicts: {}", keys.join("; "))));
+                        return Err(bad_op(
+                            step,
+                            format!("merge conflicts: {}", keys.join("; ")),
+                        ));
                     }
                 };
                 edits.discard(&branch);

@@ -52,7 +52,9 @@ impl ChunkStore for Overlay<'_> {
     }
 
     fn get_node(&self, address: &Address) -> Result<Node<'_>, StoreError> {
-        if self.new.has(address)? || (!self.base.has(address)? && self.copy_from_journal(address)?) {
+        if self.new.has(address)?
+            || (!self.base.has(address)? && self.copy_from_journal(address)?)
+        {
             return self.new.get_node(address);
         }
         self.base.get_node(address)

@@ -114,7 +114,7 @@ impl EditTable {
         let indexes = schema
             .indexes
             .iter()
-            .map(|ix| empty(schema.index_tuple_schema(ix)?))
+            .map(|ix| empty(index_schema(&schema, ix)?))
             .collect::<Result<Vec<_>>>()?;
         let auto_increment = u64::from(schema.columns.iter().any(|c| c.auto_increment));
         let zero = [0u8; 20];
@@ -377,15 +377,19 @@ impl EditTable {
         let s = &self.schema;
         let ix = &s.indexes[i];
         let cells = self.cells_of(store, key, value)?;
-        let desc = s.index_tuple_schema(ix)?.key;
+        let desc = index_schema(&s, ix)?.key;
         let mut b = TupleBuilder::new(desc);
         for (f, &c) in ix.key_columns.iter().enumerate() {
-            if s.keyless && s.columns[c].hidden {
-                b.put_raw(f, &key[..16]).map_err(tree)?;
-                continue;
-            }
             let enc = key_encoding(s.columns[c].encoding);
             self.put_cell(&mut b, f, c, enc, 0, &cells[c])?;
+        }
+        if s.keyless {
+            // A keyless table's index keys end with the row hash (its clustered key).
+            let hash: &[u8; 16] = key
+                .get(..16)
+                .and_then(|h| h.try_into().ok())
+                .ok_or_else(|| DoltError::Unsupported("a keyless key without its hash".into()))?;
+            b.put_hash128(ix.key_columns.len(), hash).map_err(tree)?;
         }
         Ok(b.build().map_err(tree)?.as_bytes().to_vec())
     }
@@ -402,7 +406,7 @@ impl EditTable {
         let mut new_indexes = self.indexes.clone();
         for (i, ix) in s.indexes.iter().enumerate() {
             let ikey = self.index_key(store, i, key, value)?;
-            let schema = s.index_tuple_schema(ix)?;
+            let schema = index_schema(&s, ix)?;
             let map = Map::new(store, self.indexes[i], schema);
             if ix.unique {
                 let n = ix.columns.len();
@@ -412,7 +416,7 @@ impl EditTable {
                 if !has_null {
                     if let Some(found) = map.prefix_rows(&ikey, n).map_err(tree)?.next() {
                         let (k, _) = found.map_err(tree)?;
-                        if k != ikey.as_slice() {
+                        if s.keyless || k != ikey.as_slice() {
                             let names: Vec<&str> = ix
                                 .columns
                                 .iter()
@@ -438,12 +442,32 @@ impl EditTable {
         Ok(())
     }
 
+    /// The name of the first unique index in which the stored row `(key, value)` has no NULL
+    /// in the indexed columns (so another copy of it would be a duplicate there).
+    fn unique_with_values(
+        &self,
+        store: &Overlay<'_>,
+        key: &[u8],
+        value: &[u8],
+    ) -> Result<Option<String>> {
+        let s = &self.schema;
+        for (i, ix) in s.indexes.iter().enumerate().filter(|(_, ix)| ix.unique) {
+            let ikey = self.index_key(store, i, key, value)?;
+            let desc = index_schema(&s, ix)?.key;
+            let t = Tuple::new_unverified(&ikey);
+            if (0..ix.columns.len()).all(|f| desc.field(t, f).is_some()) {
+                return Ok(Some(ix.name.clone()));
+            }
+        }
+        Ok(None)
+    }
+
     /// Removes the stored row `(key, value)` from the clustered index and every index.
     fn remove_row(&mut self, store: &Overlay<'_>, key: &[u8], value: &[u8]) -> Result<()> {
         let s = self.schema.clone();
         for (i, ix) in s.indexes.iter().enumerate() {
             let ikey = self.index_key(store, i, key, value)?;
-            let map = Map::new(store, self.indexes[i], s.index_tuple_schema(ix)?);
+            let map = Map::new(store, self.indexes[i], index_schema(&s, ix)?);
             self.indexes[i] = map.apply([(&ikey[..], None)]).map_err(tree)?.root();
         }
         let primary = self.primary_map(store)?;
@@ -515,15 +539,26 @@ impl EditTable {
             }
             if self.schema.keyless {
                 let (key, value) = self.encode(store, r, &cells, 1)?;
-                let new_value = match self.find(store, &key)? {
-                    Some((_, old)) => with_copies(&old, copies(&old)? + 1),
-                    None => value,
-                };
-                let primary = self.primary_map(store)?;
-                self.primary = primary
-                    .apply([(&key[..], Some(&new_value[..]))])
-                    .map_err(tree)?
-                    .root();
+                match self.find(store, &key)? {
+                    // Another copy of a stored row: its count goes up; a unique index refuses
+                    // it as Dolt's does (the row's own entry has the same prefix).
+                    Some((_, old)) => {
+                        if let Some(ix) = self.unique_with_values(store, &key, &old)? {
+                            return Err(bad(
+                                &self.name,
+                                &ix,
+                                format!("row {r}: duplicate entry for a unique key"),
+                            ));
+                        }
+                        let new_value = with_copies(&old, copies(&old)? + 1);
+                        let primary = self.primary_map(store)?;
+                        self.primary = primary
+                            .apply([(&key[..], Some(&new_value[..]))])
+                            .map_err(tree)?
+                            .root();
+                    }
+                    None => self.put_row(store, r, &key, &value)?,
+                }
                 continue;
             }
             let (key, value) = self.encode(store, r, &cells, 1)?;
@@ -728,7 +763,7 @@ impl EditTable {
             .map_err(tree)?
             .root();
         for (i, ix) in s.indexes.iter().enumerate() {
-            self.indexes[i] = Map::empty(store, s.index_tuple_schema(ix)?)
+            self.indexes[i] = Map::empty(store, index_schema(&s, ix)?)
                 .map_err(tree)?
                 .root();
         }
@@ -747,12 +782,6 @@ impl EditTable {
                 self.name
             )));
         }
-        if !self.schema.indexes.is_empty() {
-            return Err(DoltError::Unsupported(format!(
-                "table {:?}: secondary indexes of keyless tables (not done yet)",
-                self.name
-            )));
-        }
         for (r, given) in rows.iter().enumerate() {
             let mut cells = vec![Cell::Null; self.schema.columns.len()];
             for (c, v) in given {
@@ -763,14 +792,16 @@ impl EditTable {
                 continue;
             };
             let n = copies(&v)?;
-            let primary = self.primary_map(store)?;
-            let next = if n > 1 {
+            if n > 1 {
                 let nv = with_copies(&v, n - 1);
-                primary.apply([(&k[..], Some(&nv[..]))])
+                let primary = self.primary_map(store)?;
+                self.primary = primary
+                    .apply([(&k[..], Some(&nv[..]))])
+                    .map_err(tree)?
+                    .root();
             } else {
-                primary.apply([(&k[..], None)])
-            };
-            self.primary = next.map_err(tree)?.root();
+                self.remove_row(store, &k, &v)?;
+            }
         }
         Ok(())
     }
@@ -790,6 +821,24 @@ fn renumber(e: DoltError, r: usize) -> DoltError {
         },
         other => other,
     }
+}
+
+/// The tuple schema of secondary index `ix` as stored: its key columns, and for a keyless
+/// table the row hash after them (Dolt appends it to every index key).
+fn index_schema(s: &Schema, ix: &crate::schema::Index) -> Result<TupleSchema> {
+    let schema = s.index_tuple_schema(ix)?;
+    if !s.keyless {
+        return Ok(schema);
+    }
+    let key = &schema.key;
+    let mut types = key.types().to_vec();
+    let mut collations: Vec<_> = (0..types.len()).map(|i| key.collation(i)).collect();
+    types.push(prollystore_format::tuple::Type::not_null(Encoding::Hash128));
+    collations.push(None);
+    Ok(TupleSchema::new(
+        TupleDesc::new(types).with_collations(collations),
+        schema.value,
+    ))
 }
 
 /// A keyless row value's count of copies (its first field, a little-endian u64).

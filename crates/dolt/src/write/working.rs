@@ -279,7 +279,10 @@ struct OverlayIo<'a, 'b>(&'a Overlay<'b>);
 
 impl ChunkIo for OverlayIo<'_, '_> {
     fn chunk(&self, address: &Address) -> Result<Arc<[u8]>> {
-        let c = self.0.get(address)?.ok_or(DoltError::MissingChunk(*address))?;
+        let c = self
+            .0
+            .get(address)?
+            .ok_or(DoltError::MissingChunk(*address))?;
         Ok(Arc::from(c))
     }
 
