@@ -181,7 +181,7 @@ pub enum DoltCommand {
         /// The commit message.
         #[arg(short, long)]
         message: String,
-        /// Author as 'Name <email>' (default: user.name and user.email of Dolt's config).
+        /// Author as `'Name <email>'` (default: user.name and user.email of Dolt's config).
         #[arg(long)]
         author: Option<String>,
         /// Author and committer date (YYYY-MM-DD, YYYY-MM-DDTHH:MM:SS, optionally with Z or

@@ -251,7 +251,7 @@ pub fn commit(
     Ok(())
 }
 
-/// `Name <email>`.
+/// `Name <email>` as (name, email).
 fn parse_author(text: &str) -> Result<(String, String)> {
     let (name, rest) = text
         .split_once('<')

@@ -82,7 +82,7 @@ fn import_and_commit_read_back_and_bad_rows_write_nothing() {
     );
     let o = run(&db, &["log", "--oneline"]);
     let log = String::from_utf8(o.stdout).unwrap();
-    assert!(log.lines().nth(0).unwrap().ends_with(" Import"), "{log}");
+    assert!(log.lines().next().unwrap().ends_with(" Import"), "{log}");
     // Nothing left to commit.
     let o = run(&db, &["commit", "-m", "again"]);
     assert_eq!(o.status.code(), Some(1));

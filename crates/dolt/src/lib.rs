@@ -20,7 +20,7 @@
 //! * [`value_text`]: allocation-free text of numbers, decimals and temporal values;
 //!   [`geometry`]: geometry values as WKT text.
 //!
-//! * [`write`] (in progress): writing databases as Dolt does (issue #21): table changes and
+//! * [`write`](mod@write) (in progress): writing databases as Dolt does (issue #21): table changes and
 //!   commits, and [`write::ops`], the runner of Dolt-made write scenarios.
 //!
 //! Apart from `write`, nothing here writes to the database directory.

@@ -1,33 +1,46 @@
-//! Writing Dolt databases (issue #21) — the foundation layers, each proved byte-identical
-//! against data Dolt made. Crate-internal until the API above them settles.
+//! Writing Dolt databases (issue #21), each layer proved byte-identical against data Dolt
+//! made.
 //!
-//! What exists:
+//! Public: [`DoltWriter`] (tables created from a [`TableDef`] or `CREATE TABLE` text, rows
+//! inserted, updated, upserted and deleted on the current branch's working root, the working
+//! set saved, commits), and [`ops`], which replays a Dolt-made scenario's `ops.jsonl` and
+//! reports every step's hashes.
+//!
+//! Table data:
+//! * `table_def` (`TableDef`, `ColumnDef`, …): a table's schema message as Dolt writes it
+//!   (stored type text, encodings, tags, clustered and secondary index layout, checks,
+//!   collation, comment); `create_sql`: `CREATE TABLE` text parsed into one.
+//! * `table_edit`: row changes of one table (values encoded and checked, large values in
+//!   blob trees, keyless rows by hash with counts, every index maintained, unique keys
+//!   enforced) as map edits in memory; `working`: branches' working roots changed table by
+//!   table, saved as working sets or committed; `overlay`: the chunk store they edit in.
+//!
+//! Foundation and version control:
 //! * Message encoders for commits, root values, tables, schemas, working sets, store roots
 //!   and tags live in `prollystore_format::message::objects` (pure, no I/O); every such chunk
 //!   of the vector databases re-encodes to Dolt's exact bytes.
-//! * [`lock`]: Dolt's writer lock (`flock` on `noms/LOCK`) and the running-`dolt sql-server`
+//! * `lock`: Dolt's writer lock (`flock` on `noms/LOCK`) and the running-`dolt sql-server`
 //!   check.
-//! * [`journal_append`]: chunk and root records appended to the chunk journal, fsync'd, root
+//! * `journal_append`: chunk and root records appended to the chunk journal, fsync'd, root
 //!   record last; the manifest left as Dolt leaves it between opens.
-//! * [`single_leaf`]: table maps small enough to be one node (new tables).
-//! * [`chunker`]: Dolt's edit of an address map or commit closure of any size, step for step
+//! * `single_leaf`: table maps small enough to be one node (new tables).
+//! * `chunker`: Dolt's edit of an address map or commit closure of any size, step for step
 //!   (checked against Dolt's own maps and closures of hundreds of nodes);
-//!   [`address_map`]: dataset and table maps read and edited; [`closure`]: a new commit's
+//!   `address_map`: dataset and table maps read and edited; `closure`: a new commit's
 //!   parent closure.
-//! * [`refs`]: the addresses each message kind refers to (for copying reachable chunks).
-//! * [`chunk_io`]: reading and putting chunks while writing;
-//!   [`commit`]: commits with parent closure and height as Dolt computes them;
-//!   [`writer`]: a locked, open database that commits to a branch (commit, branch head,
+//! * `refs`: the addresses each message kind refers to (for copying reachable chunks).
+//! * `chunk_io`: reading and putting chunks while writing;
+//!   `commit`: commits with parent closure and height as Dolt computes them;
+//!   `writer`: a locked, open database that commits to a branch (commit, branch head,
 //!   working set, store root, root record) and sets or removes any dataset (branches, tags).
-//! * [`new_table`]: a new table's schema, primary index and table message and the root value
+//! * `new_table`: a new table's schema, primary index and table message and the root value
 //!   listing it, from declared columns and row text (integers, `VARCHAR`, `DECIMAL`,
-//!   `DATETIME`, primary key only); [`column_tags`]: new columns' tags as Dolt derives them
+//!   `DATETIME`, primary key only); `column_tags`: new columns' tags as Dolt derives them
 //!   (Go's `math/rand`, reproduced).
 //!
-//! Not done yet: the other SQL types (stored type text, encodings, value parsing), defaults,
-//! comments and column collations in schemas, secondary indexes, keyless tables, out-of-band values, row edits of
-//! existing tables, stores without a journal, three-way merges,
-//! `repo_state.json` updates (checkout), the CLI and the C ABI.
+//! Not done yet: foreign keys, CHECK evaluation, generated columns and geometry columns in
+//! written tables; AUTO_INCREMENT counters shared across branches; stores without a journal;
+//! the C ABI.
 
 pub(crate) mod address_map;
 pub(crate) mod ancestry;

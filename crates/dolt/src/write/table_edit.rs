@@ -283,7 +283,7 @@ impl EditTable {
         let mut vb = TupleBuilder::new(value_desc.clone());
         let mut first = 0;
         if s.keyless {
-            vb.put_uint64(0, copies).map_err(|e| tree(e))?;
+            vb.put_uint64(0, copies).map_err(tree)?;
             first = 1;
         }
         for (f, &c) in s.value_columns.iter().enumerate().skip(first) {
@@ -298,7 +298,7 @@ impl EditTable {
             let mut hash = [0u8; 16];
             hash[..8].copy_from_slice(&(h as u64).to_le_bytes());
             hash[8..].copy_from_slice(&((h >> 64) as u64).to_le_bytes());
-            kb.put_hash128(0, &hash).map_err(|e| tree(e))?;
+            kb.put_hash128(0, &hash).map_err(tree)?;
         } else {
             for (f, &c) in s.key_columns.iter().enumerate() {
                 let enc = key_encoding(s.columns[c].encoding);
@@ -377,7 +377,7 @@ impl EditTable {
         let s = &self.schema;
         let ix = &s.indexes[i];
         let cells = self.cells_of(store, key, value)?;
-        let desc = index_schema(&s, ix)?.key;
+        let desc = index_schema(s, ix)?.key;
         let mut b = TupleBuilder::new(desc);
         for (f, &c) in ix.key_columns.iter().enumerate() {
             let enc = key_encoding(s.columns[c].encoding);
@@ -453,7 +453,7 @@ impl EditTable {
         let s = &self.schema;
         for (i, ix) in s.indexes.iter().enumerate().filter(|(_, ix)| ix.unique) {
             let ikey = self.index_key(store, i, key, value)?;
-            let desc = index_schema(&s, ix)?.key;
+            let desc = index_schema(s, ix)?.key;
             let t = Tuple::new_unverified(&ikey);
             if (0..ix.columns.len()).all(|f| desc.field(t, f).is_some()) {
                 return Ok(Some(ix.name.clone()));
