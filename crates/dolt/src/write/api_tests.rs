@@ -97,6 +97,36 @@ fn rejected_changes_leave_every_byte_as_it_was() {
                 if column == "email" && reason.contains("uq_email")),
             "{err}"
         );
+        // Duplicates among the rows of one call: a key, then a unique value.
+        let err = w
+            .insert(
+                "customers",
+                &cols,
+                &[
+                    vec![int(700), text("p@example.com"), None, None],
+                    vec![int(701), text("q@example.com"), None, None],
+                    vec![int(700), text("r@example.com"), None, None],
+                ],
+            )
+            .unwrap_err();
+        assert!(
+            err.to_string().contains("row 2") && err.to_string().contains("duplicate primary key"),
+            "{err}"
+        );
+        let err = w
+            .insert(
+                "customers",
+                &cols,
+                &[
+                    vec![int(700), text("p@example.com"), None, None],
+                    vec![int(701), text("p@example.com"), None, None],
+                ],
+            )
+            .unwrap_err();
+        assert!(
+            err.to_string().contains("row 1") && err.to_string().contains("uq_email"),
+            "{err}"
+        );
         // A duplicate primary key.
         let err = w
             .insert(

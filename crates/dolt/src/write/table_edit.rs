@@ -529,6 +529,7 @@ impl EditTable {
         store: &Overlay<'_>,
         rows: &[Vec<(usize, Cell)>],
     ) -> Result<()> {
+        let mut batch = Vec::new();
         for (r, given) in rows.iter().enumerate() {
             let mut cells = self.full_row(r, given)?;
             self.assign_auto_increment(&mut cells)?;
@@ -562,15 +563,91 @@ impl EditTable {
                 continue;
             }
             let (key, value) = self.encode(store, r, &cells, 1)?;
-            if self.find(store, &key)?.is_some() {
-                return Err(bad(
-                    &self.name,
+            batch.push((key, value, r));
+        }
+        if !batch.is_empty() {
+            self.put_new_rows(store, &batch)?;
+        }
+        Ok(())
+    }
+
+    /// Puts rows with new primary keys, all in one edit of each index: duplicates among them,
+    /// with stored rows, or in a unique index are errors naming the (later) row, and change
+    /// nothing.
+    fn put_new_rows(
+        &mut self,
+        store: &Overlay<'_>,
+        rows: &[(Vec<u8>, Vec<u8>, usize)],
+    ) -> Result<()> {
+        let s = self.schema.clone();
+        let primary = self.primary_map(store)?;
+        let kd = primary.schema().key.clone();
+        let mut order: Vec<usize> = (0..rows.len()).collect();
+        order.sort_by(|&a, &b| kd.compare(&rows[a].0, &rows[b].0).then(a.cmp(&b)));
+        let duplicate = |r: usize, what: &str, column: &str| {
+            bad(&self.name, column, format!("row {r}: {what}"))
+        };
+        for w in order.windows(2) {
+            if kd.compare(&rows[w[0]].0, &rows[w[1]].0).is_eq() {
+                return Err(duplicate(
+                    rows[w[1]].2,
+                    "duplicate primary key",
                     &self.key_names(),
-                    format!("row {r}: duplicate primary key"),
                 ));
             }
-            self.put_row(store, r, &key, &value)?;
         }
+        for (key, _, r) in rows {
+            if self.find(store, key)?.is_some() {
+                return Err(duplicate(*r, "duplicate primary key", &self.key_names()));
+            }
+        }
+        let empty = TupleBuilder::new(TupleDesc::new(Vec::new()))
+            .build()
+            .map_err(tree)?
+            .as_bytes()
+            .to_vec();
+        let mut new_indexes = self.indexes.clone();
+        for (i, ix) in s.indexes.iter().enumerate() {
+            let map = Map::new(store, self.indexes[i], index_schema(&s, ix)?);
+            let ikeys = rows
+                .iter()
+                .map(|(k, v, r)| Ok((self.index_key(store, i, k, v)?, *r)))
+                .collect::<Result<Vec<_>>>()?;
+            if ix.unique {
+                let n = ix.columns.len();
+                let desc = &map.schema().key;
+                let names: Vec<&str> = ix
+                    .columns
+                    .iter()
+                    .map(|&c| s.columns[c].name.as_str())
+                    .collect();
+                let what = format!("duplicate entry for unique key {:?}", ix.name);
+                let non_null =
+                    |k: &[u8]| (0..n).all(|f| desc.field(Tuple::new_unverified(k), f).is_some());
+                let mut keyed: Vec<&(Vec<u8>, usize)> =
+                    ikeys.iter().filter(|(k, _)| non_null(k)).collect();
+                keyed.sort_by(|a, b| desc.compare_prefix(&a.0, &b.0, n).then(a.1.cmp(&b.1)));
+                for w in keyed.windows(2) {
+                    if desc.compare_prefix(&w[0].0, &w[1].0, n).is_eq() {
+                        return Err(duplicate(w[1].1, &what, &names.join(",")));
+                    }
+                }
+                for (k, r) in &keyed {
+                    if map.prefix_rows(k, n).map_err(tree)?.next().is_some() {
+                        return Err(duplicate(*r, &what, &names.join(",")));
+                    }
+                }
+            }
+            new_indexes[i] = map
+                .apply(ikeys.iter().map(|(k, _)| (&k[..], Some(&empty[..]))))
+                .map_err(tree)?
+                .root();
+        }
+        self.primary = primary
+            .apply(rows.iter().map(|(k, v, _)| (&k[..], Some(&v[..]))))
+            .map_err(tree)?
+            .root();
+        self.indexes = new_indexes;
         Ok(())
     }
 
@@ -704,6 +781,41 @@ impl EditTable {
         if self.schema.keyless {
             return self.insert(store, rows);
         }
+        // Rows of stored keys are updates, one by one; the others are inserted in one batch
+        // unless a key repeats among them (then row by row, the later row updating the
+        // earlier, as in Dolt).
+        let kd = self.primary_map(store)?.schema().key.clone();
+        let (mut updates, mut inserts) = (Vec::new(), Vec::new());
+        let mut keys = Vec::with_capacity(rows.len());
+        for (r, given) in rows.iter().enumerate() {
+            let mut probe: Vec<Cell> = vec![Cell::Null; self.schema.columns.len()];
+            for (c, v) in given {
+                probe[*c] = v.clone();
+            }
+            let key = self.key_of(store, r, &probe)?;
+            if self.find(store, &key)?.is_some() {
+                updates.push(r);
+            } else {
+                inserts.push(r);
+                keys.push(key);
+            }
+        }
+        let mut sorted: Vec<&Vec<u8>> = keys.iter().collect();
+        sorted.sort_by(|a, b| kd.compare(a, b));
+        if sorted.windows(2).any(|w| kd.compare(w[0], w[1]).is_eq()) {
+            return self.upsert_each(store, rows);
+        }
+        for &r in &updates {
+            self.update(store, std::slice::from_ref(&rows[r]))
+                .map_err(|e| renumber(e, r))?;
+        }
+        let new_rows: Vec<Vec<(usize, Cell)>> = inserts.iter().map(|&r| rows[r].clone()).collect();
+        self.insert(store, &new_rows)
+            .map_err(|e| renumber_in(e, &inserts))
+    }
+
+    /// [`EditTable::upsert`] row by row.
+    fn upsert_each(&mut self, store: &Overlay<'_>, rows: &[Vec<(usize, Cell)>]) -> Result<()> {
         for (r, given) in rows.iter().enumerate() {
             let mut probe: Vec<Cell> = vec![Cell::Null; self.schema.columns.len()];
             for (c, v) in given {
@@ -839,6 +951,34 @@ fn index_schema(s: &Schema, ix: &crate::schema::Index) -> Result<TupleSchema> {
         TupleDesc::new(types).with_collations(collations),
         schema.value,
     ))
+}
+
+/// An error about "row i" of a call given the rows `rows` of the caller's, renumbered as the
+/// caller's row.
+fn renumber_in(e: DoltError, rows: &[usize]) -> DoltError {
+    match e {
+        DoltError::BadValue {
+            table,
+            column,
+            reason,
+        } => {
+            let fixed = reason
+                .strip_prefix("row ")
+                .and_then(|rest| {
+                    let digits =
+                        rest.len() - rest.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+                    let i: usize = rest[..digits].parse().ok()?;
+                    Some(format!("row {}{}", rows.get(i)?, &rest[digits..]))
+                })
+                .unwrap_or(reason);
+            DoltError::BadValue {
+                table,
+                column,
+                reason: fixed,
+            }
+        }
+        other => other,
+    }
 }
 
 /// A keyless row value's count of copies (its first field, a little-endian u64).
