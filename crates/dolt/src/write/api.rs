@@ -251,42 +251,13 @@ impl DoltWriter {
         columns: &[&str],
         rows: &[Vec<Option<&str>>],
     ) -> Result<()> {
-        let t = self.edits.table(&self.store, &self.branch, table)?;
-        let positions = columns
-            .iter()
-            .map(|n| t.column(n))
-            .collect::<Result<Vec<_>>>()?;
-        let rows = rows
-            .iter()
-            .enumerate()
-            .map(|(r, row)| {
-                if row.len() != positions.len() {
-                    return Err(DoltError::BadValue {
-                        table: table.to_string(),
-                        column: String::new(),
-                        reason: format!(
-                            "row {r}: {} values for {} columns",
-                            row.len(),
-                            positions.len()
-                        ),
-                    });
-                }
-                positions
-                    .iter()
-                    .zip(row)
-                    .map(|(&c, v)| {
-                        let col = &t.schema.columns[c];
-                        let cell =
-                            cell_from_text(col, *v).map_err(|reason| DoltError::BadValue {
-                                table: table.to_string(),
-                                column: col.name.clone(),
-                                reason: format!("row {r}: {reason}"),
-                            })?;
-                        Ok((c, cell))
-                    })
-                    .collect::<Result<Vec<_>>>()
+        let rows = self.rows_as_cells(table, columns, rows, |t, col, v: &Option<&str>| {
+            cell_from_text(col, *v).map_err(|reason| DoltError::BadValue {
+                table: t.name.clone(),
+                column: col.name.clone(),
+                reason,
             })
-            .collect::<Result<Vec<_>>>()?;
+        })?;
         self.apply_cells(mode, table, &rows)
     }
 
@@ -346,6 +317,20 @@ impl DoltWriter {
         columns: &[&str],
         rows: &[Vec<Option<SqlValue>>],
     ) -> Result<Vec<Vec<(usize, Cell)>>> {
+        self.rows_as_cells(table, columns, rows, |t, col, v: &Option<SqlValue>| {
+            to_cell(t, col, v.clone())
+        })
+    }
+
+    /// Rows of values for `columns` as cells by column position, each value made a cell by
+    /// `cell`; errors name the row.
+    fn rows_as_cells<V>(
+        &self,
+        table: &str,
+        columns: &[&str],
+        rows: &[Vec<V>],
+        cell: impl Fn(&EditTable, &Column, &V) -> Result<Cell>,
+    ) -> Result<Vec<Vec<(usize, Cell)>>> {
         let t = self.edits.table(&self.store, &self.branch, table)?;
         let positions = columns
             .iter()
@@ -368,7 +353,21 @@ impl DoltWriter {
                 positions
                     .iter()
                     .zip(row)
-                    .map(|(&c, v)| Ok((c, to_cell(&t, &t.schema.columns[c], v.clone())?)))
+                    .map(|(&c, v)| {
+                        let cell = cell(&t, &t.schema.columns[c], v).map_err(|e| match e {
+                            DoltError::BadValue {
+                                table,
+                                column,
+                                reason,
+                            } => DoltError::BadValue {
+                                table,
+                                column,
+                                reason: format!("row {r}: {reason}"),
+                            },
+                            other => other,
+                        })?;
+                        Ok((c, cell))
+                    })
                     .collect()
             })
             .collect()

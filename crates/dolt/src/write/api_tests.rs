@@ -8,33 +8,10 @@ use std::process::Command;
 
 use super::api::{CommitMeta, DoltWriter, RowMode};
 use super::ops::apply_ops;
+use super::tests::{copy_db, copy_tree, scenario};
 use crate::db::{Database, State};
 use crate::error::DoltError;
 use crate::sql_value::SqlValue;
-
-fn scenario(name: &str) -> PathBuf {
-    prollystore_test_vectors::require("dolt-write").join(name)
-}
-
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else {
-            std::fs::write(&target, std::fs::read(entry.path()).unwrap()).unwrap();
-        }
-    }
-}
-
-fn copy_db(from: &Path) -> (tempfile::TempDir, PathBuf) {
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("db");
-    copy_tree(from, &dir);
-    (tmp, dir)
-}
 
 /// Every file under `dir` with its bytes.
 fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {

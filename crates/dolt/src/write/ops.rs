@@ -384,16 +384,7 @@ pub fn apply_ops(
                     timestamp_secs: secs,
                 };
                 let address = edits.commit(&mut w, &branch, commit, &meta, secs)?;
-                let root = commit_root(&w, address)?;
-                let tables = edits.tables(&w, root)?;
-                on_step(&StepState {
-                    step,
-                    op: kind.to_string(),
-                    branch: branch.clone(),
-                    commit: address,
-                    root,
-                    tables,
-                })?;
+                on_step(&state_after(&w, &edits, step, kind, &branch, address)?)?;
             }
             "branch" => {
                 let meta = ws_meta(&identity, last_secs);
@@ -422,16 +413,7 @@ pub fn apply_ops(
                 let spec = text(&op, "ref", step)?;
                 w.tag(name, spec, text(&op, "message", step)?, tagger, millis)?;
                 let commit = w.resolve_commit(spec)?;
-                let root = commit_root(&w, commit)?;
-                let tables = edits.tables(&w, root)?;
-                on_step(&StepState {
-                    step,
-                    op: kind.to_string(),
-                    branch: branch.clone(),
-                    commit,
-                    root,
-                    tables,
-                })?;
+                on_step(&state_after(&w, &edits, step, kind, &branch, commit)?)?;
             }
             "merge" => {
                 let date = parse_date_millis(text(&op, "date", step)?)
@@ -472,21 +454,32 @@ pub fn apply_ops(
                     }
                 };
                 edits.discard(&branch);
-                let root = commit_root(&w, commit)?;
-                let tables = edits.tables(&w, root)?;
-                on_step(&StepState {
-                    step,
-                    op: kind.to_string(),
-                    branch: branch.clone(),
-                    commit,
-                    root,
-                    tables,
-                })?;
+                on_step(&state_after(&w, &edits, step, kind, &branch, commit)?)?;
             }
             other => return Err(bad_op(step, format!("unsupported op {other:?}"))),
         }
     }
     Ok(())
+}
+
+/// What the database holds after step `step`: `commit` (on `branch`), its root and tables.
+fn state_after(
+    w: &DoltWriter,
+    edits: &WorkingEdits,
+    step: usize,
+    op: &str,
+    branch: &str,
+    commit: Address,
+) -> Result<StepState> {
+    let root = commit_root(w, commit)?;
+    Ok(StepState {
+        step,
+        op: op.to_string(),
+        branch: branch.to_string(),
+        commit,
+        root,
+        tables: edits.tables(w, root)?,
+    })
 }
 
 /// Working-set metadata as a `dolt` command run by `who` records it.

@@ -1,27 +1,9 @@
 //! Scenarios of `shared/vectors/dolt-write` replayed from their operations: every recorded
 //! step's commit, root value and table hashes must equal Dolt's.
 
-use std::path::{Path, PathBuf};
-
 use super::ops::{apply_ops, compare_step};
+use super::tests::{copy_tree, scenario};
 use crate::error::{DoltError, Result};
-
-fn scenario(name: &str) -> PathBuf {
-    prollystore_test_vectors::require("dolt-write").join(name)
-}
-
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else {
-            std::fs::write(&target, std::fs::read(entry.path()).unwrap()).unwrap();
-        }
-    }
-}
 
 /// Runs scenario `name` on a fresh copy of `before/`; returns (steps matched, steps compared,
 /// the error that stopped it).

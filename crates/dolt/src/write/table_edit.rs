@@ -700,11 +700,7 @@ impl EditTable {
             )));
         }
         for (r, given) in rows.iter().enumerate() {
-            let mut probe: Vec<Cell> = vec![Cell::Null; self.schema.columns.len()];
-            for (c, v) in given {
-                probe[*c] = v.clone();
-            }
-            let key = self.key_of(store, r, &probe)?;
+            let key = self.key_of_given(r, given)?;
             let Some((old_key, old_value)) = self.find(store, &key)? else {
                 return Err(bad(
                     &self.name,
@@ -725,10 +721,18 @@ impl EditTable {
         Ok(())
     }
 
+    /// The clustered key of a row given as column positions and values (its key columns).
+    fn key_of_given(&self, row: usize, given: &[(usize, Cell)]) -> Result<Vec<u8>> {
+        let mut cells: Vec<Cell> = vec![Cell::Null; self.schema.columns.len()];
+        for (c, v) in given {
+            cells[*c] = v.clone();
+        }
+        self.key_of(row, &cells)
+    }
+
     /// The clustered key of `cells` (only the key columns are read).
-    fn key_of(&self, store: &Overlay<'_>, row: usize, cells: &[Cell]) -> Result<Vec<u8>> {
+    fn key_of(&self, row: usize, cells: &[Cell]) -> Result<Vec<u8>> {
         let s = &self.schema;
-        let _ = store;
         let mut kb = TupleBuilder::new(s.key_desc());
         for (f, &c) in s.key_columns.iter().enumerate() {
             let enc = key_encoding(s.columns[c].encoding);
@@ -763,7 +767,7 @@ impl EditTable {
             for (&c, v) in self.schema.key_columns.iter().zip(key_cells) {
                 cells[c] = v.clone();
             }
-            let key = self.key_of(store, r, &cells)?;
+            let key = self.key_of(r, &cells)?;
             if let Some((k, v)) = self.find(store, &key)? {
                 self.remove_row(store, &k, &v)?;
             }
@@ -788,11 +792,7 @@ impl EditTable {
         let (mut updates, mut inserts) = (Vec::new(), Vec::new());
         let mut keys = Vec::with_capacity(rows.len());
         for (r, given) in rows.iter().enumerate() {
-            let mut probe: Vec<Cell> = vec![Cell::Null; self.schema.columns.len()];
-            for (c, v) in given {
-                probe[*c] = v.clone();
-            }
-            let key = self.key_of(store, r, &probe)?;
+            let key = self.key_of_given(r, given)?;
             if self.find(store, &key)?.is_some() {
                 updates.push(r);
             } else {
@@ -817,11 +817,7 @@ impl EditTable {
     /// [`EditTable::upsert`] row by row.
     fn upsert_each(&mut self, store: &Overlay<'_>, rows: &[Vec<(usize, Cell)>]) -> Result<()> {
         for (r, given) in rows.iter().enumerate() {
-            let mut probe: Vec<Cell> = vec![Cell::Null; self.schema.columns.len()];
-            for (c, v) in given {
-                probe[*c] = v.clone();
-            }
-            let key = self.key_of(store, r, &probe)?;
+            let key = self.key_of_given(r, given)?;
             let one = std::slice::from_ref(given);
             if self.find(store, &key)?.is_some() {
                 self.update(store, one)
