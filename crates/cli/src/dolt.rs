@@ -156,6 +156,40 @@ pub enum DoltCommand {
         #[command(flatten)]
         state: StateArgs,
     },
+    /// Applies a CSV file (header of column names; values as `dolt sql -r csv` prints them,
+    /// an empty unquoted field is NULL) to TABLE in the current branch's working set, as Dolt
+    /// writes it: inserts new keys and updates the others, unless --replace or --delete.
+    /// Nothing is written if any row is rejected.
+    Import {
+        /// The table.
+        table: String,
+        /// The CSV file.
+        file: PathBuf,
+        /// Create the table first from this CREATE TABLE statement.
+        #[arg(long, value_name = "SQL")]
+        create: Option<String>,
+        /// Replace every row of the table by the file's.
+        #[arg(long, conflicts_with = "delete")]
+        replace: bool,
+        /// Delete the rows whose primary keys the file lists (keyless tables: one copy of each
+        /// listed row).
+        #[arg(long)]
+        delete: bool,
+    },
+    /// Stages every change of the current branch's working set and commits it, like
+    /// `dolt add -A` and `dolt commit`; prints the commit hash.
+    Commit {
+        /// The commit message.
+        #[arg(short, long)]
+        message: String,
+        /// Author as `'Name <email>'` (default: user.name and user.email of Dolt's config).
+        #[arg(long)]
+        author: Option<String>,
+        /// Author and committer date (YYYY-MM-DD, YYYY-MM-DDTHH:MM:SS, optionally with Z or
+        /// ±HH:MM; default: now).
+        #[arg(long)]
+        date: Option<String>,
+    },
     /// Version control: branch, checkout, tag, merge, status.
     #[command(flatten)]
     Vc(crate::dolt_vc::VcCommand),
@@ -163,6 +197,46 @@ pub enum DoltCommand {
 
 /// Runs a `dolt` subcommand, writing its text to `out` (export may write to a file instead).
 pub fn run(args: DoltArgs, quiet: bool, out: &mut dyn Write) -> Result<()> {
+    // Writes open the database themselves, for writing.
+    match args.command {
+        DoltCommand::Import {
+            table,
+            file,
+            create,
+            replace,
+            delete,
+        } => {
+            open(&args.dir)?;
+            let mode = match (replace, delete) {
+                (true, _) => crate::dolt_write::ImportMode::Replace,
+                (_, true) => crate::dolt_write::ImportMode::Delete,
+                _ => crate::dolt_write::ImportMode::Upsert,
+            };
+            return crate::dolt_write::import(
+                &args.dir,
+                &table,
+                &file,
+                create.as_deref(),
+                mode,
+                out,
+            );
+        }
+        DoltCommand::Commit {
+            message,
+            author,
+            date,
+        } => {
+            open(&args.dir)?;
+            return crate::dolt_write::commit(
+                &args.dir,
+                &message,
+                author.as_deref(),
+                date.as_deref(),
+                out,
+            );
+        }
+        _ => {}
+    }
     let mut db = open(&args.dir)?;
     if let DoltCommand::Export {
         no_hash_check: true,
@@ -208,6 +282,7 @@ pub fn run(args: DoltArgs, quiet: bool, out: &mut dyn Write) -> Result<()> {
             csv,
         } => crate::dolt_diff::diff(&db, &from, &to, table.as_deref(), csv, out),
         DoltCommand::Get { table, key, state } => get(&db, &table, &key, &state, out),
+        DoltCommand::Import { .. } | DoltCommand::Commit { .. } => Ok(()),
         DoltCommand::Scan {
             table,
             index,

@@ -14,6 +14,8 @@
 //! * [`walk`]: chunk walks for `stats` and `verify`.
 //! * [`dolt`]: `prolly dolt DBDIR ...`, read-only views of a real Dolt database.
 //! * [`dolt_diff`]: `prolly dolt DBDIR diff`, row and table changes between two states.
+//! * [`dolt_write`]: `prolly dolt DBDIR import` and `commit`, table changes written as Dolt
+//!   writes them.
 //! * [`commands`]: the command line and one function per command.
 //! * `progress`: the progress bar drawn on stderr, shared by [`commands`] and [`dolt`].
 
@@ -23,6 +25,7 @@ pub mod csv_lines;
 pub mod dolt;
 pub mod dolt_diff;
 pub mod dolt_vc;
+pub mod dolt_write;
 pub mod error;
 pub mod field_text;
 pub mod import;

@@ -13,12 +13,15 @@
 //!   [`expected`], and keyed reads (gets, ranges) checked against the same table CSVs by
 //!   [`keyed`].
 //! * [`branch_diff`]: row diffs between two branches against their exports (in `dolt`).
+//! * [`dolt_write`]: Dolt-made write scenarios replayed from their operations with our writer
+//!   (`dolt-write`): every step's hashes, then the final branches, tables, schemas and logs.
 //! * [`records`] reads the chunk dumps, [`json`] the JSON files; [`category`] tallies.
 
 pub mod branch_diff;
 pub mod category;
 pub mod chunks;
 pub mod dolt;
+pub mod dolt_write;
 pub mod expected;
 pub mod json;
 pub mod keyed;
@@ -40,5 +43,6 @@ pub fn run_all(dir: &Path) -> Vec<Category> {
         maps::check_edits(dir),
         maps::check_diffs(dir),
         dolt::check_dolt(dir),
+        dolt_write::check_dolt_write(dir),
     ]
 }

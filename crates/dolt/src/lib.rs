@@ -20,7 +20,8 @@
 //! * [`value_text`]: allocation-free text of numbers, decimals and temporal values;
 //!   [`geometry`]: geometry values as WKT text.
 //!
-//! * `write` (crate-internal, in progress): writing databases as Dolt does (issue #21).
+//! * [`write`](mod@write) (in progress): writing databases as Dolt does (issue #21): table changes and
+//!   commits, and [`write::ops`], the runner of Dolt-made write scenarios.
 //!
 //! Apart from `write`, nothing here writes to the database directory.
 

@@ -1,7 +1,21 @@
-//! Writing Dolt databases (issue #21) — the foundation layers, each proved byte-identical
-//! against data Dolt made. Public so far: [`vc`] (branches, checkout, tags, merges, status).
+//! Writing Dolt databases (issue #21), each layer proved byte-identical against data Dolt
+//! made.
 //!
-//! What exists:
+//! Public: [`DoltWriter`] (tables created from a [`TableDef`] or `CREATE TABLE` text, rows
+//! inserted, updated, upserted and deleted on the current branch's working root, the working
+//! set saved, commits); [`vc`]: branches, checkout, tags, merges, status; and [`ops`], which replays a Dolt-made scenario's `ops.jsonl` and
+//! reports every step's hashes.
+//!
+//! Table data:
+//! * `table_def` (`TableDef`, `ColumnDef`, …): a table's schema message as Dolt writes it
+//!   (stored type text, encodings, tags, clustered and secondary index layout, checks,
+//!   collation, comment); `create_sql`: `CREATE TABLE` text parsed into one.
+//! * `table_edit`: row changes of one table (values encoded and checked, large values in
+//!   blob trees, keyless rows by hash with counts, every index maintained, unique keys
+//!   enforced) as map edits in memory; `working`: branches' working roots changed table by
+//!   table, saved as working sets or committed; `overlay`: the chunk store they edit in.
+//!
+//! Foundation and version control:
 //! * Message encoders for commits, root values, tables, schemas, working sets, store roots
 //!   and tags live in `prollystore_format::message::objects` (pure, no I/O); every such chunk
 //!   of the vector databases re-encodes to Dolt's exact bytes.
@@ -28,31 +42,44 @@
 //!   `DATETIME`, primary key only); `column_tags`: new columns' tags as Dolt derives them
 //!   (Go's `math/rand`, reproduced).
 //!
-//! Not done yet: the other SQL types (stored type text, encodings, value parsing), defaults,
-//! comments and column collations in schemas, secondary indexes, keyless tables, out-of-band values, row edits of
-//! existing tables, stores without a journal. Three-way merges of keyless tables or of schema
-//! changes; checkout carrying uncommitted changes.
+//! Not done yet: foreign keys, CHECK evaluation, generated columns and geometry columns in
+//! written tables; AUTO_INCREMENT counters shared across branches; stores without a journal;
+//! the C ABI for row changes. Three-way merges of keyless tables or of schema changes;
+//! checkout carrying uncommitted changes.
 
 pub(crate) mod address_map;
 pub(crate) mod ancestry;
+mod api;
 pub(crate) mod branches;
 pub(crate) mod chunk_io;
 pub(crate) mod chunker;
 pub(crate) mod closure;
 pub(crate) mod column_tags;
 pub(crate) mod commit;
+mod create_sql;
 pub(crate) mod journal_append;
 pub(crate) mod lock;
 pub(crate) mod merge;
 pub(crate) mod new_table;
+pub mod ops;
 pub(crate) mod overlay;
 pub(crate) mod refs;
 pub(crate) mod single_leaf;
 pub(crate) mod status;
+mod table_def;
+pub(crate) mod table_edit;
 pub(crate) mod tags;
 pub mod vc;
+pub(crate) mod working;
 pub(crate) mod writer;
 
+pub use api::{CommitMeta, DoltWriter, RowMode};
+pub use table_def::{CheckDef, ColumnDef, IndexDef, TableDef};
+
+#[cfg(test)]
+mod api_tests;
+#[cfg(test)]
+mod ops_tests;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]

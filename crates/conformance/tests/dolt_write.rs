@@ -1,0 +1,21 @@
+//! Category `dolt-write`: every write scenario of the vectors (made by running the real
+//! `dolt`) replayed from its operations with our writer gives Dolt's commit, root value and
+//! table hashes at every step, and Dolt's final branches, tables, rows, schemas and logs.
+
+use prollystore_conformance::dolt_write::check_dolt_write;
+
+#[test]
+fn write_scenarios_hash_as_dolts_at_every_step() {
+    prollystore_test_vectors::require("dolt-write/basic/ops.jsonl");
+    let c = check_dolt_write(prollystore_test_vectors::dir());
+    assert!(c.missing.is_none(), "{:?}", c.missing);
+    assert!(
+        c.failed == 0,
+        "{} passed, {} failed:\n{}",
+        c.passed,
+        c.failed,
+        c.failures.join("\n")
+    );
+    // basic 4 steps + 6 final files, branches 11 + 17, types 5 + 16 (public set).
+    assert!(c.passed >= 59, "only {} cases", c.passed);
+}

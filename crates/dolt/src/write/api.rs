@@ -1,0 +1,413 @@
+//! [`DoltWriter`]: a Dolt database open for writing tables and committing them, in Rust.
+//!
+//! Changes go to one branch's working root in memory; [`DoltWriter::save`] writes it as the
+//! branch's working set (what `dolt status` then lists, as after a `dolt sql` transaction) and
+//! [`DoltWriter::commit`] stages everything and commits it (`dolt add -A` + `dolt commit`).
+//! A change that fails (a duplicate key, a NULL in a NOT NULL column, a value out of range)
+//! changes nothing, in memory or on disk.
+
+use std::path::Path;
+
+use prollystore_format::Address;
+
+use super::commit::{NewCommit, Person};
+use super::table_def::TableDef;
+use super::table_edit::{cell_from_text, Cell, EditTable};
+use super::working::WorkingEdits;
+use super::writer::{self, WorkingSetMeta};
+use crate::error::{DoltError, Result};
+use crate::key_encode::parse_value;
+use crate::schema::{Column, SqlType};
+use crate::sql_value::SqlValue;
+
+/// Who and when, for a commit.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CommitMeta {
+    /// The commit message.
+    pub message: String,
+    /// Author name.
+    pub author_name: String,
+    /// Author email.
+    pub author_email: String,
+    /// Author time, Unix milliseconds.
+    pub author_millis: i64,
+    /// Committer name and email when not the author (Dolt then stores them).
+    pub committer: Option<(String, String)>,
+    /// Committer time, Unix milliseconds (`None`: the author time, as `dolt commit --date`).
+    pub committer_millis: Option<i64>,
+}
+
+/// A Dolt database open for writing (Dolt's writer lock held until dropped).
+///
+/// ```no_run
+/// use prollystore_dolt::write::{ColumnDef, CommitMeta, DoltWriter, TableDef};
+/// use prollystore_dolt::SqlValue;
+///
+/// # fn main() -> prollystore_dolt::Result<()> {
+/// let mut w = DoltWriter::open(std::path::Path::new("mydb"))?;
+/// let col = |name: &str, ty: &str, nullable| ColumnDef {
+///     name: name.into(), sql_type: ty.into(), nullable, default: None,
+///     auto_increment: false, comment: None, tag: None,
+/// };
+/// w.create_table(&TableDef {
+///     name: "items".into(),
+///     columns: vec![col("id", "int", false), col("name", "varchar(30)", true)],
+///     primary_key: vec!["id".into()],
+///     indexes: vec![], checks: vec![], collation: None, comment: None,
+/// })?;
+/// w.insert("items", &["id", "name"], &[vec![Some(SqlValue::Int(1)), Some(SqlValue::Text("one".into()))]])?;
+/// let commit = w.commit(&CommitMeta {
+///     message: "Add items".into(),
+///     author_name: "Ada".into(),
+///     author_email: "ada@example.com".into(),
+///     author_millis: 1_704_067_200_000,
+///     committer: None,
+///     committer_millis: None,
+/// })?;
+/// println!("committed {commit}");
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Debug)]
+pub struct DoltWriter {
+    store: writer::DoltWriter,
+    edits: WorkingEdits,
+    branch: String,
+}
+
+impl DoltWriter {
+    /// Opens the database at `path` (the directory holding `.dolt`) for writing, on its
+    /// current branch (`repo_state.json`). Fails with [`DoltError::Locked`] while Dolt or
+    /// another writer has it open for writing.
+    pub fn open(path: &Path) -> Result<DoltWriter> {
+        let store = writer::DoltWriter::open(path)?;
+        let branch = store
+            .database()
+            .current_branch()
+            .ok_or_else(|| DoltError::NotFound("the current branch (repo_state.json)".into()))?;
+        Ok(DoltWriter {
+            store,
+            edits: WorkingEdits::default(),
+            branch,
+        })
+    }
+
+    /// The branch whose working root changes go to.
+    pub fn branch(&self) -> &str {
+        &self.branch
+    }
+
+    /// The tables of the working root, by name.
+    pub fn tables(&self) -> Result<Vec<String>> {
+        let root = self.edits.working_root(&self.store, &self.branch)?;
+        Ok(self
+            .edits
+            .tables(&self.store, root)?
+            .into_iter()
+            .map(|(n, _)| n)
+            .collect())
+    }
+
+    /// The visible columns of `table`, in order.
+    pub fn columns(&self, table: &str) -> Result<Vec<Column>> {
+        let t = self.edits.table(&self.store, &self.branch, table)?;
+        Ok(t.schema
+            .visible_columns()
+            .into_iter()
+            .map(|i| t.schema.columns[i].clone())
+            .collect())
+    }
+
+    /// Creates a table (schema, empty indexes, column tags as Dolt derives them for columns
+    /// without one).
+    pub fn create_table(&mut self, def: &TableDef) -> Result<()> {
+        self.edits.create_table(&self.store, &self.branch, def)
+    }
+
+    /// Drops a table.
+    pub fn drop_table(&mut self, table: &str) -> Result<()> {
+        self.edits.drop_table(&self.store, &self.branch, table)
+    }
+
+    /// Inserts rows: each gives one value per name in `columns` (`None` = NULL); columns left
+    /// out get their default. A duplicate primary or unique key is an error.
+    pub fn insert(
+        &mut self,
+        table: &str,
+        columns: &[&str],
+        rows: &[Vec<Option<SqlValue>>],
+    ) -> Result<()> {
+        self.apply(RowMode::Insert, table, columns, rows)
+    }
+
+    /// Updates rows by primary key: `columns` must include every key column; the other listed
+    /// columns are set. A missing row is an error.
+    pub fn update(
+        &mut self,
+        table: &str,
+        columns: &[&str],
+        rows: &[Vec<Option<SqlValue>>],
+    ) -> Result<()> {
+        self.apply(RowMode::Update, table, columns, rows)
+    }
+
+    /// Inserts rows whose key is new and updates the listed columns of the others.
+    pub fn upsert(
+        &mut self,
+        table: &str,
+        columns: &[&str],
+        rows: &[Vec<Option<SqlValue>>],
+    ) -> Result<()> {
+        self.apply(RowMode::Upsert, table, columns, rows)
+    }
+
+    /// Applies `rows` (values for `columns`, `None` = NULL; text given for a non-text column
+    /// is parsed as Dolt prints such values) in `mode`. All rows or none: an error changes
+    /// nothing.
+    pub fn apply(
+        &mut self,
+        mode: RowMode,
+        table: &str,
+        columns: &[&str],
+        rows: &[Vec<Option<SqlValue>>],
+    ) -> Result<()> {
+        let rows = self.cells(table, columns, rows)?;
+        self.apply_cells(mode, table, &rows)
+    }
+
+    fn apply_cells(
+        &mut self,
+        mode: RowMode,
+        table: &str,
+        rows: &[Vec<(usize, Cell)>],
+    ) -> Result<()> {
+        self.edits
+            .edit_table(&self.store, &self.branch, table, |t, s| match mode {
+                RowMode::Insert => t.insert(s, rows),
+                RowMode::Update => t.update(s, rows),
+                RowMode::Upsert => t.upsert(s, rows),
+                RowMode::Delete => t.delete_matching(s, rows),
+            })
+    }
+
+    /// True when the working root is the head commit's (nothing to commit).
+    pub fn is_clean(&self) -> Result<bool> {
+        let working = self.edits.working_root(&self.store, &self.branch)?;
+        let head = self
+            .store
+            .datasets()?
+            .into_iter()
+            .find(|(k, _)| k.as_slice() == format!("refs/heads/{}", self.branch).as_bytes())
+            .map(|(_, a)| a)
+            .ok_or_else(|| DoltError::NotFound(format!("branch {:?}", self.branch)))?;
+        let chunk = self.store.chunk(&head)?;
+        let c = prollystore_format::message::objects::CommitFields::decode(&chunk)
+            .map_err(|e| crate::error::bad_chunk(head, e.to_string()))?;
+        Ok(Address(c.root) == working)
+    }
+
+    /// Deletes rows by primary key (values in primary-key order); absent keys are skipped.
+    pub fn delete(&mut self, table: &str, keys: &[Vec<SqlValue>]) -> Result<()> {
+        let t = self.edits.table(&self.store, &self.branch, table)?;
+        let keys = keys
+            .iter()
+            .map(|k| {
+                k.iter()
+                    .zip(&t.schema.key_columns)
+                    .map(|(v, &c)| to_cell(&t, &t.schema.columns[c], Some(v.clone())))
+                    .collect::<Result<Vec<Cell>>>()
+            })
+            .collect::<Result<Vec<_>>>()?;
+        self.edits
+            .edit_table(&self.store, &self.branch, table, |t, s| {
+                t.delete_keys(s, &keys)
+            })
+    }
+
+    /// Deletes one copy of each given row of a keyless table (values for every column).
+    pub fn delete_rows(&mut self, table: &str, rows: &[Vec<Option<SqlValue>>]) -> Result<()> {
+        let names = self.column_names(table)?;
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        let rows = self.cells(table, &names, rows)?;
+        self.edits
+            .edit_table(&self.store, &self.branch, table, |t, s| {
+                t.delete_rows(s, &rows)
+            })
+    }
+
+    /// Deletes every row of `table` (its indexes emptied too).
+    pub fn truncate(&mut self, table: &str) -> Result<()> {
+        self.edits
+            .edit_table(&self.store, &self.branch, table, |t, s| t.truncate(s))
+    }
+
+    /// [`DoltWriter::insert`], [`update`](DoltWriter::update) or
+    /// [`upsert`](DoltWriter::upsert) with values as `dolt sql -r csv` prints them (binary
+    /// columns as `hex:` + hex digits, or their raw text).
+    pub fn apply_text(
+        &mut self,
+        mode: RowMode,
+        table: &str,
+        columns: &[&str],
+        rows: &[Vec<Option<&str>>],
+    ) -> Result<()> {
+        let rows = self.rows_as_cells(table, columns, rows, |t, col, v: &Option<&str>| {
+            cell_from_text(col, *v).map_err(|reason| DoltError::BadValue {
+                table: t.name.clone(),
+                column: col.name.clone(),
+                reason,
+            })
+        })?;
+        self.apply_cells(mode, table, &rows)
+    }
+
+    /// Writes the working root as the branch's working set (uncommitted), stamped with `who`
+    /// (name, email) and `timestamp_secs`. Without changes, writes nothing.
+    pub fn save(&mut self, who: (&str, &str), timestamp_secs: u64) -> Result<()> {
+        let meta = WorkingSetMeta {
+            name: who.0,
+            email: who.1,
+            description: "sql transaction",
+            timestamp_secs,
+        };
+        self.edits
+            .save(&mut self.store, &self.branch, &meta, timestamp_secs)
+    }
+
+    /// Stages every change of the working root and commits it to the branch (as `dolt add -A`
+    /// and `dolt commit`); returns the commit's address.
+    pub fn commit(&mut self, meta: &CommitMeta) -> Result<Address> {
+        let author = Person {
+            name: &meta.author_name,
+            email: &meta.author_email,
+        };
+        let committer = meta
+            .committer
+            .as_ref()
+            .map(|(n, e)| Person { name: n, email: e });
+        let committer_millis = meta.committer_millis.unwrap_or(meta.author_millis);
+        let commit = NewCommit {
+            root: Address::ZERO,
+            parents: Vec::new(),
+            author,
+            committer,
+            message: &meta.message,
+            author_millis: meta.author_millis,
+            committer_millis: committer_millis.max(0) as u64,
+        };
+        let secs = (committer_millis / 1000).max(0) as u64;
+        let who = committer.unwrap_or(author);
+        let ws = WorkingSetMeta {
+            name: who.name,
+            email: who.email,
+            description: "sql transaction",
+            timestamp_secs: secs,
+        };
+        self.edits
+            .commit(&mut self.store, &self.branch, commit, &ws, secs)
+    }
+
+    fn column_names(&self, table: &str) -> Result<Vec<String>> {
+        Ok(self.columns(table)?.into_iter().map(|c| c.name).collect())
+    }
+
+    fn cells(
+        &self,
+        table: &str,
+        columns: &[&str],
+        rows: &[Vec<Option<SqlValue>>],
+    ) -> Result<Vec<Vec<(usize, Cell)>>> {
+        self.rows_as_cells(table, columns, rows, |t, col, v: &Option<SqlValue>| {
+            to_cell(t, col, v.clone())
+        })
+    }
+
+    /// Rows of values for `columns` as cells by column position, each value made a cell by
+    /// `cell`; errors name the row.
+    fn rows_as_cells<V>(
+        &self,
+        table: &str,
+        columns: &[&str],
+        rows: &[Vec<V>],
+        cell: impl Fn(&EditTable, &Column, &V) -> Result<Cell>,
+    ) -> Result<Vec<Vec<(usize, Cell)>>> {
+        let t = self.edits.table(&self.store, &self.branch, table)?;
+        let positions = columns
+            .iter()
+            .map(|n| t.column(n))
+            .collect::<Result<Vec<_>>>()?;
+        rows.iter()
+            .enumerate()
+            .map(|(r, row)| {
+                if row.len() != positions.len() {
+                    return Err(DoltError::BadValue {
+                        table: table.to_string(),
+                        column: String::new(),
+                        reason: format!(
+                            "row {r}: {} values for {} columns",
+                            row.len(),
+                            positions.len()
+                        ),
+                    });
+                }
+                positions
+                    .iter()
+                    .zip(row)
+                    .map(|(&c, v)| {
+                        let cell = cell(&t, &t.schema.columns[c], v).map_err(|e| match e {
+                            DoltError::BadValue {
+                                table,
+                                column,
+                                reason,
+                            } => DoltError::BadValue {
+                                table,
+                                column,
+                                reason: format!("row {r}: {reason}"),
+                            },
+                            other => other,
+                        })?;
+                        Ok((c, cell))
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+}
+
+/// What [`DoltWriter::apply_text`] does with each row.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RowMode {
+    /// Insert (a duplicate key is an error).
+    Insert,
+    /// Update by primary key (a missing row is an error).
+    Update,
+    /// Insert or update.
+    Upsert,
+    /// Delete the row with this primary key (keyless tables: one copy of this row).
+    Delete,
+}
+
+/// A value given for `col` as the cell to store: text given for a non-text column is parsed
+/// as Dolt prints such values; text for a binary column is its bytes.
+fn to_cell(t: &EditTable, col: &Column, v: Option<SqlValue>) -> Result<Cell> {
+    let Some(v) = v else {
+        return Ok(Cell::Null);
+    };
+    let v = match (&col.sql_type, v) {
+        (SqlType::Text { .. } | SqlType::Json, v) => v,
+        (SqlType::Binary { .. }, SqlValue::Text(s)) => {
+            return cell_from_text(col, Some(&s)).map_err(|reason| DoltError::BadValue {
+                table: t.name.clone(),
+                column: col.name.clone(),
+                reason,
+            })
+        }
+        (_, SqlValue::Text(s)) => parse_value(col, &s).map_err(|reason| DoltError::BadValue {
+            table: t.name.clone(),
+            column: col.name.clone(),
+            reason,
+        })?,
+        (_, v) => v,
+    };
+    Ok(Cell::Value(v))
+}

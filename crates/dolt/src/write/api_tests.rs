@@ -1,0 +1,637 @@
+//! The public writer against Dolt-made databases: rejected changes leave every byte as it
+//! was, accepted ones commit and read back, and (with `PROLLY_DOLT` naming a `dolt` binary)
+//! Dolt itself logs, selects, diffs and commits on top of what we wrote.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use super::api::{CommitMeta, DoltWriter, RowMode};
+use super::ops::apply_ops;
+use super::tests::{copy_db, copy_tree, scenario};
+use crate::db::{Database, State};
+use crate::error::DoltError;
+use crate::sql_value::SqlValue;
+
+/// Every file under `dir` with its bytes.
+fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    let mut out = BTreeMap::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                todo.push(p);
+            } else {
+                out.insert(p.clone(), std::fs::read(&p).unwrap());
+            }
+        }
+    }
+    out
+}
+
+fn meta(message: &str) -> CommitMeta {
+    CommitMeta {
+        message: message.into(),
+        author_name: "Test Writer".into(),
+        author_email: "writer@example.com".into(),
+        author_millis: 1_710_000_000_000,
+        committer: None,
+        committer_millis: None,
+    }
+}
+
+fn int(v: i64) -> Option<SqlValue> {
+    Some(SqlValue::Int(v))
+}
+
+fn text(v: &str) -> Option<SqlValue> {
+    Some(SqlValue::Text(v.into()))
+}
+
+#[test]
+fn rejected_changes_leave_every_byte_as_it_was() {
+    let (_tmp, dir) = copy_db(&scenario("branches/after"));
+    let before = snapshot(&dir);
+    {
+        let mut w = DoltWriter::open(&dir).unwrap();
+        let cols = ["id", "email", "name", "city"];
+        // A unique-key duplicate: user2's email (as the feature branch merged it) on a new id.
+        let err = w
+            .insert(
+                "customers",
+                &cols,
+                &[vec![
+                    int(900),
+                    text("user2.f@example.com"),
+                    text("X"),
+                    text("Y"),
+                ]],
+            )
+            .unwrap_err();
+        assert!(
+            matches!(&err, DoltError::BadValue { column, reason, .. }
+                if column == "email" && reason.contains("uq_email")),
+            "{err}"
+        );
+        // Duplicates among the rows of one call: a key, then a unique value.
+        let err = w
+            .insert(
+                "customers",
+                &cols,
+                &[
+                    vec![int(700), text("p@example.com"), None, None],
+                    vec![int(701), text("q@example.com"), None, None],
+                    vec![int(700), text("r@example.com"), None, None],
+                ],
+            )
+            .unwrap_err();
+        assert!(
+            err.to_string().contains("row 2") && err.to_string().contains("duplicate primary key"),
+            "{err}"
+        );
+        let err = w
+            .insert(
+                "customers",
+                &cols,
+                &[
+                    vec![int(700), text("p@example.com"), None, None],
+                    vec![int(701), text("p@example.com"), None, None],
+                ],
+            )
+            .unwrap_err();
+        assert!(
+            err.to_string().contains("row 1") && err.to_string().contains("uq_email"),
+            "{err}"
+        );
+        // A duplicate primary key.
+        let err = w
+            .insert(
+                "customers",
+                &cols,
+                &[vec![int(1), text("new@example.com"), None, None]],
+            )
+            .unwrap_err();
+        assert!(err.to_string().contains("duplicate primary key"), "{err}");
+        // NULL in a NOT NULL column, named with its row.
+        let err = w
+            .insert(
+                "customers",
+                &cols,
+                &[
+                    vec![int(901), text("a@example.com"), None, None],
+                    vec![int(902), None, None, None],
+                ],
+            )
+            .unwrap_err();
+        assert!(
+            err.to_string().contains("row 1") && err.to_string().contains("email"),
+            "{err}"
+        );
+        // Too long for varchar(30); out of range for int; not a member; not a number.
+        let long = "x".repeat(31);
+        let err = w
+            .apply_text(
+                RowMode::Insert,
+                "customers",
+                &cols,
+                &[vec![Some("903"), Some("b@example.com"), None, Some(&long)]],
+            )
+            .unwrap_err();
+        assert!(err.to_string().contains("city"), "{err}");
+        let err = w
+            .apply_text(
+                RowMode::Insert,
+                "customers",
+                &cols,
+                &[vec![Some("3000000000"), Some("c@example.com"), None, None]],
+            )
+            .unwrap_err();
+        assert!(err.to_string().contains("id"), "{err}");
+        // Updating a missing row.
+        let err = w
+            .update(
+                "customers",
+                &["id", "name"],
+                &[vec![int(99_999), text("Z")]],
+            )
+            .unwrap_err();
+        assert!(err.to_string().contains("no row"), "{err}");
+        // Nothing was accepted: saving writes nothing either.
+        w.save(("Test Writer", "writer@example.com"), 1_710_000_000)
+            .unwrap();
+    }
+    assert!(
+        snapshot(&dir) == before,
+        "a rejected change wrote something"
+    );
+}
+
+#[test]
+fn accepted_changes_commit_and_read_back() {
+    let (_tmp, dir) = copy_db(&scenario("branches/after"));
+    let mut w = DoltWriter::open(&dir).unwrap();
+    let cols = ["id", "email", "name", "city"];
+    w.insert(
+        "customers",
+        &cols,
+        &[vec![
+            int(900),
+            text("new900@example.com"),
+            text("New"),
+            text("Rome"),
+        ]],
+    )
+    .unwrap();
+    // The freed email can be taken by another row once its owner changes it.
+    w.update(
+        "customers",
+        &["id", "email"],
+        &[vec![int(1), text("changed1@example.com")]],
+    )
+    .unwrap();
+    w.upsert(
+        "customers",
+        &["id", "email", "city"],
+        &[
+            vec![int(901), text("user1.f@example.com"), text("Oslo")],
+            vec![int(2), text("user2.g@example.com"), text("Lima")],
+        ],
+    )
+    .unwrap();
+    w.delete("customers", &[vec![SqlValue::Int(3)]]).unwrap();
+    let commit = w.commit(&meta("API changes")).unwrap();
+    drop(w);
+    let db = Database::open(&dir).unwrap();
+    assert_eq!(db.branch_head("main").unwrap(), commit);
+    let c = db.commit(commit).unwrap();
+    assert_eq!(c.message, "API changes");
+    let t = db.table_at("main", State::Committed, "customers").unwrap();
+    let r = t.reader(&db).unwrap();
+    let row = |id: i64| r.get(&[SqlValue::Int(id)]).unwrap();
+    assert_eq!(row(1).unwrap()[1], text("changed1@example.com"));
+    assert_eq!(row(901).unwrap()[1], text("user1.f@example.com"));
+    assert_eq!(row(901).unwrap()[3], text("Oslo"));
+    assert_eq!(row(2).unwrap()[1], text("user2.g@example.com"));
+    assert!(row(3).is_none());
+    // The unique index agrees with the rows.
+    let hits: Vec<_> = r
+        .index_lookup("uq_email", &[SqlValue::Text("user1.f@example.com".into())])
+        .unwrap()
+        .collect::<Result<Vec<_>, _>>()
+        .unwrap();
+    assert_eq!(hits.len(), 1);
+    assert_eq!(hits[0][0], int(901));
+}
+
+/// Runs `dolt args…` in `dir` with a throwaway HOME, if `PROLLY_DOLT` is set.
+fn dolt(dir: &Path, args: &[&str]) -> Option<String> {
+    dolt_bytes(dir, args).map(|b| String::from_utf8_lossy(&b).into_owned())
+}
+
+/// [`dolt`]'s standard output as bytes (binary columns print raw).
+fn dolt_bytes(dir: &Path, args: &[&str]) -> Option<Vec<u8>> {
+    let bin = std::env::var_os("PROLLY_DOLT").filter(|v| !v.is_empty())?;
+    let home = dir.parent().unwrap().join("home");
+    std::fs::create_dir_all(home.join(".dolt")).unwrap();
+    std::fs::write(
+        home.join(".dolt/config_global.json"),
+        r#"{"user.name":"Dolt User","user.email":"dolt@example.com","metrics.disabled":"true"}"#,
+    )
+    .unwrap();
+    let out = Command::new(bin)
+        .args(args)
+        .current_dir(dir)
+        .env("HOME", &home)
+        .env("TZ", "UTC")
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "dolt {args:?} failed:\n{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Some(out.stdout)
+}
+
+/// Dolt logs, selects, diffs and commits on databases our writer made from the scenarios'
+/// ops, and our reader reads what Dolt then wrote.
+#[test]
+fn dolt_works_on_what_we_wrote() {
+    for name in ["basic", "types"] {
+        let base = scenario(name);
+        let (_tmp, dir) = copy_db(&base.join("before"));
+        let ops = std::fs::read_to_string(base.join("ops.jsonl")).unwrap();
+        apply_ops(&dir, &ops, &mut |_| Ok(())).unwrap();
+        let Some(log) = dolt(&dir, &["log", "--oneline"]) else {
+            eprintln!("PROLLY_DOLT not set: Dolt's reading of our {name} database not checked");
+            return;
+        };
+        let want = std::fs::read_to_string(base.join("expected/branch/main/log_oneline.plain.txt"))
+            .unwrap();
+        assert_eq!(log, want, "{name}: dolt log --oneline");
+        for table in std::fs::read_to_string(base.join("expected/branch/main/tables.txt"))
+            .unwrap()
+            .lines()
+        {
+            let theirs =
+                std::fs::read(base.join(format!("expected/branch/main/{table}.csv"))).unwrap();
+            let t = Database::open(&dir)
+                .unwrap()
+                .table_at("main", State::Committed, table)
+                .unwrap();
+            let order = match t.schema.keyless {
+                true => t
+                    .schema
+                    .visible_columns()
+                    .iter()
+                    .map(|&i| t.schema.columns[i].name.clone())
+                    .collect::<Vec<_>>(),
+                false => t
+                    .schema
+                    .key_columns
+                    .iter()
+                    .map(|&i| t.schema.columns[i].name.clone())
+                    .collect(),
+            };
+            let q = format!("SELECT * FROM {table} ORDER BY {}", order.join(", "));
+            let csv = dolt_bytes(&dir, &["sql", "-r", "csv", "-q", &q]).unwrap();
+            assert!(csv == theirs, "{name}: dolt sql {q}");
+        }
+        let diff = dolt(&dir, &["diff", "HEAD~1"]).unwrap();
+        assert!(diff.contains("diff --dolt"), "{name}: {diff}");
+        let status = dolt(&dir, &["status"]).unwrap();
+        assert!(status.contains("nothing to commit"), "{name}: {status}");
+        if name == "basic" {
+            dolt(
+                &dir,
+                &[
+                    "sql",
+                    "-q",
+                    "INSERT INTO items VALUES (1000, 'from dolt', 1, 2.50, NULL)",
+                ],
+            )
+            .unwrap();
+            dolt(
+                &dir,
+                &[
+                    "commit",
+                    "-am",
+                    "Dolt on top",
+                    "--date",
+                    "2024-02-01T00:00:00",
+                ],
+            )
+            .unwrap();
+            let db = Database::open(&dir).unwrap();
+            let head = db.branch_head("main").unwrap();
+            let c = db.commit(head).unwrap();
+            assert_eq!(c.message, "Dolt on top");
+            let t = db.table_at("main", State::Committed, "items").unwrap();
+            let r = t.reader(&db).unwrap();
+            let row = r.get(&[SqlValue::Int(1000)]).unwrap().unwrap();
+            assert_eq!(row[1], text("from dolt"));
+            // And we write on top of Dolt's commit again.
+            drop(db);
+            let mut w = DoltWriter::open(&dir).unwrap();
+            w.delete("items", &[vec![SqlValue::Int(1000)]]).unwrap();
+            w.commit(&meta("Ours after Dolt's")).unwrap();
+            drop(w);
+            let log = dolt(&dir, &["log", "--oneline", "-n", "3"]).unwrap();
+            assert!(
+                log.contains("Ours after Dolt's") && log.contains("Dolt on top"),
+                "{log}"
+            );
+            let count = dolt(
+                &dir,
+                &["sql", "-r", "csv", "-q", "SELECT COUNT(*) FROM items"],
+            )
+            .unwrap();
+            assert_eq!(count, "COUNT(*)\n232\n");
+        }
+    }
+}
+
+/// Tables with clauses the scenarios lack (defaults of every kind, comments, collations,
+/// AUTO_INCREMENT, named checks, table options), created by Dolt from SQL: our schema from the
+/// same SQL is byte-identical to Dolt's.
+#[test]
+fn create_table_sql_gives_dolts_schema_bytes() {
+    use prollystore_format::message::objects::TableFields;
+    use std::collections::HashSet;
+    let statements = [
+        "CREATE TABLE d1 (id INT NOT NULL AUTO_INCREMENT PRIMARY KEY, n INT DEFAULT 0, s VARCHAR(10) NOT NULL DEFAULT 'x''y', dec1 DECIMAL(5,2) DEFAULT 1.5, t DATETIME DEFAULT CURRENT_TIMESTAMP, f DOUBLE DEFAULT -2.5, nn INT DEFAULT NULL)",
+        "CREATE TABLE d2 (id BIGINT PRIMARY KEY COMMENT 'the key', name VARCHAR(40) COLLATE utf8mb4_0900_ai_ci, note TEXT, words INT, CONSTRAINT words_nonneg CHECK (words >= 0)) COMMENT='two'",
+        "CREATE TABLE d3 (k VARCHAR(20) PRIMARY KEY, v INT, UNIQUE KEY uv (v), KEY kv (v, k)) DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_0900_ai_ci",
+        "CREATE TABLE d4 (a INT, b BOOLEAN DEFAULT TRUE, c ENUM('x','y') DEFAULT 'y', d SET('p','q') DEFAULT 'p,q', e YEAR, f BIT(4) DEFAULT b'101')",
+    ];
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("db");
+    std::fs::create_dir_all(&dir).unwrap();
+    if dolt(&dir, &["init", "--name", "T", "--email", "t@example.com"]).is_none() {
+        eprintln!("PROLLY_DOLT not set: not checked against Dolt");
+        return;
+    }
+    let mut used = HashSet::new();
+    let mut mismatches = Vec::new();
+    for sql in statements {
+        dolt(&dir, &["sql", "-q", sql]).unwrap();
+        let ours = super::table_def::TableDef::from_sql(sql).unwrap();
+        let chunk = ours.schema_chunk(&mut used).unwrap();
+        let db = Database::open(&dir).unwrap();
+        let t = db.table_at("main", State::Working, &ours.name).unwrap();
+        let tc = db.source().chunk(&t.address).unwrap();
+        let tf = TableFields::decode(&tc).unwrap();
+        let theirs = db
+            .source()
+            .chunk(&prollystore_format::Address(tf.schema))
+            .unwrap();
+        if chunk != theirs.to_vec() {
+            use prollystore_format::message::objects::TableSchemaFields;
+            mismatches.push(format!(
+                "{}:\nours {:#?}\ntheirs {:#?}",
+                ours.name,
+                TableSchemaFields::decode(&chunk).unwrap(),
+                TableSchemaFields::decode(&theirs).unwrap()
+            ));
+        }
+    }
+    assert!(mismatches.is_empty(), "{}", mismatches.join("\n"));
+}
+
+/// Runs `dolt` with both commit dates pinned to `date`.
+fn dolt_dated(dir: &Path, args: &[&str], date: &str) {
+    let bin = std::env::var_os("PROLLY_DOLT").unwrap();
+    let home = dir.parent().unwrap().join("home");
+    let out = Command::new(bin)
+        .args(args)
+        .current_dir(dir)
+        .env("HOME", &home)
+        .env("TZ", "UTC")
+        .env("DOLT_AUTHOR_DATE", date)
+        .env("DOLT_COMMITTER_DATE", date)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "dolt {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// The same changes made by Dolt (SQL) and by our writer (API) on copies of one fresh
+/// database, committed with the same author and dates: the commits must be the same.
+fn differential(name: &str, sql: &[&str], ours: &dyn Fn(&mut DoltWriter)) {
+    let tmp = tempfile::tempdir().unwrap();
+    let a = tmp.path().join("a");
+    std::fs::create_dir_all(&a).unwrap();
+    if dolt(&a, &["init", "--name", "T", "--email", "t@example.com"]).is_none() {
+        eprintln!("PROLLY_DOLT not set: {name} not checked against Dolt");
+        return;
+    }
+    let b = tmp.path().join("b");
+    copy_tree(&a, &b);
+    let date = "2024-01-01T00:00:00";
+    for q in sql {
+        dolt(&a, &["sql", "-q", q]).unwrap();
+    }
+    dolt(&a, &["add", "-A"]).unwrap();
+    dolt_dated(
+        &a,
+        &[
+            "commit",
+            "-m",
+            "m",
+            "--author",
+            "T <t@example.com>",
+            "--date",
+            date,
+        ],
+        date,
+    );
+    let mut w = DoltWriter::open(&b).unwrap();
+    ours(&mut w);
+    let ours_commit = w
+        .commit(&CommitMeta {
+            message: "m".into(),
+            author_name: "T".into(),
+            author_email: "t@example.com".into(),
+            author_millis: 1_704_067_200_000,
+            committer: None,
+            committer_millis: None,
+        })
+        .unwrap();
+    drop(w);
+    let (da, db) = (Database::open(&a).unwrap(), Database::open(&b).unwrap());
+    let theirs = da.branch_head("main").unwrap();
+    if theirs != ours_commit {
+        let ra = da.root_at("main", State::Committed).unwrap();
+        let rb = db.root_at("main", State::Committed).unwrap();
+        let mut detail = String::new();
+        for (t, _) in &ra.tables {
+            let (ta, tb) = (da.table(&ra, t).unwrap(), db.table(&rb, t).unwrap());
+            let dump = |d: &Database, m: crate::IndexMap<'_>| -> Vec<String> {
+                let _ = d;
+                m.iter()
+                    .unwrap()
+                    .map(|r| {
+                        let (k, v) = r.unwrap();
+                        format!("{k:02x?} => {v:02x?}")
+                    })
+                    .collect()
+            };
+            let pa = dump(&da, ta.primary_scan_map(&da));
+            let pb = dump(&db, tb.primary_scan_map(&db));
+            detail.push_str(&format!(
+                "table {t}: schema same {}, primary same {}, indexes Dolt {:?} ours {:?}\n",
+                ta.schema_address == tb.schema_address,
+                pa == pb,
+                ta.secondary_indexes,
+                tb.secondary_indexes
+            ));
+            if pa != pb {
+                detail.push_str(&format!("Dolt {pa:#?}\nours {pb:#?}\n"));
+            }
+            for (ix, _) in &ta.secondary_indexes {
+                let ia = dump(&da, ta.index_map(&da, ix).unwrap());
+                let ib = dump(&db, tb.index_map(&db, ix).unwrap());
+                if ia != ib {
+                    detail.push_str(&format!("index {ix}: Dolt {ia:#?}\nours {ib:#?}\n"));
+                }
+            }
+            detail.push_str(&format!(
+                "auto_increment Dolt {} ours {}\n",
+                ta.auto_increment, tb.auto_increment
+            ));
+        }
+        panic!("{name}: commit {ours_commit} (Dolt {theirs})\n{detail}");
+    }
+}
+
+fn row(values: &[Option<&str>]) -> Vec<Option<SqlValue>> {
+    values
+        .iter()
+        .map(|v| v.map(|s| SqlValue::Text(s.to_string())))
+        .collect()
+}
+
+#[test]
+fn auto_increment_as_dolt_assigns_it() {
+    let create = "CREATE TABLE ai (id INT AUTO_INCREMENT PRIMARY KEY, v VARCHAR(10))";
+    differential(
+        "auto_increment",
+        &[
+            create,
+            "INSERT INTO ai (v) VALUES ('a'),('b')",
+            "INSERT INTO ai VALUES (10,'c')",
+            "INSERT INTO ai (v) VALUES ('d')",
+        ],
+        &|w| {
+            w.create_table(&super::table_def::TableDef::from_sql(create).unwrap())
+                .unwrap();
+            w.insert("ai", &["v"], &[row(&[Some("a")]), row(&[Some("b")])])
+                .unwrap();
+            w.insert("ai", &["id", "v"], &[row(&[Some("10"), Some("c")])])
+                .unwrap();
+            w.insert("ai", &["v"], &[row(&[Some("d")])]).unwrap();
+        },
+    );
+}
+
+#[test]
+fn a_collated_key_respelled_by_update_as_dolt_does() {
+    let create =
+        "CREATE TABLE c (k VARCHAR(10) COLLATE utf8mb4_0900_ai_ci PRIMARY KEY, v INT, KEY iv (v))";
+    differential(
+        "collated",
+        &[
+            create,
+            "INSERT INTO c VALUES ('Abc',1),('def',2)",
+            "UPDATE c SET k='ABC', v=3 WHERE k='ABC'",
+        ],
+        &|w| {
+            w.create_table(&super::table_def::TableDef::from_sql(create).unwrap())
+                .unwrap();
+            w.insert(
+                "c",
+                &["k", "v"],
+                &[
+                    row(&[Some("Abc"), Some("1")]),
+                    row(&[Some("def"), Some("2")]),
+                ],
+            )
+            .unwrap();
+            w.update("c", &["k", "v"], &[row(&[Some("ABC"), Some("3")])])
+                .unwrap();
+        },
+    );
+}
+
+#[test]
+fn keyless_with_an_index_and_large_values_as_dolt_keeps_them() {
+    let create = "CREATE TABLE kl (a INT, b VARCHAR(5), t LONGTEXT, KEY ib (b))";
+    let long = "z".repeat(100_000);
+    let long_sql = format!("INSERT INTO kl VALUES (1,'x',NULL),(1,'x',NULL),(2,'y','{long}')");
+    differential(
+        "keyless",
+        &[create, &long_sql, "DELETE FROM kl WHERE a = 1 LIMIT 1"],
+        &|w| {
+            w.create_table(&super::table_def::TableDef::from_sql(create).unwrap())
+                .unwrap();
+            let cols = ["a", "b", "t"];
+            w.insert(
+                "kl",
+                &cols,
+                &[
+                    row(&[Some("1"), Some("x"), None]),
+                    row(&[Some("1"), Some("x"), None]),
+                    row(&[Some("2"), Some("y"), Some(&long)]),
+                ],
+            )
+            .unwrap();
+            w.delete_rows("kl", &[row(&[Some("1"), Some("x"), None])])
+                .unwrap();
+        },
+    );
+}
+
+#[test]
+fn unique_nullable_blob_and_json_as_dolt_stores_them() {
+    let create =
+        "CREATE TABLE u (id INT PRIMARY KEY, e VARCHAR(20), b MEDIUMBLOB, j JSON, UNIQUE KEY ue (e))";
+    differential(
+        "unique",
+        &[
+            create,
+            "INSERT INTO u VALUES (1,NULL,NULL,NULL),(2,NULL,X'00ff','{\"b\":1,\"a\":[1,2]}'),\
+             (3,'x',UNHEX(REPEAT('ab',70000)),'[]')",
+        ],
+        &|w| {
+            w.create_table(&super::table_def::TableDef::from_sql(create).unwrap())
+                .unwrap();
+            let big = vec![0xab_u8; 70_000];
+            w.insert(
+                "u",
+                &["id", "e", "b", "j"],
+                &[
+                    vec![int(1), None, None, None],
+                    vec![
+                        int(2),
+                        None,
+                        Some(SqlValue::Bytes(vec![0, 255])),
+                        Some(SqlValue::Json("{\"a\":[1,2],\"b\":1}".into())),
+                    ],
+                    vec![
+                        int(3),
+                        text("x"),
+                        Some(SqlValue::Bytes(big)),
+                        Some(SqlValue::Json("[]".into())),
+                    ],
+                ],
+            )
+            .unwrap();
+        },
+    );
+}

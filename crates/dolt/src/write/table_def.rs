@@ -1,0 +1,423 @@
+//! A new table's definition (what `CREATE TABLE` declares) and the schema message Dolt stores
+//! for it: the stored type text and storage encoding of every column, the clustered index,
+//! secondary and unique indexes, checks, the table collation and comment.
+
+use std::collections::HashSet;
+
+use prollystore_format::collation::Collation;
+use prollystore_format::message::objects::{
+    CheckFields, ColumnFields, IndexFields, TableSchemaFields,
+};
+use prollystore_format::Encoding;
+
+use super::column_tags::{kind_of, tags_for_new_table};
+use crate::error::{DoltError, Result};
+
+/// One declared column.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ColumnDef {
+    /// Name.
+    pub name: String,
+    /// The type as `dolt schema show` prints it (`int`, `varchar(30)`, `decimal(10,2)`,
+    /// `enum('a','b')`, `varchar(40) COLLATE utf8mb4_0900_ai_ci`).
+    pub sql_type: String,
+    /// May hold NULL (primary-key columns never do).
+    pub nullable: bool,
+    /// The default as printed after `DEFAULT` (`'new'`, `CURRENT_TIMESTAMP`), if any.
+    pub default: Option<String>,
+    /// AUTO_INCREMENT.
+    pub auto_increment: bool,
+    /// Column comment (unescaped), if any.
+    pub comment: Option<String>,
+    /// Dolt's column tag; `None` derives it as Dolt does for a new column.
+    pub tag: Option<u64>,
+}
+
+/// One declared secondary index.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IndexDef {
+    /// Name.
+    pub name: String,
+    /// Indexed column names, in index order.
+    pub columns: Vec<String>,
+    /// UNIQUE.
+    pub unique: bool,
+}
+
+/// One declared CHECK constraint.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CheckDef {
+    /// Name.
+    pub name: String,
+    /// The expression as `dolt schema show` prints it inside `CHECK (...)`.
+    pub expr: String,
+}
+
+/// A table as `CREATE TABLE` declares it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TableDef {
+    /// Table name.
+    pub name: String,
+    /// Columns in declaration order.
+    pub columns: Vec<ColumnDef>,
+    /// Primary-key column names in key order; empty for a keyless table.
+    pub primary_key: Vec<String>,
+    /// Secondary indexes (unique or not).
+    pub indexes: Vec<IndexDef>,
+    /// CHECK constraints.
+    pub checks: Vec<CheckDef>,
+    /// The table's default collation (`utf8mb4_0900_bin` when `None`).
+    pub collation: Option<String>,
+    /// Table comment, if any.
+    pub comment: Option<String>,
+}
+
+fn unsupported(what: String) -> DoltError {
+    DoltError::Unsupported(what)
+}
+
+/// A declared type split into its base (`varchar(40)`) and the collation that applies to it
+/// (for text types), from the printed form's `CHARACTER SET x` / `COLLATE y` suffixes.
+struct TypeParts {
+    base: String,
+    explicit_collation: Option<Collation>,
+}
+
+fn split_type(table: &str, col: &str, printed: &str) -> Result<TypeParts> {
+    let lower = printed.trim().to_string();
+    let bad = |e: String| unsupported(format!("table {table:?}, column {col:?}: {e}"));
+    let mut base = lower.as_str();
+    let mut collation = None;
+    let mut charset = None;
+    // Suffixes are outside any parentheses or quotes: find them from the end of the text.
+    for kw in [" COLLATE ", " collate "] {
+        if let Some(at) = base.rfind(kw) {
+            if !base[at..].contains(['\'', ')']) {
+                collation = Some(base[at + kw.len()..].trim().to_string());
+                base = &base[..at];
+            }
+        }
+    }
+    for kw in [" CHARACTER SET ", " character set "] {
+        if let Some(at) = base.rfind(kw) {
+            if !base[at..].contains(['\'', ')']) {
+                charset = Some(base[at + kw.len()..].trim().to_string());
+                base = &base[..at];
+            }
+        }
+    }
+    let explicit_collation = match (collation, charset) {
+        (Some(c), _) => Some(Collation::from_name(&c).map_err(|e| bad(e.to_string()))?),
+        (None, Some(cs)) => {
+            return Err(bad(format!(
+                "CHARACTER SET {cs} without a COLLATE (not done yet)"
+            )))
+        }
+        (None, None) => None,
+    };
+    Ok(TypeParts {
+        base: base.trim().to_string(),
+        explicit_collation,
+    })
+}
+
+/// The base type name (`varchar`), lower case.
+fn base_name(base: &str) -> String {
+    base.split(['(', ' '])
+        .next()
+        .unwrap_or_default()
+        .to_ascii_lowercase()
+}
+
+/// Dolt's storage encoding for a base type (`schema/typeinfo`), or `None` if not covered.
+fn encoding_of(base: &str) -> Option<Encoding> {
+    let name = base_name(base);
+    let unsigned = base.to_ascii_lowercase().contains("unsigned");
+    Some(match (name.as_str(), unsigned) {
+        ("tinyint" | "bool" | "boolean", false) => Encoding::Int8,
+        ("tinyint", true) => Encoding::Uint8,
+        ("smallint", false) => Encoding::Int16,
+        ("smallint", true) => Encoding::Uint16,
+        ("mediumint" | "int" | "integer", false) => Encoding::Int32,
+        ("mediumint" | "int" | "integer", true) => Encoding::Uint32,
+        ("bigint", false) => Encoding::Int64,
+        ("bigint", true) => Encoding::Uint64,
+        ("float", _) => Encoding::Float32,
+        ("double" | "real", _) => Encoding::Float64,
+        ("decimal" | "numeric", _) => Encoding::Decimal,
+        ("bit", _) => Encoding::Uint64,
+        ("year", _) => Encoding::Year,
+        ("date", _) => Encoding::Date,
+        ("time", _) => Encoding::Time,
+        ("datetime" | "timestamp", _) => Encoding::Datetime,
+        ("enum", _) => Encoding::Enum,
+        ("set", _) => Encoding::Set,
+        ("char" | "varchar", _) => Encoding::String,
+        ("binary" | "varbinary", _) => Encoding::Bytes,
+        ("tinytext" | "text" | "mediumtext" | "longtext", _) => Encoding::StringAdaptive,
+        ("tinyblob" | "blob" | "mediumblob" | "longblob", _) => Encoding::BytesAdaptive,
+        ("json", _) => Encoding::JsonAdaptive,
+        _ => return None,
+    })
+}
+
+/// True for the types that carry a collation.
+fn is_text(base: &str) -> bool {
+    matches!(
+        base_name(base).as_str(),
+        "char" | "varchar" | "tinytext" | "text" | "mediumtext" | "longtext" | "enum" | "set"
+    )
+}
+
+/// The type text Dolt stores (`sqlTypeString`): DATETIME and TIMESTAMP with an explicit
+/// precision; text types with ` CHARACTER SET x` when not utf8mb4 and ` COLLATE y` when not
+/// `utf8mb4_0900_bin` (the column's own collation, else the table's).
+fn stored_type_text(base: &str, collation: Option<Collation>) -> String {
+    let name = base_name(base);
+    let mut text = match name.as_str() {
+        "datetime" | "timestamp" if !base.contains('(') => format!("{name}(0)"),
+        _ => base.to_string(),
+    };
+    if let Some(c) = collation {
+        if c.charset() != "utf8mb4" {
+            text.push_str(" CHARACTER SET ");
+            text.push_str(c.charset());
+        }
+        if c.name() != "utf8mb4_0900_bin" {
+            text.push_str(" COLLATE ");
+            text.push_str(c.name());
+        }
+    }
+    text
+}
+
+/// A table definition resolved into what the schema message holds.
+#[derive(Clone, Debug)]
+pub(crate) struct ResolvedTable {
+    /// Stored type text per column.
+    pub type_texts: Vec<String>,
+    /// Storage encoding per column.
+    pub encodings: Vec<Encoding>,
+    /// Tag per column.
+    pub tags: Vec<u64>,
+    /// Primary-key column positions, in key order.
+    pub key_columns: Vec<u16>,
+    /// Per secondary index: indexed column positions and key column positions.
+    pub index_columns: Vec<(Vec<u16>, Vec<u16>)>,
+    /// The table collation's id.
+    pub collation: u16,
+}
+
+impl TableDef {
+    /// Checks the definition and resolves types, encodings, tags (new tags avoid `used`, the
+    /// tags of the database's other tables, and are added to it) and index layouts.
+    pub(crate) fn resolve(&self, used: &mut HashSet<u64>) -> Result<ResolvedTable> {
+        let t = &self.name;
+        if self.columns.is_empty() {
+            return Err(unsupported(format!("table {t:?} has no columns")));
+        }
+        let table_collation = match &self.collation {
+            Some(name) => {
+                Collation::from_name(name).map_err(|e| unsupported(format!("table {t:?}: {e}")))?
+            }
+            None => {
+                Collation::from_id(309).map_err(|e| unsupported(format!("table {t:?}: {e}")))?
+            }
+        };
+        let mut seen = HashSet::new();
+        let (mut type_texts, mut encodings) = (Vec::new(), Vec::new());
+        for c in &self.columns {
+            if !seen.insert(c.name.to_ascii_lowercase()) {
+                return Err(unsupported(format!(
+                    "table {t:?}: column {:?} is declared twice",
+                    c.name
+                )));
+            }
+            let parts = split_type(t, &c.name, &c.sql_type)?;
+            let enc = encoding_of(&parts.base).ok_or_else(|| {
+                unsupported(format!(
+                    "table {t:?}, column {:?}: type {:?} (not done yet)",
+                    c.name, c.sql_type
+                ))
+            })?;
+            let collation =
+                is_text(&parts.base).then(|| parts.explicit_collation.unwrap_or(table_collation));
+            type_texts.push(stored_type_text(&parts.base, collation));
+            encodings.push(enc);
+        }
+        let position = |name: &str| -> Result<u16> {
+            self.columns
+                .iter()
+                .position(|c| c.name.eq_ignore_ascii_case(name))
+                .map(|p| p as u16)
+                .ok_or_else(|| unsupported(format!("table {t:?} has no column {name:?}")))
+        };
+        let key_columns = self
+            .primary_key
+            .iter()
+            .map(|n| position(n))
+            .collect::<Result<Vec<u16>>>()?;
+        let mut index_columns = Vec::new();
+        for ix in &self.indexes {
+            let cols = ix
+                .columns
+                .iter()
+                .map(|n| position(n))
+                .collect::<Result<Vec<u16>>>()?;
+            let mut keys = cols.clone();
+            keys.extend(key_columns.iter().filter(|k| !cols.contains(k)));
+            index_columns.push((cols, keys));
+        }
+        // Tags: given ones are taken as they are; missing ones derived in column order.
+        let mut tags = Vec::with_capacity(self.columns.len());
+        if self.columns.iter().all(|c| c.tag.is_some()) {
+            tags.extend(self.columns.iter().filter_map(|c| c.tag));
+            used.extend(tags.iter().copied());
+        } else {
+            let kinds = self
+                .columns
+                .iter()
+                .map(|c| {
+                    kind_of(&c.sql_type)
+                        .map(|k| (c.name.as_str(), k))
+                        .ok_or_else(|| {
+                            unsupported(format!(
+                                "table {t:?}, column {:?}: a tag for type {:?} (not done yet)",
+                                c.name, c.sql_type
+                            ))
+                        })
+                })
+                .collect::<Result<Vec<_>>>()?;
+            tags = tags_for_new_table(used, t, &kinds);
+            for (tag, c) in tags.iter_mut().zip(&self.columns) {
+                if let Some(given) = c.tag {
+                    *tag = given;
+                }
+            }
+        }
+        Ok(ResolvedTable {
+            type_texts,
+            encodings,
+            tags,
+            key_columns,
+            index_columns,
+            collation: table_collation.id(),
+        })
+    }
+
+    /// The schema message's fields (Dolt's `serializeSchemaAsFlatbuffer` input).
+    pub(crate) fn schema_fields<'a>(&'a self, r: &'a ResolvedTable) -> TableSchemaFields<'a> {
+        let keyless = r.key_columns.is_empty();
+        let n = self.columns.len() as u16;
+        let columns = self
+            .columns
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                let enc = r.encodings[i];
+                let pk = r.key_columns.contains(&(i as u16));
+                ColumnFields {
+                    name: &c.name,
+                    sql_type: &r.type_texts[i],
+                    default_value: c.default.as_deref().unwrap_or(""),
+                    comment: c.comment.as_deref().unwrap_or(""),
+                    display_order: i as i16,
+                    tag: r.tags[i],
+                    encoding: enc as u8,
+                    primary_key: pk,
+                    nullable: c.nullable && !pk,
+                    auto_increment: c.auto_increment,
+                    hidden: false,
+                    generated: false,
+                    virtual_: false,
+                    on_update_value: "",
+                    uses_adaptive_encoding: enc.is_adaptive(),
+                    hidden_system: false,
+                }
+            })
+            .collect();
+        let (key_columns, value_columns) = if keyless {
+            (vec![n], std::iter::once(n + 1).chain(0..n).collect())
+        } else {
+            (
+                r.key_columns.clone(),
+                (0..n).filter(|p| !r.key_columns.contains(p)).collect(),
+            )
+        };
+        let secondary_indexes = self
+            .indexes
+            .iter()
+            .zip(&r.index_columns)
+            .map(|(ix, (cols, keys))| IndexFields {
+                name: &ix.name,
+                index_columns: cols.clone(),
+                key_columns: keys.clone(),
+                unique_key: ix.unique,
+                ..IndexFields::default()
+            })
+            .collect();
+        let checks = self
+            .checks
+            .iter()
+            .map(|c| CheckFields {
+                name: &c.name,
+                expression: &c.expr,
+                enforced: true,
+                is_not_valid: false,
+            })
+            .collect();
+        TableSchemaFields {
+            columns,
+            keyless,
+            clustered_index: IndexFields {
+                index_columns: key_columns.clone(),
+                key_columns,
+                value_columns,
+                unique_key: true,
+                ..IndexFields::default()
+            },
+            secondary_indexes,
+            checks,
+            collation: r.collation,
+            comment: self.comment.as_deref().unwrap_or(""),
+            target_row_size: 2048,
+        }
+    }
+
+    /// The encoded schema message (`DSCH`).
+    pub(crate) fn schema_chunk(&self, used: &mut HashSet<u64>) -> Result<Vec<u8>> {
+        let r = self.resolve(used)?;
+        self.schema_fields(&r)
+            .encode()
+            .map_err(|e| unsupported(format!("schema of table {:?}: {e}", self.name)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stored_type_texts() {
+        let c = |n| Collation::from_name(n).ok();
+        assert_eq!(stored_type_text("datetime", None), "datetime(0)");
+        assert_eq!(stored_type_text("timestamp", None), "timestamp(0)");
+        assert_eq!(stored_type_text("datetime(6)", None), "datetime(6)");
+        assert_eq!(
+            stored_type_text("varchar(30)", c("utf8mb4_0900_bin")),
+            "varchar(30)"
+        );
+        assert_eq!(
+            stored_type_text("varchar(30)", c("utf8mb4_0900_ai_ci")),
+            "varchar(30) COLLATE utf8mb4_0900_ai_ci"
+        );
+        let p = split_type("t", "c", "varchar(40) COLLATE utf8mb4_0900_ai_ci").unwrap();
+        assert_eq!(p.base, "varchar(40)");
+        assert_eq!(
+            p.explicit_collation.map(|c| c.name()),
+            Some("utf8mb4_0900_ai_ci")
+        );
+        let p = split_type("t", "c", "enum('a COLLATE b','c')").unwrap();
+        assert_eq!(p.base, "enum('a COLLATE b','c')");
+    }
+}

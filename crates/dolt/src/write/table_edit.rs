@@ -1,0 +1,1044 @@
+//! Row changes to one table as Dolt's SQL engine makes them: rows encoded into key and value
+//! tuples (large text, blob and JSON values moved into blob trees), the clustered index and
+//! every secondary index edited together, keyless tables keyed by row hash with a count of
+//! copies, and the checks Dolt applies (NOT NULL, ranges, lengths, members, duplicate keys)
+//! with errors naming the row and column. Every edit goes into the session's memory store
+//! through an [`Overlay`]; nothing reaches the database until a commit.
+
+use prollystore::blob::StoreBlobs;
+use prollystore::store::ChunkStore;
+use prollystore::tuples::{field_bytes, TupleSchema};
+use prollystore::Map;
+use prollystore_format::message::objects::TableFields;
+use prollystore_format::message::AddressMapNode;
+use prollystore_format::tuple::{Tuple, TupleBuilder, TupleDesc};
+use prollystore_format::{Address, Encoding};
+
+use super::overlay::Overlay;
+use super::single_leaf::address_map_leaf;
+use crate::error::{bad_chunk, DoltError, Result};
+use crate::key_encode::{parse_value, put_field};
+use crate::schema::{key_encoding, Schema, SqlType};
+use crate::sql_value::SqlValue;
+
+/// A table of a working root, opened for editing.
+#[derive(Clone, Debug)]
+pub(crate) struct EditTable {
+    /// Table name.
+    pub name: String,
+    /// The table chunk it was read from (kept for the fields edits do not change).
+    pub chunk: Vec<u8>,
+    /// Its schema.
+    pub schema: Schema,
+    /// Root of the clustered index.
+    pub primary: Address,
+    /// Root of each secondary index, in `schema.indexes` order.
+    pub indexes: Vec<Address>,
+    /// The stored AUTO_INCREMENT counter.
+    pub auto_increment: u64,
+}
+
+/// One column's new value in a row change.
+#[derive(Clone, Debug)]
+pub(crate) enum Cell {
+    /// NULL.
+    Null,
+    /// A value to encode.
+    Value(SqlValue),
+    /// A field kept from the stored row: its bytes in the column's value encoding, or for an
+    /// adaptive column the value's payload (re-placed inline or out of band as Dolt does).
+    Stored(Vec<u8>),
+}
+
+fn bad(table: &str, column: &str, reason: String) -> DoltError {
+    DoltError::BadValue {
+        table: table.to_string(),
+        column: column.to_string(),
+        reason,
+    }
+}
+
+fn tree(e: impl std::fmt::Display) -> DoltError {
+    DoltError::Unsupported(format!("tree edit: {e}"))
+}
+
+impl EditTable {
+    /// Reads table `name` from its table chunk.
+    pub(crate) fn load(store: &Overlay<'_>, name: &str, address: Address) -> Result<EditTable> {
+        let chunk = store
+            .get(&address)?
+            .ok_or(DoltError::MissingChunk(address))?
+            .to_vec();
+        let t = TableFields::decode(&chunk).map_err(|e| bad_chunk(address, e.to_string()))?;
+        let schema_address = Address(t.schema);
+        let schema_chunk = store
+            .get(&schema_address)?
+            .ok_or(DoltError::MissingChunk(schema_address))?;
+        let schema = Schema::decode(schema_chunk, schema_address)?;
+        let primary = store.put(t.primary_index)?;
+        let node = AddressMapNode::verify(t.secondary_indexes)
+            .map_err(|e| bad_chunk(address, e.to_string()))?;
+        if !node.is_leaf() {
+            return Err(DoltError::Unsupported(format!(
+                "table {name:?}: an index map of several nodes"
+            )));
+        }
+        let mut indexes = Vec::with_capacity(schema.indexes.len());
+        for ix in &schema.indexes {
+            let at = (0..node.count())
+                .find(|&i| node.key(i) == ix.name.as_bytes())
+                .ok_or_else(|| bad_chunk(address, format!("index {:?} has no tree", ix.name)))?;
+            indexes.push(node.address(at));
+        }
+        let auto_increment = t.auto_increment_value;
+        Ok(EditTable {
+            name: name.to_string(),
+            chunk,
+            schema,
+            primary,
+            indexes,
+            auto_increment,
+        })
+    }
+
+    /// A new, empty table with schema chunk `schema_chunk`.
+    pub(crate) fn create(
+        store: &Overlay<'_>,
+        name: &str,
+        schema_chunk: &[u8],
+    ) -> Result<EditTable> {
+        let schema_address = store.put(schema_chunk)?;
+        let schema = Schema::decode(schema_chunk, schema_address)?;
+        let empty = |s: TupleSchema| Map::empty(store, s).map(|m| m.root()).map_err(tree);
+        let primary = empty(schema.primary_tuple_schema()?)?;
+        let indexes = schema
+            .indexes
+            .iter()
+            .map(|ix| empty(index_schema(&schema, ix)?))
+            .collect::<Result<Vec<_>>>()?;
+        let auto_increment = u64::from(schema.columns.iter().any(|c| c.auto_increment));
+        let zero = [0u8; 20];
+        let no_indexes = address_map_leaf(&[])?;
+        let placeholder = TableFields {
+            schema: schema_address.0,
+            primary_index: store
+                .get(&primary)?
+                .ok_or(DoltError::MissingChunk(primary))?,
+            secondary_indexes: &no_indexes,
+            auto_increment_value: 0,
+            conflicts: prollystore_format::message::objects::ConflictsFields {
+                data: &zero,
+                our_schema: &zero,
+                their_schema: &zero,
+                ancestor_schema: &zero,
+            },
+            violations: &zero,
+            artifacts: &zero,
+        }
+        .encode()
+        .map_err(|e| DoltError::Unsupported(format!("table {name:?}: {e}")))?;
+        Ok(EditTable {
+            name: name.to_string(),
+            chunk: placeholder,
+            schema,
+            primary,
+            indexes,
+            auto_increment,
+        })
+    }
+
+    /// Writes the table chunk for the current state; returns its address.
+    pub(crate) fn store(&self, store: &Overlay<'_>) -> Result<Address> {
+        let old = TableFields::decode(&self.chunk)
+            .map_err(|e| DoltError::Unsupported(format!("table {:?}: {e}", self.name)))?;
+        let root_node = store
+            .get(&self.primary)?
+            .ok_or(DoltError::MissingChunk(self.primary))?;
+        let entries: Vec<(Vec<u8>, Address)> = self
+            .schema
+            .indexes
+            .iter()
+            .zip(&self.indexes)
+            .map(|(ix, a)| (ix.name.as_bytes().to_vec(), *a))
+            .collect();
+        let index_map = address_map_leaf(&entries)?;
+        let chunk = TableFields {
+            primary_index: root_node,
+            secondary_indexes: &index_map,
+            auto_increment_value: self.auto_increment,
+            ..old
+        }
+        .encode()
+        .map_err(|e| DoltError::Unsupported(format!("table {:?}: {e}", self.name)))?;
+        Ok(store.put(&chunk)?)
+    }
+
+    /// The visible columns' names, in schema order.
+    pub(crate) fn column_names(&self) -> Vec<&str> {
+        self.schema
+            .visible_columns()
+            .into_iter()
+            .map(|i| self.schema.columns[i].name.as_str())
+            .collect()
+    }
+
+    /// Position (in `schema.columns`) of the visible column `name` (case-insensitive).
+    pub(crate) fn column(&self, name: &str) -> Result<usize> {
+        self.schema
+            .visible_columns()
+            .into_iter()
+            .find(|&i| self.schema.columns[i].name.eq_ignore_ascii_case(name))
+            .ok_or_else(|| DoltError::NotFound(format!("column {name:?} of table {:?}", self.name)))
+    }
+
+    fn primary_map<'s>(&self, store: &'s Overlay<'s>) -> Result<Map<'s, Overlay<'s>, TupleSchema>> {
+        Ok(Map::new(
+            store,
+            self.primary,
+            self.schema.primary_tuple_schema()?,
+        ))
+    }
+
+    /// Checks one value against its column (NOT NULL, lengths; ranges and members are checked
+    /// when it is encoded).
+    fn check_cell(&self, row: usize, col: usize, cell: &Cell) -> Result<()> {
+        let c = &self.schema.columns[col];
+        let what = |reason: String| bad(&self.name, &c.name, format!("row {row}: {reason}"));
+        let v = match cell {
+            Cell::Null if !c.nullable || c.primary_key => {
+                return Err(what("NULL in a NOT NULL column".into()))
+            }
+            Cell::Value(v) => v,
+            _ => return Ok(()),
+        };
+        let limit = |t: &str| -> Option<u64> {
+            let base = t.split(' ').next().unwrap_or_default();
+            let n = base.split_once('(')?.1.trim_end_matches(')');
+            n.parse().ok()
+        };
+        match (&c.sql_type, v) {
+            (SqlType::Text { base, .. }, SqlValue::Text(s)) => {
+                let max = match base.split('(').next().unwrap_or_default() {
+                    "tinytext" => Some(255),
+                    "text" => Some(65_535),
+                    "mediumtext" => Some(16_777_215),
+                    "longtext" => None,
+                    _ => limit(base),
+                };
+                let chars = s.chars().count() as u64;
+                let bytes_limited = base.contains("text");
+                let len = if bytes_limited { s.len() as u64 } else { chars };
+                if let Some(max) = max.filter(|&m| len > m) {
+                    return Err(what(format!(
+                        "{len} {} is longer than {} allows ({max})",
+                        if bytes_limited { "bytes" } else { "characters" },
+                        c.sql_type_text
+                    )));
+                }
+            }
+            (SqlType::Binary { base, .. }, SqlValue::Bytes(b)) => {
+                let max = match base.split('(').next().unwrap_or_default() {
+                    "tinyblob" => Some(255),
+                    "blob" => Some(65_535),
+                    "mediumblob" => Some(16_777_215),
+                    "longblob" => None,
+                    _ => limit(base),
+                };
+                if let Some(max) = max.filter(|&m| b.len() as u64 > m) {
+                    return Err(what(format!(
+                        "{} bytes is longer than {} allows ({max})",
+                        b.len(),
+                        c.sql_type_text
+                    )));
+                }
+            }
+            (SqlType::Bit(n), SqlValue::Uint(x)) if *n < 64 && *x >> n != 0 => {
+                return Err(what(format!("{x} does not fit {}", c.sql_type_text)))
+            }
+            (SqlType::Decimal { precision, scale }, SqlValue::Decimal(d)) => {
+                let whole = d.trim_start_matches('-').split('.').next().unwrap_or("");
+                let whole = whole.trim_start_matches('0');
+                if whole.len() > usize::from(precision.saturating_sub(*scale)) {
+                    return Err(what(format!("{d} is out of range for {}", c.sql_type_text)));
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// Encodes a full row (`cells` per column of `schema.columns`, hidden ones ignored) into
+    /// its clustered-index key and value. For a keyless table the value starts with the count
+    /// `copies` and the key is the row hash.
+    fn encode(
+        &self,
+        store: &Overlay<'_>,
+        row: usize,
+        cells: &[Cell],
+        copies: u64,
+    ) -> Result<(Vec<u8>, Vec<u8>)> {
+        let s = &self.schema;
+        let mut blobs = StoreBlobs::new(store);
+        let value_desc = s.value_desc();
+        let mut vb = TupleBuilder::new(value_desc.clone());
+        let mut first = 0;
+        if s.keyless {
+            vb.put_uint64(0, copies).map_err(tree)?;
+            first = 1;
+        }
+        for (f, &c) in s.value_columns.iter().enumerate().skip(first) {
+            self.put_cell(&mut vb, f, c, s.columns[c].encoding, row, &cells[c])?;
+        }
+        let mut value = Vec::new();
+        vb.build_into(&mut blobs, &mut value)
+            .map_err(|e| bad(&self.name, "", format!("row {row}: {e}")))?;
+        let mut kb = TupleBuilder::new(s.key_desc());
+        if s.keyless {
+            let h = xxhash_rust::xxh3::xxh3_128(&value[8..]);
+            let mut hash = [0u8; 16];
+            hash[..8].copy_from_slice(&(h as u64).to_le_bytes());
+            hash[8..].copy_from_slice(&((h >> 64) as u64).to_le_bytes());
+            kb.put_hash128(0, &hash).map_err(tree)?;
+        } else {
+            for (f, &c) in s.key_columns.iter().enumerate() {
+                let enc = key_encoding(s.columns[c].encoding);
+                self.put_cell(&mut kb, f, c, enc, row, &cells[c])?;
+            }
+        }
+        let key = kb
+            .build()
+            .map_err(|e| bad(&self.name, "", format!("row {row}: {e}")))?
+            .as_bytes()
+            .to_vec();
+        Ok((key, value))
+    }
+
+    fn put_cell(
+        &self,
+        b: &mut TupleBuilder,
+        f: usize,
+        col: usize,
+        enc: Encoding,
+        row: usize,
+        cell: &Cell,
+    ) -> Result<()> {
+        let c = &self.schema.columns[col];
+        let what = |reason: String| bad(&self.name, &c.name, format!("row {row}: {reason}"));
+        match cell {
+            Cell::Null => b.put_null(f).map_err(|e| what(e.to_string())),
+            Cell::Value(v) => put_field(b, f, c, enc, Some(v)).map_err(what),
+            Cell::Stored(bytes) if enc.is_adaptive() => b
+                .put_adaptive_inline(f, bytes)
+                .map_err(|e| what(e.to_string())),
+            Cell::Stored(bytes) if enc == Encoding::String && c.encoding.is_adaptive() => b
+                .put_string_bytes(f, bytes)
+                .map_err(|e| what(e.to_string())),
+            Cell::Stored(bytes) if enc == Encoding::Bytes && c.encoding.is_adaptive() => {
+                b.put_bytes(f, bytes).map_err(|e| what(e.to_string()))
+            }
+            Cell::Stored(bytes) => b.put_raw(f, bytes).map_err(|e| what(e.to_string())),
+        }
+    }
+
+    /// The stored row `(key, value)` as cells per column (adaptive values as payloads).
+    fn cells_of(&self, store: &Overlay<'_>, key: &[u8], value: &[u8]) -> Result<Vec<Cell>> {
+        let s = &self.schema;
+        let (kd, vd) = (s.key_desc(), s.value_desc());
+        let mut cells = vec![Cell::Null; s.columns.len()];
+        let mut take = |desc: &TupleDesc, t: &[u8], f: usize, c: usize| -> Result<()> {
+            let adaptive = desc.types().get(f).is_some_and(|ty| ty.enc.is_adaptive());
+            let bytes = if adaptive {
+                field_bytes(store, desc, t, f)
+                    .map_err(tree)?
+                    .map(|b| b.into_owned())
+            } else {
+                desc.field(Tuple::new_unverified(t), f).map(<[u8]>::to_vec)
+            };
+            cells[c] = bytes.map_or(Cell::Null, Cell::Stored);
+            Ok(())
+        };
+        for (f, &c) in s.key_columns.iter().enumerate() {
+            take(&kd, key, f, c)?;
+        }
+        for (f, &c) in s.value_columns.iter().enumerate() {
+            take(&vd, value, f, c)?;
+        }
+        Ok(cells)
+    }
+
+    /// Index `i`'s key for the stored row `(key, value)`.
+    fn index_key(
+        &self,
+        store: &Overlay<'_>,
+        i: usize,
+        key: &[u8],
+        value: &[u8],
+    ) -> Result<Vec<u8>> {
+        let s = &self.schema;
+        let ix = &s.indexes[i];
+        let cells = self.cells_of(store, key, value)?;
+        let desc = index_schema(s, ix)?.key;
+        let mut b = TupleBuilder::new(desc);
+        for (f, &c) in ix.key_columns.iter().enumerate() {
+            let enc = key_encoding(s.columns[c].encoding);
+            self.put_cell(&mut b, f, c, enc, 0, &cells[c])?;
+        }
+        if s.keyless {
+            // A keyless table's index keys end with the row hash (its clustered key).
+            let hash: &[u8; 16] = key
+                .get(..16)
+                .and_then(|h| h.try_into().ok())
+                .ok_or_else(|| DoltError::Unsupported("a keyless key without its hash".into()))?;
+            b.put_hash128(ix.key_columns.len(), hash).map_err(tree)?;
+        }
+        Ok(b.build().map_err(tree)?.as_bytes().to_vec())
+    }
+
+    /// Puts `(key, value)` into the clustered index and its index keys into every secondary
+    /// index; fails (nothing changed) on a unique-index duplicate.
+    fn put_row(&mut self, store: &Overlay<'_>, row: usize, key: &[u8], value: &[u8]) -> Result<()> {
+        let s = self.schema.clone();
+        let empty = TupleBuilder::new(TupleDesc::new(Vec::new()))
+            .build()
+            .map_err(tree)?
+            .as_bytes()
+            .to_vec();
+        let mut new_indexes = self.indexes.clone();
+        for (i, ix) in s.indexes.iter().enumerate() {
+            let ikey = self.index_key(store, i, key, value)?;
+            let schema = index_schema(&s, ix)?;
+            let map = Map::new(store, self.indexes[i], schema);
+            if ix.unique {
+                let n = ix.columns.len();
+                let desc = &map.schema().key;
+                let has_null =
+                    (0..n).any(|f| desc.field(Tuple::new_unverified(&ikey), f).is_none());
+                if !has_null {
+                    if let Some(found) = map.prefix_rows(&ikey, n).map_err(tree)?.next() {
+                        let (k, _) = found.map_err(tree)?;
+                        if s.keyless || k != ikey.as_slice() {
+                            let names: Vec<&str> = ix
+                                .columns
+                                .iter()
+                                .map(|&c| s.columns[c].name.as_str())
+                                .collect();
+                            return Err(bad(
+                                &self.name,
+                                &names.join(","),
+                                format!("row {row}: duplicate entry for unique key {:?}", ix.name),
+                            ));
+                        }
+                    }
+                }
+            }
+            new_indexes[i] = map
+                .apply([(&ikey[..], Some(&empty[..]))])
+                .map_err(tree)?
+                .root();
+        }
+        let primary = self.primary_map(store)?;
+        self.primary = primary.apply([(key, Some(value))]).map_err(tree)?.root();
+        self.indexes = new_indexes;
+        Ok(())
+    }
+
+    /// The name of the first unique index in which the stored row `(key, value)` has no NULL
+    /// in the indexed columns (so another copy of it would be a duplicate there).
+    fn unique_with_values(
+        &self,
+        store: &Overlay<'_>,
+        key: &[u8],
+        value: &[u8],
+    ) -> Result<Option<String>> {
+        let s = &self.schema;
+        for (i, ix) in s.indexes.iter().enumerate().filter(|(_, ix)| ix.unique) {
+            let ikey = self.index_key(store, i, key, value)?;
+            let desc = index_schema(s, ix)?.key;
+            let t = Tuple::new_unverified(&ikey);
+            if (0..ix.columns.len()).all(|f| desc.field(t, f).is_some()) {
+                return Ok(Some(ix.name.clone()));
+            }
+        }
+        Ok(None)
+    }
+
+    /// Removes the stored row `(key, value)` from the clustered index and every index.
+    fn remove_row(&mut self, store: &Overlay<'_>, key: &[u8], value: &[u8]) -> Result<()> {
+        let s = self.schema.clone();
+        for (i, ix) in s.indexes.iter().enumerate() {
+            let ikey = self.index_key(store, i, key, value)?;
+            let map = Map::new(store, self.indexes[i], index_schema(&s, ix)?);
+            self.indexes[i] = map.apply([(&ikey[..], None)]).map_err(tree)?.root();
+        }
+        let primary = self.primary_map(store)?;
+        self.primary = primary.apply([(key, None)]).map_err(tree)?.root();
+        Ok(())
+    }
+
+    /// The stored row whose key equals `key` under the key's collations.
+    fn find(&self, store: &Overlay<'_>, key: &[u8]) -> Result<Option<(Vec<u8>, Vec<u8>)>> {
+        let map = self.primary_map(store)?;
+        let n = map.schema().key.len();
+        let mut it = map.prefix_rows(key, n).map_err(tree)?;
+        match it.next() {
+            Some(r) => {
+                let (k, v) = r.map_err(tree)?;
+                Ok(Some((k.to_vec(), v.to_vec())))
+            }
+            None => Ok(None),
+        }
+    }
+
+    /// Fills a row's cells from `given` (column positions and values); columns not given get
+    /// their default (NULL when none and nullable).
+    fn full_row(&self, row: usize, given: &[(usize, Cell)]) -> Result<Vec<Cell>> {
+        let s = &self.schema;
+        let mut cells: Vec<Option<Cell>> = vec![None; s.columns.len()];
+        for (c, v) in given {
+            cells[*c] = Some(v.clone());
+        }
+        let mut out = Vec::with_capacity(cells.len());
+        for (i, cell) in cells.into_iter().enumerate() {
+            let col = &s.columns[i];
+            let cell = match cell {
+                Some(c) => c,
+                None if col.hidden => Cell::Null,
+                None => match col.default_value.as_deref().filter(|d| !d.is_empty()) {
+                    None if col.nullable && !col.primary_key => Cell::Null,
+                    None if col.auto_increment => Cell::Null,
+                    None => {
+                        return Err(bad(
+                            &self.name,
+                            &col.name,
+                            format!("row {row}: no value and no default"),
+                        ))
+                    }
+                    Some(d) => default_cell(col, d)
+                        .map_err(|e| bad(&self.name, &col.name, format!("row {row}: {e}")))?,
+                },
+            };
+            out.push(cell);
+        }
+        Ok(out)
+    }
+
+    /// Inserts rows (each: column positions with values). A duplicate primary key or unique
+    /// key is an error.
+    pub(crate) fn insert(
+        &mut self,
+        store: &Overlay<'_>,
+        rows: &[Vec<(usize, Cell)>],
+    ) -> Result<()> {
+        let mut batch = Vec::new();
+        for (r, given) in rows.iter().enumerate() {
+            let mut cells = self.full_row(r, given)?;
+            self.assign_auto_increment(&mut cells)?;
+            for (c, cell) in cells.iter().enumerate() {
+                if !self.schema.columns[c].hidden {
+                    self.check_cell(r, c, cell)?;
+                }
+            }
+            if self.schema.keyless {
+                let (key, value) = self.encode(store, r, &cells, 1)?;
+                match self.find(store, &key)? {
+                    // Another copy of a stored row: its count goes up; a unique index refuses
+                    // it as Dolt's does (the row's own entry has the same prefix).
+                    Some((_, old)) => {
+                        if let Some(ix) = self.unique_with_values(store, &key, &old)? {
+                            return Err(bad(
+                                &self.name,
+                                &ix,
+                                format!("row {r}: duplicate entry for a unique key"),
+                            ));
+                        }
+                        let new_value = with_copies(&old, copies(&old)? + 1);
+                        let primary = self.primary_map(store)?;
+                        self.primary = primary
+                            .apply([(&key[..], Some(&new_value[..]))])
+                            .map_err(tree)?
+                            .root();
+                    }
+                    None => self.put_row(store, r, &key, &value)?,
+                }
+                continue;
+            }
+            let (key, value) = self.encode(store, r, &cells, 1)?;
+            batch.push((key, value, r));
+        }
+        if !batch.is_empty() {
+            self.put_new_rows(store, &batch)?;
+        }
+        Ok(())
+    }
+
+    /// Puts rows with new primary keys, all in one edit of each index: duplicates among them,
+    /// with stored rows, or in a unique index are errors naming the (later) row, and change
+    /// nothing.
+    fn put_new_rows(
+        &mut self,
+        store: &Overlay<'_>,
+        rows: &[(Vec<u8>, Vec<u8>, usize)],
+    ) -> Result<()> {
+        let s = self.schema.clone();
+        let primary = self.primary_map(store)?;
+        let kd = primary.schema().key.clone();
+        let mut order: Vec<usize> = (0..rows.len()).collect();
+        order.sort_by(|&a, &b| kd.compare(&rows[a].0, &rows[b].0).then(a.cmp(&b)));
+        let duplicate = |r: usize, what: &str, column: &str| {
+            bad(&self.name, column, format!("row {r}: {what}"))
+        };
+        for w in order.windows(2) {
+            if kd.compare(&rows[w[0]].0, &rows[w[1]].0).is_eq() {
+                return Err(duplicate(
+                    rows[w[1]].2,
+                    "duplicate primary key",
+                    &self.key_names(),
+                ));
+            }
+        }
+        for (key, _, r) in rows {
+            if self.find(store, key)?.is_some() {
+                return Err(duplicate(*r, "duplicate primary key", &self.key_names()));
+            }
+        }
+        let empty = TupleBuilder::new(TupleDesc::new(Vec::new()))
+            .build()
+            .map_err(tree)?
+            .as_bytes()
+            .to_vec();
+        let mut new_indexes = self.indexes.clone();
+        for (i, ix) in s.indexes.iter().enumerate() {
+            let map = Map::new(store, self.indexes[i], index_schema(&s, ix)?);
+            let ikeys = rows
+                .iter()
+                .map(|(k, v, r)| Ok((self.index_key(store, i, k, v)?, *r)))
+                .collect::<Result<Vec<_>>>()?;
+            if ix.unique {
+                let n = ix.columns.len();
+                let desc = &map.schema().key;
+                let names: Vec<&str> = ix
+                    .columns
+                    .iter()
+                    .map(|&c| s.columns[c].name.as_str())
+                    .collect();
+                let what = format!("duplicate entry for unique key {:?}", ix.name);
+                let non_null =
+                    |k: &[u8]| (0..n).all(|f| desc.field(Tuple::new_unverified(k), f).is_some());
+                let mut keyed: Vec<&(Vec<u8>, usize)> =
+                    ikeys.iter().filter(|(k, _)| non_null(k)).collect();
+                keyed.sort_by(|a, b| desc.compare_prefix(&a.0, &b.0, n).then(a.1.cmp(&b.1)));
+                for w in keyed.windows(2) {
+                    if desc.compare_prefix(&w[0].0, &w[1].0, n).is_eq() {
+                        return Err(duplicate(w[1].1, &what, &names.join(",")));
+                    }
+                }
+                for (k, r) in &keyed {
+                    if map.prefix_rows(k, n).map_err(tree)?.next().is_some() {
+                        return Err(duplicate(*r, &what, &names.join(",")));
+                    }
+                }
+            }
+            new_indexes[i] = map
+                .apply(ikeys.iter().map(|(k, _)| (&k[..], Some(&empty[..]))))
+                .map_err(tree)?
+                .root();
+        }
+        self.primary = primary
+            .apply(rows.iter().map(|(k, v, _)| (&k[..], Some(&v[..]))))
+            .map_err(tree)?
+            .root();
+        self.indexes = new_indexes;
+        Ok(())
+    }
+
+    fn key_names(&self) -> String {
+        self.schema
+            .key_columns
+            .iter()
+            .map(|&c| self.schema.columns[c].name.as_str())
+            .collect::<Vec<_>>()
+            .join(",")
+    }
+
+    /// AUTO_INCREMENT: a NULL in the column gets the counter; any value at or above the
+    /// counter moves it past that value.
+    fn assign_auto_increment(&mut self, cells: &mut [Cell]) -> Result<()> {
+        let Some(c) = self.schema.columns.iter().position(|c| c.auto_increment) else {
+            return Ok(());
+        };
+        let next = self.auto_increment.max(1);
+        let v = match &cells[c] {
+            Cell::Null => {
+                cells[c] = Cell::Value(match self.schema.columns[c].sql_type {
+                    SqlType::Int { unsigned: true, .. } => SqlValue::Uint(next),
+                    _ => SqlValue::Int(next as i64),
+                });
+                next
+            }
+            Cell::Value(SqlValue::Int(x)) => *x as u64,
+            Cell::Value(SqlValue::Uint(x)) => *x,
+            _ => return Ok(()),
+        };
+        if v >= self.auto_increment {
+            self.auto_increment = v + 1;
+        }
+        Ok(())
+    }
+
+    /// Updates rows by primary key: each row gives every key column and the columns to set;
+    /// the key finds the stored row under the key's collations, and the new key spelling
+    /// replaces the stored one. A missing row is an error.
+    pub(crate) fn update(
+        &mut self,
+        store: &Overlay<'_>,
+        rows: &[Vec<(usize, Cell)>],
+    ) -> Result<()> {
+        if self.schema.keyless {
+            return Err(DoltError::Unsupported(format!(
+                "table {:?} has no primary key: update by key",
+                self.name
+            )));
+        }
+        for (r, given) in rows.iter().enumerate() {
+            let key = self.key_of_given(r, given)?;
+            let Some((old_key, old_value)) = self.find(store, &key)? else {
+                return Err(bad(
+                    &self.name,
+                    &self.key_names(),
+                    format!("row {r}: no row has this key"),
+                ));
+            };
+            let mut cells = self.cells_of(store, &old_key, &old_value)?;
+            for (c, v) in given {
+                self.check_cell(r, *c, v)?;
+                cells[*c] = v.clone();
+            }
+            self.assign_auto_increment(&mut cells)?;
+            let (key, value) = self.encode(store, r, &cells, 1)?;
+            self.remove_row(store, &old_key, &old_value)?;
+            self.put_row(store, r, &key, &value)?;
+        }
+        Ok(())
+    }
+
+    /// The clustered key of a row given as column positions and values (its key columns).
+    fn key_of_given(&self, row: usize, given: &[(usize, Cell)]) -> Result<Vec<u8>> {
+        let mut cells: Vec<Cell> = vec![Cell::Null; self.schema.columns.len()];
+        for (c, v) in given {
+            cells[*c] = v.clone();
+        }
+        self.key_of(row, &cells)
+    }
+
+    /// The clustered key of `cells` (only the key columns are read).
+    fn key_of(&self, row: usize, cells: &[Cell]) -> Result<Vec<u8>> {
+        let s = &self.schema;
+        let mut kb = TupleBuilder::new(s.key_desc());
+        for (f, &c) in s.key_columns.iter().enumerate() {
+            let enc = key_encoding(s.columns[c].encoding);
+            if matches!(cells[c], Cell::Null) {
+                return Err(bad(
+                    &self.name,
+                    &s.columns[c].name,
+                    format!("row {row}: NULL in the key"),
+                ));
+            }
+            self.put_cell(&mut kb, f, c, enc, row, &cells[c])?;
+        }
+        Ok(kb.build().map_err(tree)?.as_bytes().to_vec())
+    }
+
+    /// Deletes rows by primary key (values in primary-key order). Missing rows are skipped, as
+    /// `DELETE … WHERE` skips them.
+    pub(crate) fn delete_keys(&mut self, store: &Overlay<'_>, keys: &[Vec<Cell>]) -> Result<()> {
+        for (r, key_cells) in keys.iter().enumerate() {
+            if key_cells.len() != self.schema.key_columns.len() {
+                return Err(bad(
+                    &self.name,
+                    &self.key_names(),
+                    format!(
+                        "row {r}: {} key values for {} key columns",
+                        key_cells.len(),
+                        self.schema.key_columns.len()
+                    ),
+                ));
+            }
+            let mut cells = vec![Cell::Null; self.schema.columns.len()];
+            for (&c, v) in self.schema.key_columns.iter().zip(key_cells) {
+                cells[c] = v.clone();
+            }
+            let key = self.key_of(r, &cells)?;
+            if let Some((k, v)) = self.find(store, &key)? {
+                self.remove_row(store, &k, &v)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Inserts rows whose key is new; for the others sets the given columns (keyless tables:
+    /// every row is inserted).
+    pub(crate) fn upsert(
+        &mut self,
+        store: &Overlay<'_>,
+        rows: &[Vec<(usize, Cell)>],
+    ) -> Result<()> {
+        if self.schema.keyless {
+            return self.insert(store, rows);
+        }
+        // Rows of stored keys are updates, one by one; the others are inserted in one batch
+        // unless a key repeats among them (then row by row, the later row updating the
+        // earlier, as in Dolt).
+        let kd = self.primary_map(store)?.schema().key.clone();
+        let (mut updates, mut inserts) = (Vec::new(), Vec::new());
+        let mut keys = Vec::with_capacity(rows.len());
+        for (r, given) in rows.iter().enumerate() {
+            let key = self.key_of_given(r, given)?;
+            if self.find(store, &key)?.is_some() {
+                updates.push(r);
+            } else {
+                inserts.push(r);
+                keys.push(key);
+            }
+        }
+        let mut sorted: Vec<&Vec<u8>> = keys.iter().collect();
+        sorted.sort_by(|a, b| kd.compare(a, b));
+        if sorted.windows(2).any(|w| kd.compare(w[0], w[1]).is_eq()) {
+            return self.upsert_each(store, rows);
+        }
+        for &r in &updates {
+            self.update(store, std::slice::from_ref(&rows[r]))
+                .map_err(|e| renumber(e, r))?;
+        }
+        let new_rows: Vec<Vec<(usize, Cell)>> = inserts.iter().map(|&r| rows[r].clone()).collect();
+        self.insert(store, &new_rows)
+            .map_err(|e| renumber_in(e, &inserts))
+    }
+
+    /// [`EditTable::upsert`] row by row.
+    fn upsert_each(&mut self, store: &Overlay<'_>, rows: &[Vec<(usize, Cell)>]) -> Result<()> {
+        for (r, given) in rows.iter().enumerate() {
+            let key = self.key_of_given(r, given)?;
+            let one = std::slice::from_ref(given);
+            if self.find(store, &key)?.is_some() {
+                self.update(store, one)
+            } else {
+                self.insert(store, one)
+            }
+            .map_err(|e| renumber(e, r))?;
+        }
+        Ok(())
+    }
+
+    /// Deletes the rows with the keys of the given rows (keyless tables: one copy of each row).
+    pub(crate) fn delete_matching(
+        &mut self,
+        store: &Overlay<'_>,
+        rows: &[Vec<(usize, Cell)>],
+    ) -> Result<()> {
+        if self.schema.keyless {
+            return self.delete_rows(store, rows);
+        }
+        let keys = rows
+            .iter()
+            .enumerate()
+            .map(|(r, given)| {
+                self.schema
+                    .key_columns
+                    .iter()
+                    .map(|k| {
+                        given
+                            .iter()
+                            .find(|(c, _)| c == k)
+                            .map(|(_, v)| v.clone())
+                            .ok_or_else(|| {
+                                bad(
+                                    &self.name,
+                                    &self.schema.columns[*k].name,
+                                    format!("row {r}: no value for this key column"),
+                                )
+                            })
+                    })
+                    .collect::<Result<Vec<Cell>>>()
+            })
+            .collect::<Result<Vec<_>>>()?;
+        self.delete_keys(store, &keys)
+    }
+
+    /// Removes every row (the clustered index and every secondary index become empty).
+    pub(crate) fn truncate(&mut self, store: &Overlay<'_>) -> Result<()> {
+        let s = self.schema.clone();
+        self.primary = Map::empty(store, s.primary_tuple_schema()?)
+            .map_err(tree)?
+            .root();
+        for (i, ix) in s.indexes.iter().enumerate() {
+            self.indexes[i] = Map::empty(store, index_schema(&s, ix)?)
+                .map_err(tree)?
+                .root();
+        }
+        Ok(())
+    }
+
+    /// Deletes one copy of each full row of a keyless table (`DELETE … LIMIT 1`).
+    pub(crate) fn delete_rows(
+        &mut self,
+        store: &Overlay<'_>,
+        rows: &[Vec<(usize, Cell)>],
+    ) -> Result<()> {
+        if !self.schema.keyless {
+            return Err(DoltError::Unsupported(format!(
+                "table {:?} has a primary key: delete it by key",
+                self.name
+            )));
+        }
+        for (r, given) in rows.iter().enumerate() {
+            let mut cells = vec![Cell::Null; self.schema.columns.len()];
+            for (c, v) in given {
+                cells[*c] = v.clone();
+            }
+            let (key, _) = self.encode(store, r, &cells, 1)?;
+            let Some((k, v)) = self.find(store, &key)? else {
+                continue;
+            };
+            let n = copies(&v)?;
+            if n > 1 {
+                let nv = with_copies(&v, n - 1);
+                let primary = self.primary_map(store)?;
+                self.primary = primary
+                    .apply([(&k[..], Some(&nv[..]))])
+                    .map_err(tree)?
+                    .root();
+            } else {
+                self.remove_row(store, &k, &v)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// An error about "row 0" of a one-row call, renumbered as row `r` of the caller's rows.
+fn renumber(e: DoltError, r: usize) -> DoltError {
+    match e {
+        DoltError::BadValue {
+            table,
+            column,
+            reason,
+        } => DoltError::BadValue {
+            table,
+            column,
+            reason: reason.replacen("row 0", &format!("row {r}"), 1),
+        },
+        other => other,
+    }
+}
+
+/// The tuple schema of secondary index `ix` as stored: its key columns, and for a keyless
+/// table the row hash after them (Dolt appends it to every index key).
+fn index_schema(s: &Schema, ix: &crate::schema::Index) -> Result<TupleSchema> {
+    let schema = s.index_tuple_schema(ix)?;
+    if !s.keyless {
+        return Ok(schema);
+    }
+    let key = &schema.key;
+    let mut types = key.types().to_vec();
+    let mut collations: Vec<_> = (0..types.len()).map(|i| key.collation(i)).collect();
+    types.push(prollystore_format::tuple::Type::not_null(Encoding::Hash128));
+    collations.push(None);
+    Ok(TupleSchema::new(
+        TupleDesc::new(types).with_collations(collations),
+        schema.value,
+    ))
+}
+
+/// An error about "row i" of a call given the rows `rows` of the caller's, renumbered as the
+/// caller's row.
+fn renumber_in(e: DoltError, rows: &[usize]) -> DoltError {
+    match e {
+        DoltError::BadValue {
+            table,
+            column,
+            reason,
+        } => {
+            let fixed = reason
+                .strip_prefix("row ")
+                .and_then(|rest| {
+                    let digits =
+                        rest.len() - rest.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+                    let i: usize = rest[..digits].parse().ok()?;
+                    Some(format!("row {}{}", rows.get(i)?, &rest[digits..]))
+                })
+                .unwrap_or(reason);
+            DoltError::BadValue {
+                table,
+                column,
+                reason: fixed,
+            }
+        }
+        other => other,
+    }
+}
+
+/// A keyless row value's count of copies (its first field, a little-endian u64).
+fn copies(value: &[u8]) -> Result<u64> {
+    let b: [u8; 8] = value
+        .get(..8)
+        .and_then(|b| b.try_into().ok())
+        .ok_or_else(|| DoltError::Unsupported("a keyless row value without its count".into()))?;
+    Ok(u64::from_le_bytes(b))
+}
+
+fn with_copies(value: &[u8], n: u64) -> Vec<u8> {
+    let mut v = value.to_vec();
+    v[..8].copy_from_slice(&n.to_le_bytes());
+    v
+}
+
+/// A column default as printed (`'new'`, `'0'`, `NULL`, `42`) as a cell.
+fn default_cell(col: &crate::schema::Column, text: &str) -> std::result::Result<Cell, String> {
+    let t = text.trim();
+    if t.eq_ignore_ascii_case("null") {
+        return Ok(Cell::Null);
+    }
+    let unquoted = match t.strip_prefix('\'').and_then(|r| r.strip_suffix('\'')) {
+        Some(inner) => inner.replace("''", "'"),
+        None if t.starts_with('(') || t.chars().any(|c| c.is_ascii_alphabetic()) => {
+            return Err(format!("default expression {t} (not done yet)"))
+        }
+        None => t.to_string(),
+    };
+    parse_value(col, &unquoted).map(Cell::Value)
+}
+
+/// A value as the ops files and `dolt sql -r csv` print it, as a cell of column `col`: binary
+/// columns as `hex:` + lowercase hex (their raw bytes otherwise), everything else as
+/// [`parse_value`] reads it.
+pub(crate) fn cell_from_text(
+    col: &crate::schema::Column,
+    text: Option<&str>,
+) -> std::result::Result<Cell, String> {
+    let Some(t) = text else {
+        return Ok(Cell::Null);
+    };
+    if let (SqlType::Binary { fixed, .. }, Some(hex)) = (&col.sql_type, t.strip_prefix("hex:")) {
+        let mut bytes = (0..hex.len())
+            .step_by(2)
+            .map(|k| {
+                hex.get(k..k + 2)
+                    .and_then(|h| u8::from_str_radix(h, 16).ok())
+            })
+            .collect::<Option<Vec<u8>>>()
+            .filter(|_| hex.len() % 2 == 0)
+            .ok_or_else(|| format!("{t:?} is not hex: and hex digits"))?;
+        if let Some(n) = fixed {
+            bytes.resize((*n as usize).max(bytes.len()), 0);
+        }
+        return Ok(Cell::Value(SqlValue::Bytes(bytes)));
+    }
+    if let SqlType::Binary { fixed, .. } = &col.sql_type {
+        let mut bytes = t.as_bytes().to_vec();
+        if let Some(n) = fixed {
+            bytes.resize((*n as usize).max(bytes.len()), 0);
+        }
+        return Ok(Cell::Value(SqlValue::Bytes(bytes)));
+    }
+    parse_value(col, t).map(Cell::Value)
+}

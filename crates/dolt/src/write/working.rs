@@ -1,0 +1,335 @@
+//! Branches' working roots while tables are changed: each change makes a new root value in
+//! memory (tables created, dropped or edited); a commit writes what the new root reaches and
+//! commits it to the branch as `dolt add -A` + `dolt commit` do. A change that fails leaves the
+//! working root as it was, and nothing of it reaches the database.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+use prollystore::store::{ChunkStore, MemoryStore};
+use prollystore_format::message::objects::{CommitFields, RootValueFields, WorkingSetFields};
+use prollystore_format::{Address, HashProfile};
+
+use super::address_map::{address_map_entries, edit_address_map, empty_address_map};
+use super::chunk_io::ChunkIo;
+use super::commit::NewCommit;
+use super::overlay::Overlay;
+use super::refs::for_each_ref;
+use super::table_def::TableDef;
+use super::table_edit::EditTable;
+use super::writer::{DoltWriter, WorkingSetMeta};
+use crate::error::{bad_chunk, DoltError, Result};
+
+/// Uncommitted table changes of an open writer, per branch.
+#[derive(Debug)]
+pub(crate) struct WorkingEdits {
+    mem: MemoryStore,
+    /// Branch → its working root value, once changed here.
+    working: HashMap<String, Address>,
+}
+
+impl Default for WorkingEdits {
+    fn default() -> Self {
+        WorkingEdits {
+            mem: MemoryStore::new(HashProfile::Dolt),
+            working: HashMap::new(),
+        }
+    }
+}
+
+impl WorkingEdits {
+    /// The chunks `w` reads, with this session's over them.
+    pub(crate) fn overlay<'a>(&'a self, w: &'a DoltWriter) -> Overlay<'a> {
+        Overlay {
+            base: w.database().source(),
+            journal: w.journal(),
+            new: &self.mem,
+        }
+    }
+
+    /// `branch`'s working root: as changed here, else its working set's, else its head's.
+    pub(crate) fn working_root(&self, w: &DoltWriter, branch: &str) -> Result<Address> {
+        if let Some(a) = self.working.get(branch) {
+            return Ok(*a);
+        }
+        let datasets = w.datasets()?;
+        let find = |name: String| {
+            datasets
+                .iter()
+                .find(|(k, _)| k.as_slice() == name.as_bytes())
+                .map(|(_, a)| *a)
+        };
+        if let Some(ws) = find(format!("workingSets/heads/{branch}")) {
+            let chunk = w.chunk(&ws)?;
+            let f = WorkingSetFields::decode(&chunk).map_err(|e| bad_chunk(ws, e.to_string()))?;
+            return Ok(Address(f.working_root_addr));
+        }
+        let head = find(format!("refs/heads/{branch}"))
+            .ok_or_else(|| DoltError::NotFound(format!("branch {branch:?}")))?;
+        let chunk = w.chunk(&head)?;
+        let c = CommitFields::decode(&chunk).map_err(|e| bad_chunk(head, e.to_string()))?;
+        Ok(Address(c.root))
+    }
+
+    /// Forgets `branch`'s uncommitted changes made here (its working root is read again from
+    /// the database next time).
+    pub(crate) fn discard(&mut self, branch: &str) {
+        self.working.remove(branch);
+    }
+
+    /// The tables of root value `root`: name → table chunk address.
+    pub(crate) fn tables(&self, w: &DoltWriter, root: Address) -> Result<Vec<(String, Address)>> {
+        let store = self.overlay(w);
+        root_tables(&store, root)
+    }
+
+    /// Creates table `def.name` on `branch`'s working root.
+    pub(crate) fn create_table(
+        &mut self,
+        w: &DoltWriter,
+        branch: &str,
+        def: &TableDef,
+    ) -> Result<()> {
+        let root = self.working_root(w, branch)?;
+        let store = self.overlay(w);
+        let tables = root_tables(&store, root)?;
+        if tables
+            .iter()
+            .any(|(n, _)| n.eq_ignore_ascii_case(&def.name))
+        {
+            return Err(DoltError::BadValue {
+                table: def.name.clone(),
+                column: String::new(),
+                reason: "a table of this name exists".into(),
+            });
+        }
+        let mut used = HashSet::new();
+        for (_, a) in &tables {
+            let t = EditTable::load(&store, "", *a)?;
+            used.extend(t.schema.columns.iter().map(|c| c.tag));
+        }
+        let schema = def.schema_chunk(&mut used)?;
+        let table = EditTable::create(&store, &def.name, &schema)?;
+        let address = table.store(&store)?;
+        let new_root = set_root_tables(&store, root, &[(&def.name, Some(address))])?;
+        self.working.insert(branch.to_string(), new_root);
+        Ok(())
+    }
+
+    /// Drops table `name` from `branch`'s working root.
+    pub(crate) fn drop_table(&mut self, w: &DoltWriter, branch: &str, name: &str) -> Result<()> {
+        let root = self.working_root(w, branch)?;
+        let store = self.overlay(w);
+        if !root_tables(&store, root)?.iter().any(|(n, _)| n == name) {
+            return Err(DoltError::NotFound(format!("table {name:?}")));
+        }
+        let new_root = set_root_tables(&store, root, &[(name, None)])?;
+        self.working.insert(branch.to_string(), new_root);
+        Ok(())
+    }
+
+    /// Runs `change` on table `name` of `branch`'s working root and keeps the result only if
+    /// it succeeds.
+    pub(crate) fn edit_table<F>(
+        &mut self,
+        w: &DoltWriter,
+        branch: &str,
+        name: &str,
+        change: F,
+    ) -> Result<()>
+    where
+        F: FnOnce(&mut EditTable, &Overlay<'_>) -> Result<()>,
+    {
+        let root = self.working_root(w, branch)?;
+        let store = self.overlay(w);
+        let (_, address) = root_tables(&store, root)?
+            .into_iter()
+            .find(|(n, _)| n == name)
+            .ok_or_else(|| DoltError::NotFound(format!("table {name:?}")))?;
+        let mut table = EditTable::load(&store, name, address)?;
+        change(&mut table, &store)?;
+        let address = table.store(&store)?;
+        let new_root = set_root_tables(&store, root, &[(name, Some(address))])?;
+        self.working.insert(branch.to_string(), new_root);
+        Ok(())
+    }
+
+    /// Opens table `name` of `branch`'s working root (read only).
+    pub(crate) fn table(&self, w: &DoltWriter, branch: &str, name: &str) -> Result<EditTable> {
+        let root = self.working_root(w, branch)?;
+        let store = self.overlay(w);
+        let (_, a) = root_tables(&store, root)?
+            .into_iter()
+            .find(|(n, _)| n == name)
+            .ok_or_else(|| DoltError::NotFound(format!("table {name:?}")))?;
+        EditTable::load(&store, name, a)
+    }
+
+    /// Commits `branch`'s working root (all of it staged, as `dolt add -A`): writes every new
+    /// chunk the root reaches, then the commit, branch head and working set. `commit.root`
+    /// and `commit.parents` are filled in here (the branch's head is the only parent).
+    pub(crate) fn commit(
+        &mut self,
+        w: &mut DoltWriter,
+        branch: &str,
+        commit: NewCommit<'_>,
+        meta: &WorkingSetMeta<'_>,
+        timestamp_secs: u64,
+    ) -> Result<Address> {
+        let root = self.working_root(w, branch)?;
+        let head = w
+            .datasets()?
+            .into_iter()
+            .find(|(k, _)| k.as_slice() == format!("refs/heads/{branch}").as_bytes())
+            .map(|(_, a)| a)
+            .ok_or_else(|| DoltError::NotFound(format!("branch {branch:?}")))?;
+        let chunks = self.new_chunks(w, root)?;
+        for c in &chunks {
+            w.put(c)?;
+        }
+        let commit = NewCommit {
+            root,
+            parents: vec![head],
+            ..commit
+        };
+        let address = w.commit_to_branch(branch, &commit, meta, timestamp_secs)?;
+        self.working.remove(branch);
+        Ok(address)
+    }
+
+    /// Writes `branch`'s working root as its working set (uncommitted: the staged root stays
+    /// what it was), as Dolt does at the end of each SQL transaction, so that other processes
+    /// (`dolt status`, `dolt diff`, a later commit) see the changes.
+    pub(crate) fn save(
+        &mut self,
+        w: &mut DoltWriter,
+        branch: &str,
+        meta: &WorkingSetMeta<'_>,
+        timestamp_secs: u64,
+    ) -> Result<()> {
+        let Some(&root) = self.working.get(branch) else {
+            return Ok(());
+        };
+        let ws_ref = format!("workingSets/heads/{branch}");
+        let datasets = w.datasets()?;
+        let find = |name: &str| {
+            datasets
+                .iter()
+                .find(|(k, _)| k.as_slice() == name.as_bytes())
+                .map(|(_, a)| *a)
+        };
+        let staged = match find(&ws_ref) {
+            Some(ws) => {
+                let chunk = w.chunk(&ws)?;
+                let f =
+                    WorkingSetFields::decode(&chunk).map_err(|e| bad_chunk(ws, e.to_string()))?;
+                f.staged_root_addr.unwrap_or(f.working_root_addr)
+            }
+            None => {
+                let head = find(&format!("refs/heads/{branch}"))
+                    .ok_or_else(|| DoltError::NotFound(format!("branch {branch:?}")))?;
+                let chunk = w.chunk(&head)?;
+                CommitFields::decode(&chunk)
+                    .map_err(|e| bad_chunk(head, e.to_string()))?
+                    .root
+            }
+        };
+        for c in self.new_chunks(w, root)? {
+            w.put(&c)?;
+        }
+        let ws = WorkingSetFields {
+            working_root_addr: root.0,
+            staged_root_addr: Some(staged),
+            name: meta.name,
+            email: meta.email,
+            desc: meta.description,
+            timestamp_millis: meta.timestamp_secs,
+            merge_state: None,
+            rebase_state: None,
+        }
+        .encode()
+        .map_err(|e| DoltError::Unsupported(format!("working set: {e}")))?;
+        let ws = w.put(&ws)?;
+        w.update_datasets(&[(&ws_ref, Some(ws))], timestamp_secs)?;
+        Ok(())
+    }
+
+    /// Every chunk reachable from `root` that only this session's memory holds.
+    fn new_chunks(&self, w: &DoltWriter, root: Address) -> Result<Vec<Vec<u8>>> {
+        let source = w.database().source();
+        let mut out = Vec::new();
+        let mut seen = HashSet::new();
+        let mut todo = vec![root];
+        while let Some(a) = todo.pop() {
+            if !seen.insert(a) || w.journal().contains(&a) || source.contains(&a) {
+                continue;
+            }
+            let Some(chunk) = self.mem.get(&a)? else {
+                return Err(DoltError::MissingChunk(a));
+            };
+            for_each_ref(a, chunk, &mut |r| todo.push(r))?;
+            out.push(chunk.to_vec());
+        }
+        Ok(out)
+    }
+}
+
+/// The overlay as the chunk access the address-map editor takes.
+struct OverlayIo<'a, 'b>(&'a Overlay<'b>);
+
+impl ChunkIo for OverlayIo<'_, '_> {
+    fn chunk(&self, address: &Address) -> Result<Arc<[u8]>> {
+        let c = self
+            .0
+            .get(address)?
+            .ok_or(DoltError::MissingChunk(*address))?;
+        Ok(Arc::from(c))
+    }
+
+    fn put(&mut self, chunk: &[u8]) -> Result<Address> {
+        Ok(self.0.put(chunk)?)
+    }
+}
+
+/// The tables of a root value: name → table chunk address.
+pub(crate) fn root_tables(store: &Overlay<'_>, root: Address) -> Result<Vec<(String, Address)>> {
+    let chunk = store.get(&root)?.ok_or(DoltError::MissingChunk(root))?;
+    let r = RootValueFields::decode(chunk).map_err(|e| bad_chunk(root, e.to_string()))?;
+    if r.tables.is_empty() {
+        return Ok(Vec::new());
+    }
+    address_map_entries(&OverlayIo(store), r.tables)?
+        .into_iter()
+        .map(|(k, a)| {
+            let name =
+                String::from_utf8(k).map_err(|_| bad_chunk(root, "a table name is not UTF-8"))?;
+            Ok((name, a))
+        })
+        .collect()
+}
+
+/// Root value `base` with `changes` to its table map (`Some` sets a table, `None` drops it),
+/// edited as Dolt edits the map; returns the new root's address.
+fn set_root_tables(
+    store: &Overlay<'_>,
+    base: Address,
+    changes: &[(&str, Option<Address>)],
+) -> Result<Address> {
+    let chunk = store.get(&base)?.ok_or(DoltError::MissingChunk(base))?;
+    let mut r = RootValueFields::decode(chunk).map_err(|e| bad_chunk(base, e.to_string()))?;
+    let empty;
+    let old: &[u8] = if r.tables.is_empty() {
+        empty = empty_address_map()?;
+        &empty
+    } else {
+        r.tables
+    };
+    let edits: Vec<(&[u8], Option<Address>)> =
+        changes.iter().map(|(n, a)| (n.as_bytes(), *a)).collect();
+    let map = edit_address_map(&mut OverlayIo(store), old, &edits)?;
+    r.tables = &map;
+    let new = r
+        .encode()
+        .map_err(|e| DoltError::Unsupported(format!("root value: {e}")))?;
+    Ok(store.put(&new)?)
+}
