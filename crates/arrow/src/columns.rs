@@ -14,8 +14,9 @@ use arrow_array::{ArrayRef, DictionaryArray, StringArray};
 use arrow_buffer::i256;
 use arrow_schema::{DataType, Field};
 use prollystore_dolt::SqlValue;
-use prollystore_format::tuple::{days_from_civil, Date, Value};
+use prollystore_format::tuple::{days_from_civil, Date, Decimal, DecimalForm, Value};
 
+use crate::dolt_scan::decimal_i128;
 use crate::error::{Error, Result};
 
 /// Days since 1970-01-01 of a stored date; `None` for MySQL's zero-in-date values
@@ -235,6 +236,39 @@ impl ColumnBuilder {
             ColumnBuilder::D128(_, s) | ColumnBuilder::D256(_, s) => Some(*s),
             _ => None,
         }
+    }
+
+    /// Appends a stored decimal to a decimal column of `scale` fraction digits; false if it
+    /// is not finite or does not fit.
+    pub(crate) fn append_decimal(&mut self, d: &Decimal<'_>, scale: u8) -> bool {
+        if d.form() != DecimalForm::Finite {
+            return false;
+        }
+        if let (ColumnBuilder::D128(b, _), Some(v)) = (&mut *self, decimal_i128(d, scale)) {
+            b.append_value(v);
+            return true;
+        }
+        // Wide decimals: through their text, with the fraction set to `scale` digits.
+        let mut text = Vec::new();
+        write_decimal_text(d, &mut text);
+        let text = String::from_utf8_lossy(&text);
+        let (int, frac) = text.split_once('.').unwrap_or((&text, ""));
+        let want = usize::from(scale);
+        let frac = if frac.len() > want {
+            let (keep, drop) = frac.split_at(want);
+            if drop.bytes().any(|c| c != b'0') {
+                return false;
+            }
+            keep.to_string()
+        } else {
+            format!("{frac:0<want$}")
+        };
+        let text = if want == 0 {
+            int.to_string()
+        } else {
+            format!("{int}.{frac}")
+        };
+        self.append_decimal_text(&text, Some(u32::from(scale)))
     }
 
     /// Appends one of Dolt's typed values (`None`: NULL). `what` names the column and row for

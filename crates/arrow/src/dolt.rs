@@ -17,6 +17,7 @@ use prollystore_dolt::{Database, KeyRange, Rows, SqlValue, Table};
 use self_cell::self_cell;
 
 use crate::columns::{ColumnBuilder, Extra};
+use crate::dolt_scan::{Plan, Scan};
 use crate::dolt_types::{arrow_field, table_schema, visible};
 use crate::error::{Error, Result};
 
@@ -27,6 +28,32 @@ pub const DEFAULT_BATCH_ROWS: usize = 65_536;
 struct Source {
     db: Arc<Database>,
     table: Table,
+}
+
+self_cell!(
+    /// A fast scan together with the database and table it borrows.
+    struct OwnedScan {
+        owner: Source,
+        #[not_covariant]
+        dependent: Scan,
+    }
+);
+
+/// Where a table reader's rows come from.
+enum RowSource {
+    /// Stored fields straight to the builders (whole scans of most tables).
+    Scan(OwnedScan),
+    /// The row decoder's typed values (ranges, index scans, keyless tables, virtual columns).
+    Rows(OwnedRows),
+}
+
+impl RowSource {
+    fn table(&self) -> &Table {
+        match self {
+            RowSource::Scan(s) => &s.borrow_owner().table,
+            RowSource::Rows(r) => &r.borrow_owner().table,
+        }
+    }
 }
 
 self_cell!(
@@ -117,7 +144,7 @@ fn check_batch_rows(batch_rows: usize) -> Result<usize> {
 
 /// A table's rows (all, or a key or index range) as record batches.
 pub struct TableBatches {
-    rows: OwnedRows,
+    rows: RowSource,
     builders: Builders,
     batch_rows: usize,
     /// Rows returned so far (for error messages).
@@ -128,7 +155,7 @@ pub struct TableBatches {
 impl std::fmt::Debug for TableBatches {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("TableBatches")
-            .field("table", &self.rows.borrow_owner().table.name)
+            .field("table", &self.rows.table().name)
             .field("batch_rows", &self.batch_rows)
             .finish_non_exhaustive()
     }
@@ -138,7 +165,20 @@ impl TableBatches {
     /// Every row of `table`, in primary-key order (keyless tables: stored order, each row
     /// repeated by its count), `batch_rows` rows a batch.
     pub fn new(db: Arc<Database>, table: Table, batch_rows: usize) -> Result<TableBatches> {
-        Self::range(db, table, &KeyRange::all(), batch_rows)
+        let Some(plan) = Plan::for_table(&table) else {
+            return Self::range(db, table, &KeyRange::all(), batch_rows);
+        };
+        let batch_rows = check_batch_rows(batch_rows)?;
+        let schema = table_schema(&table.schema);
+        let extras = extras(&table);
+        let scan = OwnedScan::try_new(Source { db, table }, |s| Scan::new(&s.db, &s.table, plan))?;
+        Ok(TableBatches {
+            rows: RowSource::Scan(scan),
+            builders: Builders::new(schema, &extras, batch_rows.min(DEFAULT_BATCH_ROWS))?,
+            batch_rows,
+            row: 0,
+            done: false,
+        })
     }
 
     /// The rows of primary-key range `range` ([`prollystore_dolt::TableReader::scan`]).
@@ -176,12 +216,19 @@ impl TableBatches {
         let extras = extras(&table);
         let rows = OwnedRows::try_new(Source { db, table }, |s| rows(&s.db, &s.table))?;
         Ok(TableBatches {
-            rows,
+            rows: RowSource::Rows(rows),
             builders: Builders::new(schema, &extras, batch_rows.min(DEFAULT_BATCH_ROWS))?,
             batch_rows,
             row: 0,
             done: false,
         })
+    }
+
+    /// True if rows go from stored fields straight to the builders; false if they go
+    /// through the row decoder's typed values (ranges, keyless tables, virtual columns, rare
+    /// types). Both give the same batches; this says which one runs.
+    pub fn is_direct(&self) -> bool {
+        matches!(self.rows, RowSource::Scan(_))
     }
 
     /// The next batch, `None` after the last.
@@ -190,19 +237,27 @@ impl TableBatches {
             return Ok(None);
         }
         let (builders, batch_rows, row) = (&mut self.builders, self.batch_rows, &mut self.row);
-        let end = self.rows.with_dependent_mut(|_, rows| -> Result<bool> {
-            while builders.rows < batch_rows {
-                match rows.next() {
-                    None => return Ok(true),
-                    Some(r) => {
-                        builders.append(0, &r?, *row)?;
-                        builders.rows += 1;
-                        *row += 1;
+        let end = match &mut self.rows {
+            RowSource::Scan(scan) => scan.with_dependent_mut(|_, scan| -> Result<bool> {
+                let n = scan.fill(&mut builders.builders, batch_rows, *row)?;
+                builders.rows += n;
+                *row += n as u64;
+                Ok(n < batch_rows)
+            }),
+            RowSource::Rows(rows) => rows.with_dependent_mut(|_, rows| -> Result<bool> {
+                while builders.rows < batch_rows {
+                    match rows.next() {
+                        None => return Ok(true),
+                        Some(r) => {
+                            builders.append(0, &r?, *row)?;
+                            builders.rows += 1;
+                            *row += 1;
+                        }
                     }
                 }
-            }
-            Ok(false)
-        });
+                Ok(false)
+            }),
+        };
         let end = match end {
             Ok(end) => end,
             Err(e) => {

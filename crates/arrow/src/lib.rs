@@ -9,6 +9,7 @@
 
 mod columns;
 pub mod dolt;
+mod dolt_scan;
 pub mod dolt_types;
 pub mod error;
 pub mod map;

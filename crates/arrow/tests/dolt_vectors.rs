@@ -54,6 +54,7 @@ fn readers_are_send_and_static() {
 fn every_vector_table_matches_the_row_decoder_and_dolt_csv() {
     let mut tables = 0;
     let mut csv_checked = 0;
+    let mut direct = 0;
     for name in DATABASES {
         let dir = prollystore_test_vectors::require(&format!("dolt-db/{name}"));
         let expected_dir = dir.with_file_name(format!("{name}.expected"));
@@ -80,6 +81,7 @@ fn every_vector_table_matches_the_row_decoder_and_dolt_csv() {
                 assert_eq!(table_schema(&t.schema).fields().len(), cols.len());
                 for batch in [1, 7, DEFAULT_BATCH_ROWS] {
                     let r = TableBatches::new(db.clone(), t.clone(), batch).unwrap();
+                    direct += usize::from(r.is_direct() && batch == 1);
                     let got = arrow_rows(r, &t, batch);
                     assert_eq!(got.len(), want.len(), "{what} batch {batch}: row count");
                     for (i, (g, w)) in got.iter().zip(&want).enumerate() {
@@ -113,6 +115,11 @@ fn every_vector_table_matches_the_row_decoder_and_dolt_csv() {
         csv_checked >= 10,
         "{csv_checked} tables checked against CSV"
     );
+    assert!(
+        direct * 2 >= tables,
+        "{direct} of {tables} tables read directly"
+    );
+    eprintln!("{tables} tables, {direct} read directly, {csv_checked} checked against Dolt's CSV");
 }
 
 #[test]
