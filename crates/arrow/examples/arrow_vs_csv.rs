@@ -25,7 +25,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .ok_or("usage: arrow_vs_csv DB_DIR TABLE [RUNS]")?;
     let name = args.get(2).map(String::as_str).unwrap_or("t");
     let runs: usize = args.get(3).map(|r| r.parse()).transpose()?.unwrap_or(5);
-    let db = Arc::new(Database::open(std::path::Path::new(dir))?);
+    // PROLLY_DOLT_VERIFY=0 skips the per-chunk hash checks (as the export example does).
+    let verify = std::env::var("PROLLY_DOLT_VERIFY").map_or(true, |v| v != "0");
+    let db = Arc::new(Database::open(std::path::Path::new(dir))?.with_verify_hashes(verify));
     let table = db.table_at("main", State::Committed, name)?;
     let (mut arrow, mut csv, mut typed) = (Vec::new(), Vec::new(), Vec::new());
     for run in 0..=runs {
