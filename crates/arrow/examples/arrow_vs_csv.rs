@@ -4,6 +4,7 @@
 //! ```text
 //! scripts/make_dolt_arrow_bench_db.sh /tmp/arrow1m
 //! cargo run --release -p prollystore-arrow --example arrow_vs_csv -- /tmp/arrow1m t 5
+//! # PROLLY_ARROW_THREADS=1: batches on the calling thread; PROLLY_DOLT_VERIFY=0: no hash checks
 //! ```
 
 use std::sync::Arc;
@@ -29,6 +30,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let verify = std::env::var("PROLLY_DOLT_VERIFY").map_or(true, |v| v != "0");
     let db = Arc::new(Database::open(std::path::Path::new(dir))?.with_verify_hashes(verify));
     let table = db.table_at("main", State::Committed, name)?;
+    // PROLLY_ARROW_THREADS=N makes the batches on N threads (default: one per core, up to 4).
+    let threads: Option<usize> = std::env::var("PROLLY_ARROW_THREADS")
+        .ok()
+        .map(|t| t.parse())
+        .transpose()?;
     let (mut arrow, mut csv, mut typed) = (Vec::new(), Vec::new(), Vec::new());
     for run in 0..=runs {
         let t = Instant::now();
@@ -39,7 +45,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let t = Instant::now();
         let mut rows = 0;
         let mut bytes = 0;
-        let reader = TableBatches::new(db.clone(), table.clone(), DEFAULT_BATCH_ROWS)?;
+        let reader = match threads {
+            Some(n) => {
+                TableBatches::with_threads(db.clone(), table.clone(), DEFAULT_BATCH_ROWS, n)?
+            }
+            None => TableBatches::new(db.clone(), table.clone(), DEFAULT_BATCH_ROWS)?,
+        };
         let direct = reader.is_direct();
         for b in reader {
             let b = b?;

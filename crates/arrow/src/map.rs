@@ -420,7 +420,8 @@ enum Cell {
     Value(Value<'static>),
     Decimal(i32, bool, Vec<u8>),
     Text(String),
-    Borrowed,
+    /// Nothing stored yet (a cell's state before its first value).
+    Empty,
 }
 
 /// One Arrow cell as the [`Value`] of a column stored as `enc`; `what` names column and row.
@@ -548,7 +549,8 @@ fn stored(cell: &Cell) -> Value<'_> {
         Cell::Value(v) => *v,
         Cell::Decimal(exp, neg, coef) => Value::Decimal(Decimal::finite(*exp, *neg, coef)),
         Cell::Text(t) => Value::String(t),
-        Cell::Borrowed => Value::Int8(0),
+        // Never read: `cell_value` stores before it reads.
+        Cell::Empty => Value::Int8(0),
     }
 }
 
@@ -582,7 +584,7 @@ where
                     .ok_or_else(|| Error::Mismatch(format!("the record batch has no column {n:?}")))
             })
             .collect::<Result<Vec<_>>>()?;
-        let mut cells: Vec<Cell> = (0..columns.len()).map(|_| Cell::Borrowed).collect();
+        let mut cells: Vec<Cell> = (0..columns.len()).map(|_| Cell::Empty).collect();
         for r in 0..batch.num_rows() {
             let mut values = Vec::with_capacity(columns.len());
             for (((array, enc), name), cell) in
