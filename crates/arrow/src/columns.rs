@@ -32,6 +32,25 @@ pub fn date_days(d: Date) -> Option<i32> {
     .ok()
 }
 
+/// The date `days` after 1970-01-01 (proleptic Gregorian; `None` outside years 0…65535):
+/// the inverse of [`date_days`].
+pub fn date_from_days(days: i64) -> Option<Date> {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    Some(Date {
+        year: u16::try_from(year).ok()?,
+        month: u8::try_from(month).ok()?,
+        day: u8::try_from(day).ok()?,
+    })
+}
+
 /// The builder of one column.
 #[derive(Debug)]
 pub(crate) enum ColumnBuilder {

@@ -24,10 +24,10 @@ use prollystore::rows::{Column, RowDecoder, RowEncoder, RowSchema};
 use prollystore::tree::cursor::Cursor;
 use prollystore::tuples::TupleSchema;
 use prollystore::{Map, StoreFastPaths, TreeSchema};
-use prollystore_format::tuple::{Adaptive, Date, Decimal, Type, Value};
+use prollystore_format::tuple::{Adaptive, Decimal, Type, Value};
 use prollystore_format::{Address, Encoding};
 
-use crate::columns::{ColumnBuilder, Extra};
+use crate::columns::{date_from_days, ColumnBuilder, Extra};
 use crate::dolt::DEFAULT_BATCH_ROWS;
 use crate::dolt_types::{EXTENSION_METADATA, EXTENSION_NAME, JSON_EXTENSION};
 use crate::error::{Error, Result};
@@ -397,24 +397,6 @@ pub fn infer_row_schema(schema: &ArrowSchema, key: &[&str]) -> Result<RowSchema>
     })
 }
 
-/// A proleptic Gregorian date from days since 1970-01-01.
-fn date_of_days(days: i64) -> Option<Date> {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    Some(Date {
-        year: u16::try_from(year).ok()?,
-        month: u8::try_from(month).ok()?,
-        day: u8::try_from(day).ok()?,
-    })
-}
-
 /// Owned storage for a value that borrows (decimal coefficients, dictionary text).
 enum Cell {
     Value(Value<'static>),
@@ -476,7 +458,7 @@ fn cell_value<'a>(
                 .as_primitive::<arrow_array::types::Date32Type>()
                 .value(row);
             Value::Date(
-                date_of_days(days.into())
+                date_from_days(days.into())
                     .ok_or_else(|| bad(format!("date {days} days is out of range")))?,
             )
         }

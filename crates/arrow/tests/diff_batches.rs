@@ -5,6 +5,8 @@
 
 mod common;
 
+use common::columns;
+
 use std::path::Path;
 use std::sync::Arc;
 
@@ -15,14 +17,6 @@ use prollystore_arrow::{DiffBatches, DEFAULT_BATCH_ROWS};
 use prollystore_dolt::schema::Column;
 use prollystore_dolt::table_diff::TableDiff;
 use prollystore_dolt::{Database, Table};
-
-fn columns(t: &Table) -> Vec<&Column> {
-    let s = &t.schema;
-    s.visible_columns()
-        .into_iter()
-        .map(|i| &s.columns[i])
-        .collect()
-}
 
 #[test]
 fn diff_batches_equal_the_row_changes() {

@@ -5,6 +5,8 @@
 
 mod common;
 
+use common::columns;
+
 use std::ops::Bound;
 use std::sync::Arc;
 
@@ -15,14 +17,6 @@ use prollystore_dolt::schema::Column;
 use prollystore_dolt::{Database, KeyRange, Row, State, Table};
 
 const DATABASES: [&str; 4] = ["vecdb", "vecdb_journal", "vecdb_tablefiles", "vecdb_zstd"];
-
-fn columns(t: &Table) -> Vec<&Column> {
-    let s = &t.schema;
-    s.visible_columns()
-        .into_iter()
-        .map(|i| &s.columns[i])
-        .collect()
-}
 
 fn arrow_rows(reader: TableBatches, t: &Table, batch: usize) -> Vec<Row> {
     let cols = columns(t);

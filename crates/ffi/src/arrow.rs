@@ -16,10 +16,9 @@ use arrow_array::RecordBatchReader;
 use prollystore::rows::RowSchema;
 use prollystore::BuiltinStore;
 use prollystore_arrow::{DiffBatches, MapBatches, TableBatches, DEFAULT_BATCH_ROWS};
-use prollystore_dolt::KeyRange;
 
 use crate::args::{input, text, Out};
-use crate::dolt::{dolt_bound, prolly_dolt, prolly_dolt_bound, prolly_dolt_table};
+use crate::dolt::{prolly_dolt, prolly_dolt_bound, prolly_dolt_table, range_args};
 use crate::map::prolly_map;
 use crate::result::{ffi, prolly_result, Error};
 use crate::store::Borrow;
@@ -88,25 +87,10 @@ pub extern "C" fn prolly_dolt_range_arrow(
     ffi!({
         // SAFETY: C caller's contract: valid handle or NULL.
         let t = unsafe { input(table, "table") }?;
-        let index = if index.is_null() {
-            None
-        } else {
-            // SAFETY: C caller's contract: NUL-terminated string.
-            Some(unsafe { text(index, "index") }?)
-        };
-        // SAFETY: C caller's contract: readable bounds and values.
-        let (from, to) = unsafe { (dolt_bound(lower, "lower")?, dolt_bound(upper, "upper")?) };
+        // SAFETY: C caller's contract: a string or NULL, readable bounds and values.
+        let (index, range) = unsafe { range_args(index, lower, upper, direction, limit) }?;
         // SAFETY: C caller's contract: writable or NULL.
         let out = unsafe { Out::new(out_stream, "out_stream") }?;
-        if direction > 1 {
-            return Err(Error::invalid(format!("unknown direction {direction}")));
-        }
-        let range = KeyRange {
-            from,
-            to,
-            reverse: direction == 1,
-            limit: (limit > 0).then_some(limit),
-        };
         let (db, table, n) = (t.db.clone(), (*t.table).clone(), batch_rows(batch_rows_));
         let reader = match index {
             Some(name) => TableBatches::index_range(db, table, name, &range, n)?,

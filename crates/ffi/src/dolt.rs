@@ -940,25 +940,10 @@ pub extern "C" fn prolly_dolt_rows_range(
     ffi!({
         // SAFETY: C caller's contract: valid handle or NULL.
         let t = unsafe { input(table, "table") }?;
-        let index = if index.is_null() {
-            None
-        } else {
-            // SAFETY: C caller's contract: NUL-terminated string.
-            Some(unsafe { text(index, "index") }?)
-        };
-        // SAFETY: C caller's contract: readable bounds and values.
-        let (from, to) = unsafe { (dolt_bound(lower, "lower")?, dolt_bound(upper, "upper")?) };
+        // SAFETY: C caller's contract: a string or NULL, readable bounds and values.
+        let (index, range) = unsafe { range_args(index, lower, upper, direction, limit) }?;
         // SAFETY: C caller's contract: writable or NULL.
         let out = unsafe { Out::new(out_rows, "out_rows") }?;
-        if direction > 1 {
-            return Err(Error::invalid(format!("unknown direction {direction}")));
-        }
-        let range = KeyRange {
-            from,
-            to,
-            reverse: direction == 1,
-            limit: (limit > 0).then_some(limit),
-        };
         let c = open_rows(t, |r| match index {
             Some(name) => r.index_scan(name, &range),
             None => r.scan(&range),
@@ -968,11 +953,43 @@ pub extern "C" fn prolly_dolt_rows_range(
     })
 }
 
+/// The index (`None`: the primary key) and key range of a range call: `index` NULL or a name,
+/// two bounds, a `prolly_direction` and a row limit (0: none).
+///
+/// # Safety
+/// `index` is NULL or a NUL-terminated string; `lower` and `upper` as [`dolt_bound`] requires.
+pub(crate) unsafe fn range_args<'a>(
+    index: *const c_char,
+    lower: *const prolly_dolt_bound,
+    upper: *const prolly_dolt_bound,
+    direction: u32,
+    limit: u64,
+) -> Result<(Option<&'a str>, KeyRange), Error> {
+    let index = if index.is_null() {
+        None
+    } else {
+        // SAFETY: per this function's contract.
+        Some(unsafe { text(index, "index") }?)
+    };
+    // SAFETY: per this function's contract.
+    let (from, to) = unsafe { (dolt_bound(lower, "lower")?, dolt_bound(upper, "upper")?) };
+    if direction > 1 {
+        return Err(Error::invalid(format!("unknown direction {direction}")));
+    }
+    let range = KeyRange {
+        from,
+        to,
+        reverse: direction == 1,
+        limit: (limit > 0).then_some(limit),
+    };
+    Ok((index, range))
+}
+
 /// Reads one bound.
 ///
 /// # Safety
 /// `b` is NULL or readable, its values as `key_values` requires.
-pub(crate) unsafe fn dolt_bound(
+unsafe fn dolt_bound(
     b: *const prolly_dolt_bound,
     name: &str,
 ) -> Result<Bound<Vec<SqlValue>>, Error> {

@@ -8,8 +8,7 @@ use arrow_array::types::*;
 use arrow_array::{Array, RecordBatch};
 use arrow_schema::DataType;
 use prollystore_dolt::schema::{Column, SqlType};
-use prollystore_dolt::{Row, SqlValue};
-use prollystore_format::tuple::Date;
+use prollystore_dolt::{Row, SqlValue, Table};
 
 /// What a row looks like after the documented losses of the Arrow mapping: a date with a zero
 /// month or day has no calendar day (NULL), geometry loses its SRID prefix (WKB alone), an
@@ -31,23 +30,6 @@ pub fn as_arrow_sees(row: &Row, columns: &[&Column]) -> Row {
             (v, _) => v.clone(),
         })
         .collect()
-}
-
-fn civil(days: i64) -> Date {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    Date {
-        year: year as u16,
-        month: month as u8,
-        day: day as u8,
-    }
 }
 
 fn decimal_text(digits: String, scale: usize) -> String {
@@ -102,9 +84,10 @@ pub fn cell(array: &dyn Array, row: usize, col: &Column) -> Option<SqlValue> {
                 .to_string(),
             *s as usize,
         )),
-        (DataType::Date32, _) => {
-            SqlValue::Date(civil(array.as_primitive::<Date32Type>().value(row).into()))
-        }
+        (DataType::Date32, _) => SqlValue::Date(
+            prollystore_arrow::date_from_days(array.as_primitive::<Date32Type>().value(row).into())
+                .unwrap(),
+        ),
         (DataType::Duration(_), _) => {
             SqlValue::Time(array.as_primitive::<DurationMicrosecondType>().value(row))
         }
@@ -152,5 +135,14 @@ pub fn batch_rows(batch: &RecordBatch, columns: &[&Column]) -> Vec<Row> {
                 .map(|(a, c)| cell(a.as_ref(), r, c))
                 .collect()
         })
+        .collect()
+}
+
+/// The visible columns of a table, in row order.
+pub fn columns(t: &Table) -> Vec<&Column> {
+    let s = &t.schema;
+    s.visible_columns()
+        .into_iter()
+        .map(|i| &s.columns[i])
         .collect()
 }
