@@ -16,7 +16,7 @@ use arrow_array::{Array, RecordBatchReader};
 use prollystore_arrow::{DiffBatches, DEFAULT_BATCH_ROWS};
 use prollystore_dolt::schema::Column;
 use prollystore_dolt::table_diff::TableDiff;
-use prollystore_dolt::{Database, Table};
+use prollystore_dolt::Database;
 
 #[test]
 fn diff_batches_equal_the_row_changes() {

@@ -13,7 +13,6 @@ use std::sync::Arc;
 use arrow_array::RecordBatchReader;
 use prollystore_arrow::{table_schema, TableBatches, DEFAULT_BATCH_ROWS};
 use prollystore_dolt::csv_field::{csv_records, write_csv_row};
-use prollystore_dolt::schema::Column;
 use prollystore_dolt::{Database, KeyRange, Row, State, Table};
 
 const DATABASES: [&str; 4] = ["vecdb", "vecdb_journal", "vecdb_tablefiles", "vecdb_zstd"];
