@@ -80,7 +80,7 @@ fn c_ptr(s: &[u8]) -> *const c_char {
 /// from it (ref lists, logs, roots, tables, row cursors) keeps it alive, so it may be freed
 /// first.
 pub struct prolly_dolt {
-    db: Arc<Database>,
+    pub(crate) db: Arc<Database>,
 }
 
 /// Opens the Dolt database at `path`: the directory holding `.dolt`, or the `.dolt` directory
@@ -540,8 +540,8 @@ struct ColumnEntry {
 /// A table of one database state: its schema, and row cursors over it. Immutable: any number of
 /// threads.
 pub struct prolly_dolt_table {
-    db: Arc<Database>,
-    table: Arc<Table>,
+    pub(crate) db: Arc<Database>,
+    pub(crate) table: Arc<Table>,
     columns: Vec<ColumnEntry>,
 }
 
@@ -942,25 +942,10 @@ pub extern "C" fn prolly_dolt_rows_range(
     ffi!({
         // SAFETY: C caller's contract: valid handle or NULL.
         let t = unsafe { input(table, "table") }?;
-        let index = if index.is_null() {
-            None
-        } else {
-            // SAFETY: C caller's contract: NUL-terminated string.
-            Some(unsafe { text(index, "index") }?)
-        };
-        // SAFETY: C caller's contract: readable bounds and values.
-        let (from, to) = unsafe { (dolt_bound(lower, "lower")?, dolt_bound(upper, "upper")?) };
+        // SAFETY: C caller's contract: a string or NULL, readable bounds and values.
+        let (index, range) = unsafe { range_args(index, lower, upper, direction, limit) }?;
         // SAFETY: C caller's contract: writable or NULL.
         let out = unsafe { Out::new(out_rows, "out_rows") }?;
-        if direction > 1 {
-            return Err(Error::invalid(format!("unknown direction {direction}")));
-        }
-        let range = KeyRange {
-            from,
-            to,
-            reverse: direction == 1,
-            limit: (limit > 0).then_some(limit),
-        };
         let c = open_rows(t, |r| match index {
             Some(name) => r.index_scan(name, &range),
             None => r.scan(&range),
@@ -968,6 +953,38 @@ pub extern "C" fn prolly_dolt_rows_range(
         out.set(into_handle(c));
         Ok(())
     })
+}
+
+/// The index (`None`: the primary key) and key range of a range call: `index` NULL or a name,
+/// two bounds, a `prolly_direction` and a row limit (0: none).
+///
+/// # Safety
+/// `index` is NULL or a NUL-terminated string; `lower` and `upper` as [`dolt_bound`] requires.
+pub(crate) unsafe fn range_args<'a>(
+    index: *const c_char,
+    lower: *const prolly_dolt_bound,
+    upper: *const prolly_dolt_bound,
+    direction: u32,
+    limit: u64,
+) -> Result<(Option<&'a str>, KeyRange), Error> {
+    let index = if index.is_null() {
+        None
+    } else {
+        // SAFETY: per this function's contract.
+        Some(unsafe { text(index, "index") }?)
+    };
+    // SAFETY: per this function's contract.
+    let (from, to) = unsafe { (dolt_bound(lower, "lower")?, dolt_bound(upper, "upper")?) };
+    if direction > 1 {
+        return Err(Error::invalid(format!("unknown direction {direction}")));
+    }
+    let range = KeyRange {
+        from,
+        to,
+        reverse: direction == 1,
+        limit: (limit > 0).then_some(limit),
+    };
+    Ok((index, range))
 }
 
 /// Reads one bound.
