@@ -1,0 +1,19 @@
+//! The `prollystore._native` Python extension module (PyO3): Dolt databases
+//! ([`dolt`]) and native stores ([`store`]) from Python, with values converted by [`values`]
+//! and errors by [`errors`]. The Python package `prollystore` (in `python/prollystore/`) wraps
+//! it.
+
+use pyo3::prelude::*;
+
+mod dolt;
+mod errors;
+mod store;
+mod values;
+
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    errors::register(m)?;
+    dolt::register(m)?;
+    store::register(m)?;
+    Ok(())
+}
