@@ -302,9 +302,9 @@ impl PyTable {
         values: &Bound<'_, PyAny>,
         cols: &[prollystore_dolt::Column],
     ) -> PyResult<Vec<prollystore_dolt::SqlValue>> {
-        let items: Vec<Bound<'_, PyAny>> = if let Ok(t) = values.cast::<PyTuple>() {
+        let items: Vec<Bound<'_, PyAny>> = if let Ok(t) = values.downcast::<PyTuple>() {
             t.iter().collect()
-        } else if let Ok(l) = values.cast::<PyList>() {
+        } else if let Ok(l) = values.downcast::<PyList>() {
             l.iter().collect()
         } else {
             vec![values.clone()]

@@ -133,7 +133,7 @@ fn hold_row(
     i: usize,
     held: &mut Vec<Held>,
 ) -> PyResult<()> {
-    if let Ok(d) = row.cast::<PyDict>() {
+    if let Ok(d) = row.downcast::<PyDict>() {
         for c in cols {
             let place = format!("row {i}, column {:?}", c.name);
             match d.get_item(&c.name)? {
@@ -447,7 +447,7 @@ impl PyMap {
 
     /// Key tuple bytes of Python key values (a value, or a tuple of the key columns' values).
     fn encode_key(&self, key: &Bound<'_, PyAny>, prefix_ok: bool) -> PyResult<Vec<u8>> {
-        let items: Vec<Bound<'_, PyAny>> = match key.cast::<PyTuple>() {
+        let items: Vec<Bound<'_, PyAny>> = match key.downcast::<PyTuple>() {
             Ok(t) => t.iter().collect(),
             Err(_) => vec![key.clone()],
         };
@@ -575,7 +575,7 @@ impl PyMap {
     }
 
     fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
-        match other.cast::<PyMap>() {
+        match other.downcast::<PyMap>() {
             Ok(o) => {
                 let o = o.get();
                 o.root == self.root && o.schema == self.schema

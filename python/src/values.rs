@@ -283,14 +283,14 @@ fn float_value(v: &Bound<'_, PyAny>, place: &str) -> PyResult<f64> {
 }
 
 fn str_value(v: &Bound<'_, PyAny>, place: &str) -> PyResult<String> {
-    v.cast::<PyString>()
+    v.downcast::<PyString>()
         .map_err(|_| wrong_type(place, "a str", v))?
         .to_cow()
         .map(|c| c.into_owned())
 }
 
 fn bytes_value(v: &Bound<'_, PyAny>, place: &str) -> PyResult<Vec<u8>> {
-    if let Ok(b) = v.cast::<PyBytes>() {
+    if let Ok(b) = v.downcast::<PyBytes>() {
         return Ok(b.as_bytes().to_vec());
     }
     if v.is_instance_of::<pyo3::types::PyByteArray>() || v.is_instance_of::<pyo3::types::PyMemoryView>() {
@@ -354,7 +354,7 @@ pub fn py_to_sql(v: &Bound<'_, PyAny>, col: &DoltColumn, place: &str) -> PyResul
             }
         }
         _ => {
-            if let Ok(s) = v.cast::<PyString>() {
+            if let Ok(s) = v.downcast::<PyString>() {
                 parse(&s.to_cow()?)?
             } else {
                 SqlValue::Bytes(bytes_value(v, place)?)

@@ -1,0 +1,493 @@
+//! Dolt tables as Arrow record batches: a whole table at a state, a primary-key range, a
+//! secondary-index range, and the diff of a table between two states. Every reader owns what
+//! it reads from (an `Arc<Database>` and the [`Table`]), so it is `Send + 'static` and can move
+//! to another thread (Python hands it over to release the GIL).
+//!
+//! Batches hold `batch_rows` rows each, the last one fewer; an empty result is a stream with
+//! the schema and no batch. Keyless rows come once per copy, in stored order, as
+//! [`Table::rows`] gives them.
+
+use std::sync::Arc;
+
+use arrow_array::{RecordBatch, RecordBatchReader};
+use arrow_schema::{ArrowError, DataType, Field, Schema as ArrowSchema, SchemaRef, TimeUnit};
+use prollystore_dolt::schema::SqlType;
+use prollystore_dolt::table_diff::{RowChange, RowChanges, TableDiff};
+use prollystore_dolt::{Database, KeyRange, Rows, SqlValue, Table};
+use self_cell::self_cell;
+
+use crate::columns::{ColumnBuilder, Extra};
+use crate::dolt_scan::{Plan, Scan};
+use crate::dolt_types::{arrow_field, table_schema, visible};
+use crate::error::{Error, Result};
+
+/// Rows per batch when the caller has no preference.
+pub const DEFAULT_BATCH_ROWS: usize = 65_536;
+
+/// What a table reader reads from.
+struct Source {
+    db: Arc<Database>,
+    table: Table,
+}
+
+self_cell!(
+    /// A fast scan together with the database and table it borrows.
+    struct OwnedScan {
+        owner: Source,
+        #[not_covariant]
+        dependent: Scan,
+    }
+);
+
+/// Where a table reader's rows come from.
+enum RowSource {
+    /// Stored fields straight to the builders (whole scans of most tables).
+    Scan(OwnedScan),
+    /// The row decoder's typed values (ranges, index scans, keyless tables, virtual columns).
+    Rows(OwnedRows),
+}
+
+impl RowSource {
+    fn table(&self) -> &Table {
+        match self {
+            RowSource::Scan(s) => &s.borrow_owner().table,
+            RowSource::Rows(r) => &r.borrow_owner().table,
+        }
+    }
+}
+
+self_cell!(
+    /// A row iterator together with the database and table it borrows.
+    struct OwnedRows {
+        owner: Source,
+        #[not_covariant]
+        dependent: Rows,
+    }
+);
+
+/// One builder per column of a schema, with the facts each needs.
+struct Builders {
+    schema: SchemaRef,
+    builders: Vec<ColumnBuilder>,
+    rows: usize,
+}
+
+impl Builders {
+    fn new(schema: SchemaRef, extras: &[Extra], capacity: usize) -> Result<Builders> {
+        let builders = schema
+            .fields()
+            .iter()
+            .zip(extras)
+            .map(|(f, e)| ColumnBuilder::new(f, e, capacity))
+            .collect::<Result<_>>()?;
+        Ok(Builders {
+            schema,
+            builders,
+            rows: 0,
+        })
+    }
+
+    /// Appends `values` to the builders from `first` on.
+    fn append(&mut self, first: usize, values: &[Option<SqlValue>], row: u64) -> Result<()> {
+        let schema = &self.schema;
+        for (i, (b, v)) in self.builders.iter_mut().skip(first).zip(values).enumerate() {
+            let what = || {
+                let name = schema.fields().get(first + i).map(|f| f.name().as_str());
+                format!("column {:?}, row {row}", name.unwrap_or("?"))
+            };
+            b.append_sql(v.as_ref(), &what)?;
+        }
+        Ok(())
+    }
+
+    fn builder(&mut self, i: usize) -> Option<&mut ColumnBuilder> {
+        self.builders.get_mut(i)
+    }
+
+    fn finish(&mut self) -> Result<RecordBatch> {
+        let columns = self
+            .builders
+            .iter_mut()
+            .map(ColumnBuilder::finish)
+            .collect::<Result<Vec<_>>>()?;
+        let options = arrow_array::RecordBatchOptions::new().with_row_count(Some(self.rows));
+        self.rows = 0;
+        Ok(RecordBatch::try_new_with_options(
+            self.schema.clone(),
+            columns,
+            &options,
+        )?)
+    }
+}
+
+/// The extra facts the builders of a table's visible columns need.
+fn extras(table: &Table) -> Vec<Extra> {
+    visible(&table.schema)
+        .map(|c| Extra {
+            members: match &c.sql_type {
+                SqlType::Enum(m) => m.clone(),
+                _ => Vec::new(),
+            },
+            wkb: matches!(c.sql_type, SqlType::Geometry(_)),
+        })
+        .collect()
+}
+
+fn check_batch_rows(batch_rows: usize) -> Result<usize> {
+    if batch_rows == 0 {
+        return Err(Error::Mismatch(
+            "a batch must hold at least one row (batch_rows is 0)".into(),
+        ));
+    }
+    Ok(batch_rows)
+}
+
+/// A table's rows (all, or a key or index range) as record batches.
+pub struct TableBatches {
+    rows: RowSource,
+    builders: Builders,
+    batch_rows: usize,
+    /// Rows returned so far (for error messages).
+    row: u64,
+    done: bool,
+}
+
+impl std::fmt::Debug for TableBatches {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TableBatches")
+            .field("table", &self.rows.table().name)
+            .field("batch_rows", &self.batch_rows)
+            .finish_non_exhaustive()
+    }
+}
+
+impl TableBatches {
+    /// Every row of `table`, in primary-key order (keyless tables: stored order, each row
+    /// repeated by its count), `batch_rows` rows a batch.
+    pub fn new(db: Arc<Database>, table: Table, batch_rows: usize) -> Result<TableBatches> {
+        let Some(plan) = Plan::for_table(&table) else {
+            return Self::range(db, table, &KeyRange::all(), batch_rows);
+        };
+        let batch_rows = check_batch_rows(batch_rows)?;
+        let schema = table_schema(&table.schema);
+        let extras = extras(&table);
+        let scan = OwnedScan::try_new(Source { db, table }, |s| Scan::new(&s.db, &s.table, plan))?;
+        Ok(TableBatches {
+            rows: RowSource::Scan(scan),
+            builders: Builders::new(schema, &extras, batch_rows.min(DEFAULT_BATCH_ROWS))?,
+            batch_rows,
+            row: 0,
+            done: false,
+        })
+    }
+
+    /// The rows of primary-key range `range` ([`prollystore_dolt::TableReader::scan`]).
+    pub fn range(
+        db: Arc<Database>,
+        table: Table,
+        range: &KeyRange,
+        batch_rows: usize,
+    ) -> Result<TableBatches> {
+        Self::with_rows(db, table, batch_rows, |db, t| t.reader(db)?.scan(range))
+    }
+
+    /// The rows whose keys in secondary index `index` are in `range`, whole rows in index
+    /// order ([`prollystore_dolt::TableReader::index_scan`]).
+    pub fn index_range(
+        db: Arc<Database>,
+        table: Table,
+        index: &str,
+        range: &KeyRange,
+        batch_rows: usize,
+    ) -> Result<TableBatches> {
+        Self::with_rows(db, table, batch_rows, |db, t| {
+            t.reader(db)?.index_scan(index, range)
+        })
+    }
+
+    fn with_rows(
+        db: Arc<Database>,
+        table: Table,
+        batch_rows: usize,
+        rows: impl for<'a> FnOnce(&'a Database, &'a Table) -> prollystore_dolt::Result<Rows<'a>>,
+    ) -> Result<TableBatches> {
+        let batch_rows = check_batch_rows(batch_rows)?;
+        let schema = table_schema(&table.schema);
+        let extras = extras(&table);
+        let rows = OwnedRows::try_new(Source { db, table }, |s| rows(&s.db, &s.table))?;
+        Ok(TableBatches {
+            rows: RowSource::Rows(rows),
+            builders: Builders::new(schema, &extras, batch_rows.min(DEFAULT_BATCH_ROWS))?,
+            batch_rows,
+            row: 0,
+            done: false,
+        })
+    }
+
+    /// True if rows go from stored fields straight to the builders; false if they go
+    /// through the row decoder's typed values (ranges, keyless tables, virtual columns, rare
+    /// types). Both give the same batches; this says which one runs.
+    pub fn is_direct(&self) -> bool {
+        matches!(self.rows, RowSource::Scan(_))
+    }
+
+    /// The next batch, `None` after the last.
+    pub fn next_batch(&mut self) -> Result<Option<RecordBatch>> {
+        if self.done {
+            return Ok(None);
+        }
+        let (builders, batch_rows, row) = (&mut self.builders, self.batch_rows, &mut self.row);
+        let end = match &mut self.rows {
+            RowSource::Scan(scan) => scan.with_dependent_mut(|_, scan| -> Result<bool> {
+                let n = scan.fill(&mut builders.builders, batch_rows, *row)?;
+                builders.rows += n;
+                *row += n as u64;
+                Ok(n < batch_rows)
+            }),
+            RowSource::Rows(rows) => rows.with_dependent_mut(|_, rows| -> Result<bool> {
+                while builders.rows < batch_rows {
+                    match rows.next() {
+                        None => return Ok(true),
+                        Some(r) => {
+                            builders.append(0, &r?, *row)?;
+                            builders.rows += 1;
+                            *row += 1;
+                        }
+                    }
+                }
+                Ok(false)
+            }),
+        };
+        let end = match end {
+            Ok(end) => end,
+            Err(e) => {
+                self.done = true;
+                return Err(e);
+            }
+        };
+        self.done = end;
+        if self.builders.rows == 0 {
+            return Ok(None);
+        }
+        self.builders.finish().map(Some)
+    }
+}
+
+impl Iterator for TableBatches {
+    type Item = Result<RecordBatch, ArrowError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.next_batch().map_err(ArrowError::from).transpose()
+    }
+}
+
+impl RecordBatchReader for TableBatches {
+    fn schema(&self) -> SchemaRef {
+        self.builders.schema.clone()
+    }
+}
+
+self_cell!(
+    /// A table diff together with the database it borrows.
+    struct OwnedDiff {
+        owner: Arc<Database>,
+        #[covariant]
+        dependent: TableDiff,
+    }
+);
+
+/// [`RowChanges`] with its two lifetimes made one, as a self-referential cell needs.
+type Changes<'a> = RowChanges<'a, 'a>;
+
+self_cell!(
+    /// The row changes of a diff together with the diff they borrow.
+    struct OwnedChanges {
+        owner: OwnedDiff,
+        #[not_covariant]
+        dependent: Changes,
+    }
+);
+
+/// A table's diff between two states as record batches with `dolt_diff`'s columns:
+/// `to_<column>`… (the `to` side's types), `to_commit` (utf8), `to_commit_date`
+/// (timestamp µs), `from_<column>`…, `from_commit`, `from_commit_date`, `diff_type`
+/// (`added`, `removed` or `modified`). A side without the row has NULLs in its columns.
+pub struct DiffBatches {
+    changes: OwnedChanges,
+    builders: Builders,
+    to_width: usize,
+    from_width: usize,
+    sides: [(String, i64); 2],
+    batch_rows: usize,
+    row: u64,
+    done: bool,
+}
+
+impl std::fmt::Debug for DiffBatches {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DiffBatches")
+            .field(
+                "table",
+                &self.changes.borrow_owner().borrow_dependent().name(),
+            )
+            .field("batch_rows", &self.batch_rows)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The fields and builder facts of one side's columns in a diff, names prefixed.
+fn side_fields(table: &Table, prefix: &str) -> (Vec<Field>, Vec<Extra>) {
+    let fields = visible(&table.schema)
+        .map(|c| {
+            let f = arrow_field(c);
+            let name = format!("{prefix}{}", f.name());
+            f.with_name(name).with_nullable(true)
+        })
+        .collect();
+    (fields, extras(table))
+}
+
+impl DiffBatches {
+    /// The diff of table `name` from revision `from` to revision `to` (as
+    /// [`TableDiff::new`] takes them), `batch_rows` rows a batch.
+    pub fn new(
+        db: Arc<Database>,
+        from: &str,
+        to: &str,
+        name: &str,
+        batch_rows: usize,
+    ) -> Result<DiffBatches> {
+        let batch_rows = check_batch_rows(batch_rows)?;
+        let diff = OwnedDiff::try_new(db, |db| TableDiff::new(db, from, to, name))?;
+        let d = diff.borrow_dependent();
+        let (Some(to_table), Some(from_table)) = (
+            d.to().table.as_ref().or(d.from().table.as_ref()),
+            d.from().table.as_ref().or(d.to().table.as_ref()),
+        ) else {
+            return Err(Error::Mismatch(format!(
+                "table {name:?} is in neither state"
+            )));
+        };
+        let mut fields = Vec::new();
+        let mut extra = Vec::new();
+        let commit_fields = |prefix: &str| {
+            [
+                Field::new(format!("{prefix}commit"), DataType::Utf8, true),
+                Field::new(
+                    format!("{prefix}commit_date"),
+                    DataType::Timestamp(TimeUnit::Microsecond, None),
+                    true,
+                ),
+            ]
+        };
+        let (tf, te) = side_fields(to_table, "to_");
+        let to_width = tf.len();
+        fields.extend(tf);
+        extra.extend(te);
+        fields.extend(commit_fields("to_"));
+        extra.extend([Extra::default(), Extra::default()]);
+        let (ff, fe) = side_fields(from_table, "from_");
+        let from_width = ff.len();
+        fields.extend(ff);
+        extra.extend(fe);
+        fields.extend(commit_fields("from_"));
+        fields.push(Field::new("diff_type", DataType::Utf8, false));
+        extra.extend([Extra::default(), Extra::default(), Extra::default()]);
+        let sides = [
+            (d.to().spec.clone(), d.to().date_micros),
+            (d.from().spec.clone(), d.from().date_micros),
+        ];
+        let schema = Arc::new(ArrowSchema::new(fields));
+        let builders = Builders::new(schema, &extra, batch_rows.min(DEFAULT_BATCH_ROWS))?;
+        let changes = OwnedChanges::try_new(diff, |d| d.borrow_dependent().rows())?;
+        Ok(DiffBatches {
+            changes,
+            builders,
+            to_width,
+            from_width,
+            sides,
+            batch_rows,
+            row: 0,
+            done: false,
+        })
+    }
+
+    fn append(&mut self, change: &RowChange) -> Result<()> {
+        let row = self.row;
+        let mut col = 0;
+        for (side, (values, width)) in
+            [(&change.to, self.to_width), (&change.from, self.from_width)]
+                .into_iter()
+                .enumerate()
+        {
+            match values {
+                Some(v) => self.builders.append(col, &v[..v.len().min(width)], row)?,
+                None => {
+                    for i in col..col + width {
+                        if let Some(b) = self.builders.builder(i) {
+                            b.append_null();
+                        }
+                    }
+                }
+            }
+            col += width;
+            let (spec, date) = &self.sides[side];
+            let values = [
+                Some(SqlValue::Text(spec.clone())),
+                Some(SqlValue::Datetime(*date, 6)),
+            ];
+            self.builders.append(col, &values, row)?;
+            col += 2;
+        }
+        let kind = [Some(SqlValue::Text(change.kind.as_str().into()))];
+        self.builders.append(col, &kind, row)?;
+        self.builders.rows += 1;
+        self.row += 1;
+        Ok(())
+    }
+
+    /// The next batch, `None` after the last.
+    pub fn next_batch(&mut self) -> Result<Option<RecordBatch>> {
+        if self.done {
+            return Ok(None);
+        }
+        while self.builders.rows < self.batch_rows {
+            let next: Option<prollystore_dolt::Result<RowChange>> =
+                self.changes.with_dependent_mut(|_, c| c.next());
+            match next {
+                None => {
+                    self.done = true;
+                    break;
+                }
+                Some(Err(e)) => {
+                    self.done = true;
+                    return Err(e.into());
+                }
+                Some(Ok(change)) => {
+                    if let Err(e) = self.append(&change) {
+                        self.done = true;
+                        return Err(e);
+                    }
+                }
+            }
+        }
+        if self.builders.rows == 0 {
+            return Ok(None);
+        }
+        self.builders.finish().map(Some)
+    }
+}
+
+impl Iterator for DiffBatches {
+    type Item = Result<RecordBatch, ArrowError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.next_batch().map_err(ArrowError::from).transpose()
+    }
+}
+
+impl RecordBatchReader for DiffBatches {
+    fn schema(&self) -> SchemaRef {
+        self.builders.schema.clone()
+    }
+}

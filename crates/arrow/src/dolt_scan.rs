@@ -1,0 +1,286 @@
+//! The fast whole-table path: a Dolt table's clustered index walked with a map cursor, each
+//! stored field appended straight to its column's Arrow builder (no [`SqlValue`] per cell).
+//! Chosen per table when every visible column is of a kind it knows ([`fast_kind`]); tables
+//! with VIRTUAL generated columns or without a primary key take the row decoder's path.
+//!
+//! [`SqlValue`]: prollystore_dolt::SqlValue
+
+use prollystore::tree::cursor::Cursor;
+use prollystore_dolt::schema::{Column, SqlType};
+use prollystore_dolt::table_rows::read_blob;
+use prollystore_dolt::{Database, DoltError, Table};
+use prollystore_format::tuple::{Adaptive, Decimal, Tuple, TupleDesc, Value};
+use prollystore_format::{Address, Encoding};
+
+use crate::columns::ColumnBuilder;
+use crate::error::{Error, Result};
+
+/// How a column's stored value goes to its builder.
+#[derive(Clone, Debug)]
+pub(crate) enum FastKind {
+    /// As stored: numbers, temporal values, text, bytes, JSON, enum indexes.
+    Plain,
+    /// A decimal rescaled to the column's scale.
+    Decimal(u8),
+    /// SET bits shown as the member names, comma-joined.
+    Set(Vec<String>),
+    /// BINARY(n), zero-padded to n bytes as Dolt shows it.
+    Fixed(usize),
+}
+
+/// The fast path for `col`, if its SQL type and stored encoding are a pair it knows.
+pub(crate) fn fast_kind(col: &Column) -> Option<FastKind> {
+    use Encoding as E;
+    let enc = col.encoding;
+    let text = matches!(enc, E::String | E::StringAdaptive | E::StringAddr);
+    let bytes = matches!(enc, E::Bytes | E::BytesAdaptive | E::BytesAddr);
+    Some(match &col.sql_type {
+        SqlType::Int { .. } => matches!(
+            enc,
+            E::Int8 | E::Int16 | E::Int32 | E::Int64 | E::Uint8 | E::Uint16 | E::Uint32 | E::Uint64
+        )
+        .then_some(FastKind::Plain)?,
+        SqlType::Float => (enc == E::Float32).then_some(FastKind::Plain)?,
+        SqlType::Double => (enc == E::Float64).then_some(FastKind::Plain)?,
+        SqlType::Decimal { scale, .. } => {
+            (enc == E::Decimal).then_some(FastKind::Decimal(*scale))?
+        }
+        SqlType::Bit(_) => (enc == E::Bit64).then_some(FastKind::Plain)?,
+        SqlType::Year => (enc == E::Year).then_some(FastKind::Plain)?,
+        SqlType::Date => (enc == E::Date).then_some(FastKind::Plain)?,
+        SqlType::Time(_) => (enc == E::Time).then_some(FastKind::Plain)?,
+        SqlType::Datetime(_) | SqlType::Timestamp(_) => {
+            (enc == E::Datetime).then_some(FastKind::Plain)?
+        }
+        SqlType::Enum(_) => (enc == E::Enum).then_some(FastKind::Plain)?,
+        SqlType::Set(m) => (enc == E::Set).then(|| FastKind::Set(m.clone()))?,
+        SqlType::Text { .. } => text.then_some(FastKind::Plain)?,
+        SqlType::Binary { fixed: Some(n), .. } => bytes.then_some(FastKind::Fixed(*n as usize))?,
+        SqlType::Binary { .. } => bytes.then_some(FastKind::Plain)?,
+        SqlType::Json => {
+            matches!(enc, E::Json | E::JsonAdaptive | E::JsonAddr).then_some(FastKind::Plain)?
+        }
+        SqlType::Geometry(_) => {
+            matches!(enc, E::Geometry | E::GeomAdaptive | E::GeomAddr).then_some(FastKind::Plain)?
+        }
+        SqlType::Vector(_) | SqlType::Other(_) => return None,
+    })
+}
+
+/// Where a visible column is stored, and how it is appended.
+#[derive(Clone, Debug)]
+struct Field {
+    in_key: bool,
+    index: usize,
+    kind: FastKind,
+}
+
+/// The fast plan of a table: one entry per visible column.
+#[derive(Clone, Debug)]
+pub(crate) struct Plan {
+    fields: Vec<Field>,
+    key: TupleDesc,
+    value: TupleDesc,
+}
+
+impl Plan {
+    /// The plan for `table`, or `None` when some column needs the row decoder.
+    pub(crate) fn for_table(table: &Table) -> Option<Plan> {
+        let s = &table.schema;
+        if s.keyless {
+            return None;
+        }
+        let mut fields = Vec::new();
+        for i in s.visible_columns() {
+            let col = s.columns.get(i)?;
+            if col.virtual_ {
+                return None;
+            }
+            let kind = fast_kind(col)?;
+            let field = if let Some(k) = s.key_columns.iter().position(|&c| c == i) {
+                Field {
+                    in_key: true,
+                    index: k,
+                    kind,
+                }
+            } else {
+                let v = s.value_columns.iter().position(|&c| c == i)?;
+                Field {
+                    in_key: false,
+                    index: v,
+                    kind,
+                }
+            };
+            fields.push(field);
+        }
+        Some(Plan {
+            fields,
+            key: s.key_desc(),
+            value: s.value_desc(),
+        })
+    }
+}
+
+/// A cursor over a table's clustered index, with the plan that appends its rows.
+pub(crate) struct Scan<'a> {
+    db: &'a Database,
+    table: &'a Table,
+    cursor: Cursor<'a>,
+    plan: Plan,
+    /// Reused for out-of-band values and formatted SETs.
+    scratch: Vec<u8>,
+}
+
+impl<'a> Scan<'a> {
+    /// A scan of every row of `table`, in key order.
+    pub(crate) fn new(db: &'a Database, table: &'a Table, plan: Plan) -> Result<Scan<'a>> {
+        let map = table.primary_scan_map(db);
+        let cursor = Cursor::at_start(db.source(), &map.root()).map_err(DoltError::from)?;
+        Ok(Scan {
+            db,
+            table,
+            cursor,
+            plan,
+            scratch: Vec::new(),
+        })
+    }
+
+    fn bad(&self, row: u64, col: usize, why: impl std::fmt::Display) -> Error {
+        let s = &self.table.schema;
+        let name = s
+            .visible_columns()
+            .get(col)
+            .and_then(|&i| s.columns.get(i))
+            .map(|c| c.name.clone())
+            .unwrap_or_default();
+        Error::Mismatch(format!(
+            "table {:?}, column {name:?}, row {row}: {why}",
+            self.table.name
+        ))
+    }
+
+    /// Appends up to `n` rows to `builders`; returns how many (fewer only at the end).
+    /// `first_row` numbers the rows for error messages.
+    pub(crate) fn fill(
+        &mut self,
+        builders: &mut [ColumnBuilder],
+        n: usize,
+        first_row: u64,
+    ) -> Result<usize> {
+        let store = self.db.source();
+        let address = self.table.address;
+        let mut done = 0;
+        while done < n && self.cursor.valid() {
+            let row = first_row + done as u64;
+            let kt = Tuple::new(self.cursor.key())
+                .map_err(|e| self.bad(row, 0, format!("key tuple: {e}")))?;
+            let vt = Tuple::new(self.cursor.value())
+                .map_err(|e| self.bad(row, 0, format!("value tuple: {e}")))?;
+            for (c, (f, b)) in self.plan.fields.iter().zip(builders.iter_mut()).enumerate() {
+                let (desc, t) = if f.in_key {
+                    (&self.plan.key, kt)
+                } else {
+                    (&self.plan.value, vt)
+                };
+                let v = match desc.value(t, f.index) {
+                    Ok(v) => v,
+                    Err(e) => return Err(self.bad(row, c, e)),
+                };
+                let Some(v) = v else {
+                    b.append_null();
+                    continue;
+                };
+                if !append(b, &f.kind, &v, self.db, &mut self.scratch)? {
+                    return Err(self.bad(row, c, format!("stored value {v:?} does not fit")));
+                }
+            }
+            self.cursor
+                .advance(store)
+                .map_err(|e| Error::Dolt(DoltError::from(e)))
+                .map_err(|e| match e {
+                    Error::Dolt(DoltError::Tree(t)) => {
+                        Error::Mismatch(format!("table {:?} ({address}): {t}", self.table.name))
+                    }
+                    other => other,
+                })?;
+            done += 1;
+        }
+        Ok(done)
+    }
+}
+
+/// Appends one stored value of a fast column; false if it does not fit.
+#[inline]
+fn append(
+    b: &mut ColumnBuilder,
+    kind: &FastKind,
+    v: &Value<'_>,
+    db: &Database,
+    scratch: &mut Vec<u8>,
+) -> Result<bool> {
+    let bytes: Option<&[u8]> = match v {
+        Value::Adaptive(Adaptive::Inline(b)) => Some(b),
+        Value::Adaptive(Adaptive::OutOfBand { len, address }) => {
+            *scratch = read_blob(db, *address, *len)?;
+            Some(scratch)
+        }
+        Value::Address(a) => {
+            *scratch = read_whole_blob(db, a)?;
+            Some(scratch)
+        }
+        Value::String(s) => Some(s.as_bytes()),
+        Value::Bytes(b) | Value::Json(b) | Value::Geometry(b) | Value::Extended(b) => Some(b),
+        _ => None,
+    };
+    Ok(match (kind, v) {
+        (FastKind::Plain, _) => b.append_value(v, bytes),
+        (FastKind::Decimal(scale), Value::Decimal(d)) => b.append_decimal(d, *scale),
+        (FastKind::Set(names), Value::Set(bits)) => {
+            let mut text = String::new();
+            for (k, n) in names.iter().enumerate().take(64) {
+                if bits & (1u64 << k) != 0 {
+                    if !text.is_empty() {
+                        text.push(',');
+                    }
+                    text.push_str(n);
+                }
+            }
+            b.append_bytes(text.as_bytes())
+        }
+        (FastKind::Fixed(n), _) => match bytes {
+            Some(x) if x.len() >= *n => b.append_bytes(x),
+            Some(x) => {
+                let mut padded = x.to_vec();
+                padded.resize(*n, 0);
+                b.append_bytes(&padded)
+            }
+            None => false,
+        },
+        _ => false,
+    })
+}
+
+/// The bytes of a legacy `*_addr` field's blob tree (empty for the zero address).
+fn read_whole_blob(db: &Database, a: &Address) -> Result<Vec<u8>> {
+    let mut out = Vec::new();
+    if !a.is_zero() {
+        prollystore::blob::read_blob(db.source(), a, &mut out).map_err(DoltError::from)?;
+    }
+    Ok(out)
+}
+
+/// A decimal's coefficient scaled to `scale` fraction digits, if it fits 128 bits exactly.
+pub(crate) fn decimal_i128(d: &Decimal<'_>, scale: u8) -> Option<i128> {
+    let c = i128::try_from(d.coefficient_u128()?).ok()?;
+    let shift = d.exponent().checked_add(i32::from(scale))?;
+    let scaled = if shift >= 0 {
+        c.checked_mul(10i128.checked_pow(shift.unsigned_abs())?)?
+    } else {
+        let p = 10i128.checked_pow(shift.unsigned_abs())?;
+        if c % p != 0 {
+            return None;
+        }
+        c / p
+    };
+    Some(if d.is_negative() { -scaled } else { scaled })
+}
