@@ -15,19 +15,27 @@ use prollystore_dolt::schema::SqlType;
 use prollystore_dolt::table_diff::{RowChange, TableDiff};
 use prollystore_dolt::{Commit, Database, KeyRange, Rows, State, Table, TableReader};
 
+use prollystore_arrow::{DiffBatches, TableBatches, DEFAULT_BATCH_ROWS};
+use pyo3::types::PyCapsule;
+
+use crate::arrow::{arrow_err, stream_capsule, to_pandas, to_polars, to_pyarrow, BoxedReader, Checked, PyStream};
 use crate::errors::{closed, dolt_err};
 use crate::values::{py_to_sql, sql_row_to_py};
 
 /// An open database shared by the tables and iterators made from it; `closed` makes them all
 /// refuse further work (the files are released when the last of them is gone).
 pub struct DbShared {
-    pub(crate) db: Database,
+    pub(crate) db: Arc<Database>,
     closed: AtomicBool,
 }
 
 impl DbShared {
+    pub(crate) fn is_closed(&self) -> bool {
+        self.closed.load(Ordering::Acquire)
+    }
+
     pub(crate) fn check(&self) -> PyResult<&Database> {
-        if self.closed.load(Ordering::Acquire) {
+        if self.is_closed() {
             Err(closed("database"))
         } else {
             Ok(&self.db)
@@ -115,7 +123,7 @@ impl PyDatabase {
         let db = py.detach(|| Database::open(&path)).map_err(dolt_err)?;
         Ok(PyDatabase {
             shared: Arc::new(DbShared {
-                db,
+                db: Arc::new(db),
                 closed: AtomicBool::new(false),
             }),
             path,
@@ -497,6 +505,55 @@ impl PyTable {
         self.scan(None, None, None, false, None, false)
     }
 
+    /// The rows as a one-shot stream of Arrow record batches of `batch_rows` rows, with the
+    /// same range arguments as `scan` (`index` scans return whole rows in index order). Hand
+    /// it to `pyarrow.table`, `polars.DataFrame`, DuckDB, or call its `to_arrow()`.
+    #[pyo3(signature = (start = None, end = None, *, index = None, reverse = false, limit = None, batch_rows = DEFAULT_BATCH_ROWS))]
+    #[allow(clippy::too_many_arguments)]
+    fn batches(
+        &self,
+        py: Python<'_>,
+        start: Option<&Bound<'_, PyAny>>,
+        end: Option<&Bound<'_, PyAny>>,
+        index: Option<&str>,
+        reverse: bool,
+        limit: Option<u64>,
+        batch_rows: usize,
+    ) -> PyResult<PyStream> {
+        Ok(PyStream::new(
+            self.reader(py, start, end, index, reverse, limit, batch_rows)?,
+        ))
+    }
+
+    /// The Arrow PyCapsule protocol: every row as an `arrow_array_stream` capsule, so
+    /// `pyarrow.table(t)`, `polars.DataFrame(t)` and `duckdb.sql("select * from t")` read the
+    /// table directly.
+    #[pyo3(signature = (requested_schema = None))]
+    fn __arrow_c_stream__<'py>(
+        &self,
+        py: Python<'py>,
+        requested_schema: Option<Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyCapsule>> {
+        let _ = requested_schema; // the protocol lets a producer keep its own schema
+        let reader = self.reader(py, None, None, None, false, None, DEFAULT_BATCH_ROWS)?;
+        stream_capsule(py, reader)
+    }
+
+    /// The whole table as a `pyarrow.Table` (needs pyarrow).
+    fn to_arrow<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        to_pyarrow(slf.as_any())
+    }
+
+    /// The whole table as a `pandas.DataFrame` (needs pandas and pyarrow).
+    fn to_pandas<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        to_pandas(slf.as_any())
+    }
+
+    /// The whole table as a `polars.DataFrame` (needs polars).
+    fn to_polars<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        to_polars(slf.as_any())
+    }
+
     /// Number of rows (keyless rows counted with their copies).
     fn count(&self, py: Python<'_>) -> PyResult<u64> {
         self.check()?;
@@ -527,6 +584,53 @@ impl PyTable {
 }
 
 impl PyTable {
+    /// Record batches of the rows `scan` would give.
+    #[allow(clippy::too_many_arguments)]
+    fn reader(
+        &self,
+        py: Python<'_>,
+        start: Option<&Bound<'_, PyAny>>,
+        end: Option<&Bound<'_, PyAny>>,
+        index: Option<&str>,
+        reverse: bool,
+        limit: Option<u64>,
+        batch_rows: usize,
+    ) -> PyResult<BoxedReader> {
+        self.check()?;
+        let owner = self.owner();
+        let db = owner.shared.db.clone();
+        let table = owner.table.clone();
+        let whole = start.is_none_or(|v| v.is_none())
+            && end.is_none_or(|v| v.is_none())
+            && index.is_none()
+            && !reverse
+            && limit.is_none();
+        let batches = if whole {
+            py.detach(|| TableBatches::new(db, table, batch_rows))
+        } else {
+            let reader = self.cell.borrow_dependent();
+            let cols = match index {
+                Some(ix) => reader.index_key(ix).map_err(dolt_err)?.columns().to_vec(),
+                None => reader.primary_key().map_err(dolt_err)?.columns().to_vec(),
+            };
+            let range = KeyRange {
+                from: self.bound(start, &cols, true)?,
+                to: self.bound(end, &cols, false)?,
+                reverse,
+                limit,
+            };
+            py.detach(|| match index {
+                Some(ix) => TableBatches::index_range(db, table, ix, &range, batch_rows),
+                None => TableBatches::range(db, table, &range, batch_rows),
+            })
+        }
+        .map_err(arrow_err)?;
+        Ok(Box::new(Checked {
+            inner: batches,
+            shared: owner.shared.clone(),
+        }))
+    }
+
     fn row_out<'py>(
         &self,
         py: Python<'py>,
@@ -592,7 +696,6 @@ impl PyRows {
 /// The row changes of one table between two states.
 #[pyclass(module = "prollystore._native", name = "Diff", frozen)]
 pub struct PyDiff {
-    #[allow(dead_code)]
     shared: Arc<DbShared>,
     table: String,
     from_spec: String,
@@ -644,6 +747,47 @@ impl PyDiff {
 
     fn __iter__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         self.changes(py)?.as_any().try_iter().map(Bound::into_any)
+    }
+
+    /// The Arrow PyCapsule protocol: the diff with `dolt_diff`'s columns (`to_<col>`…,
+    /// `to_commit`, `to_commit_date`, `from_<col>`…, `from_commit`, `from_commit_date`,
+    /// `diff_type`).
+    #[pyo3(signature = (requested_schema = None))]
+    fn __arrow_c_stream__<'py>(
+        &self,
+        py: Python<'py>,
+        requested_schema: Option<Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyCapsule>> {
+        let _ = requested_schema; // the protocol lets a producer keep its own schema
+        self.shared.check()?;
+        let db = self.shared.db.clone();
+        let batches = py
+            .detach(|| {
+                DiffBatches::new(db, &self.from_spec, &self.to_spec, &self.table, DEFAULT_BATCH_ROWS)
+            })
+            .map_err(arrow_err)?;
+        stream_capsule(
+            py,
+            Box::new(Checked {
+                inner: batches,
+                shared: self.shared.clone(),
+            }),
+        )
+    }
+
+    /// The diff as a `pyarrow.Table` (`dolt_diff`'s columns).
+    fn to_arrow<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        to_pyarrow(slf.as_any())
+    }
+
+    /// The diff as a `pandas.DataFrame`.
+    fn to_pandas<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        to_pandas(slf.as_any())
+    }
+
+    /// The diff as a `polars.DataFrame`.
+    fn to_polars<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        to_polars(slf.as_any())
     }
 
     fn __repr__(&self) -> String {

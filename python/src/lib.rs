@@ -5,6 +5,7 @@
 
 use pyo3::prelude::*;
 
+mod arrow;
 mod dolt;
 mod errors;
 mod store;
@@ -13,6 +14,7 @@ mod values;
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     errors::register(m)?;
+    m.add_class::<arrow::PyStream>()?;
     dolt::register(m)?;
     store::register(m)?;
     Ok(())

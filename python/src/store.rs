@@ -23,7 +23,14 @@ use prollystore::tuples::TupleSchema;
 use prollystore::{BuiltinStore, DiffEntry, FileStore, Map, MemoryStore};
 use prollystore_cli::catalog;
 
-use crate::errors::{cli_err, closed, row_err, store_err, tree_err};
+use arrow_array::ffi_stream::ArrowArrayStreamReader;
+use arrow_array::{RecordBatch, RecordBatchIterator, RecordBatchReader};
+use arrow_pyarrow::FromPyArrow;
+use prollystore_arrow::{build_map, infer_row_schema, map_schema, MapBatches, DEFAULT_BATCH_ROWS};
+use pyo3::types::PyCapsule;
+
+use crate::arrow::{arrow_err, stream_capsule, to_pandas, to_polars, to_pyarrow};
+use crate::errors::{cli_err, closed, row_err, store_err, tree_err, Error};
 use crate::values::{py_to_held, value_to_py, Held};
 
 /// The store behind every map made from it; `None` once closed.
@@ -124,6 +131,28 @@ fn encode_rows(
         out.push((k.to_vec(), v.to_vec()));
     }
     Ok(out)
+}
+
+/// Whether `obj` is a pandas DataFrame (without importing pandas).
+fn is_pandas(obj: &Bound<'_, PyAny>) -> PyResult<bool> {
+    let t = obj.get_type();
+    Ok(t.module()?.to_string().starts_with("pandas") && t.name()?.to_string() == "DataFrame")
+}
+
+/// `obj` as something with `__arrow_c_stream__`: pandas DataFrames through
+/// `pyarrow.Table.from_pandas` (index dropped).
+fn arrow_source<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    if is_pandas(obj)? {
+        let pa = obj.py().import("pyarrow").map_err(|e| {
+            pyo3::exceptions::PyImportError::new_err(format!(
+                "building a map from a pandas DataFrame needs pyarrow ({e})"
+            ))
+        })?;
+        let kw = pyo3::types::PyDict::new(obj.py());
+        kw.set_item("preserve_index", false)?;
+        return pa.getattr("Table")?.call_method("from_pandas", (obj,), Some(&kw));
+    }
+    Ok(obj.clone())
 }
 
 /// One Python row (a sequence, or a dict by column name) as held values.
@@ -258,8 +287,12 @@ impl PyStore {
     /// A map of `rows` (an iterable of tuples/lists in column order, key columns first, or of
     /// dicts by column name) with key columns `key` and value columns `value` (see `empty`).
     /// Rows may come in any order; a later row with the same key wins.
+    /// Arrow data and pandas DataFrames go through `from_arrow` (columns found by name).
     #[pyo3(signature = (rows, key, value = ""))]
     fn build(&self, py: Python<'_>, rows: &Bound<'_, PyAny>, key: &str, value: &str) -> PyResult<PyMap> {
+        if rows.hasattr("__arrow_c_stream__")? || is_pandas(rows)? {
+            return self.from_arrow(py, rows, &pyo3::types::PyString::new(py, key), Some(value));
+        }
         let schema = RowSchema::parse(key, value).map_err(|e| row_err(e, None))?;
         let mut g = self.shared.lock()?;
         let encoded = encode_rows(g.store(), &schema, rows)?;
@@ -272,6 +305,49 @@ impl PyStore {
                     .map(|m| m.root())
             })
             .map_err(tree_err)?;
+        drop(g);
+        Ok(self.map_of(root, schema))
+    }
+
+    /// A map of the rows of `data`: anything with `__arrow_c_stream__` (a pyarrow Table or
+    /// RecordBatchReader, a Polars DataFrame, a `RecordBatchStream`…) or a pandas DataFrame
+    /// (read through pyarrow, index dropped). With `value` None, `key` names the key
+    /// column(s) (a name or a list) and every type comes from the Arrow schema; otherwise `key`
+    /// and `value` are schema texts as in `empty` and columns are found by name. Rows may come
+    /// in any order; two rows with one key, or a value that does not fit, raise and build
+    /// nothing.
+    #[pyo3(signature = (data, key, value = None))]
+    fn from_arrow(
+        &self,
+        py: Python<'_>,
+        data: &Bound<'_, PyAny>,
+        key: &Bound<'_, PyAny>,
+        value: Option<&str>,
+    ) -> PyResult<PyMap> {
+        let data = arrow_source(data)?;
+        let reader = ArrowArrayStreamReader::from_pyarrow_bound(&data)?;
+        let schema = match value {
+            Some(v) => {
+                let k: String = key.extract().map_err(|_| {
+                    PyTypeError::new_err("with a value schema, key is a schema text like \"id:bigint\"")
+                })?;
+                RowSchema::parse(&k, v).map_err(|e| row_err(e, None))?
+            }
+            None => {
+                let names: Vec<String> = match key.extract::<String>() {
+                    Ok(one) => vec![one],
+                    Err(_) => key.extract().map_err(|_| {
+                        PyTypeError::new_err("key is a column name or a list of column names")
+                    })?,
+                };
+                let names: Vec<&str> = names.iter().map(String::as_str).collect();
+                infer_row_schema(&reader.schema(), &names).map_err(arrow_err)?
+            }
+        };
+        let mut g = self.shared.lock()?;
+        let root = g
+            .detached(py, |store| build_map(store, &schema, reader).map(|m| m.root()))
+            .map_err(arrow_err)?;
         drop(g);
         Ok(self.map_of(root, schema))
     }
@@ -588,6 +664,35 @@ impl PyMap {
         u64::from_be_bytes(self.root.as_bytes()[..8].try_into().unwrap_or_default())
     }
 
+    /// The Arrow PyCapsule protocol: the map's rows (key columns first) as an
+    /// `arrow_array_stream` capsule.
+    #[pyo3(signature = (requested_schema = None))]
+    fn __arrow_c_stream__<'py>(
+        &self,
+        py: Python<'py>,
+        requested_schema: Option<Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyCapsule>> {
+        let _ = requested_schema; // the protocol lets a producer keep its own schema
+        let batches = self.record_batches()?;
+        let reader = RecordBatchIterator::new(batches.into_iter().map(Ok), map_schema(&self.schema));
+        stream_capsule(py, Box::new(reader))
+    }
+
+    /// The rows as a `pyarrow.Table` (needs pyarrow).
+    fn to_arrow<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        to_pyarrow(slf.as_any())
+    }
+
+    /// The rows as a `pandas.DataFrame` (needs pandas and pyarrow).
+    fn to_pandas<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        to_pandas(slf.as_any())
+    }
+
+    /// The rows as a `polars.DataFrame` (needs polars).
+    fn to_polars<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        to_polars(slf.as_any())
+    }
+
     /// The row with key `key` (one value per key column) as a tuple (dict with `as_dict`),
     /// or None.
     #[pyo3(signature = (*key, as_dict = false))]
@@ -819,6 +924,22 @@ impl PyMap {
 }
 
 impl PyMap {
+    /// Every row as record batches, read now. `MapBatches` reads through an `Arc` of the
+    /// store; the store is moved into one for the read while the lock is held (no one else
+    /// can see it missing) and moved back after.
+    fn record_batches(&self) -> PyResult<Vec<RecordBatch>> {
+        let mut g = self.store.inner.lock().map_err(|_| closed("store"))?;
+        let store = Arc::new(g.take().ok_or_else(|| closed("store"))?);
+        let read = MapBatches::new(store.clone(), self.root, self.schema.clone(), DEFAULT_BATCH_ROWS)
+            .map_err(arrow_err)
+            .and_then(|b| b.collect::<Result<Vec<_>, _>>().map_err(|e| Error::new_err(e.to_string())));
+        match Arc::try_unwrap(store) {
+            Ok(s) => *g = Some(s),
+            Err(_) => return Err(Error::new_err("the store is still in use by a reader")),
+        }
+        read
+    }
+
     /// The key columns' values of a stored key, as a tuple.
     fn key_tuple<'py>(
         &self,
