@@ -14,10 +14,12 @@ from ._native import Database, Diff, Rows, Table
 __all__ = ["Database", "Diff", "Rows", "Table", "open"]
 
 
-def open(path: Union[str, "os.PathLike[str]"]) -> Database:  # noqa: A001 - mirrors io.open
+def open(path: Union[str, "os.PathLike[str]"], verify_hashes: bool = True) -> Database:  # noqa: A001
     """Opens the Dolt database directory ``path`` (the one holding ``.dolt``) for reading.
 
     Use it as a context manager (``with prollystore.dolt.open(p) as db:``) or call
     ``db.close()``; tables and scans made from a closed database raise ``ClosedError``.
+    ``verify_hashes=False`` skips checking each chunk's SHA-512 against its address (CRCs are
+    still checked): faster, for databases you trust.
     """
-    return Database(os.fspath(path))
+    return Database(os.fspath(path), verify_hashes)

@@ -118,9 +118,15 @@ impl PyDatabase {
 #[pymethods]
 impl PyDatabase {
     /// Opens the database directory `path` (the one holding `.dolt`). Never writes to it.
+    /// `verify_hashes=False` skips checking each chunk's SHA-512 against its address (the
+    /// CRC-32C of compressed chunks is still checked, as Dolt does): faster, for databases you
+    /// trust.
     #[new]
-    fn new(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
-        let db = py.detach(|| Database::open(&path)).map_err(dolt_err)?;
+    #[pyo3(signature = (path, verify_hashes = true))]
+    fn new(py: Python<'_>, path: PathBuf, verify_hashes: bool) -> PyResult<Self> {
+        let db = py
+            .detach(|| Database::open(&path).map(|d| d.with_verify_hashes(verify_hashes)))
+            .map_err(dolt_err)?;
         Ok(PyDatabase {
             shared: Arc::new(DbShared {
                 db: Arc::new(db),
