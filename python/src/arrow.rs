@@ -4,16 +4,15 @@
 //! `to_polars` import those libraries lazily.
 
 use std::ffi::CString;
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 
 use arrow_array::ffi_stream::FFI_ArrowArrayStream;
-use arrow_array::{RecordBatch, RecordBatchReader};
-use arrow_schema::{ArrowError, SchemaRef};
+use arrow_array::RecordBatchReader;
+use arrow_schema::SchemaRef;
 use pyo3::exceptions::{PyImportError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyCapsule;
 
-use crate::dolt::DbShared;
 use crate::errors::{dolt_err, tree_err, Error};
 
 /// A reader of batches that may cross threads (what the C stream interface holds).
@@ -38,31 +37,6 @@ pub fn stream_capsule(py: Python<'_>, reader: BoxedReader) -> PyResult<Bound<'_,
     let stream = FFI_ArrowArrayStream::new(reader);
     let name = CString::new("arrow_array_stream").expect("no NUL in the name");
     PyCapsule::new(py, stream, Some(name))
-}
-
-/// A reader that stops with an error once its database is closed.
-pub struct Checked<R> {
-    pub inner: R,
-    pub shared: Arc<DbShared>,
-}
-
-impl<R: RecordBatchReader> Iterator for Checked<R> {
-    type Item = Result<RecordBatch, ArrowError>;
-
-    fn next(&mut self) -> Option<Self::Item> {
-        if self.shared.is_closed() {
-            return Some(Err(ArrowError::ExternalError(
-                "the database is closed".into(),
-            )));
-        }
-        self.inner.next()
-    }
-}
-
-impl<R: RecordBatchReader> RecordBatchReader for Checked<R> {
-    fn schema(&self) -> SchemaRef {
-        self.inner.schema()
-    }
 }
 
 fn import<'py>(py: Python<'py>, module: &str, extra: &str) -> PyResult<Bound<'py, PyModule>> {

@@ -11,6 +11,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple};
 use self_cell::self_cell;
 
+use prollystore_dolt::key_encode::KeyEncoder;
 use prollystore_dolt::schema::SqlType;
 use prollystore_dolt::table_diff::{RowChange, TableDiff};
 use prollystore_dolt::{Commit, Database, KeyRange, Rows, State, Table, TableReader};
@@ -18,7 +19,9 @@ use prollystore_dolt::{Commit, Database, KeyRange, Rows, State, Table, TableRead
 use prollystore_arrow::{DiffBatches, TableBatches, DEFAULT_BATCH_ROWS};
 use pyo3::types::PyCapsule;
 
-use crate::arrow::{arrow_err, stream_capsule, to_pandas, to_polars, to_pyarrow, BoxedReader, Checked, PyStream};
+use crate::arrow::{arrow_err, stream_capsule, to_pandas, to_polars, to_pyarrow, BoxedReader, PyStream};
+use arrow_array::{RecordBatch, RecordBatchReader};
+use arrow_schema::{ArrowError, SchemaRef};
 use crate::errors::{closed, dolt_err};
 use crate::values::{py_to_sql, sql_row_to_py};
 
@@ -40,6 +43,31 @@ impl DbShared {
         } else {
             Ok(&self.db)
         }
+    }
+}
+
+/// A reader that stops with an error once its database is closed.
+pub struct Checked<R> {
+    pub inner: R,
+    pub shared: Arc<DbShared>,
+}
+
+impl<R: RecordBatchReader> Iterator for Checked<R> {
+    type Item = Result<RecordBatch, ArrowError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.shared.is_closed() {
+            return Some(Err(ArrowError::ExternalError(
+                "the database is closed".into(),
+            )));
+        }
+        self.inner.next()
+    }
+}
+
+impl<R: RecordBatchReader> RecordBatchReader for Checked<R> {
+    fn schema(&self) -> SchemaRef {
+        self.inner.schema()
     }
 }
 
@@ -276,6 +304,8 @@ impl PyDatabase {
 #[pyclass(module = "prollystore._native", name = "Table", frozen)]
 pub struct PyTable {
     cell: ReaderCell,
+    /// The primary key's encoder, made once (None for keyless tables).
+    primary_key: Option<KeyEncoder>,
     at: String,
     /// Per visible column: a TIMESTAMP (values are aware UTC datetimes).
     utc: Vec<bool>,
@@ -294,7 +324,9 @@ impl PyTable {
             .map(|&i| matches!(s.columns[i].sql_type, SqlType::Timestamp(_)))
             .collect();
         let columns = visible.iter().map(|&i| s.columns[i].name.clone()).collect();
+        let primary_key = cell.borrow_dependent().primary_key().ok();
         Ok(PyTable {
+            primary_key,
             cell,
             at: at.to_string(),
             utc,
@@ -334,13 +366,7 @@ impl PyTable {
         items
             .iter()
             .zip(cols)
-            .map(|(v, c)| {
-                py_to_sql(
-                    v,
-                    c,
-                    &format!("table {:?}, column {:?}", self.owner().table.name, c.name),
-                )
-            })
+            .map(|(v, c)| py_to_sql(v, c, &self.owner().table.name))
             .collect()
     }
 
@@ -446,7 +472,11 @@ impl PyTable {
     ) -> PyResult<Option<Bound<'py, PyAny>>> {
         self.check()?;
         let reader = self.cell.borrow_dependent();
-        let enc = reader.primary_key().map_err(dolt_err)?;
+        let Some(enc) = &self.primary_key else {
+            return Err(dolt_err(reader.primary_key().err().unwrap_or_else(|| {
+                prollystore_dolt::DoltError::Unsupported("no primary key".into())
+            })));
+        };
         let cols = enc.columns();
         if key.len() != cols.len() {
             return Err(PyTypeError::new_err(format!(

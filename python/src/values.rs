@@ -299,9 +299,35 @@ fn bytes_value(v: &Bound<'_, PyAny>, place: &str) -> PyResult<Vec<u8>> {
     Err(wrong_type(place, "bytes", v))
 }
 
-/// A Python value as the Dolt value of `col` (for keys and range bounds). `place` names the
-/// table and column in errors.
-pub fn py_to_sql(v: &Bound<'_, PyAny>, col: &DoltColumn, place: &str) -> PyResult<SqlValue> {
+/// A Python value as the Dolt value of `col` of table `table` (for keys and range bounds).
+/// Integers and text of the right Python type take a short path (point gets); everything
+/// else, and every error, the checked one.
+pub fn py_to_sql(v: &Bound<'_, PyAny>, col: &DoltColumn, table: &str) -> PyResult<SqlValue> {
+    match &col.sql_type {
+        SqlType::Int {
+            unsigned: false, ..
+        } if v.is_exact_instance_of::<pyo3::types::PyInt>() => {
+            if let Ok(i) = v.extract::<i64>() {
+                return Ok(SqlValue::Int(i));
+            }
+        }
+        SqlType::Int { unsigned: true, .. } if v.is_exact_instance_of::<pyo3::types::PyInt>() => {
+            if let Ok(u) = v.extract::<u64>() {
+                return Ok(SqlValue::Uint(u));
+            }
+        }
+        SqlType::Text { .. } => {
+            if let Ok(s) = v.downcast::<PyString>() {
+                return Ok(SqlValue::Text(s.to_cow()?.into_owned()));
+            }
+        }
+        _ => {}
+    }
+    let place = format!("table {table:?}, column {:?}", col.name);
+    py_to_sql_checked(v, col, &place)
+}
+
+fn py_to_sql_checked(v: &Bound<'_, PyAny>, col: &DoltColumn, place: &str) -> PyResult<SqlValue> {
     let py = v.py();
     let c = classes(py)?;
     let parse = |text: &str| {
