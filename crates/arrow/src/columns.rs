@@ -10,13 +10,12 @@ use arrow_array::builder::{
     Int64Builder, Int8Builder, StringBuilder, TimestampMicrosecondBuilder, UInt16Builder,
     UInt32Builder, UInt64Builder, UInt8Builder,
 };
-use arrow_array::{ArrayRef, DictionaryArray, StringArray};
+use arrow_array::{ArrayRef, DictionaryArray, RecordBatch, StringArray};
 use arrow_buffer::i256;
-use arrow_schema::{DataType, Field};
+use arrow_schema::{DataType, Field, SchemaRef};
 use prollystore_dolt::SqlValue;
 use prollystore_format::tuple::{days_from_civil, Date, Decimal, DecimalForm, Value};
 
-use crate::dolt_scan::decimal_i128;
 use crate::error::{Error, Result};
 
 /// Days since 1970-01-01 of a stored date; `None` for MySQL's zero-in-date values
@@ -431,4 +430,81 @@ pub(crate) fn write_decimal_text(d: &prollystore_format::tuple::Decimal<'_>, out
         out.extend(std::iter::repeat_n(b'0', frac - digits.len()));
         out.extend_from_slice(digits.as_bytes());
     }
+}
+
+/// One builder per column of a schema, with the facts each needs.
+pub(crate) struct Builders {
+    pub(crate) schema: SchemaRef,
+    pub(crate) builders: Vec<ColumnBuilder>,
+    /// Rows appended since the last batch.
+    pub(crate) rows: usize,
+}
+
+impl Builders {
+    pub(crate) fn new(schema: SchemaRef, extras: &[Extra], capacity: usize) -> Result<Builders> {
+        let builders = schema
+            .fields()
+            .iter()
+            .zip(extras)
+            .map(|(f, e)| ColumnBuilder::new(f, e, capacity))
+            .collect::<Result<_>>()?;
+        Ok(Builders {
+            schema,
+            builders,
+            rows: 0,
+        })
+    }
+
+    /// Appends `values` to the builders from `first` on.
+    pub(crate) fn append(
+        &mut self,
+        first: usize,
+        values: &[Option<SqlValue>],
+        row: u64,
+    ) -> Result<()> {
+        let schema = &self.schema;
+        for (i, (b, v)) in self.builders.iter_mut().skip(first).zip(values).enumerate() {
+            let what = || {
+                let name = schema.fields().get(first + i).map(|f| f.name().as_str());
+                format!("column {:?}, row {row}", name.unwrap_or("?"))
+            };
+            b.append_sql(v.as_ref(), &what)?;
+        }
+        Ok(())
+    }
+
+    pub(crate) fn builder(&mut self, i: usize) -> Option<&mut ColumnBuilder> {
+        self.builders.get_mut(i)
+    }
+
+    pub(crate) fn finish(&mut self) -> Result<RecordBatch> {
+        let columns = self
+            .builders
+            .iter_mut()
+            .map(ColumnBuilder::finish)
+            .collect::<Result<Vec<_>>>()?;
+        let options = arrow_array::RecordBatchOptions::new().with_row_count(Some(self.rows));
+        self.rows = 0;
+        Ok(RecordBatch::try_new_with_options(
+            self.schema.clone(),
+            columns,
+            &options,
+        )?)
+    }
+}
+
+/// A decimal's coefficient scaled to `scale` fraction digits, if it fits 128 bits exactly.
+pub(crate) fn decimal_i128(d: &Decimal<'_>, scale: u8) -> Option<i128> {
+    let c = i128::try_from(d.coefficient_u128()?).ok()?;
+    let shift = d.exponent().checked_add(i32::from(scale))?;
+    let scaled = if shift >= 0 {
+        c.checked_mul(10i128.checked_pow(shift.unsigned_abs())?)?
+    } else {
+        let p = 10i128.checked_pow(shift.unsigned_abs())?;
+        if c % p != 0 {
+            return None;
+        }
+        c / p
+    };
+    Some(if d.is_negative() { -scaled } else { scaled })
 }

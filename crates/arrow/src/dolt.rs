@@ -16,13 +16,17 @@ use prollystore_dolt::table_diff::{RowChange, RowChanges, TableDiff};
 use prollystore_dolt::{Database, KeyRange, Rows, SqlValue, Table};
 use self_cell::self_cell;
 
-use crate::columns::{ColumnBuilder, Extra};
+use crate::columns::{Builders, Extra};
 use crate::dolt_scan::{Plan, Scan};
 use crate::dolt_types::{arrow_field, table_schema, visible};
 use crate::error::{Error, Result};
+use crate::read_ahead::ReadAhead;
 
 /// Rows per batch when the caller has no preference.
 pub const DEFAULT_BATCH_ROWS: usize = 65_536;
+
+/// Most worker threads [`TableBatches::new`] starts.
+const MAX_THREADS: usize = 4;
 
 /// What a table reader reads from.
 struct Source {
@@ -41,6 +45,8 @@ self_cell!(
 
 /// Where a table reader's rows come from.
 enum RowSource {
+    /// Whole-table batches made on worker threads (tables of more than one batch).
+    ReadAhead(ReadAhead, Box<Table>),
     /// Stored fields straight to the builders (whole scans of most tables).
     Scan(OwnedScan),
     /// The row decoder's typed values (ranges, index scans, keyless tables, virtual columns).
@@ -50,6 +56,7 @@ enum RowSource {
 impl RowSource {
     fn table(&self) -> &Table {
         match self {
+            RowSource::ReadAhead(_, t) => t,
             RowSource::Scan(s) => &s.borrow_owner().table,
             RowSource::Rows(r) => &r.borrow_owner().table,
         }
@@ -65,63 +72,8 @@ self_cell!(
     }
 );
 
-/// One builder per column of a schema, with the facts each needs.
-struct Builders {
-    schema: SchemaRef,
-    builders: Vec<ColumnBuilder>,
-    rows: usize,
-}
-
-impl Builders {
-    fn new(schema: SchemaRef, extras: &[Extra], capacity: usize) -> Result<Builders> {
-        let builders = schema
-            .fields()
-            .iter()
-            .zip(extras)
-            .map(|(f, e)| ColumnBuilder::new(f, e, capacity))
-            .collect::<Result<_>>()?;
-        Ok(Builders {
-            schema,
-            builders,
-            rows: 0,
-        })
-    }
-
-    /// Appends `values` to the builders from `first` on.
-    fn append(&mut self, first: usize, values: &[Option<SqlValue>], row: u64) -> Result<()> {
-        let schema = &self.schema;
-        for (i, (b, v)) in self.builders.iter_mut().skip(first).zip(values).enumerate() {
-            let what = || {
-                let name = schema.fields().get(first + i).map(|f| f.name().as_str());
-                format!("column {:?}, row {row}", name.unwrap_or("?"))
-            };
-            b.append_sql(v.as_ref(), &what)?;
-        }
-        Ok(())
-    }
-
-    fn builder(&mut self, i: usize) -> Option<&mut ColumnBuilder> {
-        self.builders.get_mut(i)
-    }
-
-    fn finish(&mut self) -> Result<RecordBatch> {
-        let columns = self
-            .builders
-            .iter_mut()
-            .map(ColumnBuilder::finish)
-            .collect::<Result<Vec<_>>>()?;
-        let options = arrow_array::RecordBatchOptions::new().with_row_count(Some(self.rows));
-        self.rows = 0;
-        Ok(RecordBatch::try_new_with_options(
-            self.schema.clone(),
-            columns,
-            &options,
-        )?)
-    }
-}
-
 /// The extra facts the builders of a table's visible columns need.
-fn extras(table: &Table) -> Vec<Extra> {
+pub(crate) fn extras(table: &Table) -> Vec<Extra> {
     visible(&table.schema)
         .map(|c| Extra {
             members: match &c.sql_type {
@@ -165,13 +117,51 @@ impl TableBatches {
     /// Every row of `table`, in primary-key order (keyless tables: stored order, each row
     /// repeated by its count), `batch_rows` rows a batch.
     pub fn new(db: Arc<Database>, table: Table, batch_rows: usize) -> Result<TableBatches> {
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        Self::with_threads(db, table, batch_rows, threads.min(MAX_THREADS))
+    }
+
+    /// As [`TableBatches::new`], making batches on up to `threads` worker threads when the
+    /// table has more than one batch of rows and its columns take the direct path (1: on the
+    /// calling thread only). Batches are the same, in the same order, either way.
+    pub fn with_threads(
+        db: Arc<Database>,
+        table: Table,
+        batch_rows: usize,
+        threads: usize,
+    ) -> Result<TableBatches> {
         let Some(plan) = Plan::for_table(&table) else {
             return Self::range(db, table, &KeyRange::all(), batch_rows);
         };
         let batch_rows = check_batch_rows(batch_rows)?;
         let schema = table_schema(&table.schema);
         let extras = extras(&table);
-        let scan = OwnedScan::try_new(Source { db, table }, |s| Scan::new(&s.db, &s.table, plan))?;
+        let rows = table
+            .primary_scan_map(&db)
+            .count()
+            .map_err(prollystore_dolt::DoltError::from)?;
+        if threads > 1 && rows > batch_rows as u64 {
+            let workers = ReadAhead::start(
+                db,
+                table.clone(),
+                plan,
+                schema.clone(),
+                extras.clone(),
+                batch_rows,
+                rows,
+                threads,
+            );
+            return Ok(TableBatches {
+                rows: RowSource::ReadAhead(workers, Box::new(table)),
+                builders: Builders::new(schema, &extras, 0)?,
+                batch_rows,
+                row: 0,
+                done: false,
+            });
+        }
+        let scan = OwnedScan::try_new(Source { db, table }, |s| {
+            Scan::new(&s.db, &s.table, plan, 0)
+        })?;
         Ok(TableBatches {
             rows: RowSource::Scan(scan),
             builders: Builders::new(schema, &extras, batch_rows.min(DEFAULT_BATCH_ROWS))?,
@@ -228,7 +218,7 @@ impl TableBatches {
     /// through the row decoder's typed values (ranges, keyless tables, virtual columns, rare
     /// types). Both give the same batches; this says which one runs.
     pub fn is_direct(&self) -> bool {
-        matches!(self.rows, RowSource::Scan(_))
+        matches!(self.rows, RowSource::Scan(_) | RowSource::ReadAhead(..))
     }
 
     /// The next batch, `None` after the last.
@@ -236,8 +226,14 @@ impl TableBatches {
         if self.done {
             return Ok(None);
         }
+        if let RowSource::ReadAhead(workers, _) = &mut self.rows {
+            let next = workers.next_batch().transpose();
+            self.done = !matches!(next, Ok(Some(_)));
+            return next;
+        }
         let (builders, batch_rows, row) = (&mut self.builders, self.batch_rows, &mut self.row);
         let end = match &mut self.rows {
+            RowSource::ReadAhead(..) => Ok(true),
             RowSource::Scan(scan) => scan.with_dependent_mut(|_, scan| -> Result<bool> {
                 let n = scan.fill(&mut builders.builders, batch_rows, *row)?;
                 builders.rows += n;

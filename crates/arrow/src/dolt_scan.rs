@@ -9,7 +9,7 @@ use prollystore::tree::cursor::Cursor;
 use prollystore_dolt::schema::{Column, SqlType};
 use prollystore_dolt::table_rows::read_blob;
 use prollystore_dolt::{Database, DoltError, Table};
-use prollystore_format::tuple::{Adaptive, Decimal, Tuple, TupleDesc, Value};
+use prollystore_format::tuple::{Adaptive, Tuple, TupleDesc, Value};
 use prollystore_format::{Address, Encoding};
 
 use crate::columns::ColumnBuilder;
@@ -132,10 +132,16 @@ pub(crate) struct Scan<'a> {
 }
 
 impl<'a> Scan<'a> {
-    /// A scan of every row of `table`, in key order.
-    pub(crate) fn new(db: &'a Database, table: &'a Table, plan: Plan) -> Result<Scan<'a>> {
+    /// A scan of the rows of `table` in key order from row `ordinal` (0: the first).
+    pub(crate) fn new(
+        db: &'a Database,
+        table: &'a Table,
+        plan: Plan,
+        ordinal: u64,
+    ) -> Result<Scan<'a>> {
         let map = table.primary_scan_map(db);
-        let cursor = Cursor::at_start(db.source(), &map.root()).map_err(DoltError::from)?;
+        let cursor =
+            Cursor::at_ordinal(db.source(), &map.root(), ordinal).map_err(DoltError::from)?;
         Ok(Scan {
             db,
             table,
@@ -267,20 +273,4 @@ fn read_whole_blob(db: &Database, a: &Address) -> Result<Vec<u8>> {
         prollystore::blob::read_blob(db.source(), a, &mut out).map_err(DoltError::from)?;
     }
     Ok(out)
-}
-
-/// A decimal's coefficient scaled to `scale` fraction digits, if it fits 128 bits exactly.
-pub(crate) fn decimal_i128(d: &Decimal<'_>, scale: u8) -> Option<i128> {
-    let c = i128::try_from(d.coefficient_u128()?).ok()?;
-    let shift = d.exponent().checked_add(i32::from(scale))?;
-    let scaled = if shift >= 0 {
-        c.checked_mul(10i128.checked_pow(shift.unsigned_abs())?)?
-    } else {
-        let p = 10i128.checked_pow(shift.unsigned_abs())?;
-        if c % p != 0 {
-            return None;
-        }
-        c / p
-    };
-    Some(if d.is_negative() { -scaled } else { scaled })
 }

@@ -13,6 +13,7 @@ mod dolt_scan;
 pub mod dolt_types;
 pub mod error;
 pub mod map;
+mod read_ahead;
 
 pub use columns::date_days;
 pub use dolt::{DiffBatches, TableBatches, DEFAULT_BATCH_ROWS};

@@ -91,9 +91,11 @@ pub fn map_schema(schema: &RowSchema) -> SchemaRef {
     ))
 }
 
-/// A map's rows (all, or a key range) as record batches.
-pub struct MapBatches<S: StoreFastPaths + ?Sized> {
-    store: Arc<S>,
+/// A map's rows (all, or a key range) as record batches. `H` holds the store: an `Arc<S>`
+/// by default, or any handle that lends it ([`MapBatches::with_store`]).
+pub struct MapBatches<S: StoreFastPaths + ?Sized, H: AsRef<S> = Arc<S>> {
+    store: H,
+    _store: std::marker::PhantomData<fn() -> Box<S>>,
     root: Address,
     schema: RowSchema,
     arrow: SchemaRef,
@@ -106,7 +108,7 @@ pub struct MapBatches<S: StoreFastPaths + ?Sized> {
     blob: Vec<u8>,
 }
 
-impl<S: StoreFastPaths + ?Sized> std::fmt::Debug for MapBatches<S> {
+impl<S: StoreFastPaths + ?Sized, H: AsRef<S>> std::fmt::Debug for MapBatches<S, H> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("MapBatches")
             .field("root", &self.root)
@@ -173,13 +175,28 @@ impl<S: StoreFastPaths + ?Sized> MapBatches<S> {
         to: Bound<&[u8]>,
         batch_rows: usize,
     ) -> Result<MapBatches<S>> {
+        MapBatches::with_store(store, root, schema, from, to, batch_rows)
+    }
+}
+
+impl<S: StoreFastPaths + ?Sized, H: AsRef<S>> MapBatches<S, H> {
+    /// As [`MapBatches::range`], the store lent by `store`: a handle that keeps it alive and
+    /// unchanged while the reader lives.
+    pub fn with_store(
+        store: H,
+        root: Address,
+        schema: RowSchema,
+        from: Bound<&[u8]>,
+        to: Bound<&[u8]>,
+        batch_rows: usize,
+    ) -> Result<MapBatches<S, H>> {
         if batch_rows == 0 {
             return Err(Error::Mismatch(
                 "a batch must hold at least one row (batch_rows is 0)".into(),
             ));
         }
         let arrow = map_schema(&schema);
-        let map = Map::new(&*store, root, schema.tuple_schema());
+        let map = Map::new(store.as_ref(), root, schema.tuple_schema());
         let count = map.count()?;
         let next = ordinal_of(&map, from, false, count)?;
         let end = ordinal_of(&map, to, true, count)?.max(next);
@@ -190,6 +207,7 @@ impl<S: StoreFastPaths + ?Sized> MapBatches<S> {
             .collect::<Result<_>>()?;
         Ok(MapBatches {
             store,
+            _store: std::marker::PhantomData,
             root,
             schema,
             arrow,
@@ -212,7 +230,7 @@ impl<S: StoreFastPaths + ?Sized> MapBatches<S> {
             return Ok(None);
         }
         let n = self.remaining().min(self.batch_rows as u64);
-        let store = &*self.store;
+        let store = self.store.as_ref();
         let mut c = Cursor::at_ordinal(store, &self.root, self.next)?;
         let decoder = RowDecoder::new(&self.schema);
         let mut row = Vec::new();
@@ -271,7 +289,7 @@ impl<S: StoreFastPaths + ?Sized> MapBatches<S> {
     }
 }
 
-impl<S: StoreFastPaths + ?Sized> Iterator for MapBatches<S> {
+impl<S: StoreFastPaths + ?Sized, H: AsRef<S>> Iterator for MapBatches<S, H> {
     type Item = Result<RecordBatch, ArrowError>;
 
     fn next(&mut self) -> Option<Self::Item> {
@@ -279,7 +297,7 @@ impl<S: StoreFastPaths + ?Sized> Iterator for MapBatches<S> {
     }
 }
 
-impl<S: StoreFastPaths + ?Sized> RecordBatchReader for MapBatches<S> {
+impl<S: StoreFastPaths + ?Sized, H: AsRef<S>> RecordBatchReader for MapBatches<S, H> {
     fn schema(&self) -> SchemaRef {
         self.arrow.clone()
     }
@@ -402,7 +420,8 @@ enum Cell {
     Value(Value<'static>),
     Decimal(i32, bool, Vec<u8>),
     Text(String),
-    Borrowed,
+    /// Nothing stored yet (a cell's state before its first value).
+    Empty,
 }
 
 /// One Arrow cell as the [`Value`] of a column stored as `enc`; `what` names column and row.
@@ -530,7 +549,8 @@ fn stored(cell: &Cell) -> Value<'_> {
         Cell::Value(v) => *v,
         Cell::Decimal(exp, neg, coef) => Value::Decimal(Decimal::finite(*exp, *neg, coef)),
         Cell::Text(t) => Value::String(t),
-        Cell::Borrowed => Value::Int8(0),
+        // Never read: `cell_value` stores before it reads.
+        Cell::Empty => Value::Int8(0),
     }
 }
 
@@ -564,7 +584,7 @@ where
                     .ok_or_else(|| Error::Mismatch(format!("the record batch has no column {n:?}")))
             })
             .collect::<Result<Vec<_>>>()?;
-        let mut cells: Vec<Cell> = (0..columns.len()).map(|_| Cell::Borrowed).collect();
+        let mut cells: Vec<Cell> = (0..columns.len()).map(|_| Cell::Empty).collect();
         for r in 0..batch.num_rows() {
             let mut values = Vec::with_capacity(columns.len());
             for (((array, enc), name), cell) in

@@ -192,3 +192,33 @@ fn key_and_index_ranges_equal_the_row_iterators() {
     }
     assert!(checked >= 5, "{checked} ranges");
 }
+
+#[test]
+fn worker_threads_give_the_same_batches() {
+    let mut compared = 0;
+    for name in DATABASES {
+        let dir = prollystore_test_vectors::require(&format!("dolt-db/{name}"));
+        let db = Arc::new(Database::open(&dir).unwrap());
+        let root = db.root_at("main", State::Committed).unwrap();
+        for (tname, _) in &root.tables {
+            let t = db.table(&root, tname).unwrap();
+            let Ok(one) = TableBatches::with_threads(db.clone(), t.clone(), 7, 1) else {
+                continue;
+            };
+            let one: Vec<_> = one.map(Result::unwrap).collect();
+            for threads in [2, 3, 8] {
+                let many: Vec<_> = TableBatches::with_threads(db.clone(), t.clone(), 7, threads)
+                    .unwrap()
+                    .map(Result::unwrap)
+                    .collect();
+                assert_eq!(many, one, "{name} {tname}: {threads} threads");
+                compared += 1;
+            }
+            // Dropped half way: the workers stop.
+            let mut r = TableBatches::with_threads(db.clone(), t.clone(), 3, 4).unwrap();
+            r.next();
+            drop(r);
+        }
+    }
+    assert!(compared >= 20, "{compared}");
+}

@@ -23,7 +23,8 @@
  *   inside a panic boundary (PROLLY_RESULT_ERR_PANIC is a bug in this library).
  * - Text is UTF-8: NUL-terminated when no length is passed.
  * - The prolly_dolt_* functions (reading Dolt databases) are in libraries built with the
- *   `dolt` Cargo feature, the default.
+ *   `dolt` Cargo feature, the default; the prolly_*_arrow functions (Arrow C streams) with the
+ *   `arrow` feature, also the default.
  */
 
 #ifndef PROLLYSTORE_H
@@ -34,6 +35,53 @@
 #include <stdint.h>
 #include <stddef.h>
 #include <stdbool.h>
+#ifndef ARROW_C_DATA_INTERFACE
+#define ARROW_C_DATA_INTERFACE
+
+#define ARROW_FLAG_DICTIONARY_ORDERED 1
+#define ARROW_FLAG_NULLABLE 2
+#define ARROW_FLAG_MAP_KEYS_SORTED 4
+
+struct ArrowSchema {
+  const char *format;
+  const char *name;
+  const char *metadata;
+  int64_t flags;
+  int64_t n_children;
+  struct ArrowSchema **children;
+  struct ArrowSchema *dictionary;
+  void (*release)(struct ArrowSchema *);
+  void *private_data;
+};
+
+struct ArrowArray {
+  int64_t length;
+  int64_t null_count;
+  int64_t offset;
+  int64_t n_buffers;
+  int64_t n_children;
+  const void **buffers;
+  struct ArrowArray **children;
+  struct ArrowArray *dictionary;
+  void (*release)(struct ArrowArray *);
+  void *private_data;
+};
+
+#endif /* ARROW_C_DATA_INTERFACE */
+
+#ifndef ARROW_C_STREAM_INTERFACE
+#define ARROW_C_STREAM_INTERFACE
+
+struct ArrowArrayStream {
+  int (*get_schema)(struct ArrowArrayStream *, struct ArrowSchema *out);
+  int (*get_next)(struct ArrowArrayStream *, struct ArrowArray *out);
+  const char *(*get_last_error)(struct ArrowArrayStream *);
+  void (*release)(struct ArrowArrayStream *);
+  void *private_data;
+};
+
+#endif /* ARROW_C_STREAM_INTERFACE */
+
 
 /**
  * What a call did. The numbers are stable: a code is never renumbered or reused. Values below
@@ -730,6 +778,63 @@ typedef struct prolly_store prolly_store;
 typedef struct prolly_tuple_builder prolly_tuple_builder;
 
 /**
+ * One field of a row. `text`/`text_len` hold the value as `dolt sql` shows it (before CSV
+ * quoting) for every kind but NULL — for TEXT, BYTES and JSON the contents themselves — followed
+ * by a NUL that `text_len` does not count. `text` is valid until the next
+ * `prolly_dolt_rows_next` or `prolly_dolt_rows_free` on the cursor.
+ */
+typedef struct prolly_dolt_value {
+  /**
+   * A `prolly_dolt_kind`.
+   */
+  uint32_t kind;
+  /**
+   * Fractional-second digits of a DATETIME (0 to 6); 0 otherwise.
+   */
+  uint32_t fsp;
+  /**
+   * INT, YEAR, DATE, TIME and DATETIME values (see `prolly_dolt_kind`); 0 otherwise.
+   */
+  int64_t int_value;
+  /**
+   * UINT, ENUM and SET values; 0 otherwise.
+   */
+  uint64_t uint_value;
+  /**
+   * FLOAT and DOUBLE values; 0 otherwise.
+   */
+  double double_value;
+  /**
+   * The display text (NULL for SQL NULL).
+   */
+  const uint8_t *text;
+  /**
+   * Length of `text` in bytes.
+   */
+  size_t text_len;
+} prolly_dolt_value;
+
+/**
+ * One end of a key range of a table: the values of the leading key columns (fewer than the
+ * key has bound a prefix of a composite key).
+ */
+typedef struct prolly_dolt_bound {
+  /**
+   * A `prolly_bound_kind` (`PROLLY_BOUND_KIND_UNBOUNDED` ignores the values).
+   */
+  uint32_t kind;
+  /**
+   * One value per leading key column, as `prolly_dolt_rows_next` returns them (the call
+   * reads them; see `prolly_dolt_rows_get` for what each kind must fill in).
+   */
+  const struct prolly_dolt_value *values;
+  /**
+   * Number of values.
+   */
+  size_t values_len;
+} prolly_dolt_bound;
+
+/**
  * A 20-byte chunk address (the root of a tree, a blob...), passed by value.
  */
 typedef struct prolly_address {
@@ -835,63 +940,6 @@ typedef struct prolly_dolt_column {
    */
   int32_t primary_key_position;
 } prolly_dolt_column;
-
-/**
- * One field of a row. `text`/`text_len` hold the value as `dolt sql` shows it (before CSV
- * quoting) for every kind but NULL — for TEXT, BYTES and JSON the contents themselves — followed
- * by a NUL that `text_len` does not count. `text` is valid until the next
- * `prolly_dolt_rows_next` or `prolly_dolt_rows_free` on the cursor.
- */
-typedef struct prolly_dolt_value {
-  /**
-   * A `prolly_dolt_kind`.
-   */
-  uint32_t kind;
-  /**
-   * Fractional-second digits of a DATETIME (0 to 6); 0 otherwise.
-   */
-  uint32_t fsp;
-  /**
-   * INT, YEAR, DATE, TIME and DATETIME values (see `prolly_dolt_kind`); 0 otherwise.
-   */
-  int64_t int_value;
-  /**
-   * UINT, ENUM and SET values; 0 otherwise.
-   */
-  uint64_t uint_value;
-  /**
-   * FLOAT and DOUBLE values; 0 otherwise.
-   */
-  double double_value;
-  /**
-   * The display text (NULL for SQL NULL).
-   */
-  const uint8_t *text;
-  /**
-   * Length of `text` in bytes.
-   */
-  size_t text_len;
-} prolly_dolt_value;
-
-/**
- * One end of a key range of a table: the values of the leading key columns (fewer than the
- * key has bound a prefix of a composite key).
- */
-typedef struct prolly_dolt_bound {
-  /**
-   * A `prolly_bound_kind` (`PROLLY_BOUND_KIND_UNBOUNDED` ignores the values).
-   */
-  uint32_t kind;
-  /**
-   * One value per leading key column, as `prolly_dolt_rows_next` returns them (the call
-   * reads them; see `prolly_dolt_rows_get` for what each kind must fill in).
-   */
-  const struct prolly_dolt_value *values;
-  /**
-   * Number of values.
-   */
-  size_t values_len;
-} prolly_dolt_bound;
 
 /**
  * Receives CSV bytes from `prolly_dolt_export_csv_write`: `len` bytes at `data` (valid only
@@ -1214,6 +1262,69 @@ extern "C" {
  * The library version as a NUL-terminated string with static lifetime. Never NULL.
  */
 const char *prolly_version(void);
+
+/**
+ * Fills `out_stream` with every row of `table` (primary-key order; keyless tables in stored
+ * order, each row repeated by its count), `batch_rows` rows a batch (0: 65,536). The Arrow
+ * type of each column is in docs/ARROW.md. The stream keeps the table alive: the table and
+ * its database may be freed before it. Release it with `out_stream->release`.
+ */
+prolly_result prolly_dolt_table_arrow(const struct prolly_dolt_table *table,
+                                      uint64_t batch_rows_,
+                                      struct ArrowArrayStream *out_stream);
+
+/**
+ * Fills `out_stream` with the rows of `table` whose keys lie between `lower` and `upper`,
+ * through the primary key (`index` NULL) or secondary index `index` (whole rows either way),
+ * in `direction` (a `prolly_direction`), at most `limit` rows (0: no limit), `batch_rows`
+ * rows a batch (0: 65,536). Bounds are as for `prolly_dolt_rows_range` (read by the call).
+ * `PROLLY_RESULT_NOT_FOUND` when there is no such index. Release with
+ * `out_stream->release`.
+ */
+prolly_result prolly_dolt_range_arrow(const struct prolly_dolt_table *table,
+                                      const char *index,
+                                      const struct prolly_dolt_bound *lower,
+                                      const struct prolly_dolt_bound *upper,
+                                      uint32_t direction,
+                                      uint64_t limit,
+                                      uint64_t batch_rows_,
+                                      struct ArrowArrayStream *out_stream);
+
+/**
+ * Fills `out_stream` with the row changes of table `table` from revision `from` to revision
+ * `to` (as `prolly_dolt_diff_open` takes them), with `dolt_diff`'s columns: `to_<column>`…,
+ * `to_commit`, `to_commit_date`, `from_<column>`…, `from_commit`, `from_commit_date`,
+ * `diff_type`; `batch_rows` rows a batch (0: 65,536). `PROLLY_RESULT_NOT_FOUND` when a
+ * revision is unknown or the table is in neither state; `PROLLY_RESULT_ERR_UNSUPPORTED` when
+ * the primary key differs between the states. Release with `out_stream->release`.
+ */
+prolly_result prolly_dolt_diff_arrow(const struct prolly_dolt *db,
+                                     const char *from,
+                                     const char *to,
+                                     const char *table,
+                                     uint64_t batch_rows_,
+                                     struct ArrowArrayStream *out_stream);
+
+/**
+ * Fills `out_stream` with the rows of `map` whose keys lie between `lower` and `upper`
+ * (encoded key tuples of `lower_len`/`upper_len` bytes; NULL: unbounded; `*_inclusive` says
+ * whether a bound's own key belongs), read under the row schema `key_columns` /
+ * `value_columns` (the text of `prolly::rows`: `id:bigint, name:varchar(40)?`), key columns
+ * first, `batch_rows` rows a batch (0: 65,536). The stream keeps the map's store alive, and
+ * `prolly_store_commit` / `prolly_store_refresh` return `PROLLY_RESULT_ERR_BUSY` while it
+ * lives. Release with `out_stream->release`.
+ */
+prolly_result prolly_map_arrow(const struct prolly_map *map,
+                               const char *key_columns,
+                               const char *value_columns,
+                               const uint8_t *lower,
+                               size_t lower_len,
+                               bool lower_inclusive,
+                               const uint8_t *upper,
+                               size_t upper_len,
+                               bool upper_inclusive,
+                               uint64_t batch_rows_,
+                               struct ArrowArrayStream *out_stream);
 
 /**
  * Opens the Dolt database at `path`: the directory holding `.dolt`, or the `.dolt` directory

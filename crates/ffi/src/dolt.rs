@@ -78,7 +78,7 @@ fn c_ptr(s: &[u8]) -> *const c_char {
 /// from it (ref lists, logs, roots, tables, row cursors) keeps it alive, so it may be freed
 /// first.
 pub struct prolly_dolt {
-    db: Arc<Database>,
+    pub(crate) db: Arc<Database>,
 }
 
 /// Opens the Dolt database at `path`: the directory holding `.dolt`, or the `.dolt` directory
@@ -538,8 +538,8 @@ struct ColumnEntry {
 /// A table of one database state: its schema, and row cursors over it. Immutable: any number of
 /// threads.
 pub struct prolly_dolt_table {
-    db: Arc<Database>,
-    table: Arc<Table>,
+    pub(crate) db: Arc<Database>,
+    pub(crate) table: Arc<Table>,
     columns: Vec<ColumnEntry>,
 }
 
@@ -972,7 +972,7 @@ pub extern "C" fn prolly_dolt_rows_range(
 ///
 /// # Safety
 /// `b` is NULL or readable, its values as `key_values` requires.
-unsafe fn dolt_bound(
+pub(crate) unsafe fn dolt_bound(
     b: *const prolly_dolt_bound,
     name: &str,
 ) -> Result<Bound<Vec<SqlValue>>, Error> {

@@ -29,6 +29,8 @@
 use std::ffi::c_char;
 
 mod args;
+#[cfg(feature = "arrow")]
+pub mod arrow;
 #[cfg(feature = "dolt")]
 pub mod dolt;
 pub mod fields;

@@ -1,0 +1,246 @@
+//! Arrow out of the C ABI: Dolt tables (whole, key ranges, index ranges), diffs between two
+//! states, and maps with a row schema, as Arrow C stream interface streams
+//! (`struct ArrowArrayStream`) that C, C++, Python, R or DuckDB consume without copying.
+//!
+//! Each function fills a caller-provided `struct ArrowArrayStream`; the stream owns everything
+//! it reads from (the database, the table, the map's store), so the handles it was made from
+//! may be freed first. Release the stream with its own `release` callback, as the Arrow
+//! specification says; errors met while streaming come back from `get_next` with the
+//! message in `get_last_error`. The batch size is the caller's (0: 65,536 rows).
+
+use std::ffi::c_char;
+use std::ops::Bound;
+
+use arrow_array::ffi_stream::FFI_ArrowArrayStream;
+use arrow_array::RecordBatchReader;
+use prollystore::rows::RowSchema;
+use prollystore::BuiltinStore;
+use prollystore_arrow::{DiffBatches, MapBatches, TableBatches, DEFAULT_BATCH_ROWS};
+use prollystore_dolt::KeyRange;
+
+use crate::args::{input, text, Out};
+use crate::dolt::{dolt_bound, prolly_dolt, prolly_dolt_bound, prolly_dolt_table};
+use crate::map::prolly_map;
+use crate::result::{ffi, prolly_result, Error};
+use crate::store::Borrow;
+
+impl From<prollystore_arrow::Error> for Error {
+    fn from(e: prollystore_arrow::Error) -> Error {
+        use prollystore_arrow::Error as A;
+        match e {
+            A::Dolt(d) => d.into(),
+            A::Tree(t) => t.into(),
+            other => Error::new(prolly_result::ErrInvalidArgument, other.to_string()),
+        }
+    }
+}
+
+fn batch_rows(n: u64) -> usize {
+    match n {
+        0 => DEFAULT_BATCH_ROWS,
+        n => usize::try_from(n).unwrap_or(usize::MAX),
+    }
+}
+
+/// Writes `reader` as a stream to `out`.
+fn stream(out: Out<FFI_ArrowArrayStream>, reader: impl RecordBatchReader + Send + 'static) {
+    out.set(FFI_ArrowArrayStream::new(Box::new(reader)));
+}
+
+/// Fills `out_stream` with every row of `table` (primary-key order; keyless tables in stored
+/// order, each row repeated by its count), `batch_rows` rows a batch (0: 65,536). The Arrow
+/// type of each column is in docs/ARROW.md. The stream keeps the table alive: the table and
+/// its database may be freed before it. Release it with `out_stream->release`.
+#[no_mangle]
+pub extern "C" fn prolly_dolt_table_arrow(
+    table: *const prolly_dolt_table,
+    batch_rows_: u64,
+    out_stream: *mut FFI_ArrowArrayStream,
+) -> prolly_result {
+    ffi!({
+        // SAFETY: C caller's contract: valid handle or NULL.
+        let t = unsafe { input(table, "table") }?;
+        // SAFETY: C caller's contract: writable or NULL.
+        let out = unsafe { Out::new(out_stream, "out_stream") }?;
+        let reader = TableBatches::new(t.db.clone(), (*t.table).clone(), batch_rows(batch_rows_))?;
+        stream(out, reader);
+        Ok(())
+    })
+}
+
+/// Fills `out_stream` with the rows of `table` whose keys lie between `lower` and `upper`,
+/// through the primary key (`index` NULL) or secondary index `index` (whole rows either way),
+/// in `direction` (a `prolly_direction`), at most `limit` rows (0: no limit), `batch_rows`
+/// rows a batch (0: 65,536). Bounds are as for `prolly_dolt_rows_range` (read by the call).
+/// `PROLLY_RESULT_NOT_FOUND` when there is no such index. Release with
+/// `out_stream->release`.
+#[no_mangle]
+pub extern "C" fn prolly_dolt_range_arrow(
+    table: *const prolly_dolt_table,
+    index: *const c_char,
+    lower: *const prolly_dolt_bound,
+    upper: *const prolly_dolt_bound,
+    direction: u32,
+    limit: u64,
+    batch_rows_: u64,
+    out_stream: *mut FFI_ArrowArrayStream,
+) -> prolly_result {
+    ffi!({
+        // SAFETY: C caller's contract: valid handle or NULL.
+        let t = unsafe { input(table, "table") }?;
+        let index = if index.is_null() {
+            None
+        } else {
+            // SAFETY: C caller's contract: NUL-terminated string.
+            Some(unsafe { text(index, "index") }?)
+        };
+        // SAFETY: C caller's contract: readable bounds and values.
+        let (from, to) = unsafe { (dolt_bound(lower, "lower")?, dolt_bound(upper, "upper")?) };
+        // SAFETY: C caller's contract: writable or NULL.
+        let out = unsafe { Out::new(out_stream, "out_stream") }?;
+        if direction > 1 {
+            return Err(Error::invalid(format!("unknown direction {direction}")));
+        }
+        let range = KeyRange {
+            from,
+            to,
+            reverse: direction == 1,
+            limit: (limit > 0).then_some(limit),
+        };
+        let (db, table, n) = (t.db.clone(), (*t.table).clone(), batch_rows(batch_rows_));
+        let reader = match index {
+            Some(name) => TableBatches::index_range(db, table, name, &range, n)?,
+            None => TableBatches::range(db, table, &range, n)?,
+        };
+        stream(out, reader);
+        Ok(())
+    })
+}
+
+/// Fills `out_stream` with the row changes of table `table` from revision `from` to revision
+/// `to` (as `prolly_dolt_diff_open` takes them), with `dolt_diff`'s columns: `to_<column>`…,
+/// `to_commit`, `to_commit_date`, `from_<column>`…, `from_commit`, `from_commit_date`,
+/// `diff_type`; `batch_rows` rows a batch (0: 65,536). `PROLLY_RESULT_NOT_FOUND` when a
+/// revision is unknown or the table is in neither state; `PROLLY_RESULT_ERR_UNSUPPORTED` when
+/// the primary key differs between the states. Release with `out_stream->release`.
+#[no_mangle]
+pub extern "C" fn prolly_dolt_diff_arrow(
+    db: *const prolly_dolt,
+    from: *const c_char,
+    to: *const c_char,
+    table: *const c_char,
+    batch_rows_: u64,
+    out_stream: *mut FFI_ArrowArrayStream,
+) -> prolly_result {
+    ffi!({
+        // SAFETY: C caller's contract: valid handle or NULL.
+        let db = unsafe { input(db, "db") }?;
+        // SAFETY: C caller's contract: NUL-terminated strings or NULL.
+        let (from, to, table) =
+            unsafe { (text(from, "from")?, text(to, "to")?, text(table, "table")?) };
+        // SAFETY: C caller's contract: writable or NULL.
+        let out = unsafe { Out::new(out_stream, "out_stream") }?;
+        let reader = DiffBatches::new(db.db.clone(), from, to, table, batch_rows(batch_rows_))?;
+        stream(out, reader);
+        Ok(())
+    })
+}
+
+/// A map's store, lent to a stream: keeps the store alive and its mutating calls refused
+/// while the stream lives.
+struct StreamStore(Borrow);
+
+impl AsRef<BuiltinStore> for StreamStore {
+    fn as_ref(&self) -> &BuiltinStore {
+        self.0 .0.backend()
+    }
+}
+
+/// A map stream, movable to the thread that consumes it.
+struct MapStream(MapBatches<BuiltinStore, StreamStore>);
+
+// SAFETY: the stream reads its store only through shared references, and the store's documented
+// contract lets a handle move between threads (a memory store: used by one thread at a time; a
+// file store: read by many). The C caller keeps that contract for streams as for cursors.
+unsafe impl Send for MapStream {}
+
+impl Iterator for MapStream {
+    type Item = Result<arrow_array::RecordBatch, arrow_schema::ArrowError>;
+    fn next(&mut self) -> Option<Self::Item> {
+        self.0.next()
+    }
+}
+
+impl RecordBatchReader for MapStream {
+    fn schema(&self) -> arrow_schema::SchemaRef {
+        self.0.schema()
+    }
+}
+
+/// Fills `out_stream` with the rows of `map` whose keys lie between `lower` and `upper`
+/// (encoded key tuples of `lower_len`/`upper_len` bytes; NULL: unbounded; `*_inclusive` says
+/// whether a bound's own key belongs), read under the row schema `key_columns` /
+/// `value_columns` (the text of `prolly::rows`: `id:bigint, name:varchar(40)?`), key columns
+/// first, `batch_rows` rows a batch (0: 65,536). The stream keeps the map's store alive, and
+/// `prolly_store_commit` / `prolly_store_refresh` return `PROLLY_RESULT_ERR_BUSY` while it
+/// lives. Release with `out_stream->release`.
+#[no_mangle]
+pub extern "C" fn prolly_map_arrow(
+    map: *const prolly_map,
+    key_columns: *const c_char,
+    value_columns: *const c_char,
+    lower: *const u8,
+    lower_len: usize,
+    lower_inclusive: bool,
+    upper: *const u8,
+    upper_len: usize,
+    upper_inclusive: bool,
+    batch_rows_: u64,
+    out_stream: *mut FFI_ArrowArrayStream,
+) -> prolly_result {
+    ffi!({
+        // SAFETY: C caller's contract: valid handle or NULL.
+        let m = unsafe { input(map, "map") }?;
+        // SAFETY: C caller's contract: NUL-terminated strings or NULL.
+        let (key, value) = unsafe {
+            (
+                text(key_columns, "key_columns")?,
+                text(value_columns, "value_columns")?,
+            )
+        };
+        // SAFETY: C caller's contract: NULL or `len` readable bytes.
+        let bound = |p: *const u8,
+                     len: usize,
+                     inclusive: bool,
+                     name: &str|
+         -> Result<Bound<&[u8]>, Error> {
+            if p.is_null() {
+                return Ok(Bound::Unbounded);
+            }
+            // SAFETY: as above.
+            let b = unsafe { crate::args::bytes(p, len, name) }?;
+            Ok(if inclusive {
+                Bound::Included(b)
+            } else {
+                Bound::Excluded(b)
+            })
+        };
+        let from = bound(lower, lower_len, lower_inclusive, "lower")?;
+        let to = bound(upper, upper_len, upper_inclusive, "upper")?;
+        // SAFETY: C caller's contract: writable or NULL.
+        let out = unsafe { Out::new(out_stream, "out_stream") }?;
+        let schema = RowSchema::parse(key, value).map_err(|e| Error::invalid(e.to_string()))?;
+        let holder = StreamStore(Borrow::new(&m.store));
+        let reader =
+            MapBatches::with_store(holder, m.root, schema, from, to, batch_rows(batch_rows_))?;
+        stream(out, MapStream(reader));
+        Ok(())
+    })
+}
+
+// Dolt streams move to the consuming thread without help: keep it so.
+const _: fn() = || {
+    fn sendable<T: Send>() {}
+    sendable::<TableBatches>();
+    sendable::<DiffBatches>();
+};
