@@ -106,7 +106,11 @@ impl PyStream {
     /// Column names.
     #[getter]
     fn columns(&self) -> Vec<String> {
-        self.schema.fields().iter().map(|f| f.name().clone()).collect()
+        self.schema
+            .fields()
+            .iter()
+            .map(|f| f.name().clone())
+            .collect()
     }
 
     /// Reads the stream into a `pyarrow.Table`.

@@ -19,11 +19,13 @@ use prollystore_dolt::{Commit, Database, KeyRange, Rows, State, Table, TableRead
 use prollystore_arrow::{DiffBatches, TableBatches, DEFAULT_BATCH_ROWS};
 use pyo3::types::PyCapsule;
 
-use crate::arrow::{arrow_err, stream_capsule, to_pandas, to_polars, to_pyarrow, BoxedReader, PyStream};
-use arrow_array::{RecordBatch, RecordBatchReader};
-use arrow_schema::{ArrowError, SchemaRef};
+use crate::arrow::{
+    arrow_err, stream_capsule, to_pandas, to_polars, to_pyarrow, BoxedReader, PyStream,
+};
 use crate::errors::{closed, dolt_err};
 use crate::values::{py_to_sql, sql_row_to_py};
+use arrow_array::{RecordBatch, RecordBatchReader};
+use arrow_schema::{ArrowError, SchemaRef};
 
 /// An open database shared by the tables and iterators made from it; `closed` makes them all
 /// refuse further work (the files are released when the last of them is gone).
@@ -111,7 +113,10 @@ fn parse_at(at: &str) -> (&str, State) {
 fn commit_dict<'py>(py: Python<'py>, c: &Commit) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     d.set_item("hash", c.address.to_string())?;
-    d.set_item("parents", c.parents.iter().map(|p| p.to_string()).collect::<Vec<_>>())?;
+    d.set_item(
+        "parents",
+        c.parents.iter().map(|p| p.to_string()).collect::<Vec<_>>(),
+    )?;
     d.set_item("author", &c.name)?;
     d.set_item("email", &c.email)?;
     d.set_item("message", &c.message)?;
@@ -250,7 +255,11 @@ impl PyDatabase {
 
     /// The commit hash `rev` names (branch, tag, hash, `HEAD~2`…).
     fn resolve(&self, rev: &str) -> PyResult<String> {
-        Ok(self.db()?.resolve_revision(rev).map_err(dolt_err)?.to_string())
+        Ok(self
+            .db()?
+            .resolve_revision(rev)
+            .map_err(dolt_err)?
+            .to_string())
     }
 
     /// Names of the tables at `at` (see `table`).
@@ -442,7 +451,10 @@ impl PyTable {
         let pk: Vec<&str> = if s.keyless {
             Vec::new()
         } else {
-            s.key_columns.iter().map(|&i| s.columns[i].name.as_str()).collect()
+            s.key_columns
+                .iter()
+                .map(|&i| s.columns[i].name.as_str())
+                .collect()
         };
         d.set_item("primary_key", pk)?;
         let ixs = PyList::empty(py);
@@ -451,7 +463,10 @@ impl PyTable {
             id.set_item("name", &ix.name)?;
             id.set_item(
                 "columns",
-                ix.columns.iter().map(|&i| s.columns[i].name.clone()).collect::<Vec<_>>(),
+                ix.columns
+                    .iter()
+                    .map(|&i| s.columns[i].name.clone())
+                    .collect::<Vec<_>>(),
             )?;
             id.set_item("unique", ix.unique)?;
             ixs.append(id)?;
@@ -533,7 +548,11 @@ impl PyTable {
         Ok(PyRows {
             rows: Mutex::new(Some(rows)),
             utc: self.utc.clone(),
-            columns: if as_dict { Some(self.columns.clone()) } else { None },
+            columns: if as_dict {
+                Some(self.columns.clone())
+            } else {
+                None
+            },
         })
     }
 
@@ -556,9 +575,9 @@ impl PyTable {
         limit: Option<u64>,
         batch_rows: usize,
     ) -> PyResult<PyStream> {
-        Ok(PyStream::new(
-            self.reader(py, start, end, index, reverse, limit, batch_rows)?,
-        ))
+        Ok(PyStream::new(self.reader(
+            py, start, end, index, reverse, limit, batch_rows,
+        )?))
     }
 
     /// The Arrow PyCapsule protocol: every row as an `arrow_array_stream` capsule, so
@@ -615,7 +634,11 @@ impl PyTable {
     }
 
     fn __repr__(&self) -> String {
-        format!("<prollystore.dolt.Table {:?} at {:?}>", self.name(), self.at)
+        format!(
+            "<prollystore.dolt.Table {:?} at {:?}>",
+            self.name(),
+            self.at
+        )
     }
 }
 
@@ -750,14 +773,14 @@ impl PyDiff {
     }
 
     /// Column names of the `from` rows.
-    #[getter]
-    fn from_columns(&self) -> Vec<String> {
+    #[getter(from_columns)]
+    fn old_column_names(&self) -> Vec<String> {
         self.from_columns.clone()
     }
 
     /// Column names of the `to` rows.
-    #[getter]
-    fn to_columns(&self) -> Vec<String> {
+    #[getter(to_columns)]
+    fn new_column_names(&self) -> Vec<String> {
         self.to_columns.clone()
     }
 
@@ -770,12 +793,13 @@ impl PyDiff {
     fn changes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         let out = PyList::empty(py);
         for c in &self.changes {
-            let side = |r: &Option<Vec<Option<prollystore_dolt::SqlValue>>>| -> PyResult<Py<PyAny>> {
-                Ok(match r {
-                    None => py.None(),
-                    Some(r) => sql_row_to_py(py, r, &[])?.into_any().unbind(),
-                })
-            };
+            let side =
+                |r: &Option<Vec<Option<prollystore_dolt::SqlValue>>>| -> PyResult<Py<PyAny>> {
+                    Ok(match r {
+                        None => py.None(),
+                        Some(r) => sql_row_to_py(py, r, &[])?.into_any().unbind(),
+                    })
+                };
             out.append((c.kind.as_str(), side(&c.from)?, side(&c.to)?))?;
         }
         Ok(out)
@@ -799,7 +823,13 @@ impl PyDiff {
         let db = self.shared.db.clone();
         let batches = py
             .detach(|| {
-                DiffBatches::new(db, &self.from_spec, &self.to_spec, &self.table, DEFAULT_BATCH_ROWS)
+                DiffBatches::new(
+                    db,
+                    &self.from_spec,
+                    &self.to_spec,
+                    &self.table,
+                    DEFAULT_BATCH_ROWS,
+                )
             })
             .map_err(arrow_err)?;
         stream_capsule(

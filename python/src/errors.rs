@@ -67,9 +67,7 @@ pub fn dolt_err(e: DoltError) -> PyErr {
 pub fn store_err(e: StoreError) -> PyErr {
     let msg = e.to_string();
     match e {
-        StoreError::Corrupted { .. } | StoreError::BadMessage { .. } => {
-            CorruptError::new_err(msg)
-        }
+        StoreError::Corrupted { .. } | StoreError::BadMessage { .. } => CorruptError::new_err(msg),
         StoreError::Locked { .. } => LockedError::new_err(msg),
         StoreError::InvalidArgument(_) => pyo3::exceptions::PyValueError::new_err(msg),
         _ => Error::new_err(msg),

@@ -1,7 +1,7 @@
-//! The `prollystore._native` Python extension module (PyO3): Dolt databases
-//! ([`dolt`]) and native stores ([`store`]) from Python, with values converted by [`values`]
-//! and errors by [`errors`]. The Python package `prollystore` (in `python/prollystore/`) wraps
-//! it.
+//! The `prollystore._native` Python extension module (PyO3): Dolt databases (module
+//! `dolt`) and native stores (`store`) from Python, Arrow streams (`arrow`), values converted
+//! by `values` and errors by `errors`. The Python package `prollystore` (in
+//! `python/prollystore/`) wraps it.
 
 use pyo3::prelude::*;
 

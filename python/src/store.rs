@@ -136,7 +136,8 @@ fn encode_rows(
 /// Whether `obj` is a pandas DataFrame (without importing pandas).
 fn is_pandas(obj: &Bound<'_, PyAny>) -> PyResult<bool> {
     let t = obj.get_type();
-    Ok(t.module()?.to_string().starts_with("pandas") && t.name()?.to_string() == "DataFrame")
+    let name = t.name()?;
+    Ok(t.module()?.to_cow()?.starts_with("pandas") && name.to_cow()? == "DataFrame")
 }
 
 /// `obj` as something with `__arrow_c_stream__`: pandas DataFrames through
@@ -150,7 +151,9 @@ fn arrow_source<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
         })?;
         let kw = pyo3::types::PyDict::new(obj.py());
         kw.set_item("preserve_index", false)?;
-        return pa.getattr("Table")?.call_method("from_pandas", (obj,), Some(&kw));
+        return pa
+            .getattr("Table")?
+            .call_method("from_pandas", (obj,), Some(&kw));
     }
     Ok(obj.clone())
 }
@@ -172,25 +175,35 @@ fn hold_row(
         }
         return Ok(());
     }
-    if row.is_instance_of::<pyo3::types::PyString>() || row.is_instance_of::<pyo3::types::PyBytes>() {
+    if row.is_instance_of::<pyo3::types::PyString>() || row.is_instance_of::<pyo3::types::PyBytes>()
+    {
         return Err(PyTypeError::new_err(format!(
             "row {i}: a row is a tuple, list or dict of column values, not {}",
             row.get_type().name()?
         )));
     }
     let n = row.len().map_err(|_| {
-        PyTypeError::new_err(format!("row {i}: a row is a tuple, list or dict of column values"))
+        PyTypeError::new_err(format!(
+            "row {i}: a row is a tuple, list or dict of column values"
+        ))
     })?;
     if n != cols.len() {
         return Err(PyValueError::new_err(format!(
             "row {i}: {n} values; the schema has {} columns ({})",
             cols.len(),
-            cols.iter().map(|c| c.name.as_str()).collect::<Vec<_>>().join(", ")
+            cols.iter()
+                .map(|c| c.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
         )));
     }
     for (j, c) in cols.iter().enumerate() {
         let v = row.get_item(j)?;
-        held.push(py_to_held(&v, c.ty.enc, &format!("row {i}, column {:?}", c.name))?);
+        held.push(py_to_held(
+            &v,
+            c.ty.enc,
+            &format!("row {i}, column {:?}", c.name),
+        )?);
     }
     Ok(())
 }
@@ -212,7 +225,9 @@ impl PyStore {
     #[pyo3(signature = (path, profile = "blake3"))]
     fn create(py: Python<'_>, path: PathBuf, profile: &str) -> PyResult<PyStore> {
         let p = self::profile(profile)?;
-        let s = py.detach(|| FileStore::create(&path, p)).map_err(store_err)?;
+        let s = py
+            .detach(|| FileStore::create(&path, p))
+            .map_err(store_err)?;
         Ok(PyStore::wrap(s.into(), Some(path)))
     }
 
@@ -243,7 +258,11 @@ impl PyStore {
     /// Whether `close()` was called.
     #[getter]
     fn closed(&self) -> bool {
-        self.shared.inner.lock().map(|g| g.is_none()).unwrap_or(true)
+        self.shared
+            .inner
+            .lock()
+            .map(|g| g.is_none())
+            .unwrap_or(true)
     }
 
     fn __enter__(slf: Py<Self>) -> Py<Self> {
@@ -289,9 +308,20 @@ impl PyStore {
     /// Rows may come in any order; a later row with the same key wins.
     /// Arrow data and pandas DataFrames go through `from_arrow` (columns found by name).
     #[pyo3(signature = (rows, key, value = ""))]
-    fn build(&self, py: Python<'_>, rows: &Bound<'_, PyAny>, key: &str, value: &str) -> PyResult<PyMap> {
+    fn build(
+        &self,
+        py: Python<'_>,
+        rows: &Bound<'_, PyAny>,
+        key: &str,
+        value: &str,
+    ) -> PyResult<PyMap> {
         if rows.hasattr("__arrow_c_stream__")? || is_pandas(rows)? {
-            return self.from_arrow(py, rows, &pyo3::types::PyString::new(py, key), Some(value));
+            return self.build_from_arrow(
+                py,
+                rows,
+                &pyo3::types::PyString::new(py, key),
+                Some(value),
+            );
         }
         let schema = RowSchema::parse(key, value).map_err(|e| row_err(e, None))?;
         let mut g = self.shared.lock()?;
@@ -316,8 +346,8 @@ impl PyStore {
     /// and `value` are schema texts as in `empty` and columns are found by name. Rows may come
     /// in any order; two rows with one key, or a value that does not fit, raise and build
     /// nothing.
-    #[pyo3(signature = (data, key, value = None))]
-    fn from_arrow(
+    #[pyo3(name = "from_arrow", signature = (data, key, value = None))]
+    fn build_from_arrow(
         &self,
         py: Python<'_>,
         data: &Bound<'_, PyAny>,
@@ -329,7 +359,9 @@ impl PyStore {
         let schema = match value {
             Some(v) => {
                 let k: String = key.extract().map_err(|_| {
-                    PyTypeError::new_err("with a value schema, key is a schema text like \"id:bigint\"")
+                    PyTypeError::new_err(
+                        "with a value schema, key is a schema text like \"id:bigint\"",
+                    )
                 })?;
                 RowSchema::parse(&k, v).map_err(|e| row_err(e, None))?
             }
@@ -346,7 +378,9 @@ impl PyStore {
         };
         let mut g = self.shared.lock()?;
         let root = g
-            .detached(py, |store| build_map(store, &schema, reader).map(|m| m.root()))
+            .detached(py, |store| {
+                build_map(store, &schema, reader).map(|m| m.root())
+            })
             .map_err(arrow_err)?;
         drop(g);
         Ok(self.map_of(root, schema))
@@ -435,7 +469,10 @@ impl PyStore {
             return Ok(self.map_of(map.root, map.schema.clone()));
         }
         // Lock in address order so two copies in opposite directions cannot deadlock.
-        let (a, b) = (Arc::as_ptr(&map.store) as usize, Arc::as_ptr(&self.shared) as usize);
+        let (a, b) = (
+            Arc::as_ptr(&map.store) as usize,
+            Arc::as_ptr(&self.shared) as usize,
+        );
         let (mut from, mut to) = if a < b {
             let f = map.store.lock()?;
             (f, self.shared.lock()?)
@@ -536,7 +573,11 @@ impl PyMap {
         }
         let mut held = Vec::with_capacity(n);
         for (v, c) in items.iter().zip(&self.schema.key) {
-            held.push(py_to_held(v, c.ty.enc, &format!("key column {:?}", c.name))?);
+            held.push(py_to_held(
+                v,
+                c.ty.enc,
+                &format!("key column {:?}", c.name),
+            )?);
         }
         if items.len() < n {
             return Err(PyValueError::new_err(format!(
@@ -545,7 +586,9 @@ impl PyMap {
             )));
         }
         let values: Vec<_> = held.iter().map(Held::value).collect();
-        self.schema.encode_key(&values).map_err(|e| row_err(e, None))
+        self.schema
+            .encode_key(&values)
+            .map_err(|e| row_err(e, None))
     }
 
     /// A stored row as a tuple (or a dict).
@@ -674,7 +717,8 @@ impl PyMap {
     ) -> PyResult<Bound<'py, PyCapsule>> {
         let _ = requested_schema; // the protocol lets a producer keep its own schema
         let batches = self.record_batches()?;
-        let reader = RecordBatchIterator::new(batches.into_iter().map(Ok), map_schema(&self.schema));
+        let reader =
+            RecordBatchIterator::new(batches.into_iter().map(Ok), map_schema(&self.schema));
         stream_capsule(py, Box::new(reader))
     }
 
@@ -717,9 +761,11 @@ impl PyMap {
     fn __contains__(&self, key: &Bound<'_, PyAny>) -> PyResult<bool> {
         let k = self.encode_key(key, false)?;
         let g = self.store.lock()?;
-        Ok(prollystore::map::get(g.store(), self.root, &self.tuple_schema, &k)
-            .map_err(tree_err)?
-            .is_some())
+        Ok(
+            prollystore::map::get(g.store(), self.root, &self.tuple_schema, &k)
+                .map_err(tree_err)?
+                .is_some(),
+        )
     }
 
     /// Rows with keys from `start` (inclusive) to `end` (exclusive), in key order (or
@@ -748,8 +794,12 @@ impl PyMap {
         let rows: Vec<(Vec<u8>, Vec<u8>)> = g
             .detached(py, |store| {
                 let map = Map::new(store, root, ts);
-                let lo_b = lo.as_deref().map_or(KeyBound::Unbounded, KeyBound::Included);
-                let hi_b = hi.as_deref().map_or(KeyBound::Unbounded, KeyBound::Excluded);
+                let lo_b = lo
+                    .as_deref()
+                    .map_or(KeyBound::Unbounded, KeyBound::Included);
+                let hi_b = hi
+                    .as_deref()
+                    .map_or(KeyBound::Unbounded, KeyBound::Excluded);
                 let mut out = Vec::new();
                 let mut push = |r: Result<(&[u8], &[u8]), prollystore::TreeError>| {
                     r.map(|(k, v)| out.push((k.to_vec(), v.to_vec())))
@@ -831,13 +881,18 @@ impl PyMap {
                 let d = from.diff(&to)?;
                 d.map(|e| {
                     Ok(match e? {
-                        DiffEntry::Added { key, to } => ("added", key.to_vec(), None, Some(to.to_vec())),
+                        DiffEntry::Added { key, to } => {
+                            ("added", key.to_vec(), None, Some(to.to_vec()))
+                        }
                         DiffEntry::Removed { key, from } => {
                             ("removed", key.to_vec(), Some(from.to_vec()), None)
                         }
-                        DiffEntry::Modified { key, from, to } => {
-                            ("modified", key.to_vec(), Some(from.to_vec()), Some(to.to_vec()))
-                        }
+                        DiffEntry::Modified { key, from, to } => (
+                            "modified",
+                            key.to_vec(),
+                            Some(from.to_vec()),
+                            Some(to.to_vec()),
+                        ),
                     })
                 })
                 .collect::<Result<Vec<Owned>, prollystore::TreeError>>()
@@ -929,10 +984,21 @@ impl PyMap {
     /// can see it missing) and moved back after.
     fn record_batches(&self) -> PyResult<Vec<RecordBatch>> {
         let mut g = self.store.inner.lock().map_err(|_| closed("store"))?;
+        // The Arc never leaves this thread (the batches are collected here), so a store that
+        // is not `Sync` (the memory store) is fine inside it.
+        #[allow(clippy::arc_with_non_send_sync)]
         let store = Arc::new(g.take().ok_or_else(|| closed("store"))?);
-        let read = MapBatches::new(store.clone(), self.root, self.schema.clone(), DEFAULT_BATCH_ROWS)
-            .map_err(arrow_err)
-            .and_then(|b| b.collect::<Result<Vec<_>, _>>().map_err(|e| Error::new_err(e.to_string())));
+        let read = MapBatches::new(
+            store.clone(),
+            self.root,
+            self.schema.clone(),
+            DEFAULT_BATCH_ROWS,
+        )
+        .map_err(arrow_err)
+        .and_then(|b| {
+            b.collect::<Result<Vec<_>, _>>()
+                .map_err(|e| Error::new_err(e.to_string()))
+        });
         match Arc::try_unwrap(store) {
             Ok(s) => *g = Some(s),
             Err(_) => return Err(Error::new_err("the store is still in use by a reader")),
@@ -992,9 +1058,8 @@ impl PyMap {
         }
         let cols: Vec<_> = self.schema.columns().cloned().collect();
         let mut held = Vec::new();
-        hold_row(&out, &cols, 0, &mut held).map_err(|e| {
-            PyValueError::new_err(format!("the merge callback's row: {e}"))
-        })?;
+        hold_row(&out, &cols, 0, &mut held)
+            .map_err(|e| PyValueError::new_err(format!("the merge callback's row: {e}")))?;
         let values: Vec<_> = held.iter().map(Held::value).collect();
         let mut blobs = StoreBlobs::new(store);
         let (k2, v) = enc

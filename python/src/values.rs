@@ -83,16 +83,7 @@ fn py_datetime(py: Python<'_>, micros: i64, utc: bool) -> PyResult<Option<Py<PyA
     let tz = if utc { Some(c.utc.clone_ref(py)) } else { None };
     let v = c.datetime.call1(
         py,
-        (
-            y,
-            mo,
-            d,
-            secs / 3600,
-            (secs / 60) % 60,
-            secs % 60,
-            us,
-            tz,
-        ),
+        (y, mo, d, secs / 3600, (secs / 60) % 60, secs % 60, us, tz),
     )?;
     Ok(Some(v))
 }
@@ -293,8 +284,13 @@ fn bytes_value(v: &Bound<'_, PyAny>, place: &str) -> PyResult<Vec<u8>> {
     if let Ok(b) = v.downcast::<PyBytes>() {
         return Ok(b.as_bytes().to_vec());
     }
-    if v.is_instance_of::<pyo3::types::PyByteArray>() || v.is_instance_of::<pyo3::types::PyMemoryView>() {
-        return v.call_method0("__bytes__").or_else(|_| v.py().get_type::<PyBytes>().call1((v,)))?.extract();
+    if v.is_instance_of::<pyo3::types::PyByteArray>()
+        || v.is_instance_of::<pyo3::types::PyMemoryView>()
+    {
+        return v
+            .call_method0("__bytes__")
+            .or_else(|_| v.py().get_type::<PyBytes>().call1((v,)))?
+            .extract();
     }
     Err(wrong_type(place, "bytes", v))
 }
@@ -430,18 +426,43 @@ pub fn py_to_held(v: &Bound<'_, PyAny>, enc: Encoding, place: &str) -> PyResult<
     }
     let py = v.py();
     let c = classes(py)?;
-    let range = |what: &str| PyValueError::new_err(format!("{place}: {v} is out of range for {what}"));
+    let range =
+        |what: &str| PyValueError::new_err(format!("{place}: {v} is out of range for {what}"));
     Ok(Held::Plain(match enc {
         E::Int8 => Value::Int8(int_value(v, place)?.try_into().map_err(|_| range("int8"))?),
-        E::Int16 => Value::Int16(int_value(v, place)?.try_into().map_err(|_| range("int16"))?),
-        E::Int32 => Value::Int32(int_value(v, place)?.try_into().map_err(|_| range("int32"))?),
+        E::Int16 => Value::Int16(
+            int_value(v, place)?
+                .try_into()
+                .map_err(|_| range("int16"))?,
+        ),
+        E::Int32 => Value::Int32(
+            int_value(v, place)?
+                .try_into()
+                .map_err(|_| range("int32"))?,
+        ),
         E::Int64 => Value::Int64(int_value(v, place)?),
-        E::Uint8 => Value::Uint8(uint_value(v, place)?.try_into().map_err(|_| range("uint8"))?),
-        E::Uint16 => Value::Uint16(uint_value(v, place)?.try_into().map_err(|_| range("uint16"))?),
-        E::Uint32 => Value::Uint32(uint_value(v, place)?.try_into().map_err(|_| range("uint32"))?),
+        E::Uint8 => Value::Uint8(
+            uint_value(v, place)?
+                .try_into()
+                .map_err(|_| range("uint8"))?,
+        ),
+        E::Uint16 => Value::Uint16(
+            uint_value(v, place)?
+                .try_into()
+                .map_err(|_| range("uint16"))?,
+        ),
+        E::Uint32 => Value::Uint32(
+            uint_value(v, place)?
+                .try_into()
+                .map_err(|_| range("uint32"))?,
+        ),
         E::Uint64 => Value::Uint64(uint_value(v, place)?),
         E::Bit64 => Value::Bit64(uint_value(v, place)?),
-        E::Enum => Value::Enum(uint_value(v, place)?.try_into().map_err(|_| range("enum"))?),
+        E::Enum => Value::Enum(
+            uint_value(v, place)?
+                .try_into()
+                .map_err(|_| range("enum"))?,
+        ),
         E::Set => Value::Set(uint_value(v, place)?),
         E::Float32 => Value::Float32(float_value(v, place)? as f32),
         E::Float64 => Value::Float64(float_value(v, place)?),
@@ -537,17 +558,23 @@ pub fn value_to_py(
         Value::Cell(b) => obj(PyBytes::new(py, b).into_any()),
         Value::Date(d) => match py_date(py, *d)? {
             Some(x) => x,
-            None => obj(PyString::new(py, &format!("{:04}-{:02}-{:02}", d.year, d.month, d.day)).into_any()),
+            None => obj(
+                PyString::new(py, &format!("{:04}-{:02}-{:02}", d.year, d.month, d.day)).into_any(),
+            ),
         },
         Value::Time(us) => py_timedelta(py, *us)?,
         Value::Datetime(us) => match py_datetime(py, *us, false)? {
             Some(x) => x,
-            None => obj(PyString::new(py, &prollystore::format::tuple::datetime_text(*us)).into_any()),
+            None => {
+                obj(PyString::new(py, &prollystore::format::tuple::datetime_text(*us)).into_any())
+            }
         },
         Value::Decimal(d) => classes(py)?.decimal.call1(py, (d.to_string(),))?,
         Value::String(s) => obj(PyString::new(py, s).into_any()),
         Value::Json(b) => obj(PyString::new(py, &String::from_utf8_lossy(b)).into_any()),
-        Value::Bytes(b) | Value::Geometry(b) | Value::Extended(b) => obj(PyBytes::new(py, b).into_any()),
+        Value::Bytes(b) | Value::Geometry(b) | Value::Extended(b) => {
+            obj(PyBytes::new(py, b).into_any())
+        }
         Value::Address(a) => obj(PyString::new(py, &a.to_string()).into_any()),
         Value::Adaptive(a) => {
             let mut buf = Vec::new();
@@ -559,15 +586,12 @@ pub fn value_to_py(
                 }
             };
             match enc {
-                Encoding::StringAdaptive | Encoding::JsonAdaptive => obj(
-                    PyString::new(
-                        py,
-                        std::str::from_utf8(payload).map_err(|_| {
-                            PyValueError::new_err("stored text is not UTF-8")
-                        })?,
-                    )
-                    .into_any(),
-                ),
+                Encoding::StringAdaptive | Encoding::JsonAdaptive => obj(PyString::new(
+                    py,
+                    std::str::from_utf8(payload)
+                        .map_err(|_| PyValueError::new_err("stored text is not UTF-8"))?,
+                )
+                .into_any()),
                 _ => obj(PyBytes::new(py, payload).into_any()),
             }
         }
