@@ -290,11 +290,18 @@ impl PyDatabase {
     #[pyo3(signature = (from_, to, table))]
     fn diff(&self, py: Python<'_>, from_: &str, to: &str, table: &str) -> PyResult<PyDiff> {
         let db = self.db()?;
-        let (changes, from_columns, to_columns) = py
+        let (changes, from_columns, to_columns, from_utc, to_utc) = py
             .detach(|| {
                 let d = TableDiff::new(db, from_, to, table)?;
                 let rows = d.rows()?.collect::<Result<Vec<RowChange>, _>>()?;
-                Ok((rows, d.from_columns(), d.to_columns()))
+                let utc = |t: &Option<Table>| t.as_ref().map(timestamp_columns).unwrap_or_default();
+                Ok((
+                    rows,
+                    d.from_columns(),
+                    d.to_columns(),
+                    utc(&d.from().table),
+                    utc(&d.to().table),
+                ))
             })
             .map_err(dolt_err)?;
         Ok(PyDiff {
@@ -305,8 +312,19 @@ impl PyDatabase {
             changes,
             from_columns,
             to_columns,
+            from_utc,
+            to_utc,
         })
     }
+}
+
+/// Per visible column of `table`: a TIMESTAMP (its values are aware UTC datetimes).
+fn timestamp_columns(table: &Table) -> Vec<bool> {
+    let s = &table.schema;
+    s.visible_columns()
+        .iter()
+        .map(|&i| matches!(s.columns[i].sql_type, SqlType::Timestamp(_)))
+        .collect()
 }
 
 /// One table of a Dolt database at one state.
@@ -328,10 +346,7 @@ impl PyTable {
             .map_err(dolt_err)?;
         let s = &cell.borrow_owner().table.schema;
         let visible = s.visible_columns();
-        let utc = visible
-            .iter()
-            .map(|&i| matches!(s.columns[i].sql_type, SqlType::Timestamp(_)))
-            .collect();
+        let utc = timestamp_columns(&cell.borrow_owner().table);
         let columns = visible.iter().map(|&i| s.columns[i].name.clone()).collect();
         let primary_key = cell.borrow_dependent().primary_key().ok();
         Ok(PyTable {
@@ -762,6 +777,9 @@ pub struct PyDiff {
     changes: Vec<RowChange>,
     from_columns: Vec<String>,
     to_columns: Vec<String>,
+    /// Per visible column of each side: a TIMESTAMP.
+    from_utc: Vec<bool>,
+    to_utc: Vec<bool>,
 }
 
 #[pymethods]
@@ -793,14 +811,19 @@ impl PyDiff {
     fn changes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         let out = PyList::empty(py);
         for c in &self.changes {
-            let side =
-                |r: &Option<Vec<Option<prollystore_dolt::SqlValue>>>| -> PyResult<Py<PyAny>> {
-                    Ok(match r {
-                        None => py.None(),
-                        Some(r) => sql_row_to_py(py, r, &[])?.into_any().unbind(),
-                    })
-                };
-            out.append((c.kind.as_str(), side(&c.from)?, side(&c.to)?))?;
+            let side = |r: &Option<Vec<Option<prollystore_dolt::SqlValue>>>,
+                        utc: &[bool]|
+             -> PyResult<Py<PyAny>> {
+                Ok(match r {
+                    None => py.None(),
+                    Some(r) => sql_row_to_py(py, r, utc)?.into_any().unbind(),
+                })
+            };
+            out.append((
+                c.kind.as_str(),
+                side(&c.from, &self.from_utc)?,
+                side(&c.to, &self.to_utc)?,
+            ))?;
         }
         Ok(out)
     }
