@@ -1,0 +1,599 @@
+//! Python values to and from the library's values: Dolt's [`SqlValue`]s (rows of Dolt tables,
+//! keys to look up) and the tuple [`Value`]s of native maps.
+//!
+//! Natural Python types: `int`, `float`, `decimal.Decimal`, `str`, `bytes`, `datetime.date`,
+//! `datetime.datetime` (naive for DATETIME, aware UTC for TIMESTAMP), `datetime.timedelta`
+//! (TIME), JSON as its text (`str`). A date or datetime Python cannot represent (MySQL's zero
+//! date, year 0 or past 9999) comes back as the text Dolt prints.
+
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyBytes, PyString, PyTuple};
+
+use prollystore::format::tuple::{Adaptive, Date, Decimal, Value};
+use prollystore::format::Encoding;
+use prollystore_dolt::schema::{Column as DoltColumn, SqlType};
+use prollystore_dolt::SqlValue;
+
+/// The Python classes values are made of, looked up once.
+struct Classes {
+    decimal: Py<PyAny>,
+    date: Py<PyAny>,
+    datetime: Py<PyAny>,
+    timedelta: Py<PyAny>,
+    utc: Py<PyAny>,
+}
+
+static CLASSES: PyOnceLock<Classes> = PyOnceLock::new();
+
+fn classes(py: Python<'_>) -> PyResult<&Classes> {
+    CLASSES.get_or_try_init(py, || {
+        let dt = py.import("datetime")?;
+        Ok(Classes {
+            decimal: py.import("decimal")?.getattr("Decimal")?.unbind(),
+            date: dt.getattr("date")?.unbind(),
+            datetime: dt.getattr("datetime")?.unbind(),
+            timedelta: dt.getattr("timedelta")?.unbind(),
+            utc: dt.getattr("timezone")?.getattr("utc")?.unbind(),
+        })
+    })
+}
+
+const MICROS_PER_SECOND: i64 = 1_000_000;
+const MICROS_PER_DAY: i64 = 86_400 * MICROS_PER_SECOND;
+
+/// The proleptic Gregorian `(year, month, day)` of a day number since 1970-01-01.
+fn civil_from_days(z: i64) -> (i64, u32, u32) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    (y, m, d)
+}
+
+/// A `datetime.date`, or `None` when Python has no such date.
+fn py_date(py: Python<'_>, d: Date) -> PyResult<Option<Py<PyAny>>> {
+    if !(1..=9999).contains(&d.year) || !(1..=12).contains(&d.month) || d.day == 0 {
+        return Ok(None);
+    }
+    match classes(py)?.date.call1(py, (d.year, d.month, d.day)) {
+        Ok(v) => Ok(Some(v)),
+        Err(_) => Ok(None),
+    }
+}
+
+/// A `datetime.datetime` for Unix microseconds (aware UTC if `utc`), or `None` when Python has
+/// no such instant.
+fn py_datetime(py: Python<'_>, micros: i64, utc: bool) -> PyResult<Option<Py<PyAny>>> {
+    let days = micros.div_euclid(MICROS_PER_DAY);
+    let rem = micros.rem_euclid(MICROS_PER_DAY);
+    let (y, mo, d) = civil_from_days(days);
+    if !(1..=9999).contains(&y) {
+        return Ok(None);
+    }
+    let secs = rem / MICROS_PER_SECOND;
+    let us = rem % MICROS_PER_SECOND;
+    let c = classes(py)?;
+    let tz = if utc { Some(c.utc.clone_ref(py)) } else { None };
+    let v = c.datetime.call1(
+        py,
+        (y, mo, d, secs / 3600, (secs / 60) % 60, secs % 60, us, tz),
+    )?;
+    Ok(Some(v))
+}
+
+fn py_timedelta(py: Python<'_>, micros: i64) -> PyResult<Py<PyAny>> {
+    let kw = [("microseconds", micros)].into_py_dict(py)?;
+    classes(py)?.timedelta.call(py, (), Some(&kw))
+}
+
+use pyo3::types::IntoPyDict;
+
+/// A Dolt value as a Python value; `utc` makes datetimes aware (TIMESTAMP columns).
+pub fn sql_to_py(py: Python<'_>, v: &SqlValue, utc: bool) -> PyResult<Py<PyAny>> {
+    Ok(match v {
+        SqlValue::Int(i) => i.into_pyobject(py)?.into_any().unbind(),
+        SqlValue::Uint(u) => u.into_pyobject(py)?.into_any().unbind(),
+        SqlValue::Float(f) => f64::from(*f).into_pyobject(py)?.into_any().unbind(),
+        SqlValue::Double(f) => f.into_pyobject(py)?.into_any().unbind(),
+        SqlValue::Decimal(text) => classes(py)?.decimal.call1(py, (text.as_str(),))?,
+        SqlValue::Year(y) => y.into_pyobject(py)?.into_any().unbind(),
+        SqlValue::Date(d) => match py_date(py, *d)? {
+            Some(v) => v,
+            None => PyString::new(py, &v.to_text()).into_any().unbind(),
+        },
+        SqlValue::Time(us) => py_timedelta(py, *us)?,
+        SqlValue::Datetime(us, _) => match py_datetime(py, *us, utc)? {
+            Some(v) => v,
+            None => PyString::new(py, &v.to_text()).into_any().unbind(),
+        },
+        SqlValue::Enum(_, s) | SqlValue::Set(_, s) | SqlValue::Text(s) | SqlValue::Json(s) => {
+            PyString::new(py, s).into_any().unbind()
+        }
+        SqlValue::Bytes(b) => PyBytes::new(py, b).into_any().unbind(),
+    })
+}
+
+/// A row of Dolt values as a tuple; `utc[i]` says whether column `i` is a TIMESTAMP.
+pub fn sql_row_to_py<'py>(
+    py: Python<'py>,
+    row: &[Option<SqlValue>],
+    utc: &[bool],
+) -> PyResult<Bound<'py, PyTuple>> {
+    let mut items = Vec::with_capacity(row.len());
+    for (i, v) in row.iter().enumerate() {
+        items.push(match v {
+            None => py.None(),
+            Some(v) => sql_to_py(py, v, utc.get(i).copied().unwrap_or(false))?,
+        });
+    }
+    PyTuple::new(py, items)
+}
+
+fn type_name(v: &Bound<'_, PyAny>) -> String {
+    v.get_type()
+        .name()
+        .map(|n| n.to_string())
+        .unwrap_or_else(|_| "?".into())
+}
+
+/// `TypeError` for a value of the wrong Python type.
+pub fn wrong_type(place: &str, expected: &str, v: &Bound<'_, PyAny>) -> PyErr {
+    PyTypeError::new_err(format!(
+        "{place}: expected {expected}, got {} {}",
+        type_name(v),
+        v.repr().map(|r| r.to_string()).unwrap_or_default()
+    ))
+}
+
+fn is_instance(v: &Bound<'_, PyAny>, cls: &Py<PyAny>) -> PyResult<bool> {
+    v.is_instance(cls.bind(v.py()))
+}
+
+/// Microseconds of a `timedelta`.
+fn timedelta_micros(v: &Bound<'_, PyAny>) -> PyResult<i64> {
+    let days: i64 = v.getattr("days")?.extract()?;
+    let secs: i64 = v.getattr("seconds")?.extract()?;
+    let us: i64 = v.getattr("microseconds")?.extract()?;
+    Ok((days * 86_400 + secs) * MICROS_PER_SECOND + us)
+}
+
+/// Unix microseconds of a `datetime` (an aware one converted to UTC, a naive one taken as
+/// UTC wall-clock time); `need_zone` refuses naive ones.
+fn datetime_micros(v: &Bound<'_, PyAny>, place: &str, need_zone: bool) -> PyResult<i64> {
+    let py = v.py();
+    let c = classes(py)?;
+    let aware = !v.getattr("tzinfo")?.is_none() && !v.call_method0("utcoffset")?.is_none();
+    if need_zone && !aware {
+        return Err(PyValueError::new_err(format!(
+            "{place}: a naive datetime {}; this column is a TIMESTAMP (a UTC instant), give a \
+             datetime with a tzinfo",
+            v.repr()?
+        )));
+    }
+    let v = if aware {
+        v.call_method1("astimezone", (c.utc.bind(py),))?
+    } else {
+        v.clone()
+    };
+    let (y, m, d): (i64, i64, i64) = (
+        v.getattr("year")?.extract()?,
+        v.getattr("month")?.extract()?,
+        v.getattr("day")?.extract()?,
+    );
+    let (h, mi, s, us): (i64, i64, i64, i64) = (
+        v.getattr("hour")?.extract()?,
+        v.getattr("minute")?.extract()?,
+        v.getattr("second")?.extract()?,
+        v.getattr("microsecond")?.extract()?,
+    );
+    let days = prollystore::format::tuple::days_from_civil(y, m, d);
+    Ok(days * MICROS_PER_DAY + ((h * 60 + mi) * 60 + s) * MICROS_PER_SECOND + us)
+}
+
+fn date_parts(v: &Bound<'_, PyAny>) -> PyResult<Date> {
+    Ok(Date {
+        year: v.getattr("year")?.extract()?,
+        month: v.getattr("month")?.extract()?,
+        day: v.getattr("day")?.extract()?,
+    })
+}
+
+/// A finite `Decimal` (or int) checked: NaN and infinities are refused.
+fn check_decimal<'py>(v: &Bound<'py, PyAny>, place: &str) -> PyResult<Bound<'py, PyAny>> {
+    let py = v.py();
+    let c = classes(py)?;
+    if v.is_instance_of::<pyo3::types::PyBool>() {
+        return Err(wrong_type(place, "a decimal.Decimal or int", v));
+    }
+    let d = if is_instance(v, &c.decimal)? {
+        v.clone()
+    } else if v.is_instance_of::<pyo3::types::PyInt>() || v.is_instance_of::<PyString>() {
+        c.decimal.bind(py).call1((v,))?
+    } else if v.is_instance_of::<pyo3::types::PyFloat>() {
+        let f: f64 = v.extract()?;
+        if !f.is_finite() {
+            return Err(PyValueError::new_err(format!(
+                "{place}: {f} is not a finite number; a DECIMAL holds none"
+            )));
+        }
+        c.decimal.bind(py).call1((v.repr()?,))?
+    } else {
+        return Err(wrong_type(place, "a decimal.Decimal or int", v));
+    };
+    if !d.call_method0("is_finite")?.extract::<bool>()? {
+        return Err(PyValueError::new_err(format!(
+            "{place}: {} is not a finite number; a DECIMAL holds none",
+            d.repr()?
+        )));
+    }
+    Ok(d)
+}
+
+fn time_text(micros: i64) -> String {
+    let sign = if micros < 0 { "-" } else { "" };
+    let a = micros.unsigned_abs();
+    let s = a / 1_000_000;
+    format!(
+        "{sign}{}:{:02}:{:02}.{:06}",
+        s / 3600,
+        (s / 60) % 60,
+        s % 60,
+        a % 1_000_000
+    )
+}
+
+fn int_value(v: &Bound<'_, PyAny>, place: &str) -> PyResult<i64> {
+    if !v.is_instance_of::<pyo3::types::PyInt>() {
+        return Err(wrong_type(place, "an int", v));
+    }
+    v.extract::<i64>()
+        .map_err(|_| PyValueError::new_err(format!("{place}: {} is out of range", v)))
+}
+
+fn uint_value(v: &Bound<'_, PyAny>, place: &str) -> PyResult<u64> {
+    if !v.is_instance_of::<pyo3::types::PyInt>() {
+        return Err(wrong_type(place, "an int", v));
+    }
+    v.extract::<u64>()
+        .map_err(|_| PyValueError::new_err(format!("{place}: {} is out of range", v)))
+}
+
+fn float_value(v: &Bound<'_, PyAny>, place: &str) -> PyResult<f64> {
+    if v.is_instance_of::<pyo3::types::PyFloat>() || v.is_instance_of::<pyo3::types::PyInt>() {
+        v.extract::<f64>()
+    } else {
+        Err(wrong_type(place, "a float", v))
+    }
+}
+
+fn str_value(v: &Bound<'_, PyAny>, place: &str) -> PyResult<String> {
+    v.downcast::<PyString>()
+        .map_err(|_| wrong_type(place, "a str", v))?
+        .to_cow()
+        .map(|c| c.into_owned())
+}
+
+fn bytes_value(v: &Bound<'_, PyAny>, place: &str) -> PyResult<Vec<u8>> {
+    if let Ok(b) = v.downcast::<PyBytes>() {
+        return Ok(b.as_bytes().to_vec());
+    }
+    if v.is_instance_of::<pyo3::types::PyByteArray>()
+        || v.is_instance_of::<pyo3::types::PyMemoryView>()
+    {
+        return v
+            .call_method0("__bytes__")
+            .or_else(|_| v.py().get_type::<PyBytes>().call1((v,)))?
+            .extract();
+    }
+    Err(wrong_type(place, "bytes", v))
+}
+
+/// A Python value as the Dolt value of `col` of table `table` (for keys and range bounds).
+/// Integers and text of the right Python type take a short path (point gets); everything
+/// else, and every error, the checked one.
+pub fn py_to_sql(v: &Bound<'_, PyAny>, col: &DoltColumn, table: &str) -> PyResult<SqlValue> {
+    match &col.sql_type {
+        SqlType::Int {
+            unsigned: false, ..
+        } if v.is_exact_instance_of::<pyo3::types::PyInt>() => {
+            if let Ok(i) = v.extract::<i64>() {
+                return Ok(SqlValue::Int(i));
+            }
+        }
+        SqlType::Int { unsigned: true, .. } if v.is_exact_instance_of::<pyo3::types::PyInt>() => {
+            if let Ok(u) = v.extract::<u64>() {
+                return Ok(SqlValue::Uint(u));
+            }
+        }
+        SqlType::Text { .. } => {
+            if let Ok(s) = v.downcast::<PyString>() {
+                return Ok(SqlValue::Text(s.to_cow()?.into_owned()));
+            }
+        }
+        _ => {}
+    }
+    let place = format!("table {table:?}, column {:?}", col.name);
+    py_to_sql_checked(v, col, &place)
+}
+
+fn py_to_sql_checked(v: &Bound<'_, PyAny>, col: &DoltColumn, place: &str) -> PyResult<SqlValue> {
+    let py = v.py();
+    let c = classes(py)?;
+    let parse = |text: &str| {
+        prollystore_dolt::key_encode::parse_value(col, text)
+            .map_err(|e| PyValueError::new_err(format!("{place}: {e}")))
+    };
+    Ok(match &col.sql_type {
+        SqlType::Int {
+            unsigned: false, ..
+        } => SqlValue::Int(int_value(v, place)?),
+        SqlType::Int { unsigned: true, .. } | SqlType::Bit(_) => {
+            SqlValue::Uint(uint_value(v, place)?)
+        }
+        SqlType::Float => SqlValue::Float(float_value(v, place)? as f32),
+        SqlType::Double => SqlValue::Double(float_value(v, place)?),
+        SqlType::Text { .. } => SqlValue::Text(str_value(v, place)?),
+        SqlType::Binary { .. } => SqlValue::Bytes(bytes_value(v, place)?),
+        SqlType::Decimal { .. } => {
+            let d = check_decimal(v, place)?;
+            parse(&d.str()?.to_string())?
+        }
+        SqlType::Year => SqlValue::Year(
+            u16::try_from(int_value(v, place)?)
+                .map_err(|_| PyValueError::new_err(format!("{place}: {v} is not a year")))?,
+        ),
+        SqlType::Date => {
+            if !is_instance(v, &c.date)? || is_instance(v, &c.datetime)? {
+                return Err(wrong_type(place, "a datetime.date", v));
+            }
+            SqlValue::Date(date_parts(v)?)
+        }
+        SqlType::Time(_) => {
+            if !is_instance(v, &c.timedelta)? {
+                return Err(wrong_type(place, "a datetime.timedelta", v));
+            }
+            parse(&time_text(timedelta_micros(v)?))?
+        }
+        SqlType::Datetime(fsp) | SqlType::Timestamp(fsp) => {
+            if !is_instance(v, &c.datetime)? {
+                return Err(wrong_type(place, "a datetime.datetime", v));
+            }
+            let need_zone = matches!(col.sql_type, SqlType::Timestamp(_));
+            SqlValue::Datetime(datetime_micros(v, place, need_zone)?, *fsp)
+        }
+        SqlType::Enum(_) | SqlType::Set(_) => {
+            if v.is_instance_of::<pyo3::types::PyInt>() {
+                parse(&v.str()?.to_string())?
+            } else {
+                parse(&str_value(v, place)?)?
+            }
+        }
+        _ => {
+            if let Ok(s) = v.downcast::<PyString>() {
+                parse(&s.to_cow()?)?
+            } else {
+                SqlValue::Bytes(bytes_value(v, place)?)
+            }
+        }
+    })
+}
+
+/// A Python value held for encoding into a native map's tuple field: owns what a [`Value`]
+/// borrows.
+#[derive(Debug)]
+pub enum Held {
+    /// NULL.
+    Null,
+    /// A value with no borrowed part.
+    Plain(Value<'static>),
+    /// Text or bytes.
+    Bytes(Vec<u8>, Encoding),
+    /// A decimal: exponent, sign, big-endian coefficient.
+    Decimal(i32, bool, Vec<u8>),
+}
+
+impl Held {
+    /// The tuple value.
+    pub fn value(&self) -> Option<Value<'_>> {
+        match self {
+            Held::Null => None,
+            Held::Plain(v) => Some(*v),
+            Held::Decimal(e, n, c) => Some(Value::Decimal(Decimal::finite(*e, *n, c))),
+            Held::Bytes(b, enc) => Some(match enc {
+                Encoding::String => Value::String(std::str::from_utf8(b).unwrap_or_default()),
+                Encoding::Json => Value::Json(b),
+                Encoding::Geometry => Value::Geometry(b),
+                e if e.is_adaptive() => Value::Adaptive(Adaptive::Inline(b)),
+                _ => Value::Bytes(b),
+            }),
+        }
+    }
+}
+
+/// A Python value as the native-map field of encoding `enc`; `place` names the column (and
+/// row) in errors.
+pub fn py_to_held(v: &Bound<'_, PyAny>, enc: Encoding, place: &str) -> PyResult<Held> {
+    use Encoding as E;
+    if v.is_none() {
+        return Ok(Held::Null);
+    }
+    let py = v.py();
+    let c = classes(py)?;
+    let range =
+        |what: &str| PyValueError::new_err(format!("{place}: {v} is out of range for {what}"));
+    Ok(Held::Plain(match enc {
+        E::Int8 => Value::Int8(int_value(v, place)?.try_into().map_err(|_| range("int8"))?),
+        E::Int16 => Value::Int16(
+            int_value(v, place)?
+                .try_into()
+                .map_err(|_| range("int16"))?,
+        ),
+        E::Int32 => Value::Int32(
+            int_value(v, place)?
+                .try_into()
+                .map_err(|_| range("int32"))?,
+        ),
+        E::Int64 => Value::Int64(int_value(v, place)?),
+        E::Uint8 => Value::Uint8(
+            uint_value(v, place)?
+                .try_into()
+                .map_err(|_| range("uint8"))?,
+        ),
+        E::Uint16 => Value::Uint16(
+            uint_value(v, place)?
+                .try_into()
+                .map_err(|_| range("uint16"))?,
+        ),
+        E::Uint32 => Value::Uint32(
+            uint_value(v, place)?
+                .try_into()
+                .map_err(|_| range("uint32"))?,
+        ),
+        E::Uint64 => Value::Uint64(uint_value(v, place)?),
+        E::Bit64 => Value::Bit64(uint_value(v, place)?),
+        E::Enum => Value::Enum(
+            uint_value(v, place)?
+                .try_into()
+                .map_err(|_| range("enum"))?,
+        ),
+        E::Set => Value::Set(uint_value(v, place)?),
+        E::Float32 => Value::Float32(float_value(v, place)? as f32),
+        E::Float64 => Value::Float64(float_value(v, place)?),
+        E::Year => Value::Year(int_value(v, place)?.try_into().map_err(|_| range("year"))?),
+        E::Date => {
+            if !is_instance(v, &c.date)? || is_instance(v, &c.datetime)? {
+                return Err(wrong_type(place, "a datetime.date", v));
+            }
+            Value::Date(date_parts(v)?)
+        }
+        E::Time => {
+            if !is_instance(v, &c.timedelta)? {
+                return Err(wrong_type(place, "a datetime.timedelta", v));
+            }
+            Value::Time(timedelta_micros(v)?)
+        }
+        E::Datetime => {
+            if !is_instance(v, &c.datetime)? {
+                return Err(wrong_type(place, "a datetime.datetime", v));
+            }
+            Value::Datetime(datetime_micros(v, place, false)?)
+        }
+        E::Decimal => {
+            let d = check_decimal(v, place)?;
+            let t = d.call_method0("as_tuple")?;
+            let sign: i64 = t.getattr("sign")?.extract()?;
+            let exponent: i32 = t.getattr("exponent")?.extract()?;
+            let digits: Vec<u8> = t.getattr("digits")?.extract()?;
+            return Ok(Held::Decimal(exponent, sign == 1, digits_to_be(&digits)));
+        }
+        E::String | E::StringAdaptive => {
+            return Ok(Held::Bytes(str_value(v, place)?.into_bytes(), enc));
+        }
+        E::Json | E::JsonAdaptive => {
+            let text = if v.is_instance_of::<PyString>() {
+                str_value(v, place)?
+            } else {
+                py.import("json")?.call_method1("dumps", (v,))?.extract()?
+            };
+            return Ok(Held::Bytes(text.into_bytes(), enc));
+        }
+        E::Hash128 => {
+            let b = bytes_value(v, place)?;
+            let a: [u8; 16] = b
+                .try_into()
+                .map_err(|_| PyValueError::new_err(format!("{place}: a hash128 is 16 bytes")))?;
+            Value::Hash128(a)
+        }
+        _ => return Ok(Held::Bytes(bytes_value(v, place)?, enc)),
+    }))
+}
+
+/// Big-endian bytes of the decimal number whose digits (most significant first) are `digits`.
+fn digits_to_be(digits: &[u8]) -> Vec<u8> {
+    let mut out: Vec<u8> = Vec::new(); // little-endian while building
+    for &d in digits {
+        let mut carry = u32::from(d);
+        for byte in out.iter_mut() {
+            let x = u32::from(*byte) * 10 + carry;
+            *byte = (x & 0xff) as u8;
+            carry = x >> 8;
+        }
+        while carry > 0 {
+            out.push((carry & 0xff) as u8);
+            carry >>= 8;
+        }
+    }
+    out.reverse();
+    out
+}
+
+/// A native-map field as a Python value; `blob` reads out-of-band payloads.
+pub fn value_to_py(
+    py: Python<'_>,
+    v: &Value<'_>,
+    enc: Encoding,
+    blob: &mut dyn FnMut(&prollystore::format::Address, &mut Vec<u8>) -> PyResult<()>,
+) -> PyResult<Py<PyAny>> {
+    let obj = |x: Bound<'_, PyAny>| x.unbind();
+    Ok(match v {
+        Value::Int8(x) => obj(x.into_pyobject(py)?.into_any()),
+        Value::Uint8(x) => obj(x.into_pyobject(py)?.into_any()),
+        Value::Int16(x) => obj(x.into_pyobject(py)?.into_any()),
+        Value::Uint16(x) => obj(x.into_pyobject(py)?.into_any()),
+        Value::Int32(x) => obj(x.into_pyobject(py)?.into_any()),
+        Value::Uint32(x) => obj(x.into_pyobject(py)?.into_any()),
+        Value::Int64(x) => obj(x.into_pyobject(py)?.into_any()),
+        Value::Uint64(x) | Value::Bit64(x) | Value::Set(x) => obj(x.into_pyobject(py)?.into_any()),
+        Value::Float32(x) => obj(f64::from(*x).into_pyobject(py)?.into_any()),
+        Value::Float64(x) => obj(x.into_pyobject(py)?.into_any()),
+        Value::Year(x) | Value::Enum(x) => obj(x.into_pyobject(py)?.into_any()),
+        Value::Hash128(b) => obj(PyBytes::new(py, b).into_any()),
+        Value::Cell(b) => obj(PyBytes::new(py, b).into_any()),
+        Value::Date(d) => match py_date(py, *d)? {
+            Some(x) => x,
+            None => obj(
+                PyString::new(py, &format!("{:04}-{:02}-{:02}", d.year, d.month, d.day)).into_any(),
+            ),
+        },
+        Value::Time(us) => py_timedelta(py, *us)?,
+        Value::Datetime(us) => match py_datetime(py, *us, false)? {
+            Some(x) => x,
+            None => {
+                obj(PyString::new(py, &prollystore::format::tuple::datetime_text(*us)).into_any())
+            }
+        },
+        Value::Decimal(d) => classes(py)?.decimal.call1(py, (d.to_string(),))?,
+        Value::String(s) => obj(PyString::new(py, s).into_any()),
+        Value::Json(b) => obj(PyString::new(py, &String::from_utf8_lossy(b)).into_any()),
+        Value::Bytes(b) | Value::Geometry(b) | Value::Extended(b) => {
+            obj(PyBytes::new(py, b).into_any())
+        }
+        Value::Address(a) => obj(PyString::new(py, &a.to_string()).into_any()),
+        Value::Adaptive(a) => {
+            let mut buf = Vec::new();
+            let payload: &[u8] = match a {
+                Adaptive::Inline(p) => p,
+                Adaptive::OutOfBand { address, .. } => {
+                    blob(address, &mut buf)?;
+                    &buf
+                }
+            };
+            match enc {
+                Encoding::StringAdaptive | Encoding::JsonAdaptive => obj(PyString::new(
+                    py,
+                    std::str::from_utf8(payload)
+                        .map_err(|_| PyValueError::new_err("stored text is not UTF-8"))?,
+                )
+                .into_any()),
+                _ => obj(PyBytes::new(py, payload).into_any()),
+            }
+        }
+    })
+}

@@ -1,0 +1,28 @@
+"""The examples in python/README.md run (against the golden vectors' `vecdb`)."""
+
+import contextlib
+import io
+import pathlib
+import re
+
+import pytest
+
+README = pathlib.Path(__file__).resolve().parents[1] / "README.md"
+
+
+def _examples():
+    text = README.read_text(encoding="utf-8")
+    return re.findall(r"```python\n(.*?)```", text, flags=re.S)
+
+
+@pytest.mark.parametrize("index", range(len(_examples())))
+def test_readme_example_runs(index, vecdb):
+    code = _examples()[index].replace("path/to/doltdb", str(vecdb))
+    if "duckdb" in code:
+        pytest.importorskip("duckdb")
+        pytest.importorskip("polars")
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(code, f"README example {index}", "exec"), {})
+    if "merged.get(7)" in code:
+        assert "(7, 'SEVEN', 70) []" in out.getvalue()
