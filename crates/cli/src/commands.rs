@@ -555,7 +555,7 @@ impl Ctx {
                 return Ok(ReadStore::Remote(Box::new(RemoteStore::open(url)?)));
             }
         }
-        Ok(ReadStore::File(self.open_read()?))
+        Ok(ReadStore::File(Box::new(self.open_read()?)))
     }
 
     fn push(&self, remote: &str, maps: &[String], out: &mut impl Write) -> Result<()> {

@@ -15,7 +15,7 @@ use prollystore_remote::RemoteStore;
 #[derive(Debug)]
 pub enum ReadStore {
     /// A local store directory.
-    File(FileStore),
+    File(Box<FileStore>),
     /// A remote, read in place.
     Remote(Box<RemoteStore>),
 }
@@ -29,7 +29,10 @@ pub fn is_remote_url(store: &str) -> bool {
 macro_rules! forward {
     ($self:expr, $s:ident => $call:expr) => {
         match $self {
-            ReadStore::File($s) => $call,
+            ReadStore::File(b) => {
+                let $s: &FileStore = b;
+                $call
+            }
             ReadStore::Remote(b) => {
                 let $s: &RemoteStore = b;
                 $call
