@@ -23,7 +23,7 @@ use std::sync::Arc;
 use futures::stream::{self, StreamExt, TryStreamExt};
 use prollystore::format::{Address, HashProfile};
 use prollystore::store::file::layout::{
-    file_name, write_chunk_file, FileRecord, IndexEntry, Manifest, MANIFEST,
+    file_name, parse_tail, write_chunk_file, FileRecord, IndexEntry, Manifest, HEADER_LEN, MANIFEST,
 };
 use prollystore::store::AddressHasher;
 use prollystore::store::RootUpdate;
@@ -163,7 +163,30 @@ pub fn prepare_push<'r>(
         .collect();
     let mut batches: Vec<Vec<(Address, &[u8])>> = vec![Vec::new()];
     let mut batch_bytes = 0u64;
-    for address in local.addresses() {
+    let mut files: Vec<(FileRecord, std::path::PathBuf)> = Vec::new();
+    let mut repack: Vec<Address> = Vec::new();
+    for (record, addresses) in local.chunk_files() {
+        if !addresses.is_empty() && addresses.iter().all(|a| !seen.contains(a)) {
+            // The remote has none of this file's chunks: upload the file as it is (it is in the
+            // remote's format already).
+            for a in &addresses {
+                seen.insert(*a);
+                report.chunks += 1;
+                report.chunk_bytes += local.get(a)?.map_or(0, |c| c.len() as u64);
+            }
+            let path = local.dir().join(file_name(record.seq));
+            files.push((
+                FileRecord {
+                    seq: seq_for(record.checksum),
+                    ..record
+                },
+                path,
+            ));
+        } else {
+            repack.extend(addresses);
+        }
+    }
+    for address in repack {
         if !seen.insert(address) {
             continue;
         }
@@ -187,7 +210,6 @@ pub fn prepare_push<'r>(
         context: "creating a temporary directory".into(),
         source: e,
     })?;
-    let mut files: Vec<(FileRecord, std::path::PathBuf)> = Vec::new();
     for (i, batch) in batches.iter().filter(|b| !b.is_empty()).enumerate() {
         let path = tmp.path().join(format!("{i}.chunks"));
         let (_, mut record) = write_chunk_file(&path, 0, profile, batch)?;
@@ -363,7 +385,7 @@ pub fn pull(remote: &Remote, local: &mut FileStore, name: &str) -> Result<PullRe
 
 /// Clones the store at `remote` into the new directory `dir` (which may hold files of an
 /// interrupted clone of the same remote, which are reused), records the remote as `origin`,
-/// checks every chunk against its address, and returns the store open for writing.
+/// checks every downloaded chunk against its address, and returns the store open for writing.
 pub fn clone(remote: &Remote, dir: &Path) -> Result<FileStore, RemoteError> {
     let io = |what: String| {
         move |e| RemoteError::Io {
@@ -385,6 +407,7 @@ pub fn clone(remote: &Remote, dir: &Path) -> Result<FileStore, RemoteError> {
             remote.url()
         )));
     };
+    let profile = manifest.profile;
     let wanted: Vec<FileRecord> = manifest
         .files
         .iter()
@@ -401,6 +424,7 @@ pub fn clone(remote: &Remote, dir: &Path) -> Result<FileStore, RemoteError> {
         stream::iter(wanted.iter().map(|f| async move {
             let name = file_name(f.seq);
             let bytes = remote.download(&name).await?;
+            check_file(&remote.path(&name).to_string(), f, profile, &bytes)?;
             let tmp = dir.join(format!("{name}.tmp"));
             let mut file =
                 std::fs::File::create(&tmp).map_err(io(format!("creating {}", tmp.display())))?;
@@ -425,9 +449,44 @@ pub fn clone(remote: &Remote, dir: &Path) -> Result<FileStore, RemoteError> {
         .map_err(io(format!("syncing {}", tmp.display())))?;
     std::fs::rename(&tmp, dir.join(MANIFEST)).map_err(io(format!("renaming {}", tmp.display())))?;
     config::add_remote(dir, "origin", remote.url())?;
-    let store = FileStore::open_writer(dir)?;
-    store.verify()?;
-    Ok(store)
+    Ok(FileStore::open_writer(dir)?)
+}
+
+/// Checks a downloaded chunk file: its structure against the manifest's record, and every
+/// chunk against its address.
+fn check_file(
+    object: &str,
+    record: &FileRecord,
+    profile: HashProfile,
+    bytes: &[u8],
+) -> Result<(), RemoteError> {
+    if bytes.len() as u64 != record.file_len || bytes.len() < HEADER_LEN as usize {
+        return Err(RemoteError::Invalid(format!(
+            "remote object {object} is {} bytes, its manifest says {}",
+            bytes.len(),
+            record.file_len
+        )));
+    }
+    let entries = parse_tail(
+        object,
+        record,
+        profile,
+        &bytes[..HEADER_LEN as usize],
+        bytes,
+    )?;
+    for e in entries {
+        let chunk = &bytes[e.offset as usize..e.offset as usize + e.len as usize];
+        let actual = profile.address_of(chunk);
+        if actual != e.address {
+            return Err(RemoteError::CorruptChunk {
+                object: object.to_string(),
+                offset: e.offset,
+                address: e.address,
+                reason: format!("hashes to {actual}"),
+            });
+        }
+    }
+    Ok(())
 }
 
 /// The chunks of the remote's files, for tests and tools: (object name, index entry).

@@ -40,7 +40,7 @@ use elsa::sync::FrozenMap;
 use prollystore_format::message::{self, Message, Node, NodeLayout};
 use prollystore_format::{Address, HashProfile};
 
-use chunk_file::{ChunkFile, ChunkFileWriter};
+use chunk_file::{ChunkFile, ChunkFileWriter, FileRecord};
 use manifest::{Manifest, MANIFEST};
 
 use crate::store::{ChunkStore, StoreError, StoreFastPaths};
@@ -556,6 +556,14 @@ impl FileStore {
         self.files
             .iter()
             .flat_map(|f| (0..f.len()).filter_map(|i| f.address(i)))
+    }
+
+    /// Each committed chunk file's record with the addresses it holds (by increasing address).
+    pub fn chunk_files(&self) -> impl Iterator<Item = (FileRecord, Vec<Address>)> + '_ {
+        self.files.iter().map(|f| {
+            let addresses = (0..f.len()).filter_map(|i| f.address(i)).collect();
+            (f.record(), addresses)
+        })
     }
 
     /// The manifest this handle reads (its snapshot).
