@@ -33,6 +33,25 @@ impl From<RemoteError> for Error {
     }
 }
 
+/// The store handle, remote name and URL arguments of push and pull.
+///
+/// # Safety
+/// `store` is NULL or a valid handle; `remote_name` and `url` are NULL or NUL-terminated.
+unsafe fn remote_args<'a>(
+    store: *mut prolly_store,
+    remote_name: *const c_char,
+    url: *const c_char,
+) -> Result<(&'a prolly_store, &'a str, &'a str), Error> {
+    // SAFETY: the caller's contract, passed on.
+    unsafe {
+        Ok((
+            input(store.cast_const(), "store")?,
+            text(remote_name, "remote_name")?,
+            text(url, "url")?,
+        ))
+    }
+}
+
 /// Runs `f` on the writable file store inside `store` (a mutating call).
 fn with_writer<T>(
     store: &prolly_store,
@@ -66,12 +85,8 @@ pub extern "C" fn prolly_remote_push(
     out_chunks: *mut u64,
 ) -> prolly_result {
     ffi!({
-        // SAFETY: C caller's contract: valid handle or NULL.
-        let store = unsafe { input(store.cast_const(), "store") }?;
-        // SAFETY: C caller's contract: NULL or NUL-terminated strings.
-        let name = unsafe { text(remote_name, "remote_name") }?;
-        // SAFETY: as above.
-        let url = unsafe { text(url, "url") }?;
+        // SAFETY: C caller's contract: a valid handle and NUL-terminated strings, or NULLs.
+        let (store, name, url) = unsafe { remote_args(store, remote_name, url) }?;
         let names: Vec<String> = if map_count == 0 {
             Vec::new()
         } else {
@@ -106,12 +121,8 @@ pub extern "C" fn prolly_remote_pull(
     out_chunks: *mut u64,
 ) -> prolly_result {
     ffi!({
-        // SAFETY: C caller's contract: valid handle or NULL.
-        let store = unsafe { input(store.cast_const(), "store") }?;
-        // SAFETY: C caller's contract: NULL or NUL-terminated strings.
-        let name = unsafe { text(remote_name, "remote_name") }?;
-        // SAFETY: as above.
-        let url = unsafe { text(url, "url") }?;
+        // SAFETY: C caller's contract: a valid handle and NUL-terminated strings, or NULLs.
+        let (store, name, url) = unsafe { remote_args(store, remote_name, url) }?;
         // SAFETY: C caller's contract: writable or NULL.
         let out = unsafe { Out::new(out_chunks, "out_chunks") }?;
         let remote = Remote::open(url)?;

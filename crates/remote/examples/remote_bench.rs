@@ -38,77 +38,99 @@ fn main() {
         Remote::open_with(&format!("s3://{BUCKET}/{prefix}"), &opts).expect("remote")
     };
 
-    // Push versus plain uploads of the same files.
-    let remote = open("push");
-    let t = Instant::now();
-    let report = push(&remote, &mut a, "origin", &[]).expect("push");
-    let push_s = t.elapsed().as_secs_f64();
+    // Push versus plain uploads of the same files, alternated, best of three each (a fresh
+    // prefix per run, so each push sends everything).
+    let (mut push_s, mut plain_up_s) = (f64::MAX, f64::MAX);
+    let mut uploaded = 0;
     let plain = open("plain");
-    let t = Instant::now();
-    plain.run(async {
-        let (os, prefix) = plain.object_store();
-        stream::iter(files.iter().map(|f| {
-            let bytes = std::fs::read(a.dir().join(file_name(f.seq))).expect("read");
-            let path = prefix.clone().join(file_name(f.seq));
-            async move { put_bytes(&**os, &path, bytes.into()).await }
-        }))
-        .buffered(2)
-        .try_collect::<Vec<()>>()
-        .await
-        .expect("plain upload")
-    });
-    let plain_up_s = t.elapsed().as_secs_f64();
+    for run in 0..3 {
+        let t = Instant::now();
+        plain.run(async {
+            let (os, prefix) = plain.object_store();
+            stream::iter(files.iter().map(|f| {
+                let bytes = std::fs::read(a.dir().join(file_name(f.seq))).expect("read");
+                let path = prefix.clone().join(format!("{run}/{}", file_name(f.seq)));
+                async move { put_bytes(&**os, &path, bytes.into()).await }
+            }))
+            .buffered(2)
+            .try_collect::<Vec<()>>()
+            .await
+            .expect("plain upload")
+        });
+        plain_up_s = plain_up_s.min(t.elapsed().as_secs_f64());
+        let r = open(&format!("push{run}"));
+        let t = Instant::now();
+        let report = push(&r, &mut a, &format!("r{run}"), &[]).expect("push");
+        push_s = push_s.min(t.elapsed().as_secs_f64());
+        uploaded = report.bytes_uploaded;
+    }
     println!(
-        "push: {:.1} MB uploaded in {push_s:.2} s ({:.0} MB/s); plain upload of the store's files {plain_up_s:.2} s ({:.0} MB/s); push/plain throughput {:.0}%",
-        report.bytes_uploaded as f64 / 1e6,
-        report.bytes_uploaded as f64 / 1e6 / push_s,
+        "push: {:.1} MB uploaded in {push_s:.2} s ({:.0} MB/s); plain upload of the store's files {plain_up_s:.2} s ({:.0} MB/s); push/plain throughput {:.0}% (best of 3 each, alternated)",
+        uploaded as f64 / 1e6,
+        uploaded as f64 / 1e6 / push_s,
         store_bytes as f64 / 1e6 / plain_up_s,
-        100.0 * (report.bytes_uploaded as f64 / push_s) / (store_bytes as f64 / plain_up_s)
+        100.0 * (uploaded as f64 / push_s) / (store_bytes as f64 / plain_up_s)
     );
+    let remote = open("push0");
 
-    // Clone versus plain downloads of the pushed files.
-    let remote_files = prollystore_remote::RemoteStore::from_remote(open("push"), 1 << 20)
-        .expect("open")
-        .chunk_count();
-    let _ = remote_files;
-    let t = Instant::now();
-    let cloned = clone(&open("push"), &work.path().join("c")).expect("clone");
-    let clone_s = t.elapsed().as_secs_f64();
-    let clone_bytes: u64 = cloned.manifest().files.iter().map(|f| f.file_len).sum();
-    drop(cloned);
-    let t = Instant::now();
-    let got: u64 = plain.run(async {
-        let (os, prefix) = plain.object_store();
-        stream::iter(files.iter().map(|f| {
-            let path = prefix.clone().join(file_name(f.seq));
-            async move {
-                Ok::<u64, object_store::Error>(os.get(&path).await?.bytes().await?.len() as u64)
+    // Clone versus plain downloads of the same objects (into memory, and into files with an
+    // fsync as a clone must), alternated, best of three each.
+    let (mut clone_s, mut plain_down_s, mut plain_disk_s) = (f64::MAX, f64::MAX, f64::MAX);
+    let mut got = 0;
+    for run in 0..3 {
+        let t = Instant::now();
+        let dir = work.path().join(format!("c{run}"));
+        drop(clone(&open("push0"), &dir).expect("clone"));
+        clone_s = clone_s.min(t.elapsed().as_secs_f64());
+        for to_disk in [false, true] {
+            let t = Instant::now();
+            got = plain.run(async {
+                let (os, prefix) = plain.object_store();
+                stream::iter(files.iter().map(|f| {
+                    let path = prefix.clone().join(format!("{run}/{}", file_name(f.seq)));
+                    let file = work.path().join(format!("plain{run}-{}", f.seq));
+                    async move {
+                        let bytes = os.get(&path).await?.bytes().await?;
+                        if to_disk {
+                            let mut out = std::fs::File::create(&file).expect("create");
+                            std::io::Write::write_all(&mut out, &bytes).expect("write");
+                            out.sync_all().expect("fsync");
+                        }
+                        Ok::<u64, object_store::Error>(bytes.len() as u64)
+                    }
+                }))
+                .buffered(4)
+                .try_collect::<Vec<u64>>()
+                .await
+                .expect("plain download")
+                .iter()
+                .sum()
+            });
+            let e = t.elapsed().as_secs_f64();
+            if to_disk {
+                plain_disk_s = plain_disk_s.min(e);
+            } else {
+                plain_down_s = plain_down_s.min(e);
             }
-        }))
-        .buffered(4)
-        .try_collect::<Vec<u64>>()
-        .await
-        .expect("plain download")
-        .iter()
-        .sum()
-    });
-    let plain_down_s = t.elapsed().as_secs_f64();
+        }
+    }
+    let mb = got as f64 / 1e6;
     println!(
-        "clone: {:.1} MB in {clone_s:.2} s ({:.0} MB/s, chunks verified); plain download {:.1} MB in {plain_down_s:.2} s ({:.0} MB/s); clone/plain throughput {:.0}%",
-        clone_bytes as f64 / 1e6,
-        clone_bytes as f64 / 1e6 / clone_s,
-        got as f64 / 1e6,
-        got as f64 / 1e6 / plain_down_s,
-        100.0 * (clone_bytes as f64 / clone_s) / (got as f64 / plain_down_s)
+        "clone: {mb:.1} MB in {clone_s:.2} s ({:.0} MB/s, every chunk hashed, fsynced); plain download into memory {plain_down_s:.2} s ({:.0} MB/s), into fsynced files {plain_disk_s:.2} s ({:.0} MB/s); clone/plain throughput {:.0}% (into memory), {:.0}% (into files)",
+        mb / clone_s,
+        mb / plain_down_s,
+        mb / plain_disk_s,
+        100.0 * plain_down_s / clone_s,
+        100.0 * plain_disk_s / clone_s
     );
 
     // Incremental push after 1,000 edits.
     edit_map(&mut a, "m", 1_000, rows, 2);
-    let reader = RemoteStore::from_remote(open("push"), 1 << 20).expect("open");
+    let reader = RemoteStore::from_remote(open("push0"), 1 << 20).expect("open");
     let changed = bytes_missing_from(&a, &reader);
     drop(reader);
     let before = remote.stats().bytes_out;
-    let inc = push(&remote, &mut a, "origin", &[]).expect("incremental push");
+    let inc = push(&remote, &mut a, "r0", &[]).expect("incremental push");
     let moved = remote.stats().bytes_out - before;
     println!(
         "incremental push after 1,000 edits: {moved} bytes moved, changed chunks {changed} bytes ({} chunks): {:.2}x",
@@ -121,7 +143,7 @@ fn main() {
     let mut rng = Rng::new(7);
     let mut trips = Vec::new();
     for _ in 0..5 {
-        let s = RemoteStore::from_remote(open("push"), 64 << 20).expect("open");
+        let s = RemoteStore::from_remote(open("push0"), 64 << 20).expect("open");
         let opened = s.stats().round_trips;
         let k = key(rng.below(rows));
         Map::new(&s, root, schema())
@@ -134,7 +156,7 @@ fn main() {
     println!("cold get (open round trips, get round trips), tree height {height}: {trips:?}");
 
     // Warm gets: the same keys again, remote store against the local file store.
-    let s = RemoteStore::from_remote(open("push"), 64 << 20).expect("open");
+    let s = RemoteStore::from_remote(open("push0"), 64 << 20).expect("open");
     let keys: Vec<Vec<u8>> = (0..20_000).map(|_| key(rng.below(rows))).collect();
     let rmap = Map::new(&s, root, schema());
     for k in &keys {

@@ -19,6 +19,20 @@ use url::Url;
 
 use crate::RemoteError;
 
+/// `$builder` with every option whose key it knows applied (unknown keys are ignored: they
+/// may be meant for another kind of store).
+macro_rules! configured {
+    ($builder:expr, $options:expr) => {{
+        let mut b = $builder;
+        for (k, v) in $options {
+            if let Ok(key) = k.to_ascii_lowercase().parse() {
+                b = b.with_config(key, v);
+            }
+        }
+        b
+    }};
+}
+
 /// Opens the object store `url` names; returns it with the prefix the store lives under.
 pub(crate) fn open(
     url: &str,
@@ -56,34 +70,28 @@ pub(crate) fn open(
             b = b
                 .with_conditional_put(S3ConditionalPut::ETagMatch)
                 .with_retry(retry());
-            for (k, v) in options {
-                if let Ok(key) = k.to_ascii_lowercase().parse() {
-                    b = b.with_config(key, v);
-                }
-            }
-            (Arc::new(b.build().map_err(built)?) as _, path)
+            (
+                Arc::new(configured!(b, options).build().map_err(built)?) as _,
+                path,
+            )
         }
         ObjectStoreScheme::GoogleCloudStorage => {
-            let mut b = GoogleCloudStorageBuilder::from_env()
+            let b = GoogleCloudStorageBuilder::from_env()
                 .with_url(url)
                 .with_retry(retry());
-            for (k, v) in options {
-                if let Ok(key) = k.to_ascii_lowercase().parse() {
-                    b = b.with_config(key, v);
-                }
-            }
-            (Arc::new(b.build().map_err(built)?) as _, path)
+            (
+                Arc::new(configured!(b, options).build().map_err(built)?) as _,
+                path,
+            )
         }
         ObjectStoreScheme::MicrosoftAzure => {
-            let mut b = MicrosoftAzureBuilder::from_env()
+            let b = MicrosoftAzureBuilder::from_env()
                 .with_url(url)
                 .with_retry(retry());
-            for (k, v) in options {
-                if let Ok(key) = k.to_ascii_lowercase().parse() {
-                    b = b.with_config(key, v);
-                }
-            }
-            (Arc::new(b.build().map_err(built)?) as _, path)
+            (
+                Arc::new(configured!(b, options).build().map_err(built)?) as _,
+                path,
+            )
         }
         other => return Err(bad(format!("{other:?} URLs are not supported as remotes"))),
     })

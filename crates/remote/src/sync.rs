@@ -424,7 +424,7 @@ pub fn clone(remote: &Remote, dir: &Path) -> Result<FileStore, RemoteError> {
         stream::iter(wanted.iter().map(|f| async move {
             let name = file_name(f.seq);
             let bytes = remote.download(&name).await?;
-            check_file(&remote.path(&name).to_string(), f, profile, &bytes)?;
+            check_file(remote.path(&name).as_ref(), f, profile, &bytes)?;
             let tmp = dir.join(format!("{name}.tmp"));
             let mut file =
                 std::fs::File::create(&tmp).map_err(io(format!("creating {}", tmp.display())))?;
