@@ -49,6 +49,7 @@ pub struct RemoteStore {
     manifest: Manifest,
     locations: AddressMap<ChunkAt>,
     pinned: FrozenMap<Address, Box<Pinned>>,
+    cache_bytes: usize,
     prefetched: Mutex<ChunkLru>,
     /// For each child of an internal node read so far: its parent and position.
     parents: Mutex<AddressMap<(Address, u32)>>,
@@ -93,6 +94,7 @@ impl RemoteStore {
             manifest,
             locations,
             pinned: FrozenMap::new(),
+            cache_bytes,
             prefetched: Mutex::new(ChunkLru::new(cache_bytes)),
             parents: Mutex::new(AddressMap::default()),
             last_miss: Mutex::new(None),
@@ -152,8 +154,7 @@ impl RemoteStore {
     /// Drops every chunk held in memory (read or prefetched); later reads fetch again.
     pub fn release(&mut self) {
         self.pinned = FrozenMap::new();
-        let budget = DEFAULT_CACHE_BYTES;
-        self.prefetched = Mutex::new(ChunkLru::new(budget));
+        self.prefetched = Mutex::new(ChunkLru::new(self.cache_bytes));
         self.parents = Mutex::new(AddressMap::default());
     }
 
