@@ -6,11 +6,12 @@
 //! other readers treat it like any other chunk, and it costs one small chunk per schema.
 
 use prollystore::blob::{read_blob, BlobBuilder};
-use prollystore::store::{FileStore, StoreFastPaths};
+use prollystore::store::StoreFastPaths;
 use prollystore_format::Address;
 
 use crate::error::{Error, Result};
 use crate::map_schema::MapSchema;
+use crate::source::NamedRoots;
 
 /// Suffix of schema roots.
 pub const SCHEMA_SUFFIX: &str = ".schema";
@@ -69,12 +70,12 @@ pub struct MapEntry {
 }
 
 /// The map `name`, or `None` if there is no root by that name.
-pub fn find_map(store: &FileStore, name: &str) -> Result<Option<MapEntry>> {
+pub fn find_map<S: NamedRoots + ?Sized>(store: &S, name: &str) -> Result<Option<MapEntry>> {
     check_map_name(name)?;
-    let Some(root) = store.root(name) else {
+    let Some(root) = store.named_root(name) else {
         return Ok(None);
     };
-    let Some(schema_address) = store.root(&schema_root_name(name)) else {
+    let Some(schema_address) = store.named_root(&schema_root_name(name)) else {
         return Err(Error::msg(format!(
             "root {name:?} has no schema root {:?}: it was not made by this tool",
             schema_root_name(name)
@@ -91,7 +92,7 @@ pub fn find_map(store: &FileStore, name: &str) -> Result<Option<MapEntry>> {
 }
 
 /// The map `name`; an error naming the store's maps if there is none.
-pub fn open_map(store: &FileStore, name: &str) -> Result<MapEntry> {
+pub fn open_map<S: NamedRoots + ?Sized>(store: &S, name: &str) -> Result<MapEntry> {
     match find_map(store, name)? {
         Some(m) => Ok(m),
         None => {
@@ -106,8 +107,8 @@ pub fn open_map(store: &FileStore, name: &str) -> Result<MapEntry> {
 }
 
 /// Names of the roots that have a schema root, i.e. the tool's maps.
-pub fn map_names(store: &FileStore) -> Vec<String> {
-    let roots = store.roots();
+pub fn map_names<S: NamedRoots + ?Sized>(store: &S) -> Vec<String> {
+    let roots = store.named_roots();
     roots
         .keys()
         .filter(|n| !n.ends_with(SCHEMA_SUFFIX) && roots.contains_key(&schema_root_name(n)))

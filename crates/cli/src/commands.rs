@@ -24,7 +24,9 @@ use crate::field_text::{FieldParser, NullText};
 use crate::import;
 use crate::map_schema::MapSchema;
 use crate::progress::progress;
+use crate::source::{is_remote_url, NamedRoots, ReadStore};
 use crate::walk::{size, walk, ChunkStats};
+use prollystore_remote::RemoteStore;
 
 /// `prolly`: work with a prollystore file store from the shell.
 #[derive(Parser, Debug)]
@@ -224,8 +226,44 @@ pub enum Command {
     },
     /// List the named roots.
     Roots,
+    /// Name a remote of the store: `prolly remote add NAME URL`, `prolly remote list`.
+    #[command(subcommand)]
+    Remote(RemoteCommand),
+    /// Upload the maps (all by default) to a remote: only the chunks it lacks.
+    Push {
+        /// The remote's name (`prolly remote add`).
+        remote: String,
+        /// Maps to push (default: every map).
+        maps: Vec<String>,
+    },
+    /// Fetch every map of a remote; local maps changed since the last pull are left alone.
+    Pull {
+        /// The remote's name.
+        remote: String,
+    },
+    /// Copy a remote store (s3://…, gs://…, az://…, file:///…) into a new directory.
+    Clone {
+        /// The remote's URL.
+        url: String,
+        /// The new store directory.
+        dir: PathBuf,
+    },
     /// Read a real Dolt database, read-only: `prolly dolt DBDIR branches|tags|log|tables|schema|export|get|scan`.
     Dolt(DoltArgs),
+}
+
+/// `prolly remote …`.
+#[derive(Subcommand, Debug)]
+pub enum RemoteCommand {
+    /// Record remote NAME at URL in the store's `REMOTES` file.
+    Add {
+        /// The remote's name.
+        name: String,
+        /// Its URL: s3://bucket/prefix, gs://…, az://…, file:///dir.
+        url: String,
+    },
+    /// List the store's remotes.
+    List,
 }
 
 /// Runs a parsed command line.
@@ -338,6 +376,26 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Gc => ctx.gc(&mut out)?,
         Command::Compact { below } => ctx.compact(below, &mut out)?,
         Command::Roots => ctx.roots(&mut out)?,
+        Command::Remote(RemoteCommand::Add { name, url }) => {
+            prollystore_remote::config::add_remote(ctx.check_exists()?, &name, &url)?
+        }
+        Command::Remote(RemoteCommand::List) => {
+            for (name, url) in prollystore_remote::config::remotes(ctx.check_exists()?)? {
+                writeln!(out, "{name}\t{url}")?;
+            }
+        }
+        Command::Push { remote, maps } => ctx.push(&remote, &maps, &mut out)?,
+        Command::Pull { remote } => ctx.pull(&remote, &mut out)?,
+        Command::Clone { url, dir } => {
+            let store = prollystore_remote::clone(&prollystore_remote::Remote::open(&url)?, &dir)?;
+            writeln!(
+                out,
+                "cloned {url} into {} ({} chunks, {} roots)",
+                dir.display(),
+                store.chunk_count(),
+                store.roots().len()
+            )?;
+        }
         Command::Dolt(args) => crate::dolt::run(args, ctx.quiet, &mut out)?,
     }
     out.flush()?;
@@ -487,6 +545,61 @@ impl Ctx {
             )));
         }
         Ok(dir)
+    }
+
+    /// The store read commands read: the directory, or a remote read in place when `--store`
+    /// is a URL.
+    fn open_source(&self) -> Result<ReadStore> {
+        if let Some(url) = self.dir.as_deref().and_then(Path::to_str) {
+            if is_remote_url(url) {
+                return Ok(ReadStore::Remote(Box::new(RemoteStore::open(url)?)));
+            }
+        }
+        Ok(ReadStore::File(Box::new(self.open_read()?)))
+    }
+
+    fn push(&self, remote: &str, maps: &[String], out: &mut impl Write) -> Result<()> {
+        let mut store = self.open_write()?;
+        let url = prollystore_remote::config::remote_url(store.dir(), remote)?;
+        // A map travels with its schema root.
+        let mut roots = Vec::new();
+        for m in maps {
+            let entry = open_map(&store, m)?;
+            roots.push(entry.name.clone());
+            roots.push(catalog::schema_root_name(&entry.name));
+        }
+        let r = prollystore_remote::Remote::open(&url)?;
+        let report = prollystore_remote::push(&r, &mut store, remote, &roots)?;
+        writeln!(
+            out,
+            "pushed {} roots to {remote} ({url}): {} new chunks, {} bytes uploaded",
+            report.maps.len(),
+            report.chunks,
+            report.bytes_uploaded
+        )?;
+        Ok(())
+    }
+
+    fn pull(&self, remote: &str, out: &mut impl Write) -> Result<()> {
+        let mut store = self.open_write()?;
+        let url = prollystore_remote::config::remote_url(store.dir(), remote)?;
+        let r = prollystore_remote::Remote::open(&url)?;
+        let report = prollystore_remote::pull(&r, &mut store, remote)?;
+        writeln!(
+            out,
+            "pulled from {remote} ({url}): {} chunks, {} bytes; {} roots updated",
+            report.chunks,
+            report.bytes,
+            report.updated.len()
+        )?;
+        for d in &report.diverged {
+            writeln!(
+                out,
+                "root {d:?} changed here and on {remote}: kept the local one; the remote's is root {:?}",
+                prollystore_remote::tracking_root(remote, d)
+            )?;
+        }
+        Ok(())
     }
 
     fn open_read(&self) -> Result<FileStore> {
@@ -665,7 +778,7 @@ impl Ctx {
         key: &[String],
         out: &mut impl Write,
     ) -> Result<()> {
-        let store = self.open_read()?;
+        let store = self.open_source()?;
         let m = open_map(&store, map)?;
         let k = parse_key(&m.schema, key, &null, false)?;
         let ts = m.schema.tuple_schema();
@@ -694,7 +807,7 @@ impl Ctx {
         show_progress: bool,
         out: &mut impl Write,
     ) -> Result<()> {
-        let store = self.open_read()?;
+        let store = self.open_source()?;
         let m = open_map(&store, map)?;
         let ts = m.schema.tuple_schema();
         let tree = Map::new(&store, m.root, ts.clone());
@@ -748,7 +861,7 @@ impl Ctx {
         null: NullText,
         out: &mut impl Write,
     ) -> Result<()> {
-        let store = self.open_read()?;
+        let store = self.open_source()?;
         let side = |name: &Option<String>,
                     root: &Option<String>,
                     which: &str|
@@ -1108,10 +1221,10 @@ impl Ctx {
     }
 
     fn roots(&self, out: &mut impl Write) -> Result<()> {
-        let store = self.open_read()?;
-        for (name, a) in store.roots() {
+        let store = self.open_source()?;
+        for (name, a) in store.named_roots() {
             if let Some(map) = name.strip_suffix(catalog::SCHEMA_SUFFIX) {
-                if store.root(map).is_some() {
+                if store.named_root(map).is_some() {
                     writeln!(out, "{name}\t{a}\tschema of map {map:?}")?;
                     continue;
                 }

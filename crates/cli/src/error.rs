@@ -111,6 +111,12 @@ impl From<prollystore::StoreError> for Error {
     }
 }
 
+impl From<prollystore_remote::RemoteError> for Error {
+    fn from(e: prollystore_remote::RemoteError) -> Error {
+        Error::Msg(chain(&e))
+    }
+}
+
 impl From<prollystore::rows::RowError> for Error {
     fn from(e: prollystore::rows::RowError) -> Error {
         Error::Msg(chain(&e))

@@ -11,6 +11,7 @@
 //! * [`records`]: CSV records, read fast and exactly as the `csv` crate reads them.
 //! * [`csv_lines`]: a map's rows written as CSV lines (not [`prollystore_dolt::table_rows`], which
 //!   reads the rows of Dolt tables).
+//! * [`source`]: where read commands read: a store directory or a remote read in place.
 //! * [`walk`]: chunk walks for `stats` and `verify`.
 //! * [`dolt`]: `prolly dolt DBDIR ...`, read-only views of a real Dolt database.
 //! * [`dolt_diff`]: `prolly dolt DBDIR diff`, row and table changes between two states.
@@ -32,6 +33,7 @@ pub mod import;
 pub mod map_schema;
 mod progress;
 pub mod records;
+pub mod source;
 pub mod walk;
 
 pub use error::{Error, Result};

@@ -25,6 +25,8 @@
  * - The prolly_dolt_* functions (reading Dolt databases) are in libraries built with the
  *   `dolt` Cargo feature, the default; the prolly_*_arrow functions (Arrow C streams) with the
  *   `arrow` feature, also the default.
+ * - The prolly_remote_* functions (push, pull, clone through object storage) are in libraries
+ *   built with the `remote` Cargo feature (off by default).
  */
 
 #ifndef PROLLYSTORE_H
@@ -2571,6 +2573,43 @@ prolly_result prolly_merge_result_conflict(const struct prolly_merge_result *res
  * Frees a merge result (NULL is a no-op).
  */
 void prolly_merge_result_free(struct prolly_merge_result *result);
+
+/**
+ * Pushes maps (named roots) of the file store `store` (opened as the writer) to the remote at
+ * `url`, which the store calls `remote_name` (its tracking roots are
+ * `remotes/<remote_name>/<map>`). `maps` lists `map_count` NUL-terminated root names; with
+ * `map_count` 0 (and `maps` NULL allowed) every root except tracking roots is pushed.
+ * `out_chunks` receives the number of chunks uploaded. `PROLLY_RESULT_ERR_ROOT_CONFLICT` if
+ * another push won meanwhile or a map moved on the remote since the last pull: pull, retry.
+ * Mutating call: same rules as `prolly_store_commit`.
+ */
+prolly_result prolly_remote_push(struct prolly_store *store,
+                                 const char *remote_name,
+                                 const char *url,
+                                 const char *const *maps,
+                                 size_t map_count,
+                                 uint64_t *out_chunks);
+
+/**
+ * Pulls every map of the remote at `url` (called `remote_name` by the store) into the file
+ * store `store` (opened as the writer): fetches the chunks it lacks, moves the maps not
+ * changed locally since the last pull (others are left alone; the remote's root is then in
+ * `remotes/<remote_name>/<map>`). `out_chunks` receives the number of chunks fetched.
+ * Mutating call: same rules as `prolly_store_commit`.
+ */
+prolly_result prolly_remote_pull(struct prolly_store *store,
+                                 const char *remote_name,
+                                 const char *url,
+                                 uint64_t *out_chunks);
+
+/**
+ * Clones the remote at `url` into the new directory `dir` (the remote is recorded as
+ * `origin`; every chunk is checked against its address) and opens it as the writer. Free the
+ * handle with `prolly_store_free`.
+ */
+prolly_result prolly_remote_clone(const char *url,
+                                  const char *dir,
+                                  struct prolly_store **out_store);
 
 /**
  * A static, NUL-terminated English description of result code `code` (any integer; unknown

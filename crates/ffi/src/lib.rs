@@ -38,6 +38,8 @@ pub mod iter;
 mod lookup;
 pub mod map;
 pub mod merge;
+#[cfg(feature = "remote")]
+pub mod remote;
 pub mod result;
 pub mod schema;
 pub mod store;

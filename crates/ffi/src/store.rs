@@ -103,7 +103,7 @@ impl Drop for MutatingCall<'_> {
 }
 
 impl Store {
-    fn new(backend: BuiltinStore) -> Arc<Store> {
+    pub(crate) fn new(backend: BuiltinStore) -> Arc<Store> {
         Arc::new(Store {
             backend: UnsafeCell::new(backend),
             mem_roots: Mutex::new((BTreeMap::new(), 0)),
@@ -127,7 +127,7 @@ impl Store {
     /// # Safety
     /// No other reference from [`Store::backend`] may be alive: the caller is a mutating C
     /// function whose documented contract forbids concurrent reads of the store.
-    unsafe fn backend_mut(&self) -> Result<MutatingCall<'_>, Error> {
+    pub(crate) unsafe fn backend_mut(&self) -> Result<MutatingCall<'_>, Error> {
         if self
             .mutating
             .compare_exchange(false, true, Ordering::AcqRel, Ordering::Acquire)

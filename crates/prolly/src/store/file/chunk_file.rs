@@ -24,27 +24,27 @@ use super::mmap::FileBytes;
 use super::StoreError;
 
 /// First 8 bytes of every chunk file.
-pub(super) const MAGIC: [u8; 8] = *b"PRLYCHNK";
+pub const MAGIC: [u8; 8] = *b"PRLYCHNK";
 /// Last 8 bytes of every chunk file.
-pub(super) const FOOTER_MAGIC: [u8; 8] = *b"PRLYCEND";
+pub const FOOTER_MAGIC: [u8; 8] = *b"PRLYCEND";
 /// Chunk file format version written: 2, chunks in any order with an order table.
-pub(super) const VERSION: u32 = 2;
+pub const VERSION: u32 = 2;
 /// The first version, still read: chunks in address order, no order table.
 const VERSION_1: u32 = 1;
 /// Header: magic (8), version u32, profile u8, 3 zero bytes.
-pub(super) const HEADER_LEN: u64 = 16;
+pub const HEADER_LEN: u64 = 16;
 /// Index entry: address (20), offset u64, length u32.
-pub(super) const ENTRY_LEN: u64 = 32;
+pub const ENTRY_LEN: u64 = 32;
 /// Order table entry (version 2): the index position of the next chunk in the data, u32.
-pub(super) const ORDER_LEN: u64 = 4;
+pub const ORDER_LEN: u64 = 4;
 /// Footer: index offset u64, chunk count u64, checksum u64, magic (8).
-pub(super) const FOOTER_LEN: u64 = 32;
+pub const FOOTER_LEN: u64 = 32;
 /// Largest chunk the format allows (lengths are u32).
 pub(super) const MAX_CHUNK_LEN: usize = u32::MAX as usize;
 
 /// What the manifest records about a chunk file, and what opening it must find.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) struct FileRecord {
+pub struct FileRecord {
     /// Sequence number; the file is named [`file_name`]`(seq)`.
     pub seq: u64,
     /// Number of chunks.
@@ -56,7 +56,7 @@ pub(super) struct FileRecord {
 }
 
 /// The name of chunk file number `seq`.
-pub(super) fn file_name(seq: u64) -> String {
+pub fn file_name(seq: u64) -> String {
     format!("{seq:016x}.chunks")
 }
 
@@ -497,6 +497,166 @@ impl ChunkFile {
     }
 }
 
+/// One entry of a chunk file's index: where a chunk's bytes lie in the file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct IndexEntry {
+    /// The chunk's address.
+    pub address: Address,
+    /// Byte offset of the chunk in the file.
+    pub offset: u64,
+    /// Length of the chunk in bytes.
+    pub len: u32,
+}
+
+/// How many bytes at the end of a version-2 chunk file with `chunk_count` chunks hold its index,
+/// order table and footer (what [`parse_tail`] needs besides the header), or `None` on overflow.
+pub fn tail_len(chunk_count: u64) -> Option<u64> {
+    chunk_count
+        .checked_mul(ENTRY_LEN + ORDER_LEN)?
+        .checked_add(FOOTER_LEN)
+}
+
+/// Validates a chunk file from its 16-byte header and its last bytes (at least the index, the
+/// order table and the footer; a longer `tail` is fine), without its chunk data: the checks a
+/// reader makes at open (`docs/FORMAT.md`), against the manifest's `record`. Returns the index,
+/// by increasing address. For readers that fetch only these parts of a file (remote stores).
+pub fn parse_tail(
+    name: &str,
+    record: &FileRecord,
+    profile: HashProfile,
+    header: &[u8],
+    tail: &[u8],
+) -> Result<Vec<IndexEntry>, StoreError> {
+    let len = record.file_len;
+    if len < HEADER_LEN + FOOTER_LEN || header.len() != HEADER_LEN as usize {
+        return Err(corrupted(
+            name,
+            0,
+            "file is too short for header and footer",
+        ));
+    }
+    if header.get(..8) != Some(&MAGIC[..]) {
+        return Err(corrupted(name, 0, "bad magic: not a chunk file"));
+    }
+    let tail_start = len
+        .checked_sub(tail.len() as u64)
+        .ok_or_else(|| corrupted(name, 0, "more tail bytes than the file holds"))?;
+    // Offsets below are file offsets; `at(o)` reads the tail at file offset `o`.
+    let at_u64 = |o: u64| o.checked_sub(tail_start).and_then(|r| le_u64(tail, r));
+    let footer = len - FOOTER_LEN;
+    if tail.get(tail.len().saturating_sub(8)..) != Some(&FOOTER_MAGIC[..]) || tail.len() < 32 {
+        return Err(corrupted(name, footer + 24, "bad footer magic"));
+    }
+    let (index_offset, count, checksum) =
+        match (at_u64(footer), at_u64(footer + 8), at_u64(footer + 16)) {
+            (Some(i), Some(c), Some(s)) => (i, c, s),
+            _ => return Err(corrupted(name, footer, "footer is unreadable")),
+        };
+    let version = le_u32(header, 8).unwrap_or(0);
+    let per_chunk = match version {
+        VERSION_1 => ENTRY_LEN,
+        VERSION => ENTRY_LEN + ORDER_LEN,
+        _ => return Err(corrupted(name, 8, format!("unsupported version {version}"))),
+    };
+    let fits = count.checked_mul(per_chunk).is_some_and(|tl| {
+        index_offset >= HEADER_LEN && index_offset.checked_add(tl) == Some(footer)
+    });
+    if !fits || index_offset < tail_start {
+        return Err(corrupted(
+            name,
+            footer,
+            format!("footer says {count} chunks indexed at offset {index_offset}, which does not fit the file or the bytes read"),
+        ));
+    }
+    let trailer = &tail[(index_offset - tail_start) as usize..];
+    let mut h = Xxh3::new();
+    h.update(header);
+    h.update(&trailer[..trailer.len() - 16]);
+    if h.digest() != checksum {
+        return Err(corrupted(
+            name,
+            footer + 16,
+            "checksum of header, index and footer does not match",
+        ));
+    }
+    if checksum != record.checksum || count != record.chunk_count {
+        return Err(corrupted(
+            name,
+            footer,
+            "file is not the one the manifest names (checksum or chunk count differ)",
+        ));
+    }
+    let tag = header[12];
+    if HashProfile::from_tag(tag) != Some(profile) || header[13..16] != [0u8; 3] {
+        return Err(corrupted(
+            name,
+            12,
+            format!(
+                "hash profile tag {tag} does not match the store's ({})",
+                profile.name()
+            ),
+        ));
+    }
+    let n = count as usize;
+    let mut entries = Vec::with_capacity(n);
+    for i in 0..n {
+        let e = &trailer[i * ENTRY_LEN as usize..(i + 1) * ENTRY_LEN as usize];
+        let at = index_offset + i as u64 * ENTRY_LEN;
+        let address = Address::from_slice(&e[..ADDRESS_LEN])
+            .ok_or_else(|| corrupted(name, at, "bad address"))?;
+        if entries
+            .last()
+            .is_some_and(|p: &IndexEntry| p.address >= address)
+        {
+            return Err(corrupted(
+                name,
+                at,
+                "index addresses are not strictly increasing",
+            ));
+        }
+        let offset = le_u64(e, 20).unwrap_or(0);
+        let len = le_u32(e, 28).unwrap_or(0);
+        entries.push(IndexEntry {
+            address,
+            offset,
+            len,
+        });
+    }
+    // The chunks, taken in data order, must tile the data region exactly.
+    let mut seen = vec![false; n];
+    let mut expected = HEADER_LEN;
+    for k in 0..n {
+        let i = if version == VERSION_1 {
+            k
+        } else {
+            let o = n * ENTRY_LEN as usize + k * ORDER_LEN as usize;
+            le_u32(trailer, o as u64)
+                .map(|i| i as usize)
+                .filter(|&i| i < n && !seen[i])
+                .ok_or_else(|| {
+                    corrupted(
+                        name,
+                        index_offset + o as u64,
+                        "order table names no index entry, or one twice",
+                    )
+                })?
+        };
+        seen[i] = true;
+        if entries[i].offset != expected {
+            return Err(corrupted(name, index_offset + i as u64 * ENTRY_LEN + 20, format!("chunk {i} starts at {}, but the chunk before it in the data ends at {expected}", entries[i].offset)));
+        }
+        expected += u64::from(entries[i].len);
+    }
+    if expected != index_offset {
+        return Err(corrupted(
+            name,
+            expected.min(index_offset),
+            "chunks do not end where the index begins",
+        ));
+    }
+    Ok(entries)
+}
+
 /// xxh3-64 over the header, the index (and order table) and the footer's first 16 bytes of a
 /// whole file `b` whose index starts at `index_offset`.
 fn structure_checksum(b: &[u8], index_offset: usize) -> Option<u64> {
@@ -726,7 +886,7 @@ impl ChunkFileWriter {
 
 /// Writes a chunk file holding `chunks` (unique) to the new file `path` and returns it, not yet
 /// fsynced, with its record. The caller fsyncs it and renames it into place.
-pub(super) fn write(
+pub fn write(
     path: &Path,
     seq: u64,
     profile: HashProfile,

@@ -11,7 +11,7 @@ use super::chunk_file::FileRecord;
 use super::StoreError;
 
 /// The manifest's file name.
-pub(super) const MANIFEST: &str = "MANIFEST";
+pub const MANIFEST: &str = "MANIFEST";
 /// First 8 bytes of the manifest.
 pub(super) const MAGIC: [u8; 8] = *b"PRLYMANI";
 /// Manifest format version.
@@ -25,7 +25,8 @@ pub(super) const MAX_ROOT_NAME: usize = 1024;
 
 /// One committed state of the store.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(super) struct Manifest {
+pub struct Manifest {
+    /// The hash profile of every chunk in the store.
     pub profile: HashProfile,
     /// Incremented by every commit; lets readers tell whether anything changed.
     pub generation: u64,
@@ -89,7 +90,7 @@ impl<'a> Reader<'a> {
 
 impl Manifest {
     /// An empty store's manifest.
-    pub(super) fn empty(profile: HashProfile) -> Manifest {
+    pub fn empty(profile: HashProfile) -> Manifest {
         Manifest {
             profile,
             generation: 0,
@@ -100,7 +101,7 @@ impl Manifest {
     }
 
     /// The manifest's bytes.
-    pub(super) fn encode(&self) -> Vec<u8> {
+    pub fn encode(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(HEAD_LEN + self.files.len() * RECORD_LEN + 64);
         out.extend_from_slice(&MAGIC);
         out.extend_from_slice(&VERSION.to_le_bytes());
@@ -126,7 +127,7 @@ impl Manifest {
     }
 
     /// Parses and validates manifest bytes.
-    pub(super) fn decode(b: &[u8]) -> Result<Manifest, StoreError> {
+    pub fn decode(b: &[u8]) -> Result<Manifest, StoreError> {
         if b.len() < HEAD_LEN + 8 {
             return Err(corrupted(b.len(), "file is too short to be a manifest"));
         }

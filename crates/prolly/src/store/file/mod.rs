@@ -18,6 +18,17 @@ mod chunk_file;
 mod manifest;
 mod mmap;
 
+/// The on-disk layout (`docs/FORMAT.md`) for tools that move store files elsewhere (remotes):
+/// the manifest, chunk-file records and names, writing a chunk file, and validating a chunk
+/// file from its header and tail alone.
+pub mod layout {
+    pub use super::chunk_file::{
+        file_name, parse_tail, tail_len, write as write_chunk_file, FileRecord, IndexEntry,
+        HEADER_LEN,
+    };
+    pub use super::manifest::{Manifest, MANIFEST};
+}
+
 use std::collections::{BTreeMap, HashSet};
 use std::fs::File;
 use std::io::Write;
@@ -29,7 +40,7 @@ use elsa::sync::FrozenMap;
 use prollystore_format::message::{self, Message, Node, NodeLayout};
 use prollystore_format::{Address, HashProfile};
 
-use chunk_file::{ChunkFile, ChunkFileWriter};
+use chunk_file::{ChunkFile, ChunkFileWriter, FileRecord};
 use manifest::{Manifest, MANIFEST};
 
 use crate::store::{ChunkStore, StoreError, StoreFastPaths};
@@ -538,6 +549,26 @@ impl FileStore {
     /// Number of committed chunks (over all files).
     pub fn chunk_count(&self) -> u64 {
         self.files.iter().map(|f| f.len() as u64).sum()
+    }
+
+    /// The addresses of every committed chunk, file by file (each file's by increasing address).
+    pub fn addresses(&self) -> impl Iterator<Item = Address> + '_ {
+        self.files
+            .iter()
+            .flat_map(|f| (0..f.len()).filter_map(|i| f.address(i)))
+    }
+
+    /// Each committed chunk file's record with the addresses it holds (by increasing address).
+    pub fn chunk_files(&self) -> impl Iterator<Item = (FileRecord, Vec<Address>)> + '_ {
+        self.files.iter().map(|f| {
+            let addresses = (0..f.len()).filter_map(|i| f.address(i)).collect();
+            (f.record(), addresses)
+        })
+    }
+
+    /// The manifest this handle reads (its snapshot).
+    pub fn manifest(&self) -> &Manifest {
+        &self.manifest
     }
 
     /// Number of chunks put but not yet committed.

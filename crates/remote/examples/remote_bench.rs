@@ -1,0 +1,195 @@
+//! Remote benchmarks against a local MinIO (started here, like the tests' one): push and clone
+//! of a 1M-row store against plain object uploads and downloads of the same bytes, an
+//! incremental push after 1,000 edits, cold-get round trips, warm gets against the local store.
+//!
+//! `cargo run --release -p prollystore-remote --example remote_bench [ROWS]`
+
+#[path = "../tests/support/mod.rs"]
+mod support;
+
+use std::time::Instant;
+
+use futures::stream::{self, StreamExt, TryStreamExt};
+use object_store::ObjectStoreExt;
+use prollystore::store::file::layout::file_name;
+use prollystore::{FileStore, Map};
+use prollystore_remote::{clone, push, put_bytes, Remote, RemoteStore};
+use support::*;
+
+fn main() {
+    let rows: u64 = std::env::args()
+        .nth(1)
+        .and_then(|a| a.parse().ok())
+        .unwrap_or(1_000_000);
+    let minio = Minio::start().expect("a MinIO binary (PROLLY_MINIO)");
+    let work = tempfile::tempdir().expect("tmp");
+    let t = Instant::now();
+    let mut a = make_store(&work.path().join("a"), &[("m", rows, 1)]);
+    let files: Vec<_> = a.manifest().files.clone();
+    let store_bytes: u64 = files.iter().map(|f| f.file_len).sum();
+    println!(
+        "store: {rows} rows, {} chunk files, {:.1} MB, built in {:.1} s",
+        files.len(),
+        store_bytes as f64 / 1e6,
+        t.elapsed().as_secs_f64()
+    );
+    let opts = minio.options(minio.port);
+    let open = |prefix: &str| {
+        Remote::open_with(&format!("s3://{BUCKET}/{prefix}"), &opts).expect("remote")
+    };
+
+    // Push versus plain uploads of the same files, alternated, best of three each (a fresh
+    // prefix per run, so each push sends everything).
+    let (mut push_s, mut plain_up_s) = (f64::MAX, f64::MAX);
+    let mut uploaded = 0;
+    let plain = open("plain");
+    for run in 0..3 {
+        let t = Instant::now();
+        plain.run(async {
+            let (os, prefix) = plain.object_store();
+            stream::iter(files.iter().map(|f| {
+                let bytes = std::fs::read(a.dir().join(file_name(f.seq))).expect("read");
+                let path = prefix.clone().join(format!("{run}/{}", file_name(f.seq)));
+                async move { put_bytes(&**os, &path, bytes.into()).await }
+            }))
+            .buffered(2)
+            .try_collect::<Vec<()>>()
+            .await
+            .expect("plain upload")
+        });
+        plain_up_s = plain_up_s.min(t.elapsed().as_secs_f64());
+        let r = open(&format!("push{run}"));
+        let t = Instant::now();
+        let report = push(&r, &mut a, &format!("r{run}"), &[]).expect("push");
+        push_s = push_s.min(t.elapsed().as_secs_f64());
+        uploaded = report.bytes_uploaded;
+    }
+    println!(
+        "push: {:.1} MB uploaded in {push_s:.2} s ({:.0} MB/s); plain upload of the store's files {plain_up_s:.2} s ({:.0} MB/s); push/plain throughput {:.0}% (best of 3 each, alternated)",
+        uploaded as f64 / 1e6,
+        uploaded as f64 / 1e6 / push_s,
+        store_bytes as f64 / 1e6 / plain_up_s,
+        100.0 * (uploaded as f64 / push_s) / (store_bytes as f64 / plain_up_s)
+    );
+    let remote = open("push0");
+
+    // Clone versus plain downloads of the same objects (into memory, and into files with an
+    // fsync as a clone must), alternated, best of three each.
+    let (mut clone_s, mut plain_down_s, mut plain_disk_s) = (f64::MAX, f64::MAX, f64::MAX);
+    let mut got = 0;
+    for run in 0..3 {
+        let t = Instant::now();
+        let dir = work.path().join(format!("c{run}"));
+        drop(clone(&open("push0"), &dir).expect("clone"));
+        clone_s = clone_s.min(t.elapsed().as_secs_f64());
+        for to_disk in [false, true] {
+            let t = Instant::now();
+            got = plain.run(async {
+                let (os, prefix) = plain.object_store();
+                stream::iter(files.iter().map(|f| {
+                    let path = prefix.clone().join(format!("{run}/{}", file_name(f.seq)));
+                    let file = work.path().join(format!("plain{run}-{}", f.seq));
+                    async move {
+                        let bytes = os.get(&path).await?.bytes().await?;
+                        if to_disk {
+                            let mut out = std::fs::File::create(&file).expect("create");
+                            std::io::Write::write_all(&mut out, &bytes).expect("write");
+                            out.sync_all().expect("fsync");
+                        }
+                        Ok::<u64, object_store::Error>(bytes.len() as u64)
+                    }
+                }))
+                .buffered(4)
+                .try_collect::<Vec<u64>>()
+                .await
+                .expect("plain download")
+                .iter()
+                .sum()
+            });
+            let e = t.elapsed().as_secs_f64();
+            if to_disk {
+                plain_disk_s = plain_disk_s.min(e);
+            } else {
+                plain_down_s = plain_down_s.min(e);
+            }
+        }
+    }
+    let mb = got as f64 / 1e6;
+    println!(
+        "clone: {mb:.1} MB in {clone_s:.2} s ({:.0} MB/s, every chunk hashed, fsynced); plain download into memory {plain_down_s:.2} s ({:.0} MB/s), into fsynced files {plain_disk_s:.2} s ({:.0} MB/s); clone/plain throughput {:.0}% (into memory), {:.0}% (into files)",
+        mb / clone_s,
+        mb / plain_down_s,
+        mb / plain_disk_s,
+        100.0 * plain_down_s / clone_s,
+        100.0 * plain_disk_s / clone_s
+    );
+
+    // Incremental push after 1,000 edits.
+    edit_map(&mut a, "m", 1_000, rows, 2);
+    let reader = RemoteStore::from_remote(open("push0"), 1 << 20).expect("open");
+    let changed = bytes_missing_from(&a, &reader);
+    drop(reader);
+    let before = remote.stats().bytes_out;
+    let inc = push(&remote, &mut a, "r0", &[]).expect("incremental push");
+    let moved = remote.stats().bytes_out - before;
+    println!(
+        "incremental push after 1,000 edits: {moved} bytes moved, changed chunks {changed} bytes ({} chunks): {:.2}x",
+        inc.chunks,
+        moved as f64 / changed as f64
+    );
+
+    // Cold gets: a fresh open per get.
+    let root = a.root("m").expect("root");
+    let mut rng = Rng::new(7);
+    let mut trips = Vec::new();
+    for _ in 0..5 {
+        let s = RemoteStore::from_remote(open("push0"), 64 << 20).expect("open");
+        let opened = s.stats().round_trips;
+        let k = key(rng.below(rows));
+        Map::new(&s, root, schema())
+            .get(&k)
+            .expect("get")
+            .expect("present");
+        trips.push((opened, s.stats().round_trips - opened));
+    }
+    let height = Map::new(&a, root, schema()).height().expect("height");
+    println!("cold get (open round trips, get round trips), tree height {height}: {trips:?}");
+
+    // Warm gets: the same keys again, remote store against the local file store.
+    let s = RemoteStore::from_remote(open("push0"), 64 << 20).expect("open");
+    let keys: Vec<Vec<u8>> = (0..20_000).map(|_| key(rng.below(rows))).collect();
+    let rmap = Map::new(&s, root, schema());
+    for k in &keys {
+        rmap.get(k).expect("warm-up");
+    }
+    let local = FileStore::open(a.dir()).expect("local");
+    let lmap = Map::new(&local, root, schema());
+    for k in &keys {
+        lmap.get(k).expect("warm-up");
+    }
+    let time = |f: &dyn Fn()| {
+        let mut best = f64::MAX;
+        for _ in 0..5 {
+            let t = Instant::now();
+            f();
+            best = best.min(t.elapsed().as_secs_f64());
+        }
+        best
+    };
+    let remote_t = time(&|| {
+        for k in &keys {
+            std::hint::black_box(rmap.get(k).expect("get"));
+        }
+    });
+    let local_t = time(&|| {
+        for k in &keys {
+            std::hint::black_box(lmap.get(k).expect("get"));
+        }
+    });
+    println!(
+        "warm gets: remote store {:.0} ns/get, local file store {:.0} ns/get: {:.2}x",
+        remote_t * 1e9 / keys.len() as f64,
+        local_t * 1e9 / keys.len() as f64,
+        remote_t / local_t
+    );
+}

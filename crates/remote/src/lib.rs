@@ -1,0 +1,33 @@
+//! # prollystore-remote
+//!
+//! Remotes for prollystore file stores on object storage, through the `object_store` crate:
+//! `s3://bucket/prefix` (AWS S3, MinIO, R2, ...), `gs://bucket/prefix`, `az://container/prefix`,
+//! `file:///dir`. A remote holds a store in exactly the file store's layout (`docs/FORMAT.md`):
+//! a `MANIFEST` object and immutable `<seq>.chunks` objects.
+//!
+//! * [`Remote`]: a connection (URL, credentials from the environment or options), counting
+//!   round trips.
+//! * [`push`], [`pull`], [`clone`](clone()): move only missing chunks; the remote manifest is
+//!   switched by compare-and-swap after every chunk file is uploaded, so racing pushers get
+//!   [`RemoteError::Conflict`] instead of losing an update (module [`sync`]).
+//! * [`RemoteStore`]: read a remote in place (range reads, prefetch along scans, a bounded
+//!   cache), as a [`prollystore::ChunkStore`] that `Map` reads work on.
+//! * [`config`]: the names a local store gives its remotes.
+//!
+//! Heavy dependencies (an async runtime, HTTP and TLS clients) stay in this crate, out of the
+//! core crates.
+
+mod cache;
+pub mod config;
+mod error;
+mod location;
+pub mod read;
+mod remote;
+pub mod sync;
+
+pub use error::RemoteError;
+pub use read::RemoteStore;
+pub use remote::{put_bytes, Remote, RemoteStats};
+pub use sync::{
+    clone, prepare_push, pull, push, tracking_root, PreparedPush, PullReport, PushReport,
+};
