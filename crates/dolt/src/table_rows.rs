@@ -244,6 +244,7 @@ impl<'t> RowDecoder<'t> {
         let vt =
             Tuple::new(value).map_err(|e| bad_chunk(table.address, format!("value tuple: {e}")))?;
         row.clear();
+        row.reserve(plan.slots.len());
         for &(i, slot) in &plan.slots {
             let Some(col) = table.schema.columns.get(i) else {
                 continue;

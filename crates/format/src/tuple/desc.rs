@@ -258,7 +258,10 @@ impl TupleDesc {
     /// The descriptor of the first `n` fields (all fields if `n >= len`), with the same order hook:
     /// comparing with it looks only at those fields (Dolt's `PrefixDesc`).
     pub fn prefix(&self, n: usize) -> TupleDesc {
-        let n = n.min(self.len());
+        if n >= self.len() {
+            // The whole descriptor: shared, not rebuilt (a full-key lookup's common case).
+            return self.clone();
+        }
         Self::build(
             self.types.get(..n).unwrap_or(&[]).into(),
             self.order.clone(),
