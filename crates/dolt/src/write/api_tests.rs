@@ -8,7 +8,7 @@ use std::process::Command;
 
 use super::api::{CommitMeta, DoltWriter, RowMode};
 use super::ops::apply_ops;
-use super::tests::{copy_db, copy_tree, scenario};
+use super::tests::{copy_db, copy_tree, dolt_as, scenario};
 use crate::db::{Database, State};
 use crate::error::DoltError;
 use crate::sql_value::SqlValue;
@@ -231,29 +231,7 @@ fn dolt(dir: &Path, args: &[&str]) -> Option<String> {
 
 /// [`dolt`]'s standard output as bytes (binary columns print raw).
 fn dolt_bytes(dir: &Path, args: &[&str]) -> Option<Vec<u8>> {
-    let bin = std::env::var_os("PROLLY_DOLT").filter(|v| !v.is_empty())?;
-    let home = dir.parent().unwrap().join("home");
-    std::fs::create_dir_all(home.join(".dolt")).unwrap();
-    std::fs::write(
-        home.join(".dolt/config_global.json"),
-        r#"{"user.name":"Dolt User","user.email":"dolt@example.com","metrics.disabled":"true"}"#,
-    )
-    .unwrap();
-    let out = Command::new(bin)
-        .args(args)
-        .current_dir(dir)
-        .env("HOME", &home)
-        .env("TZ", "UTC")
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "dolt {args:?} failed:\n{}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    Some(out.stdout)
+    dolt_as(dir, args, "Dolt User", "dolt@example.com")
 }
 
 /// Dolt logs, selects, diffs and commits on databases our writer made from the scenarios'

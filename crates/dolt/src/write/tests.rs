@@ -46,14 +46,21 @@ pub(super) fn copy_db(db: &Path) -> (tempfile::TempDir, PathBuf) {
 
 /// Runs `dolt args…` in `dir` with a throwaway HOME, if `PROLLY_DOLT` is set; returns stdout.
 pub(super) fn dolt(dir: &Path, args: &[&str]) -> Option<String> {
+    dolt_as(dir, args, "Vector Bot", "bot@example.com").map(|out| String::from_utf8(out).unwrap())
+}
+
+/// Runs `dolt args…` in `dir` with a throwaway HOME whose global config names `user` and
+/// `email`, if `PROLLY_DOLT` is set; returns stdout as bytes (binary columns print raw).
+pub(super) fn dolt_as(dir: &Path, args: &[&str], user: &str, email: &str) -> Option<Vec<u8>> {
     let bin = std::env::var_os(DOLT_ENV).filter(|v| !v.is_empty())?;
     let home = dir.parent().unwrap().join("home");
     std::fs::create_dir_all(home.join(".dolt")).unwrap();
-    std::fs::write(
-        home.join(".dolt/config_global.json"),
-        r#"{"user.name":"Vector Bot","user.email":"bot@example.com","metrics.disabled":"true"}"#,
-    )
-    .unwrap();
+    let config = serde_json::json!({
+        "user.name": user,
+        "user.email": email,
+        "metrics.disabled": "true",
+    });
+    std::fs::write(home.join(".dolt/config_global.json"), config.to_string()).unwrap();
     let out = Command::new(bin)
         .args(args)
         .current_dir(dir)
@@ -68,7 +75,7 @@ pub(super) fn dolt(dir: &Path, args: &[&str]) -> Option<String> {
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
-    Some(String::from_utf8(out.stdout).unwrap())
+    Some(out.stdout)
 }
 
 #[test]
