@@ -46,6 +46,8 @@ def dolt_databases():
         for db in sorted(root.iterdir()) if root.is_dir() else []:
             if (db / ".dolt").is_dir():
                 out.append((vs, db, root / f"{db.name}.expected"))
+    # No database found would leave the parametrized tests with nothing to check.
+    assert out, f"no Dolt databases under {[str(v / 'dolt-db') for v in VECTOR_SETS]}"
     return out
 
 
