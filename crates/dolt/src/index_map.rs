@@ -35,21 +35,26 @@ impl Schema {
 
     /// Key descriptor over `columns` (positions in [`Schema::columns`]) with each text
     /// column's collation, as Dolt compares that index's keys.
-    fn collated_key_desc(&self, columns: &[usize]) -> Result<TupleDesc> {
+    fn collated_key_desc(&self, columns: &[usize], hashed: &[bool]) -> Result<TupleDesc> {
         let mut types = Vec::with_capacity(columns.len());
         let mut collations = Vec::with_capacity(columns.len());
-        for &i in columns {
+        for (k, &i) in columns.iter().enumerate() {
             let col = self
                 .columns
                 .get(i)
                 .ok_or_else(|| DoltError::Unsupported(format!("index column {i} is missing")))?;
-            let enc = key_encoding(col.encoding);
+            let (enc, collation) = if hashed.get(k).copied().unwrap_or(false) {
+                // An address orders by its bytes, whatever the column's collation.
+                (col.encoding, None)
+            } else {
+                (key_encoding(col.encoding), self.column_collation(col)?)
+            };
             types.push(if col.nullable {
                 Type::nullable(enc)
             } else {
                 Type::not_null(enc)
             });
-            collations.push(self.column_collation(col)?);
+            collations.push(collation);
         }
         Ok(TupleDesc::new(types).with_collations(collations))
     }
@@ -61,7 +66,7 @@ impl Schema {
         let key = if self.keyless {
             TupleDesc::new(vec![Type::not_null(Encoding::Hash128)])
         } else {
-            self.collated_key_desc(&self.key_columns)?
+            self.collated_key_desc(&self.key_columns, &[])?
         };
         Ok(TupleSchema::new(key, self.value_desc()))
     }
@@ -69,9 +74,45 @@ impl Schema {
     /// The schema of secondary index `index`: keys are its key columns (indexed columns, then
     /// the remaining primary-key columns), values empty.
     pub fn index_tuple_schema(&self, index: &Index) -> Result<TupleSchema> {
-        let key = self.collated_key_desc(&index.key_columns)?;
+        let hashed = self.content_hashed(index);
+        let key = self.collated_key_desc(&index.key_columns, &hashed)?;
         Ok(TupleSchema::new(key, TupleDesc::new(Vec::new())))
     }
+
+    /// The order of whole values over `index`'s key columns (no prefix cut, no content hash):
+    /// what a range over that index means, for checking rows an inexact index returns.
+    pub(crate) fn index_value_order(&self, index: &Index) -> Result<TupleDesc> {
+        self.collated_key_desc(&index.key_columns, &[])
+    }
+
+    /// Per key column of `index`, whether Dolt keeps it content-hashed: a TEXT or BLOB column
+    /// of a UNIQUE index without a prefix length is stored in the key as the address of its
+    /// value (as in the row), not inline, so uniqueness is checked on whole values.
+    pub fn content_hashed(&self, index: &Index) -> Vec<bool> {
+        index
+            .key_columns
+            .iter()
+            .enumerate()
+            .map(|(k, &i)| {
+                let unprefixed = index.prefix_lengths.get(k).copied().unwrap_or(0) == 0;
+                index.unique
+                    && k < index.columns.len()
+                    && unprefixed
+                    && self.columns.get(i).is_some_and(|c| out_of_band(c.encoding))
+            })
+            .collect()
+    }
+}
+
+/// Encodings whose values may live out of band (an address, or an address when large).
+fn out_of_band(enc: Encoding) -> bool {
+    matches!(
+        enc,
+        Encoding::StringAdaptive
+            | Encoding::StringAddr
+            | Encoding::BytesAdaptive
+            | Encoding::BytesAddr
+    )
 }
 
 /// A schema's primary key order, as kept in the database's memo.

@@ -3,8 +3,10 @@
 //! Text keys are compared under the index's collation by the map itself, so a spelling that the
 //! collation calls equal finds the row, as in Dolt.
 
+use prollystore::blob::StoreBlobs;
+use prollystore::MemoryStore;
 use prollystore_format::tuple::{days_from_civil, Date, Decimal, TupleBuilder, TupleDesc};
-use prollystore_format::Encoding;
+use prollystore_format::{Encoding, HashProfile};
 
 use crate::error::{DoltError, Result};
 use crate::schema::{key_encoding, Column, SqlType};
@@ -17,6 +19,9 @@ pub struct KeyEncoder {
     table: String,
     columns: Vec<Column>,
     desc: TupleDesc,
+    /// Per column, whether the key holds the address of the value rather than the value (a
+    /// UNIQUE index's TEXT/BLOB column without a prefix length); empty: none does.
+    hashed: Vec<bool>,
 }
 
 impl KeyEncoder {
@@ -27,7 +32,25 @@ impl KeyEncoder {
             table: table.to_string(),
             columns,
             desc,
+            hashed: Vec::new(),
         }
+    }
+
+    /// This encoder for an index whose columns flagged in `hashed` are content-hashed (see
+    /// [`crate::schema::Schema::content_hashed`]): their values are stored as Dolt stores
+    /// them in rows, as the address of their blob tree (always, or when large).
+    pub fn with_content_hashed(mut self, hashed: Vec<bool>) -> KeyEncoder {
+        self.hashed = if hashed.contains(&true) {
+            hashed
+        } else {
+            Vec::new()
+        };
+        self
+    }
+
+    /// Whether key column `i` is content-hashed.
+    pub fn is_hashed(&self, i: usize) -> bool {
+        self.hashed.get(i).copied().unwrap_or(false)
     }
 
     /// The key columns, in key order.
@@ -38,18 +61,69 @@ impl KeyEncoder {
     /// The key tuple of `values`, one per leading key column (fewer than the key has: a
     /// prefix tuple, for ranges).
     pub fn encode(&self, values: &[SqlValue]) -> Result<Vec<u8>> {
-        self.check_len(values.len())?;
-        let mut b = TupleBuilder::new(self.desc.prefix(values.len()));
+        self.encode_fields(values.len(), values.iter().map(Some))
+    }
+
+    /// As [`KeyEncoder::encode`], with `None` for NULL (a row's values, say).
+    pub fn encode_nullable(&self, values: &[Option<SqlValue>]) -> Result<Vec<u8>> {
+        self.encode_fields(values.len(), values.iter().map(Option::as_ref))
+    }
+
+    fn encode_fields<'v>(
+        &self,
+        n: usize,
+        values: impl Iterator<Item = Option<&'v SqlValue>>,
+    ) -> Result<Vec<u8>> {
+        self.check_len(n)?;
+        let mut b = TupleBuilder::new(self.desc.prefix(n));
+        let mut hashed_values = false;
         for (i, (col, v)) in self.columns.iter().zip(values).enumerate() {
-            put_field(&mut b, i, col, key_encoding(col.encoding), Some(v))
-                .map_err(|reason| self.bad(col, reason))?;
+            match v {
+                Some(v) if self.is_hashed(i) => {
+                    hashed_values = true;
+                    self.put_hashed(&mut b, i, col, v)?;
+                }
+                v => put_field(&mut b, i, col, key_encoding(col.encoding), v)
+                    .map_err(|reason| self.bad(col, reason))?,
+            }
         }
-        let t = b.build().map_err(|e| DoltError::BadValue {
+        let bad = |e: prollystore_format::tuple::TupleError| DoltError::BadValue {
             table: self.table.clone(),
             column: String::new(),
             reason: e.to_string(),
-        })?;
+        };
+        if hashed_values {
+            // Large adaptive values move out of band exactly as Dolt's build moves them; the
+            // blob trees are only hashed, into a scratch store, for their addresses.
+            let scratch = MemoryStore::new(HashProfile::Dolt);
+            let t = b.build_with(&mut StoreBlobs::new(&scratch)).map_err(bad)?;
+            return Ok(t.as_bytes().to_vec());
+        }
+        let t = b.build().map_err(bad)?;
         Ok(t.as_bytes().to_vec())
+    }
+
+    /// Puts the stored form of a content-hashed column's value: the address of its blob tree,
+    /// or an adaptive value (inline when small).
+    fn put_hashed(&self, b: &mut TupleBuilder, i: usize, col: &Column, v: &SqlValue) -> Result<()> {
+        let mut bytes = Vec::new();
+        match v {
+            SqlValue::Bytes(x) => bytes.extend_from_slice(x),
+            SqlValue::Text(t) => bytes.extend_from_slice(t.as_bytes()),
+            other => other.csv_bytes(&mut bytes),
+        }
+        let r = if col.encoding.is_adaptive() {
+            b.put_adaptive_inline(i, &bytes)
+        } else {
+            let scratch = MemoryStore::new(HashProfile::Dolt);
+            let address = prollystore_format::tuple::BlobStore::write_blob(
+                &mut StoreBlobs::new(&scratch),
+                &bytes,
+            )
+            .map_err(|e| self.bad(col, e.to_string()))?;
+            b.put_address(i, &address)
+        };
+        r.map_err(|e| self.bad(col, e.to_string()))
     }
 
     /// Parses the CLI's text for the leading key columns (see [`parse_value`]).

@@ -16,7 +16,7 @@ use crate::db::{Database, Table};
 use crate::error::{bad_chunk, DoltError, Result};
 use crate::index_map::IndexMap;
 use crate::key_encode::KeyEncoder;
-use crate::schema::Index;
+use crate::schema::{Column, Index};
 use crate::sql_value::SqlValue;
 use crate::table_rows::RowDecoder;
 
@@ -161,11 +161,11 @@ impl<'a> TableReader<'a> {
         } else {
             index.key_columns.len()
         };
-        Ok(encoder(
-            self.table,
-            index.key_columns.get(..n).unwrap_or(&[]),
-            desc,
-        ))
+        let hashed = self.table.schema.content_hashed(index);
+        Ok(
+            encoder(self.table, index.key_columns.get(..n).unwrap_or(&[]), desc)
+                .with_content_hashed(hashed),
+        )
     }
 
     /// The clustered index in Dolt's key order with its key encoder (errors as
@@ -190,10 +190,10 @@ impl<'a> TableReader<'a> {
             .ok_or_else(|| {
                 DoltError::NotFound(format!("index {name:?} of table {:?}", self.table.name))
             })?;
-        if index.fulltext || index.spatial || !index.prefix_lengths.is_empty() {
+        if index.fulltext || index.spatial {
             return Err(DoltError::Unsupported(format!(
-                "index {name:?} of table {:?}: lookups through FULLTEXT, SPATIAL and prefix \
-                 indexes",
+                "index {name:?} of table {:?}: lookups through FULLTEXT and SPATIAL indexes \
+                 (scan the table, or use another index)",
                 self.table.name
             )));
         }
@@ -249,6 +249,15 @@ impl<'a> TableReader<'a> {
     }
 
     /// The rows whose index `index` keys are in `range`, as whole rows, in index order.
+    ///
+    /// An index that does not hold whole values — a prefix length (`KEY (name(3))`; Dolt cuts
+    /// at that many bytes), or a UNIQUE index on TEXT/BLOB (Dolt stores those columns
+    /// content-hashed) — is scanned over a range of its stored keys that surely holds every
+    /// matching row, and each row is checked against `range` on its whole values under the
+    /// column's collation: the rows are exactly SQL's, in stored order. Such a scan is narrow
+    /// for binary and code-point-ordered text columns (and equality on a content-hashed column
+    /// stored as an address); otherwise it reads the stretch the columns before it bound.
+    /// FULLTEXT and SPATIAL indexes are refused.
     pub fn index_scan(&self, index: &str, range: &KeyRange) -> Result<Rows<'a>> {
         let ix = self.index(index)?;
         let map = self.table.index_map(self.db, index)?;
@@ -277,7 +286,107 @@ impl<'a> TableReader<'a> {
             pk_fields,
             builder: TupleBuilder::new(s.key_desc()),
         };
-        self.rows_of(map, Some(enc), range, Some(lookup))
+        match self.inexact_bounds(ix, &enc, range)? {
+            None => self.rows_of(map, Some(enc), range, Some(lookup)),
+            Some((stored, filter)) => {
+                let mut rows = self.rows_of(map, Some(enc), &stored, Some(lookup))?;
+                rows.filter = Some(filter);
+                Ok(rows)
+            }
+        }
+    }
+
+    /// For an index that does not hold every bounded column's whole value (a prefix length,
+    /// or a content-hashed column), the range over its stored keys that surely holds every
+    /// row of `range`, and the filter that keeps exactly those rows; `None` when the index
+    /// holds whole values and `range` can be used as it is. Rows then come in stored order.
+    fn inexact_bounds(
+        &self,
+        ix: &Index,
+        enc: &KeyEncoder,
+        range: &KeyRange,
+    ) -> Result<Option<(KeyRange, RowFilter)>> {
+        let s = &self.table.schema;
+        let bounded = |b: &Bound<Vec<SqlValue>>| match b {
+            Bound::Included(v) | Bound::Excluded(v) => v.len(),
+            Bound::Unbounded => 0,
+        };
+        let n = bounded(&range.from).max(bounded(&range.to));
+        let prefix = |k: usize| ix.prefix_lengths.get(k).copied().unwrap_or(0);
+        let Some(j) = (0..n).find(|&k| prefix(k) > 0 || enc.is_hashed(k)) else {
+            return Ok(None);
+        };
+        let col = &enc.columns()[j];
+        let order = s.index_value_order(ix)?;
+        let byte_ordered = match s.column_collation(col)? {
+            None => true,
+            Some(c) => c.is_code_point_order(),
+        };
+        let equality = matches!((&range.from, &range.to),
+            (Bound::Included(a), Bound::Included(b)) if a == b);
+        // Column `j`'s part of each stored bound (see `stored_bound`), or none.
+        let cut = |b: &Bound<Vec<SqlValue>>, upper: bool| -> Bound<Vec<SqlValue>> {
+            let v = match b {
+                Bound::Included(v) | Bound::Excluded(v) if v.len() > j => v,
+                other => return other.clone(),
+            };
+            let mut head = v[..j].to_vec();
+            let part = if enc.is_hashed(j) {
+                // Equal addresses are equal bytes: exact only where equal bytes is equality.
+                // Adaptive values are ordered by their contents, and a large one's contents
+                // are out of band, where a key compare cannot see them: not bounded.
+                let by_address = !col.encoding.is_adaptive();
+                (equality && byte_ordered && by_address).then(|| (v[j].clone(), true))
+            } else if byte_ordered {
+                stored_bound(&v[j], usize::from(prefix(j)), upper)
+            } else {
+                None
+            };
+            match part {
+                Some((value, inclusive)) => {
+                    head.push(value);
+                    if inclusive {
+                        Bound::Included(head)
+                    } else {
+                        Bound::Excluded(head)
+                    }
+                }
+                None if head.is_empty() => Bound::Unbounded,
+                None => Bound::Included(head),
+            }
+        };
+        let stored = KeyRange {
+            from: cut(&range.from, false),
+            to: cut(&range.to, true),
+            reverse: range.reverse,
+            limit: range.limit,
+        };
+        let columns: Vec<Column> = ix.key_columns[..n]
+            .iter()
+            .filter_map(|&c| s.columns.get(c).cloned())
+            .collect();
+        let visible = s.visible_columns();
+        let positions = ix.key_columns[..n]
+            .iter()
+            .map(|c| visible.iter().position(|v| v == c).unwrap_or(usize::MAX))
+            .collect();
+        let whole = KeyEncoder::new(&self.table.name, columns, order.clone());
+        let encode = |b: &Bound<Vec<SqlValue>>| -> Result<Option<(Vec<u8>, usize, bool)>> {
+            Ok(match b {
+                Bound::Unbounded => None,
+                Bound::Included(v) => Some((whole.encode(v)?, v.len(), true)),
+                Bound::Excluded(v) => Some((whole.encode(v)?, v.len(), false)),
+            })
+        };
+        let filter = RowFilter {
+            from: encode(&range.from)?,
+            to: encode(&range.to)?,
+            encoder: whole,
+            order,
+            positions,
+            values: Vec::new(),
+        };
+        Ok(Some((stored, filter)))
     }
 
     /// The rows of index `index` whose leading key columns equal `values`.
@@ -325,6 +434,7 @@ impl<'a> TableReader<'a> {
             left: range.limit,
             repeat: Vec::new(),
             repeats: 0,
+            filter: None,
             done: false,
         })
     }
@@ -410,6 +520,8 @@ pub struct Rows<'a> {
     /// A keyless row still owed, and how many more copies of it.
     repeat: Row,
     repeats: u64,
+    /// Rows an inexact index returns are checked against the range here.
+    filter: Option<RowFilter>,
     done: bool,
 }
 
@@ -506,6 +618,11 @@ impl<'a> Rows<'a> {
             if copies == 0 {
                 continue;
             }
+            if let Some(f) = &mut self.filter {
+                if !f.admits(row)? {
+                    continue;
+                }
+            }
             if copies > 1 {
                 self.repeat.clone_from(row);
                 self.repeats = copies - 1;
@@ -532,6 +649,79 @@ impl Iterator for Rows<'_> {
             Ok(false) => None,
             Err(e) => Some(Err(e)),
         }
+    }
+}
+
+/// The rows an index that cuts or hashes values returns, checked against the range on
+/// whole values (see [`TableReader::index_scan`]).
+struct RowFilter {
+    /// Encodes a row's values of the bounded index columns in `order`.
+    encoder: KeyEncoder,
+    order: TupleDesc,
+    /// Per bounded index column, its position in a row.
+    positions: Vec<usize>,
+    from: Option<(Vec<u8>, usize, bool)>,
+    to: Option<(Vec<u8>, usize, bool)>,
+    values: Vec<Option<SqlValue>>,
+}
+
+impl RowFilter {
+    fn admits(&mut self, row: &Row) -> Result<bool> {
+        self.values.clear();
+        for &p in &self.positions {
+            self.values.push(row.get(p).cloned().flatten());
+        }
+        let key = self.encoder.encode_nullable(&self.values)?;
+        if let Some((b, n, inclusive)) = &self.from {
+            let o = self.order.compare_prefix(&key, b, *n);
+            if o.is_lt() || (o.is_eq() && !inclusive) {
+                return Ok(false);
+            }
+        }
+        if let Some((b, n, inclusive)) = &self.to {
+            let o = self.order.compare_prefix(&key, b, *n);
+            if o.is_gt() || (o.is_eq() && !inclusive) {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+}
+
+/// The part of a bound on a column that a prefix index cuts at `len` (Dolt cuts at `len`
+/// bytes, even inside a character) that surely contains, in stored order, every row of the
+/// whole-value bound, for columns ordered by bytes or code points: `(value, inclusive)`, or
+/// `None` when the column cannot be bounded.
+///
+/// Bytes: the cut itself, inclusive (cutting keeps byte order). Text: a cut that ends on a
+/// character boundary at most `len - 3` bytes in, so every row's stored key holds whole
+/// characters over its length; a lower bound is that cut, an upper bound the smallest text
+/// after every text starting with it (last character + 1), exclusive.
+fn stored_bound(v: &SqlValue, len: usize, upper: bool) -> Option<(SqlValue, bool)> {
+    match v {
+        SqlValue::Bytes(b) => Some((SqlValue::Bytes(b[..b.len().min(len)].to_vec()), true)),
+        SqlValue::Text(t) => {
+            let keep = len.saturating_sub(3);
+            let mut end = t.len().min(keep);
+            while !t.is_char_boundary(end) {
+                end -= 1;
+            }
+            let mut cut: Vec<char> = t[..end].chars().collect();
+            if !upper {
+                return (!cut.is_empty())
+                    .then(|| (SqlValue::Text(cut.into_iter().collect()), true));
+            }
+            // Increment the last character that has a successor; drop the ones that do not.
+            while let Some(last) = cut.pop() {
+                let next = (u32::from(last) + 1..=0x10FFFF).find_map(char::from_u32);
+                if let Some(next) = next {
+                    cut.push(next);
+                    return Some((SqlValue::Text(cut.into_iter().collect()), false));
+                }
+            }
+            None
+        }
+        _ => None,
     }
 }
 
