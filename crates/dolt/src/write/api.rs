@@ -53,7 +53,7 @@ pub struct CommitMeta {
 ///     name: "items".into(),
 ///     columns: vec![col("id", "int", false), col("name", "varchar(30)", true)],
 ///     primary_key: vec!["id".into()],
-///     indexes: vec![], checks: vec![], collation: None, comment: None,
+///     indexes: vec![], checks: vec![], foreign_keys: vec![], collation: None, comment: None,
 /// })?;
 /// w.insert("items", &["id", "name"], &[vec![Some(SqlValue::Int(1)), Some(SqlValue::Text("one".into()))]])?;
 /// let commit = w.commit(&CommitMeta {

@@ -14,7 +14,7 @@ use crate::error::DoltError;
 use crate::sql_value::SqlValue;
 
 /// Every file under `dir` with its bytes.
-fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+pub(super) fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
     let mut out = BTreeMap::new();
     let mut todo = vec![dir.to_path_buf()];
     while let Some(d) = todo.pop() {
@@ -30,7 +30,7 @@ fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
     out
 }
 
-fn meta(message: &str) -> CommitMeta {
+pub(super) fn meta(message: &str) -> CommitMeta {
     CommitMeta {
         message: message.into(),
         author_name: "Test Writer".into(),
@@ -225,7 +225,7 @@ fn accepted_changes_commit_and_read_back() {
 }
 
 /// Runs `dolt args…` in `dir` with a throwaway HOME, if `PROLLY_DOLT` is set.
-fn dolt(dir: &Path, args: &[&str]) -> Option<String> {
+pub(super) fn dolt(dir: &Path, args: &[&str]) -> Option<String> {
     dolt_bytes(dir, args).map(|b| String::from_utf8_lossy(&b).into_owned())
 }
 
@@ -401,13 +401,18 @@ fn dolt_dated(dir: &Path, args: &[&str], date: &str) {
 
 /// The same changes made by Dolt (SQL) and by our writer (API) on copies of one fresh
 /// database, committed with the same author and dates: the commits must be the same.
-fn differential(name: &str, sql: &[&str], ours: &dyn Fn(&mut DoltWriter)) {
+/// Returns the temporary directory and the two databases (Dolt's, ours) for further checks.
+pub(super) fn differential(
+    name: &str,
+    sql: &[&str],
+    ours: &dyn Fn(&mut DoltWriter),
+) -> Option<(tempfile::TempDir, PathBuf, PathBuf)> {
     let tmp = tempfile::tempdir().unwrap();
     let a = tmp.path().join("a");
     std::fs::create_dir_all(&a).unwrap();
     if dolt(&a, &["init", "--name", "T", "--email", "t@example.com"]).is_none() {
         eprintln!("PROLLY_DOLT not set: {name} not checked against Dolt");
-        return;
+        return None;
     }
     let b = tmp.path().join("b");
     copy_tree(&a, &b);
@@ -486,6 +491,7 @@ fn differential(name: &str, sql: &[&str], ours: &dyn Fn(&mut DoltWriter)) {
         }
         panic!("{name}: commit {ours_commit} (Dolt {theirs})\n{detail}");
     }
+    Some((tmp, a, b))
 }
 
 fn row(values: &[Option<&str>]) -> Vec<Option<SqlValue>> {

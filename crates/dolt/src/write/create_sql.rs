@@ -1,18 +1,20 @@
 //! `CREATE TABLE` text (MySQL dialect, parsed with `sqlparser`) as a [`TableDef`]: column
 //! types spelled as `dolt schema show` prints them, NOT NULL, defaults, comments, collations,
 //! AUTO_INCREMENT, the primary key, UNIQUE and plain indexes, named CHECK constraints, and the
-//! table's collation and comment. Clauses this writer cannot store as Dolt does (foreign keys,
-//! generated columns, partitions, …) are errors naming the clause.
+//! table's collation and comment, foreign keys with their ON DELETE / ON UPDATE actions.
+//! Clauses this writer cannot store as Dolt does (generated columns, partitions, …) are
+//! errors naming the clause.
 
 use sqlparser::ast::{
-    ColumnOption, CreateTable, Expr, SqlOption, Statement, TableConstraint, Value,
+    ColumnOption, CreateTable, Expr, ReferentialAction, SqlOption, Statement, TableConstraint,
+    Value,
 };
 use sqlparser::dialect::MySqlDialect;
 use sqlparser::keywords::Keyword;
 use sqlparser::parser::Parser;
 use sqlparser::tokenizer::{Token, Tokenizer};
 
-use super::table_def::{CheckDef, ColumnDef, IndexDef, TableDef};
+use super::table_def::{CheckDef, ColumnDef, ForeignKeyAction, ForeignKeyDef, IndexDef, TableDef};
 use crate::error::{DoltError, Result};
 
 fn unsupported(what: impl std::fmt::Display) -> DoltError {
@@ -146,6 +148,50 @@ fn index_columns(cols: &[sqlparser::ast::IndexColumn]) -> Result<Vec<String>> {
         .collect()
 }
 
+/// A `[CONSTRAINT name] FOREIGN KEY (cols) REFERENCES parent (cols) [ON DELETE a] [ON UPDATE a]`
+/// clause.
+fn foreign_key(fk: &sqlparser::ast::ForeignKeyConstraint) -> Result<ForeignKeyDef> {
+    if fk.index_name.is_some() || fk.match_kind.is_some() || fk.characteristics.is_some() {
+        return Err(unsupported(format!(
+            "{fk}: an index name, MATCH or characteristics on a foreign key (not done yet)"
+        )));
+    }
+    let action = |a: &Option<ReferentialAction>| -> Result<ForeignKeyAction> {
+        Ok(match a {
+            None => ForeignKeyAction::Default,
+            Some(ReferentialAction::Restrict) => ForeignKeyAction::Restrict,
+            Some(ReferentialAction::Cascade) => ForeignKeyAction::Cascade,
+            Some(ReferentialAction::SetNull) => ForeignKeyAction::SetNull,
+            Some(ReferentialAction::NoAction) => ForeignKeyAction::NoAction,
+            Some(other) => return Err(unsupported(format!("{fk}: ON … {other}"))),
+        })
+    };
+    let parent_table = fk
+        .foreign_table
+        .0
+        .last()
+        .and_then(|p| p.as_ident())
+        .map(|i| i.value.clone())
+        .ok_or_else(|| unsupported(format!("{fk}: no referenced table")))?;
+    if fk.foreign_table.0.len() > 1 {
+        return Err(unsupported(format!(
+            "{fk}: a referenced table in another database"
+        )));
+    }
+    Ok(ForeignKeyDef {
+        name: fk.name.as_ref().map(|i| i.value.clone()),
+        columns: fk.columns.iter().map(|i| i.value.clone()).collect(),
+        parent_table,
+        parent_columns: fk
+            .referred_columns
+            .iter()
+            .map(|i| i.value.clone())
+            .collect(),
+        on_update: action(&fk.on_update)?,
+        on_delete: action(&fk.on_delete)?,
+    })
+}
+
 impl TableDef {
     /// Parses one `CREATE TABLE` statement. Column tags are left for the writer to derive as
     /// Dolt does.
@@ -176,6 +222,7 @@ fn from_create(ct: &CreateTable) -> Result<TableDef> {
         primary_key: Vec::new(),
         indexes: Vec::new(),
         checks: Vec::new(),
+        foreign_keys: Vec::new(),
         collation: None,
         comment: None,
     };
@@ -276,6 +323,7 @@ fn from_create(ct: &CreateTable) -> Result<TableDef> {
                     expr: quoted_expr(&c.expr)?,
                 });
             }
+            TableConstraint::ForeignKey(fk) => def.foreign_keys.push(foreign_key(fk)?),
             other => return Err(unsupported(format!("{other} (not done yet)"))),
         }
     }
@@ -373,10 +421,10 @@ mod tests {
     #[test]
     fn unsupported_clauses_are_named() {
         let err = TableDef::from_sql(
-            "CREATE TABLE c (id INT PRIMARY KEY, p INT, FOREIGN KEY (p) REFERENCES par(id))",
+            "CREATE TABLE c (id INT PRIMARY KEY, p INT, FOREIGN KEY (p) REFERENCES par(id) ON DELETE SET DEFAULT)",
         )
         .unwrap_err();
-        assert!(err.to_string().contains("FOREIGN KEY"), "{err}");
+        assert!(err.to_string().contains("SET DEFAULT"), "{err}");
         let err = TableDef::from_sql("SELECT 1").unwrap_err();
         assert!(err.to_string().contains("CREATE TABLE"), "{err}");
     }

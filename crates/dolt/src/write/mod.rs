@@ -57,6 +57,7 @@ pub(crate) mod closure;
 pub(crate) mod column_tags;
 pub(crate) mod commit;
 mod create_sql;
+pub(crate) mod foreign_keys;
 pub(crate) mod journal_append;
 pub(crate) mod lock;
 pub(crate) mod merge;
@@ -74,7 +75,7 @@ pub(crate) mod working;
 pub(crate) mod writer;
 
 pub use api::{CommitMeta, DoltWriter, RowMode};
-pub use table_def::{CheckDef, ColumnDef, IndexDef, TableDef};
+pub use table_def::{CheckDef, ColumnDef, ForeignKeyAction, ForeignKeyDef, IndexDef, TableDef};
 
 #[cfg(test)]
 mod api_tests;
@@ -84,5 +85,7 @@ mod ops_tests;
 mod tests;
 #[cfg(test)]
 mod tests_chunked;
+#[cfg(test)]
+mod tests_rules;
 #[cfg(test)]
 mod tests_vc;

@@ -313,7 +313,7 @@ impl EditTable {
         Ok((key, value))
     }
 
-    fn put_cell(
+    pub(crate) fn put_cell(
         &self,
         b: &mut TupleBuilder,
         f: usize,
@@ -341,7 +341,12 @@ impl EditTable {
     }
 
     /// The stored row `(key, value)` as cells per column (adaptive values as payloads).
-    fn cells_of(&self, store: &Overlay<'_>, key: &[u8], value: &[u8]) -> Result<Vec<Cell>> {
+    pub(crate) fn cells_of(
+        &self,
+        store: &Overlay<'_>,
+        key: &[u8],
+        value: &[u8],
+    ) -> Result<Vec<Cell>> {
         let s = &self.schema;
         let (kd, vd) = (s.key_desc(), s.value_desc());
         let mut cells = vec![Cell::Null; s.columns.len()];
@@ -933,7 +938,7 @@ fn renumber(e: DoltError, r: usize) -> DoltError {
 
 /// The tuple schema of secondary index `ix` as stored: its key columns, and for a keyless
 /// table the row hash after them (Dolt appends it to every index key).
-fn index_schema(s: &Schema, ix: &crate::schema::Index) -> Result<TupleSchema> {
+pub(crate) fn index_schema(s: &Schema, ix: &crate::schema::Index) -> Result<TupleSchema> {
     let schema = s.index_tuple_schema(ix)?;
     if !s.keyless {
         return Ok(schema);
