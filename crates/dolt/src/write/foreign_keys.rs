@@ -299,7 +299,7 @@ pub(crate) fn resolve_new(
                     cc.name, cc.sql_type_text, pc.name, pc.sql_type_text
                 )));
             }
-            if matches!(cc.encoding.is_adaptive(), true) {
+            if cc.encoding.is_adaptive() {
                 return Err(unsupported(format!(
                     "foreign key {name:?}: TEXT/BLOB column {:?} cannot be in a foreign key",
                     cc.name
@@ -487,6 +487,9 @@ fn cols_of_tags(t: &EditTable, tags: &[u64], fk: &str) -> Result<Vec<usize>> {
         .collect()
 }
 
+/// A changed row: its key, the value before (`None`: added) and after (`None`: removed).
+type RowChange = (Vec<u8>, Option<Vec<u8>>, Option<Vec<u8>>);
+
 /// Checks the change of table `old` → `new` against every key naming it; `open` opens
 /// another table of the new working root. An error names the key, table, columns and row.
 pub(crate) fn check_change(
@@ -514,7 +517,7 @@ pub(crate) fn check_change(
         Map::new(store, old.primary, ts.clone()),
         Map::new(store, new.primary, ts),
     );
-    let changes: Vec<(Vec<u8>, Option<Vec<u8>>, Option<Vec<u8>>)> = before
+    let changes: Vec<RowChange> = before
         .diff(&after)
         .map_err(|e| unsupported(format!("foreign key check: {e}")))?
         .map(|e| {

@@ -51,6 +51,7 @@ pub(crate) mod address_map;
 pub(crate) mod ancestry;
 mod api;
 pub(crate) mod branches;
+pub(crate) mod checks;
 pub(crate) mod chunk_io;
 pub(crate) mod chunker;
 pub(crate) mod closure;

@@ -1,7 +1,8 @@
 //! Row changes to one table as Dolt's SQL engine makes them: rows encoded into key and value
 //! tuples (large text, blob and JSON values moved into blob trees), the clustered index and
 //! every secondary index edited together, keyless tables keyed by row hash with a count of
-//! copies, and the checks Dolt applies (NOT NULL, ranges, lengths, members, duplicate keys)
+//! copies, and the checks Dolt applies (NOT NULL, ranges, lengths, members, duplicate keys,
+//! CHECK constraints)
 //! with errors naming the row and column. Every edit goes into the session's memory store
 //! through an [`Overlay`]; nothing reaches the database until a commit.
 
@@ -14,6 +15,7 @@ use prollystore_format::message::AddressMapNode;
 use prollystore_format::tuple::{Tuple, TupleBuilder, TupleDesc};
 use prollystore_format::{Address, Encoding};
 
+use super::checks::RowChecks;
 use super::overlay::Overlay;
 use super::single_leaf::address_map_leaf;
 use crate::error::{bad_chunk, DoltError, Result};
@@ -535,6 +537,7 @@ impl EditTable {
         rows: &[Vec<(usize, Cell)>],
     ) -> Result<()> {
         let mut batch = Vec::new();
+        let checks = RowChecks::for_schema(&self.schema)?;
         for (r, given) in rows.iter().enumerate() {
             let mut cells = self.full_row(r, given)?;
             self.assign_auto_increment(&mut cells)?;
@@ -542,6 +545,9 @@ impl EditTable {
                 if !self.schema.columns[c].hidden {
                     self.check_cell(r, c, cell)?;
                 }
+            }
+            if let Some(checks) = &checks {
+                checks.check(&self.name, &self.schema, r, &cells)?;
             }
             if self.schema.keyless {
                 let (key, value) = self.encode(store, r, &cells, 1)?;
@@ -704,6 +710,7 @@ impl EditTable {
                 self.name
             )));
         }
+        let checks = RowChecks::for_schema(&self.schema)?;
         for (r, given) in rows.iter().enumerate() {
             let key = self.key_of_given(r, given)?;
             let Some((old_key, old_value)) = self.find(store, &key)? else {
@@ -719,6 +726,9 @@ impl EditTable {
                 cells[*c] = v.clone();
             }
             self.assign_auto_increment(&mut cells)?;
+            if let Some(checks) = &checks {
+                checks.check(&self.name, &self.schema, r, &cells)?;
+            }
             let (key, value) = self.encode(store, r, &cells, 1)?;
             self.remove_row(store, &old_key, &old_value)?;
             self.put_row(store, r, &key, &value)?;

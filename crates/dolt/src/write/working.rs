@@ -118,6 +118,8 @@ impl WorkingEdits {
         let (names, added) = foreign_keys::prepare_new_table(&mut def, &existing)?;
         let schema = def.schema_chunk_with_system_indexes(&mut used, &added)?;
         let table = EditTable::create(&store, &def.name, &schema)?;
+        // A CHECK the evaluator cannot run is refused now, not at the first row.
+        super::checks::RowChecks::for_schema(&table.schema)?;
         let address = table.store(&store)?;
         let mut new_root = set_root_tables(&store, root, &[(&def.name, Some(address))])?;
         if !def.foreign_keys.is_empty() {
