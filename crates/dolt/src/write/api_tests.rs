@@ -380,7 +380,7 @@ fn create_table_sql_gives_dolts_schema_bytes() {
 }
 
 /// Runs `dolt` with both commit dates pinned to `date`.
-fn dolt_dated(dir: &Path, args: &[&str], date: &str) {
+pub(super) fn dolt_dated(dir: &Path, args: &[&str], date: &str) {
     let bin = std::env::var_os("PROLLY_DOLT").unwrap();
     let home = dir.parent().unwrap().join("home");
     let out = Command::new(bin)

@@ -315,3 +315,95 @@ fn check_constraints_as_dolt_enforces_them() {
         "a refused change changed the files"
     );
 }
+
+/// Two branches insert into one AUTO_INCREMENT table: the counter is shared as Dolt shares
+/// it (main's next row after branch `b` took 3 gets 4), and both branches' commits are
+/// Dolt's.
+#[test]
+fn auto_increment_is_shared_across_branches_as_in_dolt() {
+    use super::api::CommitMeta;
+    use super::api_tests::dolt_dated;
+    use super::vc;
+    let tmp = tempfile::tempdir().unwrap();
+    let a = tmp.path().join("a");
+    std::fs::create_dir_all(&a).unwrap();
+    if dolt(&a, &["init", "--name", "T", "--email", "t@example.com"]).is_none() {
+        eprintln!("PROLLY_DOLT not set: shared AUTO_INCREMENT not checked against Dolt");
+        return;
+    }
+    let b = tmp.path().join("b");
+    copy_tree(&a, &b);
+    let create = "CREATE TABLE t (id INT AUTO_INCREMENT PRIMARY KEY, v INT)";
+    let date = "2024-01-01T00:00:00";
+    let commit_a = |m: &str| {
+        dolt(&a, &["add", "-A"]).unwrap();
+        dolt_dated(
+            &a,
+            &[
+                "commit",
+                "-m",
+                m,
+                "--author",
+                "T <t@example.com>",
+                "--date",
+                date,
+            ],
+            date,
+        );
+    };
+    dolt(&a, &["sql", "-q", create]).unwrap();
+    dolt(&a, &["sql", "-q", "INSERT INTO t (v) VALUES (1),(2)"]).unwrap();
+    commit_a("c1");
+    dolt(&a, &["checkout", "-b", "b"]).unwrap();
+    dolt(&a, &["sql", "-q", "INSERT INTO t (v) VALUES (3)"]).unwrap();
+    commit_a("c2");
+    dolt(&a, &["checkout", "main"]).unwrap();
+    dolt(&a, &["sql", "-q", "INSERT INTO t (v) VALUES (4)"]).unwrap();
+    commit_a("c3");
+
+    let cm = |m: &str| CommitMeta {
+        message: m.into(),
+        author_name: "T".into(),
+        author_email: "t@example.com".into(),
+        author_millis: 1_704_067_200_000,
+        committer: None,
+        committer_millis: None,
+    };
+    let insert = |v: i64, m: &str| {
+        let mut w = DoltWriter::open(&b).unwrap();
+        w.insert("t", &["v"], &[ints(&[Some(v)])]).unwrap();
+        w.commit(&cm(m)).unwrap();
+    };
+    {
+        let mut w = DoltWriter::open(&b).unwrap();
+        w.create_table(&TableDef::from_sql(create).unwrap())
+            .unwrap();
+        w.insert("t", &["v"], &[ints(&[Some(1)]), ints(&[Some(2)])])
+            .unwrap();
+        w.commit(&cm("c1")).unwrap();
+    }
+    vc::create_branch(&b, "b", "main").unwrap();
+    vc::checkout(&b, "b").unwrap();
+    insert(3, "c2");
+    vc::checkout(&b, "main").unwrap();
+    insert(4, "c3");
+    let (da, db) = (
+        crate::db::Database::open(&a).unwrap(),
+        crate::db::Database::open(&b).unwrap(),
+    );
+    for branch in ["main", "b"] {
+        assert_eq!(
+            da.branch_head(branch).unwrap(),
+            db.branch_head(branch).unwrap(),
+            "{branch}"
+        );
+    }
+    let q = "SELECT * FROM t ORDER BY id";
+    assert_eq!(
+        dolt(&a, &["sql", "-r", "csv", "-q", q]),
+        dolt(&b, &["sql", "-r", "csv", "-q", q])
+    );
+    assert!(dolt(&b, &["sql", "-r", "csv", "-q", q])
+        .unwrap()
+        .contains("4,4"));
+}
