@@ -5,7 +5,6 @@
 
 use prollystore_format::tuple::{Tuple, TupleBuilder, TupleDesc, Type, Value};
 
-use super::table_edit::Cell;
 use crate::error::{DoltError, Result};
 use crate::generated::{CheckExprs, VirtualColumns};
 use crate::schema::{Column, Schema};
@@ -33,19 +32,19 @@ impl RowChecks {
         }))
     }
 
-    /// Refuses row `row` of a change to `table` (cells per schema column) when a check is FALSE.
+    /// The schema positions of the visible columns, whose values [`RowChecks::check`] takes.
+    pub(crate) fn visible(&self) -> &[usize] {
+        &self.visible
+    }
+
+    /// Refuses row `row` of a change to `table` when a check is FALSE; `values` are the row's
+    /// visible columns (VIRTUAL ones are computed here).
     pub(crate) fn check(
         &self,
         table: &str,
-        schema: &Schema,
         row: usize,
-        cells: &[Cell],
+        mut values: Vec<Option<SqlValue>>,
     ) -> Result<()> {
-        let mut values = self
-            .visible
-            .iter()
-            .map(|&c| value(&schema.columns[c], &cells[c]))
-            .collect::<Result<Vec<_>>>()?;
         if let Some(v) = &self.virtuals {
             v.fill(&mut values)?;
         }
@@ -60,43 +59,37 @@ impl RowChecks {
     }
 }
 
-/// A cell as the value Dolt shows for `col`.
-fn value(col: &Column, cell: &Cell) -> Result<Option<SqlValue>> {
-    match cell {
-        Cell::Null => Ok(None),
-        Cell::Value(v) => Ok(Some(v.clone())),
-        // Adaptive columns keep the payload itself.
-        Cell::Stored(bytes) if col.encoding.is_adaptive() => {
-            value_of(col, Value::Bytes(bytes), Some(bytes)).map(Some)
-        }
-        Cell::Stored(bytes) => {
-            let desc = TupleDesc::new(vec![Type::nullable(col.encoding)]);
-            let mut b = TupleBuilder::new(desc.clone());
-            let bad = |e: String| DoltError::BadValue {
-                table: String::new(),
-                column: col.name.clone(),
-                reason: format!("stored value for a CHECK: {e}"),
-            };
-            b.put_raw(0, bytes).map_err(|e| bad(e.to_string()))?;
-            let t = b
-                .build()
-                .map_err(|e| bad(e.to_string()))?
-                .as_bytes()
-                .to_vec();
-            let Some(v) = desc
-                .value(Tuple::new_unverified(&t), 0)
-                .map_err(|e| bad(e.to_string()))?
-            else {
-                return Ok(None);
-            };
-            let payload: Option<Vec<u8>> = match &v {
-                Value::String(s) => Some(s.as_bytes().to_vec()),
-                Value::Bytes(b) | Value::Json(b) | Value::Geometry(b) | Value::Extended(b) => {
-                    Some(b.to_vec())
-                }
-                _ => None,
-            };
-            value_of(col, v, payload.as_deref()).map(Some)
-        }
+/// A kept field (its bytes in the column's value encoding; for an adaptive column, the
+/// payload) as the value Dolt shows for `col`.
+pub(crate) fn stored_value(col: &Column, bytes: &[u8]) -> Result<Option<SqlValue>> {
+    if col.encoding.is_adaptive() {
+        return value_of(col, Value::Bytes(bytes), Some(bytes)).map(Some);
     }
+    let desc = TupleDesc::new(vec![Type::nullable(col.encoding)]);
+    let mut b = TupleBuilder::new(desc.clone());
+    let bad = |e: String| DoltError::BadValue {
+        table: String::new(),
+        column: col.name.clone(),
+        reason: format!("stored value for a CHECK: {e}"),
+    };
+    b.put_raw(0, bytes).map_err(|e| bad(e.to_string()))?;
+    let t = b
+        .build()
+        .map_err(|e| bad(e.to_string()))?
+        .as_bytes()
+        .to_vec();
+    let Some(v) = desc
+        .value(Tuple::new_unverified(&t), 0)
+        .map_err(|e| bad(e.to_string()))?
+    else {
+        return Ok(None);
+    };
+    let payload: Option<Vec<u8>> = match &v {
+        Value::String(s) => Some(s.as_bytes().to_vec()),
+        Value::Bytes(b) | Value::Json(b) | Value::Geometry(b) | Value::Extended(b) => {
+            Some(b.to_vec())
+        }
+        _ => None,
+    };
+    value_of(col, v, payload.as_deref()).map(Some)
 }

@@ -6,7 +6,6 @@
 
 use prollystore::store::ChunkStore;
 use prollystore::tuples::TupleSchema;
-use prollystore::DiffEntry;
 use prollystore::Map;
 use prollystore_format::message::objects::{
     ForeignKeyCollectionFields, ForeignKeyFields, RootValueFields,
@@ -14,6 +13,7 @@ use prollystore_format::message::objects::{
 use prollystore_format::tuple::{Tuple, TupleBuilder, TupleDesc, Value};
 use prollystore_format::Address;
 
+use super::merge::row_changes;
 use super::overlay::Overlay;
 use super::table_def::{ForeignKeyAction, IndexDef, TableDef};
 use super::table_edit::{index_schema, Cell, EditTable};
@@ -487,9 +487,6 @@ fn cols_of_tags(t: &EditTable, tags: &[u64], fk: &str) -> Result<Vec<usize>> {
         .collect()
 }
 
-/// A changed row: its key, the value before (`None`: added) and after (`None`: removed).
-type RowChange = (Vec<u8>, Option<Vec<u8>>, Option<Vec<u8>>);
-
 /// Checks the change of table `old` → `new` against every key naming it; `open` opens
 /// another table of the new working root. An error names the key, table, columns and row.
 pub(crate) fn check_change(
@@ -517,20 +514,8 @@ pub(crate) fn check_change(
         Map::new(store, old.primary, ts.clone()),
         Map::new(store, new.primary, ts),
     );
-    let changes: Vec<RowChange> = before
-        .diff(&after)
-        .map_err(|e| unsupported(format!("foreign key check: {e}")))?
-        .map(|e| {
-            e.map(|e| match e {
-                DiffEntry::Added { key, to } => (key.to_vec(), None, Some(to.to_vec())),
-                DiffEntry::Removed { key, from } => (key.to_vec(), Some(from.to_vec()), None),
-                DiffEntry::Modified { key, from, to } => {
-                    (key.to_vec(), Some(from.to_vec()), Some(to.to_vec()))
-                }
-            })
-        })
-        .collect::<std::result::Result<_, _>>()
-        .map_err(|e| unsupported(format!("foreign key check: {e}")))?;
+    let changes =
+        row_changes(&before, &after).map_err(|e| unsupported(format!("foreign key check: {e}")))?;
     let same = |a: &[Cell], b: &[Cell]| {
         a.iter().zip(b).all(|(x, y)| match (x, y) {
             (Cell::Null, Cell::Null) => true,

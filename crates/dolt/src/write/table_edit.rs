@@ -15,7 +15,7 @@ use prollystore_format::message::AddressMapNode;
 use prollystore_format::tuple::{Tuple, TupleBuilder, TupleDesc};
 use prollystore_format::{Address, Encoding};
 
-use super::checks::RowChecks;
+use super::checks::{stored_value, RowChecks};
 use super::overlay::Overlay;
 use super::single_leaf::address_map_leaf;
 use crate::error::{bad_chunk, DoltError, Result};
@@ -547,7 +547,11 @@ impl EditTable {
                 }
             }
             if let Some(checks) = &checks {
-                checks.check(&self.name, &self.schema, r, &cells)?;
+                checks.check(
+                    &self.name,
+                    r,
+                    self.visible_values(checks.visible(), &cells)?,
+                )?;
             }
             if self.schema.keyless {
                 let (key, value) = self.encode(store, r, &cells, 1)?;
@@ -662,6 +666,18 @@ impl EditTable {
         Ok(())
     }
 
+    /// The values of the columns at `positions` of a row's cells, for CHECK constraints.
+    fn visible_values(&self, positions: &[usize], cells: &[Cell]) -> Result<Vec<Option<SqlValue>>> {
+        positions
+            .iter()
+            .map(|&c| match &cells[c] {
+                Cell::Null => Ok(None),
+                Cell::Value(v) => Ok(Some(v.clone())),
+                Cell::Stored(bytes) => stored_value(&self.schema.columns[c], bytes),
+            })
+            .collect()
+    }
+
     fn key_names(&self) -> String {
         self.schema
             .key_columns
@@ -727,7 +743,11 @@ impl EditTable {
             }
             self.assign_auto_increment(&mut cells)?;
             if let Some(checks) = &checks {
-                checks.check(&self.name, &self.schema, r, &cells)?;
+                checks.check(
+                    &self.name,
+                    r,
+                    self.visible_values(checks.visible(), &cells)?,
+                )?;
             }
             let (key, value) = self.encode(store, r, &cells, 1)?;
             self.remove_row(store, &old_key, &old_value)?;
