@@ -345,13 +345,9 @@ fn create_table_sql_gives_dolts_schema_bytes() {
         "CREATE TABLE d3 (k VARCHAR(20) PRIMARY KEY, v INT, UNIQUE KEY uv (v), KEY kv (v, k)) DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_0900_ai_ci",
         "CREATE TABLE d4 (a INT, b BOOLEAN DEFAULT TRUE, c ENUM('x','y') DEFAULT 'y', d SET('p','q') DEFAULT 'p,q', e YEAR, f BIT(4) DEFAULT b'101')",
     ];
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("db");
-    std::fs::create_dir_all(&dir).unwrap();
-    if dolt(&dir, &["init", "--name", "T", "--email", "t@example.com"]).is_none() {
-        eprintln!("PROLLY_DOLT not set: not checked against Dolt");
+    let Some((_tmp, dir)) = fresh_dolt_db("schema bytes") else {
         return;
-    }
+    };
     let mut used = HashSet::new();
     let mut mismatches = Vec::new();
     for sql in statements {
@@ -377,6 +373,19 @@ fn create_table_sql_gives_dolts_schema_bytes() {
         }
     }
     assert!(mismatches.is_empty(), "{}", mismatches.join("\n"));
+}
+
+/// A database just made by `dolt init` (author `T <t@example.com>`) in a temporary
+/// directory, or `None` (with a note naming `what`) when `PROLLY_DOLT` is not set.
+pub(super) fn fresh_dolt_db(what: &str) -> Option<(tempfile::TempDir, PathBuf)> {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("a");
+    std::fs::create_dir_all(&dir).unwrap();
+    if dolt(&dir, &["init", "--name", "T", "--email", "t@example.com"]).is_none() {
+        eprintln!("PROLLY_DOLT not set: {what} not checked against Dolt");
+        return None;
+    }
+    Some((tmp, dir))
 }
 
 /// Runs `dolt` with both commit dates pinned to `date`.
@@ -407,13 +416,7 @@ pub(super) fn differential(
     sql: &[&str],
     ours: &dyn Fn(&mut DoltWriter),
 ) -> Option<(tempfile::TempDir, PathBuf, PathBuf)> {
-    let tmp = tempfile::tempdir().unwrap();
-    let a = tmp.path().join("a");
-    std::fs::create_dir_all(&a).unwrap();
-    if dolt(&a, &["init", "--name", "T", "--email", "t@example.com"]).is_none() {
-        eprintln!("PROLLY_DOLT not set: {name} not checked against Dolt");
-        return None;
-    }
+    let (tmp, a) = fresh_dolt_db(name)?;
     let b = tmp.path().join("b");
     copy_tree(&a, &b);
     let date = "2024-01-01T00:00:00";

@@ -4,7 +4,7 @@
 //! byte left as it was.
 
 use super::api::{DoltWriter, RowMode};
-use super::api_tests::{differential, dolt, meta, snapshot};
+use super::api_tests::{differential, dolt, fresh_dolt_db, meta, snapshot};
 use super::table_def::TableDef;
 use super::tests::copy_tree;
 use crate::error::DoltError;
@@ -197,13 +197,9 @@ fn changes_foreign_keys_forbid_leave_every_byte_as_it_was() {
 #[test]
 fn foreign_key_collections_of_dolt_reencode() {
     use prollystore_format::message::objects::ForeignKeyCollectionFields;
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("db");
-    std::fs::create_dir_all(&dir).unwrap();
-    if dolt(&dir, &["init", "--name", "T", "--email", "t@example.com"]).is_none() {
-        eprintln!("PROLLY_DOLT not set: not checked against Dolt");
+    let Some((_tmp, dir)) = fresh_dolt_db("foreign key collections") else {
         return;
-    }
+    };
     for q in [PARENT, CHILD, CHILD2, CHILD3, TREE] {
         dolt(&dir, &["sql", "-q", q]).unwrap();
     }
@@ -324,13 +320,9 @@ fn auto_increment_is_shared_across_branches_as_in_dolt() {
     use super::api::CommitMeta;
     use super::api_tests::dolt_dated;
     use super::vc;
-    let tmp = tempfile::tempdir().unwrap();
-    let a = tmp.path().join("a");
-    std::fs::create_dir_all(&a).unwrap();
-    if dolt(&a, &["init", "--name", "T", "--email", "t@example.com"]).is_none() {
-        eprintln!("PROLLY_DOLT not set: shared AUTO_INCREMENT not checked against Dolt");
+    let Some((tmp, a)) = fresh_dolt_db("shared AUTO_INCREMENT") else {
         return;
-    }
+    };
     let b = tmp.path().join("b");
     copy_tree(&a, &b);
     let create = "CREATE TABLE t (id INT AUTO_INCREMENT PRIMARY KEY, v INT)";
