@@ -77,7 +77,8 @@ pub(crate) fn load(store: &Overlay<'_>, root: Address) -> Result<Vec<StoredForei
 }
 
 /// Root value `root` with its foreign-key collection replaced by `fks` (sorted by name, as
-/// Dolt's `AllKeys` writes them); returns the new root's address.
+/// Dolt's `AllKeys` writes them; none: the zero address, as Dolt's `SetForeignKeyMap`);
+/// returns the new root's address.
 pub(crate) fn set_root_foreign_keys(
     store: &Overlay<'_>,
     root: Address,
@@ -114,7 +115,12 @@ pub(crate) fn set_root_foreign_keys(
     let chunk = fields
         .encode()
         .map_err(|e| unsupported(format!("foreign keys: {e}")))?;
-    let fk_address = store.put(&chunk)?;
+    // An empty collection is not written: the root then holds the zero address.
+    let fk_address = if fks.is_empty() {
+        Address::ZERO
+    } else {
+        store.put(&chunk)?
+    };
     let base = store.get(&root)?.ok_or(DoltError::MissingChunk(root))?;
     let mut r = RootValueFields::decode(base).map_err(|e| bad_chunk(root, e.to_string()))?;
     r.foreign_key_addr = fk_address.0;
