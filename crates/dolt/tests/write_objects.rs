@@ -84,7 +84,9 @@ fn every_database_object_re_encodes_to_dolts_bytes() {
         }
     }
     eprintln!("re-encoded identically: {seen:?}");
-    for kind in ["DCMT", "DTAG", "WRST", "STRT", "RTVL", "DTBL", "DSCH"] {
+    for kind in [
+        "DCMT", "DTAG", "WRST", "STRT", "RTVL", "DTBL", "DSCH", "DFKC",
+    ] {
         assert!(
             seen.get(kind).copied().unwrap_or(0) > 0,
             "no {kind} chunk in the vectors"
