@@ -1396,3 +1396,54 @@ mod tests {
         "if",
     ];
 }
+
+// ---------------------------------------------------------------------------------------------
+// CHECK constraints, with the same expression forms.
+
+/// A table's enforced CHECK constraints, compiled once: a row violates one when its
+/// expression is FALSE (NULL passes, as in MySQL). Rows are values of the visible columns.
+#[derive(Clone, Debug)]
+pub(crate) struct CheckExprs {
+    checks: Vec<(String, String, Node)>,
+}
+
+impl CheckExprs {
+    /// Compiles `schema`'s enforced checks (`None` if it has none); an expression form the
+    /// evaluator does not cover is an error naming the check.
+    pub(crate) fn for_schema(schema: &Schema) -> Result<Option<CheckExprs>> {
+        let names: Vec<&str> = schema
+            .visible_columns()
+            .iter()
+            .filter_map(|&i| schema.columns.get(i).map(|c| c.name.as_str()))
+            .collect();
+        let mut checks = Vec::new();
+        for (name, text, enforced) in &schema.checks {
+            if !enforced {
+                continue;
+            }
+            let fail = |why: String| {
+                DoltError::Unsupported(format!("CHECK constraint {name:?} ({text}): {why}"))
+            };
+            let ast = Parser::new(&MySqlDialect {})
+                .try_with_sql(text)
+                .and_then(|mut p| p.parse_expr())
+                .map_err(|e| fail(e.to_string()))?;
+            let expr = compile(&ast, &names).map_err(fail)?;
+            checks.push((name.clone(), text.clone(), expr));
+        }
+        Ok((!checks.is_empty()).then_some(CheckExprs { checks }))
+    }
+
+    /// The name and text of the first check `row` makes FALSE, if any.
+    pub(crate) fn violated(&self, row: &[Option<SqlValue>]) -> Result<Option<(&str, &str)>> {
+        for (name, text, expr) in &self.checks {
+            let v = eval(expr, row).map_err(|why| {
+                DoltError::Unsupported(format!("CHECK constraint {name:?} ({text}): {why}"))
+            })?;
+            if truth(&v) == Some(false) {
+                return Ok(Some((name, text)));
+            }
+        }
+        Ok(None)
+    }
+}

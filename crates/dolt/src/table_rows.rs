@@ -84,6 +84,13 @@ pub(crate) fn decode_field(
         Value::Bytes(b) | Value::Json(b) | Value::Geometry(b) | Value::Extended(b) => Some(b),
         _ => None,
     };
+    value_of(col, v, bytes).map(Some)
+}
+
+/// A decoded field as the value Dolt shows for `col`; `bytes` is the payload of a string,
+/// bytes, JSON, geometry or adaptive field (blob trees already read).
+#[inline]
+pub(crate) fn value_of(col: &Column, v: Value<'_>, bytes: Option<&[u8]>) -> Result<SqlValue> {
     let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
     let out = match (&col.sql_type, v) {
         (SqlType::Decimal { scale, .. }, Value::Decimal(d)) => {
@@ -143,7 +150,7 @@ pub(crate) fn decode_field(
             }
         },
     };
-    Ok(Some(out))
+    Ok(out)
 }
 
 /// Where a visible column's value lives in a row's tuples.

@@ -1,4 +1,5 @@
-//! Every commit, tag, working set, store root, root value, table and schema chunk in every
+//! Every commit, tag, working set, store root, root value, table, schema and foreign-key
+//! collection chunk in every
 //! vector database, decoded into fields and encoded again, gives Dolt's bytes exactly (hence the
 //! same address): the database-level encoders reproduce Dolt's Go code byte for byte.
 
@@ -8,8 +9,8 @@ use std::path::PathBuf;
 use prollystore_dolt::DoltChunkSource;
 use prollystore_format::message::file_id;
 use prollystore_format::message::objects::{
-    CommitFields, RootValueFields, StoreRootFields, TableFields, TableSchemaFields, TagFields,
-    WorkingSetFields,
+    CommitFields, ForeignKeyCollectionFields, RootValueFields, StoreRootFields, TableFields,
+    TableSchemaFields, TagFields, WorkingSetFields,
 };
 use prollystore_format::message::MessageError;
 
@@ -49,6 +50,7 @@ fn reencode(id: &[u8; 4], chunk: &[u8]) -> Option<Result<Vec<u8>, MessageError>>
         b"RTVL" => RootValueFields::decode(chunk).and_then(|f| f.encode()),
         b"DTBL" => TableFields::decode(chunk).and_then(|f| f.encode()),
         b"DSCH" => TableSchemaFields::decode(chunk).and_then(|f| f.encode()),
+        b"DFKC" => ForeignKeyCollectionFields::decode(chunk).and_then(|f| f.encode()),
         _ => return None,
     })
 }
@@ -82,7 +84,9 @@ fn every_database_object_re_encodes_to_dolts_bytes() {
         }
     }
     eprintln!("re-encoded identically: {seen:?}");
-    for kind in ["DCMT", "DTAG", "WRST", "STRT", "RTVL", "DTBL", "DSCH"] {
+    for kind in [
+        "DCMT", "DTAG", "WRST", "STRT", "RTVL", "DTBL", "DSCH", "DFKC",
+    ] {
         assert!(
             seen.get(kind).copied().unwrap_or(0) > 0,
             "no {kind} chunk in the vectors"

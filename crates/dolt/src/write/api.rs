@@ -6,14 +6,16 @@
 //! A change that fails (a duplicate key, a NULL in a NOT NULL column, a value out of range)
 //! changes nothing, in memory or on disk.
 
+use std::collections::HashMap;
 use std::path::Path;
 
+use prollystore_format::message::objects::{CommitFields, WorkingSetFields};
 use prollystore_format::Address;
 
 use super::commit::{NewCommit, Person};
 use super::table_def::TableDef;
 use super::table_edit::{cell_from_text, Cell, EditTable};
-use super::working::WorkingEdits;
+use super::working::{root_tables, WorkingEdits};
 use super::writer::{self, WorkingSetMeta};
 use crate::error::{DoltError, Result};
 use crate::key_encode::parse_value;
@@ -53,7 +55,7 @@ pub struct CommitMeta {
 ///     name: "items".into(),
 ///     columns: vec![col("id", "int", false), col("name", "varchar(30)", true)],
 ///     primary_key: vec!["id".into()],
-///     indexes: vec![], checks: vec![], collation: None, comment: None,
+///     indexes: vec![], checks: vec![], foreign_keys: vec![], collation: None, comment: None,
 /// })?;
 /// w.insert("items", &["id", "name"], &[vec![Some(SqlValue::Int(1)), Some(SqlValue::Text("one".into()))]])?;
 /// let commit = w.commit(&CommitMeta {
@@ -73,6 +75,10 @@ pub struct DoltWriter {
     store: writer::DoltWriter,
     edits: WorkingEdits,
     branch: String,
+    /// AUTO_INCREMENT counters shared by every branch (lower-case table name → next value),
+    /// as Dolt's per-process tracker keeps them; read from the database at the first insert
+    /// into a table with such a column.
+    auto_increments: Option<HashMap<String, u64>>,
 }
 
 impl DoltWriter {
@@ -89,6 +95,7 @@ impl DoltWriter {
             store,
             edits: WorkingEdits::default(),
             branch,
+            auto_increments: None,
         })
     }
 
@@ -181,13 +188,96 @@ impl DoltWriter {
         table: &str,
         rows: &[Vec<(usize, Cell)>],
     ) -> Result<()> {
+        // Inserts into a table with an AUTO_INCREMENT column continue the counter shared by
+        // all branches, and store it in the table (Dolt's tracker: the largest value any
+        // branch's working root or remote branch holds, advanced by every insert since).
+        let inserts = matches!(mode, RowMode::Insert | RowMode::Upsert);
+        let shared = if inserts && self.has_auto_increment(table)? {
+            Some(self.shared_auto_increment(table)?)
+        } else {
+            None
+        };
+        let mut advanced = None;
         self.edits
-            .edit_table(&self.store, &self.branch, table, |t, s| match mode {
-                RowMode::Insert => t.insert(s, rows),
-                RowMode::Update => t.update(s, rows),
-                RowMode::Upsert => t.upsert(s, rows),
-                RowMode::Delete => t.delete_matching(s, rows),
-            })
+            .edit_table(&self.store, &self.branch, table, |t, s| {
+                if let Some(next) = shared {
+                    t.auto_increment = t.auto_increment.max(next);
+                }
+                match mode {
+                    RowMode::Insert => t.insert(s, rows),
+                    RowMode::Update => t.update(s, rows),
+                    RowMode::Upsert => t.upsert(s, rows),
+                    RowMode::Delete => t.delete_matching(s, rows),
+                }?;
+                advanced = Some(t.auto_increment);
+                Ok(())
+            })?;
+        if let (Some(next), Some(counters)) = (
+            advanced.filter(|_| shared.is_some()),
+            &mut self.auto_increments,
+        ) {
+            let c = counters.entry(table.to_ascii_lowercase()).or_insert(0);
+            *c = (*c).max(next);
+        }
+        Ok(())
+    }
+
+    fn has_auto_increment(&self, table: &str) -> Result<bool> {
+        let t = self.edits.table(&self.store, &self.branch, table)?;
+        Ok(t.schema.columns.iter().any(|c| c.auto_increment))
+    }
+
+    /// The shared counter of `table` (0 when no branch has the table yet), reading every
+    /// branch's working root (its head's root without a working set) and every remote
+    /// branch's root the first time.
+    fn shared_auto_increment(&mut self, table: &str) -> Result<u64> {
+        if self.auto_increments.is_none() {
+            let mut counters: HashMap<String, u64> = HashMap::new();
+            let datasets = self.store.datasets()?;
+            let find = |name: &str| {
+                datasets
+                    .iter()
+                    .find(|(k, _)| k.as_slice() == name.as_bytes())
+                    .map(|(_, a)| *a)
+            };
+            let mut roots = Vec::new();
+            for (k, a) in &datasets {
+                let Ok(name) = std::str::from_utf8(k) else {
+                    continue;
+                };
+                if let Some(branch) = name.strip_prefix("refs/heads/") {
+                    if let Some(ws) = find(&format!("workingSets/heads/{branch}")) {
+                        let chunk = self.store.chunk(&ws)?;
+                        let f = WorkingSetFields::decode(&chunk)
+                            .map_err(|e| crate::error::bad_chunk(ws, e.to_string()))?;
+                        roots.push(Address(f.working_root_addr));
+                        continue;
+                    }
+                } else if !name.starts_with("refs/remotes/") {
+                    continue;
+                }
+                let chunk = self.store.chunk(a)?;
+                let c = CommitFields::decode(&chunk)
+                    .map_err(|e| crate::error::bad_chunk(*a, e.to_string()))?;
+                roots.push(Address(c.root));
+            }
+            let store = self.edits.overlay(&self.store);
+            for root in roots {
+                for (name, address) in root_tables(&store, root)? {
+                    let t = EditTable::load(&store, &name, address)?;
+                    if t.schema.columns.iter().any(|c| c.auto_increment) {
+                        let c = counters.entry(name.to_ascii_lowercase()).or_insert(0);
+                        *c = (*c).max(t.auto_increment);
+                    }
+                }
+            }
+            self.auto_increments = Some(counters);
+        }
+        Ok(self
+            .auto_increments
+            .as_ref()
+            .and_then(|c| c.get(&table.to_ascii_lowercase()).copied())
+            .unwrap_or(0))
     }
 
     /// True when the working root is the head commit's (nothing to commit).

@@ -14,7 +14,7 @@ use crate::error::DoltError;
 use crate::sql_value::SqlValue;
 
 /// Every file under `dir` with its bytes.
-fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+pub(super) fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
     let mut out = BTreeMap::new();
     let mut todo = vec![dir.to_path_buf()];
     while let Some(d) = todo.pop() {
@@ -30,7 +30,7 @@ fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
     out
 }
 
-fn meta(message: &str) -> CommitMeta {
+pub(super) fn meta(message: &str) -> CommitMeta {
     CommitMeta {
         message: message.into(),
         author_name: "Test Writer".into(),
@@ -225,7 +225,7 @@ fn accepted_changes_commit_and_read_back() {
 }
 
 /// Runs `dolt args…` in `dir` with a throwaway HOME, if `PROLLY_DOLT` is set.
-fn dolt(dir: &Path, args: &[&str]) -> Option<String> {
+pub(super) fn dolt(dir: &Path, args: &[&str]) -> Option<String> {
     dolt_bytes(dir, args).map(|b| String::from_utf8_lossy(&b).into_owned())
 }
 
@@ -345,13 +345,9 @@ fn create_table_sql_gives_dolts_schema_bytes() {
         "CREATE TABLE d3 (k VARCHAR(20) PRIMARY KEY, v INT, UNIQUE KEY uv (v), KEY kv (v, k)) DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_0900_ai_ci",
         "CREATE TABLE d4 (a INT, b BOOLEAN DEFAULT TRUE, c ENUM('x','y') DEFAULT 'y', d SET('p','q') DEFAULT 'p,q', e YEAR, f BIT(4) DEFAULT b'101')",
     ];
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("db");
-    std::fs::create_dir_all(&dir).unwrap();
-    if dolt(&dir, &["init", "--name", "T", "--email", "t@example.com"]).is_none() {
-        eprintln!("PROLLY_DOLT not set: not checked against Dolt");
+    let Some((_tmp, dir)) = fresh_dolt_db("schema bytes") else {
         return;
-    }
+    };
     let mut used = HashSet::new();
     let mut mismatches = Vec::new();
     for sql in statements {
@@ -379,8 +375,21 @@ fn create_table_sql_gives_dolts_schema_bytes() {
     assert!(mismatches.is_empty(), "{}", mismatches.join("\n"));
 }
 
+/// A database just made by `dolt init` (author `T <t@example.com>`) in a temporary
+/// directory, or `None` (with a note naming `what`) when `PROLLY_DOLT` is not set.
+pub(super) fn fresh_dolt_db(what: &str) -> Option<(tempfile::TempDir, PathBuf)> {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("a");
+    std::fs::create_dir_all(&dir).unwrap();
+    if dolt(&dir, &["init", "--name", "T", "--email", "t@example.com"]).is_none() {
+        eprintln!("PROLLY_DOLT not set: {what} not checked against Dolt");
+        return None;
+    }
+    Some((tmp, dir))
+}
+
 /// Runs `dolt` with both commit dates pinned to `date`.
-fn dolt_dated(dir: &Path, args: &[&str], date: &str) {
+pub(super) fn dolt_dated(dir: &Path, args: &[&str], date: &str) {
     let bin = std::env::var_os("PROLLY_DOLT").unwrap();
     let home = dir.parent().unwrap().join("home");
     let out = Command::new(bin)
@@ -401,14 +410,13 @@ fn dolt_dated(dir: &Path, args: &[&str], date: &str) {
 
 /// The same changes made by Dolt (SQL) and by our writer (API) on copies of one fresh
 /// database, committed with the same author and dates: the commits must be the same.
-fn differential(name: &str, sql: &[&str], ours: &dyn Fn(&mut DoltWriter)) {
-    let tmp = tempfile::tempdir().unwrap();
-    let a = tmp.path().join("a");
-    std::fs::create_dir_all(&a).unwrap();
-    if dolt(&a, &["init", "--name", "T", "--email", "t@example.com"]).is_none() {
-        eprintln!("PROLLY_DOLT not set: {name} not checked against Dolt");
-        return;
-    }
+/// Returns the temporary directory and the two databases (Dolt's, ours) for further checks.
+pub(super) fn differential(
+    name: &str,
+    sql: &[&str],
+    ours: &dyn Fn(&mut DoltWriter),
+) -> Option<(tempfile::TempDir, PathBuf, PathBuf)> {
+    let (tmp, a) = fresh_dolt_db(name)?;
     let b = tmp.path().join("b");
     copy_tree(&a, &b);
     let date = "2024-01-01T00:00:00";
@@ -486,6 +494,7 @@ fn differential(name: &str, sql: &[&str], ours: &dyn Fn(&mut DoltWriter)) {
         }
         panic!("{name}: commit {ours_commit} (Dolt {theirs})\n{detail}");
     }
+    Some((tmp, a, b))
 }
 
 fn row(values: &[Option<&str>]) -> Vec<Option<SqlValue>> {

@@ -208,8 +208,26 @@ fn key_text(schema: &Schema, key: &[u8]) -> Vec<String> {
         .collect()
 }
 
-/// A primary-index row the merge changed in ours: key, old value, new value.
-type RowChange = (Vec<u8>, Option<Vec<u8>>, Option<Vec<u8>>);
+/// A changed primary-index row: key, old value (`None`: added), new value (`None`: removed).
+pub(crate) type RowChange = (Vec<u8>, Option<Vec<u8>>, Option<Vec<u8>>);
+
+/// Every row that differs from map `from` to map `to`, owned.
+pub(crate) fn row_changes(
+    from: &Map<'_, Overlay<'_>, TupleSchema>,
+    to: &Map<'_, Overlay<'_>, TupleSchema>,
+) -> std::result::Result<Vec<RowChange>, prollystore::TreeError> {
+    from.diff(to)?
+        .map(|e| {
+            e.map(|e| match e {
+                DiffEntry::Added { key, to } => (key.to_vec(), None, Some(to.to_vec())),
+                DiffEntry::Removed { key, from } => (key.to_vec(), Some(from.to_vec()), None),
+                DiffEntry::Modified { key, from, to } => {
+                    (key.to_vec(), Some(from.to_vec()), Some(to.to_vec()))
+                }
+            })
+        })
+        .collect()
+}
 
 /// A root value's bytes, its tables by name and its foreign-key collection address.
 type RootParts = (Vec<u8>, BTreeMap<Vec<u8>, Address>, [u8; 20]);
@@ -291,20 +309,7 @@ fn merge_table(
         return Ok(None);
     }
     // Secondary indexes: ours, edited with the rows the merge changed in ours.
-    let changes: Vec<RowChange> = om
-        .diff(&merged)
-        .map_err(tree_err)?
-        .map(|e| {
-            e.map(|e| match e {
-                DiffEntry::Added { key, to } => (key.to_vec(), None, Some(to.to_vec())),
-                DiffEntry::Removed { key, from } => (key.to_vec(), Some(from.to_vec()), None),
-                DiffEntry::Modified { key, from, to } => {
-                    (key.to_vec(), Some(from.to_vec()), Some(to.to_vec()))
-                }
-            })
-        })
-        .collect::<std::result::Result<_, _>>()
-        .map_err(tree_err)?;
+    let changes = row_changes(&om, &merged).map_err(tree_err)?;
     let index_roots = address_map_entries(&OverlayIo(store), &ours.secondary)?;
     let mut new_roots: Vec<(Vec<u8>, Option<Address>)> = Vec::new();
     for index in &schema.indexes {

@@ -150,6 +150,7 @@ fn table_def(op: &Value, step: usize) -> Result<TableDef> {
                 expr: c["expr"].as_str().unwrap_or_default().to_string(),
             })
             .collect(),
+        foreign_keys: Vec::new(),
         collation: op["collation"].as_str().map(str::to_string),
         comment: op["table_comment"].as_str().map(str::to_string),
     })

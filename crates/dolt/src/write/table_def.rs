@@ -53,6 +53,66 @@ pub struct CheckDef {
     pub expr: String,
 }
 
+/// What a foreign key does to child rows when their parent row is deleted or its referenced
+/// columns change (stored as Dolt's `ForeignKeyReferentialAction`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ForeignKeyAction {
+    /// Not declared (enforced as RESTRICT).
+    #[default]
+    Default,
+    /// CASCADE (stored; a write that would cascade is refused as not supported yet).
+    Cascade,
+    /// NO ACTION (enforced as RESTRICT, as in MySQL).
+    NoAction,
+    /// RESTRICT.
+    Restrict,
+    /// SET NULL (stored; a write that would set child columns NULL is refused as not
+    /// supported yet).
+    SetNull,
+}
+
+impl ForeignKeyAction {
+    /// The stored code (`serial.ForeignKeyReferentialAction`).
+    pub fn code(self) -> u8 {
+        match self {
+            ForeignKeyAction::Default => 0,
+            ForeignKeyAction::Cascade => 1,
+            ForeignKeyAction::NoAction => 2,
+            ForeignKeyAction::Restrict => 3,
+            ForeignKeyAction::SetNull => 4,
+        }
+    }
+
+    /// The action stored as `code`, if it is one.
+    pub fn from_code(code: u8) -> Option<ForeignKeyAction> {
+        Some(match code {
+            0 => ForeignKeyAction::Default,
+            1 => ForeignKeyAction::Cascade,
+            2 => ForeignKeyAction::NoAction,
+            3 => ForeignKeyAction::Restrict,
+            4 => ForeignKeyAction::SetNull,
+            _ => return None,
+        })
+    }
+}
+
+/// One declared foreign key of a new table.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ForeignKeyDef {
+    /// Constraint name; `None` takes Dolt's generated `<table>_ibfk_<n>`.
+    pub name: Option<String>,
+    /// Referencing columns of the new table, in key order.
+    pub columns: Vec<String>,
+    /// The referenced table (an existing table, or the new table itself).
+    pub parent_table: String,
+    /// Referenced columns (the leading columns of its primary key or of one of its indexes).
+    pub parent_columns: Vec<String>,
+    /// ON UPDATE.
+    pub on_update: ForeignKeyAction,
+    /// ON DELETE.
+    pub on_delete: ForeignKeyAction,
+}
+
 /// A table as `CREATE TABLE` declares it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TableDef {
@@ -66,6 +126,9 @@ pub struct TableDef {
     pub indexes: Vec<IndexDef>,
     /// CHECK constraints.
     pub checks: Vec<CheckDef>,
+    /// Foreign keys (an index on the referencing columns is added as Dolt adds it when no
+    /// index starts with them).
+    pub foreign_keys: Vec<ForeignKeyDef>,
     /// The table's default collation (`utf8mb4_0900_bin` when `None`).
     pub collation: Option<String>,
     /// Table comment, if any.
@@ -206,6 +269,8 @@ pub(crate) struct ResolvedTable {
     pub index_columns: Vec<(Vec<u16>, Vec<u16>)>,
     /// The table collation's id.
     pub collation: u16,
+    /// Per secondary index: added by Dolt (for a foreign key), not declared.
+    pub system_defined: Vec<bool>,
 }
 
 impl TableDef {
@@ -302,6 +367,7 @@ impl TableDef {
             key_columns,
             index_columns,
             collation: table_collation.id(),
+            system_defined: vec![false; self.indexes.len()],
         })
     }
 
@@ -348,11 +414,13 @@ impl TableDef {
             .indexes
             .iter()
             .zip(&r.index_columns)
-            .map(|(ix, (cols, keys))| IndexFields {
+            .enumerate()
+            .map(|(i, (ix, (cols, keys)))| IndexFields {
                 name: &ix.name,
                 index_columns: cols.clone(),
                 key_columns: keys.clone(),
                 unique_key: ix.unique,
+                system_defined: r.system_defined[i],
                 ..IndexFields::default()
             })
             .collect();
@@ -386,7 +454,20 @@ impl TableDef {
 
     /// The encoded schema message (`DSCH`).
     pub(crate) fn schema_chunk(&self, used: &mut HashSet<u64>) -> Result<Vec<u8>> {
-        let r = self.resolve(used)?;
+        self.schema_chunk_with_system_indexes(used, &[])
+    }
+
+    /// [`TableDef::schema_chunk`] with the indexes named in `system` marked as added by Dolt
+    /// (the index it adds for a foreign key no declared index serves).
+    pub(crate) fn schema_chunk_with_system_indexes(
+        &self,
+        used: &mut HashSet<u64>,
+        system: &[String],
+    ) -> Result<Vec<u8>> {
+        let mut r = self.resolve(used)?;
+        for (flag, ix) in r.system_defined.iter_mut().zip(&self.indexes) {
+            *flag = system.contains(&ix.name);
+        }
         self.schema_fields(&r)
             .encode()
             .map_err(|e| unsupported(format!("schema of table {:?}: {e}", self.name)))

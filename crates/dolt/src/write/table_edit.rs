@@ -1,7 +1,8 @@
 //! Row changes to one table as Dolt's SQL engine makes them: rows encoded into key and value
 //! tuples (large text, blob and JSON values moved into blob trees), the clustered index and
 //! every secondary index edited together, keyless tables keyed by row hash with a count of
-//! copies, and the checks Dolt applies (NOT NULL, ranges, lengths, members, duplicate keys)
+//! copies, and the checks Dolt applies (NOT NULL, ranges, lengths, members, duplicate keys,
+//! CHECK constraints)
 //! with errors naming the row and column. Every edit goes into the session's memory store
 //! through an [`Overlay`]; nothing reaches the database until a commit.
 
@@ -14,6 +15,7 @@ use prollystore_format::message::AddressMapNode;
 use prollystore_format::tuple::{Tuple, TupleBuilder, TupleDesc};
 use prollystore_format::{Address, Encoding};
 
+use super::checks::{stored_value, RowChecks};
 use super::overlay::Overlay;
 use super::single_leaf::address_map_leaf;
 use crate::error::{bad_chunk, DoltError, Result};
@@ -313,7 +315,7 @@ impl EditTable {
         Ok((key, value))
     }
 
-    fn put_cell(
+    pub(crate) fn put_cell(
         &self,
         b: &mut TupleBuilder,
         f: usize,
@@ -341,7 +343,12 @@ impl EditTable {
     }
 
     /// The stored row `(key, value)` as cells per column (adaptive values as payloads).
-    fn cells_of(&self, store: &Overlay<'_>, key: &[u8], value: &[u8]) -> Result<Vec<Cell>> {
+    pub(crate) fn cells_of(
+        &self,
+        store: &Overlay<'_>,
+        key: &[u8],
+        value: &[u8],
+    ) -> Result<Vec<Cell>> {
         let s = &self.schema;
         let (kd, vd) = (s.key_desc(), s.value_desc());
         let mut cells = vec![Cell::Null; s.columns.len()];
@@ -530,6 +537,7 @@ impl EditTable {
         rows: &[Vec<(usize, Cell)>],
     ) -> Result<()> {
         let mut batch = Vec::new();
+        let checks = RowChecks::for_schema(&self.schema)?;
         for (r, given) in rows.iter().enumerate() {
             let mut cells = self.full_row(r, given)?;
             self.assign_auto_increment(&mut cells)?;
@@ -537,6 +545,13 @@ impl EditTable {
                 if !self.schema.columns[c].hidden {
                     self.check_cell(r, c, cell)?;
                 }
+            }
+            if let Some(checks) = &checks {
+                checks.check(
+                    &self.name,
+                    r,
+                    self.visible_values(checks.visible(), &cells)?,
+                )?;
             }
             if self.schema.keyless {
                 let (key, value) = self.encode(store, r, &cells, 1)?;
@@ -651,6 +666,18 @@ impl EditTable {
         Ok(())
     }
 
+    /// The values of the columns at `positions` of a row's cells, for CHECK constraints.
+    fn visible_values(&self, positions: &[usize], cells: &[Cell]) -> Result<Vec<Option<SqlValue>>> {
+        positions
+            .iter()
+            .map(|&c| match &cells[c] {
+                Cell::Null => Ok(None),
+                Cell::Value(v) => Ok(Some(v.clone())),
+                Cell::Stored(bytes) => stored_value(&self.schema.columns[c], bytes),
+            })
+            .collect()
+    }
+
     fn key_names(&self) -> String {
         self.schema
             .key_columns
@@ -699,6 +726,7 @@ impl EditTable {
                 self.name
             )));
         }
+        let checks = RowChecks::for_schema(&self.schema)?;
         for (r, given) in rows.iter().enumerate() {
             let key = self.key_of_given(r, given)?;
             let Some((old_key, old_value)) = self.find(store, &key)? else {
@@ -714,6 +742,13 @@ impl EditTable {
                 cells[*c] = v.clone();
             }
             self.assign_auto_increment(&mut cells)?;
+            if let Some(checks) = &checks {
+                checks.check(
+                    &self.name,
+                    r,
+                    self.visible_values(checks.visible(), &cells)?,
+                )?;
+            }
             let (key, value) = self.encode(store, r, &cells, 1)?;
             self.remove_row(store, &old_key, &old_value)?;
             self.put_row(store, r, &key, &value)?;
@@ -933,7 +968,7 @@ fn renumber(e: DoltError, r: usize) -> DoltError {
 
 /// The tuple schema of secondary index `ix` as stored: its key columns, and for a keyless
 /// table the row hash after them (Dolt appends it to every index key).
-fn index_schema(s: &Schema, ix: &crate::schema::Index) -> Result<TupleSchema> {
+pub(crate) fn index_schema(s: &Schema, ix: &crate::schema::Index) -> Result<TupleSchema> {
     let schema = s.index_tuple_schema(ix)?;
     if !s.keyless {
         return Ok(schema);

@@ -13,6 +13,7 @@ use prollystore_format::{Address, HashProfile};
 use super::address_map::{address_map_entries, edit_address_map, empty_address_map};
 use super::chunk_io::ChunkIo;
 use super::commit::NewCommit;
+use super::foreign_keys;
 use super::overlay::Overlay;
 use super::refs::for_each_ref;
 use super::table_def::TableDef;
@@ -108,10 +109,33 @@ impl WorkingEdits {
             let t = EditTable::load(&store, "", *a)?;
             used.extend(t.schema.columns.iter().map(|c| c.tag));
         }
-        let schema = def.schema_chunk(&mut used)?;
+        let existing = if def.foreign_keys.is_empty() {
+            Vec::new()
+        } else {
+            foreign_keys::load(&store, root)?
+        };
+        let mut def = def.clone();
+        let (names, added) = foreign_keys::prepare_new_table(&mut def, &existing)?;
+        let schema = def.schema_chunk_with_system_indexes(&mut used, &added)?;
         let table = EditTable::create(&store, &def.name, &schema)?;
+        // A CHECK the evaluator cannot run is refused now, not at the first row.
+        super::checks::RowChecks::for_schema(&table.schema)?;
         let address = table.store(&store)?;
-        let new_root = set_root_tables(&store, root, &[(&def.name, Some(address))])?;
+        let mut new_root = set_root_tables(&store, root, &[(&def.name, Some(address))])?;
+        if !def.foreign_keys.is_empty() {
+            let open = |n: &str| -> Result<EditTable> {
+                let (name, a) = tables
+                    .iter()
+                    .find(|(t, _)| t.eq_ignore_ascii_case(n))
+                    .ok_or_else(|| {
+                        DoltError::NotFound(format!("table {n:?} (referenced by a foreign key)"))
+                    })?;
+                EditTable::load(&store, name, *a)
+            };
+            let mut all = existing;
+            all.extend(foreign_keys::resolve_new(&def, &names, &table, &open)?);
+            new_root = foreign_keys::set_root_foreign_keys(&store, new_root, &all)?;
+        }
         self.working.insert(branch.to_string(), new_root);
         Ok(())
     }
@@ -123,7 +147,25 @@ impl WorkingEdits {
         if !root_tables(&store, root)?.iter().any(|(n, _)| n == name) {
             return Err(DoltError::NotFound(format!("table {name:?}")));
         }
-        let new_root = set_root_tables(&store, root, &[(name, None)])?;
+        let fks = foreign_keys::load(&store, root)?;
+        if let Some(fk) = fks
+            .iter()
+            .find(|f| f.parent_table == name && f.child_table != name)
+        {
+            return Err(DoltError::BadValue {
+                table: name.to_string(),
+                column: String::new(),
+                reason: format!(
+                    "cannot drop: table {:?} refers to it through foreign key {:?}",
+                    fk.child_table, fk.name
+                ),
+            });
+        }
+        let mut new_root = set_root_tables(&store, root, &[(name, None)])?;
+        if fks.iter().any(|f| f.child_table == name) {
+            let kept: Vec<_> = fks.into_iter().filter(|f| f.child_table != name).collect();
+            new_root = foreign_keys::set_root_foreign_keys(&store, new_root, &kept)?;
+        }
         self.working.insert(branch.to_string(), new_root);
         Ok(())
     }
@@ -147,7 +189,23 @@ impl WorkingEdits {
             .find(|(n, _)| n == name)
             .ok_or_else(|| DoltError::NotFound(format!("table {name:?}")))?;
         let mut table = EditTable::load(&store, name, address)?;
+        let fks = foreign_keys::load(&store, root)?;
+        let involved = fks
+            .iter()
+            .any(|f| f.child_table == name || f.parent_table == name);
+        let before = involved.then(|| table.clone());
         change(&mut table, &store)?;
+        if let Some(before) = before {
+            let tables = root_tables(&store, root)?;
+            let open = |n: &str| -> Result<EditTable> {
+                let (t, a) = tables
+                    .iter()
+                    .find(|(t, _)| t == n)
+                    .ok_or_else(|| DoltError::NotFound(format!("table {n:?}")))?;
+                EditTable::load(&store, t, *a)
+            };
+            foreign_keys::check_change(&store, &fks, &before, &table, &open)?;
+        }
         let address = table.store(&store)?;
         let new_root = set_root_tables(&store, root, &[(name, Some(address))])?;
         self.working.insert(branch.to_string(), new_root);

@@ -4,7 +4,8 @@
 //! * [`CommitFields`] (`DCMT`), [`TagFields`] (`DTAG`), [`WorkingSetFields`] (`WRST`),
 //!   [`StoreRootFields`] (`STRT`): the `datas` layer (history and branch heads).
 //! * [`RootValueFields`] (`RTVL`), [`TableFields`] (`DTBL`), [`TableSchemaFields`] (`DSCH`):
-//!   a database state, one table, one table's schema.
+//!   a database state, one table, one table's schema;
+//!   [`ForeignKeyCollectionFields`] (`DFKC`): a database state's foreign keys.
 //!
 //! Each `encode` builds the message with the Go-compatible builder (`message/builder.rs`) in the
 //! order Dolt's Go code creates and adds its fields (which fields are written when empty, which
@@ -15,6 +16,7 @@
 //! `has_features_after_try_accessors` flag) are taken as given on encode, except where noted.
 
 mod commit;
+mod foreign_key;
 mod root_value;
 mod store_root;
 mod table;
@@ -23,6 +25,7 @@ mod tag;
 mod working_set;
 
 pub use commit::CommitFields;
+pub use foreign_key::{ForeignKeyCollectionFields, ForeignKeyFields};
 pub use root_value::RootValueFields;
 pub use store_root::StoreRootFields;
 pub use table::{ConflictsFields, TableFields};
@@ -44,6 +47,8 @@ pub const FILE_ID_TABLE_SCHEMA: &[u8; 4] = b"DSCH";
 pub const FILE_ID_WORKING_SET: &[u8; 4] = b"WRST";
 /// File identifier of `StoreRoot` messages.
 pub const FILE_ID_STORE_ROOT: &[u8; 4] = b"STRT";
+/// File identifier of `ForeignKeyCollection` messages.
+pub const FILE_ID_FOREIGN_KEYS: &[u8; 4] = b"DFKC";
 /// File identifier of `Tag` messages.
 pub const FILE_ID_TAG: &[u8; 4] = b"DTAG";
 

@@ -1,0 +1,648 @@
+//! Foreign keys as Dolt keeps them: the root value's `ForeignKeyCollection` (keys sorted by
+//! name, columns by tag, the indexes they use by name), new keys resolved as Dolt's
+//! `CREATE TABLE` resolves them (generated names, the index Dolt adds on the referencing
+//! columns), and the checks a row change must pass (a child row needs its parent; a parent
+//! row still referenced may not go). Only tables named in a key pay for these checks.
+
+use prollystore::store::ChunkStore;
+use prollystore::tuples::TupleSchema;
+use prollystore::Map;
+use prollystore_format::message::objects::{
+    ForeignKeyCollectionFields, ForeignKeyFields, RootValueFields,
+};
+use prollystore_format::tuple::{Tuple, TupleBuilder, TupleDesc, Value};
+use prollystore_format::Address;
+
+use super::merge::row_changes;
+use super::overlay::Overlay;
+use super::table_def::{ForeignKeyAction, IndexDef, TableDef};
+use super::table_edit::{index_schema, Cell, EditTable};
+use crate::error::{bad_chunk, DoltError, Result};
+use crate::schema::{key_encoding, Schema};
+
+/// One stored foreign key (owned fields of `serial.ForeignKey`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct StoredForeignKey {
+    pub name: String,
+    pub child_table: String,
+    pub child_index: String,
+    pub child_columns: Vec<u64>,
+    pub parent_table: String,
+    pub parent_index: String,
+    pub parent_columns: Vec<u64>,
+    pub on_update: u8,
+    pub on_delete: u8,
+    pub unresolved_child: Option<Vec<String>>,
+    pub unresolved_parent: Option<Vec<String>>,
+    pub is_not_valid: bool,
+    pub match_type: u8,
+}
+
+fn unsupported(what: String) -> DoltError {
+    DoltError::Unsupported(what)
+}
+
+/// The foreign keys of root value `root` (none when its collection address is zero).
+pub(crate) fn load(store: &Overlay<'_>, root: Address) -> Result<Vec<StoredForeignKey>> {
+    let chunk = store.get(&root)?.ok_or(DoltError::MissingChunk(root))?;
+    let r = RootValueFields::decode(chunk).map_err(|e| bad_chunk(root, e.to_string()))?;
+    let at = Address(r.foreign_key_addr);
+    if at.is_zero() {
+        return Ok(Vec::new());
+    }
+    let chunk = store.get(&at)?.ok_or(DoltError::MissingChunk(at))?;
+    let c = ForeignKeyCollectionFields::decode(chunk).map_err(|e| bad_chunk(at, e.to_string()))?;
+    let owned = |v: &Option<Vec<&str>>| {
+        v.as_ref()
+            .map(|v| v.iter().map(|s| s.to_string()).collect())
+    };
+    Ok(c.foreign_keys
+        .iter()
+        .map(|f| StoredForeignKey {
+            name: f.name.into(),
+            child_table: f.child_table.into(),
+            child_index: f.child_index.into(),
+            child_columns: f.child_columns.clone(),
+            parent_table: f.parent_table.into(),
+            parent_index: f.parent_index.into(),
+            parent_columns: f.parent_columns.clone(),
+            on_update: f.on_update,
+            on_delete: f.on_delete,
+            unresolved_child: owned(&f.unresolved_child_columns),
+            unresolved_parent: owned(&f.unresolved_parent_columns),
+            is_not_valid: f.is_not_valid,
+            match_type: f.match_type,
+        })
+        .collect())
+}
+
+/// Root value `root` with its foreign-key collection replaced by `fks` (sorted by name, as
+/// Dolt's `AllKeys` writes them; none: the zero address, as Dolt's `SetForeignKeyMap`);
+/// returns the new root's address.
+pub(crate) fn set_root_foreign_keys(
+    store: &Overlay<'_>,
+    root: Address,
+    fks: &[StoredForeignKey],
+) -> Result<Address> {
+    let mut sorted: Vec<&StoredForeignKey> = fks.iter().collect();
+    sorted.sort_by(|a, b| a.name.cmp(&b.name));
+    let fields = ForeignKeyCollectionFields {
+        foreign_keys: sorted
+            .iter()
+            .map(|f| ForeignKeyFields {
+                name: &f.name,
+                child_table: &f.child_table,
+                child_index: &f.child_index,
+                child_columns: f.child_columns.clone(),
+                parent_table: &f.parent_table,
+                parent_index: &f.parent_index,
+                parent_columns: f.parent_columns.clone(),
+                on_update: f.on_update,
+                on_delete: f.on_delete,
+                unresolved_child_columns: f
+                    .unresolved_child
+                    .as_ref()
+                    .map(|v| v.iter().map(String::as_str).collect()),
+                unresolved_parent_columns: f
+                    .unresolved_parent
+                    .as_ref()
+                    .map(|v| v.iter().map(String::as_str).collect()),
+                is_not_valid: f.is_not_valid,
+                match_type: f.match_type,
+            })
+            .collect(),
+    };
+    let chunk = fields
+        .encode()
+        .map_err(|e| unsupported(format!("foreign keys: {e}")))?;
+    // An empty collection is not written: the root then holds the zero address.
+    let fk_address = if fks.is_empty() {
+        Address::ZERO
+    } else {
+        store.put(&chunk)?
+    };
+    let base = store.get(&root)?.ok_or(DoltError::MissingChunk(root))?;
+    let mut r = RootValueFields::decode(base).map_err(|e| bad_chunk(root, e.to_string()))?;
+    r.foreign_key_addr = fk_address.0;
+    let new = r
+        .encode()
+        .map_err(|e| unsupported(format!("root value: {e}")))?;
+    Ok(store.put(&new)?)
+}
+
+/// The column position (in `schema.columns`) of each name, case-insensitively.
+fn positions(schema: &Schema, table: &str, names: &[String]) -> Result<Vec<usize>> {
+    names
+        .iter()
+        .map(|n| {
+            schema
+                .columns
+                .iter()
+                .position(|c| c.name.eq_ignore_ascii_case(n))
+                .ok_or_else(|| {
+                    unsupported(format!("foreign key: table {table:?} has no column {n:?}"))
+                })
+        })
+        .collect()
+}
+
+/// Dolt's `FindIndexWithPrefix`: the secondary index whose leading columns are `cols` (in
+/// any order), preferring one of exactly that length, then longer ones, unique ones, and
+/// names in order; `""` (the primary key) when none.
+fn index_for(schema: &Schema, cols: &[usize]) -> String {
+    let mut found: Vec<&crate::schema::Index> = schema
+        .indexes
+        .iter()
+        .filter(|ix| {
+            ix.columns.len() >= cols.len()
+                && ix.prefix_lengths.is_empty()
+                && cols.iter().all(|c| ix.columns[..cols.len()].contains(c))
+        })
+        .collect();
+    let n = cols.len();
+    found.sort_by(|a, b| {
+        let (la, lb) = (a.columns.len(), b.columns.len());
+        (lb == n)
+            .cmp(&(la == n))
+            .then(lb.cmp(&la))
+            .then(b.unique.cmp(&a.unique))
+            .then(a.name.cmp(&b.name))
+    });
+    found.first().map(|ix| ix.name.clone()).unwrap_or_default()
+}
+
+/// True when `cols`, in this order, lead the primary key or one of the indexes (GMS's
+/// `FindFKIndexWithPrefix`: no Dolt-added index is needed then).
+fn has_ordered_prefix(pk: &[usize], indexes: &[Vec<usize>], cols: &[usize]) -> bool {
+    std::iter::once(pk)
+        .chain(indexes.iter().map(Vec::as_slice))
+        .any(|ix| ix.len() >= cols.len() && ix[..cols.len()] == *cols)
+}
+
+/// The keys `def` declares, named as Dolt names them, with the index Dolt adds for keys no
+/// index serves added to `def.indexes` (kept in name order). Returns the key names, in
+/// declaration order, and the names of the added indexes.
+pub(crate) fn prepare_new_table(
+    def: &mut TableDef,
+    existing: &[StoredForeignKey],
+) -> Result<(Vec<String>, Vec<String>)> {
+    let mut added = Vec::new();
+    let t = def.name.clone();
+    let prefix = format!("{}_ibfk_", t.to_ascii_lowercase());
+    let mut names: Vec<String> = Vec::new();
+    let col_pos = |def: &TableDef, n: &str| {
+        def.columns
+            .iter()
+            .position(|c| c.name.eq_ignore_ascii_case(n))
+            .ok_or_else(|| unsupported(format!("foreign key: table {t:?} has no column {n:?}")))
+    };
+    for fk in def.foreign_keys.clone() {
+        if fk.columns.is_empty() || fk.columns.len() != fk.parent_columns.len() {
+            return Err(unsupported(format!(
+                "table {t:?}: a foreign key needs as many referenced columns as columns"
+            )));
+        }
+        let generated = fk.name.is_none();
+        let name = match &fk.name {
+            Some(n) => {
+                let taken = existing.iter().any(|e| {
+                    e.child_table.eq_ignore_ascii_case(&t) && e.name.eq_ignore_ascii_case(n)
+                }) || names.iter().any(|e| e.eq_ignore_ascii_case(n));
+                if taken {
+                    return Err(unsupported(format!(
+                        "table {t:?}: duplicate foreign key name {n:?}"
+                    )));
+                }
+                n.clone()
+            }
+            None => {
+                let highest = names
+                    .iter()
+                    .filter_map(|n| n.strip_prefix(&prefix)?.parse::<u32>().ok())
+                    .max()
+                    .unwrap_or(0);
+                format!("{prefix}{}", highest + 1)
+            }
+        };
+        let cols = fk
+            .columns
+            .iter()
+            .map(|n| col_pos(def, n))
+            .collect::<Result<Vec<_>>>()?;
+        let pk = def
+            .primary_key
+            .iter()
+            .map(|n| col_pos(def, n))
+            .collect::<Result<Vec<_>>>()?;
+        let indexes = def
+            .indexes
+            .iter()
+            .map(|ix| ix.columns.iter().map(|n| col_pos(def, n)).collect())
+            .collect::<Result<Vec<Vec<usize>>>>()?;
+        if !has_ordered_prefix(&pk, &indexes, &cols) {
+            let taken = |n: &str| {
+                n.eq_ignore_ascii_case("PRIMARY")
+                    || def.indexes.iter().any(|ix| ix.name.eq_ignore_ascii_case(n))
+            };
+            let index_name = if generated {
+                let first = def.columns[cols[0]].name.clone();
+                let mut n = first.clone();
+                let mut i = 2;
+                while taken(&n) {
+                    n = format!("{first}_{i}");
+                    i += 1;
+                }
+                n
+            } else if taken(&name) {
+                return Err(unsupported(format!(
+                    "table {t:?}: duplicate key name {name:?}"
+                )));
+            } else {
+                name.clone()
+            };
+            added.push(index_name.clone());
+            def.indexes.push(IndexDef {
+                name: index_name,
+                columns: cols.iter().map(|&c| def.columns[c].name.clone()).collect(),
+                unique: false,
+            });
+        }
+        names.push(name);
+    }
+    if !added.is_empty() {
+        def.indexes.sort_by_key(|ix| ix.name.to_ascii_lowercase());
+    }
+    Ok((names, added))
+}
+
+/// The stored keys of new table `child` (just created from `def`, keys named `names`);
+/// `parent_of` opens a referenced table other than `child`.
+pub(crate) fn resolve_new(
+    def: &TableDef,
+    names: &[String],
+    child: &EditTable,
+    parent_of: &dyn Fn(&str) -> Result<EditTable>,
+) -> Result<Vec<StoredForeignKey>> {
+    let mut out = Vec::new();
+    for (fk, name) in def.foreign_keys.iter().zip(names) {
+        let cols = positions(&child.schema, &child.name, &fk.columns)?;
+        let self_ref = fk.parent_table.eq_ignore_ascii_case(&child.name);
+        let parent_owned;
+        let parent = if self_ref {
+            child
+        } else {
+            parent_owned = parent_of(&fk.parent_table)?;
+            &parent_owned
+        };
+        let pcols = positions(&parent.schema, &parent.name, &fk.parent_columns)?;
+        for (&c, &p) in cols.iter().zip(&pcols) {
+            let (cc, pc) = (&child.schema.columns[c], &parent.schema.columns[p]);
+            if cc.encoding != pc.encoding
+                || cc.sql_type_text.split(' ').next() != pc.sql_type_text.split(' ').next()
+            {
+                return Err(unsupported(format!(
+                    "foreign key {name:?}: column {:?} ({}) and referenced column {:?} ({}) differ in type",
+                    cc.name, cc.sql_type_text, pc.name, pc.sql_type_text
+                )));
+            }
+            if cc.encoding.is_adaptive() {
+                return Err(unsupported(format!(
+                    "foreign key {name:?}: TEXT/BLOB column {:?} cannot be in a foreign key",
+                    cc.name
+                )));
+            }
+            let set_null = fk.on_delete == ForeignKeyAction::SetNull
+                || fk.on_update == ForeignKeyAction::SetNull;
+            if set_null && !cc.nullable {
+                return Err(unsupported(format!(
+                    "foreign key {name:?}: SET NULL on NOT NULL column {:?}",
+                    cc.name
+                )));
+            }
+        }
+        let ordered_pk = parent.schema.key_columns.len() >= pcols.len()
+            && parent.schema.key_columns[..pcols.len()] == pcols[..];
+        let ordered_ix = parent.schema.indexes.iter().any(|ix| {
+            ix.prefix_lengths.is_empty()
+                && ix.columns.len() >= pcols.len()
+                && ix.columns[..pcols.len()] == pcols[..]
+        });
+        if !ordered_pk && !ordered_ix {
+            return Err(unsupported(format!(
+                "foreign key {name:?}: table {:?} has no index starting with the referenced columns",
+                parent.name
+            )));
+        }
+        let tags = |s: &Schema, cs: &[usize]| cs.iter().map(|&c| s.columns[c].tag).collect();
+        out.push(StoredForeignKey {
+            name: name.clone(),
+            child_table: child.name.clone(),
+            child_index: index_for(&child.schema, &cols),
+            child_columns: tags(&child.schema, &cols),
+            parent_table: parent.name.clone(),
+            parent_index: index_for(&parent.schema, &pcols),
+            parent_columns: tags(&parent.schema, &pcols),
+            on_update: fk.on_update.code(),
+            on_delete: fk.on_delete.code(),
+            unresolved_child: Some(
+                cols.iter()
+                    .map(|&c| child.schema.columns[c].name.clone())
+                    .collect(),
+            ),
+            unresolved_parent: Some(
+                pcols
+                    .iter()
+                    .map(|&c| parent.schema.columns[c].name.clone())
+                    .collect(),
+            ),
+            is_not_valid: false,
+            match_type: 0,
+        });
+    }
+    Ok(out)
+}
+
+/// A table's rows looked up by a set of its columns: the index (or primary key) whose
+/// leading fields they are, and where each of them sits in it.
+struct Lookup {
+    schema: TupleSchema,
+    root: Address,
+    /// Per looked-up column, its field in the index key.
+    fields: Vec<usize>,
+    /// Per index key field, its column.
+    key_columns: Vec<usize>,
+}
+
+fn lookup(t: &EditTable, index: &str, cols: &[usize]) -> Result<Lookup> {
+    let s = &t.schema;
+    let (schema, root, key_columns) = if index.is_empty() {
+        (s.primary_tuple_schema()?, t.primary, s.key_columns.clone())
+    } else {
+        let i = s
+            .indexes
+            .iter()
+            .position(|ix| ix.name == index)
+            .ok_or_else(|| {
+                unsupported(format!(
+                    "foreign key: table {:?} has no index {index:?}",
+                    t.name
+                ))
+            })?;
+        (
+            index_schema(s, &s.indexes[i])?,
+            t.indexes[i],
+            s.indexes[i].key_columns.clone(),
+        )
+    };
+    let fields = cols
+        .iter()
+        .map(|c| {
+            key_columns[..cols.len().min(key_columns.len())]
+                .iter()
+                .position(|k| k == c)
+                .ok_or_else(|| {
+                    unsupported(format!(
+                        "foreign key: index {index:?} of table {:?} does not start with the key's columns",
+                        t.name
+                    ))
+                })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    Ok(Lookup {
+        schema,
+        root,
+        fields,
+        key_columns,
+    })
+}
+
+/// True when table `t` has a row whose columns `cols` hold `values` (stored cells of the
+/// other table's columns, of the same types).
+fn has_row(store: &Overlay<'_>, t: &EditTable, l: &Lookup, values: &[Cell]) -> Result<bool> {
+    // Only the leading fields are compared: a tuple of just those is the prefix.
+    let desc = TupleDesc::new(l.schema.key.types()[..values.len()].to_vec());
+    let mut b = TupleBuilder::new(desc);
+    for (v, &f) in values.iter().zip(&l.fields) {
+        let col = l.key_columns[f];
+        let enc = key_encoding(t.schema.columns[col].encoding);
+        t.put_cell(&mut b, f, col, enc, 0, v)?;
+    }
+    let prefix = b
+        .build()
+        .map_err(|e| unsupported(format!("foreign key lookup: {e}")))?
+        .as_bytes()
+        .to_vec();
+    let map = Map::new(store, l.root, l.schema.clone());
+    let mut rows = map
+        .prefix_rows(&prefix, values.len())
+        .map_err(|e| unsupported(format!("foreign key lookup: {e}")))?;
+    Ok(rows
+        .next()
+        .transpose()
+        .map_err(|e| unsupported(format!("foreign key lookup: {e}")))?
+        .is_some())
+}
+
+/// A value for an error message.
+fn label(v: Option<Value<'_>>) -> String {
+    match v {
+        None => "NULL".into(),
+        Some(Value::Int8(x)) => x.to_string(),
+        Some(Value::Int16(x)) => x.to_string(),
+        Some(Value::Int32(x)) => x.to_string(),
+        Some(Value::Int64(x)) => x.to_string(),
+        Some(Value::Uint8(x)) => x.to_string(),
+        Some(Value::Uint16(x)) => x.to_string(),
+        Some(Value::Uint32(x)) => x.to_string(),
+        Some(Value::Uint64(x)) => x.to_string(),
+        Some(Value::String(s)) => format!("'{s}'"),
+        Some(other) => format!("{other:?}"),
+    }
+}
+
+/// The primary key of a stored row, as text (`(1)`, `(1,'a')`).
+fn row_label(t: &EditTable, key: &[u8]) -> String {
+    let desc = t.schema.key_desc();
+    let parts: Vec<String> = (0..desc.len())
+        .map(|i| label(desc.value(Tuple::new_unverified(key), i).ok().flatten()))
+        .collect();
+    format!("({})", parts.join(","))
+}
+
+fn column_names(t: &EditTable, cols: &[usize]) -> String {
+    cols.iter()
+        .map(|&c| t.schema.columns[c].name.as_str())
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+fn cols_of_tags(t: &EditTable, tags: &[u64], fk: &str) -> Result<Vec<usize>> {
+    tags.iter()
+        .map(|tag| {
+            t.schema
+                .columns
+                .iter()
+                .position(|c| c.tag == *tag)
+                .ok_or_else(|| {
+                    unsupported(format!(
+                        "foreign key {fk:?}: table {:?} has no column of tag {tag}",
+                        t.name
+                    ))
+                })
+        })
+        .collect()
+}
+
+/// Checks the change of table `old` → `new` against every key naming it; `open` opens
+/// another table of the new working root. An error names the key, table, columns and row.
+pub(crate) fn check_change(
+    store: &Overlay<'_>,
+    fks: &[StoredForeignKey],
+    old: &EditTable,
+    new: &EditTable,
+    open: &dyn Fn(&str) -> Result<EditTable>,
+) -> Result<()> {
+    let name = &new.name;
+    let mine: Vec<&StoredForeignKey> = fks
+        .iter()
+        .filter(|f| f.child_table == *name || f.parent_table == *name)
+        .collect();
+    if mine.is_empty() || (old.primary == new.primary) {
+        return Ok(());
+    }
+    if new.schema.keyless {
+        return Err(unsupported(format!(
+            "foreign keys on keyless table {name:?} (not done yet)"
+        )));
+    }
+    let ts = new.schema.primary_tuple_schema()?;
+    let (before, after) = (
+        Map::new(store, old.primary, ts.clone()),
+        Map::new(store, new.primary, ts),
+    );
+    let changes =
+        row_changes(&before, &after).map_err(|e| unsupported(format!("foreign key check: {e}")))?;
+    let same = |a: &[Cell], b: &[Cell]| {
+        a.iter().zip(b).all(|(x, y)| match (x, y) {
+            (Cell::Null, Cell::Null) => true,
+            (Cell::Stored(p), Cell::Stored(q)) => p == q,
+            _ => false,
+        })
+    };
+    let pick = |cells: &[Cell], cols: &[usize]| -> Vec<Cell> {
+        cols.iter().map(|&c| cells[c].clone()).collect()
+    };
+    for fk in mine {
+        let other_name = if fk.child_table == *name {
+            &fk.parent_table
+        } else {
+            &fk.child_table
+        };
+        let other_owned;
+        let other = if other_name == name {
+            new
+        } else {
+            other_owned = open(other_name)?;
+            &other_owned
+        };
+        let (child, parent) = if fk.child_table == *name {
+            (new, other)
+        } else {
+            (other, new)
+        };
+        let ccols = cols_of_tags(child, &fk.child_columns, &fk.name)?;
+        let pcols = cols_of_tags(parent, &fk.parent_columns, &fk.name)?;
+        for (key, from, to) in &changes {
+            let old_cells = match from {
+                Some(v) => Some(old.cells_of(store, key, v)?),
+                None => None,
+            };
+            let new_cells = match to {
+                Some(v) => Some(new.cells_of(store, key, v)?),
+                None => None,
+            };
+            // This table as the child: a new or changed reference needs its parent.
+            if fk.child_table == *name {
+                if let Some(nc) = &new_cells {
+                    let vals = pick(nc, &ccols);
+                    let unchanged = old_cells
+                        .as_ref()
+                        .is_some_and(|oc| same(&pick(oc, &ccols), &vals));
+                    if !unchanged && !vals.iter().any(|v| matches!(v, Cell::Null)) {
+                        let l = lookup(parent, &fk.parent_index, &pcols)?;
+                        if !has_row(store, parent, &l, &vals)? {
+                            return Err(DoltError::BadValue {
+                                table: name.clone(),
+                                column: column_names(child, &ccols),
+                                reason: format!(
+                                    "row {}: foreign key {:?} violated: no row of table {:?} has ({}) equal to this row's values",
+                                    row_label(new, key),
+                                    fk.name,
+                                    parent.name,
+                                    column_names(parent, &pcols)
+                                ),
+                            });
+                        }
+                    }
+                }
+            }
+            // This table as the parent: a referenced value that goes away must not be used.
+            if fk.parent_table == *name {
+                let Some(oc) = &old_cells else { continue };
+                let vals = pick(oc, &pcols);
+                if vals.iter().any(|v| matches!(v, Cell::Null)) {
+                    continue;
+                }
+                if new_cells
+                    .as_ref()
+                    .is_some_and(|nc| same(&pick(nc, &pcols), &vals))
+                {
+                    continue;
+                }
+                let pl = lookup(new, &fk.parent_index, &pcols)?;
+                if has_row(store, new, &pl, &vals)? {
+                    continue;
+                }
+                let cl = lookup(child, &fk.child_index, &ccols)?;
+                if !has_row(store, child, &cl, &vals)? {
+                    continue;
+                }
+                let action = if new_cells.is_some() {
+                    fk.on_update
+                } else {
+                    fk.on_delete
+                };
+                let what = if new_cells.is_some() {
+                    "updated"
+                } else {
+                    "deleted"
+                };
+                let reason = match ForeignKeyAction::from_code(action) {
+                    Some(ForeignKeyAction::Cascade | ForeignKeyAction::SetNull) => {
+                        return Err(unsupported(format!(
+                            "table {name:?}, row {}: foreign key {:?} would {} rows of table {:?} (ON {} {}: not done yet)",
+                            row_label(old, key),
+                            fk.name,
+                            if action == 1 { "cascade to" } else { "set NULL in" },
+                            child.name,
+                            if new_cells.is_some() { "UPDATE" } else { "DELETE" },
+                            if action == 1 { "CASCADE" } else { "SET NULL" },
+                        )))
+                    }
+                    _ => format!(
+                        "row {}: cannot be {what}: rows of table {:?} refer to it through foreign key {:?}",
+                        row_label(old, key),
+                        child.name,
+                        fk.name
+                    ),
+                };
+                return Err(DoltError::BadValue {
+                    table: name.clone(),
+                    column: column_names(parent, &pcols),
+                    reason,
+                });
+            }
+        }
+    }
+    Ok(())
+}
