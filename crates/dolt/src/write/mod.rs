@@ -79,6 +79,8 @@ pub use table_def::{CheckDef, ColumnDef, IndexDef, TableDef};
 #[cfg(test)]
 mod api_tests;
 #[cfg(test)]
+mod crash_tests;
+#[cfg(test)]
 mod ops_tests;
 #[cfg(test)]
 mod tests;
