@@ -88,13 +88,23 @@ fn killed_writers_leave_every_returned_commit() {
         std::thread::sleep(Duration::from_micros(seed % 60_000));
         if let Ok(Some(status)) = child.try_wait() {
             let mut err = String::new();
-            child.stderr.take().unwrap().read_to_string(&mut err).unwrap();
+            child
+                .stderr
+                .take()
+                .unwrap()
+                .read_to_string(&mut err)
+                .unwrap();
             panic!("trial {trial}: the child writer stopped by itself ({status}):\n{err}");
         }
         child.kill().unwrap();
         child.wait().unwrap();
         let mut out = String::new();
-        child.stdout.take().unwrap().read_to_string(&mut out).unwrap();
+        child
+            .stdout
+            .take()
+            .unwrap()
+            .read_to_string(&mut out)
+            .unwrap();
         // Only complete lines were reported after their commit returned.
         let complete = out.rfind('\n').map_or("", |end| &out[..end]);
         returned.extend(
@@ -113,7 +123,10 @@ fn killed_writers_leave_every_returned_commit() {
             .map(|c| c.address.to_string())
             .collect();
         for c in &returned {
-            assert!(log.contains(c), "trial {trial}: returned commit {c} is lost");
+            assert!(
+                log.contains(c),
+                "trial {trial}: returned commit {c} is lost"
+            );
         }
     }
     assert!(

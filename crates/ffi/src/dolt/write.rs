@@ -129,7 +129,11 @@ pub extern "C" fn prolly_dolt_writer_apply(
             m if m == prolly_dolt_row_mode::Update as u32 => RowMode::Update,
             m if m == prolly_dolt_row_mode::Upsert as u32 => RowMode::Upsert,
             m if m == prolly_dolt_row_mode::Delete as u32 => RowMode::Delete,
-            m => return Err(Error::invalid(format!("mode {m} is not a prolly_dolt_row_mode"))),
+            m => {
+                return Err(Error::invalid(format!(
+                    "mode {m} is not a prolly_dolt_row_mode"
+                )))
+            }
         };
         let cells = row_count
             .checked_mul(column_count)
