@@ -43,8 +43,8 @@
 //!   (Go's `math/rand`, reproduced).
 //!
 //! Not done yet: foreign keys, CHECK evaluation, generated columns and geometry columns in
-//! written tables; AUTO_INCREMENT counters shared across branches; stores without a journal;
-//! the C ABI for row changes. Three-way merges of keyless tables or of schema changes;
+//! written tables; AUTO_INCREMENT counters shared across branches; stores without a journal.
+//! Three-way merges of keyless tables or of schema changes;
 //! checkout carrying uncommitted changes.
 
 pub(crate) mod address_map;
