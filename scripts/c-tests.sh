@@ -44,7 +44,7 @@ run() {
   local src=$1 bin=$2
   shift 2
   case "$(basename "$src")" in
-  test_dolt.c | test_arrow.c) "$@" "$bin" "$vectors" ;;
+  test_dolt.c | test_arrow.c | test_dolt_write.c) "$@" "$bin" "$vectors" ;;
   dolt_export.c)
     local db="$vectors/dolt-db/vecdb"
     if [ ! -d "$db/.dolt" ]; then

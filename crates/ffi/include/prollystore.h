@@ -671,6 +671,35 @@ typedef uint32_t prolly_dolt_kind;
 #endif // __cplusplus
 
 /**
+ * What `prolly_dolt_writer_apply` does with each row. Plain `uint32_t` in the call.
+ */
+enum prolly_dolt_row_mode
+#ifdef __cplusplus
+  : uint32_t
+#endif // __cplusplus
+ {
+  /**
+   * Insert (a duplicate primary or unique key is an error).
+   */
+  PROLLY_DOLT_ROW_MODE_INSERT = 0,
+  /**
+   * Update by primary key (every key column given; a missing row is an error).
+   */
+  PROLLY_DOLT_ROW_MODE_UPDATE = 1,
+  /**
+   * Insert rows whose key is new, update the listed columns of the others.
+   */
+  PROLLY_DOLT_ROW_MODE_UPSERT = 2,
+  /**
+   * Delete the row with the given primary key (keyless tables: one copy of the row).
+   */
+  PROLLY_DOLT_ROW_MODE_DELETE = 3,
+};
+#ifndef __cplusplus
+typedef uint32_t prolly_dolt_row_mode;
+#endif // __cplusplus
+
+/**
  * Kinds of row change, as `dolt_diff`'s `diff_type`. Plain `uint32_t` outputs.
  */
 enum prolly_dolt_change
@@ -754,6 +783,12 @@ typedef struct prolly_dolt_rows prolly_dolt_rows;
  * threads.
  */
 typedef struct prolly_dolt_table prolly_dolt_table;
+
+/**
+ * A Dolt database open for writing (Dolt's writer lock held until freed). Not thread-safe:
+ * use one handle from one thread at a time.
+ */
+typedef struct prolly_dolt_writer prolly_dolt_writer;
 
 /**
  * An immutable prolly map: a root in a store, read with a schema. Editing gives a new map.
@@ -1691,6 +1726,86 @@ prolly_result prolly_dolt_merge(const char *path,
  * than `buf_len`), or -1 on error (`prolly_last_error_message`).
  */
 int64_t prolly_dolt_status(const char *path, char *buf, size_t buf_len);
+
+/**
+ * Opens the database at `path` (the directory holding `.dolt`) for writing on its current
+ * branch. `PROLLY_RESULT_ERR_LOCKED` while Dolt (a `dolt` command or `dolt sql-server`) or
+ * another writer has it open. Free with `prolly_dolt_writer_free` (changes not saved or
+ * committed by then are dropped).
+ */
+prolly_result prolly_dolt_writer_open(const char *path, struct prolly_dolt_writer **out_writer);
+
+/**
+ * Frees a writer (NULL is a no-op), releasing Dolt's writer lock; unsaved changes are dropped.
+ */
+void prolly_dolt_writer_free(struct prolly_dolt_writer *writer);
+
+/**
+ * Creates a table from a `CREATE TABLE` statement (columns, types, collations, defaults,
+ * primary key, indexes, checks), with column tags, schema and index layout as Dolt makes
+ * them. An existing table of that name or an unsupported clause is
+ * `PROLLY_RESULT_ERR_INVALID_ARGUMENT` / `PROLLY_RESULT_ERR_UNSUPPORTED`.
+ */
+prolly_result prolly_dolt_writer_create_table(struct prolly_dolt_writer *writer,
+                                              const char *create_table_sql);
+
+/**
+ * Drops table `table` (`PROLLY_RESULT_NOT_FOUND` when there is none).
+ */
+prolly_result prolly_dolt_writer_drop_table(struct prolly_dolt_writer *writer, const char *table);
+
+/**
+ * Applies `row_count` rows to `table` in `mode` (a `prolly_dolt_row_mode`): `values` holds
+ * `row_count * column_count` values, row after row, one per name in `columns`. Values are
+ * typed as `prolly_dolt_rows_get` takes keys (`PROLLY_DOLT_KIND_NULL` is SQL NULL); a
+ * `PROLLY_DOLT_KIND_TEXT` value for a non-text column is parsed as `dolt sql -r csv` prints
+ * such values (`"12.50"` for a DECIMAL, `"2024-01-31 12:00:00"` for a DATETIME, an ENUM
+ * member by name). Columns left out get their default. All rows or none: an error names the
+ * row and column and changes nothing.
+ */
+prolly_result prolly_dolt_writer_apply(struct prolly_dolt_writer *writer,
+                                       uint32_t mode,
+                                       const char *table,
+                                       const char *const *columns,
+                                       size_t column_count,
+                                       const struct prolly_dolt_value *values,
+                                       size_t row_count);
+
+/**
+ * Writes the working changes as the branch's working set (uncommitted, as after a `dolt sql`
+ * transaction: `dolt status` lists them), stamped with `name`, `email` and `timestamp_secs`
+ * (Unix seconds). Without changes, writes nothing.
+ */
+prolly_result prolly_dolt_writer_save(struct prolly_dolt_writer *writer,
+                                      const char *name,
+                                      const char *email,
+                                      uint64_t timestamp_secs);
+
+/**
+ * Stages every working change and commits it to the branch (`dolt add -A` + `dolt commit`),
+ * durable (fsync'd) when this returns. `author_millis` is the author date in Unix
+ * milliseconds; `committer_name`/`committer_email` NULL mean the author, and a negative
+ * `committer_millis` the author date (as `dolt commit --date`). Writes the commit to
+ * `out_commit` (NULL to skip). Nothing to commit is `PROLLY_RESULT_ERR_INVALID_ARGUMENT`.
+ */
+prolly_result prolly_dolt_writer_commit(struct prolly_dolt_writer *writer,
+                                        const char *message,
+                                        const char *author_name,
+                                        const char *author_email,
+                                        int64_t author_millis,
+                                        const char *committer_name,
+                                        const char *committer_email,
+                                        int64_t committer_millis,
+                                        struct prolly_address *out_commit);
+
+/**
+ * The branch the writer changes, as a NUL-terminated string copied into `buf` (at most
+ * `buf_len` bytes with the NUL); returns the name's length (without NUL), or -1 on a NULL
+ * writer. A name longer than `buf_len - 1` is cut.
+ */
+int64_t prolly_dolt_writer_branch(const struct prolly_dolt_writer *writer,
+                                  char *buf,
+                                  size_t buf_len);
 
 /**
  * Reads field `field` of `tuple` (`tuple_len` bytes; a `prolly_side` of `schema`) as an int8.

@@ -27,6 +27,7 @@ use crate::store::prolly_address;
 
 pub mod diff;
 pub mod vc;
+pub mod write;
 
 impl From<DoltError> for Error {
     fn from(e: DoltError) -> Error {
@@ -826,7 +827,7 @@ unsafe fn key_values(
 ///
 /// # Safety
 /// `v.text` is NULL or readable for `v.text_len` bytes.
-unsafe fn from_c_value(v: &prolly_dolt_value) -> Result<SqlValue, String> {
+pub(crate) unsafe fn from_c_value(v: &prolly_dolt_value) -> Result<SqlValue, String> {
     use prolly_dolt_kind as K;
     let bytes = || -> Result<Vec<u8>, String> {
         if v.text.is_null() {

@@ -8,10 +8,14 @@
 //! `tryTruncate`) — otherwise records appended after them could never be read. A journal whose
 //! damage is followed by durable records (possible data loss) is refused, as Dolt refuses it.
 //!
-//! Durability: [`JournalAppender::commit_root`] writes the pending chunk records and fsyncs,
-//! then writes the root record and fsyncs again, so the root record can never be on disk
-//! without the chunks it names. A crash at any moment leaves the old root (the new records are
-//! an unreadable or root-less tail) or the new one.
+//! Durability: [`JournalAppender::commit_root`] writes the pending chunk records and the root
+//! record after them in one `write`, then fsyncs once — what Dolt's `commitRootHash` does
+//! (flush the buffered chunk records and root record, one `Sync`). A killed process leaves
+//! either nothing of the write or all of it (the page cache keeps what `write` returned); a
+//! crash of the machine during the fsync can leave a prefix whose last records fail their
+//! CRC, which readers (Dolt's and ours) take as a torn tail, i.e. the old root. Every record
+//! is checksummed, so a root record whose chunks were lost would follow a damaged record —
+//! the case Dolt refuses as possible data loss rather than silently opening.
 //!
 //! The manifest is not touched. With a journal, Dolt itself rewrites the manifest only when the
 //! set of table files changes (`ChunkJournal.Update` compares spec names only); a root update
@@ -119,13 +123,20 @@ impl JournalAppender {
     /// reaches the file before [`JournalAppender::commit_root`].
     pub(crate) fn put_chunk(&mut self, chunk: &[u8]) -> Result<Address> {
         let address = HashProfile::Dolt.address_of(chunk);
-        if self.present.contains(&address) {
-            return Ok(address);
-        }
-        chunk_record(address, chunk, &mut self.pending)?;
-        self.present.insert(address);
-        self.written.insert(address, Arc::from(chunk));
+        self.put_addressed(address, Arc::from(chunk))?;
         Ok(address)
+    }
+
+    /// [`JournalAppender::put_chunk`] for a chunk whose address the caller computed (a chunk
+    /// store's own key for it), saving a second hash of every new chunk.
+    pub(crate) fn put_addressed(&mut self, address: Address, chunk: Arc<[u8]>) -> Result<()> {
+        if self.present.contains(&address) {
+            return Ok(());
+        }
+        chunk_record(address, &chunk, &mut self.pending)?;
+        self.present.insert(address);
+        self.written.insert(address, chunk);
+        Ok(())
     }
 
     /// A chunk put in this session, if it was.
@@ -139,18 +150,23 @@ impl JournalAppender {
     }
 
     /// Makes `root` (a `StoreRoot` chunk put before, or already in the store) the store's root:
-    /// writes the pending chunk records and fsyncs, then the root record stamped
-    /// `timestamp_secs` (Unix seconds; Dolt stamps the current time) and fsyncs.
+    /// writes the pending chunk records followed by the root record stamped `timestamp_secs`
+    /// (Unix seconds; Dolt stamps the current time) in one write, and fsyncs once.
     pub(crate) fn commit_root(&mut self, root: Address, timestamp_secs: u64) -> Result<()> {
         if !self.present.contains(&root) {
             return Err(DoltError::MissingChunk(root));
         }
-        let record = root_record(root, timestamp_secs);
-        let pending = std::mem::take(&mut self.pending);
-        if !pending.is_empty() {
-            self.write_at_end(&pending)?;
+        let mut batch = std::mem::take(&mut self.pending);
+        batch.extend_from_slice(&root_record(root, timestamp_secs));
+        let written = self.write_at_end(&batch);
+        if written.is_err() {
+            // Nothing of this batch counts as written: keep the chunk records for a retry.
+            batch.truncate(batch.len() - ROOT_RECORD_LEN);
+            self.pending = batch;
+            return written;
         }
-        self.write_at_end(&record)?;
+        batch.clear();
+        self.pending = batch;
         self.root = Some(root);
         Ok(())
     }

@@ -52,7 +52,7 @@
 //! one is refused), foreign keys on keyless tables, CHECK forms the evaluator lacks (refused
 //! at create time) and CHECK text Dolt prints in ways not yet known (IN, BETWEEN, CASE, …:
 //! refused when parsed); generated (STORED or VIRTUAL) and geometry columns in written
-//! tables, prefix indexes; stores without a journal; the C ABI for row changes. Three-way
+//! tables, prefix indexes; stores without a journal. Three-way
 //! merges of keyless tables or of schema changes; checkout carrying uncommitted changes.
 
 pub(crate) mod address_map;
@@ -88,6 +88,8 @@ pub use table_def::{CheckDef, ColumnDef, ForeignKeyAction, ForeignKeyDef, IndexD
 
 #[cfg(test)]
 mod api_tests;
+#[cfg(test)]
+mod crash_tests;
 #[cfg(test)]
 mod ops_tests;
 #[cfg(test)]

@@ -52,6 +52,15 @@ pub(crate) enum Cell {
     Stored(Vec<u8>),
 }
 
+/// The value of a secondary-index entry: a tuple of no fields.
+fn empty_value() -> Result<Vec<u8>> {
+    Ok(TupleBuilder::new(TupleDesc::new(Vec::new()))
+        .build()
+        .map_err(tree)?
+        .as_bytes()
+        .to_vec())
+}
+
 fn bad(table: &str, column: &str, reason: String) -> DoltError {
     DoltError::BadValue {
         table: table.to_string(),
@@ -405,11 +414,7 @@ impl EditTable {
     /// index; fails (nothing changed) on a unique-index duplicate.
     fn put_row(&mut self, store: &Overlay<'_>, row: usize, key: &[u8], value: &[u8]) -> Result<()> {
         let s = self.schema.clone();
-        let empty = TupleBuilder::new(TupleDesc::new(Vec::new()))
-            .build()
-            .map_err(tree)?
-            .as_bytes()
-            .to_vec();
+        let empty = empty_value()?;
         let mut new_indexes = self.indexes.clone();
         for (i, ix) in s.indexes.iter().enumerate() {
             let ikey = self.index_key(store, i, key, value)?;
@@ -611,20 +616,21 @@ impl EditTable {
                 ));
             }
         }
-        for (key, _, r) in rows {
-            if self.find(store, key)?.is_some() {
-                return Err(duplicate(*r, "duplicate primary key", &self.key_names()));
+        // An empty table (new, or truncated for a replace) is built bottom-up from the
+        // sorted rows: the same trees as edits give, without descending per row.
+        let bulk = primary.count().map_err(tree)? == 0;
+        if !bulk {
+            for (key, _, r) in rows {
+                if self.find(store, key)?.is_some() {
+                    return Err(duplicate(*r, "duplicate primary key", &self.key_names()));
+                }
             }
         }
-        let empty = TupleBuilder::new(TupleDesc::new(Vec::new()))
-            .build()
-            .map_err(tree)?
-            .as_bytes()
-            .to_vec();
+        let empty = empty_value()?;
         let mut new_indexes = self.indexes.clone();
         for (i, ix) in s.indexes.iter().enumerate() {
             let map = Map::new(store, self.indexes[i], index_schema(&s, ix)?);
-            let ikeys = rows
+            let mut ikeys = rows
                 .iter()
                 .map(|(k, v, r)| Ok((self.index_key(store, i, k, v)?, *r)))
                 .collect::<Result<Vec<_>>>()?;
@@ -647,21 +653,44 @@ impl EditTable {
                         return Err(duplicate(w[1].1, &what, &names.join(",")));
                     }
                 }
-                for (k, r) in &keyed {
-                    if map.prefix_rows(k, n).map_err(tree)?.next().is_some() {
-                        return Err(duplicate(*r, &what, &names.join(",")));
+                if !bulk {
+                    for (k, r) in &keyed {
+                        if map.prefix_rows(k, n).map_err(tree)?.next().is_some() {
+                            return Err(duplicate(*r, &what, &names.join(",")));
+                        }
                     }
                 }
             }
-            new_indexes[i] = map
-                .apply(ikeys.iter().map(|(k, _)| (&k[..], Some(&empty[..]))))
+            new_indexes[i] = if bulk {
+                let desc = &map.schema().key;
+                ikeys.sort_by(|a, b| desc.compare(&a.0, &b.0));
+                Map::from_sorted(
+                    store,
+                    map.schema().clone(),
+                    ikeys.iter().map(|(k, _)| (&k[..], &empty[..])),
+                )
                 .map_err(tree)?
-                .root();
+                .root()
+            } else {
+                map.apply(ikeys.iter().map(|(k, _)| (&k[..], Some(&empty[..]))))
+                    .map_err(tree)?
+                    .root()
+            };
         }
-        self.primary = primary
-            .apply(rows.iter().map(|(k, v, _)| (&k[..], Some(&v[..]))))
+        self.primary = if bulk {
+            Map::from_sorted(
+                store,
+                primary.schema().clone(),
+                order.iter().map(|&i| (&rows[i].0[..], &rows[i].1[..])),
+            )
             .map_err(tree)?
-            .root();
+            .root()
+        } else {
+            primary
+                .apply(rows.iter().map(|(k, v, _)| (&k[..], Some(&v[..]))))
+                .map_err(tree)?
+                .root()
+        };
         self.indexes = new_indexes;
         Ok(())
     }
@@ -750,9 +779,68 @@ impl EditTable {
                 )?;
             }
             let (key, value) = self.encode(store, r, &cells, 1)?;
-            self.remove_row(store, &old_key, &old_value)?;
-            self.put_row(store, r, &key, &value)?;
+            if key == old_key {
+                self.replace_row(store, r, (&old_key, &old_value), &value)?;
+            } else {
+                self.remove_row(store, &old_key, &old_value)?;
+                self.put_row(store, r, &key, &value)?;
+            }
         }
+        Ok(())
+    }
+
+    /// Replaces the value of the stored row `old` (same key bytes) by `value`: one edit of the
+    /// clustered index, and of each index whose key changes (the same trees as removing and
+    /// putting the row, with half the tree edits and none for unchanged index keys); fails
+    /// (nothing changed) on a unique-index duplicate.
+    fn replace_row(
+        &mut self,
+        store: &Overlay<'_>,
+        row: usize,
+        old: (&[u8], &[u8]),
+        value: &[u8],
+    ) -> Result<()> {
+        let (key, old_value) = old;
+        let mut new_indexes = self.indexes.clone();
+        for (i, ix) in self.schema.indexes.iter().enumerate() {
+            let old_ikey = self.index_key(store, i, key, old_value)?;
+            let ikey = self.index_key(store, i, key, value)?;
+            if old_ikey == ikey {
+                continue;
+            }
+            let map = Map::new(store, self.indexes[i], index_schema(&self.schema, ix)?);
+            if ix.unique {
+                let n = ix.columns.len();
+                let desc = &map.schema().key;
+                let has_null =
+                    (0..n).any(|f| desc.field(Tuple::new_unverified(&ikey), f).is_none());
+                if !has_null {
+                    if let Some(found) = map.prefix_rows(&ikey, n).map_err(tree)?.next() {
+                        let (k, _) = found.map_err(tree)?;
+                        // The row's own old entry goes; any other is a duplicate.
+                        if k != old_ikey.as_slice() && k != ikey.as_slice() {
+                            let names: Vec<&str> = ix
+                                .columns
+                                .iter()
+                                .map(|&c| self.schema.columns[c].name.as_str())
+                                .collect();
+                            return Err(bad(
+                                &self.name,
+                                &names.join(","),
+                                format!("row {row}: duplicate entry for unique key {:?}", ix.name),
+                            ));
+                        }
+                    }
+                }
+            }
+            let empty = empty_value()?;
+            let mut edits = [(&old_ikey[..], None), (&ikey[..], Some(&empty[..]))];
+            edits.sort_by(|a, b| map.schema().key.compare(a.0, b.0));
+            new_indexes[i] = map.apply(edits).map_err(tree)?.root();
+        }
+        let primary = self.primary_map(store)?;
+        self.primary = primary.apply([(key, Some(value))]).map_err(tree)?.root();
+        self.indexes = new_indexes;
         Ok(())
     }
 
@@ -823,12 +911,14 @@ impl EditTable {
         // Rows of stored keys are updates, one by one; the others are inserted in one batch
         // unless a key repeats among them (then row by row, the later row updating the
         // earlier, as in Dolt).
-        let kd = self.primary_map(store)?.schema().key.clone();
+        let primary = self.primary_map(store)?;
+        let kd = primary.schema().key.clone();
+        let empty = primary.count().map_err(tree)? == 0;
         let (mut updates, mut inserts) = (Vec::new(), Vec::new());
         let mut keys = Vec::with_capacity(rows.len());
         for (r, given) in rows.iter().enumerate() {
             let key = self.key_of_given(r, given)?;
-            if self.find(store, &key)?.is_some() {
+            if !empty && self.find(store, &key)?.is_some() {
                 updates.push(r);
             } else {
                 inserts.push(r);

@@ -763,7 +763,7 @@ fn a_new_table_from_rows_hashes_as_dolts() {
     }
 }
 
-/// Latency of one commit in process (commit, working set, store root, two fsyncs) on the
+/// Latency of one commit in process (commit, working set, store root, one fsync) on the
 /// `basic` database; run with `--ignored --nocapture` (set `TMPDIR` to a disk-backed folder).
 #[test]
 #[ignore]
@@ -802,5 +802,58 @@ fn measure_commit_latency() {
         times[times.len() / 2],
         times[times.len() * 9 / 10],
         times[times.len() - 1]
+    );
+}
+
+/// One-row update + commit in process on the 1M-row table `t` of the database that
+/// `scripts/dolt_bench_db.sh` makes (copied first; `PROLLY_DOLT_WRITE_DB=DIR`), journal
+/// fsync'd each time: `TMPDIR=<disk folder> PROLLY_DOLT_WRITE_DB=DIR cargo test --release -p
+/// prollystore-dolt --lib measure_update_commit_1m -- --ignored --nocapture`. The criterion
+/// bench `dolt_write` measures the same loop.
+#[test]
+#[ignore = "a measurement: needs the 1M-row bench database"]
+fn measure_update_commit_1m() {
+    let Some(db) = std::env::var_os("PROLLY_DOLT_WRITE_DB") else {
+        eprintln!("set PROLLY_DOLT_WRITE_DB to the database scripts/dolt_bench_db.sh made");
+        return;
+    };
+    let (_tmp, dir) = copy_db(Path::new(&db));
+    let mut w = super::api::DoltWriter::open(&dir).unwrap();
+    let mut times = Vec::new();
+    let mut sync_free = Vec::new();
+    for n in 1..=300i64 {
+        let id = (n * 7919 % 1_000_000) * 7 + 3;
+        let t = std::time::Instant::now();
+        w.update(
+            "t",
+            &["id", "qty"],
+            &[vec![
+                Some(crate::SqlValue::Int(id)),
+                Some(crate::SqlValue::Int(n)),
+            ]],
+        )
+        .unwrap();
+        let edited = t.elapsed();
+        w.commit(&super::api::CommitMeta {
+            message: format!("update {n}"),
+            author_name: "Bench".into(),
+            author_email: "bench@example.com".into(),
+            author_millis: 1_700_000_000_000 + n,
+            committer: None,
+            committer_millis: None,
+        })
+        .unwrap();
+        times.push(t.elapsed());
+        sync_free.push(edited);
+    }
+    times.sort();
+    sync_free.sort();
+    eprintln!(
+        "{} update+commit: median {:?}, p90 {:?}, max {:?}; the update alone: median {:?}",
+        times.len(),
+        times[times.len() / 2],
+        times[times.len() * 9 / 10],
+        times[times.len() - 1],
+        sync_free[sync_free.len() / 2],
     );
 }

@@ -241,9 +241,8 @@ impl WorkingEdits {
             .find(|(k, _)| k.as_slice() == format!("refs/heads/{branch}").as_bytes())
             .map(|(_, a)| a)
             .ok_or_else(|| DoltError::NotFound(format!("branch {branch:?}")))?;
-        let chunks = self.new_chunks(w, root)?;
-        for c in &chunks {
-            w.put(c)?;
+        for (a, c) in self.new_chunks(w, root)? {
+            w.put_addressed(a, c)?;
         }
         let commit = NewCommit {
             root,
@@ -292,8 +291,8 @@ impl WorkingEdits {
                     .root
             }
         };
-        for c in self.new_chunks(w, root)? {
-            w.put(&c)?;
+        for (a, c) in self.new_chunks(w, root)? {
+            w.put_addressed(a, c)?;
         }
         let ws = WorkingSetFields {
             working_root_addr: root.0,
@@ -312,8 +311,9 @@ impl WorkingEdits {
         Ok(())
     }
 
-    /// Every chunk reachable from `root` that only this session's memory holds.
-    fn new_chunks(&self, w: &DoltWriter, root: Address) -> Result<Vec<Vec<u8>>> {
+    /// Every chunk reachable from `root` that only this session's memory holds, with its
+    /// address.
+    fn new_chunks(&self, w: &DoltWriter, root: Address) -> Result<Vec<(Address, Arc<[u8]>)>> {
         let source = w.database().source();
         let mut out = Vec::new();
         let mut seen = HashSet::new();
@@ -326,7 +326,7 @@ impl WorkingEdits {
                 return Err(DoltError::MissingChunk(a));
             };
             for_each_ref(a, chunk, &mut |r| todo.push(r))?;
-            out.push(chunk.to_vec());
+            out.push((a, Arc::from(chunk)));
         }
         Ok(out)
     }

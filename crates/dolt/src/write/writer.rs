@@ -83,6 +83,14 @@ impl DoltWriter {
         ChunkIo::put(self, chunk)
     }
 
+    /// Puts a chunk held under `address` by a chunk store that computed it (not re-hashed).
+    pub(crate) fn put_addressed(&mut self, address: Address, chunk: Arc<[u8]>) -> Result<()> {
+        if self.db.source().contains(&address) {
+            return Ok(());
+        }
+        self.journal.put_addressed(address, chunk)
+    }
+
     /// The datasets of the current store root: name → address, bytewise order.
     pub(crate) fn datasets(&self) -> Result<Vec<(Vec<u8>, Address)>> {
         if self.root.is_zero() {
