@@ -20,6 +20,7 @@
 mod registry;
 mod runs;
 mod tables;
+mod tailoring;
 mod utf8;
 
 use std::cmp::Ordering;
@@ -28,6 +29,7 @@ use std::fmt;
 use thiserror::Error;
 
 use self::runs::RunTable;
+use self::tailoring::Tailoring;
 
 /// Weight of a code point outside a collation's character set: above every real weight, and
 /// the same for all such code points (Dolt's `math.MaxInt32`).
@@ -58,6 +60,9 @@ enum Weights {
     /// A generated rank table (the UCA-based collations), [`OUTSIDE`] above the code point
     /// limit (utf8mb3 collations leave out the supplementary planes).
     Table(&'static RunTable, u32),
+    /// A language tailoring over a generated rank table, [`OUTSIDE`] above the code point
+    /// limit.
+    Tailored(&'static Tailoring, u32),
     /// Dolt accepts the collation but this library has no weights for it yet.
     Missing,
 }
@@ -87,6 +92,13 @@ impl Weights {
             Weights::Table(table, limit) => {
                 if cp <= limit {
                     table.weight(cp)
+                } else {
+                    OUTSIDE
+                }
+            }
+            Weights::Tailored(tailoring, limit) => {
+                if cp <= limit {
+                    tailoring.weight(cp)
                 } else {
                     OUTSIDE
                 }
@@ -153,8 +165,9 @@ impl Collation {
     /// `latin1_german1_ci`, `latin7_bin`, `cp1257_bin`, `utf8mb4_0900_ai_ci`,
     /// `utf8mb4_0900_as_ci`, `utf8mb4_0900_as_cs`, the `general_ci`, `unicode_ci` and
     /// `unicode_520_ci` collations of utf8mb4, utf8mb3, utf16 and utf32,
-    /// `utf8mb3_general_mysql500_ci` and `utf8mb3_tolower_ci`. Other collations Dolt accepts
-    /// give
+    /// `utf8mb3_general_mysql500_ci`, `utf8mb3_tolower_ci`, and the language tailorings of
+    /// UCA 4.0.0 (`utf8mb4_swedish_ci`, `utf16_turkish_ci`, ...: 22 languages in all four
+    /// Unicode character sets). Other collations Dolt accepts give
     /// [`CollationError::NotImplemented`] rather than a wrong order.
     pub fn from_id(id: u16) -> Result<Collation, CollationError> {
         let id = if id == 0 { Self::DEFAULT_ID } else { id };
@@ -232,6 +245,13 @@ impl Collation {
             Weights::Table(table, limit) => collate(a, b, |cp| {
                 if cp <= limit {
                     table.weight(cp)
+                } else {
+                    OUTSIDE
+                }
+            }),
+            Weights::Tailored(tailoring, limit) => collate(a, b, |cp| {
+                if cp <= limit {
+                    tailoring.weight(cp)
                 } else {
                     OUTSIDE
                 }

@@ -71,7 +71,7 @@ fn lookups_by_id_and_name() {
         err.to_string().contains("latin1_german2_ci (id 31)"),
         "{err}"
     );
-    assert_eq!(Collation::all().count(), 30);
+    assert_eq!(Collation::all().count(), 118);
 }
 
 #[test]
@@ -92,6 +92,50 @@ fn generated_tables_are_well_formed() {
     ] {
         table.check().unwrap();
     }
+    for info in ALL {
+        if let Weights::Tailored(tailoring, _) = info.weights {
+            tailoring
+                .check()
+                .map_err(|e| format!("{}: {e}", info.name))
+                .unwrap();
+        }
+    }
+}
+
+#[test]
+fn language_tailorings_of_uca_400() {
+    let cmp = |c: &str, a: &str, b: &str| coll(c).compare(a.as_bytes(), b.as_bytes());
+    // Swedish: å, ä, ö after z; ü is y.
+    assert_eq!(cmp("utf8mb4_swedish_ci", "å", "z"), Greater);
+    assert_eq!(cmp("utf8mb4_swedish_ci", "ä", "å"), Greater);
+    assert_eq!(cmp("utf8mb4_swedish_ci", "Ä", "æ"), Equal);
+    assert_eq!(cmp("utf8mb4_swedish_ci", "ü", "Y"), Equal);
+    assert_eq!(cmp("utf8mb4_unicode_ci", "å", "z"), Less);
+    // Spanish: ñ is a letter after n; the charsets share the tailoring.
+    for c in [
+        "utf8mb3_spanish_ci",
+        "utf8mb4_spanish_ci",
+        "utf16_spanish_ci",
+        "utf32_spanish_ci",
+    ] {
+        assert_eq!(cmp(c, "ñ", "n"), Greater, "{c}");
+        assert_eq!(cmp(c, "ñ", "o"), Less, "{c}");
+        assert_eq!(cmp(c, "Ñ", "ñ"), Equal, "{c}");
+    }
+    // Turkish: dotless ı and I after h, apart from i.
+    assert_eq!(cmp("utf8mb4_turkish_ci", "I", "ı"), Equal);
+    assert_eq!(cmp("utf8mb4_turkish_ci", "I", "i"), Less);
+    assert_eq!(cmp("utf8mb4_turkish_ci", "I", "h"), Greater);
+    // German phonebook: ä weighs as the expansion ae (one code point: between ad and af).
+    assert_eq!(cmp("utf8mb4_german2_ci", "ä", "ad"), Greater);
+    assert_eq!(cmp("utf8mb4_german2_ci", "ä", "a"), Greater);
+    assert_eq!(cmp("utf8mb4_german2_ci", "ä", "b"), Less);
+    // Contractions weigh no code point: Czech ch is c then h.
+    assert_eq!(cmp("utf8mb4_czech_ci", "ch", "ci"), Less);
+    assert_eq!(cmp("utf8mb4_czech_ci", "č", "c"), Greater);
+    assert_eq!(cmp("utf8mb4_czech_ci", "č", "d"), Less);
+    // utf8mb3 tailorings end at the BMP like unicode_ci.
+    assert_eq!(cmp("utf8mb4_swedish_ci", "😀", "\u{FFFF}"), Greater);
 }
 
 /// The cases of Dolt's own `TestCompareCollatedStrings` (utf8mb4_0900_ai_ci).
