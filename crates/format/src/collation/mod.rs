@@ -17,6 +17,8 @@
 //! [`Collation::compare`] reproduces exactly that. The weights come from published data
 //! (see `scripts/gen_collations.py` and [`Collation::from_id`] for what is covered).
 
+mod charset;
+mod charsets;
 mod registry;
 mod runs;
 mod tables;
@@ -28,6 +30,7 @@ use std::fmt;
 
 use thiserror::Error;
 
+use self::charset::CharsetTable;
 use self::runs::RunTable;
 use self::tailoring::Tailoring;
 
@@ -63,6 +66,9 @@ enum Weights {
     /// A language tailoring over a generated rank table, [`OUTSIDE`] above the code point
     /// limit.
     Tailored(&'static Tailoring, u32),
+    /// A single-byte character set collation given as the weights of the code points the set
+    /// encodes ([`OUTSIDE`] for the others): `dec8_swedish_ci`, `cp1256_general_ci`, ...
+    Charset(&'static CharsetTable),
     /// Dolt accepts the collation but this library has no weights for it yet.
     Missing,
 }
@@ -103,6 +109,7 @@ impl Weights {
                     OUTSIDE
                 }
             }
+            Weights::Charset(table) => table.weight(cp),
             Weights::Missing => cp,
         }
     }
@@ -165,9 +172,13 @@ impl Collation {
     /// `latin1_german1_ci`, `latin7_bin`, `cp1257_bin`, `utf8mb4_0900_ai_ci`,
     /// `utf8mb4_0900_as_ci`, `utf8mb4_0900_as_cs`, the `general_ci`, `unicode_ci` and
     /// `unicode_520_ci` collations of utf8mb4, utf8mb3, utf16 and utf32,
-    /// `utf8mb3_general_mysql500_ci`, `utf8mb3_tolower_ci`, and the language tailorings of
+    /// `utf8mb3_general_mysql500_ci`, `utf8mb3_tolower_ci`, the language tailorings of
     /// UCA 4.0.0 (`utf8mb4_swedish_ci`, `utf16_turkish_ci`, ...: 22 languages in all four
-    /// Unicode character sets). Other collations Dolt accepts give
+    /// Unicode character sets) and of UCA 9.0.0 (`utf8mb4_sv_0900_ai_ci`,
+    /// `utf8mb4_ru_0900_as_cs`, ...: 21 languages, both strengths, except
+    /// `utf8mb4_da_0900_as_cs` and `utf8mb4_vi_0900_as_cs`), and every other single-byte
+    /// character set collation except `latin1_german2_ci`. Other collations Dolt accepts
+    /// (those three, and the `ja` and `zh` 0900 collations) give
     /// [`CollationError::NotImplemented`] rather than a wrong order.
     pub fn from_id(id: u16) -> Result<Collation, CollationError> {
         let id = if id == 0 { Self::DEFAULT_ID } else { id };

@@ -1,6 +1,8 @@
-//! Language tailorings (`utf8mb4_swedish_ci`, ...) as small overlays on a base rank table:
-//! most code points keep their base order, a few dozen move. Storing only the moved ones keeps
-//! the 22 tailorings to a few kilobytes instead of a full rank table each.
+//! Language tailorings (`utf8mb4_swedish_ci`, `utf8mb4_sv_0900_ai_ci`, ...) as small overlays
+//! on a base rank table: most code points keep their base order, a few dozen move. Storing
+//! only the moved ones keeps each tailoring to a few kilobytes instead of a full rank table.
+//! Script reordering (`utf8mb4_ru_0900_ai_ci` puts Cyrillic first) moves whole ranges of base
+//! ranks, stored as a handful of range moves.
 
 use super::runs::RunTable;
 
@@ -15,6 +17,9 @@ pub(super) struct Tailoring {
     pub(super) code_points: &'static [u32],
     /// Their weights, in the same order.
     pub(super) weights: &'static [u32],
+    /// Base rank ranges that move as a block: `[first, last, new first]`, ascending and
+    /// disjoint; empty unless the collation reorders scripts.
+    pub(super) moves: &'static [[u32; 3]],
 }
 
 impl Tailoring {
@@ -31,7 +36,16 @@ impl Tailoring {
     fn beyond_ascii(&self, cp: u32) -> u32 {
         match self.code_points.binary_search(&cp) {
             Ok(i) => self.weights.get(i).copied().unwrap_or(u32::MAX),
-            Err(_) => (self.base.weight(cp) + 1) << 8,
+            Err(_) => (self.reordered(self.base.weight(cp)) + 1) << 8,
+        }
+    }
+
+    /// The base rank `rank` after the script reordering.
+    fn reordered(&self, rank: u32) -> u32 {
+        let i = self.moves.partition_point(|m| m[1] < rank);
+        match self.moves.get(i) {
+            Some(&[first, _, new_first]) if first <= rank => rank - first + new_first,
+            _ => rank,
         }
     }
 
@@ -48,8 +62,15 @@ impl Tailoring {
         if self.code_points.windows(2).any(|w| w[0] >= w[1]) {
             return Err("overlay code points are not ascending".into());
         }
+        if self.moves.windows(2).any(|w| w[0][1] >= w[1][0])
+            || self.moves.iter().any(|m| m[0] > m[1])
+        {
+            return Err("moves are not ascending and disjoint".into());
+        }
         let moved = (0..128u32)
-            .filter(|&cp| self.ascii[cp as usize] != (self.base.weight(cp) + 1) << 8)
+            .filter(|&cp| {
+                self.ascii[cp as usize] != (self.reordered(self.base.weight(cp)) + 1) << 8
+            })
             .count();
         if moved > 8 {
             return Err(format!("{moved} ASCII code points tailored"));

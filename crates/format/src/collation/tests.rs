@@ -71,7 +71,7 @@ fn lookups_by_id_and_name() {
         err.to_string().contains("latin1_german2_ci (id 31)"),
         "{err}"
     );
-    assert_eq!(Collation::all().count(), 118);
+    assert_eq!(Collation::all().count(), 177);
 }
 
 #[test]
@@ -93,13 +93,52 @@ fn generated_tables_are_well_formed() {
         table.check().unwrap();
     }
     for info in ALL {
-        if let Weights::Tailored(tailoring, _) = info.weights {
-            tailoring
-                .check()
-                .map_err(|e| format!("{}: {e}", info.name))
-                .unwrap();
-        }
+        let checked = match info.weights {
+            Weights::Tailored(tailoring, _) => tailoring.check(),
+            Weights::Charset(table) => table.check(),
+            _ => Ok(()),
+        };
+        checked.map_err(|e| format!("{}: {e}", info.name)).unwrap();
     }
+}
+
+#[test]
+fn single_byte_character_sets() {
+    let cmp = |c: &str, a: &str, b: &str| coll(c).compare(a.as_bytes(), b.as_bytes());
+    // swe7 is 7-bit: `[` is byte 0x5B, which is Ä there, so `[` is outside the set while Ä
+    // sorts after Z.
+    assert_eq!(cmp("swe7_swedish_ci", "[", "😀"), Equal);
+    assert_eq!(cmp("swe7_swedish_ci", "Ä", "Z"), Greater);
+    assert_eq!(cmp("swe7_swedish_ci", "ä", "Ä"), Equal);
+    // latin1_spanish_ci: ñ after n; latin1_general_cs: case matters.
+    assert_eq!(cmp("latin1_spanish_ci", "ñ", "n"), Greater);
+    assert_eq!(cmp("latin1_spanish_ci", "ñ", "o"), Less);
+    assert_eq!(cmp("latin1_general_cs", "a", "A"), Greater);
+    assert_eq!(cmp("latin1_general_ci", "a", "A"), Equal);
+    // Armenian and Georgian letters sort by their byte; other scripts are outside.
+    assert_eq!(cmp("armscii8_general_ci", "ա", "բ"), Less);
+    assert_eq!(cmp("geostd8_general_ci", "ა", "ბ"), Less);
+    assert_eq!(cmp("geostd8_general_ci", "ա", "😀"), Equal);
+}
+
+#[test]
+fn language_tailorings_of_uca_900() {
+    let cmp = |c: &str, a: &str, b: &str| coll(c).compare(a.as_bytes(), b.as_bytes());
+    // Swedish: å, ä, ö after z, ü as y at the first level.
+    assert_eq!(cmp("utf8mb4_sv_0900_ai_ci", "å", "z"), Greater);
+    assert_eq!(cmp("utf8mb4_sv_0900_ai_ci", "ü", "y"), Equal);
+    assert_eq!(cmp("utf8mb4_sv_0900_as_cs", "ü", "y"), Greater);
+    assert_eq!(cmp("utf8mb4_sv_0900_as_cs", "ü", "z"), Less);
+    assert_eq!(cmp("utf8mb4_0900_ai_ci", "å", "z"), Less);
+    // Canonical closure: Ǖ (Ü with macron) moves with Ü in Swedish.
+    assert_eq!(cmp("utf8mb4_sv_0900_ai_ci", "Ǖ", "y"), Equal);
+    // Russian puts Cyrillic before Latin; the root order has it after.
+    assert_eq!(cmp("utf8mb4_ru_0900_ai_ci", "я", "a"), Less);
+    assert_eq!(cmp("utf8mb4_0900_ai_ci", "я", "a"), Greater);
+    // Croatian: Latin, then Cyrillic, then Greek.
+    assert_eq!(cmp("utf8mb4_hr_0900_ai_ci", "я", "α"), Less);
+    assert_eq!(cmp("utf8mb4_hr_0900_ai_ci", "č", "c"), Greater);
+    assert_eq!(cmp("utf8mb4_0900_ai_ci", "я", "α"), Greater);
 }
 
 #[test]
