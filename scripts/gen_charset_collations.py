@@ -17,7 +17,10 @@ were read from:
     apt-get download mariadb-server-core && dpkg -x mariadb-server-core_*.deb /tmp/mdb
     python3 scripts/gen_charset_collations.py /tmp/mdb/usr/share/mysql/charsets
 
-latin1_german2_ci has no table there (MySQL computes it in code) and is not generated.
+latin1_german2_ci has no table there (MySQL computes it in code, strings/ctype-latin1.cc): it
+weighs a byte as the pair (combo1map[byte], combo2map[byte]) -- a letter plus E for the umlauts,
+S plus S for sharp s -- and a code point's weight here is that pair's rank; the two maps are
+copied below from MySQL's source as data.
 The output is committed; CI does not run this script.
 """
 
@@ -41,7 +44,27 @@ COLLATIONS = [
     ("latin7_estonian_cs", "latin7"),
     ("latin1_danish_ci", "latin1"), ("latin1_general_ci", "latin1"),
     ("latin1_general_cs", "latin1"), ("latin1_spanish_ci", "latin1"),
+    ("latin1_german2_ci", "latin1"),
 ]
+
+# latin1_german2_ci (MySQL's combo1map for bytes 0xC0..0xFF; below that it is the byte with
+# a-z folded to A-Z; combo2map is 0 except for the umlauts and sharp s).
+GERMAN2_COMBO1_HIGH = [
+    65, 65, 65, 65, 65, 65, 92, 67, 69, 69, 69, 69, 73, 73, 73, 73,
+    68, 78, 79, 79, 79, 79, 79, 215, 216, 85, 85, 85, 85, 89, 222, 83,
+    65, 65, 65, 65, 65, 65, 92, 67, 69, 69, 69, 69, 73, 73, 73, 73,
+    68, 78, 79, 79, 79, 79, 79, 247, 216, 85, 85, 85, 85, 89, 222, 89,
+]
+GERMAN2_COMBO2 = {0xC4: 69, 0xD6: 69, 0xDC: 69, 0xDF: 83, 0xE4: 69, 0xF6: 69, 0xFC: 69}
+
+
+def german2_sort():
+    """The rank of each latin1 byte's (combo1map, combo2map) pair under latin1_german2_ci."""
+    combo1 = list(range(97)) + list(range(65, 91)) + list(range(123, 192)) + GERMAN2_COMBO1_HIGH
+    keys = [(combo1[b],) + ((GERMAN2_COMBO2[b],) if b in GERMAN2_COMBO2 else ())
+            for b in range(256)]
+    order = sorted(set(keys))
+    return [order.index(k) for k in keys]
 
 
 def hex_map(body):
@@ -83,7 +106,10 @@ def main():
         f.write("use super::charset::CharsetTable;\nuse super::OUTSIDE;\n")
         for name, cs in COLLATIONS:
             uni, sorts = charset(os.path.join(src, cs + ".xml"))
-            sort = sorts.get(name, list(range(256)))
+            if name == "latin1_german2_ci":
+                sort = german2_sort()
+            else:
+                sort = sorts.get(name, list(range(256)))
             w = weights(uni, sort)
             outside = "OUTSIDE"
             ascii_w = [str(w[c]) if c in w else outside for c in range(128)]

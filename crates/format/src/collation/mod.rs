@@ -177,8 +177,8 @@ impl Collation {
     /// Unicode character sets) and of UCA 9.0.0 (`utf8mb4_sv_0900_ai_ci`,
     /// `utf8mb4_ru_0900_as_cs`, ...: 21 languages, both strengths, except
     /// `utf8mb4_da_0900_as_cs` and `utf8mb4_vi_0900_as_cs`), and every other single-byte
-    /// character set collation except `latin1_german2_ci`. Other collations Dolt accepts
-    /// (those three, and the `ja` and `zh` 0900 collations) give
+    /// character set collation. Other collations Dolt accepts (those two, and the `ja` and
+    /// `zh` 0900 collations) give
     /// [`CollationError::NotImplemented`] rather than a wrong order.
     pub fn from_id(id: u16) -> Result<Collation, CollationError> {
         let id = if id == 0 { Self::DEFAULT_ID } else { id };

@@ -84,7 +84,13 @@ pub(super) static ALL: &[Info] = &[
         true,
         Charset(&charsets::CP1257_LITHUANIAN_CI),
     ),
-    c(31, "latin1_german2_ci", "latin1", true, Missing),
+    c(
+        31,
+        "latin1_german2_ci",
+        "latin1",
+        true,
+        Charset(&charsets::LATIN1_GERMAN2_CI),
+    ),
     c(
         32,
         "armscii8_general_ci",
