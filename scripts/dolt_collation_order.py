@@ -46,7 +46,7 @@ class Db:
     def __init__(self, dolt, collation):
         self.dolt = dolt
         self.dir = tempfile.mkdtemp(prefix="collation-", dir="/tmp")
-        self.run(["init"])
+        self.run(["init", "--name", "order", "--email", "order@localhost"])
         self.query("CREATE TABLE t (pk VARCHAR(64) COLLATE %s PRIMARY KEY, i INT)" % collation)
 
     def close(self):

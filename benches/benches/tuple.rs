@@ -136,6 +136,9 @@ fn compare_collated(c: &mut Criterion) {
         "utf8mb4_0900_ai_ci",
         "utf8mb4_general_ci",
         "utf8mb4_unicode_ci",
+        "utf8mb4_swedish_ci",
+        "utf8mb4_sv_0900_ai_ci",
+        "latin1_spanish_ci",
     ]
     .into_iter()
     .map(|name| {

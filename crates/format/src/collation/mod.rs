@@ -17,9 +17,12 @@
 //! [`Collation::compare`] reproduces exactly that. The weights come from published data
 //! (see `scripts/gen_collations.py` and [`Collation::from_id`] for what is covered).
 
+mod charset;
+mod charsets;
 mod registry;
 mod runs;
 mod tables;
+mod tailoring;
 mod utf8;
 
 use std::cmp::Ordering;
@@ -27,7 +30,9 @@ use std::fmt;
 
 use thiserror::Error;
 
+use self::charset::CharsetTable;
 use self::runs::RunTable;
+use self::tailoring::Tailoring;
 
 /// Weight of a code point outside a collation's character set: above every real weight, and
 /// the same for all such code points (Dolt's `math.MaxInt32`).
@@ -58,6 +63,12 @@ enum Weights {
     /// A generated rank table (the UCA-based collations), [`OUTSIDE`] above the code point
     /// limit (utf8mb3 collations leave out the supplementary planes).
     Table(&'static RunTable, u32),
+    /// A language tailoring over a generated rank table, [`OUTSIDE`] above the code point
+    /// limit.
+    Tailored(&'static Tailoring, u32),
+    /// A single-byte character set collation given as the weights of the code points the set
+    /// encodes ([`OUTSIDE`] for the others): `dec8_swedish_ci`, `cp1256_general_ci`, ...
+    Charset(&'static CharsetTable),
     /// Dolt accepts the collation but this library has no weights for it yet.
     Missing,
 }
@@ -91,6 +102,14 @@ impl Weights {
                     OUTSIDE
                 }
             }
+            Weights::Tailored(tailoring, limit) => {
+                if cp <= limit {
+                    tailoring.weight(cp)
+                } else {
+                    OUTSIDE
+                }
+            }
+            Weights::Charset(table) => table.weight(cp),
             Weights::Missing => cp,
         }
     }
@@ -153,8 +172,13 @@ impl Collation {
     /// `latin1_german1_ci`, `latin7_bin`, `cp1257_bin`, `utf8mb4_0900_ai_ci`,
     /// `utf8mb4_0900_as_ci`, `utf8mb4_0900_as_cs`, the `general_ci`, `unicode_ci` and
     /// `unicode_520_ci` collations of utf8mb4, utf8mb3, utf16 and utf32,
-    /// `utf8mb3_general_mysql500_ci` and `utf8mb3_tolower_ci`. Other collations Dolt accepts
-    /// give
+    /// `utf8mb3_general_mysql500_ci`, `utf8mb3_tolower_ci`, the language tailorings of
+    /// UCA 4.0.0 (`utf8mb4_swedish_ci`, `utf16_turkish_ci`, ...: 22 languages in all four
+    /// Unicode character sets) and of UCA 9.0.0 (`utf8mb4_sv_0900_ai_ci`,
+    /// `utf8mb4_ru_0900_as_cs`, ...: 21 languages, both strengths, except
+    /// `utf8mb4_da_0900_as_cs` and `utf8mb4_vi_0900_as_cs`), and every other single-byte
+    /// character set collation. Other collations Dolt accepts (those two, and the `ja` and
+    /// `zh` 0900 collations) give
     /// [`CollationError::NotImplemented`] rather than a wrong order.
     pub fn from_id(id: u16) -> Result<Collation, CollationError> {
         let id = if id == 0 { Self::DEFAULT_ID } else { id };
@@ -232,6 +256,13 @@ impl Collation {
             Weights::Table(table, limit) => collate(a, b, |cp| {
                 if cp <= limit {
                     table.weight(cp)
+                } else {
+                    OUTSIDE
+                }
+            }),
+            Weights::Tailored(tailoring, limit) => collate(a, b, |cp| {
+                if cp <= limit {
+                    tailoring.weight(cp)
                 } else {
                     OUTSIDE
                 }

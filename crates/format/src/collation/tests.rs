@@ -59,19 +59,19 @@ fn lookups_by_id_and_name() {
         Collation::from_name("klingon_ci"),
         Err(CollationError::UnknownName("klingon_ci".into()))
     );
-    let err = Collation::from_name("latin1_german2_ci").unwrap_err();
+    let err = Collation::from_name("utf8mb4_zh_0900_as_cs").unwrap_err();
     assert_eq!(
         err,
         CollationError::NotImplemented {
-            id: 31,
-            name: "latin1_german2_ci"
+            id: 308,
+            name: "utf8mb4_zh_0900_as_cs"
         }
     );
     assert!(
-        err.to_string().contains("latin1_german2_ci (id 31)"),
+        err.to_string().contains("utf8mb4_zh_0900_as_cs (id 308)"),
         "{err}"
     );
-    assert_eq!(Collation::all().count(), 30);
+    assert_eq!(Collation::all().count(), 178);
 }
 
 #[test]
@@ -92,6 +92,94 @@ fn generated_tables_are_well_formed() {
     ] {
         table.check().unwrap();
     }
+    for info in ALL {
+        let checked = match info.weights {
+            Weights::Tailored(tailoring, _) => tailoring.check(),
+            Weights::Charset(table) => table.check(),
+            _ => Ok(()),
+        };
+        checked.map_err(|e| format!("{}: {e}", info.name)).unwrap();
+    }
+}
+
+#[test]
+fn single_byte_character_sets() {
+    let cmp = |c: &str, a: &str, b: &str| coll(c).compare(a.as_bytes(), b.as_bytes());
+    // swe7 is 7-bit: `[` is byte 0x5B, which is Ä there, so `[` is outside the set while Ä
+    // sorts after Z.
+    assert_eq!(cmp("swe7_swedish_ci", "[", "😀"), Equal);
+    assert_eq!(cmp("swe7_swedish_ci", "Ä", "Z"), Greater);
+    assert_eq!(cmp("swe7_swedish_ci", "ä", "Ä"), Equal);
+    // latin1_german2_ci: ä is "AE" (between "AD" and "AF" as one code point), ß is "SS".
+    assert_eq!(cmp("latin1_german2_ci", "ä", "a"), Greater);
+    assert_eq!(cmp("latin1_german2_ci", "ä", "b"), Less);
+    assert_eq!(cmp("latin1_german2_ci", "ß", "s"), Greater);
+    assert_eq!(cmp("latin1_german2_ci", "ß", "t"), Less);
+    // latin1_spanish_ci: ñ after n; latin1_general_cs: case matters.
+    assert_eq!(cmp("latin1_spanish_ci", "ñ", "n"), Greater);
+    assert_eq!(cmp("latin1_spanish_ci", "ñ", "o"), Less);
+    assert_eq!(cmp("latin1_general_cs", "a", "A"), Greater);
+    assert_eq!(cmp("latin1_general_ci", "a", "A"), Equal);
+    // Armenian and Georgian letters sort by their byte; other scripts are outside.
+    assert_eq!(cmp("armscii8_general_ci", "ա", "բ"), Less);
+    assert_eq!(cmp("geostd8_general_ci", "ა", "ბ"), Less);
+    assert_eq!(cmp("geostd8_general_ci", "ա", "😀"), Equal);
+}
+
+#[test]
+fn language_tailorings_of_uca_900() {
+    let cmp = |c: &str, a: &str, b: &str| coll(c).compare(a.as_bytes(), b.as_bytes());
+    // Swedish: å, ä, ö after z, ü as y at the first level.
+    assert_eq!(cmp("utf8mb4_sv_0900_ai_ci", "å", "z"), Greater);
+    assert_eq!(cmp("utf8mb4_sv_0900_ai_ci", "ü", "y"), Equal);
+    assert_eq!(cmp("utf8mb4_sv_0900_as_cs", "ü", "y"), Greater);
+    assert_eq!(cmp("utf8mb4_sv_0900_as_cs", "ü", "z"), Less);
+    assert_eq!(cmp("utf8mb4_0900_ai_ci", "å", "z"), Less);
+    // Canonical closure: Ǖ (Ü with macron) moves with Ü in Swedish.
+    assert_eq!(cmp("utf8mb4_sv_0900_ai_ci", "Ǖ", "y"), Equal);
+    // Russian puts Cyrillic before Latin; the root order has it after.
+    assert_eq!(cmp("utf8mb4_ru_0900_ai_ci", "я", "a"), Less);
+    assert_eq!(cmp("utf8mb4_0900_ai_ci", "я", "a"), Greater);
+    // Croatian: Latin, then Cyrillic, then Greek.
+    assert_eq!(cmp("utf8mb4_hr_0900_ai_ci", "я", "α"), Less);
+    assert_eq!(cmp("utf8mb4_hr_0900_ai_ci", "č", "c"), Greater);
+    assert_eq!(cmp("utf8mb4_0900_ai_ci", "я", "α"), Greater);
+}
+
+#[test]
+fn language_tailorings_of_uca_400() {
+    let cmp = |c: &str, a: &str, b: &str| coll(c).compare(a.as_bytes(), b.as_bytes());
+    // Swedish: å, ä, ö after z; ü is y.
+    assert_eq!(cmp("utf8mb4_swedish_ci", "å", "z"), Greater);
+    assert_eq!(cmp("utf8mb4_swedish_ci", "ä", "å"), Greater);
+    assert_eq!(cmp("utf8mb4_swedish_ci", "Ä", "æ"), Equal);
+    assert_eq!(cmp("utf8mb4_swedish_ci", "ü", "Y"), Equal);
+    assert_eq!(cmp("utf8mb4_unicode_ci", "å", "z"), Less);
+    // Spanish: ñ is a letter after n; the charsets share the tailoring.
+    for c in [
+        "utf8mb3_spanish_ci",
+        "utf8mb4_spanish_ci",
+        "utf16_spanish_ci",
+        "utf32_spanish_ci",
+    ] {
+        assert_eq!(cmp(c, "ñ", "n"), Greater, "{c}");
+        assert_eq!(cmp(c, "ñ", "o"), Less, "{c}");
+        assert_eq!(cmp(c, "Ñ", "ñ"), Equal, "{c}");
+    }
+    // Turkish: dotless ı and I after h, apart from i.
+    assert_eq!(cmp("utf8mb4_turkish_ci", "I", "ı"), Equal);
+    assert_eq!(cmp("utf8mb4_turkish_ci", "I", "i"), Less);
+    assert_eq!(cmp("utf8mb4_turkish_ci", "I", "h"), Greater);
+    // German phonebook: ä weighs as the expansion ae (one code point: between ad and af).
+    assert_eq!(cmp("utf8mb4_german2_ci", "ä", "ad"), Greater);
+    assert_eq!(cmp("utf8mb4_german2_ci", "ä", "a"), Greater);
+    assert_eq!(cmp("utf8mb4_german2_ci", "ä", "b"), Less);
+    // Contractions weigh no code point: Czech ch is c then h.
+    assert_eq!(cmp("utf8mb4_czech_ci", "ch", "ci"), Less);
+    assert_eq!(cmp("utf8mb4_czech_ci", "č", "c"), Greater);
+    assert_eq!(cmp("utf8mb4_czech_ci", "č", "d"), Less);
+    // utf8mb3 tailorings end at the BMP like unicode_ci.
+    assert_eq!(cmp("utf8mb4_swedish_ci", "😀", "\u{FFFF}"), Greater);
 }
 
 /// The cases of Dolt's own `TestCompareCollatedStrings` (utf8mb4_0900_ai_ci).
