@@ -14,6 +14,8 @@
 //!   that follows out-of-band values.
 //! * [`rows`]: typed rows: named columns with SQL type names ([`rows::RowSchema`]), rows of
 //!   values encoded into and decoded from key and value tuples.
+//! * [`shared`]: [`shared::SharedStore`] and [`shared::SharedMap`], maps that own a share of
+//!   their store, so a program can commit while they are alive.
 //! * [`blob`]: blob trees for large values.
 //! * [`process`]: the state kept beyond a single call (spare memory, the background-hashing
 //!   switch, per-thread caches), with the calls that bound or release it.
@@ -53,6 +55,7 @@ pub mod error;
 pub mod map;
 pub mod process;
 pub mod rows;
+pub mod shared;
 pub mod store;
 pub mod tree;
 pub mod tuples;
