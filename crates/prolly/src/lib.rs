@@ -10,6 +10,8 @@
 //!   ([`tree::copy`]).
 //! * [`map`]: [`Map`], the read/edit view of a tree: point and ordinal lookups, ranges in both
 //!   directions, prefix scans, batch edits ([`map::MapEditor`]), diffs.
+//! * [`builder`]: rows one at a time: [`builder::MapBuilder`] for sorted input,
+//!   [`builder::SortingBuilder`] for any order within a memory bound (sorted runs on disk).
 //! * [`tuples`]: [`tuples::TupleSchema`] (Dolt tuple order and value addresses) and field access
 //!   that follows out-of-band values.
 //! * [`rows`]: typed rows: named columns with SQL type names ([`rows::RowSchema`]), rows of
@@ -51,6 +53,7 @@
 pub use prollystore_format as format;
 
 pub mod blob;
+pub mod builder;
 pub mod error;
 pub mod map;
 pub mod process;
