@@ -2,7 +2,7 @@
 //!
 //! * [`MapBuilder`] ([`Map::builder`]) for rows already in key order, streamed straight into
 //!   the tree with nothing kept but the previous key.
-//! * [`SortingBuilder`] ([`Map::sorting_builder`]) for rows in any order: it keeps rows in
+//! * [`SortingBuilder`] for rows in any order: it keeps rows in
 //!   memory up to a bound, sorts them, writes each full buffer to a temporary file as a sorted
 //!   run, and at the end merges the runs into the tree, so an import of any size needs only
 //!   the bound in memory (and the rows' size on disk). A key added twice is an error naming
@@ -12,6 +12,7 @@
 //! use prollystore::format::tuple::Value;
 //! use prollystore::format::HashProfile;
 //! use prollystore::rows::RowSchema;
+//! use prollystore::builder::SortingBuilder;
 //! use prollystore::{Map, MemoryStore, TreeError};
 //!
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -20,25 +21,25 @@
 //! let schema = rows.tuple_schema();
 //!
 //! // Rows in any order, at most 1 MiB of them in memory at a time.
-//! let mut b = Map::sorting_builder(&store, &schema, 1 << 20);
+//! let mut b = SortingBuilder::new(schema.clone(), 1 << 20);
 //! for id in [5i64, 3, 9, 1] {
 //!     let (k, v) = rows.encode_row(&[Some(Value::Int64(id)), Some(Value::Float64(id as f64 / 2.0))])?;
 //!     b.add(&k, &v)?;
 //! }
-//! let map = b.finish()?;
+//! let map = b.finish(&store)?;
 //! assert_eq!(map.count()?, 4);
 //!
 //! // A key given twice: both items are named.
-//! let mut b = Map::sorting_builder(&store, &schema, 1 << 20);
+//! let mut b = SortingBuilder::new(schema.clone(), 1 << 20);
 //! for id in [5i64, 3, 5] {
 //!     let (k, v) = rows.encode_row(&[Some(Value::Int64(id)), Some(Value::Float64(0.0))])?;
 //!     b.add(&k, &v)?;
 //! }
-//! assert!(matches!(b.finish(), Err(TreeError::DuplicateKey { first: 0, second: 2 })));
+//! assert!(matches!(b.finish(&store), Err(TreeError::DuplicateKey { first: 0, second: 2 })));
 //!
 //! // Rows already in order stream straight into the tree (checked).
 //! let mut b = Map::builder(&store, &schema);
-//! for (k, v) in map.iter()? .collect::<Result<Vec<_>, _>>()? {
+//! for (k, v) in map.iter()?.collect::<Result<Vec<_>, _>>()? {
 //!     b.add(k, v)?;
 //! }
 //! assert_eq!(b.finish()?.root(), map.root());
@@ -67,24 +68,6 @@ impl<'s, S: StoreFastPaths + ?Sized, T: TreeSchema + Clone> Map<'s, S, T> {
             schema,
             last: Vec::new(),
             count: 0,
-        }
-    }
-
-    /// A builder for rows in any order that keeps about `memory_bound` bytes of rows in memory
-    /// and sorts the rest through temporary files (see [`SortingBuilder`]).
-    pub fn sorting_builder(
-        store: &'s S,
-        schema: &'s T,
-        memory_bound: usize,
-    ) -> SortingBuilder<'s, S, T> {
-        SortingBuilder {
-            store,
-            schema,
-            bound: memory_bound.max(MIN_BOUND),
-            spill_dir: None,
-            buf: Buffer::default(),
-            runs: Vec::new(),
-            added: 0,
         }
     }
 }
@@ -161,9 +144,8 @@ const ITEM_COST: usize = std::mem::size_of::<Item>() + 16;
 /// within it. A single row larger than the bound is still taken, alone. Duplicate keys are
 /// reported as [`TreeError::DuplicateKey`] with the indexes (from 0, in the order of
 /// [`SortingBuilder::add`] calls) of the first two items with the key; nothing is built then.
-pub struct SortingBuilder<'s, S: StoreFastPaths + ?Sized, T: TreeSchema> {
-    store: &'s S,
-    schema: &'s T,
+pub struct SortingBuilder<T: TreeSchema> {
+    schema: T,
     bound: usize,
     spill_dir: Option<PathBuf>,
     buf: Buffer,
@@ -338,7 +320,20 @@ fn io_error(what: &str) -> impl FnOnce(std::io::Error) -> TreeError + '_ {
     }
 }
 
-impl<'s, S: StoreFastPaths + ?Sized, T: TreeSchema + Clone> SortingBuilder<'s, S, T> {
+impl<T: TreeSchema + Clone> SortingBuilder<T> {
+    /// A builder for rows of `schema` in any order that keeps about `memory_bound` bytes of
+    /// rows in memory (at least 4 KiB) and sorts the rest through temporary files.
+    pub fn new(schema: T, memory_bound: usize) -> SortingBuilder<T> {
+        SortingBuilder {
+            schema,
+            bound: memory_bound.max(MIN_BOUND),
+            spill_dir: None,
+            buf: Buffer::default(),
+            runs: Vec::new(),
+            added: 0,
+        }
+    }
+
     /// Writes sorted runs into `dir` instead of the system's temporary directory.
     pub fn spill_dir(mut self, dir: impl Into<PathBuf>) -> Self {
         self.spill_dir = Some(dir.into());
@@ -378,60 +373,83 @@ impl<'s, S: StoreFastPaths + ?Sized, T: TreeSchema + Clone> SortingBuilder<'s, S
         self.runs.len()
     }
 
-    /// Sorts the buffer and writes it to a new temporary file as a run ([`write_row`]).
     #[cold]
     fn spill(&mut self) -> Result<(), TreeError> {
-        if self.buf.items.is_empty() {
-            return Ok(());
-        }
-        let (order, exact) = self.buf.sorted(self.schema);
-        if let Some(e) = first_duplicate(&self.buf, self.schema, &order, exact) {
-            return Err(e);
-        }
-        let mut w = run_file(self.spill_dir.as_ref())?;
-        for &i in &order {
-            let (k, v) = self.buf.row(i as usize);
-            write_row(&mut w, k, v, self.buf.first_row + u64::from(i))?;
-        }
-        let file = finish_run(w)?;
-        if self.runs.len() + 1 >= MAX_OPEN_RUNS {
-            // Too many files to keep open: merge them into one run.
-            let mut files = std::mem::take(&mut self.runs);
-            files.push(file);
-            let mut w = run_file(self.spill_dir.as_ref())?;
-            merge_runs(self.schema, files, |k, v, row| write_row(&mut w, k, v, row))?;
-            self.runs.push(finish_run(w)?);
-            self.buf.clear(self.added);
-            return Ok(());
-        }
-        self.runs.push(file);
-        self.buf.clear(self.added);
-        Ok(())
+        let dir = self.spill_dir.as_ref();
+        spill_into(&mut self.buf, &self.schema, dir, &mut self.runs, self.added)
     }
 
-    /// Sorts what is left, merges it with the runs on disk into the tree, and returns the map.
-    pub fn finish(mut self) -> Result<Map<'s, S, T>, TreeError> {
-        let (store, schema) = (self.store, self.schema);
-        let mut tree = tree_builder(store, schema);
-        if self.runs.is_empty() {
-            let (order, exact) = self.buf.sorted(schema);
-            if let Some(e) = first_duplicate(&self.buf, schema, &order, exact) {
-                return Err(e);
+    /// Sorts what is left, merges it with the runs on disk into a tree in `store` (the only
+    /// time the builder writes to a store), and returns the map.
+    pub fn finish<S: StoreFastPaths + ?Sized>(
+        mut self,
+        store: &S,
+    ) -> Result<Map<'_, S, T>, TreeError> {
+        let root = {
+            let schema = &self.schema;
+            let mut tree = tree_builder(store, schema);
+            if self.runs.is_empty() {
+                let (order, exact) = self.buf.sorted(schema);
+                if let Some(e) = first_duplicate(&self.buf, schema, &order, exact) {
+                    return Err(e);
+                }
+                for &i in &order {
+                    let (k, v) = self.buf.row(i as usize);
+                    tree.add(k, v)?;
+                }
+            } else {
+                let mut runs = std::mem::take(&mut self.runs);
+                let mut buf = std::mem::take(&mut self.buf);
+                // The last run; then the buffer's memory goes back before merging.
+                spill_into(
+                    &mut buf,
+                    schema,
+                    self.spill_dir.as_ref(),
+                    &mut runs,
+                    self.added,
+                )?;
+                drop(buf);
+                merge_runs(schema, runs, |k, v, _| tree.add(k, v))?;
             }
-            for &i in &order {
-                let (k, v) = self.buf.row(i as usize);
-                tree.add(k, v)?;
-            }
-        } else {
-            self.spill()?;
-            self.buf = Buffer::default(); // give its memory back before merging
-            merge_runs(schema, std::mem::take(&mut self.runs), |k, v, _| {
-                tree.add(k, v)
-            })?;
-        }
-        let root = tree.finish()?;
-        Ok(Map::new(store, root, schema.clone()))
+            tree.finish()?
+        };
+        Ok(Map::new(store, root, self.schema))
     }
+}
+
+/// Sorts `buf` and writes it to a new temporary file as a run ([`write_row`]), appended to
+/// `runs` (merging all of them into one when too many are open); the buffer is then emptied
+/// for the rows from `added` on.
+fn spill_into<T: TreeSchema + ?Sized>(
+    buf: &mut Buffer,
+    schema: &T,
+    dir: Option<&PathBuf>,
+    runs: &mut Vec<File>,
+    added: u64,
+) -> Result<(), TreeError> {
+    if buf.items.is_empty() {
+        return Ok(());
+    }
+    let (order, exact) = buf.sorted(schema);
+    if let Some(e) = first_duplicate(buf, schema, &order, exact) {
+        return Err(e);
+    }
+    let mut w = run_file(dir)?;
+    for &i in &order {
+        let (k, v) = buf.row(i as usize);
+        write_row(&mut w, k, v, buf.first_row + u64::from(i))?;
+    }
+    drop(order);
+    runs.push(finish_run(w)?);
+    if runs.len() >= MAX_OPEN_RUNS {
+        // Too many files to keep open: merge them into one run.
+        let files = std::mem::take(runs);
+        let mut w = run_file(dir)?;
+        merge_runs(schema, files, |k, v, row| write_row(&mut w, k, v, row))?;
+        runs.push(finish_run(w)?);
+    }
+    buf.clear(added);
+    Ok(())
 }
 
 /// One sorted run being read back: its current row.

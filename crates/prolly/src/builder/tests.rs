@@ -4,6 +4,7 @@ use prollystore_format::tuple::{TupleBuilder, TupleDesc, Type};
 use prollystore_format::{Encoding, HashProfile};
 use proptest::prelude::*;
 
+use super::SortingBuilder;
 use crate::tree::schema::{BytesSchema, TreeSchema};
 use crate::tuples::TupleSchema;
 use crate::{Map, MemoryStore, TreeError};
@@ -55,12 +56,12 @@ fn check_against_model<T: TreeSchema + Clone>(
     bound: usize,
 ) -> usize {
     let store = MemoryStore::new(HashProfile::Dolt);
-    let mut b = Map::sorting_builder(&store, schema, bound);
+    let mut b = SortingBuilder::new(schema.clone(), bound);
     for (k, v) in rows {
         b.add(k, v).unwrap();
     }
     let runs = b.runs();
-    let got = b.finish().unwrap();
+    let got = b.finish(&store).unwrap();
     let mut sorted = rows.to_vec();
     sorted.sort_by(|a, b| schema.compare_keys(&a.0, &b.0));
     let want = Map::from_sorted(
@@ -107,14 +108,16 @@ fn duplicates_name_both_items_within_a_buffer_and_across_runs() {
     let s = schema(Shape::Int);
     let store = MemoryStore::new(HashProfile::Dolt);
     for bound in [64 << 10, 64 << 20] {
-        let mut b = Map::sorting_builder(&store, &s, bound);
+        let mut b = SortingBuilder::new(s.clone(), bound);
         let mut result = Ok(());
         for i in 0..10_000i64 {
             // Item 9000 repeats the key of item 17.
             let k = if i == 9000 { 17 } else { i };
             result = result.and_then(|_| b.add(&key(&s, Shape::Int, k), &value(&s, i)));
         }
-        let err = result.and_then(|_| b.finish().map(|_| ())).unwrap_err();
+        let err = result
+            .and_then(|_| b.finish(&store).map(|_| ()))
+            .unwrap_err();
         assert!(
             matches!(
                 err,
@@ -159,8 +162,8 @@ fn sorted_builder_checks_order_and_matches_from_sorted() {
 #[test]
 fn empty_and_oversized_rows() {
     let store = MemoryStore::new(HashProfile::Dolt);
-    let b = Map::sorting_builder(&store, &BytesSchema, 1);
-    assert_eq!(b.finish().unwrap().count().unwrap(), 0);
+    let b = SortingBuilder::new(BytesSchema, 1);
+    assert_eq!(b.finish(&store).unwrap().count().unwrap(), 0);
     // Rows bigger than the (raised) bound are taken alone.
     let big: Vec<(Vec<u8>, Vec<u8>)> = (0..5u8)
         .rev()
