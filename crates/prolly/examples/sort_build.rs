@@ -2,7 +2,7 @@
 //! `(int64, int64)` rows at 5M rows/s or more within a 256 MiB memory bound):
 //!
 //! ```text
-//! cargo build --release -p prollystore-benches --example sort_build
+//! cargo build --release -p prollystore --example sort_build
 //! target/release/examples/sort_build 10000000 256 blake3
 //! ```
 //!
