@@ -109,7 +109,7 @@ pub enum Built {
     /// the rest on disk): build them with [`SortingRows::build`].
     Sorting {
         /// The rows.
-        rows: SortingRows,
+        rows: Box<SortingRows>,
         /// True if `store` got chunks of a partial tree (built before the first row out of
         /// order) that nothing refers to, and nothing else: a caller that does not want them
         /// kept can drop its uncommitted chunks before building.
@@ -195,10 +195,10 @@ pub fn build_csv<R: Read + Send, S: StoreFastPaths + ?Sized>(
                 parse_time,
             }),
             Sink::Sorting(builder) => Ok(Built::Sorting {
-                rows: SortingRows {
+                rows: Box::new(SortingRows {
                     builder,
                     lines: parsed.lines,
-                },
+                }),
                 partial_tree: true,
             }),
         }
@@ -212,6 +212,8 @@ pub const SORT_MEMORY: usize = 256 << 20;
 /// Where the building thread puts rows: the tree while they come in key order; from the
 /// first row out of order on, a sorting builder, which gets the rows of the partial tree
 /// first (so its item numbers are input row numbers).
+// One per import, on the stack: the size difference costs nothing.
+#[allow(clippy::large_enum_variant)]
 enum Sink<'s, S: StoreFastPaths + ?Sized> {
     Tree(TreeBuilder<'s, S, TupleSchema>),
     Sorting(SortingBuilder<TupleSchema>),
