@@ -700,6 +700,19 @@ impl Ctx {
                     rows,
                     parse_time,
                 } => (root, how, rows, true, parse_time),
+                import::Built::Sorting { rows, partial_tree } => {
+                    let parsed = started.elapsed();
+                    if partial_tree {
+                        // Leave out the chunks of the partial tree built before the first row
+                        // out of order: open the store again (nothing was committed; the
+                        // sorting builder holds its rows apart from the store).
+                        drop(store);
+                        store = self.open_write()?;
+                    }
+                    pb.set_message("sorting");
+                    let n = rows.len();
+                    (rows.build(&store).map_err(in_file)?, how, n, false, parsed)
+                }
                 import::Built::Unsorted {
                     mut rows,
                     partial_tree,

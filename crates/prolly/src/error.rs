@@ -45,6 +45,14 @@ pub enum TreeError {
         /// Index of the offending item.
         index: usize,
     },
+    /// The same key was given to a sorting builder twice.
+    #[error("duplicate key: item {first} and item {second} have the same key")]
+    DuplicateKey {
+        /// Index (from 0, in the order items were added) of the first item with the key.
+        first: u64,
+        /// Index of the later item with the same key.
+        second: u64,
+    },
     /// A bug in prollystore: an invariant of its own code does not hold (for example the
     /// hash thread of a build stopped unexpectedly). Nothing is wrong with the input or the
     /// store; please report it with the message.

@@ -10,10 +10,14 @@
 //!   ([`tree::copy`]).
 //! * [`map`]: [`Map`], the read/edit view of a tree: point and ordinal lookups, ranges in both
 //!   directions, prefix scans, batch edits ([`map::MapEditor`]), diffs.
+//! * [`builder`]: rows one at a time: [`builder::MapBuilder`] for sorted input,
+//!   [`builder::SortingBuilder`] for any order within a memory bound (sorted runs on disk).
 //! * [`tuples`]: [`tuples::TupleSchema`] (Dolt tuple order and value addresses) and field access
 //!   that follows out-of-band values.
 //! * [`rows`]: typed rows: named columns with SQL type names ([`rows::RowSchema`]), rows of
 //!   values encoded into and decoded from key and value tuples.
+//! * [`shared`]: [`shared::SharedStore`] and [`shared::SharedMap`], maps that own a share of
+//!   their store, so a program can commit while they are alive.
 //! * [`blob`]: blob trees for large values.
 //! * [`process`]: the state kept beyond a single call (spare memory, the background-hashing
 //!   switch, per-thread caches), with the calls that bound or release it.
@@ -49,10 +53,12 @@
 pub use prollystore_format as format;
 
 pub mod blob;
+pub mod builder;
 pub mod error;
 pub mod map;
 pub mod process;
 pub mod rows;
+pub mod shared;
 pub mod store;
 pub mod tree;
 pub mod tuples;

@@ -221,6 +221,15 @@ impl TreeSchema for TupleSchema {
         self.value.compare(a, b) == Ordering::Equal
     }
     #[inline]
+    fn sort_word(&self, key: &[u8]) -> Option<(u64, bool)> {
+        // Keys of non-NULL integers: the first field as a sortable integer, exact when it is
+        // the only field.
+        let fast = self.fast_keys.as_ref()?;
+        let &(off, width, signed) = fast.fields.first()?;
+        fast.fits(key)
+            .then(|| (sortable(key, off, width, signed), fast.fields.len() == 1))
+    }
+    #[inline]
     fn lower_bound(&self, node: &Node<'_>, key: &[u8]) -> usize {
         self.lower_bound_within(node, key, None, None)
     }

@@ -18,6 +18,9 @@ pub(super) struct Batch {
     sizes: (usize, usize),
     key_ends: Vec<u32>,
     value_ends: Vec<u32>,
+    /// The first row not known to be in key order: from the first row out of order in the
+    /// input on, no row is checked (the builder sorts them).
+    pub(super) first_unsorted: Option<usize>,
 }
 
 impl Batch {
@@ -28,6 +31,7 @@ impl Batch {
         self.value_ends.clear();
         self.rows = 0;
         self.sizes = (0, 0);
+        self.first_unsorted = None;
     }
 
     pub(super) fn len(&self) -> usize {
@@ -94,7 +98,7 @@ impl Batch {
     }
 
     /// Row `i` (empty tuples if there is none).
-    fn row(&self, i: usize) -> (&[u8], &[u8]) {
+    pub(super) fn row(&self, i: usize) -> (&[u8], &[u8]) {
         let ((ks, ke), (vs, ve)) = if self.uniform() {
             let (k, v) = self.sizes;
             ((i * k, (i + 1) * k), (i * v, (i + 1) * v))

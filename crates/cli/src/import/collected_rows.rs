@@ -47,21 +47,6 @@ impl Rows {
         self.sorted_input
     }
 
-    /// Appends a row (its tuples and its CSV line), keeping track of the input order.
-    pub(super) fn push(&mut self, key: &[u8], value: &[u8], line: u64, schema: &TupleSchema) {
-        if self.sorted_input && !self.key_ends.is_empty() {
-            let prev = self.key(self.key_ends.len() - 1);
-            if !schema.compare_keys(prev, key).is_lt() {
-                self.sorted_input = false;
-            }
-        }
-        self.keys.extend_from_slice(key);
-        self.values.extend_from_slice(value);
-        self.key_ends.push(self.keys.len());
-        self.value_ends.push(self.values.len());
-        self.lines.push(line);
-    }
-
     pub(super) fn key(&self, i: usize) -> &[u8] {
         slice(&self.keys, &self.key_ends, i)
     }

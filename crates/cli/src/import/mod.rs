@@ -38,11 +38,12 @@ use std::time::{Duration, Instant};
 
 use indicatif::ProgressBar;
 use prollystore::blob::StoreBlobs;
+use prollystore::builder::SortingBuilder;
 use prollystore::process::background_hashing;
 use prollystore::store::StoreFastPaths;
 use prollystore::tree::build::TreeBuilder;
 use prollystore::tuples::TupleSchema;
-use prollystore::Map;
+use prollystore::{Map, TreeError};
 use prollystore_format::tuple::TupleDesc;
 use prollystore_format::Address;
 
@@ -53,7 +54,7 @@ use crate::records::RecordReader;
 
 use batch::Batch;
 pub use collected_rows::Rows;
-use pipeline::{parse_batches, BATCHES};
+use pipeline::{parse_batches, LineMap, BATCHES};
 use row_maker::{collect_rows, RowMaker};
 
 /// Reads CSV rows (header required, columns matched by name) into tuples. With `keys_only`,
@@ -104,6 +105,16 @@ pub enum Built {
         /// values of `rows` written out of band.
         partial_tree: bool,
     },
+    /// The input was not in key order, and its rows are in a sorting builder (memory bounded,
+    /// the rest on disk): build them with [`SortingRows::build`].
+    Sorting {
+        /// The rows.
+        rows: Box<SortingRows>,
+        /// True if `store` got chunks of a partial tree (built before the first row out of
+        /// order) that nothing refers to, and nothing else: a caller that does not want them
+        /// kept can drop its uncommitted chunks before building.
+        partial_tree: bool,
+    },
 }
 
 /// True if tuples of `desc` may need a blob store (values written out of band).
@@ -152,12 +163,11 @@ pub fn build_csv<R: Read + Send, S: StoreFastPaths + ?Sized>(
             // A third thread: it pays when the parser leaves the build thread the bottleneck.
             builder = builder.with_hash_thread();
         }
+        let mut sink = Sink::Tree(builder);
         let mut failed = None;
         for batch in full_rx.iter() {
-            if let Err(e) = batch.for_each(|k, v| builder.add(k, v)) {
+            if let Err(e) = sink.add(&batch, store, &ts) {
                 failed = Some(e);
-            }
-            if failed.is_some() {
                 break;
             }
             // The parser may have finished and gone: then the batch is simply dropped.
@@ -178,37 +188,105 @@ pub fn build_csv<R: Read + Send, S: StoreFastPaths + ?Sized>(
             Err(None) => return Err(Error::msg("the tree builder stopped taking rows")),
         };
         let parse_time = parsed.done.duration_since(started);
-        let root = builder.finish()?;
-        let Some(rest) = parsed.rest else {
-            return Ok(Built::Tree {
-                root,
+        match sink {
+            Sink::Tree(builder) => Ok(Built::Tree {
+                root: builder.finish()?,
                 rows: usize::try_from(parsed.lines.rows).unwrap_or(usize::MAX),
                 parse_time,
-            });
-        };
-        // Read back the rows built so far, then the rest after them.
-        let mut all = Rows::default();
-        let map = Map::new(store, root, ts.clone());
-        for (i, row) in map.iter()?.enumerate() {
-            let (k, v) = row?;
-            all.push(k, v, parsed.lines.get(i as u64), &ts);
+            }),
+            Sink::Sorting(builder) => Ok(Built::Sorting {
+                rows: Box::new(SortingRows {
+                    builder,
+                    lines: parsed.lines,
+                }),
+                partial_tree: true,
+            }),
         }
-        all.keys.extend_from_slice(&rest.keys);
-        all.values.extend_from_slice(&rest.values);
-        let (kb, vb) = (
-            all.keys.len() - rest.keys.len(),
-            all.values.len() - rest.values.len(),
-        );
-        all.key_ends.extend(rest.key_ends.iter().map(|e| e + kb));
-        all.value_ends
-            .extend(rest.value_ends.iter().map(|e| e + vb));
-        all.lines.extend_from_slice(&rest.lines);
-        all.sorted_input = false;
-        Ok(Built::Unsorted {
-            rows: all,
-            partial_tree: true,
-        })
     })
+}
+
+/// Memory the sorting of an import out of key order may keep rows in; the rest goes to
+/// temporary files ([`SortingBuilder`]).
+pub const SORT_MEMORY: usize = 256 << 20;
+
+/// Where the building thread puts rows: the tree while they come in key order; from the
+/// first row out of order on, a sorting builder, which gets the rows of the partial tree
+/// first (so its item numbers are input row numbers).
+// One per import, on the stack: the size difference costs nothing.
+#[allow(clippy::large_enum_variant)]
+enum Sink<'s, S: StoreFastPaths + ?Sized> {
+    Tree(TreeBuilder<'s, S, TupleSchema>),
+    Sorting(SortingBuilder<TupleSchema>),
+}
+
+impl<S: StoreFastPaths + ?Sized> Sink<'_, S> {
+    fn add(&mut self, batch: &Batch, store: &S, ts: &TupleSchema) -> Result<(), TreeError> {
+        let from = match (&mut *self, batch.first_unsorted) {
+            (Sink::Tree(b), None) => return batch.for_each(|k, v| b.add(k, v)),
+            (Sink::Sorting(_), _) => 0,
+            (Sink::Tree(b), Some(first)) => {
+                for i in 0..first {
+                    let (k, v) = batch.row(i);
+                    b.add(k, v)?;
+                }
+                let Sink::Tree(b) = std::mem::replace(
+                    self,
+                    Sink::Sorting(SortingBuilder::new(ts.clone(), SORT_MEMORY)),
+                ) else {
+                    return Err(TreeError::Internal("import sink changed kind"));
+                };
+                let root = b.finish()?;
+                if let Sink::Sorting(sorter) = self {
+                    for row in Map::new(store, root, ts.clone()).iter()? {
+                        let (k, v) = row?;
+                        sorter.add(k, v)?;
+                    }
+                }
+                first
+            }
+        };
+        if let Sink::Sorting(sorter) = self {
+            for i in from..batch.len() {
+                let (k, v) = batch.row(i);
+                sorter.add(k, v)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Rows of an import that came out of key order, in a sorting builder (memory bounded by
+/// [`SORT_MEMORY`], the rest on disk), with their CSV lines for the errors.
+pub struct SortingRows {
+    builder: SortingBuilder<TupleSchema>,
+    lines: LineMap,
+}
+
+impl SortingRows {
+    /// Number of rows.
+    pub fn len(&self) -> usize {
+        usize::try_from(self.builder.len()).unwrap_or(usize::MAX)
+    }
+
+    /// True if there are none.
+    pub fn is_empty(&self) -> bool {
+        self.builder.is_empty()
+    }
+
+    /// Sorts the rows and builds their tree in `store`; returns its root. Duplicate keys are
+    /// an error naming both lines.
+    pub fn build<S: StoreFastPaths + ?Sized>(self, store: &S) -> Result<Address> {
+        let lines = self.lines;
+        match self.builder.finish(store) {
+            Ok(map) => Ok(map.root()),
+            Err(TreeError::DuplicateKey { first, second }) => Err(Error::msg(format!(
+                "line {}: duplicate key (same key as line {})",
+                lines.get(second),
+                lines.get(first)
+            ))),
+            Err(e) => Err(e.into()),
+        }
+    }
 }
 
 /// Builds a new tree of the (sorted) rows; returns its root.
@@ -262,6 +340,10 @@ pub fn import_new<S: StoreFastPaths + ?Sized>(
             let ts = schema.tuple_schema();
             rows.sort(&ts)?;
             Ok((build(store, &ts, &rows)?, rows.len()))
+        }
+        Built::Sorting { rows, .. } => {
+            let n = rows.len();
+            Ok((rows.build(store)?, n))
         }
     }
 }

@@ -16,9 +16,8 @@ use crate::map_schema::MapSchema;
 use crate::records::RecordReader;
 
 use super::batch::Batch;
-use super::collected_rows::Rows;
 use super::int_tuple::INT_KEY;
-use super::row_maker::{collect_rows, RowMaker};
+use super::row_maker::RowMaker;
 
 /// Rows per batch handed from the parsing thread to the building one.
 const BATCH_ROWS: usize = 4096;
@@ -71,16 +70,15 @@ impl LineMap {
 
 /// What the parsing thread ends with.
 pub(super) struct Parsed {
-    /// Rows handed over in batches (all in strictly increasing key order), with their lines.
+    /// Rows handed over in batches, with their lines.
     pub(super) lines: LineMap,
-    /// The rows from the first one out of order to the end, when there was one.
-    pub(super) rest: Option<Rows>,
     /// When the last record had been parsed.
     pub(super) done: Instant,
 }
 
-/// The parsing thread: records into batches of tuples, sent to the builder while they come in
-/// key order; from the first row out of order on, into [`Parsed::rest`]. Fails with `None`
+/// The parsing thread: records into batches of tuples, sent to the builder, checked for key
+/// order up to the first row out of order, which the batch marks ([`Batch::first_unsorted`]);
+/// later batches are marked unsorted from their first row. Fails with `None`
 /// if the builder stopped taking batches.
 pub(super) fn parse_batches<R: Read>(
     input: R,
@@ -113,6 +111,9 @@ fn parse_batches_with<R: Read>(
     // The integers of the last key, while the integer fast path made it.
     let mut prev_ints: Option<[i64; INT_KEY]> = None;
     let mut made = 0;
+    // False from the first row out of order on: no more checks, no integer fast path (whose
+    // runs stop at rows out of order).
+    let mut in_order = true;
     loop {
         let mut batch = match empty.try_recv() {
             Ok(b) => b,
@@ -123,9 +124,12 @@ fn parse_batches_with<R: Read>(
             Err(_) => empty.recv().map_err(|_| None)?,
         };
         batch.clear();
+        if !in_order {
+            batch.first_unsorted = Some(0);
+        }
         let mut more = true;
         while batch.len() < BATCH_ROWS && batch.keys.len() + batch.values.len() < BATCH_BYTES {
-            if let Some(ints) = &maker.ints {
+            if let (Some(ints), true) = (&maker.ints, in_order) {
                 // Plain integer records, as many as come, straight into the batch.
                 let before = lines.rows;
                 let room = BATCH_ROWS - batch.len();
@@ -170,25 +174,10 @@ fn parse_batches_with<R: Read>(
                 0 => (lines.rows > 0).then_some(&last[..]),
                 n => Some(batch.key(n - 1)),
             };
-            if prev.is_some_and(|p| !ts.compare_keys(p, key).is_lt()) {
-                // The rest goes to the caller to sort, starting with this row.
-                let mut rest = Rows::default();
-                rest.push(key, batch.values.get(vs..).unwrap_or(&[]), line, &ts);
-                batch.keys.truncate(ks);
-                batch.values.truncate(vs);
-                let mut blobs = NoBlobStore;
-                collect_rows(
-                    &mut rdr, &mut maker, null, &mut blobs, &ts, None, progress, &mut rest,
-                )?;
-                rest.sorted_input = false;
-                if batch.len() > 0 {
-                    full.send(batch).map_err(|_| None)?;
-                }
-                return Ok(Parsed {
-                    lines,
-                    rest: Some(rest),
-                    done: Instant::now(),
-                });
+            if in_order && prev.is_some_and(|p| !ts.compare_keys(p, key).is_lt()) {
+                // The builder sorts the rows from this one on.
+                in_order = false;
+                batch.first_unsorted = Some(batch.len());
             }
             batch.end_row(ks, vs)?;
             lines.push(line);
@@ -205,7 +194,6 @@ fn parse_batches_with<R: Read>(
             progress.set_position(rdr.bytes_read());
             return Ok(Parsed {
                 lines,
-                rest: None,
                 done: Instant::now(),
             });
         }
@@ -256,15 +244,19 @@ pub(super) mod tests {
         let (full_tx, full_rx) = sync_channel::<Batch>(BATCHES - 2);
         let (empty_tx, empty_rx) = sync_channel::<Batch>(BATCHES);
         let progress = ProgressBar::hidden();
-        let (rows, parsed) = std::thread::scope(|scope| {
+        let rows = std::thread::scope(|scope| {
             let null = &null;
             let progress = &progress;
             let parser = scope.spawn(move || {
                 parse_batches_with(rdr, maker, schema, null, progress, full_tx, empty_rx)
             });
             let mut rows = Vec::new();
+            let mut first_unsorted = None;
             for batch in full_rx.iter() {
                 assert!(batch.len() > 0, "empty batches are not sent");
+                if let (None, Some(i)) = (first_unsorted, batch.first_unsorted) {
+                    first_unsorted = Some(rows.len() + i);
+                }
                 batch
                     .for_each(|k, v| {
                         rows.push((k.to_vec(), v.to_vec()));
@@ -273,19 +265,16 @@ pub(super) mod tests {
                     .unwrap();
                 let _ = empty_tx.send(batch);
             }
-            (rows, parser.join().unwrap())
+            (rows, first_unsorted, parser.join().unwrap())
         });
+        let (rows, first_unsorted, parsed) = (rows.0, rows.1, rows.2);
         let parsed = parsed.map_err(|e| e.map_or("stopped".to_string(), |e| e.to_string()))?;
-        let rows = rows
+        let mut rows: Vec<Row> = rows
             .into_iter()
             .enumerate()
             .map(|(i, (k, v))| (k, v, parsed.lines.get(i as u64)))
             .collect();
-        let rest = parsed.rest.map(|r| {
-            (0..r.len())
-                .map(|i| (r.key(i).to_vec(), r.value(i).to_vec(), r.lines[i]))
-                .collect()
-        });
+        let rest = first_unsorted.map(|i| rows.split_off(i));
         Ok((rows, rest))
     }
 

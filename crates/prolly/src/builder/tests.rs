@@ -1,0 +1,196 @@
+use std::collections::BTreeMap;
+
+use prollystore_format::tuple::{TupleBuilder, TupleDesc, Type};
+use prollystore_format::{Encoding, HashProfile};
+use proptest::prelude::*;
+
+use super::SortingBuilder;
+use crate::tree::schema::{BytesSchema, TreeSchema};
+use crate::tuples::TupleSchema;
+use crate::{Map, MemoryStore, TreeError};
+
+/// Keys of one int64 (exact sort words), two int64s (inexact words) or a string (no words).
+#[derive(Clone, Copy, Debug)]
+enum Shape {
+    Int,
+    IntPair,
+    Text,
+}
+
+fn schema(shape: Shape) -> TupleSchema {
+    let key = match shape {
+        Shape::Int => vec![Type::not_null(Encoding::Int64)],
+        Shape::IntPair => vec![Type::not_null(Encoding::Int64); 2],
+        Shape::Text => vec![Type::not_null(Encoding::String)],
+    };
+    TupleSchema::new(
+        TupleDesc::new(key),
+        TupleDesc::new(vec![Type::not_null(Encoding::Int64)]),
+    )
+}
+
+fn key(s: &TupleSchema, shape: Shape, k: i64) -> Vec<u8> {
+    let mut b = TupleBuilder::new(s.key.clone());
+    match shape {
+        Shape::Int => b.put_int64(0, k).unwrap(),
+        Shape::IntPair => {
+            b.put_int64(0, k.div_euclid(3)).unwrap();
+            b.put_int64(1, -k).unwrap();
+        }
+        Shape::Text => b.put_string(0, &format!("k{k}")).unwrap(),
+    }
+    b.build().unwrap().as_bytes().to_vec()
+}
+
+fn value(s: &TupleSchema, v: i64) -> Vec<u8> {
+    let mut b = TupleBuilder::new(s.value.clone());
+    b.put_int64(0, v).unwrap();
+    b.build().unwrap().as_bytes().to_vec()
+}
+
+/// Builds `keys` (in the given order) with the sorting builder and compares with a build of
+/// the same rows sorted by a model; returns the runs written.
+fn check_against_model<T: TreeSchema + Clone>(
+    schema: &T,
+    rows: &[(Vec<u8>, Vec<u8>)],
+    bound: usize,
+) -> usize {
+    let store = MemoryStore::new(HashProfile::Dolt);
+    let mut b = SortingBuilder::new(schema.clone(), bound);
+    for (k, v) in rows {
+        b.add(k, v).unwrap();
+    }
+    let runs = b.runs();
+    let got = b.finish(&store).unwrap();
+    let mut sorted = rows.to_vec();
+    sorted.sort_by(|a, b| schema.compare_keys(&a.0, &b.0));
+    let want = Map::from_sorted(
+        &store,
+        schema.clone(),
+        sorted.iter().map(|(k, v)| (&k[..], &v[..])),
+    )
+    .unwrap();
+    assert_eq!(got.root(), want.root());
+    runs
+}
+
+#[test]
+fn spilled_builds_equal_sorted_builds_for_every_key_shape() {
+    for shape in [Shape::Int, Shape::IntPair, Shape::Text] {
+        let s = schema(shape);
+        // A scrambled permutation of 0..n.
+        let n = 20_000i64;
+        let rows: Vec<_> = (0..n)
+            .map(|i| (i * 7919) % n - n / 2)
+            .map(|k| (key(&s, shape, k), value(&s, k)))
+            .collect();
+        let runs = check_against_model(&s, &rows, 64 << 10);
+        assert!(runs > 3, "{shape:?}: {runs} runs");
+        assert_eq!(check_against_model(&s, &rows, 64 << 20), 0, "{shape:?}");
+    }
+}
+
+#[test]
+fn hundreds_of_runs_are_merged_in_steps() {
+    // 4 KiB holds ~90 rows: ~220 runs, more than stay open, so runs are merged on the way.
+    let s = schema(Shape::Int);
+    let n = 20_000i64;
+    let rows: Vec<_> = (0..n)
+        .map(|i| (i * 7919) % n)
+        .map(|k| (key(&s, Shape::Int, k), value(&s, k)))
+        .collect();
+    let runs = check_against_model(&s, &rows, 1);
+    assert!((1..64).contains(&runs), "{runs} runs");
+}
+
+#[test]
+fn duplicates_name_both_items_within_a_buffer_and_across_runs() {
+    let s = schema(Shape::Int);
+    let store = MemoryStore::new(HashProfile::Dolt);
+    for bound in [64 << 10, 64 << 20] {
+        let mut b = SortingBuilder::new(s.clone(), bound);
+        let mut result = Ok(());
+        for i in 0..10_000i64 {
+            // Item 9000 repeats the key of item 17.
+            let k = if i == 9000 { 17 } else { i };
+            result = result.and_then(|_| b.add(&key(&s, Shape::Int, k), &value(&s, i)));
+        }
+        let err = result
+            .and_then(|_| b.finish(&store).map(|_| ()))
+            .unwrap_err();
+        assert!(
+            matches!(
+                err,
+                TreeError::DuplicateKey {
+                    first: 17,
+                    second: 9000
+                }
+            ),
+            "bound {bound}: {err}"
+        );
+    }
+}
+
+#[test]
+fn sorted_builder_checks_order_and_matches_from_sorted() {
+    let s = schema(Shape::Text);
+    let store = MemoryStore::new(HashProfile::Dolt);
+    let mut rows: Vec<_> = (0..3000)
+        .map(|k| (key(&s, Shape::Text, k), value(&s, k)))
+        .collect();
+    rows.sort_by(|a, b| s.compare_keys(&a.0, &b.0));
+    let mut b = Map::builder(&store, &s);
+    for (k, v) in &rows {
+        b.add(k, v).unwrap();
+    }
+    assert_eq!(b.len(), 3000);
+    let built = b.finish().unwrap();
+    let want = Map::from_sorted(
+        &store,
+        s.clone(),
+        rows.iter().map(|(k, v)| (&k[..], &v[..])),
+    );
+    assert_eq!(built.root(), want.unwrap().root());
+
+    let mut b = Map::builder(&store, &s);
+    b.add(&rows[0].0, &rows[0].1).unwrap();
+    b.add(&rows[2].0, &rows[2].1).unwrap();
+    let err = b.add(&rows[1].0, &rows[1].1).unwrap_err();
+    assert!(matches!(err, TreeError::Unsorted { index: 2 }), "{err}");
+}
+
+#[test]
+fn empty_and_oversized_rows() {
+    let store = MemoryStore::new(HashProfile::Dolt);
+    let b = SortingBuilder::new(BytesSchema, 1);
+    assert_eq!(b.finish(&store).unwrap().count().unwrap(), 0);
+    // Rows bigger than the (raised) bound are taken alone.
+    let big: Vec<(Vec<u8>, Vec<u8>)> = (0..5u8)
+        .rev()
+        .map(|i| (vec![i; 3], vec![i; 10_000]))
+        .collect();
+    let runs = check_against_model(&BytesSchema, &big, 1);
+    assert!(runs >= 4, "{runs}");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    #[test]
+    fn byte_keys_in_any_order_build_the_model_tree(
+        keys in proptest::collection::btree_set(proptest::collection::vec(any::<u8>(), 0..12), 0..600),
+        seed in any::<u64>(),
+        bound in 1usize..40_000,
+    ) {
+        let model: BTreeMap<Vec<u8>, Vec<u8>> =
+            keys.into_iter().map(|k| { let v = k.repeat(2); (k, v) }).collect();
+        let mut rows: Vec<(Vec<u8>, Vec<u8>)> = model.into_iter().collect();
+        // Shuffle deterministically from the seed.
+        let mut x = seed | 1;
+        for i in (1..rows.len()).rev() {
+            x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+            rows.swap(i, (x % (i as u64 + 1)) as usize);
+        }
+        check_against_model(&BytesSchema, &rows, bound);
+    }
+}
