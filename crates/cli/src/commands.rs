@@ -264,6 +264,17 @@ pub enum RemoteCommand {
     },
     /// List the store's remotes.
     List,
+    /// Delete the remote's chunk files that its manifest does not name (left by interrupted
+    /// or losing pushes) and that are older than the grace period, which keeps pushes running
+    /// meanwhile safe.
+    Gc {
+        /// The remote's name.
+        name: String,
+        /// Keep orphans younger than this many seconds (default: a day; must exceed an hour
+        /// plus the longest push for pushes running meanwhile to be safe).
+        #[arg(long, default_value_t = prollystore_remote::DEFAULT_GRACE.as_secs())]
+        grace: u64,
+    },
 }
 
 /// Runs a parsed command line.
@@ -383,6 +394,18 @@ pub fn run(cli: Cli) -> Result<()> {
             for (name, url) in prollystore_remote::config::remotes(ctx.check_exists()?)? {
                 writeln!(out, "{name}\t{url}")?;
             }
+        }
+        Command::Remote(RemoteCommand::Gc { name, grace }) => {
+            let url = prollystore_remote::config::remote_url(ctx.check_exists()?, &name)?;
+            let r = prollystore_remote::gc(
+                &prollystore_remote::Remote::open(&url)?,
+                Duration::from_secs(grace),
+            )?;
+            writeln!(
+                out,
+                "remote {name} ({url}): {} chunk files named, {} orphans deleted ({} bytes), {} orphans younger than {grace} s kept",
+                r.live_files, r.deleted_files, r.deleted_bytes, r.young_orphans
+            )?;
         }
         Command::Push { remote, maps } => ctx.push(&remote, &maps, &mut out)?,
         Command::Pull { remote } => ctx.pull(&remote, &mut out)?,

@@ -1,4 +1,4 @@
-//! `prolly remote add`, `push`, `clone`, `pull` and reads of a remote in place (`-s URL`),
+//! `prolly remote add`, `push`, `clone`, `pull`, `remote gc` and reads of a remote in place (`-s URL`),
 //! through a `file://` remote (the remote crate's tests cover MinIO).
 
 use std::path::Path;
@@ -66,4 +66,7 @@ fn push_clone_pull_and_read_in_place() {
         prolly(&["-s", "b", "get", "--map", "p", "7"], d),
         "7,changed\n"
     );
+    // Nothing is orphaned: every file the pushes uploaded is named.
+    let gc = prolly(&["-s", "a", "remote", "gc", "origin", "--grace", "0"], d);
+    assert!(gc.contains("0 orphans deleted"), "{gc}");
 }

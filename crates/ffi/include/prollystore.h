@@ -25,8 +25,9 @@
  * - The prolly_dolt_* functions (reading Dolt databases) are in libraries built with the
  *   `dolt` Cargo feature, the default; the prolly_*_arrow functions (Arrow C streams) with the
  *   `arrow` feature, also the default.
- * - The prolly_remote_* functions (push, pull, clone through object storage) are in libraries
- *   built with the `remote` Cargo feature (off by default).
+ * - The prolly_remote_* functions (push, pull, clone through object storage; a remote opened
+ *   read-only in place) are in libraries built with the `remote` Cargo feature (off by
+ *   default).
  */
 
 #ifndef PROLLYSTORE_H
@@ -2725,6 +2726,18 @@ prolly_result prolly_remote_pull(struct prolly_store *store,
 prolly_result prolly_remote_clone(const char *url,
                                   const char *dir,
                                   struct prolly_store **out_store);
+
+/**
+ * Opens the remote store at `url` (`s3://bucket/prefix`, `gs://…`, `az://…`, `file:///dir`)
+ * read-only, in place: nothing is downloaded up front but its manifest, chunk-file indexes
+ * and root nodes (three round trips); the map functions (gets, cursors, diffs) then fetch the
+ * chunks they read with range reads (a cold point get: one round trip per tree level below
+ * the root), prefetching siblings along scans. Chunks read stay in memory until the handle
+ * and everything made from it are freed. Commits and pushes on it fail with
+ * `PROLLY_RESULT_ERR_READ_ONLY`. Free it with `prolly_store_free`. Thread-safety as a file
+ * store's.
+ */
+prolly_result prolly_remote_open(const char *url, struct prolly_store **out_store);
 
 /**
  * A static, NUL-terminated English description of result code `code` (any integer; unknown

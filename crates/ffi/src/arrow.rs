@@ -14,14 +14,13 @@ use std::ops::Bound;
 use arrow_array::ffi_stream::FFI_ArrowArrayStream;
 use arrow_array::RecordBatchReader;
 use prollystore::rows::RowSchema;
-use prollystore::BuiltinStore;
 use prollystore_arrow::{DiffBatches, MapBatches, TableBatches, DEFAULT_BATCH_ROWS};
 
 use crate::args::{input, text, Out};
 use crate::dolt::{prolly_dolt, prolly_dolt_bound, prolly_dolt_table, range_args};
 use crate::map::prolly_map;
 use crate::result::{ffi, prolly_result, Error};
-use crate::store::Borrow;
+use crate::store::{Backend, Borrow};
 
 impl From<prollystore_arrow::Error> for Error {
     fn from(e: prollystore_arrow::Error) -> Error {
@@ -134,14 +133,14 @@ pub extern "C" fn prolly_dolt_diff_arrow(
 /// while the stream lives.
 struct StreamStore(Borrow);
 
-impl AsRef<BuiltinStore> for StreamStore {
-    fn as_ref(&self) -> &BuiltinStore {
+impl AsRef<Backend> for StreamStore {
+    fn as_ref(&self) -> &Backend {
         self.0 .0.backend()
     }
 }
 
 /// A map stream, movable to the thread that consumes it.
-struct MapStream(MapBatches<BuiltinStore, StreamStore>);
+struct MapStream(MapBatches<Backend, StreamStore>);
 
 // SAFETY: the stream reads its store only through shared references, and the store's documented
 // contract lets a handle move between threads (a memory store: used by one thread at a time; a

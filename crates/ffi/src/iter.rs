@@ -10,8 +10,7 @@ use prollystore::{Diff, DiffEntry, Map};
 use crate::args::{bytes, free_handle, input, input_mut, into_handle, Out};
 use crate::map::{extend, prolly_map, prolly_row};
 use crate::result::{ffi, ffi_status, prolly_result, Error};
-use crate::store::Borrow;
-use prollystore::BuiltinStore;
+use crate::store::{Backend, Borrow};
 
 /// Kinds of range bound. Plain `uint32_t` in `prolly_bound.kind`.
 #[repr(u32)]
@@ -61,7 +60,7 @@ pub struct prolly_cursor {
     /// empty for backward scans.
     run: Run<'static>,
     scan: Scan,
-    _map: Arc<Map<'static, BuiltinStore, &'static TupleSchema>>,
+    _map: Arc<Map<'static, Backend, &'static TupleSchema>>,
     _lo: Arc<[u8]>,
     _hi: Arc<[u8]>,
     _schema: Arc<TupleSchema>,
@@ -136,9 +135,9 @@ type Schema = &'static TupleSchema;
 /// Where a cursor's rows come from.
 enum Scan {
     /// Ascending: a leaf's worth of rows at a time (into `prolly_cursor::run`).
-    Forward(Runs<'static, 'static, BuiltinStore, Schema>),
+    Forward(Runs<'static, 'static, Backend, Schema>),
     /// Descending: one row at a time.
-    Backward(Iter<'static, 'static, BuiltinStore, Schema>),
+    Backward(Iter<'static, 'static, Backend, Schema>),
 }
 
 /// Copies a bound's key and reads its kind.
@@ -416,7 +415,7 @@ pub struct prolly_diff_entry {
 /// cost follows the size of the change. Counts as open for `prolly_store_commit` until freed.
 /// Not thread-safe: one thread at a time.
 pub struct prolly_diff {
-    diff: Diff<'static, 'static, BuiltinStore, TupleSchema>,
+    diff: Diff<'static, 'static, Backend, TupleSchema>,
     _schema: Arc<TupleSchema>,
     _borrow: Borrow,
 }

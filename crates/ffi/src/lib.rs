@@ -31,6 +31,7 @@ use std::ffi::c_char;
 mod args;
 #[cfg(feature = "arrow")]
 pub mod arrow;
+mod backend;
 #[cfg(feature = "dolt")]
 pub mod dolt;
 pub mod fields;

@@ -45,3 +45,23 @@ pub(crate) mod memory {
         prollystore::map::get(store, root, schema, key)
     }
 }
+
+/// Remote stores read in place (the `remote` feature).
+#[cfg(feature = "remote")]
+pub(crate) mod remote {
+    use prollystore::format::Address;
+    use prollystore::tuples::TupleSchema;
+    use prollystore::TreeError;
+    use prollystore_remote::RemoteStore;
+
+    /// `Map::get` on a remote store.
+    #[inline(never)]
+    pub(crate) fn get<'s>(
+        store: &'s RemoteStore,
+        root: Address,
+        schema: &TupleSchema,
+        key: &[u8],
+    ) -> Result<Option<&'s [u8]>, TreeError> {
+        prollystore::map::get(store, root, schema, key)
+    }
+}

@@ -15,7 +15,7 @@ use prollystore::{ChunkStore, Map};
 use crate::args::{array, bytes, free_handle, input, input_mut, into_handle, Out};
 use crate::result::{ffi, ffi_status, prolly_result, Error};
 use crate::schema::prolly_schema;
-use crate::store::{prolly_address, prolly_store, Borrow, Store};
+use crate::store::{prolly_address, prolly_store, Backend, Borrow, Store};
 use crate::tuple::prolly_tuple_builder;
 use prollystore::BuiltinStore;
 
@@ -31,7 +31,7 @@ pub struct prolly_map {
 impl prolly_map {
     /// A Rust map view for one call.
     #[inline]
-    pub(crate) fn view(&self) -> Map<'_, BuiltinStore, &TupleSchema> {
+    pub(crate) fn view(&self) -> Map<'_, Backend, &TupleSchema> {
         Map::new(self.store.backend(), self.root, &*self.schema)
     }
 
@@ -174,8 +174,14 @@ pub extern "C" fn prolly_map_get(
             )
         };
         let found = match m.store.backend() {
-            BuiltinStore::File(s) => crate::lookup::file::get(s, m.root, &m.schema, k),
-            BuiltinStore::Memory(s) => crate::lookup::memory::get(s, m.root, &m.schema, k),
+            Backend::Builtin(BuiltinStore::File(s)) => {
+                crate::lookup::file::get(s, m.root, &m.schema, k)
+            }
+            Backend::Builtin(BuiltinStore::Memory(s)) => {
+                crate::lookup::memory::get(s, m.root, &m.schema, k)
+            }
+            #[cfg(feature = "remote")]
+            Backend::Remote(s) => crate::lookup::remote::get(s, m.root, &m.schema, k),
         };
         Ok(match found? {
             Some(v) => {
@@ -288,8 +294,8 @@ pub(crate) unsafe fn extend<'a, T: ?Sized>(r: &T) -> &'a T {
 /// `PROLLY_RESULT_ERR_BUSY`) until finished or freed. Not thread-safe: one thread at a time.
 pub struct prolly_map_builder {
     // Fields that borrow from the store come first so they drop before it.
-    tree: Option<TreeBuilder<'static, BuiltinStore, TupleSchema>>,
-    blobs: Option<StoreBlobs<'static, BuiltinStore>>,
+    tree: Option<TreeBuilder<'static, Backend, TupleSchema>>,
+    blobs: Option<StoreBlobs<'static, Backend>>,
     last_key: Vec<u8>,
     rows: u64,
     key_buf: Vec<u8>,

@@ -1,5 +1,6 @@
 //! Remotes (the `remote` Cargo feature): push a file store's maps to object storage, pull
-//! them back, clone a remote into a new directory. URLs and credentials as in
+//! them back, clone a remote into a new directory, open one read-only as a store handle the map
+//! functions read in place. URLs and credentials as in
 //! `prollystore-remote` (`s3://bucket/prefix` with `AWS_*` environment variables, `gs://`,
 //! `az://`, `file:///dir`).
 
@@ -10,7 +11,7 @@ use prollystore_remote::{Remote, RemoteError};
 
 use crate::args::{array, input, into_handle, text, Out};
 use crate::result::{ffi, prolly_result, Error};
-use crate::store::{prolly_store, Store};
+use crate::store::{prolly_store, Backend, Store};
 
 impl From<RemoteError> for Error {
     fn from(e: RemoteError) -> Error {
@@ -61,9 +62,13 @@ fn with_writer<T>(
     // SAFETY: mutating call; its documented contract gives exclusive use of the store.
     let mut call = unsafe { shared.backend_mut() }?;
     match &mut *call {
-        BuiltinStore::File(fs) => f(fs),
-        BuiltinStore::Memory(_) => Err(Error::invalid(
+        Backend::Builtin(BuiltinStore::File(fs)) => f(fs),
+        Backend::Builtin(BuiltinStore::Memory(_)) => Err(Error::invalid(
             "remotes work with file stores, not memory stores",
+        )),
+        Backend::Remote(_) => Err(Error::new(
+            prolly_result::ErrReadOnly,
+            "a remote store handle is read-only: push and pull work with file stores",
         )),
     }
 }
@@ -151,6 +156,32 @@ pub extern "C" fn prolly_remote_clone(
         let fs = prollystore_remote::clone(&Remote::open(url)?, std::path::Path::new(dir))?;
         out.set(into_handle(prolly_store {
             shared: Store::new(BuiltinStore::File(fs)),
+        }));
+        Ok(())
+    })
+}
+
+/// Opens the remote store at `url` (`s3://bucket/prefix`, `gs://…`, `az://…`, `file:///dir`)
+/// read-only, in place: nothing is downloaded up front but its manifest, chunk-file indexes
+/// and root nodes (three round trips); the map functions (gets, cursors, diffs) then fetch the
+/// chunks they read with range reads (a cold point get: one round trip per tree level below
+/// the root), prefetching siblings along scans. Chunks read stay in memory until the handle
+/// and everything made from it are freed. Commits and pushes on it fail with
+/// `PROLLY_RESULT_ERR_READ_ONLY`. Free it with `prolly_store_free`. Thread-safety as a file
+/// store's.
+#[no_mangle]
+pub extern "C" fn prolly_remote_open(
+    url: *const c_char,
+    out_store: *mut *mut prolly_store,
+) -> prolly_result {
+    ffi!({
+        // SAFETY: C caller's contract: NULL or a NUL-terminated string.
+        let url = unsafe { text(url, "url") }?;
+        // SAFETY: C caller's contract: `out_store` is NULL or writable.
+        let out = unsafe { Out::new(out_store, "out_store") }?;
+        let store = prollystore_remote::RemoteStore::open(url)?;
+        out.set(into_handle(prolly_store {
+            shared: Store::new(Backend::Remote(Box::new(store))),
         }));
         Ok(())
     })

@@ -12,6 +12,17 @@ use prollystore::format::{Address, HashProfile};
 use prollystore::store::{FileStore, OpenOptions, RootUpdate};
 use prollystore::{BuiltinStore, ChunkStore, MemoryStore, StoreError};
 
+pub(crate) use crate::backend::Backend;
+
+/// The error of a mutating call on a remote store handle.
+#[cfg(feature = "remote")]
+fn read_only_remote() -> Error {
+    Error::new(
+        prolly_result::ErrReadOnly,
+        "a remote store handle is read-only: clone the remote to write",
+    )
+}
+
 use crate::args::{array, bytes, free_handle, input, into_handle, text, Out};
 use crate::result::{ffi, ffi_status, prolly_result, Error};
 
@@ -66,7 +77,7 @@ pub enum prolly_open_flags {
 /// when the last of them is freed.
 pub(crate) struct Store {
     /// Read through [`Store::backend`]; changed only by [`Store::backend_mut`].
-    backend: UnsafeCell<BuiltinStore>,
+    backend: UnsafeCell<Backend>,
     /// Named roots of an in-memory store (a file store keeps its own).
     mem_roots: Mutex<MemRoots>,
     /// Open cursors, diffs and map builders: they hold references into the backend, so
@@ -80,18 +91,18 @@ pub(crate) struct Store {
 /// Exclusive access to a store's backend for one mutating call; ends when dropped.
 pub(crate) struct MutatingCall<'a> {
     store: &'a Store,
-    backend: &'a mut BuiltinStore,
+    backend: &'a mut Backend,
 }
 
 impl std::ops::Deref for MutatingCall<'_> {
-    type Target = BuiltinStore;
-    fn deref(&self) -> &BuiltinStore {
+    type Target = Backend;
+    fn deref(&self) -> &Backend {
         self.backend
     }
 }
 
 impl std::ops::DerefMut for MutatingCall<'_> {
-    fn deref_mut(&mut self) -> &mut BuiltinStore {
+    fn deref_mut(&mut self) -> &mut Backend {
         self.backend
     }
 }
@@ -103,9 +114,9 @@ impl Drop for MutatingCall<'_> {
 }
 
 impl Store {
-    pub(crate) fn new(backend: BuiltinStore) -> Arc<Store> {
+    pub(crate) fn new(backend: impl Into<Backend>) -> Arc<Store> {
         Arc::new(Store {
-            backend: UnsafeCell::new(backend),
+            backend: UnsafeCell::new(backend.into()),
             mem_roots: Mutex::new((BTreeMap::new(), 0)),
             borrows: AtomicUsize::new(0),
             mutating: AtomicBool::new(false),
@@ -114,7 +125,7 @@ impl Store {
 
     /// Shared access to the chunk store.
     #[inline]
-    pub(crate) fn backend(&self) -> &BuiltinStore {
+    pub(crate) fn backend(&self) -> &Backend {
         // SAFETY: the only `&mut` to the backend is made by `backend_mut`, which requires (checked)
         // that no cursor, diff or builder holds a reference and (documented contract of the
         // mutating C functions) that no other call on this store runs concurrently.
@@ -297,8 +308,12 @@ pub extern "C" fn prolly_store_root_get(
         // SAFETY: C caller's contract: writable or NULL.
         let out = unsafe { Out::new(out_root, "out_root") }?;
         let found = match store.shared.backend() {
-            BuiltinStore::File(fs) => fs.root(name),
-            BuiltinStore::Memory(_) => lock_roots(&store.shared)?.0.get(name).copied(),
+            Backend::Builtin(BuiltinStore::File(fs)) => fs.root(name),
+            Backend::Builtin(BuiltinStore::Memory(_)) => {
+                lock_roots(&store.shared)?.0.get(name).copied()
+            }
+            #[cfg(feature = "remote")]
+            Backend::Remote(rs) => rs.root(name),
         };
         Ok(match found {
             Some(a) => {
@@ -369,8 +384,10 @@ pub extern "C" fn prolly_store_commit(
         // SAFETY: mutating call; its documented contract gives exclusive use of the store.
         let mut call = unsafe { shared.backend_mut() }?;
         let generation = match &mut *call {
-            BuiltinStore::File(fs) => fs.commit(&parsed)?,
-            BuiltinStore::Memory(ms) => {
+            #[cfg(feature = "remote")]
+            Backend::Remote(_) => return Err(read_only_remote()),
+            Backend::Builtin(BuiltinStore::File(fs)) => fs.commit(&parsed)?,
+            Backend::Builtin(BuiltinStore::Memory(ms)) => {
                 let mut roots = lock_roots(shared)?;
                 let mut next = roots.0.clone();
                 for u in &parsed {
@@ -418,8 +435,10 @@ pub extern "C" fn prolly_store_refresh(
         // SAFETY: mutating call; its documented contract gives exclusive use of the store.
         let mut call = unsafe { store.shared.backend_mut() }?;
         let changed = match &mut *call {
-            BuiltinStore::File(fs) => fs.refresh()?,
-            BuiltinStore::Memory(_) => false,
+            Backend::Builtin(BuiltinStore::File(fs)) => fs.refresh()?,
+            Backend::Builtin(BuiltinStore::Memory(_)) => false,
+            #[cfg(feature = "remote")]
+            Backend::Remote(_) => false,
         };
         out.set(changed);
         Ok(())
@@ -454,7 +473,11 @@ pub extern "C" fn prolly_store_verify(
         // SAFETY: C caller's contract: writable or NULL.
         let out = unsafe { Out::new(out_report, "out_report") }?;
         let report = match store.shared.backend() {
-            BuiltinStore::File(fs) => {
+            #[cfg(feature = "remote")]
+            Backend::Remote(_) => return Err(Error::invalid(
+                "verifying a remote store in place is not supported: clone it and verify the clone",
+            )),
+            Backend::Builtin(BuiltinStore::File(fs)) => {
                 let r = fs.verify()?;
                 prolly_verify_report {
                     files: r.files as u64,
@@ -463,7 +486,7 @@ pub extern "C" fn prolly_store_verify(
                     messages: r.messages,
                 }
             }
-            BuiltinStore::Memory(ms) => {
+            Backend::Builtin(BuiltinStore::Memory(ms)) => {
                 let mut r = prolly_verify_report::default();
                 for a in ms.addresses() {
                     let chunk = ms.get(&a)?.ok_or(StoreError::Missing(a))?;

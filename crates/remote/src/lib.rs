@@ -12,6 +12,8 @@
 //!   [`RemoteError::Conflict`] instead of losing an update (module [`sync`]).
 //! * [`RemoteStore`]: read a remote in place (range reads, prefetch along scans, a bounded
 //!   cache), as a [`prollystore::ChunkStore`] that `Map` reads work on.
+//! * [`gc()`]: deletes chunk files no manifest names, past a grace period that keeps
+//!   concurrent pushes safe.
 //! * [`config`]: the names a local store gives its remotes.
 //!
 //! Heavy dependencies (an async runtime, HTTP and TLS clients) stay in this crate, out of the
@@ -19,13 +21,16 @@
 
 mod cache;
 pub mod config;
+mod download;
 mod error;
+mod gc;
 mod location;
 pub mod read;
 mod remote;
 pub mod sync;
 
 pub use error::RemoteError;
+pub use gc::{gc, GcReport, DEFAULT_GRACE};
 pub use read::RemoteStore;
 pub use remote::{put_bytes, Remote, RemoteStats};
 pub use sync::{

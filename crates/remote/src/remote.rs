@@ -325,11 +325,15 @@ impl Remote {
         Ok(parts)
     }
 
-    /// The length of object `name`, or `None` if it is absent.
-    pub(crate) async fn size_of(&self, name: &str) -> Result<Option<u64>, RemoteError> {
+    /// The length of object `name` and its age (since its last write, by the remote's clock
+    /// against this machine's), or `None` if it is absent.
+    pub(crate) async fn size_of(
+        &self,
+        name: &str,
+    ) -> Result<Option<(u64, std::time::Duration)>, RemoteError> {
         let path = self.path(name);
         match self.store.head(&path).await {
-            Ok(meta) => Ok(Some(meta.size)),
+            Ok(meta) => Ok(Some((meta.size, age(&meta)))),
             Err(object_store::Error::NotFound { .. }) => Ok(None),
             Err(e) => Err(RemoteError::object("checking", path.as_ref(), e)),
         }
@@ -354,44 +358,16 @@ impl Remote {
             .await
             .map_err(|e| RemoteError::object("uploading", path.as_ref(), e))
     }
+}
 
-    /// Downloads object `name` whole.
-    pub(crate) async fn download(&self, name: &str) -> Result<Bytes, RemoteError> {
-        let path = self.path(name);
-        let r = self
-            .store
-            .get(&path)
-            .await
-            .map_err(|e| RemoteError::object("downloading", path.as_ref(), e))?;
-        let size = r.meta.size;
-        let bytes = if size > PART_LEN as u64 {
-            // Big objects: parallel range reads.
-            drop(r);
-            let ranges: Vec<Range<u64>> = (0..size)
-                .step_by(PART_LEN)
-                .map(|s| s..(s + PART_LEN as u64).min(size))
-                .collect();
-            let parts: Vec<Bytes> = stream::iter(ranges.into_iter().map(|rg| {
-                let path = path.clone();
-                async move { self.store.get_range(&path, rg).await }
-            }))
-            .buffered(PARALLEL_REQUESTS)
-            .try_collect()
-            .await
-            .map_err(|e| RemoteError::object("downloading", path.as_ref(), e))?;
-            let mut all = Vec::with_capacity(size as usize);
-            for p in parts {
-                all.extend_from_slice(&p);
-            }
-            Bytes::from(all)
-        } else {
-            r.bytes()
-                .await
-                .map_err(|e| RemoteError::object("downloading", path.as_ref(), e))?
-        };
-        self.count_in(bytes.len());
-        Ok(bytes)
-    }
+/// How long ago an object was last written (zero if its time is in the future).
+pub(crate) fn age(meta: &object_store::ObjectMeta) -> std::time::Duration {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default()
+        .as_millis() as i64;
+    let ms = now.saturating_sub(meta.last_modified.timestamp_millis());
+    std::time::Duration::from_millis(ms.max(0) as u64)
 }
 
 /// The manifest swap on a local directory: under an exclusive lock on `LOCK`, checks that the

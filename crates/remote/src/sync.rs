@@ -16,19 +16,20 @@
 
 use std::collections::{BTreeMap, HashSet};
 use std::hash::BuildHasherDefault;
-use std::io::Write;
 use std::path::Path;
 use std::sync::Arc;
 
 use futures::stream::{self, StreamExt, TryStreamExt};
+use prollystore::format::message::Message;
 use prollystore::format::{Address, HashProfile};
 use prollystore::store::file::layout::{
-    file_name, parse_tail, write_chunk_file, FileRecord, IndexEntry, Manifest, HEADER_LEN, MANIFEST,
+    file_name, write_chunk_file, FileRecord, IndexEntry, Manifest, MANIFEST,
 };
 use prollystore::store::AddressHasher;
 use prollystore::store::RootUpdate;
 use prollystore::FileStore;
 
+use crate::download::{self, Download};
 use crate::remote::{ChunkAt, ManifestVersion};
 use crate::{config, Remote, RemoteError};
 
@@ -36,6 +37,9 @@ type AddressSet = HashSet<Address, BuildHasherDefault<AddressHasher>>;
 
 /// Most bytes of chunks put in one chunk file by a push, or fetched before a commit by a pull.
 const BATCH_BYTES: u64 = 64 << 20;
+/// Oldest orphaned chunk file a push reuses instead of uploading again; [`crate::gc`] keeps
+/// orphans younger than its grace period, which must exceed this plus the longest push.
+pub const REUSE_MAX_AGE: std::time::Duration = std::time::Duration::from_secs(3600);
 /// Prefix of the roots that remember remote state.
 const TRACKING: &str = "remotes/";
 
@@ -130,6 +134,7 @@ pub fn prepare_push<'r>(
         .manifest
         .clone()
         .unwrap_or_else(|| Manifest::empty(profile));
+    let explicit = !maps.is_empty();
     let maps = if maps.is_empty() {
         local_maps(local)
     } else {
@@ -157,18 +162,28 @@ pub fn prepare_push<'r>(
     }
     // The chunks the remote lacks.
     let indexes = remote.indexes(profile, &manifest.files)?;
-    let mut seen: AddressSet = indexes
+    let remote_has: AddressSet = indexes
         .iter()
         .flat_map(|i| i.iter().map(|e| e.address))
         .collect();
+    // Named maps: only the chunks they reach; all maps: every chunk the remote lacks.
+    let reached = if explicit {
+        reached_from(local, report.maps.values().copied(), &remote_has)?
+    } else {
+        None
+    };
+    let wanted =
+        |a: &Address| !remote_has.contains(a) && reached.as_ref().is_none_or(|r| r.contains(a));
+    // Chunks already set to go (a chunk may be in several local files).
+    let mut seen = AddressSet::default();
     let mut batches: Vec<Vec<(Address, &[u8])>> = vec![Vec::new()];
     let mut batch_bytes = 0u64;
     let mut files: Vec<(FileRecord, std::path::PathBuf)> = Vec::new();
     let mut repack: Vec<Address> = Vec::new();
-    for (record, addresses) in local.chunk_files() {
-        if !addresses.is_empty() && addresses.iter().all(|a| !seen.contains(a)) {
-            // The remote has none of this file's chunks: upload the file as it is (it is in the
-            // remote's format already).
+    for (record, mut addresses) in local.chunk_files() {
+        if !addresses.is_empty() && addresses.iter().all(|a| wanted(a) && !seen.contains(a)) {
+            // The remote has none of this file's chunks and needs all: upload the file as it
+            // is (it is in the remote's format already).
             for a in &addresses {
                 seen.insert(*a);
                 report.chunks += 1;
@@ -183,6 +198,7 @@ pub fn prepare_push<'r>(
                 path,
             ));
         } else {
+            addresses.retain(wanted);
             repack.extend(addresses);
         }
     }
@@ -221,8 +237,13 @@ pub fn prepare_push<'r>(
         files.len() as u64 * 2,
         stream::iter(files.iter().map(|(record, path)| async move {
             let name = file_name(record.seq);
-            if remote.size_of(&name).await? == Some(record.file_len) {
-                return Ok::<bool, RemoteError>(true);
+            // Reuse only recent files: an older one may be an orphan a concurrent `gc` is
+            // about to delete (its grace period exceeds REUSE_MAX_AGE); uploading the same
+            // bytes again makes it recent.
+            if let Some((len, age)) = remote.size_of(&name).await? {
+                if len == record.file_len && age < REUSE_MAX_AGE {
+                    return Ok::<bool, RemoteError>(true);
+                }
             }
             remote.upload(&name, path).await?;
             Ok(false)
@@ -259,6 +280,30 @@ pub fn prepare_push<'r>(
         manifest,
         report,
     })
+}
+
+/// The chunks reachable from `roots` in `local` that `remote_has` lacks, following every
+/// reference a Dolt message holds and stopping at chunks the remote has (a remote holds whole
+/// closures: every push uploads all a map reaches). `None` if a chunk is not a message of a
+/// known kind: then the caller pushes every chunk the remote lacks rather than guess.
+fn reached_from(
+    local: &FileStore,
+    roots: impl Iterator<Item = Address>,
+    remote_has: &AddressSet,
+) -> Result<Option<AddressSet>, RemoteError> {
+    let mut reached = AddressSet::default();
+    let mut stack: Vec<Address> = roots.collect();
+    while let Some(a) = stack.pop() {
+        if a.is_zero() || remote_has.contains(&a) || !reached.insert(a) {
+            continue;
+        }
+        let chunk = local.get(&a)?.ok_or(prollystore::StoreError::Missing(a))?;
+        let Ok(message) = Message::verify(chunk) else {
+            return Ok(None);
+        };
+        message.for_each_ref(|r| stack.push(r));
+    }
+    Ok(Some(reached))
 }
 
 impl PreparedPush<'_> {
@@ -419,25 +464,20 @@ pub fn clone(remote: &Remote, dir: &Path) -> Result<FileStore, RemoteError> {
         })
         .copied()
         .collect();
-    remote.wait(
-        wanted.len() as u64,
-        stream::iter(wanted.iter().map(|f| async move {
-            let name = file_name(f.seq);
-            let bytes = remote.download(&name).await?;
-            check_file(remote.path(&name).as_ref(), f, profile, &bytes)?;
-            let tmp = dir.join(format!("{name}.tmp"));
-            let mut file =
-                std::fs::File::create(&tmp).map_err(io(format!("creating {}", tmp.display())))?;
-            file.write_all(&bytes)
-                .and_then(|()| file.sync_all())
-                .map_err(io(format!("writing {}", tmp.display())))?;
-            std::fs::rename(&tmp, dir.join(&name))
-                .map_err(io(format!("renaming {}", tmp.display())))?;
-            Ok::<(), RemoteError>(())
-        }))
-        .buffer_unordered(4)
-        .try_collect::<Vec<()>>(),
-    )?;
+    // Header and tail of every file first (one round trip), then all data parts in one
+    // pipeline, then one sync per file before the manifest.
+    remote.wait(wanted.len() as u64 * 2, async {
+        let downloads: Vec<Download> = stream::iter(
+            wanted
+                .iter()
+                .map(|f| download::start(remote, dir, profile, *f)),
+        )
+        .buffer_unordered(crate::remote::PARALLEL_REQUESTS)
+        .try_collect()
+        .await?;
+        download::fetch_parts(remote, profile, &downloads).await?;
+        download::finish(dir, downloads).await
+    })?;
     let maps: BTreeMap<String, Address> = manifest.roots.clone();
     for (m, a) in &maps {
         manifest.roots.insert(tracking_root("origin", m), *a);
@@ -450,43 +490,6 @@ pub fn clone(remote: &Remote, dir: &Path) -> Result<FileStore, RemoteError> {
     std::fs::rename(&tmp, dir.join(MANIFEST)).map_err(io(format!("renaming {}", tmp.display())))?;
     config::add_remote(dir, "origin", remote.url())?;
     Ok(FileStore::open_writer(dir)?)
-}
-
-/// Checks a downloaded chunk file: its structure against the manifest's record, and every
-/// chunk against its address.
-fn check_file(
-    object: &str,
-    record: &FileRecord,
-    profile: HashProfile,
-    bytes: &[u8],
-) -> Result<(), RemoteError> {
-    if bytes.len() as u64 != record.file_len || bytes.len() < HEADER_LEN as usize {
-        return Err(RemoteError::Invalid(format!(
-            "remote object {object} is {} bytes, its manifest says {}",
-            bytes.len(),
-            record.file_len
-        )));
-    }
-    let entries = parse_tail(
-        object,
-        record,
-        profile,
-        &bytes[..HEADER_LEN as usize],
-        bytes,
-    )?;
-    for e in entries {
-        let chunk = &bytes[e.offset as usize..e.offset as usize + e.len as usize];
-        let actual = profile.address_of(chunk);
-        if actual != e.address {
-            return Err(RemoteError::CorruptChunk {
-                object: object.to_string(),
-                offset: e.offset,
-                address: e.address,
-                reason: format!("hashes to {actual}"),
-            });
-        }
-    }
-    Ok(())
 }
 
 /// The chunks of the remote's files, for tests and tools: (object name, index entry).

@@ -6,11 +6,13 @@ mod support;
 
 use std::sync::atomic::Ordering;
 use std::sync::Mutex;
+use std::time::Duration;
 
-use prollystore::format::Address;
+use prollystore::format::{Address, HashProfile};
+use prollystore::store::RootUpdate;
 use prollystore::{ChunkStore, FileStore, Map};
 use prollystore_remote::{
-    clone, prepare_push, pull, push, tracking_root, RemoteError, RemoteStore,
+    clone, gc, prepare_push, pull, push, tracking_root, RemoteError, RemoteStore,
 };
 use support::*;
 
@@ -100,6 +102,93 @@ fn incremental_push_moves_only_new_chunks() {
             "{}: incremental push moved {moved} bytes, changed chunks {changed} bytes",
             b.name()
         );
+    }
+}
+
+#[test]
+fn pushing_named_maps_uploads_only_what_they_reach() {
+    let _s = serial();
+    for b in Backend::all() {
+        let work = tempfile::tempdir().expect("tmp");
+        // Both maps in one chunk file, so the push must pick chunks out of it.
+        let mut a = FileStore::create(work.path().join("a"), HashProfile::Blake3).expect("a");
+        let (r1, r2) = (build_map(&a, 20_000, 1), build_map(&a, 5_000, 2));
+        a.commit(&[
+            RootUpdate::new("m1", None, Some(r1)),
+            RootUpdate::new("m2", None, Some(r2)),
+        ])
+        .expect("commit");
+        assert_eq!(a.file_count(), 1);
+        let only_m2 = make_store(&work.path().join("m2"), &[("m2", 5_000, 2)]).chunk_count();
+        let remote = b.remote("named");
+        let report = push(&remote, &mut a, "origin", &["m2".to_string()]).expect("push m2");
+        assert_eq!(
+            report.chunks,
+            only_m2,
+            "{}: the chunks m2 reaches",
+            b.name()
+        );
+        assert!(report.chunks < a.chunk_count() / 2);
+        let c = clone(&remote, &work.path().join("c")).expect("clone");
+        assert_eq!((c.root("m1"), c.root("m2")), (None, Some(r2)));
+        assert_eq!(c.chunk_count(), only_m2);
+        assert_eq!(rows(&c, r2), rows(&a, r2));
+        drop(c);
+        // The rest follows with a push of everything.
+        let all = push(&remote, &mut a, "origin", &[]).expect("push all");
+        assert_eq!(all.chunks, a.chunk_count() - only_m2, "{}", b.name());
+        let c = clone(&remote, &work.path().join("c2")).expect("clone all");
+        assert_eq!(rows(&c, r1), rows(&a, r1));
+        c.verify().expect("the clone verifies");
+    }
+}
+
+#[test]
+fn gc_deletes_old_orphans_and_spares_a_racing_push() {
+    let _s = serial();
+    for b in Backend::all() {
+        let work = tempfile::tempdir().expect("tmp");
+        let remote = b.remote("gc");
+        let mut a = make_store(&work.path().join("a"), &[("m", 3_000, 1)]);
+        push(&remote, &mut a, "origin", &[]).expect("push a");
+        // An interrupted push leaves an orphan.
+        let o = make_store(&work.path().join("o"), &[("p", 2_000, 2)]);
+        drop(prepare_push(&remote, &o, "origin", &[]).expect("orphaned push"));
+        // A push under way: uploaded, not yet named by the manifest.
+        let mut c = make_store(&work.path().join("c"), &[("n", 2_000, 3)]);
+        let racing = prepare_push(&remote, &c, "origin", &[]).expect("racing push");
+        let kept = gc(&remote, Duration::from_secs(600)).expect("gc with a grace period");
+        assert_eq!(
+            (kept.live_files, kept.deleted_files, kept.young_orphans),
+            (1, 0, 2),
+            "{}: both unnamed files are younger than the grace period",
+            b.name()
+        );
+        racing.commit(&mut c).expect("the racing push completes");
+        // Object times may have a coarse resolution: let the orphan age past a zero grace.
+        std::thread::sleep(Duration::from_millis(1100));
+        let swept = gc(&remote, Duration::ZERO).expect("gc");
+        assert_eq!(
+            (swept.live_files, swept.deleted_files),
+            (2, 1),
+            "{}: only the orphan goes",
+            b.name()
+        );
+        assert!(swept.deleted_bytes > 0);
+        let cloned = clone(&remote, &work.path().join("clone")).expect("clone after gc");
+        for (m, store) in [("m", &a), ("n", &c)] {
+            let r = store.root(m).expect("root");
+            assert_eq!(cloned.root(m), Some(r));
+            assert_eq!(
+                rows(&cloned, r),
+                rows(store, r),
+                "{}: rows of {m}",
+                b.name()
+            );
+        }
+        cloned.verify().expect("the clone verifies");
+        let again = gc(&remote, Duration::ZERO).expect("gc again");
+        assert_eq!((again.deleted_files, again.young_orphans), (0, 0));
     }
 }
 

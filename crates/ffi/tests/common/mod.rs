@@ -18,7 +18,17 @@ pub fn workspace() -> PathBuf {
 /// from an earlier build, and the C programs would then test old code. A runner that has just
 /// built the library itself (CI does, before the tests) names it in `PROLLY_FFI_STATICLIB`.
 pub fn static_lib() -> PathBuf {
-    if let Some(lib) = std::env::var_os("PROLLY_FFI_STATICLIB") {
+    static_lib_with(None)
+}
+
+/// [`static_lib`] built with `features` (`Some("remote")`), into a target directory of its own
+/// per feature set; `PROLLY_FFI_STATICLIB_<FEATURE>` (upper case) names a prebuilt one.
+pub fn static_lib_with(features: Option<&str>) -> PathBuf {
+    let var = match features {
+        Some(f) => format!("PROLLY_FFI_STATICLIB_{}", f.to_uppercase()),
+        None => "PROLLY_FFI_STATICLIB".to_string(),
+    };
+    if let Some(lib) = std::env::var_os(var) {
         let lib = PathBuf::from(lib);
         assert!(
             lib.exists(),
@@ -37,7 +47,10 @@ pub fn static_lib() -> PathBuf {
     let target_dir = profile_dir
         .parent()
         .expect("target directory")
-        .join("ffi-staticlib");
+        .join(match features {
+            Some(f) => format!("ffi-staticlib-{f}"),
+            None => "ffi-staticlib".to_string(),
+        });
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
     let mut cmd = Command::new(&cargo);
     cmd.args([
@@ -53,6 +66,9 @@ pub fn static_lib() -> PathBuf {
     if release {
         cmd.arg("--release");
     }
+    if let Some(f) = features {
+        cmd.args(["--features", f]);
+    }
     let status = cmd
         .status()
         .unwrap_or_else(|e| panic!("cannot run {cargo}: {e}"));
@@ -66,9 +82,13 @@ pub fn static_lib() -> PathBuf {
 
 /// Compiles `tests/c/<name>.c` into `out_dir` against the static library; returns the program.
 pub fn compile_c_test(name: &str, out_dir: &Path) -> PathBuf {
-    let lib = static_lib();
+    compile_c_test_with(name, out_dir, &static_lib())
+}
+
+/// Compiles `tests/c/<name>.c` (`name` may include a folder) into `out_dir` against `lib`.
+pub fn compile_c_test_with(name: &str, out_dir: &Path, lib: &Path) -> PathBuf {
     let ws = workspace();
-    let bin = out_dir.join(name);
+    let bin = out_dir.join(name.replace('/', "-"));
     let cc = std::env::var("CC").unwrap_or_else(|_| "cc".to_string());
     let status = Command::new(&cc)
         .args(["-std=c11", "-Wall", "-Wextra", "-Werror", "-g", "-I"])
@@ -76,7 +96,7 @@ pub fn compile_c_test(name: &str, out_dir: &Path) -> PathBuf {
         .arg(ws.join(format!("tests/c/{name}.c")))
         .arg("-o")
         .arg(&bin)
-        .arg(&lib)
+        .arg(lib)
         .args(["-lpthread", "-ldl", "-lm"])
         .status()
         .unwrap_or_else(|e| panic!("cannot run the C compiler {cc:?}: {e}"));
