@@ -90,6 +90,8 @@ def test_commit_rows_round_trip(db):
         t = r.table("items", at="main")
         assert list(t.scan()) == rows()
         assert t.get(2) == rows()[1]
+        assert t.get(2, as_dict=True) == dict(zip(t.columns, rows()[1]))
+        assert t.get(99) is None
     got = dolt_csv(db, "select id, name, price, added, seen, score from items order by id")
     if got is not None:
         assert got[1:] == [
