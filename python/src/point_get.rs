@@ -69,6 +69,8 @@ pub struct GetPlan {
     /// A builder of whole key tuples, reused by gets (a get that finds it busy, on another
     /// thread, makes its own).
     builder: Mutex<TupleBuilder>,
+    /// The descriptor of whole key tuples (for builders made when the shared one is busy).
+    key_tuple_desc: TupleDesc,
     key_desc: TupleDesc,
     value_desc: TupleDesc,
     /// Per visible column, where it is and how it converts; `None` when some column needs the
@@ -81,8 +83,8 @@ pub struct GetPlan {
 }
 
 impl GetPlan {
-    /// The plan of `table`, whose primary key `enc` encodes; `names` are its visible column
-    /// names.
+    /// The plan of `table`, whose primary key `enc` encodes; `utc` marks its visible
+    /// TIMESTAMP columns.
     pub fn new(py: Python<'_>, table: &Table, enc: &KeyEncoder, utc: Vec<bool>) -> GetPlan {
         let s = &table.schema;
         let visible = s.visible_columns();
@@ -109,6 +111,7 @@ impl GetPlan {
         GetPlan {
             key_columns: enc.columns().to_vec(),
             builder: Mutex::new(TupleBuilder::new(enc.desc().clone())),
+            key_tuple_desc: enc.desc().clone(),
             key_desc: s.key_desc(),
             value_desc: s.value_desc(),
             fields,
@@ -143,12 +146,7 @@ impl GetPlan {
         let b: &mut TupleBuilder = match guard.as_deref_mut() {
             Ok(b) => b,
             Err(_) => {
-                own = TupleBuilder::new(
-                    self.builder
-                        .lock()
-                        .map(|b| b.desc().clone())
-                        .unwrap_or_else(|e| e.into_inner().desc().clone()),
-                );
+                own = TupleBuilder::new(self.key_tuple_desc.clone());
                 &mut own
             }
         };
