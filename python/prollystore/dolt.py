@@ -1,4 +1,5 @@
-"""Dolt databases, read-only: ``prollystore.dolt.open(path)``.
+"""Dolt databases: read with ``prollystore.dolt.open(path)``, written with
+``prollystore.dolt.Writer(path)`` (plus ``create_branch``, ``checkout``, ``merge``).
 
 A :class:`Database` lists branches, tags and the log and gives tables at any state; a
 :class:`Table` answers keyed reads (``get``), scans (``scan``) and becomes Arrow, pandas or
@@ -9,9 +10,121 @@ of SQL types).
 import os
 from typing import Union
 
-from ._native import Database, Diff, Rows, Table
+from typing import Any, Iterable, List, Optional, Sequence, Tuple
 
-__all__ = ["Database", "Diff", "Rows", "Table", "open"]
+from ._native import Database, Diff, Rows, Table
+from ._native import Writer as _NativeWriter
+from ._native import checkout, create_branch, delete_branch, merge
+
+__all__ = [
+    "Database",
+    "Diff",
+    "Rows",
+    "Table",
+    "Writer",
+    "checkout",
+    "create_branch",
+    "delete_branch",
+    "merge",
+    "open",
+]
+
+
+def _rows_of(data: Any, columns: Optional[Sequence[str]]) -> Tuple[Optional[List[str]], Iterable[Any]]:
+    """Column names and rows of ``data``: a pyarrow Table or RecordBatch, a pandas or Polars
+    DataFrame, any object with ``__arrow_c_stream__`` (through pyarrow), or an iterable of
+    tuples, lists or dicts (returned as given)."""
+    mod = type(data).__module__.split(".")[0]
+    if mod == "pandas" and hasattr(data, "to_dict"):
+        # Records of native Python values (numpy scalars boxed), NaN kept as given.
+        return list(columns or [str(c) for c in data.columns]), data.to_dict("records")
+    if mod == "polars" and hasattr(data, "to_dicts"):
+        return list(columns or data.columns), data.to_dicts()
+    if hasattr(data, "to_pylist") and hasattr(data, "schema"):
+        return list(columns or data.schema.names), data.to_pylist()
+    if hasattr(data, "__arrow_c_stream__"):
+        import pyarrow
+
+        t = pyarrow.table(data)
+        return list(columns or t.schema.names), t.to_pylist()
+    return (list(columns) if columns is not None else None), data
+
+
+class Writer:
+    """A Dolt database open for writing on its current branch (Dolt's writer lock held until
+    ``close``; use it as a context manager). Changes stay in memory until :meth:`commit`
+    (``dolt add -A`` + ``dolt commit``) or :meth:`save` (the working set, uncommitted).
+
+    ``data`` for :meth:`insert`, :meth:`upsert` and :meth:`update`: a pyarrow Table, a pandas
+    or Polars DataFrame, or an iterable of tuples (values for ``columns``, default every
+    visible column) or dicts. Every value is checked before anything is applied: a wrong
+    type raises ``TypeError``/``ValueError`` naming the table, row and column, and the
+    writer is left unchanged.
+    """
+
+    def __init__(self, path: Union[str, "os.PathLike[str]"]) -> None:
+        self._w = _NativeWriter(os.fspath(path))
+
+    @property
+    def branch(self) -> str:
+        """The branch changes go to."""
+        return self._w.branch
+
+    def tables(self) -> List[str]:
+        """The tables of the working root."""
+        return self._w.tables()
+
+    def columns(self, table: str) -> List[str]:
+        """The visible column names of ``table``."""
+        return self._w.columns(table)
+
+    def create_table(self, sql: str) -> None:
+        """Creates a table from ``CREATE TABLE`` text."""
+        self._w.create_table(sql)
+
+    def drop_table(self, table: str) -> None:
+        """Drops ``table``."""
+        self._w.drop_table(table)
+
+    def insert(self, table: str, data: Any, columns: Optional[Sequence[str]] = None) -> int:
+        """Inserts the rows of ``data``; a duplicate key is an error. Returns the count."""
+        cols, rows = _rows_of(data, columns)
+        return self._w.insert(table, rows, cols)
+
+    def upsert(self, table: str, data: Any, columns: Optional[Sequence[str]] = None) -> int:
+        """Inserts rows with new keys and updates the others. Returns the count."""
+        cols, rows = _rows_of(data, columns)
+        return self._w.upsert(table, rows, cols)
+
+    def update(self, table: str, data: Any, columns: Optional[Sequence[str]] = None) -> int:
+        """Updates rows by primary key (``columns`` include the key). Returns the count."""
+        cols, rows = _rows_of(data, columns)
+        return self._w.update(table, rows, cols)
+
+    def delete(self, table: str, keys: Iterable[Any]) -> int:
+        """Deletes rows by primary key (a tuple per row, or one value for a one-column key);
+        absent keys are skipped."""
+        return self._w.delete(table, keys)
+
+    def save(self, author: str, email: str, date: Any = None) -> None:
+        """Writes the changes as the branch's working set, uncommitted. ``date``: an aware
+        datetime or Unix seconds (default now)."""
+        self._w.save(author, email, date)
+
+    def commit(self, message: str, author: str, email: str, date: Any = None) -> str:
+        """Commits every change to the branch; returns the commit hash. ``date``: an aware
+        datetime or Unix seconds (default now)."""
+        return self._w.commit(message, author, email, date)
+
+    def close(self) -> None:
+        """Releases the writer lock, dropping uncommitted, unsaved changes."""
+        self._w.close()
+
+    def __enter__(self) -> "Writer":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 def open(path: Union[str, "os.PathLike[str]"], verify_hashes: bool = True) -> Database:  # noqa: A001

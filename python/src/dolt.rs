@@ -11,7 +11,6 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple};
 use self_cell::self_cell;
 
-use prollystore_dolt::key_encode::KeyEncoder;
 use prollystore_dolt::schema::SqlType;
 use prollystore_dolt::table_diff::{RowChange, TableDiff};
 use prollystore_dolt::{Commit, Database, KeyRange, Rows, State, Table, TableReader};
@@ -23,6 +22,7 @@ use crate::arrow::{
     arrow_err, stream_capsule, to_pandas, to_polars, to_pyarrow, BoxedReader, PyStream,
 };
 use crate::errors::{closed, dolt_err};
+use crate::point_get::GetPlan;
 use crate::values::{py_to_sql, sql_row_to_py};
 use arrow_array::{RecordBatch, RecordBatchReader};
 use arrow_schema::{ArrowError, SchemaRef};
@@ -282,7 +282,7 @@ impl PyDatabase {
     #[pyo3(signature = (name, at = "WORKING"))]
     fn table(&self, py: Python<'_>, name: &str, at: &str) -> PyResult<PyTable> {
         let table = self.table_state(py, name, at)?;
-        PyTable::new(self.shared.clone(), table, at)
+        PyTable::new(py, self.shared.clone(), table, at)
     }
 
     /// The rows of `table` that differ between `from_` and `to` (revisions as in `table`),
@@ -331,8 +331,9 @@ fn timestamp_columns(table: &Table) -> Vec<bool> {
 #[pyclass(module = "prollystore._native", name = "Table", frozen)]
 pub struct PyTable {
     cell: ReaderCell,
-    /// The primary key's encoder, made once (None for keyless tables).
-    primary_key: Option<KeyEncoder>,
+    /// The point-get plan, made once (None for keyless tables and keys without Dolt's
+    /// order).
+    get_plan: Option<GetPlan>,
     at: String,
     /// Per visible column: a TIMESTAMP (values are aware UTC datetimes).
     utc: Vec<bool>,
@@ -340,7 +341,7 @@ pub struct PyTable {
 }
 
 impl PyTable {
-    fn new(shared: Arc<DbShared>, table: Table, at: &str) -> PyResult<PyTable> {
+    fn new(py: Python<'_>, shared: Arc<DbShared>, table: Table, at: &str) -> PyResult<PyTable> {
         let owner = Arc::new(TableOwner { shared, table });
         let cell = ReaderCell::try_new(owner, |o| TableReader::new(&o.shared.db, &o.table))
             .map_err(dolt_err)?;
@@ -348,9 +349,13 @@ impl PyTable {
         let visible = s.visible_columns();
         let utc = timestamp_columns(&cell.borrow_owner().table);
         let columns = visible.iter().map(|&i| s.columns[i].name.clone()).collect();
-        let primary_key = cell.borrow_dependent().primary_key().ok();
+        let get_plan = cell
+            .borrow_dependent()
+            .primary_key()
+            .ok()
+            .map(|enc| GetPlan::new(py, &cell.borrow_owner().table, &enc, utc.clone()));
         Ok(PyTable {
-            primary_key,
+            get_plan,
             cell,
             at: at.to_string(),
             utc,
@@ -502,25 +507,21 @@ impl PyTable {
     ) -> PyResult<Option<Bound<'py, PyAny>>> {
         self.check()?;
         let reader = self.cell.borrow_dependent();
-        let Some(enc) = &self.primary_key else {
+        let Some(plan) = &self.get_plan else {
             return Err(dolt_err(reader.primary_key().err().unwrap_or_else(|| {
                 prollystore_dolt::DoltError::Unsupported("no primary key".into())
             })));
         };
-        let cols = enc.columns();
-        if key.len() != cols.len() {
+        let n = plan.key_columns().len();
+        if key.len() != n {
             return Err(PyTypeError::new_err(format!(
                 "table {:?}: get needs {} primary-key values, {} given",
                 self.name(),
-                cols.len(),
+                n,
                 key.len()
             )));
         }
-        let vals = self.key_values(key.as_any(), cols)?;
-        match reader.get(&vals).map_err(dolt_err)? {
-            None => Ok(None),
-            Some(row) => Ok(Some(self.row_out(py, &row, as_dict)?)),
-        }
+        plan.get(py, reader, self.name(), key, as_dict)
     }
 
     /// Rows in key order (or `index` order), from `start` (inclusive) to `end` (exclusive);
@@ -703,23 +704,6 @@ impl PyTable {
             inner: batches,
             shared: owner.shared.clone(),
         }))
-    }
-
-    fn row_out<'py>(
-        &self,
-        py: Python<'py>,
-        row: &[Option<prollystore_dolt::SqlValue>],
-        as_dict: bool,
-    ) -> PyResult<Bound<'py, PyAny>> {
-        let t = sql_row_to_py(py, row, &self.utc)?;
-        if !as_dict {
-            return Ok(t.into_any());
-        }
-        let d = PyDict::new(py);
-        for (name, v) in self.columns.iter().zip(t.iter()) {
-            d.set_item(name, v)?;
-        }
-        Ok(d.into_any())
     }
 }
 

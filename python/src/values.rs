@@ -58,7 +58,7 @@ fn civil_from_days(z: i64) -> (i64, u32, u32) {
 }
 
 /// A `datetime.date`, or `None` when Python has no such date.
-fn py_date(py: Python<'_>, d: Date) -> PyResult<Option<Py<PyAny>>> {
+pub(crate) fn py_date(py: Python<'_>, d: Date) -> PyResult<Option<Py<PyAny>>> {
     if !(1..=9999).contains(&d.year) || !(1..=12).contains(&d.month) || d.day == 0 {
         return Ok(None);
     }
@@ -70,7 +70,7 @@ fn py_date(py: Python<'_>, d: Date) -> PyResult<Option<Py<PyAny>>> {
 
 /// A `datetime.datetime` for Unix microseconds (aware UTC if `utc`), or `None` when Python has
 /// no such instant.
-fn py_datetime(py: Python<'_>, micros: i64, utc: bool) -> PyResult<Option<Py<PyAny>>> {
+pub(crate) fn py_datetime(py: Python<'_>, micros: i64, utc: bool) -> PyResult<Option<Py<PyAny>>> {
     let days = micros.div_euclid(MICROS_PER_DAY);
     let rem = micros.rem_euclid(MICROS_PER_DAY);
     let (y, mo, d) = civil_from_days(days);
@@ -86,6 +86,11 @@ fn py_datetime(py: Python<'_>, micros: i64, utc: bool) -> PyResult<Option<Py<PyA
         (y, mo, d, secs / 3600, (secs / 60) % 60, secs % 60, us, tz),
     )?;
     Ok(Some(v))
+}
+
+/// A `decimal.Decimal` from its text.
+pub(crate) fn py_decimal<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyAny>> {
+    classes(py)?.decimal.bind(py).call1((text,))
 }
 
 fn py_timedelta(py: Python<'_>, micros: i64) -> PyResult<Py<PyAny>> {
@@ -320,10 +325,12 @@ pub fn py_to_sql(v: &Bound<'_, PyAny>, col: &DoltColumn, table: &str) -> PyResul
         _ => {}
     }
     let place = format!("table {table:?}, column {:?}", col.name);
-    py_to_sql_checked(v, col, &place)
+    py_to_sql_at(v, col, &place)
 }
 
-fn py_to_sql_checked(v: &Bound<'_, PyAny>, col: &DoltColumn, place: &str) -> PyResult<SqlValue> {
+/// A Python value as the Dolt value of `col`, every check made; `place` (table, row,
+/// column) starts error messages.
+pub fn py_to_sql_at(v: &Bound<'_, PyAny>, col: &DoltColumn, place: &str) -> PyResult<SqlValue> {
     let py = v.py();
     let c = classes(py)?;
     let parse = |text: &str| {

@@ -16,8 +16,14 @@ def _examples():
 
 
 @pytest.mark.parametrize("index", range(len(_examples())))
-def test_readme_example_runs(index, vecdb):
-    code = _examples()[index].replace("path/to/doltdb", str(vecdb))
+def test_readme_example_runs(index, vecdb, tmp_path):
+    code = _examples()[index]
+    if "Writer(" in code:
+        # Writing examples get a writable copy of a freshly initialised database.
+        from test_dolt_write import writable_copy
+
+        vecdb = writable_copy(tmp_path)
+    code = code.replace("path/to/doltdb", str(vecdb))
     if "duckdb" in code:
         pytest.importorskip("duckdb")
         pytest.importorskip("polars")

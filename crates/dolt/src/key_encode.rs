@@ -58,6 +58,12 @@ impl KeyEncoder {
         &self.columns
     }
 
+    /// The descriptor of whole key tuples (a [`TupleBuilder`] over it, fed by [`put_field`],
+    /// builds keys without this encoder's per-call allocations).
+    pub fn desc(&self) -> &TupleDesc {
+        &self.desc
+    }
+
     /// The key tuple of `values`, one per leading key column (fewer than the key has: a
     /// prefix tuple, for ranges).
     pub fn encode(&self, values: &[SqlValue]) -> Result<Vec<u8>> {

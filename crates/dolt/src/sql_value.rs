@@ -86,11 +86,7 @@ pub(crate) fn decimal_text(d: &prollystore_format::tuple::Decimal<'_>, scale: u8
 
 /// Appends a stored decimal with exactly `scale` fraction digits (allocation-free when the
 /// coefficient fits in 128 bits, as it always does for DECIMAL(≤38)).
-pub(crate) fn write_decimal(
-    out: &mut Vec<u8>,
-    d: &prollystore_format::tuple::Decimal<'_>,
-    scale: u8,
-) {
+pub fn write_decimal(out: &mut Vec<u8>, d: &prollystore_format::tuple::Decimal<'_>, scale: u8) {
     match d.coefficient_u128() {
         Some(c) => value_text::write_decimal_u128(out, d.is_negative(), c, d.exponent(), scale),
         None => value_text::write_decimal_digits(

@@ -203,7 +203,7 @@ impl<'a> TableReader<'a> {
     /// The row whose primary key is `key` (a value per key column), if any. Text keys match
     /// under the column's collation, as in Dolt.
     pub fn get(&self, key: &[SqlValue]) -> Result<Option<Row>> {
-        let (map, enc) = self.primary()?;
+        let (_, enc) = self.primary()?;
         if key.len() != enc.columns().len() {
             return Err(DoltError::BadValue {
                 table: self.table.name.clone(),
@@ -216,20 +216,37 @@ impl<'a> TableReader<'a> {
             });
         }
         let k = enc.encode(key)?;
+        self.get_stored(&k, |key, value| self.decode(key, value))
+    }
+
+    /// Looks up the whole primary key tuple `key` (encoded as [`TableReader::primary_key`]'s
+    /// encoder encodes it) and, when a row has it, calls `f` with the stored key and value
+    /// tuples. For callers that decode rows their own way (language bindings) without
+    /// building [`SqlValue`]s.
+    pub fn get_stored<R>(
+        &self,
+        key: &[u8],
+        f: impl FnOnce(&[u8], &[u8]) -> Result<R>,
+    ) -> Result<Option<R>> {
+        let (map, _) = self.primary()?;
         let err = |e| tree_error(self.table, e);
-        let mut c = map.seek(&k).map_err(err)?;
+        let mut c = map.seek(key).map_err(err)?;
         if !c.valid() {
             c.advance(self.db.source()).map_err(err)?;
         }
-        // The stored key may differ in bytes from `k` (another spelling under a collation):
+        // The stored key may differ in bytes from `key` (another spelling under a collation):
         // the row shows the stored one, as Dolt does.
-        if !c.valid() || !map.schema().key.compare(c.key(), &k).is_eq() {
+        if !c.valid() || !map.schema().key.compare(c.key(), key).is_eq() {
             return Ok(None);
         }
+        f(c.key(), c.value()).map(Some)
+    }
+
+    /// The visible column values of one stored (key, value) pair of the clustered index.
+    pub fn decode(&self, key: &[u8], value: &[u8]) -> Result<Row> {
         let mut row = Vec::new();
-        self.decoder
-            .decode_into(self.db, c.key(), c.value(), &mut row)?;
-        Ok(Some(row))
+        self.decoder.decode_into(self.db, key, value, &mut row)?;
+        Ok(row)
     }
 
     /// The rows of the primary key range `range`.

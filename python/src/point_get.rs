@@ -1,0 +1,282 @@
+//! Point `get` by primary key made cheap from Python: a plan made once per table says how to
+//! build the key tuple from the call's arguments (a reused [`TupleBuilder`]) and how to turn
+//! each stored field straight into a Python object, so a get builds no [`SqlValue`] row, no
+//! owned strings and no intermediate vectors. Anything the plan does not cover (VIRTUAL
+//! columns, enums, sets, JSON, blobs, out-of-band text, dates Python cannot hold) takes the
+//! general route through [`TableReader::decode`].
+
+use std::sync::Mutex;
+
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyString, PyTuple};
+
+use prollystore::format::tuple::{Adaptive, Tuple, TupleBuilder, TupleDesc, Value};
+use prollystore::format::Encoding;
+use prollystore_dolt::key_encode::{put_field, KeyEncoder};
+use prollystore_dolt::schema::{key_encoding, SqlType};
+use prollystore_dolt::sql_value::write_decimal;
+use prollystore_dolt::{Column, DoltError, SqlValue, Table, TableReader};
+
+use crate::errors::dolt_err;
+use crate::values::{py_date, py_datetime, py_decimal, py_to_sql, sql_row_to_py};
+
+/// Where a visible column's value is stored.
+#[derive(Clone, Copy, Debug)]
+enum Slot {
+    Key(usize),
+    Value(usize),
+}
+
+/// How a stored field becomes a Python object without a [`SqlValue`] in between.
+#[derive(Clone, Copy, Debug)]
+enum Kind {
+    /// Signed or unsigned integers, BIT, YEAR: `int`.
+    Int,
+    /// FLOAT and DOUBLE: `float`.
+    Float,
+    /// Text stored inline or adaptive (inline only; out-of-band takes the general route).
+    Text,
+    /// DECIMAL with this many fraction digits: `decimal.Decimal`.
+    Decimal(u8),
+    /// DATETIME (naive) or TIMESTAMP (aware UTC, when true): `datetime.datetime`.
+    Datetime(bool),
+    /// DATE: `datetime.date`.
+    Date,
+}
+
+/// The kind of a column, when the fast route covers it.
+fn kind_of(col: &Column) -> Option<Kind> {
+    use Encoding as E;
+    Some(match (&col.sql_type, col.encoding) {
+        (SqlType::Int { .. }, E::Int8 | E::Int16 | E::Int32 | E::Int64)
+        | (SqlType::Int { .. }, E::Uint8 | E::Uint16 | E::Uint32 | E::Uint64)
+        | (SqlType::Bit(_), E::Bit64)
+        | (SqlType::Year, E::Year) => Kind::Int,
+        (SqlType::Float, E::Float32) | (SqlType::Double, E::Float64) => Kind::Float,
+        (SqlType::Text { .. }, E::String | E::StringAdaptive) => Kind::Text,
+        (SqlType::Decimal { scale, .. }, E::Decimal) => Kind::Decimal(*scale),
+        (SqlType::Datetime(_), E::Datetime) => Kind::Datetime(false),
+        (SqlType::Timestamp(_), E::Datetime) => Kind::Datetime(true),
+        (SqlType::Date, E::Date) => Kind::Date,
+        _ => return None,
+    })
+}
+
+/// A table's plan for point gets.
+pub struct GetPlan {
+    /// The key columns, in key order.
+    key_columns: Vec<Column>,
+    /// A builder of whole key tuples, reused by gets (a get that finds it busy, on another
+    /// thread, makes its own).
+    builder: Mutex<TupleBuilder>,
+    /// The descriptor of whole key tuples (for builders made when the shared one is busy).
+    key_tuple_desc: TupleDesc,
+    key_desc: TupleDesc,
+    value_desc: TupleDesc,
+    /// Per visible column, where it is and how it converts; `None` when some column needs the
+    /// general route (then every get takes it).
+    fields: Option<Vec<(Slot, Kind)>>,
+    /// Visible column names as Python strings, made once (dict rows).
+    names: Vec<Py<PyString>>,
+    /// Per visible column: a TIMESTAMP (general route: aware datetimes).
+    utc: Vec<bool>,
+}
+
+impl GetPlan {
+    /// The plan of `table`, whose primary key `enc` encodes; `utc` marks its visible
+    /// TIMESTAMP columns.
+    pub fn new(py: Python<'_>, table: &Table, enc: &KeyEncoder, utc: Vec<bool>) -> GetPlan {
+        let s = &table.schema;
+        let visible = s.visible_columns();
+        let fields = visible
+            .iter()
+            .map(|&i| {
+                let col = s.columns.get(i)?;
+                if col.virtual_ {
+                    return None;
+                }
+                let slot = if let Some(k) = s.key_columns.iter().position(|&c| c == i) {
+                    Slot::Key(k)
+                } else {
+                    Slot::Value(s.value_columns.iter().position(|&c| c == i)?)
+                };
+                Some((slot, kind_of(col)?))
+            })
+            .collect::<Option<Vec<_>>>();
+        let names = visible
+            .iter()
+            .filter_map(|&i| s.columns.get(i))
+            .map(|c| PyString::intern(py, &c.name).unbind())
+            .collect();
+        GetPlan {
+            key_columns: enc.columns().to_vec(),
+            builder: Mutex::new(TupleBuilder::new(enc.desc().clone())),
+            key_tuple_desc: enc.desc().clone(),
+            key_desc: s.key_desc(),
+            value_desc: s.value_desc(),
+            fields,
+            names,
+            utc,
+        }
+    }
+
+    /// The key columns, in key order.
+    pub fn key_columns(&self) -> &[Column] {
+        &self.key_columns
+    }
+
+    /// The row of `reader` whose primary key is `key` (one Python value per key column, the
+    /// count already checked), as a tuple or a dict, or None.
+    pub fn get<'py>(
+        &self,
+        py: Python<'py>,
+        reader: &TableReader<'_>,
+        table: &str,
+        key: &Bound<'py, PyTuple>,
+        as_dict: bool,
+    ) -> PyResult<Option<Bound<'py, PyAny>>> {
+        // Python values become Dolt values before the builder is taken: converting them may
+        // run Python code, which must not happen while a lock is held.
+        let mut vals: Vec<SqlValue> = Vec::with_capacity(self.key_columns.len());
+        for (v, col) in key.iter().zip(&self.key_columns) {
+            vals.push(py_to_sql(&v, col, table)?);
+        }
+        let mut own;
+        let mut guard = self.builder.try_lock();
+        let b: &mut TupleBuilder = match guard.as_deref_mut() {
+            Ok(b) => b,
+            Err(_) => {
+                own = TupleBuilder::new(self.key_tuple_desc.clone());
+                &mut own
+            }
+        };
+        b.reset();
+        for (i, (col, v)) in self.key_columns.iter().zip(&vals).enumerate() {
+            put_field(b, i, col, key_encoding(col.encoding), Some(v)).map_err(|reason| {
+                dolt_err(DoltError::BadValue {
+                    table: table.to_string(),
+                    column: col.name.clone(),
+                    reason,
+                })
+            })?;
+        }
+        let k = b.build().map_err(|e| {
+            dolt_err(DoltError::BadValue {
+                table: table.to_string(),
+                column: String::new(),
+                reason: e.to_string(),
+            })
+        })?;
+        let found = reader
+            .get_stored(k.as_bytes(), |sk, sv| {
+                Ok(self.fast_row(py, sk, sv, as_dict).transpose())
+            })
+            .map_err(dolt_err)?;
+        match found {
+            None => Ok(None),
+            Some(Some(row)) => row.map(Some),
+            Some(None) => {
+                // The general route: decode the stored pair found again by key.
+                let row = reader
+                    .get_stored(k.as_bytes(), |sk, sv| reader.decode(sk, sv))
+                    .map_err(dolt_err)?;
+                match row {
+                    None => Ok(None),
+                    Some(row) => {
+                        let t = sql_row_to_py(py, &row, &self.utc)?;
+                        if as_dict {
+                            self.dict(py, t.iter()).map(|d| Some(d.into_any()))
+                        } else {
+                            Ok(Some(t.into_any()))
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// A dict of column name to value.
+    fn dict<'py>(
+        &self,
+        py: Python<'py>,
+        values: impl Iterator<Item = Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        for (name, v) in self.names.iter().zip(values) {
+            d.set_item(name.bind(py), v)?;
+        }
+        Ok(d)
+    }
+
+    /// The row of a stored pair converted field by field; `Ok(None)` when a value needs the
+    /// general route.
+    fn fast_row<'py>(
+        &self,
+        py: Python<'py>,
+        key: &[u8],
+        value: &[u8],
+        as_dict: bool,
+    ) -> PyResult<Option<Bound<'py, PyAny>>> {
+        let Some(fields) = &self.fields else {
+            return Ok(None);
+        };
+        let bad = |what: &str, e: &dyn std::fmt::Display| {
+            dolt_err(DoltError::Unsupported(format!("stored {what} tuple: {e}")))
+        };
+        let kt = Tuple::new(key).map_err(|e| bad("key", &e))?;
+        let vt = Tuple::new(value).map_err(|e| bad("value", &e))?;
+        let mut items: Vec<Bound<'py, PyAny>> = Vec::with_capacity(fields.len());
+        let mut text = Vec::new();
+        for &(slot, kind) in fields {
+            let v = match slot {
+                Slot::Key(i) => self.key_desc.value(kt, i),
+                Slot::Value(i) => self.value_desc.value(vt, i),
+            }
+            .map_err(|e| bad("row", &e))?;
+            let Some(v) = v else {
+                items.push(py.None().into_bound(py));
+                continue;
+            };
+            let obj = match (kind, v) {
+                (Kind::Int, Value::Int8(x)) => x.into_pyobject(py)?.into_any(),
+                (Kind::Int, Value::Int16(x)) => x.into_pyobject(py)?.into_any(),
+                (Kind::Int, Value::Int32(x)) => x.into_pyobject(py)?.into_any(),
+                (Kind::Int, Value::Int64(x)) => x.into_pyobject(py)?.into_any(),
+                (Kind::Int, Value::Uint8(x)) => x.into_pyobject(py)?.into_any(),
+                (Kind::Int, Value::Uint16(x)) => x.into_pyobject(py)?.into_any(),
+                (Kind::Int, Value::Uint32(x)) => x.into_pyobject(py)?.into_any(),
+                (Kind::Int, Value::Uint64(x) | Value::Bit64(x)) => x.into_pyobject(py)?.into_any(),
+                (Kind::Int, Value::Year(x)) => x.into_pyobject(py)?.into_any(),
+                (Kind::Float, Value::Float32(x)) => f64::from(x).into_pyobject(py)?.into_any(),
+                (Kind::Float, Value::Float64(x)) => x.into_pyobject(py)?.into_any(),
+                (Kind::Text, Value::String(s)) => PyString::new(py, s).into_any(),
+                (Kind::Text, Value::Adaptive(Adaptive::Inline(b))) => {
+                    match std::str::from_utf8(b) {
+                        Ok(s) => PyString::new(py, s).into_any(),
+                        Err(_) => return Ok(None),
+                    }
+                }
+                (Kind::Decimal(scale), Value::Decimal(d)) => {
+                    text.clear();
+                    write_decimal(&mut text, &d, scale);
+                    py_decimal(py, std::str::from_utf8(&text).unwrap_or("NaN"))?
+                }
+                (Kind::Datetime(utc), Value::Datetime(us)) => match py_datetime(py, us, utc)? {
+                    Some(x) => x.into_bound(py),
+                    None => return Ok(None),
+                },
+                (Kind::Date, Value::Date(d)) => match py_date(py, d)? {
+                    Some(x) => x.into_bound(py),
+                    None => return Ok(None),
+                },
+                _ => return Ok(None),
+            };
+            items.push(obj);
+        }
+        Ok(Some(if as_dict {
+            self.dict(py, items.into_iter())?.into_any()
+        } else {
+            PyTuple::new(py, items)?.into_any()
+        }))
+    }
+}

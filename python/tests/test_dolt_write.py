@@ -1,0 +1,186 @@
+"""Writing Dolt databases from Python: tables from CREATE TABLE text, rows from tuples, dicts,
+pyarrow, pandas and Polars, commits, branches, merges; read back through our reader and, when
+PROLLY_DOLT names a Dolt binary, through `dolt sql -r csv`. Bad values raise naming the row
+and column, and nothing is written."""
+
+import csv
+import datetime
+import decimal
+import io
+import os
+import shutil
+import stat
+import subprocess
+
+import pytest
+
+import prollystore.dolt as pd_
+from conftest import VECTOR_SETS
+
+UTC = datetime.timezone.utc
+WHEN = datetime.datetime(2024, 3, 1, 12, 0, tzinfo=UTC)
+CREATE = (
+    "CREATE TABLE items (id BIGINT NOT NULL PRIMARY KEY, name VARCHAR(30), price DECIMAL(10,2), "
+    "added DATETIME(6), seen TIMESTAMP, score DOUBLE)"
+)
+
+
+def writable_copy(tmp_path):
+    """A writable copy of a freshly initialised Dolt database (branch main) in tmp_path."""
+    src = VECTOR_SETS[0] / "dolt-write" / "basic" / "before"
+    dst = tmp_path / "db"
+    shutil.copytree(src, dst)
+    for root, dirs, files in os.walk(dst):
+        for n in dirs + files:
+            p = os.path.join(root, n)
+            os.chmod(p, os.stat(p).st_mode | stat.S_IWUSR)
+    return dst
+
+
+@pytest.fixture
+def db(tmp_path):
+    """A writable copy of a freshly initialised Dolt database (branch main)."""
+    return writable_copy(tmp_path)
+
+
+def rows(n=3):
+    return [
+        (
+            i,
+            f"item {i}",
+            decimal.Decimal(f"{i}.5{i % 10}"),
+            datetime.datetime(2024, 1, i, 8, 30, 0, 250),
+            datetime.datetime(2024, 2, i, 9, 0, tzinfo=UTC),
+            i / 4,
+        )
+        for i in range(1, n + 1)
+    ]
+
+
+def dolt_csv(db, query):
+    """`dolt sql -r csv -q query` in db as parsed rows, or None without PROLLY_DOLT."""
+    dolt = os.environ.get("PROLLY_DOLT")
+    if not dolt:
+        return None
+    home = db.parent / "home"
+    (home / ".dolt").mkdir(parents=True, exist_ok=True)
+    (home / ".dolt" / "config_global.json").write_text(
+        '{"user.name": "Py", "user.email": "py@example.com", "metrics.disabled": "true"}'
+    )
+    out = subprocess.run(
+        [dolt, "sql", "-r", "csv", "-q", query],
+        cwd=db,
+        env={**os.environ, "HOME": str(home), "TZ": "UTC", "NO_COLOR": "1"},
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    return list(csv.reader(io.StringIO(out.stdout)))
+
+
+def test_commit_rows_round_trip(db):
+    with pd_.Writer(db) as w:
+        assert w.branch == "main"
+        w.create_table(CREATE)
+        assert w.insert("items", rows()) == 3
+        h = w.commit("add items", "Ada", "ada@example.com", WHEN)
+    with pd_.open(db) as r:
+        assert r.log()[0]["hash"] == h
+        assert r.log()[0]["message"] == "add items"
+        t = r.table("items", at="main")
+        assert list(t.scan()) == rows()
+        assert t.get(2) == rows()[1]
+        assert t.get(2, as_dict=True) == dict(zip(t.columns, rows()[1]))
+        assert t.get(99) is None
+    got = dolt_csv(db, "select id, name, price, added, seen, score from items order by id")
+    if got is not None:
+        assert got[1:] == [
+            ["1", "item 1", "1.51", "2024-01-01 08:30:00.000250", "2024-02-01 09:00:00", "0.25"],
+            ["2", "item 2", "2.52", "2024-01-02 08:30:00.000250", "2024-02-02 09:00:00", "0.5"],
+            ["3", "item 3", "3.53", "2024-01-03 08:30:00.000250", "2024-02-03 09:00:00", "0.75"],
+        ]
+        log = dolt_csv(db, "select message, committer from dolt_log limit 1")
+        assert log[1] == ["add items", "Ada"]
+
+
+def test_dataframes_upsert_delete(db):
+    pa = pytest.importorskip("pyarrow")
+    pandas = pytest.importorskip("pandas")
+    with pd_.Writer(db) as w:
+        w.create_table("CREATE TABLE t (id BIGINT PRIMARY KEY, name VARCHAR(20), v DOUBLE)")
+        w.insert("t", pa.table({"id": [1, 2, 3], "name": ["a", "b", "c"], "v": [0.5, 1.5, 2.5]}))
+        w.upsert("t", pandas.DataFrame({"id": [3, 4], "name": ["C", "d"], "v": [3.0, 4.0]}))
+        w.insert("t", [{"id": 5, "name": None, "v": 5.0}])
+        w.delete("t", [1, (2,), 99])
+        w.commit("frames", "Ada", "ada@example.com", 1_709_294_400)
+    with pd_.open(db) as r:
+        assert list(r.table("t").scan()) == [(3, "C", 3.0), (4, "d", 4.0), (5, None, 5.0)]
+    got = dolt_csv(db, "select * from t order by id")
+    if got is not None:
+        assert got[1:] == [["3", "C", "3"], ["4", "d", "4"], ["5", "", "5"]]
+
+
+def test_polars_insert(db):
+    pl = pytest.importorskip("polars")
+    with pd_.Writer(db) as w:
+        w.create_table("CREATE TABLE p (id BIGINT PRIMARY KEY, name VARCHAR(20))")
+        w.insert("p", pl.DataFrame({"id": [7, 8], "name": ["x", "y"]}))
+        w.commit("polars", "Ada", "ada@example.com", WHEN)
+    with pd_.open(db) as r:
+        assert list(r.table("p").scan()) == [(7, "x"), (8, "y")]
+
+
+@pytest.mark.parametrize(
+    "bad, exc, words",
+    [
+        ((("1", "x", decimal.Decimal(1), None, None, 1.0)), TypeError, ["row 1", '"id"', "int"]),
+        (((9, "x", decimal.Decimal("NaN"), None, None, 1.0)), ValueError, ["row 1", '"price"', "finite"]),
+        (((9, "x", float("nan"), None, None, 1.0)), ValueError, ["row 1", '"price"', "finite"]),
+        (
+            ((9, "x", None, None, datetime.datetime(2024, 1, 1), 1.0)),
+            ValueError,
+            ["row 1", '"seen"', "naive"],
+        ),
+    ],
+)
+def test_bad_values_name_row_and_column_and_write_nothing(db, bad, exc, words):
+    with pd_.Writer(db) as w:
+        w.create_table(CREATE)
+        w.insert("items", rows(1))
+        with pytest.raises(exc) as e:
+            w.insert("items", [rows(2)[1], bad])
+        for word in words:
+            assert word in str(e.value)
+        w.commit("one row", "Ada", "ada@example.com", WHEN)
+    with pd_.open(db) as r:
+        assert [x[0] for x in r.table("items").scan()] == [1]
+
+
+def test_branch_checkout_merge(db):
+    with pd_.Writer(db) as w:
+        w.create_table("CREATE TABLE t (id BIGINT PRIMARY KEY, v BIGINT)")
+        w.insert("t", [(1, 10)])
+        w.commit("base", "Ada", "ada@example.com", WHEN)
+    pd_.create_branch(db, "feature")
+    pd_.checkout(db, "feature")
+    with pd_.Writer(db) as w:
+        assert w.branch == "feature"
+        w.insert("t", [(2, 20)])
+        feature = w.commit("feature row", "Ada", "ada@example.com", WHEN + datetime.timedelta(1))
+    pd_.checkout(db, "main")
+    out = pd_.merge(db, "feature", "Ada", "ada@example.com", WHEN + datetime.timedelta(2))
+    assert out["kind"] == "fast_forward" and out["commit"] == feature
+    with pd_.open(db) as r:
+        assert list(r.table("t", at="main").scan()) == [(1, 10), (2, 20)]
+    got = dolt_csv(db, "select * from t order by id")
+    if got is not None:
+        assert got[1:] == [["1", "10"], ["2", "20"]]
+
+
+def test_closed_writer_raises(db):
+    import prollystore
+
+    w = pd_.Writer(db)
+    w.close()
+    with pytest.raises(prollystore.ClosedError):
+        w.tables()
