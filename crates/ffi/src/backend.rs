@@ -10,8 +10,10 @@ use prollystore::{BuiltinStore, ChunkStore, StoreError, StoreFastPaths};
 
 /// A built-in store or a remote store read in place, forwarding the store contract and every
 /// fast path to the store inside. Without the `remote` feature it has one variant, which the
-/// compiler sees through.
+/// compiler sees through. The built-in store stays unboxed (one handle per open store; a box
+/// would add an indirection to every get), so the variants differ in size.
 #[derive(Debug)]
+#[cfg_attr(feature = "remote", allow(clippy::large_enum_variant))]
 pub(crate) enum Backend {
     /// A memory or file store.
     Builtin(BuiltinStore),
