@@ -622,3 +622,28 @@ fn unique_nullable_blob_and_json_as_dolt_stores_them() {
         },
     );
 }
+
+#[test]
+fn rows_under_a_content_hashed_unique_index_are_refused_and_nothing_changes() {
+    let (_tmp, dir) = copy_db(&scenario("branches/after"));
+    let create = "CREATE TABLE ut (id INT PRIMARY KEY, t TEXT, UNIQUE KEY ux (t))";
+    {
+        let mut w = DoltWriter::open(&dir).unwrap();
+        w.create_table(&super::table_def::TableDef::from_sql(create).unwrap())
+            .unwrap();
+        w.commit(&meta("unique text")).unwrap();
+    }
+    let before = snapshot(&dir);
+    {
+        let mut w = DoltWriter::open(&dir).unwrap();
+        let err = w
+            .insert("ut", &["id", "t"], &[vec![int(1), text("x")]])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("content-hashed") && err.contains("ux"),
+            "{err}"
+        );
+    }
+    assert_eq!(snapshot(&dir), before);
+}
