@@ -24,6 +24,7 @@ use crate::field_text::{FieldParser, NullText};
 use crate::import;
 use crate::map_schema::MapSchema;
 use crate::progress::progress;
+use crate::row_filter::RowFilter;
 use crate::source::{is_remote_url, NamedRoots, ReadStore};
 use crate::walk::{size, walk, ChunkStats};
 use prollystore_remote::RemoteStore;
@@ -96,6 +97,10 @@ pub enum Command {
         /// The text that means NULL (default: an empty field).
         #[arg(long)]
         null: Option<String>,
+        /// Guess a new map's schema from the file's header and first rows (the first column
+        /// is the key) and print it as --key/--value arguments, to edit and give again.
+        #[arg(long, conflicts_with_all = ["key", "value", "delete"])]
+        infer: bool,
         /// The CSV file ('-' for standard input).
         file: PathBuf,
     },
@@ -137,6 +142,10 @@ pub enum Command {
         /// The text that means NULL.
         #[arg(long)]
         null: Option<String>,
+        /// Keep only rows where COL=VALUE (or !=, <, <=, >, >=), compared as the column's
+        /// type; repeat for several conditions (all must hold). --limit counts kept rows.
+        #[arg(long = "where", value_name = "COND", allow_hyphen_values = true)]
+        filter: Vec<String>,
     },
     /// Write a whole map as CSV with a header line.
     Export {
@@ -149,6 +158,10 @@ pub enum Command {
         /// The text that means NULL.
         #[arg(long)]
         null: Option<String>,
+        /// Keep only rows where COL=VALUE (or !=, <, <=, >, >=), compared as the column's
+        /// type; repeat for several conditions (all must hold).
+        #[arg(long = "where", value_name = "COND", allow_hyphen_values = true)]
+        filter: Vec<String>,
     },
     /// Rows added (+), removed (-) and modified (~) from one map (or root) to another.
     Diff {
@@ -294,8 +307,17 @@ pub fn run(cli: Cli) -> Result<()> {
             replace,
             delete,
             null,
+            infer,
             file,
-        } => ctx.import(&map, key, value, replace, delete, null_text(null), &file)?,
+        } => {
+            let (key, value) = if infer {
+                let (k, v) = infer_from(&file, &null_text(null.clone()))?;
+                (Some(k), Some(v))
+            } else {
+                (key, value)
+            };
+            ctx.import(&map, key, value, replace, delete, null_text(null), &file)?
+        }
         Command::Get {
             map,
             header,
@@ -310,23 +332,33 @@ pub fn run(cli: Cli) -> Result<()> {
             reverse,
             no_header,
             null,
+            filter,
         } => {
             let r = ScanRange {
                 from,
                 to,
                 limit,
                 reverse,
+                filter,
             };
             ctx.scan(&map, r, !no_header, null_text(null), false, &mut out)?
         }
-        Command::Export { map, output, null } => match output {
+        Command::Export {
+            map,
+            output,
+            null,
+            filter,
+        } => match output {
             Some(path) => {
                 let f = File::create(&path)
                     .map_err(|e| Error::from(e).context(format!("creating {}", path.display())))?;
                 let mut w = BufWriter::with_capacity(1 << 16, f);
                 ctx.scan(
                     &map,
-                    ScanRange::default(),
+                    ScanRange {
+                        filter,
+                        ..ScanRange::default()
+                    },
                     true,
                     null_text(null),
                     true,
@@ -337,7 +369,10 @@ pub fn run(cli: Cli) -> Result<()> {
             }
             None => ctx.scan(
                 &map,
-                ScanRange::default(),
+                ScanRange {
+                    filter,
+                    ..ScanRange::default()
+                },
                 true,
                 null_text(null),
                 true,
@@ -437,6 +472,8 @@ struct ScanRange {
     to: Option<String>,
     limit: Option<u64>,
     reverse: bool,
+    /// `--where` conditions.
+    filter: Vec<String>,
 }
 
 struct DiffSides {
@@ -536,6 +573,21 @@ fn parse_key(
     }
     let t = b.build()?;
     Ok(t.as_bytes().to_vec())
+}
+
+/// `import --infer`: the guessed schema, printed to standard error as arguments to reuse.
+fn infer_from(file: &Path, null: &NullText) -> Result<(String, String)> {
+    if file == Path::new("-") {
+        return Err(Error::msg(
+            "--infer reads the file twice (to guess, then to import): give a file, not '-'",
+        ));
+    }
+    let (key, value) = crate::infer::infer_schema(file, null)?;
+    eprintln!(
+        "inferred schema from {} (first column as key; edit and reuse): --key '{key}' --value '{value}'",
+        file.display()
+    );
+    Ok((key, value))
 }
 
 fn check_same_schema(a: &MapEntry, b: &MapEntry) -> Result<()> {
@@ -855,6 +907,7 @@ impl Ctx {
             Some(t) => Some(parse_key(&m.schema, std::slice::from_ref(t), &null, true)?),
             None => None,
         };
+        let filter = RowFilter::parse(&m.schema, &r.filter, &null)?;
         let lo = from.as_deref().map_or(Bound::Unbounded, Bound::Included);
         let hi = to.as_deref().map_or(Bound::Unbounded, Bound::Excluded);
         let pb = if show_progress {
@@ -878,6 +931,9 @@ impl Ctx {
                 break;
             }
             let (k, v) = row?;
+            if !filter.is_empty() && !filter.admits(k, v) {
+                continue;
+            }
             line.clear();
             csv_lines::push_row(&mut line, &store, &ts.key, &ts.value, k, v, &null)?;
             line.write_csv(out)?;

@@ -30,9 +30,11 @@ pub mod dolt_write;
 pub mod error;
 pub mod field_text;
 pub mod import;
+pub mod infer;
 pub mod map_schema;
 mod progress;
 pub mod records;
+pub mod row_filter;
 pub mod source;
 pub mod walk;
 

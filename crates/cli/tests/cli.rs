@@ -822,3 +822,47 @@ fn oversized_input_gives_short_errors_and_writes_nothing() {
         assert!(e.contains(c), "every unknown column at once: {e}");
     }
 }
+
+#[test]
+fn inferred_schema_and_where_filters() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store");
+    ok(&store, &["create"]);
+    let csv = write(
+        dir.path(),
+        "items.csv",
+        "id,name,price,day\n3,pear,2.5,2024-01-03\n1,apple,1.25,2024-01-01\n2,,10,2024-01-02\n",
+    );
+    let o = run(&store, &["import", "--map", "items", "--infer", &csv]);
+    assert!(o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("--key 'id:bigint' --value 'name:string?,price:double,day:date'"),
+        "{err}"
+    );
+    assert_eq!(
+        ok(&store, &["scan", "--map", "items", "--where", "price<3"]),
+        "id,name,price,day\n1,apple,1.25,2024-01-01\n3,pear,2.5,2024-01-03\n"
+    );
+    assert_eq!(
+        ok(&store, &["export", "--map", "items", "--where", "name="]),
+        "id,name,price,day\n2,,10,2024-01-02\n"
+    );
+    let both = [
+        "scan",
+        "--map",
+        "items",
+        "--where",
+        "day>=2024-01-02",
+        "--where",
+        "id!=3",
+    ];
+    assert_eq!(ok(&store, &both), "id,name,price,day\n2,,10,2024-01-02\n");
+    let e = fails(&store, &["scan", "--map", "items", "--where", "nope=1"]);
+    assert!(
+        e.contains("no column \"nope\" (columns: id, name, price, day)"),
+        "{e}"
+    );
+    let e = fails(&store, &["scan", "--map", "items", "--where", "price<abc"]);
+    assert!(e.contains("column \"price\""), "{e}");
+}
