@@ -10,11 +10,14 @@
 
 use std::fs::{File, OpenOptions, TryLockError};
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 use crate::error::{DoltError, Result};
 
 /// Name of the lock file in a `noms` directory.
 const LOCK_FILE: &str = "LOCK";
+/// How long a busy lock is retried before the writer gives up.
+const BUSY_WAIT: Duration = Duration::from_secs(2);
 /// Name of the file a running `dolt sql-server` leaves in `.dolt/`.
 const SERVER_INFO_FILE: &str = "sql-server.info";
 
@@ -26,8 +29,8 @@ pub(crate) struct WriterLock {
 }
 
 impl WriterLock {
-    /// Takes the lock of the store in `noms_dir` (a `.dolt/noms` directory) without waiting,
-    /// after checking that no `dolt sql-server` serves the database.
+    /// Takes the lock of the store in `noms_dir` (a `.dolt/noms` directory), waiting at most
+    /// [`BUSY_WAIT`] for it, after checking that no `dolt sql-server` serves the database.
     pub(crate) fn acquire(noms_dir: &Path) -> Result<WriterLock> {
         if let Some(dot_dolt) = noms_dir.parent() {
             check_no_server(&dot_dolt.join(SERVER_INFO_FILE))?;
@@ -44,15 +47,26 @@ impl WriterLock {
             .truncate(false)
             .open(&path)
             .map_err(io)?;
-        match file.try_lock() {
-            Ok(()) => Ok(WriterLock { _file: file, path }),
-            Err(TryLockError::WouldBlock) => Err(DoltError::Locked {
-                path: path.display().to_string(),
-                reason: "another process (a dolt command or dolt sql-server, or another writer) \
-                         holds the lock"
-                    .into(),
-            }),
-            Err(TryLockError::Error(e)) => Err(io(e)),
+        // A lock held only for a moment is waited for: a process that forks while a writer
+        // holds the lock (a program starting a child, say) shares the lock's open file until
+        // the child's exec closes it, so a writer closed just before may still look busy.
+        let deadline = Instant::now() + BUSY_WAIT;
+        loop {
+            match file.try_lock() {
+                Ok(()) => return Ok(WriterLock { _file: file, path }),
+                Err(TryLockError::WouldBlock) if Instant::now() < deadline => {
+                    std::thread::sleep(Duration::from_millis(10));
+                }
+                Err(TryLockError::WouldBlock) => {
+                    return Err(DoltError::Locked {
+                        path: path.display().to_string(),
+                        reason: "another process (a dolt command or dolt sql-server, or another \
+                                 writer) holds the lock"
+                            .into(),
+                    })
+                }
+                Err(TryLockError::Error(e)) => return Err(io(e)),
+            }
         }
     }
 

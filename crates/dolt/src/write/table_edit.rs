@@ -20,7 +20,7 @@ use super::overlay::Overlay;
 use super::single_leaf::address_map_leaf;
 use crate::error::{bad_chunk, DoltError, Result};
 use crate::key_encode::{parse_value, put_field};
-use crate::schema::{key_encoding, Schema, SqlType};
+use crate::schema::{key_encoding, Index, Schema, SqlType};
 use crate::sql_value::SqlValue;
 
 /// A table of a working root, opened for editing.
@@ -419,6 +419,20 @@ impl EditTable {
         Ok(b.build().map_err(tree)?.as_bytes().to_vec())
     }
 
+    /// The error for row `row` repeating a value of unique index `ix`.
+    fn duplicate_entry(&self, ix: &Index, row: usize) -> DoltError {
+        let names: Vec<&str> = ix
+            .columns
+            .iter()
+            .map(|&c| self.schema.columns[c].name.as_str())
+            .collect();
+        bad(
+            &self.name,
+            &names.join(","),
+            format!("row {row}: duplicate entry for unique key {:?}", ix.name),
+        )
+    }
+
     /// Puts `(key, value)` into the clustered index and its index keys into every secondary
     /// index; fails (nothing changed) on a unique-index duplicate.
     fn put_row(&mut self, store: &Overlay<'_>, row: usize, key: &[u8], value: &[u8]) -> Result<()> {
@@ -429,27 +443,9 @@ impl EditTable {
             let ikey = self.index_key(store, i, key, value)?;
             let schema = index_schema(&s, ix)?;
             let map = Map::new(store, self.indexes[i], schema);
-            if ix.unique {
-                let n = ix.columns.len();
-                let desc = &map.schema().key;
-                let has_null =
-                    (0..n).any(|f| desc.field(Tuple::new_unverified(&ikey), f).is_none());
-                if !has_null {
-                    if let Some(found) = map.prefix_rows(&ikey, n).map_err(tree)?.next() {
-                        let (k, _) = found.map_err(tree)?;
-                        if s.keyless || k != ikey.as_slice() {
-                            let names: Vec<&str> = ix
-                                .columns
-                                .iter()
-                                .map(|&c| s.columns[c].name.as_str())
-                                .collect();
-                            return Err(bad(
-                                &self.name,
-                                &names.join(","),
-                                format!("row {row}: duplicate entry for unique key {:?}", ix.name),
-                            ));
-                        }
-                    }
+            if let Some(k) = unique_holder(&map, ix, &ikey)? {
+                if s.keyless || k != ikey.as_slice() {
+                    return Err(self.duplicate_entry(ix, row));
                 }
             }
             new_indexes[i] = map
@@ -818,28 +814,10 @@ impl EditTable {
                 continue;
             }
             let map = Map::new(store, self.indexes[i], index_schema(&self.schema, ix)?);
-            if ix.unique {
-                let n = ix.columns.len();
-                let desc = &map.schema().key;
-                let has_null =
-                    (0..n).any(|f| desc.field(Tuple::new_unverified(&ikey), f).is_none());
-                if !has_null {
-                    if let Some(found) = map.prefix_rows(&ikey, n).map_err(tree)?.next() {
-                        let (k, _) = found.map_err(tree)?;
-                        // The row's own old entry goes; any other is a duplicate.
-                        if k != old_ikey.as_slice() && k != ikey.as_slice() {
-                            let names: Vec<&str> = ix
-                                .columns
-                                .iter()
-                                .map(|&c| self.schema.columns[c].name.as_str())
-                                .collect();
-                            return Err(bad(
-                                &self.name,
-                                &names.join(","),
-                                format!("row {row}: duplicate entry for unique key {:?}", ix.name),
-                            ));
-                        }
-                    }
+            if let Some(k) = unique_holder(&map, ix, &ikey)? {
+                // The row's own old entry goes; any other is a duplicate.
+                if k != old_ikey.as_slice() && k != ikey.as_slice() {
+                    return Err(self.duplicate_entry(ix, row));
                 }
             }
             let empty = empty_value()?;
@@ -1175,4 +1153,26 @@ pub(crate) fn cell_from_text(
         return Ok(Cell::Value(SqlValue::Bytes(bytes)));
     }
     parse_value(col, t).map(Cell::Value)
+}
+
+/// For a UNIQUE index `ix` (as the map `map`), the stored key that already holds the unique
+/// values of index key `ikey`, if any; `None` also when `ix` is not unique or a unique value
+/// is NULL (NULLs never clash).
+fn unique_holder<'m>(
+    map: &Map<'m, Overlay<'_>, TupleSchema>,
+    ix: &Index,
+    ikey: &[u8],
+) -> Result<Option<&'m [u8]>> {
+    if !ix.unique {
+        return Ok(None);
+    }
+    let n = ix.columns.len();
+    let desc = &map.schema().key;
+    if (0..n).any(|f| desc.field(Tuple::new_unverified(ikey), f).is_none()) {
+        return Ok(None);
+    }
+    match map.prefix_rows(ikey, n).map_err(tree)?.next() {
+        Some(found) => Ok(Some(found.map_err(tree)?.0)),
+        None => Ok(None),
+    }
 }
