@@ -1,5 +1,5 @@
 //! The database-level message decoders (commits, root values, tables, schemas, working sets,
-//! store roots, tags) over arbitrary bytes: never panic, and whatever decodes encodes into a
+//! store roots, tags, foreign-key collections) over arbitrary bytes: never panic, and whatever decodes encodes into a
 //! chunk that decodes again.
 //!
 //! The first input byte picks a mode: odd = the rest is taken as a whole chunk; even = the rest
@@ -9,11 +9,13 @@
 
 use libfuzzer_sys::fuzz_target;
 use prollystore_format::message::objects::{
-    CommitFields, RootValueFields, StoreRootFields, TableFields, TableSchemaFields, TagFields,
-    WorkingSetFields,
+    CommitFields, ForeignKeyCollectionFields, RootValueFields, StoreRootFields, TableFields,
+    TableSchemaFields, TagFields, WorkingSetFields,
 };
 
-const IDS: [&[u8; 4]; 7] = [b"DCMT", b"RTVL", b"DTBL", b"DSCH", b"WRST", b"STRT", b"DTAG"];
+const IDS: [&[u8; 4]; 8] = [
+    b"DCMT", b"RTVL", b"DTBL", b"DSCH", b"WRST", b"STRT", b"DTAG", b"DFKC",
+];
 
 /// Decodes `chunk` as kind `$t`; if it decodes, its encoding must decode too.
 macro_rules! round_trip {
@@ -50,4 +52,5 @@ fuzz_target!(|data: &[u8]| {
     round_trip!(WorkingSetFields, chunk);
     round_trip!(StoreRootFields, chunk);
     round_trip!(TagFields, chunk);
+    round_trip!(ForeignKeyCollectionFields, chunk);
 });
