@@ -114,6 +114,48 @@ impl Manifest {
     }
 }
 
+impl Manifest {
+    /// The manifest's text as Dolt's `writeManifest` lays it out: always storage version 5
+    /// (a version-4 manifest is written back as version 5 with a zero GC generation, as Dolt
+    /// does), no trailing newline.
+    pub fn encode(&self) -> String {
+        let mut text = format!(
+            "5:{}:{}:{}:{}",
+            self.format,
+            self.lock.to_base32(),
+            self.root.to_base32(),
+            self.gc_gen.to_base32()
+        );
+        for spec in &self.specs {
+            text.push_str(&format!(":{}:{}", spec.name, spec.chunk_count));
+        }
+        text
+    }
+
+    /// A fresh optimistic-lock token for this manifest's root and chunk files, made as Dolt's
+    /// `generateLockHash` makes it (SHA-512 of the root, the table file names, separators;
+    /// first 20 bytes), so that a writer comparing tokens sees the change. Manifests with an
+    /// appendix are not written by this crate, so none is hashed.
+    pub fn fresh_lock(&self) -> Result<Address> {
+        use sha2::{Digest, Sha512};
+        let mut h = Sha512::new();
+        h.update(self.root.as_bytes());
+        h.update([0u8]);
+        for spec in &self.specs {
+            let name = Address::from_base32(&spec.name).map_err(|e| {
+                crate::error::DoltError::Unsupported(format!(
+                    "manifest table file name {:?}: {e}",
+                    spec.name
+                ))
+            })?;
+            h.update(name.as_bytes());
+        }
+        h.update([0u8]);
+        let digest = h.finalize();
+        Ok(Address::from_slice(&digest[..20]).expect("20 bytes make an address"))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -126,5 +168,26 @@ mod tests {
         assert_eq!(m.specs[0].chunk_count, 34);
         assert!(Manifest::parse(b"5:__DOLT__:x", "m").is_err());
         assert!(Manifest::parse(b"5:__DOLT__:brqj5m8e9b0s0rtjmhqp4pn1k8e2akqv:8m5mnvhavk3k6b409fajpv9iipokkeuj:00000000000000000000000000000000:vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv", "m").is_err());
+    }
+
+    /// Dolt's own manifests, written by `dolt` after `dolt gc` and then after a write that
+    /// created the journal (2026-11-27, /work/dolt-bin/dolt): our text is theirs byte for
+    /// byte, and the lock token of the second is the one Dolt's formula gives for its root
+    /// and files.
+    #[test]
+    fn encodes_and_locks_as_dolt() {
+        for text in [
+            "5:__DOLT__:7h6pvvvonhcpc3afi6j4vr11qvt1incr:rp3bgqm4lhl2rt17sa4f6a0v2lcoai9s:7h6pvvvonhcpc3afi6j4vr11qvt1incr:ano1kpa0i1rcg3814j7rtduang9i391n:5",
+            "5:__DOLT__:atgcftmopv9fi4jbvreuh3l10h7ecevt:vv9mjavc7bdrngb9aldc4orqhvan7quc:7h6pvvvonhcpc3afi6j4vr11qvt1incr:ano1kpa0i1rcg3814j7rtduang9i391n:5:vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv:8",
+        ] {
+            let m = Manifest::parse(text.as_bytes(), "m").unwrap();
+            assert_eq!(m.encode(), text);
+            assert_eq!(m.fresh_lock().unwrap(), m.lock, "{text}");
+        }
+        let m = Manifest::parse(b"4:__DOLT__:brqj5m8e9b0s0rtjmhqp4pn1k8e2akqv:8m5mnvhavk3k6b409fajpv9iipokkeuj:ohffsgnklo90ert6t5a4r1bu6hc490f3:3", "m").unwrap();
+        assert_eq!(
+            m.encode(),
+            "5:__DOLT__:brqj5m8e9b0s0rtjmhqp4pn1k8e2akqv:8m5mnvhavk3k6b409fajpv9iipokkeuj:00000000000000000000000000000000:ohffsgnklo90ert6t5a4r1bu6hc490f3:3"
+        );
     }
 }

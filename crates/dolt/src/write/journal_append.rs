@@ -17,7 +17,16 @@
 //! is checksummed, so a root record whose chunks were lost would follow a damaged record —
 //! the case Dolt refuses as possible data loss rather than silently opening.
 //!
-//! The manifest is not touched. With a journal, Dolt itself rewrites the manifest only when the
+//! A store without a journal (table files only, as `dolt gc` leaves it) gets one on its first
+//! commit, in the order Dolt's `bootstrapJournalWriter` and first manifest flush give: the
+//! journal is created holding one root record of the manifest's current root (fsync'd), then
+//! the manifest is rewritten to name the journal (temporary file, fsync, rename, directory
+//! fsync), and only then are the commit's records appended. A crash between any two steps
+//! leaves the old root readable by Dolt and by us: a journal the manifest does not name is
+//! ignored by readers, and one it names starts at the old root. Nothing happens before the first
+//! commit, so a rejected change leaves such a store byte for byte as it was.
+//!
+//! Otherwise the manifest is not touched. With a journal, Dolt itself rewrites the manifest only when the
 //! set of table files changes (`ChunkJournal.Update` compares spec names only); a root update
 //! is just a journal root record, and Dolt "trues up" the manifest's root to the journal's last
 //! root the next time it opens the store for writing (`trueUpBackingManifest`). Readers (Dolt's
@@ -35,6 +44,7 @@ use prollystore_format::{Address, HashProfile};
 
 use super::lock::WriterLock;
 use crate::chunks::journal::{scan_records, MAX_RECORD_LEN};
+use crate::chunks::manifest::{Manifest, TableSpec, JOURNAL_NAME};
 use crate::error::{DoltError, Result};
 
 /// File name of the chunk journal: base32 of twenty 0xFF bytes.
@@ -56,14 +66,22 @@ pub(crate) const ROOT_RECORD_LEN: usize = 4 + 2 + 9 + 21 + 4;
 /// An open journal, appended to under the database's writer lock.
 #[derive(Debug)]
 pub(crate) struct JournalAppender {
-    file: File,
+    /// The open journal; `None` until the first commit of a store that has none.
+    file: Option<File>,
     path: PathBuf,
+    /// The manifest as read under the lock (for a store whose manifest does not name the
+    /// journal yet: rewritten once, on the first commit).
+    manifest: Manifest,
+    /// Whether the manifest names the journal (so readers look in it).
+    listed: bool,
     /// Offset just after the last valid record: where the next record goes.
     end: u64,
     /// Chunks already in the journal or pending, so each is written once.
     present: HashSet<Address>,
     /// Encoded chunk records not yet written.
     pending: Vec<u8>,
+    /// How many chunk records `pending` holds.
+    pending_chunks: usize,
     /// Every chunk put in this session, readable before and after it is committed (the
     /// database's reader only sees what was in the files when it opened them).
     written: HashMap<Address, Arc<[u8]>>,
@@ -73,10 +91,18 @@ pub(crate) struct JournalAppender {
 }
 
 impl JournalAppender {
-    /// Opens the journal of the store in `noms_dir` for appending, taking its writer lock.
-    /// A store without a journal (table files only) is not supported yet.
+    /// Opens the journal of the store in `noms_dir` for appending, taking its writer lock. A
+    /// store without a journal is opened too; its journal is made on the first commit (see the
+    /// module doc).
     pub(crate) fn open(noms_dir: &Path) -> Result<JournalAppender> {
         let lock = WriterLock::acquire(noms_dir)?;
+        let manifest_path = noms_dir.join("manifest");
+        let manifest_bytes = std::fs::read(&manifest_path).map_err(|source| DoltError::Io {
+            file: manifest_path.display().to_string(),
+            source,
+        })?;
+        let manifest = Manifest::parse(&manifest_bytes, &manifest_path.display().to_string())?;
+        let listed = manifest.specs.iter().any(TableSpec::is_journal);
         let path = noms_dir.join(JOURNAL_FILE);
         let name = path.display().to_string();
         let io = |source| DoltError::Io {
@@ -84,10 +110,28 @@ impl JournalAppender {
             source,
         };
         if !path.is_file() {
-            return Err(DoltError::Unsupported(format!(
-                "writing a store without a chunk journal ({} is missing)",
-                path.display()
-            )));
+            if listed {
+                return Err(DoltError::Corrupt {
+                    file: manifest_path.display().to_string(),
+                    offset: 0,
+                    reason: format!(
+                        "the manifest names the chunk journal {name}, which is missing"
+                    ),
+                });
+            }
+            return Ok(JournalAppender {
+                file: None,
+                path,
+                manifest,
+                listed,
+                end: 0,
+                present: HashSet::new(),
+                pending: Vec::new(),
+                pending_chunks: 0,
+                written: HashMap::new(),
+                root: None,
+                _lock: lock,
+            });
         }
         let bytes = std::fs::read(&path).map_err(io)?;
         // Errors here are Dolt's data-loss refusals (damage with durable records after it).
@@ -102,14 +146,27 @@ impl JournalAppender {
             file.set_len(scan.end).map_err(io)?;
             file.sync_all().map_err(io)?;
         }
+        // A journal the manifest does not name (a crash between its creation and the manifest
+        // rewrite) is unread by readers: it may hold only the manifest's own root.
+        let root = scan.roots.last().map(|r| r.root);
+        if !listed && root.is_some_and(|r| r != manifest.root) {
+            return Err(DoltError::Unsupported(format!(
+                "the chunk journal {name} ends at root {}, but the manifest, which does not name                  the journal, is at root {}",
+                root.unwrap_or(Address::ZERO),
+                manifest.root
+            )));
+        }
         Ok(JournalAppender {
-            file,
+            file: Some(file),
             path,
+            manifest,
+            listed,
             end: scan.end,
             present: scan.chunks.iter().map(|(a, _)| *a).collect(),
             pending: Vec::new(),
+            pending_chunks: 0,
             written: HashMap::new(),
-            root: scan.roots.last().map(|r| r.root),
+            root,
             _lock: lock,
         })
     }
@@ -134,6 +191,7 @@ impl JournalAppender {
             return Ok(());
         }
         chunk_record(address, &chunk, &mut self.pending)?;
+        self.pending_chunks += 1;
         self.present.insert(address);
         self.written.insert(address, chunk);
         Ok(())
@@ -156,6 +214,7 @@ impl JournalAppender {
         if !self.present.contains(&root) {
             return Err(DoltError::MissingChunk(root));
         }
+        self.bootstrap(timestamp_secs)?;
         let mut batch = std::mem::take(&mut self.pending);
         batch.extend_from_slice(&root_record(root, timestamp_secs));
         let written = self.write_at_end(&batch);
@@ -167,7 +226,57 @@ impl JournalAppender {
         }
         batch.clear();
         self.pending = batch;
+        self.pending_chunks = 0;
         self.root = Some(root);
+        Ok(())
+    }
+
+    /// Gives a store without a journal one the manifest names, before its first commit's
+    /// records (see the module doc for the order and why it is crash-safe).
+    fn bootstrap(&mut self, timestamp_secs: u64) -> Result<()> {
+        let noms_dir = self
+            .path
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_default();
+        let io = |file: &Path, source| DoltError::Io {
+            file: file.display().to_string(),
+            source,
+        };
+        if self.file.is_none() {
+            let mut file = OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create_new(true)
+                .open(&self.path)
+                .map_err(|e| io(&self.path, e))?;
+            let first = root_record(self.manifest.root, timestamp_secs);
+            file.write_all(&first).map_err(|e| io(&self.path, e))?;
+            file.sync_all().map_err(|e| io(&self.path, e))?;
+            sync_dir(&noms_dir)?;
+            self.file = Some(file);
+            self.end = first.len() as u64;
+            self.root = Some(self.manifest.root);
+        }
+        if !self.listed {
+            let mut next = self.manifest.clone();
+            next.specs.push(TableSpec {
+                name: JOURNAL_NAME.to_string(),
+                chunk_count: (self.present.len() - self.pending_chunks) as u32,
+            });
+            next.lock = next.fresh_lock()?;
+            let manifest_path = noms_dir.join("manifest");
+            let temp = noms_dir.join("manifest.prolly-tmp");
+            let mut f = File::create(&temp).map_err(|e| io(&temp, e))?;
+            f.write_all(next.encode().as_bytes())
+                .map_err(|e| io(&temp, e))?;
+            f.sync_all().map_err(|e| io(&temp, e))?;
+            drop(f);
+            std::fs::rename(&temp, &manifest_path).map_err(|e| io(&manifest_path, e))?;
+            sync_dir(&noms_dir)?;
+            self.manifest = next;
+            self.listed = true;
+        }
         Ok(())
     }
 
@@ -177,13 +286,27 @@ impl JournalAppender {
             file: self.path.display().to_string(),
             source,
         };
-        self.file.seek(SeekFrom::Start(self.end)).map_err(io)?;
-        self.file.write_all(bytes).map_err(io)?;
-        self.file.flush().map_err(io)?;
-        self.file.sync_data().map_err(io)?;
+        let file = self.file.as_mut().ok_or_else(|| DoltError::Io {
+            file: self.path.display().to_string(),
+            source: std::io::Error::other("the journal was not created"),
+        })?;
+        file.seek(SeekFrom::Start(self.end)).map_err(io)?;
+        file.write_all(bytes).map_err(io)?;
+        file.flush().map_err(io)?;
+        file.sync_data().map_err(io)?;
         self.end += bytes.len() as u64;
         Ok(())
     }
+}
+
+/// Makes a directory's entries (a created or renamed file) durable.
+fn sync_dir(dir: &Path) -> Result<()> {
+    File::open(dir)
+        .and_then(|d| d.sync_all())
+        .map_err(|source| DoltError::Io {
+            file: dir.display().to_string(),
+            source,
+        })
 }
 
 /// Appends the journal record of `chunk` (stored under `address`) to `out`, laid out as Dolt's

@@ -52,7 +52,7 @@
 //! one is refused), foreign keys on keyless tables, CHECK forms the evaluator lacks (refused
 //! at create time) and CHECK text Dolt prints in ways not yet known (IN, BETWEEN, CASE, …:
 //! refused when parsed); generated (STORED or VIRTUAL) and geometry columns in written
-//! tables, prefix indexes; stores without a journal. Three-way
+//! tables, prefix indexes. Three-way
 //! merges of keyless tables or of schema changes; checkout carrying uncommitted changes.
 
 pub(crate) mod address_map;
@@ -94,6 +94,8 @@ mod crash_tests;
 mod ops_tests;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_bootstrap;
 #[cfg(test)]
 mod tests_chunked;
 #[cfg(test)]
