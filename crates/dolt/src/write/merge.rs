@@ -9,6 +9,10 @@
 //! different rows — it is a conflict. Secondary indexes are edited with the merged rows'
 //! changes, which gives the trees Dolt's merge gives (trees depend on content only).
 //!
+//! Keyless tables merge by row hash as Dolt merges them: a row whose number of copies only one
+//! side changed takes that side's count; a row both sides changed is a conflict even when both
+//! made the same change (Dolt counts convergent keyless changes as conflicts too).
+//!
 //! Conflicts stop the merge before anything is written and come back with every conflicting
 //! key, unless the caller chose a side for conflicting rows ([`ConflictChoice`]).
 
@@ -29,6 +33,7 @@ use super::chunk_io::ChunkIo;
 use super::commit::{NewCommit, Person};
 use super::overlay::Overlay;
 use super::refs::for_each_ref;
+use super::table_edit::index_schema;
 use super::writer::{DoltWriter, WorkingSetMeta};
 use crate::error::{bad_chunk, DoltError, Result};
 use crate::schema::Schema;
@@ -151,27 +156,21 @@ fn merge_cells(value: &TupleDesc, base: &[u8], ours: &[u8], theirs: &[u8]) -> Op
 }
 
 /// The secondary-index key of a row: the index's key columns taken from the row's key and
-/// value tuples as stored (refused for layouts where the stored field is not the index field).
-fn index_key(schema: &Schema, columns: &[usize], key: &[u8], value: &[u8]) -> Result<Vec<u8>> {
+/// value tuples as stored, laid out by `desc` (the index's stored key descriptor); a keyless
+/// table's keys end with the row hash, its clustered key (refused for layouts where the stored
+/// field is not the index field).
+fn index_key(
+    schema: &Schema,
+    desc: &TupleDesc,
+    columns: &[usize],
+    key: &[u8],
+    value: &[u8],
+) -> Result<Vec<u8>> {
     let (k, v) = (Tuple::new_unverified(key), Tuple::new_unverified(value));
-    let desc = TupleDesc::new(
-        columns
-            .iter()
-            .map(|&c| {
-                let col = &schema.columns[c];
-                if col.nullable {
-                    prollystore_format::tuple::Type::nullable(crate::schema::key_encoding(
-                        col.encoding,
-                    ))
-                } else {
-                    prollystore_format::tuple::Type::not_null(crate::schema::key_encoding(
-                        col.encoding,
-                    ))
-                }
-            })
-            .collect(),
-    );
-    let mut b = TupleBuilder::new(desc);
+    let err = |e: prollystore_format::tuple::TupleError| {
+        DoltError::Unsupported(format!("index key: {e}"))
+    };
+    let mut b = TupleBuilder::new(desc.clone());
     for (i, &c) in columns.iter().enumerate() {
         let field = if let Some(p) = schema.key_columns.iter().position(|&x| x == c) {
             k.field(p)
@@ -187,12 +186,16 @@ fn index_key(schema: &Schema, columns: &[usize], key: &[u8], value: &[u8]) -> Re
             Some(bytes) => b.put_raw(i, bytes),
             None => b.put_null(i),
         }
-        .map_err(|e| DoltError::Unsupported(format!("index key: {e}")))?;
+        .map_err(err)?;
     }
-    Ok(b.build()
-        .map_err(|e| DoltError::Unsupported(format!("index key: {e}")))?
-        .as_bytes()
-        .to_vec())
+    if schema.keyless {
+        let hash: &[u8; 16] = key
+            .get(..16)
+            .and_then(|h| h.try_into().ok())
+            .ok_or_else(|| DoltError::Unsupported("a keyless key without its hash".into()))?;
+        b.put_hash128(columns.len(), hash).map_err(err)?;
+    }
+    Ok(b.build().map_err(err)?.as_bytes().to_vec())
 }
 
 /// Renders a primary key for a conflict report.
@@ -253,11 +256,6 @@ fn merge_table(
         return Ok(None);
     }
     let schema = &ours.schema;
-    if schema.keyless {
-        return Err(DoltError::Unsupported(format!(
-            "three-way merge of keyless table {name:?} (not done yet)"
-        )));
-    }
     let ts: TupleSchema = schema.primary_tuple_schema()?;
     let tree_err = |e: prollystore::TreeError| DoltError::Unsupported(format!("merge {name}: {e}"));
     let put = |bytes: &[u8]| store.put(bytes).map_err(DoltError::from);
@@ -273,10 +271,32 @@ fn merge_table(
     );
     let value_desc = ts.value.clone();
     let mut table_conflicts = Vec::new();
+    if schema.keyless && choice == ConflictChoice::Stop {
+        // Dolt's rule for keyless tables: a row (row hash) whose count both sides changed
+        // conflicts, even when both changed it the same way.
+        let ours_changed: HashSet<Vec<u8>> = row_changes(&bm, &om)
+            .map_err(tree_err)?
+            .into_iter()
+            .map(|(k, _, _)| k)
+            .collect();
+        for (k, _, _) in row_changes(&bm, &tm).map_err(tree_err)? {
+            if ours_changed.contains(&k) {
+                table_conflicts.push((
+                    k,
+                    "both sides changed the number of copies of this row (keyless tables \
+                     merge rows changed on one side only)",
+                ));
+            }
+        }
+        if !table_conflicts.is_empty() {
+            report(name, schema, table_conflicts, conflicts);
+            return Ok(None);
+        }
+    }
     let (merged, _) = om
         .merge(&bm, &tm, |key, b, o, t| {
             let merged = match (b, o, t) {
-                (Some(b), Some(o), Some(t)) => merge_cells(&value_desc, b, o, t),
+                (Some(b), Some(o), Some(t)) if !schema.keyless => merge_cells(&value_desc, b, o, t),
                 _ => None,
             };
             match (merged, choice) {
@@ -297,15 +317,7 @@ fn merge_table(
         })
         .map_err(tree_err)?;
     if !table_conflicts.is_empty() {
-        conflicts.extend(
-            table_conflicts
-                .into_iter()
-                .map(|(k, reason)| MergeConflict {
-                    table: name.to_string(),
-                    key: key_text(schema, &k),
-                    reason: reason.into(),
-                }),
-        );
+        report(name, schema, table_conflicts, conflicts);
         return Ok(None);
     }
     // Secondary indexes: ours, edited with the rows the merge changed in ours.
@@ -324,7 +336,7 @@ fn merge_table(
             .find(|(n, _)| n.as_slice() == index.name.as_bytes())
             .map(|(_, a)| *a)
             .ok_or_else(|| DoltError::NotFound(format!("index {:?} of {name:?}", index.name)))?;
-        let its = schema.index_tuple_schema(index)?;
+        let its = index_schema(schema, index)?;
         let empty = TupleBuilder::new(its.value.clone())
             .build()
             .map_err(|e| DoltError::Unsupported(e.to_string()))?
@@ -334,11 +346,11 @@ fn merge_table(
         for (key, from, to) in &changes {
             let old = from
                 .as_ref()
-                .map(|v| index_key(schema, &index.key_columns, key, v))
+                .map(|v| index_key(schema, &its.key, &index.key_columns, key, v))
                 .transpose()?;
             let new = to
                 .as_ref()
-                .map(|v| index_key(schema, &index.key_columns, key, v))
+                .map(|v| index_key(schema, &its.key, &index.key_columns, key, v))
                 .transpose()?;
             if old == new {
                 continue;
@@ -399,6 +411,20 @@ fn merge_table(
     .encode()
     .map_err(|e| DoltError::Unsupported(format!("table {name}: {e}")))?;
     Ok(Some(chunk))
+}
+
+/// Adds one table's conflicting keys to the merge's report.
+fn report(
+    name: &str,
+    schema: &Schema,
+    keys: Vec<(Vec<u8>, &str)>,
+    conflicts: &mut Vec<MergeConflict>,
+) {
+    conflicts.extend(keys.into_iter().map(|(k, reason)| MergeConflict {
+        table: name.to_string(),
+        key: key_text(schema, &k),
+        reason: reason.into(),
+    }));
 }
 
 /// Reports unique-index keys whose indexed columns (the first `n` fields, none NULL) occur
@@ -557,8 +583,19 @@ fn merge_roots(
     for name in names {
         let (bv, ov, tv) = (b.get(name), o.get(name), t.get(name));
         let text = String::from_utf8_lossy(name).into_owned();
-        if ov == tv || bv == tv {
+        if bv == tv {
             continue;
+        }
+        if ov == tv {
+            // Identical changes merge as they are, except in a keyless table, where Dolt
+            // takes every row both sides changed as a conflict.
+            let keyless_both_changed = match (bv, ov) {
+                (Some(_), Some(&oa)) => read_table(&io, oa)?.schema.keyless,
+                _ => false,
+            };
+            if !keyless_both_changed || choice != ConflictChoice::Stop {
+                continue;
+            }
         }
         if bv == ov {
             changes.push((name.clone(), tv.copied()));

@@ -53,7 +53,7 @@
 //! at create time) and CHECK text Dolt prints in ways not yet known (IN, BETWEEN, CASE, …:
 //! refused when parsed); generated (STORED or VIRTUAL) and geometry columns in written
 //! tables, prefix indexes. Three-way
-//! merges of keyless tables or of schema changes; checkout carrying uncommitted changes.
+//! merges of schema changes; checkout carrying uncommitted changes.
 
 pub(crate) mod address_map;
 pub(crate) mod ancestry;

@@ -478,3 +478,127 @@ fn status_lists_what_dolt_status_lists() {
     };
     assert_eq!(sorted(&ours.dolt_text()), sorted(&run(&["status"])));
 }
+
+/// Keyless three-way merges checked against Dolt's own: rows (row hashes) added, deleted or
+/// repeated on one side only merge into Dolt's exact merge commit, with the secondary index
+/// following; a row both sides changed — even in the same way — is a conflict, as Dolt counts
+/// it, and nothing is written; choosing `theirs` gives Dolt's root after
+/// `dolt conflicts resolve --theirs`.
+#[test]
+fn keyless_three_way_merges_match_dolts() {
+    let Some((bin, tmp, dir)) = scratch("keyless three-way merges") else {
+        return;
+    };
+    let d0 = "2024-03-01T00:00:00Z";
+    let run = |date: &str, args: &[&str]| {
+        let (ok, out) = dolt_at(&bin, &dir, date, args);
+        assert!(ok, "dolt {args:?}: {out}");
+    };
+    let commit = |date: &str, msg: &str| {
+        run(d0, &["add", "-A"]);
+        run(date, &["commit", "-m", msg, "--date", date]);
+    };
+    run(d0, &["init", "--initial-branch", "main"]);
+    run(d0, &["sql", "-q", "CREATE TABLE k (a INT, b VARCHAR(20), KEY ia (a)); INSERT INTO k VALUES (1,'one'),(2,'two'),(2,'two'),(3,'three'),(4,'four')"]);
+    commit(d0, "base");
+    run(d0, &["branch", "side"]);
+    run(d0, &["branch", "clash"]);
+    run(d0, &["checkout", "side"]);
+    run(
+        d0,
+        &[
+            "sql",
+            "-q",
+            "INSERT INTO k VALUES (5,'five'),(1,'one'); DELETE FROM k WHERE a = 3",
+        ],
+    );
+    commit("2024-03-02T00:00:00Z", "side");
+    run(d0, &["checkout", "clash"]);
+    run(
+        d0,
+        &[
+            "sql",
+            "-q",
+            "INSERT INTO k VALUES (7,'seven'); DELETE FROM k WHERE a = 4",
+        ],
+    );
+    commit("2024-03-02T06:00:00Z", "clash");
+    run(d0, &["checkout", "main"]);
+    run(d0, &["sql", "-q", "INSERT INTO k VALUES (6,'six'),(7,'seven'); DELETE FROM k WHERE a = 2 LIMIT 1; DELETE FROM k WHERE a = 4"]);
+    commit("2024-03-03T00:00:00Z", "main");
+    let ours_dir = tmp.path().join("ours");
+    super::tests::copy_tree(&dir, &ours_dir);
+    let merge_date = "2024-03-04T00:00:00Z";
+    run(merge_date, &["merge", "-m", "merge side", "side"]);
+    let db = Database::open(&dir).unwrap();
+    let head = db.branch_head("main").unwrap();
+    let dolt_root = db.commit(head).unwrap().root;
+
+    let when = millis(merge_date);
+    let meta = MergeMeta {
+        author: Person {
+            name: "Merge Bot",
+            email: "merge@example.com",
+        },
+        committer: None,
+        message: "merge side",
+        author_millis: when,
+        committer_millis: when as u64,
+    };
+    let ws = sql_meta((when / 1000) as u64);
+    let mut w = open(&ours_dir);
+    let outcome = w.merge("side", &meta, ConflictChoice::Stop, &ws).unwrap();
+    assert_eq!(
+        outcome,
+        MergeOutcome::Merged {
+            commit: head,
+            root: dolt_root
+        },
+        "keyless merge with an index: Dolt's commit and root value"
+    );
+    drop(w);
+
+    // Both sides added (7,'seven') and deleted (4,'four'): Dolt counts both rows as conflicts.
+    let before = snapshot(&ours_dir);
+    let mut w = open(&ours_dir);
+    let outcome = w.merge("clash", &meta, ConflictChoice::Stop, &ws).unwrap();
+    let MergeOutcome::Conflicts(conflicts) = outcome else {
+        panic!("expected conflicts, got {outcome:?}");
+    };
+    assert_eq!(conflicts.len(), 2, "{conflicts:?}");
+    assert!(conflicts.iter().all(|c| c.table == "k"), "{conflicts:?}");
+    drop(w);
+    assert!(
+        snapshot(&ours_dir) == before,
+        "a conflicting merge changed a file"
+    );
+
+    // Choosing a side: both conflicts are the same change on both sides, so either side's
+    // rows are the current ones. (Dolt's own `dolt conflicts resolve --theirs` panics on these
+    // keyless conflicts — "malformed tuple" in its secondary-index key builder — so its root
+    // cannot be compared here.)
+    let rows_of = |dir: &Path| -> Vec<String> {
+        let db = Database::open(dir).unwrap();
+        let t = db
+            .table_at("main", crate::db::State::Committed, "k")
+            .unwrap();
+        let mut rows: Vec<String> = t
+            .rows(&db)
+            .unwrap()
+            .map(|r| format!("{:?}", r.unwrap()))
+            .collect();
+        rows.sort();
+        rows
+    };
+    let before_rows = rows_of(&ours_dir);
+    assert_eq!(before_rows.len(), 6, "{before_rows:?}");
+    let mut w = open(&ours_dir);
+    let MergeOutcome::Merged { .. } = w
+        .merge("clash", &meta, ConflictChoice::Theirs, &ws)
+        .unwrap()
+    else {
+        panic!("expected a merge");
+    };
+    drop(w);
+    assert_eq!(rows_of(&ours_dir), before_rows);
+}
