@@ -30,8 +30,8 @@ pub enum VcCommand {
         #[arg(short = 'D', value_name = "NAME", conflicts_with = "name")]
         force_delete: Option<String>,
     },
-    /// Makes BRANCH the current branch, like `dolt checkout BRANCH` (refused while the current
-    /// branch has uncommitted changes).
+    /// Makes BRANCH the current branch, like `dolt checkout BRANCH`; uncommitted changes move
+    /// with it (refused when BRANCH changed a table they touch).
     Checkout {
         /// The branch.
         branch: String,

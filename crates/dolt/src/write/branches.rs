@@ -254,11 +254,14 @@ impl DoltWriter {
         if self.head_of(&current).is_ok() {
             let roots = self.working_roots(&current)?;
             let committed = self.commit_root(self.head_of(&current)?)?;
-            if roots.working != committed || roots.staged != committed || roots.merging {
+            if roots.merging {
                 return Err(DoltError::Refused(format!(
-                    "branch {current:?} has uncommitted changes; commit them before checking out \
-                     {branch:?}"
+                    "branch {current:?} is in the middle of a merge; commit or abort it before \
+                     checking out {branch:?}"
                 )));
+            }
+            if roots.working != committed || roots.staged != committed {
+                return self.checkout_carrying(&current, branch, committed, roots, meta);
             }
         }
         if self.dataset(&working_set_ref(branch))?.is_none() {
@@ -266,6 +269,50 @@ impl DoltWriter {
             let ws = self.put_working_set(root, meta)?;
             self.update_datasets(&[(&working_set_ref(branch), Some(ws))], meta.timestamp_secs)?;
         }
+        write_repo_state_head(&self.dot_dolt(), &head_ref(branch))
+    }
+}
+
+impl DoltWriter {
+    /// [`DoltWriter::checkout`] from branch `current`, whose working set differs from its
+    /// head's root `committed`: the changes move to `branch` (see [`super::checkout_carry`]),
+    /// whose own uncommitted changes, if any, must be the same ones (Dolt's rule); `current`'s
+    /// working set is reset to its head. One root update writes both working sets.
+    fn checkout_carrying(
+        &mut self,
+        current: &str,
+        branch: &str,
+        committed: Address,
+        roots: WorkingRoots,
+        meta: &WorkingSetMeta<'_>,
+    ) -> Result<()> {
+        let target_root = self.commit_root(self.head_of(branch)?)?;
+        let target = self.working_roots(branch)?;
+        let target_changed = target.working != target_root || target.staged != target_root;
+        if target.merging
+            || (target_changed
+                && (target.working != roots.working || target.staged != roots.staged))
+        {
+            return Err(DoltError::Refused(format!(
+                "checkout would overwrite uncommitted changes on target branch {branch:?}"
+            )));
+        }
+        let (working, staged) = super::checkout_carry::carried_roots(
+            self,
+            committed,
+            target_root,
+            roots.working,
+            roots.staged,
+        )?;
+        let moved = self.put_working_set_roots(working, staged, meta)?;
+        let reset = self.put_working_set(committed, meta)?;
+        self.update_datasets(
+            &[
+                (&working_set_ref(branch), Some(moved)),
+                (&working_set_ref(current), Some(reset)),
+            ],
+            meta.timestamp_secs,
+        )?;
         write_repo_state_head(&self.dot_dolt(), &head_ref(branch))
     }
 }

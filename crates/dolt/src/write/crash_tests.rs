@@ -92,7 +92,7 @@ fn killed_writers_leave_every_returned_commit() {
         } else {
             1
         };
-        std::thread::sleep(Duration::from_micros(seed % (60_000 * stretch as u64)));
+        std::thread::sleep(Duration::from_micros(seed % (60_000 * stretch)));
         if let Ok(Some(status)) = child.try_wait() {
             let mut err = String::new();
             child

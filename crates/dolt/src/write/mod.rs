@@ -53,12 +53,13 @@
 //! at create time) and CHECK text Dolt prints in ways not yet known (IN, BETWEEN, CASE, …:
 //! refused when parsed); generated (STORED or VIRTUAL) and geometry columns in written
 //! tables, prefix indexes. Three-way
-//! merges of schema changes; checkout carrying uncommitted changes.
+//! merges of schema changes.
 
 pub(crate) mod address_map;
 pub(crate) mod ancestry;
 mod api;
 pub(crate) mod branches;
+mod checkout_carry;
 pub(crate) mod checks;
 pub(crate) mod chunk_io;
 pub(crate) mod chunker;

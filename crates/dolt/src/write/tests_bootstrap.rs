@@ -181,7 +181,7 @@ fn every_crash_point_of_the_first_commit_opens_at_the_old_root() {
     )
     .unwrap();
     let before = snapshot(&dir2);
-    let err = DoltWriter::open(&dir2).err().expect("refused").to_string();
+    let err = DoltWriter::open(&dir2).expect_err("refused").to_string();
     assert!(err.contains("does not name"), "{err}");
     assert_eq!(snapshot(&dir2), before);
 }

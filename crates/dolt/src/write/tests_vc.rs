@@ -602,3 +602,99 @@ fn keyless_three_way_merges_match_dolts() {
     drop(w);
     assert_eq!(rows_of(&ours_dir), before_rows);
 }
+
+/// `checkout` with uncommitted changes, against Dolt's `dolt checkout`: working and staged
+/// changes move to the branch checked out (same root values as Dolt's), the branch left is
+/// reset to its head, and a table both changed stops the checkout with nothing written.
+#[test]
+fn checkout_carries_uncommitted_changes_as_dolt_does() {
+    let Some((bin, tmp, dir)) = scratch("checkout carrying changes") else {
+        return;
+    };
+    let d0 = "2024-03-01T00:00:00Z";
+    let run = |dir: &Path, args: &[&str]| {
+        let (ok, out) = dolt_at(&bin, dir, d0, args);
+        assert!(ok, "dolt {args:?}: {out}");
+        out
+    };
+    run(&dir, &["init", "--initial-branch", "main"]);
+    run(&dir, &["sql", "-q", "CREATE TABLE a (id INT PRIMARY KEY, v INT); CREATE TABLE b (id INT PRIMARY KEY); CREATE TABLE c (id INT PRIMARY KEY); CREATE TABLE gone (id INT PRIMARY KEY); INSERT INTO a VALUES (1,1)"]);
+    run(&dir, &["add", "-A"]);
+    run(&dir, &["commit", "-m", "base", "--date", d0]);
+    run(&dir, &["checkout", "-b", "other"]);
+    run(
+        &dir,
+        &["sql", "-q", "INSERT INTO b VALUES (7); DROP TABLE gone"],
+    );
+    run(&dir, &["add", "-A"]);
+    run(&dir, &["commit", "-m", "other", "--date", d0]);
+    run(&dir, &["checkout", "main"]);
+    // Staged: a new table and a row in a; unstaged on top: another row in a, a row in c.
+    run(
+        &dir,
+        &[
+            "sql",
+            "-q",
+            "CREATE TABLE n (id INT PRIMARY KEY); INSERT INTO a VALUES (2,2)",
+        ],
+    );
+    run(&dir, &["add", "n", "a"]);
+    run(
+        &dir,
+        &[
+            "sql",
+            "-q",
+            "INSERT INTO a VALUES (3,3); INSERT INTO c VALUES (9)",
+        ],
+    );
+    let ours = tmp.path().join("ours");
+    super::tests::copy_tree(&dir, &ours);
+    let clash = tmp.path().join("clash");
+    super::tests::copy_tree(&dir, &clash);
+
+    run(&dir, &["checkout", "other"]);
+    let roots = |d: &Path| {
+        let db = Database::open(d).unwrap();
+        let r = |b: &str, s| db.root_at(b, s).unwrap().address;
+        (
+            r("other", crate::db::State::Working),
+            r("other", crate::db::State::Staged),
+            r("main", crate::db::State::Working),
+            r("main", crate::db::State::Staged),
+            db.root_at("main", crate::db::State::Committed)
+                .unwrap()
+                .address,
+        )
+    };
+    let dolt_roots = roots(&dir);
+    let mut w = open(&ours);
+    w.checkout("other", &sql_meta(1_709_251_200)).unwrap();
+    drop(w);
+    let our_roots = roots(&ours);
+    assert_eq!(
+        our_roots, dolt_roots,
+        "(other working, other staged, main working, main staged, main head)"
+    );
+    assert_eq!(our_roots.2, our_roots.4, "main is reset to its head");
+    let (ok, status) = dolt_at(&bin, &ours, d0, &["status"]);
+    let (_, dolt_status) = dolt_at(&bin, &dir, d0, &["status"]);
+    assert!(ok, "{status}");
+    assert_eq!(status, dolt_status);
+
+    // A table the target branch changed too: Dolt refuses, and so do we, writing nothing.
+    run(&clash, &["sql", "-q", "INSERT INTO b VALUES (8)"]);
+    let (ok, out) = dolt_at(&bin, &clash, d0, &["checkout", "other"]);
+    assert!(!ok && out.contains("would be overwritten"), "{out}");
+    let before = snapshot(&clash);
+    let mut w = open(&clash);
+    let err = w
+        .checkout("other", &sql_meta(1_709_251_200))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("would be overwritten by checkout: b"), "{err}");
+    drop(w);
+    assert!(
+        snapshot(&clash) == before,
+        "a refused checkout changed a file"
+    );
+}

@@ -91,8 +91,10 @@ pub fn delete_branch(db: &Path, name: &str, force: bool) -> Result<()> {
     DoltWriter::open(db)?.delete_branch(name, force, now_secs())
 }
 
-/// `dolt checkout BRANCH`: makes `branch` the current branch (`repo_state.json`). Refused while
-/// the current branch has uncommitted changes.
+/// `dolt checkout BRANCH`: makes `branch` the current branch (`repo_state.json`). Uncommitted
+/// changes move to `branch` as Dolt moves them; refused (nothing written) when `branch`
+/// changed a table they touch, has other uncommitted changes of its own, or a merge is under
+/// way.
 pub fn checkout(db: &Path, branch: &str) -> Result<()> {
     DoltWriter::open(db)?.checkout(branch, &todo_meta())
 }

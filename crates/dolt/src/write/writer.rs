@@ -145,9 +145,20 @@ impl DoltWriter {
         root: Address,
         meta: &WorkingSetMeta<'_>,
     ) -> Result<Address> {
+        self.put_working_set_roots(root, root, meta)
+    }
+
+    /// A working set whose working and staged roots differ (uncommitted, partly staged
+    /// changes); returns its address.
+    pub(crate) fn put_working_set_roots(
+        &mut self,
+        working: Address,
+        staged: Address,
+        meta: &WorkingSetMeta<'_>,
+    ) -> Result<Address> {
         let ws = WorkingSetFields {
-            working_root_addr: root.0,
-            staged_root_addr: Some(root.0),
+            working_root_addr: working.0,
+            staged_root_addr: Some(staged.0),
             name: meta.name,
             email: meta.email,
             desc: meta.description,
