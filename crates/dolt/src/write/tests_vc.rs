@@ -308,6 +308,23 @@ fn dolt_at(bin: &std::ffi::OsStr, dir: &Path, date: &str, args: &[&str]) -> (boo
     )
 }
 
+/// The merge tests' commit metadata ("Merge Bot", "merge side") and working-set metadata at
+/// `date`.
+fn bot_merge(date: &str) -> (MergeMeta<'static>, super::writer::WorkingSetMeta<'static>) {
+    let when = millis(date);
+    let meta = MergeMeta {
+        author: Person {
+            name: "Merge Bot",
+            email: "merge@example.com",
+        },
+        committer: None,
+        message: "merge side",
+        author_millis: when,
+        committer_millis: when as u64,
+    };
+    (meta, sql_meta((when / 1000) as u64))
+}
+
 /// Three-way merges checked against Dolt's own: a row changed in different columns on the two
 /// sides merges cell-wise (with the unique and secondary indexes following) into Dolt's exact
 /// merge commit; a column changed differently on both sides is a conflict reported by key with
@@ -366,18 +383,7 @@ fn three_way_merges_match_dolts() {
     let theirs_root = Database::open(&dir).unwrap().commit(head).unwrap().root;
 
     let mut w = open(&ours_dir);
-    let when = millis(merge_date);
-    let meta = MergeMeta {
-        author: Person {
-            name: "Merge Bot",
-            email: "merge@example.com",
-        },
-        committer: None,
-        message: "merge side",
-        author_millis: when,
-        committer_millis: when as u64,
-    };
-    let ws = sql_meta((when / 1000) as u64);
+    let (meta, ws) = bot_merge(merge_date);
     let outcome = w.merge("side", &meta, ConflictChoice::Stop, &ws).unwrap();
     assert_eq!(
         outcome,
@@ -534,18 +540,7 @@ fn keyless_three_way_merges_match_dolts() {
     let head = db.branch_head("main").unwrap();
     let dolt_root = db.commit(head).unwrap().root;
 
-    let when = millis(merge_date);
-    let meta = MergeMeta {
-        author: Person {
-            name: "Merge Bot",
-            email: "merge@example.com",
-        },
-        committer: None,
-        message: "merge side",
-        author_millis: when,
-        committer_millis: when as u64,
-    };
-    let ws = sql_meta((when / 1000) as u64);
+    let (meta, ws) = bot_merge(merge_date);
     let mut w = open(&ours_dir);
     let outcome = w.merge("side", &meta, ConflictChoice::Stop, &ws).unwrap();
     assert_eq!(
