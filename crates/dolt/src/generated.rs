@@ -1193,6 +1193,137 @@ fn to_column_type(v: Val, col: &Column) -> R<Option<SqlValue>> {
     }))
 }
 
+// ---------------------------------------------------------------------------------------------
+// Column defaults written as expressions, with the same expression forms.
+
+/// Whether a column default as Dolt stores it (`'abc'`, `42`, `NULL`, `(expr)`,
+/// `current_timestamp`) is an expression rather than a literal.
+pub(crate) fn is_expression_default(text: &str) -> bool {
+    let t = text.trim();
+    !t.eq_ignore_ascii_case("null")
+        && !t.starts_with('\'')
+        && (t.starts_with('(') || t.chars().any(|c| c.is_ascii_alphabetic()))
+}
+
+/// What an expression default gives for one new row.
+#[derive(Clone, Debug)]
+enum DefaultExpr {
+    /// `CURRENT_TIMESTAMP`, `NOW()` and their synonyms, with or without a precision: the time
+    /// of the write (UTC).
+    Now,
+    /// An expression of the row's visible columns.
+    Expr(Node),
+}
+
+/// A table's expression defaults (`DEFAULT (expr)`, `DEFAULT CURRENT_TIMESTAMP`), compiled
+/// once; rows are values of the visible columns.
+#[derive(Clone, Debug)]
+pub(crate) struct DefaultExprs {
+    /// Per schema column: its compiled default, or why it cannot be computed.
+    columns: Vec<Option<std::result::Result<DefaultExpr, String>>>,
+}
+
+impl DefaultExprs {
+    /// Compiles `schema`'s expression defaults (`None` when it has none). A form the evaluator
+    /// lacks is kept as its reason, reported only when a row needs that default.
+    pub(crate) fn for_schema(schema: &Schema) -> Option<DefaultExprs> {
+        let names: Vec<&str> = schema
+            .visible_columns()
+            .iter()
+            .filter_map(|&i| schema.columns.get(i).map(|c| c.name.as_str()))
+            .collect();
+        let mut any = false;
+        let columns = schema
+            .columns
+            .iter()
+            .map(|c| {
+                let text = c.default_value.as_deref().filter(|d| !d.is_empty())?;
+                if c.generated || !is_expression_default(text) {
+                    return None;
+                }
+                any = true;
+                Some(compile_default(text, &names))
+            })
+            .collect();
+        any.then_some(DefaultExprs { columns })
+    }
+
+    /// Whether schema column `column` has an expression default.
+    pub(crate) fn has(&self, column: usize) -> bool {
+        matches!(self.columns.get(column), Some(Some(_)))
+    }
+
+    /// The text of column `column`'s default for a row whose visible values are `row`
+    /// (`None`: NULL), to be read as a value of the column; an error says why it cannot be
+    /// computed.
+    pub(crate) fn text(
+        &self,
+        column: &Column,
+        position: usize,
+        row: &[Option<SqlValue>],
+    ) -> std::result::Result<Option<String>, String> {
+        let text = column.default_value.as_deref().unwrap_or("");
+        match self.columns.get(position) {
+            Some(Some(Ok(DefaultExpr::Now))) => Ok(Some(now_text(column))),
+            Some(Some(Ok(DefaultExpr::Expr(node)))) => {
+                let v = eval(node, row).map_err(|why| format!("default {text}: {why}"))?;
+                Ok((v != Val::Null).then(|| text_of(&v)))
+            }
+            Some(Some(Err(why))) => Err(format!("default expression {text}: {why}")),
+            _ => Err(format!(
+                "column {:?} has no expression default",
+                column.name
+            )),
+        }
+    }
+}
+
+fn compile_default(text: &str, names: &[&str]) -> std::result::Result<DefaultExpr, String> {
+    let bare = text.trim().trim_start_matches('(').trim_end_matches(')');
+    let name = bare
+        .split('(')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
+    let args = bare[name.len().min(bare.len())..].trim();
+    if matches!(
+        name.as_str(),
+        "current_timestamp" | "now" | "localtime" | "localtimestamp"
+    ) && (args.is_empty()
+        || args
+            .trim_start_matches('(')
+            .chars()
+            .all(|c| c.is_ascii_digit()))
+    {
+        return Ok(DefaultExpr::Now);
+    }
+    let ast = Parser::new(&MySqlDialect {})
+        .try_with_sql(text)
+        .and_then(|mut p| p.parse_expr())
+        .map_err(|e| e.to_string())?;
+    compile(&ast, names).map(DefaultExpr::Expr)
+}
+
+/// The current UTC time as `dolt sql` prints a value of `column`'s type.
+fn now_text(column: &Column) -> String {
+    let micros = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_micros() as i64);
+    let digits = match column.sql_type {
+        SqlType::Datetime(d) | SqlType::Timestamp(d) => d,
+        _ => 0,
+    };
+    let v = SqlValue::Datetime(
+        micros - micros.rem_euclid(10i64.pow(6 - u32::from(digits.min(6)))),
+        digits,
+    );
+    match column.sql_type {
+        SqlType::Date => v.to_text().chars().take(10).collect(),
+        _ => v.to_text(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -527,6 +527,70 @@ fn auto_increment_as_dolt_assigns_it() {
     );
 }
 
+/// Expression defaults (`DEFAULT (expr)`) are computed from the row's other values as Dolt
+/// computes them: the same commit as Dolt's.
+#[test]
+fn expression_defaults_as_dolt_computes_them() {
+    let create = "CREATE TABLE d (id INT PRIMARY KEY, y INT DEFAULT (id + 3), \
+                  s VARCHAR(20) DEFAULT (concat('x', id)), z DECIMAL(6,2) DEFAULT (id * 1.5), \
+                  w INT DEFAULT 7)";
+    differential(
+        "expression defaults",
+        &[
+            create,
+            "INSERT INTO d (id) VALUES (1),(2)",
+            "INSERT INTO d (id, y) VALUES (3, 100)",
+        ],
+        &|w| {
+            w.create_table(&super::table_def::TableDef::from_sql(create).unwrap())
+                .unwrap();
+            w.insert("d", &["id"], &[row(&[Some("1")]), row(&[Some("2")])])
+                .unwrap();
+            w.insert("d", &["id", "y"], &[row(&[Some("3"), Some("100")])])
+                .unwrap();
+        },
+    );
+}
+
+/// `DEFAULT CURRENT_TIMESTAMP` gives the time of the write; a default the evaluator lacks is
+/// an error naming the column and the expression, with nothing written.
+#[test]
+fn current_timestamp_defaults_and_unknown_forms() {
+    let (_tmp, dir) = copy_db(&scenario("branches/after"));
+    let mut w = DoltWriter::open(&dir).unwrap();
+    w.create_table(
+        &super::table_def::TableDef::from_sql(
+            "CREATE TABLE ts (id INT PRIMARY KEY, at DATETIME DEFAULT CURRENT_TIMESTAMP, \
+             u VARCHAR(40) DEFAULT (uuid()))",
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let before = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs() as i64;
+    w.insert("ts", &["id", "u"], &[vec![int(1), text("given")]])
+        .unwrap();
+    let err = w
+        .insert("ts", &["id"], &[vec![int(2)]])
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("\"u\"") && err.contains("uuid"), "{err}");
+    w.commit(&meta("defaults")).unwrap();
+    drop(w);
+    let db = Database::open(&dir).unwrap();
+    let t = db.table_at("main", State::Committed, "ts").unwrap();
+    let r = t.reader(&db).unwrap();
+    assert!(r.get(&[SqlValue::Int(2)]).unwrap().is_none());
+    let row = r.get(&[SqlValue::Int(1)]).unwrap().unwrap();
+    let Some(SqlValue::Datetime(micros, 0)) = row[1] else {
+        panic!("{row:?}");
+    };
+    let secs = micros / 1_000_000;
+    assert!((before..before + 60).contains(&secs), "{secs} vs {before}");
+}
+
 #[test]
 fn a_collated_key_respelled_by_update_as_dolt_does() {
     let create =

@@ -103,7 +103,7 @@ fn check_text(expr: &Expr) -> Result<String> {
         Expr::UnaryOp {
             op: U::Minus,
             expr: inner,
-        } if matches!(**inner, Expr::Value(_)) => {
+        } if matches!(**inner, Expr::Value(_) | Expr::Identifier(_)) => {
             format!("-{}", check_text(inner)?)
         }
         Expr::UnaryOp {
@@ -172,12 +172,47 @@ fn check_text(expr: &Expr) -> Result<String> {
 
 /// A default value as Dolt stores it: string literals quoted, numbers as the column's type
 /// prints them (`1.5` in `decimal(5,2)` → `1.50`), `TRUE`/`FALSE` as `1`/`0`, bit literals
-/// as numbers, `NULL`, `CURRENT_TIMESTAMP` and other expressions as written.
-fn default_text(expr: &Expr, printed: &str) -> String {
-    let Expr::Value(v) = expr else {
-        return expr.to_string();
+/// as numbers, `NULL`; `NOW()`, `CURRENT_TIMESTAMP` and synonyms as `CURRENT_TIMESTAMP` (with
+/// a precision when one is given); `(expr)` as the expression in Dolt's CHECK spelling inside
+/// parentheses (`(id + 3)` → `((`id` + 3))`), so forms whose spelling is not known are errors.
+fn default_text(expr: &Expr, printed: &str) -> Result<String> {
+    let inner = match expr {
+        Expr::Nested(inner) => inner.as_ref(),
+        other => other,
     };
-    match &v.value {
+    if let Expr::Function(f) = inner {
+        let name = f.name.to_string().to_ascii_lowercase();
+        if matches!(
+            name.as_str(),
+            "now" | "current_timestamp" | "localtime" | "localtimestamp"
+        ) {
+            let args = match &f.args {
+                sqlparser::ast::FunctionArguments::List(l) if !l.args.is_empty() => {
+                    format!(
+                        "({})",
+                        l.args
+                            .iter()
+                            .map(|a| a.to_string())
+                            .collect::<Vec<_>>()
+                            .join(",")
+                    )
+                }
+                _ => String::new(),
+            };
+            return Ok(format!("CURRENT_TIMESTAMP{args}"));
+        }
+    }
+    if let Expr::Nested(inner) = expr {
+        return check_text(inner).map(|t| format!("({t})")).map_err(|_| {
+            unsupported(format!(
+                "DEFAULT {expr}: its form as Dolt stores it (not done yet)"
+            ))
+        });
+    }
+    let Expr::Value(v) = expr else {
+        return Ok(expr.to_string());
+    };
+    Ok(match &v.value {
         Value::SingleQuotedString(s) | Value::DoubleQuotedString(s) => {
             format!("'{}'", s.replace('\'', "''"))
         }
@@ -208,7 +243,7 @@ fn default_text(expr: &Expr, printed: &str) -> String {
             }
         }
         other => other.to_string(),
-    }
+    })
 }
 
 fn index_columns(cols: &[sqlparser::ast::IndexColumn]) -> Result<Vec<String>> {
@@ -315,7 +350,7 @@ fn from_create(ct: &CreateTable) -> Result<TableDef> {
             match &o.option {
                 ColumnOption::Null => col.nullable = true,
                 ColumnOption::NotNull => col.nullable = false,
-                ColumnOption::Default(e) => col.default = Some(default_text(e, &col.sql_type)),
+                ColumnOption::Default(e) => col.default = Some(default_text(e, &col.sql_type)?),
                 ColumnOption::Comment(s) => col.comment = Some(s.clone()),
                 ColumnOption::Collation(n) => collate = Some(n.to_string()),
                 ColumnOption::PrimaryKey(_) => {
@@ -490,6 +525,29 @@ mod tests {
             }
         }
         assert_eq!(checked, 13);
+    }
+
+    /// Expression defaults as Dolt stored them (read back from the schema chunk Dolt wrote
+    /// for `CREATE TABLE` with these defaults, dolt 2.3.1-ish at the vectors' source commit).
+    #[test]
+    fn expression_defaults_as_dolt_stores_them() {
+        let cases = [
+            ("CURRENT_TIMESTAMP", "CURRENT_TIMESTAMP"),
+            ("CURRENT_TIMESTAMP(3)", "CURRENT_TIMESTAMP(3)"),
+            ("(NOW())", "CURRENT_TIMESTAMP"),
+            ("NOW()", "CURRENT_TIMESTAMP"),
+            ("(uuid())", "(uuid())"),
+            ("(-id)", "(-`id`)"),
+            ("(lower('AB'))", "(lower('AB'))"),
+            ("(id + 3)", "((`id` + 3))"),
+            ("(concat('x', id))", "(concat('x',`id`))"),
+            ("(id * 1.5)", "((`id` * 1.5))"),
+        ];
+        for (written, stored) in cases {
+            let sql = format!("CREATE TABLE d (id INT PRIMARY KEY, c DATETIME DEFAULT {written})");
+            let def = TableDef::from_sql(&sql).unwrap();
+            assert_eq!(def.columns[1].default.as_deref(), Some(stored), "{written}");
+        }
     }
 
     /// CHECK texts as Dolt stored them (printed by `dolt schema show` after `CREATE TABLE`

@@ -19,6 +19,7 @@ use super::checks::{stored_value, RowChecks};
 use super::overlay::Overlay;
 use super::single_leaf::address_map_leaf;
 use crate::error::{bad_chunk, DoltError, Result};
+use crate::generated::{is_expression_default, DefaultExprs};
 use crate::key_encode::{parse_value, put_field};
 use crate::schema::{key_encoding, Index, Schema, SqlType};
 use crate::sql_value::SqlValue;
@@ -38,6 +39,8 @@ pub(crate) struct EditTable {
     pub indexes: Vec<Address>,
     /// The stored AUTO_INCREMENT counter.
     pub auto_increment: u64,
+    /// The schema's expression defaults, compiled when a row first needs one.
+    expression_defaults: std::sync::OnceLock<Option<DefaultExprs>>,
 }
 
 /// One column's new value in a row change.
@@ -109,6 +112,7 @@ impl EditTable {
             primary,
             indexes,
             auto_increment,
+            expression_defaults: std::sync::OnceLock::new(),
         })
     }
 
@@ -155,6 +159,7 @@ impl EditTable {
             primary,
             indexes,
             auto_increment,
+            expression_defaults: std::sync::OnceLock::new(),
         })
     }
 
@@ -511,6 +516,7 @@ impl EditTable {
     fn full_row(&self, row: usize, given: &[(usize, Cell)]) -> Result<Vec<Cell>> {
         let s = &self.schema;
         let mut cells: Vec<Option<Cell>> = vec![None; s.columns.len()];
+        let mut computed = Vec::new();
         for (c, v) in given {
             cells[*c] = Some(v.clone());
         }
@@ -530,13 +536,48 @@ impl EditTable {
                             format!("row {row}: no value and no default"),
                         ))
                     }
+                    Some(d) if is_expression_default(d) => {
+                        computed.push(i);
+                        Cell::Null
+                    }
                     Some(d) => default_cell(col, d)
                         .map_err(|e| bad(&self.name, &col.name, format!("row {row}: {e}")))?,
                 },
             };
             out.push(cell);
         }
+        if !computed.is_empty() {
+            self.fill_expression_defaults(row, &computed, &mut out)?;
+        }
         Ok(out)
+    }
+
+    /// Computes the expression defaults of columns `columns` of row `row` from its other
+    /// values, in column order (so a default may use an earlier computed one).
+    fn fill_expression_defaults(
+        &self,
+        row: usize,
+        columns: &[usize],
+        cells: &mut [Cell],
+    ) -> Result<()> {
+        let s = &self.schema;
+        let defaults = self
+            .expression_defaults
+            .get_or_init(|| DefaultExprs::for_schema(s));
+        let visible = s.visible_columns();
+        for &c in columns {
+            let col = &s.columns[c];
+            let err = |e: String| bad(&self.name, &col.name, format!("row {row}: {e}"));
+            let Some(defaults) = defaults.as_ref().filter(|d| d.has(c)) else {
+                return Err(err("default expression (not done yet)".into()));
+            };
+            let values = self.visible_values(&visible, cells)?;
+            cells[c] = match defaults.text(col, c, &values).map_err(err)? {
+                None => Cell::Null,
+                Some(text) => Cell::Value(parse_value(col, &text).map_err(err)?),
+            };
+        }
+        Ok(())
     }
 
     /// Inserts rows (each: column positions with values). A duplicate primary key or unique
@@ -1112,9 +1153,6 @@ fn default_cell(col: &crate::schema::Column, text: &str) -> std::result::Result<
     }
     let unquoted = match t.strip_prefix('\'').and_then(|r| r.strip_suffix('\'')) {
         Some(inner) => inner.replace("''", "'"),
-        None if t.starts_with('(') || t.chars().any(|c| c.is_ascii_alphabetic()) => {
-            return Err(format!("default expression {t} (not done yet)"))
-        }
         None => t.to_string(),
     };
     parse_value(col, &unquoted).map(Cell::Value)
