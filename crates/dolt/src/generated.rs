@@ -1205,7 +1205,7 @@ pub(crate) fn is_expression_default(text: &str) -> bool {
         && (t.starts_with('(') || t.chars().any(|c| c.is_ascii_alphabetic()))
 }
 
-/// What an expression default gives for one new row.
+/// What an expression default or a STORED generated column gives for one row.
 #[derive(Clone, Debug)]
 enum DefaultExpr {
     /// `CURRENT_TIMESTAMP`, `NOW()` and their synonyms, with or without a precision: the time
@@ -1215,17 +1215,22 @@ enum DefaultExpr {
     Expr(Node),
 }
 
-/// A table's expression defaults (`DEFAULT (expr)`, `DEFAULT CURRENT_TIMESTAMP`), compiled
-/// once; rows are values of the visible columns.
+/// A table's computed columns for written rows, compiled once: expression defaults
+/// (`DEFAULT (expr)`, `DEFAULT CURRENT_TIMESTAMP`) and STORED generated columns. Rows are values
+/// of the visible columns.
 #[derive(Clone, Debug)]
 pub(crate) struct DefaultExprs {
-    /// Per schema column: its compiled default, or why it cannot be computed.
+    /// Per schema column: its compiled expression, or why it cannot be computed.
     columns: Vec<Option<std::result::Result<DefaultExpr, String>>>,
+    /// The VIRTUAL generated columns, which STORED ones may use (or why they cannot be
+    /// computed).
+    virtuals: std::result::Result<Option<VirtualColumns>, String>,
 }
 
 impl DefaultExprs {
-    /// Compiles `schema`'s expression defaults (`None` when it has none). A form the evaluator
-    /// lacks is kept as its reason, reported only when a row needs that default.
+    /// Compiles `schema`'s expression defaults and STORED generated columns (`None` when it has
+    /// neither). A form the evaluator lacks is kept as its reason, reported only when a row
+    /// needs that column.
     pub(crate) fn for_schema(schema: &Schema) -> Option<DefaultExprs> {
         let names: Vec<&str> = schema
             .visible_columns()
@@ -1238,42 +1243,74 @@ impl DefaultExprs {
             .iter()
             .map(|c| {
                 let text = c.default_value.as_deref().filter(|d| !d.is_empty())?;
-                if c.generated || !is_expression_default(text) {
+                let computed = if c.generated {
+                    !c.virtual_
+                } else {
+                    is_expression_default(text)
+                };
+                if !computed {
                     return None;
                 }
                 any = true;
                 Some(compile_default(text, &names))
             })
             .collect();
-        any.then_some(DefaultExprs { columns })
+        any.then(|| DefaultExprs {
+            columns,
+            virtuals: VirtualColumns::for_schema(schema).map_err(|e| e.to_string()),
+        })
     }
 
-    /// Whether schema column `column` has an expression default.
+    /// Computes the VIRTUAL generated columns of `row` (values of the visible columns), for
+    /// expressions that use them.
+    pub(crate) fn fill_virtuals(
+        &self,
+        row: &mut [Option<SqlValue>],
+    ) -> std::result::Result<(), String> {
+        match &self.virtuals {
+            Ok(Some(v)) => v.fill(row).map_err(|e| e.to_string()),
+            Ok(None) => Ok(()),
+            Err(why) => Err(why.clone()),
+        }
+    }
+
+    /// Whether schema column `column` is computed here.
     pub(crate) fn has(&self, column: usize) -> bool {
         matches!(self.columns.get(column), Some(Some(_)))
     }
 
-    /// The text of column `column`'s default for a row whose visible values are `row`
-    /// (`None`: NULL), to be read as a value of the column; an error says why it cannot be
-    /// computed.
-    pub(crate) fn text(
+    /// Column `column`'s value (at schema position `position`) for a row whose visible values
+    /// are `row` (`None`: NULL); an error says why it cannot be computed.
+    pub(crate) fn value(
         &self,
         column: &Column,
         position: usize,
         row: &[Option<SqlValue>],
-    ) -> std::result::Result<Option<String>, String> {
+    ) -> std::result::Result<Option<SqlValue>, String> {
         let text = column.default_value.as_deref().unwrap_or("");
-        match self.columns.get(position) {
-            Some(Some(Ok(DefaultExpr::Now))) => Ok(Some(now_text(column))),
+        let what = if column.generated {
+            "generated column"
+        } else {
+            "default"
+        };
+        let v = match self.columns.get(position) {
+            Some(Some(Ok(DefaultExpr::Now))) => Val::Text(now_text(column)),
             Some(Some(Ok(DefaultExpr::Expr(node)))) => {
-                let v = eval(node, row).map_err(|why| format!("default {text}: {why}"))?;
-                Ok((v != Val::Null).then(|| text_of(&v)))
+                eval(node, row).map_err(|why| format!("{what} {text}: {why}"))?
             }
-            Some(Some(Err(why))) => Err(format!("default expression {text}: {why}")),
-            _ => Err(format!(
-                "column {:?} has no expression default",
-                column.name
-            )),
+            Some(Some(Err(why))) => return Err(format!("{what} expression {text}: {why}")),
+            _ => return Err(format!("column {:?} is not computed", column.name)),
+        };
+        if v == Val::Null {
+            return Ok(None);
+        }
+        // Numbers, text and JSON convert as for VIRTUAL columns (MySQL's rounding and range
+        // checks); temporal columns read the result's text as a value of the column.
+        match to_column_type(v.clone(), column) {
+            Ok(shown) => Ok(shown),
+            Err(_) => crate::key_encode::parse_value(column, &text_of(&v))
+                .map(Some)
+                .map_err(|why| format!("{what} {text}: {why}")),
         }
     }
 }

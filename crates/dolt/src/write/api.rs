@@ -49,7 +49,7 @@ pub struct CommitMeta {
 /// let mut w = DoltWriter::open(std::path::Path::new("mydb"))?;
 /// let col = |name: &str, ty: &str, nullable| ColumnDef {
 ///     name: name.into(), sql_type: ty.into(), nullable, default: None,
-///     auto_increment: false, comment: None, tag: None,
+///     auto_increment: false, comment: None, tag: None, generated: None,
 /// };
 /// w.create_table(&TableDef {
 ///     name: "items".into(),

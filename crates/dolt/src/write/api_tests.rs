@@ -552,6 +552,56 @@ fn expression_defaults_as_dolt_computes_them() {
     );
 }
 
+/// STORED and VIRTUAL generated columns as Dolt keeps them: the schema, STORED values
+/// computed on insert and recomputed on update (with an index over one), VIRTUAL ones not
+/// stored: the same commit as Dolt's. A value given for a generated column is refused.
+#[test]
+fn generated_columns_as_dolt_keeps_them() {
+    let create = "CREATE TABLE g (id INT PRIMARY KEY, a INT, v INT AS (id + a) STORED, \
+                  w VARCHAR(20) AS (concat('a', id)) VIRTUAL, x INT GENERATED ALWAYS AS (id * 2), \
+                  s VARCHAR(30) AS (concat(w, '-', v)) STORED, KEY kv (v))";
+    let ours = |w: &mut DoltWriter| {
+        w.create_table(&super::table_def::TableDef::from_sql(create).unwrap())
+            .unwrap();
+        w.insert(
+            "g",
+            &["id", "a"],
+            &[row(&[Some("1"), Some("10")]), row(&[Some("2"), Some("20")])],
+        )
+        .unwrap();
+        w.update("g", &["id", "a"], &[row(&[Some("1"), Some("5")])])
+            .unwrap();
+        let err = w
+            .insert("g", &["id", "v"], &[row(&[Some("3"), Some("1")])])
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("generated column \"v\""), "{err}");
+    };
+    differential(
+        "generated columns",
+        &[
+            create,
+            "INSERT INTO g (id, a) VALUES (1, 10), (2, 20)",
+            "UPDATE g SET a = 5 WHERE id = 1",
+        ],
+        &ours,
+    );
+    // Without Dolt: the rows read back with every generated column.
+    let (_tmp, dir) = copy_db(&scenario("branches/after"));
+    let mut w = DoltWriter::open(&dir).unwrap();
+    ours(&mut w);
+    w.commit(&meta("generated")).unwrap();
+    drop(w);
+    let db = Database::open(&dir).unwrap();
+    let t = db.table_at("main", State::Committed, "g").unwrap();
+    let r = t.reader(&db).unwrap();
+    let got = r.get(&[SqlValue::Int(1)]).unwrap().unwrap();
+    assert_eq!(
+        got,
+        vec![int(1), int(5), int(6), text("a1"), int(2), text("a1-6")]
+    );
+}
+
 /// `DEFAULT CURRENT_TIMESTAMP` gives the time of the write; a default the evaluator lacks is
 /// an error naming the column and the expression, with nothing written.
 #[test]

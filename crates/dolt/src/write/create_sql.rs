@@ -14,7 +14,9 @@ use sqlparser::keywords::Keyword;
 use sqlparser::parser::Parser;
 use sqlparser::tokenizer::Token;
 
-use super::table_def::{CheckDef, ColumnDef, ForeignKeyAction, ForeignKeyDef, IndexDef, TableDef};
+use super::table_def::{
+    CheckDef, ColumnDef, ForeignKeyAction, ForeignKeyDef, GeneratedDef, IndexDef, TableDef,
+};
 use crate::error::{DoltError, Result};
 
 fn unsupported(what: impl std::fmt::Display) -> DoltError {
@@ -344,6 +346,7 @@ fn from_create(ct: &CreateTable) -> Result<TableDef> {
             auto_increment: false,
             comment: None,
             tag: None,
+            generated: None,
         };
         let mut collate = None;
         for o in &c.options {
@@ -353,6 +356,25 @@ fn from_create(ct: &CreateTable) -> Result<TableDef> {
                 ColumnOption::Default(e) => col.default = Some(default_text(e, &col.sql_type)?),
                 ColumnOption::Comment(s) => col.comment = Some(s.clone()),
                 ColumnOption::Collation(n) => collate = Some(n.to_string()),
+                ColumnOption::Generated {
+                    generation_expr: Some(e),
+                    generation_expr_mode,
+                    ..
+                } => {
+                    let expr = check_text(e).map(|t| format!("({t})")).map_err(|_| {
+                        unsupported(format!(
+                            "column {:?}: AS ({e}): its form as Dolt stores it (not done yet)",
+                            col.name
+                        ))
+                    })?;
+                    col.generated = Some(GeneratedDef {
+                        expr,
+                        stored: matches!(
+                            generation_expr_mode,
+                            Some(sqlparser::ast::GeneratedExpressionMode::Stored)
+                        ),
+                    });
+                }
                 ColumnOption::PrimaryKey(_) => {
                     col.nullable = false;
                     def.primary_key = vec![col.name.clone()];

@@ -51,9 +51,10 @@
 //! Not done yet: ON DELETE/UPDATE CASCADE and SET NULL (stored; a change that would trigger
 //! one is refused), foreign keys on keyless tables, CHECK forms the evaluator lacks (refused
 //! at create time) and CHECK text Dolt prints in ways not yet known (IN, BETWEEN, CASE, …:
-//! refused when parsed); generated (STORED or VIRTUAL) and geometry columns in written
-//! tables, prefix indexes. Three-way
-//! merges of schema changes.
+//! refused when parsed); geometry columns, indexes over VIRTUAL generated columns and prefix
+//! indexes in written tables; expression defaults and generated columns in forms the evaluator
+//! lacks (an error naming the column when a row needs one). Three-way merges of schema
+//! changes.
 
 pub(crate) mod address_map;
 pub(crate) mod ancestry;
@@ -85,7 +86,9 @@ pub(crate) mod working;
 pub(crate) mod writer;
 
 pub use api::{CommitMeta, DoltWriter, RowMode};
-pub use table_def::{CheckDef, ColumnDef, ForeignKeyAction, ForeignKeyDef, IndexDef, TableDef};
+pub use table_def::{
+    CheckDef, ColumnDef, ForeignKeyAction, ForeignKeyDef, GeneratedDef, IndexDef, TableDef,
+};
 
 #[cfg(test)]
 mod api_tests;

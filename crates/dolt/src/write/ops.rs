@@ -121,6 +121,7 @@ fn table_def(op: &Value, step: usize) -> Result<TableDef> {
                 auto_increment: c["auto_increment"].as_bool().unwrap_or(false),
                 comment: c["comment"].as_str().map(str::to_string),
                 tag: c["tag"].as_u64(),
+                generated: None,
             })
         })
         .collect::<Result<Vec<_>>>()?;

@@ -518,6 +518,7 @@ impl EditTable {
         let mut cells: Vec<Option<Cell>> = vec![None; s.columns.len()];
         let mut computed = Vec::new();
         for (c, v) in given {
+            self.refuse_generated(row, *c)?;
             cells[*c] = Some(v.clone());
         }
         let mut out = Vec::with_capacity(cells.len());
@@ -525,7 +526,7 @@ impl EditTable {
             let col = &s.columns[i];
             let cell = match cell {
                 Some(c) => c,
-                None if col.hidden => Cell::Null,
+                None if col.hidden || col.generated => Cell::Null,
                 None => match col.default_value.as_deref().filter(|d| !d.is_empty()) {
                     None if col.nullable && !col.primary_key => Cell::Null,
                     None if col.auto_increment => Cell::Null,
@@ -546,36 +547,58 @@ impl EditTable {
             };
             out.push(cell);
         }
+        computed.extend(self.stored_generated());
         if !computed.is_empty() {
-            self.fill_expression_defaults(row, &computed, &mut out)?;
+            self.fill_computed(row, &computed, &mut out)?;
         }
         Ok(out)
     }
 
-    /// Computes the expression defaults of columns `columns` of row `row` from its other
-    /// values, in column order (so a default may use an earlier computed one).
-    fn fill_expression_defaults(
-        &self,
-        row: usize,
-        columns: &[usize],
-        cells: &mut [Cell],
-    ) -> Result<()> {
+    /// Computes columns `columns` of row `row` (expression defaults, STORED generated
+    /// columns) from its other values, in order (so a later one may use an earlier one).
+    fn fill_computed(&self, row: usize, columns: &[usize], cells: &mut [Cell]) -> Result<()> {
         let s = &self.schema;
-        let defaults = self
+        let computed = self
             .expression_defaults
             .get_or_init(|| DefaultExprs::for_schema(s));
         let visible = s.visible_columns();
         for &c in columns {
             let col = &s.columns[c];
             let err = |e: String| bad(&self.name, &col.name, format!("row {row}: {e}"));
-            let Some(defaults) = defaults.as_ref().filter(|d| d.has(c)) else {
-                return Err(err("default expression (not done yet)".into()));
+            let Some(computed) = computed.as_ref().filter(|d| d.has(c)) else {
+                return Err(err("computed column (not done yet)".into()));
             };
-            let values = self.visible_values(&visible, cells)?;
-            cells[c] = match defaults.text(col, c, &values).map_err(err)? {
+            let mut values = self.visible_values(&visible, cells)?;
+            if col.generated {
+                computed.fill_virtuals(&mut values).map_err(err)?;
+            }
+            cells[c] = match computed.value(col, c, &values).map_err(err)? {
                 None => Cell::Null,
-                Some(text) => Cell::Value(parse_value(col, &text).map_err(err)?),
+                Some(v) => Cell::Value(v),
             };
+        }
+        Ok(())
+    }
+
+    /// The STORED generated columns of the table, in column order.
+    fn stored_generated(&self) -> Vec<usize> {
+        (0..self.schema.columns.len())
+            .filter(|&c| self.schema.columns[c].generated && !self.schema.columns[c].virtual_)
+            .collect()
+    }
+
+    /// Refuses a value given for a generated column, as MySQL does.
+    fn refuse_generated(&self, row: usize, column: usize) -> Result<()> {
+        let col = &self.schema.columns[column];
+        if col.generated {
+            return Err(bad(
+                &self.name,
+                &col.name,
+                format!(
+                    "row {row}: a value for generated column {:?} is not allowed",
+                    col.name
+                ),
+            ));
         }
         Ok(())
     }
@@ -813,8 +836,13 @@ impl EditTable {
             };
             let mut cells = self.cells_of(store, &old_key, &old_value)?;
             for (c, v) in given {
+                self.refuse_generated(r, *c)?;
                 self.check_cell(r, *c, v)?;
                 cells[*c] = v.clone();
+            }
+            let generated = self.stored_generated();
+            if !generated.is_empty() {
+                self.fill_computed(r, &generated, &mut cells)?;
             }
             self.assign_auto_increment(&mut cells)?;
             if let Some(checks) = &checks {
