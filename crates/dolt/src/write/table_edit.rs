@@ -580,17 +580,19 @@ impl EditTable {
         Ok(())
     }
 
-    /// The STORED generated columns of the table, in column order.
+    /// The STORED generated columns of the table, in column order (not a keyless table's
+    /// hidden columns, which Dolt also marks generated).
     fn stored_generated(&self) -> Vec<usize> {
-        (0..self.schema.columns.len())
-            .filter(|&c| self.schema.columns[c].generated && !self.schema.columns[c].virtual_)
+        let cols = &self.schema.columns;
+        (0..cols.len())
+            .filter(|&c| cols[c].generated && !cols[c].virtual_ && !cols[c].hidden)
             .collect()
     }
 
     /// Refuses a value given for a generated column, as MySQL does.
     fn refuse_generated(&self, row: usize, column: usize) -> Result<()> {
         let col = &self.schema.columns[column];
-        if col.generated {
+        if col.generated && !col.hidden {
             return Err(bad(
                 &self.name,
                 &col.name,
