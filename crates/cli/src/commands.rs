@@ -627,10 +627,10 @@ impl Ctx {
     fn open_source(&self) -> Result<ReadStore> {
         if let Some(url) = self.dir.as_deref().and_then(Path::to_str) {
             if is_remote_url(url) {
-                return Ok(ReadStore::Remote(Box::new(RemoteStore::open(url)?)));
+                return Ok(ReadStore::from(RemoteStore::open(url)?));
             }
         }
-        Ok(ReadStore::File(Box::new(self.open_read()?)))
+        Ok(ReadStore::from(self.open_read()?))
     }
 
     fn push(&self, remote: &str, maps: &[String], out: &mut impl Write) -> Result<()> {

@@ -493,11 +493,18 @@ impl Remote {
                     })?
                     .pop()
                     .unwrap_or_default();
+                let single = inside.len() == 1;
                 inside
                     .into_iter()
                     .map(|e| {
                         let at = (e.offset - range.start) as usize;
-                        let chunk = bytes.slice(at..at + e.len as usize);
+                        // A chunk of a coalesced read gets its own buffer: a slice would keep
+                        // the whole read (and its gaps) alive while any chunk of it is cached.
+                        let chunk = if single {
+                            bytes.slice(at..at + e.len as usize)
+                        } else {
+                            Bytes::copy_from_slice(&bytes[at..at + e.len as usize])
+                        };
                         let actual = profile.address_of(&chunk);
                         if actual != e.address {
                             return Err(RemoteError::CorruptChunk {
