@@ -585,6 +585,16 @@ fn connections_cut_at_random_bytes() {
         clone(&remote, &dir).map(|_| ())
     });
     let expected = rows(&a, root);
+    let mut pulled = FileStore::create(work.path().join("p"), a.profile()).expect("create");
+    attempt("pull", &mut || {
+        pull(&remote, &mut pulled, "origin").map(|_| ())
+    });
+    assert_eq!(
+        rows(&pulled, root),
+        expected,
+        "the pull through cuts is complete"
+    );
+    pulled.verify().expect("the pulled store verifies");
     attempt("read", &mut || {
         let s = RemoteStore::from_remote(
             prollystore_remote::Remote::open_with(&url, &minio.options(proxy.port))?,
