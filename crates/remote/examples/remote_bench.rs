@@ -265,7 +265,7 @@ fn main() {
         schema(),
         std::ops::Bound::Unbounded,
         std::ops::Bound::Unbounded,
-        |k, v| {
+        |_, k, v| {
             n += (k.len() + v.len()) as u64 & 1;
             true
         },
@@ -277,10 +277,9 @@ fn main() {
     let local_rows = lmap.iter().expect("scan").count();
     let local_s = t.elapsed().as_secs_f64();
     println!(
-        "bounded scan ({} MB budget) of {local_rows} rows: {scan_s:.2} s ({} round trips, {:.1} MB fetched), peak {:.1} MB held; local scan {local_s:.2} s ({n})",
-        budget >> 20,
+        "bounded scan (budget {budget} bytes) of {local_rows} rows: {scan_s:.2} s ({} round trips, {:.1} MB fetched), peak {} bytes held; local scan {local_s:.2} s ({n})",
         after.round_trips - before.round_trips,
         (after.bytes_in - before.bytes_in) as f64 / 1e6,
-        s.peak_bytes() as f64 / 1e6,
+        s.peak_bytes(),
     );
 }

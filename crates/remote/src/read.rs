@@ -241,14 +241,14 @@ impl RemoteStore {
     /// until `visit` returns false, holding at most the budget in memory (given a budget of a
     /// few dozen chunks): when lent chunks near the budget, the scan drops its borrow, makes a
     /// safe point ([`RemoteStore::trim`]) and resumes after the last row visited. Returns the
-    /// rows visited.
+    /// rows visited. `visit` gets the store too, for reads of its own (out-of-band values).
     pub fn scan<T: TreeSchema + Clone>(
         &mut self,
         root: Address,
         schema: T,
         lo: Bound<&[u8]>,
         hi: Bound<&[u8]>,
-        mut visit: impl FnMut(&[u8], &[u8]) -> bool,
+        mut visit: impl FnMut(&RemoteStore, &[u8], &[u8]) -> bool,
     ) -> Result<u64, TreeError> {
         let reserve = self.largest.saturating_mul(SCAN_RESERVE_CHUNKS);
         let mut visited = 0u64;
@@ -265,7 +265,7 @@ impl RemoteStore {
                 for row in map.range(from, hi)? {
                     let (k, v) = row?;
                     visited += 1;
-                    if !visit(k, v) {
+                    if !visit(this, k, v) {
                         return Ok(visited);
                     }
                     if this.lent.load(Ordering::Relaxed) + reserve > this.budget {

@@ -290,7 +290,7 @@ fn bounded_cache_scans_a_bigger_store_within_its_budget() {
                 schema(),
                 Bound::Unbounded,
                 Bound::Unbounded,
-                |k, v| {
+                |_, k, v| {
                     scanned.push((k.to_vec(), v.to_vec()));
                     true
                 },
@@ -351,7 +351,7 @@ fn bounded_cache_scans_a_bigger_store_within_its_budget() {
                 schema(),
                 Bound::Included(&key(500)),
                 Bound::Excluded(&key(700)),
-                |k, _| {
+                |_, k, _| {
                     first.push(k.to_vec());
                     first.len() < 150
                 },
