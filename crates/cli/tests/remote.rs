@@ -62,12 +62,20 @@ fn push_clone_pull_and_read_in_place() {
     assert_eq!(scan, prolly(&["-s", "a", "scan", "--map", "p"], d));
     // A remote scan (the bounded one) with a range and a limit, against the local one.
     for args in [
-        &["scan", "--map", "p", "--from", "100", "--to", "2000", "--limit", "700"][..],
+        &[
+            "scan", "--map", "p", "--from", "100", "--to", "2000", "--limit", "700",
+        ][..],
         &["scan", "--map", "p", "--from", "2990", "--no-header"][..],
         &["scan", "--map", "p", "--to", "5", "--reverse"][..],
     ] {
-        let remote: Vec<&str> = ["-s", &url].into_iter().chain(args.iter().copied()).collect();
-        let local: Vec<&str> = ["-s", "a"].into_iter().chain(args.iter().copied()).collect();
+        let remote: Vec<&str> = ["-s", &url]
+            .into_iter()
+            .chain(args.iter().copied())
+            .collect();
+        let local: Vec<&str> = ["-s", "a"]
+            .into_iter()
+            .chain(args.iter().copied())
+            .collect();
         assert_eq!(prolly(&remote, d), prolly(&local, d), "{args:?}");
     }
     prolly(&["-s", "a", "import", "--map", "p", "e.csv"], d);

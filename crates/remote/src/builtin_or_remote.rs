@@ -37,14 +37,6 @@ impl BuiltinOrRemote {
             BuiltinOrRemote::Remote(s) => s.roots(),
         }
     }
-
-    /// The file store inside, if it is one.
-    pub fn file(&self) -> Option<&FileStore> {
-        match self {
-            BuiltinOrRemote::Builtin(BuiltinStore::File(s)) => Some(s),
-            _ => None,
-        }
-    }
 }
 
 impl From<BuiltinStore> for BuiltinOrRemote {

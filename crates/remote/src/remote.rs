@@ -467,6 +467,21 @@ impl CoalescedRead {
         let at = (entry.offset - self.range.start) as usize;
         &bytes[at..at + entry.len as usize]
     }
+
+    /// The error for `entry` (one of `inside`) whose bytes hash to `actual`.
+    pub(crate) fn corrupt(
+        &self,
+        remote: &Remote,
+        entry: &IndexEntry,
+        actual: prollystore::format::Address,
+    ) -> RemoteError {
+        RemoteError::CorruptChunk {
+            object: remote.path(&self.object).to_string(),
+            offset: entry.offset,
+            address: entry.address,
+            reason: format!("hashes to {actual}"),
+        }
+    }
 }
 
 /// Groups `chunks` into as few range reads as fit [`COALESCE_GAP`] and [`COALESCE_MAX`]:
@@ -533,12 +548,7 @@ impl Remote {
                         let chunk = read.chunk(&bytes, e);
                         let actual = profile.address_of(chunk);
                         if actual != e.address {
-                            return Err(RemoteError::CorruptChunk {
-                                object: self.path(&read.object).to_string(),
-                                offset: e.offset,
-                                address: e.address,
-                                reason: format!("hashes to {actual}"),
-                            });
+                            return Err(read.corrupt(self, e, actual));
                         }
                         // A chunk of a coalesced read gets its own buffer: a slice would keep
                         // the whole read (and its gaps) alive while any chunk of it is cached.

@@ -453,12 +453,7 @@ fn fetch_into(
                     let chunk = read.chunk(&bytes, e);
                     let actual = local.put(chunk)?;
                     if actual != e.address {
-                        return Err(RemoteError::CorruptChunk {
-                            object: remote.path(&read.object).to_string(),
-                            offset: e.offset,
-                            address: e.address,
-                            reason: format!("hashes to {actual}"),
-                        });
+                        return Err(read.corrupt(remote, e, actual));
                     }
                     report.chunks += 1;
                     report.bytes += u64::from(e.len);
