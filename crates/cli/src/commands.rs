@@ -627,10 +627,10 @@ impl Ctx {
     fn open_source(&self) -> Result<ReadStore> {
         if let Some(url) = self.dir.as_deref().and_then(Path::to_str) {
             if is_remote_url(url) {
-                return Ok(ReadStore::Remote(Box::new(RemoteStore::open(url)?)));
+                return Ok(ReadStore::from(RemoteStore::open(url)?));
             }
         }
-        Ok(ReadStore::File(Box::new(self.open_read()?)))
+        Ok(ReadStore::from(self.open_read()?))
     }
 
     fn push(&self, remote: &str, maps: &[String], out: &mut impl Write) -> Result<()> {
@@ -895,10 +895,9 @@ impl Ctx {
         show_progress: bool,
         out: &mut impl Write,
     ) -> Result<()> {
-        let store = self.open_source()?;
+        let mut store = self.open_source()?;
         let m = open_map(&store, map)?;
         let ts = m.schema.tuple_schema();
-        let tree = Map::new(&store, m.root, ts.clone());
         let from = match &r.from {
             Some(f) => Some(parse_key(&m.schema, std::slice::from_ref(f), &null, true)?),
             None => None,
@@ -911,21 +910,49 @@ impl Ctx {
         let lo = from.as_deref().map_or(Bound::Unbounded, Bound::Included);
         let hi = to.as_deref().map_or(Bound::Unbounded, Bound::Excluded);
         let pb = if show_progress {
-            progress(self.quiet, Some(tree.count()?), "exporting", false)
+            let count = Map::new(&store, m.root, ts.clone()).count()?;
+            progress(self.quiet, Some(count), "exporting", false)
         } else {
             ProgressBar::hidden()
         };
         if header {
             csv_lines::header(&m.schema).write_csv(out)?;
         }
+        let limit = r.limit.unwrap_or(u64::MAX);
+        let mut line = Line::default();
+        let mut n = 0u64;
+        if let (ReadStore::Remote(remote), false) = (&mut store, r.reverse) {
+            // A remote is scanned within its cache budget (it pauses to evict at safe points).
+            let mut failed = None;
+            remote.scan(m.root, ts.clone(), lo, hi, |s, k, v| {
+                if n >= limit {
+                    return false;
+                }
+                if !filter.is_empty() && !filter.admits(k, v) {
+                    return true;
+                }
+                line.clear();
+                let written = csv_lines::push_row(&mut line, s, &ts.key, &ts.value, k, v, &null)
+                    .and_then(|()| line.write_csv(out));
+                if let Err(e) = written {
+                    failed = Some(e);
+                    return false;
+                }
+                n += 1;
+                if n.is_multiple_of(65536) {
+                    pb.set_position(n);
+                }
+                true
+            })?;
+            pb.finish_and_clear();
+            return failed.map_or(Ok(()), Err);
+        }
+        let tree = Map::new(&store, m.root, ts.clone());
         let iter = if r.reverse {
             tree.range_rev(lo, hi)?
         } else {
             tree.range(lo, hi)?
         };
-        let limit = r.limit.unwrap_or(u64::MAX);
-        let mut line = Line::default();
-        let mut n = 0u64;
         for row in iter {
             if n >= limit {
                 break;

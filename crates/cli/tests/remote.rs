@@ -59,6 +59,25 @@ fn push_clone_pull_and_read_in_place() {
     );
     let scan = prolly(&["-s", &url, "scan", "--map", "p"], d);
     assert_eq!(scan.lines().count(), 3001);
+    assert_eq!(scan, prolly(&["-s", "a", "scan", "--map", "p"], d));
+    // A remote scan (the bounded one) with a range and a limit, against the local one.
+    for args in [
+        &[
+            "scan", "--map", "p", "--from", "100", "--to", "2000", "--limit", "700",
+        ][..],
+        &["scan", "--map", "p", "--from", "2990", "--no-header"][..],
+        &["scan", "--map", "p", "--to", "5", "--reverse"][..],
+    ] {
+        let remote: Vec<&str> = ["-s", &url]
+            .into_iter()
+            .chain(args.iter().copied())
+            .collect();
+        let local: Vec<&str> = ["-s", "a"]
+            .into_iter()
+            .chain(args.iter().copied())
+            .collect();
+        assert_eq!(prolly(&remote, d), prolly(&local, d), "{args:?}");
+    }
     prolly(&["-s", "a", "import", "--map", "p", "e.csv"], d);
     prolly(&["-s", "a", "push", "origin"], d);
     assert!(prolly(&["-s", "b", "pull", "origin"], d).contains("1 roots updated"));

@@ -15,7 +15,7 @@ use prollystore::{ChunkStore, Map};
 use crate::args::{array, bytes, free_handle, input, input_mut, into_handle, Out};
 use crate::result::{ffi, ffi_status, prolly_result, Error};
 use crate::schema::prolly_schema;
-use crate::store::{prolly_address, prolly_store, Backend, Borrow, Store};
+use crate::store::{parts, prolly_address, prolly_store, Backend, Borrow, Parts, Store};
 use crate::tuple::prolly_tuple_builder;
 use prollystore::BuiltinStore;
 
@@ -173,15 +173,15 @@ pub extern "C" fn prolly_map_get(
                 Out::new(out_value_len, "out_value_len")?,
             )
         };
-        let found = match m.store.backend() {
-            Backend::Builtin(BuiltinStore::File(s)) => {
+        let found = match parts(m.store.backend()) {
+            Parts::Builtin(BuiltinStore::File(s)) => {
                 crate::lookup::file::get(s, m.root, &m.schema, k)
             }
-            Backend::Builtin(BuiltinStore::Memory(s)) => {
+            Parts::Builtin(BuiltinStore::Memory(s)) => {
                 crate::lookup::memory::get(s, m.root, &m.schema, k)
             }
             #[cfg(feature = "remote")]
-            Backend::Remote(s) => crate::lookup::remote::get(s, m.root, &m.schema, k),
+            Parts::Remote(s) => crate::lookup::remote::get(s, m.root, &m.schema, k),
         };
         Ok(match found? {
             Some(v) => {

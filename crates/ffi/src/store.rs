@@ -12,7 +12,7 @@ use prollystore::format::{Address, HashProfile};
 use prollystore::store::{FileStore, OpenOptions, RootUpdate};
 use prollystore::{BuiltinStore, ChunkStore, MemoryStore, StoreError};
 
-pub(crate) use crate::backend::Backend;
+pub(crate) use crate::backend::{parts, parts_mut, Backend, Parts, PartsMut};
 
 /// The error of a mutating call on a remote store handle.
 #[cfg(feature = "remote")]
@@ -307,13 +307,13 @@ pub extern "C" fn prolly_store_root_get(
         let name = unsafe { text(name, "name") }?;
         // SAFETY: C caller's contract: writable or NULL.
         let out = unsafe { Out::new(out_root, "out_root") }?;
-        let found = match store.shared.backend() {
-            Backend::Builtin(BuiltinStore::File(fs)) => fs.root(name),
-            Backend::Builtin(BuiltinStore::Memory(_)) => {
+        let found = match parts(store.shared.backend()) {
+            Parts::Builtin(BuiltinStore::File(fs)) => fs.root(name),
+            Parts::Builtin(BuiltinStore::Memory(_)) => {
                 lock_roots(&store.shared)?.0.get(name).copied()
             }
             #[cfg(feature = "remote")]
-            Backend::Remote(rs) => rs.root(name),
+            Parts::Remote(rs) => rs.root(name),
         };
         Ok(match found {
             Some(a) => {
@@ -383,11 +383,11 @@ pub extern "C" fn prolly_store_commit(
         let shared = &store.shared;
         // SAFETY: mutating call; its documented contract gives exclusive use of the store.
         let mut call = unsafe { shared.backend_mut() }?;
-        let generation = match &mut *call {
+        let generation = match parts_mut(&mut call) {
             #[cfg(feature = "remote")]
-            Backend::Remote(_) => return Err(read_only_remote()),
-            Backend::Builtin(BuiltinStore::File(fs)) => fs.commit(&parsed)?,
-            Backend::Builtin(BuiltinStore::Memory(ms)) => {
+            PartsMut::Remote => return Err(read_only_remote()),
+            PartsMut::Builtin(BuiltinStore::File(fs)) => fs.commit(&parsed)?,
+            PartsMut::Builtin(BuiltinStore::Memory(ms)) => {
                 let mut roots = lock_roots(shared)?;
                 let mut next = roots.0.clone();
                 for u in &parsed {
@@ -434,11 +434,11 @@ pub extern "C" fn prolly_store_refresh(
         let out = unsafe { Out::new(out_changed, "out_changed") }?;
         // SAFETY: mutating call; its documented contract gives exclusive use of the store.
         let mut call = unsafe { store.shared.backend_mut() }?;
-        let changed = match &mut *call {
-            Backend::Builtin(BuiltinStore::File(fs)) => fs.refresh()?,
-            Backend::Builtin(BuiltinStore::Memory(_)) => false,
+        let changed = match parts_mut(&mut call) {
+            PartsMut::Builtin(BuiltinStore::File(fs)) => fs.refresh()?,
+            PartsMut::Builtin(BuiltinStore::Memory(_)) => false,
             #[cfg(feature = "remote")]
-            Backend::Remote(_) => false,
+            PartsMut::Remote => false,
         };
         out.set(changed);
         Ok(())
@@ -472,12 +472,12 @@ pub extern "C" fn prolly_store_verify(
         let store = unsafe { input(store, "store") }?;
         // SAFETY: C caller's contract: writable or NULL.
         let out = unsafe { Out::new(out_report, "out_report") }?;
-        let report = match store.shared.backend() {
+        let report = match parts(store.shared.backend()) {
             #[cfg(feature = "remote")]
-            Backend::Remote(_) => return Err(Error::invalid(
+            Parts::Remote(_) => return Err(Error::invalid(
                 "verifying a remote store in place is not supported: clone it and verify the clone",
             )),
-            Backend::Builtin(BuiltinStore::File(fs)) => {
+            Parts::Builtin(BuiltinStore::File(fs)) => {
                 let r = fs.verify()?;
                 prolly_verify_report {
                     files: r.files as u64,
@@ -486,7 +486,7 @@ pub extern "C" fn prolly_store_verify(
                     messages: r.messages,
                 }
             }
-            Backend::Builtin(BuiltinStore::Memory(ms)) => {
+            Parts::Builtin(BuiltinStore::Memory(ms)) => {
                 let mut r = prolly_verify_report::default();
                 for a in ms.addresses() {
                     let chunk = ms.get(&a)?.ok_or(StoreError::Missing(a))?;

@@ -14,7 +14,7 @@ use futures::stream::{self, StreamExt, TryStreamExt};
 use object_store::ObjectStoreExt;
 use prollystore::store::file::layout::file_name;
 use prollystore::{FileStore, Map};
-use prollystore_remote::{clone, push, put_bytes, Remote, RemoteStore};
+use prollystore_remote::{clone, pull, push, put_bytes, Remote, RemoteStore};
 use support::*;
 
 fn main() {
@@ -83,7 +83,7 @@ fn main() {
         .and_then(|r| r.parse().ok())
         .unwrap_or(5);
     let mut got = 0u64;
-    let mut rows_t: Vec<[f64; 4]> = Vec::new();
+    let mut rows_t: Vec<[f64; 5]> = Vec::new();
     for run in 0..runs {
         let dir = work.path().join(format!("c{run}"));
         let src = open("push0");
@@ -91,7 +91,15 @@ fn main() {
         drop(clone(&src, &dir).expect("clone"));
         let clone_s = t.elapsed().as_secs_f64();
         std::fs::remove_dir_all(&dir).expect("remove clone");
-        let mut row = [clone_s, 0.0, 0.0, 0.0];
+        // A pull into an empty store moves the same chunks through the local store's writer.
+        let pdir = work.path().join(format!("p{run}"));
+        let mut fresh = FileStore::create(&pdir, a.profile()).expect("create");
+        let t = Instant::now();
+        pull(&src, &mut fresh, "origin").expect("pull");
+        let pull_s = t.elapsed().as_secs_f64();
+        drop(fresh);
+        std::fs::remove_dir_all(&pdir).expect("remove pulled store");
+        let mut row = [clone_s, 0.0, 0.0, 0.0, pull_s];
         for (mode, slot) in [(0, 1), (1, 2), (2, 3)] {
             let t = Instant::now();
             got = plain.run(async {
@@ -138,8 +146,8 @@ fn main() {
             row[slot] = t.elapsed().as_secs_f64();
         }
         println!(
-            "  clone run {run}: clone {:.3} s; plain into memory {:.3} s (one GET), {:.3} s (range GETs); into fsynced files {:.3} s",
-            row[0], row[1], row[2], row[3]
+            "  clone run {run}: clone {:.3} s; pull into an empty store {:.3} s; plain into memory {:.3} s (one GET), {:.3} s (range GETs); into fsynced files {:.3} s",
+            row[0], row[4], row[1], row[2], row[3]
         );
         rows_t.push(row);
     }
@@ -149,6 +157,7 @@ fn main() {
         v[v.len() / 2]
     };
     let ratio = |slot: usize| median(rows_t.iter().map(|r| r[slot] / r[0]).collect());
+    let pull_ratio = |slot: usize| median(rows_t.iter().map(|r| r[slot] / r[4]).collect());
     let best = |slot: usize| rows_t.iter().map(|r| r[slot]).fold(f64::MAX, f64::min);
     println!(
         "clone: {mb:.1} MB, best {:.3} s ({:.0} MB/s, every chunk hashed, fsynced); clone/plain throughput, median of {runs} alternated runs: {:.0}% of one-GET download into memory (best {:.3} s), {:.0}% of range-GET download into memory (best {:.3} s), {:.0}% of download into fsynced files (best {:.3} s)",
@@ -160,6 +169,13 @@ fn main() {
         best(2),
         100.0 * ratio(3),
         best(3),
+    );
+    println!(
+        "pull into an empty store: best {:.3} s ({:.0} MB/s); pull/plain throughput, median: {:.0}% of range-GET download into memory, {:.0}% of download into fsynced files",
+        best(4),
+        mb / best(4),
+        100.0 * pull_ratio(2),
+        100.0 * pull_ratio(3),
     );
 
     if std::env::var_os("BENCH_CLONE_ONLY").is_some() {
@@ -232,5 +248,38 @@ fn main() {
         remote_t * 1e9 / keys.len() as f64,
         local_t * 1e9 / keys.len() as f64,
         remote_t / local_t
+    );
+
+    drop(rmap);
+    drop(s);
+
+    // A bounded scan of the whole map with a 16 MB budget: the bytes held at most, the
+    // round trips, and the time, against a scan of the local store.
+    let budget = 16 << 20;
+    let mut s = RemoteStore::from_remote(open("push0"), budget).expect("open");
+    let before = s.stats();
+    let t = Instant::now();
+    let mut n = 0u64;
+    s.scan(
+        root,
+        schema(),
+        std::ops::Bound::Unbounded,
+        std::ops::Bound::Unbounded,
+        |_, k, v| {
+            n += (k.len() + v.len()) as u64 & 1;
+            true
+        },
+    )
+    .expect("bounded scan");
+    let scan_s = t.elapsed().as_secs_f64();
+    let after = s.stats();
+    let t = Instant::now();
+    let local_rows = lmap.iter().expect("scan").count();
+    let local_s = t.elapsed().as_secs_f64();
+    println!(
+        "bounded scan (budget {budget} bytes) of {local_rows} rows: {scan_s:.2} s ({} round trips, {:.1} MB fetched), peak {} bytes held; local scan {local_s:.2} s ({n})",
+        after.round_trips - before.round_trips,
+        (after.bytes_in - before.bytes_in) as f64 / 1e6,
+        s.peak_bytes(),
     );
 }

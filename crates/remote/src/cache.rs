@@ -1,35 +1,34 @@
-//! A byte-bounded least-recently-used cache of chunks fetched ahead of need (prefetched
-//! siblings along a scan), so that a long scan does not keep every leaf it read ahead.
+//! A least-recently-used cache of chunks no reader holds: chunks fetched ahead of need
+//! (prefetched siblings along a scan) and chunks a [`RemoteStore`](crate::RemoteStore) stopped
+//! lending at a safe point. Its byte limit is given at each insert, so the caller can keep it
+//! within what the chunks it lends leave of the store's budget.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeSet, HashMap};
 use std::hash::BuildHasherDefault;
 
 use bytes::Bytes;
+use prollystore::format::message::NodeLayout;
 use prollystore::format::Address;
 use prollystore::store::AddressHasher;
 
-/// Chunks by address, evicting the least recently inserted or used beyond a byte budget.
+/// A cached chunk: its bytes, its node layout if it was verified before, and its last use.
 #[derive(Debug)]
-pub(crate) struct ChunkLru {
-    budget: usize,
-    bytes: usize,
+struct Entry {
+    bytes: Bytes,
+    layout: Option<NodeLayout>,
     tick: u64,
-    chunks: HashMap<Address, (Bytes, u64), BuildHasherDefault<AddressHasher>>,
-    order: BTreeMap<u64, Address>,
+}
+
+/// Chunks by address, evicting the least recently used first.
+#[derive(Debug, Default)]
+pub(crate) struct ChunkLru {
+    bytes: usize,
+    chunks: HashMap<Address, Entry, BuildHasherDefault<AddressHasher>>,
+    /// (last use, address), oldest first.
+    order: BTreeSet<(u64, Address)>,
 }
 
 impl ChunkLru {
-    /// An empty cache holding at most `budget` bytes.
-    pub(crate) fn new(budget: usize) -> ChunkLru {
-        ChunkLru {
-            budget,
-            bytes: 0,
-            tick: 0,
-            chunks: HashMap::default(),
-            order: BTreeMap::new(),
-        }
-    }
-
     /// True if `address` is cached.
     pub(crate) fn contains(&self, address: &Address) -> bool {
         self.chunks.contains_key(address)
@@ -40,31 +39,51 @@ impl ChunkLru {
         self.bytes
     }
 
-    /// Adds a chunk, evicting the oldest ones past the budget.
-    pub(crate) fn insert(&mut self, address: Address, chunk: Bytes) {
-        if self.chunks.contains_key(&address) || chunk.len() > self.budget {
+    /// Adds a chunk last used at `tick` (ticks are unique and grow with time), then evicts the
+    /// least recently used chunks until at most `limit` bytes are held. A chunk bigger than
+    /// `limit` is not kept.
+    pub(crate) fn insert(
+        &mut self,
+        address: Address,
+        bytes: Bytes,
+        layout: Option<NodeLayout>,
+        tick: u64,
+        limit: usize,
+    ) {
+        if bytes.len() > limit || self.chunks.contains_key(&address) {
             return;
         }
-        self.tick += 1;
-        self.bytes += chunk.len();
-        self.chunks.insert(address, (chunk, self.tick));
-        self.order.insert(self.tick, address);
-        while self.bytes > self.budget {
+        self.bytes += bytes.len();
+        self.order.insert((tick, address));
+        self.chunks.insert(
+            address,
+            Entry {
+                bytes,
+                layout,
+                tick,
+            },
+        );
+        self.shrink_to(limit);
+    }
+
+    /// Evicts the least recently used chunks until at most `limit` bytes are held.
+    pub(crate) fn shrink_to(&mut self, limit: usize) {
+        while self.bytes > limit {
             let Some((_, oldest)) = self.order.pop_first() else {
                 break;
             };
-            if let Some((c, _)) = self.chunks.remove(&oldest) {
-                self.bytes -= c.len();
+            if let Some(e) = self.chunks.remove(&oldest) {
+                self.bytes -= e.bytes.len();
             }
         }
     }
 
-    /// Removes and returns a chunk.
-    pub(crate) fn take(&mut self, address: &Address) -> Option<Bytes> {
-        let (chunk, tick) = self.chunks.remove(address)?;
-        self.order.remove(&tick);
-        self.bytes -= chunk.len();
-        Some(chunk)
+    /// Removes and returns a chunk and its layout, if verified before.
+    pub(crate) fn take(&mut self, address: &Address) -> Option<(Bytes, Option<NodeLayout>)> {
+        let e = self.chunks.remove(address)?;
+        self.order.remove(&(e.tick, *address));
+        self.bytes -= e.bytes.len();
+        Some((e.bytes, e.layout))
     }
 }
 
@@ -73,16 +92,21 @@ mod tests {
     use super::*;
 
     #[test]
-    fn evicts_oldest_past_the_budget() {
+    fn evicts_least_recently_used_past_the_limit() {
         let a = |i: u8| Address::from_slice(&[i; 20]).expect("20 bytes");
-        let mut lru = ChunkLru::new(10);
-        lru.insert(a(1), Bytes::from(vec![0; 4]));
-        lru.insert(a(2), Bytes::from(vec![0; 4]));
-        lru.insert(a(3), Bytes::from(vec![0; 4]));
-        assert!(!lru.contains(&a(1)));
-        assert!(lru.contains(&a(2)) && lru.contains(&a(3)));
+        let mut lru = ChunkLru::default();
+        lru.insert(a(1), Bytes::from(vec![0; 4]), None, 5, 10);
+        lru.insert(a(2), Bytes::from(vec![0; 4]), None, 2, 10);
+        lru.insert(a(3), Bytes::from(vec![0; 4]), None, 7, 10);
+        assert!(!lru.contains(&a(2)), "the oldest use goes first");
+        assert!(lru.contains(&a(1)) && lru.contains(&a(3)));
         assert_eq!(lru.bytes(), 8);
-        assert_eq!(lru.take(&a(2)).map(|b| b.len()), Some(4));
+        lru.insert(a(4), Bytes::from(vec![0; 11]), None, 8, 10);
+        assert!(!lru.contains(&a(4)), "bigger than the limit");
+        assert_eq!(lru.take(&a(1)).map(|(b, _)| b.len()), Some(4));
         assert_eq!(lru.bytes(), 4);
+        lru.shrink_to(0);
+        assert_eq!(lru.bytes(), 0);
+        assert!(!lru.contains(&a(3)));
     }
 }

@@ -12,6 +12,8 @@
 //!   [`RemoteError::Conflict`] instead of losing an update (module [`sync`]).
 //! * [`RemoteStore`]: read a remote in place (range reads, prefetch along scans, a bounded
 //!   cache), as a [`prollystore::ChunkStore`] that `Map` reads work on.
+//! * [`BuiltinOrRemote`]: a built-in store or a remote store behind one type, for callers
+//!   that choose at run time (the C ABI, the command-line tool).
 //! * [`gc()`]: deletes chunk files no manifest names, past a grace period that keeps
 //!   concurrent pushes safe.
 //! * [`config`]: the names a local store gives its remotes.
@@ -19,6 +21,7 @@
 //! Heavy dependencies (an async runtime, HTTP and TLS clients) stay in this crate, out of the
 //! core crates.
 
+mod builtin_or_remote;
 mod cache;
 pub mod config;
 mod download;
@@ -29,6 +32,7 @@ pub mod read;
 mod remote;
 pub mod sync;
 
+pub use builtin_or_remote::BuiltinOrRemote;
 pub use error::RemoteError;
 pub use gc::{gc, GcReport, DEFAULT_GRACE};
 pub use read::RemoteStore;

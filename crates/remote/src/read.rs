@@ -10,12 +10,29 @@
 //! same round trip (neighbouring ranges coalesced into one request) and kept in a
 //! byte-bounded LRU cache until read.
 //!
-//! The chunk-store contract lends chunk bytes for as long as the store is borrowed, so chunks
-//! that were read stay in memory until [`RemoteStore::release`] (which needs `&mut`); only
-//! chunks fetched ahead and not yet read are bounded by the cache budget.
+//! # The bounded cache
+//!
+//! The chunk-store contract lends chunk bytes for as long as the store is borrowed (a `Node`
+//! or a row borrows the store), so a chunk that was read cannot be freed while the store is
+//! borrowed. The store therefore holds chunks in two places, together within the budget the
+//! user sets ([`RemoteStore::from_remote`]):
+//!
+//! * *lent* chunks, read during the current borrow: never evicted until a safe point;
+//! * an LRU cache of chunks nobody holds (prefetched ahead, or lent before the last safe
+//!   point): shrunk whenever lent chunks grow, so that lent + cached stays within the budget
+//!   unless the lent chunks alone exceed it.
+//!
+//! A safe point is any moment the caller has the store mutably ([`RemoteStore::trim`]): every
+//! lent chunk moves to the cache, and the least recently used ones are evicted down to the
+//! budget, so hot upper nodes stay and a later get of an evicted chunk fetches it again.
+//! One operation through the generic `Map` API can still lend more than the budget (a full
+//! scan lends every leaf it reads); [`RemoteStore::scan`] is a scan that stays within the
+//! budget by pausing at safe points and resuming after the last row.
 
 use std::collections::{BTreeMap, HashMap};
 use std::hash::BuildHasherDefault;
+use std::ops::Bound;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use bytes::Bytes;
@@ -24,23 +41,28 @@ use prollystore::format::message::{Node, NodeLayout};
 use prollystore::format::{Address, HashProfile};
 use prollystore::store::file::layout::{file_name, Manifest};
 use prollystore::store::AddressHasher;
-use prollystore::{ChunkStore, StoreError, StoreFastPaths};
+use prollystore::{ChunkStore, Map, StoreError, StoreFastPaths, TreeError, TreeSchema};
 
 use crate::cache::ChunkLru;
 use crate::remote::ChunkAt;
 use crate::{Remote, RemoteError, RemoteStats};
 
-/// Siblings fetched ahead when a scan is detected.
+/// Siblings fetched ahead when a scan is detected (fewer when the budget has no room).
 pub const PREFETCH: usize = 64;
-/// Default budget of the prefetch cache.
+/// Default cache budget.
 pub const DEFAULT_CACHE_BYTES: usize = 64 << 20;
+/// [`RemoteStore::scan`] pauses when fewer than this many of the largest chunks still fit in
+/// the budget: a step of a scan lends at most one chunk per tree level, and trees this
+/// deep hold far more than anyone scans from a remote.
+const SCAN_RESERVE_CHUNKS: usize = 8;
 
 type AddressMap<V> = HashMap<Address, V, BuildHasherDefault<AddressHasher>>;
 
-/// A chunk read from the remote, with its node layout once verified.
+/// A chunk lent out, with its node layout once verified and its last use.
 struct Pinned {
     bytes: Bytes,
     layout: OnceLock<NodeLayout>,
+    last_use: AtomicU64,
 }
 
 /// A read-only chunk store over a remote (see the [module](self)).
@@ -48,9 +70,19 @@ pub struct RemoteStore {
     remote: Remote,
     manifest: Manifest,
     locations: AddressMap<ChunkAt>,
+    /// The longest chunk on the remote.
+    largest: usize,
+    /// Chunks lent since the last safe point.
     pinned: FrozenMap<Address, Box<Pinned>>,
-    cache_bytes: usize,
-    prefetched: Mutex<ChunkLru>,
+    /// Bytes of `pinned`.
+    lent: AtomicUsize,
+    budget: usize,
+    /// Chunks nobody holds, within `budget - lent`.
+    cache: Mutex<ChunkLru>,
+    /// Most bytes held (lent + cached) at once since opening or [`RemoteStore::reset_peak`].
+    peak: AtomicUsize,
+    /// Use counter: orders chunks by last use.
+    clock: AtomicU64,
     /// For each child of an internal node read so far: its parent and position.
     parents: Mutex<AddressMap<(Address, u32)>>,
     /// The last chunk fetched on a miss, by (parent, position).
@@ -62,17 +94,20 @@ impl std::fmt::Debug for RemoteStore {
         f.debug_struct("RemoteStore")
             .field("remote", &self.remote)
             .field("chunks", &self.locations.len())
+            .field("budget", &self.budget)
             .finish()
     }
 }
 
 impl RemoteStore {
-    /// Opens the store at `url` (credentials from the environment).
+    /// Opens the store at `url` (credentials from the environment), with a cache budget of
+    /// [`DEFAULT_CACHE_BYTES`].
     pub fn open(url: &str) -> Result<RemoteStore, RemoteError> {
         RemoteStore::from_remote(Remote::open(url)?, DEFAULT_CACHE_BYTES)
     }
 
-    /// Opens the store on `remote`, with a prefetch cache of `cache_bytes`.
+    /// Opens the store on `remote`, holding at most `cache_bytes` of chunks in memory at safe
+    /// points and during [`RemoteStore::scan`] (see the [module](self)).
     pub fn from_remote(remote: Remote, cache_bytes: usize) -> Result<RemoteStore, RemoteError> {
         let current = remote.read_manifest()?;
         let manifest = current.manifest.ok_or_else(|| {
@@ -80,9 +115,11 @@ impl RemoteStore {
         })?;
         let indexes = remote.indexes(manifest.profile, &manifest.files)?;
         let mut locations = AddressMap::default();
+        let mut largest = 0;
         for (record, index) in manifest.files.iter().zip(indexes) {
             let object: Arc<str> = Arc::from(file_name(record.seq));
             for entry in index.iter() {
+                largest = largest.max(entry.len as usize);
                 locations.entry(entry.address).or_insert(ChunkAt {
                     object: object.clone(),
                     entry: *entry,
@@ -93,9 +130,13 @@ impl RemoteStore {
             remote,
             manifest,
             locations,
+            largest,
             pinned: FrozenMap::new(),
-            cache_bytes,
-            prefetched: Mutex::new(ChunkLru::new(cache_bytes)),
+            lent: AtomicUsize::new(0),
+            budget: cache_bytes,
+            cache: Mutex::new(ChunkLru::default()),
+            peak: AtomicUsize::new(0),
+            clock: AtomicU64::new(0),
             parents: Mutex::new(AddressMap::default()),
             last_miss: Mutex::new(None),
         };
@@ -119,10 +160,7 @@ impl RemoteStore {
         let fetched = self
             .remote
             .wait(n, self.remote.fetch_chunks(self.manifest.profile, wanted))?;
-        let mut cache = self.prefetched.lock().expect("cache poisoned");
-        for (a, b) in fetched {
-            cache.insert(a, b);
-        }
+        self.keep(fetched);
         Ok(())
     }
 
@@ -146,63 +184,190 @@ impl RemoteStore {
         self.locations.len()
     }
 
-    /// Bytes of chunks fetched ahead and not yet read (bounded by the cache budget).
-    pub fn prefetched_bytes(&self) -> usize {
-        self.prefetched.lock().expect("cache poisoned").bytes()
+    /// The cache budget in bytes.
+    pub fn budget(&self) -> usize {
+        self.budget
     }
 
-    /// Drops every chunk held in memory (read or prefetched); later reads fetch again.
+    /// Bytes of chunks held in memory now: lent since the last safe point, and cached.
+    pub fn held_bytes(&self) -> usize {
+        self.lent.load(Ordering::Relaxed) + self.cache.lock().expect("cache poisoned").bytes()
+    }
+
+    /// The most bytes of chunks held at once since opening or the last
+    /// [`RemoteStore::reset_peak`].
+    pub fn peak_bytes(&self) -> usize {
+        self.peak.load(Ordering::Relaxed)
+    }
+
+    /// Starts measuring [`RemoteStore::peak_bytes`] from the bytes held now.
+    pub fn reset_peak(&self) {
+        self.peak.store(self.held_bytes(), Ordering::Relaxed);
+    }
+
+    /// A safe point: nothing borrows the store, so every lent chunk moves to the cache and the
+    /// least recently used chunks are evicted until the budget holds. Later reads of an
+    /// evicted chunk fetch it again.
+    pub fn trim(&mut self) {
+        let mut lent = std::mem::take(&mut self.pinned).into_tuple_vec();
+        lent.sort_unstable_by_key(|(_, p)| p.last_use.load(Ordering::Relaxed));
+        *self.lent.get_mut() = 0;
+        let cache = self.cache.get_mut().unwrap_or_else(|e| e.into_inner());
+        for (address, p) in lent {
+            let tick = p.last_use.into_inner();
+            cache.insert(address, p.bytes, p.layout.into_inner(), tick, usize::MAX);
+        }
+        cache.shrink_to(self.budget);
+        // Scan detection needs the parents only of nodes still held.
+        let cache = &*cache;
+        self.parents
+            .get_mut()
+            .unwrap_or_else(|e| e.into_inner())
+            .retain(|_, (parent, _)| cache.contains(parent));
+    }
+
+    /// Drops every chunk held in memory (lent or cached); later reads fetch again.
     pub fn release(&mut self) {
         self.pinned = FrozenMap::new();
-        self.prefetched = Mutex::new(ChunkLru::new(self.cache_bytes));
-        self.parents = Mutex::new(AddressMap::default());
+        *self.lent.get_mut() = 0;
+        *self.cache.get_mut().unwrap_or_else(|e| e.into_inner()) = ChunkLru::default();
+        self.parents
+            .get_mut()
+            .unwrap_or_else(|e| e.into_inner())
+            .clear();
+    }
+
+    /// Visits the rows of the map at `root` with keys within `lo` and `hi`, in key order,
+    /// until `visit` returns false, holding at most the budget in memory (given a budget of a
+    /// few dozen chunks): when lent chunks near the budget, the scan drops its borrow, makes a
+    /// safe point ([`RemoteStore::trim`]) and resumes after the last row visited. Returns the
+    /// rows visited. `visit` gets the store too, for reads of its own (out-of-band values).
+    pub fn scan<T: TreeSchema + Clone>(
+        &mut self,
+        root: Address,
+        schema: T,
+        lo: Bound<&[u8]>,
+        hi: Bound<&[u8]>,
+        mut visit: impl FnMut(&RemoteStore, &[u8], &[u8]) -> bool,
+    ) -> Result<u64, TreeError> {
+        let reserve = self.largest.saturating_mul(SCAN_RESERVE_CHUNKS);
+        let mut visited = 0u64;
+        let mut after: Option<Vec<u8>> = None;
+        loop {
+            let paused = {
+                let this = &*self;
+                let map = Map::new(this, root, schema.clone());
+                let from = match &after {
+                    Some(k) => Bound::Excluded(&k[..]),
+                    None => lo,
+                };
+                let mut paused = None;
+                for row in map.range(from, hi)? {
+                    let (k, v) = row?;
+                    visited += 1;
+                    if !visit(this, k, v) {
+                        return Ok(visited);
+                    }
+                    if this.lent.load(Ordering::Relaxed) + reserve > this.budget {
+                        paused = Some(k.to_vec());
+                        break;
+                    }
+                }
+                paused
+            };
+            match paused {
+                Some(k) => {
+                    after = Some(k);
+                    self.trim();
+                }
+                None => return Ok(visited),
+            }
+        }
+    }
+
+    /// A fresh use tick.
+    fn tick(&self) -> u64 {
+        self.clock.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// Caches fetched chunks nobody asked for yet, within what lent chunks leave of the budget.
+    fn keep(&self, fetched: impl IntoIterator<Item = (Address, Bytes)>) {
+        let limit = self
+            .budget
+            .saturating_sub(self.lent.load(Ordering::Relaxed));
+        let mut cache = self.cache.lock().expect("cache poisoned");
+        for (a, b) in fetched {
+            cache.insert(a, b, None, self.tick(), limit);
+        }
+        cache.shrink_to(limit);
+        self.note_peak(self.lent.load(Ordering::Relaxed) + cache.bytes());
+    }
+
+    fn note_peak(&self, held: usize) {
+        self.peak.fetch_max(held, Ordering::Relaxed);
     }
 
     fn pinned(&self, address: &Address) -> Result<Option<&Pinned>, StoreError> {
         if let Some(p) = self.pinned.get(address) {
+            p.last_use.store(self.tick(), Ordering::Relaxed);
             return Ok(Some(p));
         }
-        let ahead = self
-            .prefetched
-            .lock()
-            .expect("cache poisoned")
-            .take(address);
-        let bytes = match ahead {
-            Some(b) => b,
+        let cached = self.cache.lock().expect("cache poisoned").take(address);
+        let (bytes, layout) = match cached {
+            Some(c) => c,
             None => {
                 let Some(at) = self.locations.get(address) else {
                     return Ok(None);
                 };
+                let len = at.entry.len as usize;
                 let mut wanted = vec![at.clone()];
-                wanted.extend(self.prefetch_plan(address));
+                wanted.extend(self.prefetch_plan(address, len));
                 let n = wanted.len() as u64;
                 let fetched = self
                     .remote
                     .wait(n, self.remote.fetch_chunks(self.manifest.profile, wanted))
                     .map_err(RemoteError::into_store_error)?;
                 let mut target = None;
-                let mut cache = self.prefetched.lock().expect("cache poisoned");
+                let mut rest = Vec::with_capacity(fetched.len());
                 for (a, b) in fetched {
                     if a == *address {
                         target = Some(b);
                     } else {
-                        cache.insert(a, b);
+                        rest.push((a, b));
                     }
                 }
-                target.ok_or(StoreError::Missing(*address))?
+                let target = target.ok_or(StoreError::Missing(*address))?;
+                // Counted as lent before the siblings are cached, so they fit beside it.
+                self.lent.fetch_add(target.len(), Ordering::Relaxed);
+                self.keep(rest);
+                self.lent.fetch_sub(target.len(), Ordering::Relaxed);
+                (target, None)
             }
         };
-        Ok(Some(self.pinned.insert(
+        let ptr = bytes.as_ptr();
+        let len = bytes.len();
+        let lent = self.lent.fetch_add(len, Ordering::Relaxed) + len;
+        let p = self.pinned.insert(
             *address,
             Box::new(Pinned {
                 bytes,
-                layout: OnceLock::new(),
+                layout: layout.map(OnceLock::from).unwrap_or_default(),
+                last_use: AtomicU64::new(self.tick()),
             }),
-        )))
+        );
+        if p.bytes.as_ptr() != ptr {
+            // Another thread lent the same chunk first; ours was dropped.
+            self.lent.fetch_sub(len, Ordering::Relaxed);
+        }
+        let mut cache = self.cache.lock().expect("cache poisoned");
+        cache.shrink_to(self.budget.saturating_sub(lent));
+        self.note_peak(lent + cache.bytes());
+        Ok(Some(p))
     }
 
-    /// The siblings to fetch with `address` if reads look like a scan.
-    fn prefetch_plan(&self, address: &Address) -> Vec<ChunkAt> {
+    /// The siblings to fetch with `address` (of `len` bytes) if reads look like a scan, as
+    /// many as fit in the budget beside the lent chunks.
+    fn prefetch_plan(&self, address: &Address, len: usize) -> Vec<ChunkAt> {
         let Some((parent, i)) = self
             .parents
             .lock()
@@ -227,13 +392,28 @@ impl RemoteStore {
         if !scanning {
             return Vec::new();
         }
-        let cache = self.prefetched.lock().expect("cache poisoned");
+        let reserve = self.largest.saturating_mul(SCAN_RESERVE_CHUNKS);
+        let mut room = self
+            .budget
+            .saturating_sub(self.lent.load(Ordering::Relaxed) + len + reserve);
+        let cache = self.cache.lock().expect("cache poisoned");
         let first = i as usize + 1;
-        (first..parent.count().min(first + PREFETCH))
-            .map(|k| parent.child(k))
-            .filter(|a| self.pinned.get(a).is_none() && !cache.contains(a))
-            .filter_map(|a| self.locations.get(&a).cloned())
-            .collect()
+        let mut plan = Vec::new();
+        for k in first..parent.count().min(first + PREFETCH) {
+            let a = parent.child(k);
+            if self.pinned.get(&a).is_some() || cache.contains(&a) {
+                continue;
+            }
+            let Some(at) = self.locations.get(&a) else {
+                continue;
+            };
+            let Some(left) = room.checked_sub(at.entry.len as usize) else {
+                break;
+            };
+            room = left;
+            plan.push(at.clone());
+        }
+        plan
     }
 }
 

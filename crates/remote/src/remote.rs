@@ -450,63 +450,113 @@ pub(crate) struct ChunkAt {
     pub entry: IndexEntry,
 }
 
+/// One range read covering neighbouring chunks of one object.
+#[derive(Debug)]
+pub(crate) struct CoalescedRead {
+    /// Object name (under the prefix).
+    pub object: Arc<str>,
+    /// The bytes read.
+    pub range: Range<u64>,
+    /// The chunks inside, by offset.
+    pub inside: Vec<IndexEntry>,
+}
+
+impl CoalescedRead {
+    /// The bytes of `entry` (one of `inside`) within `bytes`, this read's result.
+    pub(crate) fn chunk<'b>(&self, bytes: &'b [u8], entry: &IndexEntry) -> &'b [u8] {
+        let at = (entry.offset - self.range.start) as usize;
+        &bytes[at..at + entry.len as usize]
+    }
+
+    /// The error for `entry` (one of `inside`) whose bytes hash to `actual`.
+    pub(crate) fn corrupt(
+        &self,
+        remote: &Remote,
+        entry: &IndexEntry,
+        actual: prollystore::format::Address,
+    ) -> RemoteError {
+        RemoteError::CorruptChunk {
+            object: remote.path(&self.object).to_string(),
+            offset: entry.offset,
+            address: entry.address,
+            reason: format!("hashes to {actual}"),
+        }
+    }
+}
+
+/// Groups `chunks` into as few range reads as fit [`COALESCE_GAP`] and [`COALESCE_MAX`]:
+/// neighbouring ranges of one object become one read.
+pub(crate) fn coalesce(mut chunks: Vec<ChunkAt>) -> Vec<CoalescedRead> {
+    chunks.sort_by(|a, b| (&a.object, a.entry.offset).cmp(&(&b.object, b.entry.offset)));
+    let mut reads: Vec<CoalescedRead> = Vec::new();
+    for c in chunks {
+        let start = c.entry.offset;
+        let end = start + u64::from(c.entry.len);
+        match reads.last_mut() {
+            Some(r)
+                if r.object == c.object
+                    && start <= r.range.end + COALESCE_GAP
+                    && end.max(r.range.end) - r.range.start <= COALESCE_MAX =>
+            {
+                r.range.end = r.range.end.max(end);
+                r.inside.push(c.entry);
+            }
+            _ => reads.push(CoalescedRead {
+                object: c.object.clone(),
+                range: start..end,
+                inside: vec![c.entry],
+            }),
+        }
+    }
+    reads
+}
+
 impl Remote {
+    /// Performs one coalesced read (a missing object named with the first chunk wanted).
+    pub(crate) async fn read_coalesced(&self, read: &CoalescedRead) -> Result<Bytes, RemoteError> {
+        let first = read.inside.first().map(|e| e.address);
+        let bytes = self
+            .read_ranges(&read.object, std::slice::from_ref(&read.range))
+            .await
+            .map_err(|e| match e {
+                RemoteError::MissingObject { object, .. } => RemoteError::MissingObject {
+                    object,
+                    address: first,
+                },
+                other => other,
+            })?;
+        Ok(bytes.into_iter().next().unwrap_or_default())
+    }
+
     /// Fetches `chunks` with as few requests as possible (neighbouring ranges of one object
     /// coalesced, objects and ranges fetched in parallel) and checks each against its address.
     pub(crate) async fn fetch_chunks(
         &self,
         profile: HashProfile,
-        mut chunks: Vec<ChunkAt>,
+        chunks: Vec<ChunkAt>,
     ) -> Result<Vec<(prollystore::format::Address, Bytes)>, RemoteError> {
-        chunks.sort_by(|a, b| (&a.object, a.entry.offset).cmp(&(&b.object, b.entry.offset)));
-        // Group into coalesced reads: (object, range, chunks inside).
-        let mut reads: Vec<(Arc<str>, Range<u64>, Vec<IndexEntry>)> = Vec::new();
-        for c in chunks {
-            let start = c.entry.offset;
-            let end = start + u64::from(c.entry.len);
-            match reads.last_mut() {
-                Some((o, r, inside))
-                    if *o == c.object
-                        && start <= r.end + COALESCE_GAP
-                        && end.max(r.end) - r.start <= COALESCE_MAX =>
-                {
-                    r.end = r.end.max(end);
-                    inside.push(c.entry);
-                }
-                _ => reads.push((c.object.clone(), start..end, vec![c.entry])),
-            }
-        }
+        let reads = coalesce(chunks);
         self.requests
             .fetch_add(reads.len() as u64, Ordering::Relaxed);
         let fetched: Vec<Vec<(prollystore::format::Address, Bytes)>> =
-            stream::iter(reads.into_iter().map(|(object, range, inside)| async move {
-                let first = inside.first().map(|e| e.address);
-                let bytes = self
-                    .read_ranges(&object, std::slice::from_ref(&range))
-                    .await
-                    .map_err(|e| match e {
-                        RemoteError::MissingObject { object, .. } => RemoteError::MissingObject {
-                            object,
-                            address: first,
-                        },
-                        other => other,
-                    })?
-                    .pop()
-                    .unwrap_or_default();
-                inside
-                    .into_iter()
+            stream::iter(reads.into_iter().map(|read| async move {
+                let bytes = self.read_coalesced(&read).await?;
+                let single = read.inside.len() == 1;
+                read.inside
+                    .iter()
                     .map(|e| {
-                        let at = (e.offset - range.start) as usize;
-                        let chunk = bytes.slice(at..at + e.len as usize);
-                        let actual = profile.address_of(&chunk);
+                        let chunk = read.chunk(&bytes, e);
+                        let actual = profile.address_of(chunk);
                         if actual != e.address {
-                            return Err(RemoteError::CorruptChunk {
-                                object: self.path(&object).to_string(),
-                                offset: e.offset,
-                                address: e.address,
-                                reason: format!("hashes to {actual}"),
-                            });
+                            return Err(read.corrupt(self, e, actual));
                         }
+                        // A chunk of a coalesced read gets its own buffer: a slice would keep
+                        // the whole read (and its gaps) alive while any chunk of it is cached.
+                        let chunk = if single {
+                            bytes.clone()
+                        } else {
+                            Bytes::copy_from_slice(chunk)
+                        };
                         Ok((e.address, chunk))
                     })
                     .collect::<Result<Vec<_>, RemoteError>>()

@@ -30,7 +30,7 @@ use prollystore::store::RootUpdate;
 use prollystore::FileStore;
 
 use crate::download::{self, Download};
-use crate::remote::{ChunkAt, ManifestVersion};
+use crate::remote::{ChunkAt, ManifestVersion, PARALLEL_REQUESTS};
 use crate::{config, Remote, RemoteError};
 
 type AddressSet = HashSet<Address, BuildHasherDefault<AddressHasher>>;
@@ -369,39 +369,20 @@ pub fn pull(remote: &Remote, local: &mut FileStore, name: &str) -> Result<PullRe
     check_profile(remote, &manifest, profile)?;
     let indexes = remote.indexes(profile, &manifest.files)?;
     let mut seen = AddressSet::default();
-    let mut batches: Vec<Vec<ChunkAt>> = vec![Vec::new()];
-    let mut batch_bytes = 0u64;
-    let mut report = PullReport::default();
+    let mut missing: Vec<ChunkAt> = Vec::new();
     for (record, index) in manifest.files.iter().zip(&indexes) {
         let object: Arc<str> = Arc::from(file_name(record.seq));
         for entry in index.iter() {
-            if !seen.insert(entry.address) || local.has(&entry.address)? {
-                continue;
+            if seen.insert(entry.address) && !local.has(&entry.address)? {
+                missing.push(ChunkAt {
+                    object: object.clone(),
+                    entry: *entry,
+                });
             }
-            if batch_bytes + u64::from(entry.len) > BATCH_BYTES && batch_bytes > 0 {
-                batches.push(Vec::new());
-                batch_bytes = 0;
-            }
-            batch_bytes += u64::from(entry.len);
-            batches.last_mut().expect("one batch").push(ChunkAt {
-                object: object.clone(),
-                entry: *entry,
-            });
         }
     }
-    for batch in batches.into_iter().filter(|b| !b.is_empty()) {
-        let n = batch.len() as u64;
-        let chunks = remote.wait(n, remote.fetch_chunks(profile, batch))?;
-        for (address, bytes) in &chunks {
-            // Checked against its address by `fetch_chunks`.
-            local.put(bytes)?;
-            report.chunks += 1;
-            report.bytes += bytes.len() as u64;
-            let _ = address;
-        }
-        // Commit each batch: an interrupted pull keeps what it fetched.
-        local.commit(&[])?;
-    }
+    let mut report = PullReport::default();
+    fetch_into(remote, local, missing, &mut report)?;
     // Move the maps.
     let mut tracking = BTreeMap::new();
     let mut updates: Vec<(String, Option<Address>, Address)> = Vec::new();
@@ -426,6 +407,71 @@ pub fn pull(remote: &Remote, local: &mut FileStore, name: &str) -> Result<PullRe
     }
     record_tracking(local, name, &tracking)?;
     Ok(report)
+}
+
+/// Fetches `missing` into `local`, pipelined: coalesced range reads run [`PARALLEL_REQUESTS`]
+/// at a time on the remote's runtime while this thread checks each arriving chunk against its
+/// address (the local put hashes it) and streams it into the local store's next chunk file.
+/// Committed every [`BATCH_BYTES`] (one file and one sync each), so an interrupted pull keeps
+/// what it fetched.
+fn fetch_into(
+    remote: &Remote,
+    local: &mut FileStore,
+    missing: Vec<ChunkAt>,
+    report: &mut PullReport,
+) -> Result<(), RemoteError> {
+    let reads = crate::remote::coalesce(missing);
+    if reads.is_empty() {
+        return Ok(());
+    }
+    let n = reads.len() as u64;
+    // Reads wait here for the checker: at most two beside those in flight.
+    let (tx, mut rx) = tokio::sync::mpsc::channel(2);
+    std::thread::scope(|s| {
+        let fetcher = s.spawn(move || {
+            remote.wait(n, async {
+                stream::iter(reads.into_iter().map(|read| async move {
+                    let bytes = remote.read_coalesced(&read).await?;
+                    Ok::<_, RemoteError>((read, bytes))
+                }))
+                .buffer_unordered(PARALLEL_REQUESTS)
+                .try_for_each(|got| {
+                    let tx = tx.clone();
+                    async move {
+                        // A closed channel: the receiver stopped on an error of its own.
+                        let _ = tx.send(got).await;
+                        Ok(())
+                    }
+                })
+                .await
+            })
+        });
+        let mut uncommitted = 0u64;
+        let received = (|| {
+            while let Some((read, bytes)) = rx.blocking_recv() {
+                for e in &read.inside {
+                    let chunk = read.chunk(&bytes, e);
+                    let actual = local.put(chunk)?;
+                    if actual != e.address {
+                        return Err(read.corrupt(remote, e, actual));
+                    }
+                    report.chunks += 1;
+                    report.bytes += u64::from(e.len);
+                    uncommitted += u64::from(e.len);
+                }
+                if uncommitted >= BATCH_BYTES {
+                    local.commit(&[])?;
+                    uncommitted = 0;
+                }
+            }
+            Ok(())
+        })();
+        drop(rx);
+        let fetched = fetcher.join().expect("the fetching thread panicked");
+        // Whatever arrived intact is kept, even if the rest failed.
+        let committed = local.commit(&[]).map(|_| ()).map_err(RemoteError::from);
+        received.and(fetched).and(committed)
+    })
 }
 
 /// Clones the store at `remote` into the new directory `dir` (which may hold files of an
@@ -472,7 +518,7 @@ pub fn clone(remote: &Remote, dir: &Path) -> Result<FileStore, RemoteError> {
                 .iter()
                 .map(|f| download::start(remote, dir, profile, *f)),
         )
-        .buffer_unordered(crate::remote::PARALLEL_REQUESTS)
+        .buffer_unordered(PARALLEL_REQUESTS)
         .try_collect()
         .await?;
         download::fetch_parts(remote, profile, &downloads).await?;
