@@ -1163,8 +1163,8 @@ typedef struct prolly_bound {
 /**
  * A `(key, value)` pair pointing into the store's chunks (no copy).
  *
- * Lifetime of the pointers: until the store closes, or until the next `prolly_store_commit` or
- * `prolly_store_refresh` on it, whichever comes first.
+ * Lifetime of the pointers: until the store closes, or until the next `prolly_store_commit`,
+ * `prolly_store_refresh` or `prolly_remote_trim` on it, whichever comes first.
  */
 typedef struct prolly_row {
   /**
@@ -2732,12 +2732,30 @@ prolly_result prolly_remote_clone(const char *url,
  * read-only, in place: nothing is downloaded up front but its manifest, chunk-file indexes
  * and root nodes (three round trips); the map functions (gets, cursors, diffs) then fetch the
  * chunks they read with range reads (a cold point get: one round trip per tree level below
- * the root), prefetching siblings along scans. Chunks read stay in memory until the handle
- * and everything made from it are freed. Commits and pushes on it fail with
- * `PROLLY_RESULT_ERR_READ_ONLY`. Free it with `prolly_store_free`. Thread-safety as a file
- * store's.
+ * the root), prefetching siblings along scans. Chunks read stay in memory while cursors,
+ * diffs or gets use them; `prolly_remote_trim` then drops the least recently used down to the
+ * cache budget (64 MiB here; `prolly_remote_open_cached` sets another). Commits and pushes on
+ * it fail with `PROLLY_RESULT_ERR_READ_ONLY`. Free it with `prolly_store_free`. Thread-safety
+ * as a file store's.
  */
 prolly_result prolly_remote_open(const char *url, struct prolly_store **out_store);
+
+/**
+ * `prolly_remote_open` with a cache budget of `cache_bytes` (at least a few dozen chunks,
+ * e.g. 4 MiB; the default is 64 MiB).
+ */
+prolly_result prolly_remote_open_cached(const char *url,
+                                        uint64_t cache_bytes,
+                                        struct prolly_store **out_store);
+
+/**
+ * Drops the chunks a remote store handle holds beyond its cache budget, least recently used
+ * first (a later read fetches a dropped chunk again). A mutating call: refused with
+ * `PROLLY_RESULT_ERR_BUSY` while a cursor, diff or map builder of `store` is open, so call it
+ * between them (e.g. after each batch of gets). `out_held_bytes` (may be NULL) receives the
+ * bytes still held. On a file or memory store it does nothing (0 held).
+ */
+prolly_result prolly_remote_trim(struct prolly_store *store, uint64_t *out_held_bytes);
 
 /**
  * A static, NUL-terminated English description of result code `code` (any integer; unknown

@@ -46,8 +46,8 @@ impl prolly_map {
 
 /// A `(key, value)` pair pointing into the store's chunks (no copy).
 ///
-/// Lifetime of the pointers: until the store closes, or until the next `prolly_store_commit` or
-/// `prolly_store_refresh` on it, whichever comes first.
+/// Lifetime of the pointers: until the store closes, or until the next `prolly_store_commit`,
+/// `prolly_store_refresh` or `prolly_remote_trim` on it, whichever comes first.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct prolly_row {

@@ -165,10 +165,11 @@ pub extern "C" fn prolly_remote_clone(
 /// read-only, in place: nothing is downloaded up front but its manifest, chunk-file indexes
 /// and root nodes (three round trips); the map functions (gets, cursors, diffs) then fetch the
 /// chunks they read with range reads (a cold point get: one round trip per tree level below
-/// the root), prefetching siblings along scans. Chunks read stay in memory until the handle
-/// and everything made from it are freed. Commits and pushes on it fail with
-/// `PROLLY_RESULT_ERR_READ_ONLY`. Free it with `prolly_store_free`. Thread-safety as a file
-/// store's.
+/// the root), prefetching siblings along scans. Chunks read stay in memory while cursors,
+/// diffs or gets use them; `prolly_remote_trim` then drops the least recently used down to the
+/// cache budget (64 MiB here; `prolly_remote_open_cached` sets another). Commits and pushes on
+/// it fail with `PROLLY_RESULT_ERR_READ_ONLY`. Free it with `prolly_store_free`. Thread-safety
+/// as a file store's.
 #[no_mangle]
 pub extern "C" fn prolly_remote_open(
     url: *const c_char,
@@ -183,6 +184,61 @@ pub extern "C" fn prolly_remote_open(
         out.set(into_handle(prolly_store {
             shared: Store::new(Backend::Remote(Box::new(store))),
         }));
+        Ok(())
+    })
+}
+
+/// `prolly_remote_open` with a cache budget of `cache_bytes` (at least a few dozen chunks,
+/// e.g. 4 MiB; the default is 64 MiB).
+#[no_mangle]
+pub extern "C" fn prolly_remote_open_cached(
+    url: *const c_char,
+    cache_bytes: u64,
+    out_store: *mut *mut prolly_store,
+) -> prolly_result {
+    ffi!({
+        // SAFETY: C caller's contract: NULL or a NUL-terminated string.
+        let url = unsafe { text(url, "url") }?;
+        // SAFETY: C caller's contract: `out_store` is NULL or writable.
+        let out = unsafe { Out::new(out_store, "out_store") }?;
+        let bytes = usize::try_from(cache_bytes)
+            .map_err(|_| Error::invalid("cache_bytes does not fit this machine's memory"))?;
+        let store = prollystore_remote::RemoteStore::from_remote(Remote::open(url)?, bytes)?;
+        out.set(into_handle(prolly_store {
+            shared: Store::new(Backend::Remote(Box::new(store))),
+        }));
+        Ok(())
+    })
+}
+
+/// Drops the chunks a remote store handle holds beyond its cache budget, least recently used
+/// first (a later read fetches a dropped chunk again). A mutating call: refused with
+/// `PROLLY_RESULT_ERR_BUSY` while a cursor, diff or map builder of `store` is open, so call it
+/// between them (e.g. after each batch of gets). `out_held_bytes` (may be NULL) receives the
+/// bytes still held. On a file or memory store it does nothing (0 held).
+#[no_mangle]
+pub extern "C" fn prolly_remote_trim(
+    store: *mut prolly_store,
+    out_held_bytes: *mut u64,
+) -> prolly_result {
+    ffi!({
+        // SAFETY: C caller's contract: valid handle or NULL.
+        let store = unsafe { input(store.cast_const(), "store") }?;
+        let shared: &Store = &store.shared;
+        // SAFETY: mutating call; its documented contract gives exclusive use of the store.
+        let mut call = unsafe { shared.backend_mut() }?;
+        let held = match &mut *call {
+            Backend::Remote(r) => {
+                r.trim();
+                r.held_bytes() as u64
+            }
+            Backend::Builtin(_) => 0,
+        };
+        drop(call);
+        if !out_held_bytes.is_null() {
+            // SAFETY: C caller's contract: `out_held_bytes` is NULL (checked) or writable.
+            unsafe { *out_held_bytes = held };
+        }
         Ok(())
     })
 }

@@ -115,6 +115,34 @@ int main(int argc, char **argv) {
   size_t vl;
   EXPECT(prolly_map_get(m, kt, kl, &val, &vl), PROLLY_RESULT_NOT_FOUND);
 
+  /* A handle with a small cache: trimmed between batches of gets, it holds at most its budget
+     and reads the same rows again (evicted chunks are fetched again). */
+  {
+    prolly_store *small = NULL;
+    prolly_map *sm = NULL;
+    uint64_t held = 0;
+    OK(prolly_remote_open_cached(url, 64 * 1024, &small));
+    OK(prolly_map_open(small, s, &r1, &sm));
+    for (int pass = 0; pass < 2; pass++) {
+      for (int64_t i = 0; i < ROWS; i += 211) {
+        size_t skl, svl;
+        const uint8_t *skt = key_of(kb, i, &skl), *sval;
+        OK(prolly_map_get(sm, skt, skl, &sval, &svl));
+        const uint8_t *txt;
+        size_t len;
+        bool nul;
+        char want[64];
+        int wl = value_text(want, sizeof want, "row", i);
+        OK(prolly_field_string(s, PROLLY_SIDE_VALUE, sval, svl, 0, &txt, &len, &nul));
+        CHECK(len == (size_t)wl && memcmp(txt, want, len) == 0);
+      }
+      OK(prolly_remote_trim(small, &held));
+      CHECK(held <= 64 * 1024);
+    }
+    prolly_map_free(sm);
+    prolly_store_free(small);
+  }
+
   /* A range cursor over [1000, 3000). */
   uint8_t lo[16], hi[16];
   size_t lol, hil;
