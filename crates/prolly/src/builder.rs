@@ -136,10 +136,37 @@ const MIN_BOUND: usize = 4 << 10;
 /// bucketed).
 const ITEM_COST: usize = std::mem::size_of::<Item>() + 32;
 
+/// Asks the kernel to back the untouched capacity of `v` with 2 MiB pages (Linux; only
+/// advice). The sorted passes over a buffer jump all over its rows and the bucket pass writes
+/// to thousands of places at once: with 4 KiB pages nearly every one of those accesses also
+/// misses the TLB.
+fn advise_huge_pages<T>(v: &Vec<T>) {
+    #[cfg(all(target_os = "linux", not(miri)))]
+    {
+        const HUGE: usize = 2 << 20;
+        let start = v.as_ptr() as usize;
+        let end = start + v.capacity() * std::mem::size_of::<T>();
+        let (lo, hi) = (start.next_multiple_of(HUGE), end / HUGE * HUGE);
+        if hi > lo {
+            // SAFETY: `lo..hi` lies inside the vector's own allocation, and MADV_HUGEPAGE only
+            // changes which pages the kernel backs it with when it is touched: neither the
+            // contents nor the mapping change, so nothing Rust relies on does.
+            unsafe {
+                libc::madvise(lo as *mut libc::c_void, hi - lo, libc::MADV_HUGEPAGE);
+            }
+        }
+    }
+    #[cfg(not(all(target_os = "linux", not(miri))))]
+    let _ = v;
+}
+
 /// Builds a map from rows in any order: rows are buffered up to the memory bound, each full
 /// buffer is sorted and written to an anonymous temporary file (deleted by the OS when
 /// closed), and [`SortingBuilder::finish`] merges the sorted runs into the tree. With fewer
-/// rows than the bound holds, nothing touches the disk.
+/// rows than the bound holds, nothing touches the disk. Keys that [`TreeSchema::sort_word`]
+/// orders exactly (one integer field) are sorted and checked for duplicates as words alone;
+/// when a second thread may be used ([`crate::process::background_hashing`]), a large buffer
+/// of them is sorted and written by two threads, as two runs.
 ///
 /// The bound counts the buffered rows' bytes plus 40 bytes per row; buffers grow in steps
 /// within it. A single row larger than the bound is still taken, alone. Duplicate keys are
@@ -216,6 +243,7 @@ impl Buffer {
                 .min(max_items)
                 .max(need_items);
             self.items.reserve_exact(target - self.items.len());
+            advise_huge_pages(&self.items);
         }
         if need_data > self.data.capacity() {
             let max_data = bound.saturating_sub(self.items.capacity() * ITEM_COST);
@@ -227,6 +255,7 @@ impl Buffer {
                 .min(max_data)
                 .max(need_data);
             self.data.reserve_exact(target - self.data.len());
+            advise_huge_pages(&self.data);
         }
         true
     }
@@ -252,6 +281,7 @@ impl Buffer {
         // Exact words, the common case for integer keys: one 128-bit integer per row orders
         // by key, then index, and equal keys are equal words.
         let mut exact: Vec<u128> = Vec::with_capacity(n);
+        advise_huge_pages(&exact);
         for i in 0..n {
             match schema.sort_word(self.key(i)) {
                 Some((w, true)) => exact.push((u128::from(w) << 64) | i as u128),
@@ -343,6 +373,7 @@ fn sort_words(words: &mut Vec<u128>, two_threads: bool) {
     }
     let mut next = starts.clone();
     let mut out = vec![0u128; n];
+    advise_huge_pages(&out);
     for &x in words.iter() {
         let b = bucket(x);
         out[next[b]] = x;
