@@ -49,13 +49,12 @@
 
 use std::cmp::Ordering;
 use std::fs::File;
-use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::PathBuf;
 
 use crate::error::TreeError;
 use crate::map::Map;
 use crate::process::background_hashing;
-use crate::store::{StoreError, StoreFastPaths};
+use crate::store::StoreFastPaths;
 use crate::tree::build::TreeBuilder;
 use crate::tree::prefetch::{prefetch_at, prefetch_ptr};
 use crate::tree::schema::TreeSchema;
@@ -132,16 +131,44 @@ impl<'s, S: StoreFastPaths + ?Sized, T: TreeSchema + Clone> MapBuilder<'s, S, T>
 /// The smallest memory bound a sorting builder uses (smaller ones are raised to it).
 const MIN_BOUND: usize = 4 << 10;
 
-/// Memory per buffered row besides its bytes: its place in the buffer, and its entry in the
-/// sort order made when the buffer is sorted.
-const ITEM_COST: usize = std::mem::size_of::<Item>() + 16;
+/// Memory per buffered row besides its bytes: its place in the buffer, and its entries in the
+/// sort order made when the buffer is sorted (a 16-byte word and index, twice while they are
+/// bucketed).
+const ITEM_COST: usize = std::mem::size_of::<Item>() + 32;
+
+/// Asks the kernel to back the untouched capacity of `v` with 2 MiB pages (Linux; only
+/// advice). The sorted passes over a buffer jump all over its rows and the bucket pass writes
+/// to thousands of places at once: with 4 KiB pages nearly every one of those accesses also
+/// misses the TLB.
+fn advise_huge_pages<T>(v: &Vec<T>) {
+    #[cfg(all(target_os = "linux", not(miri)))]
+    {
+        const HUGE: usize = 2 << 20;
+        let start = v.as_ptr() as usize;
+        let end = start + v.capacity() * std::mem::size_of::<T>();
+        let (lo, hi) = (start.next_multiple_of(HUGE), end / HUGE * HUGE);
+        if hi > lo {
+            // SAFETY: `lo..hi` lies inside the vector's own allocation, and MADV_HUGEPAGE only
+            // changes which pages the kernel backs it with when it is touched: neither the
+            // contents nor the mapping change, so nothing Rust relies on does.
+            unsafe {
+                libc::madvise(lo as *mut libc::c_void, hi - lo, libc::MADV_HUGEPAGE);
+            }
+        }
+    }
+    #[cfg(not(all(target_os = "linux", not(miri))))]
+    let _ = v;
+}
 
 /// Builds a map from rows in any order: rows are buffered up to the memory bound, each full
 /// buffer is sorted and written to an anonymous temporary file (deleted by the OS when
 /// closed), and [`SortingBuilder::finish`] merges the sorted runs into the tree. With fewer
-/// rows than the bound holds, nothing touches the disk.
+/// rows than the bound holds, nothing touches the disk. Keys that [`TreeSchema::sort_word`]
+/// orders exactly (one integer field) are sorted and checked for duplicates as words alone;
+/// when a second thread may be used ([`crate::process::background_hashing`]), a large buffer
+/// of them is sorted and written by two threads, as two runs.
 ///
-/// The bound counts the buffered rows' bytes plus 24 bytes per row; buffers grow in steps
+/// The bound counts the buffered rows' bytes plus 40 bytes per row; buffers grow in steps
 /// within it. A single row larger than the bound is still taken, alone. Duplicate keys are
 /// reported as [`TreeError::DuplicateKey`] with the indexes (from 0, in the order of
 /// [`SortingBuilder::add`] calls) of the first two items with the key; nothing is built then.
@@ -168,6 +195,9 @@ struct Buffer {
     items: Vec<Item>,
     /// Index (over all rows added) of the first row here.
     first_row: u64,
+    /// While every row here has the same key length and size: those (row `i` then starts at
+    /// `i` times the size, which the sorted pass computes instead of loading its item).
+    fixed: Option<(u32, u32)>,
 }
 
 impl Buffer {
@@ -213,6 +243,7 @@ impl Buffer {
                 .min(max_items)
                 .max(need_items);
             self.items.reserve_exact(target - self.items.len());
+            advise_huge_pages(&self.items);
         }
         if need_data > self.data.capacity() {
             let max_data = bound.saturating_sub(self.items.capacity() * ITEM_COST);
@@ -224,11 +255,18 @@ impl Buffer {
                 .min(max_data)
                 .max(need_data);
             self.data.reserve_exact(target - self.data.len());
+            advise_huge_pages(&self.data);
         }
         true
     }
 
     fn push(&mut self, key: &[u8], value: &[u8]) {
+        let shape = (key.len() as u32, (key.len() + value.len()) as u32);
+        if self.items.is_empty() {
+            self.fixed = Some(shape);
+        } else if self.fixed != Some(shape) {
+            self.fixed = None;
+        }
         self.items.push(Item {
             start: self.data.len() as u32,
             key_len: key.len() as u32,
@@ -237,29 +275,33 @@ impl Buffer {
         self.data.extend_from_slice(value);
     }
 
-    /// The rows' indexes in key order (equal keys by index), and whether each key's sort word
-    /// was exact (then equal words mean equal keys).
-    fn sorted<T: TreeSchema + ?Sized>(&self, schema: &T) -> (Vec<u32>, bool) {
+    /// The rows in key order (equal keys by index).
+    fn sorted<T: TreeSchema + ?Sized>(&self, schema: &T) -> Order {
         let n = self.items.len();
-        let words: Option<Vec<(u64, bool)>> =
-            (0..n).map(|i| schema.sort_word(self.key(i))).collect();
-        match words {
-            Some(words) if words.iter().all(|w| w.1) => {
-                // Exact words: one 128-bit integer per row orders by key, then index.
-                let mut order: Vec<u128> = words
-                    .iter()
-                    .enumerate()
-                    .map(|(i, w)| (u128::from(w.0) << 64) | i as u128)
-                    .collect();
-                drop(words);
-                order.sort_unstable();
-                (order.into_iter().map(|x| x as u32).collect(), true)
+        // Exact words, the common case for integer keys: one 128-bit integer per row orders
+        // by key, then index, and equal keys are equal words.
+        let mut exact: Vec<u128> = Vec::with_capacity(n);
+        advise_huge_pages(&exact);
+        for i in 0..n {
+            match schema.sort_word(self.key(i)) {
+                Some((w, true)) => exact.push((u128::from(w) << 64) | i as u128),
+                _ => break,
             }
+        }
+        if exact.len() == n {
+            sort_words(&mut exact, n >= TWO_THREADS_MIN && background_hashing());
+            return Order::Exact(exact);
+        }
+        drop(exact);
+        let words: Option<Vec<u64>> = (0..n)
+            .map(|i| schema.sort_word(self.key(i)).map(|w| w.0))
+            .collect();
+        match words {
             Some(words) => {
                 let mut order: Vec<(u64, u32)> = words
                     .iter()
                     .enumerate()
-                    .map(|(i, w)| (w.0, i as u32))
+                    .map(|(i, &w)| (w, i as u32))
                     .collect();
                 drop(words);
                 order.sort_unstable_by(|a, b| {
@@ -269,7 +311,7 @@ impl Buffer {
                         })
                         .then(a.1.cmp(&b.1))
                 });
-                (order.into_iter().map(|x| x.1).collect(), false)
+                Order::Indexes(order.into_iter().map(|x| x.1).collect())
             }
             None => {
                 let mut order: Vec<u32> = (0..n as u32).collect();
@@ -278,7 +320,7 @@ impl Buffer {
                         .compare_keys(self.key(a as usize), self.key(b as usize))
                         .then(a.cmp(&b))
                 });
-                (order, false)
+                Order::Indexes(order)
             }
         }
     }
@@ -290,57 +332,174 @@ impl Buffer {
     }
 }
 
-/// Calls `f(key, value, row)` for the rows of `buf` in key order (`order` and `exact` as
-/// [`Buffer::sorted`] gives them), failing at the first two rows with equal keys. Rows are
-/// read in sorted order, all over the buffer: each row's place and bytes are prefetched a few
-/// rows ahead, since the misses, not the copies, are what such a pass waits for.
-fn for_each_sorted<T: TreeSchema + ?Sized>(
+/// A buffer's rows in key order, as [`Buffer::sorted`] makes it.
+enum Order {
+    /// Every key has an exact sort word: `word << 64 | index`, ascending, so equal words are
+    /// equal keys.
+    Exact(Vec<u128>),
+    /// Row indexes.
+    Indexes(Vec<u32>),
+}
+
+/// Sorts exact words with their indexes: one pass scatters them into buckets by the highest
+/// bits in which the words differ, then each bucket (small enough to stay in cache) is sorted
+/// on its own. Words spread evenly (hashed or random keys) cost two passes over memory and a
+/// cache-resident sort instead of a sort over all of them.
+///
+/// With `two_threads`, the second half of the buckets is sorted on a second thread.
+fn sort_words(words: &mut Vec<u128>, two_threads: bool) {
+    let n = words.len();
+    let word = |x: u128| (x >> 64) as u64;
+    let (lo, hi) = words.iter().fold((u64::MAX, 0), |(lo, hi), &x| {
+        (lo.min(word(x)), hi.max(word(x)))
+    });
+    // About 256 rows per bucket, at most 2^14 buckets.
+    let bits = (usize::BITS - n.leading_zeros()).saturating_sub(8).min(14);
+    if bits < 4 || lo >= hi {
+        words.sort_unstable();
+        return;
+    }
+    // Bucket by the `bits` bits below the ones all words share (those of `lo ^ hi`'s top).
+    let varying = u64::BITS - (lo ^ hi).leading_zeros();
+    let shift = varying.saturating_sub(bits);
+    let mask = (1usize << bits) - 1;
+    let bucket = |x: u128| ((word(x) >> shift) as usize) & mask;
+    let mut starts = vec![0usize; mask + 2];
+    for &x in words.iter() {
+        starts[bucket(x) + 1] += 1;
+    }
+    for b in 1..starts.len() {
+        starts[b] += starts[b - 1];
+    }
+    let mut next = starts.clone();
+    let mut out = vec![0u128; n];
+    advise_huge_pages(&out);
+    for &x in words.iter() {
+        let b = bucket(x);
+        out[next[b]] = x;
+        next[b] += 1;
+    }
+    let sort_buckets = |out: &mut [u128], starts: &[usize]| {
+        let base = starts[0];
+        for pair in starts.windows(2) {
+            out[pair[0] - base..pair[1] - base].sort_unstable();
+        }
+    };
+    let mid = starts.len() / 2;
+    if two_threads {
+        let (a, b) = out.split_at_mut(starts[mid]);
+        let (sa, sb) = (&starts[..=mid], &starts[mid..]);
+        std::thread::scope(|s| {
+            s.spawn(|| sort_buckets(b, sb));
+            sort_buckets(a, sa);
+        });
+    } else {
+        sort_buckets(&mut out, &starts);
+    }
+    *words = out;
+}
+
+/// Below this many rows a buffer is sorted and written on one thread.
+const TWO_THREADS_MIN: usize = 1 << 15;
+
+/// Rows a sorted pass prefetches ahead of the one it reads (items twice as far).
+const AHEAD: usize = 8;
+
+/// Prefetches item `far` and the bytes of row `near` for a pass in sorted order.
+#[inline]
+fn prefetch_rows(buf: &Buffer, far: Option<u32>, near: Option<u32>) {
+    if let Some(it) = far.and_then(|i| buf.items.get(i as usize)) {
+        prefetch_ptr((it as *const Item).cast());
+    }
+    if let Some(it) = near.and_then(|i| buf.items.get(i as usize)) {
+        prefetch_at(&buf.data, it.start as usize);
+    }
+}
+
+/// [`for_each_sorted`] for exact words (`order` as [`Order::Exact`] holds them, or a part of
+/// it): equal keys are equal words, so neither the order nor the duplicate check reads a key.
+fn for_each_exact(
     buf: &Buffer,
-    schema: &T,
-    order: &[u32],
-    exact: bool,
+    order: &[u128],
     mut f: impl FnMut(&[u8], &[u8], u64) -> Result<(), TreeError>,
 ) -> Result<(), TreeError> {
-    const AHEAD: usize = 8;
-    let mut prev: Option<(&[u8], u32)> = None;
-    for (j, &i) in order.iter().enumerate() {
-        if let Some(&far) = order.get(j + 2 * AHEAD) {
-            if let Some(it) = buf.items.get(far as usize) {
-                prefetch_ptr((it as *const Item).cast());
+    let duplicate = |first: u32, second: u32| TreeError::DuplicateKey {
+        first: buf.first_row + u64::from(first),
+        second: buf.first_row + u64::from(second),
+    };
+    // Rows of one size: each one's place is computed, so only its bytes are loaded.
+    let fixed = buf.fixed.map(|(k, n)| (k as usize, n as usize));
+    let mut prev: Option<u128> = None;
+    for (j, &x) in order.iter().enumerate() {
+        match fixed {
+            Some((_, len)) => {
+                if let Some(&near) = order.get(j + AHEAD) {
+                    let at = (near as u32 as usize) * len;
+                    prefetch_at(&buf.data, at);
+                    prefetch_at(&buf.data, at + len.saturating_sub(1));
+                }
+            }
+            None => prefetch_rows(
+                buf,
+                order.get(j + 2 * AHEAD).map(|&x| x as u32),
+                order.get(j + AHEAD).map(|&x| x as u32),
+            ),
+        }
+        let i = x as u32;
+        if let Some(p) = prev {
+            if p >> 64 == x >> 64 {
+                return Err(duplicate(p as u32, i));
             }
         }
-        if let Some(&near) = order.get(j + AHEAD) {
-            if let Some(it) = buf.items.get(near as usize) {
-                prefetch_at(&buf.data, it.start as usize);
+        let (k, v) = match fixed {
+            Some((key_len, len)) => {
+                let start = i as usize * len;
+                buf.data[start..start + len].split_at(key_len)
             }
-        }
-        let (k, v) = buf.row(i as usize);
-        if let Some((p, pi)) = prev {
-            let equal = if exact {
-                p == k
-            } else {
-                schema.compare_keys(p, k) == Ordering::Equal
-            };
-            if equal {
-                return Err(TreeError::DuplicateKey {
-                    first: buf.first_row + u64::from(pi),
-                    second: buf.first_row + u64::from(i),
-                });
-            }
-        }
+            None => buf.row(i as usize),
+        };
         f(k, v, buf.first_row + u64::from(i))?;
-        prev = Some((k, i));
+        prev = Some(x);
     }
     Ok(())
 }
 
-fn io_error(what: &str) -> impl FnOnce(std::io::Error) -> TreeError + '_ {
-    move |source| {
-        TreeError::Store(StoreError::Io {
-            context: format!("sorting builder: {what}"),
-            source,
-        })
+/// Calls `f(key, value, row)` for the rows of `buf` in key `order`, failing at the first two
+/// rows with equal keys. Rows are read in sorted order, all over the buffer: each row's place
+/// and bytes are prefetched a few rows ahead, since the misses, not the copies, are what such
+/// a pass waits for.
+fn for_each_sorted<T: TreeSchema + ?Sized>(
+    buf: &Buffer,
+    schema: &T,
+    order: &Order,
+    mut f: impl FnMut(&[u8], &[u8], u64) -> Result<(), TreeError>,
+) -> Result<(), TreeError> {
+    let duplicate = |first: u32, second: u32| TreeError::DuplicateKey {
+        first: buf.first_row + u64::from(first),
+        second: buf.first_row + u64::from(second),
+    };
+    match order {
+        Order::Exact(order) => return for_each_exact(buf, order, f),
+        Order::Indexes(order) => {
+            let mut prev: Option<(&[u8], u32)> = None;
+            for (j, &i) in order.iter().enumerate() {
+                prefetch_rows(
+                    buf,
+                    order.get(j + 2 * AHEAD).copied(),
+                    order.get(j + AHEAD).copied(),
+                );
+                let (k, v) = buf.row(i as usize);
+                if let Some((p, pi)) = prev {
+                    if schema.compare_keys(p, k) == Ordering::Equal {
+                        return Err(duplicate(pi, i));
+                    }
+                }
+                f(k, v, buf.first_row + u64::from(i))?;
+                prev = Some((k, i));
+            }
+        }
     }
+    Ok(())
 }
 
 impl<T: TreeSchema + Clone> SortingBuilder<T> {
@@ -412,8 +571,8 @@ impl<T: TreeSchema + Clone> SortingBuilder<T> {
             let schema = &self.schema;
             let mut tree = tree_builder(store, schema);
             if self.runs.is_empty() {
-                let (order, exact) = self.buf.sorted(schema);
-                for_each_sorted(&self.buf, schema, &order, exact, |k, v, _| tree.add(k, v))?;
+                let order = self.buf.sorted(schema);
+                for_each_sorted(&self.buf, schema, &order, |k, v, _| tree.add(k, v))?;
             } else {
                 let mut runs = std::mem::take(&mut self.runs);
                 let mut buf = std::mem::take(&mut self.buf);
@@ -434,7 +593,7 @@ impl<T: TreeSchema + Clone> SortingBuilder<T> {
     }
 }
 
-/// Sorts `buf` and writes it to a new temporary file as a run ([`write_row`]), appended to
+/// Sorts `buf` and writes it to a new temporary file as a run ([`RunWriter`]), appended to
 /// `runs` (merging all of them into one when too many are open); the buffer is then emptied
 /// for the rows from `added` on.
 fn spill_into<T: TreeSchema + ?Sized>(
@@ -447,66 +606,73 @@ fn spill_into<T: TreeSchema + ?Sized>(
     if buf.items.is_empty() {
         return Ok(());
     }
-    let (order, exact) = buf.sorted(schema);
-    let mut w = run_file(dir)?;
-    for_each_sorted(buf, schema, &order, exact, |k, v, row| {
-        write_row(&mut w, k, v, row)
-    })?;
+    let order = buf.sorted(schema);
+    match &order {
+        Order::Exact(words) if words.len() >= TWO_THREADS_MIN && background_hashing() => {
+            // Two runs written side by side, split where the words differ, so the two never
+            // hold the same key.
+            let mut mid = words.len() / 2;
+            while mid < words.len() && words[mid - 1] >> 64 == words[mid] >> 64 {
+                mid += 1;
+            }
+            let (a, b) = words.split_at(mid);
+            let write = |part: &[u128]| -> Result<File, TreeError> {
+                let mut w = RunWriter::new(dir)?;
+                for_each_exact(buf, part, |k, v, row| w.push(k, v, row))?;
+                w.finish()
+            };
+            let (ra, rb) = std::thread::scope(|s| {
+                let second = s.spawn(|| write(b));
+                (write(a), second.join())
+            });
+            let rb = rb.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            runs.push(ra?);
+            runs.push(rb?);
+        }
+        _ => {
+            let mut w = RunWriter::new(dir)?;
+            for_each_sorted(buf, schema, &order, |k, v, row| w.push(k, v, row))?;
+            runs.push(w.finish()?);
+        }
+    }
     drop(order);
-    runs.push(finish_run(w)?);
     if runs.len() >= MAX_OPEN_RUNS {
         // Too many files to keep open: merge them into one run.
         let files = std::mem::take(runs);
-        let mut w = run_file(dir)?;
-        merge_runs(schema, files, |k, v, row| write_row(&mut w, k, v, row))?;
-        runs.push(finish_run(w)?);
+        let mut w = RunWriter::new(dir)?;
+        merge_runs(schema, files, |k, v, row| w.push(k, v, row))?;
+        runs.push(w.finish()?);
     }
     buf.clear(added);
     Ok(())
 }
 
-/// One sorted run being read back: its current row.
-struct RunReader {
-    file: BufReader<File>,
-    key: Vec<u8>,
-    value: Vec<u8>,
-    row: u64,
+/// One sorted run being merged: its reader and the current row's sort word.
+struct Cursor {
+    run: RunReader,
     word: Option<(u64, bool)>,
 }
 
-impl RunReader {
-    /// Reads the next row; false at the end of the run.
+impl Cursor {
+    /// Moves to the next row; false at the end of the run.
+    #[inline]
     fn advance<T: TreeSchema + ?Sized>(&mut self, schema: &T) -> Result<bool, TreeError> {
-        let mut head = [0u8; 16];
-        match self.file.read_exact(&mut head) {
-            Ok(()) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => return Ok(false),
-            Err(e) => return Err(io_error("reading a sorted run")(e)),
+        if !self.run.advance()? {
+            return Ok(false);
         }
-        let [r @ .., _, _, _, _, _, _, _, _] = head;
-        let row = u64::from_le_bytes(r);
-        let key_len = u32::from_le_bytes([head[8], head[9], head[10], head[11]]) as usize;
-        let value_len = u32::from_le_bytes([head[12], head[13], head[14], head[15]]) as usize;
-        self.key.resize(key_len, 0);
-        self.value.resize(value_len, 0);
-        let read = |f: &mut BufReader<File>, b: &mut [u8]| {
-            f.read_exact(b).map_err(io_error("reading a sorted run"))
-        };
-        read(&mut self.file, &mut self.key)?;
-        read(&mut self.file, &mut self.value)?;
-        self.row = row;
-        self.word = schema.sort_word(&self.key);
+        self.word = schema.sort_word(self.run.key());
         Ok(true)
     }
 
     /// Key order, then the order rows were added in.
-    fn cmp<T: TreeSchema + ?Sized>(&self, other: &RunReader, schema: &T) -> Ordering {
+    #[inline]
+    fn cmp<T: TreeSchema + ?Sized>(&self, other: &Cursor, schema: &T) -> Ordering {
         let keys = match (self.word, other.word) {
             (Some(a), Some(b)) if a.0 != b.0 => a.0.cmp(&b.0),
             (Some((_, true)), Some((_, true))) => Ordering::Equal,
-            _ => schema.compare_keys(&self.key, &other.key),
+            _ => schema.compare_keys(self.run.key(), other.run.key()),
         };
-        keys.then(self.row.cmp(&other.row))
+        keys.then(self.run.row.cmp(&other.run.row))
     }
 }
 
@@ -522,40 +688,46 @@ fn merge_runs<T: TreeSchema + ?Sized>(
 ) -> Result<(), TreeError> {
     let mut runs = Vec::with_capacity(files.len());
     for f in files {
-        let mut r = RunReader {
-            file: BufReader::with_capacity(256 << 10, f),
-            key: Vec::new(),
-            value: Vec::new(),
-            row: 0,
+        let mut c = Cursor {
+            run: RunReader::new(f),
             word: None,
         };
-        if r.advance(schema)? {
-            runs.push(r);
+        if c.advance(schema)? {
+            runs.push(c);
         }
     }
     // heap[0] is the run with the smallest current row.
     let mut heap: Vec<usize> = (0..runs.len()).collect();
-    let less = |runs: &[RunReader], a: usize, b: usize| runs[a].cmp(&runs[b], schema).is_lt();
+    let less = |runs: &[Cursor], a: usize, b: usize| runs[a].cmp(&runs[b], schema).is_lt();
     for i in (0..heap.len() / 2).rev() {
         sift_down(&mut heap, i, |a, b| less(&runs, a, b));
     }
+    // The previous row's word and key.
+    let mut prev_word: Option<(u64, bool)> = None;
     let mut prev_key: Vec<u8> = Vec::new();
     let mut prev_row: Option<u64> = None;
     while let Some(&top) = heap.first() {
-        let run = &mut runs[top];
+        let c = &mut runs[top];
+        let key = c.run.key();
         if let Some(first) = prev_row {
-            if schema.compare_keys(&prev_key, &run.key) == Ordering::Equal {
+            let equal = match (prev_word, c.word) {
+                (Some((a, true)), Some((b, true))) => a == b,
+                (Some((a, _)), Some((b, _))) if a != b => false,
+                _ => schema.compare_keys(&prev_key, key) == Ordering::Equal,
+            };
+            if equal {
                 return Err(TreeError::DuplicateKey {
                     first,
-                    second: run.row,
+                    second: c.run.row,
                 });
             }
         }
-        emit(&run.key, &run.value, run.row)?;
-        // Keep this key for the duplicate check by swapping buffers, not copying.
-        std::mem::swap(&mut prev_key, &mut run.key);
-        prev_row = Some(run.row);
-        if !run.advance(schema)? {
+        emit(key, c.run.value(), c.run.row)?;
+        prev_word = c.word;
+        prev_key.clear();
+        prev_key.extend_from_slice(key);
+        prev_row = Some(c.run.row);
+        if !c.advance(schema)? {
             let last = heap.len() - 1;
             heap.swap(0, last);
             heap.pop();
@@ -563,41 +735,6 @@ fn merge_runs<T: TreeSchema + ?Sized>(
         sift_down(&mut heap, 0, |a, b| less(&runs, a, b));
     }
     Ok(())
-}
-
-/// A new temporary file for a sorted run.
-fn run_file(dir: Option<&PathBuf>) -> Result<BufWriter<File>, TreeError> {
-    let file = match dir {
-        Some(dir) => tempfile::tempfile_in(dir),
-        None => tempfile::tempfile(),
-    }
-    .map_err(io_error("creating a temporary file for a sorted run"))?;
-    Ok(BufWriter::with_capacity(1 << 20, file))
-}
-
-/// Appends one row to a run: its index (8 bytes), key and value lengths (4 bytes each,
-/// little-endian), key, value.
-fn write_row(w: &mut BufWriter<File>, key: &[u8], value: &[u8], row: u64) -> Result<(), TreeError> {
-    let mut head = [0u8; 16];
-    head[..8].copy_from_slice(&row.to_le_bytes());
-    head[8..12].copy_from_slice(&(key.len() as u32).to_le_bytes());
-    head[12..].copy_from_slice(&(value.len() as u32).to_le_bytes());
-    let mut put = || -> std::io::Result<()> {
-        w.write_all(&head)?;
-        w.write_all(key)?;
-        w.write_all(value)
-    };
-    put().map_err(io_error("writing a sorted run"))
-}
-
-/// The finished run, rewound for reading.
-fn finish_run(w: BufWriter<File>) -> Result<File, TreeError> {
-    let mut file = w
-        .into_inner()
-        .map_err(|e| io_error("writing a sorted run")(e.into_error()))?;
-    file.seek(SeekFrom::Start(0))
-        .map_err(io_error("rewinding a sorted run"))?;
-    Ok(file)
 }
 
 /// Restores the heap order below `i` (`less(a, b)`: `a` comes out first).
@@ -618,6 +755,10 @@ fn sift_down(heap: &mut [usize], mut i: usize, less: impl Fn(usize, usize) -> bo
         i = m;
     }
 }
+
+mod run;
+
+use run::{RunReader, RunWriter};
 
 #[cfg(test)]
 mod tests;

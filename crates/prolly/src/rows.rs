@@ -529,21 +529,55 @@ impl<'r> RowEncoder<'r> {
     }
 }
 
-/// Decodes stored rows of one schema (descriptors made once).
+/// Decodes stored rows of one schema (descriptors and a per-column plan made once).
 #[derive(Debug)]
 pub struct RowDecoder<'r> {
     schema: &'r RowSchema,
     key: TupleDesc,
     value: TupleDesc,
+    key_plan: Vec<FieldReader>,
+    value_plan: Vec<FieldReader>,
+}
+
+/// Reads field `i` of a tuple as a [`Value`] for one encoding.
+type FieldReader =
+    for<'a> fn(&TupleDesc, Tuple<'a>, usize) -> Result<Option<Value<'a>>, TupleError>;
+
+/// The reader for a column of encoding `enc`, chosen once per decoder, so that decoding a row
+/// calls the column's own getter instead of matching on the encoding for every field (then
+/// again inside the getter). Encodings without their own reader go through
+/// [`TupleDesc::value`].
+fn field_reader(enc: Encoding) -> FieldReader {
+    use Encoding as E;
+    match enc {
+        E::Int8 => |d, t, i| Ok(d.get_int8(t, i)?.map(Value::Int8)),
+        E::Uint8 => |d, t, i| Ok(d.get_uint8(t, i)?.map(Value::Uint8)),
+        E::Int16 => |d, t, i| Ok(d.get_int16(t, i)?.map(Value::Int16)),
+        E::Uint16 => |d, t, i| Ok(d.get_uint16(t, i)?.map(Value::Uint16)),
+        E::Int32 => |d, t, i| Ok(d.get_int32(t, i)?.map(Value::Int32)),
+        E::Uint32 => |d, t, i| Ok(d.get_uint32(t, i)?.map(Value::Uint32)),
+        E::Int64 => |d, t, i| Ok(d.get_int64(t, i)?.map(Value::Int64)),
+        E::Uint64 => |d, t, i| Ok(d.get_uint64(t, i)?.map(Value::Uint64)),
+        E::Float32 => |d, t, i| Ok(d.get_float32(t, i)?.map(Value::Float32)),
+        E::Float64 => |d, t, i| Ok(d.get_float64(t, i)?.map(Value::Float64)),
+        E::Datetime => |d, t, i| Ok(d.get_datetime(t, i)?.map(Value::Datetime)),
+        E::String => |d, t, i| Ok(d.get_string(t, i)?.map(Value::String)),
+        E::Bytes => |d, t, i| Ok(d.get_bytes(t, i)?.map(Value::Bytes)),
+        E::Decimal => |d, t, i| Ok(d.get_decimal(t, i)?.map(Value::Decimal)),
+        _ => |d, t, i| d.value(t, i),
+    }
 }
 
 impl<'r> RowDecoder<'r> {
     /// A decoder for rows of `schema`.
     pub fn new(schema: &'r RowSchema) -> RowDecoder<'r> {
+        let plan = |cols: &[Column]| cols.iter().map(|c| field_reader(c.ty.enc)).collect();
         RowDecoder {
             schema,
             key: schema.key_desc(),
             value: schema.value_desc(),
+            key_plan: plan(&schema.key),
+            value_plan: plan(&schema.value),
         }
     }
 
@@ -558,13 +592,19 @@ impl<'r> RowDecoder<'r> {
         let schema = self.schema;
         out.clear();
         out.reserve(schema.key.len() + schema.value.len());
-        for (desc, bytes, cols, offset) in [
-            (&self.key, key, &schema.key, 0),
-            (&self.value, value, &schema.value, schema.key.len()),
+        for (desc, plan, bytes, cols, offset) in [
+            (&self.key, &self.key_plan, key, &schema.key, 0),
+            (
+                &self.value,
+                &self.value_plan,
+                value,
+                &schema.value,
+                schema.key.len(),
+            ),
         ] {
             let t = Tuple::new(bytes).map_err(|e| schema.field_error(cols, e, offset))?;
-            for i in 0..cols.len() {
-                match desc.value(t, i) {
+            for (i, read) in plan.iter().enumerate() {
+                match read(desc, t, i) {
                     Ok(v) => out.push(v),
                     Err(e) => return Err(schema.field_error(cols, e, offset + i)),
                 }

@@ -91,6 +91,25 @@ fn spilled_builds_equal_sorted_builds_for_every_key_shape() {
 }
 
 #[test]
+fn large_buffers_are_sorted_and_written_on_two_threads() {
+    // ~50k rows per 3 MiB buffer: past the size sorted and written as two runs at once
+    // (when a second thread may be used).
+    let s = schema(Shape::Int);
+    let n = 110_000i64;
+    let rows: Vec<_> = (0..n)
+        .map(|i| (i * 7919) % n)
+        .map(|k| (key(&s, Shape::Int, k), value(&s, k)))
+        .collect();
+    let runs = check_against_model(&s, &rows, 3 << 20);
+    if crate::process::background_hashing() {
+        // Each buffer written became two runs.
+        assert!(runs >= 2 && runs % 2 == 0, "{runs} runs");
+    } else {
+        assert!(runs >= 1, "{runs} runs");
+    }
+}
+
+#[test]
 fn hundreds_of_runs_are_merged_in_steps() {
     // 4 KiB holds ~90 rows: ~220 runs, more than stay open, so runs are merged on the way.
     let s = schema(Shape::Int);
@@ -192,5 +211,108 @@ proptest! {
             rows.swap(i, (x % (i as u64 + 1)) as usize);
         }
         check_against_model(&BytesSchema, &rows, bound);
+    }
+}
+
+#[test]
+fn runs_read_back_rows_larger_than_a_read_block() {
+    use super::run::{RunReader, RunWriter};
+    // Rows of 600 KiB and 2.5 MiB outgrow the 256 KiB block a run is read with; small rows
+    // around them straddle block ends.
+    let sizes = [10usize, 600 << 10, 3, 0, 2_500 << 10, 7];
+    let rows: Vec<(Vec<u8>, Vec<u8>, u64)> = (0..3000)
+        .map(|i| {
+            let n = sizes[i % sizes.len()] / (1 + i / sizes.len()).min(2);
+            (
+                vec![i as u8; 1 + i % 3],
+                vec![(i * 7) as u8; n],
+                (i as u64) << 20,
+            )
+        })
+        .collect();
+    let mut w = RunWriter::new(None).unwrap();
+    for (k, v, row) in &rows {
+        w.push(k, v, *row).unwrap();
+    }
+    let mut r = RunReader::new(w.finish().unwrap());
+    for (k, v, row) in &rows {
+        assert!(r.advance().unwrap());
+        assert_eq!((r.key(), r.value(), r.row), (&k[..], &v[..], *row));
+    }
+    assert!(!r.advance().unwrap());
+}
+
+#[test]
+fn exact_words_sort_as_a_plain_sort_does() {
+    // Spread words (bucketed), words sharing their high bits, equal words, and few words.
+    let spread: Vec<u64> = (0..50_000u64)
+        .map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15))
+        .collect();
+    let narrow: Vec<u64> = spread.iter().map(|w| (1 << 40) | (w >> 50)).collect();
+    let same = vec![7u64; 5000];
+    let few: Vec<u64> = spread[..100].to_vec();
+    for words in [spread, narrow, same, few] {
+        let v: Vec<u128> = words
+            .iter()
+            .enumerate()
+            .map(|(i, &w)| (u128::from(w) << 64) | i as u128)
+            .collect();
+        let mut want = v.clone();
+        want.sort_unstable();
+        for two_threads in [false, true] {
+            let mut got = v.clone();
+            super::sort_words(&mut got, two_threads);
+            assert_eq!(got, want);
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    /// Int keys (exact sort words, compared as words in the sort, the duplicate check and
+    /// the merge), with repeats: the model tree, or two items with the same key named (a
+    /// repeat inside one buffer is found when that buffer is written, before the merge).
+    #[test]
+    fn int_keys_in_any_order_build_the_model_tree_or_name_a_repeat(
+        mut keys in proptest::collection::vec(-300i64..300, 0..700),
+        unique in any::<bool>(),
+        bound in 1usize..40_000,
+    ) {
+        if unique {
+            let mut seen = std::collections::HashSet::new();
+            keys.retain(|k| seen.insert(*k));
+        }
+        let s = schema(Shape::Int);
+        let store = MemoryStore::new(HashProfile::Dolt);
+        let mut b = SortingBuilder::new(s.clone(), bound);
+        let mut added = Ok(());
+        for (i, &k) in keys.iter().enumerate() {
+            // A repeat can already be found when a full buffer is written.
+            added = added.and_then(|_| b.add(&key(&s, Shape::Int, k), &value(&s, i as i64)));
+        }
+        let got = added.and_then(|_| b.finish(&store));
+        let mut model: BTreeMap<i64, u64> = BTreeMap::new();
+        let mut repeated = false;
+        for (i, &k) in keys.iter().enumerate() {
+            repeated |= model.insert(k, i as u64).is_some();
+        }
+        if repeated {
+            let err = got.map(|_| ()).unwrap_err();
+            let TreeError::DuplicateKey { first, second } = err else {
+                return Err(TestCaseError::fail(format!("{err}")));
+            };
+            prop_assert!(first < second, "{first} {second}");
+            prop_assert_eq!(keys[first as usize], keys[second as usize]);
+        } else {
+            let rows: Vec<_> = model
+                .iter()
+                .map(|(&k, &i)| (key(&s, Shape::Int, k), value(&s, i as i64)))
+                .collect();
+            let want =
+                Map::from_sorted(&store, s.clone(), rows.iter().map(|(k, v)| (&k[..], &v[..])))
+                    .unwrap();
+            prop_assert_eq!(got.unwrap().root(), want.root());
+        }
     }
 }

@@ -1,0 +1,216 @@
+//! Sorted runs on disk: the rows of one sorted buffer, written and read back in large
+//! sequential blocks. A row is its index (over all rows added), key length and value length
+//! as LEB128 varints, then the key and value bytes; rows are parsed in place from the read
+//! block, so reading a row copies nothing.
+
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::ops::Range;
+use std::path::PathBuf;
+
+use crate::error::TreeError;
+use crate::store::StoreError;
+
+/// Bytes written per system call.
+const BLOCK: usize = 1 << 20;
+
+/// Bytes read per system call (at first; a row larger than it grows its reader's block).
+/// Smaller than [`BLOCK`], since up to 64 runs are read at once.
+const READ_BLOCK: usize = 256 << 10;
+
+/// The longest row head: three varints of at most 10 bytes.
+const MAX_HEAD: usize = 30;
+
+pub(super) fn io_error(what: &str) -> impl FnOnce(std::io::Error) -> TreeError + '_ {
+    move |source| {
+        TreeError::Store(StoreError::Io {
+            context: format!("sorting builder: {what}"),
+            source,
+        })
+    }
+}
+
+fn put_varint(out: &mut Vec<u8>, mut x: u64) {
+    while x >= 0x80 {
+        out.push(x as u8 | 0x80);
+        x >>= 7;
+    }
+    out.push(x as u8);
+}
+
+/// The varint at the start of `b` and its length; `None` if `b` ends inside it or it is
+/// longer than a `u64`.
+#[inline]
+fn get_varint(b: &[u8]) -> Option<(u64, usize)> {
+    let mut x = 0u64;
+    for (i, &byte) in b.iter().enumerate().take(10) {
+        x |= u64::from(byte & 0x7f) << (7 * i);
+        if byte < 0x80 {
+            return Some((x, i + 1));
+        }
+    }
+    None
+}
+
+/// A run being written to a new anonymous temporary file (deleted by the OS when closed).
+pub(super) struct RunWriter {
+    file: File,
+    block: Vec<u8>,
+}
+
+impl RunWriter {
+    /// A new run in `dir`, or the system's temporary directory.
+    pub(super) fn new(dir: Option<&PathBuf>) -> Result<RunWriter, TreeError> {
+        let file = match dir {
+            Some(dir) => tempfile::tempfile_in(dir),
+            None => tempfile::tempfile(),
+        }
+        .map_err(io_error("creating a temporary file for a sorted run"))?;
+        Ok(RunWriter {
+            file,
+            block: Vec::with_capacity(BLOCK + MAX_HEAD),
+        })
+    }
+
+    /// Appends one row.
+    #[inline]
+    pub(super) fn push(&mut self, key: &[u8], value: &[u8], row: u64) -> Result<(), TreeError> {
+        put_varint(&mut self.block, row);
+        put_varint(&mut self.block, key.len() as u64);
+        put_varint(&mut self.block, value.len() as u64);
+        self.block.extend_from_slice(key);
+        self.block.extend_from_slice(value);
+        if self.block.len() >= BLOCK {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    fn flush(&mut self) -> Result<(), TreeError> {
+        self.file
+            .write_all(&self.block)
+            .map_err(io_error("writing a sorted run"))?;
+        self.block.clear();
+        Ok(())
+    }
+
+    /// The finished run, rewound for reading.
+    pub(super) fn finish(mut self) -> Result<File, TreeError> {
+        self.flush()?;
+        self.file
+            .seek(SeekFrom::Start(0))
+            .map_err(io_error("rewinding a sorted run"))?;
+        Ok(self.file)
+    }
+}
+
+/// A run being read back: its current row, parsed in place from the block read last.
+pub(super) struct RunReader {
+    file: File,
+    block: Vec<u8>,
+    /// Bytes of `block` read from the file.
+    filled: usize,
+    /// Where the next row starts in `block`.
+    next: usize,
+    at_end: bool,
+    key: Range<usize>,
+    value: Range<usize>,
+    /// The current row's index over all rows added.
+    pub(super) row: u64,
+}
+
+impl RunReader {
+    pub(super) fn new(file: File) -> RunReader {
+        RunReader {
+            file,
+            block: vec![0; READ_BLOCK],
+            filled: 0,
+            next: 0,
+            at_end: false,
+            key: 0..0,
+            value: 0..0,
+            row: 0,
+        }
+    }
+
+    /// The current row's key.
+    #[inline]
+    pub(super) fn key(&self) -> &[u8] {
+        &self.block[self.key.clone()]
+    }
+
+    /// The current row's value.
+    #[inline]
+    pub(super) fn value(&self) -> &[u8] {
+        &self.block[self.value.clone()]
+    }
+
+    /// Moves to the next row; false at the end of the run.
+    #[inline]
+    pub(super) fn advance(&mut self) -> Result<bool, TreeError> {
+        loop {
+            if let Some(len) = self.parse() {
+                self.next += len;
+                return Ok(true);
+            }
+            if self.at_end {
+                if self.next == self.filled {
+                    return Ok(false);
+                }
+                return Err(io_error("reading a sorted run")(std::io::Error::new(
+                    std::io::ErrorKind::UnexpectedEof,
+                    format!(
+                        "run ends inside a row ({} bytes left)",
+                        self.filled - self.next
+                    ),
+                )));
+            }
+            self.refill()?;
+        }
+    }
+
+    /// Parses the row at `next` if all of it is in the block; its length.
+    #[inline]
+    fn parse(&mut self) -> Option<usize> {
+        let b = self.block.get(self.next..self.filled)?;
+        let (row, a) = get_varint(b)?;
+        let (key_len, c) = get_varint(b.get(a..)?)?;
+        let (value_len, d) = get_varint(b.get(a + c..)?)?;
+        let head = a + c + d;
+        let key_end = head.checked_add(usize::try_from(key_len).ok()?)?;
+        let end = key_end.checked_add(usize::try_from(value_len).ok()?)?;
+        if end > b.len() {
+            return None;
+        }
+        self.row = row;
+        self.key = self.next + head..self.next + key_end;
+        self.value = self.next + key_end..self.next + end;
+        Some(end)
+    }
+
+    /// Moves the unread bytes to the front and reads more behind them (growing the block for
+    /// a row larger than it).
+    #[cold]
+    fn refill(&mut self) -> Result<(), TreeError> {
+        self.block.copy_within(self.next..self.filled, 0);
+        self.filled -= self.next;
+        self.next = 0;
+        if self.filled == self.block.len() {
+            // A row longer than the block: double it.
+            let len = self.block.len() * 2;
+            self.block.resize(len, 0);
+        }
+        while self.filled < self.block.len() {
+            let n = self
+                .file
+                .read(&mut self.block[self.filled..])
+                .map_err(io_error("reading a sorted run"))?;
+            if n == 0 {
+                self.at_end = true;
+                break;
+            }
+            self.filled += n;
+        }
+        Ok(())
+    }
+}
