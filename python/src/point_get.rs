@@ -194,10 +194,10 @@ impl GetPlan {
             })
         })?;
         let found = if self.plain_key {
-            match reader.get_stored_value(k.as_bytes()).map_err(dolt_err)? {
-                Some(sv) => Some(self.fast_row(py, k.as_bytes(), sv, as_dict).transpose()),
-                None => None,
-            }
+            reader
+                .get_stored_value(k.as_bytes())
+                .map_err(dolt_err)?
+                .map(|sv| self.fast_row(py, k.as_bytes(), sv, as_dict).transpose())
         } else {
             reader
                 .get_stored(k.as_bytes(), |sk, sv| {

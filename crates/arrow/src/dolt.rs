@@ -149,37 +149,19 @@ impl TableBatches {
             .primary_scan_map(&db)
             .count()
             .map_err(prollystore_dolt::DoltError::from)?;
-        if threads > 1 && rows > batch_rows as u64 && !first_leaf_kept(&db, &table)? {
-            // Cold: the export's bulk reader reads and checks the leaves on its threads.
-            let feed = LeafFeed::start(
-                db,
-                table.clone(),
-                plan,
-                schema.clone(),
-                extras.clone(),
-                batch_rows,
-            );
-            return Ok(TableBatches {
-                rows: RowSource::Leaves(feed, Box::new(table)),
-                builders: Builders::new(schema, &extras, 0)?,
-                batch_rows,
-                row: 0,
-                done: false,
-            });
-        }
         if threads > 1 && rows > batch_rows as u64 {
-            let workers = ReadAhead::start(
-                db,
-                table.clone(),
-                plan,
-                schema.clone(),
-                extras.clone(),
-                batch_rows,
-                rows,
-                threads,
-            );
+            let (s, e) = (schema.clone(), extras.clone());
+            let rows = if first_leaf_kept(&db, &table)? {
+                let workers =
+                    ReadAhead::start(db, table.clone(), plan, s, e, batch_rows, rows, threads);
+                RowSource::ReadAhead(workers, Box::new(table))
+            } else {
+                // Cold: the export's bulk reader reads and checks the leaves on its threads.
+                let feed = LeafFeed::start(db, table.clone(), plan, s, e, batch_rows);
+                RowSource::Leaves(feed, Box::new(table))
+            };
             return Ok(TableBatches {
-                rows: RowSource::ReadAhead(workers, Box::new(table)),
+                rows,
                 builders: Builders::new(schema, &extras, 0)?,
                 batch_rows,
                 row: 0,
