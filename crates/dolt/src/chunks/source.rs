@@ -587,8 +587,8 @@ impl DoltChunkSource {
         self.arena_index.get_copy_or_insert(address, slot)
     }
 
-    /// True if the chunk at `address` is in the arena (read through the trait, or kept by
-    /// [`DoltChunkSource::keep_checked`]): reading it again touches no file.
+    /// True if the chunk at `address` is in the arena (read through the trait, or kept by the
+    /// bulk leaf reader): reading it again touches no file.
     pub fn is_kept(&self, address: &Address) -> bool {
         self.arena_index.get_copy(address).is_some()
     }
