@@ -80,6 +80,31 @@ pub struct GetPlan {
     names: Vec<Py<PyString>>,
     /// Per visible column: a TIMESTAMP (general route: aware datetimes).
     utc: Vec<bool>,
+    /// Every key column is stored as a fixed-width number (integers, dates, datetimes…), so
+    /// equal keys have equal bytes and the map's point lookup serves (it gives no stored key).
+    plain_key: bool,
+}
+
+/// True if equal values of `col` have equal stored bytes in a key.
+fn plain_key_column(col: &Column) -> bool {
+    use Encoding as E;
+    matches!(
+        key_encoding(col.encoding),
+        E::Int8
+            | E::Int16
+            | E::Int32
+            | E::Int64
+            | E::Uint8
+            | E::Uint16
+            | E::Uint32
+            | E::Uint64
+            | E::Year
+            | E::Date
+            | E::Time
+            | E::Datetime
+            | E::Bit64
+            | E::Enum
+    )
 }
 
 impl GetPlan {
@@ -109,6 +134,7 @@ impl GetPlan {
             .map(|c| PyString::intern(py, &c.name).unbind())
             .collect();
         GetPlan {
+            plain_key: enc.columns().iter().all(plain_key_column),
             key_columns: enc.columns().to_vec(),
             builder: Mutex::new(TupleBuilder::new(enc.desc().clone())),
             key_tuple_desc: enc.desc().clone(),
@@ -167,11 +193,18 @@ impl GetPlan {
                 reason: e.to_string(),
             })
         })?;
-        let found = reader
-            .get_stored(k.as_bytes(), |sk, sv| {
-                Ok(self.fast_row(py, sk, sv, as_dict).transpose())
-            })
-            .map_err(dolt_err)?;
+        let found = if self.plain_key {
+            reader
+                .get_stored_value(k.as_bytes())
+                .map_err(dolt_err)?
+                .map(|sv| self.fast_row(py, k.as_bytes(), sv, as_dict).transpose())
+        } else {
+            reader
+                .get_stored(k.as_bytes(), |sk, sv| {
+                    Ok(self.fast_row(py, sk, sv, as_dict).transpose())
+                })
+                .map_err(dolt_err)?
+        };
         match found {
             None => Ok(None),
             Some(Some(row)) => row.map(Some),
@@ -223,8 +256,11 @@ impl GetPlan {
         let bad = |what: &str, e: &dyn std::fmt::Display| {
             dolt_err(DoltError::Unsupported(format!("stored {what} tuple: {e}")))
         };
-        let kt = Tuple::new(key).map_err(|e| bad("key", &e))?;
-        let vt = Tuple::new(value).map_err(|e| bad("value", &e))?;
+        // Both are valid tuples: the key was built here, the value comes from a tree node,
+        // verified (tuples included) when it was read. Unchecked views never read out of
+        // bounds either way.
+        let kt = Tuple::new_unverified(key);
+        let vt = Tuple::new_unverified(value);
         let mut items: Vec<Bound<'py, PyAny>> = Vec::with_capacity(fields.len());
         let mut text = Vec::new();
         for &(slot, kind) in fields {

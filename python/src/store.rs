@@ -24,13 +24,14 @@ use prollystore::{BuiltinStore, DiffEntry, FileStore, Map, MemoryStore};
 use prollystore_cli::catalog;
 
 use arrow_array::ffi_stream::ArrowArrayStreamReader;
-use arrow_array::{RecordBatch, RecordBatchIterator, RecordBatchReader};
+use arrow_array::{RecordBatch, RecordBatchReader};
 use arrow_pyarrow::FromPyArrow;
+use arrow_schema::{ArrowError, SchemaRef};
 use prollystore_arrow::{build_map, infer_row_schema, map_schema, MapBatches, DEFAULT_BATCH_ROWS};
 use pyo3::types::PyCapsule;
 
 use crate::arrow::{arrow_err, stream_capsule, to_pandas, to_polars, to_pyarrow};
-use crate::errors::{cli_err, closed, row_err, store_err, tree_err, Error};
+use crate::errors::{cli_err, closed, row_err, store_err, tree_err};
 use crate::values::{py_to_held, value_to_py, Held};
 
 /// The store behind every map made from it; `None` once closed.
@@ -716,9 +717,15 @@ impl PyMap {
         requested_schema: Option<Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyCapsule>> {
         let _ = requested_schema; // the protocol lets a producer keep its own schema
-        let batches = self.record_batches()?;
-        let reader =
-            RecordBatchIterator::new(batches.into_iter().map(Ok), map_schema(&self.schema));
+        self.store.lock()?;
+        let reader = MapStream {
+            store: self.store.clone(),
+            root: self.root,
+            schema: self.schema.clone(),
+            arrow: map_schema(&self.schema),
+            next: 0,
+            done: false,
+        };
         stream_capsule(py, Box::new(reader))
     }
 
@@ -979,33 +986,6 @@ impl PyMap {
 }
 
 impl PyMap {
-    /// Every row as record batches, read now. `MapBatches` reads through an `Arc` of the
-    /// store; the store is moved into one for the read while the lock is held (no one else
-    /// can see it missing) and moved back after.
-    fn record_batches(&self) -> PyResult<Vec<RecordBatch>> {
-        let mut g = self.store.inner.lock().map_err(|_| closed("store"))?;
-        // The Arc never leaves this thread (the batches are collected here), so a store that
-        // is not `Sync` (the memory store) is fine inside it.
-        #[allow(clippy::arc_with_non_send_sync)]
-        let store = Arc::new(g.take().ok_or_else(|| closed("store"))?);
-        let read = MapBatches::new(
-            store.clone(),
-            self.root,
-            self.schema.clone(),
-            DEFAULT_BATCH_ROWS,
-        )
-        .map_err(arrow_err)
-        .and_then(|b| {
-            b.collect::<Result<Vec<_>, _>>()
-                .map_err(|e| Error::new_err(e.to_string()))
-        });
-        match Arc::try_unwrap(store) {
-            Ok(s) => *g = Some(s),
-            Err(_) => return Err(Error::new_err("the store is still in use by a reader")),
-        }
-        read
-    }
-
     /// The key columns' values of a stored key, as a tuple.
     fn key_tuple<'py>(
         &self,
@@ -1081,4 +1061,70 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyConflict>()?;
     m.add("CONFLICT", Py::new(m.py(), PyConflict)?)?;
     Ok(())
+}
+
+/// A map's rows as record batches made one at a time, as the consumer asks for them: each
+/// batch borrows the store for its own read, so the map is never held whole in memory and the
+/// store stays usable between batches. `MapBatches` reads through an `Arc` of the store; the
+/// store is moved into one for the batch while the lock is held (no one else can see it
+/// missing) and moved back after.
+struct MapStream {
+    store: Arc<StoreShared>,
+    root: Address,
+    schema: RowSchema,
+    arrow: SchemaRef,
+    /// Position of the next row in the map.
+    next: u64,
+    done: bool,
+}
+
+impl MapStream {
+    fn next_batch(&mut self) -> Result<Option<RecordBatch>, ArrowError> {
+        let closed = || ArrowError::ExternalError("the store is closed".into());
+        let mut g = self.store.inner.lock().map_err(|_| closed())?;
+        // The Arc never leaves this thread (it is unwrapped before returning), so a store
+        // that is not `Sync` (the memory store) is fine inside it.
+        #[allow(clippy::arc_with_non_send_sync)]
+        let store = Arc::new(g.take().ok_or_else(closed)?);
+        let read = MapBatches::new(
+            store.clone(),
+            self.root,
+            self.schema.clone(),
+            DEFAULT_BATCH_ROWS,
+        )
+        .and_then(|b| {
+            let mut b = b.skip_to(self.next);
+            let batch = b.next_batch();
+            self.next = b.position();
+            batch
+        });
+        match Arc::try_unwrap(store) {
+            Ok(s) => *g = Some(s),
+            Err(_) => {
+                return Err(ArrowError::ExternalError(
+                    "the store is still in use by a reader".into(),
+                ))
+            }
+        }
+        Ok(read?)
+    }
+}
+
+impl Iterator for MapStream {
+    type Item = Result<RecordBatch, ArrowError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
+        }
+        let got = self.next_batch().transpose();
+        self.done = !matches!(got, Some(Ok(_)));
+        got
+    }
+}
+
+impl RecordBatchReader for MapStream {
+    fn schema(&self) -> SchemaRef {
+        self.arrow.clone()
+    }
 }

@@ -9,7 +9,7 @@
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyBytes, PyString, PyTuple};
+use pyo3::types::{PyBytes, PyDate, PyDateTime, PyString, PyTuple, PyTzInfo};
 
 use prollystore::format::tuple::{Adaptive, Date, Decimal, Value};
 use prollystore::format::Encoding;
@@ -57,19 +57,20 @@ fn civil_from_days(z: i64) -> (i64, u32, u32) {
     (y, m, d)
 }
 
-/// A `datetime.date`, or `None` when Python has no such date.
+/// A `datetime.date`, or `None` when Python has no such date. Made by the datetime module's C
+/// constructor (a class call under the limited API).
 pub(crate) fn py_date(py: Python<'_>, d: Date) -> PyResult<Option<Py<PyAny>>> {
     if !(1..=9999).contains(&d.year) || !(1..=12).contains(&d.month) || d.day == 0 {
         return Ok(None);
     }
-    match classes(py)?.date.call1(py, (d.year, d.month, d.day)) {
-        Ok(v) => Ok(Some(v)),
+    match PyDate::new(py, i32::from(d.year), d.month, d.day) {
+        Ok(v) => Ok(Some(v.into_any().unbind())),
         Err(_) => Ok(None),
     }
 }
 
 /// A `datetime.datetime` for Unix microseconds (aware UTC if `utc`), or `None` when Python has
-/// no such instant.
+/// no such instant. Made by the datetime module's C constructor, as dates are.
 pub(crate) fn py_datetime(py: Python<'_>, micros: i64, utc: bool) -> PyResult<Option<Py<PyAny>>> {
     let days = micros.div_euclid(MICROS_PER_DAY);
     let rem = micros.rem_euclid(MICROS_PER_DAY);
@@ -77,15 +78,23 @@ pub(crate) fn py_datetime(py: Python<'_>, micros: i64, utc: bool) -> PyResult<Op
     if !(1..=9999).contains(&y) {
         return Ok(None);
     }
+    // In range by construction: a year of 1..=9999, a day's seconds and microseconds.
     let secs = rem / MICROS_PER_SECOND;
-    let us = rem % MICROS_PER_SECOND;
-    let c = classes(py)?;
-    let tz = if utc { Some(c.utc.clone_ref(py)) } else { None };
-    let v = c.datetime.call1(
+    let part = |v: i64| u8::try_from(v).unwrap_or(0);
+    let us = u32::try_from(rem % MICROS_PER_SECOND).unwrap_or(0);
+    let tz = if utc { Some(PyTzInfo::utc(py)?) } else { None };
+    let v = PyDateTime::new(
         py,
-        (y, mo, d, secs / 3600, (secs / 60) % 60, secs % 60, us, tz),
+        i32::try_from(y).unwrap_or(1),
+        part(i64::from(mo)),
+        part(i64::from(d)),
+        part(secs / 3600),
+        part((secs / 60) % 60),
+        part(secs % 60),
+        us,
+        tz.as_deref(),
     )?;
-    Ok(Some(v))
+    Ok(Some(v.into_any().unbind()))
 }
 
 /// A `decimal.Decimal` from its text.

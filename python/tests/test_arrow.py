@@ -148,3 +148,23 @@ def test_map_arrow_and_pandas_round_trip():
         pl = pytest.importorskip("polars")
         m3 = store.from_arrow(pl.DataFrame({"k": [5, 4], "v": [1.0, 2.0]}), key=["k"])
         assert m3.to_polars()["k"].to_list() == [4, 5]
+
+
+def test_map_stream_is_lazy():
+    # Batches are made as the consumer asks (65,536 rows each); the store stays usable between
+    # them, and a stream of a closed store stops with an error instead of crashing.
+    n = 70_000
+    with prollystore.Store.memory() as store:
+        m = store.from_arrow(pa.table({"k": list(range(n)), "v": [i * 2 for i in range(n)]}), key="k")
+        reader = pa.RecordBatchReader.from_stream(m)
+        first = reader.read_next_batch()
+        assert first.num_rows == 65_536
+        assert m.get(5) == (5, 10)  # the store is back between batches
+        second = reader.read_next_batch()
+        assert second.num_rows == n - 65_536
+        assert second.column(0)[0].as_py() == 65_536
+        with pytest.raises(StopIteration):
+            reader.read_next_batch()
+        again = pa.RecordBatchReader.from_stream(m)
+    with pytest.raises(Exception, match="closed"):
+        again.read_all()

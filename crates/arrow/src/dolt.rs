@@ -11,6 +11,7 @@ use std::sync::Arc;
 
 use arrow_array::{RecordBatch, RecordBatchReader};
 use arrow_schema::{ArrowError, DataType, Field, Schema as ArrowSchema, SchemaRef, TimeUnit};
+use prollystore_dolt::leaf_reader::first_leaf_kept;
 use prollystore_dolt::schema::SqlType;
 use prollystore_dolt::table_diff::{RowChange, RowChanges, TableDiff};
 use prollystore_dolt::{Database, KeyRange, Rows, SqlValue, Table};
@@ -20,6 +21,7 @@ use crate::columns::{Builders, Extra};
 use crate::dolt_scan::{Plan, Scan};
 use crate::dolt_types::{arrow_field, table_schema, visible};
 use crate::error::{Error, Result};
+use crate::leaf_feed::LeafFeed;
 use crate::read_ahead::ReadAhead;
 
 /// Rows per batch when the caller has no preference.
@@ -45,8 +47,12 @@ self_cell!(
 
 /// Where a table reader's rows come from.
 enum RowSource {
-    /// Whole-table batches made on worker threads (tables of more than one batch).
+    /// Whole-table batches made on worker threads (tables of more than one batch whose
+    /// leaves are in the chunk arena).
     ReadAhead(ReadAhead, Box<Table>),
+    /// Whole-table batches built from the bulk leaf reader (tables of more than one batch
+    /// read for the first time).
+    Leaves(LeafFeed, Box<Table>),
     /// Stored fields straight to the builders (whole scans of most tables).
     Scan(OwnedScan),
     /// The row decoder's typed values (ranges, index scans, keyless tables, virtual columns).
@@ -56,7 +62,7 @@ enum RowSource {
 impl RowSource {
     fn table(&self) -> &Table {
         match self {
-            RowSource::ReadAhead(_, t) => t,
+            RowSource::ReadAhead(_, t) | RowSource::Leaves(_, t) => t,
             RowSource::Scan(s) => &s.borrow_owner().table,
             RowSource::Rows(r) => &r.borrow_owner().table,
         }
@@ -123,7 +129,10 @@ impl TableBatches {
 
     /// As [`TableBatches::new`], making batches on up to `threads` worker threads when the
     /// table has more than one batch of rows and its columns take the direct path (1: on the
-    /// calling thread only). Batches are the same, in the same order, either way.
+    /// calling thread only). A table whose leaves are not in the chunk arena yet is read by
+    /// the CSV export's bulk leaf reader (batched reads, hashes checked on its threads; the
+    /// leaves then stay in the arena); a warm one by cursors on the worker threads. Batches
+    /// are the same, in the same order, either way.
     pub fn with_threads(
         db: Arc<Database>,
         table: Table,
@@ -141,18 +150,18 @@ impl TableBatches {
             .count()
             .map_err(prollystore_dolt::DoltError::from)?;
         if threads > 1 && rows > batch_rows as u64 {
-            let workers = ReadAhead::start(
-                db,
-                table.clone(),
-                plan,
-                schema.clone(),
-                extras.clone(),
-                batch_rows,
-                rows,
-                threads,
-            );
+            let (s, e) = (schema.clone(), extras.clone());
+            let rows = if first_leaf_kept(&db, &table)? {
+                let workers =
+                    ReadAhead::start(db, table.clone(), plan, s, e, batch_rows, rows, threads);
+                RowSource::ReadAhead(workers, Box::new(table))
+            } else {
+                // Cold: the export's bulk reader reads and checks the leaves on its threads.
+                let feed = LeafFeed::start(db, table.clone(), plan, s, e, batch_rows);
+                RowSource::Leaves(feed, Box::new(table))
+            };
             return Ok(TableBatches {
-                rows: RowSource::ReadAhead(workers, Box::new(table)),
+                rows,
                 builders: Builders::new(schema, &extras, 0)?,
                 batch_rows,
                 row: 0,
@@ -218,7 +227,10 @@ impl TableBatches {
     /// through the row decoder's typed values (ranges, keyless tables, virtual columns, rare
     /// types). Both give the same batches; this says which one runs.
     pub fn is_direct(&self) -> bool {
-        matches!(self.rows, RowSource::Scan(_) | RowSource::ReadAhead(..))
+        matches!(
+            self.rows,
+            RowSource::Scan(_) | RowSource::ReadAhead(..) | RowSource::Leaves(..)
+        )
     }
 
     /// The next batch, `None` after the last.
@@ -226,14 +238,19 @@ impl TableBatches {
         if self.done {
             return Ok(None);
         }
-        if let RowSource::ReadAhead(workers, _) = &mut self.rows {
-            let next = workers.next_batch().transpose();
+        let ahead = match &mut self.rows {
+            RowSource::ReadAhead(workers, _) => Some(workers.next_batch()),
+            RowSource::Leaves(feed, _) => Some(feed.next_batch()),
+            _ => None,
+        };
+        if let Some(next) = ahead {
+            let next = next.transpose();
             self.done = !matches!(next, Ok(Some(_)));
             return next;
         }
         let (builders, batch_rows, row) = (&mut self.builders, self.batch_rows, &mut self.row);
         let end = match &mut self.rows {
-            RowSource::ReadAhead(..) => Ok(true),
+            RowSource::ReadAhead(..) | RowSource::Leaves(..) => Ok(true),
             RowSource::Scan(scan) => scan.with_dependent_mut(|_, scan| -> Result<bool> {
                 let n = scan.fill(&mut builders.builders, batch_rows, *row)?;
                 builders.rows += n;

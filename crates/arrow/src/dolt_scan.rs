@@ -121,34 +121,25 @@ impl Plan {
     }
 }
 
-/// A cursor over a table's clustered index, with the plan that appends its rows.
-pub(crate) struct Scan<'a> {
+/// Appends the rows of a table's stored (key, value) pairs to the builders of its visible
+/// columns, by its plan.
+pub(crate) struct RowAppender<'a> {
     db: &'a Database,
     table: &'a Table,
-    cursor: Cursor<'a>,
     plan: Plan,
     /// Reused for out-of-band values and formatted SETs.
     scratch: Vec<u8>,
 }
 
-impl<'a> Scan<'a> {
-    /// A scan of the rows of `table` in key order from row `ordinal` (0: the first).
-    pub(crate) fn new(
-        db: &'a Database,
-        table: &'a Table,
-        plan: Plan,
-        ordinal: u64,
-    ) -> Result<Scan<'a>> {
-        let map = table.primary_scan_map(db);
-        let cursor =
-            Cursor::at_ordinal(db.source(), &map.root(), ordinal).map_err(DoltError::from)?;
-        Ok(Scan {
+impl<'a> RowAppender<'a> {
+    /// The appender of `table`'s rows by `plan`.
+    pub(crate) fn new(db: &'a Database, table: &'a Table, plan: Plan) -> RowAppender<'a> {
+        RowAppender {
             db,
             table,
-            cursor,
             plan,
             scratch: Vec::new(),
-        })
+        }
     }
 
     fn bad(&self, row: u64, col: usize, why: impl std::fmt::Display) -> Error {
@@ -165,6 +156,61 @@ impl<'a> Scan<'a> {
         ))
     }
 
+    /// Appends the row stored as key tuple `kt` and value tuple `vt`, row number `row` (for
+    /// error messages), to `builders`.
+    #[inline]
+    pub(crate) fn append(
+        &mut self,
+        kt: Tuple<'_>,
+        vt: Tuple<'_>,
+        builders: &mut [ColumnBuilder],
+        row: u64,
+    ) -> Result<()> {
+        for (c, (f, b)) in self.plan.fields.iter().zip(builders.iter_mut()).enumerate() {
+            let (desc, t) = if f.in_key {
+                (&self.plan.key, kt)
+            } else {
+                (&self.plan.value, vt)
+            };
+            let v = match desc.value(t, f.index) {
+                Ok(v) => v,
+                Err(e) => return Err(self.bad(row, c, e)),
+            };
+            let Some(v) = v else {
+                b.append_null();
+                continue;
+            };
+            if !append(b, &f.kind, &v, self.db, &mut self.scratch)? {
+                return Err(self.bad(row, c, format!("stored value {v:?} does not fit")));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A cursor over a table's clustered index, with the appender of its rows.
+pub(crate) struct Scan<'a> {
+    cursor: Cursor<'a>,
+    rows: RowAppender<'a>,
+}
+
+impl<'a> Scan<'a> {
+    /// A scan of the rows of `table` in key order from row `ordinal` (0: the first).
+    pub(crate) fn new(
+        db: &'a Database,
+        table: &'a Table,
+        plan: Plan,
+        ordinal: u64,
+    ) -> Result<Scan<'a>> {
+        let map = table.primary_scan_map(db);
+        let cursor =
+            Cursor::at_ordinal(db.source(), &map.root(), ordinal).map_err(DoltError::from)?;
+        Ok(Scan {
+            cursor,
+            rows: RowAppender::new(db, table, plan),
+        })
+    }
+
     /// Appends up to `n` rows to `builders`; returns how many (fewer only at the end).
     /// `first_row` numbers the rows for error messages.
     pub(crate) fn fill(
@@ -173,39 +219,22 @@ impl<'a> Scan<'a> {
         n: usize,
         first_row: u64,
     ) -> Result<usize> {
-        let store = self.db.source();
-        let address = self.table.address;
+        let store = self.rows.db.source();
+        let table = self.rows.table;
         let mut done = 0;
         while done < n && self.cursor.valid() {
             let row = first_row + done as u64;
             let kt = Tuple::new(self.cursor.key())
-                .map_err(|e| self.bad(row, 0, format!("key tuple: {e}")))?;
+                .map_err(|e| self.rows.bad(row, 0, format!("key tuple: {e}")))?;
             let vt = Tuple::new(self.cursor.value())
-                .map_err(|e| self.bad(row, 0, format!("value tuple: {e}")))?;
-            for (c, (f, b)) in self.plan.fields.iter().zip(builders.iter_mut()).enumerate() {
-                let (desc, t) = if f.in_key {
-                    (&self.plan.key, kt)
-                } else {
-                    (&self.plan.value, vt)
-                };
-                let v = match desc.value(t, f.index) {
-                    Ok(v) => v,
-                    Err(e) => return Err(self.bad(row, c, e)),
-                };
-                let Some(v) = v else {
-                    b.append_null();
-                    continue;
-                };
-                if !append(b, &f.kind, &v, self.db, &mut self.scratch)? {
-                    return Err(self.bad(row, c, format!("stored value {v:?} does not fit")));
-                }
-            }
+                .map_err(|e| self.rows.bad(row, 0, format!("value tuple: {e}")))?;
+            self.rows.append(kt, vt, builders, row)?;
             self.cursor
                 .advance(store)
                 .map_err(|e| Error::Dolt(DoltError::from(e)))
                 .map_err(|e| match e {
                     Error::Dolt(DoltError::Tree(t)) => {
-                        Error::Mismatch(format!("table {:?} ({address}): {t}", self.table.name))
+                        Error::Mismatch(format!("table {:?} ({}): {t}", table.name, table.address))
                     }
                     other => other,
                 })?;

@@ -12,6 +12,7 @@ pub mod dolt;
 mod dolt_scan;
 pub mod dolt_types;
 pub mod error;
+mod leaf_feed;
 pub mod map;
 mod read_ahead;
 

@@ -219,6 +219,18 @@ impl<S: StoreFastPaths + ?Sized, H: AsRef<S>> MapBatches<S, H> {
         })
     }
 
+    /// Skips to the row at position `ordinal` of the map (within the range; never back), so
+    /// a reader that lends its store for one batch at a time can resume where it stopped.
+    pub fn skip_to(mut self, ordinal: u64) -> Self {
+        self.next = ordinal.clamp(self.next, self.end);
+        self
+    }
+
+    /// Position in the map of the next row to return.
+    pub fn position(&self) -> u64 {
+        self.next
+    }
+
     /// Rows left to return.
     pub fn remaining(&self) -> u64 {
         self.end - self.next

@@ -13,6 +13,7 @@ use std::sync::Arc;
 use arrow_array::RecordBatchReader;
 use prollystore_arrow::{table_schema, TableBatches, DEFAULT_BATCH_ROWS};
 use prollystore_dolt::csv_field::{csv_records, write_csv_row};
+use prollystore_dolt::leaf_reader::first_leaf_kept;
 use prollystore_dolt::{Database, KeyRange, Row, State, Table};
 
 const DATABASES: [&str; 4] = ["vecdb", "vecdb_journal", "vecdb_tablefiles", "vecdb_zstd"];
@@ -214,4 +215,41 @@ fn worker_threads_give_the_same_batches() {
         }
     }
     assert!(compared >= 20, "{compared}");
+}
+
+#[test]
+fn cold_tables_read_by_the_bulk_leaf_reader_give_the_same_batches() {
+    let mut cold = 0;
+    for name in DATABASES {
+        let dir = prollystore_test_vectors::require(&format!("dolt-db/{name}"));
+        let warm = Arc::new(Database::open(&dir).unwrap());
+        let root = warm.root_at("main", State::Committed).unwrap();
+        for (tname, _) in &root.tables {
+            let t = warm.table(&root, tname).unwrap();
+            let Ok(one) = TableBatches::with_threads(warm.clone(), t.clone(), 7, 1) else {
+                continue;
+            };
+            let one: Vec<_> = one.map(Result::unwrap).collect();
+            // A fresh handle: nothing in its chunk arena yet.
+            let db = Arc::new(Database::open(&dir).unwrap());
+            let t = db.table(&root, tname).unwrap();
+            if first_leaf_kept(&db, &t).unwrap() {
+                continue; // one node, or not direct
+            }
+            let many: Vec<_> = TableBatches::with_threads(db.clone(), t.clone(), 7, 2)
+                .unwrap()
+                .map(Result::unwrap)
+                .collect();
+            assert_eq!(many, one, "{name} {tname}: bulk leaf reader");
+            // The leaves stay in the arena: the next pass takes the cursors.
+            assert!(first_leaf_kept(&db, &t).unwrap(), "{name} {tname}");
+            cold += 1;
+            // Dropped half way on a fresh handle: the builder and readers stop.
+            let db = Arc::new(Database::open(&dir).unwrap());
+            let mut r = TableBatches::with_threads(db, t.clone(), 3, 4).unwrap();
+            r.next();
+            drop(r);
+        }
+    }
+    assert!(cold >= 1, "{cold} tables of more than one leaf");
 }

@@ -7,26 +7,23 @@
 //! and any field whose bytes are not the expected shape, goes through the checked path
 //! (`write_field`, `decode_field`), so the output is the same bytes either way.
 //!
-//! Reading a leaf costs about as much as printing it, and both happen on reader threads, one
-//! per core (`print_leaves`): a walker thread lists the leaves in key order off a map cursor,
-//! in batches of `BATCH`; each reader takes a batch, reads it (records that lie close together in one positioned read,
-//! decompressed into reused buffers), checks every leaf's address, four SHA-512s side by side
-//! ([`HashProfile::addresses_of`](prollystore_format::HashProfile::addresses_of)), verifies the nodes and prints the rows into the batch's
-//! buffer; the calling thread writes the printed batches out in key order.
+//! Reading a leaf costs about as much as printing it, and both happen on the reader threads of
+//! the bulk leaf reader ([`crate::leaf_reader`], `print_leaves`): each reader reads and checks a
+//! batch of leaves and prints their rows into the batch's buffer; the calling thread writes the
+//! printed batches out in key order.
 //!
 //! Keyless tables are the exception: Dolt shows them sorted by all columns, so their rows are
 //! collected and sorted first.
 
-use prollystore::tree::cursor::Cursor;
-use prollystore::BytesSchema;
-use prollystore_format::message::{Node, NodeLayout};
+use prollystore_format::message::Node;
 use prollystore_format::tuple::{Adaptive, Date, Tuple, TupleDesc};
-use prollystore_format::{Address, Collation, Encoding};
+use prollystore_format::{Collation, Encoding};
 use std::io::Write;
 
 use crate::csv_field::write_csv_field;
 use crate::db::{Database, Table};
 use crate::error::{bad_chunk, DoltError, Result};
+use crate::leaf_reader::{run_leaves, LeafBatch};
 use crate::schema::{Column, SqlType};
 use crate::sql_value::{compare_rows, write_decimal, SqlValue};
 use crate::table_rows::{decode_field, for_each_row, read_blob_into};
@@ -35,44 +32,10 @@ use crate::value_text;
 /// Output is handed to the writer in pieces of about this size.
 const FLUSH_BYTES: usize = 256 << 10;
 
-/// Leaves per batch handed from the tree walker to a reader and on to the formatter.
-const BATCH: usize = 64;
-
-/// Batches in flight per reader thread (read ahead of the formatter, or waiting for it).
-const BATCHES_PER_READER: usize = 3;
-
-/// Largest gap between two records read with one positioned read (journal record headers
-/// sit between consecutive chunks).
-const RUN_GAP: u64 = 256;
-
-/// Most bytes fetched with one positioned read.
-const RUN_BYTES: u64 = 1 << 20;
-
-/// Most reader threads.
-const MAX_READERS: usize = 8;
-
-/// One leaf of a batch: its address, and its bytes and verified layout once read. The byte
-/// buffer is reused from batch to batch, so reading a leaf allocates nothing.
+/// The CSV lines of one batch of leaves, printed on a reader thread.
 #[derive(Default)]
-struct LeafBuf {
-    address: Address,
-    bytes: Vec<u8>,
-    layout: Option<NodeLayout>,
-}
-
-/// Up to [`BATCH`] consecutive leaves. Batches circulate: the walker fills in addresses, a
-/// reader reads and checks the leaves, the formatter prints them and hands the batch back to
-/// the walker, which cannot run ahead while every batch is out (the bound on memory).
-#[derive(Default)]
-struct Batch {
-    /// Position in key order.
-    seq: u64,
-    /// Leaves in use (the first `n` of `leaves`).
-    n: usize,
-    leaves: Vec<LeafBuf>,
-    /// The CSV lines of the batch's rows, once printed.
+struct Printed {
     csv: Vec<u8>,
-    /// Rows printed.
     rows: u64,
 }
 
@@ -80,128 +43,8 @@ struct Batch {
 /// buffers; returns the number of rows. Called on the reader threads.
 type PrintLeaf<'p> = dyn Fn(Node<'_>, &mut Scratch, &mut Vec<u8>) -> Result<u64> + Sync + 'p;
 
-/// A reader's answer: the batch's position and the batch read, or the error met.
-type Done = (u64, Result<Batch>);
-
-/// The walker's side: fills batches with leaf addresses in key order and sends them to the
-/// readers.
-struct Walker<'c> {
-    free: &'c std::sync::mpsc::Receiver<Batch>,
-    jobs: std::sync::mpsc::Sender<Batch>,
-    current: Option<Batch>,
-    seq: u64,
-}
-
-impl Walker<'_> {
-    /// Queues a leaf; false once the formatter has stopped.
-    fn push(&mut self, address: Address) -> bool {
-        let batch = match &mut self.current {
-            Some(b) => b,
-            None => match self.free.recv() {
-                Ok(mut b) => {
-                    b.n = 0;
-                    self.current.insert(b)
-                }
-                Err(_) => return false,
-            },
-        };
-        match batch.leaves.get_mut(batch.n) {
-            Some(leaf) => leaf.address = address,
-            None => batch.leaves.push(LeafBuf {
-                address,
-                ..LeafBuf::default()
-            }),
-        }
-        batch.n += 1;
-        batch.n < BATCH || self.flush()
-    }
-
-    /// Sends the batch being filled; false once the readers have stopped.
-    fn flush(&mut self) -> bool {
-        let Some(mut batch) = self.current.take() else {
-            return true;
-        };
-        batch.seq = self.seq;
-        self.seq += 1;
-        self.jobs.send(batch).is_ok()
-    }
-}
-
-/// Reads, decompresses, hash-checks and verifies the leaves of `batch`.
-fn read_batch(db: &Database, batch: &mut Batch, scratch: &mut Vec<u8>) -> Result<()> {
-    let n = batch.n.min(BATCH);
-    let source = db.source();
-    let mut spans = [None; BATCH];
-    for (span, leaf) in spans.iter_mut().zip(batch.leaves.iter_mut().take(n)) {
-        leaf.layout = None;
-        *span = source.record_span(&leaf.address);
-    }
-    // Runs of records that lie close together in one file are fetched with one read.
-    let mut i = 0;
-    while i < n {
-        let Some(first) = spans[i] else {
-            // An archive's chunk (or a missing one): read on its own.
-            if let Some(leaf) = batch.leaves.get_mut(i) {
-                if !source.read_into_unchecked(&leaf.address, scratch, &mut leaf.bytes)? {
-                    return Err(DoltError::MissingChunk(leaf.address));
-                }
-            }
-            i += 1;
-            continue;
-        };
-        let mut end = first.offset + first.len as u64;
-        let mut j = i + 1;
-        while j < n {
-            let Some(s) = spans[j] else { break };
-            let end_here = s.offset + s.len as u64;
-            let near = s.file == first.file && s.offset >= end && s.offset - end <= RUN_GAP;
-            if !near || end_here - first.offset > RUN_BYTES {
-                break;
-            }
-            end = end_here;
-            j += 1;
-        }
-        source.read_span(
-            first.file,
-            first.offset,
-            (end - first.offset) as usize,
-            scratch,
-        )?;
-        let run = batch.leaves.get_mut(i..j).unwrap_or_default();
-        for (s, leaf) in spans[i..j].iter().flatten().zip(run) {
-            let at = (s.offset - first.offset) as usize;
-            let record = scratch.get(at..at + s.len).unwrap_or(&[]);
-            source.decode_record_into(s.file, record, s.offset, &mut leaf.bytes)?;
-        }
-        i = j;
-    }
-    // Every leaf's address is checked, the batch's hashed side by side.
-    let mut addresses = [Address::ZERO; BATCH];
-    let mut chunks: [&[u8]; BATCH] = [&[]; BATCH];
-    for ((a, c), leaf) in addresses.iter_mut().zip(&mut chunks).zip(&batch.leaves) {
-        *a = leaf.address;
-        *c = &leaf.bytes;
-    }
-    db.source().check_addresses(&addresses[..n], &chunks[..n])?;
-    for leaf in batch.leaves.iter_mut().take(n) {
-        let node = Node::verify(&leaf.bytes).map_err(|e| bad_chunk(leaf.address, e.to_string()))?;
-        if !node.is_leaf() {
-            return Err(bad_chunk(leaf.address, "expected a leaf node"));
-        }
-        leaf.layout = Some(node.layout());
-    }
-    Ok(())
-}
-
-/// Prints every leaf of the clustered index with `print`, in key order, and writes the text
-/// to `out`; returns the number of rows.
-///
-/// Reading a leaf (positioned read, CRC-32C, snappy, SHA-512 address check, node verification)
-/// costs about as much as printing its rows, so both happen on reader threads, one per core: a
-/// walker thread lists the leaves in key order, in batches, each reader takes the next batch,
-/// reads, checks and prints it into the batch's own buffer, and the calling thread writes the
-/// printed batches out in key order. A fixed set of batches circulates (walker → reader →
-/// writer → walker), which bounds the memory in flight and lets every buffer be reused.
+/// Prints every leaf of the clustered index with `print`, in key order, on the bulk leaf
+/// reader's threads ([`run_leaves`]), and writes the text to `out`; returns the number of rows.
 fn print_leaves(
     db: &Database,
     table: &Table,
@@ -212,138 +55,23 @@ fn print_leaves(
         file: "CSV output".into(),
         source: e,
     };
-    let root =
-        Node::verify(&table.primary_index).map_err(|e| bad_chunk(table.address, e.to_string()))?;
-    if root.is_leaf() {
-        let mut csv = Vec::new();
-        let rows = print(root, &mut Scratch::default(), &mut csv)?;
-        out.write_all(&csv).map_err(io)?;
-        return Ok(rows);
-    }
-    let readers = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .clamp(1, MAX_READERS);
-    let in_flight = readers * BATCHES_PER_READER;
-    let (job_tx, job_rx) = std::sync::mpsc::channel::<Batch>();
-    let job_rx = std::sync::Mutex::new(job_rx);
-    let job_rx = &job_rx;
-    std::thread::scope(|s| {
-        let (free_tx, free_rx) = std::sync::mpsc::channel::<Batch>();
-        for _ in 0..in_flight {
-            let _ = free_tx.send(Batch::default());
+    let work = |batch: &mut LeafBatch<Printed>, scratch: &mut Scratch| -> Result<()> {
+        let mut printed = std::mem::take(&mut batch.out);
+        printed.csv.clear();
+        printed.rows = 0;
+        for node in batch.nodes() {
+            printed.rows += print(node?, scratch, &mut printed.csv)?;
         }
-        let (done_tx, done_rx) = std::sync::mpsc::channel::<Done>();
-        for _ in 0..readers {
-            let done = done_tx.clone();
-            s.spawn(move || {
-                let mut scratch = Vec::new();
-                let mut print_scratch = Scratch::default();
-                loop {
-                    let job = match job_rx.lock() {
-                        Ok(rx) => rx.recv(),
-                        Err(_) => break,
-                    };
-                    let Ok(mut batch) = job else { break };
-                    let seq = batch.seq;
-                    // A panic here would be a bug; caught, it becomes this batch's error
-                    // instead of a batch that never comes back (which would hang the export).
-                    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                        read_batch(db, &mut batch, &mut scratch)
-                            .and_then(|()| print_batch(&mut batch, print, &mut print_scratch))
-                    }))
-                    .unwrap_or_else(|_| {
-                        Err(bad_chunk(
-                            table.address,
-                            "internal error (a bug) while reading leaves",
-                        ))
-                    })
-                    .map(|()| batch);
-                    if done.send((seq, r)).is_err() {
-                        break;
-                    }
-                }
-            });
-        }
-        s.spawn(move || {
-            let mut walker = Walker {
-                free: &free_rx,
-                jobs: job_tx,
-                current: None,
-                seq: 0,
-            };
-            let r = send_leaves(db, table, &mut walker);
-            let sent = walker.flush();
-            if let Err(e) = r {
-                if sent {
-                    // After every batch before it, so the writer meets it in order.
-                    let _ = done_tx.send((walker.seq, Err(e)));
-                }
-            }
-        });
-
-        // Batches arrive in any order; `pending` holds the early ones (at most `in_flight`).
-        let mut pending: Vec<Done> = Vec::with_capacity(in_flight + 1);
-        let mut next = 0u64;
-        let mut rows = 0u64;
-        for done in done_rx {
-            pending.push(done);
-            while let Some(at) = pending.iter().position(|(seq, _)| *seq == next) {
-                let (_, r) = pending.swap_remove(at);
-                let batch = r?;
-                out.write_all(&batch.csv).map_err(io)?;
-                rows += batch.rows;
-                next += 1;
-                // The walker may be done; then the batch is simply dropped.
-                let _ = free_tx.send(batch);
-            }
-        }
-        match pending.first() {
-            None => Ok(rows),
-            Some((seq, _)) => Err(bad_chunk(
-                table.address,
-                format!("leaf batch {next} never arrived (batch {seq} did)"),
-            )),
-        }
-    })
-}
-
-/// Prints the read leaves of `batch` into its CSV buffer.
-fn print_batch(batch: &mut Batch, print: &PrintLeaf<'_>, scratch: &mut Scratch) -> Result<()> {
-    batch.csv.clear();
-    batch.rows = 0;
-    for leaf in batch.leaves.iter().take(batch.n) {
-        let layout = leaf
-            .layout
-            .ok_or_else(|| bad_chunk(leaf.address, "leaf was not read"))?;
-        batch.rows += print(
-            Node::from_verified(&leaf.bytes, layout),
-            scratch,
-            &mut batch.csv,
-        )?;
-    }
-    Ok(())
-}
-
-/// Queues the leaves of `table`'s clustered index in key order: a map cursor whose frames
-/// stop at level 1 steps through the leaf addresses without loading a leaf (the readers do).
-/// Returns `Ok(false)` when the formatter has stopped (then stops quietly).
-fn send_leaves(db: &Database, table: &Table, walker: &mut Walker<'_>) -> Result<bool> {
-    let map = table.primary_scan_map(db);
-    let store = db.source();
-    let root = map.root();
-    let tree = |e: prollystore::TreeError| bad_chunk(table.address, e.to_string());
-    // The empty key is below every key: the cursor starts at the first leaf.
-    let mut c = Cursor::node_start_at_level(store, &root, 1, &[], &BytesSchema).map_err(tree)?;
-    while c.valid_at(1) {
-        let (node, i) = c.at(1);
-        if !walker.push(node.child(i)) {
-            return Ok(false);
-        }
-        if !c.advance_at(store, 1).map_err(tree)? {
-            break;
-        }
-    }
-    Ok(true)
+        batch.out = printed;
+        Ok(())
+    };
+    let mut rows = 0u64;
+    run_leaves::<Printed, Scratch>(db, table, false, &work, &mut |batch| {
+        out.write_all(&batch.out.csv).map_err(io)?;
+        rows += batch.out.rows;
+        Ok(true)
+    })?;
+    Ok(rows)
 }
 
 /// How one visible column is turned into CSV text.

@@ -35,6 +35,7 @@ pub mod generated;
 pub mod geometry;
 pub mod index_map;
 pub mod key_encode;
+pub mod leaf_reader;
 pub mod log_text;
 mod message;
 pub mod schema;

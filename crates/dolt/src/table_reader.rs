@@ -242,6 +242,15 @@ impl<'a> TableReader<'a> {
         f(c.key(), c.value()).map(Some)
     }
 
+    /// The stored value of the row whose primary key tuple is `key`, found by the map's point
+    /// lookup (node hints, no cursor): cheaper than [`TableReader::get_stored`], but it gives
+    /// no stored key, so it suits keys whose equal values have equal bytes (no collated text),
+    /// where the stored key is `key` itself.
+    pub fn get_stored_value(&self, key: &[u8]) -> Result<Option<&'a [u8]>> {
+        let (map, _) = self.primary()?;
+        map.get(key).map_err(|e| tree_error(self.table, e))
+    }
+
     /// The visible column values of one stored (key, value) pair of the clustered index.
     pub fn decode(&self, key: &[u8], value: &[u8]) -> Result<Row> {
         let mut row = Vec::new();

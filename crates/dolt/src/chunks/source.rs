@@ -587,6 +587,20 @@ impl DoltChunkSource {
         self.arena_index.get_copy_or_insert(address, slot)
     }
 
+    /// True if the chunk at `address` is in the arena (read through the trait, or kept by the
+    /// bulk leaf reader): reading it again touches no file.
+    pub fn is_kept(&self, address: &Address) -> bool {
+        self.arena_index.get_copy(address).is_some()
+    }
+
+    /// Keeps `chunk`, already read and checked against `address` by a bulk reader, in the
+    /// arena (unless it is there), so later tree reads find it there.
+    pub(crate) fn keep_checked(&self, address: Address, chunk: &[u8]) {
+        if !self.is_kept(&address) {
+            self.add_to_arena(address, chunk);
+        }
+    }
+
     /// The arena slot of the chunk at `address`, read on first use.
     fn arena_slot(&self, address: &Address) -> Result<Option<u32>, StoreError> {
         if let Some(slot) = self.arena_index.get_copy(address) {

@@ -1,0 +1,375 @@
+//! Every leaf of a table's clustered index, in key order, read as fast as the files allow: the
+//! bulk path behind the CSV export and the cold Arrow pass.
+//!
+//! Reading a leaf (positioned read, CRC-32C, snappy, SHA-512 address check, node verification)
+//! costs about as much as using its rows, so it happens on reader threads, one per core: a
+//! walker thread lists the leaves in key order off a map cursor, in batches of `BATCH`; each
+//! reader takes a batch, reads it (records that lie close together in one positioned read,
+//! decompressed into reused buffers), checks every leaf's address, four SHA-512s side by side
+//! ([`HashProfile::addresses_of`](prollystore_format::HashProfile::addresses_of)), verifies the
+//! nodes and runs the caller's per-batch work on them; the calling thread then takes the
+//! batches in key order. A fixed set of batches circulates (walker → reader → caller →
+//! walker), which bounds the memory in flight and lets every buffer be reused.
+
+use prollystore::tree::cursor::Cursor;
+use prollystore::BytesSchema;
+use prollystore_format::message::{Node, NodeLayout};
+use prollystore_format::Address;
+
+use crate::db::{Database, Table};
+use crate::error::{bad_chunk, DoltError, Result};
+
+/// Leaves per batch handed from the tree walker to a reader and on to the caller.
+const BATCH: usize = 64;
+
+/// Batches in flight per reader thread (read ahead of the caller, or waiting for it).
+const BATCHES_PER_READER: usize = 3;
+
+/// Largest gap between two records read with one positioned read (journal record headers
+/// sit between consecutive chunks).
+const RUN_GAP: u64 = 256;
+
+/// Most bytes fetched with one positioned read.
+const RUN_BYTES: u64 = 1 << 20;
+
+/// Most reader threads.
+const MAX_READERS: usize = 8;
+
+/// One leaf of a batch: its address, and its bytes and verified layout once read. The byte
+/// buffer is reused from batch to batch, so reading a leaf allocates nothing.
+#[derive(Default)]
+struct LeafBuf {
+    address: Address,
+    bytes: Vec<u8>,
+    layout: Option<NodeLayout>,
+}
+
+/// Up to [`BATCH`] consecutive leaves, and what the readers' work made of them (`out`).
+#[derive(Default)]
+pub(crate) struct LeafBatch<O> {
+    /// Position in key order.
+    seq: u64,
+    /// Leaves in use (the first `n` of `leaves`).
+    n: usize,
+    leaves: Vec<LeafBuf>,
+    /// The per-batch result of the readers' work, reused from batch to batch.
+    pub(crate) out: O,
+}
+
+impl<O> LeafBatch<O> {
+    /// The batch's leaves in key order, as verified nodes.
+    pub(crate) fn nodes(&self) -> impl Iterator<Item = Result<Node<'_>>> {
+        self.leaves.iter().take(self.n).map(|leaf| {
+            let layout = leaf
+                .layout
+                .ok_or_else(|| bad_chunk(leaf.address, "leaf was not read"))?;
+            Ok(Node::from_verified(&leaf.bytes, layout))
+        })
+    }
+}
+
+/// What the reader threads do with each batch once its leaves are read and checked, with a
+/// scratch state of their own.
+pub(crate) type BatchWork<'w, O, S> = dyn Fn(&mut LeafBatch<O>, &mut S) -> Result<()> + Sync + 'w;
+
+/// A reader's answer: the batch's position and the batch read, or the error met.
+type Done<O> = (u64, Result<LeafBatch<O>>);
+
+/// The walker's side: fills batches with leaf addresses in key order and sends them to the
+/// readers.
+struct Walker<'c, O> {
+    free: &'c std::sync::mpsc::Receiver<LeafBatch<O>>,
+    jobs: std::sync::mpsc::Sender<LeafBatch<O>>,
+    current: Option<LeafBatch<O>>,
+    seq: u64,
+}
+
+impl<O> Walker<'_, O> {
+    /// Queues a leaf; false once the caller has stopped.
+    fn push(&mut self, address: Address) -> bool {
+        let batch = match &mut self.current {
+            Some(b) => b,
+            None => match self.free.recv() {
+                Ok(mut b) => {
+                    b.n = 0;
+                    self.current.insert(b)
+                }
+                Err(_) => return false,
+            },
+        };
+        match batch.leaves.get_mut(batch.n) {
+            Some(leaf) => leaf.address = address,
+            None => batch.leaves.push(LeafBuf {
+                address,
+                ..LeafBuf::default()
+            }),
+        }
+        batch.n += 1;
+        batch.n < BATCH || self.flush()
+    }
+
+    /// Sends the batch being filled; false once the readers have stopped.
+    fn flush(&mut self) -> bool {
+        let Some(mut batch) = self.current.take() else {
+            return true;
+        };
+        batch.seq = self.seq;
+        self.seq += 1;
+        self.jobs.send(batch).is_ok()
+    }
+}
+
+/// Reads, decompresses, hash-checks and verifies the leaves of `batch`; with `keep`, also
+/// keeps each in the database's chunk arena (where cursors find it later).
+fn read_batch<O>(
+    db: &Database,
+    batch: &mut LeafBatch<O>,
+    scratch: &mut Vec<u8>,
+    keep: bool,
+) -> Result<()> {
+    let n = batch.n.min(BATCH);
+    let source = db.source();
+    let mut spans = [None; BATCH];
+    for (span, leaf) in spans.iter_mut().zip(batch.leaves.iter_mut().take(n)) {
+        leaf.layout = None;
+        *span = source.record_span(&leaf.address);
+    }
+    // Runs of records that lie close together in one file are fetched with one read.
+    let mut i = 0;
+    while i < n {
+        let Some(first) = spans[i] else {
+            // An archive's chunk (or a missing one): read on its own.
+            if let Some(leaf) = batch.leaves.get_mut(i) {
+                if !source.read_into_unchecked(&leaf.address, scratch, &mut leaf.bytes)? {
+                    return Err(DoltError::MissingChunk(leaf.address));
+                }
+            }
+            i += 1;
+            continue;
+        };
+        let mut end = first.offset + first.len as u64;
+        let mut j = i + 1;
+        while j < n {
+            let Some(s) = spans[j] else { break };
+            let end_here = s.offset + s.len as u64;
+            let near = s.file == first.file && s.offset >= end && s.offset - end <= RUN_GAP;
+            if !near || end_here - first.offset > RUN_BYTES {
+                break;
+            }
+            end = end_here;
+            j += 1;
+        }
+        source.read_span(
+            first.file,
+            first.offset,
+            (end - first.offset) as usize,
+            scratch,
+        )?;
+        let run = batch.leaves.get_mut(i..j).unwrap_or_default();
+        for (s, leaf) in spans[i..j].iter().flatten().zip(run) {
+            let at = (s.offset - first.offset) as usize;
+            let record = scratch.get(at..at + s.len).unwrap_or(&[]);
+            source.decode_record_into(s.file, record, s.offset, &mut leaf.bytes)?;
+        }
+        i = j;
+    }
+    // Every leaf's address is checked, the batch's hashed side by side.
+    let mut addresses = [Address::ZERO; BATCH];
+    let mut chunks: [&[u8]; BATCH] = [&[]; BATCH];
+    for ((a, c), leaf) in addresses.iter_mut().zip(&mut chunks).zip(&batch.leaves) {
+        *a = leaf.address;
+        *c = &leaf.bytes;
+    }
+    source.check_addresses(&addresses[..n], &chunks[..n])?;
+    for leaf in batch.leaves.iter_mut().take(n) {
+        let node = Node::verify(&leaf.bytes).map_err(|e| bad_chunk(leaf.address, e.to_string()))?;
+        if !node.is_leaf() {
+            return Err(bad_chunk(leaf.address, "expected a leaf node"));
+        }
+        leaf.layout = Some(node.layout());
+        if keep {
+            source.keep_checked(leaf.address, &leaf.bytes);
+        }
+    }
+    Ok(())
+}
+
+/// Reads every leaf of `table`'s clustered index, runs `work` on each batch of them on the
+/// reader threads (in any order), and hands the batches to `take` on the calling thread in key
+/// order; `take` returns false to stop early. With `keep`, the leaves stay in the database's
+/// chunk arena (later cursor reads and point gets find them there).
+pub(crate) fn run_leaves<O: Default + Send, S: Default>(
+    db: &Database,
+    table: &Table,
+    keep: bool,
+    work: &BatchWork<'_, O, S>,
+    take: &mut dyn FnMut(&mut LeafBatch<O>) -> Result<bool>,
+) -> Result<()> {
+    let root =
+        Node::verify(&table.primary_index).map_err(|e| bad_chunk(table.address, e.to_string()))?;
+    if root.is_leaf() {
+        let mut batch = LeafBatch {
+            seq: 0,
+            n: 1,
+            leaves: vec![LeafBuf {
+                address: table.address,
+                bytes: table.primary_index.to_vec(),
+                layout: Some(root.layout()),
+            }],
+            out: O::default(),
+        };
+        work(&mut batch, &mut S::default())?;
+        take(&mut batch)?;
+        return Ok(());
+    }
+    let readers = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .clamp(1, MAX_READERS);
+    let in_flight = readers * BATCHES_PER_READER;
+    let (job_tx, job_rx) = std::sync::mpsc::channel::<LeafBatch<O>>();
+    let job_rx = std::sync::Mutex::new(job_rx);
+    let job_rx = &job_rx;
+    std::thread::scope(|s| {
+        let (free_tx, free_rx) = std::sync::mpsc::channel::<LeafBatch<O>>();
+        for _ in 0..in_flight {
+            let _ = free_tx.send(LeafBatch::default());
+        }
+        let (done_tx, done_rx) = std::sync::mpsc::channel::<Done<O>>();
+        for _ in 0..readers {
+            let done = done_tx.clone();
+            s.spawn(move || {
+                let mut scratch = Vec::new();
+                let mut work_scratch = S::default();
+                loop {
+                    let job = match job_rx.lock() {
+                        Ok(rx) => rx.recv(),
+                        Err(_) => break,
+                    };
+                    let Ok(mut batch) = job else { break };
+                    let seq = batch.seq;
+                    // A panic here would be a bug; caught, it becomes this batch's error
+                    // instead of a batch that never comes back (which would hang the caller).
+                    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        read_batch(db, &mut batch, &mut scratch, keep)
+                            .and_then(|()| work(&mut batch, &mut work_scratch))
+                    }))
+                    .unwrap_or_else(|_| {
+                        Err(bad_chunk(
+                            table.address,
+                            "internal error (a bug) while reading leaves",
+                        ))
+                    })
+                    .map(|()| batch);
+                    if done.send((seq, r)).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        s.spawn(move || {
+            let mut walker = Walker {
+                free: &free_rx,
+                jobs: job_tx,
+                current: None,
+                seq: 0,
+            };
+            let r = send_leaves(db, table, &mut walker);
+            let sent = walker.flush();
+            if let Err(e) = r {
+                if sent {
+                    // After every batch before it, so the caller meets it in order.
+                    let _ = done_tx.send((walker.seq, Err(e)));
+                }
+            }
+        });
+
+        // Batches arrive in any order; `pending` holds the early ones (at most `in_flight`).
+        let mut pending: Vec<Done<O>> = Vec::with_capacity(in_flight + 1);
+        let mut next = 0u64;
+        for done in done_rx {
+            pending.push(done);
+            while let Some(at) = pending.iter().position(|(seq, _)| *seq == next) {
+                let (_, r) = pending.swap_remove(at);
+                let mut batch = r?;
+                if !take(&mut batch)? {
+                    // Returning drops the free list: the walker stops, then the readers.
+                    return Ok(());
+                }
+                next += 1;
+                // The walker may be done; then the batch is simply dropped.
+                let _ = free_tx.send(batch);
+            }
+        }
+        match pending.first() {
+            None => Ok(()),
+            Some((seq, _)) => Err(bad_chunk(
+                table.address,
+                format!("leaf batch {next} never arrived (batch {seq} did)"),
+            )),
+        }
+    })
+}
+
+/// Queues the leaves of `table`'s clustered index in key order: a map cursor whose frames
+/// stop at level 1 steps through the leaf addresses without loading a leaf (the readers do).
+/// Returns `Ok(false)` when the caller has stopped (then stops quietly).
+fn send_leaves<O>(db: &Database, table: &Table, walker: &mut Walker<'_, O>) -> Result<bool> {
+    let map = table.primary_scan_map(db);
+    let store = db.source();
+    let root = map.root();
+    let tree = |e: prollystore::TreeError| bad_chunk(table.address, e.to_string());
+    // The empty key is below every key: the cursor starts at the first leaf.
+    let mut c = Cursor::node_start_at_level(store, &root, 1, &[], &BytesSchema).map_err(tree)?;
+    while c.valid_at(1) {
+        let (node, i) = c.at(1);
+        if !walker.push(node.child(i)) {
+            return Ok(false);
+        }
+        if !c.advance_at(store, 1).map_err(tree)? {
+            break;
+        }
+    }
+    Ok(true)
+}
+
+/// Calls `each` with every leaf of `table`'s clustered index, in key order, read, decompressed
+/// and checked ahead on reader threads (see the module notes); `each` returns false to stop
+/// early. With `keep`, each leaf also stays in the database's chunk arena, as a cursor read
+/// would leave it (later scans and point gets then find it there; see
+/// [`first_leaf_kept`]).
+pub fn for_each_leaf(
+    db: &Database,
+    table: &Table,
+    keep: bool,
+    each: &mut dyn FnMut(Node<'_>) -> Result<bool>,
+) -> Result<()> {
+    run_leaves::<(), ()>(db, table, keep, &|_, _| Ok(()), &mut |batch| {
+        for node in batch.nodes() {
+            if !each(node?)? {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    })
+}
+
+/// True if the first leaf of `table`'s clustered index is already in the database's chunk
+/// arena (read by a cursor, a point get or a kept [`for_each_leaf`] pass): a sign that its
+/// leaves are warm and a cursor walk will not touch the files. Also true when the whole index
+/// is one node (held in the table itself).
+pub fn first_leaf_kept(db: &Database, table: &Table) -> Result<bool> {
+    let root =
+        Node::verify(&table.primary_index).map_err(|e| bad_chunk(table.address, e.to_string()))?;
+    if root.is_leaf() {
+        return Ok(true);
+    }
+    let map = table.primary_scan_map(db);
+    let store = db.source();
+    let tree = |e: prollystore::TreeError| bad_chunk(table.address, e.to_string());
+    let c = Cursor::node_start_at_level(store, &map.root(), 1, &[], &BytesSchema).map_err(tree)?;
+    if !c.valid_at(1) {
+        return Ok(true);
+    }
+    let (node, i) = c.at(1);
+    Ok(store.is_kept(&node.child(i)))
+}
