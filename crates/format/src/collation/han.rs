@@ -1,7 +1,7 @@
-//! Han characters in a language's own order (`utf8mb4_zh_0900_as_cs` sorts some 41,000 of
-//! them by pinyin). The order is not a code point order, so neither rank runs nor a small
-//! overlay hold it; a 16-bit position per character does, in about a quarter of the space a
-//! run table of the same order would take.
+//! Han characters in a language's own order (`utf8mb4_zh_0900_as_cs` sorts tens of thousands
+//! of them by pinyin). That order is almost never code point order, so neither rank runs nor a
+//! small overlay hold it compactly; a 16-bit position per character does (sizes in
+//! docs/PERF.md).
 
 /// The code point ranges stored one entry per code point: CJK Unified Ideographs with
 /// Extension A, and the CJK Compatibility Ideographs.

@@ -172,6 +172,30 @@ fn danish_upper_case_first_and_vietnamese_tones() {
 }
 
 #[test]
+fn chinese_pinyin_order() {
+    let cmp = |a: &str, b: &str| coll("utf8mb4_zh_0900_as_cs").compare(a.as_bytes(), b.as_bytes());
+    // Pinyin order (ā, à, ài, běi, zhōng), not code point order; Han before Latin.
+    let words = ["阿", "啊", "爱", "北京", "上海", "中", "a", "b"];
+    for w in words.windows(2) {
+        assert_eq!(cmp(w[0], w[1]), Less, "{w:?}");
+    }
+    assert_eq!(cmp("9", "阿"), Less);
+    // A supplementary character in the list (U+2B624, ái) sorts among the BMP ones.
+    assert_eq!(cmp("\u{2B624}", "啀"), Less);
+    assert_eq!(cmp("\u{2B624}", "阿"), Greater);
+    // Radicals and compatibility forms right after their character; the compatibility
+    // ideograph U+F9A8 equals U+4EE4.
+    assert_eq!(cmp("一", "⼀"), Less);
+    assert_eq!(cmp("⼀", "㆒"), Less);
+    assert_eq!(cmp("\u{F9A8}", "\u{4EE4}"), Equal);
+    // Tone letters: ā á ǎ à before a at the second level.
+    let tones = ["ā", "á", "ǎ", "à", "a", "b"];
+    for w in tones.windows(2) {
+        assert_eq!(cmp(w[0], w[1]), Less, "{w:?}");
+    }
+}
+
+#[test]
 fn language_tailorings_of_uca_400() {
     let cmp = |c: &str, a: &str, b: &str| coll(c).compare(a.as_bytes(), b.as_bytes());
     // Swedish: å, ä, ö after z; ü is y.
