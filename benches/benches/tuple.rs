@@ -139,6 +139,8 @@ fn compare_collated(c: &mut Criterion) {
         "utf8mb4_swedish_ci",
         "utf8mb4_sv_0900_ai_ci",
         "latin1_spanish_ci",
+        "utf8mb4_da_0900_as_cs",
+        "utf8mb4_zh_0900_as_cs",
     ]
     .into_iter()
     .map(|name| {
@@ -172,6 +174,7 @@ fn compare_collated(c: &mut Criterion) {
             key("customer-müller"),
             key("customer-muller"),
         ),
+        ("Han differs", key("客户-北京"), key("客户-上海")),
     ];
     let mut g = c.benchmark_group("tuple_compare_collated");
     for (name, k1, k2) in &cases {

@@ -19,6 +19,7 @@
 
 mod charset;
 mod charsets;
+mod han;
 mod registry;
 mod runs;
 mod tables;
@@ -175,10 +176,10 @@ impl Collation {
     /// `utf8mb3_general_mysql500_ci`, `utf8mb3_tolower_ci`, the language tailorings of
     /// UCA 4.0.0 (`utf8mb4_swedish_ci`, `utf16_turkish_ci`, ...: 22 languages in all four
     /// Unicode character sets) and of UCA 9.0.0 (`utf8mb4_sv_0900_ai_ci`,
-    /// `utf8mb4_ru_0900_as_cs`, ...: 21 languages, both strengths, except
-    /// `utf8mb4_da_0900_as_cs` and `utf8mb4_vi_0900_as_cs`), and every other single-byte
-    /// character set collation. Other collations Dolt accepts (those two, and the `ja` and
-    /// `zh` 0900 collations) give
+    /// `utf8mb4_ru_0900_as_cs`, `utf8mb4_da_0900_as_cs` with upper case first, ...: 21
+    /// languages, both strengths), `utf8mb4_zh_0900_as_cs` (pinyin), and every other
+    /// single-byte character set collation. The other collations Dolt accepts
+    /// (`utf8mb4_ja_0900_as_cs` and `utf8mb4_ja_0900_as_cs_ks`) give
     /// [`CollationError::NotImplemented`] rather than a wrong order.
     pub fn from_id(id: u16) -> Result<Collation, CollationError> {
         let id = if id == 0 { Self::DEFAULT_ID } else { id };

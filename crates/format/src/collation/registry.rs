@@ -1158,7 +1158,13 @@ pub(super) static ALL: &[Info] = &[
         false,
         Tailored(&tables::UCA0900_AS_CS_CS, MAX_CP),
     ),
-    c(290, "utf8mb4_da_0900_as_cs", "utf8mb4", false, Missing),
+    c(
+        290,
+        "utf8mb4_da_0900_as_cs",
+        "utf8mb4",
+        false,
+        Tailored(&tables::UCA0900_AS_CS_DA, MAX_CP),
+    ),
     c(
         291,
         "utf8mb4_lt_0900_as_cs",
@@ -1208,7 +1214,13 @@ pub(super) static ALL: &[Info] = &[
         false,
         Tailored(&tables::UCA0900_AS_CS_HR, MAX_CP),
     ),
-    c(300, "utf8mb4_vi_0900_as_cs", "utf8mb4", false, Missing),
+    c(
+        300,
+        "utf8mb4_vi_0900_as_cs",
+        "utf8mb4",
+        false,
+        Tailored(&tables::UCA0900_AS_CS_VI, MAX_CP),
+    ),
     c(303, "utf8mb4_ja_0900_as_cs", "utf8mb4", false, Missing),
     c(304, "utf8mb4_ja_0900_as_cs_ks", "utf8mb4", false, Missing),
     c(
@@ -1232,7 +1244,13 @@ pub(super) static ALL: &[Info] = &[
         false,
         Tailored(&tables::UCA0900_AS_CS_RU, MAX_CP),
     ),
-    c(308, "utf8mb4_zh_0900_as_cs", "utf8mb4", false, Missing),
+    c(
+        308,
+        "utf8mb4_zh_0900_as_cs",
+        "utf8mb4",
+        false,
+        Tailored(&tables::UCA0900_AS_CS_ZH, MAX_CP),
+    ),
     c(309, "utf8mb4_0900_bin", "utf8mb4", false, CodePoint),
 ];
 

@@ -6,8 +6,10 @@
 //   allkeys-9.0.0.txt sha256 0633f4520c99f249b0c53aa1442cd2521702041fb00a32df944fec13c9da3ed5
 //   allkeys-5.2.0.txt sha256 47744eece32cf295185a8542f91800f08db7609ca044dc7f6564228c942939fc
 //   allkeys-4.0.0.txt sha256 866600028db037b68cb1007f5a36d3c8dd1b4884db80276b44a02cf52085885d
+//   zh.xml sha256 448728988f14e4565b2809b842b916c78ab2bdc7c94e786a60b71fc6ab0de6b6
 //! Weight tables derived from the Unicode Collation Algorithm data.
 
+use super::han::HanOrder;
 use super::runs::RunTable;
 use super::tailoring::Tailoring;
 
@@ -227,14 +229,13 @@ pub(super) static UCA400_GERMAN2: Tailoring = Tailoring {
     ],
     code_points: &[
         0x00C4, 0x00C6, 0x00D6, 0x00DC, 0x00E4, 0x00E6, 0x00F6, 0x00FC,
-        0x0152, 0x0153,
     ],
     weights: &[
         871937, 871937, 923136, 942593, 871937, 871937, 923136, 942593,
-        923136, 923136,
     ],
     moves: &[
     ],
+    han: None,
 };
 
 /// MySQL's icelandic tailoring of UCA 4.0.0 (scripts/collation_tailorings.py).
@@ -273,6 +274,7 @@ pub(super) static UCA400_ICELANDIC: Tailoring = Tailoring {
     ],
     moves: &[
     ],
+    han: None,
 };
 
 /// MySQL's latvian tailoring of UCA 4.0.0 (scripts/collation_tailorings.py).
@@ -307,6 +309,7 @@ pub(super) static UCA400_LATVIAN: Tailoring = Tailoring {
     ],
     moves: &[
     ],
+    han: None,
 };
 
 /// MySQL's romanian tailoring of UCA 4.0.0 (scripts/collation_tailorings.py).
@@ -341,6 +344,7 @@ pub(super) static UCA400_ROMANIAN: Tailoring = Tailoring {
     ],
     moves: &[
     ],
+    han: None,
 };
 
 /// MySQL's slovenian tailoring of UCA 4.0.0 (scripts/collation_tailorings.py).
@@ -373,6 +377,7 @@ pub(super) static UCA400_SLOVENIAN: Tailoring = Tailoring {
     ],
     moves: &[
     ],
+    han: None,
 };
 
 /// MySQL's polish tailoring of UCA 4.0.0 (scripts/collation_tailorings.py).
@@ -409,6 +414,7 @@ pub(super) static UCA400_POLISH: Tailoring = Tailoring {
     ],
     moves: &[
     ],
+    han: None,
 };
 
 /// MySQL's estonian tailoring of UCA 4.0.0 (scripts/collation_tailorings.py).
@@ -443,6 +449,7 @@ pub(super) static UCA400_ESTONIAN: Tailoring = Tailoring {
     ],
     moves: &[
     ],
+    han: None,
 };
 
 /// MySQL's spanish tailoring of UCA 4.0.0 (scripts/collation_tailorings.py).
@@ -475,6 +482,7 @@ pub(super) static UCA400_SPANISH: Tailoring = Tailoring {
     ],
     moves: &[
     ],
+    han: None,
 };
 
 /// MySQL's swedish tailoring of UCA 4.0.0 (scripts/collation_tailorings.py).
@@ -509,6 +517,7 @@ pub(super) static UCA400_SWEDISH: Tailoring = Tailoring {
     ],
     moves: &[
     ],
+    han: None,
 };
 
 /// MySQL's turkish tailoring of UCA 4.0.0 (scripts/collation_tailorings.py).
@@ -543,6 +552,7 @@ pub(super) static UCA400_TURKISH: Tailoring = Tailoring {
     ],
     moves: &[
     ],
+    han: None,
 };
 
 /// MySQL's czech tailoring of UCA 4.0.0 (scripts/collation_tailorings.py).
@@ -575,6 +585,7 @@ pub(super) static UCA400_CZECH: Tailoring = Tailoring {
     ],
     moves: &[
     ],
+    han: None,
 };
 
 /// MySQL's danish tailoring of UCA 4.0.0 (scripts/collation_tailorings.py).
@@ -609,6 +620,7 @@ pub(super) static UCA400_DANISH: Tailoring = Tailoring {
     ],
     moves: &[
     ],
+    han: None,
 };
 
 /// MySQL's lithuanian tailoring of UCA 4.0.0 (scripts/collation_tailorings.py).
@@ -634,15 +646,14 @@ pub(super) static UCA400_LITHUANIAN: Tailoring = Tailoring {
         948992, 898048, 950528, 66560, 176384, 66816, 177152, 2304,
     ],
     code_points: &[
-        0x010C, 0x010D, 0x0116, 0x0117, 0x0118, 0x0119, 0x0160, 0x0161,
-        0x017D, 0x017E,
+        0x010C, 0x010D, 0x0160, 0x0161, 0x017D, 0x017E,
     ],
     weights: &[
-        879361, 879361, 884992, 884992, 884992, 884992, 937473, 937473,
-        950785, 950785,
+        879361, 879361, 937473, 937473, 950785, 950785,
     ],
     moves: &[
     ],
+    han: None,
 };
 
 /// MySQL's slovak tailoring of UCA 4.0.0 (scripts/collation_tailorings.py).
@@ -677,6 +688,7 @@ pub(super) static UCA400_SLOVAK: Tailoring = Tailoring {
     ],
     moves: &[
     ],
+    han: None,
 };
 
 /// MySQL's spanish2 tailoring of UCA 4.0.0 (scripts/collation_tailorings.py).
@@ -709,6 +721,7 @@ pub(super) static UCA400_SPANISH2: Tailoring = Tailoring {
     ],
     moves: &[
     ],
+    han: None,
 };
 
 /// MySQL's roman tailoring of UCA 4.0.0 (scripts/collation_tailorings.py).
@@ -739,6 +752,7 @@ pub(super) static UCA400_ROMAN: Tailoring = Tailoring {
     ],
     moves: &[
     ],
+    han: None,
 };
 
 /// MySQL's persian tailoring of UCA 4.0.0 (scripts/collation_tailorings.py).
@@ -768,29 +782,30 @@ pub(super) static UCA400_PERSIAN: Tailoring = Tailoring {
         0x0643, 0x0647, 0x0649, 0x064A, 0x064B, 0x064C, 0x064D, 0x064E,
         0x064F, 0x0650, 0x0653, 0x0654, 0x0655, 0x0670, 0x0671, 0x0689,
         0x068A, 0x06A9, 0x06C0, 0x06CC, 0xFB50, 0xFB51, 0xFB8E, 0xFB8F,
-        0xFB90, 0xFB91, 0xFBA4, 0xFBA5, 0xFBFC, 0xFBFD, 0xFBFE, 0xFBFF,
-        0xFDFC, 0xFE70, 0xFE71, 0xFE72, 0xFE74, 0xFE76, 0xFE77, 0xFE78,
-        0xFE79, 0xFE7A, 0xFE7B, 0xFE80, 0xFE81, 0xFE82, 0xFE83, 0xFE84,
-        0xFE85, 0xFE86, 0xFE87, 0xFE88, 0xFE8D, 0xFE8E, 0xFE93, 0xFE94,
-        0xFED9, 0xFEDA, 0xFEDB, 0xFEDC, 0xFEE9, 0xFEEA, 0xFEEB, 0xFEEC,
-        0xFEEF, 0xFEF0, 0xFEF1, 0xFEF2, 0xFEF3, 0xFEF4, 0xFEF5, 0xFEF6,
-        0xFEF7, 0xFEF8, 0xFEF9, 0xFEFA, 0xFEFB, 0xFEFC,
+        0xFB90, 0xFBA4, 0xFBA5, 0xFBFC, 0xFBFD, 0xFBFE, 0xFDFC, 0xFE70,
+        0xFE71, 0xFE72, 0xFE74, 0xFE76, 0xFE77, 0xFE78, 0xFE79, 0xFE7A,
+        0xFE7B, 0xFE80, 0xFE82, 0xFE83, 0xFE84, 0xFE85, 0xFE86, 0xFE87,
+        0xFE88, 0xFE8D, 0xFE8E, 0xFE93, 0xFE94, 0xFED9, 0xFEDA, 0xFEDB,
+        0xFEDC, 0xFEE9, 0xFEEA, 0xFEEB, 0xFEEC, 0xFEEF, 0xFEF0, 0xFEF1,
+        0xFEF2, 0xFEF3, 0xFEF4, 0xFEF5, 0xFEF6, 0xFEF7, 0xFEF8, 0xFEF9,
+        0xFEFA, 0xFEFB, 0xFEFC,
     ],
     weights: &[
         872451, 870912, 872704, 872961, 872960, 872962, 872449, 1130240,
         1102080, 1129984, 1131264, 1131520, 85248, 86528, 86016, 82944,
         84480, 83712, 1, 2, 3, 4, 872450, 1046272,
         1046528, 1101824, 1130496, 1130752, 1035776, 1036032, 1101824, 1102080,
-        1102336, 1105152, 1131776, 1132032, 1132288, 1132544, 1132800, 1136896,
-        1068800, 85504, 85760, 86784, 86272, 83200, 83456, 84736,
-        84992, 83968, 84224, 1036288, 1034752, 1035008, 1036544, 1041152,
-        1045760, 1046016, 1042176, 1042432, 1035264, 1035520, 1131264, 1131520,
-        1105408, 1105664, 1105920, 1106176, 1129984, 1130240, 1130496, 1130752,
-        1137152, 1137408, 1137664, 1137920, 1138176, 1138432, 1138688, 1138944,
-        1139200, 1139456, 1139712, 1139968, 1140224, 1140480,
+        1102336, 1131776, 1132032, 1132288, 1132544, 1132800, 1068800, 85504,
+        85760, 86784, 86272, 83200, 83456, 84736, 84992, 83968,
+        84224, 1036288, 1035008, 1036544, 1041152, 1045760, 1046016, 1042176,
+        1042432, 1035264, 1035520, 1131264, 1131520, 1105408, 1105664, 1105920,
+        1106176, 1129984, 1130240, 1130496, 1130752, 1137152, 1137408, 1137664,
+        1137920, 1138176, 1138432, 1138688, 1138944, 1139200, 1139456, 1139712,
+        1139968, 1140224, 1140480,
     ],
     moves: &[
     ],
+    han: None,
 };
 
 /// MySQL's esperanto tailoring of UCA 4.0.0 (scripts/collation_tailorings.py).
@@ -825,6 +840,7 @@ pub(super) static UCA400_ESPERANTO: Tailoring = Tailoring {
     ],
     moves: &[
     ],
+    han: None,
 };
 
 /// MySQL's hungarian tailoring of UCA 4.0.0 (scripts/collation_tailorings.py).
@@ -857,6 +873,7 @@ pub(super) static UCA400_HUNGARIAN: Tailoring = Tailoring {
     ],
     moves: &[
     ],
+    han: None,
 };
 
 /// MySQL's croatian tailoring of UCA 4.0.0 (scripts/collation_tailorings.py).
@@ -893,6 +910,7 @@ pub(super) static UCA400_CROATIAN: Tailoring = Tailoring {
     ],
     moves: &[
     ],
+    han: None,
 };
 
 /// MySQL's sinhala tailoring of UCA 4.0.0 (scripts/collation_tailorings.py).
@@ -939,6 +957,7 @@ pub(super) static UCA400_SINHALA: Tailoring = Tailoring {
     ],
     moves: &[
     ],
+    han: None,
 };
 
 /// MySQL's vietnamese tailoring of UCA 4.0.0 (scripts/collation_tailorings.py).
@@ -964,45 +983,32 @@ pub(super) static UCA400_VIETNAMESE: Tailoring = Tailoring {
         948992, 949760, 950528, 66560, 176384, 66816, 177152, 2304,
     ],
     code_points: &[
-        0x00C0, 0x00C1, 0x00C2, 0x00C3, 0x00C8, 0x00C9, 0x00CA, 0x00CC,
-        0x00CD, 0x00D2, 0x00D3, 0x00D4, 0x00D5, 0x00D9, 0x00DA, 0x00DD,
-        0x00E0, 0x00E1, 0x00E2, 0x00E3, 0x00E8, 0x00E9, 0x00EA, 0x00EC,
-        0x00ED, 0x00F2, 0x00F3, 0x00F4, 0x00F5, 0x00F9, 0x00FA, 0x00FD,
-        0x0102, 0x0103, 0x0110, 0x0111, 0x0128, 0x0129, 0x0168, 0x0169,
-        0x01A0, 0x01A1, 0x01AF, 0x01B0, 0x1EA0, 0x1EA1, 0x1EA2, 0x1EA3,
-        0x1EA4, 0x1EA5, 0x1EA6, 0x1EA7, 0x1EA8, 0x1EA9, 0x1EAA, 0x1EAB,
-        0x1EAC, 0x1EAD, 0x1EAE, 0x1EAF, 0x1EB0, 0x1EB1, 0x1EB2, 0x1EB3,
-        0x1EB4, 0x1EB5, 0x1EB6, 0x1EB7, 0x1EB8, 0x1EB9, 0x1EBA, 0x1EBB,
-        0x1EBC, 0x1EBD, 0x1EBE, 0x1EBF, 0x1EC0, 0x1EC1, 0x1EC2, 0x1EC3,
-        0x1EC4, 0x1EC5, 0x1EC6, 0x1EC7, 0x1EC8, 0x1EC9, 0x1ECA, 0x1ECB,
-        0x1ECC, 0x1ECD, 0x1ECE, 0x1ECF, 0x1ED0, 0x1ED1, 0x1ED2, 0x1ED3,
+        0x00C2, 0x00CA, 0x00D4, 0x00E2, 0x00EA, 0x00F4, 0x0102, 0x0103,
+        0x0110, 0x0111, 0x01A0, 0x01A1, 0x01AF, 0x01B0, 0x1EA4, 0x1EA5,
+        0x1EA6, 0x1EA7, 0x1EA8, 0x1EA9, 0x1EAA, 0x1EAB, 0x1EAC, 0x1EAD,
+        0x1EAE, 0x1EAF, 0x1EB0, 0x1EB1, 0x1EB2, 0x1EB3, 0x1EB4, 0x1EB5,
+        0x1EB6, 0x1EB7, 0x1EBE, 0x1EBF, 0x1EC0, 0x1EC1, 0x1EC2, 0x1EC3,
+        0x1EC4, 0x1EC5, 0x1EC6, 0x1EC7, 0x1ED0, 0x1ED1, 0x1ED2, 0x1ED3,
         0x1ED4, 0x1ED5, 0x1ED6, 0x1ED7, 0x1ED8, 0x1ED9, 0x1EDA, 0x1EDB,
         0x1EDC, 0x1EDD, 0x1EDE, 0x1EDF, 0x1EE0, 0x1EE1, 0x1EE2, 0x1EE3,
-        0x1EE4, 0x1EE5, 0x1EE6, 0x1EE7, 0x1EE8, 0x1EE9, 0x1EEA, 0x1EEB,
-        0x1EEC, 0x1EED, 0x1EEE, 0x1EEF, 0x1EF0, 0x1EF1, 0x1EF2, 0x1EF3,
-        0x1EF4, 0x1EF5, 0x1EF6, 0x1EF7, 0x1EF8, 0x1EF9,
+        0x1EE8, 0x1EE9, 0x1EEA, 0x1EEB, 0x1EEC, 0x1EED, 0x1EEE, 0x1EEF,
+        0x1EF0, 0x1EF1,
     ],
     weights: &[
-        870912, 870912, 872450, 870912, 884992, 884992, 885505, 898048,
-        898048, 922880, 922880, 923393, 922880, 942592, 942592, 949760,
-        870912, 870912, 872450, 870912, 884992, 884992, 885505, 898048,
-        898048, 922880, 922880, 923393, 922880, 942592, 942592, 949760,
-        872449, 872449, 882689, 882689, 898048, 898048, 942592, 942592,
-        923394, 923394, 942593, 942593, 870912, 870912, 870912, 870912,
+        872450, 885505, 923393, 872450, 885505, 923393, 872449, 872449,
+        882689, 882689, 923394, 923394, 942593, 942593, 872450, 872450,
         872450, 872450, 872450, 872450, 872450, 872450, 872450, 872450,
-        872450, 872450, 872449, 872449, 872449, 872449, 872449, 872449,
-        872449, 872449, 872449, 872449, 884992, 884992, 884992, 884992,
-        884992, 884992, 885505, 885505, 885505, 885505, 885505, 885505,
-        885505, 885505, 885505, 885505, 898048, 898048, 898048, 898048,
-        922880, 922880, 922880, 922880, 923393, 923393, 923393, 923393,
+        872449, 872449, 872449, 872449, 872449, 872449, 872449, 872449,
+        872449, 872449, 885505, 885505, 885505, 885505, 885505, 885505,
+        885505, 885505, 885505, 885505, 923393, 923393, 923393, 923393,
         923393, 923393, 923393, 923393, 923393, 923393, 923394, 923394,
         923394, 923394, 923394, 923394, 923394, 923394, 923394, 923394,
-        942592, 942592, 942592, 942592, 942593, 942593, 942593, 942593,
-        942593, 942593, 942593, 942593, 942593, 942593, 949760, 949760,
-        949760, 949760, 949760, 949760, 949760, 949760,
+        942593, 942593, 942593, 942593, 942593, 942593, 942593, 942593,
+        942593, 942593,
     ],
     moves: &[
     ],
+    han: None,
 };
 
 /// MySQL's de_pb tailoring of UCA 9.0.0, levels 1-1 (scripts/collation_tailorings.py).
@@ -1039,6 +1045,7 @@ pub(super) static UCA0900_AI_CI_DE_PB: Tailoring = Tailoring {
     ],
     moves: &[
     ],
+    han: None,
 };
 
 /// MySQL's is tailoring of UCA 9.0.0, levels 1-1 (scripts/collation_tailorings.py).
@@ -1067,20 +1074,21 @@ pub(super) static UCA0900_AI_CI_IS: Tailoring = Tailoring {
         0x00C1, 0x00C4, 0x00C5, 0x00C6, 0x00C9, 0x00CD, 0x00D0, 0x00D3,
         0x00D6, 0x00D8, 0x00DA, 0x00DD, 0x00E1, 0x00E4, 0x00E5, 0x00E6,
         0x00E9, 0x00ED, 0x00F0, 0x00F3, 0x00F6, 0x00F8, 0x00FA, 0x00FD,
-        0x0110, 0x0111, 0x01DE, 0x01DF, 0x01E2, 0x01E3, 0x01FA, 0x01FB,
-        0x01FC, 0x01FD, 0x01FE, 0x01FF, 0x022A, 0x022B, 0x1EDA, 0x1EDB,
-        0x1EE8, 0x1EE9, 0x212B,
+        0x01DE, 0x01DF, 0x01E2, 0x01E3, 0x01FA, 0x01FB, 0x01FC, 0x01FD,
+        0x01FE, 0x01FF, 0x022A, 0x022B, 0x1EDA, 0x1EDB, 0x1EE8, 0x1EE9,
+        0x212B,
     ],
     weights: &[
         1809665, 1946369, 1946371, 1946369, 1830401, 1849601, 1821185, 1888001,
         1946370, 1946370, 1921537, 1932033, 1809665, 1946369, 1946371, 1946369,
         1830401, 1849601, 1821185, 1888001, 1946370, 1946370, 1921537, 1932033,
-        1818624, 1818624, 1946369, 1946369, 1946369, 1946369, 1946371, 1946371,
-        1946369, 1946369, 1946370, 1946370, 1946370, 1946370, 1888001, 1888001,
-        1921537, 1921537, 1946371,
+        1946369, 1946369, 1946369, 1946369, 1946371, 1946371, 1946369, 1946369,
+        1946370, 1946370, 1946370, 1946370, 1888001, 1888001, 1921537, 1921537,
+        1946371,
     ],
     moves: &[
     ],
+    han: None,
 };
 
 /// MySQL's ro tailoring of UCA 9.0.0, levels 1-1 (scripts/collation_tailorings.py).
@@ -1121,6 +1129,7 @@ pub(super) static UCA0900_AI_CI_RO: Tailoring = Tailoring {
     ],
     moves: &[
     ],
+    han: None,
 };
 
 /// MySQL's sl tailoring of UCA 9.0.0, levels 1-1 (scripts/collation_tailorings.py).
@@ -1155,6 +1164,7 @@ pub(super) static UCA0900_AI_CI_SL: Tailoring = Tailoring {
     ],
     moves: &[
     ],
+    han: None,
 };
 
 /// MySQL's pl tailoring of UCA 9.0.0, levels 1-1 (scripts/collation_tailorings.py).
@@ -1191,6 +1201,7 @@ pub(super) static UCA0900_AI_CI_PL: Tailoring = Tailoring {
     ],
     moves: &[
     ],
+    han: None,
 };
 
 /// MySQL's et tailoring of UCA 9.0.0, levels 1-1 (scripts/collation_tailorings.py).
@@ -1233,6 +1244,7 @@ pub(super) static UCA0900_AI_CI_ET: Tailoring = Tailoring {
     ],
     moves: &[
     ],
+    han: None,
 };
 
 /// MySQL's sv tailoring of UCA 9.0.0, levels 1-1 (scripts/collation_tailorings.py).
@@ -1258,27 +1270,26 @@ pub(super) static UCA0900_AI_CI_SV: Tailoring = Tailoring {
         1927680, 1930496, 1932288, 103424, 305664, 103680, 306176, 256,
     ],
     code_points: &[
-        0x00C4, 0x00C5, 0x00C6, 0x00D0, 0x00D4, 0x00D6, 0x00D8, 0x00DC,
-        0x00DE, 0x00E4, 0x00E5, 0x00E6, 0x00F0, 0x00F4, 0x00F6, 0x00F8,
-        0x00FC, 0x00FE, 0x0110, 0x0111, 0x0118, 0x0119, 0x0150, 0x0151,
-        0x0152, 0x0153, 0x0170, 0x0171, 0x01D5, 0x01D6, 0x01D7, 0x01D8,
-        0x01D9, 0x01DA, 0x01DB, 0x01DC, 0x01DE, 0x01DF, 0x01E2, 0x01E3,
-        0x01FA, 0x01FB, 0x01FC, 0x01FD, 0x01FE, 0x01FF, 0x022A, 0x022B,
-        0x1ED0, 0x1ED1, 0x1ED2, 0x1ED3, 0x1ED4, 0x1ED5, 0x1ED6, 0x1ED7,
-        0x1ED8, 0x1ED9, 0x212B,
+        0x00C4, 0x00C5, 0x00C6, 0x00D4, 0x00D6, 0x00D8, 0x00DC, 0x00DE,
+        0x00E4, 0x00E5, 0x00E6, 0x00F4, 0x00F6, 0x00F8, 0x00FC, 0x00FE,
+        0x0118, 0x0119, 0x0150, 0x0151, 0x0152, 0x0153, 0x0170, 0x0171,
+        0x01D5, 0x01D6, 0x01D7, 0x01D8, 0x01D9, 0x01DA, 0x01DB, 0x01DC,
+        0x01DE, 0x01DF, 0x01E2, 0x01E3, 0x01FA, 0x01FB, 0x01FC, 0x01FD,
+        0x01FE, 0x01FF, 0x022A, 0x022B, 0x1ED0, 0x1ED1, 0x1ED2, 0x1ED3,
+        0x1ED4, 0x1ED5, 0x1ED6, 0x1ED7, 0x1ED8, 0x1ED9, 0x212B,
     ],
     weights: &[
-        1946370, 1946369, 1946370, 1818624, 1946371, 1946371, 1946371, 1930496,
-        1911552, 1946370, 1946369, 1946370, 1818624, 1946371, 1946371, 1946371,
-        1930496, 1911552, 1818624, 1818624, 1946370, 1946370, 1946371, 1946371,
-        1946371, 1946371, 1930496, 1930496, 1930496, 1930496, 1930496, 1930496,
-        1930496, 1930496, 1930496, 1930496, 1946370, 1946370, 1946370, 1946370,
-        1946369, 1946369, 1946370, 1946370, 1946371, 1946371, 1946371, 1946371,
+        1946370, 1946369, 1946370, 1946371, 1946371, 1946371, 1930496, 1911552,
+        1946370, 1946369, 1946370, 1946371, 1946371, 1946371, 1930496, 1911552,
+        1946370, 1946370, 1946371, 1946371, 1946371, 1946371, 1930496, 1930496,
+        1930496, 1930496, 1930496, 1930496, 1930496, 1930496, 1930496, 1930496,
+        1946370, 1946370, 1946370, 1946370, 1946369, 1946369, 1946370, 1946370,
         1946371, 1946371, 1946371, 1946371, 1946371, 1946371, 1946371, 1946371,
-        1946371, 1946371, 1946369,
+        1946371, 1946371, 1946371, 1946371, 1946371, 1946371, 1946369,
     ],
     moves: &[
     ],
+    han: None,
 };
 
 /// MySQL's tr tailoring of UCA 9.0.0, levels 1-1 (scripts/collation_tailorings.py).
@@ -1306,19 +1317,20 @@ pub(super) static UCA0900_AI_CI_TR: Tailoring = Tailoring {
     code_points: &[
         0x00C7, 0x00CC, 0x00CD, 0x00CE, 0x00CF, 0x00D6, 0x00DC, 0x00E7,
         0x00F6, 0x00FC, 0x011E, 0x011F, 0x0128, 0x012A, 0x012C, 0x012E,
-        0x0130, 0x0131, 0x015E, 0x015F, 0x01CF, 0x01D5, 0x01D6, 0x01D7,
-        0x01D8, 0x01D9, 0x01DA, 0x01DB, 0x01DC, 0x0208, 0x020A, 0x022A,
-        0x022B, 0x1E08, 0x1E09, 0x1E2C, 0x1E2E, 0x1EC8, 0x1ECA,
+        0x0131, 0x015E, 0x015F, 0x01CF, 0x01D5, 0x01D6, 0x01D7, 0x01D8,
+        0x01D9, 0x01DA, 0x01DB, 0x01DC, 0x0208, 0x020A, 0x022A, 0x022B,
+        0x1E08, 0x1E09, 0x1E2C, 0x1E2E, 0x1EC8, 0x1ECA,
     ],
     weights: &[
         1816321, 1844481, 1844481, 1844481, 1844481, 1880833, 1916161, 1816321,
         1880833, 1916161, 1836545, 1836545, 1844481, 1844481, 1844481, 1844481,
-        1844736, 1844481, 1906945, 1906945, 1844481, 1916161, 1916161, 1916161,
-        1916161, 1916161, 1916161, 1916161, 1916161, 1844481, 1844481, 1880833,
-        1880833, 1816321, 1816321, 1844481, 1844481, 1844481, 1844481,
+        1844481, 1906945, 1906945, 1844481, 1916161, 1916161, 1916161, 1916161,
+        1916161, 1916161, 1916161, 1916161, 1844481, 1844481, 1880833, 1880833,
+        1816321, 1816321, 1844481, 1844481, 1844481, 1844481,
     ],
     moves: &[
     ],
+    han: None,
 };
 
 /// MySQL's cs tailoring of UCA 9.0.0, levels 1-1 (scripts/collation_tailorings.py).
@@ -1353,6 +1365,7 @@ pub(super) static UCA0900_AI_CI_CS: Tailoring = Tailoring {
     ],
     moves: &[
     ],
+    han: None,
 };
 
 /// MySQL's da tailoring of UCA 9.0.0, levels 1-1 (scripts/collation_tailorings.py).
@@ -1378,23 +1391,24 @@ pub(super) static UCA0900_AI_CI_DA: Tailoring = Tailoring {
         1927680, 1930496, 1932288, 103424, 305664, 103680, 306176, 256,
     ],
     code_points: &[
-        0x00C4, 0x00C5, 0x00C6, 0x00D0, 0x00D6, 0x00D8, 0x00DC, 0x00DE,
-        0x00E4, 0x00E5, 0x00E6, 0x00F0, 0x00F6, 0x00F8, 0x00FC, 0x00FE,
-        0x0110, 0x0111, 0x0150, 0x0151, 0x0152, 0x0153, 0x0170, 0x0171,
-        0x01D5, 0x01D6, 0x01D7, 0x01D8, 0x01D9, 0x01DA, 0x01DB, 0x01DC,
-        0x01DE, 0x01DF, 0x01E2, 0x01E3, 0x01FA, 0x01FB, 0x01FC, 0x01FD,
-        0x01FE, 0x01FF, 0x022A, 0x022B, 0x212B,
+        0x00C4, 0x00C5, 0x00C6, 0x00D6, 0x00D8, 0x00DC, 0x00DE, 0x00E4,
+        0x00E5, 0x00E6, 0x00F6, 0x00F8, 0x00FC, 0x00FE, 0x0150, 0x0151,
+        0x0152, 0x0153, 0x0170, 0x0171, 0x01D5, 0x01D6, 0x01D7, 0x01D8,
+        0x01D9, 0x01DA, 0x01DB, 0x01DC, 0x01DE, 0x01DF, 0x01E2, 0x01E3,
+        0x01FA, 0x01FB, 0x01FC, 0x01FD, 0x01FE, 0x01FF, 0x022A, 0x022B,
+        0x212B,
     ],
     weights: &[
-        1946369, 1946371, 1946369, 1818624, 1946370, 1946370, 1930496, 1911552,
-        1946369, 1946371, 1946369, 1818624, 1946370, 1946370, 1930496, 1911552,
-        1818624, 1818624, 1946370, 1946370, 1946370, 1946370, 1930496, 1930496,
-        1930496, 1930496, 1930496, 1930496, 1930496, 1930496, 1930496, 1930496,
-        1946369, 1946369, 1946369, 1946369, 1946371, 1946371, 1946369, 1946369,
-        1946370, 1946370, 1946370, 1946370, 1946371,
+        1946369, 1946371, 1946369, 1946370, 1946370, 1930496, 1911552, 1946369,
+        1946371, 1946369, 1946370, 1946370, 1930496, 1911552, 1946370, 1946370,
+        1946370, 1946370, 1930496, 1930496, 1930496, 1930496, 1930496, 1930496,
+        1930496, 1930496, 1930496, 1930496, 1946369, 1946369, 1946369, 1946369,
+        1946371, 1946371, 1946369, 1946369, 1946370, 1946370, 1946370, 1946370,
+        1946371,
     ],
     moves: &[
     ],
+    han: None,
 };
 
 /// MySQL's lt tailoring of UCA 9.0.0, levels 1-1 (scripts/collation_tailorings.py).
@@ -1420,23 +1434,20 @@ pub(super) static UCA0900_AI_CI_LT: Tailoring = Tailoring {
         1927680, 1844736, 1932288, 103424, 305664, 103680, 306176, 256,
     ],
     code_points: &[
-        0x00DD, 0x00FD, 0x00FF, 0x0104, 0x0105, 0x010C, 0x010D, 0x0116,
-        0x0117, 0x0118, 0x0119, 0x012E, 0x012F, 0x0160, 0x0161, 0x016A,
-        0x016B, 0x0172, 0x0173, 0x0176, 0x0177, 0x0178, 0x017D, 0x017E,
-        0x0232, 0x0233, 0x1E66, 0x1E67, 0x1E7A, 0x1E7B, 0x1E8E, 0x1E8F,
-        0x1E99, 0x1EF2, 0x1EF3, 0x1EF4, 0x1EF5, 0x1EF6, 0x1EF7, 0x1EF8,
-        0x1EF9,
+        0x00DD, 0x00FD, 0x00FF, 0x010C, 0x010D, 0x0160, 0x0161, 0x0176,
+        0x0177, 0x0178, 0x017D, 0x017E, 0x0232, 0x0233, 0x1E66, 0x1E67,
+        0x1E8E, 0x1E8F, 0x1E99, 0x1EF2, 0x1EF3, 0x1EF4, 0x1EF5, 0x1EF6,
+        0x1EF7, 0x1EF8, 0x1EF9,
     ],
     weights: &[
-        1844736, 1844736, 1844736, 1803520, 1803520, 1816321, 1816321, 1824256,
-        1824256, 1824256, 1824256, 1844736, 1844736, 1906945, 1906945, 1915648,
-        1915648, 1915648, 1915648, 1844736, 1844736, 1844736, 1932545, 1932545,
-        1844736, 1844736, 1906945, 1906945, 1915648, 1915648, 1844736, 1844736,
+        1844736, 1844736, 1844736, 1816321, 1816321, 1906945, 1906945, 1844736,
+        1844736, 1844736, 1932545, 1932545, 1844736, 1844736, 1906945, 1906945,
         1844736, 1844736, 1844736, 1844736, 1844736, 1844736, 1844736, 1844736,
-        1844736,
+        1844736, 1844736, 1844736,
     ],
     moves: &[
     ],
+    han: None,
 };
 
 /// MySQL's sk tailoring of UCA 9.0.0, levels 1-1 (scripts/collation_tailorings.py).
@@ -1475,6 +1486,7 @@ pub(super) static UCA0900_AI_CI_SK: Tailoring = Tailoring {
     ],
     moves: &[
     ],
+    han: None,
 };
 
 /// MySQL's es_trad tailoring of UCA 9.0.0, levels 1-1 (scripts/collation_tailorings.py).
@@ -1507,6 +1519,7 @@ pub(super) static UCA0900_AI_CI_ES_TRAD: Tailoring = Tailoring {
     ],
     moves: &[
     ],
+    han: None,
 };
 
 /// MySQL's hu tailoring of UCA 9.0.0, levels 1-1 (scripts/collation_tailorings.py).
@@ -1543,6 +1556,7 @@ pub(super) static UCA0900_AI_CI_HU: Tailoring = Tailoring {
     ],
     moves: &[
     ],
+    han: None,
 };
 
 /// MySQL's hr tailoring of UCA 9.0.0, levels 1-1 (scripts/collation_tailorings.py).
@@ -1581,6 +1595,7 @@ pub(super) static UCA0900_AI_CI_HR: Tailoring = Tailoring {
         [7611, 7725, 7769],
         [7726, 7883, 7611],
     ],
+    han: None,
 };
 
 /// MySQL's vi tailoring of UCA 9.0.0, levels 1-1 (scripts/collation_tailorings.py).
@@ -1607,30 +1622,31 @@ pub(super) static UCA0900_AI_CI_VI: Tailoring = Tailoring {
     ],
     code_points: &[
         0x00C2, 0x00CA, 0x00D4, 0x00E2, 0x00EA, 0x00F4, 0x0102, 0x0103,
-        0x0110, 0x0111, 0x01A0, 0x01A1, 0x01AF, 0x01B0, 0x0301, 0x0303,
-        0x0309, 0x0323, 0x1EA4, 0x1EA5, 0x1EA6, 0x1EA7, 0x1EA8, 0x1EA9,
-        0x1EAA, 0x1EAB, 0x1EAC, 0x1EAD, 0x1EAE, 0x1EAF, 0x1EB0, 0x1EB1,
-        0x1EB2, 0x1EB3, 0x1EB4, 0x1EB5, 0x1EB6, 0x1EB7, 0x1EBE, 0x1EBF,
-        0x1EC0, 0x1EC1, 0x1EC2, 0x1EC3, 0x1EC4, 0x1EC5, 0x1EC6, 0x1EC7,
-        0x1ED0, 0x1ED1, 0x1ED2, 0x1ED3, 0x1ED4, 0x1ED5, 0x1ED6, 0x1ED7,
-        0x1ED8, 0x1ED9, 0x1EDA, 0x1EDB, 0x1EDC, 0x1EDD, 0x1EDE, 0x1EDF,
-        0x1EE0, 0x1EE1, 0x1EE2, 0x1EE3, 0x1EE8, 0x1EE9, 0x1EEA, 0x1EEB,
-        0x1EEC, 0x1EED, 0x1EEE, 0x1EEF, 0x1EF0, 0x1EF1,
+        0x0110, 0x0111, 0x01A0, 0x01A1, 0x01AF, 0x01B0, 0x1EA4, 0x1EA5,
+        0x1EA6, 0x1EA7, 0x1EA8, 0x1EA9, 0x1EAA, 0x1EAB, 0x1EAC, 0x1EAD,
+        0x1EAE, 0x1EAF, 0x1EB0, 0x1EB1, 0x1EB2, 0x1EB3, 0x1EB4, 0x1EB5,
+        0x1EB6, 0x1EB7, 0x1EBE, 0x1EBF, 0x1EC0, 0x1EC1, 0x1EC2, 0x1EC3,
+        0x1EC4, 0x1EC5, 0x1EC6, 0x1EC7, 0x1ED0, 0x1ED1, 0x1ED2, 0x1ED3,
+        0x1ED4, 0x1ED5, 0x1ED6, 0x1ED7, 0x1ED8, 0x1ED9, 0x1EDA, 0x1EDB,
+        0x1EDC, 0x1EDD, 0x1EDE, 0x1EDF, 0x1EE0, 0x1EE1, 0x1EE2, 0x1EE3,
+        0x1EE8, 0x1EE9, 0x1EEA, 0x1EEB, 0x1EEC, 0x1EED, 0x1EEE, 0x1EEF,
+        0x1EF0, 0x1EF1,
     ],
     weights: &[
         1806594, 1824769, 1880833, 1806594, 1824769, 1880833, 1806593, 1806593,
-        1821185, 1821185, 1880834, 1880834, 1916161, 1916161, 256, 256,
-        256, 256, 1806594, 1806594, 1806594, 1806594, 1806594, 1806594,
-        1806594, 1806594, 1806594, 1806594, 1806593, 1806593, 1806593, 1806593,
-        1806593, 1806593, 1806593, 1806593, 1806593, 1806593, 1824769, 1824769,
-        1824769, 1824769, 1824769, 1824769, 1824769, 1824769, 1824769, 1824769,
-        1880833, 1880833, 1880833, 1880833, 1880833, 1880833, 1880833, 1880833,
-        1880833, 1880833, 1880834, 1880834, 1880834, 1880834, 1880834, 1880834,
-        1880834, 1880834, 1880834, 1880834, 1916161, 1916161, 1916161, 1916161,
-        1916161, 1916161, 1916161, 1916161, 1916161, 1916161,
+        1821185, 1821185, 1880834, 1880834, 1916161, 1916161, 1806594, 1806594,
+        1806594, 1806594, 1806594, 1806594, 1806594, 1806594, 1806594, 1806594,
+        1806593, 1806593, 1806593, 1806593, 1806593, 1806593, 1806593, 1806593,
+        1806593, 1806593, 1824769, 1824769, 1824769, 1824769, 1824769, 1824769,
+        1824769, 1824769, 1824769, 1824769, 1880833, 1880833, 1880833, 1880833,
+        1880833, 1880833, 1880833, 1880833, 1880833, 1880833, 1880834, 1880834,
+        1880834, 1880834, 1880834, 1880834, 1880834, 1880834, 1880834, 1880834,
+        1916161, 1916161, 1916161, 1916161, 1916161, 1916161, 1916161, 1916161,
+        1916161, 1916161,
     ],
     moves: &[
     ],
+    han: None,
 };
 
 /// MySQL's lv tailoring of UCA 9.0.0, levels 1-1 (scripts/collation_tailorings.py).
@@ -1671,6 +1687,7 @@ pub(super) static UCA0900_AI_CI_LV: Tailoring = Tailoring {
     ],
     moves: &[
     ],
+    han: None,
 };
 
 /// MySQL's es tailoring of UCA 9.0.0, levels 1-1 (scripts/collation_tailorings.py).
@@ -1703,6 +1720,7 @@ pub(super) static UCA0900_AI_CI_ES: Tailoring = Tailoring {
     ],
     moves: &[
     ],
+    han: None,
 };
 
 /// MySQL's la tailoring of UCA 9.0.0, levels 1-1 (scripts/collation_tailorings.py).
@@ -1749,6 +1767,7 @@ pub(super) static UCA0900_AI_CI_LA: Tailoring = Tailoring {
     ],
     moves: &[
     ],
+    han: None,
 };
 
 /// MySQL's eo tailoring of UCA 9.0.0, levels 1-1 (scripts/collation_tailorings.py).
@@ -1783,6 +1802,7 @@ pub(super) static UCA0900_AI_CI_EO: Tailoring = Tailoring {
     ],
     moves: &[
     ],
+    han: None,
 };
 
 /// MySQL's ru tailoring of UCA 9.0.0, levels 1-1 (scripts/collation_tailorings.py).
@@ -1815,6 +1835,7 @@ pub(super) static UCA0900_AI_CI_RU: Tailoring = Tailoring {
         [7044, 7725, 7202],
         [7726, 7883, 7044],
     ],
+    han: None,
 };
 
 /// MySQL's de_pb tailoring of UCA 9.0.0, levels 1-3 (scripts/collation_tailorings.py).
@@ -1851,6 +1872,7 @@ pub(super) static UCA0900_AS_CS_DE_PB: Tailoring = Tailoring {
     ],
     moves: &[
     ],
+    han: None,
 };
 
 /// MySQL's is tailoring of UCA 9.0.0, levels 1-3 (scripts/collation_tailorings.py).
@@ -1893,6 +1915,7 @@ pub(super) static UCA0900_AS_CS_IS: Tailoring = Tailoring {
     ],
     moves: &[
     ],
+    han: None,
 };
 
 /// MySQL's ro tailoring of UCA 9.0.0, levels 1-3 (scripts/collation_tailorings.py).
@@ -1933,6 +1956,7 @@ pub(super) static UCA0900_AS_CS_RO: Tailoring = Tailoring {
     ],
     moves: &[
     ],
+    han: None,
 };
 
 /// MySQL's sl tailoring of UCA 9.0.0, levels 1-3 (scripts/collation_tailorings.py).
@@ -1967,6 +1991,7 @@ pub(super) static UCA0900_AS_CS_SL: Tailoring = Tailoring {
     ],
     moves: &[
     ],
+    han: None,
 };
 
 /// MySQL's pl tailoring of UCA 9.0.0, levels 1-3 (scripts/collation_tailorings.py).
@@ -2003,6 +2028,7 @@ pub(super) static UCA0900_AS_CS_PL: Tailoring = Tailoring {
     ],
     moves: &[
     ],
+    han: None,
 };
 
 /// MySQL's et tailoring of UCA 9.0.0, levels 1-3 (scripts/collation_tailorings.py).
@@ -2045,6 +2071,7 @@ pub(super) static UCA0900_AS_CS_ET: Tailoring = Tailoring {
     ],
     moves: &[
     ],
+    han: None,
 };
 
 /// MySQL's sv tailoring of UCA 9.0.0, levels 1-3 (scripts/collation_tailorings.py).
@@ -2091,6 +2118,7 @@ pub(super) static UCA0900_AS_CS_SV: Tailoring = Tailoring {
     ],
     moves: &[
     ],
+    han: None,
 };
 
 /// MySQL's tr tailoring of UCA 9.0.0, levels 1-3 (scripts/collation_tailorings.py).
@@ -2131,6 +2159,7 @@ pub(super) static UCA0900_AS_CS_TR: Tailoring = Tailoring {
     ],
     moves: &[
     ],
+    han: None,
 };
 
 /// MySQL's cs tailoring of UCA 9.0.0, levels 1-3 (scripts/collation_tailorings.py).
@@ -2165,6 +2194,542 @@ pub(super) static UCA0900_AS_CS_CS: Tailoring = Tailoring {
     ],
     moves: &[
     ],
+    han: None,
+};
+
+/// MySQL's da tailoring of UCA 9.0.0, levels 1-3 (scripts/collation_tailorings.py).
+#[rustfmt::skip]
+pub(super) static UCA0900_AS_CS_DA: Tailoring = Tailoring {
+    base: &UCA0900_AS_CS,
+    ascii: [
+        256, 256, 256, 256, 256, 256, 256, 256,
+        256, 68352, 68608, 68864, 69120, 69376, 256, 256,
+        256, 256, 256, 256, 256, 256, 256, 256,
+        256, 256, 256, 256, 256, 256, 256, 256,
+        70400, 99584, 148736, 235520, 1868288, 236288, 234496, 146688,
+        151808, 188928, 231424, 409088, 80384, 73216, 108032, 233216,
+        1880576, 1883392, 1900288, 1911296, 1918464, 1924608, 1928704, 1932288,
+        1936128, 1939712, 88576, 86528, 411392, 412416, 414464, 102400,
+        230656, 1942529, 1973505, 1982209, 1995521, 2011649, 2036993, 2045953,
+        2059521, 2074113, 2093825, 2100225, 2113793, 2134017, 2147841, 2164993,
+        2199041, 2212352, 2215681, 2234881, 2252545, 2266113, 2294529, 2305281,
+        2313217, 2320897, 2330625, 190464, 233728, 191232, 299008, 71936,
+        297984, 1942784, 1973760, 1982720, 1996032, 2011904, 2037248, 2046208,
+        2060032, 2074368, 2094080, 2100480, 2114304, 2134272, 2148096, 2165248,
+        2199296, 2213377, 2215936, 2235392, 2252800, 2266624, 2294784, 2305536,
+        2313472, 2321152, 2331136, 192000, 416000, 193024, 417024, 256,
+    ],
+    code_points: &[
+        0x00C0, 0x00C1, 0x00C2, 0x00C3, 0x00C4, 0x00C5, 0x00C6, 0x00C7,
+        0x00C8, 0x00C9, 0x00CA, 0x00CB, 0x00CC, 0x00CD, 0x00CE, 0x00CF,
+        0x00D0, 0x00D1, 0x00D2, 0x00D3, 0x00D4, 0x00D5, 0x00D6, 0x00D8,
+        0x00D9, 0x00DA, 0x00DB, 0x00DC, 0x00DD, 0x00DE, 0x00E4, 0x00E5,
+        0x00E6, 0x00F0, 0x00F6, 0x00F8, 0x00FC, 0x00FE, 0x0100, 0x0102,
+        0x0104, 0x0106, 0x0108, 0x010A, 0x010C, 0x010E, 0x0110, 0x0111,
+        0x0112, 0x0114, 0x0116, 0x0118, 0x011A, 0x011C, 0x011E, 0x0120,
+        0x0122, 0x0124, 0x0126, 0x0128, 0x012A, 0x012C, 0x012E, 0x0132,
+        0x0134, 0x0136, 0x0139, 0x013B, 0x013D, 0x013F, 0x0141, 0x0143,
+        0x0145, 0x0147, 0x014A, 0x014C, 0x014E, 0x0150, 0x0151, 0x0152,
+        0x0153, 0x0154, 0x0156, 0x0158, 0x015A, 0x015C, 0x015E, 0x0160,
+        0x0162, 0x0164, 0x0166, 0x0168, 0x016A, 0x016C, 0x016E, 0x0170,
+        0x0171, 0x0172, 0x0174, 0x0176, 0x0178, 0x0179, 0x017B, 0x017D,
+        0x0181, 0x0182, 0x0184, 0x0186, 0x0187, 0x0189, 0x018A, 0x018B,
+        0x018F, 0x0191, 0x0193, 0x0194, 0x0196, 0x0197, 0x0198, 0x019C,
+        0x019D, 0x019F, 0x01A0, 0x01A2, 0x01A4, 0x01A6, 0x01A7, 0x01A9,
+        0x01AC, 0x01AE, 0x01AF, 0x01B1, 0x01B2, 0x01B3, 0x01B5, 0x01B7,
+        0x01B8, 0x01BC, 0x01C4, 0x01C5, 0x01C7, 0x01C8, 0x01CA, 0x01CB,
+        0x01CD, 0x01CF, 0x01D1, 0x01D3, 0x01D5, 0x01D6, 0x01D7, 0x01D8,
+        0x01D9, 0x01DA, 0x01DB, 0x01DC, 0x01DD, 0x01DE, 0x01DF, 0x01E0,
+        0x01E2, 0x01E3, 0x01E4, 0x01E6, 0x01E8, 0x01EA, 0x01EC, 0x01EE,
+        0x01F1, 0x01F2, 0x01F4, 0x01F6, 0x01F7, 0x01F8, 0x01FA, 0x01FB,
+        0x01FC, 0x01FD, 0x01FE, 0x01FF, 0x0200, 0x0202, 0x0204, 0x0206,
+        0x0208, 0x020A, 0x020C, 0x020E, 0x0210, 0x0212, 0x0214, 0x0216,
+        0x0218, 0x021A, 0x021C, 0x021E, 0x0220, 0x0223, 0x0224, 0x0226,
+        0x0228, 0x022A, 0x022B, 0x022C, 0x022E, 0x0230, 0x0232, 0x023A,
+        0x023B, 0x023D, 0x023E, 0x0241, 0x0243, 0x0244, 0x0245, 0x0246,
+        0x0248, 0x024A, 0x024C, 0x024E, 0x025B, 0x0370, 0x0372, 0x0376,
+        0x037F, 0x0386, 0x0388, 0x0389, 0x038A, 0x038C, 0x038F, 0x0391,
+        0x0392, 0x0393, 0x0394, 0x0395, 0x0396, 0x0397, 0x0398, 0x0399,
+        0x039A, 0x039B, 0x039C, 0x039D, 0x039E, 0x039F, 0x03A0, 0x03A1,
+        0x03A3, 0x03A4, 0x03A6, 0x03A7, 0x03A8, 0x03A9, 0x03AA, 0x03C5,
+        0x03CB, 0x03CD, 0x03CF, 0x03D8, 0x03DA, 0x03DC, 0x03DE, 0x03E0,
+        0x03E2, 0x03E4, 0x03E6, 0x03E8, 0x03EA, 0x03EC, 0x03EE, 0x03F4,
+        0x03F7, 0x03F9, 0x03FA, 0x03FD, 0x03FE, 0x03FF, 0x0400, 0x0401,
+        0x0402, 0x0403, 0x0404, 0x0405, 0x0406, 0x0407, 0x0408, 0x0409,
+        0x040A, 0x040B, 0x040C, 0x040D, 0x040E, 0x040F, 0x0410, 0x0411,
+        0x0412, 0x0413, 0x0414, 0x0415, 0x0416, 0x0417, 0x0418, 0x0419,
+        0x041A, 0x041B, 0x041C, 0x041D, 0x041E, 0x041F, 0x0420, 0x0421,
+        0x0422, 0x0423, 0x0424, 0x0425, 0x0426, 0x0427, 0x0428, 0x0429,
+        0x042A, 0x042B, 0x042C, 0x042D, 0x042E, 0x042F, 0x0460, 0x0462,
+        0x0464, 0x0466, 0x0468, 0x046A, 0x046C, 0x046E, 0x0470, 0x0472,
+        0x0474, 0x0476, 0x0478, 0x047A, 0x047C, 0x047E, 0x0480, 0x048A,
+        0x048C, 0x048E, 0x0490, 0x0492, 0x0494, 0x0496, 0x0498, 0x049A,
+        0x049C, 0x049E, 0x04A0, 0x04A2, 0x04A4, 0x04A6, 0x04A8, 0x04AA,
+        0x04AC, 0x04AE, 0x04B0, 0x04B2, 0x04B4, 0x04B6, 0x04B8, 0x04BA,
+        0x04BC, 0x04BE, 0x04C0, 0x04C1, 0x04C3, 0x04C5, 0x04C7, 0x04C9,
+        0x04CB, 0x04CD, 0x04D0, 0x04D2, 0x04D4, 0x04D6, 0x04D8, 0x04DA,
+        0x04DC, 0x04DE, 0x04E0, 0x04E2, 0x04E4, 0x04E6, 0x04E8, 0x04EA,
+        0x04EC, 0x04EE, 0x04F0, 0x04F2, 0x04F4, 0x04F6, 0x04F8, 0x04FA,
+        0x04FC, 0x04FE, 0x0500, 0x0502, 0x0504, 0x0506, 0x0508, 0x050A,
+        0x050C, 0x050E, 0x0510, 0x0512, 0x0514, 0x0516, 0x0518, 0x051A,
+        0x051C, 0x051E, 0x0520, 0x0522, 0x0524, 0x0526, 0x0528, 0x052A,
+        0x052C, 0x052E, 0x0531, 0x0532, 0x0533, 0x0534, 0x0535, 0x0536,
+        0x0537, 0x0538, 0x0539, 0x053A, 0x053B, 0x053C, 0x053D, 0x053E,
+        0x053F, 0x0540, 0x0541, 0x0542, 0x0543, 0x0544, 0x0545, 0x0546,
+        0x0547, 0x0548, 0x0549, 0x054A, 0x054B, 0x054C, 0x054D, 0x054E,
+        0x054F, 0x0550, 0x0551, 0x0552, 0x0553, 0x0554, 0x0555, 0x0556,
+        0x10A0, 0x10A1, 0x10A2, 0x10A3, 0x10A4, 0x10A5, 0x10A6, 0x10A7,
+        0x10A8, 0x10A9, 0x10AA, 0x10AB, 0x10AC, 0x10AD, 0x10AE, 0x10AF,
+        0x10B0, 0x10B1, 0x10B2, 0x10B3, 0x10B4, 0x10B5, 0x10B6, 0x10B7,
+        0x10B8, 0x10B9, 0x10BA, 0x10BB, 0x10BC, 0x10BD, 0x10BE, 0x10BF,
+        0x10C0, 0x10C1, 0x10C2, 0x10C3, 0x10C4, 0x10C5, 0x10C7, 0x10CD,
+        0x13A0, 0x13A1, 0x13A2, 0x13A3, 0x13A4, 0x13A5, 0x13A6, 0x13A7,
+        0x13A8, 0x13A9, 0x13AA, 0x13AB, 0x13AC, 0x13AD, 0x13AE, 0x13AF,
+        0x13B0, 0x13B1, 0x13B2, 0x13B3, 0x13B4, 0x13B5, 0x13B6, 0x13B7,
+        0x13B8, 0x13B9, 0x13BA, 0x13BB, 0x13BC, 0x13BD, 0x13BE, 0x13BF,
+        0x13C0, 0x13C1, 0x13C2, 0x13C3, 0x13C4, 0x13C5, 0x13C6, 0x13C7,
+        0x13C8, 0x13C9, 0x13CA, 0x13CB, 0x13CC, 0x13CD, 0x13CE, 0x13CF,
+        0x13D0, 0x13D1, 0x13D2, 0x13D3, 0x13D4, 0x13D5, 0x13D6, 0x13D7,
+        0x13D8, 0x13D9, 0x13DA, 0x13DB, 0x13DC, 0x13DD, 0x13DE, 0x13DF,
+        0x13E0, 0x13E1, 0x13E2, 0x13E3, 0x13E4, 0x13E5, 0x13E6, 0x13E7,
+        0x13E8, 0x13E9, 0x13EA, 0x13EB, 0x13EC, 0x13ED, 0x13EE, 0x13EF,
+        0x13F0, 0x13F1, 0x13F2, 0x13F3, 0x13F4, 0x13F5, 0x1D2C, 0x1D2E,
+        0x1D30, 0x1D31, 0x1D33, 0x1D34, 0x1D35, 0x1D36, 0x1D37, 0x1D38,
+        0x1D39, 0x1D3A, 0x1D3C, 0x1D3E, 0x1D3F, 0x1D40, 0x1D41, 0x1D42,
+        0x1DD4, 0x1DD9, 0x1E00, 0x1E02, 0x1E04, 0x1E06, 0x1E08, 0x1E0A,
+        0x1E0C, 0x1E0E, 0x1E10, 0x1E12, 0x1E14, 0x1E16, 0x1E18, 0x1E1A,
+        0x1E1C, 0x1E1E, 0x1E20, 0x1E22, 0x1E24, 0x1E26, 0x1E28, 0x1E2A,
+        0x1E2C, 0x1E2E, 0x1E30, 0x1E32, 0x1E34, 0x1E36, 0x1E38, 0x1E3A,
+        0x1E3C, 0x1E3E, 0x1E40, 0x1E42, 0x1E44, 0x1E46, 0x1E48, 0x1E4A,
+        0x1E4C, 0x1E4E, 0x1E50, 0x1E52, 0x1E54, 0x1E56, 0x1E58, 0x1E5A,
+        0x1E5C, 0x1E5E, 0x1E60, 0x1E62, 0x1E64, 0x1E66, 0x1E68, 0x1E6A,
+        0x1E6C, 0x1E6E, 0x1E70, 0x1E72, 0x1E74, 0x1E76, 0x1E78, 0x1E7A,
+        0x1E7C, 0x1E7E, 0x1E80, 0x1E82, 0x1E84, 0x1E86, 0x1E88, 0x1E8A,
+        0x1E8C, 0x1E8E, 0x1E90, 0x1E92, 0x1E94, 0x1E9E, 0x1EA0, 0x1EA2,
+        0x1EA4, 0x1EA6, 0x1EA8, 0x1EAA, 0x1EAC, 0x1EAE, 0x1EB0, 0x1EB2,
+        0x1EB4, 0x1EB6, 0x1EB8, 0x1EBA, 0x1EBC, 0x1EBE, 0x1EC0, 0x1EC2,
+        0x1EC4, 0x1EC6, 0x1EC8, 0x1ECA, 0x1ECC, 0x1ECE, 0x1ED0, 0x1ED2,
+        0x1ED4, 0x1ED6, 0x1ED8, 0x1EDA, 0x1EDC, 0x1EDE, 0x1EE0, 0x1EE2,
+        0x1EE4, 0x1EE6, 0x1EE8, 0x1EEA, 0x1EEC, 0x1EEE, 0x1EF0, 0x1EF2,
+        0x1EF4, 0x1EF6, 0x1EF8, 0x1EFA, 0x1EFC, 0x1EFE, 0x1F08, 0x1F09,
+        0x1F0A, 0x1F0B, 0x1F0C, 0x1F0D, 0x1F0E, 0x1F0F, 0x1F18, 0x1F19,
+        0x1F1A, 0x1F1B, 0x1F1C, 0x1F1D, 0x1F28, 0x1F29, 0x1F2A, 0x1F2B,
+        0x1F2C, 0x1F2D, 0x1F2E, 0x1F2F, 0x1F38, 0x1F39, 0x1F3A, 0x1F3B,
+        0x1F3C, 0x1F3D, 0x1F3E, 0x1F3F, 0x1F48, 0x1F49, 0x1F4A, 0x1F4B,
+        0x1F4C, 0x1F4D, 0x1F59, 0x1F5B, 0x1F5D, 0x1F5F, 0x1F68, 0x1F69,
+        0x1F6A, 0x1F6B, 0x1F6C, 0x1F6D, 0x1F6E, 0x1F6F, 0x1F7B, 0x1F88,
+        0x1F89, 0x1F8A, 0x1F8B, 0x1F8C, 0x1F8D, 0x1F8E, 0x1F8F, 0x1F98,
+        0x1F99, 0x1F9A, 0x1F9B, 0x1F9C, 0x1F9D, 0x1F9E, 0x1F9F, 0x1FA8,
+        0x1FA9, 0x1FAA, 0x1FAB, 0x1FAC, 0x1FAD, 0x1FAE, 0x1FAF, 0x1FB8,
+        0x1FB9, 0x1FBA, 0x1FBB, 0x1FBC, 0x1FC8, 0x1FC9, 0x1FCA, 0x1FCB,
+        0x1FCC, 0x1FD8, 0x1FD9, 0x1FDA, 0x1FDB, 0x1FE8, 0x1FE9, 0x1FEA,
+        0x1FEC, 0x1FF8, 0x1FF9, 0x1FFA, 0x1FFB, 0x1FFC, 0x2102, 0x210B,
+        0x210C, 0x210D, 0x2110, 0x2111, 0x2112, 0x2115, 0x2119, 0x211B,
+        0x211C, 0x211D, 0x2124, 0x2126, 0x2128, 0x212A, 0x212B, 0x212C,
+        0x212D, 0x2130, 0x2131, 0x2132, 0x2133, 0x213E, 0x213F, 0x2145,
+        0x214D, 0x2160, 0x2161, 0x2162, 0x2163, 0x2164, 0x2165, 0x2166,
+        0x2167, 0x2168, 0x2169, 0x216A, 0x216B, 0x216C, 0x216D, 0x216E,
+        0x216F, 0x2183, 0x24B6, 0x24B7, 0x24B8, 0x24B9, 0x24BA, 0x24BB,
+        0x24BC, 0x24BD, 0x24BE, 0x24BF, 0x24C0, 0x24C1, 0x24C2, 0x24C3,
+        0x24C4, 0x24C5, 0x24C7, 0x24C8, 0x24C9, 0x24CA, 0x24CB, 0x24CC,
+        0x24CD, 0x24CE, 0x24CF, 0x24E0, 0x2C00, 0x2C01, 0x2C02, 0x2C03,
+        0x2C04, 0x2C05, 0x2C06, 0x2C07, 0x2C08, 0x2C09, 0x2C0A, 0x2C0B,
+        0x2C0C, 0x2C0D, 0x2C0E, 0x2C0F, 0x2C10, 0x2C11, 0x2C12, 0x2C13,
+        0x2C14, 0x2C15, 0x2C16, 0x2C17, 0x2C18, 0x2C19, 0x2C1A, 0x2C1B,
+        0x2C1C, 0x2C1D, 0x2C1E, 0x2C1F, 0x2C20, 0x2C21, 0x2C22, 0x2C23,
+        0x2C24, 0x2C25, 0x2C26, 0x2C27, 0x2C28, 0x2C29, 0x2C2A, 0x2C2B,
+        0x2C2C, 0x2C2D, 0x2C2E, 0x2C60, 0x2C62, 0x2C63, 0x2C64, 0x2C67,
+        0x2C69, 0x2C6B, 0x2C6D, 0x2C6E, 0x2C6F, 0x2C70, 0x2C72, 0x2C75,
+        0x2C7D, 0x2C7E, 0x2C7F, 0x2C80, 0x2C82, 0x2C84, 0x2C86, 0x2C88,
+        0x2C8A, 0x2C8C, 0x2C8E, 0x2C90, 0x2C92, 0x2C94, 0x2C96, 0x2C98,
+        0x2C9A, 0x2C9C, 0x2C9E, 0x2CA0, 0x2CA2, 0x2CA4, 0x2CA6, 0x2CA8,
+        0x2CAA, 0x2CAC, 0x2CAE, 0x2CB0, 0x2CB2, 0x2CB4, 0x2CB6, 0x2CB8,
+        0x2CBA, 0x2CBC, 0x2CBE, 0x2CC0, 0x2CC2, 0x2CC4, 0x2CC6, 0x2CC8,
+        0x2CCA, 0x2CCC, 0x2CCE, 0x2CD0, 0x2CD2, 0x2CD4, 0x2CD6, 0x2CD8,
+        0x2CDA, 0x2CDC, 0x2CDE, 0x2CE0, 0x2CE2, 0x2CEB, 0x2CED, 0x2CF2,
+        0x3042, 0x3044, 0x3046, 0x3048, 0x304A, 0x3064, 0x3084, 0x3086,
+        0x3088, 0x308E, 0x3095, 0x3096, 0x30A2, 0x30A4, 0x30A6, 0x30A8,
+        0x30AA, 0x30C4, 0x30E4, 0x30E6, 0x30E8, 0x30EE, 0x30F5, 0x30F6,
+        0x31F0, 0x31F1, 0x31F2, 0x31F3, 0x31F4, 0x31F5, 0x31F6, 0x31F7,
+        0x31F8, 0x31F9, 0x31FA, 0x31FB, 0x31FC, 0x31FD, 0x31FE, 0x31FF,
+        0x3386, 0x33A9, 0x33B9, 0x33BF, 0x33CE, 0xA640, 0xA642, 0xA644,
+        0xA646, 0xA648, 0xA64A, 0xA64C, 0xA64E, 0xA650, 0xA652, 0xA654,
+        0xA656, 0xA658, 0xA65A, 0xA65C, 0xA65E, 0xA660, 0xA662, 0xA664,
+        0xA666, 0xA668, 0xA66A, 0xA66C, 0xA680, 0xA682, 0xA684, 0xA686,
+        0xA688, 0xA68A, 0xA68C, 0xA68E, 0xA690, 0xA692, 0xA694, 0xA696,
+        0xA698, 0xA69A, 0xA722, 0xA724, 0xA726, 0xA728, 0xA72A, 0xA72C,
+        0xA72E, 0xA732, 0xA734, 0xA737, 0xA738, 0xA73A, 0xA73C, 0xA73E,
+        0xA740, 0xA742, 0xA744, 0xA746, 0xA748, 0xA74A, 0xA74C, 0xA74E,
+        0xA750, 0xA752, 0xA754, 0xA756, 0xA758, 0xA75A, 0xA75C, 0xA75E,
+        0xA760, 0xA762, 0xA764, 0xA766, 0xA768, 0xA76A, 0xA76C, 0xA76E,
+        0xA779, 0xA77B, 0xA77D, 0xA77E, 0xA780, 0xA782, 0xA784, 0xA786,
+        0xA78B, 0xA78D, 0xA790, 0xA792, 0xA796, 0xA798, 0xA79A, 0xA79C,
+        0xA79E, 0xA7A0, 0xA7A2, 0xA7A4, 0xA7A6, 0xA7A8, 0xA7AA, 0xA7AB,
+        0xA7AC, 0xA7AD, 0xA7AE, 0xA7B0, 0xA7B1, 0xA7B2, 0xA7B3, 0xA7B4,
+        0xA7B6, 0xFF21, 0xFF22, 0xFF23, 0xFF24, 0xFF25, 0xFF26, 0xFF27,
+        0xFF28, 0xFF29, 0xFF2A, 0xFF2B, 0xFF2C, 0xFF2D, 0xFF2E, 0xFF2F,
+        0xFF30, 0xFF32, 0xFF33, 0xFF34, 0xFF35, 0xFF36, 0xFF37, 0xFF38,
+        0xFF39, 0xFF3A, 0xFF51, 0xFF61, 0xFF62, 0xFF63, 0xFF64, 0xFF65,
+        0xFF70, 0xFF71, 0xFF72, 0xFF73, 0xFF74, 0xFF75, 0xFF82, 0xFF94,
+        0xFF95, 0xFF96, 0xFF9E, 0xFF9F, 0xFFA0, 0xFFA1, 0xFFA2, 0xFFA3,
+        0xFFA4, 0xFFA5, 0xFFA6, 0xFFA7, 0xFFA8, 0xFFA9, 0xFFAA, 0xFFAB,
+        0xFFAC, 0xFFAD, 0xFFAE, 0xFFAF, 0xFFB0, 0xFFB1, 0xFFB2, 0xFFB3,
+        0xFFB4, 0xFFB5, 0xFFB6, 0xFFB7, 0xFFB8, 0xFFB9, 0xFFBA, 0xFFBB,
+        0xFFBC, 0xFFBD, 0xFFBE, 0xFFC2, 0xFFC3, 0xFFC4, 0xFFC5, 0xFFC6,
+        0xFFC7, 0xFFCA, 0xFFCB, 0xFFCC, 0xFFCD, 0xFFCE, 0xFFCF, 0xFFD2,
+        0xFFD3, 0xFFD4, 0xFFD5, 0xFFD6, 0xFFD7, 0xFFDA, 0xFFDB, 0xFFDC,
+        0xFFE8, 0xFFE9, 0xFFEA, 0xFFEB, 0xFFEC, 0xFFED, 0xFFEE, 0x10400,
+        0x10401, 0x10402, 0x10403, 0x10404, 0x10405, 0x10406, 0x10407, 0x10408,
+        0x10409, 0x1040A, 0x1040B, 0x1040C, 0x1040D, 0x1040E, 0x1040F, 0x10410,
+        0x10411, 0x10412, 0x10413, 0x10414, 0x10415, 0x10416, 0x10417, 0x10418,
+        0x10419, 0x1041A, 0x1041B, 0x1041C, 0x1041D, 0x1041E, 0x1041F, 0x10420,
+        0x10421, 0x10422, 0x10423, 0x10424, 0x10425, 0x10426, 0x10427, 0x104B0,
+        0x104B1, 0x104B2, 0x104B3, 0x104B4, 0x104B5, 0x104B6, 0x104B7, 0x104B8,
+        0x104B9, 0x104BA, 0x104BB, 0x104BC, 0x104BD, 0x104BE, 0x104BF, 0x104C0,
+        0x104C1, 0x104C2, 0x104C3, 0x104C4, 0x104C5, 0x104C6, 0x104C7, 0x104C8,
+        0x104C9, 0x104CA, 0x104CB, 0x104CC, 0x104CD, 0x104CE, 0x104CF, 0x104D0,
+        0x104D1, 0x104D2, 0x104D3, 0x10C80, 0x10C81, 0x10C82, 0x10C83, 0x10C84,
+        0x10C85, 0x10C86, 0x10C87, 0x10C88, 0x10C89, 0x10C8A, 0x10C8B, 0x10C8C,
+        0x10C8D, 0x10C8E, 0x10C8F, 0x10C90, 0x10C91, 0x10C92, 0x10C93, 0x10C94,
+        0x10C95, 0x10C96, 0x10C97, 0x10C98, 0x10C99, 0x10C9A, 0x10C9B, 0x10C9C,
+        0x10C9D, 0x10C9E, 0x10C9F, 0x10CA0, 0x10CA1, 0x10CA2, 0x10CA3, 0x10CA4,
+        0x10CA5, 0x10CA6, 0x10CA7, 0x10CA8, 0x10CA9, 0x10CAA, 0x10CAB, 0x10CAC,
+        0x10CAD, 0x10CAE, 0x10CAF, 0x10CB0, 0x10CB1, 0x10CB2, 0x118A0, 0x118A1,
+        0x118A2, 0x118A3, 0x118A4, 0x118A5, 0x118A6, 0x118A7, 0x118A8, 0x118A9,
+        0x118AA, 0x118AB, 0x118AC, 0x118AD, 0x118AE, 0x118AF, 0x118B0, 0x118B1,
+        0x118B2, 0x118B3, 0x118B4, 0x118B5, 0x118B6, 0x118B7, 0x118B8, 0x118B9,
+        0x118BA, 0x118BB, 0x118BC, 0x118BD, 0x118BE, 0x118BF, 0x1D400, 0x1D401,
+        0x1D402, 0x1D403, 0x1D404, 0x1D405, 0x1D406, 0x1D407, 0x1D408, 0x1D409,
+        0x1D40A, 0x1D40B, 0x1D40C, 0x1D40D, 0x1D40E, 0x1D40F, 0x1D411, 0x1D412,
+        0x1D413, 0x1D414, 0x1D415, 0x1D416, 0x1D417, 0x1D418, 0x1D419, 0x1D42A,
+        0x1D434, 0x1D435, 0x1D436, 0x1D437, 0x1D438, 0x1D439, 0x1D43A, 0x1D43B,
+        0x1D43C, 0x1D43D, 0x1D43E, 0x1D43F, 0x1D440, 0x1D441, 0x1D442, 0x1D443,
+        0x1D445, 0x1D446, 0x1D447, 0x1D448, 0x1D449, 0x1D44A, 0x1D44B, 0x1D44C,
+        0x1D44D, 0x1D45E, 0x1D468, 0x1D469, 0x1D46A, 0x1D46B, 0x1D46C, 0x1D46D,
+        0x1D46E, 0x1D46F, 0x1D470, 0x1D471, 0x1D472, 0x1D473, 0x1D474, 0x1D475,
+        0x1D476, 0x1D477, 0x1D479, 0x1D47A, 0x1D47B, 0x1D47C, 0x1D47D, 0x1D47E,
+        0x1D47F, 0x1D480, 0x1D481, 0x1D492, 0x1D49C, 0x1D49E, 0x1D49F, 0x1D4A2,
+        0x1D4A5, 0x1D4A6, 0x1D4A9, 0x1D4AA, 0x1D4AB, 0x1D4AE, 0x1D4AF, 0x1D4B0,
+        0x1D4B1, 0x1D4B2, 0x1D4B3, 0x1D4B4, 0x1D4B5, 0x1D4C6, 0x1D4D0, 0x1D4D1,
+        0x1D4D2, 0x1D4D3, 0x1D4D4, 0x1D4D5, 0x1D4D6, 0x1D4D7, 0x1D4D8, 0x1D4D9,
+        0x1D4DA, 0x1D4DB, 0x1D4DC, 0x1D4DD, 0x1D4DE, 0x1D4DF, 0x1D4E1, 0x1D4E2,
+        0x1D4E3, 0x1D4E4, 0x1D4E5, 0x1D4E6, 0x1D4E7, 0x1D4E8, 0x1D4E9, 0x1D4FA,
+        0x1D504, 0x1D505, 0x1D507, 0x1D508, 0x1D509, 0x1D50A, 0x1D50D, 0x1D50E,
+        0x1D50F, 0x1D510, 0x1D511, 0x1D512, 0x1D513, 0x1D516, 0x1D517, 0x1D518,
+        0x1D519, 0x1D51A, 0x1D51B, 0x1D51C, 0x1D52E, 0x1D538, 0x1D539, 0x1D53B,
+        0x1D53C, 0x1D53D, 0x1D53E, 0x1D540, 0x1D541, 0x1D542, 0x1D543, 0x1D544,
+        0x1D546, 0x1D54A, 0x1D54B, 0x1D54C, 0x1D54D, 0x1D54E, 0x1D54F, 0x1D550,
+        0x1D562, 0x1D56C, 0x1D56D, 0x1D56E, 0x1D56F, 0x1D570, 0x1D571, 0x1D572,
+        0x1D573, 0x1D574, 0x1D575, 0x1D576, 0x1D577, 0x1D578, 0x1D579, 0x1D57A,
+        0x1D57B, 0x1D57D, 0x1D57E, 0x1D57F, 0x1D580, 0x1D581, 0x1D582, 0x1D583,
+        0x1D584, 0x1D585, 0x1D596, 0x1D5A0, 0x1D5A1, 0x1D5A2, 0x1D5A3, 0x1D5A4,
+        0x1D5A5, 0x1D5A6, 0x1D5A7, 0x1D5A8, 0x1D5A9, 0x1D5AA, 0x1D5AB, 0x1D5AC,
+        0x1D5AD, 0x1D5AE, 0x1D5AF, 0x1D5B1, 0x1D5B2, 0x1D5B3, 0x1D5B4, 0x1D5B5,
+        0x1D5B6, 0x1D5B7, 0x1D5B8, 0x1D5B9, 0x1D5CA, 0x1D5D4, 0x1D5D5, 0x1D5D6,
+        0x1D5D7, 0x1D5D8, 0x1D5D9, 0x1D5DA, 0x1D5DB, 0x1D5DC, 0x1D5DD, 0x1D5DE,
+        0x1D5DF, 0x1D5E0, 0x1D5E1, 0x1D5E2, 0x1D5E3, 0x1D5E5, 0x1D5E6, 0x1D5E7,
+        0x1D5E8, 0x1D5E9, 0x1D5EA, 0x1D5EB, 0x1D5EC, 0x1D5ED, 0x1D5FE, 0x1D608,
+        0x1D609, 0x1D60A, 0x1D60B, 0x1D60C, 0x1D60D, 0x1D60E, 0x1D60F, 0x1D610,
+        0x1D611, 0x1D612, 0x1D613, 0x1D614, 0x1D615, 0x1D616, 0x1D617, 0x1D619,
+        0x1D61A, 0x1D61B, 0x1D61C, 0x1D61D, 0x1D61E, 0x1D61F, 0x1D620, 0x1D621,
+        0x1D632, 0x1D63C, 0x1D63D, 0x1D63E, 0x1D63F, 0x1D640, 0x1D641, 0x1D642,
+        0x1D643, 0x1D644, 0x1D645, 0x1D646, 0x1D647, 0x1D648, 0x1D649, 0x1D64A,
+        0x1D64B, 0x1D64D, 0x1D64E, 0x1D64F, 0x1D650, 0x1D651, 0x1D652, 0x1D653,
+        0x1D654, 0x1D655, 0x1D666, 0x1D670, 0x1D671, 0x1D672, 0x1D673, 0x1D674,
+        0x1D675, 0x1D676, 0x1D677, 0x1D678, 0x1D679, 0x1D67A, 0x1D67B, 0x1D67C,
+        0x1D67D, 0x1D67E, 0x1D67F, 0x1D681, 0x1D682, 0x1D683, 0x1D684, 0x1D685,
+        0x1D686, 0x1D687, 0x1D688, 0x1D689, 0x1D69A, 0x1D6A8, 0x1D6A9, 0x1D6AA,
+        0x1D6AB, 0x1D6AC, 0x1D6AD, 0x1D6AE, 0x1D6AF, 0x1D6B0, 0x1D6B1, 0x1D6B2,
+        0x1D6B3, 0x1D6B4, 0x1D6B5, 0x1D6B6, 0x1D6B7, 0x1D6B8, 0x1D6B9, 0x1D6BA,
+        0x1D6BB, 0x1D6BD, 0x1D6BE, 0x1D6BF, 0x1D6C0, 0x1D6D6, 0x1D6E2, 0x1D6E3,
+        0x1D6E4, 0x1D6E5, 0x1D6E6, 0x1D6E7, 0x1D6E8, 0x1D6E9, 0x1D6EA, 0x1D6EB,
+        0x1D6EC, 0x1D6ED, 0x1D6EE, 0x1D6EF, 0x1D6F0, 0x1D6F1, 0x1D6F2, 0x1D6F3,
+        0x1D6F4, 0x1D6F5, 0x1D6F7, 0x1D6F8, 0x1D6F9, 0x1D6FA, 0x1D710, 0x1D71C,
+        0x1D71D, 0x1D71E, 0x1D71F, 0x1D720, 0x1D721, 0x1D722, 0x1D723, 0x1D724,
+        0x1D725, 0x1D726, 0x1D727, 0x1D728, 0x1D729, 0x1D72A, 0x1D72B, 0x1D72C,
+        0x1D72D, 0x1D72E, 0x1D72F, 0x1D731, 0x1D732, 0x1D733, 0x1D734, 0x1D74A,
+        0x1D756, 0x1D757, 0x1D758, 0x1D759, 0x1D75A, 0x1D75B, 0x1D75C, 0x1D75D,
+        0x1D75E, 0x1D75F, 0x1D760, 0x1D761, 0x1D762, 0x1D763, 0x1D764, 0x1D765,
+        0x1D766, 0x1D767, 0x1D768, 0x1D769, 0x1D76B, 0x1D76C, 0x1D76D, 0x1D76E,
+        0x1D784, 0x1D790, 0x1D791, 0x1D792, 0x1D793, 0x1D794, 0x1D795, 0x1D796,
+        0x1D797, 0x1D798, 0x1D799, 0x1D79A, 0x1D79B, 0x1D79C, 0x1D79D, 0x1D79E,
+        0x1D79F, 0x1D7A0, 0x1D7A1, 0x1D7A2, 0x1D7A3, 0x1D7A5, 0x1D7A6, 0x1D7A7,
+        0x1D7A8, 0x1D7BE, 0x1D7CA, 0x1E900, 0x1E901, 0x1E902, 0x1E903, 0x1E904,
+        0x1E905, 0x1E906, 0x1E907, 0x1E908, 0x1E909, 0x1E90A, 0x1E90B, 0x1E90C,
+        0x1E90D, 0x1E90E, 0x1E90F, 0x1E910, 0x1E911, 0x1E912, 0x1E913, 0x1E914,
+        0x1E915, 0x1E916, 0x1E917, 0x1E918, 0x1E919, 0x1E91A, 0x1E91B, 0x1E91C,
+        0x1E91D, 0x1E91E, 0x1E91F, 0x1E920, 0x1E921, 0x1F110, 0x1F111, 0x1F112,
+        0x1F113, 0x1F114, 0x1F115, 0x1F116, 0x1F117, 0x1F118, 0x1F119, 0x1F11A,
+        0x1F11B, 0x1F11C, 0x1F11D, 0x1F11E, 0x1F11F, 0x1F120, 0x1F121, 0x1F122,
+        0x1F123, 0x1F124, 0x1F125, 0x1F126, 0x1F127, 0x1F128, 0x1F129, 0x1F12B,
+        0x1F12C, 0x1F130, 0x1F131, 0x1F132, 0x1F133, 0x1F134, 0x1F135, 0x1F136,
+        0x1F137, 0x1F138, 0x1F139, 0x1F13A, 0x1F13B, 0x1F13C, 0x1F13D, 0x1F13E,
+        0x1F13F, 0x1F141, 0x1F142, 0x1F143, 0x1F144, 0x1F145, 0x1F146, 0x1F147,
+        0x1F148, 0x1F149, 0x1F14B, 0x1F150, 0x1F151, 0x1F152, 0x1F153, 0x1F154,
+        0x1F155, 0x1F156, 0x1F157, 0x1F158, 0x1F159, 0x1F15A, 0x1F15B, 0x1F15C,
+        0x1F15D, 0x1F15E, 0x1F15F, 0x1F161, 0x1F162, 0x1F163, 0x1F164, 0x1F165,
+        0x1F166, 0x1F167, 0x1F168, 0x1F169, 0x1F170, 0x1F171, 0x1F172, 0x1F173,
+        0x1F174, 0x1F175, 0x1F176, 0x1F177, 0x1F178, 0x1F179, 0x1F17A, 0x1F17B,
+        0x1F17C, 0x1F17D, 0x1F17E, 0x1F17F, 0x1F181, 0x1F182, 0x1F183, 0x1F184,
+        0x1F185, 0x1F186, 0x1F187, 0x1F188, 0x1F189, 0x1F18A, 0x1F18C,
+    ],
+    weights: &[
+        1945857, 1945345, 1948929, 1953793, 2359559, 2359575, 2359553, 1987329,
+        2014977, 2014465, 2016001, 2019073, 2077697, 2077185, 2078721, 2079745,
+        2003715, 2152193, 2168321, 2167809, 2169345, 2173185, 2359567, 2359563,
+        2269697, 2269185, 2270721, 2328065, 2323201, 2260481, 2359560, 2359576,
+        2359554, 2003716, 2359568, 2359564, 2328066, 2260482, 1956609, 1946369,
+        1956097, 1985281, 1985793, 1986817, 1986305, 1998849, 2003713, 2003714,
+        2022145, 2015489, 2020097, 2021633, 2018561, 2049537, 2049025, 2050561,
+        2051073, 2062593, 2065153, 2080769, 2082049, 2078209, 2081793, 2086657,
+        2096385, 2104065, 2117121, 2118145, 2117633, 2121217, 2118657, 2150657,
+        2153217, 2151681, 2163969, 2179585, 2168833, 2359571, 2359572, 2359573,
+        2359574, 2218497, 2220033, 2219009, 2237953, 2238977, 2241025, 2239489,
+        2256641, 2255361, 2262529, 2273025, 2277377, 2270209, 2271745, 2328075,
+        2328076, 2276865, 2308865, 2324225, 2325249, 2333441, 2334977, 2334465,
+        1980673, 1980929, 2352385, 2192129, 1993729, 2009089, 2009345, 2010369,
+        2031105, 2044673, 2056961, 2058241, 2092801, 2091265, 2110977, 2291713,
+        2160641, 2195969, 2182913, 2059265, 2208513, 2225665, 2351361, 2249985,
+        2264321, 2264577, 2280193, 2293505, 2302721, 2328833, 2337281, 2341121,
+        2342913, 2351873, 2006273, 2006274, 2121729, 2121730, 2157057, 2157058,
+        1951489, 2079233, 2171905, 2271233, 2328073, 2328074, 2328067, 2328068,
+        2328071, 2328072, 2328069, 2328070, 2030849, 2359561, 2359562, 1955585,
+        2359557, 2359558, 2056193, 2050049, 2103553, 2177537, 2179073, 2342145,
+        2006017, 2006018, 2048513, 2070017, 2345473, 2151169, 2359577, 2359578,
+        2359555, 2359556, 2359565, 2359566, 1957633, 1958145, 2024193, 2024705,
+        2083073, 2083585, 2181889, 2182401, 2221057, 2221569, 2279169, 2279681,
+        2243073, 2257665, 2330369, 2063105, 2161409, 2198785, 2338305, 1955073,
+        2020609, 2359569, 2359570, 2176001, 2176513, 2177025, 2326529, 1968385,
+        1992449, 2127105, 2262785, 2353409, 1978625, 2288385, 2304257, 2028801,
+        2098177, 2214913, 2227713, 2328577, 2033409, 2387201, 2460417, 2385153,
+        2410497, 2370561, 2383361, 2397185, 2406913, 2423553, 2457089, 2361601,
+        2374145, 2376193, 2377985, 2379265, 2386433, 2387969, 2399745, 2401793,
+        2411009, 2412801, 2414337, 2417665, 2418177, 2419201, 2424577, 2427649,
+        2430721, 2433793, 2443265, 2445313, 2446849, 2448129, 2408961, 2436353,
+        2442241, 2440193, 2412033, 2427137, 2385921, 2384385, 2426625, 2460161,
+        2477569, 2480129, 2480641, 2482177, 2485761, 2487297, 2489345, 2399746,
+        2460929, 2430722, 2426369, 2432769, 2432513, 2433281, 2505729, 2506753,
+        2502913, 2498049, 2507265, 2514689, 2520577, 2521089, 2522881, 2532097,
+        2540033, 2552577, 2524929, 2518529, 2553857, 2573825, 2492417, 2495745,
+        2496513, 2497281, 2501121, 2504961, 2508033, 2511361, 2517761, 2522369,
+        2524161, 2529025, 2534145, 2535937, 2541057, 2543617, 2545921, 2547713,
+        2549761, 2553089, 2558209, 2558977, 2565633, 2568449, 2574337, 2575617,
+        2577665, 2578945, 2580225, 2583041, 2584065, 2586113, 2562817, 2581761,
+        2587137, 2587905, 2590465, 2589185, 2591489, 2592257, 2592769, 2593281,
+        2594049, 2594561, 2557697, 2565121, 2564609, 2563585, 2545409, 2520065,
+        2581505, 2546689, 2498561, 2499073, 2500097, 2510849, 2504449, 2525441,
+        2527489, 2526977, 2526465, 2537985, 2539521, 2544897, 2595585, 2549249,
+        2551553, 2555905, 2556417, 2560769, 2567425, 2570753, 2571777, 2561281,
+        2572801, 2573313, 2596609, 2508801, 2525953, 2530305, 2538497, 2537473,
+        2571265, 2534913, 2493185, 2493697, 2495233, 2506241, 2494209, 2494721,
+        2509313, 2512129, 2515713, 2519553, 2519041, 2541825, 2542593, 2543105,
+        2583553, 2555393, 2554369, 2554881, 2569217, 2500609, 2579713, 2499585,
+        2559745, 2560257, 2501889, 2503937, 2513153, 2516737, 2533121, 2540545,
+        2548993, 2551041, 2513665, 2531073, 2533633, 2547201, 2586625, 2528513,
+        2596097, 2528001, 2531585, 2539009, 2544385, 2561793, 2537217, 2509825,
+        2569729, 2530561, 2674689, 2674945, 2675457, 2675969, 2676481, 2677505,
+        2677761, 2678273, 2678785, 2679297, 2679809, 2680321, 2680833, 2681345,
+        2681857, 2682369, 2682881, 2683393, 2683905, 2684417, 2686209, 2686465,
+        2686977, 2687489, 2688001, 2688513, 2689025, 2689537, 2690049, 2690561,
+        2691585, 2691841, 2692353, 2692865, 2693377, 2693889, 2694401, 2694913,
+        2642433, 2643201, 2643969, 2644737, 2645505, 2646273, 2647041, 2648577,
+        2649345, 2650113, 2650881, 2651649, 2652673, 2654209, 2654977, 2655745,
+        2656513, 2657281, 2658049, 2659585, 2660353, 2661121, 2661889, 2662657,
+        2663425, 2664193, 2664961, 2665729, 2666497, 2667265, 2668033, 2669569,
+        2670337, 2647809, 2653441, 2658817, 2668801, 2671105, 2672129, 2673665,
+        4029185, 4029441, 4029953, 4030465, 4030977, 4031489, 4032001, 4032513,
+        4033025, 4033537, 4034049, 4034561, 4035073, 4035585, 4036097, 4036609,
+        4037121, 4037633, 4038145, 4038657, 4039169, 4039681, 4040193, 4040705,
+        4041217, 4041729, 4042241, 4042753, 4043265, 4043777, 4044289, 4044801,
+        4045313, 4045825, 4046337, 4046849, 4047361, 4047873, 4048385, 4048897,
+        4049409, 4049921, 4050433, 4050945, 4051457, 4051969, 4052481, 4052993,
+        4053505, 4054017, 4054529, 4055041, 4055553, 4056065, 4056577, 4057089,
+        4057601, 4058113, 4058625, 4059137, 4059649, 4060161, 4060673, 4061185,
+        4061697, 4062209, 4062721, 4063233, 4063745, 4064257, 4064769, 4065281,
+        4065793, 4066305, 4066817, 4067329, 4067841, 4068353, 4068865, 4069377,
+        4069889, 4070401, 4070913, 4071425, 4071937, 4072449, 1942533, 1973509,
+        1995526, 2011653, 2045957, 2059525, 2074118, 2093829, 2100229, 2113798,
+        2134022, 2147845, 2164997, 2199045, 2215685, 2252549, 2266117, 2305285,
+        1963265, 2002433, 1960193, 1976065, 1976577, 1977089, 1988097, 1999361,
+        2000385, 2001921, 1999873, 2001409, 2023169, 2022657, 2026241, 2026753,
+        2021121, 2039553, 2051585, 2064129, 2066177, 2063617, 2064641, 2066433,
+        2084609, 2080257, 2103041, 2105089, 2105601, 2119169, 2119681, 2120705,
+        2120193, 2137089, 2137601, 2138113, 2152705, 2154241, 2155265, 2154753,
+        2174977, 2175489, 2180609, 2180097, 2201857, 2202369, 2219521, 2222081,
+        2222593, 2223105, 2240513, 2242049, 2238465, 2240001, 2242561, 2256385,
+        2257153, 2258689, 2258177, 2283777, 2284801, 2284289, 2276353, 2277889,
+        2297601, 2298113, 2308353, 2307841, 2309889, 2310145, 2310657, 2316801,
+        2316289, 2326017, 2333953, 2335489, 2336001, 2246401, 1958657, 1957121,
+        1949441, 1949953, 1950977, 1950465, 1959681, 1946881, 1947393, 1948417,
+        1947905, 1959169, 2025217, 2023681, 2019585, 2016513, 2017025, 2018049,
+        2017537, 2025729, 2082561, 2084097, 2185985, 2181633, 2169857, 2170369,
+        2171393, 2170881, 2186497, 2183425, 2183937, 2184961, 2184449, 2185473,
+        2283265, 2278913, 2280705, 2281217, 2282241, 2281729, 2282753, 2323713,
+        2327553, 2327041, 2325505, 2122241, 2304001, 2329345, 2362113, 2366465,
+        2363905, 2368001, 2362881, 2366977, 2364929, 2369025, 2380033, 2381825,
+        2381313, 2382849, 2380801, 2382337, 2388737, 2393089, 2390529, 2394625,
+        2389505, 2393601, 2391553, 2395649, 2402561, 2404865, 2403841, 2405889,
+        2403329, 2405377, 2404353, 2406401, 2420225, 2422017, 2421505, 2423041,
+        2420993, 2422529, 2437377, 2438145, 2437633, 2438657, 2448641, 2452993,
+        2450433, 2454529, 2449409, 2453505, 2451457, 2455553, 2440193, 2365953,
+        2370049, 2364417, 2368513, 2363393, 2367489, 2365441, 2369537, 2392577,
+        2396673, 2391041, 2395137, 2390017, 2394113, 2392065, 2396161, 2452481,
+        2456577, 2450945, 2455041, 2449921, 2454017, 2451969, 2456065, 2372353,
+        2373377, 2371585, 2370561, 2373633, 2383873, 2383361, 2398209, 2397185,
+        2399489, 2407937, 2410241, 2407425, 2406913, 2440449, 2443009, 2440194,
+        2429697, 2424065, 2423553, 2458113, 2457089, 2459393, 1982212, 2059523,
+        2059523, 2059523, 2074116, 2074116, 2113796, 2147843, 2199043, 2215683,
+        2215683, 2215683, 2330627, 2448129, 2330627, 2100225, 2359575, 1973507,
+        1982212, 2011651, 2036995, 2044929, 2134020, 2376194, 2424578, 1995524,
+        1961729, 2074115, 2085889, 2086145, 2087937, 2294531, 2299137, 2299393,
+        2299905, 2088193, 2313219, 2317313, 2317825, 2113795, 1982211, 1995523,
+        2134019, 1994753, 1942532, 1973508, 1982213, 1995525, 2011652, 2036996,
+        2045956, 2059524, 2074117, 2093828, 2100228, 2113797, 2134021, 2147844,
+        2164996, 2199044, 2215684, 2234884, 2252548, 2266116, 2294533, 2305284,
+        2313221, 2320900, 2330628, 2213380, 2597121, 2597889, 2598657, 2599425,
+        2600193, 2600961, 2601729, 2602497, 2603009, 2603777, 2604545, 2605313,
+        2606081, 2606849, 2607617, 2608385, 2609153, 2609921, 2610689, 2611457,
+        2612225, 2612993, 2613761, 2614529, 2615297, 2616065, 2616577, 2617089,
+        2617857, 2618625, 2619393, 2620161, 2620929, 2621697, 2622465, 2622977,
+        2623745, 2624513, 2625025, 2625793, 2626561, 2627329, 2628097, 2628865,
+        2629377, 2629889, 2630401, 2127617, 2128129, 2206977, 2230785, 2071553,
+        2111233, 2340097, 1970945, 2146049, 1970177, 1972481, 2312449, 2071809,
+        2294534, 2248961, 2339841, 2461441, 2461953, 2462465, 2462977, 2463489,
+        2464513, 2465025, 2465537, 2466049, 2466561, 2467073, 2468353, 2468865,
+        2469377, 2470913, 2471425, 2471937, 2472449, 2472961, 2473473, 2473985,
+        2474497, 2475009, 2475521, 2476033, 2489857, 2490369, 2464001, 2468097,
+        2469889, 2470401, 2476545, 2477057, 2478593, 2479105, 2479617, 2481665,
+        2482689, 2483201, 2483713, 2484225, 2484737, 2485249, 2486785, 2487809,
+        2488321, 2488833, 2490881, 2491393, 2491905, 2478081, 2486273, 2481153,
+        7661057, 7663873, 7666177, 7668993, 7671297, 7701505, 7740673, 7742977,
+        7745281, 7756545, 7674881, 7684609, 7661058, 7663874, 7666178, 7668994,
+        7671298, 7701506, 7740674, 7742978, 7745282, 7756546, 7674882, 7684610,
+        7681537, 7691521, 7693825, 7706881, 7711489, 7715073, 7718401, 7721729,
+        7725057, 7729153, 7737601, 7748353, 7749633, 7751425, 7753217, 7755009,
+        2140161, 2203394, 2143745, 2144001, 2108161, 2512641, 2514177, 2515201,
+        2521857, 2523393, 2556929, 2564097, 2576385, 2578689, 2582529, 2584833,
+        2585345, 2588673, 2589953, 2590977, 2595073, 2566401, 2503425, 2532609,
+        2535425, 2541058, 2541058, 2541058, 2502401, 2517249, 2510337, 2572289,
+        2516225, 2552065, 2550529, 2566913, 2567937, 2570241, 2562305, 2575105,
+        2541058, 2541058, 2355201, 2358273, 2072321, 2261761, 2350081, 2350337,
+        2350849, 1962497, 1964033, 1966337, 1966338, 1966593, 1967105, 1995009,
+        2111745, 2112257, 2112769, 2126081, 2126849, 2196737, 2194177, 2188289,
+        2207233, 2208769, 2209281, 2213633, 2213889, 2226689, 2234625, 2301953,
+        2301185, 2340609, 2344193, 2344961, 2345985, 2347521, 2347777, 2348289,
+        2003457, 2040065, 2052609, 2057985, 2132993, 2223617, 2243585, 2259201,
+        2355457, 2290433, 2161665, 1992705, 1979905, 2043649, 1952001, 2172417,
+        2272257, 2052097, 2104577, 2153729, 2220545, 2241537, 2070785, 2034433,
+        2054657, 2129921, 2089473, 2113281, 2265857, 2098433, 2319873, 1981441,
+        2197505, 1942530, 1973506, 1982210, 1995522, 2011650, 2036994, 2045954,
+        2059522, 2074114, 2093826, 2100226, 2113794, 2134018, 2147842, 2164994,
+        2199042, 2215682, 2234882, 2252546, 2266114, 2294530, 2305282, 2313218,
+        2320898, 2330626, 2213378, 114433, 217345, 218113, 84737, 79617,
+        1866241, 7661059, 7663875, 7666179, 7668995, 7671299, 7701507, 7740675,
+        7742979, 7745283, 6145, 6401, 7580929, 4660993, 4813057, 7619073,
+        4964353, 7620097, 7620609, 5116161, 5267969, 5419265, 7622145, 7622657,
+        7623425, 7624193, 7624961, 7625729, 7549185, 5571073, 5722881, 5874689,
+        7552513, 6025985, 6177793, 6329089, 6481153, 6633217, 6784513, 6936577,
+        7088385, 7240193, 7392001, 7581441, 7582209, 7582977, 7583745, 7584513,
+        7585281, 7586049, 7586817, 7587585, 7588353, 7589121, 7589889, 7590657,
+        7591425, 7592193, 7592961, 7593729, 7594497, 7595265, 7596033, 7596801,
+        556545, 373505, 375041, 374273, 375297, 597249, 608513, 8218881,
+        8219137, 8219649, 8220161, 8220673, 8221185, 8221697, 8222209, 8222721,
+        8223233, 8223745, 8224257, 8224769, 8225281, 8225793, 8226305, 8226817,
+        8227329, 8227841, 8228353, 8228865, 8229377, 8229889, 8230401, 8230913,
+        8231425, 8231937, 8232449, 8232961, 8233473, 8233985, 8234497, 8235009,
+        8235521, 8236033, 8236545, 8237057, 8237569, 8238081, 8238593, 4072961,
+        4073473, 4073985, 4074497, 4075009, 4075521, 4076033, 4076545, 4077057,
+        4077569, 4078081, 4078593, 4079105, 4079617, 4080129, 4080641, 4081153,
+        4081665, 4082177, 4082689, 4083201, 4083713, 4084225, 4084737, 4085249,
+        4085761, 4086273, 4086785, 4087297, 4087809, 4088321, 4088833, 4089345,
+        4089857, 4090369, 4090881, 4301313, 4301569, 4302081, 4302593, 4303105,
+        4303617, 4304129, 4304641, 4305153, 4305665, 4306177, 4306689, 4307201,
+        4307713, 4308225, 4308737, 4309249, 4309761, 4310273, 4310785, 4311297,
+        4311809, 4312321, 4312833, 4313345, 4313857, 4314369, 4314881, 4315393,
+        4315905, 4316417, 4316929, 4317441, 4317953, 4318465, 4318977, 4319489,
+        4320001, 4320513, 4321025, 4321537, 4322049, 4322561, 4323073, 4323585,
+        4324097, 4324609, 4325121, 4325633, 4326145, 4326657, 8123137, 8123393,
+        8123905, 8124417, 8124929, 8125441, 8125953, 8126465, 8126977, 8127489,
+        8128001, 8128513, 8129025, 8129537, 8130049, 8130561, 8131073, 8131585,
+        8132097, 8132609, 8133121, 8133633, 8134145, 8134657, 8135169, 8135681,
+        8136193, 8136705, 8137217, 8137729, 8138241, 8138753, 1942531, 1973507,
+        1982212, 1995524, 2011651, 2036995, 2045955, 2059523, 2074116, 2093827,
+        2100227, 2113796, 2134020, 2147843, 2164995, 2199043, 2215683, 2234883,
+        2252547, 2266115, 2294532, 2305283, 2313220, 2320899, 2330627, 2213379,
+        1942531, 1973507, 1982212, 1995524, 2011651, 2036995, 2045955, 2059523,
+        2074116, 2093827, 2100227, 2113796, 2134020, 2147843, 2164995, 2199043,
+        2215683, 2234883, 2252547, 2266115, 2294532, 2305283, 2313220, 2320899,
+        2330627, 2213379, 1942531, 1973507, 1982212, 1995524, 2011651, 2036995,
+        2045955, 2059523, 2074116, 2093827, 2100227, 2113796, 2134020, 2147843,
+        2164995, 2199043, 2215683, 2234883, 2252547, 2266115, 2294532, 2305283,
+        2313220, 2320899, 2330627, 2213379, 1942531, 1982212, 1995524, 2045955,
+        2093827, 2100227, 2147843, 2164995, 2199043, 2234883, 2252547, 2266115,
+        2294532, 2305283, 2313220, 2320899, 2330627, 2213379, 1942531, 1973507,
+        1982212, 1995524, 2011651, 2036995, 2045955, 2059523, 2074116, 2093827,
+        2100227, 2113796, 2134020, 2147843, 2164995, 2199043, 2215683, 2234883,
+        2252547, 2266115, 2294532, 2305283, 2313220, 2320899, 2330627, 2213379,
+        1942531, 1973507, 1995524, 2011651, 2036995, 2045955, 2093827, 2100227,
+        2113796, 2134020, 2147843, 2164995, 2199043, 2234883, 2252547, 2266115,
+        2294532, 2305283, 2313220, 2320899, 2213379, 1942531, 1973507, 1995524,
+        2011651, 2036995, 2045955, 2074116, 2093827, 2100227, 2113796, 2134020,
+        2164995, 2234883, 2252547, 2266115, 2294532, 2305283, 2313220, 2320899,
+        2213379, 1942531, 1973507, 1982212, 1995524, 2011651, 2036995, 2045955,
+        2059523, 2074116, 2093827, 2100227, 2113796, 2134020, 2147843, 2164995,
+        2199043, 2215683, 2234883, 2252547, 2266115, 2294532, 2305283, 2313220,
+        2320899, 2330627, 2213379, 1942531, 1973507, 1982212, 1995524, 2011651,
+        2036995, 2045955, 2059523, 2074116, 2093827, 2100227, 2113796, 2134020,
+        2147843, 2164995, 2199043, 2215683, 2234883, 2252547, 2266115, 2294532,
+        2305283, 2313220, 2320899, 2330627, 2213379, 1942531, 1973507, 1982212,
+        1995524, 2011651, 2036995, 2045955, 2059523, 2074116, 2093827, 2100227,
+        2113796, 2134020, 2147843, 2164995, 2199043, 2215683, 2234883, 2252547,
+        2266115, 2294532, 2305283, 2313220, 2320899, 2330627, 2213379, 1942531,
+        1973507, 1982212, 1995524, 2011651, 2036995, 2045955, 2059523, 2074116,
+        2093827, 2100227, 2113796, 2134020, 2147843, 2164995, 2199043, 2215683,
+        2234883, 2252547, 2266115, 2294532, 2305283, 2313220, 2320899, 2330627,
+        2213379, 1942531, 1973507, 1982212, 1995524, 2011651, 2036995, 2045955,
+        2059523, 2074116, 2093827, 2100227, 2113796, 2134020, 2147843, 2164995,
+        2199043, 2215683, 2234883, 2252547, 2266115, 2294532, 2305283, 2313220,
+        2320899, 2330627, 2213379, 1942531, 1973507, 1982212, 1995524, 2011651,
+        2036995, 2045955, 2059523, 2074116, 2093827, 2100227, 2113796, 2134020,
+        2147843, 2164995, 2199043, 2215683, 2234883, 2252547, 2266115, 2294532,
+        2305283, 2313220, 2320899, 2330627, 2213379, 2361602, 2374146, 2376194,
+        2377986, 2379266, 2386434, 2387970, 2399747, 2401794, 2411010, 2412802,
+        2414338, 2417666, 2418178, 2419202, 2424578, 2427650, 2399747, 2430723,
+        2433794, 2443266, 2445314, 2446850, 2448130, 2436354, 2361602, 2374146,
+        2376194, 2377986, 2379266, 2386434, 2387970, 2399747, 2401794, 2411010,
+        2412802, 2414338, 2417666, 2418178, 2419202, 2424578, 2427650, 2399747,
+        2430723, 2433794, 2443266, 2445314, 2446850, 2448130, 2436354, 2361602,
+        2374146, 2376194, 2377986, 2379266, 2386434, 2387970, 2399747, 2401794,
+        2411010, 2412802, 2414338, 2417666, 2418178, 2419202, 2424578, 2427650,
+        2399747, 2430723, 2433794, 2443266, 2445314, 2446850, 2448130, 2436354,
+        2361602, 2374146, 2376194, 2377986, 2379266, 2386434, 2387970, 2399747,
+        2401794, 2411010, 2412802, 2414338, 2417666, 2418178, 2419202, 2424578,
+        2427650, 2399747, 2430723, 2433794, 2443266, 2445314, 2446850, 2448130,
+        2436354, 2361602, 2374146, 2376194, 2377986, 2379266, 2386434, 2387970,
+        2399747, 2401794, 2411010, 2412802, 2414338, 2417666, 2418178, 2419202,
+        2424578, 2427650, 2399747, 2430723, 2433794, 2443266, 2445314, 2446850,
+        2448130, 2436354, 2384386, 4643841, 4644097, 4644609, 4645121, 4645633,
+        4646145, 4646657, 4647169, 4647681, 4648193, 4648705, 4649217, 4649729,
+        4650241, 4650753, 4651265, 4651777, 4652289, 4652801, 4653313, 4653825,
+        4654337, 4654849, 4655361, 4655873, 4656385, 4656897, 4657409, 4657921,
+        4658433, 4658945, 4659457, 4659969, 4660481, 158209, 158465, 158977,
+        159489, 160001, 160513, 161025, 161537, 162049, 162561, 163073,
+        163585, 164097, 164609, 165121, 165633, 166145, 166657, 167169,
+        167681, 168193, 168705, 169217, 169729, 170241, 170753, 1982213,
+        2215684, 1942533, 1973509, 1982214, 1995526, 2011653, 2036997, 2045957,
+        2059525, 2074118, 2093829, 2100229, 2113798, 2134022, 2147845, 2164997,
+        2199045, 2215685, 2234885, 2252549, 2266117, 2294534, 2305285, 2313222,
+        2320901, 2330629, 2143745, 1942532, 1973508, 1982213, 1995525, 2011652,
+        2036996, 2045956, 2059524, 2074117, 2093828, 2100228, 2113797, 2134021,
+        2147844, 2164996, 2199044, 2215684, 2234884, 2252548, 2266116, 2294533,
+        2305284, 2313221, 2320900, 2330628, 1942533, 1973509, 1982214, 1995526,
+        2011653, 2036997, 2045957, 2059525, 2074118, 2093829, 2100229, 2113798,
+        2134022, 2147845, 2164997, 2199045, 2215685, 2234885, 2252549, 2266117,
+        2294534, 2305285, 2313222, 2320901, 2330629, 2199045, 2203393,
+    ],
+    moves: &[
+    ],
+    han: None,
 };
 
 /// MySQL's lt tailoring of UCA 9.0.0, levels 1-3 (scripts/collation_tailorings.py).
@@ -2207,6 +2772,7 @@ pub(super) static UCA0900_AS_CS_LT: Tailoring = Tailoring {
     ],
     moves: &[
     ],
+    han: None,
 };
 
 /// MySQL's sk tailoring of UCA 9.0.0, levels 1-3 (scripts/collation_tailorings.py).
@@ -2245,6 +2811,7 @@ pub(super) static UCA0900_AS_CS_SK: Tailoring = Tailoring {
     ],
     moves: &[
     ],
+    han: None,
 };
 
 /// MySQL's es_trad tailoring of UCA 9.0.0, levels 1-3 (scripts/collation_tailorings.py).
@@ -2277,6 +2844,7 @@ pub(super) static UCA0900_AS_CS_ES_TRAD: Tailoring = Tailoring {
     ],
     moves: &[
     ],
+    han: None,
 };
 
 /// MySQL's hu tailoring of UCA 9.0.0, levels 1-3 (scripts/collation_tailorings.py).
@@ -2313,6 +2881,7 @@ pub(super) static UCA0900_AS_CS_HU: Tailoring = Tailoring {
     ],
     moves: &[
     ],
+    han: None,
 };
 
 /// MySQL's hr tailoring of UCA 9.0.0, levels 1-3 (scripts/collation_tailorings.py).
@@ -2351,6 +2920,112 @@ pub(super) static UCA0900_AS_CS_HR: Tailoring = Tailoring {
         [9225, 9736, 9634],
         [9737, 10145, 9225],
     ],
+    han: None,
+};
+
+/// MySQL's vi tailoring of UCA 9.0.0, levels 1-3 (scripts/collation_tailorings.py).
+#[rustfmt::skip]
+pub(super) static UCA0900_AS_CS_VI: Tailoring = Tailoring {
+    base: &UCA0900_AS_CS,
+    ascii: [
+        256, 256, 256, 256, 256, 256, 256, 256,
+        256, 68352, 68608, 68864, 69120, 69376, 256, 256,
+        256, 256, 256, 256, 256, 256, 256, 256,
+        256, 256, 256, 256, 256, 256, 256, 256,
+        70400, 99584, 148736, 235520, 1868288, 236288, 234496, 146688,
+        151808, 188928, 231424, 409088, 80384, 73216, 108032, 233216,
+        1880576, 1883392, 1900288, 1911296, 1918464, 1924608, 1928704, 1932288,
+        1936128, 1939712, 88576, 86528, 411392, 412416, 414464, 102400,
+        230656, 1944064, 1975040, 1984000, 1997312, 2013184, 2038528, 2047488,
+        2061312, 2075648, 2095104, 2101760, 2115584, 2135552, 2149376, 2166528,
+        2200576, 2212352, 2217216, 2236672, 2254080, 2267904, 2296064, 2306816,
+        2314752, 2322176, 2332416, 190464, 233728, 191232, 299008, 71936,
+        297984, 1942784, 1973760, 1982720, 1996032, 2011904, 2037248, 2046208,
+        2060032, 2074368, 2094080, 2100480, 2114304, 2134272, 2148096, 2165248,
+        2199296, 2211328, 2215936, 2235392, 2252800, 2266624, 2294784, 2305536,
+        2313472, 2321152, 2331136, 192000, 416000, 193024, 417024, 256,
+    ],
+    code_points: &[
+        0x00C1, 0x00C2, 0x00C3, 0x00C9, 0x00CA, 0x00CD, 0x00D1, 0x00D3,
+        0x00D4, 0x00D5, 0x00DA, 0x00DD, 0x00E1, 0x00E2, 0x00E3, 0x00E9,
+        0x00EA, 0x00ED, 0x00F1, 0x00F3, 0x00F4, 0x00F5, 0x00FA, 0x00FD,
+        0x0102, 0x0103, 0x0106, 0x0107, 0x0110, 0x0111, 0x0128, 0x0129,
+        0x0139, 0x013A, 0x0143, 0x0144, 0x0154, 0x0155, 0x015A, 0x015B,
+        0x0168, 0x0169, 0x0179, 0x017A, 0x01A0, 0x01A1, 0x01AF, 0x01B0,
+        0x01D7, 0x01D8, 0x01F4, 0x01F5, 0x01FA, 0x01FB, 0x01FC, 0x01FD,
+        0x01FE, 0x01FF, 0x022C, 0x022D, 0x0301, 0x0303, 0x0309, 0x0323,
+        0x0341, 0x0344, 0x0385, 0x0386, 0x0388, 0x0389, 0x038A, 0x038C,
+        0x038E, 0x038F, 0x0390, 0x03AC, 0x03AD, 0x03AE, 0x03AF, 0x03B0,
+        0x03CC, 0x03CD, 0x03CE, 0x03D3, 0x0403, 0x040C, 0x0453, 0x045C,
+        0x1E04, 0x1E05, 0x1E08, 0x1E09, 0x1E0C, 0x1E0D, 0x1E16, 0x1E17,
+        0x1E24, 0x1E25, 0x1E2E, 0x1E2F, 0x1E30, 0x1E31, 0x1E32, 0x1E33,
+        0x1E36, 0x1E37, 0x1E38, 0x1E39, 0x1E3E, 0x1E3F, 0x1E42, 0x1E43,
+        0x1E46, 0x1E47, 0x1E4C, 0x1E4D, 0x1E4E, 0x1E4F, 0x1E52, 0x1E53,
+        0x1E54, 0x1E55, 0x1E5A, 0x1E5B, 0x1E5C, 0x1E5D, 0x1E62, 0x1E63,
+        0x1E64, 0x1E65, 0x1E68, 0x1E69, 0x1E6C, 0x1E6D, 0x1E78, 0x1E79,
+        0x1E7C, 0x1E7D, 0x1E7E, 0x1E7F, 0x1E82, 0x1E83, 0x1E88, 0x1E89,
+        0x1E92, 0x1E93, 0x1EA0, 0x1EA1, 0x1EA2, 0x1EA3, 0x1EA4, 0x1EA5,
+        0x1EA6, 0x1EA7, 0x1EA8, 0x1EA9, 0x1EAA, 0x1EAB, 0x1EAC, 0x1EAD,
+        0x1EAE, 0x1EAF, 0x1EB0, 0x1EB1, 0x1EB2, 0x1EB3, 0x1EB4, 0x1EB5,
+        0x1EB6, 0x1EB7, 0x1EB8, 0x1EB9, 0x1EBA, 0x1EBB, 0x1EBC, 0x1EBD,
+        0x1EBE, 0x1EBF, 0x1EC0, 0x1EC1, 0x1EC2, 0x1EC3, 0x1EC4, 0x1EC5,
+        0x1EC6, 0x1EC7, 0x1EC8, 0x1EC9, 0x1ECA, 0x1ECB, 0x1ECC, 0x1ECD,
+        0x1ECE, 0x1ECF, 0x1ED0, 0x1ED1, 0x1ED2, 0x1ED3, 0x1ED4, 0x1ED5,
+        0x1ED6, 0x1ED7, 0x1ED8, 0x1ED9, 0x1EDA, 0x1EDB, 0x1EDC, 0x1EDD,
+        0x1EDE, 0x1EDF, 0x1EE0, 0x1EE1, 0x1EE2, 0x1EE3, 0x1EE4, 0x1EE5,
+        0x1EE6, 0x1EE7, 0x1EE8, 0x1EE9, 0x1EEA, 0x1EEB, 0x1EEC, 0x1EED,
+        0x1EEE, 0x1EEF, 0x1EF0, 0x1EF1, 0x1EF4, 0x1EF5, 0x1EF6, 0x1EF7,
+        0x1EF8, 0x1EF9, 0x1F04, 0x1F05, 0x1F0C, 0x1F0D, 0x1F14, 0x1F15,
+        0x1F1C, 0x1F1D, 0x1F24, 0x1F25, 0x1F2C, 0x1F2D, 0x1F34, 0x1F35,
+        0x1F3C, 0x1F3D, 0x1F44, 0x1F45, 0x1F4C, 0x1F4D, 0x1F54, 0x1F55,
+        0x1F5D, 0x1F64, 0x1F65, 0x1F6C, 0x1F6D, 0x1F71, 0x1F73, 0x1F75,
+        0x1F77, 0x1F79, 0x1F7B, 0x1F7D, 0x1F84, 0x1F85, 0x1F8C, 0x1F8D,
+        0x1F94, 0x1F95, 0x1F9C, 0x1F9D, 0x1FA4, 0x1FA5, 0x1FAC, 0x1FAD,
+        0x1FB4, 0x1FBB, 0x1FC4, 0x1FC9, 0x1FCB, 0x1FCE, 0x1FD3, 0x1FDB,
+        0x1FDE, 0x1FE3, 0x1FEB, 0x1FEE, 0x1FF4, 0x1FF9, 0x1FFB,
+    ],
+    weights: &[
+        1946630, 1968142, 1946628, 2015750, 2028034, 2078470, 2151938, 2169100,
+        2189058, 2169092, 2270472, 2324486, 1946629, 1968141, 1946627, 2015749,
+        2028033, 2078469, 2151937, 2169099, 2189057, 2169091, 2270471, 2324485,
+        1968130, 1968129, 1986050, 1986049, 2008066, 2008065, 2078468, 2078467,
+        2117890, 2117889, 2151940, 2151939, 2219266, 2219265, 2239234, 2239233,
+        2270468, 2270467, 2334210, 2334209, 2189070, 2189069, 2286082, 2286081,
+        2274562, 2274561, 2049282, 2049281, 1953282, 1953281, 1964546, 1964545,
+        2178818, 2178817, 2169098, 2169097, 1539, 1538, 1537, 1540,
+        1539, 3329, 301057, 2372354, 2384642, 2398978, 2408194, 2424834,
+        2440706, 2458882, 2409985, 2372353, 2384641, 2398977, 2408193, 2442753,
+        2424833, 2440705, 2458881, 2440707, 2498818, 2525698, 2498817, 2525697,
+        1976322, 1976321, 1988866, 1988865, 1999106, 1999105, 2023938, 2023937,
+        2062850, 2062849, 2081026, 2081025, 2103810, 2103809, 2103812, 2103811,
+        2117892, 2117891, 2117894, 2117893, 2137858, 2137857, 2137860, 2137859,
+        2151942, 2151941, 2169094, 2169093, 2169096, 2169095, 2181378, 2181377,
+        2202626, 2202625, 2219268, 2219267, 2219270, 2219269, 2239238, 2239237,
+        2239236, 2239235, 2239240, 2239239, 2255618, 2255617, 2270470, 2270469,
+        2297858, 2297857, 2297860, 2297859, 2309122, 2309121, 2309124, 2309123,
+        2334212, 2334211, 1946632, 1946631, 1946626, 1946625, 1968150, 1968149,
+        1968144, 1968143, 1968146, 1968145, 1968148, 1968147, 1968152, 1968151,
+        1968138, 1968137, 1968132, 1968131, 1968134, 1968133, 1968136, 1968135,
+        1968140, 1968139, 2015752, 2015751, 2015746, 2015745, 2015748, 2015747,
+        2028042, 2028041, 2028036, 2028035, 2028038, 2028037, 2028040, 2028039,
+        2028044, 2028043, 2078466, 2078465, 2078472, 2078471, 2169102, 2169101,
+        2169090, 2169089, 2189066, 2189065, 2189060, 2189059, 2189062, 2189061,
+        2189064, 2189063, 2189068, 2189067, 2189078, 2189077, 2189072, 2189071,
+        2189074, 2189073, 2189076, 2189075, 2189080, 2189079, 2270474, 2270473,
+        2270466, 2270465, 2286090, 2286089, 2286084, 2286083, 2286086, 2286085,
+        2286088, 2286087, 2286092, 2286091, 2324488, 2324487, 2324482, 2324481,
+        2324484, 2324483, 2365185, 2369281, 2365186, 2369282, 2382081, 2383617,
+        2382082, 2383618, 2391809, 2395905, 2391810, 2395906, 2404609, 2406657,
+        2404610, 2406658, 2422273, 2423809, 2422274, 2423810, 2437121, 2438913,
+        2438914, 2451713, 2455809, 2451714, 2455810, 2372353, 2384641, 2398977,
+        2408193, 2424833, 2440705, 2458881, 2365187, 2369283, 2365188, 2369284,
+        2391811, 2395907, 2391812, 2395908, 2451715, 2455811, 2451716, 2455812,
+        2372355, 2372354, 2398979, 2384642, 2398978, 303105, 2409985, 2408194,
+        304129, 2442753, 2440706, 301057, 2458883, 2424834, 2458882,
+    ],
+    moves: &[
+    ],
+    han: None,
 };
 
 /// MySQL's lv tailoring of UCA 9.0.0, levels 1-3 (scripts/collation_tailorings.py).
@@ -2391,6 +3066,7 @@ pub(super) static UCA0900_AS_CS_LV: Tailoring = Tailoring {
     ],
     moves: &[
     ],
+    han: None,
 };
 
 /// MySQL's es tailoring of UCA 9.0.0, levels 1-3 (scripts/collation_tailorings.py).
@@ -2423,6 +3099,7 @@ pub(super) static UCA0900_AS_CS_ES: Tailoring = Tailoring {
     ],
     moves: &[
     ],
+    han: None,
 };
 
 /// MySQL's la tailoring of UCA 9.0.0, levels 1-3 (scripts/collation_tailorings.py).
@@ -2469,6 +3146,7 @@ pub(super) static UCA0900_AS_CS_LA: Tailoring = Tailoring {
     ],
     moves: &[
     ],
+    han: None,
 };
 
 /// MySQL's eo tailoring of UCA 9.0.0, levels 1-3 (scripts/collation_tailorings.py).
@@ -2503,6 +3181,7 @@ pub(super) static UCA0900_AS_CS_EO: Tailoring = Tailoring {
     ],
     moves: &[
     ],
+    han: None,
 };
 
 /// MySQL's ru tailoring of UCA 9.0.0, levels 1-3 (scripts/collation_tailorings.py).
@@ -2535,6 +3214,222 @@ pub(super) static UCA0900_AS_CS_RU: Tailoring = Tailoring {
         [7588, 9736, 7997],
         [9737, 10145, 7588],
     ],
+    han: None,
+};
+
+/// MySQL's zh (pinyin) tailoring of UCA 9.0.0, levels 1-3 (scripts/collation_tailorings.py).
+#[rustfmt::skip]
+pub(super) static UCA0900_AS_CS_ZH: Tailoring = Tailoring {
+    base: &UCA0900_AS_CS,
+    ascii: [
+        256, 256, 256, 256, 256, 256, 256, 256,
+        256, 68352, 68608, 68864, 69120, 69376, 256, 256,
+        256, 256, 256, 256, 256, 256, 256, 256,
+        256, 256, 256, 256, 256, 256, 256, 256,
+        70400, 99584, 148736, 235520, 1868288, 236288, 234496, 146688,
+        151808, 188928, 231424, 409088, 80384, 73216, 108032, 233216,
+        1880321, 1883392, 1900288, 1911296, 1918464, 1924608, 1928704, 1932288,
+        1936128, 1939712, 88576, 86528, 411392, 412416, 414464, 102400,
+        230656, 33218816, 33249792, 33258752, 33272064, 33287936, 33313280, 33322240,
+        33336064, 33350400, 33369856, 33376512, 33390336, 33410304, 33424128, 33441280,
+        33475328, 33487104, 33491968, 33511424, 33528832, 33542656, 33570816, 33581568,
+        33589504, 33596928, 33607168, 190464, 233728, 191232, 299008, 71936,
+        297984, 33217536, 33248512, 33257472, 33270784, 33286656, 33312000, 33320960,
+        33334784, 33349120, 33368832, 33375232, 33389056, 33409024, 33422848, 33440000,
+        33474048, 33486080, 33490688, 33510144, 33527552, 33541376, 33569536, 33580288,
+        33588224, 33595904, 33605888, 192000, 416000, 193024, 417024, 256,
+    ],
+    code_points: &[
+        0x00C0, 0x00C1, 0x00C8, 0x00C9, 0x00CC, 0x00CD, 0x00D2, 0x00D3,
+        0x00D9, 0x00DA, 0x00DC, 0x00E0, 0x00E1, 0x00E8, 0x00E9, 0x00EC,
+        0x00ED, 0x00F2, 0x00F3, 0x00F9, 0x00FA, 0x00FC, 0x0100, 0x0101,
+        0x0112, 0x0113, 0x011A, 0x011B, 0x012A, 0x012B, 0x0143, 0x0144,
+        0x0147, 0x0148, 0x014C, 0x014D, 0x016A, 0x016B, 0x01CD, 0x01CE,
+        0x01CF, 0x01D0, 0x01D1, 0x01D2, 0x01D3, 0x01D4, 0x01D5, 0x01D6,
+        0x01D7, 0x01D8, 0x01D9, 0x01DA, 0x01DB, 0x01DC, 0x01EC, 0x01ED,
+        0x01F8, 0x01F9, 0x0660, 0x06F0, 0x07C0, 0x0966, 0x09E6, 0x0A66,
+        0x0AE6, 0x0B66, 0x0BE6, 0x0C66, 0x0C78, 0x0CE6, 0x0D66, 0x0DE6,
+        0x0E50, 0x0ED0, 0x0F20, 0x1040, 0x1090, 0x17E0, 0x17F0, 0x1810,
+        0x1946, 0x19D0, 0x1A80, 0x1A90, 0x1B50, 0x1BB0, 0x1C40, 0x1C50,
+        0x1E14, 0x1E15, 0x1E16, 0x1E17, 0x1E3E, 0x1E3F, 0x1E50, 0x1E51,
+        0x1E52, 0x1E53, 0x1E7A, 0x1E7B, 0x1EBE, 0x1EBF, 0x1EC0, 0x1EC1,
+        0x1EDA, 0x1EDB, 0x1EDC, 0x1EDD, 0x1EE8, 0x1EE9, 0x1EEA, 0x1EEB,
+        0x2E80, 0x2E81, 0x2E82, 0x2E83, 0x2E84, 0x2E85, 0x2E86, 0x2E87,
+        0x2E88, 0x2E89, 0x2E8A, 0x2E8B, 0x2E8C, 0x2E8D, 0x2E8E, 0x2E8F,
+        0x2E90, 0x2E91, 0x2E92, 0x2E93, 0x2E94, 0x2E95, 0x2E96, 0x2E97,
+        0x2E98, 0x2E99, 0x2E9B, 0x2E9C, 0x2E9D, 0x2E9E, 0x2E9F, 0x2EA0,
+        0x2EA1, 0x2EA2, 0x2EA3, 0x2EA4, 0x2EA5, 0x2EA6, 0x2EA7, 0x2EA8,
+        0x2EA9, 0x2EAA, 0x2EAB, 0x2EAC, 0x2EAD, 0x2EAE, 0x2EAF, 0x2EB0,
+        0x2EB1, 0x2EB2, 0x2EB3, 0x2EB4, 0x2EB5, 0x2EB6, 0x2EB7, 0x2EB8,
+        0x2EB9, 0x2EBA, 0x2EBB, 0x2EBC, 0x2EBD, 0x2EBE, 0x2EBF, 0x2EC0,
+        0x2EC1, 0x2EC2, 0x2EC3, 0x2EC4, 0x2EC5, 0x2EC6, 0x2EC7, 0x2EC8,
+        0x2EC9, 0x2ECA, 0x2ECB, 0x2ECC, 0x2ECD, 0x2ECE, 0x2ECF, 0x2ED0,
+        0x2ED1, 0x2ED2, 0x2ED3, 0x2ED4, 0x2ED5, 0x2ED6, 0x2ED7, 0x2ED8,
+        0x2ED9, 0x2EDA, 0x2EDB, 0x2EDC, 0x2EDD, 0x2EDE, 0x2EDF, 0x2EE0,
+        0x2EE1, 0x2EE2, 0x2EE3, 0x2EE4, 0x2EE5, 0x2EE6, 0x2EE7, 0x2EE8,
+        0x2EE9, 0x2EEA, 0x2EEB, 0x2EEC, 0x2EED, 0x2EEE, 0x2EEF, 0x2EF0,
+        0x2EF1, 0x2EF2, 0x2EF3, 0x2F00, 0x2F01, 0x2F02, 0x2F03, 0x2F04,
+        0x2F05, 0x2F06, 0x2F07, 0x2F08, 0x2F09, 0x2F0A, 0x2F0B, 0x2F0C,
+        0x2F0D, 0x2F0E, 0x2F0F, 0x2F10, 0x2F11, 0x2F12, 0x2F13, 0x2F14,
+        0x2F15, 0x2F16, 0x2F17, 0x2F18, 0x2F19, 0x2F1A, 0x2F1B, 0x2F1C,
+        0x2F1D, 0x2F1E, 0x2F1F, 0x2F20, 0x2F21, 0x2F22, 0x2F23, 0x2F24,
+        0x2F25, 0x2F26, 0x2F27, 0x2F28, 0x2F29, 0x2F2A, 0x2F2B, 0x2F2C,
+        0x2F2D, 0x2F2E, 0x2F2F, 0x2F30, 0x2F31, 0x2F32, 0x2F33, 0x2F34,
+        0x2F35, 0x2F36, 0x2F37, 0x2F38, 0x2F39, 0x2F3A, 0x2F3B, 0x2F3C,
+        0x2F3D, 0x2F3E, 0x2F3F, 0x2F40, 0x2F41, 0x2F42, 0x2F43, 0x2F44,
+        0x2F45, 0x2F46, 0x2F47, 0x2F48, 0x2F49, 0x2F4A, 0x2F4B, 0x2F4C,
+        0x2F4D, 0x2F4E, 0x2F4F, 0x2F50, 0x2F51, 0x2F52, 0x2F53, 0x2F54,
+        0x2F55, 0x2F56, 0x2F57, 0x2F58, 0x2F59, 0x2F5A, 0x2F5B, 0x2F5C,
+        0x2F5D, 0x2F5E, 0x2F5F, 0x2F60, 0x2F61, 0x2F62, 0x2F63, 0x2F64,
+        0x2F65, 0x2F66, 0x2F67, 0x2F68, 0x2F69, 0x2F6A, 0x2F6B, 0x2F6C,
+        0x2F6D, 0x2F6E, 0x2F6F, 0x2F70, 0x2F71, 0x2F72, 0x2F73, 0x2F74,
+        0x2F75, 0x2F76, 0x2F77, 0x2F78, 0x2F79, 0x2F7A, 0x2F7B, 0x2F7C,
+        0x2F7D, 0x2F7E, 0x2F7F, 0x2F80, 0x2F81, 0x2F82, 0x2F83, 0x2F84,
+        0x2F85, 0x2F86, 0x2F87, 0x2F88, 0x2F89, 0x2F8A, 0x2F8B, 0x2F8C,
+        0x2F8D, 0x2F8E, 0x2F8F, 0x2F90, 0x2F91, 0x2F92, 0x2F93, 0x2F94,
+        0x2F95, 0x2F96, 0x2F97, 0x2F98, 0x2F99, 0x2F9A, 0x2F9B, 0x2F9C,
+        0x2F9D, 0x2F9E, 0x2F9F, 0x2FA0, 0x2FA1, 0x2FA2, 0x2FA3, 0x2FA4,
+        0x2FA5, 0x2FA6, 0x2FA7, 0x2FA8, 0x2FA9, 0x2FAA, 0x2FAB, 0x2FAC,
+        0x2FAD, 0x2FAE, 0x2FAF, 0x2FB0, 0x2FB1, 0x2FB2, 0x2FB3, 0x2FB4,
+        0x2FB5, 0x2FB6, 0x2FB7, 0x2FB8, 0x2FB9, 0x2FBA, 0x2FBB, 0x2FBC,
+        0x2FBD, 0x2FBE, 0x2FBF, 0x2FC0, 0x2FC1, 0x2FC2, 0x2FC3, 0x2FC4,
+        0x2FC5, 0x2FC6, 0x2FC7, 0x2FC8, 0x2FC9, 0x2FCA, 0x2FCB, 0x2FCC,
+        0x2FCD, 0x2FCE, 0x2FCF, 0x2FD0, 0x2FD1, 0x2FD2, 0x2FD3, 0x2FD4,
+        0x2FD5, 0x3007, 0x3038, 0x3039, 0x303A, 0x3192, 0x3193, 0x3194,
+        0x3195, 0x3196, 0x3197, 0x3198, 0x3199, 0x319A, 0x319B, 0x319C,
+        0x319D, 0x319E, 0x319F, 0x3220, 0x3221, 0x3224, 0x3225, 0x3227,
+        0x3228, 0x322B, 0x322C, 0x322D, 0x322E, 0x3230, 0x3232, 0x3233,
+        0x3234, 0x3235, 0x3236, 0x3238, 0x3239, 0x323A, 0x323C, 0x323D,
+        0x323E, 0x323F, 0x3240, 0x3241, 0x3243, 0x3244, 0x3245, 0x3246,
+        0x3247, 0x3280, 0x3281, 0x3282, 0x3283, 0x3284, 0x3285, 0x3286,
+        0x3287, 0x3288, 0x3289, 0x328A, 0x328B, 0x328C, 0x328D, 0x328E,
+        0x328F, 0x3290, 0x3291, 0x3292, 0x3293, 0x3294, 0x3295, 0x3296,
+        0x3297, 0x3298, 0x3299, 0x329A, 0x329B, 0x329C, 0x329D, 0x329E,
+        0x329F, 0x32A0, 0x32A1, 0x32A2, 0x32A3, 0x32A4, 0x32A5, 0x32A6,
+        0x32A7, 0x32A8, 0x32A9, 0x32AA, 0x32AB, 0x32AC, 0x32AD, 0x32AE,
+        0x32AF, 0x32B0, 0x3359, 0x335A, 0x335B, 0x335C, 0x335D, 0x335E,
+        0x335F, 0x3360, 0x3361, 0x3362, 0x3363, 0x3364, 0x3365, 0x3366,
+        0x3367, 0x3368, 0x3369, 0x336A, 0x336B, 0x336C, 0x336D, 0x336E,
+        0x336F, 0x3370, 0x337B, 0x337C, 0x337D, 0x337E, 0x337F, 0xA620,
+        0xA8D0, 0xA900, 0xA9D0, 0xA9F0, 0xAA50, 0xABF0, 0x1018A, 0x104A0,
+        0x11066, 0x110F0, 0x11136, 0x111D0, 0x112F0, 0x11450, 0x114D0, 0x11650,
+        0x116C0, 0x11730, 0x118E0, 0x11C50, 0x16A60, 0x16B50, 0x1E950, 0x1F210,
+        0x1F211, 0x1F212, 0x1F214, 0x1F215, 0x1F216, 0x1F217, 0x1F218, 0x1F219,
+        0x1F21A, 0x1F21B, 0x1F21C, 0x1F21D, 0x1F21E, 0x1F21F, 0x1F220, 0x1F221,
+        0x1F222, 0x1F223, 0x1F224, 0x1F225, 0x1F226, 0x1F227, 0x1F228, 0x1F229,
+        0x1F22A, 0x1F22B, 0x1F22C, 0x1F22D, 0x1F22E, 0x1F22F, 0x1F230, 0x1F231,
+        0x1F232, 0x1F233, 0x1F234, 0x1F235, 0x1F236, 0x1F237, 0x1F238, 0x1F239,
+        0x1F23A, 0x1F23B, 0x1F241, 0x1F242, 0x1F245, 0x1F246, 0x1F247, 0x1F250,
+        0x1F251,
+    ],
+    weights: &[
+        33217288, 33217284, 33286412, 33286408, 33348872, 33348868, 33439760, 33439754,
+        33541132, 33541126, 33560330, 33217287, 33217283, 33286411, 33286407, 33348871,
+        33348867, 33439759, 33439753, 33541131, 33541125, 33560329, 33217282, 33217281,
+        33286402, 33286401, 33286410, 33286409, 33348866, 33348865, 33422594, 33422593,
+        33422596, 33422595, 33439746, 33439745, 33541122, 33541121, 33217286, 33217285,
+        33348870, 33348869, 33439758, 33439757, 33541130, 33541129, 33560322, 33560321,
+        33560324, 33560323, 33560326, 33560325, 33560328, 33560327, 33439752, 33439751,
+        33422598, 33422597, 1880321, 1880321, 1880321, 1880321, 1880321, 1880321,
+        1880321, 1880321, 1880321, 1880321, 1880321, 1880321, 1880321, 1880321,
+        1880321, 1880321, 1880321, 1880321, 1880321, 1880321, 1880321, 1880321,
+        1880321, 1880321, 1880321, 1880321, 1880321, 1880321, 1880321, 1880321,
+        33286406, 33286405, 33286404, 33286403, 33408770, 33408769, 33439750, 33439749,
+        33439748, 33439747, 33541124, 33541123, 33302274, 33302273, 33302276, 33302275,
+        33439756, 33439755, 33439762, 33439761, 33541128, 33541127, 33541134, 33541133,
+        11386881, 2697985, 10725633, 11229697, 10724865, 8421633, 5576961, 5127426,
+        3311874, 3315201, 2468353, 5471489, 10325249, 10325250, 9988865, 9742849,
+        9742850, 9988866, 9061377, 10886145, 5192193, 5138690, 10448641, 10448642,
+        8916737, 7851521, 8447489, 8444417, 11596289, 3227137, 7260417, 7174913,
+        9004545, 8998145, 2350081, 11897089, 11894274, 8084993, 7498753, 8354561,
+        9744385, 7725058, 7281153, 8865026, 8901121, 8866817, 9042689, 9042690,
+        4126977, 9757442, 4118017, 9757441, 9747201, 8429569, 8439553, 7087361,
+        6201089, 11542017, 11542018, 8486913, 5668865, 2557441, 2557953, 2557954,
+        4771073, 11003649, 10058498, 10058497, 5327873, 5378050, 5378051, 10769921,
+        2187009, 12456450, 2726657, 3046913, 3047425, 3056897, 4030721, 5501953,
+        2693377, 2693378, 11880705, 7023361, 4035330, 4030722, 11456001, 8189441,
+        9798145, 10983681, 3931393, 3852289, 8853505, 8842497, 8853506, 8853507,
+        8906498, 6884865, 4286721, 4407809, 11453697, 7446273, 6732801, 6906113,
+        4902913, 7133441, 7938561, 7938562, 2856705, 2856706, 6670593, 6670594,
+        4393474, 4393473, 4377857, 10984449, 4426753, 12248577, 7776513, 11050497,
+        5739009, 3770113, 9547777, 8417025, 3752961, 8505601, 2042881, 5577473,
+        7094785, 2389249, 5127425, 8042497, 3311873, 6318081, 2126849, 2226945,
+        3829249, 10085889, 8837121, 2468865, 5428993, 2694145, 9019137, 11387393,
+        5936897, 9776897, 9586689, 8862977, 12066561, 9148417, 9989889, 3219969,
+        7533057, 12416001, 7115009, 3179777, 10326017, 11348993, 8817665, 2729985,
+        8657409, 2988545, 4216321, 5127681, 5488641, 4109313, 10877441, 4371201,
+        11215105, 4233217, 11069185, 4216577, 5138689, 8657665, 2857473, 10424065,
+        4153601, 4772609, 8904961, 12025089, 7845633, 9863425, 3551745, 5489153,
+        3829505, 9932545, 8444929, 11591937, 11596801, 7268353, 8052481, 12066817,
+        3225857, 8917761, 9932801, 2227201, 6952961, 8863233, 7952385, 8996353,
+        5010689, 11894273, 4031745, 10886657, 7595265, 7757313, 10699009, 7499265,
+        8350721, 10599425, 11475969, 4312833, 9684993, 4087041, 8793345, 11334913,
+        9436417, 7725057, 7363841, 2410753, 2075393, 7704833, 7175425, 7269377,
+        6953217, 8855297, 8838145, 8865025, 8478977, 4589313, 10630913, 6320129,
+        12235777, 7086337, 7095297, 3947521, 9747713, 10843905, 11455745, 6193665,
+        3753217, 6229505, 3763969, 11477761, 8487425, 2749953, 12407809, 12088321,
+        5611009, 8733953, 2996481, 12182785, 4194561, 8604673, 2554881, 4717825,
+        2896641, 10640897, 10459649, 10985985, 10712321, 5298433, 5378049, 10742529,
+        4284929, 3552001, 8856321, 12089857, 2167297, 2860033, 12451329, 12456449,
+        8754433, 2724353, 10425601, 2751489, 3047937, 11081985, 11374849, 2318849,
+        6305537, 5491201, 11877889, 7019265, 4035329, 6325761, 12314625, 11456513,
+        8182273, 3844097, 7135489, 4168449, 9779969, 5607425, 11181825, 10956545,
+        3917313, 3844353, 8844289, 8906497, 10253313, 6882049, 4287233, 4132609,
+        2334721, 3554561, 2700289, 4170497, 4399617, 11421441, 7439873, 6722817,
+        6741505, 6901505, 6875649, 4888833, 8943873, 4635905, 12080641, 7131137,
+        3502081, 4294913, 8944641, 2225665, 7920385, 2855169, 6655489, 4389889,
+        11614977, 6553089, 8837122, 7431681, 8548865, 10984450, 3770114, 8567553,
+        9044481, 8710145, 12156417, 10147073, 5222145, 11050498, 2393089, 3495425,
+        9431041, 3340545, 8417026, 163073, 158212, 162817, 158220, 158209,
+        158218, 158214, 161537, 158222, 158217, 158722, 163074, 158977,
+        158221, 162561, 158210, 158219, 158211, 158213, 158216, 158721,
+        165889, 162818, 158215, 162819, 163585, 9881345, 11388417, 9863426,
+        12005377, 10984451, 3770115, 8567554, 9044482, 9948161, 6637569, 7872257,
+        2042882, 5603585, 8837123, 11596802, 5010690, 8996354, 7268354, 5491202,
+        9586690, 8444930, 12223745, 11373313, 8740097, 7187457, 9369857, 2503169,
+        12263425, 6181889, 7098625, 7318529, 7533058, 8891393, 11343873, 11230209,
+        12260609, 10280961, 10491393, 10378753, 12016129, 8710146, 12156418, 10147074,
+        12513281, 11387905, 10085890, 12416513, 10631681, 5247745, 7940353, 12381697,
+        10352129, 10953985, 1899009, 1909761, 1917185, 1923329, 1927681, 1931265,
+        1935105, 1938433, 1941761, 1888513, 1889793, 1891329, 1892609, 1893633,
+        1894657, 1895681, 1896705, 1897729, 1898753, 1903361, 1904129, 1905153,
+        1905921, 1906689, 7794945, 11889665, 3219970, 7187713, 12223746, 1880321,
+        1880321, 1880321, 1880321, 1880321, 1880321, 1880321, 1880321, 1880321,
+        1880321, 1880321, 1880321, 1880321, 1880321, 1880321, 1880321, 1880321,
+        1880321, 1880321, 1880321, 1880321, 1880321, 1880321, 1880321, 8904962,
+        12407553, 8984065, 3770116, 3653377, 5472769, 9431042, 5357313, 11297281,
+        9938433, 6487809, 8027393, 4711425, 11686913, 10431489, 2939137, 12163073,
+        8793346, 3823617, 8794625, 3016705, 10787329, 9548289, 2475009, 10984452,
+        8567555, 11361793, 12513282, 12156419, 11387906, 12073985, 12451330, 3219457,
+        5522689, 5924609, 4589825, 6919425, 11373314, 11596803, 8753153, 4159233,
+        11269377, 7653377, 223746, 223745, 223489, 223490, 223747, 3335937,
+        5889537,
+    ],
+    moves: &[
+        [618, 700, 654],
+        [701, 736, 618],
+        [866, 866, 875],
+        [867, 875, 866],
+        [7460, 7461, 7463],
+        [7462, 7464, 7460],
+        [7489, 7489, 7492],
+        [7490, 7492, 7489],
+        [7513, 7513, 7516],
+        [7514, 7516, 7513],
+        [7572, 7572, 7575],
+        [7573, 7575, 7572],
+        [7588, 43277, 129755],
+        [43278, 124108, 48924],
+        [124109, 1107892, 165445],
+    ],
+    han: Some(&ZH_HAN),
+};
+
+/// The Han characters of `utf8mb4_zh_0900_as_cs` in pinyin order (CLDR's zh.xml,
+/// scripts/collation_zh.py).
+pub(super) static ZH_HAN: HanOrder = HanOrder {
+    first: 7588,
+    positions: include_bytes!("tables/zh_han.bin"),
 };
 
 /// The code points of bytes 0x80..=0xFF of a single-byte character set whose bytes 0x00..=0x7F

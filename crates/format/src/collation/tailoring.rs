@@ -4,6 +4,7 @@
 //! Script reordering (`utf8mb4_ru_0900_ai_ci` puts Cyrillic first) moves whole ranges of base
 //! ranks, stored as a handful of range moves.
 
+use super::han::HanOrder;
 use super::runs::RunTable;
 
 /// A tailoring's weights: the base table's rank, scaled by 256 so that tailored code points
@@ -20,6 +21,9 @@ pub(super) struct Tailoring {
     /// Base rank ranges that move as a block: `[first, last, new first]`, ascending and
     /// disjoint; empty unless the collation reorders scripts.
     pub(super) moves: &'static [[u32; 3]],
+    /// Han characters in the language's own order (Chinese pinyin), weighed by position;
+    /// consulted after the overlay, before the base.
+    pub(super) han: Option<&'static HanOrder>,
 }
 
 impl Tailoring {
@@ -36,7 +40,10 @@ impl Tailoring {
     fn beyond_ascii(&self, cp: u32) -> u32 {
         match self.code_points.binary_search(&cp) {
             Ok(i) => self.weights.get(i).copied().unwrap_or(u32::MAX),
-            Err(_) => (self.reordered(self.base.weight(cp)) + 1) << 8,
+            Err(_) => match self.han.and_then(|han| han.weight(cp)) {
+                Some(w) => w,
+                None => (self.reordered(self.base.weight(cp)) + 1) << 8,
+            },
         }
     }
 
@@ -72,9 +79,13 @@ impl Tailoring {
                 self.ascii[cp as usize] != (self.reordered(self.base.weight(cp)) + 1) << 8
             })
             .count();
-        if moved > 8 {
+        // Upper case first (Danish) moves the 26 capital letters.
+        if moved > 26 {
             return Err(format!("{moved} ASCII code points tailored"));
         }
-        Ok(())
+        match self.han {
+            Some(han) => han.check(),
+            None => Ok(()),
+        }
     }
 }

@@ -59,19 +59,19 @@ fn lookups_by_id_and_name() {
         Collation::from_name("klingon_ci"),
         Err(CollationError::UnknownName("klingon_ci".into()))
     );
-    let err = Collation::from_name("utf8mb4_zh_0900_as_cs").unwrap_err();
+    let err = Collation::from_name("utf8mb4_ja_0900_as_cs").unwrap_err();
     assert_eq!(
         err,
         CollationError::NotImplemented {
-            id: 308,
-            name: "utf8mb4_zh_0900_as_cs"
+            id: 303,
+            name: "utf8mb4_ja_0900_as_cs"
         }
     );
     assert!(
-        err.to_string().contains("utf8mb4_zh_0900_as_cs (id 308)"),
+        err.to_string().contains("utf8mb4_ja_0900_as_cs (id 303)"),
         "{err}"
     );
-    assert_eq!(Collation::all().count(), 178);
+    assert_eq!(Collation::all().count(), 181);
 }
 
 #[test]
@@ -144,6 +144,55 @@ fn language_tailorings_of_uca_900() {
     assert_eq!(cmp("utf8mb4_hr_0900_ai_ci", "я", "α"), Less);
     assert_eq!(cmp("utf8mb4_hr_0900_ai_ci", "č", "c"), Greater);
     assert_eq!(cmp("utf8mb4_0900_ai_ci", "я", "α"), Greater);
+}
+
+#[test]
+fn danish_upper_case_first_and_vietnamese_tones() {
+    let cmp = |c: &str, a: &str, b: &str| coll(c).compare(a.as_bytes(), b.as_bytes());
+    // Danish sorts upper case first, tailored letters too; æ, ø, å after z.
+    assert_eq!(cmp("utf8mb4_da_0900_as_cs", "A", "a"), Less);
+    assert_eq!(cmp("utf8mb4_0900_as_cs", "A", "a"), Greater);
+    assert_eq!(cmp("utf8mb4_da_0900_as_cs", "Ab", "ab"), Less);
+    assert_eq!(cmp("utf8mb4_da_0900_as_cs", "a", "B"), Less);
+    assert_eq!(cmp("utf8mb4_da_0900_as_cs", "Đ", "đ"), Less);
+    assert_eq!(cmp("utf8mb4_da_0900_as_cs", "Æ", "æ"), Less);
+    assert_eq!(cmp("utf8mb4_da_0900_as_cs", "æ", "z"), Greater);
+    assert_eq!(cmp("utf8mb4_da_0900_as_cs", "å", "ø"), Greater);
+    // aa is two letters to Dolt, not å.
+    assert_eq!(cmp("utf8mb4_da_0900_as_cs", "aa", "b"), Less);
+    // Vietnamese tone marks: grave < hook < tilde < acute < dot below, also inside letters.
+    let tones = [
+        "a", "à", "ả", "ã", "á", "ạ", "ă", "ằ", "ẳ", "ẵ", "ắ", "ặ", "â", "b",
+    ];
+    for w in tones.windows(2) {
+        assert_eq!(cmp("utf8mb4_vi_0900_as_cs", w[0], w[1]), Less, "{w:?}");
+    }
+    assert_eq!(cmp("utf8mb4_0900_as_cs", "ã", "á"), Greater);
+    assert_eq!(cmp("utf8mb4_vi_0900_as_cs", "\u{341}", "\u{301}"), Equal);
+}
+
+#[test]
+fn chinese_pinyin_order() {
+    let cmp = |a: &str, b: &str| coll("utf8mb4_zh_0900_as_cs").compare(a.as_bytes(), b.as_bytes());
+    // Pinyin order (ā, à, ài, běi, zhōng), not code point order; Han before Latin.
+    let words = ["阿", "啊", "爱", "北京", "上海", "中", "a", "b"];
+    for w in words.windows(2) {
+        assert_eq!(cmp(w[0], w[1]), Less, "{w:?}");
+    }
+    assert_eq!(cmp("9", "阿"), Less);
+    // A supplementary character in the list (U+2B624, ái) sorts among the BMP ones.
+    assert_eq!(cmp("\u{2B624}", "啀"), Less);
+    assert_eq!(cmp("\u{2B624}", "阿"), Greater);
+    // Radicals and compatibility forms right after their character; the compatibility
+    // ideograph U+F9A8 equals U+4EE4.
+    assert_eq!(cmp("一", "⼀"), Less);
+    assert_eq!(cmp("⼀", "㆒"), Less);
+    assert_eq!(cmp("\u{F9A8}", "\u{4EE4}"), Equal);
+    // Tone letters: ā á ǎ à before a at the second level.
+    let tones = ["ā", "á", "ǎ", "à", "a", "b"];
+    for w in tones.windows(2) {
+        assert_eq!(cmp(w[0], w[1]), Less, "{w:?}");
+    }
 }
 
 #[test]
