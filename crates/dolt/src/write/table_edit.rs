@@ -524,29 +524,31 @@ impl EditTable {
         for (c, v) in given {
             cells[c] = Some(v);
         }
-        let mut out = Vec::with_capacity(cells.len());
-        for (i, cell) in cells.into_iter().enumerate() {
-            let col = &s.columns[i];
-            let cell = match cell {
-                Some(c) => c,
-                None if col.hidden => Cell::Null,
-                None => match col.default_value.as_deref().filter(|d| !d.is_empty()) {
-                    None if col.nullable && !col.primary_key => Cell::Null,
-                    None if col.auto_increment => Cell::Null,
-                    None => {
-                        return Err(bad(
-                            &self.name,
-                            &col.name,
-                            format!("row {row}: no value and no default"),
-                        ))
-                    }
-                    Some(d) => default_cell(col, d)
-                        .map_err(|e| bad(&self.name, &col.name, format!("row {row}: {e}")))?,
-                },
-            };
-            out.push(cell);
-        }
-        Ok(out)
+        // Collected in place (the bulk import calls this for every row).
+        cells
+            .into_iter()
+            .enumerate()
+            .map(|(i, cell)| {
+                let col = &s.columns[i];
+                Ok(match cell {
+                    Some(c) => c,
+                    None if col.hidden => Cell::Null,
+                    None => match col.default_value.as_deref().filter(|d| !d.is_empty()) {
+                        None if col.nullable && !col.primary_key => Cell::Null,
+                        None if col.auto_increment => Cell::Null,
+                        None => {
+                            return Err(bad(
+                                &self.name,
+                                &col.name,
+                                format!("row {row}: no value and no default"),
+                            ))
+                        }
+                        Some(d) => default_cell(col, d)
+                            .map_err(|e| bad(&self.name, &col.name, format!("row {row}: {e}")))?,
+                    },
+                })
+            })
+            .collect()
     }
 
     /// Inserts rows (each: column positions with values). A duplicate primary key or unique
