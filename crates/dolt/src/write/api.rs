@@ -226,15 +226,7 @@ impl DoltWriter {
             .collect::<Result<Vec<_>>>()?;
         let to_cells = |r: usize, row: Vec<Option<Cow<'a, [u8]>>>| -> Result<Vec<(usize, Cell)>> {
             if row.len() != positions.len() {
-                return Err(DoltError::BadValue {
-                    table: table.to_string(),
-                    column: String::new(),
-                    reason: format!(
-                        "row {r}: {} values for {} columns",
-                        row.len(),
-                        positions.len()
-                    ),
-                });
+                return Err(row_width_error(table, r, row.len(), positions.len()));
             }
             positions
                 .iter()
@@ -515,15 +507,7 @@ impl DoltWriter {
             .enumerate()
             .map(|(r, row)| {
                 if row.len() != positions.len() {
-                    return Err(DoltError::BadValue {
-                        table: table.to_string(),
-                        column: String::new(),
-                        reason: format!(
-                            "row {r}: {} values for {} columns",
-                            row.len(),
-                            positions.len()
-                        ),
-                    });
+                    return Err(row_width_error(table, r, row.len(), positions.len()));
                 }
                 positions
                     .iter()
@@ -560,6 +544,15 @@ pub enum RowMode {
     Upsert,
     /// Delete the row with this primary key (keyless tables: one copy of this row).
     Delete,
+}
+
+/// The error for row `row` of `table` giving `got` values for `want` columns.
+fn row_width_error(table: &str, row: usize, got: usize, want: usize) -> DoltError {
+    DoltError::BadValue {
+        table: table.to_string(),
+        column: String::new(),
+        reason: format!("row {row}: {got} values for {want} columns"),
+    }
 }
 
 /// Field `field` of row `row` (see [`DoltWriter::apply_fields`]) as the cell to store in
