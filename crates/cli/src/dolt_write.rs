@@ -2,14 +2,14 @@
 //! current branch's working set, and commits of it, written as Dolt writes them (one thin call
 //! each into `prollystore_dolt::write`).
 
+use std::borrow::Cow;
+use std::cell::RefCell;
 use std::io::Write;
 use std::path::Path;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use prollystore_dolt::schema::SqlType;
 use prollystore_dolt::write::ops::parse_date_millis;
 use prollystore_dolt::write::{CommitMeta, DoltWriter, RowMode, TableDef};
-use prollystore_dolt::SqlValue;
 
 use crate::error::{Error, Result};
 
@@ -25,86 +25,139 @@ pub enum ImportMode {
 }
 
 /// One CSV field: `None` for an empty unquoted field (NULL, as Dolt's CSV export writes it),
-/// else its bytes (a quoted empty field is the empty string).
-type Field = Option<Vec<u8>>;
+/// else its bytes (a quoted empty field is the empty string), borrowed from the file's text
+/// unless quotes had to be undone.
+type Field<'a> = Option<Cow<'a, [u8]>>;
 
-/// Splits CSV text (RFC 4180: `"` quotes, `""` inside quotes, CRLF or LF) into records.
-fn parse_csv(data: &[u8]) -> Result<Vec<Vec<Field>>> {
-    let mut records = Vec::new();
-    let mut record: Vec<Field> = Vec::new();
-    let mut field = Vec::new();
-    let (mut quoted, mut in_quotes, mut at_start) = (false, false, true);
-    let mut line = 1usize;
-    let mut i = 0;
-    let end_field = |record: &mut Vec<Field>, field: &mut Vec<u8>, quoted: bool| {
-        record.push(if field.is_empty() && !quoted {
-            None
-        } else {
-            Some(std::mem::take(field))
-        });
-    };
-    while i < data.len() {
-        let c = data[i];
-        if in_quotes {
-            match c {
-                b'"' if data.get(i + 1) == Some(&b'"') => {
-                    field.push(b'"');
-                    i += 1;
+/// CSV text (RFC 4180: `"` quotes, `""` inside quotes, CRLF or LF) split into records one at a
+/// time, fields borrowed from the text where they can be.
+#[derive(Clone)]
+struct CsvRecords<'a> {
+    data: &'a [u8],
+    /// Where the next record starts.
+    at: usize,
+    /// Line of `at`, for errors.
+    line: usize,
+}
+
+impl<'a> CsvRecords<'a> {
+    fn new(data: &'a [u8]) -> CsvRecords<'a> {
+        CsvRecords {
+            data,
+            at: 0,
+            line: 1,
+        }
+    }
+
+    /// The next record, or `None` at the end of the text.
+    fn next_record(&mut self, width: usize) -> Option<Result<Vec<Field<'a>>>> {
+        if self.at >= self.data.len() {
+            return None;
+        }
+        let mut record = Vec::with_capacity(width);
+        loop {
+            match self.field() {
+                Err(e) => return Some(Err(e)),
+                Ok((field, last)) => {
+                    record.push(field);
+                    if last {
+                        return Some(Ok(record));
+                    }
                 }
-                b'"' => in_quotes = false,
-                b'\n' => {
-                    line += 1;
-                    field.push(c);
-                }
-                _ => field.push(c),
-            }
-        } else {
-            match c {
-                b'"' if field.is_empty() && !quoted => {
-                    in_quotes = true;
-                    quoted = true;
-                }
-                b'"' => {
-                    return Err(Error::msg(format!(
-                        "CSV line {line}: a quote inside an unquoted field"
-                    )))
-                }
-                b',' => {
-                    end_field(&mut record, &mut field, quoted);
-                    quoted = false;
-                }
-                b'\r' if data.get(i + 1) == Some(&b'\n') => {}
-                b'\n' => {
-                    end_field(&mut record, &mut field, quoted);
-                    quoted = false;
-                    records.push(std::mem::take(&mut record));
-                    line += 1;
-                    at_start = true;
-                    i += 1;
-                    continue;
-                }
-                _ => field.push(c),
             }
         }
-        at_start = false;
-        i += 1;
     }
-    if in_quotes {
-        return Err(Error::msg(format!(
-            "CSV line {line}: unterminated quoted field"
-        )));
+
+    /// The field at `at`, and whether it ends its record.
+    fn field(&mut self) -> Result<(Field<'a>, bool)> {
+        let d = self.data;
+        let start = self.at;
+        if d.get(start) == Some(&b'"') {
+            return self.quoted_field();
+        }
+        let plain = |end: usize| (end > start).then(|| Cow::Borrowed(&d[start..end]));
+        let mut i = start;
+        while i < d.len() {
+            match d[i] {
+                b',' => {
+                    self.at = i + 1;
+                    return Ok((plain(i), false));
+                }
+                b'\n' => {
+                    self.at = i + 1;
+                    self.line += 1;
+                    return Ok((plain(i), true));
+                }
+                b'\r' if d.get(i + 1) == Some(&b'\n') => {
+                    self.at = i + 2;
+                    self.line += 1;
+                    return Ok((plain(i), true));
+                }
+                b'"' => return Err(self.quote_error()),
+                _ => i += 1,
+            }
+        }
+        self.at = i;
+        Ok((plain(i), true))
     }
-    if !at_start || !field.is_empty() || quoted {
-        end_field(&mut record, &mut field, quoted);
-        records.push(record);
+
+    /// A field that starts with a quote (text after its closing quote belongs to it too).
+    fn quoted_field(&mut self) -> Result<(Field<'a>, bool)> {
+        let d = self.data;
+        let mut field = Vec::new();
+        let mut in_quotes = true;
+        let mut i = self.at + 1;
+        while i < d.len() {
+            let c = d[i];
+            if in_quotes {
+                match c {
+                    b'"' if d.get(i + 1) == Some(&b'"') => {
+                        field.push(b'"');
+                        i += 1;
+                    }
+                    b'"' => in_quotes = false,
+                    b'\n' => {
+                        self.line += 1;
+                        field.push(c);
+                    }
+                    _ => field.push(c),
+                }
+            } else {
+                match c {
+                    b'"' => return Err(self.quote_error()),
+                    b',' | b'\n' => {
+                        self.at = i + 1;
+                        self.line += usize::from(c == b'\n');
+                        return Ok((Some(Cow::Owned(field)), c == b'\n'));
+                    }
+                    b'\r' if d.get(i + 1) == Some(&b'\n') => {}
+                    _ => field.push(c),
+                }
+            }
+            i += 1;
+        }
+        if in_quotes {
+            return Err(Error::msg(format!(
+                "CSV line {}: unterminated quoted field",
+                self.line
+            )));
+        }
+        self.at = i;
+        Ok((Some(Cow::Owned(field)), true))
     }
-    Ok(records)
+
+    fn quote_error(&self) -> Error {
+        Error::msg(format!(
+            "CSV line {}: a quote inside an unquoted field",
+            self.line
+        ))
+    }
 }
 
 /// `import`: applies the rows of the CSV file `file` (a header of column names, then one
 /// record per row, values as `dolt sql -r csv` prints them) to `table`, creating it first from
 /// `create` (a `CREATE TABLE` statement) if given, and saves the working set. Nothing is
-/// written if any row is rejected.
+/// written if any row is rejected. Records are parsed as the writer takes them, not held.
 pub fn import(
     dir: &Path,
     table: &str,
@@ -115,18 +168,20 @@ pub fn import(
 ) -> Result<()> {
     let data =
         std::fs::read(file).map_err(|e| Error::msg(format!("reading {}: {e}", file.display())))?;
-    let records = parse_csv(&data).map_err(|e| e.context(file.display()))?;
-    let Some((header, rows)) = records.split_first() else {
-        return Err(Error::msg(format!(
-            "{} is empty (no header)",
-            file.display()
-        )));
+    let mut records = CsvRecords::new(&data);
+    let header = match records.next_record(0) {
+        None => {
+            return Err(Error::msg(format!(
+                "{} is empty (no header)",
+                file.display()
+            )))
+        }
+        Some(h) => h.map_err(|e| e.context(file.display()))?,
     };
     let names = header
-        .iter()
+        .into_iter()
         .map(|h| {
-            h.as_ref()
-                .and_then(|b| String::from_utf8(b.clone()).ok())
+            h.and_then(|b| String::from_utf8(b.into_owned()).ok())
                 .ok_or_else(|| {
                     Error::msg(format!(
                         "{}: a header field is empty or not UTF-8",
@@ -147,61 +202,57 @@ pub fn import(
         w.create_table(&def)?;
     }
     let columns = w.columns(table)?;
-    let binary: Vec<bool> = names
-        .iter()
-        .map(|n| {
-            columns
-                .iter()
-                .find(|c| c.name.eq_ignore_ascii_case(n))
-                .map(|c| matches!(c.sql_type, SqlType::Binary { .. }))
-                .ok_or_else(|| Error::msg(format!("table {table} has no column {n:?}")))
-        })
-        .collect::<Result<_>>()?;
-    let mut values = Vec::with_capacity(rows.len());
-    for (r, record) in rows.iter().enumerate() {
-        if record.len() != names.len() {
-            return Err(Error::msg(format!(
-                "{} record {}: {} fields for {} columns",
-                file.display(),
-                r + 1,
-                record.len(),
-                names.len()
-            )));
+    for n in &names {
+        if !columns.iter().any(|c| c.name.eq_ignore_ascii_case(n)) {
+            return Err(Error::msg(format!("table {table} has no column {n:?}")));
         }
-        let row = record
-            .iter()
-            .zip(&binary)
-            .map(|(f, &bin)| match f {
-                None => Ok(None),
-                Some(b) if bin => Ok(Some(SqlValue::Bytes(b.clone()))),
-                Some(b) => String::from_utf8(b.clone())
-                    .map(|s| Some(SqlValue::Text(s)))
-                    .map_err(|_| {
-                        Error::msg(format!(
-                            "{} record {}: a value is not UTF-8",
-                            file.display(),
-                            r + 1
-                        ))
-                    }),
-            })
-            .collect::<Result<Vec<_>>>()?;
-        values.push(row);
     }
+    // The first bad record stops the rows (the writer then sees fewer) and is reported
+    // before anything is saved.
+    let body = records;
+    let failed: RefCell<Option<Error>> = RefCell::new(None);
+    let (failed_at, width) = (&failed, names.len());
+    let rows = || {
+        let mut records = body.clone();
+        let mut r = 0usize;
+        std::iter::from_fn(move || {
+            let record = match records.next_record(width)? {
+                Ok(rec) => rec,
+                Err(e) => {
+                    *failed_at.borrow_mut() = Some(e.context(file.display()));
+                    return None;
+                }
+            };
+            r += 1;
+            if record.len() != width {
+                *failed_at.borrow_mut() = Some(Error::msg(format!(
+                    "{} record {r}: {} fields for {width} columns",
+                    file.display(),
+                    record.len(),
+                )));
+                return None;
+            }
+            Some(record)
+        })
+    };
     let cols: Vec<&str> = names.iter().map(String::as_str).collect();
-    match mode {
-        ImportMode::Upsert => w.apply(RowMode::Upsert, table, &cols, &values)?,
+    let applied = match mode {
+        ImportMode::Upsert => w.apply_fields(RowMode::Upsert, table, &cols, rows),
         ImportMode::Replace => {
             w.truncate(table)?;
-            w.apply(RowMode::Insert, table, &cols, &values)?
+            w.apply_fields(RowMode::Insert, table, &cols, rows)
         }
-        ImportMode::Delete => w.apply(RowMode::Delete, table, &cols, &values)?,
+        ImportMode::Delete => w.apply_fields(RowMode::Delete, table, &cols, rows),
+    };
+    if let Some(e) = failed.borrow_mut().take() {
+        return Err(e);
     }
+    let count = applied?;
     let (name, email) = identity(dir);
     w.save((&name, &email), now_millis() as u64 / 1000)?;
     writeln!(
         out,
-        "{} rows of {table} imported into the working set of {}",
-        values.len(),
+        "{count} rows of {table} imported into the working set of {}",
         w.branch()
     )?;
     Ok(())
@@ -299,6 +350,16 @@ fn now_millis() -> i64 {
 mod tests {
     use super::*;
 
+    /// Every record of `data`, or the first error.
+    fn parse_csv(data: &[u8]) -> Result<Vec<Vec<Option<Vec<u8>>>>> {
+        let mut records = CsvRecords::new(data);
+        let mut out = Vec::new();
+        while let Some(r) = records.next_record(0) {
+            out.push(r?.into_iter().map(|f| f.map(Cow::into_owned)).collect());
+        }
+        Ok(out)
+    }
+
     #[test]
     fn csv_fields_keep_null_apart_from_empty() {
         let r = parse_csv(b"a,b,c\r\n1,,\"\"\n\"x,\"\"y\"\"\nz\",2,3").unwrap();
@@ -306,6 +367,14 @@ mod tests {
         assert_eq!(r[1], vec![Some(b"1".to_vec()), None, Some(Vec::new())]);
         assert_eq!(r[2][0], Some(b"x,\"y\"\nz".to_vec()));
         assert!(parse_csv(b"a\n\"open").is_err());
+        assert!(parse_csv(b"a\nx\"y").is_err());
+        assert!(parse_csv(b"a\n\"x\"\"").is_err());
+        // Text after a closing quote is part of the field; a lone CR too; CRLF ends a record.
+        let r = parse_csv(b"\"a\"b,c\rd\r\n\r\n,\n").unwrap();
+        assert_eq!(r[0], vec![Some(b"ab".to_vec()), Some(b"c\rd".to_vec())]);
+        assert_eq!(r[1], vec![None]);
+        assert_eq!(r[2], vec![None, None]);
+        assert_eq!(r.len(), 3);
         assert_eq!(
             parse_author("Ada L <ada@example.com>").unwrap(),
             ("Ada L".into(), "ada@example.com".into())

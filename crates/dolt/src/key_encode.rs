@@ -215,9 +215,9 @@ pub fn put_field(
             _ => b.put_float64(i, int()? as f64),
         },
         Encoding::Decimal => {
-            let text = match v {
-                V::Decimal(s) => s.clone(),
-                V::Int(_) | V::Uint(_) => int()?.to_string(),
+            let text: std::borrow::Cow<'_, str> = match v {
+                V::Decimal(s) => s.into(),
+                V::Int(_) | V::Uint(_) => int()?.to_string().into(),
                 other => return Err(format!("{other:?} is not a decimal")),
             };
             let (negative, digits, exponent) = decimal_parts(&text)?;
@@ -295,6 +295,15 @@ fn decimal_parts(text: &str) -> std::result::Result<(bool, String, i32), String>
 
 /// Decimal digits as an unsigned big-endian integer.
 fn decimal_digits_to_be(digits: &str) -> Vec<u8> {
+    // Up to 38 digits fit a u128 (the usual DECIMAL): its bytes without leading zeros.
+    if let Some(n) = (digits.len() <= 38)
+        .then(|| digits.parse::<u128>().ok())
+        .flatten()
+    {
+        let be = n.to_be_bytes();
+        let zeros = be.iter().take_while(|&&b| b == 0).count();
+        return be[zeros..].to_vec();
+    }
     let mut out: Vec<u8> = Vec::new();
     for d in digits.bytes() {
         let mut carry = u32::from(d - b'0');

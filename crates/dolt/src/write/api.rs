@@ -6,13 +6,18 @@
 //! A change that fails (a duplicate key, a NULL in a NOT NULL column, a value out of range)
 //! changes nothing, in memory or on disk.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::path::Path;
+
+use prollystore::Map;
 
 use prollystore_format::message::objects::{CommitFields, WorkingSetFields};
 use prollystore_format::Address;
 
+use super::bulk_insert::BulkInsert;
 use super::commit::{NewCommit, Person};
+use super::overlay::Overlay;
 use super::table_def::TableDef;
 use super::table_edit::{cell_from_text, Cell, EditTable};
 use super::working::{root_tables, WorkingEdits};
@@ -188,6 +193,83 @@ impl DoltWriter {
         table: &str,
         rows: &[Vec<(usize, Cell)>],
     ) -> Result<()> {
+        self.change_rows(mode, table, |t, s| match mode {
+            RowMode::Insert => t.insert(s, rows),
+            RowMode::Update => t.update(s, rows),
+            RowMode::Upsert => t.upsert(s, rows),
+            RowMode::Delete => t.delete_matching(s, rows),
+        })
+    }
+
+    /// [`DoltWriter::apply`] for rows read from a file: each row gives one field per name in
+    /// `columns`, `None` for NULL, else its bytes (the raw value of a binary column, else UTF-8
+    /// text parsed as Dolt prints the column's values). `rows` makes the rows' iterator; it is
+    /// called once, or a second time when an upsert into an empty table repeats a key.
+    ///
+    /// Inserts and upserts into an empty table (new, or truncated for a replace) stream: each
+    /// row is checked and encoded once and the indexes are built bottom-up, without holding
+    /// the rows as values. Returns the number of rows.
+    pub fn apply_fields<'a, I>(
+        &mut self,
+        mode: RowMode,
+        table: &str,
+        columns: &[&str],
+        mut rows: impl FnMut() -> I,
+    ) -> Result<usize>
+    where
+        I: Iterator<Item = Vec<Option<Cow<'a, [u8]>>>>,
+    {
+        let t = self.edits.table(&self.store, &self.branch, table)?;
+        let positions = columns
+            .iter()
+            .map(|n| t.column(n))
+            .collect::<Result<Vec<_>>>()?;
+        let to_cells = |r: usize, row: Vec<Option<Cow<'a, [u8]>>>| -> Result<Vec<(usize, Cell)>> {
+            if row.len() != positions.len() {
+                return Err(row_width_error(table, r, row.len(), positions.len()));
+            }
+            positions
+                .iter()
+                .zip(row)
+                .map(|(&c, v)| Ok((c, field_cell(&t, &t.schema.columns[c], r, v)?)))
+                .collect()
+        };
+        let empty = !t.schema.keyless
+            && Map::new(
+                &self.edits.overlay(&self.store),
+                t.primary,
+                t.schema.primary_tuple_schema()?,
+            )
+            .count()
+            .map_err(|e| DoltError::Unsupported(format!("counting rows: {e}")))?
+                == 0;
+        if empty && matches!(mode, RowMode::Insert | RowMode::Upsert) {
+            let mut outcome = BulkInsert::RepeatedKey;
+            let stream = rows().enumerate().map(|(r, row)| to_cells(r, row));
+            self.change_rows(mode, table, |t, s| {
+                outcome = t.insert_into_empty(s, stream, mode == RowMode::Upsert)?;
+                Ok(())
+            })?;
+            if let BulkInsert::Inserted(n) = outcome {
+                return Ok(n);
+            }
+        }
+        let cells = rows()
+            .enumerate()
+            .map(|(r, row)| to_cells(r, row))
+            .collect::<Result<Vec<_>>>()?;
+        self.apply_cells(mode, table, &cells)?;
+        Ok(cells.len())
+    }
+
+    /// Runs `change` on `table` of the working root (kept only if it succeeds), with the
+    /// AUTO_INCREMENT counter shared by all branches when `mode` inserts.
+    fn change_rows(
+        &mut self,
+        mode: RowMode,
+        table: &str,
+        change: impl FnOnce(&mut EditTable, &Overlay<'_>) -> Result<()>,
+    ) -> Result<()> {
         // Inserts into a table with an AUTO_INCREMENT column continue the counter shared by
         // all branches, and store it in the table (Dolt's tracker: the largest value any
         // branch's working root or remote branch holds, advanced by every insert since).
@@ -203,12 +285,7 @@ impl DoltWriter {
                 if let Some(next) = shared {
                     t.auto_increment = t.auto_increment.max(next);
                 }
-                match mode {
-                    RowMode::Insert => t.insert(s, rows),
-                    RowMode::Update => t.update(s, rows),
-                    RowMode::Upsert => t.upsert(s, rows),
-                    RowMode::Delete => t.delete_matching(s, rows),
-                }?;
+                change(t, s)?;
                 advanced = Some(t.auto_increment);
                 Ok(())
             })?;
@@ -430,15 +507,7 @@ impl DoltWriter {
             .enumerate()
             .map(|(r, row)| {
                 if row.len() != positions.len() {
-                    return Err(DoltError::BadValue {
-                        table: table.to_string(),
-                        column: String::new(),
-                        reason: format!(
-                            "row {r}: {} values for {} columns",
-                            row.len(),
-                            positions.len()
-                        ),
-                    });
+                    return Err(row_width_error(table, r, row.len(), positions.len()));
                 }
                 positions
                     .iter()
@@ -475,6 +544,41 @@ pub enum RowMode {
     Upsert,
     /// Delete the row with this primary key (keyless tables: one copy of this row).
     Delete,
+}
+
+/// The error for row `row` of `table` giving `got` values for `want` columns.
+fn row_width_error(table: &str, row: usize, got: usize, want: usize) -> DoltError {
+    DoltError::BadValue {
+        table: table.to_string(),
+        column: String::new(),
+        reason: format!("row {row}: {got} values for {want} columns"),
+    }
+}
+
+/// Field `field` of row `row` (see [`DoltWriter::apply_fields`]) as the cell to store in
+/// `col`: the bytes of a binary column as they are, anything else as text given for it.
+fn field_cell(
+    t: &EditTable,
+    col: &Column,
+    row: usize,
+    field: Option<Cow<'_, [u8]>>,
+) -> Result<Cell> {
+    let Some(bytes) = field else {
+        return Ok(Cell::Null);
+    };
+    if let SqlType::Binary { .. } = col.sql_type {
+        return Ok(Cell::Value(SqlValue::Bytes(bytes.into_owned())));
+    }
+    let bad = |reason: String| DoltError::BadValue {
+        table: t.name.clone(),
+        column: col.name.clone(),
+        reason: format!("row {row}: {reason}"),
+    };
+    let text = std::str::from_utf8(&bytes).map_err(|_| bad("a value is not UTF-8".into()))?;
+    Ok(Cell::Value(match col.sql_type {
+        SqlType::Text { .. } | SqlType::Json => SqlValue::Text(text.to_string()),
+        _ => parse_value(col, text).map_err(bad)?,
+    }))
 }
 
 /// A value given for `col` as the cell to store: text given for a non-text column is parsed

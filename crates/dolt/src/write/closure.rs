@@ -51,10 +51,15 @@ pub(crate) fn put_parent_closure(
         roots.push(closure_root(io, c.parent_closure)?);
     }
     let kind = TreeKind::CommitClosure;
-    let base: HashSet<Vec<u8>> = entries(io, kind, &roots[0])?
-        .into_iter()
-        .map(|(k, _)| k)
-        .collect();
+    // Only a merge needs the first parent's whole closure (to add what the others hold
+    // beyond it); reading it for every commit would cost the length of the history.
+    let base: HashSet<Vec<u8>> = match roots.len() {
+        1 => HashSet::new(),
+        _ => entries(io, kind, &roots[0])?
+            .into_iter()
+            .map(|(k, _)| k)
+            .collect(),
+    };
     let mut edits: Vec<Edit> = Vec::new();
     for other in &roots[1..] {
         for (k, _) in entries(io, kind, other)? {

@@ -12,7 +12,9 @@
 //!   collation, comment); `create_sql`: `CREATE TABLE` text parsed into one.
 //! * `table_edit`: row changes of one table (values encoded and checked, large values in
 //!   blob trees, keyless rows by hash with counts, every index maintained, unique keys
-//!   enforced) as map edits in memory; `working`: branches' working roots changed table by
+//!   enforced) as map edits in memory; `bulk_insert`: rows streamed into an empty table
+//!   (the import path: encoded once into packed buffers, each index sorted and built
+//!   bottom-up); `working`: branches' working roots changed table by
 //!   table, saved as working sets or committed; `overlay`: the chunk store they edit in.
 //!
 //! Foundation and version control:
@@ -60,6 +62,7 @@ pub(crate) mod address_map;
 pub(crate) mod ancestry;
 mod api;
 pub(crate) mod branches;
+mod bulk_insert;
 mod checkout_carry;
 pub(crate) mod checks;
 pub(crate) mod chunk_io;

@@ -3,7 +3,9 @@
 //! puts go to memory only, so nothing reaches the database until a commit copies what its new
 //! root reaches (a rejected change writes nothing).
 
-use prollystore::store::{ChunkStore, MemoryStore, StoreError, StoreFastPaths};
+use std::ops::Range;
+
+use prollystore::store::{ChunkStore, LentSpace, MemoryStore, StoreError, StoreFastPaths};
 use prollystore_format::message::Node;
 use prollystore_format::{Address, HashProfile};
 
@@ -69,4 +71,27 @@ impl ChunkStore for Overlay<'_> {
     }
 }
 
-impl StoreFastPaths for Overlay<'_> {}
+/// Puts go to the memory store, so its fast paths for them serve here too: nodes a build has
+/// already hashed (on its hash thread) are not hashed again, and leaves are serialized into
+/// memory the store lends. Reads keep the defaults (they must look in three places).
+impl StoreFastPaths for Overlay<'_> {
+    fn put_node(&self, chunk: &[u8]) -> Result<Address, StoreError> {
+        self.new.put_node(chunk)
+    }
+
+    fn put_node_hashed(&self, address: Address, chunk: &[u8]) -> Result<(), StoreError> {
+        self.new.put_node_hashed(address, chunk)
+    }
+
+    fn lend(&self, want: usize) -> Option<LentSpace<'_>> {
+        self.new.lend(want)
+    }
+
+    fn adopt(
+        &self,
+        space: LentSpace<'_>,
+        chunks: &[(Address, Range<usize>)],
+    ) -> Result<(), StoreError> {
+        self.new.adopt(space, chunks)
+    }
+}

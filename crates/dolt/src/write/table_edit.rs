@@ -56,7 +56,7 @@ pub(crate) enum Cell {
 }
 
 /// The value of a secondary-index entry: a tuple of no fields.
-fn empty_value() -> Result<Vec<u8>> {
+pub(super) fn empty_value() -> Result<Vec<u8>> {
     Ok(TupleBuilder::new(TupleDesc::new(Vec::new()))
         .build()
         .map_err(tree)?
@@ -64,7 +64,7 @@ fn empty_value() -> Result<Vec<u8>> {
         .to_vec())
 }
 
-fn bad(table: &str, column: &str, reason: String) -> DoltError {
+pub(super) fn bad(table: &str, column: &str, reason: String) -> DoltError {
     DoltError::BadValue {
         table: table.to_string(),
         column: column.to_string(),
@@ -72,7 +72,7 @@ fn bad(table: &str, column: &str, reason: String) -> DoltError {
     }
 }
 
-fn tree(e: impl std::fmt::Display) -> DoltError {
+pub(super) fn tree(e: impl std::fmt::Display) -> DoltError {
     DoltError::Unsupported(format!("tree edit: {e}"))
 }
 
@@ -217,7 +217,7 @@ impl EditTable {
 
     /// Checks one value against its column (NOT NULL, lengths; ranges and members are checked
     /// when it is encoded).
-    fn check_cell(&self, row: usize, col: usize, cell: &Cell) -> Result<()> {
+    pub(super) fn check_cell(&self, row: usize, col: usize, cell: &Cell) -> Result<()> {
         let c = &self.schema.columns[col];
         let what = |reason: String| bad(&self.name, &c.name, format!("row {row}: {reason}"));
         let v = match cell {
@@ -397,15 +397,7 @@ impl EditTable {
     ) -> Result<Vec<u8>> {
         let s = &self.schema;
         let ix = &s.indexes[i];
-        if s.content_hashed(ix).contains(&true) {
-            // Dolt orders such keys by the contents of out-of-band values, which the index
-            // edits here cannot see yet.
-            return Err(DoltError::Unsupported(format!(
-                "table {:?}: writing rows under UNIQUE index {:?}, whose TEXT/BLOB columns Dolt \
-                 keeps content-hashed (a VARCHAR column works)",
-                self.name, ix.name
-            )));
-        }
+        self.refuse_content_hashed(ix)?;
         let cells = self.cells_of(store, key, value)?;
         let desc = index_schema(s, ix)?.key;
         let mut b = TupleBuilder::new(desc);
@@ -422,6 +414,20 @@ impl EditTable {
             b.put_hash128(ix.key_columns.len(), hash).map_err(tree)?;
         }
         Ok(b.build().map_err(tree)?.as_bytes().to_vec())
+    }
+
+    /// Rows cannot be written under an index whose key Dolt keeps content-hashed: Dolt orders
+    /// such keys by the contents of out-of-band values, which the index edits here cannot see
+    /// yet.
+    pub(super) fn refuse_content_hashed(&self, ix: &Index) -> Result<()> {
+        if self.schema.content_hashed(ix).contains(&true) {
+            return Err(DoltError::Unsupported(format!(
+                "table {:?}: writing rows under UNIQUE index {:?}, whose TEXT/BLOB columns Dolt \
+                 keeps content-hashed (a VARCHAR column works)",
+                self.name, ix.name
+            )));
+        }
+        Ok(())
     }
 
     /// The error for row `row` repeating a value of unique index `ix`.
@@ -513,14 +519,19 @@ impl EditTable {
 
     /// Fills a row's cells from `given` (column positions and values); columns not given get
     /// their default (NULL when none and nullable).
-    fn full_row(&self, row: usize, given: &[(usize, Cell)]) -> Result<Vec<Cell>> {
+    pub(super) fn full_row(
+        &self,
+        row: usize,
+        given: impl IntoIterator<Item = (usize, Cell)>,
+    ) -> Result<Vec<Cell>> {
         let s = &self.schema;
         let mut cells: Vec<Option<Cell>> = vec![None; s.columns.len()];
         let mut computed = Vec::new();
         for (c, v) in given {
-            self.refuse_generated(row, *c)?;
-            cells[*c] = Some(v.clone());
+            self.refuse_generated(row, c)?;
+            cells[c] = Some(v);
         }
+        // Collected in place (the bulk import calls this for every row).
         let mut out = Vec::with_capacity(cells.len());
         for (i, cell) in cells.into_iter().enumerate() {
             let col = &s.columns[i];
@@ -615,7 +626,7 @@ impl EditTable {
         let mut batch = Vec::new();
         let checks = RowChecks::for_schema(&self.schema)?;
         for (r, given) in rows.iter().enumerate() {
-            let mut cells = self.full_row(r, given)?;
+            let mut cells = self.full_row(r, given.iter().cloned())?;
             self.assign_auto_increment(&mut cells)?;
             for (c, cell) in cells.iter().enumerate() {
                 if !self.schema.columns[c].hidden {
@@ -706,28 +717,16 @@ impl EditTable {
                 .map(|(k, v, r)| Ok((self.index_key(store, i, k, v)?, *r)))
                 .collect::<Result<Vec<_>>>()?;
             if ix.unique {
-                let n = ix.columns.len();
-                let desc = &map.schema().key;
-                let names: Vec<&str> = ix
-                    .columns
-                    .iter()
-                    .map(|&c| s.columns[c].name.as_str())
-                    .collect();
-                let what = format!("duplicate entry for unique key {:?}", ix.name);
-                let non_null =
-                    |k: &[u8]| (0..n).all(|f| desc.field(Tuple::new_unverified(k), f).is_some());
-                let mut keyed: Vec<&(Vec<u8>, usize)> =
-                    ikeys.iter().filter(|(k, _)| non_null(k)).collect();
-                keyed.sort_by(|a, b| desc.compare_prefix(&a.0, &b.0, n).then(a.1.cmp(&b.1)));
-                for w in keyed.windows(2) {
-                    if desc.compare_prefix(&w[0].0, &w[1].0, n).is_eq() {
-                        return Err(duplicate(w[1].1, &what, &names.join(",")));
-                    }
-                }
+                let keyed = self.unique_new_keys(
+                    ix,
+                    &map.schema().key,
+                    ikeys.iter().map(|(k, r)| (&k[..], *r)),
+                )?;
                 if !bulk {
+                    let n = ix.columns.len();
                     for (k, r) in &keyed {
                         if map.prefix_rows(k, n).map_err(tree)?.next().is_some() {
-                            return Err(duplicate(*r, &what, &names.join(",")));
+                            return Err(self.duplicate_entry(ix, *r));
                         }
                     }
                 }
@@ -766,8 +765,33 @@ impl EditTable {
         Ok(())
     }
 
+    /// The new keys `keys` (index key, row) of UNIQUE index `ix` (key order `desc`) whose
+    /// unique columns hold no NULL (NULLs never clash); two with the same unique values are an
+    /// error naming the later row.
+    pub(super) fn unique_new_keys<'k>(
+        &self,
+        ix: &Index,
+        desc: &TupleDesc,
+        keys: impl Iterator<Item = (&'k [u8], usize)>,
+    ) -> Result<Vec<(&'k [u8], usize)>> {
+        let n = ix.columns.len();
+        let non_null = |k: &[u8]| (0..n).all(|f| desc.field(Tuple::new_unverified(k), f).is_some());
+        let mut keyed: Vec<(&[u8], usize)> = keys.filter(|(k, _)| non_null(k)).collect();
+        keyed.sort_by(|a, b| desc.compare_prefix(a.0, b.0, n).then(a.1.cmp(&b.1)));
+        for w in keyed.windows(2) {
+            if desc.compare_prefix(w[0].0, w[1].0, n).is_eq() {
+                return Err(self.duplicate_entry(ix, w[1].1));
+            }
+        }
+        Ok(keyed)
+    }
+
     /// The values of the columns at `positions` of a row's cells, for CHECK constraints.
-    fn visible_values(&self, positions: &[usize], cells: &[Cell]) -> Result<Vec<Option<SqlValue>>> {
+    pub(super) fn visible_values(
+        &self,
+        positions: &[usize],
+        cells: &[Cell],
+    ) -> Result<Vec<Option<SqlValue>>> {
         positions
             .iter()
             .map(|&c| match &cells[c] {
@@ -778,7 +802,7 @@ impl EditTable {
             .collect()
     }
 
-    fn key_names(&self) -> String {
+    pub(super) fn key_names(&self) -> String {
         self.schema
             .key_columns
             .iter()
@@ -789,7 +813,7 @@ impl EditTable {
 
     /// AUTO_INCREMENT: a NULL in the column gets the counter; any value at or above the
     /// counter moves it past that value.
-    fn assign_auto_increment(&mut self, cells: &mut [Cell]) -> Result<()> {
+    pub(super) fn assign_auto_increment(&mut self, cells: &mut [Cell]) -> Result<()> {
         let Some(c) = self.schema.columns.iter().position(|c| c.auto_increment) else {
             return Ok(());
         };
