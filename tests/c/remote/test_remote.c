@@ -26,6 +26,22 @@ static int value_text(char *buf, size_t len, const char *prefix, int64_t i) {
   return snprintf(buf, len, "%s-%" PRId64, prefix, i);
 }
 
+/* Gets every `step`-th row of map m (schema s) and checks its value is "row-i". */
+static void check_gets(prolly_map *m, prolly_schema *s, prolly_tuple_builder *kb, int64_t step) {
+  for (int64_t i = 0; i < ROWS; i += step) {
+    size_t kl, vl;
+    const uint8_t *kt = key_of(kb, i, &kl), *val;
+    OK(prolly_map_get(m, kt, kl, &val, &vl));
+    const uint8_t *txt;
+    size_t len;
+    bool nul;
+    char want[64];
+    int wl = value_text(want, sizeof want, "row", i);
+    OK(prolly_field_string(s, PROLLY_SIDE_VALUE, val, vl, 0, &txt, &len, &nul));
+    CHECK(len == (size_t)wl && memcmp(txt, want, len) == 0);
+  }
+}
+
 int main(int argc, char **argv) {
   char dir[256], path[512], url[600];
   make_temp_dir(dir, sizeof dir);
@@ -98,18 +114,7 @@ int main(int argc, char **argv) {
   uint64_t count;
   OK(prolly_map_count(m, &count));
   CHECK(count == ROWS);
-  for (int64_t i = 0; i < ROWS; i += 397) {
-    size_t kl, vl;
-    const uint8_t *kt = key_of(kb, i, &kl), *val;
-    OK(prolly_map_get(m, kt, kl, &val, &vl));
-    const uint8_t *txt;
-    size_t len;
-    bool nul;
-    char want[64];
-    int wl = value_text(want, sizeof want, "row", i);
-    OK(prolly_field_string(s, PROLLY_SIDE_VALUE, val, vl, 0, &txt, &len, &nul));
-    CHECK(len == (size_t)wl && memcmp(txt, want, len) == 0);
-  }
+  check_gets(m, s, kb, 397);
   size_t kl;
   const uint8_t *kt = key_of(kb, ROWS + 1, &kl), *val;
   size_t vl;
@@ -124,18 +129,7 @@ int main(int argc, char **argv) {
     OK(prolly_remote_open_cached(url, 64 * 1024, &small));
     OK(prolly_map_open(small, s, &r1, &sm));
     for (int pass = 0; pass < 2; pass++) {
-      for (int64_t i = 0; i < ROWS; i += 211) {
-        size_t skl, svl;
-        const uint8_t *skt = key_of(kb, i, &skl), *sval;
-        OK(prolly_map_get(sm, skt, skl, &sval, &svl));
-        const uint8_t *txt;
-        size_t len;
-        bool nul;
-        char want[64];
-        int wl = value_text(want, sizeof want, "row", i);
-        OK(prolly_field_string(s, PROLLY_SIDE_VALUE, sval, svl, 0, &txt, &len, &nul));
-        CHECK(len == (size_t)wl && memcmp(txt, want, len) == 0);
-      }
+      check_gets(sm, s, kb, 211);
       OK(prolly_remote_trim(small, &held));
       CHECK(held <= 64 * 1024);
     }
