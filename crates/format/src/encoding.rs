@@ -196,6 +196,22 @@ impl Encoding {
         })
     }
 
+    /// For the integer encodings, their width in bytes and whether they are signed (stored
+    /// little-endian; callers that sort them as numbers flip the sign bit of signed ones).
+    pub fn integer(self) -> Option<(usize, bool)> {
+        Some(match self {
+            Encoding::Int8 => (1, true),
+            Encoding::Uint8 => (1, false),
+            Encoding::Int16 => (2, true),
+            Encoding::Uint16 => (2, false),
+            Encoding::Int32 => (4, true),
+            Encoding::Uint32 => (4, false),
+            Encoding::Int64 => (8, true),
+            Encoding::Uint64 => (8, false),
+            _ => return None,
+        })
+    }
+
     /// A 20-byte chunk address field (`*Addr`).
     #[inline]
     pub fn is_address(self) -> bool {

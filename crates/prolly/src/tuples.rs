@@ -49,17 +49,7 @@ impl FixedIntKeys {
         let mut fields = Vec::new();
         let mut off = 0usize;
         for t in desc.types() {
-            let (width, signed) = match t.enc {
-                Encoding::Int8 => (1, true),
-                Encoding::Uint8 => (1, false),
-                Encoding::Int16 => (2, true),
-                Encoding::Uint16 => (2, false),
-                Encoding::Int32 => (4, true),
-                Encoding::Uint32 => (4, false),
-                Encoding::Int64 => (8, true),
-                Encoding::Uint64 => (8, false),
-                _ => return None,
-            };
+            let (width, signed) = t.enc.integer()?;
             if t.nullable {
                 return None;
             }

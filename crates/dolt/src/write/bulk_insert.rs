@@ -9,7 +9,6 @@ use std::cmp::Ordering;
 use prollystore::blob::StoreBlobs;
 use prollystore::Map;
 use prollystore_format::tuple::{Tuple, TupleBuilder, TupleDesc};
-use prollystore_format::Encoding;
 
 use super::checks::RowChecks;
 use super::overlay::Overlay;
@@ -81,17 +80,7 @@ fn int_sort_key(desc: &TupleDesc, tuple: &[u8]) -> Option<u128> {
     let t = Tuple::new_unverified(tuple);
     let (mut key, mut bits) = (0u128, 0u32);
     for (i, ty) in desc.types().iter().enumerate() {
-        let (width, signed) = match ty.enc {
-            Encoding::Int8 => (1, true),
-            Encoding::Uint8 => (1, false),
-            Encoding::Int16 => (2, true),
-            Encoding::Uint16 => (2, false),
-            Encoding::Int32 => (4, true),
-            Encoding::Uint32 => (4, false),
-            Encoding::Int64 => (8, true),
-            Encoding::Uint64 => (8, false),
-            _ => return None,
-        };
+        let (width, signed) = ty.enc.integer()?;
         let field = desc.field(t, i);
         bits += 8 * width as u32 + u32::from(ty.nullable);
         if bits > 128 {
