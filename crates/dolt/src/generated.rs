@@ -1316,22 +1316,15 @@ impl DefaultExprs {
 }
 
 fn compile_default(text: &str, names: &[&str]) -> std::result::Result<DefaultExpr, String> {
-    let bare = text.trim().trim_start_matches('(').trim_end_matches(')');
-    let name = bare
-        .split('(')
-        .next()
-        .unwrap_or("")
-        .trim()
-        .to_ascii_lowercase();
-    let args = bare[name.len().min(bare.len())..].trim();
+    // `CURRENT_TIMESTAMP`, `(now())`, `current_timestamp(3)`: a time function with at most a
+    // precision. Split on characters, never at byte offsets (the text comes from a schema).
+    let lower = text.trim().to_ascii_lowercase();
+    let inner = lower.trim_start_matches('(').trim_end_matches(')').trim();
+    let (name, args) = inner.split_once('(').unwrap_or((inner, ""));
     if matches!(
-        name.as_str(),
+        name.trim(),
         "current_timestamp" | "now" | "localtime" | "localtimestamp"
-    ) && (args.is_empty()
-        || args
-            .trim_start_matches('(')
-            .chars()
-            .all(|c| c.is_ascii_digit()))
+    ) && args.trim().chars().all(|c| c.is_ascii_digit())
     {
         return Ok(DefaultExpr::Now);
     }
@@ -1371,6 +1364,29 @@ mod tests {
             .and_then(|mut p| p.parse_expr())
             .unwrap();
         eval(&compile(&ast, names).unwrap(), row).unwrap()
+    }
+
+    #[test]
+    fn time_defaults_are_recognised_and_odd_text_never_panics() {
+        for t in [
+            "CURRENT_TIMESTAMP",
+            "CURRENT_TIMESTAMP(3)",
+            "(now())",
+            "NOW()",
+            "localtime",
+        ] {
+            assert!(
+                matches!(compile_default(t, &[]), Ok(DefaultExpr::Now)),
+                "{t}"
+            );
+        }
+        for t in ["( é)", "(é(", "((`id` + 3))", "now(x)", ""] {
+            let _ = compile_default(t, &["id"]);
+        }
+        assert!(matches!(
+            compile_default("((`id` + 3))", &["id"]),
+            Ok(DefaultExpr::Expr(_))
+        ));
     }
 
     #[test]

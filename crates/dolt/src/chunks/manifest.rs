@@ -136,7 +136,7 @@ impl Manifest {
     /// `generateLockHash` makes it (SHA-512 of the root, the table file names, separators;
     /// first 20 bytes), so that a writer comparing tokens sees the change. Manifests with an
     /// appendix are not written by this crate, so none is hashed.
-    pub fn fresh_lock(&self) -> Result<Address> {
+    pub(crate) fn fresh_lock(&self) -> Result<Address> {
         use sha2::{Digest, Sha512};
         let mut h = Sha512::new();
         h.update(self.root.as_bytes());
