@@ -589,27 +589,51 @@ impl<'r> RowDecoder<'r> {
         value: &'a [u8],
         out: &mut Vec<Option<Value<'a>>>,
     ) -> Result<(), RowError> {
-        let schema = self.schema;
         out.clear();
-        out.reserve(schema.key.len() + schema.value.len());
-        for (desc, plan, bytes, cols, offset) in [
-            (&self.key, &self.key_plan, key, &schema.key, 0),
-            (
-                &self.value,
-                &self.value_plan,
-                value,
-                &schema.value,
-                schema.key.len(),
-            ),
-        ] {
-            let t = Tuple::new(bytes).map_err(|e| schema.field_error(cols, e, offset))?;
-            for (i, read) in plan.iter().enumerate() {
-                match read(desc, t, i) {
-                    Ok(v) => out.push(v),
-                    Err(e) => return Err(schema.field_error(cols, e, offset + i)),
-                }
+        out.reserve(self.key_plan.len() + self.value_plan.len());
+        self.decode_part(Part::Key, key, out)?;
+        self.decode_part(Part::Value, value, out)
+    }
+
+    /// Appends the values of one of the row's tuples to `out`. Inlined into
+    /// [`RowDecoder::decode_into`] twice, so each copy's loop knows its descriptor and plan.
+    #[inline(always)]
+    fn decode_part<'a>(
+        &self,
+        part: Part,
+        bytes: &'a [u8],
+        out: &mut Vec<Option<Value<'a>>>,
+    ) -> Result<(), RowError> {
+        let (desc, plan) = match part {
+            Part::Key => (&self.key, &self.key_plan),
+            Part::Value => (&self.value, &self.value_plan),
+        };
+        let t = Tuple::new(bytes).map_err(|e| self.part_error(part, e))?;
+        for (i, read) in plan.iter().enumerate() {
+            match read(desc, t, i) {
+                Ok(v) => out.push(v),
+                Err(e) => return Err(self.part_error(part, e)),
             }
         }
         Ok(())
     }
+
+    /// The error for a bad field of the key or value tuple, naming the column (off the hot
+    /// loop: building it formats text).
+    #[cold]
+    #[inline(never)]
+    fn part_error(&self, part: Part, e: TupleError) -> RowError {
+        let schema = self.schema;
+        match part {
+            Part::Key => schema.field_error(&schema.key, e, 0),
+            Part::Value => schema.field_error(&schema.value, e, schema.key.len()),
+        }
+    }
+}
+
+/// Which of a stored row's two tuples is being decoded.
+#[derive(Clone, Copy)]
+enum Part {
+    Key,
+    Value,
 }
