@@ -3,7 +3,8 @@
 //! NULL rules, the result converted to the column's declared type as Dolt shows it.
 //!
 //! Covered: column references, literals, arithmetic (`+ - * / DIV %`, unary minus),
-//! comparisons (`= <> != < <= > >= <=>`), `AND`/`OR`/`NOT`/`XOR`, `IS [NOT] NULL`, the string
+//! comparisons (`= <> != < <= > >= <=>`, `[NOT] IN (list)`, `[NOT] BETWEEN`), `AND`/`OR`/
+//! `NOT`/`XOR`, `IS [NOT] NULL`, `IS [NOT] TRUE`/`FALSE`, the string
 //! functions CONCAT, LOWER/LCASE, UPPER/UCASE, SUBSTRING/SUBSTR, LENGTH, CHAR_LENGTH, TRIM,
 //! LTRIM, RTRIM, the control forms COALESCE, IFNULL, NULLIF, IF and CASE, and JSON_EXTRACT,
 //! JSON_UNQUOTE and `->`/`->>` with simple paths (`$`, `.key`, `."key"`, `[n]`). Anything else is
@@ -13,7 +14,7 @@ use std::cmp::Ordering;
 
 use sqlparser::ast::{
     BinaryOperator, CaseWhen, Expr as Ast, FunctionArg, FunctionArgExpr, FunctionArguments,
-    TrimWhereField, UnaryOperator, Value as Lit,
+    InTarget, TrimWhereField, UnaryOperator, Value as Lit,
 };
 use sqlparser::dialect::MySqlDialect;
 use sqlparser::parser::Parser;
@@ -100,6 +101,8 @@ enum Node {
     Or(Box<Node>, Box<Node>),
     Xor(Box<Node>, Box<Node>),
     IsNull(Box<Node>, bool),
+    /// `x IS TRUE` (`true`) or `x IS FALSE` (`false`): never NULL.
+    IsTruth(Box<Node>, bool),
     Call(Func, Vec<Node>),
     Substring(Box<Node>, Box<Node>, Option<Box<Node>>),
     Trim {
@@ -236,6 +239,44 @@ fn compile(e: &Ast, names: &[&str]) -> R<Node> {
         }
         Ast::IsNull(x) => Node::IsNull(b(x)?, false),
         Ast::IsNotNull(x) => Node::IsNull(b(x)?, true),
+        Ast::IsTrue(x) => Node::IsTruth(b(x)?, true),
+        Ast::IsFalse(x) => Node::IsTruth(b(x)?, false),
+        Ast::IsNotTrue(x) => Node::Not(Box::new(Node::IsTruth(b(x)?, true))),
+        Ast::IsNotFalse(x) => Node::Not(Box::new(Node::IsTruth(b(x)?, false))),
+        // `x IN (a, b)` is `x = a OR x = b` in MySQL's three-valued logic (TRUE if one is
+        // equal, else NULL if one compare is NULL, else FALSE), and `x BETWEEN a AND b` is
+        // `x >= a AND x <= b`.
+        Ast::In {
+            expr,
+            target: InTarget::List(list),
+            negated,
+            global: false,
+        } => {
+            let x = compile(expr, names)?;
+            let mut alternatives = list
+                .iter()
+                .map(|e| Ok(Node::Cmp(Cmp::Eq, Box::new(x.clone()), b(e)?)));
+            let first = alternatives
+                .next()
+                .ok_or_else(|| "IN with an empty list".to_string())??;
+            let any = alternatives.try_fold(first, |acc, alt: R<Node>| {
+                Ok::<_, String>(Node::Or(Box::new(acc), Box::new(alt?)))
+            })?;
+            negated_if(*negated, any)
+        }
+        Ast::Between {
+            expr,
+            negated,
+            low,
+            high,
+        } => {
+            let x = compile(expr, names)?;
+            let within = Node::And(
+                Box::new(Node::Cmp(Cmp::Ge, Box::new(x.clone()), b(low)?)),
+                Box::new(Node::Cmp(Cmp::Le, Box::new(x), b(high)?)),
+            );
+            negated_if(*negated, within)
+        }
         Ast::Substring {
             expr,
             substring_from,
@@ -303,6 +344,15 @@ fn compile(e: &Ast, names: &[&str]) -> R<Node> {
         }
         other => return Err(format!("unsupported expression form {other}")),
     })
+}
+
+/// `NOT node` when `negated`.
+fn negated_if(negated: bool, node: Node) -> Node {
+    if negated {
+        Node::Not(Box::new(node))
+    } else {
+        node
+    }
 }
 
 fn column(name: &str, names: &[&str]) -> R<Node> {
@@ -422,6 +472,7 @@ fn eval(e: &Node, row: &[Option<SqlValue>]) -> R<Val> {
             _ => Val::Null,
         },
         Node::IsNull(x, negated) => Val::Int(i64::from((eval(x, row)? == Val::Null) != *negated)),
+        Node::IsTruth(x, wanted) => Val::Int(i64::from(truth(&eval(x, row)?) == Some(*wanted))),
         Node::Call(f, args) => call(*f, args, row)?,
         Node::Substring(s, from, len) => {
             let s = eval(s, row)?;
@@ -1387,6 +1438,35 @@ mod tests {
             compile_default("((`id` + 3))", &["id"]),
             Ok(DefaultExpr::Expr(_))
         ));
+    }
+
+    /// IN, BETWEEN and IS TRUE/FALSE under MySQL's three-valued logic (a NULL compare makes
+    /// IN NULL unless another item is equal; IS TRUE/FALSE is never NULL).
+    #[test]
+    fn in_between_and_truth_tests_follow_mysql() {
+        let row = [Some(SqlValue::Int(2)), None];
+        let names = ["a", "n"];
+        for (expr, want) in [
+            ("`a` IN (1, 2)", Val::Int(1)),
+            ("`a` IN (1, 3)", Val::Int(0)),
+            ("`a` IN (NULL, 2)", Val::Int(1)),
+            ("`a` IN (NULL, 1)", Val::Null),
+            ("`a` NOT IN (NULL, 1)", Val::Null),
+            ("`a` NOT IN (1, 3)", Val::Int(1)),
+            ("`n` IN (1, 2)", Val::Null),
+            ("`a` BETWEEN 2 AND 3", Val::Int(1)),
+            ("`a` BETWEEN 3 AND 1", Val::Int(0)),
+            ("`a` NOT BETWEEN 3 AND 4", Val::Int(1)),
+            ("`a` BETWEEN `n` AND 3", Val::Null),
+            ("`a` BETWEEN `n` AND 1", Val::Int(0)),
+            ("`n` IS TRUE", Val::Int(0)),
+            ("`n` IS NOT FALSE", Val::Int(1)),
+            ("`a` IS TRUE", Val::Int(1)),
+            ("(`a` - 2) IS FALSE", Val::Int(1)),
+            ("(`a` - 2) IS NOT TRUE", Val::Int(1)),
+        ] {
+            assert_eq!(run(expr, &row, &names), want, "{expr}");
+        }
     }
 
     #[test]

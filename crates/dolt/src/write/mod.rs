@@ -52,8 +52,8 @@
 //!
 //! Not done yet: ON DELETE/UPDATE CASCADE and SET NULL (stored; a change that would trigger
 //! one is refused), foreign keys on keyless tables, CHECK forms the evaluator lacks (refused
-//! at create time) and CHECK text Dolt prints in ways not yet known (IN, BETWEEN, CASE, …:
-//! refused when parsed); geometry columns, indexes over VIRTUAL generated columns and prefix
+//! at create time) and CHECK text Dolt prints in ways not yet known (LIKE, REGEXP, exponent
+//! numbers, …: refused when parsed); geometry columns, indexes over VIRTUAL generated columns and prefix
 //! indexes in written tables; expression defaults and generated columns in forms the evaluator
 //! lacks (an error naming the column when a row needs one). Three-way merges of schema
 //! changes.

@@ -312,6 +312,93 @@ fn check_constraints_as_dolt_enforces_them() {
     );
 }
 
+const CHECKED_FORMS: &str = "CREATE TABLE chk2 (id INT PRIMARY KEY, a INT, b INT, \
+    s VARCHAR(10), CONSTRAINT in_list CHECK (a IN (1, 2, 3)), \
+    CONSTRAINT not_in CHECK (b NOT IN (4, 5)), CONSTRAINT btw CHECK (a BETWEEN 0 AND 10), \
+    CONSTRAINT s_in CHECK (s IN ('x', 'y')), \
+    CONSTRAINT cased CHECK (CASE WHEN a > 1 THEN b > 0 ELSE TRUE END), \
+    CONSTRAINT truth CHECK (b IS NOT FALSE))";
+
+/// IN, NOT IN, BETWEEN, CASE and IS [NOT] TRUE/FALSE checks: stored in Dolt's spelling (the
+/// same commit as Dolt's) and enforced with MySQL's NULL rules (a NULL operand passes).
+#[test]
+fn check_forms_in_between_case_truth() {
+    let t = |v: &str| Some(SqlValue::Text(v.into()));
+    let cols = ["id", "a", "b", "s"];
+    let ours = |w: &mut DoltWriter| {
+        w.create_table(&TableDef::from_sql(CHECKED_FORMS).unwrap())
+            .unwrap();
+        w.insert(
+            "chk2",
+            &cols,
+            &[
+                vec![t("1"), t("1"), t("7"), t("x")],
+                vec![t("2"), t("2"), None, None],
+                vec![t("3"), t("3"), t("1"), t("y")],
+            ],
+        )
+        .unwrap();
+    };
+    let sql = [
+        CHECKED_FORMS,
+        "INSERT INTO chk2 VALUES (1, 1, 7, 'x'), (2, 2, NULL, NULL), (3, 3, 1, 'y')",
+    ];
+    if let Some((_tmp, theirs, ours_dir)) = differential("check forms", &sql, &ours) {
+        let q = "SELECT * FROM chk2 ORDER BY id";
+        assert_eq!(
+            dolt(&theirs, &["sql", "-r", "csv", "-q", q]),
+            dolt(&ours_dir, &["sql", "-r", "csv", "-q", q])
+        );
+        // Dolt refuses the rows we refuse below, naming the same check.
+        let bin = std::env::var_os("PROLLY_DOLT").unwrap();
+        for (row, check) in [
+            ("(9, 4, 1, 'x')", "in_list"),
+            ("(9, 1, 4, 'x')", "not_in"),
+            ("(9, 1, 1, 'z')", "s_in"),
+            ("(9, 2, -1, 'x')", "cased"),
+            ("(9, 1, 0, 'x')", "truth"),
+        ] {
+            let out = std::process::Command::new(&bin)
+                .args(["sql", "-q", &format!("INSERT INTO chk2 VALUES {row}")])
+                .current_dir(&theirs)
+                .env("HOME", theirs.parent().unwrap().join("home"))
+                .output()
+                .unwrap();
+            let said = String::from_utf8_lossy(&out.stderr) + String::from_utf8_lossy(&out.stdout);
+            assert!(said.contains(check), "{row}: {said}");
+        }
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("db");
+    copy_tree(&crate::write::tests::scenario("basic/before"), &dir);
+    {
+        let mut w = DoltWriter::open(&dir).unwrap();
+        ours(&mut w);
+        w.commit(&meta("check forms")).unwrap();
+    }
+    let before = snapshot(&dir);
+    let mut w = DoltWriter::open(&dir).unwrap();
+    // Each row breaks exactly one check.
+    for (row, check) in [
+        (["9", "4", "1", "x"], "in_list"),
+        (["9", "1", "4", "x"], "not_in"),
+        (["9", "1", "1", "z"], "s_in"),
+        (["9", "2", "-1", "x"], "cased"),
+        (["9", "1", "0", "x"], "truth"),
+    ] {
+        let e = w
+            .insert("chk2", &cols, &[row.iter().map(|v| t(v)).collect()])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains(check), "{row:?}: {e}");
+    }
+    drop(w);
+    assert!(
+        snapshot(&dir) == before,
+        "a refused change changed the files"
+    );
+}
+
 /// Opens `dir` for writing, waiting out a lock that a `dolt` child process of a parallel test
 /// inherited for the moment between its fork and exec (the lock is the open file's).
 fn open_retrying(dir: &std::path::Path) -> DoltWriter {
