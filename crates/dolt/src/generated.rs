@@ -19,6 +19,8 @@ use sqlparser::ast::{
 use sqlparser::dialect::MySqlDialect;
 use sqlparser::parser::Parser;
 
+use prollystore_format::collation::Collation;
+
 use crate::error::{DoltError, Result};
 use crate::schema::{Column, Schema, SqlType};
 use crate::sql_value::SqlValue;
@@ -96,7 +98,8 @@ enum Node {
     Neg(Box<Node>),
     Not(Box<Node>),
     Arith(Arith, Box<Node>, Box<Node>),
-    Cmp(Cmp, Box<Node>, Box<Node>),
+    /// A comparison; text operands compare under the collation (bytewise without one).
+    Cmp(Cmp, Option<Collation>, Box<Node>, Box<Node>),
     And(Box<Node>, Box<Node>),
     Or(Box<Node>, Box<Node>),
     Xor(Box<Node>, Box<Node>),
@@ -137,10 +140,7 @@ impl VirtualColumns {
     /// Row positions are positions among [`Schema::visible_columns`].
     pub fn for_schema(schema: &Schema) -> Result<Option<VirtualColumns>> {
         let visible = schema.visible_columns();
-        let names: Vec<&str> = visible
-            .iter()
-            .filter_map(|&i| schema.columns.get(i).map(|c| c.name.as_str()))
-            .collect();
+        let scope = Scope::visible(schema)?;
         let mut columns = Vec::new();
         for (position, &i) in visible.iter().enumerate() {
             let Some(col) = schema.columns.get(i).filter(|c| c.virtual_) else {
@@ -157,7 +157,7 @@ impl VirtualColumns {
                 .try_with_sql(text)
                 .and_then(|mut p| p.parse_expr())
                 .map_err(|e| fail(e.to_string()))?;
-            let expr = compile(&ast, &names).map_err(fail)?;
+            let expr = compile(&ast, &scope).map_err(fail)?;
             columns.push(Virtual {
                 position,
                 column: col.clone(),
@@ -193,19 +193,24 @@ type R<T> = std::result::Result<T, String>;
 // ---------------------------------------------------------------------------------------------
 // Compiling the parsed expression.
 
-fn compile(e: &Ast, names: &[&str]) -> R<Node> {
-    let b = |e: &Ast| compile(e, names).map(Box::new);
+fn compile(e: &Ast, scope: &Scope) -> R<Node> {
+    let b = |e: &Ast| compile(e, scope).map(Box::new);
+    // A comparison of two compiled operands under their collation.
+    let cmp = |op: Cmp, l: Box<Node>, r: Box<Node>| {
+        let c = shared_collation(&l, &r, scope);
+        Node::Cmp(op, c, l, r)
+    };
     Ok(match e {
-        Ast::Nested(inner) => compile(inner, names)?,
-        Ast::Identifier(id) => column(&id.value, names)?,
+        Ast::Nested(inner) => compile(inner, scope)?,
+        Ast::Identifier(id) => column(&id.value, scope)?,
         Ast::CompoundIdentifier(parts) => match parts.last() {
-            Some(id) => column(&id.value, names)?,
+            Some(id) => column(&id.value, scope)?,
             None => return Err("empty identifier".into()),
         },
         Ast::Value(v) => Node::Lit(literal(&v.value)?),
         Ast::UnaryOp { op, expr } => match op {
             UnaryOperator::Minus => Node::Neg(b(expr)?),
-            UnaryOperator::Plus => compile(expr, names)?,
+            UnaryOperator::Plus => compile(expr, scope)?,
             UnaryOperator::Not | UnaryOperator::BangNot => Node::Not(b(expr)?),
             other => return Err(format!("unsupported operator {other}")),
         },
@@ -219,13 +224,13 @@ fn compile(e: &Ast, names: &[&str]) -> R<Node> {
                 B::Divide => Node::Arith(Arith::Div, l, r),
                 B::MyIntegerDivide | B::DuckIntegerDivide => Node::Arith(Arith::IntDiv, l, r),
                 B::Modulo => Node::Arith(Arith::Mod, l, r),
-                B::Eq => Node::Cmp(Cmp::Eq, l, r),
-                B::NotEq => Node::Cmp(Cmp::Ne, l, r),
-                B::Lt => Node::Cmp(Cmp::Lt, l, r),
-                B::LtEq => Node::Cmp(Cmp::Le, l, r),
-                B::Gt => Node::Cmp(Cmp::Gt, l, r),
-                B::GtEq => Node::Cmp(Cmp::Ge, l, r),
-                B::Spaceship => Node::Cmp(Cmp::NullSafeEq, l, r),
+                B::Eq => cmp(Cmp::Eq, l, r),
+                B::NotEq => cmp(Cmp::Ne, l, r),
+                B::Lt => cmp(Cmp::Lt, l, r),
+                B::LtEq => cmp(Cmp::Le, l, r),
+                B::Gt => cmp(Cmp::Gt, l, r),
+                B::GtEq => cmp(Cmp::Ge, l, r),
+                B::Spaceship => cmp(Cmp::NullSafeEq, l, r),
                 B::And => Node::And(l, r),
                 B::Or => Node::Or(l, r),
                 B::Xor => Node::Xor(l, r),
@@ -245,17 +250,19 @@ fn compile(e: &Ast, names: &[&str]) -> R<Node> {
         Ast::IsNotFalse(x) => Node::Not(Box::new(Node::IsTruth(b(x)?, false))),
         // `x IN (a, b)` is `x = a OR x = b` in MySQL's three-valued logic (TRUE if one is
         // equal, else NULL if one compare is NULL, else FALSE), and `x BETWEEN a AND b` is
-        // `x >= a AND x <= b`.
+        // `x >= a AND x <= b`. Dolt compares IN's text bytewise whatever the collation
+        // (`'E' IN ('e')` is false on a `_ci` column, where `'E' = 'e'` is true); BETWEEN
+        // under the collation.
         Ast::In {
             expr,
             target: InTarget::List(list),
             negated,
             global: false,
         } => {
-            let x = compile(expr, names)?;
+            let x = compile(expr, scope)?;
             let mut alternatives = list
                 .iter()
-                .map(|e| Ok(Node::Cmp(Cmp::Eq, Box::new(x.clone()), b(e)?)));
+                .map(|e| Ok(Node::Cmp(Cmp::Eq, None, Box::new(x.clone()), b(e)?)));
             let first = alternatives
                 .next()
                 .ok_or_else(|| "IN with an empty list".to_string())??;
@@ -270,10 +277,10 @@ fn compile(e: &Ast, names: &[&str]) -> R<Node> {
             low,
             high,
         } => {
-            let x = compile(expr, names)?;
+            let x = compile(expr, scope)?;
             let within = Node::And(
-                Box::new(Node::Cmp(Cmp::Ge, Box::new(x.clone()), b(low)?)),
-                Box::new(Node::Cmp(Cmp::Le, Box::new(x), b(high)?)),
+                Box::new(cmp(Cmp::Ge, Box::new(x.clone()), b(low)?)),
+                Box::new(cmp(Cmp::Le, Box::new(x), b(high)?)),
             );
             negated_if(*negated, within)
         }
@@ -321,7 +328,7 @@ fn compile(e: &Ast, names: &[&str]) -> R<Node> {
             whens: conditions
                 .iter()
                 .map(|CaseWhen { condition, result }| {
-                    Ok((compile(condition, names)?, compile(result, names)?))
+                    Ok((compile(condition, scope)?, compile(result, scope)?))
                 })
                 .collect::<R<_>>()?,
             otherwise: else_result.as_deref().map(b).transpose()?,
@@ -334,7 +341,7 @@ fn compile(e: &Ast, names: &[&str]) -> R<Node> {
                     .args
                     .iter()
                     .map(|a| match a {
-                        FunctionArg::Unnamed(FunctionArgExpr::Expr(x)) => compile(x, names),
+                        FunctionArg::Unnamed(FunctionArgExpr::Expr(x)) => compile(x, scope),
                         other => Err(format!("unsupported argument {other}")),
                     })
                     .collect::<R<_>>()?,
@@ -346,6 +353,79 @@ fn compile(e: &Ast, names: &[&str]) -> R<Node> {
     })
 }
 
+/// The columns an expression may name: the visible columns of a row, with each text
+/// column's collation (its own, else the table's).
+struct Scope<'s> {
+    names: Vec<&'s str>,
+    collations: Vec<Option<Collation>>,
+}
+
+impl<'s> Scope<'s> {
+    /// The visible columns of `schema`, in row order.
+    fn visible(schema: &'s Schema) -> Result<Scope<'s>> {
+        let mut scope = Scope {
+            names: Vec::new(),
+            collations: Vec::new(),
+        };
+        for &i in &schema.visible_columns() {
+            if let Some(c) = schema.columns.get(i) {
+                scope.names.push(c.name.as_str());
+                scope.collations.push(schema.column_collation(c)?);
+            }
+        }
+        Ok(scope)
+    }
+
+    /// Columns without collations (text compares bytewise).
+    #[cfg(test)]
+    fn plain(names: &[&'s str]) -> Scope<'s> {
+        Scope {
+            names: names.to_vec(),
+            collations: vec![None; names.len()],
+        }
+    }
+}
+
+/// The collation a text comparison of `l` and `r` uses, as Dolt chooses it: a column's (or a
+/// function's of a column) over a literal's, none (bytewise) when the two sides' collations
+/// differ (`ci_col = bin_col` compares bytes) or neither side has one.
+fn shared_collation(l: &Node, r: &Node, scope: &Scope) -> Option<Collation> {
+    match (collation_of(l, scope), collation_of(r, scope)) {
+        (Some(a), Some(b)) => (a == b).then_some(a),
+        (a, b) => a.or(b),
+    }
+}
+
+/// The collation text from `node` carries: a column's, passed through the string functions
+/// and CASE results; `None` for literals and non-text results.
+fn collation_of(node: &Node, scope: &Scope) -> Option<Collation> {
+    match node {
+        Node::Column(i) => scope.collations.get(*i).copied().flatten(),
+        Node::Call(
+            Func::Concat
+            | Func::Lower
+            | Func::Upper
+            | Func::Ltrim
+            | Func::Rtrim
+            | Func::Coalesce
+            | Func::IfNull
+            | Func::NullIf
+            | Func::If,
+            args,
+        ) => args.iter().find_map(|a| collation_of(a, scope)),
+        Node::Substring(s, ..) => collation_of(s, scope),
+        Node::Trim { expr, .. } => collation_of(expr, scope),
+        Node::Case {
+            whens, otherwise, ..
+        } => whens
+            .iter()
+            .map(|(_, r)| r)
+            .chain(otherwise.as_deref())
+            .find_map(|r| collation_of(r, scope)),
+        _ => None,
+    }
+}
+
 /// `NOT node` when `negated`.
 fn negated_if(negated: bool, node: Node) -> Node {
     if negated {
@@ -355,8 +435,9 @@ fn negated_if(negated: bool, node: Node) -> Node {
     }
 }
 
-fn column(name: &str, names: &[&str]) -> R<Node> {
-    names
+fn column(name: &str, scope: &Scope) -> R<Node> {
+    scope
+        .names
         .iter()
         .position(|n| n.eq_ignore_ascii_case(name))
         .map(Node::Column)
@@ -456,7 +537,7 @@ fn eval(e: &Node, row: &[Option<SqlValue>]) -> R<Val> {
             Some(t) => Val::Int(i64::from(!t)),
         },
         Node::Arith(op, l, r) => arith(*op, eval(l, row)?, eval(r, row)?)?,
-        Node::Cmp(op, l, r) => compare(*op, &eval(l, row)?, &eval(r, row)?),
+        Node::Cmp(op, c, l, r) => compare(*op, *c, &eval(l, row)?, &eval(r, row)?),
         Node::And(l, r) => match (truth(&eval(l, row)?), truth(&eval(r, row)?)) {
             (Some(false), _) | (_, Some(false)) => Val::Int(0),
             (Some(true), Some(true)) => Val::Int(1),
@@ -541,7 +622,7 @@ fn eval(e: &Node, row: &[Option<SqlValue>]) -> R<Val> {
             for (cond, result) in whens {
                 let c = eval(cond, row)?;
                 let hit = match &subject {
-                    Some(s) => truth(&compare(Cmp::Eq, s, &c)) == Some(true),
+                    Some(s) => truth(&compare(Cmp::Eq, None, s, &c)) == Some(true),
                     None => truth(&c) == Some(true),
                 };
                 if hit {
@@ -601,7 +682,7 @@ fn call(f: Func, args: &[Node], row: &[Option<SqlValue>]) -> R<Val> {
         },
         Func::NullIf => {
             let a = arg(0)?;
-            if truth(&compare(Cmp::Eq, &a, &arg(1)?)) == Some(true) {
+            if truth(&compare(Cmp::Eq, None, &a, &arg(1)?)) == Some(true) {
                 Val::Null
             } else {
                 a
@@ -935,18 +1016,18 @@ fn to_i64(v: &Val) -> i64 {
 // ---------------------------------------------------------------------------------------------
 // Comparison.
 
-fn compare(op: Cmp, l: &Val, r: &Val) -> Val {
+fn compare(op: Cmp, collation: Option<Collation>, l: &Val, r: &Val) -> Val {
     if op == Cmp::NullSafeEq {
         return Val::Int(i64::from(match (l, r) {
             (Val::Null, Val::Null) => true,
             (Val::Null, _) | (_, Val::Null) => false,
-            _ => order(l, r) == Ordering::Equal,
+            _ => order(l, r, collation) == Ordering::Equal,
         }));
     }
     if *l == Val::Null || *r == Val::Null {
         return Val::Null;
     }
-    let o = order(l, r);
+    let o = order(l, r, collation);
     let t = match op {
         Cmp::Eq | Cmp::NullSafeEq => o == Ordering::Equal,
         Cmp::Ne => o != Ordering::Equal,
@@ -958,10 +1039,14 @@ fn compare(op: Cmp, l: &Val, r: &Val) -> Val {
     Val::Int(i64::from(t))
 }
 
-/// Orders two non-NULL values: as text when both are text, else as numbers.
-fn order(l: &Val, r: &Val) -> Ordering {
+/// Orders two non-NULL values: as text when both are text (under `collation`, else bytewise),
+/// else as numbers.
+fn order(l: &Val, r: &Val, collation: Option<Collation>) -> Ordering {
     match (l, r) {
-        (Val::Text(a), Val::Text(b)) => a.as_bytes().cmp(b.as_bytes()),
+        (Val::Text(a), Val::Text(b)) => match collation {
+            Some(c) => c.compare(a.as_bytes(), b.as_bytes()),
+            None => a.as_bytes().cmp(b.as_bytes()),
+        },
         (Val::Json(a), Val::Json(b)) => json_text(a).cmp(&json_text(b)),
         _ => match (num_of(l), num_of(r)) {
             (Num::Int(a), Num::Int(b)) => a.cmp(&b),
@@ -1283,11 +1368,7 @@ impl DefaultExprs {
     /// neither). A form the evaluator lacks is kept as its reason, reported only when a row
     /// needs that column.
     pub(crate) fn for_schema(schema: &Schema) -> Option<DefaultExprs> {
-        let names: Vec<&str> = schema
-            .visible_columns()
-            .iter()
-            .filter_map(|&i| schema.columns.get(i).map(|c| c.name.as_str()))
-            .collect();
+        let scope = Scope::visible(schema);
         let mut any = false;
         let columns = schema
             .columns
@@ -1303,7 +1384,10 @@ impl DefaultExprs {
                     return None;
                 }
                 any = true;
-                Some(compile_default(text, &names))
+                Some(match &scope {
+                    Ok(scope) => compile_default(text, scope),
+                    Err(e) => Err(e.to_string()),
+                })
             })
             .collect();
         any.then(|| DefaultExprs {
@@ -1366,7 +1450,7 @@ impl DefaultExprs {
     }
 }
 
-fn compile_default(text: &str, names: &[&str]) -> std::result::Result<DefaultExpr, String> {
+fn compile_default(text: &str, scope: &Scope) -> std::result::Result<DefaultExpr, String> {
     // `CURRENT_TIMESTAMP`, `(now())`, `current_timestamp(3)`: a time function with at most a
     // precision. Split on characters, never at byte offsets (the text comes from a schema).
     let lower = text.trim().to_ascii_lowercase();
@@ -1383,7 +1467,7 @@ fn compile_default(text: &str, names: &[&str]) -> std::result::Result<DefaultExp
         .try_with_sql(text)
         .and_then(|mut p| p.parse_expr())
         .map_err(|e| e.to_string())?;
-    compile(&ast, names).map(DefaultExpr::Expr)
+    compile(&ast, scope).map(DefaultExpr::Expr)
 }
 
 /// The current UTC time as `dolt sql` prints a value of `column`'s type.
@@ -1414,7 +1498,7 @@ mod tests {
             .try_with_sql(expr)
             .and_then(|mut p| p.parse_expr())
             .unwrap();
-        eval(&compile(&ast, names).unwrap(), row).unwrap()
+        eval(&compile(&ast, &Scope::plain(names)).unwrap(), row).unwrap()
     }
 
     #[test]
@@ -1427,15 +1511,15 @@ mod tests {
             "localtime",
         ] {
             assert!(
-                matches!(compile_default(t, &[]), Ok(DefaultExpr::Now)),
+                matches!(compile_default(t, &Scope::plain(&[])), Ok(DefaultExpr::Now)),
                 "{t}"
             );
         }
         for t in ["( é)", "(é(", "((`id` + 3))", "now(x)", ""] {
-            let _ = compile_default(t, &["id"]);
+            let _ = compile_default(t, &Scope::plain(&["id"]));
         }
         assert!(matches!(
-            compile_default("((`id` + 3))", &["id"]),
+            compile_default("((`id` + 3))", &Scope::plain(&["id"])),
             Ok(DefaultExpr::Expr(_))
         ));
     }
@@ -1466,6 +1550,55 @@ mod tests {
             ("(`a` - 2) IS NOT TRUE", Val::Int(1)),
         ] {
             assert_eq!(run(expr, &row, &names), want, "{expr}");
+        }
+    }
+
+    /// Text compares under the column's collation as Dolt compares it (expected values from
+    /// `dolt sql` selects over a `utf8mb4_0900_ai_ci` column `nm` and a binary column `b`):
+    /// `=`, `<` and BETWEEN use the column's collation over a literal's, IN compares bytes,
+    /// and two columns of different collations compare bytes.
+    #[test]
+    fn text_compares_under_the_column_collation() {
+        let ci = Collation::from_name("utf8mb4_0900_ai_ci").unwrap();
+        let bin = Collation::from_name("utf8mb4_0900_bin").unwrap();
+        let scope = Scope {
+            names: vec!["nm", "b"],
+            collations: vec![Some(ci), Some(bin)],
+        };
+        let at = |expr: &str, nm: &str, b: &str| {
+            let ast = Parser::new(&MySqlDialect {})
+                .try_with_sql(expr)
+                .and_then(|mut p| p.parse_expr())
+                .unwrap();
+            let row = [
+                Some(SqlValue::Text(nm.into())),
+                Some(SqlValue::Text(b.into())),
+            ];
+            eval(&compile(&ast, &scope).unwrap(), &row).unwrap()
+        };
+        for (expr, nm, b, want) in [
+            ("`nm` = 'abc'", "ABC", "abc", 1),
+            ("`nm` = 'é'", "E", "x", 1),
+            ("`b` = 'ABC'", "a", "abc", 0),
+            ("concat(`nm`, '') = 'ABC'", "ABC", "abc", 1),
+            ("lower(`b`) = 'abc'", "a", "ABC", 1),
+            ("`nm` < 'B'", "a", "ABC", 1),
+            ("`nm` < 'B'", "E", "x", 0),
+            ("`nm` IN ('é', 'z')", "E", "x", 0),
+            ("`nm` IN ('z', 'E')", "E", "x", 1),
+            ("`nm` IN ('abc')", "ABC", "abc", 0),
+            ("`nm` BETWEEN 'a' AND 'c'", "ABC", "abc", 1),
+            ("'B' BETWEEN `nm` AND 'c'", "BAD", "x", 0),
+            ("`nm` = `b`", "ABC", "abc", 0),
+            ("`nm` < `b`", "ABC", "abc", 1),
+            ("`b` < `nm`", "a", "ABC", 1),
+            ("`nm` <> 'bad'", "BAD", "x", 0),
+        ] {
+            assert_eq!(
+                at(expr, nm, b),
+                Val::Int(want),
+                "{expr} with nm={nm:?} b={b:?}"
+            );
         }
     }
 
@@ -1533,7 +1666,7 @@ mod tests {
             .try_with_sql("md5(`a`)")
             .and_then(|mut p| p.parse_expr())
             .unwrap();
-        let e = compile(&ast, &["a"]).unwrap_err();
+        let e = compile(&ast, &Scope::plain(&["a"])).unwrap_err();
         assert!(e.contains("md5"), "{e}");
     }
 
@@ -1609,7 +1742,7 @@ mod tests {
                 return Ok(());
             };
             // Every form generated compiles, except functions given the wrong arity.
-            let node = match compile(&ast, &names) {
+            let node = match compile(&ast, &Scope::plain(&names)) {
                 Ok(node) => node,
                 Err(e) => {
                     proptest::prop_assert!(e.contains("arguments"), "{text}: {e}");
@@ -1675,11 +1808,7 @@ impl CheckExprs {
     /// Compiles `schema`'s enforced checks (`None` if it has none); an expression form the
     /// evaluator does not cover is an error naming the check.
     pub(crate) fn for_schema(schema: &Schema) -> Result<Option<CheckExprs>> {
-        let names: Vec<&str> = schema
-            .visible_columns()
-            .iter()
-            .filter_map(|&i| schema.columns.get(i).map(|c| c.name.as_str()))
-            .collect();
+        let scope = Scope::visible(schema)?;
         let mut checks = Vec::new();
         for (name, text, enforced) in &schema.checks {
             if !enforced {
@@ -1692,7 +1821,7 @@ impl CheckExprs {
                 .try_with_sql(text)
                 .and_then(|mut p| p.parse_expr())
                 .map_err(|e| fail(e.to_string()))?;
-            let expr = compile(&ast, &names).map_err(fail)?;
+            let expr = compile(&ast, &scope).map_err(fail)?;
             checks.push((name.clone(), text.clone(), expr));
         }
         Ok((!checks.is_empty()).then_some(CheckExprs { checks }))

@@ -399,6 +399,67 @@ fn check_forms_in_between_case_truth() {
     );
 }
 
+const CHECKED_CI: &str = "CREATE TABLE chk3 (id INT PRIMARY KEY, \
+    nm VARCHAR(10) COLLATE utf8mb4_0900_ai_ci, b VARCHAR(10), \
+    CONSTRAINT not_bad CHECK (nm <> 'bad'), CONSTRAINT listed CHECK (nm IN ('a', 'b', 'BAD')), \
+    CONSTRAINT ranged CHECK (b BETWEEN 'a' AND 'c'))";
+
+/// Checks over text compare as Dolt compares: `<>` and BETWEEN under the column's collation
+/// (`'BAD' <> 'bad'` is false on a `_ci` column), IN bytewise (`'A' IN ('a')` is false).
+#[test]
+fn checks_compare_text_under_the_column_collation() {
+    let t = |v: &str| Some(SqlValue::Text(v.into()));
+    let cols = ["id", "nm", "b"];
+    let ours = |w: &mut DoltWriter| {
+        w.create_table(&TableDef::from_sql(CHECKED_CI).unwrap())
+            .unwrap();
+        w.insert(
+            "chk3",
+            &cols,
+            &[vec![t("1"), t("a"), t("b")], vec![t("2"), t("b"), t("bz")]],
+        )
+        .unwrap();
+    };
+    let refused = [
+        (["9", "BAD", "b"], "not_bad"),
+        (["9", "A", "b"], "listed"),
+        (["9", "a", "B"], "ranged"),
+    ];
+    let sql = [
+        CHECKED_CI,
+        "INSERT INTO chk3 VALUES (1, 'a', 'b'), (2, 'b', 'bz')",
+    ];
+    if let Some((_tmp, theirs, _ours_dir)) = differential("check collations", &sql, &ours) {
+        let bin = std::env::var_os("PROLLY_DOLT").unwrap();
+        for (row, check) in refused {
+            let q = format!(
+                "INSERT INTO chk3 VALUES ({}, '{}', '{}')",
+                row[0], row[1], row[2]
+            );
+            let out = std::process::Command::new(&bin)
+                .args(["sql", "-q", &q])
+                .current_dir(&theirs)
+                .env("HOME", theirs.parent().unwrap().join("home"))
+                .output()
+                .unwrap();
+            let said = String::from_utf8_lossy(&out.stderr) + String::from_utf8_lossy(&out.stdout);
+            assert!(said.contains(check), "{q}: {said}");
+        }
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("db");
+    copy_tree(&crate::write::tests::scenario("basic/before"), &dir);
+    let mut w = DoltWriter::open(&dir).unwrap();
+    ours(&mut w);
+    for (row, check) in refused {
+        let e = w
+            .insert("chk3", &cols, &[row.iter().map(|v| t(v)).collect()])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains(check), "{row:?}: {e}");
+    }
+}
+
 /// Opens `dir` for writing, waiting out a lock that a `dolt` child process of a parallel test
 /// inherited for the moment between its fork and exec (the lock is the open file's).
 fn open_retrying(dir: &std::path::Path) -> DoltWriter {
