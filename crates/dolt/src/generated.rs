@@ -3,7 +3,8 @@
 //! NULL rules, the result converted to the column's declared type as Dolt shows it.
 //!
 //! Covered: column references, literals, arithmetic (`+ - * / DIV %`, unary minus),
-//! comparisons (`= <> != < <= > >= <=>`, `[NOT] IN (list)`, `[NOT] BETWEEN`), `AND`/`OR`/
+//! comparisons (`= <> != < <= > >= <=>`, `[NOT] IN (list)`, `[NOT] BETWEEN`, `[NOT] LIKE`;
+//! text under the column's collation as Dolt compares it), `AND`/`OR`/
 //! `NOT`/`XOR`, `IS [NOT] NULL`, `IS [NOT] TRUE`/`FALSE`, the string
 //! functions CONCAT, LOWER/LCASE, UPPER/UCASE, SUBSTRING/SUBSTR, LENGTH, CHAR_LENGTH, TRIM,
 //! LTRIM, RTRIM, the control forms COALESCE, IFNULL, NULLIF, IF and CASE, and JSON_EXTRACT,
@@ -106,6 +107,8 @@ enum Node {
     IsNull(Box<Node>, bool),
     /// `x IS TRUE` (`true`) or `x IS FALSE` (`false`): never NULL.
     IsTruth(Box<Node>, bool),
+    /// `text LIKE pattern`, characters compared under the collation (bytewise without one).
+    Like(Box<Node>, Box<Node>, Option<Collation>),
     Call(Func, Vec<Node>),
     Substring(Box<Node>, Box<Node>, Option<Box<Node>>),
     Trim {
@@ -270,6 +273,17 @@ fn compile(e: &Ast, scope: &Scope) -> R<Node> {
                 Ok::<_, String>(Node::Or(Box::new(acc), Box::new(alt?)))
             })?;
             negated_if(*negated, any)
+        }
+        Ast::Like {
+            negated,
+            any: false,
+            expr,
+            pattern,
+            escape_char: None,
+        } => {
+            let (x, p) = (b(expr)?, b(pattern)?);
+            let c = shared_collation(&x, &p, scope);
+            negated_if(*negated, Node::Like(x, p, c))
         }
         Ast::Between {
             expr,
@@ -554,6 +568,10 @@ fn eval(e: &Node, row: &[Option<SqlValue>]) -> R<Val> {
         },
         Node::IsNull(x, negated) => Val::Int(i64::from((eval(x, row)? == Val::Null) != *negated)),
         Node::IsTruth(x, wanted) => Val::Int(i64::from(truth(&eval(x, row)?) == Some(*wanted))),
+        Node::Like(x, p, c) => match (eval(x, row)?, eval(p, row)?) {
+            (Val::Null, _) | (_, Val::Null) => Val::Null,
+            (x, p) => Val::Int(i64::from(like(&text_of(&x), &text_of(&p), *c)?)),
+        },
         Node::Call(f, args) => call(*f, args, row)?,
         Node::Substring(s, from, len) => {
             let s = eval(s, row)?;
@@ -1067,6 +1085,53 @@ fn order(l: &Val, r: &Val, collation: Option<Collation>) -> Ordering {
 
 // ---------------------------------------------------------------------------------------------
 // Text and JSON.
+
+/// MySQL's LIKE: `%` matches any run of characters, `_` one character, and every other
+/// character one equal to it under `collation` (compared one character at a time, so no
+/// contractions or expansions, as MySQL's wildcard compare does), bytewise without one. A
+/// backslash in the pattern (an escape, whose handling in Dolt's string literals is not
+/// settled here) is an error rather than a guess.
+fn like(text: &str, pattern: &str, collation: Option<Collation>) -> R<bool> {
+    if pattern.contains('\\') {
+        return Err(format!("LIKE pattern {pattern:?} with an escape"));
+    }
+    let same = |a: char, b: char| match collation {
+        None => a == b,
+        Some(c) => {
+            let (mut x, mut y) = ([0u8; 4], [0u8; 4]);
+            c.compare(
+                a.encode_utf8(&mut x).as_bytes(),
+                b.encode_utf8(&mut y).as_bytes(),
+            ) == Ordering::Equal
+        }
+    };
+    let (t, p): (Vec<char>, Vec<char>) = (text.chars().collect(), pattern.chars().collect());
+    // Greedy match with backtracking to the last `%`: linear for most patterns, at worst
+    // text length × pattern length.
+    let (mut ti, mut pi) = (0, 0);
+    let mut star: Option<(usize, usize)> = None;
+    while ti < t.len() {
+        match p.get(pi) {
+            Some('%') => {
+                star = Some((pi, ti));
+                pi += 1;
+            }
+            Some(&c) if c == '_' || same(t[ti], c) => {
+                ti += 1;
+                pi += 1;
+            }
+            _ => match star {
+                Some((sp, st)) => {
+                    pi = sp + 1;
+                    ti = st + 1;
+                    star = Some((sp, st + 1));
+                }
+                None => return Ok(false),
+            },
+        }
+    }
+    Ok(p[pi..].iter().all(|&c| c == '%'))
+}
 
 /// A value's text in a string context.
 fn text_of(v: &Val) -> String {
@@ -1593,6 +1658,17 @@ mod tests {
             ("`nm` < `b`", "ABC", "abc", 1),
             ("`b` < `nm`", "a", "ABC", 1),
             ("`nm` <> 'bad'", "BAD", "x", 0),
+            ("`nm` LIKE 'a%'", "ABC", "abc", 1),
+            ("`nm` LIKE '_B_'", "ABC", "abc", 1),
+            ("`b` LIKE 'A%'", "a", "abc", 0),
+            ("`b` LIKE 'A%'", "a", "ABC", 1),
+            ("`nm` LIKE 'e'", "é", "x", 1),
+            ("`nm` NOT LIKE 'b%'", "BAD", "x", 0),
+            ("`b` LIKE `nm`", "ABC", "abc", 0),
+            ("`b` LIKE '%'", "a", "", 1),
+            ("`b` LIKE 'a%b%c'", "a", "axbyybzc", 1),
+            ("`b` LIKE 'a%b%c'", "a", "axbyybz", 0),
+            ("`b` LIKE '%%_'", "a", "", 0),
         ] {
             assert_eq!(
                 at(expr, nm, b),

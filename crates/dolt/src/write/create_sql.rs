@@ -83,7 +83,8 @@ fn printed_type(declared: &str) -> String {
 /// `!=` as `(NOT((a = b)))`, `NOT x` as `(NOT(x))`, `x IS NOT NULL` as `(NOT(x IS NULL))`,
 /// function names in lower case with arguments joined by `,`; `(x IN (a, b))`,
 /// `(x BETWEEN a AND b)`, `NOT IN`/`NOT BETWEEN` as `(NOT((…)))`, `CASE [x] WHEN … THEN …
-/// [ELSE …] END` unparenthesized (two spaces after a `CASE` without operand), `x IS TRUE`,
+/// [ELSE …] END` unparenthesized (two spaces after a `CASE` without operand), `x LIKE p` and
+/// `x IS TRUE` unparenthesized, `NOT LIKE` as `(NOT(x LIKE p))`,
 /// `IS NOT TRUE` as `(NOT(x IS TRUE))`, TRUE/FALSE as `true`/`false` but as `1`/`0` when
 /// compared, a leading `+` dropped. Forms whose printing is not known here (numbers with an
 /// exponent, which Dolt prints evaluated, among them) are an error: a guess would store a
@@ -143,6 +144,16 @@ fn check_text(expr: &Expr) -> Result<String> {
                 format!("({} IN ({}))", check_text(x)?, items.join(", ")),
             )
         }
+        Expr::Like {
+            negated,
+            any: false,
+            expr: x,
+            pattern,
+            escape_char: None,
+        } if bool_literal(x).is_none() && bool_literal(pattern).is_none() => negated_if(
+            *negated,
+            format!("{} LIKE {}", check_text(x)?, check_text(pattern)?),
+        ),
         Expr::Between {
             expr: x,
             negated,
@@ -748,6 +759,8 @@ mod tests {
                 "CASE WHEN a IS NULL THEN NULL END IS NULL",
                 "CASE  WHEN `a` IS NULL THEN NULL END IS NULL",
             ),
+            ("s LIKE 'a%'", "`s` LIKE 'a%'"),
+            ("s NOT LIKE '%b'", "(NOT(`s` LIKE '%b'))"),
         ];
         for (sql, stored) in cases {
             let def = TableDef::from_sql(&format!(
@@ -756,9 +769,9 @@ mod tests {
             .unwrap();
             assert_eq!(def.checks[0].expr, stored, "{sql}");
         }
-        // Forms whose stored spelling is not known here: LIKE (and its evaluation), an
-        // exponent (Dolt stores `0.5e1` evaluated, as 5), TRUE/FALSE in an IN list.
-        for sql in ["s LIKE 'a%'", "a > 0.5e1", "a IN (TRUE, 2)"] {
+        // Forms whose stored spelling is not known here: an escape clause, an exponent (Dolt
+        // stores `0.5e1` evaluated, as 5), TRUE/FALSE in an IN list.
+        for sql in ["s LIKE 'a|%' ESCAPE '|'", "a > 0.5e1", "a IN (TRUE, 2)"] {
             let err = TableDef::from_sql(&format!(
                 "CREATE TABLE t (a INT, s TEXT, CONSTRAINT k CHECK ({sql}))"
             ))

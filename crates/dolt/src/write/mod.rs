@@ -52,7 +52,7 @@
 //!
 //! Not done yet: ON DELETE/UPDATE CASCADE and SET NULL (stored; a change that would trigger
 //! one is refused), foreign keys on keyless tables, CHECK forms the evaluator lacks (refused
-//! at create time) and CHECK text Dolt prints in ways not yet known (LIKE, REGEXP, exponent
+//! at create time) and CHECK text Dolt prints in ways not yet known (REGEXP, ESCAPE, exponent
 //! numbers, …: refused when parsed); geometry columns, indexes over VIRTUAL generated columns and prefix
 //! indexes in written tables; expression defaults and generated columns in forms the evaluator
 //! lacks (an error naming the column when a row needs one). Three-way merges of schema

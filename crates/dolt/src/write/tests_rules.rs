@@ -402,10 +402,13 @@ fn check_forms_in_between_case_truth() {
 const CHECKED_CI: &str = "CREATE TABLE chk3 (id INT PRIMARY KEY, \
     nm VARCHAR(10) COLLATE utf8mb4_0900_ai_ci, b VARCHAR(10), \
     CONSTRAINT not_bad CHECK (nm <> 'bad'), CONSTRAINT listed CHECK (nm IN ('a', 'b', 'BAD')), \
-    CONSTRAINT ranged CHECK (b BETWEEN 'a' AND 'c'))";
+    CONSTRAINT ranged CHECK (b BETWEEN 'a' AND 'c'), \
+    CONSTRAINT starts CHECK (nm LIKE 'A%' OR nm LIKE 'B_%' OR nm LIKE '_'), \
+    CONSTRAINT shaped CHECK (b NOT LIKE '%z%z%'))";
 
-/// Checks over text compare as Dolt compares: `<>` and BETWEEN under the column's collation
-/// (`'BAD' <> 'bad'` is false on a `_ci` column), IN bytewise (`'A' IN ('a')` is false).
+/// Checks over text compare as Dolt compares: `<>`, BETWEEN and LIKE under the column's
+/// collation (`'BAD' <> 'bad'` is false and `'a' LIKE 'A%'` true on a `_ci` column), IN
+/// bytewise (`'A' IN ('a')` is false).
 #[test]
 fn checks_compare_text_under_the_column_collation() {
     let t = |v: &str| Some(SqlValue::Text(v.into()));
@@ -424,6 +427,7 @@ fn checks_compare_text_under_the_column_collation() {
         (["9", "BAD", "b"], "not_bad"),
         (["9", "A", "b"], "listed"),
         (["9", "a", "B"], "ranged"),
+        (["9", "a", "bzaz"], "shaped"),
     ];
     let sql = [
         CHECKED_CI,
