@@ -312,6 +312,20 @@ fn check_constraints_as_dolt_enforces_them() {
     );
 }
 
+/// Runs `sql` with the real Dolt (`PROLLY_DOLT`) in `dir` and asserts that Dolt refuses it
+/// with a message naming `check`.
+fn dolt_refuses(dir: &std::path::Path, sql: &str, check: &str) {
+    let bin = std::env::var_os("PROLLY_DOLT").unwrap();
+    let out = std::process::Command::new(bin)
+        .args(["sql", "-q", sql])
+        .current_dir(dir)
+        .env("HOME", dir.parent().unwrap().join("home"))
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stderr) + String::from_utf8_lossy(&out.stdout);
+    assert!(said.contains(check), "{sql}: {said}");
+}
+
 const CHECKED_FORMS: &str = "CREATE TABLE chk2 (id INT PRIMARY KEY, a INT, b INT, \
     s VARCHAR(10), CONSTRAINT in_list CHECK (a IN (1, 2, 3)), \
     CONSTRAINT not_in CHECK (b NOT IN (4, 5)), CONSTRAINT btw CHECK (a BETWEEN 0 AND 10), \
@@ -350,7 +364,6 @@ fn check_forms_in_between_case_truth() {
             dolt(&ours_dir, &["sql", "-r", "csv", "-q", q])
         );
         // Dolt refuses the rows we refuse below, naming the same check.
-        let bin = std::env::var_os("PROLLY_DOLT").unwrap();
         for (row, check) in [
             ("(9, 4, 1, 'x')", "in_list"),
             ("(9, 1, 4, 'x')", "not_in"),
@@ -358,14 +371,7 @@ fn check_forms_in_between_case_truth() {
             ("(9, 2, -1, 'x')", "cased"),
             ("(9, 1, 0, 'x')", "truth"),
         ] {
-            let out = std::process::Command::new(&bin)
-                .args(["sql", "-q", &format!("INSERT INTO chk2 VALUES {row}")])
-                .current_dir(&theirs)
-                .env("HOME", theirs.parent().unwrap().join("home"))
-                .output()
-                .unwrap();
-            let said = String::from_utf8_lossy(&out.stderr) + String::from_utf8_lossy(&out.stdout);
-            assert!(said.contains(check), "{row}: {said}");
+            dolt_refuses(&theirs, &format!("INSERT INTO chk2 VALUES {row}"), check);
         }
     }
     let tmp = tempfile::tempdir().unwrap();
@@ -434,20 +440,12 @@ fn checks_compare_text_under_the_column_collation() {
         "INSERT INTO chk3 VALUES (1, 'a', 'b'), (2, 'b', 'bz')",
     ];
     if let Some((_tmp, theirs, _ours_dir)) = differential("check collations", &sql, &ours) {
-        let bin = std::env::var_os("PROLLY_DOLT").unwrap();
         for (row, check) in refused {
             let q = format!(
                 "INSERT INTO chk3 VALUES ({}, '{}', '{}')",
                 row[0], row[1], row[2]
             );
-            let out = std::process::Command::new(&bin)
-                .args(["sql", "-q", &q])
-                .current_dir(&theirs)
-                .env("HOME", theirs.parent().unwrap().join("home"))
-                .output()
-                .unwrap();
-            let said = String::from_utf8_lossy(&out.stderr) + String::from_utf8_lossy(&out.stdout);
-            assert!(said.contains(check), "{q}: {said}");
+            dolt_refuses(&theirs, &q, check);
         }
     }
     let tmp = tempfile::tempdir().unwrap();
