@@ -119,9 +119,13 @@ enum Node {
     },
     Case {
         operand: Option<Box<Node>>,
-        whens: Vec<(Node, Node)>,
+        /// Conditions (values, with an operand) and results; each value compares with the
+        /// operand under the pair's collation.
+        whens: Vec<(Node, Node, Option<Collation>)>,
         otherwise: Option<Box<Node>>,
     },
+    /// `NULLIF(a, b)`: NULL when `a = b` under the collation, else `a`.
+    NullIf(Box<Node>, Box<Node>, Option<Collation>),
 }
 
 /// One virtual column: where its value goes in the row, its type, and its expression.
@@ -337,16 +341,24 @@ fn compile(e: &Ast, scope: &Scope) -> R<Node> {
             conditions,
             else_result,
             ..
-        } => Node::Case {
-            operand: operand.as_deref().map(b).transpose()?,
-            whens: conditions
+        } => {
+            let operand = operand.as_deref().map(b).transpose()?;
+            let whens = conditions
                 .iter()
                 .map(|CaseWhen { condition, result }| {
-                    Ok((compile(condition, scope)?, compile(result, scope)?))
+                    let c = compile(condition, scope)?;
+                    let collation = operand
+                        .as_deref()
+                        .and_then(|o| shared_collation(o, &c, scope));
+                    Ok((c, compile(result, scope)?, collation))
                 })
-                .collect::<R<_>>()?,
-            otherwise: else_result.as_deref().map(b).transpose()?,
-        },
+                .collect::<R<_>>()?;
+            Node::Case {
+                operand,
+                whens,
+                otherwise: else_result.as_deref().map(b).transpose()?,
+            }
+        }
         Ast::Function(f) => {
             let name = f.name.to_string().to_ascii_lowercase();
             let args: Vec<Node> = match &f.args {
@@ -361,7 +373,14 @@ fn compile(e: &Ast, scope: &Scope) -> R<Node> {
                     .collect::<R<_>>()?,
                 other => return Err(format!("unsupported arguments {other}")),
             };
-            function(&name, args)?
+            match function(&name, args)? {
+                Node::Call(Func::NullIf, mut args) if args.len() == 2 => {
+                    let (y, x) = (Box::new(args.remove(1)), Box::new(args.remove(0)));
+                    let c = shared_collation(&x, &y, scope);
+                    Node::NullIf(x, y, c)
+                }
+                node => node,
+            }
         }
         other => return Err(format!("unsupported expression form {other}")),
     })
@@ -410,32 +429,25 @@ fn shared_collation(l: &Node, r: &Node, scope: &Scope) -> Option<Collation> {
     }
 }
 
-/// The collation text from `node` carries: a column's, passed through the string functions
-/// and CASE results; `None` for literals and non-text results.
+/// The collation text from `node` carries, as Dolt derives it (found with `dolt sql` selects
+/// over a `_ci` column): a column's; kept by LOWER, UPPER, the trims, SUBSTRING, NULLIF (its
+/// first argument) and IF (its first branch); CONCAT's when its columns agree (bytewise when
+/// they differ); lost by COALESCE, IFNULL and CASE results. `None` for literals and non-text.
 fn collation_of(node: &Node, scope: &Scope) -> Option<Collation> {
     match node {
         Node::Column(i) => scope.collations.get(*i).copied().flatten(),
-        Node::Call(
-            Func::Concat
-            | Func::Lower
-            | Func::Upper
-            | Func::Ltrim
-            | Func::Rtrim
-            | Func::Coalesce
-            | Func::IfNull
-            | Func::NullIf
-            | Func::If,
-            args,
-        ) => args.iter().find_map(|a| collation_of(a, scope)),
-        Node::Substring(s, ..) => collation_of(s, scope),
-        Node::Trim { expr, .. } => collation_of(expr, scope),
-        Node::Case {
-            whens, otherwise, ..
-        } => whens
-            .iter()
-            .map(|(_, r)| r)
-            .chain(otherwise.as_deref())
-            .find_map(|r| collation_of(r, scope)),
+        Node::Call(Func::Lower | Func::Upper | Func::Ltrim | Func::Rtrim, args) => {
+            args.first().and_then(|a| collation_of(a, scope))
+        }
+        Node::Call(Func::If, args) => args.get(1).and_then(|a| collation_of(a, scope)),
+        Node::Call(Func::Concat, args) => {
+            let mut found = args.iter().filter_map(|a| collation_of(a, scope));
+            let first = found.next()?;
+            found.all(|c| c == first).then_some(first)
+        }
+        Node::NullIf(x, ..) | Node::Substring(x, ..) | Node::Trim { expr: x, .. } => {
+            collation_of(x, scope)
+        }
         _ => None,
     }
 }
@@ -568,6 +580,14 @@ fn eval(e: &Node, row: &[Option<SqlValue>]) -> R<Val> {
         },
         Node::IsNull(x, negated) => Val::Int(i64::from((eval(x, row)? == Val::Null) != *negated)),
         Node::IsTruth(x, wanted) => Val::Int(i64::from(truth(&eval(x, row)?) == Some(*wanted))),
+        Node::NullIf(x, y, c) => {
+            let a = eval(x, row)?;
+            if truth(&compare(Cmp::Eq, *c, &a, &eval(y, row)?)) == Some(true) {
+                Val::Null
+            } else {
+                a
+            }
+        }
         Node::Like(x, p, c) => match (eval(x, row)?, eval(p, row)?) {
             (Val::Null, _) | (_, Val::Null) => Val::Null,
             (x, p) => Val::Int(i64::from(like(&text_of(&x), &text_of(&p), *c)?)),
@@ -637,10 +657,10 @@ fn eval(e: &Node, row: &[Option<SqlValue>]) -> R<Val> {
                 Some(o) => Some(eval(o, row)?),
                 None => None,
             };
-            for (cond, result) in whens {
+            for (cond, result, collation) in whens {
                 let c = eval(cond, row)?;
                 let hit = match &subject {
-                    Some(s) => truth(&compare(Cmp::Eq, None, s, &c)) == Some(true),
+                    Some(s) => truth(&compare(Cmp::Eq, *collation, s, &c)) == Some(true),
                     None => truth(&c) == Some(true),
                 };
                 if hit {
@@ -698,14 +718,8 @@ fn call(f: Func, args: &[Node], row: &[Option<SqlValue>]) -> R<Val> {
             Val::Null => arg(1)?,
             v => v,
         },
-        Func::NullIf => {
-            let a = arg(0)?;
-            if truth(&compare(Cmp::Eq, None, &a, &arg(1)?)) == Some(true) {
-                Val::Null
-            } else {
-                a
-            }
-        }
+        // Compiled to `Node::NullIf`, which knows the collation of its compare.
+        Func::NullIf => return Err("NULLIF() with other than two arguments".into()),
         Func::If => {
             if truth(&arg(0)?) == Some(true) {
                 arg(1)?
@@ -1658,6 +1672,19 @@ mod tests {
             ("`nm` < `b`", "ABC", "abc", 1),
             ("`b` < `nm`", "a", "ABC", 1),
             ("`nm` <> 'bad'", "BAD", "x", 0),
+            ("CASE `nm` WHEN 'abc' THEN 1 ELSE 0 END", "ABC", "abc", 1),
+            ("CASE 'abc' WHEN `nm` THEN 1 ELSE 0 END", "ABC", "abc", 1),
+            ("NULLIF(`nm`, 'abc') IS NULL", "ABC", "abc", 1),
+            ("NULLIF(`nm`, 'zz') = 'abc'", "ABC", "abc", 1),
+            ("COALESCE(`nm`) = 'abc'", "ABC", "abc", 0),
+            ("IFNULL(`nm`, 'x') = 'abc'", "ABC", "abc", 0),
+            ("IF(1, `nm`, `b`) = 'abc'", "ABC", "abc", 1),
+            ("SUBSTRING(`nm`, 1, 3) = 'abc'", "ABC", "abc", 1),
+            ("UPPER(`nm`) = 'abc'", "ABC", "abc", 1),
+            ("TRIM(`nm`) = 'abc'", "ABC", "abc", 1),
+            ("CONCAT(`nm`, `b`) = 'abcabc'", "ABC", "abc", 0),
+            ("CONCAT(`b`, `nm`) = 'ABCABC'", "ABC", "abc", 0),
+            ("CASE WHEN 1 THEN `nm` END = 'abc'", "ABC", "abc", 0),
             ("`nm` LIKE 'a%'", "ABC", "abc", 1),
             ("`nm` LIKE '_B_'", "ABC", "abc", 1),
             ("`b` LIKE 'A%'", "a", "abc", 0),
