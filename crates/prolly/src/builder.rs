@@ -208,6 +208,15 @@ struct Buffer {
     /// The sort arrays for a buffer that will soon be full, being faulted in on a second
     /// thread while rows are still added ([`Buffer::prepare_sort_arrays`]).
     prepared: Option<std::thread::JoinHandle<(Vec<u128>, Vec<u128>)>>,
+    /// Threads faulting in the grown part of `data` or `items` ([`populate_ahead`]); joined
+    /// before either grows again and when the buffer is dropped.
+    populating: Vec<std::thread::JoinHandle<()>>,
+}
+
+impl Drop for Buffer {
+    fn drop(&mut self) {
+        self.finish_populating();
+    }
 }
 
 impl Buffer {
@@ -217,15 +226,15 @@ impl Buffer {
         &self.data[start..start + it.key_len as usize]
     }
 
-    fn row(&self, i: usize) -> (&[u8], &[u8]) {
+    /// Row `i`'s key and value bytes (back to back) and its key's length.
+    fn row_bytes(&self, i: usize) -> (&[u8], usize) {
         let it = self.items[i];
         let start = it.start as usize;
         let end = match self.items.get(i + 1) {
             Some(next) => next.start as usize,
             None => self.data.len(),
         };
-        let (k, v) = self.data[start..end].split_at(it.key_len as usize);
-        (k, v)
+        (&self.data[start..end], it.key_len as usize)
     }
 
     /// Makes room for one more row of `n` bytes within `bound` (growing the buffers in steps,
@@ -253,8 +262,10 @@ impl Buffer {
                 .max(4096)
                 .min(max_items)
                 .max(need_items);
+            self.finish_populating();
             self.items.reserve_exact(target - self.items.len());
             advise_huge_pages(&self.items);
+            self.populating.extend(populate_ahead(&self.items));
             if exact && target * 2 >= max_items {
                 self.prepare_sort_arrays(max_items);
             }
@@ -268,10 +279,19 @@ impl Buffer {
                 .max(64 << 10)
                 .min(max_data)
                 .max(need_data);
+            self.finish_populating();
             self.data.reserve_exact(target - self.data.len());
             advise_huge_pages(&self.data);
+            self.populating.extend(populate_ahead(&self.data));
         }
         true
+    }
+
+    /// Waits for the threads [`populate_ahead`] started.
+    fn finish_populating(&mut self) {
+        for thread in self.populating.drain(..) {
+            let _ = thread.join();
+        }
     }
 
     /// Starts making the sort arrays for `n` rows on a second thread, which faults in their
@@ -529,6 +549,56 @@ fn both<A: Send, B: Send>(
     })
 }
 
+/// Grown parts smaller than this are left to fault in as they are used.
+const POPULATE_MIN: usize = 8 << 20;
+
+/// Starts a thread that faults in the unused capacity of `v` (Linux, with a second core, for
+/// `POPULATE_MIN` bytes or more), beyond the 2 MiB page that rows are added to now: rows
+/// are added into it soon, and otherwise the thread adding them waits for the kernel to
+/// clear every page first (a tenth of the adding time for a large buffer). The caller joins
+/// the thread before `v` is reallocated or dropped.
+fn populate_ahead<T>(v: &Vec<T>) -> Option<std::thread::JoinHandle<()>> {
+    #[cfg(all(target_os = "linux", not(miri)))]
+    {
+        const HUGE: usize = 2 << 20;
+        let size = std::mem::size_of::<T>();
+        let start = v.as_ptr() as usize + v.len() * size;
+        let end = v.as_ptr() as usize + v.capacity() * size;
+        let lo = (start + HUGE).next_multiple_of(HUGE);
+        if end < lo + POPULATE_MIN || !background_hashing() {
+            return None;
+        }
+        let populate = move || {
+            // In 2 MiB steps from the front, as the rows come in behind.
+            let mut at = lo;
+            while at < end {
+                let len = HUGE.min(end - at);
+                // SAFETY: `at..at + len` lies in the spare capacity of a vector that is
+                // neither reallocated nor freed before this thread is joined. Populating
+                // only faults in pages that read as zero already, whether by this thread or
+                // the one adding rows (the kernel serializes the two), and never changes
+                // their contents, so nothing Rust relies on changes.
+                let failed = unsafe {
+                    libc::madvise(at as *mut libc::c_void, len, libc::MADV_POPULATE_WRITE)
+                } != 0;
+                if failed {
+                    return;
+                }
+                at += len;
+            }
+        };
+        std::thread::Builder::new()
+            .name("prolly-sort-prep".into())
+            .spawn(populate)
+            .ok()
+    }
+    #[cfg(not(all(target_os = "linux", not(miri))))]
+    {
+        let _ = v;
+        None
+    }
+}
+
 /// Makes room for `n` elements in `v`, advising huge pages for a new allocation.
 fn reserve_advised<T>(v: &mut Vec<T>, n: usize) {
     if v.capacity() < n {
@@ -559,7 +629,7 @@ fn prefetch_rows(buf: &Buffer, far: Option<u32>, near: Option<u32>) {
 fn for_each_exact(
     buf: &Buffer,
     order: &[u128],
-    mut f: impl FnMut(&[u8], &[u8], u64) -> Result<(), TreeError>,
+    mut f: impl FnMut(&[u8], usize, u64) -> Result<(), TreeError>,
 ) -> Result<(), TreeError> {
     let duplicate = |first: u32, second: u32| TreeError::DuplicateKey {
         first: buf.first_row + u64::from(first),
@@ -589,14 +659,14 @@ fn for_each_exact(
                 return Err(duplicate(p as u32, i));
             }
         }
-        let (k, v) = match fixed {
+        let (bytes, key_len) = match fixed {
             Some((key_len, len)) => {
                 let start = i as usize * len;
-                buf.data[start..start + len].split_at(key_len)
+                (&buf.data[start..start + len], key_len)
             }
-            None => buf.row(i as usize),
+            None => buf.row_bytes(i as usize),
         };
-        f(k, v, buf.first_row + u64::from(i))?;
+        f(bytes, key_len, buf.first_row + u64::from(i))?;
         prev = Some(x);
     }
     Ok(())
@@ -610,7 +680,7 @@ fn for_each_sorted<T: TreeSchema + ?Sized>(
     buf: &Buffer,
     schema: &T,
     order: &Order,
-    mut f: impl FnMut(&[u8], &[u8], u64) -> Result<(), TreeError>,
+    mut f: impl FnMut(&[u8], usize, u64) -> Result<(), TreeError>,
 ) -> Result<(), TreeError> {
     let duplicate = |first: u32, second: u32| TreeError::DuplicateKey {
         first: buf.first_row + u64::from(first),
@@ -626,13 +696,14 @@ fn for_each_sorted<T: TreeSchema + ?Sized>(
                     order.get(j + 2 * AHEAD).copied(),
                     order.get(j + AHEAD).copied(),
                 );
-                let (k, v) = buf.row(i as usize);
+                let (bytes, key_len) = buf.row_bytes(i as usize);
+                let k = &bytes[..key_len];
                 if let Some((p, pi)) = prev {
                     if schema.compare_keys(p, k) == Ordering::Equal {
                         return Err(duplicate(pi, i));
                     }
                 }
-                f(k, v, buf.first_row + u64::from(i))?;
+                f(bytes, key_len, buf.first_row + u64::from(i))?;
                 prev = Some((k, i));
             }
         }
@@ -750,7 +821,10 @@ impl<T: TreeSchema + Clone> SortingBuilder<T> {
             let mut tree = tree_builder(store, schema);
             if self.runs.is_empty() {
                 let order = self.buf.sorted(schema);
-                for_each_sorted(&self.buf, schema, &order, |k, v, _| tree.add(k, v))?;
+                for_each_sorted(&self.buf, schema, &order, |r, key_len, _| {
+                    let (k, v) = r.split_at(key_len);
+                    tree.add(k, v)
+                })?;
             } else {
                 let mut runs = std::mem::take(&mut self.runs);
                 let mut buf = std::mem::take(&mut self.buf);
@@ -837,7 +911,7 @@ fn spill_into<T: TreeSchema + ?Sized>(
             let buf = &*buf;
             let write = |part: &[u128]| -> Result<Run, TreeError> {
                 let mut w = writer()?;
-                for_each_exact(buf, part, |k, v, row| w.push(k, v, row))?;
+                for_each_exact(buf, part, |r, key_len, row| w.push_row(r, key_len, row))?;
                 w.finish()
             };
             let (ra, rb) = std::thread::scope(|s| {
@@ -850,7 +924,9 @@ fn spill_into<T: TreeSchema + ?Sized>(
         }
         _ => {
             let mut w = writer()?;
-            for_each_sorted(buf, schema, &order, |k, v, row| w.push(k, v, row))?;
+            for_each_sorted(buf, schema, &order, |r, key_len, row| {
+                w.push_row(r, key_len, row)
+            })?;
             runs.push(w.finish()?);
         }
     }
@@ -859,7 +935,7 @@ fn spill_into<T: TreeSchema + ?Sized>(
         // Too many files to keep open: merge them into one run.
         let all = std::mem::take(runs);
         let mut w = RunWriter::new(dir)?;
-        merge_runs(schema, all, |k, v, row| w.push(k, v, row))?;
+        merge_runs(schema, all, |r, key_len, row| w.push_row(r, key_len, row))?;
         runs.push(w.finish()?);
     }
     buf.clear(added);
@@ -954,12 +1030,13 @@ impl LoserTree {
     }
 }
 
-/// Merges sorted runs in key order, calling `emit(key, value, row)` for each row, through a
+/// Merges sorted runs in key order, calling `emit(bytes, key_len, row)` for each row (its key
+/// and value back to back, the key's length, its index over all rows added), through a
 /// loser tree of the runs' current rows; a key that comes twice is an error.
 fn merge_runs<T: TreeSchema + ?Sized>(
     schema: &T,
     runs: Vec<Run>,
-    mut emit: impl FnMut(&[u8], &[u8], u64) -> Result<(), TreeError>,
+    mut emit: impl FnMut(&[u8], usize, u64) -> Result<(), TreeError>,
 ) -> Result<(), TreeError> {
     let mut cursors = Vec::with_capacity(runs.len());
     for run in runs {
@@ -998,7 +1075,7 @@ fn merge_runs<T: TreeSchema + ?Sized>(
                 });
             }
         }
-        emit(key, c.run.value(), c.run.row)?;
+        emit(c.run.row_bytes(), key.len(), c.run.row)?;
         prev_word = c.word;
         prev_key.clear();
         prev_key.extend_from_slice(key);
@@ -1033,17 +1110,19 @@ fn merge_into<T: TreeSchema + Sync + ?Sized>(
     mut add: impl FnMut(&[u8], &[u8]) -> Result<(), TreeError>,
 ) -> Result<(), TreeError> {
     if !background_hashing() {
-        return merge_runs(schema, runs, |k, v, _| add(k, v));
+        return merge_runs(schema, runs, |r, key_len, _| {
+            let (k, v) = r.split_at(key_len);
+            add(k, v)
+        });
     }
     let (full_tx, full_rx) = std::sync::mpsc::sync_channel::<Batch>(BATCHES_IN_FLIGHT);
     let (empty_tx, empty_rx) = std::sync::mpsc::channel::<Batch>();
     std::thread::scope(|s| {
         let merger = s.spawn(move || {
             let mut batch = Batch::default();
-            merge_runs(schema, runs, |k, v, _| {
-                batch.bytes.extend_from_slice(k);
-                batch.bytes.extend_from_slice(v);
-                batch.rows.push((k.len(), v.len()));
+            merge_runs(schema, runs, |r, key_len, _| {
+                batch.bytes.extend_from_slice(r);
+                batch.rows.push((key_len, r.len() - key_len));
                 if batch.bytes.len() >= BATCH_BYTES {
                     let next = empty_rx.try_recv().unwrap_or_default();
                     // The receiver is gone only when the tree builder failed; its error is
