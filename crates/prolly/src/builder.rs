@@ -265,10 +265,16 @@ impl Buffer {
             self.finish_populating();
             self.items.reserve_exact(target - self.items.len());
             advise_huge_pages(&self.items);
-            self.populating.extend(populate_ahead(&self.items));
-            if exact && target * 2 >= max_items {
-                self.prepare_sort_arrays(max_items);
+            // The last growth before the buffer is full (it holds half of it already, so
+            // what is prepared ahead is at most twice what the rows need).
+            if target == max_items {
+                self.populating
+                    .extend(populate_ahead(&self.items, self.items.capacity()));
+                if exact {
+                    self.prepare_sort_arrays(max_items);
+                }
             }
+            self.populate_data(avg);
         }
         if need_data > self.data.capacity() {
             let max_data = bound.saturating_sub(self.items.capacity() * ITEM_COST);
@@ -282,9 +288,18 @@ impl Buffer {
             self.finish_populating();
             self.data.reserve_exact(target - self.data.len());
             advise_huge_pages(&self.data);
-            self.populating.extend(populate_ahead(&self.data));
+            self.populate_data(self.data.len() / self.items.len().max(1));
         }
         true
+    }
+
+    /// Faults in ahead the data bytes that the items' capacity will place at `avg` bytes a
+    /// row: no more than the rows that fit will use.
+    fn populate_data(&mut self, avg: usize) {
+        let end = self.items.capacity().saturating_mul(avg);
+        if end > self.data.len() {
+            self.populating.extend(populate_ahead(&self.data, end));
+        }
     }
 
     /// Waits for the threads [`populate_ahead`] started.
@@ -552,18 +567,18 @@ fn both<A: Send, B: Send>(
 /// Grown parts smaller than this are left to fault in as they are used.
 const POPULATE_MIN: usize = 8 << 20;
 
-/// Starts a thread that faults in the unused capacity of `v` (Linux, with a second core, for
-/// `POPULATE_MIN` bytes or more), beyond the 2 MiB page that rows are added to now: rows
-/// are added into it soon, and otherwise the thread adding them waits for the kernel to
-/// clear every page first (a tenth of the adding time for a large buffer). The caller joins
-/// the thread before `v` is reallocated or dropped.
-fn populate_ahead<T>(v: &Vec<T>) -> Option<std::thread::JoinHandle<()>> {
+/// Starts a thread that faults in the unused capacity of `v` up to element `end` (Linux, with
+/// a second core, for `POPULATE_MIN` bytes or more), beyond the 2 MiB page that rows are
+/// added to now: rows are added into it soon, and otherwise the thread adding them waits for
+/// the kernel to clear every page first (a tenth of the adding time for a large buffer). The
+/// caller joins the thread before `v` is reallocated or dropped.
+fn populate_ahead<T>(v: &Vec<T>, end: usize) -> Option<std::thread::JoinHandle<()>> {
     #[cfg(all(target_os = "linux", not(miri)))]
     {
         const HUGE: usize = 2 << 20;
         let size = std::mem::size_of::<T>();
         let start = v.as_ptr() as usize + v.len() * size;
-        let end = v.as_ptr() as usize + v.capacity() * size;
+        let end = v.as_ptr() as usize + end.min(v.capacity()) * size;
         let lo = (start + HUGE).next_multiple_of(HUGE);
         if end < lo + POPULATE_MIN || !background_hashing() {
             return None;
@@ -594,7 +609,7 @@ fn populate_ahead<T>(v: &Vec<T>) -> Option<std::thread::JoinHandle<()>> {
     }
     #[cfg(not(all(target_os = "linux", not(miri))))]
     {
-        let _ = v;
+        let _ = (v, end);
         None
     }
 }
@@ -821,6 +836,8 @@ impl<T: TreeSchema + Clone> SortingBuilder<T> {
             let mut tree = tree_builder(store, schema);
             if self.runs.is_empty() {
                 let order = self.buf.sorted(schema);
+                // Only the order is needed from here on.
+                self.buf.spare = Vec::new();
                 for_each_sorted(&self.buf, schema, &order, |r, key_len, _| {
                     let (k, v) = r.split_at(key_len);
                     tree.add(k, v)

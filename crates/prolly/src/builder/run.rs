@@ -117,7 +117,7 @@ impl RunWriter {
     }
 
     /// Appends one row.
-    #[inline]
+    #[cfg(test)]
     pub(super) fn push(&mut self, key: &[u8], value: &[u8], row: u64) -> Result<(), TreeError> {
         self.push_head(key.len(), value.len(), row);
         self.block.extend_from_slice(key);
