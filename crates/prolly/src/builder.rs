@@ -302,6 +302,14 @@ impl Buffer {
         }
     }
 
+    /// Makes room for one row of `n` bytes past the bound.
+    #[cold]
+    fn take_alone(&mut self, n: usize) {
+        self.finish_populating();
+        self.data.reserve_exact(n);
+        self.items.reserve_exact(1);
+    }
+
     /// Waits for the threads [`populate_ahead`] started.
     fn finish_populating(&mut self) {
         for thread in self.populating.drain(..) {
@@ -759,8 +767,7 @@ impl<T: TreeSchema + Clone> SortingBuilder<T> {
             self.spill()?;
             if !self.buf.room(n, self.bound, false) {
                 // A row larger than the bound: taken alone.
-                self.buf.data.reserve_exact(n);
-                self.buf.items.reserve_exact(1);
+                self.buf.take_alone(n);
             }
         }
         self.buf.push(key, value);
@@ -779,8 +786,7 @@ impl<T: TreeSchema + Clone> SortingBuilder<T> {
             self.spill()?;
             if !self.buf.room(n, self.bound, exact) {
                 // A row larger than the bound: taken alone.
-                self.buf.data.reserve_exact(n);
-                self.buf.items.reserve_exact(1);
+                self.buf.take_alone(n);
             }
         }
         self.buf.push(key, value);
