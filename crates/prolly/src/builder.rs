@@ -48,7 +48,6 @@
 //! ```
 
 use std::cmp::Ordering;
-use std::fs::File;
 use std::path::PathBuf;
 
 use crate::error::TreeError;
@@ -176,8 +175,11 @@ pub struct SortingBuilder<T: TreeSchema> {
     schema: T,
     bound: usize,
     spill_dir: Option<PathBuf>,
+    /// Whether the first key added has an exact sort word (then the buffer prepares its sort
+    /// arrays ahead).
+    exact: Option<bool>,
     buf: Buffer,
-    runs: Vec<File>,
+    runs: Vec<Run>,
     added: u64,
 }
 
@@ -198,6 +200,23 @@ struct Buffer {
     /// While every row here has the same key length and size: those (row `i` then starts at
     /// `i` times the size, which the sorted pass computes instead of loading its item).
     fixed: Option<(u32, u32)>,
+    /// The sort arrays of exact words ([`Order::Exact`] and the one it is bucketed from),
+    /// kept from one full buffer to the next: their memory is in the bound, and a fresh pair
+    /// for every buffer cost its page faults and clearing again (system time).
+    words: Vec<u128>,
+    spare: Vec<u128>,
+    /// The sort arrays for a buffer that will soon be full, being faulted in on a second
+    /// thread while rows are still added ([`Buffer::prepare_sort_arrays`]).
+    prepared: Option<std::thread::JoinHandle<(Vec<u128>, Vec<u128>)>>,
+    /// Threads faulting in the grown part of `data` or `items` ([`populate_ahead`]); joined
+    /// before either grows again and when the buffer is dropped.
+    populating: Vec<std::thread::JoinHandle<()>>,
+}
+
+impl Drop for Buffer {
+    fn drop(&mut self) {
+        self.finish_populating();
+    }
 }
 
 impl Buffer {
@@ -207,20 +226,21 @@ impl Buffer {
         &self.data[start..start + it.key_len as usize]
     }
 
-    fn row(&self, i: usize) -> (&[u8], &[u8]) {
+    /// Row `i`'s key and value bytes (back to back) and its key's length.
+    fn row_bytes(&self, i: usize) -> (&[u8], usize) {
         let it = self.items[i];
         let start = it.start as usize;
         let end = match self.items.get(i + 1) {
             Some(next) => next.start as usize,
             None => self.data.len(),
         };
-        let (k, v) = self.data[start..end].split_at(it.key_len as usize);
-        (k, v)
+        (&self.data[start..end], it.key_len as usize)
     }
 
     /// Makes room for one more row of `n` bytes within `bound` (growing the buffers in steps,
-    /// never past it); false if the bound leaves no room.
-    fn room(&mut self, n: usize, bound: usize) -> bool {
+    /// never past it); false if the bound leaves no room. With `exact` (keys with exact sort
+    /// words), the sort arrays are prepared ahead once the next growth is the last.
+    fn room(&mut self, n: usize, bound: usize, exact: bool) -> bool {
         let need_data = self.data.len() + n;
         let need_items = self.items.len() + 1;
         if need_data > u32::MAX as usize || need_items > u32::MAX as usize {
@@ -242,8 +262,19 @@ impl Buffer {
                 .max(4096)
                 .min(max_items)
                 .max(need_items);
+            self.finish_populating();
             self.items.reserve_exact(target - self.items.len());
             advise_huge_pages(&self.items);
+            // The last growth before the buffer is full (it holds half of it already, so
+            // what is prepared ahead is at most twice what the rows need).
+            if target == max_items {
+                self.populating
+                    .extend(populate_ahead(&self.items, self.items.capacity()));
+                if exact {
+                    self.prepare_sort_arrays(max_items);
+                }
+            }
+            self.populate_data(avg);
         }
         if need_data > self.data.capacity() {
             let max_data = bound.saturating_sub(self.items.capacity() * ITEM_COST);
@@ -254,10 +285,71 @@ impl Buffer {
                 .max(64 << 10)
                 .min(max_data)
                 .max(need_data);
+            self.finish_populating();
             self.data.reserve_exact(target - self.data.len());
             advise_huge_pages(&self.data);
+            self.populate_data(self.data.len() / self.items.len().max(1));
         }
         true
+    }
+
+    /// Faults in ahead the data bytes that the items' capacity will place at `avg` bytes a
+    /// row: no more than the rows that fit will use.
+    fn populate_data(&mut self, avg: usize) {
+        let end = self.items.capacity().saturating_mul(avg);
+        if end > self.data.len() {
+            self.populating.extend(populate_ahead(&self.data, end));
+        }
+    }
+
+    /// Makes room for one row of `n` bytes past the bound.
+    #[cold]
+    fn take_alone(&mut self, n: usize) {
+        self.finish_populating();
+        self.data.reserve_exact(n);
+        self.items.reserve_exact(1);
+    }
+
+    /// Waits for the threads [`populate_ahead`] started.
+    fn finish_populating(&mut self) {
+        for thread in self.populating.drain(..) {
+            let _ = thread.join();
+        }
+    }
+
+    /// Starts making the sort arrays for `n` rows on a second thread, which faults in their
+    /// pages (writing zeros) while the rows that fill the buffer are still being added:
+    /// otherwise the first sort spends a large part of its time waiting for the kernel to
+    /// clear those pages. Nothing happens without a second core, or if they exist already.
+    fn prepare_sort_arrays(&mut self, n: usize) {
+        if self.prepared.is_some() || self.words.capacity() >= n || !background_hashing() {
+            return;
+        }
+        let make = move || {
+            let array = || {
+                let mut v: Vec<u128> = Vec::with_capacity(n);
+                advise_huge_pages(&v);
+                v.resize(n, 0);
+                v
+            };
+            (array(), array())
+        };
+        self.prepared = std::thread::Builder::new()
+            .name("prolly-sort-prep".into())
+            .spawn(make)
+            .ok();
+    }
+
+    /// Takes the arrays [`Buffer::prepare_sort_arrays`] made (waiting for them if need be).
+    fn take_prepared(&mut self) {
+        if let Some(thread) = self.prepared.take() {
+            if let Ok((words, spare)) = thread.join() {
+                if words.capacity() > self.words.capacity() {
+                    self.words = words;
+                    self.spare = spare;
+                }
+            }
+        }
     }
 
     fn push(&mut self, key: &[u8], value: &[u8]) {
@@ -275,13 +367,16 @@ impl Buffer {
         self.data.extend_from_slice(value);
     }
 
-    /// The rows in key order (equal keys by index).
-    fn sorted<T: TreeSchema + ?Sized>(&self, schema: &T) -> Order {
+    /// The rows in key order (equal keys by index). An [`Order::Exact`] borrows the kept sort
+    /// arrays: give it back with [`Buffer::recycle`].
+    fn sorted<T: TreeSchema + ?Sized>(&mut self, schema: &T) -> Order {
         let n = self.items.len();
+        self.take_prepared();
         // Exact words, the common case for integer keys: one 128-bit integer per row orders
         // by key, then index, and equal keys are equal words.
-        let mut exact: Vec<u128> = Vec::with_capacity(n);
-        advise_huge_pages(&exact);
+        let mut exact = std::mem::take(&mut self.words);
+        exact.clear();
+        reserve_advised(&mut exact, n);
         for i in 0..n {
             match schema.sort_word(self.key(i)) {
                 Some((w, true)) => exact.push((u128::from(w) << 64) | i as u128),
@@ -289,10 +384,11 @@ impl Buffer {
             }
         }
         if exact.len() == n {
-            sort_words(&mut exact, n >= TWO_THREADS_MIN && background_hashing());
+            let two_threads = n >= TWO_THREADS_MIN && background_hashing();
+            sort_words(&mut exact, &mut self.spare, two_threads);
             return Order::Exact(exact);
         }
-        drop(exact);
+        self.words = exact;
         let words: Option<Vec<u64>> = (0..n)
             .map(|i| schema.sort_word(self.key(i)).map(|w| w.0))
             .collect();
@@ -325,6 +421,20 @@ impl Buffer {
         }
     }
 
+    /// Takes back the sort array an [`Order::Exact`] borrowed.
+    fn recycle(&mut self, order: Order) {
+        if let Order::Exact(words) = order {
+            self.words = words;
+        }
+    }
+
+    /// Bytes of memory the buffer holds (its capacities: every page of them has been used).
+    fn memory(&self) -> usize {
+        self.data.capacity()
+            + self.items.capacity() * std::mem::size_of::<Item>()
+            + (self.words.capacity() + self.spare.capacity()) * std::mem::size_of::<u128>()
+    }
+
     fn clear(&mut self, first_row: u64) {
         self.data.clear();
         self.items.clear();
@@ -341,18 +451,35 @@ enum Order {
     Indexes(Vec<u32>),
 }
 
+impl Order {
+    /// Bytes of memory the order holds.
+    fn memory(&self) -> usize {
+        match self {
+            Order::Exact(words) => words.capacity() * std::mem::size_of::<u128>(),
+            Order::Indexes(rows) => rows.capacity() * std::mem::size_of::<u32>(),
+        }
+    }
+}
+
 /// Sorts exact words with their indexes: one pass scatters them into buckets by the highest
 /// bits in which the words differ, then each bucket (small enough to stay in cache) is sorted
 /// on its own. Words spread evenly (hashed or random keys) cost two passes over memory and a
 /// cache-resident sort instead of a sort over all of them.
 ///
-/// With `two_threads`, the second half of the buckets is sorted on a second thread.
-fn sort_words(words: &mut Vec<u128>, two_threads: bool) {
+/// With `two_threads`, the second half of the buckets is sorted on a second thread. `spare` is
+/// the array bucketed into (it is swapped with `words`), kept between calls.
+fn sort_words(words: &mut Vec<u128>, spare: &mut Vec<u128>, two_threads: bool) {
     let n = words.len();
     let word = |x: u128| (x >> 64) as u64;
-    let (lo, hi) = words.iter().fold((u64::MAX, 0), |(lo, hi), &x| {
-        (lo.min(word(x)), hi.max(word(x)))
-    });
+    // Every pass over the words runs on both halves at once with two threads.
+    let (first, second) = words.split_at(n / 2);
+    let range = |part: &[u128]| {
+        part.iter().fold((u64::MAX, 0), |(lo, hi), &x| {
+            (lo.min(word(x)), hi.max(word(x)))
+        })
+    };
+    let ((lo_a, hi_a), (lo_b, hi_b)) = both(two_threads, || range(first), || range(second));
+    let (lo, hi) = (lo_a.min(lo_b), hi_a.max(hi_b));
     // About 256 rows per bucket, at most 2^14 buckets.
     let bits = (usize::BITS - n.leading_zeros()).saturating_sub(8).min(14);
     if bits < 4 || lo >= hi {
@@ -364,21 +491,55 @@ fn sort_words(words: &mut Vec<u128>, two_threads: bool) {
     let shift = varying.saturating_sub(bits);
     let mask = (1usize << bits) - 1;
     let bucket = |x: u128| ((word(x) >> shift) as usize) & mask;
-    let mut starts = vec![0usize; mask + 2];
-    for &x in words.iter() {
-        starts[bucket(x) + 1] += 1;
+    let count = |part: &[u128]| {
+        let mut counts = vec![0usize; mask + 1];
+        for &x in part {
+            counts[bucket(x)] += 1;
+        }
+        counts
+    };
+    let (counts_a, counts_b) = both(two_threads, || count(first), || count(second));
+    let out = spare;
+    if out.len() < n {
+        reserve_advised(out, n);
+        out.resize(n, 0);
+    } else {
+        // Every place is written below; what is there now does not matter.
+        out.truncate(n);
     }
-    for b in 1..starts.len() {
-        starts[b] += starts[b - 1];
+    // Each bucket holds the first half's words, then the second half's: each half scatters
+    // into its own places of every bucket, so the two never write the same memory.
+    let mut starts = Vec::with_capacity(mask + 2);
+    let mut places_a: Vec<&mut [u128]> = Vec::with_capacity(mask + 1);
+    let mut places_b: Vec<&mut [u128]> = Vec::with_capacity(mask + 1);
+    let mut rest: &mut [u128] = &mut out[..];
+    let mut at = 0;
+    for (&ca, &cb) in counts_a.iter().zip(&counts_b) {
+        starts.push(at);
+        let (a, r) = std::mem::take(&mut rest).split_at_mut(ca);
+        let (b, r) = r.split_at_mut(cb);
+        places_a.push(a);
+        places_b.push(b);
+        rest = r;
+        at += ca + cb;
     }
-    let mut next = starts.clone();
-    let mut out = vec![0u128; n];
-    advise_huge_pages(&out);
-    for &x in words.iter() {
-        let b = bucket(x);
-        out[next[b]] = x;
-        next[b] += 1;
-    }
+    starts.push(at);
+    let scatter = |part: &[u128], places: &mut Vec<&mut [u128]>| {
+        for &x in part {
+            let place = &mut places[bucket(x)];
+            // Counted above, so the place is never empty.
+            if let Some((slot, tail)) = std::mem::take(place).split_first_mut() {
+                *slot = x;
+                *place = tail;
+            }
+        }
+    };
+    both(
+        two_threads,
+        || scatter(first, &mut places_a),
+        || scatter(second, &mut places_b),
+    );
+    drop((places_a, places_b));
     let sort_buckets = |out: &mut [u128], starts: &[usize]| {
         let base = starts[0];
         for pair in starts.windows(2) {
@@ -386,17 +547,87 @@ fn sort_words(words: &mut Vec<u128>, two_threads: bool) {
         }
     };
     let mid = starts.len() / 2;
-    if two_threads {
-        let (a, b) = out.split_at_mut(starts[mid]);
-        let (sa, sb) = (&starts[..=mid], &starts[mid..]);
-        std::thread::scope(|s| {
-            s.spawn(|| sort_buckets(b, sb));
-            sort_buckets(a, sa);
-        });
-    } else {
-        sort_buckets(&mut out, &starts);
+    let (a, b) = out.split_at_mut(starts[mid]);
+    let (sa, sb) = (&starts[..=mid], &starts[mid..]);
+    both(two_threads, || sort_buckets(a, sa), || sort_buckets(b, sb));
+    std::mem::swap(words, out);
+}
+
+/// Runs `a` and `b`, on two threads if `two_threads`.
+fn both<A: Send, B: Send>(
+    two_threads: bool,
+    a: impl FnOnce() -> A + Send,
+    b: impl FnOnce() -> B + Send,
+) -> (A, B) {
+    if !two_threads {
+        return (a(), b());
     }
-    *words = out;
+    std::thread::scope(|s| {
+        let second = s.spawn(b);
+        let first = a();
+        let second = second
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (first, second)
+    })
+}
+
+/// Grown parts smaller than this are left to fault in as they are used.
+const POPULATE_MIN: usize = 8 << 20;
+
+/// Starts a thread that faults in the unused capacity of `v` up to element `end` (Linux, with
+/// a second core, for `POPULATE_MIN` bytes or more), beyond the 2 MiB page that rows are
+/// added to now: rows are added into it soon, and otherwise the thread adding them waits for
+/// the kernel to clear every page first (a tenth of the adding time for a large buffer). The
+/// caller joins the thread before `v` is reallocated or dropped.
+fn populate_ahead<T>(v: &Vec<T>, end: usize) -> Option<std::thread::JoinHandle<()>> {
+    #[cfg(all(target_os = "linux", not(miri)))]
+    {
+        const HUGE: usize = 2 << 20;
+        let size = std::mem::size_of::<T>();
+        let start = v.as_ptr() as usize + v.len() * size;
+        let end = v.as_ptr() as usize + end.min(v.capacity()) * size;
+        let lo = (start + HUGE).next_multiple_of(HUGE);
+        if end < lo + POPULATE_MIN || !background_hashing() {
+            return None;
+        }
+        let populate = move || {
+            // In 2 MiB steps from the front, as the rows come in behind.
+            let mut at = lo;
+            while at < end {
+                let len = HUGE.min(end - at);
+                // SAFETY: `at..at + len` lies in the spare capacity of a vector that is
+                // neither reallocated nor freed before this thread is joined. Populating
+                // only faults in pages that read as zero already, whether by this thread or
+                // the one adding rows (the kernel serializes the two), and never changes
+                // their contents, so nothing Rust relies on changes.
+                let failed = unsafe {
+                    libc::madvise(at as *mut libc::c_void, len, libc::MADV_POPULATE_WRITE)
+                } != 0;
+                if failed {
+                    return;
+                }
+                at += len;
+            }
+        };
+        std::thread::Builder::new()
+            .name("prolly-sort-prep".into())
+            .spawn(populate)
+            .ok()
+    }
+    #[cfg(not(all(target_os = "linux", not(miri))))]
+    {
+        let _ = (v, end);
+        None
+    }
+}
+
+/// Makes room for `n` elements in `v`, advising huge pages for a new allocation.
+fn reserve_advised<T>(v: &mut Vec<T>, n: usize) {
+    if v.capacity() < n {
+        v.reserve_exact(n - v.len());
+        advise_huge_pages(v);
+    }
 }
 
 /// Below this many rows a buffer is sorted and written on one thread.
@@ -421,7 +652,7 @@ fn prefetch_rows(buf: &Buffer, far: Option<u32>, near: Option<u32>) {
 fn for_each_exact(
     buf: &Buffer,
     order: &[u128],
-    mut f: impl FnMut(&[u8], &[u8], u64) -> Result<(), TreeError>,
+    mut f: impl FnMut(&[u8], usize, u64) -> Result<(), TreeError>,
 ) -> Result<(), TreeError> {
     let duplicate = |first: u32, second: u32| TreeError::DuplicateKey {
         first: buf.first_row + u64::from(first),
@@ -451,14 +682,14 @@ fn for_each_exact(
                 return Err(duplicate(p as u32, i));
             }
         }
-        let (k, v) = match fixed {
+        let (bytes, key_len) = match fixed {
             Some((key_len, len)) => {
                 let start = i as usize * len;
-                buf.data[start..start + len].split_at(key_len)
+                (&buf.data[start..start + len], key_len)
             }
-            None => buf.row(i as usize),
+            None => buf.row_bytes(i as usize),
         };
-        f(k, v, buf.first_row + u64::from(i))?;
+        f(bytes, key_len, buf.first_row + u64::from(i))?;
         prev = Some(x);
     }
     Ok(())
@@ -472,7 +703,7 @@ fn for_each_sorted<T: TreeSchema + ?Sized>(
     buf: &Buffer,
     schema: &T,
     order: &Order,
-    mut f: impl FnMut(&[u8], &[u8], u64) -> Result<(), TreeError>,
+    mut f: impl FnMut(&[u8], usize, u64) -> Result<(), TreeError>,
 ) -> Result<(), TreeError> {
     let duplicate = |first: u32, second: u32| TreeError::DuplicateKey {
         first: buf.first_row + u64::from(first),
@@ -488,13 +719,14 @@ fn for_each_sorted<T: TreeSchema + ?Sized>(
                     order.get(j + 2 * AHEAD).copied(),
                     order.get(j + AHEAD).copied(),
                 );
-                let (k, v) = buf.row(i as usize);
+                let (bytes, key_len) = buf.row_bytes(i as usize);
+                let k = &bytes[..key_len];
                 if let Some((p, pi)) = prev {
                     if schema.compare_keys(p, k) == Ordering::Equal {
                         return Err(duplicate(pi, i));
                     }
                 }
-                f(k, v, buf.first_row + u64::from(i))?;
+                f(bytes, key_len, buf.first_row + u64::from(i))?;
                 prev = Some((k, i));
             }
         }
@@ -510,6 +742,7 @@ impl<T: TreeSchema + Clone> SortingBuilder<T> {
             schema,
             bound: memory_bound.max(MIN_BOUND),
             spill_dir: None,
+            exact: None,
             buf: Buffer::default(),
             runs: Vec::new(),
             added: 0,
@@ -527,12 +760,33 @@ impl<T: TreeSchema + Clone> SortingBuilder<T> {
     #[inline]
     pub fn add(&mut self, key: &[u8], value: &[u8]) -> Result<(), TreeError> {
         let n = key.len() + value.len();
-        if !self.buf.room(n, self.bound) {
+        if self.buf.items.len() == self.buf.items.capacity() {
+            return self.add_growing(key, value);
+        }
+        if !self.buf.room(n, self.bound, false) {
             self.spill()?;
-            if !self.buf.room(n, self.bound) {
+            if !self.buf.room(n, self.bound, false) {
                 // A row larger than the bound: taken alone.
-                self.buf.data.reserve_exact(n);
-                self.buf.items.reserve_exact(1);
+                self.buf.take_alone(n);
+            }
+        }
+        self.buf.push(key, value);
+        self.added += 1;
+        Ok(())
+    }
+
+    /// [`SortingBuilder::add`] when the buffer's items must grow (or it is full).
+    #[cold]
+    fn add_growing(&mut self, key: &[u8], value: &[u8]) -> Result<(), TreeError> {
+        let exact = *self
+            .exact
+            .get_or_insert_with(|| matches!(self.schema.sort_word(key), Some((_, true))));
+        let n = key.len() + value.len();
+        if !self.buf.room(n, self.bound, exact) {
+            self.spill()?;
+            if !self.buf.room(n, self.bound, exact) {
+                // A row larger than the bound: taken alone.
+                self.buf.take_alone(n);
             }
         }
         self.buf.push(key, value);
@@ -558,21 +812,42 @@ impl<T: TreeSchema + Clone> SortingBuilder<T> {
     #[cold]
     fn spill(&mut self) -> Result<(), TreeError> {
         let dir = self.spill_dir.as_ref();
-        spill_into(&mut self.buf, &self.schema, dir, &mut self.runs, self.added)
+        spill_into(
+            &mut self.buf,
+            &self.schema,
+            dir,
+            &mut self.runs,
+            self.added,
+            Spill::File,
+        )
     }
 
     /// Sorts what is left, merges it with the runs on disk into a tree in `store` (the only
     /// time the builder writes to a store), and returns the map.
+    ///
+    /// The last buffer's rows are not written to disk when the bound leaves room for them as
+    /// a run in memory (a varint head per row) beside the buffer; that run's memory goes back
+    /// block by block as the merge reads it, while the tree grows. With a second core
+    /// ([`crate::process::background_hashing`]) the merge runs on its own thread ahead of the
+    /// tree builder (so the schema is shared with it: `T: Sync`).
     pub fn finish<S: StoreFastPaths + ?Sized>(
         mut self,
         store: &S,
-    ) -> Result<Map<'_, S, T>, TreeError> {
+    ) -> Result<Map<'_, S, T>, TreeError>
+    where
+        T: Sync,
+    {
         let root = {
             let schema = &self.schema;
             let mut tree = tree_builder(store, schema);
             if self.runs.is_empty() {
                 let order = self.buf.sorted(schema);
-                for_each_sorted(&self.buf, schema, &order, |k, v, _| tree.add(k, v))?;
+                // Only the order is needed from here on.
+                self.buf.spare = Vec::new();
+                for_each_sorted(&self.buf, schema, &order, |r, key_len, _| {
+                    let (k, v) = r.split_at(key_len);
+                    tree.add(k, v)
+                })?;
             } else {
                 let mut runs = std::mem::take(&mut self.runs);
                 let mut buf = std::mem::take(&mut self.buf);
@@ -583,9 +858,10 @@ impl<T: TreeSchema + Clone> SortingBuilder<T> {
                     self.spill_dir.as_ref(),
                     &mut runs,
                     self.added,
+                    Spill::Last { bound: self.bound },
                 )?;
                 drop(buf);
-                merge_runs(schema, runs, |k, v, _| tree.add(k, v))?;
+                merge_into(schema, runs, |k, v| tree.add(k, v))?;
             }
             tree.finish()?
         };
@@ -593,20 +869,59 @@ impl<T: TreeSchema + Clone> SortingBuilder<T> {
     }
 }
 
-/// Sorts `buf` and writes it to a new temporary file as a run ([`RunWriter`]), appended to
-/// `runs` (merging all of them into one when too many are open); the buffer is then emptied
-/// for the rows from `added` on.
+/// Where [`spill_into`] puts a buffer's rows.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Spill {
+    /// A temporary file (a full buffer, more rows to come).
+    File,
+    /// The last buffer: in memory if the bound leaves room for its rows beside the buffer
+    /// (`bound` bytes), else a file.
+    Last { bound: usize },
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Whether the last buffer of this thread's last build with runs was kept in memory.
+    static LAST_IN_MEMORY: std::cell::Cell<Option<bool>> = const { std::cell::Cell::new(None) };
+}
+
+/// Sorts `buf` and writes it as a run ([`RunWriter`]) appended to `runs` (merging all of them
+/// into one when too many are open); the buffer is then emptied for the rows from `added` on.
 fn spill_into<T: TreeSchema + ?Sized>(
     buf: &mut Buffer,
     schema: &T,
     dir: Option<&PathBuf>,
-    runs: &mut Vec<File>,
+    runs: &mut Vec<Run>,
     added: u64,
+    to: Spill,
 ) -> Result<(), TreeError> {
     if buf.items.is_empty() {
         return Ok(());
     }
     let order = buf.sorted(schema);
+    let memory = match to {
+        Spill::File => false,
+        Spill::Last { bound } => {
+            // The bucketed copy is not needed any more.
+            buf.spare = Vec::new();
+            // A run row is its bytes and three varints (row index, two lengths) plus the
+            // writers' blocks.
+            let n = buf.items.len();
+            let head = (u64::BITS - added.leading_zeros()).div_ceil(7) as usize + 10;
+            let run = buf.data.len() + n * head + 2 * (run::MEMORY_BLOCK + run::MAX_HEAD);
+            let memory = buf.memory() + order.memory() + run <= bound;
+            #[cfg(test)]
+            LAST_IN_MEMORY.with(|last| last.set(Some(memory)));
+            memory
+        }
+    };
+    let writer = || {
+        if memory {
+            Ok(RunWriter::memory())
+        } else {
+            RunWriter::new(dir)
+        }
+    };
     match &order {
         Order::Exact(words) if words.len() >= TWO_THREADS_MIN && background_hashing() => {
             // Two runs written side by side, split where the words differ, so the two never
@@ -616,9 +931,10 @@ fn spill_into<T: TreeSchema + ?Sized>(
                 mid += 1;
             }
             let (a, b) = words.split_at(mid);
-            let write = |part: &[u128]| -> Result<File, TreeError> {
-                let mut w = RunWriter::new(dir)?;
-                for_each_exact(buf, part, |k, v, row| w.push(k, v, row))?;
+            let buf = &*buf;
+            let write = |part: &[u128]| -> Result<Run, TreeError> {
+                let mut w = writer()?;
+                for_each_exact(buf, part, |r, key_len, row| w.push_row(r, key_len, row))?;
                 w.finish()
             };
             let (ra, rb) = std::thread::scope(|s| {
@@ -630,17 +946,19 @@ fn spill_into<T: TreeSchema + ?Sized>(
             runs.push(rb?);
         }
         _ => {
-            let mut w = RunWriter::new(dir)?;
-            for_each_sorted(buf, schema, &order, |k, v, row| w.push(k, v, row))?;
+            let mut w = writer()?;
+            for_each_sorted(buf, schema, &order, |r, key_len, row| {
+                w.push_row(r, key_len, row)
+            })?;
             runs.push(w.finish()?);
         }
     }
-    drop(order);
+    buf.recycle(order);
     if runs.len() >= MAX_OPEN_RUNS {
         // Too many files to keep open: merge them into one run.
-        let files = std::mem::take(runs);
+        let all = std::mem::take(runs);
         let mut w = RunWriter::new(dir)?;
-        merge_runs(schema, files, |k, v, row| w.push(k, v, row))?;
+        merge_runs(schema, all, |r, key_len, row| w.push_row(r, key_len, row))?;
         runs.push(w.finish()?);
     }
     buf.clear(added);
@@ -651,63 +969,121 @@ fn spill_into<T: TreeSchema + ?Sized>(
 struct Cursor {
     run: RunReader,
     word: Option<(u64, bool)>,
+    /// Past the run's last row.
+    done: bool,
 }
 
 impl Cursor {
-    /// Moves to the next row; false at the end of the run.
+    /// Moves to the next row (or marks the run done).
     #[inline]
-    fn advance<T: TreeSchema + ?Sized>(&mut self, schema: &T) -> Result<bool, TreeError> {
-        if !self.run.advance()? {
-            return Ok(false);
+    fn advance<T: TreeSchema + ?Sized>(&mut self, schema: &T) -> Result<(), TreeError> {
+        if self.run.advance()? {
+            self.word = schema.sort_word(self.run.key());
+        } else {
+            self.done = true;
         }
-        self.word = schema.sort_word(self.run.key());
-        Ok(true)
+        Ok(())
     }
 
-    /// Key order, then the order rows were added in.
+    /// True if this run's row comes out before `other`'s: key order, then the order rows
+    /// were added in; a finished run comes out last.
     #[inline]
-    fn cmp<T: TreeSchema + ?Sized>(&self, other: &Cursor, schema: &T) -> Ordering {
+    fn before<T: TreeSchema + ?Sized>(&self, other: &Cursor, schema: &T) -> bool {
+        if self.done || other.done {
+            return !self.done;
+        }
         let keys = match (self.word, other.word) {
             (Some(a), Some(b)) if a.0 != b.0 => a.0.cmp(&b.0),
             (Some((_, true)), Some((_, true))) => Ordering::Equal,
             _ => schema.compare_keys(self.run.key(), other.run.key()),
         };
-        keys.then(self.run.row.cmp(&other.run.row))
+        keys.then(self.run.row.cmp(&other.run.row)).is_lt()
     }
 }
 
 /// Most sorted runs kept open at once: beyond it, the runs are merged into one first.
 const MAX_OPEN_RUNS: usize = 64;
 
-/// Merges sorted runs in key order, calling `emit(key, value, row)` for each row, through a
-/// binary heap of the runs' current rows; a key that comes twice is an error.
+/// A tournament (loser) tree over `k` sources: `nodes[0]` is the source whose row comes out
+/// next, `nodes[1..k]` the losers of the matches on the way up. Replacing the winner's row
+/// replays only its path, one comparison a level (a binary heap takes two), with no moves.
+struct LoserTree {
+    nodes: Vec<usize>,
+}
+
+impl LoserTree {
+    /// Plays every match; `before(a, b)`: source `a`'s row comes out before `b`'s.
+    fn new(k: usize, before: impl Fn(usize, usize) -> bool) -> LoserTree {
+        // Sources are the leaves at positions k..2k; position i's parent is i / 2.
+        let mut wins: Vec<usize> = vec![0; 2 * k];
+        let mut nodes = vec![0; k.max(1)];
+        for j in 0..k {
+            wins[k + j] = j;
+        }
+        for i in (1..k).rev() {
+            let (a, b) = (wins[2 * i], wins[2 * i + 1]);
+            let (w, l) = if before(b, a) { (b, a) } else { (a, b) };
+            wins[i] = w;
+            nodes[i] = l;
+        }
+        if k > 1 {
+            nodes[0] = wins[1];
+        }
+        LoserTree { nodes }
+    }
+
+    #[inline]
+    fn winner(&self) -> usize {
+        self.nodes[0]
+    }
+
+    /// Replays the matches of source `s` (the last winner) after its row changed.
+    #[inline]
+    fn replay(&mut self, s: usize, before: impl Fn(usize, usize) -> bool) {
+        let k = self.nodes.len();
+        let mut winner = s;
+        let mut i = (s + k) / 2;
+        while i > 0 {
+            if before(self.nodes[i], winner) {
+                std::mem::swap(&mut self.nodes[i], &mut winner);
+            }
+            i /= 2;
+        }
+        self.nodes[0] = winner;
+    }
+}
+
+/// Merges sorted runs in key order, calling `emit(bytes, key_len, row)` for each row (its key
+/// and value back to back, the key's length, its index over all rows added), through a
+/// loser tree of the runs' current rows; a key that comes twice is an error.
 fn merge_runs<T: TreeSchema + ?Sized>(
     schema: &T,
-    files: Vec<File>,
-    mut emit: impl FnMut(&[u8], &[u8], u64) -> Result<(), TreeError>,
+    runs: Vec<Run>,
+    mut emit: impl FnMut(&[u8], usize, u64) -> Result<(), TreeError>,
 ) -> Result<(), TreeError> {
-    let mut runs = Vec::with_capacity(files.len());
-    for f in files {
+    let mut cursors = Vec::with_capacity(runs.len());
+    for run in runs {
         let mut c = Cursor {
-            run: RunReader::new(f),
+            run: RunReader::new(run),
             word: None,
+            done: false,
         };
-        if c.advance(schema)? {
-            runs.push(c);
-        }
+        c.advance(schema)?;
+        cursors.push(c);
     }
-    // heap[0] is the run with the smallest current row.
-    let mut heap: Vec<usize> = (0..runs.len()).collect();
-    let less = |runs: &[Cursor], a: usize, b: usize| runs[a].cmp(&runs[b], schema).is_lt();
-    for i in (0..heap.len() / 2).rev() {
-        sift_down(&mut heap, i, |a, b| less(&runs, a, b));
-    }
-    // The previous row's word and key.
+    let mut tree = LoserTree::new(cursors.len(), |a, b| cursors[a].before(&cursors[b], schema));
+    // The previous row's word, key and index.
     let mut prev_word: Option<(u64, bool)> = None;
     let mut prev_key: Vec<u8> = Vec::new();
     let mut prev_row: Option<u64> = None;
-    while let Some(&top) = heap.first() {
-        let c = &mut runs[top];
+    loop {
+        let top = tree.winner();
+        let Some(c) = cursors.get_mut(top) else {
+            return Ok(());
+        };
+        if c.done {
+            return Ok(());
+        }
         let key = c.run.key();
         if let Some(first) = prev_row {
             let equal = match (prev_word, c.word) {
@@ -722,43 +1098,99 @@ fn merge_runs<T: TreeSchema + ?Sized>(
                 });
             }
         }
-        emit(key, c.run.value(), c.run.row)?;
+        emit(c.run.row_bytes(), key.len(), c.run.row)?;
         prev_word = c.word;
         prev_key.clear();
         prev_key.extend_from_slice(key);
         prev_row = Some(c.run.row);
-        if !c.advance(schema)? {
-            let last = heap.len() - 1;
-            heap.swap(0, last);
-            heap.pop();
-        }
-        sift_down(&mut heap, 0, |a, b| less(&runs, a, b));
+        c.advance(schema)?;
+        tree.replay(top, |a, b| cursors[a].before(&cursors[b], schema));
     }
-    Ok(())
 }
 
-/// Restores the heap order below `i` (`less(a, b)`: `a` comes out first).
-fn sift_down(heap: &mut [usize], mut i: usize, less: impl Fn(usize, usize) -> bool) {
-    loop {
-        let (l, r) = (2 * i + 1, 2 * i + 2);
-        let mut m = i;
-        if l < heap.len() && less(heap[l], heap[m]) {
-            m = l;
-        }
-        if r < heap.len() && less(heap[r], heap[m]) {
-            m = r;
-        }
-        if m == i {
-            return;
-        }
-        heap.swap(i, m);
-        i = m;
+/// Bytes of rows the merge thread hands over at a time: large enough that the hand-over is
+/// rare (a few thousand small rows), small enough to stay in cache.
+const BATCH_BYTES: usize = 128 << 10;
+
+/// Batches in flight from the merge thread (besides the one it fills and the one the tree
+/// builder reads).
+const BATCHES_IN_FLIGHT: usize = 2;
+
+/// Merged rows handed from the merge thread to the tree builder.
+#[derive(Default)]
+struct Batch {
+    bytes: Vec<u8>,
+    /// Key and value length of each row, in order.
+    rows: Vec<(usize, usize)>,
+}
+
+/// [`merge_runs`] into `add`: with a second core ([`background_hashing`]), the merge runs on
+/// its own thread ahead of the caller (which builds the tree), handing over batches of rows;
+/// the merge's work then leaves the tree builder's path.
+fn merge_into<T: TreeSchema + Sync + ?Sized>(
+    schema: &T,
+    runs: Vec<Run>,
+    mut add: impl FnMut(&[u8], &[u8]) -> Result<(), TreeError>,
+) -> Result<(), TreeError> {
+    if !background_hashing() {
+        return merge_runs(schema, runs, |r, key_len, _| {
+            let (k, v) = r.split_at(key_len);
+            add(k, v)
+        });
     }
+    let (full_tx, full_rx) = std::sync::mpsc::sync_channel::<Batch>(BATCHES_IN_FLIGHT);
+    let (empty_tx, empty_rx) = std::sync::mpsc::channel::<Batch>();
+    std::thread::scope(|s| {
+        let merger = s.spawn(move || {
+            let mut batch = Batch::default();
+            merge_runs(schema, runs, |r, key_len, _| {
+                batch.bytes.extend_from_slice(r);
+                batch.rows.push((key_len, r.len() - key_len));
+                if batch.bytes.len() >= BATCH_BYTES {
+                    let next = empty_rx.try_recv().unwrap_or_default();
+                    // The receiver is gone only when the tree builder failed; its error is
+                    // the one reported.
+                    full_tx
+                        .send(std::mem::replace(&mut batch, next))
+                        .map_err(|_| TreeError::Internal("tree builder stopped"))?;
+                }
+                Ok(())
+            })?;
+            if !batch.rows.is_empty() {
+                let _ = full_tx.send(batch);
+            }
+            Ok(())
+        });
+        let mut added = Ok(());
+        while let Ok(mut batch) = full_rx.recv() {
+            let mut at = 0;
+            for &(k, v) in &batch.rows {
+                let (key, rest) = batch.bytes[at..].split_at(k);
+                added = add(key, &rest[..v]);
+                if added.is_err() {
+                    break;
+                }
+                at += k + v;
+            }
+            if added.is_err() {
+                break;
+            }
+            batch.bytes.clear();
+            batch.rows.clear();
+            let _ = empty_tx.send(batch);
+        }
+        // Unblocks the merge thread if the tree builder stopped early.
+        drop(full_rx);
+        let merged = merger
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        added.and(merged)
+    })
 }
 
 mod run;
 
-use run::{RunReader, RunWriter};
+use run::{Run, RunReader, RunWriter};
 
 #[cfg(test)]
 mod tests;

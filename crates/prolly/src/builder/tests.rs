@@ -50,7 +50,7 @@ fn value(s: &TupleSchema, v: i64) -> Vec<u8> {
 
 /// Builds `keys` (in the given order) with the sorting builder and compares with a build of
 /// the same rows sorted by a model; returns the runs written.
-fn check_against_model<T: TreeSchema + Clone>(
+fn check_against_model<T: TreeSchema + Clone + Sync>(
     schema: &T,
     rows: &[(Vec<u8>, Vec<u8>)],
     bound: usize,
@@ -216,9 +216,9 @@ proptest! {
 
 #[test]
 fn runs_read_back_rows_larger_than_a_read_block() {
-    use super::run::{RunReader, RunWriter};
-    // Rows of 600 KiB and 2.5 MiB outgrow the 256 KiB block a run is read with; small rows
-    // around them straddle block ends.
+    use super::run::{Run, RunReader, RunWriter};
+    // Rows of 600 KiB and 2.5 MiB outgrow the 256 KiB block a run is read with (and a memory
+    // run's block); small rows around them straddle block ends.
     let sizes = [10usize, 600 << 10, 3, 0, 2_500 << 10, 7];
     let rows: Vec<(Vec<u8>, Vec<u8>, u64)> = (0..3000)
         .map(|i| {
@@ -230,16 +230,141 @@ fn runs_read_back_rows_larger_than_a_read_block() {
             )
         })
         .collect();
-    let mut w = RunWriter::new(None).unwrap();
-    for (k, v, row) in &rows {
-        w.push(k, v, *row).unwrap();
+    for memory in [false, true] {
+        let mut w = if memory {
+            RunWriter::memory()
+        } else {
+            RunWriter::new(None).unwrap()
+        };
+        for (k, v, row) in &rows {
+            w.push(k, v, *row).unwrap();
+        }
+        let run = w.finish().unwrap();
+        assert_eq!(matches!(run, Run::Memory(_)), memory);
+        let held = run.memory();
+        let mut r = RunReader::new(run);
+        for (k, v, row) in &rows {
+            assert!(r.advance().unwrap());
+            let (key, value) = r.row_bytes().split_at(r.key().len());
+            assert_eq!((key, value, r.row), (&k[..], &v[..], *row));
+        }
+        assert!(!r.advance().unwrap());
+        assert_eq!(held > 0, memory);
     }
-    let mut r = RunReader::new(w.finish().unwrap());
-    for (k, v, row) in &rows {
-        assert!(r.advance().unwrap());
-        assert_eq!((r.key(), r.value(), r.row), (&k[..], &v[..], *row));
+}
+
+/// `n` int rows with scrambled distinct keys, the key of row `a` repeated at row `b` if given.
+fn scrambled_int_rows(
+    s: &TupleSchema,
+    n: i64,
+    repeat: Option<(i64, i64)>,
+) -> Vec<(Vec<u8>, Vec<u8>)> {
+    // Multiplying by an odd constant permutes the 64-bit integers.
+    let scramble = |i: i64| i.wrapping_mul(0x9E37_79B9_7F4A_7C15_u64 as i64);
+    (0..n)
+        .map(|i| {
+            let k = match repeat {
+                Some((a, b)) if i == b => scramble(a),
+                _ => scramble(i),
+            };
+            (key(s, Shape::Int, k), value(s, i))
+        })
+        .collect()
+}
+
+/// Rows of [`scrambled_int_rows`] one full buffer of a sorting builder with `bound` holds.
+fn rows_per_buffer(s: &TupleSchema, bound: usize) -> i64 {
+    let mut b = SortingBuilder::new(s.clone(), bound);
+    let mut i = 0;
+    while b.runs() == 0 {
+        b.add(&key(s, Shape::Int, i), &value(s, i)).unwrap();
+        i += 1;
     }
-    assert!(!r.advance().unwrap());
+    // The row just added started the second buffer.
+    i - 1
+}
+
+#[test]
+fn last_buffer_is_merged_from_memory_with_the_runs_on_disk() {
+    let s = schema(Shape::Int);
+    let bound = 16 << 20;
+    let per = rows_per_buffer(&s, bound);
+    // Two full buffers on disk, then a last one kept in memory: large enough to be written
+    // by two threads (when a second thread may be used), or small.
+    for last in [60_000, 6_000] {
+        let rows = scrambled_int_rows(&s, 2 * per + last, None);
+        super::LAST_IN_MEMORY.with(|m| m.set(None));
+        let runs = check_against_model(&s, &rows, bound);
+        assert!(runs >= 2, "{runs} runs");
+        assert_eq!(
+            super::LAST_IN_MEMORY.with(|m| m.get()),
+            Some(true),
+            "{last}"
+        );
+    }
+    // A bound too small to copy the last buffer beside itself (and the memory run's blocks)
+    // sends it to disk.
+    let rows = scrambled_int_rows(&s, 20_000, None);
+    check_against_model(&s, &rows, 256 << 10);
+    assert_eq!(super::LAST_IN_MEMORY.with(|m| m.get()), Some(false));
+}
+
+#[test]
+fn duplicates_in_the_last_buffer_kept_in_memory_name_both_items() {
+    let s = schema(Shape::Int);
+    let store = MemoryStore::new(HashProfile::Dolt);
+    let bound = 16 << 20;
+    let per = rows_per_buffer(&s, bound);
+    let n = 2 * per + 60_000;
+    // Across the first run on disk and the last buffer, across the second and the last, and
+    // within the last buffer (found while it is written to memory).
+    for (a, b) in [(17, n - 10), (per + 5, 2 * per + 1), (2 * per + 100, n - 1)] {
+        let rows = scrambled_int_rows(&s, n, Some((a, b)));
+        let mut sb = SortingBuilder::new(s.clone(), bound);
+        for (k, v) in &rows {
+            sb.add(k, v).unwrap();
+        }
+        super::LAST_IN_MEMORY.with(|m| m.set(None));
+        let err = sb.finish(&store).map(|_| ()).unwrap_err();
+        assert_eq!(super::LAST_IN_MEMORY.with(|m| m.get()), Some(true));
+        assert!(
+            matches!(err, TreeError::DuplicateKey { first, second }
+                if first == a as u64 && second == b as u64),
+            "({a}, {b}): {err}"
+        );
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    #[test]
+    fn loser_tree_merges_like_a_sort(
+        lists in proptest::collection::vec(proptest::collection::vec(0u32..1000, 0..40), 1..12),
+    ) {
+        let mut lists: Vec<Vec<u32>> = lists;
+        for l in &mut lists {
+            l.sort_unstable();
+        }
+        let mut at = vec![0usize; lists.len()];
+        // Source `a` before `b`: smaller head, then smaller source; exhausted last.
+        let before = |at: &[usize], a: usize, b: usize| match (lists[a].get(at[a]), lists[b].get(at[b])) {
+            (Some(x), Some(y)) => (x, a) < (y, b),
+            (x, _) => x.is_some(),
+        };
+        let mut tree = super::LoserTree::new(lists.len(), |a, b| before(&at, a, b));
+        let mut got = Vec::new();
+        loop {
+            let w = tree.winner();
+            let Some(&x) = lists[w].get(at[w]) else { break };
+            got.push(x);
+            at[w] += 1;
+            tree.replay(w, |a, b| before(&at, a, b));
+        }
+        let mut want: Vec<u32> = lists.concat();
+        want.sort_unstable();
+        prop_assert_eq!(got, want);
+    }
 }
 
 #[test]
@@ -251,6 +376,8 @@ fn exact_words_sort_as_a_plain_sort_does() {
     let narrow: Vec<u64> = spread.iter().map(|w| (1 << 40) | (w >> 50)).collect();
     let same = vec![7u64; 5000];
     let few: Vec<u64> = spread[..100].to_vec();
+    // The bucketing array is reused: longer and shorter than needed, holding old words.
+    let mut spare = vec![7u128; 60_000];
     for words in [spread, narrow, same, few] {
         let v: Vec<u128> = words
             .iter()
@@ -261,7 +388,7 @@ fn exact_words_sort_as_a_plain_sort_does() {
         want.sort_unstable();
         for two_threads in [false, true] {
             let mut got = v.clone();
-            super::sort_words(&mut got, two_threads);
+            super::sort_words(&mut got, &mut spare, two_threads);
             assert_eq!(got, want);
         }
     }
