@@ -62,6 +62,22 @@ fn kind_of(col: &Column) -> Option<Kind> {
     })
 }
 
+/// A `str` of UTF-8 `bytes`, checked as it is decoded; `None` if they are not UTF-8 (the
+/// general route then reports them).
+fn py_str(py: Python<'_>, bytes: &[u8]) -> Option<Py<PyAny>> {
+    let len = pyo3::ffi::Py_ssize_t::try_from(bytes.len()).ok()?;
+    // SAFETY: `bytes` is valid for `len` bytes during the call, which only reads them; a null
+    // `errors` asks for strict decoding; `py` proves the GIL is held. Saves the second UTF-8
+    // check that `PyString::new` needs a `&str` for (~500 instructions a row, docs/PERF.md).
+    let p =
+        unsafe { pyo3::ffi::PyUnicode_DecodeUTF8(bytes.as_ptr().cast(), len, std::ptr::null()) };
+    // SAFETY: `p` is a new reference, or null with the decoding error set (taken and dropped
+    // here).
+    unsafe { Bound::from_owned_ptr_or_err(py, p) }
+        .ok()
+        .map(Bound::unbind)
+}
+
 /// Slots of a table's cache of `date` objects: dates within about 11 years of each other never
 /// evict one another. At most 64 KiB of slots and as many small objects per table.
 const DATE_CACHE: usize = 4096;
@@ -405,6 +421,32 @@ impl GetPlan {
         let vt = Tuple::new_unverified(value);
         let RowScratch { items, text, dates } = scratch;
         for &(slot, kind) in fields {
+            if let Kind::Text = kind {
+                // Text is read as bytes and checked as UTF-8 once, by CPython, as it decodes
+                // them (`TupleDesc::value` would check it first).
+                let (desc, t, i) = match slot {
+                    Slot::Key(i) => (&self.key_desc, kt, i),
+                    Slot::Value(i) => (&self.value_desc, vt, i),
+                };
+                let bytes = match desc.types().get(i).map(|ty| ty.enc) {
+                    Some(Encoding::StringAdaptive) => {
+                        match desc.get_adaptive(t, i).map_err(|e| bad("row", &e))? {
+                            None => None,
+                            Some(Adaptive::Inline(b)) => Some(b),
+                            Some(_) => return Ok(false),
+                        }
+                    }
+                    _ => desc.get_string_bytes(t, i).map_err(|e| bad("row", &e))?,
+                };
+                items.push(match bytes {
+                    None => py.None(),
+                    Some(b) => match py_str(py, b) {
+                        Some(s) => s,
+                        None => return Ok(false),
+                    },
+                });
+                continue;
+            }
             let v = match slot {
                 Slot::Key(i) => self.key_desc.value(kt, i),
                 Slot::Value(i) => self.value_desc.value(vt, i),
@@ -430,13 +472,6 @@ impl GetPlan {
                     f64::from(x).into_pyobject(py)?.into_any().unbind()
                 }
                 (Kind::Float, Value::Float64(x)) => x.into_pyobject(py)?.into_any().unbind(),
-                (Kind::Text, Value::String(s)) => PyString::new(py, s).into_any().unbind(),
-                (Kind::Text, Value::Adaptive(Adaptive::Inline(b))) => {
-                    match std::str::from_utf8(b) {
-                        Ok(s) => PyString::new(py, s).into_any().unbind(),
-                        Err(_) => return Ok(false),
-                    }
-                }
                 (Kind::Decimal(scale), Value::Decimal(d)) => {
                     text.clear();
                     write_decimal(text, &d, scale);
