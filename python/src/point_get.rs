@@ -10,7 +10,7 @@ use std::sync::Mutex;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString, PyTuple};
 
-use prollystore::format::tuple::{Adaptive, Tuple, TupleBuilder, TupleDesc, Value};
+use prollystore::format::tuple::{Adaptive, Date, Tuple, TupleBuilder, TupleDesc, Value};
 use prollystore::format::Encoding;
 use prollystore_dolt::key_encode::{put_field, KeyEncoder};
 use prollystore_dolt::schema::{key_encoding, SqlType};
@@ -62,13 +62,104 @@ fn kind_of(col: &Column) -> Option<Kind> {
     })
 }
 
+/// A `str` of UTF-8 `bytes`, checked as it is decoded; `None` if they are not UTF-8 (the
+/// general route then reports them).
+fn py_str(py: Python<'_>, bytes: &[u8]) -> Option<Py<PyAny>> {
+    let len = pyo3::ffi::Py_ssize_t::try_from(bytes.len()).ok()?;
+    // SAFETY: `bytes` is valid for `len` bytes during the call, which only reads them; a null
+    // `errors` asks for strict decoding; `py` proves the GIL is held. Saves the second UTF-8
+    // check that `PyString::new` needs a `&str` for (~500 instructions a row, docs/PERF.md).
+    let p =
+        unsafe { pyo3::ffi::PyUnicode_DecodeUTF8(bytes.as_ptr().cast(), len, std::ptr::null()) };
+    // SAFETY: `p` is a new reference, or null with the decoding error set (taken and dropped
+    // here).
+    unsafe { Bound::from_owned_ptr_or_err(py, p) }
+        .ok()
+        .map(Bound::unbind)
+}
+
+/// Slots of a table's cache of `date` objects: dates within about 11 years of each other never
+/// evict one another. At most 64 KiB of slots and as many small objects per table.
+const DATE_CACHE: usize = 4096;
+
+/// The `datetime.date` objects a table's gets made last, by day (a direct-mapped cache): a
+/// DATE column holds few distinct values next to its row count (a day per row at most, and
+/// usually far fewer), and a date is immutable, so handing out the same object again is
+/// safe and spares the constructor. Bounded: [`DATE_CACHE`] objects per table.
+struct DateCache {
+    /// Per slot, the date's key ([`DateCache::key`]) and its object; made on the first date.
+    slots: Vec<Option<(u32, Py<PyAny>)>>,
+    /// The number of slots; 0 when the table has no DATE column (or for a get's own
+    /// scratch, see [`GetPlan::get`]).
+    size: usize,
+}
+
+impl DateCache {
+    fn new(size: usize) -> DateCache {
+        DateCache {
+            slots: Vec::new(),
+            size,
+        }
+    }
+
+    /// The date as one number (every field kept: equal keys, equal dates).
+    fn key(d: Date) -> u32 {
+        (u32::from(d.year) << 16) | (u32::from(d.month) << 8) | u32::from(d.day)
+    }
+
+    /// The `date` of `d` (`None` when Python has no such date), from the cache if it is there.
+    fn date(&mut self, py: Python<'_>, d: Date) -> PyResult<Option<Py<PyAny>>> {
+        let n = self.size;
+        if n == 0 {
+            return py_date(py, d);
+        }
+        if self.slots.is_empty() {
+            self.slots.resize_with(n, || None);
+        }
+        let key = Self::key(d);
+        // Consecutive days take consecutive slots (a month counts 31 days, a year 372).
+        let at =
+            (u32::from(d.year) * 372 + u32::from(d.month) * 31 + u32::from(d.day)) as usize % n;
+        let Some(slot) = self.slots.get_mut(at) else {
+            return py_date(py, d);
+        };
+        if let Some((k, obj)) = slot {
+            if *k == key {
+                return Ok(Some(obj.clone_ref(py)));
+            }
+        }
+        let made = py_date(py, d)?;
+        if let Some(obj) = &made {
+            *slot = Some((key, obj.clone_ref(py)));
+        }
+        Ok(made)
+    }
+}
+
+/// What a get reuses from one call to the next: the key builder, the row's items, the text of
+/// a decimal and the cache of dates.
+struct Scratch {
+    builder: TupleBuilder,
+    items: Vec<Py<PyAny>>,
+    text: Vec<u8>,
+    dates: DateCache,
+}
+
+/// The parts of [`Scratch`] a row's conversion uses (the key builder stays borrowed by the
+/// key it built).
+struct RowScratch<'s> {
+    items: &'s mut Vec<Py<PyAny>>,
+    text: &'s mut Vec<u8>,
+    dates: &'s mut DateCache,
+}
+
 /// A table's plan for point gets.
 pub struct GetPlan {
     /// The key columns, in key order.
     key_columns: Vec<Column>,
-    /// A builder of whole key tuples, reused by gets (a get that finds it busy, on another
-    /// thread, makes its own).
-    builder: Mutex<TupleBuilder>,
+    /// What gets reuse (a get that finds it busy, on another thread or re-entered from a
+    /// constructor's finalizer, makes its own, without the cache of dates).
+    scratch: Mutex<Scratch>,
     /// The descriptor of whole key tuples (for builders made when the shared one is busy).
     key_tuple_desc: TupleDesc,
     key_desc: TupleDesc,
@@ -133,10 +224,19 @@ impl GetPlan {
             .filter_map(|&i| s.columns.get(i))
             .map(|c| PyString::intern(py, &c.name).unbind())
             .collect();
+        let dates = match &fields {
+            Some(f) if f.iter().any(|(_, k)| matches!(k, Kind::Date)) => DATE_CACHE,
+            _ => 0,
+        };
         GetPlan {
             plain_key: enc.columns().iter().all(plain_key_column),
             key_columns: enc.columns().to_vec(),
-            builder: Mutex::new(TupleBuilder::new(enc.desc().clone())),
+            scratch: Mutex::new(Scratch {
+                builder: TupleBuilder::new(enc.desc().clone()),
+                items: Vec::new(),
+                text: Vec::new(),
+                dates: DateCache::new(dates),
+            }),
             key_tuple_desc: enc.desc().clone(),
             key_desc: s.key_desc(),
             value_desc: s.value_desc(),
@@ -161,23 +261,45 @@ impl GetPlan {
         key: &Bound<'py, PyTuple>,
         as_dict: bool,
     ) -> PyResult<Option<Bound<'py, PyAny>>> {
-        // Python values become Dolt values before the builder is taken: converting them may
-        // run Python code, which must not happen while a lock is held.
-        let mut vals: Vec<SqlValue> = Vec::with_capacity(self.key_columns.len());
-        for (v, col) in key.iter().zip(&self.key_columns) {
-            vals.push(py_to_sql(&v, col, table)?);
-        }
+        // Python values become Dolt values before the scratch is taken: converting them may
+        // run Python code, which must not happen while a lock is held. A key of one column
+        // (the usual case) needs no vector.
+        let one;
+        let many: Vec<SqlValue>;
+        let vals: &[SqlValue] = if let ([col], Ok(v)) = (&self.key_columns[..], key.get_item(0)) {
+            one = [py_to_sql(&v, col, table)?];
+            &one
+        } else {
+            let mut v = Vec::with_capacity(self.key_columns.len());
+            for (x, col) in key.iter().zip(&self.key_columns) {
+                v.push(py_to_sql(&x, col, table)?);
+            }
+            many = v;
+            &many
+        };
         let mut own;
-        let mut guard = self.builder.try_lock();
-        let b: &mut TupleBuilder = match guard.as_deref_mut() {
-            Ok(b) => b,
+        let mut guard = self.scratch.try_lock();
+        let scratch: &mut Scratch = match guard.as_deref_mut() {
+            Ok(s) => s,
             Err(_) => {
-                own = TupleBuilder::new(self.key_tuple_desc.clone());
+                own = Scratch {
+                    builder: TupleBuilder::new(self.key_tuple_desc.clone()),
+                    items: Vec::new(),
+                    text: Vec::new(),
+                    dates: DateCache::new(0),
+                };
                 &mut own
             }
         };
+        let Scratch {
+            builder: b,
+            items,
+            text,
+            dates,
+        } = scratch;
+        let mut row = RowScratch { items, text, dates };
         b.reset();
-        for (i, (col, v)) in self.key_columns.iter().zip(&vals).enumerate() {
+        for (i, (col, v)) in self.key_columns.iter().zip(vals).enumerate() {
             put_field(b, i, col, key_encoding(col.encoding), Some(v)).map_err(|reason| {
                 dolt_err(DoltError::BadValue {
                     table: table.to_string(),
@@ -197,11 +319,14 @@ impl GetPlan {
             reader
                 .get_stored_value(k.as_bytes())
                 .map_err(dolt_err)?
-                .map(|sv| self.fast_row(py, k.as_bytes(), sv, as_dict).transpose())
+                .map(|sv| {
+                    self.fast_row(py, k.as_bytes(), sv, as_dict, &mut row)
+                        .transpose()
+                })
         } else {
             reader
                 .get_stored(k.as_bytes(), |sk, sv| {
-                    Ok(self.fast_row(py, sk, sv, as_dict).transpose())
+                    Ok(self.fast_row(py, sk, sv, as_dict, &mut row).transpose())
                 })
                 .map_err(dolt_err)?
         };
@@ -249,9 +374,42 @@ impl GetPlan {
         key: &[u8],
         value: &[u8],
         as_dict: bool,
+        scratch: &mut RowScratch<'_>,
     ) -> PyResult<Option<Bound<'py, PyAny>>> {
+        scratch.items.clear();
+        let row = self.fast_fields(py, key, value, scratch);
+        let items = &mut *scratch.items;
+        match row {
+            Ok(true) => {}
+            Ok(false) => {
+                items.clear();
+                return Ok(None);
+            }
+            Err(e) => {
+                items.clear();
+                return Err(e);
+            }
+        }
+        // `drain` keeps the vector's memory for the next get.
+        Ok(Some(if as_dict {
+            self.dict(py, items.drain(..).map(|v| v.into_bound(py)))?
+                .into_any()
+        } else {
+            PyTuple::new(py, items.drain(..))?.into_any()
+        }))
+    }
+
+    /// Converts the fields of a stored pair into `scratch.items`; false when a value needs
+    /// the general route.
+    fn fast_fields(
+        &self,
+        py: Python<'_>,
+        key: &[u8],
+        value: &[u8],
+        scratch: &mut RowScratch<'_>,
+    ) -> PyResult<bool> {
         let Some(fields) = &self.fields else {
-            return Ok(None);
+            return Ok(false);
         };
         let bad = |what: &str, e: &dyn std::fmt::Display| {
             dolt_err(DoltError::Unsupported(format!("stored {what} tuple: {e}")))
@@ -261,58 +419,76 @@ impl GetPlan {
         // bounds either way.
         let kt = Tuple::new_unverified(key);
         let vt = Tuple::new_unverified(value);
-        let mut items: Vec<Bound<'py, PyAny>> = Vec::with_capacity(fields.len());
-        let mut text = Vec::new();
+        let RowScratch { items, text, dates } = scratch;
         for &(slot, kind) in fields {
+            if let Kind::Text = kind {
+                // Text is read as bytes and checked as UTF-8 once, by CPython, as it decodes
+                // them (`TupleDesc::value` would check it first).
+                let (desc, t, i) = match slot {
+                    Slot::Key(i) => (&self.key_desc, kt, i),
+                    Slot::Value(i) => (&self.value_desc, vt, i),
+                };
+                let bytes = match desc.types().get(i).map(|ty| ty.enc) {
+                    Some(Encoding::StringAdaptive) => {
+                        match desc.get_adaptive(t, i).map_err(|e| bad("row", &e))? {
+                            None => None,
+                            Some(Adaptive::Inline(b)) => Some(b),
+                            Some(_) => return Ok(false),
+                        }
+                    }
+                    _ => desc.get_string_bytes(t, i).map_err(|e| bad("row", &e))?,
+                };
+                items.push(match bytes {
+                    None => py.None(),
+                    Some(b) => match py_str(py, b) {
+                        Some(s) => s,
+                        None => return Ok(false),
+                    },
+                });
+                continue;
+            }
             let v = match slot {
                 Slot::Key(i) => self.key_desc.value(kt, i),
                 Slot::Value(i) => self.value_desc.value(vt, i),
             }
             .map_err(|e| bad("row", &e))?;
             let Some(v) = v else {
-                items.push(py.None().into_bound(py));
+                items.push(py.None());
                 continue;
             };
             let obj = match (kind, v) {
-                (Kind::Int, Value::Int8(x)) => x.into_pyobject(py)?.into_any(),
-                (Kind::Int, Value::Int16(x)) => x.into_pyobject(py)?.into_any(),
-                (Kind::Int, Value::Int32(x)) => x.into_pyobject(py)?.into_any(),
-                (Kind::Int, Value::Int64(x)) => x.into_pyobject(py)?.into_any(),
-                (Kind::Int, Value::Uint8(x)) => x.into_pyobject(py)?.into_any(),
-                (Kind::Int, Value::Uint16(x)) => x.into_pyobject(py)?.into_any(),
-                (Kind::Int, Value::Uint32(x)) => x.into_pyobject(py)?.into_any(),
-                (Kind::Int, Value::Uint64(x) | Value::Bit64(x)) => x.into_pyobject(py)?.into_any(),
-                (Kind::Int, Value::Year(x)) => x.into_pyobject(py)?.into_any(),
-                (Kind::Float, Value::Float32(x)) => f64::from(x).into_pyobject(py)?.into_any(),
-                (Kind::Float, Value::Float64(x)) => x.into_pyobject(py)?.into_any(),
-                (Kind::Text, Value::String(s)) => PyString::new(py, s).into_any(),
-                (Kind::Text, Value::Adaptive(Adaptive::Inline(b))) => {
-                    match std::str::from_utf8(b) {
-                        Ok(s) => PyString::new(py, s).into_any(),
-                        Err(_) => return Ok(None),
-                    }
+                (Kind::Int, Value::Int8(x)) => x.into_pyobject(py)?.into_any().unbind(),
+                (Kind::Int, Value::Int16(x)) => x.into_pyobject(py)?.into_any().unbind(),
+                (Kind::Int, Value::Int32(x)) => x.into_pyobject(py)?.into_any().unbind(),
+                (Kind::Int, Value::Int64(x)) => x.into_pyobject(py)?.into_any().unbind(),
+                (Kind::Int, Value::Uint8(x)) => x.into_pyobject(py)?.into_any().unbind(),
+                (Kind::Int, Value::Uint16(x)) => x.into_pyobject(py)?.into_any().unbind(),
+                (Kind::Int, Value::Uint32(x)) => x.into_pyobject(py)?.into_any().unbind(),
+                (Kind::Int, Value::Uint64(x) | Value::Bit64(x)) => {
+                    x.into_pyobject(py)?.into_any().unbind()
                 }
+                (Kind::Int, Value::Year(x)) => x.into_pyobject(py)?.into_any().unbind(),
+                (Kind::Float, Value::Float32(x)) => {
+                    f64::from(x).into_pyobject(py)?.into_any().unbind()
+                }
+                (Kind::Float, Value::Float64(x)) => x.into_pyobject(py)?.into_any().unbind(),
                 (Kind::Decimal(scale), Value::Decimal(d)) => {
                     text.clear();
-                    write_decimal(&mut text, &d, scale);
-                    py_decimal(py, std::str::from_utf8(&text).unwrap_or("NaN"))?
+                    write_decimal(text, &d, scale);
+                    py_decimal(py, std::str::from_utf8(text).unwrap_or("NaN"))?.unbind()
                 }
                 (Kind::Datetime(utc), Value::Datetime(us)) => match py_datetime(py, us, utc)? {
-                    Some(x) => x.into_bound(py),
-                    None => return Ok(None),
+                    Some(x) => x,
+                    None => return Ok(false),
                 },
-                (Kind::Date, Value::Date(d)) => match py_date(py, d)? {
-                    Some(x) => x.into_bound(py),
-                    None => return Ok(None),
+                (Kind::Date, Value::Date(d)) => match dates.date(py, d)? {
+                    Some(x) => x,
+                    None => return Ok(false),
                 },
-                _ => return Ok(None),
+                _ => return Ok(false),
             };
             items.push(obj);
         }
-        Ok(Some(if as_dict {
-            self.dict(py, items.into_iter())?.into_any()
-        } else {
-            PyTuple::new(py, items)?.into_any()
-        }))
+        Ok(true)
     }
 }

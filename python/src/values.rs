@@ -19,6 +19,11 @@ use prollystore_dolt::SqlValue;
 /// The Python classes values are made of, looked up once.
 struct Classes {
     decimal: Py<PyAny>,
+    /// `create_decimal` of a private `decimal.Context` with the largest precision and
+    /// exponent range: it never rounds, so it makes the same `Decimal` as the class from any
+    /// finite text, and as a method of a C type it skips the class call's keyword parsing
+    /// and context lookup (`py_decimal`).
+    exact_decimal: Py<PyAny>,
     date: Py<PyAny>,
     datetime: Py<PyAny>,
     timedelta: Py<PyAny>,
@@ -30,8 +35,17 @@ static CLASSES: PyOnceLock<Classes> = PyOnceLock::new();
 fn classes(py: Python<'_>) -> PyResult<&Classes> {
     CLASSES.get_or_try_init(py, || {
         let dt = py.import("datetime")?;
+        let dec = py.import("decimal")?;
+        let kw = [
+            ("prec", dec.getattr("MAX_PREC")?),
+            ("Emax", dec.getattr("MAX_EMAX")?),
+            ("Emin", dec.getattr("MIN_EMIN")?),
+        ]
+        .into_py_dict(py)?;
+        let context = dec.getattr("Context")?.call((), Some(&kw))?;
         Ok(Classes {
-            decimal: py.import("decimal")?.getattr("Decimal")?.unbind(),
+            decimal: dec.getattr("Decimal")?.unbind(),
+            exact_decimal: context.getattr("create_decimal")?.unbind(),
             date: dt.getattr("date")?.unbind(),
             datetime: dt.getattr("datetime")?.unbind(),
             timedelta: dt.getattr("timedelta")?.unbind(),
@@ -97,9 +111,9 @@ pub(crate) fn py_datetime(py: Python<'_>, micros: i64, utc: bool) -> PyResult<Op
     Ok(Some(v.into_any().unbind()))
 }
 
-/// A `decimal.Decimal` from its text.
+/// A `decimal.Decimal` from its text (a finite number, as the library writes decimals).
 pub(crate) fn py_decimal<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyAny>> {
-    classes(py)?.decimal.bind(py).call1((text,))
+    classes(py)?.exact_decimal.bind(py).call1((text,))
 }
 
 fn py_timedelta(py: Python<'_>, micros: i64) -> PyResult<Py<PyAny>> {

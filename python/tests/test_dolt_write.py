@@ -184,3 +184,25 @@ def test_closed_writer_raises(db):
     w.close()
     with pytest.raises(prollystore.ClosedError):
         w.tables()
+
+
+def test_get_dates_text_and_decimals_after_many_gets(db):
+    """Point gets keep a bounded per-table cache of date objects: dates that share a slot (days
+    4096 slots apart), NULLs, and text and decimals beside them come back right in any order."""
+    day0 = datetime.date(1990, 1, 1)
+    want = {}
+    for i in range(1, 601):
+        # Consecutive days, then dates 11 to 44 years later (colliding slots), and NULLs.
+        d = None if i % 50 == 0 else day0 + datetime.timedelta(days=(i % 7) * 4096 + i)
+        want[i] = (i, d, f"näme {i}" if i % 3 else None, decimal.Decimal(f"-{i}.0{i % 10}"))
+    with pd_.Writer(db) as w:
+        w.create_table(
+            "CREATE TABLE ev (id INT PRIMARY KEY, day DATE, name TEXT, amount DECIMAL(9,2))"
+        )
+        assert w.insert("ev", list(want.values())) == 600
+        w.commit("dates", "Ada", "ada@example.com", WHEN)
+    with pd_.open(db) as r:
+        t = r.table("ev")
+        for k in list(range(1, 601)) + list(range(600, 0, -7)) * 3:
+            assert t.get(k) == want[k]
+        assert t.get(7, as_dict=True) == dict(zip(t.columns, want[7]))
