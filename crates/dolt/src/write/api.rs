@@ -287,7 +287,7 @@ impl DoltWriter {
             let upsert = mode == RowMode::Upsert;
             self.change_rows(mode, table, |t, s| {
                 let (first, second) = rows();
-                outcome = t.insert_into_empty(s, first, second, &positions, &to_cells, upsert)?;
+                outcome = t.insert_into_empty(s, first, second, &positions, to_cells, upsert)?;
                 Ok(())
             })?;
             if let BulkInsert::Inserted(n) = outcome {

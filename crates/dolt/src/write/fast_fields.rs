@@ -110,7 +110,7 @@ impl FastFields {
         let mut field_of = vec![None; schema.columns.len()];
         for (f, &c) in positions.iter().enumerate() {
             // A column named twice: the general path keeps the last value.
-            if std::mem::replace(field_of.get_mut(c)?, Some(f)).is_some() {
+            if field_of.get_mut(c)?.replace(f).is_some() {
                 return None;
             }
         }
