@@ -12,7 +12,8 @@
 # ROWS defaults to 1000000, WORKDIR to a new temporary folder (on disk: the fsyncs count).
 # DOLT names the dolt binary (default /work/dolt-bin/dolt or dolt on PATH); PROLLY the prolly
 # binary (default target/release/prolly; build it with `cargo build --release -p
-# prollystore-cli`).
+# prollystore-cli`). ONLY_PROLLY=1 runs our side alone (for before/after pairs of our binary:
+# prints our wall and CPU seconds and the table hash, rhaqunpq… for 1M rows).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rows=${1:-1000000}
@@ -70,6 +71,13 @@ measure() { # measure SIDE CMD...: runs CMD in the side's database directory
     { echo "$side: $* failed: $(cat "$work/$side.err")" >&2; exit 1; }
 }
 rm -f "$work/dolt.time" "$work/prolly.time"
+if [[ ${ONLY_PROLLY:-} = 1 ]]; then
+  measure prolly "$prolly" dolt . import t "$work/rows.csv" --create "$schema"
+  measure prolly "$prolly" dolt . commit -m "import"
+  awk '{ w += $1; c += $2 + $3 } END { printf "prolly import + commit: wall %.2f s, cpu %.2f s\n", w, c }' "$work/prolly.time"
+  (cd "$work/prolly" && "$dolt" sql -r csv -q "select dolt_hashof_table('t')" | tail -1)
+  exit 0
+fi
 # `dolt table import -c --schema FILE` drops the schema's secondary indexes (checked with
 # `dolt schema show`), so the Dolt side creates the table with `dolt sql` and imports into it.
 measure dolt "$dolt" sql -q "$schema"

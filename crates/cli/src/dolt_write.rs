@@ -3,9 +3,9 @@
 //! each into `prollystore_dolt::write`).
 
 use std::borrow::Cow;
-use std::cell::RefCell;
 use std::io::Write;
 use std::path::Path;
+use std::sync::Mutex;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use prollystore_dolt::write::ops::parse_date_millis;
@@ -47,6 +47,33 @@ impl<'a> CsvRecords<'a> {
             at: 0,
             line: 1,
         }
+    }
+
+    /// These records (from `at` on) in two halves split at a line end, with the number of
+    /// records and lines of the first, when the text is large and has no quote (so that every
+    /// line is one record); `None` otherwise.
+    fn halves(&self) -> Option<(CsvRecords<'a>, (usize, CsvRecords<'a>))> {
+        let rest = self.data.get(self.at..)?;
+        if rest.len() < 1 << 20 || rest.contains(&b'"') {
+            return None;
+        }
+        let mid = self.at + rest.len() / 2;
+        let split = mid + self.data[mid..].iter().position(|&c| c == b'\n')? + 1;
+        let lines = self.data[self.at..split]
+            .iter()
+            .filter(|&&c| c == b'\n')
+            .count();
+        let first = CsvRecords {
+            data: &self.data[..split],
+            at: self.at,
+            line: self.line,
+        };
+        let second = CsvRecords {
+            data: self.data,
+            at: split,
+            line: self.line + lines,
+        };
+        Some((first, (lines, second)))
     }
 
     /// The next record, or `None` at the end of the text.
@@ -154,6 +181,70 @@ impl<'a> CsvRecords<'a> {
     }
 }
 
+/// Records of a CSV file given to the writer as one stream: where they start, the number of
+/// the first, and how reading them ended.
+struct Part<'a> {
+    records: CsvRecords<'a>,
+    /// Records before these in the file.
+    first: usize,
+    /// The first bad record, and whether the records were read to the end.
+    outcome: Mutex<(Option<Error>, bool)>,
+}
+
+impl<'a> Part<'a> {
+    fn new(records: CsvRecords<'a>, first: usize) -> Part<'a> {
+        Part {
+            records,
+            first,
+            outcome: Mutex::new((None, false)),
+        }
+    }
+
+    /// The records as rows of `width` fields; the first bad one ends them (and is kept).
+    fn rows<'p>(
+        &'p self,
+        width: usize,
+        file: &'p Path,
+    ) -> impl Iterator<Item = Vec<Field<'a>>> + Send + 'p {
+        let mut records = self.records.clone();
+        let mut r = self.first;
+        *self.lock() = (None, false);
+        std::iter::from_fn(move || {
+            let fail = |e: Error| {
+                self.lock().0 = Some(e);
+                None
+            };
+            let Some(record) = records.next_record(width) else {
+                self.lock().1 = true;
+                return None;
+            };
+            let record = match record {
+                Ok(rec) => rec,
+                Err(e) => return fail(e.context(file.display())),
+            };
+            r += 1;
+            if record.len() != width {
+                return fail(Error::msg(format!(
+                    "{} record {r}: {} fields for {width} columns",
+                    file.display(),
+                    record.len(),
+                )));
+            }
+            Some(record)
+        })
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, (Option<Error>, bool)> {
+        self.outcome.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The bad record, if reading stopped at one, and whether the records were read to the
+    /// end.
+    fn outcome(&self) -> (Option<Error>, bool) {
+        std::mem::take(&mut *self.lock())
+    }
+}
+
 /// `import`: applies the rows of the CSV file `file` (a header of column names, then one
 /// record per row, values as `dolt sql -r csv` prints them) to `table`, creating it first from
 /// `create` (a `CREATE TABLE` statement) if given, and saves the working set. Nothing is
@@ -208,44 +299,40 @@ pub fn import(
         }
     }
     // The first bad record stops the rows (the writer then sees fewer) and is reported
-    // before anything is saved.
-    let body = records;
-    let failed: RefCell<Option<Error>> = RefCell::new(None);
-    let (failed_at, width) = (&failed, names.len());
-    let rows = || {
-        let mut records = body.clone();
-        let mut r = 0usize;
-        std::iter::from_fn(move || {
-            let record = match records.next_record(width)? {
-                Ok(rec) => rec,
-                Err(e) => {
-                    *failed_at.borrow_mut() = Some(e.context(file.display()));
-                    return None;
-                }
-            };
-            r += 1;
-            if record.len() != width {
-                *failed_at.borrow_mut() = Some(Error::msg(format!(
-                    "{} record {r}: {} fields for {width} columns",
-                    file.display(),
-                    record.len(),
-                )));
-                return None;
-            }
-            Some(record)
-        })
+    // before anything is saved. A large file without quotes (each line a record) is given
+    // in two halves, the second read on another thread (`apply_fields_in_two`); each half
+    // keeps its records' numbers and lines, and the first failure in file order is reported.
+    let width = names.len();
+    let parts: Vec<Part> = match records.halves() {
+        Some((first, (before, second))) => vec![Part::new(first, 0), Part::new(second, before)],
+        None => vec![Part::new(records, 0)],
     };
     let cols: Vec<&str> = names.iter().map(String::as_str).collect();
-    let applied = match mode {
-        ImportMode::Upsert => w.apply_fields(RowMode::Upsert, table, &cols, rows),
-        ImportMode::Replace => {
-            w.truncate(table)?;
-            w.apply_fields(RowMode::Insert, table, &cols, rows)
+    let applied = {
+        let rows = |k: usize| parts[k].rows(width, file);
+        let apply = |w: &mut DoltWriter, mode: RowMode| match parts.len() {
+            1 => w.apply_fields(mode, table, &cols, || rows(0)),
+            _ => w.apply_fields_in_two(mode, table, &cols, || (rows(0), rows(1))),
+        };
+        match mode {
+            ImportMode::Upsert => apply(&mut w, RowMode::Upsert),
+            ImportMode::Replace => {
+                w.truncate(table)?;
+                apply(&mut w, RowMode::Insert)
+            }
+            ImportMode::Delete => apply(&mut w, RowMode::Delete),
         }
-        ImportMode::Delete => w.apply_fields(RowMode::Delete, table, &cols, rows),
     };
-    if let Some(e) = failed.borrow_mut().take() {
-        return Err(e);
+    // A part that failed, unless an earlier part stopped before its end (the writer refused
+    // one of its rows: that error is the first).
+    for part in &parts {
+        let (failed, done) = part.outcome();
+        if let Some(e) = failed {
+            return Err(e);
+        }
+        if !done {
+            break;
+        }
     }
     let count = applied?;
     let (name, email) = identity(dir);

@@ -99,3 +99,104 @@ fn import_and_commit_read_back_and_bad_rows_write_nothing() {
     );
     assert!(snapshot(&db) == before, "a rejected import wrote something");
 }
+
+/// A large file without quotes is read in two halves (the second on another thread): the
+/// same table and commit as the same rows read in one stream (one quoted field keeps a file
+/// in one stream), and the same first error wherever the bad rows are.
+#[test]
+fn a_file_read_in_two_halves_imports_and_fails_as_in_one() {
+    let base = prollystore_test_vectors::require("dolt-write/basic");
+    let tmp = tempfile::tempdir().unwrap();
+    let create = "CREATE TABLE big (id INT NOT NULL PRIMARY KEY, name VARCHAR(20) NOT NULL, \
+                  qty SMALLINT, price DECIMAL(8,2), KEY (qty))";
+    let n = 60_000;
+    let lines = |bad: &dyn Fn(usize) -> Option<String>| -> Vec<String> {
+        (0..n)
+            .map(|i| {
+                bad(i).unwrap_or_else(|| {
+                    format!("{},name-{},{},{}.{:02}", i * 2, i, i % 300, i % 999, i % 7)
+                })
+            })
+            .collect()
+    };
+    // `quoted`: the first row's name in quotes (the same value).
+    let write = |name: &str, rows: &[String], quoted: bool| -> PathBuf {
+        let mut text = String::from("id,name,qty,price\n");
+        for (i, r) in rows.iter().enumerate() {
+            if i == 0 && quoted {
+                text.push_str(&r.replacen(",name-0,", ",\"name-0\",", 1));
+            } else {
+                text.push_str(r);
+            }
+            text.push('\n');
+        }
+        assert!(text.len() > 1 << 20);
+        let p = tmp.path().join(name);
+        std::fs::write(&p, text).unwrap();
+        p
+    };
+    let dbs = std::cell::Cell::new(0);
+    let import = |file: &Path| -> (Output, PathBuf) {
+        dbs.set(dbs.get() + 1);
+        let db = tmp.path().join(format!("db{}", dbs.get()));
+        copy_tree(&base.join("before"), &db);
+        let o = run(
+            &db,
+            &["import", "big", file.to_str().unwrap(), "--create", create],
+        );
+        (o, db)
+    };
+    let good = lines(&|_| None);
+    let mut commits = Vec::new();
+    for quoted in [false, true] {
+        let (o, db) = import(&write("good.csv", &good, quoted));
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let o = run(
+            &db,
+            &[
+                "commit",
+                "-m",
+                "big",
+                "--author",
+                "A <a@b.c>",
+                "--date",
+                "2024-01-05",
+            ],
+        );
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        commits.push(run(&db, &["log", "--oneline"]).stdout);
+    }
+    assert_eq!(commits[0], commits[1]);
+    // Bad rows: a value out of range late in the file; a short record late and a bad value
+    // early; a short record early and a bad value late; a price to round (taken by the
+    // general path) before a bad value in the second half.
+    let cases: [&dyn Fn(usize) -> Option<String>; 4] = [
+        &|i| (i == 45_000).then(|| "90000,x,99999,1.00".to_string()),
+        &|i| match i {
+            50_000 => Some("1,2".into()),
+            10_000 => Some("20000,x,abc,1.00".into()),
+            _ => None,
+        },
+        &|i| match i {
+            5_000 => Some("1,2".into()),
+            40_000 => Some("80000,x,abc,1.00".into()),
+            _ => None,
+        },
+        &|i| match i {
+            31_000 => Some("62000,x,1,1.005".into()),
+            52_000 => Some("104000,,1,1.00".into()),
+            _ => None,
+        },
+    ];
+    for (k, bad) in cases.iter().enumerate() {
+        let rows = lines(bad);
+        let mut errors = Vec::new();
+        for quoted in [false, true] {
+            let file = write(&format!("bad{k}.csv"), &rows, quoted);
+            let (o, _) = import(&file);
+            assert_eq!(o.status.code(), Some(1), "case {k}");
+            errors.push(String::from_utf8_lossy(&o.stderr).into_owned());
+        }
+        assert_eq!(errors[0], errors[1], "case {k}");
+    }
+}

@@ -219,6 +219,45 @@ impl DoltWriter {
     where
         I: Iterator<Item = Vec<Option<Cow<'a, [u8]>>>>,
     {
+        type Never<'a> = std::iter::Empty<Vec<Option<Cow<'a, [u8]>>>>;
+        self.apply_field_parts(mode, table, columns, || (rows(), None::<Never<'a>>))
+    }
+
+    /// [`DoltWriter::apply_fields`] for rows in two parts, the rows of the second following
+    /// those of the first (numbered on from them). Same result and errors; a streamed insert
+    /// or upsert encodes the second part on another thread meanwhile (where the machine has a
+    /// second core and [`prollystore::process::background_hashing`] allows threads), as far as
+    /// its values are of the common column types; anything else is taken in order after the
+    /// first part. `parts` is called once, or a second time when an upsert into an empty
+    /// table repeats a key.
+    pub fn apply_fields_in_two<'a, I, J>(
+        &mut self,
+        mode: RowMode,
+        table: &str,
+        columns: &[&str],
+        mut parts: impl FnMut() -> (I, J),
+    ) -> Result<usize>
+    where
+        I: Iterator<Item = Vec<Option<Cow<'a, [u8]>>>>,
+        J: Iterator<Item = Vec<Option<Cow<'a, [u8]>>>> + Send,
+    {
+        self.apply_field_parts(mode, table, columns, || {
+            let (first, second) = parts();
+            (first, Some(second))
+        })
+    }
+
+    fn apply_field_parts<'a, I, J>(
+        &mut self,
+        mode: RowMode,
+        table: &str,
+        columns: &[&str],
+        mut rows: impl FnMut() -> (I, Option<J>),
+    ) -> Result<usize>
+    where
+        I: Iterator<Item = Vec<Option<Cow<'a, [u8]>>>>,
+        J: Iterator<Item = Vec<Option<Cow<'a, [u8]>>>> + Send,
+    {
         let t = self.edits.table(&self.store, &self.branch, table)?;
         let positions = columns
             .iter()
@@ -245,16 +284,19 @@ impl DoltWriter {
                 == 0;
         if empty && matches!(mode, RowMode::Insert | RowMode::Upsert) {
             let mut outcome = BulkInsert::RepeatedKey;
-            let stream = rows().enumerate().map(|(r, row)| to_cells(r, row));
+            let upsert = mode == RowMode::Upsert;
             self.change_rows(mode, table, |t, s| {
-                outcome = t.insert_into_empty(s, stream, mode == RowMode::Upsert)?;
+                let (first, second) = rows();
+                outcome = t.insert_into_empty(s, first, second, &positions, to_cells, upsert)?;
                 Ok(())
             })?;
             if let BulkInsert::Inserted(n) = outcome {
                 return Ok(n);
             }
         }
-        let cells = rows()
+        let (first, second) = rows();
+        let cells = first
+            .chain(second.into_iter().flatten())
             .enumerate()
             .map(|(r, row)| to_cells(r, row))
             .collect::<Result<Vec<_>>>()?;

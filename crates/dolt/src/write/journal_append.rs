@@ -60,6 +60,9 @@ const KIND_ROOT: u8 = 1;
 const KIND_CHUNK: u8 = 2;
 /// Bytes of a chunk record besides its payload: length, kind, address, payload tag, CRC.
 const CHUNK_RECORD_OVERHEAD: usize = 4 + 2 + 21 + 1 + 4;
+/// Chunks of at least this many bytes in all are made into records on two threads
+/// ([`JournalAppender::put_all`]); a small commit's few chunks stay on the calling thread.
+const PARALLEL_RECORDS_BYTES: usize = 4 << 20;
 /// Size of a root record (`rootHashRecordSize`): length, kind, timestamp, address, CRC.
 pub(crate) const ROOT_RECORD_LEN: usize = 4 + 2 + 9 + 21 + 4;
 
@@ -195,6 +198,70 @@ impl JournalAppender {
         self.present.insert(address);
         self.written.insert(address, chunk);
         Ok(())
+    }
+
+    /// [`JournalAppender::put_addressed`] for each of `chunks`, in order. When they are many
+    /// bytes in all, the second half's records are compressed on another thread meanwhile:
+    /// the same records in the same order, made in about half the time on a free core. On an
+    /// error the chunks before the failing one stay queued, as one by one.
+    pub(crate) fn put_all(&mut self, chunks: Vec<(Address, Arc<[u8]>)>) -> Result<()> {
+        let total: usize = chunks.iter().map(|(_, c)| c.len()).sum();
+        if total < PARALLEL_RECORDS_BYTES {
+            return chunks
+                .into_iter()
+                .try_for_each(|(a, c)| self.put_addressed(a, c));
+        }
+        // Each chunk once, none the journal holds: every record made is then kept.
+        let mut seen = HashSet::with_capacity(chunks.len());
+        let chunks: Vec<(Address, Arc<[u8]>)> = chunks
+            .into_iter()
+            .filter(|(a, _)| !self.present.contains(a) && seen.insert(*a))
+            .collect();
+        let mut half = 0;
+        let mid = chunks
+            .iter()
+            .position(|(_, c)| {
+                half += c.len();
+                2 * half >= total
+            })
+            .map_or(chunks.len(), |i| i + 1);
+        let (first, second) = chunks.split_at(mid);
+        // The records of `part` appended to `out`, up to the first error: how many were made,
+        // the end of each, and the error.
+        let records = |part: &[(Address, Arc<[u8]>)], out: &mut Vec<u8>| {
+            let mut ends = Vec::with_capacity(part.len());
+            for (a, c) in part {
+                if let Err(e) = chunk_record(*a, c, out) {
+                    return (ends, Some(e));
+                }
+                ends.push(out.len());
+            }
+            (ends, None)
+        };
+        let mut pending = std::mem::take(&mut self.pending);
+        let mut later = Vec::new();
+        let ((made, error), (later_ends, later_error)) = std::thread::scope(|s| {
+            let other = s.spawn(|| records(second, &mut later));
+            let made = records(first, &mut pending);
+            let later = other
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            (made, later)
+        });
+        self.pending = pending;
+        let mut queued = |(a, c): &(Address, Arc<[u8]>)| {
+            self.present.insert(*a);
+            self.written.insert(*a, c.clone());
+            self.pending_chunks += 1;
+        };
+        first.iter().take(made.len()).for_each(&mut queued);
+        if let Some(e) = error {
+            return Err(e);
+        }
+        let end = later_ends.last().copied().unwrap_or(0);
+        second.iter().take(later_ends.len()).for_each(&mut queued);
+        self.pending.extend_from_slice(&later[..end]);
+        later_error.map_or(Ok(()), Err)
     }
 
     /// A chunk put in this session, if it was.
@@ -348,4 +415,52 @@ pub(crate) fn root_record(root: Address, timestamp_secs: u64) -> [u8; ROOT_RECOR
     let crc = crc32c::crc32c(&r[..36]);
     r[36..].copy_from_slice(&crc.to_be_bytes());
     r
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use prollystore_format::{Address, HashProfile};
+
+    use super::super::tests::{copy_db, scenario};
+    use super::{JournalAppender, PARALLEL_RECORDS_BYTES};
+
+    /// Many chunks queued at once (records made on two threads) give the bytes they give one
+    /// by one; a chunk listed twice or already queued is written once.
+    #[test]
+    fn chunks_queued_at_once_make_the_records_of_one_by_one() {
+        let mut x: u64 = 7;
+        let mut chunks: Vec<(Address, Arc<[u8]>)> = (0..1500)
+            .map(|i| {
+                let chunk: Vec<u8> = (0..(3000 + i % 5000))
+                    .map(|_| {
+                        x = x.wrapping_mul(6364136223846793005).wrapping_add(1);
+                        (x >> 60) as u8
+                    })
+                    .collect();
+                (HashProfile::Dolt.address_of(&chunk), Arc::from(chunk))
+            })
+            .collect();
+        let total: usize = chunks.iter().map(|(_, c)| c.len()).sum();
+        assert!(total >= PARALLEL_RECORDS_BYTES);
+        chunks.push(chunks[3].clone());
+        chunks.push(chunks[1400].clone());
+        let (_a, a) = copy_db(&scenario("branches/after"));
+        let (_b, b) = copy_db(&scenario("branches/after"));
+        let mut one = JournalAppender::open(&a.join(".dolt/noms")).unwrap();
+        let mut all = JournalAppender::open(&b.join(".dolt/noms")).unwrap();
+        one.put_addressed(chunks[10].0, chunks[10].1.clone())
+            .unwrap();
+        all.put_addressed(chunks[10].0, chunks[10].1.clone())
+            .unwrap();
+        for (address, chunk) in &chunks {
+            one.put_addressed(*address, chunk.clone()).unwrap();
+        }
+        all.put_all(chunks).unwrap();
+        assert_eq!(all.pending_chunks, one.pending_chunks);
+        assert_eq!(all.pending_chunks, 1500);
+        assert!(all.pending == one.pending, "different records");
+        assert_eq!(all.present, one.present);
+    }
 }

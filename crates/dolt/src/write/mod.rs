@@ -14,8 +14,9 @@
 //!   blob trees, keyless rows by hash with counts, every index maintained, unique keys
 //!   enforced) as map edits in memory; `bulk_insert`: rows streamed into an empty table
 //!   (the import path: encoded once into packed buffers, each index sorted and built
-//!   bottom-up); `working`: branches' working roots changed table by
-//!   table, saved as working sets or committed; `overlay`: the chunk store they edit in.
+//!   bottom-up; `fast_fields`: the common column types' text encoded straight into
+//!   tuples); `working`: branches' working roots changed table by table, saved as working
+//!   sets or committed; `overlay`: the chunk store they edit in.
 //!
 //! Foundation and version control:
 //! * Message encoders for commits, root values, tables, schemas, working sets, store roots
@@ -71,6 +72,7 @@ pub(crate) mod closure;
 pub(crate) mod column_tags;
 pub(crate) mod commit;
 mod create_sql;
+mod fast_fields;
 pub(crate) mod foreign_keys;
 pub(crate) mod journal_append;
 pub(crate) mod lock;

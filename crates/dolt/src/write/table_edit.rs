@@ -16,6 +16,7 @@ use prollystore_format::tuple::{Tuple, TupleBuilder, TupleDesc};
 use prollystore_format::{Address, Encoding};
 
 use super::checks::{stored_value, RowChecks};
+use super::fast_fields::text_limit;
 use super::overlay::Overlay;
 use super::single_leaf::address_map_leaf;
 use crate::error::{bad_chunk, DoltError, Result};
@@ -234,16 +235,12 @@ impl EditTable {
         };
         match (&c.sql_type, v) {
             (SqlType::Text { base, .. }, SqlValue::Text(s)) => {
-                let max = match base.split('(').next().unwrap_or_default() {
-                    "tinytext" => Some(255),
-                    "text" => Some(65_535),
-                    "mediumtext" => Some(16_777_215),
-                    "longtext" => None,
-                    _ => limit(base),
+                let (max, bytes_limited) = text_limit(base);
+                let len = if bytes_limited {
+                    s.len() as u64
+                } else {
+                    s.chars().count() as u64
                 };
-                let chars = s.chars().count() as u64;
-                let bytes_limited = base.contains("text");
-                let len = if bytes_limited { s.len() as u64 } else { chars };
                 if let Some(max) = max.filter(|&m| len > m) {
                     return Err(what(format!(
                         "{len} {} is longer than {} allows ({max})",

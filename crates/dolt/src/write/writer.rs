@@ -91,6 +91,17 @@ impl DoltWriter {
         self.journal.put_addressed(address, chunk)
     }
 
+    /// [`DoltWriter::put_addressed`] for many chunks (a large batch's journal records are
+    /// compressed on two threads).
+    pub(crate) fn put_all_addressed(&mut self, chunks: Vec<(Address, Arc<[u8]>)>) -> Result<()> {
+        let source = self.db.source();
+        let fresh = chunks
+            .into_iter()
+            .filter(|(a, _)| !source.contains(a))
+            .collect();
+        self.journal.put_all(fresh)
+    }
+
     /// The datasets of the current store root: name → address, bytewise order.
     pub(crate) fn datasets(&self) -> Result<Vec<(Vec<u8>, Address)>> {
         if self.root.is_zero() {
