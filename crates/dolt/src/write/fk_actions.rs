@@ -9,10 +9,12 @@
 //! child; ON UPDATE CASCADE and SET NULL reaching a table already changed on the way act as
 //! RESTRICT (a self-referencing table's among them); the cascade stops with an error below
 //! depth 15 (the statement's own row is depth 1; a table on or leading to a cycle of keys
-//! fails one level earlier for deletes, as MySQL does). The statement's own rows are changed
-//! all together first, then each changed row's actions run in key order; the keys every
-//! changed table takes part in are then checked on the final rows (`check_change`). Any
-//! error leaves every table as it was.
+//! fails one level earlier for deletes, as MySQL does). A child row referring to a value a
+//! parent row takes away is refused by a RESTRICT key even when another parent row holds
+//! the same value (a parent index need not be unique), and cascaded to by a CASCADE key.
+//! The statement's own rows are changed all together first, then each changed row's keys
+//! are enforced in key order; the keys every changed table takes part in are then checked
+//! on the final rows (`check_change`). Any error leaves every table as it was.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
@@ -101,20 +103,12 @@ impl<'s, 'o> Tables<'s, 'o> {
         c
     }
 
-    /// Carries out the actions of the keys referring to table `name` for each row the change
-    /// given to [`Tables::new`] deleted or whose referenced columns it changed.
+    /// Enforces the keys referring to table `name` for each row the change given to
+    /// [`Tables::new`] deleted or whose referenced columns it changed: RESTRICT keys refuse
+    /// it while a child row refers to the old values, CASCADE and SET NULL keys are carried
+    /// out.
     pub(crate) fn carry_out(&mut self, name: &str) -> Result<()> {
-        let acts = |code: u8| {
-            matches!(
-                ForeignKeyAction::from_code(code),
-                Some(ForeignKeyAction::Cascade | ForeignKeyAction::SetNull)
-            )
-        };
-        if !self
-            .fks
-            .iter()
-            .any(|f| f.parent_table == name && (acts(f.on_delete) || acts(f.on_update)))
-        {
+        if !self.fks.iter().any(|f| f.parent_table == name) {
             return Ok(());
         }
         let (before, after) = self.open.get(name).cloned().ok_or_else(|| {
@@ -142,6 +136,11 @@ impl<'s, 'o> Tables<'s, 'o> {
                     None => None,
                 },
             };
+            // As the engine does row by row: the RESTRICT keys first (a child row referring
+            // to the old value refuses the change, even when another parent row holds the
+            // same value), then the actions.
+            let chain = vec![name.to_string()];
+            self.restrict(name, &key, &old, new.as_deref(), &chain)?;
             self.actions(name, &old, new.as_deref(), 1, &mut Vec::new())?;
         }
         Ok(())

@@ -281,6 +281,52 @@ const UPDATES_ROWS: &[(&str, &[&str])] = &[
     ("r", &["1,k", "2,n"]),
 ];
 
+/// Keys on a parent index that is not unique: a parent row's delete or change cascades to
+/// every child holding its old value, even while another parent row holds it too.
+const NON_UNIQUE: &[Op] = &[
+    Op::Create("CREATE TABLE p (id INT PRIMARY KEY, v INT, KEY kv (v))"),
+    Op::Create(
+        "CREATE TABLE c (id INT PRIMARY KEY, v INT, \
+        FOREIGN KEY (v) REFERENCES p(v) ON DELETE CASCADE ON UPDATE CASCADE)",
+    ),
+    rows(
+        "INSERT INTO p VALUES (1,5),(2,5),(3,7),(4,7)",
+        Insert,
+        "p",
+        &["id", "v"],
+        &[
+            &[Some("1"), Some("5")],
+            &[Some("2"), Some("5")],
+            &[Some("3"), Some("7")],
+            &[Some("4"), Some("7")],
+        ],
+    ),
+    rows(
+        "INSERT INTO c VALUES (1,5),(2,7)",
+        Insert,
+        "c",
+        &["id", "v"],
+        &[&[Some("1"), Some("5")], &[Some("2"), Some("7")]],
+    ),
+    rows(
+        "DELETE FROM p WHERE id = 1",
+        Delete,
+        "p",
+        &["id"],
+        &[&[Some("1")]],
+    ),
+    rows(
+        "UPDATE p SET v = 8 WHERE id = 3",
+        Update,
+        "p",
+        &["id", "v"],
+        &[&[Some("3"), Some("8")]],
+    ),
+];
+
+/// What [`NON_UNIQUE`] leaves (as Dolt 2.3.1 prints it).
+const NON_UNIQUE_ROWS: &[(&str, &[&str])] = &[("p", &["2,5", "3,8", "4,7"]), ("c", &["2,8"])];
+
 fn show(v: &Option<SqlValue>) -> String {
     match v {
         None => "NULL".into(),
@@ -393,6 +439,17 @@ fn updates_cascade_and_set_null_through_every_key() {
 #[test]
 fn updates_cascade_and_set_null_as_dolt_does() {
     same_as_dolt("ON UPDATE actions", UPDATES, UPDATES_ROWS);
+}
+
+#[test]
+fn cascades_from_a_parent_index_that_is_not_unique() {
+    let (_tmp, dir) = ours_committed(NON_UNIQUE);
+    assert_rows(&dir, NON_UNIQUE_ROWS);
+    same_as_dolt(
+        "actions on a non-unique parent index",
+        NON_UNIQUE,
+        NON_UNIQUE_ROWS,
+    );
 }
 
 /// A self-referencing chain of `n` rows (each the child of the one before) and the delete of
@@ -535,6 +592,8 @@ fn refused_cascades_write_nothing() {
         Op::Create("CREATE TABLE d (id INT PRIMARY KEY, cid INT, FOREIGN KEY (cid) REFERENCES c(id))"),
         Op::Create("CREATE TABLE s (id INT PRIMARY KEY, code INT, up INT, UNIQUE KEY us (code), \
             FOREIGN KEY (up) REFERENCES s(code) ON UPDATE CASCADE ON DELETE SET NULL)"),
+        Op::Create("CREATE TABLE nu (id INT PRIMARY KEY, v INT, KEY kv (v))"),
+        Op::Create("CREATE TABLE nr (id INT PRIMARY KEY, v INT, FOREIGN KEY (v) REFERENCES nu(v))"),
         rows(
             "INSERT INTO p VALUES (1,10),(2,20)",
             Insert,
@@ -569,11 +628,38 @@ fn refused_cascades_write_nothing() {
                 &[Some("2"), Some("200"), Some("100")],
             ],
         ),
+        rows(
+            "INSERT INTO nu VALUES (1,9),(2,9)",
+            Insert,
+            "nu",
+            &["id", "v"],
+            &[&[Some("1"), Some("9")], &[Some("2"), Some("9")]],
+        ),
+        rows(
+            "INSERT INTO nr VALUES (1,9)",
+            Insert,
+            "nr",
+            &["id", "v"],
+            &[&[Some("1"), Some("9")]],
+        ),
     ];
     let (_tmp, dir) = ours_committed(setup);
     let before = snapshot(&dir);
     let mut w = DoltWriter::open(&dir).unwrap();
     let refused: &[(Op, &str, &str)] = &[
+        // A RESTRICT key refuses a referenced value's delete though another parent row
+        // holds the same value.
+        (
+            rows(
+                "DELETE FROM nu WHERE id = 1",
+                Delete,
+                "nu",
+                &["id"],
+                &[&[Some("1")]],
+            ),
+            "nr_ibfk_1",
+            "nr_ibfk_1",
+        ),
         // The cascade reaches a child row a RESTRICT key still refers to.
         (
             rows(
