@@ -44,6 +44,10 @@ pub(crate) struct Tables<'s, 'o> {
     cyclical: HashMap<String, bool>,
 }
 
+/// A key referring to a changed row whose referenced values the change takes away: the key,
+/// the parent's referenced columns, the old values.
+type Affected<'k> = (&'k StoredForeignKey, Vec<usize>, Vec<Cell>);
+
 fn pick(cells: &[Cell], cols: &[usize]) -> Vec<Cell> {
     cols.iter().map(|&c| cells[c].clone()).collect()
 }
@@ -170,7 +174,7 @@ impl<'s, 'o> Tables<'s, 'o> {
         name: &str,
         old: &[Cell],
         new: Option<&[Cell]>,
-    ) -> Result<Vec<(&'k StoredForeignKey, Vec<usize>, Vec<Cell>)>>
+    ) -> Result<Vec<Affected<'k>>>
     where
         's: 'k,
     {
