@@ -960,7 +960,8 @@ impl EditTable {
         if key == old.0 {
             return self.replace_row(store, 0, old, &value);
         }
-        if self.find(store, &key)?.is_some() {
+        // The row itself, respelled under the key's collation, is no duplicate.
+        if self.find(store, &key)?.is_some_and(|(k, _)| k != old.0) {
             return Err(bad(
                 &self.name,
                 &self.key_names(),
