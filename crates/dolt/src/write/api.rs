@@ -153,7 +153,9 @@ impl DoltWriter {
     }
 
     /// Updates rows by primary key: `columns` must include every key column; the other listed
-    /// columns are set. A missing row is an error.
+    /// columns are set. A missing row is an error. A changed value a foreign key refers to
+    /// is refused (RESTRICT / NO ACTION), given to the child rows (ON UPDATE CASCADE) or
+    /// cleared in them (SET NULL), as Dolt does.
     pub fn update(
         &mut self,
         table: &str,
@@ -416,6 +418,9 @@ impl DoltWriter {
     }
 
     /// Deletes rows by primary key (values in primary-key order); absent keys are skipped.
+    /// Foreign keys referring to a deleted row act as declared: RESTRICT / NO ACTION refuse
+    /// the delete, CASCADE deletes the child rows, SET NULL clears their references (and so
+    /// on through the keys referring to those rows, as Dolt does).
     pub fn delete(&mut self, table: &str, keys: &[Vec<SqlValue>]) -> Result<()> {
         let t = self.edits.table(&self.store, &self.branch, table)?;
         let keys = keys
@@ -444,10 +449,14 @@ impl DoltWriter {
             })
     }
 
-    /// Deletes every row of `table` (its indexes emptied too).
+    /// Deletes every row of `table` (its indexes emptied too). No foreign key's ON DELETE
+    /// action runs (Dolt refuses to TRUNCATE a table another table's key refers to): a row
+    /// still referred to is an error.
     pub fn truncate(&mut self, table: &str) -> Result<()> {
         self.edits
-            .edit_table(&self.store, &self.branch, table, |t, s| t.truncate(s))
+            .edit_table_with(&self.store, &self.branch, table, false, |t, s| {
+                t.truncate(s)
+            })
     }
 
     /// [`DoltWriter::insert`], [`update`](DoltWriter::update) or

@@ -364,16 +364,18 @@ pub(crate) fn resolve_new(
 
 /// A table's rows looked up by a set of its columns: the index (or primary key) whose
 /// leading fields they are, and where each of them sits in it.
-struct Lookup {
+pub(super) struct Lookup {
     schema: TupleSchema,
     root: Address,
     /// Per looked-up column, its field in the index key.
     fields: Vec<usize>,
     /// Per index key field, its column.
     key_columns: Vec<usize>,
+    /// True for the clustered index (the primary key).
+    primary: bool,
 }
 
-fn lookup(t: &EditTable, index: &str, cols: &[usize]) -> Result<Lookup> {
+pub(super) fn lookup(t: &EditTable, index: &str, cols: &[usize]) -> Result<Lookup> {
     let s = &t.schema;
     let (schema, root, key_columns) = if index.is_empty() {
         (s.primary_tuple_schema()?, t.primary, s.key_columns.clone())
@@ -413,13 +415,13 @@ fn lookup(t: &EditTable, index: &str, cols: &[usize]) -> Result<Lookup> {
         root,
         fields,
         key_columns,
+        primary: index.is_empty(),
     })
 }
 
-/// True when table `t` has a row whose columns `cols` hold `values` (stored cells of the
-/// other table's columns, of the same types).
-fn has_row(store: &Overlay<'_>, t: &EditTable, l: &Lookup, values: &[Cell]) -> Result<bool> {
-    // Only the leading fields are compared: a tuple of just those is the prefix.
+/// The lookup prefix of `values` (stored cells of the looked-up columns, in their order):
+/// a tuple of the index's leading fields.
+fn prefix_of(t: &EditTable, l: &Lookup, values: &[Cell]) -> Result<Vec<u8>> {
     let desc = TupleDesc::new(l.schema.key.types()[..values.len()].to_vec());
     let mut b = TupleBuilder::new(desc);
     for (v, &f) in values.iter().zip(&l.fields) {
@@ -427,11 +429,17 @@ fn has_row(store: &Overlay<'_>, t: &EditTable, l: &Lookup, values: &[Cell]) -> R
         let enc = key_encoding(t.schema.columns[col].encoding);
         t.put_cell(&mut b, f, col, enc, 0, v)?;
     }
-    let prefix = b
-        .build()
+    Ok(b.build()
         .map_err(|e| unsupported(format!("foreign key lookup: {e}")))?
         .as_bytes()
-        .to_vec();
+        .to_vec())
+}
+
+/// True when table `t` has a row whose columns `cols` hold `values` (stored cells of the
+/// other table's columns, of the same types).
+fn has_row(store: &Overlay<'_>, t: &EditTable, l: &Lookup, values: &[Cell]) -> Result<bool> {
+    // Only the leading fields are compared: a tuple of just those is the prefix.
+    let prefix = prefix_of(t, l, values)?;
     let map = Map::new(store, l.root, l.schema.clone());
     let mut rows = map
         .prefix_rows(&prefix, values.len())
@@ -441,6 +449,78 @@ fn has_row(store: &Overlay<'_>, t: &EditTable, l: &Lookup, values: &[Cell]) -> R
         .transpose()
         .map_err(|e| unsupported(format!("foreign key lookup: {e}")))?
         .is_some())
+}
+
+/// The stored rows `(key, value)` of table `t` whose columns hold `values` (stored cells, in
+/// the order of the columns `l` looks up), found through `l`'s index: none when a value is
+/// NULL (a NULL refers to nothing).
+pub(super) fn matching_rows(
+    store: &Overlay<'_>,
+    t: &EditTable,
+    l: &Lookup,
+    values: &[Cell],
+) -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
+    if values.iter().any(|v| matches!(v, Cell::Null)) {
+        return Ok(Vec::new());
+    }
+    let err = |e: prollystore::TreeError| unsupported(format!("foreign key lookup: {e}"));
+    let prefix = prefix_of(t, l, values)?;
+    let map = Map::new(store, l.root, l.schema.clone());
+    let found = map
+        .prefix_rows(&prefix, values.len())
+        .map_err(err)?
+        .map(|r| r.map(|(k, v)| (k.to_vec(), v.to_vec())))
+        .collect::<std::result::Result<Vec<_>, _>>()
+        .map_err(err)?;
+    if l.primary {
+        return Ok(found);
+    }
+    // A secondary index's key ends with the primary key's columns: the row is found by them.
+    let s = &t.schema;
+    let at = s
+        .key_columns
+        .iter()
+        .map(|c| {
+            l.key_columns.iter().position(|k| k == c).ok_or_else(|| {
+                unsupported(format!(
+                    "foreign key lookup: an index of table {:?} lacks a key column",
+                    t.name
+                ))
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let mut rows = Vec::with_capacity(found.len());
+    for (ikey, _) in found {
+        let mut b = TupleBuilder::new(s.key_desc());
+        for (f, &i) in at.iter().enumerate() {
+            let put = match l.schema.key.field(Tuple::new_unverified(&ikey), i) {
+                Some(bytes) => b.put_raw(f, bytes),
+                None => b.put_null(f),
+            };
+            put.map_err(|e| unsupported(format!("foreign key lookup: {e}")))?;
+        }
+        let key = b
+            .build()
+            .map_err(|e| unsupported(format!("foreign key lookup: {e}")))?
+            .as_bytes()
+            .to_vec();
+        let row = t.find(store, &key)?.ok_or_else(|| {
+            unsupported(format!(
+                "foreign key lookup: an index of table {:?} names a missing row",
+                t.name
+            ))
+        })?;
+        rows.push(row);
+    }
+    Ok(rows)
+}
+
+/// True when `a` and `b` (stored cells of the columns `l` looks up in table `t`) are equal
+/// as the index compares them (under its collations; NULL equals only NULL), as GMS's
+/// `ColumnsUpdated` compares a parent row's old and new referenced values.
+pub(super) fn same_values(t: &EditTable, l: &Lookup, a: &[Cell], b: &[Cell]) -> Result<bool> {
+    let (pa, pb) = (prefix_of(t, l, a)?, prefix_of(t, l, b)?);
+    Ok(l.schema.key.compare_prefix(&pa, &pb, a.len()).is_eq())
 }
 
 /// A value for an error message.
@@ -461,7 +541,7 @@ fn label(v: Option<Value<'_>>) -> String {
 }
 
 /// The primary key of a stored row, as text (`(1)`, `(1,'a')`).
-fn row_label(t: &EditTable, key: &[u8]) -> String {
+pub(super) fn row_label(t: &EditTable, key: &[u8]) -> String {
     let desc = t.schema.key_desc();
     let parts: Vec<String> = (0..desc.len())
         .map(|i| label(desc.value(Tuple::new_unverified(key), i).ok().flatten()))
@@ -476,7 +556,7 @@ fn column_names(t: &EditTable, cols: &[usize]) -> String {
         .join(",")
 }
 
-fn cols_of_tags(t: &EditTable, tags: &[u64], fk: &str) -> Result<Vec<usize>> {
+pub(super) fn cols_of_tags(t: &EditTable, tags: &[u64], fk: &str) -> Result<Vec<usize>> {
     tags.iter()
         .map(|tag| {
             t.schema
@@ -607,35 +687,19 @@ pub(crate) fn check_change(
                 if !has_row(store, child, &cl, &vals)? {
                     continue;
                 }
-                let action = if new_cells.is_some() {
-                    fk.on_update
-                } else {
-                    fk.on_delete
-                };
+                // Any action: ON … CASCADE and SET NULL have changed the children already
+                // (see `fk_actions`), unless the change was made without them (TRUNCATE).
                 let what = if new_cells.is_some() {
                     "updated"
                 } else {
                     "deleted"
                 };
-                let reason = match ForeignKeyAction::from_code(action) {
-                    Some(ForeignKeyAction::Cascade | ForeignKeyAction::SetNull) => {
-                        return Err(unsupported(format!(
-                            "table {name:?}, row {}: foreign key {:?} would {} rows of table {:?} (ON {} {}: not done yet)",
-                            row_label(old, key),
-                            fk.name,
-                            if action == 1 { "cascade to" } else { "set NULL in" },
-                            child.name,
-                            if new_cells.is_some() { "UPDATE" } else { "DELETE" },
-                            if action == 1 { "CASCADE" } else { "SET NULL" },
-                        )))
-                    }
-                    _ => format!(
-                        "row {}: cannot be {what}: rows of table {:?} refer to it through foreign key {:?}",
-                        row_label(old, key),
-                        child.name,
-                        fk.name
-                    ),
-                };
+                let reason = format!(
+                    "row {}: cannot be {what}: rows of table {:?} refer to it through foreign key {:?}",
+                    row_label(old, key),
+                    child.name,
+                    fk.name
+                );
                 return Err(DoltError::BadValue {
                     table: name.clone(),
                     column: column_names(parent, &pcols),

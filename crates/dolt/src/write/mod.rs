@@ -51,8 +51,11 @@
 //! generated-column evaluator (`crate::generated`); the AUTO_INCREMENT counter of a table is
 //! shared by all branches of one open writer, as Dolt's per-process tracker shares it.
 //!
-//! Not done yet: ON DELETE/UPDATE CASCADE and SET NULL (stored; a change that would trigger
-//! one is refused), foreign keys on keyless tables, CHECK forms the evaluator lacks (refused
+//! `fk_actions`: the keys' ON DELETE/UPDATE CASCADE and SET NULL carried out as Dolt's engine
+//! carries them out (child rows of any table deleted or changed through the normal row path,
+//! recursively, within MySQL's depth limit).
+//!
+//! Not done yet: foreign keys on keyless tables, CHECK forms the evaluator lacks (refused
 //! at create time) and CHECK text Dolt prints in ways not yet known (REGEXP, ESCAPE, exponent
 //! numbers, …: refused when parsed); geometry columns, indexes over VIRTUAL generated columns and prefix
 //! indexes in written tables; expression defaults and generated columns in forms the evaluator
@@ -73,6 +76,7 @@ pub(crate) mod column_tags;
 pub(crate) mod commit;
 mod create_sql;
 mod fast_fields;
+pub(crate) mod fk_actions;
 pub(crate) mod foreign_keys;
 pub(crate) mod journal_append;
 pub(crate) mod lock;
@@ -107,6 +111,8 @@ mod tests;
 mod tests_bootstrap;
 #[cfg(test)]
 mod tests_chunked;
+#[cfg(test)]
+mod tests_fk_actions;
 #[cfg(test)]
 mod tests_rules;
 #[cfg(test)]

@@ -73,14 +73,14 @@ pub enum ForeignKeyAction {
     /// Not declared (enforced as RESTRICT).
     #[default]
     Default,
-    /// CASCADE (stored; a write that would cascade is refused as not supported yet).
+    /// CASCADE: child rows are deleted with their parent, or given its new values.
     Cascade,
     /// NO ACTION (enforced as RESTRICT, as in MySQL).
     NoAction,
     /// RESTRICT.
     Restrict,
-    /// SET NULL (stored; a write that would set child columns NULL is refused as not
-    /// supported yet).
+    /// SET NULL: child rows' referencing columns become NULL when their parent row goes or
+    /// its referenced values change.
     SetNull,
 }
 

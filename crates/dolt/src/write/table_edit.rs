@@ -501,7 +501,11 @@ impl EditTable {
     }
 
     /// The stored row whose key equals `key` under the key's collations.
-    fn find(&self, store: &Overlay<'_>, key: &[u8]) -> Result<Option<(Vec<u8>, Vec<u8>)>> {
+    pub(super) fn find(
+        &self,
+        store: &Overlay<'_>,
+        key: &[u8],
+    ) -> Result<Option<(Vec<u8>, Vec<u8>)>> {
         let map = self.primary_map(store)?;
         let n = map.schema().key.len();
         let mut it = map.prefix_rows(key, n).map_err(tree)?;
@@ -921,6 +925,63 @@ impl EditTable {
         self.primary = primary.apply([(key, Some(value))]).map_err(tree)?.root();
         self.indexes = new_indexes;
         Ok(())
+    }
+
+    /// Replaces the stored row `old` by `cells` (a value per column), as a foreign key's ON
+    /// UPDATE CASCADE or SET NULL rewrites a child row: stored generated columns recomputed,
+    /// then the checks of an update (NOT NULL, CHECK constraints, unique keys); a new primary
+    /// key another row holds is a duplicate. Nothing changes on an error.
+    pub(super) fn rewrite_row(
+        &mut self,
+        store: &Overlay<'_>,
+        old: (&[u8], &[u8]),
+        mut cells: Vec<Cell>,
+    ) -> Result<()> {
+        for (c, cell) in cells.iter().enumerate() {
+            if !self.schema.columns[c].hidden {
+                self.check_cell(0, c, cell)?;
+            }
+        }
+        let generated = self.stored_generated();
+        if !generated.is_empty() {
+            self.fill_computed(0, &generated, &mut cells)?;
+        }
+        if let Some(checks) = RowChecks::for_schema(&self.schema)? {
+            checks.check(
+                &self.name,
+                0,
+                self.visible_values(checks.visible(), &cells)?,
+            )?;
+        }
+        let (key, value) = self.encode(store, 0, &cells, 1)?;
+        if key == old.0 {
+            return self.replace_row(store, 0, old, &value);
+        }
+        // The row itself, respelled under the key's collation, is no duplicate.
+        if self.find(store, &key)?.is_some_and(|(k, _)| k != old.0) {
+            return Err(bad(
+                &self.name,
+                &self.key_names(),
+                "row 0: duplicate primary key".into(),
+            ));
+        }
+        let before = (self.primary, self.indexes.clone());
+        self.remove_row(store, old.0, old.1)?;
+        if let Err(e) = self.put_row(store, 0, &key, &value) {
+            (self.primary, self.indexes) = before;
+            return Err(e);
+        }
+        Ok(())
+    }
+
+    /// Removes the stored row `(key, value)` (a child row an ON DELETE CASCADE deletes).
+    pub(super) fn delete_stored(
+        &mut self,
+        store: &Overlay<'_>,
+        key: &[u8],
+        value: &[u8],
+    ) -> Result<()> {
+        self.remove_row(store, key, value)
     }
 
     /// The clustered key of a row given as column positions and values (its key columns).

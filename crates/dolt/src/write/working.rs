@@ -14,6 +14,7 @@ use prollystore_format::{Address, HashProfile};
 use super::address_map::{address_map_entries, edit_address_map, empty_address_map};
 use super::chunk_io::ChunkIo;
 use super::commit::NewCommit;
+use super::fk_actions;
 use super::foreign_keys;
 use super::overlay::Overlay;
 use super::refs::for_each_ref;
@@ -171,8 +172,10 @@ impl WorkingEdits {
         Ok(())
     }
 
-    /// Runs `change` on table `name` of `branch`'s working root and keeps the result only if
-    /// it succeeds.
+    /// Runs `change` on table `name` of `branch`'s working root, carries out the foreign keys'
+    /// referential actions it triggers (ON DELETE/UPDATE CASCADE, SET NULL: child rows of
+    /// other tables changed too) and keeps the result only if all of it succeeds and every
+    /// key still holds.
     pub(crate) fn edit_table<F>(
         &mut self,
         w: &DoltWriter,
@@ -183,32 +186,52 @@ impl WorkingEdits {
     where
         F: FnOnce(&mut EditTable, &Overlay<'_>) -> Result<()>,
     {
+        self.edit_table_with(w, branch, name, true, change)
+    }
+
+    /// [`WorkingEdits::edit_table`]; without `actions` (TRUNCATE), no referential action is
+    /// carried out: a row still referred to is an error whatever the key's action.
+    pub(crate) fn edit_table_with<F>(
+        &mut self,
+        w: &DoltWriter,
+        branch: &str,
+        name: &str,
+        actions: bool,
+        change: F,
+    ) -> Result<()>
+    where
+        F: FnOnce(&mut EditTable, &Overlay<'_>) -> Result<()>,
+    {
         let root = self.working_root(w, branch)?;
         let store = self.overlay(w);
-        let (_, address) = root_tables(&store, root)?
-            .into_iter()
+        let tables = root_tables(&store, root)?;
+        let (_, address) = tables
+            .iter()
             .find(|(n, _)| n == name)
             .ok_or_else(|| DoltError::NotFound(format!("table {name:?}")))?;
-        let mut table = EditTable::load(&store, name, address)?;
+        let mut table = EditTable::load(&store, name, *address)?;
         let fks = foreign_keys::load(&store, root)?;
         let involved = fks
             .iter()
             .any(|f| f.child_table == name || f.parent_table == name);
         let before = involved.then(|| table.clone());
         change(&mut table, &store)?;
-        if let Some(before) = before {
-            let tables = root_tables(&store, root)?;
-            let open = |n: &str| -> Result<EditTable> {
-                let (t, a) = tables
-                    .iter()
-                    .find(|(t, _)| t == n)
-                    .ok_or_else(|| DoltError::NotFound(format!("table {n:?}")))?;
-                EditTable::load(&store, t, *a)
-            };
-            foreign_keys::check_change(&store, &fks, &before, &table, &open)?;
+        let changed = match before {
+            Some(before) => {
+                let mut session = fk_actions::Tables::new(&store, &tables, &fks, before, table);
+                if actions {
+                    session.carry_out(name)?;
+                }
+                session.check()?;
+                session.changed(name)
+            }
+            None => vec![table],
+        };
+        let mut addresses = Vec::with_capacity(changed.len());
+        for t in &changed {
+            addresses.push((t.name.as_str(), Some(t.store(&store)?)));
         }
-        let address = table.store(&store)?;
-        let new_root = set_root_tables(&store, root, &[(name, Some(address))])?;
+        let new_root = set_root_tables(&store, root, &addresses)?;
         self.working.insert(branch.to_string(), new_root);
         Ok(())
     }
