@@ -934,8 +934,8 @@ pub extern "C" fn prolly_dolt_rows_get(
 /// `direction` (a `prolly_direction`), at most `limit` rows (0: no limit). A bound with fewer
 /// values than the key has columns bounds a prefix of it; a NULL value is the NULL key, first in
 /// key order (see `prolly_dolt_bound`: both bounds NULL is `IS NULL`). The values are read by the
-/// call (see `prolly_dolt_rows_get`). Free with `prolly_dolt_rows_free`. `PROLLY_RESULT_NOT_FOUND` when
-/// there is no such index.
+/// call (see `prolly_dolt_rows_get`). Free with `prolly_dolt_rows_free`.
+/// `PROLLY_RESULT_NOT_FOUND` when there is no such index.
 #[no_mangle]
 pub extern "C" fn prolly_dolt_rows_range(
     table: *const prolly_dolt_table,
