@@ -145,6 +145,7 @@ pub fn sql_to_py(py: Python<'_>, v: &SqlValue, utc: bool) -> PyResult<Py<PyAny>>
             PyString::new(py, s).into_any().unbind()
         }
         SqlValue::Bytes(b) => PyBytes::new(py, b).into_any().unbind(),
+        SqlValue::Null => py.None(),
     })
 }
 

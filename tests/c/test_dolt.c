@@ -3,7 +3,9 @@
  * typed rows (re-quoted into CSV and compared byte for byte), row counts, and CSV export to a
  * file and through a callback.
  *
- *   test_dolt [VECTORS_DIR]     default: $PROLLY_VECTORS
+ *   test_dolt [VECTORS_DIR [NULL_KEYS_DIR]]     default: $PROLLY_VECTORS, $PROLLY_NULL_KEYS_DATA
+ *
+ * NULL_KEYS_DIR (crates/dolt/tests/data/null_keys) adds range scans with NULL bounds.
  *
  * Without vectors it fails, unless PROLLY_ALLOW_MISSING_VECTORS=1 (then it prints SKIPPED). */
 #include "common.h"
@@ -490,6 +492,85 @@ static void test_tables(prolly_dolt *db, prolly_dolt_root *root, const char *tmp
   free(hashes.data);
 }
 
+/* A cursor's rows (freed) as Dolt's CSV, after a header of `t`'s columns. */
+static buf_t rows_csv(prolly_dolt_table *t, prolly_dolt_rows *rows) {
+  size_t ncols = 0;
+  OK(prolly_dolt_table_column_count(t, &ncols));
+  buf_t csv = {0};
+  for (size_t c = 0; c < ncols; c++) {
+    prolly_dolt_column col;
+    OK(prolly_dolt_table_column(t, c, &col));
+    if (c) buf_put(&csv, ",", 1);
+    csv_field(&csv, (const uint8_t *)col.name, strlen(col.name));
+  }
+  buf_put(&csv, "\n", 1);
+  prolly_dolt_value *vals = calloc(ncols, sizeof *vals);
+  size_t got_cols = 0;
+  prolly_result r;
+  while ((r = prolly_dolt_rows_next(rows, vals, ncols, &got_cols)) == PROLLY_RESULT_OK) {
+    for (size_t c = 0; c < ncols; c++) {
+      if (c) buf_put(&csv, ",", 1);
+      if (vals[c].kind != PROLLY_DOLT_KIND_NULL) csv_field(&csv, vals[c].text, vals[c].text_len);
+    }
+    buf_put(&csv, "\n", 1);
+  }
+  EXPECT(r, PROLLY_RESULT_END);
+  free(vals);
+  prolly_dolt_rows_free(rows);
+  return csv;
+}
+
+/* NULL keys in bounds (kind NULL: the first key, as in Dolt's indexes) against what Dolt
+ * printed: crates/dolt/tests/data/null_keys (db and expected/). */
+static void test_null_keys(const char *dir) {
+  char path[2048];
+  snprintf(path, sizeof path, "%s/db", dir);
+  prolly_dolt *db = NULL;
+  OK(prolly_dolt_open(path, &db));
+  prolly_dolt_root *root = NULL;
+  OK(prolly_dolt_root_open(db, "main", PROLLY_DOLT_STATE_COMMITTED, &root));
+  prolly_dolt_table *t = NULL;
+  OK(prolly_dolt_table_open(root, "n", &t));
+  prolly_dolt_value null = {0};
+  null.kind = PROLLY_DOLT_KIND_NULL;
+  prolly_dolt_value one = int_key(1);
+  prolly_dolt_value null_b[2] = {null, text_key("b")};
+  prolly_dolt_bound is_null = {PROLLY_BOUND_KIND_INCLUDED, &null, 1};
+  prolly_dolt_bound after_null = {PROLLY_BOUND_KIND_EXCLUDED, &null, 1};
+  prolly_dolt_bound below_one = {PROLLY_BOUND_KIND_EXCLUDED, &one, 1};
+  prolly_dolt_bound from_null_b = {PROLLY_BOUND_KIND_INCLUDED, null_b, 2};
+  struct {
+    const char *expected, *index;
+    prolly_dolt_bound *lo, *hi;
+    uint32_t direction;
+  } cases[] = {
+      {"c_null", "ix_c", &is_null, &is_null, PROLLY_DIRECTION_FORWARD},
+      {"c_null_rev", "ix_c", &is_null, &is_null, PROLLY_DIRECTION_BACKWARD},
+      {"c_lt_1", "ix_c", &after_null, &below_one, PROLLY_DIRECTION_FORWARD},
+      {"cs_null_ge_b", "ix_cs", &from_null_b, &is_null, PROLLY_DIRECTION_FORWARD},
+      {"u_null", "ux_u", &is_null, &is_null, PROLLY_DIRECTION_FORWARD},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    prolly_dolt_rows *rows = NULL;
+    OK(prolly_dolt_rows_range(t, cases[i].index, cases[i].lo, cases[i].hi, cases[i].direction,
+                              0, &rows));
+    buf_t got = rows_csv(t, rows);
+    char rel[2048];
+    snprintf(rel, sizeof rel, "%s/expected/%s.csv", dir, cases[i].expected);
+    buf_t want = read_file(rel);
+    check_same(rel, &got, &want);
+    free(got.data);
+    free(want.data);
+  }
+  /* No primary key is NULL. */
+  prolly_dolt_rows *rows = NULL;
+  EXPECT(prolly_dolt_rows_get(t, &null, 1, &rows), PROLLY_RESULT_NOT_FOUND);
+  prolly_dolt_table_free(t);
+  prolly_dolt_root_free(root);
+  prolly_dolt_free(db);
+  printf("  null keys: %zu ranges\n", sizeof cases / sizeof cases[0]);
+}
+
 /* The feature branch: a different state with its own log head. */
 static void test_feature(prolly_dolt *db) {
   prolly_dolt_root *working = NULL, *committed = NULL;
@@ -613,6 +694,8 @@ int main(int argc, char **argv) {
   test_feature(db);
   prolly_dolt_free(db);
   test_journal_db(vectors);
+  const char *null_keys = argc > 2 ? argv[2] : getenv("PROLLY_NULL_KEYS_DATA");
+  if (null_keys && *null_keys) test_null_keys(null_keys);
   rm_rf(tmpdir);
   printf("test_dolt: %d checks passed\n", g_checks);
   return 0;

@@ -134,10 +134,15 @@ pub enum DoltCommand {
         /// Scan this secondary index instead of the primary key.
         #[arg(long, value_name = "NAME")]
         index: Option<String>,
-        /// Lower bound (inclusive unless --exclusive-from); repeat for composite keys.
+        /// Lower bound (inclusive unless --exclusive-from); repeat for composite keys. Each
+        /// VALUE is read as one CSV field, as this command prints values: an empty VALUE is
+        /// NULL (the first key, as in Dolt's indexes: `--from '' --to ''` is `IS NULL`, and
+        /// `--from '' --exclusive-from` starts after the NULLs), a double-quoted one is
+        /// unquoted (`'""'` is the empty string), anything else is taken as it is.
         #[arg(long, allow_hyphen_values = true, value_name = "VALUE")]
         from: Vec<String>,
-        /// Upper bound (inclusive unless --exclusive-to); repeat for composite keys.
+        /// Upper bound (inclusive unless --exclusive-to); repeat for composite keys. VALUEs
+        /// as for --from.
         #[arg(long, allow_hyphen_values = true, value_name = "VALUE")]
         to: Vec<String>,
         /// Leave out rows equal to the --from bound.
@@ -305,8 +310,12 @@ pub fn run(args: DoltArgs, quiet: bool, out: &mut dyn Write) -> Result<()> {
                     Some(name) => reader.index_key(name)?,
                     None => reader.primary_key()?,
                 };
-                let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
-                let values = enc.parse(&texts)?;
+                let fields = texts
+                    .iter()
+                    .map(|t| bound_field(t))
+                    .collect::<Result<Vec<_>>>()?;
+                let fields: Vec<Option<&str>> = fields.iter().map(|f| f.as_deref()).collect();
+                let values = enc.parse_nullable(&fields)?;
                 Ok(if exclusive {
                     Bound::Excluded(values)
                 } else {
@@ -326,6 +335,33 @@ pub fn run(args: DoltArgs, quiet: bool, out: &mut dyn Write) -> Result<()> {
             write_rows(&reader, rows, out).map(|_| ())
         }
     }
+}
+
+/// A `scan` bound value read as the CSV field `scan` prints for it: `None` (NULL) when empty,
+/// unquoted when double-quoted (`""` inside for a quote), else as it is.
+fn bound_field(text: &str) -> Result<Option<std::borrow::Cow<'_, str>>> {
+    if text.is_empty() {
+        return Ok(None);
+    }
+    let Some(inner) = text.strip_prefix('"') else {
+        return Ok(Some(text.into()));
+    };
+    let bad = || {
+        Error::msg(format!(
+            "bound {text:?}: a value starting with a double quote is a quoted CSV field, \
+             which must end with one and double the quotes inside"
+        ))
+    };
+    let inner = inner.strip_suffix('"').ok_or_else(bad)?;
+    let mut out = String::with_capacity(inner.len());
+    let mut chars = inner.chars();
+    while let Some(c) = chars.next() {
+        if c == '"' && chars.next() != Some('"') {
+            return Err(bad());
+        }
+        out.push(c);
+    }
+    Ok(Some(out.into()))
 }
 
 /// Writes a CSV header of `reader`'s columns, then `rows`; returns how many rows.

@@ -540,3 +540,57 @@ fn scan_through_an_index_returns_whole_rows() {
     );
     assert_eq!(got, [want[0].clone(), rows[10].1.clone()].concat());
 }
+
+/// `scan` bound values are CSV fields as `scan` prints them: empty is NULL (the first key),
+/// `""` the empty string. Checked against what Dolt printed (`crates/dolt/tests/data/null_keys`).
+#[test]
+fn scan_bounds_spell_null_as_an_empty_value() {
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../dolt/tests/data/null_keys");
+    let db = data.join("db");
+    let want = |name: &str| std::fs::read(data.join(format!("expected/{name}.csv"))).unwrap();
+    let scan = |args: &[&str]| ok(&db, &[&["scan", "n", "-b", "main"], args].concat());
+    assert_eq!(
+        scan(&["--index", "ix_c", "--from", "", "--to", ""]),
+        want("c_null")
+    );
+    assert_eq!(
+        scan(&["--index", "ix_c", "--from", "", "--to", "", "--reverse"]),
+        want("c_null_rev")
+    );
+    assert_eq!(
+        scan(&["--index", "ix_c", "--to", "1"]),
+        want("c_null_or_le_1")
+    );
+    assert_eq!(
+        scan(&[
+            "--index",
+            "ix_c",
+            "--from",
+            "",
+            "--exclusive-from",
+            "--to",
+            "1",
+            "--exclusive-to"
+        ]),
+        want("c_lt_1")
+    );
+    assert_eq!(
+        scan(&["--index", "ix_cs", "--from", "", "--from", "b", "--to", ""]),
+        want("cs_null_ge_b")
+    );
+    assert_eq!(
+        scan(&["--index", "ix_cs", "--from", "2", "--from", "", "--to", "2", "--to", ""]),
+        want("cs_2_null")
+    );
+    assert_eq!(
+        scan(&["--index", "ix_sd", "--from", "\"\"", "--to", "\"\""]),
+        want("s_empty")
+    );
+    let e = fails(
+        &db,
+        &[
+            "scan", "n", "--index", "ix_sd", "--from", "\"a", "-b", "main",
+        ],
+    );
+    assert!(e.contains("quoted CSV field"), "{e}");
+}

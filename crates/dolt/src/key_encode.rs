@@ -83,6 +83,8 @@ impl KeyEncoder {
         self.check_len(n)?;
         let mut b = TupleBuilder::new(self.desc.prefix(n));
         let mut hashed_values = false;
+        // `SqlValue::Null` is NULL, as `None` is.
+        let values = values.map(|v| v.filter(|v| !v.is_null()));
         for (i, (col, v)) in self.columns.iter().zip(values).enumerate() {
             match v {
                 Some(v) if self.is_hashed(i) => {
@@ -142,6 +144,19 @@ impl KeyEncoder {
             .collect()
     }
 
+    /// As [`KeyEncoder::parse`], with `None` for NULL ([`SqlValue::Null`], for bounds).
+    pub fn parse_nullable(&self, texts: &[Option<&str>]) -> Result<Vec<SqlValue>> {
+        self.check_len(texts.len())?;
+        self.columns
+            .iter()
+            .zip(texts)
+            .map(|(col, t)| match t {
+                None => Ok(SqlValue::Null),
+                Some(t) => parse_value(col, t).map_err(|reason| self.bad(col, reason)),
+            })
+            .collect()
+    }
+
     /// Refuses more values than the key has columns.
     fn check_len(&self, n: usize) -> Result<()> {
         if n <= self.columns.len() {
@@ -164,7 +179,7 @@ impl KeyEncoder {
     }
 }
 
-/// Puts `v` (NULL for `None`) as field `i` of `b`, stored with encoding `enc` the way Dolt
+/// Puts `v` (NULL for `None` and [`SqlValue::Null`]) as field `i` of `b`, stored with encoding `enc` the way Dolt
 /// stores a value of `col`. Errors say what does not fit.
 pub fn put_field(
     b: &mut TupleBuilder,
@@ -173,7 +188,7 @@ pub fn put_field(
     enc: Encoding,
     v: Option<&SqlValue>,
 ) -> std::result::Result<(), String> {
-    let Some(v) = v else {
+    let Some(v) = v.filter(|v| !v.is_null()) else {
         return b.put_null(i).map_err(|e| e.to_string());
     };
     use SqlValue as V;

@@ -40,17 +40,26 @@ pub enum SqlValue {
     Bytes(Vec<u8>),
     /// JSON text.
     Json(String),
+    /// SQL NULL, for key bounds and lookups ([`crate::KeyRange`]): the NULL key, which sorts
+    /// before every other value in Dolt's indexes. Rows read from a table never hold it (they
+    /// hold `None` for NULL); writers take it as NULL.
+    Null,
 }
 
 impl SqlValue {
-    /// The value as `dolt sql` text (lossy for non-UTF-8 bytes).
+    /// The value as `dolt sql` text (lossy for non-UTF-8 bytes; `NULL` for [`SqlValue::Null`],
+    /// as `dolt sql`'s tables print it).
     pub fn to_text(&self) -> String {
+        if let SqlValue::Null = self {
+            return "NULL".to_string();
+        }
         let mut out = Vec::new();
         self.csv_bytes(&mut out);
         String::from_utf8_lossy(&out).into_owned()
     }
 
-    /// The text `dolt sql -r csv` writes for this value (before CSV quoting).
+    /// The text `dolt sql -r csv` writes for this value (before CSV quoting; nothing for
+    /// [`SqlValue::Null`], whose CSV field is empty and unquoted).
     pub fn csv_bytes(&self, out: &mut Vec<u8>) {
         match self {
             SqlValue::Int(v) => value_text::write_i64(out, *v),
@@ -66,7 +75,13 @@ impl SqlValue {
             SqlValue::Time(us) => value_text::write_time(out, *us),
             SqlValue::Datetime(us, fsp) => value_text::write_datetime(out, *us, *fsp),
             SqlValue::Bytes(b) => out.extend_from_slice(b),
+            SqlValue::Null => {}
         }
+    }
+
+    /// True for [`SqlValue::Null`].
+    pub fn is_null(&self) -> bool {
+        matches!(self, SqlValue::Null)
     }
 }
 
@@ -124,6 +139,9 @@ pub(crate) fn compare_rows(
 fn compare_values(x: &SqlValue, y: &SqlValue, collation: Option<Collation>) -> Ordering {
     use SqlValue as V;
     match (x, y) {
+        (V::Null, V::Null) => Ordering::Equal,
+        (V::Null, _) => Ordering::Less,
+        (_, V::Null) => Ordering::Greater,
         (V::Text(a), V::Text(b)) => match collation {
             Some(c) => c.compare(a.as_bytes(), b.as_bytes()),
             None => a.as_bytes().cmp(b.as_bytes()),

@@ -4,6 +4,7 @@
 //! reads through the table's index maps ([`crate::index_map`]); rows come out of an
 //! [`Iterator`], keyless rows repeated by their cardinality as Dolt shows them.
 
+use std::borrow::Cow;
 use std::ops::Bound;
 
 use prollystore::tree::cursor::Cursor;
@@ -25,6 +26,12 @@ pub type Row = Vec<Option<SqlValue>>;
 
 /// Which keys a scan visits: bounds on the leading key columns (a bound with fewer values than
 /// the key has columns bounds a prefix of a composite key), the direction, and a row limit.
+///
+/// Bounds are in key order, where NULL ([`SqlValue::Null`] in a bound) is a key like any other
+/// and sorts first, as in Dolt's indexes. So an unbounded lower end takes the rows whose
+/// column is NULL in, `KeyRange::prefix(vec![SqlValue::Null])` is SQL's `c IS NULL`, and SQL's
+/// `c < x` (which leaves NULLs out) is `from: Excluded(vec![SqlValue::Null])` to
+/// `Excluded(vec![x])`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct KeyRange {
     /// Lower bound.
@@ -54,7 +61,8 @@ impl KeyRange {
         }
     }
 
-    /// The rows whose leading key columns equal `prefix`.
+    /// The rows whose leading key columns equal `prefix` (a [`SqlValue::Null`] among them
+    /// matches NULL, as `IS NULL` does).
     pub fn prefix(prefix: Vec<SqlValue>) -> KeyRange {
         KeyRange {
             from: Bound::Included(prefix.clone()),
@@ -215,6 +223,10 @@ impl<'a> TableReader<'a> {
                 ),
             });
         }
+        if key.iter().any(SqlValue::is_null) {
+            // A primary key is never NULL (and `= NULL` matches nothing in SQL either).
+            return Ok(None);
+        }
         let k = enc.encode(key)?;
         self.get_stored(&k, |key, value| self.decode(key, value))
     }
@@ -264,14 +276,13 @@ impl<'a> TableReader<'a> {
             (&range.from, &range.to),
             (Bound::Unbounded, Bound::Unbounded)
         );
-        let (map, enc) = if unbounded {
+        if unbounded {
             // No key compares: the byte-order descriptor serves any collation.
-            (self.scan_map.clone(), None)
-        } else {
-            let (map, enc) = self.primary()?;
-            (map.clone(), Some(enc.clone()))
-        };
-        self.rows_of(map, enc, range, None)
+            return self.rows_of(self.scan_map.clone(), None, range, None);
+        }
+        let (map, enc) = self.primary()?;
+        let range = without_impossible_nulls(range, enc.desc());
+        self.rows_of(map.clone(), Some(enc.clone()), &range, None)
     }
 
     /// The rows whose index `index` keys are in `range`, as whole rows, in index order.
@@ -288,6 +299,7 @@ impl<'a> TableReader<'a> {
         let ix = self.index(index)?;
         let map = self.table.index_map(self.db, index)?;
         let enc = self.index_key(index)?;
+        let range = &without_impossible_nulls(range, enc.desc());
         let s = &self.table.schema;
         // A keyless table's index keys end with the row hash (its primary key) after the
         // index's own columns.
@@ -357,7 +369,10 @@ impl<'a> TableReader<'a> {
                 other => return other.clone(),
             };
             let mut head = v[..j].to_vec();
-            let part = if enc.is_hashed(j) {
+            let part = if v[j].is_null() {
+                // NULL is stored as NULL, never cut or hashed: exact.
+                Some((SqlValue::Null, true))
+            } else if enc.is_hashed(j) {
                 // Equal addresses are equal bytes: exact only where equal bytes is equality.
                 // Adaptive values are ordered by their contents, and a large one's contents
                 // are out of band, where a key compare cannot see them: not bounded.
@@ -415,7 +430,8 @@ impl<'a> TableReader<'a> {
         Ok(Some((stored, filter)))
     }
 
-    /// The rows of index `index` whose leading key columns equal `values`.
+    /// The rows of index `index` whose leading key columns equal `values` ([`SqlValue::Null`]
+    /// matches NULL).
     pub fn index_lookup(&self, index: &str, values: &[SqlValue]) -> Result<Rows<'a>> {
         self.index_scan(index, &KeyRange::prefix(values.to_vec()))
     }
@@ -464,6 +480,40 @@ impl<'a> TableReader<'a> {
             done: false,
         })
     }
+}
+
+/// `range` without NULLs for key columns that cannot hold one (a primary key's, a NOT NULL
+/// column's). NULL sorts before every value, so such a bound is a bound on the columns before
+/// it: a lower bound takes every value of the column from there on, an upper bound none.
+/// Keys are then never built with a NULL where the key has no room for one.
+fn without_impossible_nulls<'r>(range: &'r KeyRange, desc: &TupleDesc) -> Cow<'r, KeyRange> {
+    let impossible = |b: &Bound<Vec<SqlValue>>| match b {
+        Bound::Included(v) | Bound::Excluded(v) => v
+            .iter()
+            .enumerate()
+            .position(|(j, x)| x.is_null() && desc.types().get(j).is_some_and(|t| !t.nullable)),
+        Bound::Unbounded => None,
+    };
+    let (from_at, to_at) = (impossible(&range.from), impossible(&range.to));
+    if from_at.is_none() && to_at.is_none() {
+        return Cow::Borrowed(range);
+    }
+    let head = |b: &Bound<Vec<SqlValue>>, j: usize| match b {
+        Bound::Included(v) | Bound::Excluded(v) => v[..j].to_vec(),
+        Bound::Unbounded => Vec::new(),
+    };
+    let mut r = range.clone();
+    if let Some(j) = from_at {
+        r.from = match j {
+            0 => Bound::Unbounded,
+            _ => Bound::Included(head(&range.from, j)),
+        };
+    }
+    if let Some(j) = to_at {
+        // Excluding the first `j` values (none: every key) leaves exactly the keys before.
+        r.to = Bound::Excluded(head(&range.to, j));
+    }
+    Cow::Owned(r)
 }
 
 /// The encoder of keys over `positions` of `table`'s columns, described by `desc`.

@@ -607,7 +607,8 @@ enum prolly_dolt_kind
 #endif // __cplusplus
  {
   /**
-   * SQL NULL (no other field is set; `text` is NULL).
+   * SQL NULL (no other field is set; `text` is NULL). In a key or a bound: the NULL key,
+   * which sorts before every other value of its column in Dolt's indexes.
    */
   PROLLY_DOLT_KIND_NULL = 0,
   /**
@@ -877,7 +878,10 @@ typedef struct prolly_dolt_value {
 
 /**
  * One end of a key range of a table: the values of the leading key columns (fewer than the
- * key has bound a prefix of a composite key).
+ * key has bound a prefix of a composite key). A value of kind `PROLLY_DOLT_KIND_NULL` is the
+ * NULL key, first in key order: an included lower bound of NULL takes the NULL rows in, an
+ * excluded one starts after them (SQL's `c < x` is the range from NULL excluded to `x`
+ * excluded), and a bound of NULL on both ends is `c IS NULL`.
  */
 typedef struct prolly_dolt_bound {
   /**
@@ -1549,7 +1553,8 @@ prolly_result prolly_dolt_rows_open(const struct prolly_dolt_table *table,
  * column, in key order), or returns `PROLLY_RESULT_NOT_FOUND` (output untouched) when there
  * is none. Each value gives its kind and: INT/YEAR/DATE (YYYYMMDD)/TIME/DATETIME in
  * `int_value`; UINT/ENUM (index)/SET (bitmask) in `uint_value`; FLOAT/DOUBLE in
- * `double_value`; DECIMAL (digits), TEXT, BYTES and JSON in `text`/`text_len`. Text keys match
+ * `double_value`; DECIMAL (digits), TEXT, BYTES and JSON in `text`/`text_len`; NULL (the NULL
+ * key: no primary key holds it, so `PROLLY_RESULT_NOT_FOUND`) nothing. Text keys match
  * under the column's collation, as in Dolt. Read the row with `prolly_dolt_rows_next`; free
  * with `prolly_dolt_rows_free`. Keyless tables have no primary key
  * (`PROLLY_RESULT_ERR_UNSUPPORTED`); a value that does not fit its column is
@@ -1564,9 +1569,10 @@ prolly_result prolly_dolt_rows_get(const struct prolly_dolt_table *table,
  * Opens a cursor over the rows of `table` whose keys lie between `lower` and `upper`, through
  * the primary key (`index` NULL) or secondary index `index` (whole rows either way), in
  * `direction` (a `prolly_direction`), at most `limit` rows (0: no limit). A bound with fewer
- * values than the key has columns bounds a prefix of it. The values are read by the call (see
- * `prolly_dolt_rows_get`). Free with `prolly_dolt_rows_free`. `PROLLY_RESULT_NOT_FOUND` when
- * there is no such index.
+ * values than the key has columns bounds a prefix of it; a NULL value is the NULL key, first in
+ * key order (see `prolly_dolt_bound`: both bounds NULL is `IS NULL`). The values are read by the
+ * call (see `prolly_dolt_rows_get`). Free with `prolly_dolt_rows_free`.
+ * `PROLLY_RESULT_NOT_FOUND` when there is no such index.
  */
 prolly_result prolly_dolt_rows_range(const struct prolly_dolt_table *table,
                                      const char *index,

@@ -668,7 +668,8 @@ pub extern "C" fn prolly_dolt_table_free(table: *mut prolly_dolt_table) {
 #[repr(u32)]
 #[derive(Clone, Copy, Debug)]
 pub enum prolly_dolt_kind {
-    /// SQL NULL (no other field is set; `text` is NULL).
+    /// SQL NULL (no other field is set; `text` is NULL). In a key or a bound: the NULL key,
+    /// which sorts before every other value of its column in Dolt's indexes.
     Null = 0,
     /// Signed integer (TINYINT ... BIGINT): `int_value`.
     Int = 1,
@@ -781,7 +782,10 @@ pub extern "C" fn prolly_dolt_rows_open(
 }
 
 /// One end of a key range of a table: the values of the leading key columns (fewer than the
-/// key has bound a prefix of a composite key).
+/// key has bound a prefix of a composite key). A value of kind `PROLLY_DOLT_KIND_NULL` is the
+/// NULL key, first in key order: an included lower bound of NULL takes the NULL rows in, an
+/// excluded one starts after them (SQL's `c < x` is the range from NULL excluded to `x`
+/// excluded), and a bound of NULL on both ends is `c IS NULL`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct prolly_dolt_bound {
@@ -873,7 +877,7 @@ pub(crate) unsafe fn from_c_value(v: &prolly_dolt_value) -> Result<SqlValue, Str
         k if k == K::Text as u32 => SqlValue::Text(text()?),
         k if k == K::Bytes as u32 => SqlValue::Bytes(bytes()?),
         k if k == K::Json as u32 => SqlValue::Json(text()?),
-        k if k == K::Null as u32 => return Err("NULL cannot be looked up".into()),
+        k if k == K::Null as u32 => SqlValue::Null,
         k => return Err(format!("unknown kind {k}")),
     })
 }
@@ -882,7 +886,8 @@ pub(crate) unsafe fn from_c_value(v: &prolly_dolt_value) -> Result<SqlValue, Str
 /// column, in key order), or returns `PROLLY_RESULT_NOT_FOUND` (output untouched) when there
 /// is none. Each value gives its kind and: INT/YEAR/DATE (YYYYMMDD)/TIME/DATETIME in
 /// `int_value`; UINT/ENUM (index)/SET (bitmask) in `uint_value`; FLOAT/DOUBLE in
-/// `double_value`; DECIMAL (digits), TEXT, BYTES and JSON in `text`/`text_len`. Text keys match
+/// `double_value`; DECIMAL (digits), TEXT, BYTES and JSON in `text`/`text_len`; NULL (the NULL
+/// key: no primary key holds it, so `PROLLY_RESULT_NOT_FOUND`) nothing. Text keys match
 /// under the column's collation, as in Dolt. Read the row with `prolly_dolt_rows_next`; free
 /// with `prolly_dolt_rows_free`. Keyless tables have no primary key
 /// (`PROLLY_RESULT_ERR_UNSUPPORTED`); a value that does not fit its column is
@@ -927,9 +932,10 @@ pub extern "C" fn prolly_dolt_rows_get(
 /// Opens a cursor over the rows of `table` whose keys lie between `lower` and `upper`, through
 /// the primary key (`index` NULL) or secondary index `index` (whole rows either way), in
 /// `direction` (a `prolly_direction`), at most `limit` rows (0: no limit). A bound with fewer
-/// values than the key has columns bounds a prefix of it. The values are read by the call (see
-/// `prolly_dolt_rows_get`). Free with `prolly_dolt_rows_free`. `PROLLY_RESULT_NOT_FOUND` when
-/// there is no such index.
+/// values than the key has columns bounds a prefix of it; a NULL value is the NULL key, first in
+/// key order (see `prolly_dolt_bound`: both bounds NULL is `IS NULL`). The values are read by the
+/// call (see `prolly_dolt_rows_get`). Free with `prolly_dolt_rows_free`.
+/// `PROLLY_RESULT_NOT_FOUND` when there is no such index.
 #[no_mangle]
 pub extern "C" fn prolly_dolt_rows_range(
     table: *const prolly_dolt_table,
@@ -1023,7 +1029,9 @@ fn to_c_value(v: Option<&SqlValue>, buf: &mut Vec<u8>) -> prolly_dolt_value {
         text: std::ptr::null(),
         text_len: 0,
     };
-    let Some(v) = v else { return out };
+    let Some(v) = v.filter(|v| !v.is_null()) else {
+        return out;
+    };
     v.csv_bytes(buf);
     let kind = match v {
         SqlValue::Int(x) => {
@@ -1072,6 +1080,7 @@ fn to_c_value(v: Option<&SqlValue>, buf: &mut Vec<u8>) -> prolly_dolt_value {
         SqlValue::Text(_) => K::Text,
         SqlValue::Bytes(_) => K::Bytes,
         SqlValue::Json(_) => K::Json,
+        SqlValue::Null => K::Null,
     };
     out.kind = kind as u32;
     out.text_len = buf.len();

@@ -16,7 +16,11 @@
 //!   through the trait are therefore kept in an append-only arena for the life of the handle
 //!   (or until [`DoltChunkSource::clear_arena`], which needs `&mut self`, so no borrow can be
 //!   live). Use the trait for tree code that needs it and the `Arc` API for bulk reads. A
-//!   node read through the trait is verified once; its layout is kept with it.
+//!   node read through the trait is verified once; its layout is kept with it. The arena is
+//!   laid out for point gets: its slots sit in pages that never move, found from a slot
+//!   number without a lock; a node's [`NodeHint`] is its slot; an internal node lists its
+//!   children's slots as they are first visited, so a warm descent goes parent's slot →
+//!   child's slot → child's bytes, with no lock, no hash table, not even the child's address.
 //!
 //! Each chunk's SHA-512/20 is checked whenever it is decompressed (so at least on first read),
 //! unless turned off with [`DoltChunkSource::with_verify_hashes`]; the CRC-32C of every
@@ -26,10 +30,12 @@
 //! hashes several chunks side by side.
 
 use std::collections::HashMap;
+use std::hash::BuildHasherDefault;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
-use prollystore::store::{ChunkStore, NodeHint, StoreError, StoreFastPaths};
+use prollystore::store::{AddressHasher, ChunkStore, NodeHint, StoreError, StoreFastPaths};
 use prollystore_format::message::{Node, NodeLayout};
 use prollystore_format::{Address, HashProfile};
 
@@ -229,9 +235,12 @@ pub struct DoltChunkSource {
     cache_budget: usize,
     verify_hashes: bool,
     /// Chunks read through the trait, by slot (a slot is also a node's [`NodeHint`]).
-    arena: elsa::sync::FrozenVec<Box<ArenaChunk>>,
-    /// Address → slot in `arena`.
-    arena_index: elsa::sync::FrozenMap<Address, u32>,
+    arena: Arena,
+    /// Address → slot in `arena` (addresses are uniformly random: 8 of their bytes hash them).
+    arena_index: RwLock<HashMap<Address, u32, BuildHasherDefault<AddressHasher>>>,
+    /// The slot last found by address in `arena_index`: gets from one root look it up again and
+    /// again, and this skips the lock and the table (checked against the slot's address).
+    last_found: AtomicU32,
     /// Address of each embedded chunk pinned by [`DoltChunkSource::pin_embedded`], by the
     /// address of the chunk embedding it (so it is hashed once).
     embedded: elsa::sync::FrozenMap<Address, Box<Address>>,
@@ -240,42 +249,111 @@ pub struct DoltChunkSource {
 /// A chunk kept for the [`ChunkStore`] trait, with its node layout once it has been verified as
 /// a `ProllyTreeNode` (tree reads verify each node once, not on every visit) and, for internal
 /// nodes, the arena slots of the children found so far (descents then skip the address lookup).
+/// The fields a warm descent reads (layout, bytes, children) come first.
 #[derive(Debug)]
 struct ArenaChunk {
-    bytes: Box<[u8]>,
     /// `Some` once verified as a node; `None` inside when it is not one.
-    layout: std::sync::OnceLock<Option<NodeLayout>>,
+    layout: OnceLock<Option<NodeLayout>>,
+    bytes: Box<[u8]>,
     /// Per child, its slot, or [`NO_SLOT`] until first visited.
-    children: std::sync::OnceLock<Box<[std::sync::atomic::AtomicU32]>>,
+    children: OnceLock<Box<[AtomicU32]>>,
+    address: Address,
 }
 
 /// A child whose slot is not known yet.
 const NO_SLOT: u32 = u32::MAX;
 
 impl ArenaChunk {
-    fn new(bytes: &[u8]) -> Box<ArenaChunk> {
-        Box::new(ArenaChunk {
+    fn new(address: Address, bytes: &[u8]) -> ArenaChunk {
+        ArenaChunk {
+            layout: OnceLock::new(),
             bytes: Box::from(bytes),
-            layout: std::sync::OnceLock::new(),
-            children: std::sync::OnceLock::new(),
-        })
+            children: OnceLock::new(),
+            address,
+        }
     }
 
     /// The chunk as a verified node (verified on first use).
-    fn node(&self, address: &Address) -> Result<Node<'_>, StoreError> {
+    #[inline]
+    fn node(&self) -> Result<Node<'_>, StoreError> {
+        match self.layout.get() {
+            Some(Some(layout)) => Ok(Node::from_verified(&self.bytes, *layout)),
+            _ => self.verify_node(),
+        }
+    }
+
+    /// [`ArenaChunk::node`] on first use, and its error (out of line: the warm path is hot).
+    #[cold]
+    #[inline(never)]
+    fn verify_node(&self) -> Result<Node<'_>, StoreError> {
         let layout = self
             .layout
             .get_or_init(|| Node::verify(&self.bytes).ok().map(|n| n.layout()));
         match layout {
             Some(layout) => Ok(Node::from_verified(&self.bytes, *layout)),
             None => Err(Node::verify(&self.bytes).err().map_or(
-                StoreError::Missing(*address),
+                StoreError::Missing(self.address),
                 |source| StoreError::BadMessage {
-                    address: *address,
+                    address: self.address,
                     source,
                 },
             )),
         }
+    }
+}
+
+/// Slots in the first page of an [`Arena`]; page `k` holds `FIRST_PAGE << k`.
+const FIRST_PAGE: usize = 1 << 10;
+/// Pages enough for every `u32` slot number.
+const PAGES: usize = 23;
+
+/// An append-only list of [`ArenaChunk`]s whose slots never move, read without locks: slot
+/// `n` lies in page `k` (of `FIRST_PAGE << k` slots, made on first use), each slot set once.
+/// The pages double in size, so a few of them hold a database's nodes and at most half of the
+/// slot memory is unused.
+#[derive(Debug)]
+struct Arena {
+    pages: [OnceLock<Box<[OnceLock<ArenaChunk>]>>; PAGES],
+    /// The next slot number to hand out.
+    next: AtomicU32,
+}
+
+impl Arena {
+    fn new() -> Arena {
+        Arena {
+            pages: std::array::from_fn(|_| OnceLock::new()),
+            next: AtomicU32::new(0),
+        }
+    }
+
+    /// Page and position in it of slot `n`.
+    #[inline]
+    fn place(n: u32) -> (usize, usize) {
+        let m = n as usize / FIRST_PAGE + 1;
+        let k = m.ilog2() as usize;
+        (k, n as usize - FIRST_PAGE * ((1 << k) - 1))
+    }
+
+    /// The chunk in slot `n`, if it is set.
+    #[inline]
+    fn get(&self, n: u32) -> Option<&ArenaChunk> {
+        let (k, i) = Arena::place(n);
+        self.pages.get(k)?.get()?.get(i)?.get()
+    }
+
+    /// Puts `chunk` in a new slot; returns its number, or `None` when the slots are used up.
+    fn push(&self, chunk: ArenaChunk) -> Option<u32> {
+        let n = self.next.fetch_add(1, Ordering::Relaxed);
+        if n == NO_SLOT {
+            return None;
+        }
+        let (k, i) = Arena::place(n);
+        let page = self
+            .pages
+            .get(k)?
+            .get_or_init(|| (0..FIRST_PAGE << k).map(|_| OnceLock::new()).collect());
+        page.get(i)?.set(chunk).ok()?;
+        Some(n)
     }
 }
 
@@ -321,8 +399,9 @@ impl DoltChunkSource {
             cache: Mutex::new(TwoGenCache::default()),
             cache_budget: DEFAULT_CACHE_BYTES,
             verify_hashes: true,
-            arena: elsa::sync::FrozenVec::new(),
-            arena_index: elsa::sync::FrozenMap::new(),
+            arena: Arena::new(),
+            arena_index: RwLock::default(),
+            last_found: AtomicU32::new(NO_SLOT),
             embedded: elsa::sync::FrozenMap::new(),
         })
     }
@@ -573,62 +652,123 @@ impl DoltChunkSource {
     /// Pinning the same bytes again is free.
     pub(crate) fn pin_chunk(&self, chunk: &[u8]) -> Address {
         let address = HashProfile::Dolt.address_of(chunk);
-        if self.arena_index.get_copy(&address).is_none() {
-            self.add_to_arena(address, chunk);
+        if !self.is_kept(&address) {
+            // Only a full arena (2^32 chunks) fails; the chunk then reads as missing.
+            let _ = self.add_to_arena(address, chunk);
         }
         address
     }
 
     /// Copies `chunk` into the arena under `address`; returns its slot (the first one's, if
     /// another thread added the same chunk meanwhile).
-    fn add_to_arena(&self, address: Address, chunk: &[u8]) -> u32 {
-        let slot = self.arena.push_get_index(ArenaChunk::new(chunk));
-        let slot = u32::try_from(slot).unwrap_or(NO_SLOT);
-        self.arena_index.get_copy_or_insert(address, slot)
+    fn add_to_arena(&self, address: Address, chunk: &[u8]) -> Result<u32, StoreError> {
+        let full = || StoreError::InvalidArgument("more than 2^32 chunks read".to_string());
+        let slot = self
+            .arena
+            .push(ArenaChunk::new(address, chunk))
+            .ok_or_else(full)?;
+        let mut index = self.arena_index.write().map_err(|_| full())?;
+        Ok(*index.entry(address).or_insert(slot))
+    }
+
+    /// The slot of `address` in the arena, if it is there.
+    #[inline]
+    fn find_slot(&self, address: &Address) -> Option<u32> {
+        let last = self.last_found.load(Ordering::Relaxed);
+        if self.arena.get(last).is_some_and(|c| c.address == *address) {
+            return Some(last);
+        }
+        let slot = *self.arena_index.read().ok()?.get(address)?;
+        self.last_found.store(slot, Ordering::Relaxed);
+        Some(slot)
     }
 
     /// True if the chunk at `address` is in the arena (read through the trait, or kept by the
     /// bulk leaf reader): reading it again touches no file.
     pub fn is_kept(&self, address: &Address) -> bool {
-        self.arena_index.get_copy(address).is_some()
+        self.find_slot(address).is_some()
     }
 
     /// Keeps `chunk`, already read and checked against `address` by a bulk reader, in the
     /// arena (unless it is there), so later tree reads find it there.
     pub(crate) fn keep_checked(&self, address: Address, chunk: &[u8]) {
         if !self.is_kept(&address) {
-            self.add_to_arena(address, chunk);
+            // As in `pin_chunk`: only a full arena fails, and the chunk is then read again.
+            let _ = self.add_to_arena(address, chunk);
         }
     }
 
     /// The arena slot of the chunk at `address`, read on first use.
+    #[inline]
     fn arena_slot(&self, address: &Address) -> Result<Option<u32>, StoreError> {
-        if let Some(slot) = self.arena_index.get_copy(address) {
-            return Ok(Some(slot));
+        match self.find_slot(address) {
+            Some(slot) => Ok(Some(slot)),
+            None => self.read_into_arena(address),
         }
+    }
+
+    /// [`DoltChunkSource::arena_slot`] of a chunk not in the arena yet: reads and checks it.
+    #[cold]
+    #[inline(never)]
+    fn read_into_arena(&self, address: &Address) -> Result<Option<u32>, StoreError> {
         match self.read_uncached(address).map_err(to_store_error)? {
             None => Ok(None),
-            Some(bytes) => Ok(Some(self.add_to_arena(*address, &bytes))),
+            Some(bytes) => self.add_to_arena(*address, &bytes).map(Some),
         }
     }
 
     /// The arena's copy of the chunk at `address`, read on first use.
     fn arena_chunk(&self, address: &Address) -> Result<Option<&ArenaChunk>, StoreError> {
-        Ok(self
-            .arena_slot(address)?
-            .and_then(|s| self.arena.get(s as usize)))
+        Ok(self.arena_slot(address)?.and_then(|s| self.arena.get(s)))
     }
 
     /// The node at `address` with its slot.
+    #[inline]
     fn arena_node(&self, address: &Address) -> Result<(Node<'_>, NodeHint), StoreError> {
-        let slot = self
-            .arena_slot(address)?
-            .ok_or(StoreError::Missing(*address))?;
-        let chunk = self
-            .arena
-            .get(slot as usize)
-            .ok_or(StoreError::Missing(*address))?;
-        Ok((chunk.node(address)?, NodeHint::new(slot)))
+        let Some(slot) = self.arena_slot(address)? else {
+            return Err(StoreError::Missing(*address));
+        };
+        let Some(chunk) = self.arena.get(slot) else {
+            return Err(StoreError::Missing(*address));
+        };
+        Ok((chunk.node()?, NodeHint::new(slot)))
+    }
+
+    /// Child `i` of `parent` (which this store handed out with `hint`) through the parent's
+    /// list of child slots, filled in as children are first visited; by address when the hint
+    /// is not the parent's slot.
+    #[inline]
+    fn child_node(
+        &self,
+        parent: &Node<'_>,
+        hint: NodeHint,
+        i: usize,
+    ) -> Result<(Node<'_>, NodeHint), StoreError> {
+        // The hint must name the slot holding `parent` itself (same bytes), else it is ignored.
+        let p = hint
+            .get()
+            .and_then(|s| self.arena.get(s))
+            .filter(|p| std::ptr::eq(p.bytes.as_ptr(), parent.chunk().as_ptr()));
+        let Some(p) = p else {
+            return self.arena_node(&parent.child(i));
+        };
+        let children = p.children.get_or_init(|| {
+            (0..parent.count())
+                .map(|_| AtomicU32::new(NO_SLOT))
+                .collect()
+        });
+        let Some(entry) = children.get(i) else {
+            return self.arena_node(&parent.child(i));
+        };
+        let known = entry.load(Ordering::Relaxed);
+        if let Some(chunk) = self.arena.get(known) {
+            return Ok((chunk.node()?, NodeHint::new(known)));
+        }
+        let (node, child_hint) = self.arena_node(&parent.child(i))?;
+        if let Some(slot) = child_hint.get() {
+            entry.store(slot, Ordering::Relaxed);
+        }
+        Ok((node, child_hint))
     }
 
     /// [`DoltChunkSource::pin_chunk`] for `chunk` embedded in the chunk at `owner` (a table's
@@ -645,8 +785,9 @@ impl DoltChunkSource {
 
     /// Drops every chunk read through the [`ChunkStore`] trait.
     pub fn clear_arena(&mut self) {
-        self.arena = elsa::sync::FrozenVec::new();
-        self.arena_index = elsa::sync::FrozenMap::new();
+        self.arena = Arena::new();
+        self.arena_index = RwLock::default();
+        self.last_found = AtomicU32::new(NO_SLOT);
         self.embedded = elsa::sync::FrozenMap::new();
     }
 }
@@ -695,7 +836,7 @@ impl ChunkStore for DoltChunkSource {
     }
 
     fn has(&self, address: &Address) -> Result<bool, StoreError> {
-        Ok(self.arena_index.get_copy(address).is_some() || self.contains(address))
+        Ok(self.is_kept(address) || self.contains(address))
     }
 
     fn put(&self, _chunk: &[u8]) -> Result<Address, StoreError> {
@@ -709,35 +850,29 @@ impl ChunkStore for DoltChunkSource {
 /// slots (filled in as children are first visited) instead of looking its address up. No lent
 /// memory: the store is read-only.
 impl StoreFastPaths for DoltChunkSource {
+    #[inline]
     fn get_node_hinted(&self, address: &Address) -> Result<(Node<'_>, NodeHint), StoreError> {
         self.arena_node(address)
     }
 
+    #[inline]
     fn get_child(
         &self,
         parent: &Node<'_>,
         hint: NodeHint,
         i: usize,
     ) -> Result<(Node<'_>, NodeHint), StoreError> {
-        use std::sync::atomic::{AtomicU32, Ordering};
-        let Some(p) = hint.get().and_then(|s| self.arena.get(s as usize)) else {
-            return self.arena_node(&parent.child(i));
-        };
-        let children = p.children.get_or_init(|| {
-            (0..parent.count())
-                .map(|_| AtomicU32::new(NO_SLOT))
-                .collect()
-        });
-        let known = children.get(i).map(|c| c.load(Ordering::Relaxed));
-        if let Some(slot) = known.filter(|&s| s != NO_SLOT) {
-            if let Some(chunk) = self.arena.get(slot as usize) {
-                return Ok((chunk.node(&parent.child(i))?, NodeHint::new(slot)));
-            }
-        }
-        let (node, child_hint) = self.arena_node(&parent.child(i))?;
-        if let (Some(c), Some(slot)) = (children.get(i), child_hint.get()) {
-            c.store(slot, Ordering::Relaxed);
-        }
-        Ok((node, child_hint))
+        self.child_node(parent, hint, i)
+    }
+
+    #[inline]
+    fn descend<'a>(
+        &'a self,
+        node: &mut Node<'a>,
+        hint: &mut NodeHint,
+        i: usize,
+    ) -> Result<(), StoreError> {
+        (*node, *hint) = self.child_node(node, *hint, i)?;
+        Ok(())
     }
 }
