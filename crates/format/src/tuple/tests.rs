@@ -78,6 +78,19 @@ fn getter_errors() {
         b.put_int32(0, 1),
         Err(TupleError::WrongEncoding { .. })
     ));
+    // The generic put names the field's encoding and the value's.
+    assert!(matches!(
+        b.put(1, Some(Value::Int64(1))),
+        Err(TupleError::WrongEncoding {
+            field: 1,
+            actual: Encoding::String,
+            requested: Encoding::Int64
+        })
+    ));
+    assert!(matches!(
+        b.put(7, Some(Value::Int64(1))),
+        Err(TupleError::FieldOutOfRange { .. })
+    ));
     let bad = Tuple::new(&[1, 2, 3, 0x61, 0x80, 3, 0, 2, 0]).unwrap();
     assert!(matches!(
         d.get_int64(bad, 0),
