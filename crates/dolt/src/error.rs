@@ -86,6 +86,25 @@ pub enum DoltError {
     Refused(String),
 }
 
+impl DoltError {
+    /// The same error with a [`DoltError::BadValue`]'s reason rewritten by `f` (to say which
+    /// row of the caller's, or through what, a value came); any other error unchanged.
+    pub(crate) fn map_reason(self, f: impl FnOnce(String) -> String) -> DoltError {
+        match self {
+            DoltError::BadValue {
+                table,
+                column,
+                reason,
+            } => DoltError::BadValue {
+                table,
+                column,
+                reason: f(reason),
+            },
+            other => other,
+        }
+    }
+}
+
 /// Store errors as the variants above when one fits (a missing chunk, an I/O error, a damaged
 /// file or chunk), so callers match on one type whichever layer failed.
 impl From<StoreError> for DoltError {

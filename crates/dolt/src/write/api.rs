@@ -564,18 +564,8 @@ impl DoltWriter {
                     .iter()
                     .zip(row)
                     .map(|(&c, v)| {
-                        let cell = cell(&t, &t.schema.columns[c], v).map_err(|e| match e {
-                            DoltError::BadValue {
-                                table,
-                                column,
-                                reason,
-                            } => DoltError::BadValue {
-                                table,
-                                column,
-                                reason: format!("row {r}: {reason}"),
-                            },
-                            other => other,
-                        })?;
+                        let cell = cell(&t, &t.schema.columns[c], v)
+                            .map_err(|e| e.map_reason(|reason| format!("row {r}: {reason}")))?;
                         Ok((c, cell))
                     })
                     .collect()

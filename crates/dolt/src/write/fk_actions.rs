@@ -400,20 +400,11 @@ fn reach<'f>(fks: &'f [StoredForeignKey], from: &str) -> HashSet<&'f str> {
 /// An error of a child row changed by `fk` (parent table `parent`), naming the row by its key
 /// and the key that changed it.
 fn in_cascade(e: DoltError, row: &str, fk: &StoredForeignKey, parent: &str) -> DoltError {
-    match e {
-        DoltError::BadValue {
-            table,
-            column,
-            reason,
-        } => DoltError::BadValue {
-            table,
-            column,
-            reason: format!(
-                "{} (changed through foreign key {:?} by a change of table {parent:?})",
-                reason.replacen("row 0", &format!("row {row}"), 1),
-                fk.name
-            ),
-        },
-        other => other,
-    }
+    e.map_reason(|reason| {
+        format!(
+            "{} (changed through foreign key {:?} by a change of table {parent:?})",
+            reason.replacen("row 0", &format!("row {row}"), 1),
+            fk.name
+        )
+    })
 }

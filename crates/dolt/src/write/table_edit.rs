@@ -1182,18 +1182,7 @@ impl EditTable {
 
 /// An error about "row 0" of a one-row call, renumbered as row `r` of the caller's rows.
 fn renumber(e: DoltError, r: usize) -> DoltError {
-    match e {
-        DoltError::BadValue {
-            table,
-            column,
-            reason,
-        } => DoltError::BadValue {
-            table,
-            column,
-            reason: reason.replacen("row 0", &format!("row {r}"), 1),
-        },
-        other => other,
-    }
+    e.map_reason(|reason| reason.replacen("row 0", &format!("row {r}"), 1))
 }
 
 /// The tuple schema of secondary index `ix` as stored: its key columns, and for a keyless
