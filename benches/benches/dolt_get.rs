@@ -8,25 +8,14 @@
 //! how to make it and measures nothing.
 
 use std::hint::black_box;
-use std::path::PathBuf;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use prollystore::{FileStore, Map};
-use prollystore_dolt::{Database, SqlValue, State};
-use prollystore_format::HashProfile;
-use rand::rngs::SmallRng;
-use rand::seq::SliceRandom;
-use rand::SeedableRng;
+use prollystore_dolt::{SqlValue, State};
 
-/// Gets per measured iteration.
-const GETS: usize = 4096;
-
-fn db_dir() -> PathBuf {
-    match std::env::var_os("PROLLY_DOLT_GET_DB") {
-        Some(d) => PathBuf::from(d),
-        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/dolt-bench-1m"),
-    }
-}
+#[path = "fixtures/dolt_get.rs"]
+mod fixture;
+use fixture::{db_dir, file_store_copy, open_db, rows_and_probes, GETS};
 
 fn bench(c: &mut Criterion) {
     let dir = db_dir();
@@ -38,35 +27,15 @@ fn bench(c: &mut Criterion) {
         );
         return;
     }
-    let db = Database::open(&dir).expect("open the bench database");
+    let db = open_db(&dir);
     let table = db.table_at("main", State::Committed, "t").expect("table t");
     let dolt = table.primary_map(&db).expect("primary map");
-    let rows: Vec<(Vec<u8>, Vec<u8>)> = dolt
-        .iter()
-        .expect("scan")
-        .map(|r| r.map(|(k, v)| (k.to_vec(), v.to_vec())))
-        .collect::<Result<_, _>>()
-        .expect("scan");
-    let mut rng = SmallRng::seed_from_u64(7);
-    let mut order: Vec<usize> = (0..rows.len()).collect();
-    order.shuffle(&mut rng);
-    order.truncate(GETS);
+    let (rows, order) = rows_and_probes(&dolt);
     let keys: Vec<&[u8]> = order.iter().map(|&i| &rows[i].0[..]).collect();
 
     // The same rows in a prollystore file store, read back through a reader.
     let tmp = tempfile::tempdir().expect("tempdir");
-    let root = {
-        let mut w = FileStore::create(tmp.path(), HashProfile::Dolt).expect("create");
-        let m = Map::from_sorted(
-            &w,
-            dolt.schema().clone(),
-            rows.iter().map(|(k, v)| (&k[..], &v[..])),
-        )
-        .expect("build");
-        let root = m.root();
-        w.commit(&[]).expect("commit");
-        root
-    };
+    let root = file_store_copy(tmp.path(), &dolt, &rows);
     let store = FileStore::open(tmp.path()).expect("open");
     let file = Map::new(&store, root, dolt.schema().clone());
     // Warm both: every node on the probed paths read (and checked) once.

@@ -22,14 +22,11 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use prollystore::{FileStore, Map, StoreFastPaths, TreeSchema};
-use prollystore_dolt::{Database, State};
-use prollystore_format::HashProfile;
-use rand::rngs::SmallRng;
-use rand::seq::SliceRandom;
-use rand::SeedableRng;
+use prollystore_dolt::State;
 
-/// Gets per round, as in the criterion benchmark.
-const GETS: usize = 4096;
+#[path = "../benches/fixtures/dolt_get.rs"]
+mod fixture;
+use fixture::{db_dir, file_store_copy, open_db, rows_and_probes, GETS};
 
 #[inline(never)]
 fn gets<S: StoreFastPaths + ?Sized, T: TreeSchema>(map: &Map<'_, S, T>, keys: &[&[u8]]) -> usize {
@@ -60,41 +57,15 @@ fn main() {
     let mut args = std::env::args().skip(1);
     let which = args.next().unwrap_or_else(|| "dolt".into());
     let rounds: usize = args.next().and_then(|s| s.parse().ok()).unwrap_or(20);
-    let dir = args
-        .next()
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("PROLLY_DOLT_GET_DB").map(PathBuf::from))
-        .unwrap_or_else(|| {
-            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/dolt-bench-1m")
-        });
-    let db = Database::open(&dir).expect("open the bench database (scripts/dolt_bench_db.sh)");
+    let dir = args.next().map(PathBuf::from).unwrap_or_else(db_dir);
+    let db = open_db(&dir);
     let table = db.table_at("main", State::Committed, "t").expect("table t");
     let dolt = table.primary_map(&db).expect("primary map");
-    let rows: Vec<(Vec<u8>, Vec<u8>)> = dolt
-        .iter()
-        .expect("scan")
-        .map(|r| r.map(|(k, v)| (k.to_vec(), v.to_vec())))
-        .collect::<Result<_, _>>()
-        .expect("scan");
-    let mut rng = SmallRng::seed_from_u64(7);
-    let mut order: Vec<usize> = (0..rows.len()).collect();
-    order.shuffle(&mut rng);
-    order.truncate(GETS);
+    let (rows, order) = rows_and_probes(&dolt);
     let keys: Vec<&[u8]> = order.iter().map(|&i| &rows[i].0[..]).collect();
 
     let tmp = tempfile::tempdir().expect("tempdir");
-    let root = {
-        let mut w = FileStore::create(tmp.path(), HashProfile::Dolt).expect("create");
-        let m = Map::from_sorted(
-            &w,
-            dolt.schema().clone(),
-            rows.iter().map(|(k, v)| (&k[..], &v[..])),
-        )
-        .expect("build");
-        let root = m.root();
-        w.commit(&[]).expect("commit");
-        root
-    };
+    let root = file_store_copy(tmp.path(), &dolt, &rows);
     let store = FileStore::open(tmp.path()).expect("open");
     let file = Map::new(&store, root, dolt.schema().clone());
     // Warm both, as the benchmark does.
