@@ -392,11 +392,49 @@ impl PyTable {
                 cols.len()
             )));
         }
+        // A None among the values is the NULL key (it sorts first, as in Dolt's indexes).
         items
             .iter()
             .zip(cols)
-            .map(|(v, c)| py_to_sql(v, c, &self.owner().table.name))
+            .map(|(v, c)| match v.is_none() {
+                true => Ok(prollystore_dolt::SqlValue::Null),
+                false => py_to_sql(v, c, &self.owner().table.name),
+            })
             .collect()
+    }
+
+    /// The key range of a scan: `prefix` (the rows whose leading key values equal it), or
+    /// `start` (inclusive) to `end` (exclusive); never both.
+    #[allow(clippy::too_many_arguments)]
+    fn range(
+        &self,
+        start: Option<&Bound<'_, PyAny>>,
+        end: Option<&Bound<'_, PyAny>>,
+        prefix: Option<&Bound<'_, PyAny>>,
+        cols: &[prollystore_dolt::Column],
+        reverse: bool,
+        limit: Option<u64>,
+    ) -> PyResult<KeyRange> {
+        let given = |v: Option<&Bound<'_, PyAny>>| v.is_some_and(|v| !v.is_none());
+        if let Some(p) = prefix.filter(|_| given(prefix)) {
+            if given(start) || given(end) {
+                return Err(PyValueError::new_err(format!(
+                    "table {:?}: give either prefix or start/end, not both",
+                    self.owner().table.name
+                )));
+            }
+            return Ok(KeyRange {
+                reverse,
+                limit,
+                ..KeyRange::prefix(self.key_values(p, cols)?)
+            });
+        }
+        Ok(KeyRange {
+            from: self.bound(start, cols, true)?,
+            to: self.bound(end, cols, false)?,
+            reverse,
+            limit,
+        })
     }
 
     fn bound(
@@ -524,15 +562,18 @@ impl PyTable {
         plan.get(py, reader, self.name(), key, as_dict)
     }
 
-    /// Rows in key order (or `index` order), from `start` (inclusive) to `end` (exclusive);
-    /// each bound is a value or a tuple of leading key values. `reverse` walks backwards,
-    /// `limit` caps the count. Yields tuples, or dicts with `as_dict=True`.
-    #[pyo3(signature = (start = None, end = None, *, index = None, reverse = false, limit = None, as_dict = false))]
+    /// Rows in key order (or `index` order), from `start` (inclusive) to `end` (exclusive),
+    /// or those whose leading key values equal `prefix`; each is a value or a tuple of
+    /// leading key values, where None is the NULL key (`prefix=(None,)` is SQL's `IS NULL`).
+    /// `reverse` walks backwards, `limit` caps the count. Yields tuples, or dicts with
+    /// `as_dict=True`.
+    #[pyo3(signature = (start = None, end = None, *, prefix = None, index = None, reverse = false, limit = None, as_dict = false))]
     #[allow(clippy::too_many_arguments)]
     fn scan(
         &self,
         start: Option<&Bound<'_, PyAny>>,
         end: Option<&Bound<'_, PyAny>>,
+        prefix: Option<&Bound<'_, PyAny>>,
         index: Option<&str>,
         reverse: bool,
         limit: Option<u64>,
@@ -540,18 +581,15 @@ impl PyTable {
     ) -> PyResult<PyRows> {
         self.check()?;
         let reader = self.cell.borrow_dependent();
-        let bounded = start.is_some_and(|v| !v.is_none()) || end.is_some_and(|v| !v.is_none());
+        let bounded = [start, end, prefix]
+            .iter()
+            .any(|v| v.is_some_and(|v| !v.is_none()));
         let cols = match index {
             Some(ix) => reader.index_key(ix).map_err(dolt_err)?.columns().to_vec(),
             None if bounded => reader.primary_key().map_err(dolt_err)?.columns().to_vec(),
             None => Vec::new(),
         };
-        let range = KeyRange {
-            from: self.bound(start, &cols, true)?,
-            to: self.bound(end, &cols, false)?,
-            reverse,
-            limit,
-        };
+        let range = self.range(start, end, prefix, &cols, reverse, limit)?;
         let index = index.map(str::to_owned);
         let rows = RowsCell::try_new(self.owner().clone(), |o| {
             let r = TableReader::new(&o.shared.db, &o.table)?;
@@ -573,26 +611,32 @@ impl PyTable {
     }
 
     fn __iter__(&self) -> PyResult<PyRows> {
-        self.scan(None, None, None, false, None, false)
+        self.scan(None, None, None, None, false, None, false)
     }
 
     /// The rows as a one-shot stream of Arrow record batches of `batch_rows` rows, with the
     /// same range arguments as `scan` (`index` scans return whole rows in index order). Hand
     /// it to `pyarrow.table`, `polars.DataFrame`, DuckDB, or call its `to_arrow()`.
-    #[pyo3(signature = (start = None, end = None, *, index = None, reverse = false, limit = None, batch_rows = DEFAULT_BATCH_ROWS))]
+    #[pyo3(signature = (start = None, end = None, *, prefix = None, index = None, reverse = false, limit = None, batch_rows = DEFAULT_BATCH_ROWS))]
     #[allow(clippy::too_many_arguments)]
     fn batches(
         &self,
         py: Python<'_>,
         start: Option<&Bound<'_, PyAny>>,
         end: Option<&Bound<'_, PyAny>>,
+        prefix: Option<&Bound<'_, PyAny>>,
         index: Option<&str>,
         reverse: bool,
         limit: Option<u64>,
         batch_rows: usize,
     ) -> PyResult<PyStream> {
         Ok(PyStream::new(self.reader(
-            py, start, end, index, reverse, limit, batch_rows,
+            py,
+            [start, end, prefix],
+            index,
+            reverse,
+            limit,
+            batch_rows,
         )?))
     }
 
@@ -606,7 +650,7 @@ impl PyTable {
         requested_schema: Option<Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyCapsule>> {
         let _ = requested_schema; // the protocol lets a producer keep its own schema
-        let reader = self.reader(py, None, None, None, false, None, DEFAULT_BATCH_ROWS)?;
+        let reader = self.reader(py, [None; 3], None, false, None, DEFAULT_BATCH_ROWS)?;
         stream_capsule(py, reader)
     }
 
@@ -661,11 +705,11 @@ impl PyTable {
 impl PyTable {
     /// Record batches of the rows `scan` would give.
     #[allow(clippy::too_many_arguments)]
+    /// `bounds` are a scan's `start`, `end` and `prefix` arguments.
     fn reader(
         &self,
         py: Python<'_>,
-        start: Option<&Bound<'_, PyAny>>,
-        end: Option<&Bound<'_, PyAny>>,
+        bounds: [Option<&Bound<'_, PyAny>>; 3],
         index: Option<&str>,
         reverse: bool,
         limit: Option<u64>,
@@ -675,8 +719,8 @@ impl PyTable {
         let owner = self.owner();
         let db = owner.shared.db.clone();
         let table = owner.table.clone();
-        let whole = start.is_none_or(|v| v.is_none())
-            && end.is_none_or(|v| v.is_none())
+        let [start, end, prefix] = bounds;
+        let whole = bounds.iter().all(|v| v.is_none_or(|v| v.is_none()))
             && index.is_none()
             && !reverse
             && limit.is_none();
@@ -688,12 +732,7 @@ impl PyTable {
                 Some(ix) => reader.index_key(ix).map_err(dolt_err)?.columns().to_vec(),
                 None => reader.primary_key().map_err(dolt_err)?.columns().to_vec(),
             };
-            let range = KeyRange {
-                from: self.bound(start, &cols, true)?,
-                to: self.bound(end, &cols, false)?,
-                reverse,
-                limit,
-            };
+            let range = self.range(start, end, prefix, &cols, reverse, limit)?;
             py.detach(|| match index {
                 Some(ix) => TableBatches::index_range(db, table, ix, &range, batch_rows),
                 None => TableBatches::range(db, table, &range, batch_rows),

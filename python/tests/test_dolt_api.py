@@ -2,6 +2,7 @@
 log_oneline.txt, tags.txt, head.csv), and states named every supported way."""
 
 import csv
+import pathlib
 
 import pytest
 
@@ -106,3 +107,33 @@ def test_schema(vecdb):
             "idx_name": ["name"],
         }
         assert db.table("keyless_log").schema["keyless"]
+
+
+NULL_KEYS = pathlib.Path(__file__).resolve().parents[2] / "crates/dolt/tests/data/null_keys"
+
+
+def _expected_ids(name):
+    with open(NULL_KEYS / "expected" / f"{name}.csv", newline="") as f:
+        return [int(r["id"]) for r in csv.DictReader(f)]
+
+
+@pytest.mark.parametrize(
+    "name,index,prefix",
+    [
+        ("c_null", "ix_c", (None,)),
+        ("sd_null", "ix_sd", (None,)),
+        ("sd_a_null", "ix_sd", ("a", None)),
+        ("cs_2_null", "ix_cs", (2, None)),
+        ("s_empty", "ix_sd", ("",)),
+    ],
+)
+def test_null_key_prefixes_match_dolt(name, index, prefix):
+    """`IS NULL` lookups through a secondary index (None in a prefix is the NULL key): the rows
+    and order `dolt sql -r csv` printed for the same lookup (crates/dolt/tests/data/null_keys)."""
+    t = prollystore.dolt.open(str(NULL_KEYS / "db")).table("n")
+    ids = [row[0] for row in t.scan(prefix=prefix, index=index)]
+    assert ids == _expected_ids(name)
+    streamed = t.batches(prefix=prefix, index=index).to_arrow().column("id").to_pylist()
+    assert streamed == ids
+    with pytest.raises(ValueError, match="prefix"):
+        t.scan(start=(1,), prefix=prefix, index=index)
