@@ -667,7 +667,12 @@ impl DoltChunkSource {
             .arena
             .push(ArenaChunk::new(address, chunk))
             .ok_or_else(full)?;
-        let mut index = self.arena_index.write().map_err(|_| full())?;
+        let mut index = self.arena_index.write().map_err(|_| {
+            StoreError::InvalidArgument(
+                "the chunk arena's index is unusable: a thread panicked while adding to it"
+                    .to_string(),
+            )
+        })?;
         Ok(*index.entry(address).or_insert(slot))
     }
 

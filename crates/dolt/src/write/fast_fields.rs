@@ -231,13 +231,7 @@ fn kind_of(col: &Column) -> Option<Kind> {
     let enc = col.encoding;
     let kind = match &col.sql_type {
         SqlType::Int { unsigned, .. } => {
-            let (width, signed) = enc.integer()?;
-            let bits = 8 * width as u32;
-            let (lo, hi) = if signed {
-                (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
-            } else {
-                (0, (1i128 << bits) - 1)
-            };
+            let (lo, hi) = int_range(enc)?;
             Kind::Int {
                 signed: !unsigned,
                 lo,
@@ -269,18 +263,21 @@ fn kind_of(col: &Column) -> Option<Kind> {
     Some(kind)
 }
 
+/// The values an integer encoding holds (`None` for other encodings).
+fn int_range(enc: Encoding) -> Option<(i128, i128)> {
+    let (width, signed) = enc.integer()?;
+    let bits = 8 * width as u32;
+    Some(if signed {
+        (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
+    } else {
+        (0, (1i128 << bits) - 1)
+    })
+}
+
 /// Whether `kind`'s parsed values can be put in encoding `enc` (a key's).
 fn fits(kind: Kind, enc: Encoding) -> bool {
     match kind {
-        Kind::Int { lo, hi, .. } => enc.integer().is_some_and(|(width, signed)| {
-            let bits = 8 * width as u32;
-            let (elo, ehi) = if signed {
-                (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
-            } else {
-                (0, (1i128 << bits) - 1)
-            };
-            elo <= lo && hi <= ehi
-        }),
+        Kind::Int { lo, hi, .. } => int_range(enc).is_some_and(|(elo, ehi)| elo <= lo && hi <= ehi),
         Kind::Float32 => enc == Encoding::Float32,
         Kind::Float64 => enc == Encoding::Float64,
         Kind::Decimal { .. } => enc == Encoding::Decimal,
