@@ -1,6 +1,6 @@
 //! Tuple decoding over arbitrary bytes and descriptors: validation, every getter, comparison,
-//! address offsets and re-building must never panic, and a tuple that validates must decode and
-//! re-encode to the same bytes.
+//! address offsets and re-building must never panic, the whole-row read must agree with the
+//! field-by-field one (on valid tuples), and a tuple that validates must decode and re-encode to the same bytes.
 #![no_main]
 
 use std::cmp::Ordering;
@@ -51,6 +51,20 @@ fuzz_target!(|data: &[u8]| {
         let valid = desc.validate(bytes).is_ok();
         let t = Tuple::new_unverified(bytes);
         let values: Vec<_> = (0..=desc.len()).map(|i| desc.value(t, i)).collect();
+        // The whole-row walk checks the layout itself: `Tuple::new`'s error, and on a tuple
+        // that validates the field-by-field reads' values or first error.
+        let mut row = Vec::new();
+        let whole = desc.values_into(bytes, &mut row).map(|()| row);
+        match Tuple::new(bytes) {
+            Err(e) => assert_eq!(whole, Err(e)),
+            Ok(t) if valid => {
+                let one_by_one = (0..desc.len())
+                    .map(|i| desc.value(t, i))
+                    .collect::<Result<Vec<_>, _>>();
+                assert_eq!(format!("{whole:?}"), format!("{one_by_one:?}"));
+            }
+            Ok(_) => {}
+        }
         let mut offsets = Vec::new();
         desc.push_value_address_offsets(bytes, 0, &mut offsets);
         let _ = keyless_key(bytes);

@@ -40,7 +40,7 @@
 use std::fmt;
 
 use prollystore_format::tuple::{
-    needs_external_order, BlobStore, Tuple, TupleBuilder, TupleDesc, TupleError, Type, Value,
+    needs_external_order, BlobStore, TupleBuilder, TupleDesc, TupleError, Type, Value,
     MAX_TUPLE_FIELDS,
 };
 use prollystore_format::Encoding;
@@ -529,55 +529,21 @@ impl<'r> RowEncoder<'r> {
     }
 }
 
-/// Decodes stored rows of one schema (descriptors and a per-column plan made once).
+/// Decodes stored rows of one schema (descriptors made once).
 #[derive(Debug)]
 pub struct RowDecoder<'r> {
     schema: &'r RowSchema,
     key: TupleDesc,
     value: TupleDesc,
-    key_plan: Vec<FieldReader>,
-    value_plan: Vec<FieldReader>,
-}
-
-/// Reads field `i` of a tuple as a [`Value`] for one encoding.
-type FieldReader =
-    for<'a> fn(&TupleDesc, Tuple<'a>, usize) -> Result<Option<Value<'a>>, TupleError>;
-
-/// The reader for a column of encoding `enc`, chosen once per decoder, so that decoding a row
-/// calls the column's own getter instead of matching on the encoding for every field (then
-/// again inside the getter). Encodings without their own reader go through
-/// [`TupleDesc::value`].
-fn field_reader(enc: Encoding) -> FieldReader {
-    use Encoding as E;
-    match enc {
-        E::Int8 => |d, t, i| Ok(d.get_int8(t, i)?.map(Value::Int8)),
-        E::Uint8 => |d, t, i| Ok(d.get_uint8(t, i)?.map(Value::Uint8)),
-        E::Int16 => |d, t, i| Ok(d.get_int16(t, i)?.map(Value::Int16)),
-        E::Uint16 => |d, t, i| Ok(d.get_uint16(t, i)?.map(Value::Uint16)),
-        E::Int32 => |d, t, i| Ok(d.get_int32(t, i)?.map(Value::Int32)),
-        E::Uint32 => |d, t, i| Ok(d.get_uint32(t, i)?.map(Value::Uint32)),
-        E::Int64 => |d, t, i| Ok(d.get_int64(t, i)?.map(Value::Int64)),
-        E::Uint64 => |d, t, i| Ok(d.get_uint64(t, i)?.map(Value::Uint64)),
-        E::Float32 => |d, t, i| Ok(d.get_float32(t, i)?.map(Value::Float32)),
-        E::Float64 => |d, t, i| Ok(d.get_float64(t, i)?.map(Value::Float64)),
-        E::Datetime => |d, t, i| Ok(d.get_datetime(t, i)?.map(Value::Datetime)),
-        E::String => |d, t, i| Ok(d.get_string(t, i)?.map(Value::String)),
-        E::Bytes => |d, t, i| Ok(d.get_bytes(t, i)?.map(Value::Bytes)),
-        E::Decimal => |d, t, i| Ok(d.get_decimal(t, i)?.map(Value::Decimal)),
-        _ => |d, t, i| d.value(t, i),
-    }
 }
 
 impl<'r> RowDecoder<'r> {
     /// A decoder for rows of `schema`.
     pub fn new(schema: &'r RowSchema) -> RowDecoder<'r> {
-        let plan = |cols: &[Column]| cols.iter().map(|c| field_reader(c.ty.enc)).collect();
         RowDecoder {
             schema,
             key: schema.key_desc(),
             value: schema.value_desc(),
-            key_plan: plan(&schema.key),
-            value_plan: plan(&schema.value),
         }
     }
 
@@ -590,32 +556,12 @@ impl<'r> RowDecoder<'r> {
         out: &mut Vec<Option<Value<'a>>>,
     ) -> Result<(), RowError> {
         out.clear();
-        out.reserve(self.key_plan.len() + self.value_plan.len());
-        self.decode_part(Part::Key, key, out)?;
-        self.decode_part(Part::Value, value, out)
-    }
-
-    /// Appends the values of one of the row's tuples to `out`. Inlined into
-    /// [`RowDecoder::decode_into`] twice, so each copy's loop knows its descriptor and plan.
-    #[inline(always)]
-    fn decode_part<'a>(
-        &self,
-        part: Part,
-        bytes: &'a [u8],
-        out: &mut Vec<Option<Value<'a>>>,
-    ) -> Result<(), RowError> {
-        let (desc, plan) = match part {
-            Part::Key => (&self.key, &self.key_plan),
-            Part::Value => (&self.value, &self.value_plan),
-        };
-        let t = Tuple::new(bytes).map_err(|e| self.part_error(part, e))?;
-        for (i, read) in plan.iter().enumerate() {
-            match read(desc, t, i) {
-                Ok(v) => out.push(v),
-                Err(e) => return Err(self.part_error(part, e)),
-            }
-        }
-        Ok(())
+        self.key
+            .values_into(key, out)
+            .map_err(|e| self.part_error(Part::Key, e))?;
+        self.value
+            .values_into(value, out)
+            .map_err(|e| self.part_error(Part::Value, e))
     }
 
     /// The error for a bad field of the key or value tuple, naming the column (off the hot

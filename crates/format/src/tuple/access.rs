@@ -4,7 +4,7 @@
 //! getter of another encoding, or bytes that are not a value of the encoding. None allocates.
 
 use super::decimal::Decimal;
-use super::layout::{count_of, field_of, validate_layout};
+use super::layout::{count_of, field_of, layout_failure, validate_layout, CheckedFields};
 use super::temporal::{year_from_raw, Date};
 use super::value::{Adaptive, Value};
 use super::{Tuple, TupleDesc, TupleError};
@@ -47,10 +47,7 @@ impl TupleDesc {
         }
         match self.field(t, i) {
             None => Ok(None),
-            Some(b) => match <[u8; N]>::try_from(b) {
-                Ok(v) => Ok(Some(v)),
-                Err(_) => Err(bad(i, enc, "wrong width")),
-            },
+            Some(b) => fixed_bytes(i, enc, b).map(Some),
         }
     }
 
@@ -226,10 +223,7 @@ impl TupleDesc {
     ) -> Result<Option<&'a [u8]>, TupleError> {
         match self.typed(t, i, enc)? {
             None => Ok(None),
-            Some(b) => match b.split_last() {
-                Some((0, v)) => Ok(Some(v)),
-                _ => Err(bad(i, enc, "missing 0x00 terminator")),
-            },
+            Some(b) => terminated_bytes(i, enc, b).map(Some),
         }
     }
 
@@ -311,38 +305,48 @@ impl TupleDesc {
     /// Reads field `i` whatever its encoding.
     #[inline]
     pub fn value<'a>(&self, t: Tuple<'a>, i: usize) -> Result<Option<Value<'a>>, TupleError> {
-        use Encoding as E;
         let enc = self.type_of(i)?.enc;
-        Ok(match enc {
-            E::Int8 => self.get_int8(t, i)?.map(Value::Int8),
-            E::Uint8 => self.get_uint8(t, i)?.map(Value::Uint8),
-            E::Int16 => self.get_int16(t, i)?.map(Value::Int16),
-            E::Uint16 => self.get_uint16(t, i)?.map(Value::Uint16),
-            E::Int32 => self.get_int32(t, i)?.map(Value::Int32),
-            E::Uint32 => self.get_uint32(t, i)?.map(Value::Uint32),
-            E::Int64 => self.get_int64(t, i)?.map(Value::Int64),
-            E::Uint64 => self.get_uint64(t, i)?.map(Value::Uint64),
-            E::Float32 => self.get_float32(t, i)?.map(Value::Float32),
-            E::Float64 => self.get_float64(t, i)?.map(Value::Float64),
-            E::Bit64 => self.get_bit64(t, i)?.map(Value::Bit64),
-            E::Hash128 => self.get_hash128(t, i)?.map(Value::Hash128),
-            E::Year => self.get_year(t, i)?.map(Value::Year),
-            E::Date => self.get_date(t, i)?.map(Value::Date),
-            E::Time => self.get_time(t, i)?.map(Value::Time),
-            E::Datetime => self.get_datetime(t, i)?.map(Value::Datetime),
-            E::Enum => self.get_enum(t, i)?.map(Value::Enum),
-            E::Set => self.get_set(t, i)?.map(Value::Set),
-            E::Cell => self.get_cell(t, i)?.map(Value::Cell),
-            E::String => self.get_string(t, i)?.map(Value::String),
-            E::Bytes => self.get_bytes(t, i)?.map(Value::Bytes),
-            E::Decimal => self.get_decimal(t, i)?.map(Value::Decimal),
-            E::Json => self.get_json(t, i)?.map(Value::Json),
-            E::Geometry => self.get_geometry(t, i)?.map(Value::Geometry),
-            E::Extended => self.get_extended(t, i)?.map(Value::Extended),
-            e if e.is_address() => self.get_address(t, i)?.map(Value::Address),
-            e if e.is_adaptive() => self.get_adaptive(t, i)?.map(Value::Adaptive),
-            _ => return Err(bad(i, enc, "encoding not supported")),
-        })
+        match self.field(t, i) {
+            None => Ok(None),
+            Some(f) => field_value(i, enc, f).map(Some),
+        }
+    }
+
+    /// Checks `bytes` as [`Tuple::new`] does and appends each of its fields to `out`, one per
+    /// field of the descriptor in order (NULL past the stored ones), with the checks and errors
+    /// of [`TupleDesc::value`]: the whole-row form of both, reading each offset once. Stored
+    /// fields beyond the descriptor are checked for layout only. On an error `out` holds the
+    /// fields before the bad one.
+    pub fn values_into<'a>(
+        &self,
+        bytes: &'a [u8],
+        out: &mut Vec<Option<Value<'a>>>,
+    ) -> Result<(), TupleError> {
+        let Some(mut fields) = CheckedFields::new(bytes) else {
+            return Err(layout_failure(bytes));
+        };
+        out.reserve(self.types.len());
+        for (i, ty) in self.types.iter().enumerate() {
+            match fields.next_field() {
+                Ok(None) => out.push(None),
+                Ok(Some(f)) => {
+                    if let Err(e) = push_field_value(i, ty.enc, f, out) {
+                        // A bad layout further on is the error `Tuple::new` would have given.
+                        return Err(match validate_layout(bytes) {
+                            Ok(()) => e,
+                            Err(layout) => layout,
+                        });
+                    }
+                }
+                Err(()) => return Err(fields.layout_failure()),
+            }
+        }
+        while fields.has_more() {
+            if fields.next_field().is_err() {
+                return Err(fields.layout_failure());
+            }
+        }
+        Ok(())
     }
 
     /// Checks `bytes` completely against this descriptor: the layout, no stored fields beyond the
@@ -375,6 +379,97 @@ impl TupleDesc {
             check_field(i, ty.enc, f)?;
         }
         Ok(())
+    }
+}
+
+/// The value of field `i`, stored as the non-NULL bytes `f` of encoding `enc`, checked as that
+/// encoding's getter checks it.
+#[inline(always)]
+fn field_value(i: usize, enc: Encoding, f: &[u8]) -> Result<Value<'_>, TupleError> {
+    use Encoding as E;
+    Ok(match enc {
+        E::Int8 => Value::Int8(i8::from_le_bytes(fixed_bytes(i, enc, f)?)),
+        E::Uint8 => Value::Uint8(u8::from_le_bytes(fixed_bytes(i, enc, f)?)),
+        E::Int16 => Value::Int16(i16::from_le_bytes(fixed_bytes(i, enc, f)?)),
+        E::Uint16 => Value::Uint16(u16::from_le_bytes(fixed_bytes(i, enc, f)?)),
+        E::Int32 => Value::Int32(i32::from_le_bytes(fixed_bytes(i, enc, f)?)),
+        E::Uint32 => Value::Uint32(u32::from_le_bytes(fixed_bytes(i, enc, f)?)),
+        E::Int64 => Value::Int64(i64::from_le_bytes(fixed_bytes(i, enc, f)?)),
+        E::Uint64 => Value::Uint64(u64::from_le_bytes(fixed_bytes(i, enc, f)?)),
+        E::Float32 => Value::Float32(f32::from_le_bytes(fixed_bytes(i, enc, f)?)),
+        E::Float64 => Value::Float64(f64::from_le_bytes(fixed_bytes(i, enc, f)?)),
+        E::Bit64 => Value::Bit64(u64::from_le_bytes(fixed_bytes(i, enc, f)?)),
+        E::Hash128 => Value::Hash128(fixed_bytes(i, enc, f)?),
+        E::Year => Value::Year(year_from_raw(u8::from_le_bytes(fixed_bytes(i, enc, f)?))),
+        E::Date => Value::Date(Date::from_raw(u32::from_le_bytes(fixed_bytes(i, enc, f)?))),
+        E::Time => Value::Time(i64::from_le_bytes(fixed_bytes(i, enc, f)?)),
+        E::Datetime => Value::Datetime(i64::from_le_bytes(fixed_bytes(i, enc, f)?)),
+        E::Enum => Value::Enum(u16::from_le_bytes(fixed_bytes(i, enc, f)?)),
+        E::Set => Value::Set(u64::from_le_bytes(fixed_bytes(i, enc, f)?)),
+        E::Cell => Value::Cell(fixed_bytes(i, enc, f)?),
+        E::String => Value::String(
+            std::str::from_utf8(terminated_bytes(i, enc, f)?)
+                .map_err(|_| bad(i, enc, "not valid UTF-8"))?,
+        ),
+        E::Bytes => Value::Bytes(terminated_bytes(i, enc, f)?),
+        E::Json => Value::Json(terminated_bytes(i, enc, f)?),
+        E::Geometry => Value::Geometry(terminated_bytes(i, enc, f)?),
+        E::Extended => Value::Extended(f),
+        E::Decimal => {
+            Value::Decimal(Decimal::from_bytes(f).ok_or_else(|| bad(i, enc, "not a decimal"))?)
+        }
+        e if e.is_address() => {
+            Value::Address(Address::from_slice(f).ok_or_else(|| bad(i, enc, "wrong width"))?)
+        }
+        e if e.is_adaptive() => Value::Adaptive(
+            Adaptive::from_bytes(f).ok_or_else(|| bad(i, enc, "malformed out-of-band value"))?,
+        ),
+        _ => return Err(bad(i, enc, "encoding not supported")),
+    })
+}
+
+/// Pushes the value of field `i` (non-NULL bytes `f` of encoding `enc`) onto `out`; each
+/// encoding pushes its own value, so no `Result<Value>` is built and then moved (measured:
+/// the moves cost more than the field reads, see `docs/PERF.md`).
+#[inline(always)]
+fn push_field_value<'a>(
+    i: usize,
+    enc: Encoding,
+    f: &'a [u8],
+    out: &mut Vec<Option<Value<'a>>>,
+) -> Result<(), TupleError> {
+    use Encoding as E;
+    match enc {
+        E::Int64 => out.push(Some(Value::Int64(i64::from_le_bytes(fixed_bytes(
+            i, enc, f,
+        )?)))),
+        E::Datetime => out.push(Some(Value::Datetime(i64::from_le_bytes(fixed_bytes(
+            i, enc, f,
+        )?)))),
+        E::String => out.push(Some(Value::String(
+            std::str::from_utf8(terminated_bytes(i, enc, f)?)
+                .map_err(|_| bad(i, enc, "not valid UTF-8"))?,
+        ))),
+        E::Decimal => out.push(Some(Value::Decimal(
+            Decimal::from_bytes(f).ok_or_else(|| bad(i, enc, "not a decimal"))?,
+        ))),
+        _ => out.push(Some(field_value(i, enc, f)?)),
+    }
+    Ok(())
+}
+
+/// Field `i`'s bytes `f` as the `N` bytes of a fixed-width encoding `enc`.
+#[inline(always)]
+fn fixed_bytes<const N: usize>(i: usize, enc: Encoding, f: &[u8]) -> Result<[u8; N], TupleError> {
+    <[u8; N]>::try_from(f).map_err(|_| bad(i, enc, "wrong width"))
+}
+
+/// Field `i`'s bytes `f` without the 0x00 terminator of encoding `enc`.
+#[inline(always)]
+fn terminated_bytes(i: usize, enc: Encoding, f: &[u8]) -> Result<&[u8], TupleError> {
+    match f.split_last() {
+        Some((0, v)) => Ok(v),
+        _ => Err(bad(i, enc, "missing 0x00 terminator")),
     }
 }
 

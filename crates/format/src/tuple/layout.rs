@@ -158,6 +158,93 @@ pub(crate) fn field_of(bytes: &[u8], i: usize) -> Option<&[u8]> {
     bytes.get(start..stop)
 }
 
+/// Reads a tuple's field slots in order, checking the layout on the way (each offset read
+/// once, where [`validate_layout`] and then [`field_of`] per field read them all again): for
+/// decoding whole rows. Walking every stored slot without an error is exactly what
+/// [`validate_layout`] accepts; the fields are those [`field_of`] gives.
+pub(crate) struct CheckedFields<'a> {
+    bytes: &'a [u8],
+    count: usize,
+    split: usize,
+    start: usize,
+    next: usize,
+}
+
+impl<'a> CheckedFields<'a> {
+    /// A cursor at slot 0, or `None` if the count, the room for the offsets or the data size
+    /// is wrong ([`layout_failure`] says which).
+    #[inline(always)]
+    pub(crate) fn new(bytes: &'a [u8]) -> Option<CheckedFields<'a>> {
+        let (head, count) = bytes.split_last_chunk::<2>()?;
+        let count = usize::from(u16::from_le_bytes(*count));
+        let split = match count {
+            0 if head.is_empty() => 0,
+            0 => return None,
+            _ if count > MAX_TUPLE_FIELDS => return None,
+            _ => head.len().checked_sub(2 * (count - 1))?,
+        };
+        if split > MAX_TUPLE_DATA_SIZE {
+            return None;
+        }
+        Some(CheckedFields {
+            bytes,
+            count,
+            split,
+            start: 0,
+            next: 0,
+        })
+    }
+
+    /// True while stored slots remain.
+    #[inline(always)]
+    pub(crate) fn has_more(&self) -> bool {
+        self.next < self.count
+    }
+
+    /// The next slot's bytes (`Ok(None)`: NULL, also past the stored slots), or `Err` if its
+    /// end offset is before its start or beyond the data.
+    #[inline(always)]
+    pub(crate) fn next_field(&mut self) -> Result<Option<&'a [u8]>, ()> {
+        let i = self.next;
+        if i >= self.count {
+            return Ok(None);
+        }
+        self.next = i + 1;
+        let stop = if i + 1 == self.count {
+            self.split
+        } else {
+            u16_at(self.bytes, self.split + 2 * i)
+        };
+        // Slot i starts where slot i - 1 stopped.
+        let start = std::mem::replace(&mut self.start, stop);
+        if stop < start || stop > self.split {
+            return Err(());
+        }
+        Ok(if start == stop {
+            None
+        } else {
+            self.bytes.get(start..stop)
+        })
+    }
+
+    /// The error [`validate_layout`] gives for the bytes this cursor refused.
+    #[cold]
+    pub(crate) fn layout_failure(&self) -> TupleError {
+        layout_failure(self.bytes)
+    }
+}
+
+/// The error [`validate_layout`] gives for `bytes`, which a [`CheckedFields`] walk refused
+/// (the two accept the same bytes; `tests::checked_fields_accept_what_validate_layout_accepts`).
+#[cold]
+pub(crate) fn layout_failure(bytes: &[u8]) -> TupleError {
+    match layout_error(bytes) {
+        Err(e) => e,
+        // Not reached (the checks agree); an error all the same, never a panic.
+        Ok(()) => TupleError::TooShort { len: bytes.len() },
+    }
+}
+
 /// Checks that `bytes` is a well-formed tuple layout: at least the 2-byte count, room for the
 /// offsets, no more than [`MAX_TUPLE_FIELDS`] slots, offsets non-decreasing and inside the data.
 #[inline]
