@@ -400,8 +400,7 @@ fn prefix_length(f: &sqlparser::ast::Function) -> Option<u16> {
     let FunctionArguments::List(list) = &f.args else {
         return None;
     };
-    let [FunctionArg::Unnamed(FunctionArgExpr::Expr(Expr::Value(v)))] = list.args.as_slice()
-    else {
+    let [FunctionArg::Unnamed(FunctionArgExpr::Expr(Expr::Value(v)))] = list.args.as_slice() else {
         return None;
     };
     match &v.value {
@@ -824,6 +823,49 @@ mod tests {
             .unwrap_err();
             assert!(err.to_string().contains("not done yet"), "{sql}: {err}");
         }
+    }
+
+    /// Prefix key parts: their lengths per column (none stored when no column has one), and
+    /// the forms go-mysql-server refuses refused here too, naming the column.
+    #[test]
+    fn prefix_lengths_parse_and_are_checked() {
+        let def = TableDef::from_sql(
+            "CREATE TABLE t (id INT PRIMARY KEY, a INT, n VARCHAR(20), b BLOB, \
+             KEY kn (n(10)), UNIQUE KEY ub (a, b(3)), KEY plain (a, n))",
+        )
+        .unwrap();
+        let prefixes: Vec<(&str, &[u16])> = def
+            .indexes
+            .iter()
+            .map(|ix| (ix.name.as_str(), ix.prefix_lengths.as_slice()))
+            .collect();
+        assert_eq!(
+            prefixes,
+            [("kn", &[10][..]), ("plain", &[][..]), ("ub", &[0, 3][..])]
+        );
+        let mut used = HashSet::new();
+        def.schema_chunk(&mut used).unwrap();
+        for (sql, says) in [
+            ("a INT, KEY k (a(2))", "a prefix length on a int column"),
+            ("n VARCHAR(5), KEY k (n(6))", "longer than varchar(5)"),
+            ("t TEXT, KEY k (t(769))", "too long"),
+            ("b BLOB, KEY k (b(3073))", "too long"),
+            ("t TEXT, KEY k (t)", "needs a prefix length"),
+            ("n VARCHAR(5), PRIMARY KEY (n(2))", "PRIMARY KEY"),
+            ("n VARCHAR(5), KEY k ((lower(n)))", "expression"),
+        ] {
+            let sql = format!("CREATE TABLE t (id INT, {sql})");
+            let err = TableDef::from_sql(&sql)
+                .and_then(|d| d.schema_chunk(&mut HashSet::new()))
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains(says), "{sql}: {err}");
+        }
+        // A UNIQUE key over a whole TEXT column stays allowed (Dolt hashes its values).
+        TableDef::from_sql("CREATE TABLE t (id INT PRIMARY KEY, t TEXT, UNIQUE KEY u (t))")
+            .unwrap()
+            .schema_chunk(&mut HashSet::new())
+            .unwrap();
     }
 
     #[test]

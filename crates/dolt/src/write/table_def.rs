@@ -273,7 +273,13 @@ fn stored_type_text(base: &str, collation: Option<Collation>) -> String {
 
 /// The number in a type's parentheses (`varchar(40)` → 40).
 fn paren_number(text: &str) -> Option<u64> {
-    text.split_once('(')?.1.split(')').next()?.trim().parse().ok()
+    text.split_once('(')?
+        .1
+        .split(')')
+        .next()?
+        .trim()
+        .parse()
+        .ok()
 }
 
 /// The most bytes one character of `charset` takes.
@@ -414,7 +420,12 @@ impl TableDef {
     /// length (characters for text, bytes for binary) and 3072 bytes; a TEXT or BLOB column
     /// of an index that is not UNIQUE needs one. `cols` are the indexed columns' positions,
     /// `type_texts` every column's stored type text.
-    fn index_prefixes(&self, ix: &IndexDef, cols: &[u16], type_texts: &[String]) -> Result<Vec<u16>> {
+    fn index_prefixes(
+        &self,
+        ix: &IndexDef,
+        cols: &[u16],
+        type_texts: &[String],
+    ) -> Result<Vec<u16>> {
         let t = &self.name;
         if !ix.prefix_lengths.is_empty() && ix.prefix_lengths.len() != cols.len() {
             return Err(unsupported(format!(
@@ -437,8 +448,14 @@ impl TableDef {
             let base = base_name(text);
             let lob = matches!(
                 base.as_str(),
-                "tinytext" | "text" | "mediumtext" | "longtext" | "tinyblob" | "blob"
-                    | "mediumblob" | "longblob"
+                "tinytext"
+                    | "text"
+                    | "mediumtext"
+                    | "longtext"
+                    | "tinyblob"
+                    | "blob"
+                    | "mediumblob"
+                    | "longblob"
             );
             if p == 0 {
                 if lob && !ix.unique {

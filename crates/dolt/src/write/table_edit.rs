@@ -494,9 +494,9 @@ impl EditTable {
             .virtuals
             .get_or_init(|| VirtualColumns::for_schema(s).map_err(|e| e.to_string()));
         let mut out = cells.to_vec();
-        let Some(virtuals) = virtuals.as_ref().map_err(|e| {
-            bad(&self.name, "", format!("row {row}: {e}"))
-        })?
+        let Some(virtuals) = virtuals
+            .as_ref()
+            .map_err(|e| bad(&self.name, "", format!("row {row}: {e}")))?
         else {
             return Ok(out);
         };
