@@ -689,3 +689,99 @@ fn a_repeated_unique_prefix_is_a_duplicate() {
         assert!(text.contains("duplicate unique key"), "{q}: {text}");
     }
 }
+
+/// A foreign key whose columns only a prefix index starts with gets the index Dolt adds for
+/// it, named after the key (a prefix index never serves a key): the commit Dolt made for the same statements
+/// (recorded here, and compared live when `PROLLY_DOLT` is set).
+#[test]
+fn a_prefix_index_does_not_serve_a_foreign_key() {
+    const PARENT: &str = "CREATE TABLE par (id VARCHAR(10) PRIMARY KEY, t TEXT)";
+    const CHILD: &str = "CREATE TABLE ch (id INT PRIMARY KEY, pid VARCHAR(10), \
+        KEY kp (pid(3)), CONSTRAINT fk FOREIGN KEY (pid) REFERENCES par(id))";
+    const ROWS: [&str; 2] = [
+        "INSERT INTO par VALUES ('abcdef', 'x'), ('abcxyz', 'y')",
+        "INSERT INTO ch VALUES (1, 'abcdef'), (2, 'abcxyz'), (3, NULL)",
+    ];
+    // Dolt 2.3.1's commit of these statements on a copy of `basic/before`.
+    const DOLT_FK_COMMIT: &str = "9rokh3kcsvu5fii7t1a7m56mbmhivhmv";
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("ours");
+    before(&dir);
+    let mut w = DoltWriter::open(&dir).unwrap();
+    for sql in [PARENT, CHILD] {
+        w.create_table(&TableDef::from_sql(sql).unwrap()).unwrap();
+    }
+    w.apply_text(
+        RowMode::Insert,
+        "par",
+        &["id", "t"],
+        &[
+            vec![Some("abcdef"), Some("x")],
+            vec![Some("abcxyz"), Some("y")],
+        ],
+    )
+    .unwrap();
+    w.apply_text(
+        RowMode::Insert,
+        "ch",
+        &["id", "pid"],
+        &[
+            vec![Some("1"), Some("abcdef")],
+            vec![Some("2"), Some("abcxyz")],
+            vec![Some("3"), None],
+        ],
+    )
+    .unwrap();
+    // The key is checked on whole values: 'abcq' shares the prefix 'abc' with both parents.
+    let err = w
+        .apply_text(
+            RowMode::Insert,
+            "ch",
+            &["id", "pid"],
+            &[vec![Some("4"), Some("abcq")]],
+        )
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("fk"), "{err}");
+    let meta = CommitMeta {
+        message: "fk beside a prefix index".into(),
+        ..commit_meta()
+    };
+    let commit = w.commit(&meta).unwrap().to_string();
+    drop(w);
+    let db = Database::open(&dir).unwrap();
+    let t = db.table_at("main", State::Committed, "ch").unwrap();
+    let names: Vec<&str> = t.schema.indexes.iter().map(|ix| ix.name.as_str()).collect();
+    assert_eq!(names, ["fk", "kp"]);
+    assert_eq!(commit, DOLT_FK_COMMIT, "the commit Dolt made");
+    if std::env::var_os(DOLT_ENV)
+        .filter(|v| !v.is_empty())
+        .is_none()
+    {
+        return;
+    }
+    let theirs = tmp.path().join("theirs");
+    before(&theirs);
+    for q in [PARENT, CHILD, ROWS[0], ROWS[1]] {
+        dolt(&theirs, &["sql", "-q", q]).unwrap();
+    }
+    dolt(&theirs, &["add", "-A"]).unwrap();
+    dolt_dated(
+        &theirs,
+        &[
+            "commit",
+            "-m",
+            "fk beside a prefix index",
+            "--author",
+            "T <t@example.com>",
+            "--date",
+            DATE,
+        ],
+        DATE,
+    );
+    let head = Database::open(&theirs)
+        .unwrap()
+        .branch_head("main")
+        .unwrap();
+    assert_eq!(head.to_string(), DOLT_FK_COMMIT, "Dolt's commit now");
+}
