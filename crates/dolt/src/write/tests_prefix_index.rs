@@ -621,6 +621,10 @@ fn a_prefix_of_a_virtual_column_is_not_merged() {
     assert!(snapshot(&dir) == before, "a refused merge wrote something");
 }
 
+/// A table with a UNIQUE key over a VIRTUAL column.
+const UNIQUE_VIRTUAL: &str =
+    "CREATE TABLE uv (id INT PRIMARY KEY, a INT, v INT AS (a % 10) VIRTUAL, UNIQUE KEY kuv (v))";
+
 /// A repeated prefix in a UNIQUE prefix index is a duplicate, as in Dolt (whose message names
 /// the cut value): inserting or updating into one is refused with every byte left as it was.
 #[test]
@@ -667,15 +671,42 @@ fn a_repeated_unique_prefix_is_a_duplicate() {
         .unwrap_err()
         .to_string();
     assert!(err.contains("ut") && err.contains("row 1"), "{err}");
+    // A UNIQUE key over a VIRTUAL column: a repeated computed value is a duplicate.
+    w.create_table(&TableDef::from_sql(UNIQUE_VIRTUAL).unwrap())
+        .unwrap();
+    w.apply_text(
+        RowMode::Insert,
+        "uv",
+        &["id", "a"],
+        &[vec![Some("1"), Some("11")]],
+    )
+    .unwrap();
+    let err = w
+        .apply_text(
+            RowMode::Insert,
+            "uv",
+            &["id", "a"],
+            &[vec![Some("2"), Some("21")]],
+        )
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("kuv"), "{err}");
     drop(w);
     assert!(snapshot(&dir) == before, "a refused change wrote something");
     // Dolt refuses the same rows.
     let Some((theirs, _)) = dolt_committed(tmp.path()) else {
         return;
     };
+    dolt(&theirs, &["sql", "-q", UNIQUE_VIRTUAL]).unwrap();
+    dolt(
+        &theirs,
+        &["sql", "-q", "INSERT INTO uv (id, a) VALUES (1, 11)"],
+    )
+    .unwrap();
     for q in [
         "INSERT INTO p (id, note) VALUES (9, 'ab€q')",
         "UPDATE p SET note = 'abcde' WHERE id = 6",
+        "INSERT INTO uv (id, a) VALUES (2, 21)",
     ] {
         let bin = std::env::var_os(DOLT_ENV).unwrap();
         let out = std::process::Command::new(bin)
