@@ -357,10 +357,7 @@ impl EditTable {
             .zip(&mut enc.index_builders)
             .zip(&mut enc.index_keys)
         {
-            for (f, &c) in ix.key_columns.iter().enumerate() {
-                let enc_c = key_encoding(s.columns[c].encoding);
-                self.put_cell(b, f, c, enc_c, 0, &cells[c])?;
-            }
+            self.put_index_fields(b, ix, &cells, r)?;
             out.push(b.build().map_err(tree)?.as_bytes());
         }
         Ok(())

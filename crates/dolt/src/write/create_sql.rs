@@ -1,9 +1,9 @@
 //! `CREATE TABLE` text (MySQL dialect, parsed with `sqlparser`) as a [`TableDef`]: column
 //! types spelled as `dolt schema show` prints them, NOT NULL, defaults, comments, collations,
-//! AUTO_INCREMENT, the primary key, UNIQUE and plain indexes, named CHECK constraints, and the
-//! table's collation and comment, foreign keys with their ON DELETE / ON UPDATE actions.
-//! Clauses this writer cannot store as Dolt does (generated columns, partitions, …) are
-//! errors naming the clause.
+//! AUTO_INCREMENT, the primary key, UNIQUE and plain indexes (key parts with prefix lengths,
+//! `name(10)`, included), named CHECK constraints, and the table's collation and comment,
+//! foreign keys with their ON DELETE / ON UPDATE actions. Clauses this writer cannot store as
+//! Dolt does (expression key parts, partitions, …) are errors naming the clause.
 
 use sqlparser::ast::{
     ColumnOption, CreateTable, Expr, ReferentialAction, SqlOption, Statement, TableConstraint,
@@ -361,15 +361,52 @@ fn default_text(expr: &Expr, printed: &str) -> Result<String> {
     })
 }
 
-fn index_columns(cols: &[sqlparser::ast::IndexColumn]) -> Result<Vec<String>> {
-    cols.iter()
-        .map(|c| match &c.column.expr {
-            Expr::Identifier(id) => Ok(id.value.clone()),
-            other => Err(unsupported(format!(
-                "index part {other} (prefix or expression)"
-            ))),
-        })
-        .collect()
+/// An index's column names and prefix lengths (`name(10)` is column `name`, prefix 10; empty
+/// when no column has one).
+fn index_columns(cols: &[sqlparser::ast::IndexColumn]) -> Result<(Vec<String>, Vec<u16>)> {
+    let mut names = Vec::with_capacity(cols.len());
+    let mut prefixes = Vec::with_capacity(cols.len());
+    for c in cols {
+        let (name, prefix) = match &c.column.expr {
+            Expr::Identifier(id) => (id.value.clone(), 0),
+            Expr::Function(f) => (
+                f.name.to_string().trim_matches('`').to_string(),
+                prefix_length(f).ok_or_else(|| {
+                    unsupported(format!("index part {f} (an expression; not done yet)"))
+                })?,
+            ),
+            other => {
+                return Err(unsupported(format!(
+                    "index part {other} (an expression; not done yet)"
+                )))
+            }
+        };
+        names.push(name);
+        prefixes.push(prefix);
+    }
+    if prefixes.iter().all(|&p| p == 0) {
+        prefixes.clear();
+    }
+    Ok((names, prefixes))
+}
+
+/// The length of a prefix key part (`name(10)`, parsed as a call of `name` with one integer
+/// argument), if `f` is one.
+fn prefix_length(f: &sqlparser::ast::Function) -> Option<u16> {
+    use sqlparser::ast::{FunctionArg, FunctionArgExpr, FunctionArguments};
+    if f.name.0.len() != 1 || f.filter.is_some() || f.over.is_some() {
+        return None;
+    }
+    let FunctionArguments::List(list) = &f.args else {
+        return None;
+    };
+    let [FunctionArg::Unnamed(FunctionArgExpr::Expr(Expr::Value(v)))] = list.args.as_slice() else {
+        return None;
+    };
+    match &v.value {
+        Value::Number(n, _) => n.parse::<u16>().ok().filter(|&p| p > 0),
+        _ => None,
+    }
 }
 
 /// A `[CONSTRAINT name] FOREIGN KEY (cols) REFERENCES parent (cols) [ON DELETE a] [ON UPDATE a]`
@@ -496,6 +533,7 @@ fn from_create(ct: &CreateTable) -> Result<TableDef> {
                     name: col.name.clone(),
                     columns: vec![col.name.clone()],
                     unique: true,
+                    prefix_lengths: Vec::new(),
                 }),
                 ColumnOption::DialectSpecific(tokens)
                     if tokens.iter().any(
@@ -520,7 +558,12 @@ fn from_create(ct: &CreateTable) -> Result<TableDef> {
     for k in &ct.constraints {
         match k {
             TableConstraint::PrimaryKey(pk) => {
-                def.primary_key = index_columns(&pk.columns)?;
+                let (columns, prefixes) = index_columns(&pk.columns)?;
+                if !prefixes.is_empty() {
+                    // Dolt refuses these too ("prefix index on string column … unsupported").
+                    return Err(unsupported("a prefix length in the PRIMARY KEY"));
+                }
+                def.primary_key = columns;
                 for c in def.columns.iter_mut() {
                     if def
                         .primary_key
@@ -532,7 +575,7 @@ fn from_create(ct: &CreateTable) -> Result<TableDef> {
                 }
             }
             TableConstraint::Unique(u) => {
-                let columns = index_columns(&u.columns)?;
+                let (columns, prefix_lengths) = index_columns(&u.columns)?;
                 let name = u
                     .index_name
                     .as_ref()
@@ -543,10 +586,11 @@ fn from_create(ct: &CreateTable) -> Result<TableDef> {
                     name,
                     columns,
                     unique: true,
+                    prefix_lengths,
                 });
             }
             TableConstraint::Index(ix) => {
-                let columns = index_columns(&ix.columns)?;
+                let (columns, prefix_lengths) = index_columns(&ix.columns)?;
                 let name = ix
                     .name
                     .as_ref()
@@ -556,6 +600,7 @@ fn from_create(ct: &CreateTable) -> Result<TableDef> {
                     name,
                     columns,
                     unique: false,
+                    prefix_lengths,
                 });
             }
             TableConstraint::Check(c) => {
@@ -778,6 +823,49 @@ mod tests {
             .unwrap_err();
             assert!(err.to_string().contains("not done yet"), "{sql}: {err}");
         }
+    }
+
+    /// Prefix key parts: their lengths per column (none stored when no column has one), and
+    /// the forms go-mysql-server refuses refused here too, naming the column.
+    #[test]
+    fn prefix_lengths_parse_and_are_checked() {
+        let def = TableDef::from_sql(
+            "CREATE TABLE t (id INT PRIMARY KEY, a INT, n VARCHAR(20), b BLOB, \
+             KEY kn (n(10)), UNIQUE KEY ub (a, b(3)), KEY plain (a, n))",
+        )
+        .unwrap();
+        let prefixes: Vec<(&str, &[u16])> = def
+            .indexes
+            .iter()
+            .map(|ix| (ix.name.as_str(), ix.prefix_lengths.as_slice()))
+            .collect();
+        assert_eq!(
+            prefixes,
+            [("kn", &[10][..]), ("plain", &[][..]), ("ub", &[0, 3][..])]
+        );
+        let mut used = HashSet::new();
+        def.schema_chunk(&mut used).unwrap();
+        for (sql, says) in [
+            ("a INT, KEY k (a(2))", "a prefix length on a int column"),
+            ("n VARCHAR(5), KEY k (n(6))", "longer than varchar(5)"),
+            ("t TEXT, KEY k (t(769))", "too long"),
+            ("b BLOB, KEY k (b(3073))", "too long"),
+            ("t TEXT, KEY k (t)", "needs a prefix length"),
+            ("n VARCHAR(5), PRIMARY KEY (n(2))", "PRIMARY KEY"),
+            ("n VARCHAR(5), KEY k ((lower(n)))", "expression"),
+        ] {
+            let sql = format!("CREATE TABLE t (id INT, {sql})");
+            let err = TableDef::from_sql(&sql)
+                .and_then(|d| d.schema_chunk(&mut HashSet::new()))
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains(says), "{sql}: {err}");
+        }
+        // A UNIQUE key over a whole TEXT column stays allowed (Dolt hashes its values).
+        TableDef::from_sql("CREATE TABLE t (id INT PRIMARY KEY, t TEXT, UNIQUE KEY u (t))")
+            .unwrap()
+            .schema_chunk(&mut HashSet::new())
+            .unwrap();
     }
 
     #[test]

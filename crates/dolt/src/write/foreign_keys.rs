@@ -234,9 +234,11 @@ pub(crate) fn prepare_new_table(
             .iter()
             .map(|n| col_pos(def, n))
             .collect::<Result<Vec<_>>>()?;
+        // An index with a prefix length never serves a key (GMS passes over them).
         let indexes = def
             .indexes
             .iter()
+            .filter(|ix| ix.prefix_lengths.iter().all(|&p| p == 0))
             .map(|ix| ix.columns.iter().map(|n| col_pos(def, n)).collect())
             .collect::<Result<Vec<Vec<usize>>>>()?;
         if !has_ordered_prefix(&pk, &indexes, &cols) {
@@ -265,6 +267,7 @@ pub(crate) fn prepare_new_table(
                 name: index_name,
                 columns: cols.iter().map(|&c| def.columns[c].name.clone()).collect(),
                 unique: false,
+                prefix_lengths: Vec::new(),
             });
         }
         names.push(name);

@@ -57,10 +57,17 @@
 //!
 //! Not done yet: foreign keys on keyless tables, CHECK forms the evaluator lacks (refused
 //! at create time) and CHECK text Dolt prints in ways not yet known (REGEXP, ESCAPE, exponent
-//! numbers, …: refused when parsed); geometry columns, indexes over VIRTUAL generated columns and prefix
-//! indexes in written tables; expression defaults and generated columns in forms the evaluator
-//! lacks (an error naming the column when a row needs one). Three-way merges of schema
-//! changes.
+//! numbers, …: refused when parsed); geometry columns in written tables; expression key
+//! parts (`KEY ((lower(n)))`) and prefix lengths in a PRIMARY KEY (Dolt refuses the latter
+//! too); expression defaults and generated columns in forms the evaluator lacks (an error
+//! naming the column when a row needs one). Three-way merges of schema changes.
+//!
+//! Prefix indexes (`KEY (name(10))`, UNIQUE ones too) and indexes over VIRTUAL generated
+//! columns are written as Dolt writes them: the prefix lengths in the schema, the key's
+//! first that many *bytes* of the value (Dolt's cut, even inside a character; TEXT and BLOB
+//! values stored out of band read whole and cut inline), a VIRTUAL column's value computed
+//! for the key, on every row path (the streamed import takes its general path for them) and
+//! in merges; a repeated prefix in a UNIQUE prefix index is a duplicate, as in Dolt.
 
 pub(crate) mod address_map;
 pub(crate) mod ancestry;
@@ -113,6 +120,8 @@ mod tests_bootstrap;
 mod tests_chunked;
 #[cfg(test)]
 mod tests_fk_actions;
+#[cfg(test)]
+mod tests_prefix_index;
 #[cfg(test)]
 mod tests_rules;
 #[cfg(test)]

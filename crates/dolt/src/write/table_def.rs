@@ -55,6 +55,10 @@ pub struct IndexDef {
     pub columns: Vec<String>,
     /// UNIQUE.
     pub unique: bool,
+    /// Per indexed column, its prefix length (`name(10)`; 0: the whole value), or empty when
+    /// no column has one. Dolt keeps the first that many *bytes* of the value in the index
+    /// (for text too, though MySQL counts characters), so a cut may end inside a character.
+    pub prefix_lengths: Vec<u16>,
 }
 
 /// One declared CHECK constraint.
@@ -267,6 +271,28 @@ fn stored_type_text(base: &str, collation: Option<Collation>) -> String {
     text
 }
 
+/// The number in a type's parentheses (`varchar(40)` → 40).
+fn paren_number(text: &str) -> Option<u64> {
+    text.split_once('(')?
+        .1
+        .split(')')
+        .next()?
+        .trim()
+        .parse()
+        .ok()
+}
+
+/// The most bytes one character of `charset` takes.
+fn charset_max_bytes(charset: &str) -> u64 {
+    match charset {
+        "utf8mb4" => 4,
+        "utf8mb3" | "utf8" => 3,
+        "utf16" | "utf32" => 4,
+        "ucs2" => 2,
+        _ => 1,
+    }
+}
+
 /// A table definition resolved into what the schema message holds.
 #[derive(Clone, Debug)]
 pub(crate) struct ResolvedTable {
@@ -284,6 +310,8 @@ pub(crate) struct ResolvedTable {
     pub collation: u16,
     /// Per secondary index: added by Dolt (for a foreign key), not declared.
     pub system_defined: Vec<bool>,
+    /// Per secondary index: prefix lengths as Dolt stores them (empty when none is set).
+    pub prefix_lengths: Vec<Vec<u16>>,
 }
 
 impl TableDef {
@@ -336,23 +364,14 @@ impl TableDef {
             .map(|n| position(n))
             .collect::<Result<Vec<u16>>>()?;
         let mut index_columns = Vec::new();
+        let mut prefix_lengths = Vec::new();
         for ix in &self.indexes {
             let cols = ix
                 .columns
                 .iter()
                 .map(|n| position(n))
                 .collect::<Result<Vec<u16>>>()?;
-            if let Some(v) = cols
-                .iter()
-                .map(|&p| &self.columns[p as usize])
-                .find(|c| c.generated.as_ref().is_some_and(|g| !g.stored))
-            {
-                return Err(unsupported(format!(
-                    "table {t:?}, index {:?}: over VIRTUAL generated column {:?} (not done yet; \
-                     a STORED one works)",
-                    ix.name, v.name
-                )));
-            }
+            prefix_lengths.push(self.index_prefixes(ix, &cols, &type_texts)?);
             let mut keys = cols.clone();
             keys.extend(key_columns.iter().filter(|k| !cols.contains(k)));
             index_columns.push((cols, keys));
@@ -392,6 +411,90 @@ impl TableDef {
             index_columns,
             collation: table_collation.id(),
             system_defined: vec![false; self.indexes.len()],
+            prefix_lengths,
+        })
+    }
+
+    /// Index `ix`'s prefix lengths as Dolt stores them (none when all are 0), checked as
+    /// go-mysql-server checks them: only on text and binary columns, at most the column's
+    /// length (characters for text, bytes for binary) and 3072 bytes; a TEXT or BLOB column
+    /// of an index that is not UNIQUE needs one. `cols` are the indexed columns' positions,
+    /// `type_texts` every column's stored type text.
+    fn index_prefixes(
+        &self,
+        ix: &IndexDef,
+        cols: &[u16],
+        type_texts: &[String],
+    ) -> Result<Vec<u16>> {
+        let t = &self.name;
+        if !ix.prefix_lengths.is_empty() && ix.prefix_lengths.len() != cols.len() {
+            return Err(unsupported(format!(
+                "table {t:?}, index {:?}: {} prefix lengths for {} columns",
+                ix.name,
+                ix.prefix_lengths.len(),
+                cols.len()
+            )));
+        }
+        for (k, &c) in cols.iter().enumerate() {
+            let p = u64::from(ix.prefix_lengths.get(k).copied().unwrap_or(0));
+            let col = &self.columns[usize::from(c)];
+            let text = &type_texts[usize::from(c)];
+            let bad = |why: String| {
+                unsupported(format!(
+                    "table {t:?}, index {:?}, column {:?}: {why}",
+                    ix.name, col.name
+                ))
+            };
+            let base = base_name(text);
+            let lob = matches!(
+                base.as_str(),
+                "tinytext"
+                    | "text"
+                    | "mediumtext"
+                    | "longtext"
+                    | "tinyblob"
+                    | "blob"
+                    | "mediumblob"
+                    | "longblob"
+            );
+            if p == 0 {
+                if lob && !ix.unique {
+                    return Err(bad(format!(
+                        "a {base} column in an index needs a prefix length ({}(n))",
+                        col.name
+                    )));
+                }
+                continue;
+            }
+            // Characters for text (at most 3072 bytes' worth), bytes for binary.
+            let per_char = match Collation::from_name(text.rsplit(' ').next().unwrap_or("")) {
+                Ok(c) if text.contains(" COLLATE ") => charset_max_bytes(c.charset()),
+                _ => 4,
+            };
+            let (max, key_max) = match base.as_str() {
+                "char" | "varchar" => (paren_number(text), 3072 / per_char),
+                "tinytext" => (Some(255 / per_char), 3072 / per_char),
+                "text" => (Some(65_535 / per_char), 3072 / per_char),
+                "mediumtext" => (Some(16_777_215 / per_char), 3072 / per_char),
+                "longtext" => (Some(4_294_967_295 / per_char), 3072 / per_char),
+                "binary" | "varbinary" => (paren_number(text), 3072),
+                "tinyblob" => (Some(255), 3072),
+                "blob" => (Some(65_535), 3072),
+                "mediumblob" => (Some(16_777_215), 3072),
+                "longblob" => (Some(4_294_967_295), 3072),
+                _ => return Err(bad(format!("a prefix length on a {base} column"))),
+            };
+            if p > key_max {
+                return Err(bad(format!("prefix length {p} makes the key too long")));
+            }
+            if max.is_some_and(|m| p > m) {
+                return Err(bad(format!("prefix length {p} is longer than {text}")));
+            }
+        }
+        Ok(if ix.prefix_lengths.iter().any(|&p| p > 0) {
+            ix.prefix_lengths.clone()
+        } else {
+            Vec::new()
         })
     }
 
@@ -448,6 +551,7 @@ impl TableDef {
                 key_columns: keys.clone(),
                 unique_key: ix.unique,
                 system_defined: r.system_defined[i],
+                prefix_lengths: r.prefix_lengths[i].clone(),
                 ..IndexFields::default()
             })
             .collect();

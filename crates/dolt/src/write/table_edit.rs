@@ -20,7 +20,7 @@ use super::fast_fields::text_limit;
 use super::overlay::Overlay;
 use super::single_leaf::address_map_leaf;
 use crate::error::{bad_chunk, DoltError, Result};
-use crate::generated::{is_expression_default, DefaultExprs};
+use crate::generated::{is_expression_default, DefaultExprs, VirtualColumns};
 use crate::key_encode::{parse_value, put_field};
 use crate::schema::{key_encoding, Index, Schema, SqlType};
 use crate::sql_value::SqlValue;
@@ -42,6 +42,9 @@ pub(crate) struct EditTable {
     pub auto_increment: u64,
     /// The schema's expression defaults, compiled when a row first needs one.
     expression_defaults: std::sync::OnceLock<Option<DefaultExprs>>,
+    /// The schema's VIRTUAL generated columns (or why they cannot be computed), compiled when
+    /// an index over one first needs a value.
+    virtuals: std::sync::OnceLock<std::result::Result<Option<VirtualColumns>, String>>,
 }
 
 /// One column's new value in a row change.
@@ -114,6 +117,7 @@ impl EditTable {
             indexes,
             auto_increment,
             expression_defaults: std::sync::OnceLock::new(),
+            virtuals: std::sync::OnceLock::new(),
         })
     }
 
@@ -161,7 +165,23 @@ impl EditTable {
             indexes,
             auto_increment,
             expression_defaults: std::sync::OnceLock::new(),
+            virtuals: std::sync::OnceLock::new(),
         })
+    }
+
+    /// A table of schema `schema` with no trees, for building index keys of rows read
+    /// elsewhere (a merge's changed rows).
+    pub(crate) fn for_schema(name: &str, schema: Schema) -> EditTable {
+        EditTable {
+            name: name.to_string(),
+            chunk: Vec::new(),
+            schema,
+            primary: Address([0; 20]),
+            indexes: Vec::new(),
+            auto_increment: 0,
+            expression_defaults: std::sync::OnceLock::new(),
+            virtuals: std::sync::OnceLock::new(),
+        }
     }
 
     /// Writes the table chunk for the current state; returns its address.
@@ -385,7 +405,7 @@ impl EditTable {
     }
 
     /// Index `i`'s key for the stored row `(key, value)`.
-    fn index_key(
+    pub(crate) fn index_key(
         &self,
         store: &Overlay<'_>,
         i: usize,
@@ -398,10 +418,7 @@ impl EditTable {
         let cells = self.cells_of(store, key, value)?;
         let desc = index_schema(s, ix)?.key;
         let mut b = TupleBuilder::new(desc);
-        for (f, &c) in ix.key_columns.iter().enumerate() {
-            let enc = key_encoding(s.columns[c].encoding);
-            self.put_cell(&mut b, f, c, enc, 0, &cells[c])?;
-        }
+        self.put_index_fields(&mut b, ix, &cells, 0)?;
         if s.keyless {
             // A keyless table's index keys end with the row hash (its clustered key).
             let hash: &[u8; 16] = key
@@ -411,6 +428,89 @@ impl EditTable {
             b.put_hash128(ix.key_columns.len(), hash).map_err(tree)?;
         }
         Ok(b.build().map_err(tree)?.as_bytes().to_vec())
+    }
+
+    /// Puts index `ix`'s key column fields of the row whose cells are `cells` (row `row` of
+    /// a call) into `b`, as Dolt's index writer makes them: a VIRTUAL generated column's value
+    /// computed from the row (it is in no row tuple), and a column with a prefix length cut
+    /// to its first that many bytes (Dolt slices the value's bytes, for text too, so a cut
+    /// may end inside a character; a TEXT or BLOB value stored out of band is read whole
+    /// first, and the cut value is stored inline).
+    pub(super) fn put_index_fields(
+        &self,
+        b: &mut TupleBuilder,
+        ix: &Index,
+        cells: &[Cell],
+        row: usize,
+    ) -> Result<()> {
+        let s = &self.schema;
+        let computed = if ix.key_columns.iter().any(|&c| s.columns[c].virtual_) {
+            Some(self.virtual_cells(row, cells)?)
+        } else {
+            None
+        };
+        for (f, &c) in ix.key_columns.iter().enumerate() {
+            let enc = key_encoding(s.columns[c].encoding);
+            let cell = match &computed {
+                Some(v) if s.columns[c].virtual_ => &v[c],
+                _ => &cells[c],
+            };
+            let prefix = ix.prefix_lengths.get(f).copied().unwrap_or(0);
+            if prefix == 0 || f >= ix.columns.len() || matches!(cell, Cell::Null) {
+                self.put_cell(b, f, c, enc, row, cell)?;
+                continue;
+            }
+            // The whole value as its key field would hold it, then its first bytes.
+            let mut one = TupleBuilder::new(TupleDesc::new(vec![
+                prollystore_format::tuple::Type::nullable(enc),
+            ]));
+            self.put_cell(&mut one, 0, c, enc, row, cell)?;
+            let whole = one.build().map_err(tree)?;
+            let field = whole.field(0).unwrap_or_default();
+            // String and byte fields end with a 0x00 terminator.
+            let bytes = field.strip_suffix(&[0]).unwrap_or(field);
+            let cut = &bytes[..bytes.len().min(usize::from(prefix))];
+            let c_name = &s.columns[c].name;
+            match enc {
+                Encoding::String => b.put_string_bytes(f, cut),
+                Encoding::Bytes => b.put_bytes(f, cut),
+                other => {
+                    return Err(bad(
+                        &self.name,
+                        c_name,
+                        format!("a prefix length on a column stored as {other:?}"),
+                    ))
+                }
+            }
+            .map_err(|e| bad(&self.name, c_name, format!("row {row}: {e}")))?;
+        }
+        Ok(())
+    }
+
+    /// `cells` with every VIRTUAL generated column's value computed from the others.
+    fn virtual_cells(&self, row: usize, cells: &[Cell]) -> Result<Vec<Cell>> {
+        let s = &self.schema;
+        let virtuals = self
+            .virtuals
+            .get_or_init(|| VirtualColumns::for_schema(s).map_err(|e| e.to_string()));
+        let mut out = cells.to_vec();
+        let Some(virtuals) = virtuals
+            .as_ref()
+            .map_err(|e| bad(&self.name, "", format!("row {row}: {e}")))?
+        else {
+            return Ok(out);
+        };
+        let visible = s.visible_columns();
+        let mut values = self.visible_values(&visible, cells)?;
+        virtuals
+            .fill(&mut values)
+            .map_err(|e| bad(&self.name, "", format!("row {row}: {e}")))?;
+        for (v, &c) in values.into_iter().zip(&visible) {
+            if s.columns[c].virtual_ {
+                out[c] = v.map_or(Cell::Null, Cell::Value);
+            }
+        }
+        Ok(out)
     }
 
     /// Rows cannot be written under an index whose key Dolt keeps content-hashed: Dolt orders
