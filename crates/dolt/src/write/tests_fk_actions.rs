@@ -14,7 +14,7 @@ use crate::table_reader::KeyRange;
 /// One step: a `CREATE TABLE`, or rows given to the API in a mode; `sql` is the statement
 /// Dolt runs for it.
 #[derive(Clone, Copy)]
-enum Op {
+pub(super) enum Op {
     Create(&'static str),
     Rows {
         sql: &'static str,
@@ -26,13 +26,13 @@ enum Op {
 }
 
 impl Op {
-    fn sql(&self) -> &'static str {
+    pub(super) fn sql(&self) -> &'static str {
         match self {
             Op::Create(sql) | Op::Rows { sql, .. } => sql,
         }
     }
 
-    fn apply(&self, w: &mut DoltWriter) -> crate::Result<()> {
+    pub(super) fn apply(&self, w: &mut DoltWriter) -> crate::Result<()> {
         match *self {
             Op::Create(sql) => w.create_table(&TableDef::from_sql(sql)?),
             Op::Rows {
@@ -49,7 +49,7 @@ impl Op {
     }
 }
 
-const fn rows(
+pub(super) const fn rows(
     sql: &'static str,
     mode: RowMode,
     table: &'static str,
@@ -419,7 +419,7 @@ fn show(v: &Option<SqlValue>) -> String {
 
 /// The committed rows of `table` as text, in key order, after checking that every
 /// secondary index holds exactly these rows.
-fn committed_rows(dir: &std::path::Path, table: &str) -> Vec<String> {
+pub(super) fn committed_rows(dir: &std::path::Path, table: &str) -> Vec<String> {
     let db = Database::open(dir).unwrap();
     let t = db.table_at("main", State::Committed, table).unwrap();
     let line = |r: Vec<Option<SqlValue>>| r.iter().map(show).collect::<Vec<_>>().join(",");
@@ -441,7 +441,7 @@ fn committed_rows(dir: &std::path::Path, table: &str) -> Vec<String> {
 
 /// A writable database (the `basic/before` write scenario) with `ops` applied by our writer
 /// and committed.
-fn ours_committed(ops: &[Op]) -> (tempfile::TempDir, std::path::PathBuf) {
+pub(super) fn ours_committed(ops: &[Op]) -> (tempfile::TempDir, std::path::PathBuf) {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("db");
     copy_tree(&scenario("basic/before"), &dir);
@@ -454,14 +454,14 @@ fn ours_committed(ops: &[Op]) -> (tempfile::TempDir, std::path::PathBuf) {
     (tmp, dir)
 }
 
-fn assert_rows(dir: &std::path::Path, want: &[(&str, &[&str])]) {
+pub(super) fn assert_rows(dir: &std::path::Path, want: &[(&str, &[&str])]) {
     for (table, rows) in want {
         assert_eq!(committed_rows(dir, table), *rows, "table {table}");
     }
 }
 
 /// Dolt's rows of `table` (CSV, in key order) as our readers show them.
-fn dolt_rows(dir: &std::path::Path, table: &str) -> Vec<String> {
+pub(super) fn dolt_rows(dir: &std::path::Path, table: &str) -> Vec<String> {
     let q = format!("SELECT * FROM {table}");
     dolt(dir, &["sql", "-r", "csv", "-q", &q])
         .unwrap()
@@ -480,7 +480,7 @@ fn dolt_rows(dir: &std::path::Path, table: &str) -> Vec<String> {
 /// commit` with a pinned author and date) and through our writer on a copy of the same
 /// fresh database: the same commit (so the same root value and table hashes), and Dolt
 /// shows the rows `want` in both.
-fn same_as_dolt(name: &str, ops: &[Op], want: &[(&str, &[&str])]) {
+pub(super) fn same_as_dolt(name: &str, ops: &[Op], want: &[(&str, &[&str])]) {
     let sql: Vec<&str> = ops.iter().map(Op::sql).collect();
     let Some((_tmp, theirs, ours)) = differential(name, &sql, &|w| {
         for op in ops {
