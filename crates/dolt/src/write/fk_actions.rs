@@ -171,17 +171,27 @@ impl<'s, 'o> Tables<'s, 'o> {
     /// The key `fk`'s action for a change of its parent row (`new`: `None` when deleted),
     /// with ON UPDATE CASCADE and SET NULL into a table of `chain` (the tables changed on
     /// the way, this parent's included) acting as RESTRICT.
-    fn action(fk: &StoredForeignKey, updated: bool, chain: &[String]) -> ForeignKeyAction {
+    /// A stored SET DEFAULT (code 5) is refused: Dolt's MySQL dialect never creates one
+    /// (`CREATE TABLE` refuses it), only a Doltgres database holds it.
+    fn action(fk: &StoredForeignKey, updated: bool, chain: &[String]) -> Result<ForeignKeyAction> {
         let code = if updated { fk.on_update } else { fk.on_delete };
-        let action = ForeignKeyAction::from_code(code).unwrap_or(ForeignKeyAction::Restrict);
-        match action {
+        let action = ForeignKeyAction::from_code(code).ok_or_else(|| {
+            unsupported(format!(
+                "foreign key {:?}: ON {} action code {code} ({}; Dolt's MySQL dialect refuses \
+                 to create it)",
+                fk.name,
+                if updated { "UPDATE" } else { "DELETE" },
+                if code == 5 { "SET DEFAULT" } else { "unknown" }
+            ))
+        })?;
+        Ok(match action {
             ForeignKeyAction::Cascade | ForeignKeyAction::SetNull
                 if updated && chain.contains(&fk.child_table) =>
             {
                 ForeignKeyAction::Restrict
             }
             other => other,
-        }
+        })
     }
 
     /// The keys referring to table `name` whose referenced columns the change of row `old`
@@ -230,7 +240,7 @@ impl<'s, 'o> Tables<'s, 'o> {
         let store = self.store;
         for (fk, pcols, values) in self.affected(name, old, new)? {
             if !matches!(
-                Self::action(fk, new.is_some(), chain),
+                Self::action(fk, new.is_some(), chain)?,
                 ForeignKeyAction::Default | ForeignKeyAction::Restrict | ForeignKeyAction::NoAction
             ) {
                 continue;
@@ -289,7 +299,7 @@ impl<'s, 'o> Tables<'s, 'o> {
     ) -> Result<()> {
         let store = self.store;
         for (fk, pcols, values) in self.affected(name, old, new)? {
-            let action = Self::action(fk, new.is_some(), chain);
+            let action = Self::action(fk, new.is_some(), chain)?;
             if !matches!(
                 action,
                 ForeignKeyAction::Cascade | ForeignKeyAction::SetNull

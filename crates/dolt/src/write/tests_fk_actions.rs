@@ -845,3 +845,49 @@ fn refused_cascades_write_nothing() {
         }
     }
 }
+
+/// ON DELETE / ON UPDATE SET DEFAULT: Dolt 2.3.1 refuses the `CREATE TABLE` (its MySQL
+/// dialect parses the action and rejects it: `"SET DEFAULT" is not supported`) and creates
+/// nothing; so do we, every byte left as it was.
+#[test]
+fn set_default_is_refused_as_dolt_refuses_it() {
+    let statements = [
+        "CREATE TABLE c (id INT PRIMARY KEY, p INT DEFAULT 5, FOREIGN KEY (p) REFERENCES p(id) ON DELETE SET DEFAULT)",
+        "CREATE TABLE c (id INT PRIMARY KEY, p INT DEFAULT 5, FOREIGN KEY (p) REFERENCES p(id) ON UPDATE SET DEFAULT)",
+        "CREATE TABLE c (id INT PRIMARY KEY, p INT, FOREIGN KEY (p) REFERENCES p(id) ON UPDATE CASCADE ON DELETE SET DEFAULT)",
+    ];
+    let setup = [Op::Create("CREATE TABLE p (id INT PRIMARY KEY)")];
+    let (_tmp, dir) = ours_committed(&setup);
+    let before = snapshot(&dir);
+    let mut w = DoltWriter::open(&dir).unwrap();
+    for sql in statements {
+        let e = Op::Create(sql).apply(&mut w).unwrap_err().to_string();
+        assert!(e.contains("\"SET DEFAULT\" is not supported"), "{sql}: {e}");
+    }
+    drop(w);
+    assert!(
+        snapshot(&dir) == before,
+        "a refused CREATE TABLE wrote something"
+    );
+
+    let Some((_t, dolt_dir)) = fresh_dolt_db("SET DEFAULT") else {
+        return;
+    };
+    dolt(&dolt_dir, &["sql", "-q", setup[0].sql()]).unwrap();
+    for sql in statements {
+        let out = std::process::Command::new(std::env::var_os("PROLLY_DOLT").unwrap())
+            .args(["sql", "-q", sql])
+            .current_dir(&dolt_dir)
+            .env("HOME", dolt_dir.parent().unwrap().join("home"))
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stderr).into_owned()
+            + &String::from_utf8_lossy(&out.stdout);
+        assert!(
+            text.contains("\"SET DEFAULT\" is not supported"),
+            "Dolt accepted {sql}: {text}"
+        );
+    }
+    let tables = dolt(&dolt_dir, &["sql", "-r", "csv", "-q", "SHOW TABLES"]).unwrap();
+    assert_eq!(tables.lines().skip(1).collect::<Vec<_>>(), ["p"]);
+}
