@@ -51,6 +51,11 @@ pub(crate) fn load(store: &Overlay<'_>, root: Address) -> Result<Vec<StoredForei
         return Ok(Vec::new());
     }
     let chunk = store.get(&at)?.ok_or(DoltError::MissingChunk(at))?;
+    decode_collection(chunk, at)
+}
+
+/// The keys of the foreign-key collection chunk `chunk` (at address `at`).
+pub(crate) fn decode_collection(chunk: &[u8], at: Address) -> Result<Vec<StoredForeignKey>> {
     let c = ForeignKeyCollectionFields::decode(chunk).map_err(|e| bad_chunk(at, e.to_string()))?;
     let owned = |v: &Option<Vec<&str>>| {
         v.as_ref()
@@ -76,14 +81,8 @@ pub(crate) fn load(store: &Overlay<'_>, root: Address) -> Result<Vec<StoredForei
         .collect())
 }
 
-/// Root value `root` with its foreign-key collection replaced by `fks` (sorted by name, as
-/// Dolt's `AllKeys` writes them; none: the zero address, as Dolt's `SetForeignKeyMap`);
-/// returns the new root's address.
-pub(crate) fn set_root_foreign_keys(
-    store: &Overlay<'_>,
-    root: Address,
-    fks: &[StoredForeignKey],
-) -> Result<Address> {
+/// The collection chunk of `fks`, sorted by name as Dolt's `AllKeys` writes them.
+pub(crate) fn encode_collection(fks: &[StoredForeignKey]) -> Result<Vec<u8>> {
     let mut sorted: Vec<&StoredForeignKey> = fks.iter().collect();
     sorted.sort_by(|a, b| a.name.cmp(&b.name));
     let fields = ForeignKeyCollectionFields {
@@ -112,14 +111,24 @@ pub(crate) fn set_root_foreign_keys(
             })
             .collect(),
     };
-    let chunk = fields
+    fields
         .encode()
-        .map_err(|e| unsupported(format!("foreign keys: {e}")))?;
+        .map_err(|e| unsupported(format!("foreign keys: {e}")))
+}
+
+/// Root value `root` with its foreign-key collection replaced by `fks` (sorted by name, as
+/// Dolt's `AllKeys` writes them; none: the zero address, as Dolt's `SetForeignKeyMap`);
+/// returns the new root's address.
+pub(crate) fn set_root_foreign_keys(
+    store: &Overlay<'_>,
+    root: Address,
+    fks: &[StoredForeignKey],
+) -> Result<Address> {
     // An empty collection is not written: the root then holds the zero address.
     let fk_address = if fks.is_empty() {
         Address::ZERO
     } else {
-        store.put(&chunk)?
+        store.put(&encode_collection(fks)?)?
     };
     let base = store.get(&root)?.ok_or(DoltError::MissingChunk(root))?;
     let mut r = RootValueFields::decode(base).map_err(|e| bad_chunk(root, e.to_string()))?;
