@@ -172,13 +172,14 @@ impl<'s, 'o> Tables<'s, 'o> {
     /// with ON UPDATE CASCADE and SET NULL into a table of `chain` (the tables changed on
     /// the way, this parent's included) acting as RESTRICT.
     /// A stored SET DEFAULT (code 5) is refused: Dolt's MySQL dialect never creates one
-    /// (`CREATE TABLE` refuses it), only a Doltgres database holds it.
+    /// (`CREATE TABLE` refuses it), though Dolt's engine, given one, sets the child's
+    /// columns to their defaults (not done here).
     fn action(fk: &StoredForeignKey, updated: bool, chain: &[String]) -> Result<ForeignKeyAction> {
         let code = if updated { fk.on_update } else { fk.on_delete };
         let action = ForeignKeyAction::from_code(code).ok_or_else(|| {
             unsupported(format!(
-                "foreign key {:?}: ON {} action code {code} ({}; Dolt's MySQL dialect refuses \
-                 to create it)",
+                "foreign key {:?}: ON {} action code {code} ({}; not done: Dolt's MySQL \
+                 dialect refuses to create it)",
                 fk.name,
                 if updated { "UPDATE" } else { "DELETE" },
                 if code == 5 { "SET DEFAULT" } else { "unknown" }

@@ -64,7 +64,8 @@
 //! numbers, …: refused when parsed); geometry columns, indexes over VIRTUAL generated columns and prefix
 //! indexes in written tables; expression defaults and generated columns in forms the evaluator
 //! lacks (an error naming the column when a row needs one). Three-way merges of schema
-//! changes.
+//! changes. A stored ON DELETE/UPDATE SET DEFAULT key (Dolt never creates one; its engine,
+//! given one, sets the child's columns to their defaults) is an error when it would act.
 
 pub(crate) mod address_map;
 pub(crate) mod ancestry;

@@ -891,3 +891,75 @@ fn set_default_is_refused_as_dolt_refuses_it() {
     let tables = dolt(&dolt_dir, &["sql", "-r", "csv", "-q", "SHOW TABLES"]).unwrap();
     assert_eq!(tables.lines().skip(1).collect::<Vec<_>>(), ["p"]);
 }
+
+/// A key stored with ON DELETE SET DEFAULT (code 5; Dolt's MySQL dialect never writes one,
+/// so the collection is rewritten here): a delete it would act on is refused, naming the
+/// key, and nothing is written (it is not taken for RESTRICT). Dolt 2.3.1, given the same
+/// database, sets the child's column to its default.
+#[test]
+fn a_stored_set_default_key_is_refused() {
+    use super::branches::working_set_ref;
+    use super::foreign_keys::{decode_collection, encode_collection};
+    use prollystore_format::message::objects::RootValueFields;
+    use prollystore_format::Address;
+
+    let setup = [
+        Op::Create("CREATE TABLE p (id INT PRIMARY KEY)"),
+        Op::Create("CREATE TABLE c (id INT PRIMARY KEY, p INT DEFAULT 2, CONSTRAINT k FOREIGN KEY (p) REFERENCES p(id) ON DELETE CASCADE)"),
+        rows(
+            "INSERT INTO p VALUES (1),(2)",
+            Insert,
+            "p",
+            &["id"],
+            &[&[Some("1")], &[Some("2")]],
+        ),
+        rows(
+            "INSERT INTO c VALUES (1,1)",
+            Insert,
+            "c",
+            &["id", "p"],
+            &[&[Some("1"), Some("1")]],
+        ),
+    ];
+    let (_tmp, dir) = ours_committed(&setup);
+    {
+        let mut w = super::writer::DoltWriter::open(&dir).unwrap();
+        let root = w.commit_root(w.head_of("main").unwrap()).unwrap();
+        let chunk = w.chunk(&root).unwrap();
+        let mut r = RootValueFields::decode(&chunk).unwrap();
+        let at = Address(r.foreign_key_addr);
+        let mut keys = decode_collection(&w.chunk(&at).unwrap(), at).unwrap();
+        keys[0].on_delete = 5;
+        let fk = w.put(&encode_collection(&keys).unwrap()).unwrap();
+        r.foreign_key_addr = fk.0;
+        let new_root = w.put(&r.encode().unwrap()).unwrap();
+        let ws = w
+            .put_working_set(new_root, &super::tests::sql_meta(1_710_000_000))
+            .unwrap();
+        w.update_datasets(&[(&working_set_ref("main"), Some(ws))], 1_710_000_000)
+            .unwrap();
+    }
+    // Dolt's engine does act on such a key: the child row takes the column's default.
+    // Not done here (refused instead), so the difference is checked, not hidden.
+    let theirs = _tmp.path().join("theirs");
+    copy_tree(&dir, &theirs);
+    if dolt(&theirs, &["sql", "-q", "DELETE FROM p WHERE id = 1"]).is_some() {
+        let c = dolt(&theirs, &["sql", "-r", "csv", "-q", "SELECT * FROM c"]).unwrap();
+        assert_eq!(c, "id,p\n1,2\n", "Dolt's rows after the delete");
+    }
+    let before = snapshot(&dir);
+    let mut w = DoltWriter::open(&dir).unwrap();
+    let e = rows(
+        "DELETE FROM p WHERE id = 1",
+        Delete,
+        "p",
+        &["id"],
+        &[&[Some("1")]],
+    )
+    .apply(&mut w)
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("\"k\"") && e.contains("SET DEFAULT"), "{e}");
+    drop(w);
+    assert!(snapshot(&dir) == before, "a refused delete wrote something");
+}
