@@ -243,8 +243,8 @@ impl DoltWriter {
 
     /// `dolt checkout BRANCH`: makes `branch` current in `repo_state.json` (written whole to a
     /// temporary file, fsync'd and renamed over the old one, only `head` changed), giving it a
-    /// clean working set first if it has none. Refused while the current branch has uncommitted
-    /// changes (Dolt would carry them over; not done here).
+    /// clean working set first if it has none. Uncommitted changes of the current branch move
+    /// to `branch` as Dolt moves them (`checkout_carrying`).
     pub(crate) fn checkout(&mut self, branch: &str, meta: &WorkingSetMeta<'_>) -> Result<()> {
         let head = self.head_of(branch)?;
         let current = self.current_branch()?;

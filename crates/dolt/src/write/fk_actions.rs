@@ -15,6 +15,11 @@
 //! The statement's own rows are changed all together first, then each changed row's keys
 //! are enforced in key order; the keys every changed table takes part in are then checked
 //! on the final rows (`check_change`). Any error leaves every table as it was.
+//!
+//! Keyless tables keep copies of a row as a count. The engine finds each distinct child row
+//! once through the child's index, so a CASCADE or SET NULL changes one copy of it per parent
+//! row, and copies left over keep referring to the value that went (Dolt 2.3.1 leaves them
+//! so). Each copy of a keyless parent row that goes is a deleted row of its own.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
@@ -27,7 +32,7 @@ use super::foreign_keys::{
 use super::merge::row_changes;
 use super::overlay::Overlay;
 use super::table_def::ForeignKeyAction;
-use super::table_edit::{Cell, EditTable};
+use super::table_edit::{copies, Cell, EditTable};
 use crate::error::{DoltError, Result};
 
 /// MySQL's limit on the depth of cascading changes.
@@ -42,6 +47,8 @@ pub(crate) struct Tables<'s, 'o> {
     open: BTreeMap<String, (EditTable, EditTable)>,
     /// Per table, whether the keys lead from it to a cycle of keys (memo).
     cyclical: HashMap<String, bool>,
+    /// True once the keys' actions were carried out ([`Tables::carry_out`]).
+    acted: bool,
 }
 
 /// A key referring to a changed row whose referenced values the change takes away: the key,
@@ -73,6 +80,7 @@ impl<'s, 'o> Tables<'s, 'o> {
             fks,
             open,
             cyclical: HashMap::new(),
+            acted: false,
         }
     }
 
@@ -112,14 +120,14 @@ impl<'s, 'o> Tables<'s, 'o> {
     /// it while a child row refers to the old values, CASCADE and SET NULL keys are carried
     /// out.
     pub(crate) fn carry_out(&mut self, name: &str) -> Result<()> {
+        self.acted = true;
         if !self.fks.iter().any(|f| f.parent_table == name) {
             return Ok(());
         }
         let (before, after) = self.open.get(name).cloned().ok_or_else(|| {
             unsupported(format!("foreign key actions: table {name:?} is not open"))
         })?;
-        if before.primary == after.primary || after.schema.keyless {
-            // Keyless tables are refused by `check_change`.
+        if before.primary == after.primary {
             return Ok(());
         }
         let ts = after.schema.primary_tuple_schema()?;
@@ -132,6 +140,16 @@ impl<'s, 'o> Tables<'s, 'o> {
         for (key, from, to) in changes {
             let Some(from) = from else { continue };
             let old = before.cells_of(store, &key, &from)?;
+            if after.schema.keyless {
+                // Each copy that went is a row the statement deleted (a keyless row's values
+                // never change in place; more copies refer to nothing).
+                let left = to.as_deref().map(copies).transpose()?.unwrap_or(0);
+                for _ in left..copies(&from)? {
+                    self.restrict(name, &key, &old, None, &[name.to_string()])?;
+                    self.actions(name, &old, None, 1, &mut Vec::new())?;
+                }
+                continue;
+            }
             // A key spelled anew under its collation is a change of the same row.
             let new = match to {
                 Some(v) => Some(after.cells_of(store, &key, &v)?),
@@ -153,17 +171,28 @@ impl<'s, 'o> Tables<'s, 'o> {
     /// The key `fk`'s action for a change of its parent row (`new`: `None` when deleted),
     /// with ON UPDATE CASCADE and SET NULL into a table of `chain` (the tables changed on
     /// the way, this parent's included) acting as RESTRICT.
-    fn action(fk: &StoredForeignKey, updated: bool, chain: &[String]) -> ForeignKeyAction {
+    /// A stored SET DEFAULT (code 5) is refused: Dolt's MySQL dialect never creates one
+    /// (`CREATE TABLE` refuses it), though Dolt's engine, given one, sets the child's
+    /// columns to their defaults (not done here).
+    fn action(fk: &StoredForeignKey, updated: bool, chain: &[String]) -> Result<ForeignKeyAction> {
         let code = if updated { fk.on_update } else { fk.on_delete };
-        let action = ForeignKeyAction::from_code(code).unwrap_or(ForeignKeyAction::Restrict);
-        match action {
+        let action = ForeignKeyAction::from_code(code).ok_or_else(|| {
+            unsupported(format!(
+                "foreign key {:?}: ON {} action code {code} ({}; not done: Dolt's MySQL \
+                 dialect refuses to create it)",
+                fk.name,
+                if updated { "UPDATE" } else { "DELETE" },
+                if code == 5 { "SET DEFAULT" } else { "unknown" }
+            ))
+        })?;
+        Ok(match action {
             ForeignKeyAction::Cascade | ForeignKeyAction::SetNull
                 if updated && chain.contains(&fk.child_table) =>
             {
                 ForeignKeyAction::Restrict
             }
             other => other,
-        }
+        })
     }
 
     /// The keys referring to table `name` whose referenced columns the change of row `old`
@@ -212,7 +241,7 @@ impl<'s, 'o> Tables<'s, 'o> {
         let store = self.store;
         for (fk, pcols, values) in self.affected(name, old, new)? {
             if !matches!(
-                Self::action(fk, new.is_some(), chain),
+                Self::action(fk, new.is_some(), chain)?,
                 ForeignKeyAction::Default | ForeignKeyAction::Restrict | ForeignKeyAction::NoAction
             ) {
                 continue;
@@ -235,7 +264,7 @@ impl<'s, 'o> Tables<'s, 'o> {
                 reason: format!(
                     "row {}: cannot be {}: rows of table {child_name:?} refer to it through \
                      foreign key {:?}",
-                    row_label(parent, key),
+                    row_label(parent, key, old),
                     if new.is_some() { "updated" } else { "deleted" },
                     fk.name
                 ),
@@ -271,7 +300,7 @@ impl<'s, 'o> Tables<'s, 'o> {
     ) -> Result<()> {
         let store = self.store;
         for (fk, pcols, values) in self.affected(name, old, new)? {
-            let action = Self::action(fk, new.is_some(), chain);
+            let action = Self::action(fk, new.is_some(), chain)?;
             if !matches!(
                 action,
                 ForeignKeyAction::Cascade | ForeignKeyAction::SetNull
@@ -281,11 +310,6 @@ impl<'s, 'o> Tables<'s, 'o> {
             let child_name = fk.child_table.clone();
             let (ccols, cl, rows) = {
                 let child = self.table(&child_name)?;
-                if child.schema.keyless {
-                    return Err(unsupported(format!(
-                        "foreign keys on keyless table {child_name:?} (not done yet)"
-                    )));
-                }
                 let ccols = cols_of_tags(child, &fk.child_columns, &fk.name)?;
                 let cl = lookup(child, &fk.child_index, &ccols)?;
                 let rows = matching_rows(store, child, &cl, &values)?;
@@ -341,7 +365,7 @@ impl<'s, 'o> Tables<'s, 'o> {
                 chain.pop();
                 checked?;
                 let child = self.table(&child_name)?;
-                let label = row_label(child, &k);
+                let label = row_label(child, &k, &cells);
                 let written = match &changed {
                     None => child.delete_stored(store, &k, &v),
                     Some(c) => child.rewrite_row(store, (&k, &v), c.clone()),
@@ -367,7 +391,7 @@ impl<'s, 'o> Tables<'s, 'o> {
             EditTable::load(self.store, t, *a)
         };
         for (before, now) in self.open.values() {
-            check_change(self.store, self.fks, before, now, &open)?;
+            check_change(self.store, self.fks, before, now, &open, self.acted)?;
         }
         Ok(())
     }

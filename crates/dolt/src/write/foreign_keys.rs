@@ -10,13 +10,13 @@ use prollystore::Map;
 use prollystore_format::message::objects::{
     ForeignKeyCollectionFields, ForeignKeyFields, RootValueFields,
 };
-use prollystore_format::tuple::{Tuple, TupleBuilder, TupleDesc, Value};
+use prollystore_format::tuple::{Tuple, TupleBuilder, TupleDesc, Type, Value};
 use prollystore_format::Address;
 
 use super::merge::row_changes;
 use super::overlay::Overlay;
 use super::table_def::{ForeignKeyAction, IndexDef, TableDef};
-use super::table_edit::{index_schema, Cell, EditTable};
+use super::table_edit::{copies, index_schema, Cell, EditTable};
 use crate::error::{bad_chunk, DoltError, Result};
 use crate::schema::{key_encoding, Schema};
 
@@ -51,6 +51,11 @@ pub(crate) fn load(store: &Overlay<'_>, root: Address) -> Result<Vec<StoredForei
         return Ok(Vec::new());
     }
     let chunk = store.get(&at)?.ok_or(DoltError::MissingChunk(at))?;
+    decode_collection(chunk, at)
+}
+
+/// The keys of the foreign-key collection chunk `chunk` (at address `at`).
+pub(crate) fn decode_collection(chunk: &[u8], at: Address) -> Result<Vec<StoredForeignKey>> {
     let c = ForeignKeyCollectionFields::decode(chunk).map_err(|e| bad_chunk(at, e.to_string()))?;
     let owned = |v: &Option<Vec<&str>>| {
         v.as_ref()
@@ -76,14 +81,8 @@ pub(crate) fn load(store: &Overlay<'_>, root: Address) -> Result<Vec<StoredForei
         .collect())
 }
 
-/// Root value `root` with its foreign-key collection replaced by `fks` (sorted by name, as
-/// Dolt's `AllKeys` writes them; none: the zero address, as Dolt's `SetForeignKeyMap`);
-/// returns the new root's address.
-pub(crate) fn set_root_foreign_keys(
-    store: &Overlay<'_>,
-    root: Address,
-    fks: &[StoredForeignKey],
-) -> Result<Address> {
+/// The collection chunk of `fks`, sorted by name as Dolt's `AllKeys` writes them.
+pub(crate) fn encode_collection(fks: &[StoredForeignKey]) -> Result<Vec<u8>> {
     let mut sorted: Vec<&StoredForeignKey> = fks.iter().collect();
     sorted.sort_by(|a, b| a.name.cmp(&b.name));
     let fields = ForeignKeyCollectionFields {
@@ -112,14 +111,24 @@ pub(crate) fn set_root_foreign_keys(
             })
             .collect(),
     };
-    let chunk = fields
+    fields
         .encode()
-        .map_err(|e| unsupported(format!("foreign keys: {e}")))?;
+        .map_err(|e| unsupported(format!("foreign keys: {e}")))
+}
+
+/// Root value `root` with its foreign-key collection replaced by `fks` (sorted by name, as
+/// Dolt's `AllKeys` writes them; none: the zero address, as Dolt's `SetForeignKeyMap`);
+/// returns the new root's address.
+pub(crate) fn set_root_foreign_keys(
+    store: &Overlay<'_>,
+    root: Address,
+    fks: &[StoredForeignKey],
+) -> Result<Address> {
     // An empty collection is not written: the root then holds the zero address.
     let fk_address = if fks.is_empty() {
         Address::ZERO
     } else {
-        store.put(&chunk)?
+        store.put(&encode_collection(fks)?)?
     };
     let base = store.get(&root)?.ok_or(DoltError::MissingChunk(root))?;
     let mut r = RootValueFields::decode(base).map_err(|e| bad_chunk(root, e.to_string()))?;
@@ -478,8 +487,41 @@ pub(super) fn matching_rows(
     if l.primary {
         return Ok(found);
     }
-    // A secondary index's key ends with the primary key's columns: the row is found by them.
     let s = &t.schema;
+    if s.keyless {
+        // A keyless table's index key ends with the row hash, its clustered key.
+        let n = l.key_columns.len();
+        let mut rows = Vec::with_capacity(found.len());
+        for (ikey, _) in found {
+            let hash = l
+                .schema
+                .key
+                .field(Tuple::new_unverified(&ikey), n)
+                .ok_or_else(|| {
+                    unsupported(format!(
+                        "foreign key lookup: an index entry of table {:?} lacks the row hash",
+                        t.name
+                    ))
+                })?;
+            let mut b = TupleBuilder::new(s.key_desc());
+            b.put_raw(0, hash)
+                .map_err(|e| unsupported(format!("foreign key lookup: {e}")))?;
+            let key = b
+                .build()
+                .map_err(|e| unsupported(format!("foreign key lookup: {e}")))?
+                .as_bytes()
+                .to_vec();
+            let row = t.find(store, &key)?.ok_or_else(|| {
+                unsupported(format!(
+                    "foreign key lookup: an index of table {:?} names a missing row",
+                    t.name
+                ))
+            })?;
+            rows.push(row);
+        }
+        return Ok(rows);
+    }
+    // A secondary index's key ends with the primary key's columns: the row is found by them.
     let at = s
         .key_columns
         .iter()
@@ -543,13 +585,46 @@ fn label(v: Option<Value<'_>>) -> String {
     }
 }
 
-/// The primary key of a stored row, as text (`(1)`, `(1,'a')`).
-pub(super) fn row_label(t: &EditTable, key: &[u8]) -> String {
+/// A stored row as text: its primary key (`(1)`, `(1,'a')`), or for a keyless table
+/// (whose key is a hash) its visible values, from `cells`.
+pub(super) fn row_label(t: &EditTable, key: &[u8], cells: &[Cell]) -> String {
+    if t.schema.keyless {
+        let parts: Vec<String> = t
+            .schema
+            .visible_columns()
+            .into_iter()
+            .filter_map(|c| Some(cell_label(&t.schema.columns[c], cells.get(c)?)))
+            .collect();
+        return format!("({})", parts.join(","));
+    }
     let desc = t.schema.key_desc();
     let parts: Vec<String> = (0..desc.len())
         .map(|i| label(desc.value(Tuple::new_unverified(key), i).ok().flatten()))
         .collect();
     format!("({})", parts.join(","))
+}
+
+/// One cell of column `col` as text.
+fn cell_label(col: &crate::schema::Column, cell: &Cell) -> String {
+    match cell {
+        Cell::Null => "NULL".into(),
+        Cell::Value(v) => format!("{v:?}"),
+        Cell::Stored(b) if col.encoding.is_adaptive() => {
+            format!("'{}'", String::from_utf8_lossy(b))
+        }
+        Cell::Stored(b) => {
+            let desc = TupleDesc::new(vec![Type::nullable(col.encoding)]);
+            let mut tb = TupleBuilder::new(desc.clone());
+            match tb.put_raw(0, b).ok().and_then(|_| tb.build().ok()) {
+                Some(t) => label(
+                    desc.value(Tuple::new_unverified(t.as_bytes()), 0)
+                        .ok()
+                        .flatten(),
+                ),
+                None => "?".into(),
+            }
+        }
+    }
 }
 
 fn column_names(t: &EditTable, cols: &[usize]) -> String {
@@ -577,13 +652,20 @@ pub(super) fn cols_of_tags(t: &EditTable, tags: &[u64], fk: &str) -> Result<Vec<
 }
 
 /// Checks the change of table `old` → `new` against every key naming it; `open` opens
-/// another table of the new working root. An error names the key, table, columns and row.
+/// another table of the new working root; `acted`: the keys' referential actions were
+/// carried out (not so for TRUNCATE). An error names the key, table, columns and row.
+///
+/// In a keyless table a row's count is its number of copies: more copies of a child row
+/// are new references (checked like a new row). A CASCADE or SET NULL key whose child is
+/// keyless may leave children of a value that went: the engine changes one copy of each
+/// distinct child row per parent row (`fk_actions`), and Dolt keeps what is left.
 pub(crate) fn check_change(
     store: &Overlay<'_>,
     fks: &[StoredForeignKey],
     old: &EditTable,
     new: &EditTable,
     open: &dyn Fn(&str) -> Result<EditTable>,
+    acted: bool,
 ) -> Result<()> {
     let name = &new.name;
     let mine: Vec<&StoredForeignKey> = fks
@@ -593,11 +675,14 @@ pub(crate) fn check_change(
     if mine.is_empty() || (old.primary == new.primary) {
         return Ok(());
     }
-    if new.schema.keyless {
-        return Err(unsupported(format!(
-            "foreign keys on keyless table {name:?} (not done yet)"
-        )));
-    }
+    let keyless = new.schema.keyless;
+    let count = |v: &Option<Vec<u8>>| -> Result<u64> {
+        match v {
+            Some(v) if keyless => copies(v),
+            Some(_) => Ok(1),
+            None => Ok(0),
+        }
+    };
     let ts = new.schema.primary_tuple_schema()?;
     let (before, after) = (
         Map::new(store, old.primary, ts.clone()),
@@ -650,7 +735,8 @@ pub(crate) fn check_change(
                     let vals = pick(nc, &ccols);
                     let unchanged = old_cells
                         .as_ref()
-                        .is_some_and(|oc| same(&pick(oc, &ccols), &vals));
+                        .is_some_and(|oc| same(&pick(oc, &ccols), &vals))
+                        && count(to)? <= count(from)?;
                     if !unchanged && !vals.iter().any(|v| matches!(v, Cell::Null)) {
                         let l = lookup(parent, &fk.parent_index, &pcols)?;
                         if !has_row(store, parent, &l, &vals)? {
@@ -659,7 +745,7 @@ pub(crate) fn check_change(
                                 column: column_names(child, &ccols),
                                 reason: format!(
                                     "row {}: foreign key {:?} violated: no row of table {:?} has ({}) equal to this row's values",
-                                    row_label(new, key),
+                                    row_label(new, key, nc),
                                     fk.name,
                                     parent.name,
                                     column_names(parent, &pcols)
@@ -686,6 +772,18 @@ pub(crate) fn check_change(
                 if has_row(store, new, &pl, &vals)? {
                     continue;
                 }
+                let action = if new_cells.is_some() {
+                    fk.on_update
+                } else {
+                    fk.on_delete
+                };
+                let acts = matches!(
+                    ForeignKeyAction::from_code(action),
+                    Some(ForeignKeyAction::Cascade | ForeignKeyAction::SetNull)
+                );
+                if acted && acts && child.schema.keyless {
+                    continue;
+                }
                 let cl = lookup(child, &fk.child_index, &ccols)?;
                 if !has_row(store, child, &cl, &vals)? {
                     continue;
@@ -699,7 +797,7 @@ pub(crate) fn check_change(
                 };
                 let reason = format!(
                     "row {}: cannot be {what}: rows of table {:?} refer to it through foreign key {:?}",
-                    row_label(old, key),
+                    row_label(old, key, oc),
                     child.name,
                     fk.name
                 );

@@ -742,27 +742,9 @@ impl EditTable {
                 )?;
             }
             if self.schema.keyless {
-                let (key, value) = self.encode(store, r, &cells, 1)?;
-                match self.find(store, &key)? {
-                    // Another copy of a stored row: its count goes up; a unique index refuses
-                    // it as Dolt's does (the row's own entry has the same prefix).
-                    Some((_, old)) => {
-                        if let Some(ix) = self.unique_with_values(store, &key, &old)? {
-                            return Err(bad(
-                                &self.name,
-                                &ix,
-                                format!("row {r}: duplicate entry for a unique key"),
-                            ));
-                        }
-                        let new_value = with_copies(&old, copies(&old)? + 1);
-                        let primary = self.primary_map(store)?;
-                        self.primary = primary
-                            .apply([(&key[..], Some(&new_value[..]))])
-                            .map_err(tree)?
-                            .root();
-                    }
-                    None => self.put_row(store, r, &key, &value)?,
-                }
+                // Another copy of a stored row: its count goes up; a unique index refuses it
+                // as Dolt's does (the row's own entry has the same prefix).
+                self.add_copy(store, r, &cells)?;
                 continue;
             }
             let (key, value) = self.encode(store, r, &cells, 1)?;
@@ -1031,12 +1013,16 @@ impl EditTable {
     /// UPDATE CASCADE or SET NULL rewrites a child row: stored generated columns recomputed,
     /// then the checks of an update (NOT NULL, CHECK constraints, unique keys); a new primary
     /// key another row holds is a duplicate. Nothing changes on an error.
+    /// In a keyless table one copy of the row changes: see [`EditTable::rewrite_copy`].
     pub(super) fn rewrite_row(
         &mut self,
         store: &Overlay<'_>,
         old: (&[u8], &[u8]),
         mut cells: Vec<Cell>,
     ) -> Result<()> {
+        if self.schema.keyless {
+            return self.rewrite_copy(store, old, cells);
+        }
         for (c, cell) in cells.iter().enumerate() {
             if !self.schema.columns[c].hidden {
                 self.check_cell(0, c, cell)?;
@@ -1074,14 +1060,94 @@ impl EditTable {
         Ok(())
     }
 
-    /// Removes the stored row `(key, value)` (a child row an ON DELETE CASCADE deletes).
+    /// Removes the stored row `(key, value)` (a child row an ON DELETE CASCADE deletes); in a
+    /// keyless table, one copy of it (Dolt's engine finds each distinct row once through the
+    /// child's index and deletes it once, so other copies stay).
     pub(super) fn delete_stored(
         &mut self,
         store: &Overlay<'_>,
         key: &[u8],
         value: &[u8],
     ) -> Result<()> {
+        if self.schema.keyless {
+            return self.remove_copy(store, key, value);
+        }
         self.remove_row(store, key, value)
+    }
+
+    /// Removes one copy of the stored keyless row `(key, value)`: its count goes down, and
+    /// at the last copy the row and its index entries go.
+    fn remove_copy(&mut self, store: &Overlay<'_>, key: &[u8], value: &[u8]) -> Result<()> {
+        let n = copies(value)?;
+        if n > 1 {
+            let nv = with_copies(value, n - 1);
+            let primary = self.primary_map(store)?;
+            self.primary = primary.apply([(key, Some(&nv[..]))]).map_err(tree)?.root();
+            Ok(())
+        } else {
+            self.remove_row(store, key, value)
+        }
+    }
+
+    /// Adds one copy of keyless row `cells` (of row number `row`, for errors): another copy
+    /// of a stored row raises its count (refused when a unique index holds its values, as
+    /// Dolt refuses it), a new row is put with its index entries.
+    fn add_copy(&mut self, store: &Overlay<'_>, row: usize, cells: &[Cell]) -> Result<()> {
+        let (key, value) = self.encode(store, row, cells, 1)?;
+        match self.find(store, &key)? {
+            Some((_, old)) => {
+                if let Some(ix) = self.unique_with_values(store, &key, &old)? {
+                    return Err(bad(
+                        &self.name,
+                        &ix,
+                        format!("row {row}: duplicate entry for a unique key"),
+                    ));
+                }
+                let new_value = with_copies(&old, copies(&old)? + 1);
+                let primary = self.primary_map(store)?;
+                self.primary = primary
+                    .apply([(&key[..], Some(&new_value[..]))])
+                    .map_err(tree)?
+                    .root();
+                Ok(())
+            }
+            None => self.put_row(store, row, &key, &value),
+        }
+    }
+
+    /// One copy of the stored keyless row `old` replaced by `cells`, as the engine updates a
+    /// keyless child row found through an index (ON UPDATE CASCADE, SET NULL): the checks of
+    /// an update, then one copy of the old row removed and one of the new added. Nothing
+    /// changes on an error.
+    fn rewrite_copy(
+        &mut self,
+        store: &Overlay<'_>,
+        old: (&[u8], &[u8]),
+        mut cells: Vec<Cell>,
+    ) -> Result<()> {
+        for (c, cell) in cells.iter().enumerate() {
+            if !self.schema.columns[c].hidden {
+                self.check_cell(0, c, cell)?;
+            }
+        }
+        let generated = self.stored_generated();
+        if !generated.is_empty() {
+            self.fill_computed(0, &generated, &mut cells)?;
+        }
+        if let Some(checks) = RowChecks::for_schema(&self.schema)? {
+            checks.check(
+                &self.name,
+                0,
+                self.visible_values(checks.visible(), &cells)?,
+            )?;
+        }
+        let before = (self.primary, self.indexes.clone());
+        self.remove_copy(store, old.0, old.1)?;
+        if let Err(e) = self.add_copy(store, 0, &cells) {
+            (self.primary, self.indexes) = before;
+            return Err(e);
+        }
+        Ok(())
     }
 
     /// The clustered key of a row given as column positions and values (its key columns).
@@ -1264,17 +1330,7 @@ impl EditTable {
             let Some((k, v)) = self.find(store, &key)? else {
                 continue;
             };
-            let n = copies(&v)?;
-            if n > 1 {
-                let nv = with_copies(&v, n - 1);
-                let primary = self.primary_map(store)?;
-                self.primary = primary
-                    .apply([(&k[..], Some(&nv[..]))])
-                    .map_err(tree)?
-                    .root();
-            } else {
-                self.remove_row(store, &k, &v)?;
-            }
+            self.remove_copy(store, &k, &v)?;
         }
         Ok(())
     }
@@ -1332,7 +1388,7 @@ fn renumber_in(e: DoltError, rows: &[usize]) -> DoltError {
 }
 
 /// A keyless row value's count of copies (its first field, a little-endian u64).
-fn copies(value: &[u8]) -> Result<u64> {
+pub(super) fn copies(value: &[u8]) -> Result<u64> {
     let b: [u8; 8] = value
         .get(..8)
         .and_then(|b| b.try_into().ok())

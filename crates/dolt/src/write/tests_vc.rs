@@ -26,7 +26,7 @@ fn text(v: &serde_json::Value) -> &str {
 }
 
 /// Every file under `dir`, with its bytes, for "nothing changed" checks.
-fn snapshot(dir: &Path) -> Vec<(String, Vec<u8>)> {
+pub(super) fn snapshot(dir: &Path) -> Vec<(String, Vec<u8>)> {
     let mut out = Vec::new();
     let mut todo = vec![dir.to_path_buf()];
     while let Some(d) = todo.pop() {
@@ -48,7 +48,7 @@ fn snapshot(dir: &Path) -> Vec<(String, Vec<u8>)> {
 
 /// Opens for writing, waiting out a lock a `dolt` child of a parallel test may briefly hold
 /// (a child shares our lock file's descriptor between its fork and its exec).
-fn open(dir: &Path) -> DoltWriter {
+pub(super) fn open(dir: &Path) -> DoltWriter {
     for _ in 0..200 {
         match DoltWriter::open(dir) {
             Err(DoltError::Locked { .. }) => {
@@ -272,7 +272,9 @@ fn refused_operations_change_nothing() {
 
 /// The `dolt` binary `PROLLY_DOLT` names and an empty scratch folder for a database, or `None`
 /// (saying that `what` was not checked against Dolt).
-fn scratch(what: &str) -> Option<(std::ffi::OsString, tempfile::TempDir, std::path::PathBuf)> {
+pub(super) fn scratch(
+    what: &str,
+) -> Option<(std::ffi::OsString, tempfile::TempDir, std::path::PathBuf)> {
     let Some(bin) = std::env::var_os(DOLT_ENV).filter(|v| !v.is_empty()) else {
         eprintln!("{DOLT_ENV} not set: {what} not checked against Dolt");
         return None;
@@ -284,7 +286,12 @@ fn scratch(what: &str) -> Option<(std::ffi::OsString, tempfile::TempDir, std::pa
 }
 
 /// Runs `dolt args…` in `dir` with pinned dates and a throwaway HOME; returns (ok, stdout).
-fn dolt_at(bin: &std::ffi::OsStr, dir: &Path, date: &str, args: &[&str]) -> (bool, String) {
+pub(super) fn dolt_at(
+    bin: &std::ffi::OsStr,
+    dir: &Path,
+    date: &str,
+    args: &[&str],
+) -> (bool, String) {
     let home = dir.parent().unwrap().join("home");
     std::fs::create_dir_all(home.join(".dolt")).unwrap();
     std::fs::write(
