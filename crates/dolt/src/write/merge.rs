@@ -2,8 +2,10 @@
 //! other; otherwise a three-way merge from the merge base Dolt picks, committed with two
 //! parents (the current head first).
 //!
-//! Tables changed on one side only are taken whole from that side. A table both sides changed
-//! (same schema on all three) is merged row by row with Dolt's cell-wise rule: a row changed
+//! Tables changed on one side only are taken whole from that side, schema and all (Dolt's
+//! short cut too). A table both sides changed whose schema changed is merged by
+//! [`super::schema_merge`] and [`super::schema_merge_rows`]. A table both sides changed
+//! under one schema (as Dolt compares schemas) is merged row by row with Dolt's cell-wise rule: a row changed
 //! on both sides merges when no column was changed to different values on the two sides;
 //! otherwise — or when one side deleted a row the other changed, or both added a key with
 //! different rows — it is a conflict. Secondary indexes are edited with the merged rows'
@@ -33,6 +35,8 @@ use super::chunk_io::ChunkIo;
 use super::commit::{NewCommit, Person};
 use super::overlay::Overlay;
 use super::refs::for_each_ref;
+use super::schema_merge::{merge_schemas, SchemaMerge};
+use super::schema_merge_rows::{merge_rows, Sides};
 use super::table_edit::{index_schema, EditTable};
 use super::writer::{DoltWriter, WorkingSetMeta};
 use crate::error::{bad_chunk, DoltError, Result};
@@ -199,7 +203,7 @@ fn index_key(
 }
 
 /// Renders a primary key for a conflict report.
-fn key_text(schema: &Schema, key: &[u8]) -> Vec<String> {
+pub(super) fn key_text(schema: &Schema, key: &[u8]) -> Vec<String> {
     let t = Tuple::new_unverified(key);
     let desc = schema.key_desc();
     (0..schema.key_columns.len())
@@ -241,19 +245,48 @@ type RootParts = (Vec<u8>, BTreeMap<Vec<u8>, Address>, [u8; 20]);
 fn merge_table(
     store: &Overlay<'_>,
     name: &str,
-    base: &TableState,
-    ours: &TableState,
-    theirs: &TableState,
+    sides: &Sides,
+    (base, ours, theirs): (&TableState, &TableState, &TableState),
     choice: ConflictChoice,
     conflicts: &mut Vec<MergeConflict>,
 ) -> Result<Option<Vec<u8>>> {
     if base.schema_address != ours.schema_address || ours.schema_address != theirs.schema_address {
-        conflicts.push(MergeConflict {
-            table: name.to_string(),
-            key: Vec::new(),
-            reason: "the schema changed; merging schema changes is not done here".into(),
-        });
-        return Ok(None);
+        let chunk = |a: Address| -> Result<Vec<u8>> {
+            Ok(store.get(&a)?.ok_or(DoltError::MissingChunk(a))?.to_vec())
+        };
+        let (b, o, t) = (
+            chunk(base.schema_address)?,
+            chunk(ours.schema_address)?,
+            chunk(theirs.schema_address)?,
+        );
+        match merge_schemas(name, &b, &o, &t)? {
+            // Equal as Dolt compares schemas: the rows merge under ours.
+            SchemaMerge::Ours => {}
+            SchemaMerge::Conflicts(reasons) => {
+                conflicts.extend(reasons.into_iter().map(|reason| MergeConflict {
+                    table: name.to_string(),
+                    key: Vec::new(),
+                    reason,
+                }));
+                return Ok(None);
+            }
+            SchemaMerge::Merged {
+                chunk,
+                rewrites,
+                kept_indexes,
+            } => {
+                return merge_rows(
+                    store,
+                    name,
+                    sides,
+                    &chunk,
+                    rewrites,
+                    &kept_indexes,
+                    choice,
+                    conflicts,
+                )
+            }
+        }
     }
     let schema = &ours.schema;
     let ts: TupleSchema = schema.primary_tuple_schema()?;
@@ -436,7 +469,7 @@ fn merge_table(
 }
 
 /// Adds one table's conflicting keys to the merge's report.
-fn report(
+pub(super) fn report(
     name: &str,
     schema: &Schema,
     keys: Vec<(Vec<u8>, &str)>,
@@ -451,7 +484,7 @@ fn report(
 
 /// Reports unique-index keys whose indexed columns (the first `n` fields, none NULL) occur
 /// more than once after the merge.
-fn check_unique(
+pub(super) fn check_unique(
     index: &Map<'_, Overlay<'_>, TupleSchema>,
     n: usize,
     table: &str,
@@ -480,7 +513,7 @@ fn check_unique(
 }
 
 /// The overlay as [`ChunkIo`] (reads through it, puts into its memory).
-struct OverlayIo<'a, 'b>(&'a Overlay<'b>);
+pub(super) struct OverlayIo<'a, 'b>(pub(super) &'a Overlay<'b>);
 
 impl ChunkIo for OverlayIo<'_, '_> {
     fn chunk(&self, address: &Address) -> Result<std::sync::Arc<[u8]>> {
@@ -630,9 +663,19 @@ fn merge_roots(
                     read_table(&io, oa)?,
                     read_table(&io, ta)?,
                 );
-                if let Some(chunk) =
-                    merge_table(store, &text, &bs, &os, &ts, choice, &mut conflicts)?
-                {
+                let sides = Sides {
+                    base: ba,
+                    ours: oa,
+                    theirs: ta,
+                };
+                if let Some(chunk) = merge_table(
+                    store,
+                    &text,
+                    &sides,
+                    (&bs, &os, &ts),
+                    choice,
+                    &mut conflicts,
+                )? {
                     let a = store.put(&chunk)?;
                     changes.push((name.clone(), Some(a)));
                 }

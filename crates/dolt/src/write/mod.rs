@@ -34,7 +34,10 @@
 //! * `ancestry`, `branches`, `tags`, `merge`, `status`: version control as Dolt does it
 //!   (merge base from closures; branch heads and working sets; `repo_state.json`; tag objects;
 //!   fast-forward and three-way merges with cell-wise row merge; `dolt status`), public
-//!   through [`vc`].
+//!   through [`vc`]. `schema_merge` merges a table's three schemas as Dolt does (columns,
+//!   indexes, checks, collation; schema conflicts named by column) and `schema_merge_rows`
+//!   carries the rows into the merged schema (new columns at their default, dropped ones
+//!   removed, indexes kept, rebuilt or dropped).
 //! * `refs`: the addresses each message kind refers to (for copying reachable chunks).
 //! * `chunk_io`: reading and putting chunks while writing;
 //!   `commit`: commits with parent closure and height as Dolt computes them;
@@ -64,9 +67,14 @@
 //! numbers, …: refused when parsed); geometry columns in written tables; expression key
 //! parts (`KEY ((lower(n)))`) and prefix lengths in a PRIMARY KEY (Dolt refuses the latter
 //! too); expression defaults and generated columns in forms the evaluator lacks (an error
-//! naming the column when a row needs one). Three-way merges of schema changes. A stored
-//! ON DELETE/UPDATE SET DEFAULT key (Dolt never creates one; its engine, given one, sets the
-//! child's columns to their defaults) is an error when it would act.
+//! naming the column when a row needs one). A stored ON DELETE/UPDATE SET DEFAULT key (Dolt
+//! never creates one; its engine, given one, sets the child's columns to their defaults) is
+//! an error when it would act. Three-way merges of schema changes Dolt merges but this writer
+//! refuses with an error naming the table and column: a string, binary, ENUM or SET column's
+//! type changed on one side other than a VARCHAR widened or narrowed (e.g. VARCHAR to TEXT,
+//! ENUM members appended, a collation changed), schema changes of keyless tables, merged
+//! schemas with generated or ON UPDATE columns; JSON values both sides changed (Dolt merges
+//! the documents) are still conflicts.
 //!
 //! Prefix indexes (`KEY (name(10))`, UNIQUE ones too) and indexes over VIRTUAL generated
 //! columns are written as Dolt writes them: the prefix lengths in the schema, the key's
@@ -98,6 +106,8 @@ pub(crate) mod new_table;
 pub mod ops;
 pub(crate) mod overlay;
 pub(crate) mod refs;
+mod schema_merge;
+mod schema_merge_rows;
 pub(crate) mod single_leaf;
 pub(crate) mod status;
 mod table_def;
@@ -134,5 +144,7 @@ mod tests_keyless_fk;
 mod tests_prefix_index;
 #[cfg(test)]
 mod tests_rules;
+#[cfg(test)]
+mod tests_schema_merge;
 #[cfg(test)]
 mod tests_vc;

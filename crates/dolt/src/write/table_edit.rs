@@ -346,6 +346,16 @@ impl EditTable {
         Ok((key, value))
     }
 
+    /// A full row (a cell per column) encoded as its clustered key and value (the merge's
+    /// rows rewritten into a merged schema).
+    pub(super) fn encode_full_row(
+        &self,
+        store: &Overlay<'_>,
+        cells: &[Cell],
+    ) -> Result<(Vec<u8>, Vec<u8>)> {
+        self.encode(store, 0, cells, 1)
+    }
+
     pub(crate) fn put_cell(
         &self,
         b: &mut TupleBuilder,
