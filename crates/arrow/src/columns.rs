@@ -429,8 +429,9 @@ impl ColumnBuilder {
 }
 
 /// `v` as text if it is UTF-8. Most stored text is ASCII, and a word-at-a-time ASCII check of
-/// a short value costs a fraction of the general UTF-8 check (callgrind, cold Arrow pass of the
-/// mixed 1M-row table: ~150 instructions per 20-byte value saved).
+/// a short value costs a fraction of the general UTF-8 check (callgrind, the mixed 1M-row
+/// bench table: with the second check of plain text gone too, 2,417 → 2,073 instructions to
+/// append a row).
 #[inline]
 pub(crate) fn text_of(v: &[u8]) -> Option<&str> {
     if v.is_ascii() {
