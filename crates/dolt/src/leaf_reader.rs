@@ -400,7 +400,8 @@ pub struct PartLeaves<'p> {
     span: PartSpan,
     /// The part's leaves in key order, with their row counts.
     leaves: &'p [(Address, u64)],
-    /// Leaves of `leaves` before this one are in `batch` or were handed out.
+    /// The next leaf of `leaves` to hand out (read into `batch`, at `in_batch`, once
+    /// `in_batch < batch.n`).
     next: usize,
     /// The leaves read, and the next one of them to hand out.
     batch: &'p mut LeafBatch<()>,
