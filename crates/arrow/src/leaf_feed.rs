@@ -1,7 +1,7 @@
 //! The cold whole-table pass: batches built from the leaves the bulk leaf reader hands over
 //! ([`for_each_part`]), leaves read in batched positioned reads and hash-checked as the CSV
 //! export reads them, instead of one chunk at a time through a cursor. The table's rows are cut
-//! into parts of one batch each; worker threads take turns making whole batches, each reading
+//! into parts of one batch each; each worker thread takes the next batch when it is free, reading
 //! the leaves of its own batch and appending their rows, so both the reading and the building
 //! spread over the cores. A thread of its own gathers the batches in key order and hands them
 //! over through a channel. The leaves stay in the chunk arena, so later passes find them warm

@@ -374,10 +374,12 @@ pub fn first_leaf_kept(db: &Database, table: &Table) -> Result<bool> {
     Ok(store.is_kept(&node.child(i)))
 }
 
-/// One part of a table's rows for [`for_each_part`]: its number, first row and row count, and
-/// the leaves that hold those rows (with their row counts as their parent gives them), or the
-/// walker's error met where this part would begin.
-type PartJob = Result<(PartSpan, Vec<(Address, u64)>)>;
+/// One part of a table's rows for [`for_each_part`]: where it lies, and the leaves that hold
+/// its rows (with their row counts as their parent gives them).
+type Part = (PartSpan, Vec<(Address, u64)>);
+
+/// A part for a worker, or the walker's error met where this part would begin.
+type PartJob = Result<Part>;
 
 /// Where a part lies in the table.
 #[derive(Clone, Copy, Debug, Default)]
@@ -496,16 +498,17 @@ impl PartLeaves<'_> {
 /// [`PartLeaves`] and makes the part's result.
 pub type PartWork<'w, P> = dyn Fn(&mut PartLeaves<'_>) -> Result<P> + Sync + 'w;
 
-/// Part jobs queued per worker ahead of it.
-const PARTS_QUEUED: usize = 2;
+/// Parts in flight per worker (queued, being made, or made and waiting for the caller).
+const PARTS_PER_WORKER: usize = 2;
 
 /// Splits the rows of `table`'s clustered index into parts of `part_rows` rows in key order
 /// (the last one fewer), has `threads` worker threads each make whole parts with `work` — the
 /// part's leaves read and checked by the worker itself, as [`for_each_leaf`] reads them — and
 /// hands the results to `take` on the calling thread in key order; `take` returns false to
-/// stop early. Part `k` goes to worker `k % threads`, so the workers take turns and at most two
-/// finished parts per worker wait. A walker thread lists the leaves with their row counts from
-/// their parents; a leaf whose rows cross a part boundary is read by both parts' workers.
+/// stop early. A walker thread lists the leaves with their row counts from their parents and
+/// queues the parts; each worker takes the next part when it is free (a worker slowed down by
+/// the machine's other work does not hold the others up), and at most two parts per worker are
+/// in flight. A leaf whose rows cross a part boundary is read by both parts' workers.
 /// With `keep`, the leaves stay in the database's chunk arena (see [`for_each_leaf`]).
 ///
 /// This spreads the work on the rows over the cores when the results must come in parts of a
@@ -570,21 +573,32 @@ pub fn for_each_part<P: Send>(
         return Ok(());
     }
     let threads = threads.clamp(1, MAX_READERS);
+    // Parts sent to the workers and not yet taken: queued, being made, or made and waiting.
+    let window = threads * PARTS_PER_WORKER;
+    let (job_tx, job_rx) = std::sync::mpsc::channel::<(u64, PartJob)>();
+    let job_rx = std::sync::Mutex::new(job_rx);
+    let job_rx = &job_rx;
     std::thread::scope(|s| {
-        let mut jobs = Vec::with_capacity(threads);
-        let mut results = Vec::with_capacity(threads);
+        // One credit per part the walker may send ahead of the caller.
+        let (credit_tx, credit_rx) = std::sync::mpsc::channel::<()>();
+        for _ in 0..window {
+            let _ = credit_tx.send(());
+        }
+        let (done_tx, done_rx) = std::sync::mpsc::channel::<(u64, Result<P>)>();
         for _ in 0..threads {
-            let (job_tx, job_rx) = std::sync::mpsc::sync_channel::<PartJob>(PARTS_QUEUED);
-            let (done_tx, done_rx) = std::sync::mpsc::sync_channel::<Result<P>>(1);
-            jobs.push(job_tx);
-            results.push(done_rx);
+            let done = done_tx.clone();
             s.spawn(move || {
                 let mut batch = LeafBatch::<()>::default();
                 let mut scratch = Vec::new();
-                for job in job_rx {
+                loop {
+                    let job = match job_rx.lock() {
+                        Ok(rx) => rx.recv(),
+                        Err(_) => break,
+                    };
+                    let Ok((index, job)) = job else { break };
                     let r = job.and_then(|(span, leaves)| {
                         // A panic here would be a bug; caught, it becomes this part's error
-                        // instead of a part that never comes (which would end the output early).
+                        // instead of a part that never comes.
                         std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                             batch.n = 0;
                             let mut part = PartLeaves {
@@ -609,41 +623,51 @@ pub fn for_each_part<P: Send>(
                         })
                     });
                     let failed = r.is_err();
-                    if done_tx.send(r).is_err() || failed {
+                    if done.send((index, r)).is_err() || failed {
                         break;
                     }
                 }
             });
         }
+        drop(done_tx);
         s.spawn(move || {
-            let mut next = 0u64;
-            let r = send_parts(db, table, part_rows, &mut |job| {
-                let Some(tx) = jobs.get(next as usize % threads) else {
+            let mut index = 0u64;
+            let mut send = |job: PartJob| -> bool {
+                if credit_rx.recv().is_err() {
                     return false;
-                };
-                next += 1;
-                tx.send(job).is_ok()
-            });
-            if let Err(e) = r {
-                // After every part before it, so the caller meets it in order.
-                if let Some(tx) = jobs.get(next as usize % threads) {
-                    let _ = tx.send(Err(e));
                 }
+                let sent = job_tx.send((index, job)).is_ok();
+                index += 1;
+                sent
+            };
+            if let Err(e) = send_parts(db, table, part_rows, &mut |job| send(Ok(job))) {
+                // After every part before it, so the caller meets it in order.
+                send(Err(e));
             }
         });
-        // Part `k` comes from worker `k % threads`; a worker that ends without one means the
-        // parts are all taken (or an error came before).
-        for k in 0.. {
-            let Some(rx) = results.get(k % threads) else {
-                break;
-            };
-            let Ok(r) = rx.recv() else { break };
-            if !take(r?)? {
-                // Returning drops the result channels: the workers stop, then the walker.
-                return Ok(());
+        // Parts arrive in any order; `pending` holds the early ones (at most `window`).
+        let mut pending: Vec<(u64, Result<P>)> = Vec::with_capacity(window + 1);
+        let mut next = 0u64;
+        for done in done_rx {
+            pending.push(done);
+            while let Some(at) = pending.iter().position(|(index, _)| *index == next) {
+                let (_, r) = pending.swap_remove(at);
+                if !take(r?)? {
+                    // Returning drops the credits and the results: the walker and the
+                    // workers stop.
+                    return Ok(());
+                }
+                next += 1;
+                let _ = credit_tx.send(());
             }
         }
-        Ok(())
+        match pending.first() {
+            None => Ok(()),
+            Some((index, _)) => Err(bad_chunk(
+                table.address,
+                format!("part {next} of the rows never arrived (part {index} did)"),
+            )),
+        }
     })
 }
 
@@ -654,7 +678,7 @@ fn send_parts(
     db: &Database,
     table: &Table,
     part_rows: u64,
-    send: &mut dyn FnMut(PartJob) -> bool,
+    send: &mut dyn FnMut(Part) -> bool,
 ) -> Result<()> {
     let map = table.primary_scan_map(db);
     let store = db.source();
@@ -689,7 +713,7 @@ fn send_parts(
                 break;
             }
             span.rows = part_rows;
-            if !send(Ok((span, std::mem::take(&mut leaves)))) {
+            if !send((span, std::mem::take(&mut leaves))) {
                 return Ok(());
             }
             span.index += 1;
@@ -702,7 +726,7 @@ fn send_parts(
     }
     if !leaves.is_empty() {
         span.rows = at - span.first_row;
-        send(Ok((span, leaves)));
+        send((span, leaves));
     }
     Ok(())
 }
