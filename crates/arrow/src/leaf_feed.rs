@@ -1,8 +1,11 @@
-//! The cold whole-table pass: batches built from the leaves the CSV export's bulk reader hands
-//! over ([`for_each_leaf`]), leaves read in batched positioned reads and hash-checked side by
-//! side on its reader threads, instead of one chunk at a time through a cursor. One builder
-//! thread appends their rows and sends finished batches through a channel; the leaves stay in
-//! the chunk arena, so later passes find them warm and take the cursor paths.
+//! The cold whole-table pass: batches built from the leaves the bulk leaf reader hands over
+//! ([`for_each_part`]), leaves read in batched positioned reads and hash-checked as the CSV
+//! export reads them, instead of one chunk at a time through a cursor. The table's rows are cut
+//! into parts of one batch each; each worker thread takes the next batch when it is free, reading
+//! the leaves of its own batch and appending their rows, so both the reading and the building
+//! spread over the cores. A thread of its own gathers the batches in key order and hands them
+//! over through a channel. The leaves stay in the chunk arena, so later passes find them warm
+//! and take the cursor paths.
 
 use std::sync::mpsc::{sync_channel, Receiver};
 use std::sync::Arc;
@@ -10,7 +13,7 @@ use std::thread::JoinHandle;
 
 use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
-use prollystore_dolt::leaf_reader::for_each_leaf;
+use prollystore_dolt::leaf_reader::{for_each_part, PartLeaves};
 use prollystore_dolt::{Database, Table};
 use prollystore_format::tuple::Tuple;
 
@@ -21,7 +24,38 @@ use crate::error::{Error, Result};
 /// Finished batches waiting for the reader.
 const QUEUED_BATCHES: usize = 2;
 
-/// Batches of a whole table built on a thread from the bulk leaf reader, in key order.
+/// What every worker needs to make a batch.
+struct Job {
+    db: Arc<Database>,
+    table: Table,
+    plan: Plan,
+    schema: SchemaRef,
+    extras: Vec<Extra>,
+}
+
+impl Job {
+    /// The batch of one part of the table's rows.
+    fn batch(&self, part: &mut PartLeaves<'_>) -> Result<RecordBatch> {
+        let rows = usize::try_from(part.rows())
+            .map_err(|_| Error::Mismatch("a batch of more rows than memory holds".into()))?;
+        let mut builders = Builders::new(self.schema.clone(), &self.extras, rows)?;
+        let mut appender = RowAppender::new(&self.db, &self.table, self.plan.clone());
+        let mut row = part.first_row();
+        while let Some((node, range)) = part.next_leaf()? {
+            for e in range {
+                // A verified node's keys and leaf values are valid tuples.
+                let kt = Tuple::new_unverified(node.key(e));
+                let vt = Tuple::new_unverified(node.value(e));
+                appender.append(kt, vt, &mut builders.builders, row)?;
+                row += 1;
+            }
+        }
+        builders.rows = rows;
+        builders.finish()
+    }
+}
+
+/// Batches of a whole table built by worker threads from the bulk leaf reader, in key order.
 pub(crate) struct LeafFeed {
     /// Batches, then `Ok(None)` at the end (or an error).
     receiver: Option<Receiver<Result<Option<RecordBatch>>>>,
@@ -29,7 +63,7 @@ pub(crate) struct LeafFeed {
 }
 
 impl LeafFeed {
-    /// Starts building the batches of `table`, `batch_rows` rows each.
+    /// Starts building the batches of `table`, `batch_rows` rows each, on `threads` workers.
     pub(crate) fn start(
         db: Arc<Database>,
         table: Table,
@@ -37,64 +71,45 @@ impl LeafFeed {
         schema: SchemaRef,
         extras: Vec<Extra>,
         batch_rows: usize,
+        threads: usize,
     ) -> LeafFeed {
         let (tx, rx) = sync_channel(QUEUED_BATCHES);
+        let job = Job {
+            db,
+            table,
+            plan,
+            schema,
+            extras,
+        };
         let worker = std::thread::spawn(move || {
-            let mut builders = match Builders::new(schema, &extras, batch_rows) {
-                Ok(b) => b,
-                Err(e) => {
-                    let _ = tx.send(Err(e));
-                    return;
-                }
-            };
-            let mut rows = RowAppender::new(&db, &table, plan);
-            let mut row = 0u64;
-            // An error of the builders (the reader's errors come back from `for_each_leaf`).
+            // A batch's error, reading or building (the walker's come back from
+            // `for_each_part`).
             let mut failed: Option<Error> = None;
             let mut stopped = false;
-            let read = for_each_leaf(&db, &table, true, &mut |node| {
-                let mut step = || -> Result<bool> {
-                    for e in 0..node.count() {
-                        // A verified node's keys and leaf values are valid tuples.
-                        let kt = Tuple::new_unverified(node.key(e));
-                        let vt = Tuple::new_unverified(node.value(e));
-                        rows.append(kt, vt, &mut builders.builders, row)?;
-                        builders.rows += 1;
-                        row += 1;
-                        if builders.rows == batch_rows {
-                            let batch = builders.finish()?;
-                            if tx.send(Ok(Some(batch))).is_err() {
-                                return Ok(false);
-                            }
-                        }
-                    }
-                    Ok(true)
-                };
-                match step() {
-                    Ok(go_on) => {
-                        stopped = !go_on;
-                        Ok(go_on)
+            let work = |part: &mut PartLeaves<'_>| Ok(job.batch(part));
+            let read = for_each_part(
+                &job.db,
+                &job.table,
+                true,
+                batch_rows as u64,
+                threads,
+                &work,
+                &mut |batch| match batch {
+                    Ok(b) => {
+                        stopped = tx.send(Ok(Some(b))).is_err();
+                        Ok(!stopped)
                     }
                     Err(e) => {
                         failed = Some(e);
                         Ok(false)
                     }
-                }
-            });
+                },
+            );
             let end = match (read, failed) {
                 (Err(e), _) => Err(e.into()),
                 (Ok(()), Some(e)) => Err(e),
                 (Ok(()), None) if stopped => return,
-                (Ok(()), None) if builders.rows == 0 => Ok(None),
-                (Ok(()), None) => match builders.finish() {
-                    Ok(last) => {
-                        if tx.send(Ok(Some(last))).is_err() {
-                            return;
-                        }
-                        Ok(None)
-                    }
-                    Err(e) => Err(e),
-                },
+                (Ok(()), None) => Ok(None),
             };
             let _ = tx.send(end);
         });
@@ -120,7 +135,7 @@ impl LeafFeed {
 
 impl Drop for LeafFeed {
     fn drop(&mut self) {
-        // Closing the channel stops the builder at its next batch, and with it the readers.
+        // Closing the channel stops the builders at their next batch, and with them the reads.
         self.receiver = None;
         if let Some(w) = self.worker.take() {
             let _ = w.join();

@@ -244,6 +244,20 @@ fn cold_tables_read_by_the_bulk_leaf_reader_give_the_same_batches() {
             // The leaves stay in the arena: the next pass takes the cursors.
             assert!(first_leaf_kept(&db, &t).unwrap(), "{name} {tname}");
             cold += 1;
+            // Other batch sizes and worker counts: batches cut at the same rows.
+            for (batch, threads) in [(1, 2), (2, 3), (5, 2), (64, 3), (100, 4)] {
+                let one: Vec<_> = TableBatches::with_threads(warm.clone(), t.clone(), batch, 1)
+                    .unwrap()
+                    .map(Result::unwrap)
+                    .collect();
+                let db = Arc::new(Database::open(&dir).unwrap());
+                let t = db.table(&root, tname).unwrap();
+                let many: Vec<_> = TableBatches::with_threads(db, t, batch, threads)
+                    .unwrap()
+                    .map(Result::unwrap)
+                    .collect();
+                assert_eq!(many, one, "{name} {tname}: {batch} rows, {threads} threads");
+            }
             // Dropped half way on a fresh handle: the builder and readers stop.
             let db = Arc::new(Database::open(&dir).unwrap());
             let mut r = TableBatches::with_threads(db, t.clone(), 3, 4).unwrap();

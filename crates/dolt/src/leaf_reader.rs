@@ -373,3 +373,360 @@ pub fn first_leaf_kept(db: &Database, table: &Table) -> Result<bool> {
     let (node, i) = c.at(1);
     Ok(store.is_kept(&node.child(i)))
 }
+
+/// One part of a table's rows for [`for_each_part`]: where it lies, and the leaves that hold
+/// its rows (with their row counts as their parent gives them).
+type Part = (PartSpan, Vec<(Address, u64)>);
+
+/// A part for a worker, or the walker's error met where this part would begin.
+type PartJob = Result<Part>;
+
+/// Where a part lies in the table.
+#[derive(Clone, Copy, Debug, Default)]
+struct PartSpan {
+    index: u64,
+    first_row: u64,
+    rows: u64,
+    /// Rows of the part's first leaf that belong to the part before it.
+    skip: u64,
+}
+
+/// The rows of one part of a table, leaf by leaf ([`for_each_part`]): the leaves are read in
+/// batched positioned reads, hash-checked, verified (and kept in the chunk arena if asked) as
+/// [`PartLeaves::next_leaf`] reaches them, on the thread that builds the part.
+pub struct PartLeaves<'p> {
+    db: &'p Database,
+    /// The table's address (for errors).
+    table: Address,
+    keep: bool,
+    span: PartSpan,
+    /// The part's leaves in key order, with their row counts.
+    leaves: &'p [(Address, u64)],
+    /// The next leaf of `leaves` to hand out (read into `batch`, at `in_batch`, once
+    /// `in_batch < batch.n`).
+    next: usize,
+    /// The leaves read, and the next one of them to hand out.
+    batch: &'p mut LeafBatch<()>,
+    in_batch: usize,
+    scratch: &'p mut Vec<u8>,
+    /// Rows handed out so far.
+    taken: u64,
+}
+
+impl PartLeaves<'_> {
+    /// The part's number: parts are numbered from 0 in key order.
+    pub fn index(&self) -> u64 {
+        self.span.index
+    }
+
+    /// The table's row number (0: the first row) of the part's first row.
+    pub fn first_row(&self) -> u64 {
+        self.span.first_row
+    }
+
+    /// Rows in the part: the `part_rows` asked for, fewer in the last part.
+    pub fn rows(&self) -> u64 {
+        self.span.rows
+    }
+
+    /// The next leaf of the part and the range of its entries in the part, `None` after the
+    /// last. The first and last leaves may hold rows of the neighbouring parts too, outside
+    /// the range. An error if a leaf cannot be read or does not hold as many rows as its
+    /// parent says.
+    pub fn next_leaf(&mut self) -> Result<Option<(Node<'_>, std::ops::Range<usize>)>> {
+        if self.taken >= self.span.rows {
+            return Ok(None);
+        }
+        if self.in_batch >= self.batch.n {
+            let rest = self.leaves.get(self.next..).unwrap_or_default();
+            if rest.is_empty() {
+                return Err(bad_chunk(
+                    self.table,
+                    format!(
+                        "part {} of the rows ends at row {} of {}: its leaves hold fewer rows \
+                         than their parents say",
+                        self.span.index,
+                        self.span.first_row + self.taken,
+                        self.span.first_row + self.span.rows
+                    ),
+                ));
+            }
+            let n = rest.len().min(BATCH);
+            self.batch.n = n;
+            for (k, (address, _)) in rest.iter().take(n).enumerate() {
+                match self.batch.leaves.get_mut(k) {
+                    Some(leaf) => leaf.address = *address,
+                    None => self.batch.leaves.push(LeafBuf {
+                        address: *address,
+                        ..LeafBuf::default()
+                    }),
+                }
+            }
+            read_batch(self.db, self.batch, self.scratch, self.keep)?;
+            self.in_batch = 0;
+        }
+        let at = self.next;
+        let counted = self.leaves.get(at).map_or(0, |(_, c)| *c);
+        let leaf = self
+            .batch
+            .leaves
+            .get(self.in_batch)
+            .ok_or_else(|| bad_chunk(self.table, "leaf was not read"))?;
+        let layout = leaf
+            .layout
+            .ok_or_else(|| bad_chunk(leaf.address, "leaf was not read"))?;
+        let node = Node::from_verified(&leaf.bytes, layout);
+        if node.count() as u64 != counted {
+            return Err(bad_chunk(
+                leaf.address,
+                format!(
+                    "the leaf holds {} rows, its parent says {counted}",
+                    node.count()
+                ),
+            ));
+        }
+        self.next += 1;
+        self.in_batch += 1;
+        let start = if at == 0 { self.span.skip } else { 0 };
+        let end = counted.min(start + (self.span.rows - self.taken));
+        self.taken += end.saturating_sub(start);
+        Ok(Some((node, start as usize..end as usize)))
+    }
+}
+
+/// What each worker of [`for_each_part`] does with a part: reads its leaves through the
+/// [`PartLeaves`] and makes the part's result.
+pub type PartWork<'w, P> = dyn Fn(&mut PartLeaves<'_>) -> Result<P> + Sync + 'w;
+
+/// Parts in flight per worker (queued, being made, or made and waiting for the caller).
+const PARTS_PER_WORKER: usize = 2;
+
+/// Splits the rows of `table`'s clustered index into parts of `part_rows` rows in key order
+/// (the last one fewer), has `threads` worker threads each make whole parts with `work` — the
+/// part's leaves read and checked by the worker itself, as [`for_each_leaf`] reads them — and
+/// hands the results to `take` on the calling thread in key order; `take` returns false to
+/// stop early. A walker thread lists the leaves with their row counts from their parents and
+/// queues the parts; each worker takes the next part when it is free (a worker slowed down by
+/// the machine's other work does not hold the others up), and at most two parts per worker are
+/// in flight. A leaf whose rows cross a part boundary is read by both parts' workers.
+/// With `keep`, the leaves stay in the database's chunk arena (see [`for_each_leaf`]).
+///
+/// This spreads the work on the rows over the cores when the results must come in parts of a
+/// set size (Arrow record batches), where [`for_each_leaf`] leaves it to one thread.
+pub fn for_each_part<P: Send>(
+    db: &Database,
+    table: &Table,
+    keep: bool,
+    part_rows: u64,
+    threads: usize,
+    work: &PartWork<'_, P>,
+    take: &mut dyn FnMut(P) -> Result<bool>,
+) -> Result<()> {
+    if part_rows == 0 {
+        return Err(DoltError::Refused(
+            "parts of the rows must hold at least one row".into(),
+        ));
+    }
+    let root =
+        Node::verify(&table.primary_index).map_err(|e| bad_chunk(table.address, e.to_string()))?;
+    if root.is_leaf() {
+        // One node, held in the table: its parts are made here, in order.
+        let leaves = [(table.address, root.count() as u64)];
+        let mut batch = LeafBatch {
+            seq: 0,
+            n: 0,
+            leaves: vec![LeafBuf {
+                address: table.address,
+                bytes: table.primary_index.to_vec(),
+                layout: Some(root.layout()),
+            }],
+            out: (),
+        };
+        let mut scratch = Vec::new();
+        let total = root.count() as u64;
+        let mut index = 0u64;
+        while index.saturating_mul(part_rows) < total {
+            let first_row = index * part_rows;
+            batch.n = 1;
+            let mut part = PartLeaves {
+                db,
+                table: table.address,
+                keep,
+                span: PartSpan {
+                    index,
+                    first_row,
+                    rows: part_rows.min(total - first_row),
+                    skip: first_row,
+                },
+                leaves: &leaves,
+                next: 0,
+                batch: &mut batch,
+                in_batch: 0,
+                scratch: &mut scratch,
+                taken: 0,
+            };
+            if !take(work(&mut part)?)? {
+                break;
+            }
+            index += 1;
+        }
+        return Ok(());
+    }
+    let threads = threads.clamp(1, MAX_READERS);
+    // Parts sent to the workers and not yet taken: queued, being made, or made and waiting.
+    let window = threads * PARTS_PER_WORKER;
+    let (job_tx, job_rx) = std::sync::mpsc::channel::<(u64, PartJob)>();
+    let job_rx = std::sync::Mutex::new(job_rx);
+    let job_rx = &job_rx;
+    std::thread::scope(|s| {
+        // One credit per part the walker may send ahead of the caller.
+        let (credit_tx, credit_rx) = std::sync::mpsc::channel::<()>();
+        for _ in 0..window {
+            let _ = credit_tx.send(());
+        }
+        let (done_tx, done_rx) = std::sync::mpsc::channel::<(u64, Result<P>)>();
+        for _ in 0..threads {
+            let done = done_tx.clone();
+            s.spawn(move || {
+                let mut batch = LeafBatch::<()>::default();
+                let mut scratch = Vec::new();
+                loop {
+                    let job = match job_rx.lock() {
+                        Ok(rx) => rx.recv(),
+                        Err(_) => break,
+                    };
+                    let Ok((index, job)) = job else { break };
+                    let r = job.and_then(|(span, leaves)| {
+                        // A panic here would be a bug; caught, it becomes this part's error
+                        // instead of a part that never comes.
+                        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                            batch.n = 0;
+                            let mut part = PartLeaves {
+                                db,
+                                table: table.address,
+                                keep,
+                                span,
+                                leaves: &leaves,
+                                next: 0,
+                                batch: &mut batch,
+                                in_batch: 0,
+                                scratch: &mut scratch,
+                                taken: 0,
+                            };
+                            work(&mut part)
+                        }))
+                        .unwrap_or_else(|_| {
+                            Err(bad_chunk(
+                                table.address,
+                                "internal error (a bug) while making a part of the rows",
+                            ))
+                        })
+                    });
+                    let failed = r.is_err();
+                    if done.send((index, r)).is_err() || failed {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(done_tx);
+        s.spawn(move || {
+            let mut index = 0u64;
+            let mut send = |job: PartJob| -> bool {
+                if credit_rx.recv().is_err() {
+                    return false;
+                }
+                let sent = job_tx.send((index, job)).is_ok();
+                index += 1;
+                sent
+            };
+            if let Err(e) = send_parts(db, table, part_rows, &mut |job| send(Ok(job))) {
+                // After every part before it, so the caller meets it in order.
+                send(Err(e));
+            }
+        });
+        // Parts arrive in any order; `pending` holds the early ones (at most `window`).
+        let mut pending: Vec<(u64, Result<P>)> = Vec::with_capacity(window + 1);
+        let mut next = 0u64;
+        for done in done_rx {
+            pending.push(done);
+            while let Some(at) = pending.iter().position(|(index, _)| *index == next) {
+                let (_, r) = pending.swap_remove(at);
+                if !take(r?)? {
+                    // Returning drops the credits and the results: the walker and the
+                    // workers stop.
+                    return Ok(());
+                }
+                next += 1;
+                let _ = credit_tx.send(());
+            }
+        }
+        match pending.first() {
+            None => Ok(()),
+            Some((index, _)) => Err(bad_chunk(
+                table.address,
+                format!("part {next} of the rows never arrived (part {index} did)"),
+            )),
+        }
+    })
+}
+
+/// Lists the leaves of `table`'s clustered index in key order with their row counts (from
+/// their level-1 parents; no leaf is loaded) and sends them to `send` in parts of `part_rows`
+/// rows. Returns `Ok(())` also when `send` returns false (the caller stopped).
+fn send_parts(
+    db: &Database,
+    table: &Table,
+    part_rows: u64,
+    send: &mut dyn FnMut(Part) -> bool,
+) -> Result<()> {
+    let map = table.primary_scan_map(db);
+    let store = db.source();
+    let tree = |e: prollystore::TreeError| bad_chunk(table.address, e.to_string());
+    let mut c =
+        Cursor::node_start_at_level(store, &map.root(), 1, &[], &BytesSchema).map_err(tree)?;
+    let mut span = PartSpan::default();
+    let mut leaves: Vec<(Address, u64)> = Vec::new();
+    // Rows before the current leaf.
+    let mut at = 0u64;
+    // The current level-1 node's subtree counts.
+    let mut counts: Vec<u64> = Vec::new();
+    while c.valid_at(1) {
+        let (node, i) = c.at(1);
+        if i == 0 || counts.len() != node.count() {
+            counts.clear();
+            counts.extend(node.subtree_counts());
+        }
+        let count = counts.get(i).copied().unwrap_or(0);
+        let address = node.child(i);
+        let end = at.saturating_add(count);
+        // The leaf's rows, part by part.
+        let mut from = at;
+        while from < end {
+            if leaves.is_empty() {
+                span.first_row = span.index.saturating_mul(part_rows);
+                span.skip = span.first_row - at;
+            }
+            leaves.push((address, count));
+            let part_end = span.first_row.saturating_add(part_rows);
+            if end < part_end {
+                break;
+            }
+            span.rows = part_rows;
+            if !send((span, std::mem::take(&mut leaves))) {
+                return Ok(());
+            }
+            span.index += 1;
+            from = part_end;
+        }
+        at = end;
+        if !c.advance_at(store, 1).map_err(tree)? {
+            break;
+        }
+    }
+    if !leaves.is_empty() {
+        span.rows = at - span.first_row;
+        send((span, leaves));
+    }
+    Ok(())
+}

@@ -1,0 +1,109 @@
+//! The bulk leaf reader's parts ([`for_each_part`]) against its leaf-by-leaf pass
+//! ([`for_each_leaf`]): the same entries in the same order, cut into parts of exactly the size
+//! asked for (the last one fewer), numbered in order, whatever the part size and the number of
+//! worker threads, on every table of the vector databases (one-node tables included).
+
+use std::sync::Arc;
+
+use prollystore_dolt::leaf_reader::{for_each_leaf, for_each_part, PartLeaves};
+use prollystore_dolt::{Database, State, Table};
+
+const DATABASES: [&str; 4] = ["vecdb", "vecdb_journal", "vecdb_tablefiles", "vecdb_zstd"];
+
+/// Every (key, value) of the table, leaf by leaf.
+fn entries(db: &Database, t: &Table) -> Vec<(Vec<u8>, Vec<u8>)> {
+    let mut out = Vec::new();
+    for_each_leaf(db, t, false, &mut |node| {
+        for e in 0..node.count() {
+            out.push((node.key(e).to_vec(), node.value(e).to_vec()));
+        }
+        Ok(true)
+    })
+    .unwrap();
+    out
+}
+
+/// A part as made on a worker: its number, first row, row count and entries.
+type Part = (u64, u64, u64, Vec<(Vec<u8>, Vec<u8>)>);
+
+fn part(p: &mut PartLeaves<'_>) -> prollystore_dolt::Result<Part> {
+    let mut rows = Vec::new();
+    while let Some((node, range)) = p.next_leaf()? {
+        for e in range {
+            rows.push((node.key(e).to_vec(), node.value(e).to_vec()));
+        }
+    }
+    Ok((p.index(), p.first_row(), p.rows(), rows))
+}
+
+#[test]
+fn parts_hold_the_leaves_entries_in_order() {
+    let (mut tables, mut multi_leaf) = (0, 0);
+    for name in DATABASES {
+        let dir = prollystore_test_vectors::require(&format!("dolt-db/{name}"));
+        let warm = Database::open(&dir).unwrap();
+        let root = warm.root_at("main", State::Committed).unwrap();
+        for (tname, _) in &root.tables {
+            let t = warm.table(&root, tname).unwrap();
+            if t.schema.keyless {
+                continue;
+            }
+            let all = entries(&warm, &t);
+            let mut leaves = 0;
+            for_each_leaf(&warm, &t, false, &mut |_| {
+                leaves += 1;
+                Ok(true)
+            })
+            .unwrap();
+            multi_leaf += usize::from(leaves > 1);
+            tables += 1;
+            for part_rows in [1u64, 2, 7, 64, 1000, u64::MAX / 2] {
+                for threads in [1, 2, 3] {
+                    // A fresh handle each time: the leaves are read from the files.
+                    let db = Arc::new(Database::open(&dir).unwrap());
+                    let mut parts = Vec::new();
+                    for_each_part(&db, &t, true, part_rows, threads, &part, &mut |p| {
+                        parts.push(p);
+                        Ok(true)
+                    })
+                    .unwrap();
+                    let what = format!("{name} {tname}: parts of {part_rows}, {threads} threads");
+                    let mut got = Vec::new();
+                    for (k, (index, first, rows, part)) in parts.into_iter().enumerate() {
+                        assert_eq!(index, k as u64, "{what}");
+                        assert_eq!(first, k as u64 * part_rows, "{what}");
+                        assert_eq!(rows, part.len() as u64, "{what}");
+                        let last = first + rows == all.len() as u64;
+                        assert!(rows == part_rows || (last && rows > 0), "{what}: part {k}");
+                        got.extend(part);
+                    }
+                    assert_eq!(got, all, "{what}");
+                }
+            }
+            // Stopped after the first part: the workers and the walker stop.
+            let db = Database::open(&dir).unwrap();
+            let mut taken = 0;
+            for_each_part(&db, &t, false, 3, 2, &part, &mut |_| {
+                taken += 1;
+                Ok(false)
+            })
+            .unwrap();
+            assert!(taken <= 1, "{name} {tname}");
+        }
+    }
+    assert!(
+        tables >= 10 && multi_leaf >= 1,
+        "{tables} tables, {multi_leaf} of many leaves"
+    );
+}
+
+#[test]
+fn parts_of_no_rows_are_refused() {
+    let dir = prollystore_test_vectors::require("dolt-db/vecdb");
+    let db = Database::open(&dir).unwrap();
+    let root = db.root_at("main", State::Committed).unwrap();
+    let (tname, _) = root.tables.first().unwrap();
+    let t = db.table(&root, tname).unwrap();
+    let r = for_each_part(&db, &t, false, 0, 2, &part, &mut |_| Ok(true));
+    assert!(r.is_err());
+}
