@@ -33,6 +33,7 @@ pub mod db;
 pub mod error;
 pub mod generated;
 pub mod geometry;
+mod geometry_srids;
 pub mod index_map;
 pub mod key_encode;
 pub mod leaf_reader;
