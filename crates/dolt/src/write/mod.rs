@@ -114,6 +114,8 @@ mod tests_chunked;
 #[cfg(test)]
 mod tests_fk_actions;
 #[cfg(test)]
+mod tests_geometry;
+#[cfg(test)]
 mod tests_rules;
 #[cfg(test)]
 mod tests_vc;
