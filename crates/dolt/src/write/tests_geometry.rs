@@ -329,3 +329,108 @@ fn refused_geometry_leaves_every_byte_as_it_was() {
     drop(w);
     assert!(snapshot(&dir) == before);
 }
+
+const CREATE_IMP: &str =
+    "CREATE TABLE imp (id INT PRIMARY KEY, g GEOMETRY, p POINT SRID 4326, l LINESTRING)";
+
+/// The import's rows: SRID + WKB bytes as `dolt table import` reads them from CSV (`None`:
+/// an empty field, NULL), among them big-endian bytes and a linestring followed by bytes
+/// Dolt drops.
+fn import_rows() -> Vec<Vec<Option<Vec<u8>>>> {
+    let wkb = |w: &str, s: u32| crate::geometry::from_wkt(w, s).unwrap();
+    let mut trailing = wkb("LINESTRING(0 0,1 1,2 0)", 0);
+    trailing.extend_from_slice(b"xyz");
+    vec![
+        vec![
+            Some(b"1".to_vec()),
+            Some(wkb("POINT(1 2)", 0)),
+            Some(wkb("POINT(3 4)", 4326)),
+            Some(wkb("LINESTRING(0 0,1 1.5)", 0)),
+        ],
+        vec![Some(b"2".to_vec()), Some(big_endian_point()), None, Some(trailing)],
+        vec![
+            Some(b"3".to_vec()),
+            Some(wkb(
+                "GEOMETRYCOLLECTION(POLYGON((0 0,1 0,1 1,0 0)),MULTIPOINT(1 1))",
+                3857,
+            )),
+            None,
+            None,
+        ],
+    ]
+}
+
+/// The table hash Dolt made for `imp` from [`import_rows`] by `dolt table import -u` (dolt
+/// 2.3.1, printed by `geometry_import_as_dolts` with `PROLLY_DOLT` set).
+const DOLT_IMP: &str = "km6ms58on88aij5ndjofcvnh5kolfhtg";
+
+/// Our import of `imp` (the CSV path: fields as bytes, streamed into the empty table); its
+/// table hash.
+fn import_ours(dir: &std::path::Path) -> String {
+    let mut w = DoltWriter::open(dir).unwrap();
+    w.create_table(&TableDef::from_sql(CREATE_IMP).unwrap())
+        .unwrap();
+    let rows = import_rows();
+    let n = w
+        .apply_fields(RowMode::Insert, "imp", &["id", "g", "p", "l"], || {
+            rows.iter().map(|r| {
+                r.iter()
+                    .map(|f| f.as_deref().map(std::borrow::Cow::Borrowed))
+                    .collect()
+            })
+        })
+        .unwrap();
+    assert_eq!(n, 3);
+    w.commit(&meta("imp")).unwrap();
+    drop(w);
+    let db = Database::open(dir).unwrap();
+    let root = db.root_at("main", State::Committed).unwrap();
+    let (_, a) = root.tables.iter().find(|(t, _)| t == "imp").unwrap();
+    a.to_string()
+}
+
+/// SRID + WKB bytes imported from CSV: the table `dolt table import` makes (with
+/// `PROLLY_DOLT`), else the one it made (recorded).
+#[test]
+fn geometry_import_as_dolts() {
+    let (_tmp, dir) = copy_db(&scenario("basic/before"));
+    let ours = import_ours(&dir);
+    let Some((tmp, a)) = super::api_tests::fresh_dolt_db("geometry import") else {
+        assert_eq!(ours, DOLT_IMP);
+        return;
+    };
+    let mut csv = b"id,g,p,l\n".to_vec();
+    for r in import_rows() {
+        for (i, f) in r.iter().enumerate() {
+            if i > 0 {
+                csv.push(b',');
+            }
+            if let Some(f) = f {
+                csv.push(b'"');
+                for &b in f {
+                    if b == b'"' {
+                        csv.push(b'"');
+                    }
+                    csv.push(b);
+                }
+                csv.push(b'"');
+            }
+        }
+        csv.push(b'\n');
+    }
+    let file = tmp.path().join("imp.csv");
+    std::fs::write(&file, csv).unwrap();
+    dolt_as(&a, &["sql", "-q", CREATE_IMP], "T", "t@e").unwrap();
+    dolt_as(
+        &a,
+        &["table", "import", "-u", "imp", file.to_str().unwrap()],
+        "T",
+        "t@e",
+    )
+    .unwrap();
+    let db = Database::open(&a).unwrap();
+    let root = db.root_at("main", State::Working).unwrap();
+    let (_, theirs) = root.tables.iter().find(|(t, _)| t == "imp").unwrap();
+    eprintln!("Dolt's imp: {theirs}");
+    assert_eq!(ours, theirs.to_string());
+}
