@@ -436,6 +436,128 @@ impl WkbReader<'_> {
     }
 }
 
+/// Go's `math.Min`: NaN wins, and -0 is below +0.
+fn go_min(a: f64, b: f64) -> f64 {
+    if a.is_nan() || b.is_nan() {
+        f64::NAN
+    } else if a == 0.0 && b == 0.0 {
+        if a.is_sign_negative() {
+            a
+        } else {
+            b
+        }
+    } else if a < b {
+        a
+    } else {
+        b
+    }
+}
+
+/// Go's `math.Max`: NaN wins, and +0 is above -0.
+fn go_max(a: f64, b: f64) -> f64 {
+    if a.is_nan() || b.is_nan() {
+        f64::NAN
+    } else if a == 0.0 && b == 0.0 {
+        if a.is_sign_positive() {
+            a
+        } else {
+            b
+        }
+    } else if a > b {
+        a
+    } else {
+        b
+    }
+}
+
+impl Geom {
+    /// The bounding box `[min x, min y, max x, max y]` as go-mysql-server's `FindBBox`
+    /// computes it (an empty geometry: the inverted box of the largest floats).
+    fn bbox(&self) -> [f64; 4] {
+        let mut r = [f64::MAX, f64::MAX, -f64::MAX, -f64::MAX];
+        let mut add = |b: [f64; 4]| {
+            r = [
+                go_min(r[0], b[0]),
+                go_min(r[1], b[1]),
+                go_max(r[2], b[2]),
+                go_max(r[3], b[3]),
+            ];
+        };
+        let pt = |p: &Pt| [p[0], p[1], p[0], p[1]];
+        match self {
+            Geom::Point(p) => return pt(p),
+            Geom::Line(l) | Geom::MPoint(l) => l.iter().for_each(|p| add(pt(p))),
+            Geom::Poly(rs) | Geom::MLine(rs) => {
+                rs.iter().flatten().for_each(|p| add(pt(p)));
+            }
+            Geom::MPoly(ps) => ps.iter().flatten().flatten().for_each(|p| add(pt(p))),
+            Geom::Coll(gs) => gs.iter().for_each(|g| add(g.bbox())),
+        }
+        r
+    }
+}
+
+/// A float's bits ordered as the floats are (Dolt's `LexFloat`).
+fn lex_float(f: f64) -> u64 {
+    let b = f.to_bits();
+    if b >> 63 == 1 {
+        !b
+    } else {
+        b ^ (1 << 63)
+    }
+}
+
+/// The low 32 bits of `x` and `y` interleaved, `x` in the even bits.
+fn interleave(x: u64, y: u64) -> u64 {
+    let spread = |mut v: u64| {
+        v = (v | (v << 16)) & 0x0000_FFFF_0000_FFFF;
+        v = (v | (v << 8)) & 0x00FF_00FF_00FF_00FF;
+        v = (v | (v << 4)) & 0x0F0F_0F0F_0F0F_0F0F;
+        v = (v | (v << 2)) & 0x3333_3333_3333_3333;
+        (v | (v << 1)) & 0x5555_5555_5555_5555
+    };
+    spread(x) | (spread(y) << 1)
+}
+
+/// A point's Z-order value: its lexed coordinates' bits interleaved, high halves first.
+fn z_value(x: f64, y: f64) -> [u64; 2] {
+    let (x, y) = (lex_float(x), lex_float(y));
+    [
+        interleave(x >> 32, y >> 32),
+        interleave(x & 0xFFFF_FFFF, y & 0xFFFF_FFFF),
+    ]
+}
+
+/// The spatial cell Dolt keys an index entry of a stored geometry value by (its `ZCell`):
+/// a level byte, then the Z-order value of the bounding box's low corner with the bits below
+/// that level cleared (big-endian); `None` for bytes that are not a stored value.
+pub fn z_cell(stored: &[u8]) -> Option<[u8; 17]> {
+    let (_, g) = WkbReader { b: stored }.value().ok()?;
+    let b = g.bbox();
+    let (lo, hi) = (z_value(b[0], b[1]), z_value(b[2], b[3]));
+    let bits = |v: u64| 64 - v.leading_zeros();
+    let level = if lo[0] != hi[0] {
+        ((bits(lo[0] ^ hi[0]) + 1) >> 1) as u8 + 32
+    } else {
+        ((bits(lo[1] ^ hi[1]) + 1) >> 1) as u8
+    };
+    let mut cell = [0u8; 17];
+    cell[0] = level;
+    let clear = |v: u64, shift: u32| {
+        v.checked_shr(shift)
+            .unwrap_or(0)
+            .checked_shl(shift)
+            .unwrap_or(0)
+    };
+    if level < 32 {
+        cell[1..9].copy_from_slice(&lo[0].to_be_bytes());
+        cell[9..].copy_from_slice(&clear(lo[1], u32::from(level) << 1).to_be_bytes());
+    } else {
+        cell[1..9].copy_from_slice(&clear(lo[0], u32::from(level - 32) << 1).to_be_bytes());
+    }
+    Some(cell)
+}
+
 /// True for the SRIDs Dolt knows (its table of spatial reference systems).
 pub fn srid_supported(srid: u32) -> bool {
     let ranges = crate::geometry_srids::SUPPORTED_SRIDS;

@@ -840,8 +840,8 @@ mod tests {
                 "SPATIAL",
             ),
             (
-                "CREATE TABLE g (id INT PRIMARY KEY, p POINT, INDEX (p))",
-                "spatial column",
+                "CREATE TABLE g (id INT PRIMARY KEY, p POINT, UNIQUE INDEX (p))",
+                "UNIQUE over spatial column",
             ),
             ("CREATE TABLE g (p POINT PRIMARY KEY)", "primary key"),
             (

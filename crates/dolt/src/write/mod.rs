@@ -10,6 +10,10 @@
 //! * `table_def` (`TableDef`, `ColumnDef`, …): a table's schema message as Dolt writes it
 //!   (stored type text, encodings, tags, clustered and secondary index layout, checks,
 //!   collation, comment); `create_sql`: `CREATE TABLE` text parsed into one.
+//! * Spatial columns (`GEOMETRY`, `POINT`, … with an optional `SRID n`): values from WKT
+//!   (`SRID=n;` for `ST_GeomFromText(wkt, n)`), hex or SRID + WKB bytes as `dolt table
+//!   import` takes them ([`crate::geometry`]), stored as Dolt stores them and checked
+//!   against the column's type and SRID.
 //! * `table_edit`: row changes of one table (values encoded and checked, large values in
 //!   blob trees, keyless rows by hash with counts, every index maintained, unique keys
 //!   enforced) as map edits in memory; `bulk_insert`: rows streamed into an empty table
@@ -57,8 +61,9 @@
 //!
 //! Not done yet: foreign keys on keyless tables, CHECK forms the evaluator lacks (refused
 //! at create time) and CHECK text Dolt prints in ways not yet known (REGEXP, ESCAPE, exponent
-//! numbers, …: refused when parsed); geometry columns, indexes over VIRTUAL generated columns and prefix
-//! indexes in written tables; expression defaults and generated columns in forms the evaluator
+//! numbers, …: refused when parsed); indexes over VIRTUAL generated columns and prefix
+//! indexes in written tables; SPATIAL indexes and UNIQUE indexes over a spatial column
+//! (refused when the table is created); expression defaults and generated columns in forms the evaluator
 //! lacks (an error naming the column when a row needs one). Three-way merges of schema
 //! changes.
 

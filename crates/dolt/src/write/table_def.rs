@@ -412,11 +412,11 @@ impl TableDef {
             }
             if let Some(&g) = cols
                 .iter()
-                .find(|&&p| encodings[p as usize] == Encoding::GeomAdaptive)
+                .find(|&&p| ix.unique && encodings[p as usize] == Encoding::GeomAdaptive)
             {
                 return Err(unsupported(format!(
-                    "table {t:?}, index {:?}: over spatial column {:?} (not done yet: Dolt keys \
-                     such indexes by a spatial cell)",
+                    "table {t:?}, index {:?}: UNIQUE over spatial column {:?} (not done yet: \
+                     Dolt keys it by the value's spatial cell)",
                     ix.name, self.columns[g as usize].name
                 )));
             }
