@@ -511,6 +511,7 @@ fn from_create(ct: &CreateTable) -> Result<TableDef> {
                     name: col.name.clone(),
                     columns: vec![col.name.clone()],
                     unique: true,
+                    spatial: false,
                 }),
                 ColumnOption::DialectSpecific(tokens)
                     if tokens.iter().any(
@@ -561,6 +562,7 @@ fn from_create(ct: &CreateTable) -> Result<TableDef> {
                     name,
                     columns,
                     unique: true,
+                    spatial: false,
                 });
             }
             TableConstraint::Index(ix) => {
@@ -574,6 +576,7 @@ fn from_create(ct: &CreateTable) -> Result<TableDef> {
                     name,
                     columns,
                     unique: false,
+                    spatial: false,
                 });
             }
             TableConstraint::Check(c) => {
@@ -586,9 +589,23 @@ fn from_create(ct: &CreateTable) -> Result<TableDef> {
                 });
             }
             TableConstraint::ForeignKey(fk) => def.foreign_keys.push(foreign_key(fk)?),
+            TableConstraint::FulltextOrSpatial(ix) if !ix.fulltext => {
+                let columns = index_columns(&ix.columns)?;
+                let name = ix
+                    .opt_index_name
+                    .as_ref()
+                    .map(|i| i.value.clone())
+                    .unwrap_or_else(|| columns[0].clone());
+                def.indexes.push(IndexDef {
+                    name,
+                    columns,
+                    unique: false,
+                    spatial: true,
+                });
+            }
             TableConstraint::FulltextOrSpatial(ix) => {
                 return Err(unsupported(format!(
-                    "{ix}: SPATIAL and FULLTEXT indexes (not done yet)"
+                    "{ix}: FULLTEXT indexes (not done yet)"
                 )))
             }
             other => return Err(unsupported(format!("{other} (not done yet)"))),
@@ -837,7 +854,20 @@ mod tests {
         for (sql, what) in [
             (
                 "CREATE TABLE g (id INT PRIMARY KEY, p POINT, SPATIAL INDEX (p))",
-                "SPATIAL",
+                "NOT NULL",
+            ),
+            (
+                "CREATE TABLE g (id INT PRIMARY KEY, p INT NOT NULL, SPATIAL INDEX (p))",
+                "spatial column only",
+            ),
+            (
+                "CREATE TABLE g (id INT PRIMARY KEY, p POINT NOT NULL, q POINT NOT NULL, \
+                 SPATIAL INDEX (p, q))",
+                "one column only",
+            ),
+            (
+                "CREATE TABLE g (id INT PRIMARY KEY, p TEXT, FULLTEXT INDEX (p))",
+                "FULLTEXT",
             ),
             (
                 "CREATE TABLE g (id INT PRIMARY KEY, p POINT, UNIQUE INDEX (p))",

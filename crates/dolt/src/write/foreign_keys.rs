@@ -265,6 +265,7 @@ pub(crate) fn prepare_new_table(
                 name: index_name,
                 columns: cols.iter().map(|&c| def.columns[c].name.clone()).collect(),
                 unique: false,
+                spatial: false,
             });
         }
         names.push(name);

@@ -62,8 +62,8 @@
 //! Not done yet: foreign keys on keyless tables, CHECK forms the evaluator lacks (refused
 //! at create time) and CHECK text Dolt prints in ways not yet known (REGEXP, ESCAPE, exponent
 //! numbers, …: refused when parsed); indexes over VIRTUAL generated columns and prefix
-//! indexes in written tables; SPATIAL indexes and UNIQUE indexes over a spatial column
-//! (refused when the table is created); expression defaults and generated columns in forms the evaluator
+//! indexes in written tables; UNIQUE indexes over a spatial column (refused when the table
+//! is created); expression defaults and generated columns in forms the evaluator
 //! lacks (an error naming the column when a row needs one). Three-way merges of schema
 //! changes.
 

@@ -140,6 +140,7 @@ fn table_def(op: &Value, step: usize) -> Result<TableDef> {
                 name: ix["name"].as_str().unwrap_or_default().to_string(),
                 columns: strings(&ix["columns"]),
                 unique: ix["unique"].as_bool().unwrap_or(false),
+                spatial: false,
             })
             .collect(),
         checks: op["checks"]

@@ -56,6 +56,8 @@ pub struct IndexDef {
     pub columns: Vec<String>,
     /// UNIQUE.
     pub unique: bool,
+    /// SPATIAL: one NOT NULL spatial column, keyed by its values' spatial cells.
+    pub spatial: bool,
 }
 
 /// One declared CHECK constraint.
@@ -410,6 +412,24 @@ impl TableDef {
                     ix.name, v.name
                 )));
             }
+            if ix.spatial {
+                let bad = |e: &str| {
+                    Err(unsupported(format!(
+                        "table {t:?}, SPATIAL index {:?}: {e} (as Dolt requires)",
+                        ix.name
+                    )))
+                };
+                if cols.len() != 1 {
+                    return bad("one column only");
+                }
+                let c = cols[0] as usize;
+                if encodings[c] != Encoding::GeomAdaptive {
+                    return bad("a spatial column only");
+                }
+                if self.columns[c].nullable && !key_columns.contains(&cols[0]) {
+                    return bad("its column must be NOT NULL");
+                }
+            }
             if let Some(&g) = cols
                 .iter()
                 .find(|&&p| ix.unique && encodings[p as usize] == Encoding::GeomAdaptive)
@@ -515,6 +535,7 @@ impl TableDef {
                 key_columns: keys.clone(),
                 unique_key: ix.unique,
                 system_defined: r.system_defined[i],
+                spatial_key: ix.spatial,
                 ..IndexFields::default()
             })
             .collect();

@@ -16,6 +16,15 @@ const CREATE_G: &str = "CREATE TABLE g (id INT PRIMARY KEY, g GEOMETRY, p POINT 
     mpoly MULTIPOLYGON SRID 3857, gc GEOMETRYCOLLECTION, note VARCHAR(10), KEY ip (p), \
     KEY ilp (l, note), KEY ipoly (poly))";
 const CREATE_K: &str = "CREATE TABLE k (g GEOMETRY SRID 0, n INT, KEY kg (g))";
+const CREATE_S: &str = "CREATE TABLE s (id INT PRIMARY KEY, p POINT SRID 4326 NOT NULL, \
+    g GEOMETRY NOT NULL, SPATIAL INDEX sp (p), SPATIAL KEY (g))";
+/// Rows of `s`: id, `p` (SRID 4326), `g` (SRID 0).
+const S_ROWS: [(i64, &str, &str); 4] = [
+    (1, "POINT(10 20)", "POINT(0 0)"),
+    (2, "POINT(-33.9 151.2)", "LINESTRING(-1 -1,5 7)"),
+    (3, "POINT(0 -0)", "POLYGON((0 0,1e6 0,1e6 1e6,0 0))"),
+    (4, "POINT(89.5 -179.5)", "MULTIPOINT(1e-300 2,3 4)"),
+];
 
 /// Column values of table `g`'s rows as WKT with their SRID (`None`: NULL).
 type Row = (i64, [Option<(&'static str, u32)>; 8]);
@@ -80,7 +89,18 @@ fn hex(b: &[u8]) -> String {
 
 /// The SQL Dolt runs.
 fn dolt_sql() -> Vec<String> {
-    let mut sql = vec![CREATE_G.to_string(), CREATE_K.to_string()];
+    let mut sql = vec![
+        CREATE_G.to_string(),
+        CREATE_K.to_string(),
+        CREATE_S.to_string(),
+    ];
+    for (id, p, g) in S_ROWS {
+        sql.push(format!(
+            "INSERT INTO s VALUES ({id}, ST_GeomFromText('{p}', 4326), ST_GeomFromText('{g}'))"
+        ));
+    }
+    sql.push("UPDATE s SET g = ST_GeomFromText('POINT(7 7)') WHERE id = 1".into());
+    sql.push("DELETE FROM s WHERE id = 2".into());
     for (id, values) in &ROWS {
         let v: Vec<String> = values
             .iter()
@@ -120,6 +140,26 @@ fn ours(w: &mut DoltWriter) {
         .unwrap();
     w.create_table(&TableDef::from_sql(CREATE_K).unwrap())
         .unwrap();
+    w.create_table(&TableDef::from_sql(CREATE_S).unwrap())
+        .unwrap();
+    for (id, p, g) in S_ROWS {
+        let (id, p) = (id.to_string(), format!("SRID=4326;{p}"));
+        w.apply_text(
+            RowMode::Insert,
+            "s",
+            &["id", "p", "g"],
+            &[vec![Some(id.as_str()), Some(p.as_str()), Some(g)]],
+        )
+        .unwrap();
+    }
+    w.apply_text(
+        RowMode::Update,
+        "s",
+        &["id", "g"],
+        &[vec![Some("1"), Some("POINT(7 7)")]],
+    )
+    .unwrap();
+    w.delete("s", &[vec![SqlValue::Int(2)]]).unwrap();
     let mut cols = vec!["id"];
     cols.extend(COLUMNS);
     cols.push("note");
@@ -178,9 +218,10 @@ fn ours(w: &mut DoltWriter) {
 
 /// The table hashes Dolt made for `g` and `k` from [`dolt_sql`] (dolt 2.3.1, printed by
 /// `geometry_as_dolt_stores_it` with `PROLLY_DOLT` set).
-const DOLT_TABLES: [(&str, &str); 2] = [
+const DOLT_TABLES: [(&str, &str); 3] = [
     ("g", "u3h9pfa0rvehsd2ah57km1heo9uh7456"),
     ("k", "n2ce9mtuiqqe2c1cnkqeelk8d2dugdu2"),
+    ("s", "8b5v8g52p74r7gl75s6l139hg4r6supm"),
 ];
 
 fn table_hashes(dir: &std::path::Path) -> Vec<(String, String)> {
@@ -188,7 +229,7 @@ fn table_hashes(dir: &std::path::Path) -> Vec<(String, String)> {
     let root = db.root_at("main", State::Committed).unwrap();
     root.tables
         .iter()
-        .filter(|(t, _)| t == "g" || t == "k")
+        .filter(|(t, _)| ["g", "k", "s"].contains(&t.as_str()))
         .map(|(t, a)| (t.clone(), a.to_string()))
         .collect()
 }
@@ -209,20 +250,21 @@ fn geometry_as_dolt_stores_it() {
     let q = |t: &str| {
         format!(
             "SELECT * FROM {t} ORDER BY {}",
-            if t == "g" { "id" } else { "n, g" }
+            if t == "k" { "n, g" } else { "id" }
         )
     };
-    for t in ["g", "k"] {
+    for t in ["g", "k", "s"] {
         let run = |dir: &std::path::Path, args: &[&str]| dolt_as(dir, args, "T", "t@e").unwrap();
         let a = run(&theirs, &["sql", "-r", "csv", "-q", &q(t)]);
         let b = run(&ours_db, &["sql", "-r", "csv", "-q", &q(t)]);
         assert_eq!(a, b, "{t}");
         let wkt = format!(
             "SELECT {} FROM {t}",
-            if t == "g" {
-                "id, ST_AsText(g), ST_AsText(p), ST_SRID(p), ST_AsText(mpoly), ST_AsText(gc)"
-            } else {
-                "ST_AsText(g), n"
+            match t {
+                "g" =>
+                    "id, ST_AsText(g), ST_AsText(p), ST_SRID(p), ST_AsText(mpoly), ST_AsText(gc)",
+                "s" => "id, ST_AsText(p), ST_AsText(g)",
+                _ => "ST_AsText(g), n",
             }
         );
         assert_eq!(
@@ -256,6 +298,11 @@ fn geometry_as_dolt_stores_it() {
         .output()
         .unwrap();
     assert!(!out.status.success());
+    // Dolt finds rows of our spatial index.
+    let q = "SELECT id FROM s WHERE ST_Intersects(g, ST_GeomFromText('POLYGON((-1 -1,2 -1,2 2,-1 -1))')) ORDER BY id";
+    let run =
+        |dir: &std::path::Path| dolt_as(dir, &["sql", "-r", "csv", "-q", q], "T", "t@e").unwrap();
+    assert_eq!(run(&theirs), run(&ours_db));
 }
 
 /// Without Dolt: the same changes on a database `dolt init` made give the tables Dolt made.
