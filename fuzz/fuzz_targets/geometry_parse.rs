@@ -1,7 +1,7 @@
 //! Geometry values from untrusted input (SRID + WKB bytes from a CSV import, WKT text): never
 //! panic; whatever is accepted is in Dolt's stored form, which reads back to itself and prints
 //! as WKT; that WKT, when it reads back (bytes may hold what WKT cannot: NaN, open rings), reads
-//! back to the same value.
+//! back to the same value; every stored value has a spatial cell.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -25,5 +25,6 @@ fuzz_target!(|data: &[u8]| {
             assert_eq!(again, v, "WKT round trip: {wkt}");
         }
         let _ = geometry::check_column(&v, "point SRID 4326", "c");
+        assert!(geometry::z_cell(&v).is_some(), "no spatial cell for a stored value");
     }
 });

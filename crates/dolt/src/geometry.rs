@@ -136,6 +136,8 @@ const GEOGRAPHIC: u32 = 4326;
 const MAX_DEPTH: usize = 64;
 
 type Pt = [f64; 2];
+/// A polygon's rings.
+type Rings = Vec<Vec<Pt>>;
 
 /// A geometry value, points as stored (x, y).
 #[derive(Clone, Debug, PartialEq)]
@@ -145,7 +147,7 @@ enum Geom {
     Poly(Vec<Vec<Pt>>),
     MPoint(Vec<Pt>),
     MLine(Vec<Vec<Pt>>),
-    MPoly(Vec<Vec<Vec<Pt>>>),
+    MPoly(Vec<Rings>),
     Coll(Vec<Geom>),
 }
 
@@ -355,7 +357,7 @@ impl WkbReader<'_> {
         Ok((lines, at))
     }
 
-    fn mpoly(b: &[u8], big: bool) -> Result<(Vec<Vec<Vec<Pt>>>, usize), String> {
+    fn mpoly(b: &[u8], big: bool) -> Result<(Vec<Rings>, usize), String> {
         if b.len() < 4 + 5 + 8 + 64 {
             return Err(invalid("a multipolygon is cut short"));
         }
