@@ -673,6 +673,8 @@ pub fn column_constraint(type_text: &str) -> (Option<&'static str>, Option<u32>)
 
 /// Checks a stored value against a column of type text `type_text` as Dolt's SQL engine
 /// checks it: the column's geometry type (any for `geometry`) and its SRID, if declared.
+/// (`dolt table import` skips both checks for SRID + WKB bytes, and takes SRIDs Dolt does
+/// not know: values SQL could not store; writes here refuse them everywhere.)
 pub fn check_column(stored: &[u8], type_text: &str, column: &str) -> Result<(), String> {
     let (kind, want) = column_constraint(type_text);
     let got_kind = type_name(stored).ok_or_else(|| invalid("no geometry type"))?;
