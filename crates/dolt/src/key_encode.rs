@@ -282,6 +282,15 @@ pub fn put_field(
             v.csv_bytes(&mut bytes);
             b.put_adaptive_inline(i, &bytes)
         }
+        Encoding::GeomAdaptive => {
+            let stored = match v {
+                V::Bytes(x) => crate::geometry::from_ewkb(x)?,
+                V::Text(t) => crate::geometry::from_text(t)?,
+                other => return Err(format!("{other:?} is not a geometry")),
+            };
+            crate::geometry::check_column(&stored, &col.sql_type_text, &col.name)?;
+            b.put_adaptive_inline(i, &stored)
+        }
         other => {
             return Err(format!(
                 "keys of encoding {other} cannot be built from values"
@@ -376,8 +385,9 @@ fn set_bits(col: &Column, names: &str) -> std::result::Result<u64, String> {
 /// The value Dolt shows for `col` written as `text` (the CLI's key syntax): integers and
 /// floats in decimal, decimals as `[-]digits[.digits]`, `YYYY-MM-DD`, `[-]H:MM:SS[.ffffff]`,
 /// `YYYY-MM-DD HH:MM:SS[.ffffff]`, enum members by name or number, set members comma-separated,
-/// BIT as a number, binary strings as `0x` + hex digits (or their text as is), anything else as
-/// text.
+/// BIT as a number, binary strings as `0x` + hex digits (or their text as is), geometry as
+/// [`crate::geometry::from_text`] reads it (checked against the column's type and SRID),
+/// anything else as text.
 pub fn parse_value(col: &Column, text: &str) -> std::result::Result<SqlValue, String> {
     let bad = |what: &str| format!("{text:?} is not {what}");
     Ok(match &col.sql_type {
@@ -449,6 +459,11 @@ pub fn parse_value(col: &Column, text: &str) -> std::result::Result<SqlValue, St
             SqlValue::Bytes(bytes)
         }
         SqlType::Json => SqlValue::Json(text.to_string()),
+        SqlType::Geometry(_) => {
+            let stored = crate::geometry::from_text(text)?;
+            crate::geometry::check_column(&stored, &col.sql_type_text, &col.name)?;
+            SqlValue::Bytes(stored)
+        }
         _ => SqlValue::Text(text.to_string()),
     })
 }

@@ -18,7 +18,7 @@
 //! * [`csv_export`]: streaming CSV export of a whole table, identical to `dolt sql -r csv` and
 //!   allocation-free per row; [`csv_field`]: one field as Dolt's CSV writer quotes it.
 //! * [`value_text`]: allocation-free text of numbers, decimals and temporal values;
-//!   [`geometry`]: geometry values as WKT text.
+//!   [`geometry`]: geometry values as WKT text, and values to store from WKT or WKB.
 //!
 //! * [`write`](mod@write) (in progress): writing databases as Dolt does (issue #21): table changes and
 //!   commits, and [`write::ops`], the runner of Dolt-made write scenarios.
@@ -33,6 +33,7 @@ pub mod db;
 pub mod error;
 pub mod generated;
 pub mod geometry;
+mod geometry_srids;
 pub mod index_map;
 pub mod key_encode;
 pub mod leaf_reader;

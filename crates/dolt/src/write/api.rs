@@ -615,6 +615,18 @@ fn field_cell(
         column: col.name.clone(),
         reason: format!("row {row}: {reason}"),
     };
+    if let SqlType::Geometry(_) = col.sql_type {
+        // SRID + WKB bytes as `dolt table import` takes them; WKT and the other text forms too.
+        let stored = match crate::geometry::from_ewkb(&bytes) {
+            Ok(v) => v,
+            Err(e) => match std::str::from_utf8(&bytes) {
+                Ok(text) => crate::geometry::from_text(text).map_err(bad)?,
+                Err(_) => return Err(bad(e)),
+            },
+        };
+        crate::geometry::check_column(&stored, &col.sql_type_text, &col.name).map_err(bad)?;
+        return Ok(Cell::Value(SqlValue::Bytes(stored)));
+    }
     let text = std::str::from_utf8(&bytes).map_err(|_| bad("a value is not UTF-8".into()))?;
     Ok(Cell::Value(match col.sql_type {
         SqlType::Text { .. } | SqlType::Json => SqlValue::Text(text.to_string()),

@@ -54,6 +54,20 @@ pub(crate) enum NomsKind {
     Json = 22,
     /// `GEOMETRY`.
     Geometry = 23,
+    /// `POINT`.
+    Point = 24,
+    /// `LINESTRING`.
+    LineString = 25,
+    /// `POLYGON`.
+    Polygon = 26,
+    /// `MULTIPOINT`.
+    MultiPoint = 28,
+    /// `MULTILINESTRING`.
+    MultiLineString = 29,
+    /// `MULTIPOLYGON`.
+    MultiPolygon = 30,
+    /// `GEOMETRYCOLLECTION`.
+    GeometryCollection = 31,
 }
 
 /// The kind of a SQL type as declared (`int unsigned`, `varchar(40) COLLATE x`, `text`), or
@@ -78,6 +92,13 @@ pub(crate) fn kind_of(sql_type: &str) -> Option<NomsKind> {
         "binary" | "varbinary" => NomsKind::InlineBlob,
         "json" => NomsKind::Json,
         "geometry" => NomsKind::Geometry,
+        "point" => NomsKind::Point,
+        "linestring" => NomsKind::LineString,
+        "polygon" => NomsKind::Polygon,
+        "multipoint" => NomsKind::MultiPoint,
+        "multilinestring" => NomsKind::MultiLineString,
+        "multipolygon" => NomsKind::MultiPolygon,
+        "geometrycollection" => NomsKind::GeometryCollection,
         _ => return None,
     })
 }

@@ -2,8 +2,9 @@
 //! types spelled as `dolt schema show` prints them, NOT NULL, defaults, comments, collations,
 //! AUTO_INCREMENT, the primary key, UNIQUE and plain indexes (key parts with prefix lengths,
 //! `name(10)`, included), named CHECK constraints, and the table's collation and comment,
-//! foreign keys with their ON DELETE / ON UPDATE actions. Clauses this writer cannot store as
-//! Dolt does (expression key parts, partitions, …) are errors naming the clause.
+//! foreign keys with their ON DELETE / ON UPDATE actions, spatial types with their SRID
+//! attribute. Clauses this writer cannot store as Dolt does (expression key parts,
+//! partitions, …) are errors naming the clause.
 
 use sqlparser::ast::{
     ColumnOption, CreateTable, Expr, ReferentialAction, SqlOption, Statement, TableConstraint,
@@ -361,6 +362,18 @@ fn default_text(expr: &Expr, printed: &str) -> Result<String> {
     })
 }
 
+/// The number of a column's `SRID n` attribute.
+fn srid_of(column: &str, e: &Expr) -> Result<u32> {
+    match e {
+        Expr::Value(v) => match &v.value {
+            Value::Number(n, _) => n.parse().ok(),
+            _ => None,
+        },
+        _ => None,
+    }
+    .ok_or_else(|| unsupported(format!("column {column:?}: SRID {e}: a number expected")))
+}
+
 /// An index's column names and prefix lengths (`name(10)` is column `name`, prefix 10; empty
 /// when no column has one).
 fn index_columns(cols: &[sqlparser::ast::IndexColumn]) -> Result<(Vec<String>, Vec<u16>)> {
@@ -506,12 +519,14 @@ fn from_create(ct: &CreateTable) -> Result<TableDef> {
             generated: None,
         };
         let mut collate = None;
+        let mut srid = None;
         for o in &c.options {
             match &o.option {
                 ColumnOption::Null => col.nullable = true,
                 ColumnOption::NotNull => col.nullable = false,
                 ColumnOption::Default(e) => col.default = Some(default_text(e, &col.sql_type)?),
                 ColumnOption::Comment(s) => col.comment = Some(s.clone()),
+                ColumnOption::Srid(e) => srid = Some(srid_of(&col.name, e)?),
                 ColumnOption::Collation(n) => collate = Some(n.to_string()),
                 ColumnOption::Generated {
                     generation_expr: Some(e),
@@ -541,6 +556,7 @@ fn from_create(ct: &CreateTable) -> Result<TableDef> {
                     columns: vec![col.name.clone()],
                     unique: true,
                     prefix_lengths: Vec::new(),
+                    spatial: false,
                 }),
                 ColumnOption::DialectSpecific(tokens)
                     if tokens.iter().any(
@@ -559,6 +575,9 @@ fn from_create(ct: &CreateTable) -> Result<TableDef> {
         }
         if let Some(c) = collate {
             col.sql_type = format!("{} COLLATE {}", col.sql_type, c.to_ascii_lowercase());
+        }
+        if let Some(n) = srid {
+            col.sql_type = format!("{} SRID {n}", col.sql_type);
         }
         def.columns.push(col);
     }
@@ -594,6 +613,7 @@ fn from_create(ct: &CreateTable) -> Result<TableDef> {
                     columns,
                     unique: true,
                     prefix_lengths,
+                    spatial: false,
                 });
             }
             TableConstraint::Index(ix) => {
@@ -608,6 +628,7 @@ fn from_create(ct: &CreateTable) -> Result<TableDef> {
                     columns,
                     unique: false,
                     prefix_lengths,
+                    spatial: false,
                 });
             }
             TableConstraint::Check(c) => {
@@ -620,6 +641,25 @@ fn from_create(ct: &CreateTable) -> Result<TableDef> {
                 });
             }
             TableConstraint::ForeignKey(fk) => def.foreign_keys.push(foreign_key(fk)?),
+            TableConstraint::FulltextOrSpatial(ix) if !ix.fulltext => {
+                let columns = index_columns(&ix.columns)?;
+                let name = ix
+                    .opt_index_name
+                    .as_ref()
+                    .map(|i| i.value.clone())
+                    .unwrap_or_else(|| columns[0].clone());
+                def.indexes.push(IndexDef {
+                    name,
+                    columns,
+                    unique: false,
+                    spatial: true,
+                });
+            }
+            TableConstraint::FulltextOrSpatial(ix) => {
+                return Err(unsupported(format!(
+                    "{ix}: FULLTEXT indexes (not done yet)"
+                )))
+            }
             other => return Err(unsupported(format!("{other} (not done yet)"))),
         }
     }
@@ -873,6 +913,76 @@ mod tests {
             .unwrap()
             .schema_chunk(&mut HashSet::new())
             .unwrap();
+    }
+
+    #[test]
+    fn spatial_columns() {
+        let def = TableDef::from_sql(
+            "CREATE TABLE g (id INT PRIMARY KEY, a GEOMETRY, b POINT SRID 4326 NOT NULL, \
+             c LineString, d POLYGON SRID 0, e MULTIPOINT, f MULTILINESTRING, \
+             h MULTIPOLYGON, i GEOMETRYCOLLECTION SRID 3857)",
+        )
+        .unwrap();
+        let types: Vec<&str> = def.columns.iter().map(|c| c.sql_type.as_str()).collect();
+        assert_eq!(
+            types,
+            [
+                "int",
+                "geometry",
+                "point SRID 4326",
+                "linestring",
+                "polygon SRID 0",
+                "multipoint",
+                "multilinestring",
+                "multipolygon",
+                "geometrycollection SRID 3857"
+            ]
+        );
+        assert!(!def.columns[2].nullable);
+        let r = def.resolve(&mut HashSet::new()).unwrap();
+        assert_eq!(r.type_texts[2], "point SRID 4326");
+        assert!(r
+            .encodings
+            .iter()
+            .skip(1)
+            .all(|&e| e == prollystore_format::Encoding::GeomAdaptive));
+        for (sql, what) in [
+            (
+                "CREATE TABLE g (id INT PRIMARY KEY, p POINT, SPATIAL INDEX (p))",
+                "NOT NULL",
+            ),
+            (
+                "CREATE TABLE g (id INT PRIMARY KEY, p INT NOT NULL, SPATIAL INDEX (p))",
+                "spatial column only",
+            ),
+            (
+                "CREATE TABLE g (id INT PRIMARY KEY, p POINT NOT NULL, q POINT NOT NULL, \
+                 SPATIAL INDEX (p, q))",
+                "one column only",
+            ),
+            (
+                "CREATE TABLE g (id INT PRIMARY KEY, p TEXT, FULLTEXT INDEX (p))",
+                "FULLTEXT",
+            ),
+            (
+                "CREATE TABLE g (id INT PRIMARY KEY, p POINT, UNIQUE INDEX (p))",
+                "UNIQUE over spatial column",
+            ),
+            ("CREATE TABLE g (p POINT PRIMARY KEY)", "primary key"),
+            (
+                "CREATE TABLE g (id INT PRIMARY KEY, p POINT SRID 12345)",
+                "12345",
+            ),
+            (
+                "CREATE TABLE g (id INT PRIMARY KEY, p GEOMCOLLECTION)",
+                "geomcollection",
+            ),
+        ] {
+            let err = TableDef::from_sql(sql)
+                .and_then(|d| d.resolve(&mut HashSet::new()).map(|_| ()))
+                .unwrap_err();
+            assert!(err.to_string().contains(what), "{sql}: {err}");
+        }
     }
 
     #[test]

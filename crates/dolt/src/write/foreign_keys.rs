@@ -277,6 +277,7 @@ pub(crate) fn prepare_new_table(
                 columns: cols.iter().map(|&c| def.columns[c].name.clone()).collect(),
                 unique: false,
                 prefix_lengths: Vec::new(),
+                spatial: false,
             });
         }
         names.push(name);

@@ -141,6 +141,7 @@ fn table_def(op: &Value, step: usize) -> Result<TableDef> {
                 columns: strings(&ix["columns"]),
                 unique: ix["unique"].as_bool().unwrap_or(false),
                 prefix_lengths: Vec::new(),
+                spatial: false,
             })
             .collect(),
         checks: op["checks"]

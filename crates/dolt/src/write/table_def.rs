@@ -19,7 +19,8 @@ pub struct ColumnDef {
     /// Name.
     pub name: String,
     /// The type as `dolt schema show` prints it (`int`, `varchar(30)`, `decimal(10,2)`,
-    /// `enum('a','b')`, `varchar(40) COLLATE utf8mb4_0900_ai_ci`).
+    /// `enum('a','b')`, `varchar(40) COLLATE utf8mb4_0900_ai_ci`); a spatial type with its
+    /// SRID attribute as Dolt stores it, `point SRID 4326`.
     pub sql_type: String,
     /// May hold NULL (primary-key columns never do).
     pub nullable: bool,
@@ -59,6 +60,8 @@ pub struct IndexDef {
     /// no column has one. Dolt keeps the first that many *bytes* of the value in the index
     /// (for text too, though MySQL counts characters), so a cut may end inside a character.
     pub prefix_lengths: Vec<u16>,
+    /// SPATIAL: one NOT NULL spatial column, keyed by its values' spatial cells.
+    pub spatial: bool,
 }
 
 /// One declared CHECK constraint.
@@ -237,8 +240,48 @@ fn encoding_of(base: &str) -> Option<Encoding> {
         ("tinytext" | "text" | "mediumtext" | "longtext", _) => Encoding::StringAdaptive,
         ("tinyblob" | "blob" | "mediumblob" | "longblob", _) => Encoding::BytesAdaptive,
         ("json", _) => Encoding::JsonAdaptive,
+        (g, _) if is_geometry(g) => Encoding::GeomAdaptive,
         _ => return None,
     })
+}
+
+/// True for the spatial type names (`geometry`, `point`, …, `geometrycollection`).
+fn is_geometry(name: &str) -> bool {
+    matches!(
+        name,
+        "geometry"
+            | "point"
+            | "linestring"
+            | "polygon"
+            | "multipoint"
+            | "multilinestring"
+            | "multipolygon"
+            | "geometrycollection"
+    )
+}
+
+/// A spatial type's SRID attribute (`point SRID 4326`): `None` without one; an error for
+/// text after the name that is not one, or an SRID Dolt does not know.
+fn spatial_srid(table: &str, col: &str, base: &str) -> Result<Option<u32>> {
+    let bad = |e: &str| {
+        unsupported(format!(
+            "table {table:?}, column {col:?}: type {base:?}: {e}"
+        ))
+    };
+    let mut words = base.split_whitespace().skip(1);
+    let srid = match (words.next(), words.next(), words.next()) {
+        (None, _, _) => return Ok(None),
+        (Some(w), Some(n), None) if w.eq_ignore_ascii_case("srid") => n
+            .parse::<u32>()
+            .map_err(|_| bad("SRID n expected after the type name"))?,
+        _ => return Err(bad("SRID n expected after the type name")),
+    };
+    if !crate::geometry::srid_supported(srid) {
+        return Err(bad(&format!(
+            "there's no spatial reference with SRID {srid}"
+        )));
+    }
+    Ok(Some(srid))
 }
 
 /// True for the types that carry a collation.
@@ -256,6 +299,10 @@ fn stored_type_text(base: &str, collation: Option<Collation>) -> String {
     let name = base_name(base);
     let mut text = match name.as_str() {
         "datetime" | "timestamp" if !base.contains('(') => format!("{name}(0)"),
+        g if is_geometry(g) => match base.split_whitespace().nth(2) {
+            Some(srid) => format!("{name} SRID {srid}"),
+            None => name.clone(),
+        },
         _ => base.to_string(),
     };
     if let Some(c) = collation {
@@ -346,6 +393,9 @@ impl TableDef {
                     c.name, c.sql_type
                 ))
             })?;
+            if enc == Encoding::GeomAdaptive {
+                spatial_srid(t, &c.name, &parts.base)?;
+            }
             let collation =
                 is_text(&parts.base).then(|| parts.explicit_collation.unwrap_or(table_collation));
             type_texts.push(stored_type_text(&parts.base, collation));
@@ -363,6 +413,15 @@ impl TableDef {
             .iter()
             .map(|n| position(n))
             .collect::<Result<Vec<u16>>>()?;
+        if let Some(&k) = key_columns
+            .iter()
+            .find(|&&k| encodings[k as usize] == Encoding::GeomAdaptive)
+        {
+            return Err(unsupported(format!(
+                "table {t:?}: spatial column {:?} in the primary key (Dolt refuses it)",
+                self.columns[k as usize].name
+            )));
+        }
         let mut index_columns = Vec::new();
         let mut prefix_lengths = Vec::new();
         for ix in &self.indexes {
@@ -371,6 +430,34 @@ impl TableDef {
                 .iter()
                 .map(|n| position(n))
                 .collect::<Result<Vec<u16>>>()?;
+            if ix.spatial {
+                let bad = |e: &str| {
+                    Err(unsupported(format!(
+                        "table {t:?}, SPATIAL index {:?}: {e} (as Dolt requires)",
+                        ix.name
+                    )))
+                };
+                if cols.len() != 1 {
+                    return bad("one column only");
+                }
+                let c = cols[0] as usize;
+                if encodings[c] != Encoding::GeomAdaptive {
+                    return bad("a spatial column only");
+                }
+                if self.columns[c].nullable && !key_columns.contains(&cols[0]) {
+                    return bad("its column must be NOT NULL");
+                }
+            }
+            if let Some(&g) = cols
+                .iter()
+                .find(|&&p| ix.unique && encodings[p as usize] == Encoding::GeomAdaptive)
+            {
+                return Err(unsupported(format!(
+                    "table {t:?}, index {:?}: UNIQUE over spatial column {:?} (not done yet: \
+                     Dolt keys it by the value's spatial cell)",
+                    ix.name, self.columns[g as usize].name
+                )));
+            }
             prefix_lengths.push(self.index_prefixes(ix, &cols, &type_texts)?);
             let mut keys = cols.clone();
             keys.extend(key_columns.iter().filter(|k| !cols.contains(k)));
@@ -552,6 +639,7 @@ impl TableDef {
                 unique_key: ix.unique,
                 system_defined: r.system_defined[i],
                 prefix_lengths: r.prefix_lengths[i].clone(),
+                spatial_key: ix.spatial,
                 ..IndexFields::default()
             })
             .collect();

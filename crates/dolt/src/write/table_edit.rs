@@ -367,6 +367,27 @@ impl EditTable {
     ) -> Result<()> {
         let c = &self.schema.columns[col];
         let what = |reason: String| bad(&self.name, &c.name, format!("row {row}: {reason}"));
+        if enc == Encoding::Cell {
+            // An index over a spatial column keys its entries by the value's spatial cell.
+            let stored = match cell {
+                Cell::Null => return b.put_null(f).map_err(|e| what(e.to_string())),
+                Cell::Value(SqlValue::Bytes(v)) | Cell::Stored(v) => {
+                    std::borrow::Cow::Borrowed(v.as_slice())
+                }
+                Cell::Value(SqlValue::Text(t)) => {
+                    crate::geometry::from_text(t).map_err(what)?.into()
+                }
+                Cell::Value(other) => return Err(what(format!("{other:?} is not a geometry"))),
+            };
+            let z = crate::geometry::z_cell(&stored)
+                .or_else(|| {
+                    crate::geometry::from_ewkb(&stored)
+                        .ok()
+                        .and_then(|v| crate::geometry::z_cell(&v))
+                })
+                .ok_or_else(|| what("not a geometry value".into()))?;
+            return b.put_cell(f, &z).map_err(|e| what(e.to_string()));
+        }
         match cell {
             Cell::Null => b.put_null(f).map_err(|e| what(e.to_string())),
             Cell::Value(v) => put_field(b, f, c, enc, Some(v)).map_err(what),
