@@ -642,7 +642,12 @@ fn from_create(ct: &CreateTable) -> Result<TableDef> {
             }
             TableConstraint::ForeignKey(fk) => def.foreign_keys.push(foreign_key(fk)?),
             TableConstraint::FulltextOrSpatial(ix) if !ix.fulltext => {
-                let columns = index_columns(&ix.columns)?;
+                let (columns, prefix_lengths) = index_columns(&ix.columns)?;
+                if !prefix_lengths.is_empty() {
+                    return Err(unsupported(format!(
+                        "{ix}: a prefix length in a SPATIAL index (MySQL refuses it)"
+                    )));
+                }
                 let name = ix
                     .opt_index_name
                     .as_ref()
@@ -652,6 +657,7 @@ fn from_create(ct: &CreateTable) -> Result<TableDef> {
                     name,
                     columns,
                     unique: false,
+                    prefix_lengths,
                     spatial: true,
                 });
             }
