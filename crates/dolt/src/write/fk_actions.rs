@@ -29,8 +29,8 @@ use prollystore_format::Address;
 use super::foreign_keys::{
     check_change, cols_of_tags, lookup, matching_rows, row_label, same_values, StoredForeignKey,
 };
-use super::merge::row_changes;
 use super::overlay::Overlay;
+use super::row_merge::row_changes;
 use super::table_def::ForeignKeyAction;
 use super::table_edit::{copies, Cell, EditTable};
 use crate::error::{DoltError, Result};

@@ -13,8 +13,8 @@ use prollystore_format::message::objects::{
 use prollystore_format::tuple::{Tuple, TupleBuilder, TupleDesc, Type, Value};
 use prollystore_format::Address;
 
-use super::merge::row_changes;
 use super::overlay::Overlay;
+use super::row_merge::row_changes;
 use super::table_def::{ForeignKeyAction, IndexDef, TableDef};
 use super::table_edit::{copies, index_schema, Cell, EditTable};
 use crate::error::{bad_chunk, DoltError, Result};

@@ -110,6 +110,7 @@ pub(crate) mod new_table;
 pub mod ops;
 pub(crate) mod overlay;
 pub(crate) mod refs;
+pub(crate) mod row_merge;
 mod schema_merge;
 mod schema_merge_rows;
 pub(crate) mod single_leaf;

@@ -10,7 +10,8 @@ use prollystore_format::Address;
 use serde_json::Value;
 
 use super::commit::{NewCommit, Person};
-use super::merge::{ConflictChoice, MergeMeta, MergeOutcome};
+use super::merge::{MergeMeta, MergeOutcome};
+use super::row_merge::ConflictChoice;
 use super::table_def::{CheckDef, ColumnDef, IndexDef, TableDef};
 use super::table_edit::{cell_from_text, Cell, EditTable};
 use super::working::WorkingEdits;

@@ -21,8 +21,10 @@ use prollystore_format::Address;
 
 use super::address_map::{address_map_entries, edit_address_map, empty_address_map};
 use super::checks::RowChecks;
-use super::merge::{check_unique, report, row_changes, ConflictChoice, MergeConflict, OverlayIo};
 use super::overlay::Overlay;
+use super::row_merge::{
+    check_unique, report, row_changes, ConflictChoice, MergeConflict, OverlayIo,
+};
 use super::schema_merge::RowRewrites;
 use super::table_edit::{empty_value, index_schema, Cell, EditTable};
 use crate::error::{bad_chunk, DoltError, Result};
@@ -410,7 +412,7 @@ pub(super) fn merge_rows(
         {
             conflicts.push(MergeConflict {
                 table: name.to_string(),
-                key: super::merge::key_text(ms, k),
+                key: super::row_merge::key_text(ms, k),
                 reason: format!(
                     "NULL in NOT NULL column {:?} after the merge",
                     ms.columns[c].name
@@ -423,7 +425,7 @@ pub(super) fn merge_rows(
             if let Err(e) = checks.check(name, 0, values) {
                 conflicts.push(MergeConflict {
                     table: name.to_string(),
-                    key: super::merge::key_text(ms, k),
+                    key: super::row_merge::key_text(ms, k),
                     reason: format!("the merged row breaks a CHECK constraint: {e}"),
                 });
             }

@@ -10,7 +10,8 @@
 use std::path::Path;
 
 use super::commit::Person;
-use super::merge::{ConflictChoice, MergeMeta, MergeOutcome};
+use super::merge::{MergeMeta, MergeOutcome};
+use super::row_merge::ConflictChoice;
 use super::tests::{copy_db, millis, sql_meta, DOLT_ENV};
 use super::tests_vc::{open, snapshot};
 use crate::error::DoltError;

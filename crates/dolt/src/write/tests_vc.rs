@@ -8,7 +8,8 @@ use std::path::Path;
 use prollystore_format::Address;
 
 use super::commit::{NewCommit, Person};
-use super::merge::{ConflictChoice, MergeMeta, MergeOutcome};
+use super::merge::{MergeMeta, MergeOutcome};
+use super::row_merge::ConflictChoice;
 use super::tests::{
     copy_db, copy_reachable, dolt, dolt_reads_like_expected, jsonl, millis, scenario, sql_meta,
     tag_millis, DOLT_ENV,

@@ -26,7 +26,8 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use prollystore_format::Address;
 
 use super::commit::Person;
-use super::merge::{ConflictChoice, MergeMeta, MergeOutcome};
+use super::merge::{MergeMeta, MergeOutcome};
+use super::row_merge::ConflictChoice;
 use super::status::TableChange;
 use super::writer::{DoltWriter, WorkingSetMeta};
 use crate::db::Database;
