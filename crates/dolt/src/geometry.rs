@@ -612,14 +612,7 @@ pub fn from_wkt(text: &str, srid: u32) -> Result<Vec<u8>, String> {
 pub fn from_text(text: &str) -> Result<Vec<u8>, String> {
     let t = text.trim_start();
     if let Some(hex) = t.strip_prefix("hex:").or_else(|| t.strip_prefix("0x")) {
-        let bytes = (0..hex.len())
-            .step_by(2)
-            .map(|k| {
-                hex.get(k..k + 2)
-                    .and_then(|h| u8::from_str_radix(h, 16).ok())
-            })
-            .collect::<Option<Vec<u8>>>()
-            .filter(|_| hex.len() % 2 == 0)
+        let bytes = crate::key_encode::parse_hex(hex)
             .ok_or_else(|| format!("{text:?} is not hex digits"))?;
         return from_ewkb(&bytes);
     }

@@ -550,7 +550,8 @@ fn parse_time(t: &str) -> Option<i64> {
     Some(if negative { -total } else { total })
 }
 
-fn parse_hex(hex: &str) -> Option<Vec<u8>> {
+/// The bytes spelled by `hex` (two hex digits a byte), or `None` for anything else.
+pub(crate) fn parse_hex(hex: &str) -> Option<Vec<u8>> {
     if !hex.len().is_multiple_of(2) {
         return None;
     }

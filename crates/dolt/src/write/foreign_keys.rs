@@ -489,6 +489,18 @@ pub(super) fn matching_rows(
         return Ok(found);
     }
     let s = &t.schema;
+    let lookup =
+        |e: prollystore_format::tuple::TupleError| unsupported(format!("foreign key lookup: {e}"));
+    // The stored row whose clustered key `b` holds.
+    let row_of = |mut b: TupleBuilder| -> Result<(Vec<u8>, Vec<u8>)> {
+        let key = b.build().map_err(lookup)?.as_bytes().to_vec();
+        t.find(store, &key)?.ok_or_else(|| {
+            unsupported(format!(
+                "foreign key lookup: an index of table {:?} names a missing row",
+                t.name
+            ))
+        })
+    };
     if s.keyless {
         // A keyless table's index key ends with the row hash, its clustered key.
         let n = l.key_columns.len();
@@ -505,20 +517,8 @@ pub(super) fn matching_rows(
                     ))
                 })?;
             let mut b = TupleBuilder::new(s.key_desc());
-            b.put_raw(0, hash)
-                .map_err(|e| unsupported(format!("foreign key lookup: {e}")))?;
-            let key = b
-                .build()
-                .map_err(|e| unsupported(format!("foreign key lookup: {e}")))?
-                .as_bytes()
-                .to_vec();
-            let row = t.find(store, &key)?.ok_or_else(|| {
-                unsupported(format!(
-                    "foreign key lookup: an index of table {:?} names a missing row",
-                    t.name
-                ))
-            })?;
-            rows.push(row);
+            b.put_raw(0, hash).map_err(lookup)?;
+            rows.push(row_of(b)?);
         }
         return Ok(rows);
     }
@@ -543,20 +543,9 @@ pub(super) fn matching_rows(
                 Some(bytes) => b.put_raw(f, bytes),
                 None => b.put_null(f),
             };
-            put.map_err(|e| unsupported(format!("foreign key lookup: {e}")))?;
+            put.map_err(lookup)?;
         }
-        let key = b
-            .build()
-            .map_err(|e| unsupported(format!("foreign key lookup: {e}")))?
-            .as_bytes()
-            .to_vec();
-        let row = t.find(store, &key)?.ok_or_else(|| {
-            unsupported(format!(
-                "foreign key lookup: an index of table {:?} names a missing row",
-                t.name
-            ))
-        })?;
-        rows.push(row);
+        rows.push(row_of(b)?);
     }
     Ok(rows)
 }

@@ -1051,9 +1051,6 @@ impl EditTable {
         old: (&[u8], &[u8]),
         mut cells: Vec<Cell>,
     ) -> Result<()> {
-        if self.schema.keyless {
-            return self.rewrite_copy(store, old, cells);
-        }
         for (c, cell) in cells.iter().enumerate() {
             if !self.schema.columns[c].hidden {
                 self.check_cell(0, c, cell)?;
@@ -1069,6 +1066,9 @@ impl EditTable {
                 0,
                 self.visible_values(checks.visible(), &cells)?,
             )?;
+        }
+        if self.schema.keyless {
+            return self.rewrite_copy(store, old, &cells);
         }
         let (key, value) = self.encode(store, 0, &cells, 1)?;
         if key == old.0 {
@@ -1146,35 +1146,19 @@ impl EditTable {
         }
     }
 
-    /// One copy of the stored keyless row `old` replaced by `cells`, as the engine updates a
-    /// keyless child row found through an index (ON UPDATE CASCADE, SET NULL): the checks of
-    /// an update, then one copy of the old row removed and one of the new added. Nothing
-    /// changes on an error.
+    /// One copy of the stored keyless row `old` replaced by `cells` (already checked by
+    /// [`EditTable::rewrite_row`]), as the engine updates a keyless child row found through an
+    /// index (ON UPDATE CASCADE, SET NULL): one copy of the old row removed and one of the new
+    /// added. Nothing changes on an error.
     fn rewrite_copy(
         &mut self,
         store: &Overlay<'_>,
         old: (&[u8], &[u8]),
-        mut cells: Vec<Cell>,
+        cells: &[Cell],
     ) -> Result<()> {
-        for (c, cell) in cells.iter().enumerate() {
-            if !self.schema.columns[c].hidden {
-                self.check_cell(0, c, cell)?;
-            }
-        }
-        let generated = self.stored_generated();
-        if !generated.is_empty() {
-            self.fill_computed(0, &generated, &mut cells)?;
-        }
-        if let Some(checks) = RowChecks::for_schema(&self.schema)? {
-            checks.check(
-                &self.name,
-                0,
-                self.visible_values(checks.visible(), &cells)?,
-            )?;
-        }
         let before = (self.primary, self.indexes.clone());
         self.remove_copy(store, old.0, old.1)?;
-        if let Err(e) = self.add_copy(store, 0, &cells) {
+        if let Err(e) = self.add_copy(store, 0, cells) {
             (self.primary, self.indexes) = before;
             return Err(e);
         }
@@ -1457,14 +1441,7 @@ pub(crate) fn cell_from_text(
         return Ok(Cell::Null);
     };
     if let (SqlType::Binary { fixed, .. }, Some(hex)) = (&col.sql_type, t.strip_prefix("hex:")) {
-        let mut bytes = (0..hex.len())
-            .step_by(2)
-            .map(|k| {
-                hex.get(k..k + 2)
-                    .and_then(|h| u8::from_str_radix(h, 16).ok())
-            })
-            .collect::<Option<Vec<u8>>>()
-            .filter(|_| hex.len() % 2 == 0)
+        let mut bytes = crate::key_encode::parse_hex(hex)
             .ok_or_else(|| format!("{t:?} is not hex: and hex digits"))?;
         if let Some(n) = fixed {
             bytes.resize((*n as usize).max(bytes.len()), 0);
