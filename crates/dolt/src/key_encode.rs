@@ -448,7 +448,9 @@ pub fn parse_value(col: &Column, text: &str) -> std::result::Result<SqlValue, St
         }
         SqlType::Binary { fixed, .. } => {
             let mut bytes = match text.strip_prefix("0x") {
-                Some(hex) => parse_hex(hex).ok_or_else(|| bad("0x and hex digits"))?,
+                Some(hex) => {
+                    crate::value_text::parse_hex(hex).ok_or_else(|| bad("0x and hex digits"))?
+                }
                 None => text.as_bytes().to_vec(),
             };
             if let Some(n) = fixed {
@@ -548,17 +550,6 @@ fn parse_time(t: &str) -> Option<i64> {
     }
     let total = ((h * 60 + m) * 60 + s) * 1_000_000 + us;
     Some(if negative { -total } else { total })
-}
-
-/// The bytes spelled by `hex` (two hex digits a byte), or `None` for anything else.
-pub(crate) fn parse_hex(hex: &str) -> Option<Vec<u8>> {
-    if !hex.len().is_multiple_of(2) {
-        return None;
-    }
-    (0..hex.len())
-        .step_by(2)
-        .map(|k| u8::from_str_radix(hex.get(k..k + 2)?, 16).ok())
-        .collect()
 }
 
 #[cfg(test)]
@@ -662,6 +653,6 @@ mod tests {
         );
         assert_eq!(parse_time("-00:00:00.000001"), Some(-1));
         assert_eq!(parse_time("1:60:00"), None);
-        assert_eq!(parse_hex("0aFF"), Some(vec![10, 255]));
+        assert_eq!(crate::value_text::parse_hex("0aFF"), Some(vec![10, 255]));
     }
 }
