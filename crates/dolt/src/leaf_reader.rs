@@ -413,7 +413,31 @@ pub struct PartLeaves<'p> {
     taken: u64,
 }
 
-impl PartLeaves<'_> {
+impl<'p> PartLeaves<'p> {
+    /// A part at its first leaf: `source` is the database, the table's address (for errors)
+    /// and whether read leaves are kept in the chunk arena.
+    fn new(
+        source: (&'p Database, Address, bool),
+        span: PartSpan,
+        leaves: &'p [(Address, u64)],
+        batch: &'p mut LeafBatch<()>,
+        scratch: &'p mut Vec<u8>,
+    ) -> PartLeaves<'p> {
+        let (db, table, keep) = source;
+        PartLeaves {
+            db,
+            table,
+            keep,
+            span,
+            leaves,
+            next: 0,
+            batch,
+            in_batch: 0,
+            scratch,
+            taken: 0,
+        }
+    }
+
     /// The part's number: parts are numbered from 0 in key order.
     pub fn index(&self) -> u64 {
         self.span.index
@@ -548,23 +572,19 @@ pub fn for_each_part<P: Send>(
         while index.saturating_mul(part_rows) < total {
             let first_row = index * part_rows;
             batch.n = 1;
-            let mut part = PartLeaves {
-                db,
-                table: table.address,
-                keep,
-                span: PartSpan {
-                    index,
-                    first_row,
-                    rows: part_rows.min(total - first_row),
-                    skip: first_row,
-                },
-                leaves: &leaves,
-                next: 0,
-                batch: &mut batch,
-                in_batch: 0,
-                scratch: &mut scratch,
-                taken: 0,
+            let span = PartSpan {
+                index,
+                first_row,
+                rows: part_rows.min(total - first_row),
+                skip: first_row,
             };
+            let mut part = PartLeaves::new(
+                (db, table.address, keep),
+                span,
+                &leaves,
+                &mut batch,
+                &mut scratch,
+            );
             if !take(work(&mut part)?)? {
                 break;
             }
@@ -601,18 +621,13 @@ pub fn for_each_part<P: Send>(
                         // instead of a part that never comes.
                         std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                             batch.n = 0;
-                            let mut part = PartLeaves {
-                                db,
-                                table: table.address,
-                                keep,
+                            let mut part = PartLeaves::new(
+                                (db, table.address, keep),
                                 span,
-                                leaves: &leaves,
-                                next: 0,
-                                batch: &mut batch,
-                                in_batch: 0,
-                                scratch: &mut scratch,
-                                taken: 0,
-                            };
+                                &leaves,
+                                &mut batch,
+                                &mut scratch,
+                            );
                             work(&mut part)
                         }))
                         .unwrap_or_else(|_| {
