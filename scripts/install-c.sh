@@ -32,7 +32,7 @@ if [ "$major" = 0 ]; then soversion=0.$minor; else soversion=$major; fi
 lib=libprollystore_ffi
 
 install -d "$prefix/include" "$prefix/lib/pkgconfig" "$prefix/lib/cmake/prollystore"
-install -m644 crates/ffi/include/prollystore.h "$prefix/include/prollystore.h"
+install -m644 include/prollystore.h "$prefix/include/prollystore.h"
 install -m755 "$target/$lib.so" "$prefix/lib/$lib.so.$version"
 strip --strip-unneeded "$prefix/lib/$lib.so.$version"
 ln -sf "$lib.so.$version" "$prefix/lib/$lib.so.$soversion"

@@ -94,8 +94,8 @@ pub fn row_err(e: RowError, row: Option<usize>) -> PyErr {
     }
 }
 
-/// The CLI catalog's errors (map names, stored schemas).
-pub fn cli_err(e: prollystore_cli::Error) -> PyErr {
+/// The catalog's errors (map names, stored schemas).
+pub fn catalog_err(e: prollystore::catalog::CatalogError) -> PyErr {
     Error::new_err(e.to_string())
 }
 

@@ -2,7 +2,7 @@
 //! ([`prollystore::rows::RowSchema`]); a map is built from rows, read by key or range, edited,
 //! diffed, merged three ways with a Python conflict callback, copied between stores.
 //!
-//! A file store keeps its maps as the CLI does ([`prollystore_cli::catalog`]): root `NAME` is
+//! A file store keeps its maps as the CLI does ([`prollystore::catalog`]): root `NAME` is
 //! the map's tree and root `NAME.schema` its schema blob, so `prolly` reads what Python saved.
 
 use std::collections::BTreeMap;
@@ -15,13 +15,13 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple};
 
 use prollystore::blob::{read_blob, StoreBlobs};
+use prollystore::catalog;
 use prollystore::format::{Address, HashProfile};
 use prollystore::rows::{RowDecoder, RowEncoder, RowSchema};
 use prollystore::store::file::RootUpdate;
 use prollystore::tree::merge::Resolution;
 use prollystore::tuples::TupleSchema;
 use prollystore::{BuiltinStore, DiffEntry, FileStore, Map, MemoryStore};
-use prollystore_cli::catalog;
 
 use arrow_array::ffi_stream::ArrowArrayStreamReader;
 use arrow_array::{RecordBatch, RecordBatchReader};
@@ -31,7 +31,7 @@ use prollystore_arrow::{build_map, infer_row_schema, map_schema, MapBatches, DEF
 use pyo3::types::PyCapsule;
 
 use crate::arrow::{arrow_err, stream_capsule, to_pandas, to_polars, to_pyarrow};
-use crate::errors::{cli_err, closed, row_err, store_err, tree_err};
+use crate::errors::{catalog_err, closed, row_err, store_err, tree_err};
 use crate::values::{py_to_held, value_to_py, Held};
 
 /// The store behind every map made from it; `None` once closed.
@@ -395,11 +395,11 @@ impl PyStore {
                 "the map is in another store: copy it here first (Store.copy)",
             ));
         }
-        catalog::check_map_name(name).map_err(cli_err)?;
+        catalog::check_map_name(name).map_err(catalog_err)?;
         let mut g = self.shared.lock()?;
         match g.store_mut() {
             BuiltinStore::File(fs) => {
-                let schema_root = catalog::write_schema(&*fs, &map.schema).map_err(cli_err)?;
+                let schema_root = catalog::write_schema(&*fs, &map.schema).map_err(catalog_err)?;
                 let schema_name = catalog::schema_root_name(name);
                 let old = fs.root(name);
                 let old_schema = fs.root(&schema_name);

@@ -123,6 +123,12 @@ impl From<prollystore::rows::RowError> for Error {
     }
 }
 
+impl From<prollystore::catalog::CatalogError> for Error {
+    fn from(e: prollystore::catalog::CatalogError) -> Error {
+        Error::Msg(chain(&e))
+    }
+}
+
 impl From<prollystore::TreeError> for Error {
     fn from(e: prollystore::TreeError) -> Error {
         Error::Msg(chain(&e))

@@ -1,6 +1,6 @@
 //! # prollystore-ffi
 //!
-//! The C ABI of prollystore; `crates/ffi/include/prollystore.h` is generated from this crate by cbindgen
+//! The C ABI of prollystore; `include/prollystore.h` is generated from this crate by cbindgen
 //! (`scripts/cheader.sh`). See `crates/ffi/README.md` for building, linking and the rules below
 //! in full.
 //!

@@ -19,6 +19,8 @@
 //! * [`shared`]: [`shared::SharedStore`] and [`shared::SharedMap`], maps that own a share of
 //!   their store, so a program can commit while they are alive.
 //! * [`blob`]: blob trees for large values.
+//! * [`catalog`]: named maps that remember their row schema (the map's root and its schema
+//!   blob as two named roots of a store), as the CLI, C and Python keep them.
 //! * [`process`]: the state kept beyond a single call (spare memory, the background-hashing
 //!   switch, per-thread caches), with the calls that bound or release it.
 //!
@@ -54,6 +56,7 @@ pub use prollystore_format as format;
 
 pub mod blob;
 pub mod builder;
+pub mod catalog;
 pub mod error;
 pub mod map;
 pub mod process;

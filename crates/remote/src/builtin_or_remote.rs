@@ -39,6 +39,12 @@ impl BuiltinOrRemote {
     }
 }
 
+impl prollystore::catalog::NamedRoots for BuiltinOrRemote {
+    fn named_roots(&self) -> &BTreeMap<String, Address> {
+        self.roots()
+    }
+}
+
 impl From<BuiltinStore> for BuiltinOrRemote {
     fn from(store: BuiltinStore) -> BuiltinOrRemote {
         BuiltinOrRemote::Builtin(store)

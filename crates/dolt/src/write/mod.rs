@@ -106,7 +106,6 @@ pub(crate) mod foreign_keys;
 pub(crate) mod journal_append;
 pub(crate) mod lock;
 pub(crate) mod merge;
-pub(crate) mod new_table;
 pub mod ops;
 pub(crate) mod overlay;
 pub(crate) mod refs;
@@ -127,31 +126,51 @@ pub use table_def::{
     CheckDef, ColumnDef, ForeignKeyAction, ForeignKeyDef, GeneratedDef, IndexDef, TableDef,
 };
 
+// The writer's tests reach its internals, so they are modules of this one, but their files
+// live outside the library's sources, in `crates/dolt/tests/write/` (with `new_table`, a
+// test-only table builder).
 #[cfg(test)]
+#[path = "../../tests/write/api_tests.rs"]
 mod api_tests;
 #[cfg(test)]
+#[path = "../../tests/write/crash_tests.rs"]
 mod crash_tests;
 #[cfg(test)]
+#[path = "../../tests/write/new_table.rs"]
+mod new_table;
+#[cfg(test)]
+#[path = "../../tests/write/ops_tests.rs"]
 mod ops_tests;
 #[cfg(test)]
+#[path = "../../tests/write/tests.rs"]
 mod tests;
 #[cfg(test)]
+#[path = "../../tests/write/tests_bootstrap.rs"]
 mod tests_bootstrap;
 #[cfg(test)]
+#[path = "../../tests/write/tests_checkout_fk.rs"]
 mod tests_checkout_fk;
 #[cfg(test)]
+#[path = "../../tests/write/tests_chunked.rs"]
 mod tests_chunked;
 #[cfg(test)]
+#[path = "../../tests/write/tests_fk_actions.rs"]
 mod tests_fk_actions;
 #[cfg(test)]
+#[path = "../../tests/write/tests_geometry.rs"]
 mod tests_geometry;
 #[cfg(test)]
+#[path = "../../tests/write/tests_keyless_fk.rs"]
 mod tests_keyless_fk;
 #[cfg(test)]
+#[path = "../../tests/write/tests_prefix_index.rs"]
 mod tests_prefix_index;
 #[cfg(test)]
+#[path = "../../tests/write/tests_rules.rs"]
 mod tests_rules;
 #[cfg(test)]
+#[path = "../../tests/write/tests_schema_merge.rs"]
 mod tests_schema_merge;
 #[cfg(test)]
+#[path = "../../tests/write/tests_vc.rs"]
 mod tests_vc;

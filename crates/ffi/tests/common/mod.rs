@@ -92,7 +92,7 @@ pub fn compile_c_test_with(name: &str, out_dir: &Path, lib: &Path) -> PathBuf {
     let cc = std::env::var("CC").unwrap_or_else(|_| "cc".to_string());
     let status = Command::new(&cc)
         .args(["-std=c11", "-Wall", "-Wextra", "-Werror", "-g", "-I"])
-        .arg(ws.join("crates/ffi/include"))
+        .arg(ws.join("include"))
         .arg(ws.join(format!("tests/c/{name}.c")))
         .arg("-o")
         .arg(&bin)
