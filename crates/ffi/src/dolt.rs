@@ -1,7 +1,7 @@
 //! Real Dolt databases (`.dolt` directories) from C. Reads: branches, tags, the log, tables,
 //! schemas, rows as typed values, CSV export identical to `dolt sql -r csv`, and row diffs
-//! between states ([`diff`]). Writes: row changes and commits ([`write`](mod@write)), and branches,
-//! checkout, tags, merges and status ([`vc`]).
+//! between states ([`diff`]). Writes: row changes and commits ([`write`](mod@write)), and
+//! branches, checkout, tags, merges and status ([`vc`]).
 //!
 //! A thin layer over the `prollystore-dolt` crate: every handle owns what its pointers point
 //! into, so C never sees a Rust lifetime. The reading functions of this module never write to

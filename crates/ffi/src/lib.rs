@@ -1,8 +1,8 @@
 //! # prollystore-ffi
 //!
-//! The C ABI of prollystore; `crates/ffi/include/prollystore.h` is generated from this crate by cbindgen
-//! (`scripts/cheader.sh`). See `crates/ffi/README.md` for building, linking and the rules below
-//! in full.
+//! The C ABI of prollystore; `crates/ffi/include/prollystore.h` is generated from this crate by
+//! cbindgen (`scripts/cheader.sh`). See `crates/ffi/README.md` for building, linking and the
+//! rules below in full.
 //!
 //! Conventions (after rustls-ffi): every symbol starts with `prolly_`; handles are opaque and
 //! each has a `_free`; inputs come first and outputs last, and outputs are written only on

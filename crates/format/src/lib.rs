@@ -4,9 +4,9 @@
 //! No I/O and no trees here: those are the `prollystore` crate's.
 //!
 //! Tuples and values:
-//! * [`tuple`](mod@tuple): `val.Tuple` — fields, then little-endian u16 offsets, then a u16 count — with a
-//!   descriptor that gives typed access to every encoding Dolt has and orders tuples exactly as
-//!   Dolt's default comparator does.
+//! * [`tuple`](mod@tuple): `val.Tuple` — fields, then little-endian u16 offsets, then a u16
+//!   count — with a descriptor that gives typed access to every encoding Dolt has and orders
+//!   tuples exactly as Dolt's default comparator does.
 //! * [`encoding`]: the field encodings of Dolt tuples (`serial.Encoding`), with their widths
 //!   and classes.
 //! * [`collation`]: MySQL collations, ordered exactly as Dolt orders collated string keys.

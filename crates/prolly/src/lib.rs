@@ -2,7 +2,8 @@
 //!
 //! Prolly trees over Dolt-compatible chunks: build, read, edit, diff, merge. The same rows give
 //! Dolt's chunks and Dolt's root address (with [`format::HashProfile::Dolt`]); the chunk and
-//! tuple formats themselves are [`format`](mod@format) (the `prollystore-format` crate, re-exported).
+//! tuple formats themselves are [`format`](mod@format) (the `prollystore-format` crate,
+//! re-exported).
 //!
 //! Stores:
 //! * [`store`]: where chunks live: the store contract [`ChunkStore`] and its optional fast
