@@ -1,7 +1,17 @@
-//! The `prollystore._native` Python extension module (PyO3): Dolt databases read (module
-//! `dolt`, point gets planned by `point_get`) and written (`dolt_write`), native stores
-//! (`store`), Arrow streams (`arrow`), values converted by `values` and errors by `errors`.
-//! The Python package `prollystore` (in `python/prollystore/`) wraps it.
+//! The `prollystore._native` Python extension module (PyO3). The Python package `prollystore`
+//! (in `python/prollystore/`) wraps it.
+//!
+//! * `dolt`: Dolt databases read — branches, tags, log, tables at any state, `get`, scans,
+//!   diffs — with `point_get`: a table's point gets planned once (key builder, field readers).
+//! * `dolt_write`: Dolt databases written — `prollystore.dolt.Writer` (tables from `CREATE
+//!   TABLE` text, rows inserted, updated, upserted and deleted, commits), branches, checkout
+//!   and merge.
+//! * `store`: native stores and maps — built from rows, pandas or Arrow; get, scan, edit, diff,
+//!   three-way merge, copy, verify.
+//! * `arrow`: tables, scans, diffs and maps as Arrow streams (the PyCapsule protocol), and
+//!   Arrow data from Python into maps.
+//! * `values`: Python objects to and from the library's values (Dolt's `SqlValue`s, the
+//!   tuple values of native maps); `errors`: the `prollystore.Error` hierarchy.
 
 use pyo3::prelude::*;
 

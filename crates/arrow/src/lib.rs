@@ -1,11 +1,29 @@
 //! # prollystore-arrow
 //!
 //! Columnar data out of prollystore as Apache Arrow: Dolt tables, key and index ranges and
-//! diffs ([`dolt`]), and prollystore maps with a typed row schema ([`map`]), as
+//! diffs, and prollystore maps with a typed row schema, as
 //! [`RecordBatchReader`](arrow_array::RecordBatchReader)s of a size the caller chooses; and
-//! maps built from record batches. The type of each Dolt SQL type is in [`dolt_types`] and
-//! `docs/ARROW.md`. Hand a reader to the Arrow C Data Interface with
+//! maps built from record batches. Hand a reader to the Arrow C Data Interface with
 //! [`arrow_array::ffi_stream::FFI_ArrowArrayStream::new`].
+//!
+//! What callers use:
+//! * [`dolt`]: Dolt tables as record batches — a whole table at a state, a primary-key range,
+//!   a secondary-index range, the diff of a table between two states ([`TableBatches`],
+//!   [`DiffBatches`]).
+//! * [`map`]: prollystore maps with a typed row schema as record batches ([`MapBatches`]), and
+//!   maps built from record batches ([`build_map`]).
+//! * [`dolt_types`]: the Arrow type of each Dolt SQL type (the table in `docs/ARROW.md`) and
+//!   the Arrow schema of a Dolt table.
+//! * [`error`]: what can go wrong turning rows into arrays or arrays into rows.
+//!
+//! How batches are made (private):
+//! * `columns`: one Arrow builder per output column, filled from typed values, raw tuple
+//!   fields or resolved bytes.
+//! * `dolt_scan`: the fast whole-table path, each stored field appended straight to its
+//!   column's builder (no `SqlValue` per cell).
+//! * `read_ahead`: whole-table batches made ahead on worker threads, handed over in order.
+//! * `leaf_feed`: the cold whole-table pass, batches built on worker threads from leaves read
+//!   in batches by `prollystore_dolt::leaf_reader`, as the CSV export reads them.
 
 mod columns;
 pub mod dolt;

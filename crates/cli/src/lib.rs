@@ -1,24 +1,35 @@
 //! # prollystore-cli
 //!
-//! The `prolly` command-line tool over a prollystore [`FileStore`](prollystore::store::FileStore),
-//! as a library (the binary is a thin `main`):
+//! The `prolly` command-line tool as a library (the binary is a thin `main`): prollystore
+//! stores ([`FileStore`](prollystore::store::FileStore) directories, or remotes read in place)
+//! and, under `prolly dolt DBDIR …`, real Dolt databases, read and written.
 //!
+//! The command line:
+//! * [`commands`]: the command line and one function per command.
+//! * [`error`]: the tool's one error type (a sentence for the user, or a closed output pipe).
+//! * `progress`: the progress bar drawn on stderr, shared by [`commands`] and [`dolt`].
+//!
+//! Native stores (`prolly --store DIR …`):
 //! * [`map_schema`]: the compact schema syntax of a map (`id:int64,name:string?`) and its stored
 //!   form (not [`prollystore_dolt::schema`], which reads Dolt's table schemas).
-//! * [`field_text`]: text forms of every encoding, parsing (import) and printing (export).
 //! * [`catalog`]: how maps and their schemas are kept as named roots.
-//! * [`import`]: CSV → sorted tuples → tree, or edits of an existing tree.
+//! * [`field_text`]: text forms of every encoding, parsing (import) and printing (export).
 //! * [`records`]: CSV records, read fast and exactly as the `csv` crate reads them.
+//! * [`import`]: CSV → sorted tuples → tree, or edits of an existing tree; [`infer`]: a schema
+//!   guessed from a CSV file (`import --infer`).
 //! * [`csv_lines`]: a map's rows written as CSV lines (not [`prollystore_dolt::table_rows`], which
-//!   reads the rows of Dolt tables).
+//!   reads the rows of Dolt tables); [`row_filter`]: `--where` conditions for `scan` and
+//!   `export`.
 //! * [`source`]: where read commands read: a store directory or a remote read in place.
 //! * [`walk`]: chunk walks for `stats` and `verify`.
-//! * [`dolt`]: `prolly dolt DBDIR ...`, read-only views of a real Dolt database.
-//! * [`dolt_diff`]: `prolly dolt DBDIR diff`, row and table changes between two states.
-//! * [`dolt_write`]: `prolly dolt DBDIR import` and `commit`, table changes written as Dolt
-//!   writes them.
-//! * [`commands`]: the command line and one function per command.
-//! * `progress`: the progress bar drawn on stderr, shared by [`commands`] and [`dolt`].
+//!
+//! Dolt databases (`prolly dolt DBDIR …`):
+//! * [`dolt`]: reads — branches, tags, log, tables, schemas, CSV export, keyed gets and range
+//!   scans — printed as the `dolt` CLI prints them.
+//! * [`dolt_diff`]: `diff`, row and table changes between two states.
+//! * [`dolt_write`]: `import` and `commit`, table changes written as Dolt writes them.
+//! * [`dolt_vc`]: `branch`, `checkout`, `tag`, `merge` and `status`, as the `dolt` commands of
+//!   the same names do them.
 
 pub mod catalog;
 pub mod commands;

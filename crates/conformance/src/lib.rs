@@ -5,17 +5,21 @@
 //! checks at a time. The `conformance` binary prints the tallies; the tests of this crate
 //! assert them, since they are the only tests that need both the trees and the Dolt reader.
 //!
+//! Formats and trees:
 //! * [`tuples`]: the tuple codec and comparator (categories `tuples`, `order`).
 //! * [`chunks`]: every dumped chunk verifies and re-serializes identically (`chunks`).
 //! * [`maps`]: maps read back and rebuild, edits and diffs equal Dolt's (`maps`, `edits`,
 //!   `diffs`).
+//!
+//! Dolt databases:
 //! * [`dolt`]: every expected output of every Dolt database (`dolt`), produced by
 //!   [`expected`], and keyed reads (gets, ranges) checked against the same table CSVs by
 //!   [`keyed`].
 //! * [`branch_diff`]: row diffs between two branches against their exports (in `dolt`).
 //! * [`dolt_write`]: Dolt-made write scenarios replayed from their operations with our writer
 //!   (`dolt-write`): every step's hashes, then the final branches, tables, schemas and logs.
-//! * [`records`] reads the chunk dumps, [`json`] the JSON files; [`category`] tallies.
+//!
+//! Plumbing: [`records`] reads the chunk dumps, [`json`] the JSON files; [`category`] tallies.
 
 pub mod branch_diff;
 pub mod category;

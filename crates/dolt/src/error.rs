@@ -1,5 +1,5 @@
-//! One error type for everything this crate reads, so callers see which file, offset or chunk
-//! was at fault.
+//! One error type for everything this crate reads and writes, so callers see which file,
+//! offset or chunk was at fault, or why a write was refused.
 
 use prollystore::{StoreError, TreeError};
 use prollystore_format::Address;

@@ -1,29 +1,56 @@
 //! # prollystore-dolt
 //!
-//! Read-only access to real Dolt databases (`.dolt` directories), giving what Dolt itself shows:
+//! Real Dolt databases (`.dolt` directories) read and written from Rust, without Go. The
+//! reader gives what Dolt itself shows: branches, tags, the log, schemas, rows, CSV text and
+//! diffs identical to the `dolt` CLI's. The writer ([`write`](mod@write)) makes tables, row
+//! changes, commits, branches, tags and merges as Dolt makes them: the same chunks, and the
+//! commit, root value and table hashes Dolt gives (checked on scenarios made by running Dolt,
+//! conformance category `dolt-write`).
 //!
-//! * [`chunks`]: the chunk files (manifest, journal, table files, archives) as one read-only
-//!   store, [`DoltChunkSource`].
-//! * [`db`]: navigation — branches, tags, working sets, commits and the log, root values, tables;
-//!   [`log_text`]: the log as `dolt log` prints it.
-//! * [`schema`]: table schemas (columns, SQL types, keys, indexes) and tuple descriptors;
-//!   [`show_create`]: their `SHOW CREATE TABLE` text.
+//! Chunks and messages:
+//! * [`chunks`]: the chunk files (manifest, chunk journal, table files, archives) as one
+//!   read-only store, [`DoltChunkSource`].
+//! * `message`: the verified FlatBuffers table of each chunk message kind (commit, tag,
+//!   working set, root value, table, schema, foreign keys).
+//! * `chunk_memo`: what is derived from a chunk (decoded tables, key orders, decode plans),
+//!   kept by address for the life of an open database.
+//! * [`leaf_reader`]: every leaf of a clustered index in key order, read in batches and
+//!   hash-checked on reader threads (the bulk path of the CSV export and the cold Arrow pass).
+//!
+//! Databases and schemas:
+//! * [`db`]: navigation — branches, tags, working sets, commits and the log, root values,
+//!   tables ([`Database`], [`Table`]); [`log_text`]: the log as `dolt log` prints it.
+//! * [`schema`]: table schemas (columns, SQL types, keys, indexes) and the tuple descriptors
+//!   that decode rows; [`show_create`]: their `SHOW CREATE TABLE` text.
+//! * [`error`]: [`DoltError`], for reads and writes alike.
+//!
+//! Rows and values:
 //! * [`index_map`]: a table's primary and secondary indexes as [`prollystore::Map`]s, keyed as
 //!   Dolt orders them (collations included).
-//! * [`table_rows`]: a table's rows as typed values ([`sql_value`]); [`generated`]: VIRTUAL
-//!   generated columns computed from the stored ones.
+//! * [`table_rows`]: a table's rows as typed values; [`table_reader`]: keyed reads (gets by
+//!   primary key, key ranges, secondary-index lookups) as row iterators, with keys built from
+//!   typed values by [`key_encode`].
 //! * [`table_diff`]: the rows and tables that differ between two states (`dolt_diff`).
-//! * [`table_reader`]: keyed reads (get by primary key, key ranges, secondary-index lookups)
-//!   as row iterators, with keys built from typed values by [`key_encode`].
-//! * [`csv_export`]: streaming CSV export of a whole table, identical to `dolt sql -r csv` and
-//!   allocation-free per row; [`csv_field`]: one field as Dolt's CSV writer quotes it.
-//! * [`value_text`]: allocation-free text of numbers, decimals and temporal values;
-//!   [`geometry`]: geometry values as WKT text, and values to store from WKT or WKB.
+//! * [`sql_value`]: a SQL value as Dolt shows it ([`SqlValue`]); [`value_text`]:
+//!   allocation-free text of numbers, decimals and temporal values.
+//! * [`csv_export`]: a whole table as `dolt sql -r csv` prints it, streamed, allocation-free
+//!   per row; [`csv_field`]: one field as Dolt's CSV writer quotes it.
+//! * [`generated`]: MySQL expressions (VIRTUAL generated columns, computed on read; the
+//!   writer's STORED columns, expression defaults and CHECK constraints).
+//! * [`geometry`]: geometry values as WKT text, and values to store from WKT or WKB
+//!   (`geometry_srids`: the spatial reference ids Dolt accepts).
 //!
-//! * [`write`](mod@write) (in progress): writing databases as Dolt does (issue #21): table changes and
-//!   commits, and [`write::ops`], the runner of Dolt-made write scenarios.
+//! Writing:
+//! * [`write::DoltWriter`]: a database open for writing under Dolt's writer lock: tables
+//!   created from `CREATE TABLE` text ([`write::TableDef::from_sql`]) or a [`write::TableDef`],
+//!   rows inserted, updated, upserted and deleted on the current branch's working set (every
+//!   index kept, keys, checks and foreign keys enforced), the working set saved, commits made.
+//! * [`write::vc`]: branches, checkout, tags, fast-forward and three-way merges, status.
+//! * [`write::ops`]: replays a Dolt-made scenario's `ops.jsonl` and reports every step's
+//!   hashes (the conformance runner's `dolt-write` category).
 //!
-//! Apart from `write`, nothing here writes to the database directory.
+//! What the writer refuses so far is listed in the [`write`](mod@write) module's docs. Only
+//! `write` changes the database directory; everything else reads.
 
 mod chunk_memo;
 pub mod chunks;

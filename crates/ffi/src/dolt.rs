@@ -1,9 +1,11 @@
-//! Read-only access to real Dolt databases (`.dolt` directories) from C: branches, tags, the
-//! log, tables, schemas, rows as typed values, CSV export identical to `dolt sql -r csv`, and
-//! row diffs between states ([`diff`]).
+//! Real Dolt databases (`.dolt` directories) from C. Reads: branches, tags, the log, tables,
+//! schemas, rows as typed values, CSV export identical to `dolt sql -r csv`, and row diffs
+//! between states ([`diff`]). Writes: row changes and commits ([`write`](mod@write)), and
+//! branches, checkout, tags, merges and status ([`vc`]).
 //!
 //! A thin layer over the `prollystore-dolt` crate: every handle owns what its pointers point
-//! into, so C never sees a Rust lifetime. Nothing here writes to the database directory.
+//! into, so C never sees a Rust lifetime. The reading functions of this module never write to
+//! the database directory; only [`write`](mod@write) and [`vc`] do, under Dolt's writer lock.
 
 use std::ffi::{c_char, c_int, c_void};
 use std::io::Write;

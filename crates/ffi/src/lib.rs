@@ -10,10 +10,29 @@
 //! numbers never change, described by `prolly_result_message(int)`; every pointer argument is
 //! checked for NULL; every body runs inside a panic boundary.
 //!
-//! Modules: [`result`] (codes, error detail, panic boundary), [`store`] (stores, roots,
-//! verification, blobs, tree copy), [`schema`], [`tuple`](mod@tuple) and [`fields`] (building and reading
-//! tuples), [`map`] (maps, gets, edits, map builders), [`iter`] (cursors, diffs), [`merge`], [`dolt`] (reading
-//! real Dolt databases: branches, log, tables, schemas, typed rows, CSV export).
+//! Plumbing:
+//! * [`result`]: result codes, the per-thread error detail, the panic boundary.
+//! * `args`: C arguments to Rust values (every raw pointer dereferenced goes through it).
+//! * `backend`: the store behind a `prolly_store` handle (built-in, or a remote read in place).
+//! * `lookup`: `prolly_map_get`'s point lookup, one function per concrete store type.
+//!
+//! Stores and maps:
+//! * [`store`]: stores (directory or memory), named roots, verification, blobs, tree copy.
+//! * [`schema`]: a map's key and value tuple descriptors.
+//! * [`tuple`](mod@tuple) and [`fields`]: building tuples and reading their fields, one getter
+//!   and putter per encoding.
+//! * [`map`]: maps: open at a root, point and ordinal reads, batch edits, map builders.
+//! * [`iter`]: range cursors (both directions) and diffs between two maps.
+//! * [`merge`]: three-way merge with conflict reporting.
+//!
+//! Features:
+//! * [`dolt`] (feature `dolt`, on by default): real Dolt databases — branches, tags, log,
+//!   tables, schemas, typed rows, gets and ranges, CSV export, diffs — and writes: row changes
+//!   and commits (`prolly_dolt_writer_*`), branches, checkout, tags, merges and status.
+//! * [`arrow`] (feature `arrow`, on by default): Dolt tables, ranges, diffs and maps as Arrow C
+//!   streams.
+//! * `remote` (feature `remote`, off by default): push, pull and clone through object storage,
+//!   and remotes opened read-only as store handles.
 
 // C names for C types; the pointer contracts are documented on each function (C callers
 // cannot see Rust's `unsafe`, as in rustls-ffi).

@@ -1,17 +1,30 @@
 //! # prollystore-format
 //!
-//! Dolt's on-disk formats, read without copying and written byte for byte as Dolt writes them:
+//! Dolt's on-disk formats, read without copying and written byte for byte as Dolt writes them.
+//! No I/O and no trees here: those are the `prollystore` crate's.
 //!
-//! * [`tuple`](mod@tuple): `val.Tuple` — fields, then little-endian u16 offsets, then a u16 count — with a
-//!   descriptor that gives typed access to every encoding Dolt has and orders tuples exactly as
-//!   Dolt's default comparator does.
-//! * [`message`]: chunk messages — Dolt's 4-byte prefix plus a FlatBuffers table
-//!   (`ProllyTreeNode`, `Blob`, `AddressMap`). A node view can only be made by verifying the chunk;
-//!   after that, reads are allocation-free. Writers reproduce Dolt's bytes exactly.
-//! * [`address`]: 20-byte chunk addresses, the blake3 and Dolt (SHA-512/20) hash profiles (the
-//!   Dolt one four chunks at a time with AVX2), and Dolt's base32 spelling.
+//! Tuples and values:
+//! * [`tuple`](mod@tuple): `val.Tuple` — fields, then little-endian u16 offsets, then a u16
+//!   count — with a descriptor that gives typed access to every encoding Dolt has and orders
+//!   tuples exactly as Dolt's default comparator does.
+//! * [`encoding`]: the field encodings of Dolt tuples (`serial.Encoding`), with their widths
+//!   and classes.
 //! * [`collation`]: MySQL collations, ordered exactly as Dolt orders collated string keys.
+//! * [`json_order`]: JSON documents in the order Dolt sorts them.
 //! * [`varint`]: the two varint codes Dolt uses.
+//!
+//! Chunks:
+//! * [`message`]: chunk messages — Dolt's 4-byte prefix plus a FlatBuffers table (tree nodes
+//!   `ProllyTreeNode`, `Blob`, `AddressMap`, `CommitClosure`, and the database-level objects:
+//!   commits, root values, tables, schemas, working sets, store roots, tags). A node view can
+//!   only be made by verifying the chunk; after that, reads are allocation-free. Writers
+//!   reproduce Dolt's bytes exactly. The FlatBuffers readers are generated from the `.fbs`
+//!   schemas in the crate's `schema/` folder (`scripts/flatbuffers.sh`).
+//! * [`address`]: 20-byte chunk addresses, the blake3 and Dolt (SHA-512/20) hash profiles (both
+//!   hash many chunks side by side where the CPU has AVX2: blake3 eight at a time, SHA-512
+//!   four), and Dolt's base32 spelling.
+//! * [`error`]: the small errors that belong to no single format family (each family has its
+//!   own enum beside its code).
 //!
 //! Every decoder of untrusted bytes returns an error and never panics.
 

@@ -1,13 +1,29 @@
 //! # prollystore
 //!
-//! Prolly trees over Dolt-compatible chunks: build, read, edit, diff, merge.
+//! Prolly trees over Dolt-compatible chunks: build, read, edit, diff, merge. The same rows give
+//! Dolt's chunks and Dolt's root address (with [`format::HashProfile::Dolt`]); the chunk and
+//! tuple formats themselves are [`format`](mod@format) (the `prollystore-format` crate,
+//! re-exported).
 //!
+//! Stores:
 //! * [`store`]: where chunks live: the store contract [`ChunkStore`] and its optional fast
-//!   paths [`StoreFastPaths`], [`MemoryStore`], [`FileStore`], and [`BuiltinStore`] over both.
-//! * [`tree`]: Dolt's chunk boundaries, building ([`tree::build`]), cursors,
-//!   batch edits that rewrite only touched regions ([`tree::mutate`]), two-way diff
-//!   ([`tree::diff`]), three-way merge ([`tree::merge`]) and copying between stores
-//!   ([`tree::copy`]).
+//!   paths [`StoreFastPaths`], [`MemoryStore`], [`FileStore`] (memory-mapped chunk files,
+//!   crash-safe commits of named roots), and [`BuiltinStore`] over both.
+//! * [`shared`]: [`shared::SharedStore`] and [`shared::SharedMap`], maps that own a share of
+//!   their store, so a program can commit while they are alive.
+//! * [`process`]: the state kept beyond a single call (spare memory, the background-hashing
+//!   switch, per-thread caches), with the calls that bound or release it.
+//!
+//! Trees:
+//! * [`tree`]: Dolt's chunk boundaries, building ([`tree::build`]), cursors
+//!   ([`tree::cursor`]), batch edits that rewrite only touched regions ([`tree::mutate`]),
+//!   two-way diff ([`tree::diff`]), three-way merge ([`tree::merge`]), copying between stores
+//!   ([`tree::copy`]), and what trees need to know of their tuples: key order and where
+//!   values hold chunk addresses ([`tree::schema`]).
+//! * [`blob`]: blob trees for large values.
+//! * [`error`]: [`TreeError`], what a tree operation can fail with.
+//!
+//! Maps and rows:
 //! * [`map`]: [`Map`], the read/edit view of a tree: point and ordinal lookups, ranges in both
 //!   directions, prefix scans, batch edits ([`map::MapEditor`]), diffs.
 //! * [`builder`]: rows one at a time: [`builder::MapBuilder`] for sorted input,
@@ -16,13 +32,8 @@
 //!   that follows out-of-band values.
 //! * [`rows`]: typed rows: named columns with SQL type names ([`rows::RowSchema`]), rows of
 //!   values encoded into and decoded from key and value tuples.
-//! * [`shared`]: [`shared::SharedStore`] and [`shared::SharedMap`], maps that own a share of
-//!   their store, so a program can commit while they are alive.
-//! * [`blob`]: blob trees for large values.
 //! * [`catalog`]: named maps that remember their row schema (the map's root and its schema
 //!   blob as two named roots of a store), as the CLI, C and Python keep them.
-//! * [`process`]: the state kept beyond a single call (spare memory, the background-hashing
-//!   switch, per-thread caches), with the calls that bound or release it.
 //!
 //! ```
 //! use prollystore::format::tuple::{TupleBuilder, TupleDesc, Type};

@@ -5,18 +5,27 @@
 //! `file:///dir`. A remote holds a store in exactly the file store's layout (`docs/FORMAT.md`):
 //! a `MANIFEST` object and immutable `<seq>.chunks` objects.
 //!
-//! * [`Remote`]: a connection (URL, credentials from the environment or options), counting
-//!   round trips.
-//! * [`push`], [`pull`], [`clone`](clone()): move only missing chunks; the remote manifest is
-//!   switched by compare-and-swap after every chunk file is uploaded, so racing pushers get
-//!   [`RemoteError::Conflict`] instead of losing an update (module [`sync`]).
-//! * [`RemoteStore`]: read a remote in place (range reads, prefetch along scans, a bounded
-//!   cache), as a [`prollystore::ChunkStore`] that `Map` reads work on.
-//! * [`BuiltinOrRemote`]: a built-in store or a remote store behind one type, for callers
-//!   that choose at run time (the C ABI, the command-line tool).
-//! * [`gc()`]: deletes chunk files no manifest names, past a grace period that keeps
-//!   concurrent pushes safe.
+//! Connecting:
+//! * [`Remote`] (module `remote`): a connection (URL, credentials from the environment or
+//!   options), counting round trips; `location` turns a URL into an object store and a prefix.
 //! * [`config`]: the names a local store gives its remotes.
+//! * `error`: [`RemoteError`], what went wrong, with the object and address involved.
+//!
+//! Moving chunks:
+//! * [`push`], [`pull`], [`clone`](clone()) (module [`sync`]): move only missing chunks; the
+//!   remote manifest is switched by compare-and-swap after every chunk file is uploaded, so
+//!   racing pushers get [`RemoteError::Conflict`] instead of losing an update.
+//! * `download`: whole chunk files fetched for a clone, with network, hashing and disk busy
+//!   at once.
+//! * [`gc()`] (module `gc`): deletes chunk files no manifest names, past a grace period that
+//!   keeps concurrent pushes safe.
+//!
+//! Reading in place:
+//! * [`RemoteStore`] (module [`read`]): read a remote in place (range reads, prefetch along
+//!   scans, a bounded cache), as a [`prollystore::ChunkStore`] that `Map` reads work on;
+//!   `cache`: the least-recently-used cache of chunks no reader holds.
+//! * [`BuiltinOrRemote`] (module `builtin_or_remote`): a built-in store or a remote store behind
+//!   one type, for callers that choose at run time (the C ABI, the command-line tool).
 //!
 //! Heavy dependencies (an async runtime, HTTP and TLS clients) stay in this crate, out of the
 //! core crates.

@@ -1,9 +1,9 @@
 //! Version control on a Dolt database directory from C: branches, checkout, tags, merges and
 //! status (`prollystore_dolt::write::vc`). Each call opens the database for writing (Dolt's
-//! writer lock; `PROLLY_ERR_LOCKED` while Dolt or another writer has it), does one thing and
-//! closes it. A refused operation (existing name, unmerged branch, uncommitted changes) returns
-//! `PROLLY_ERR_INVALID_ARGUMENT` with the reason in `prolly_last_error_message` and changes no
-//! file.
+//! writer lock; `PROLLY_RESULT_ERR_LOCKED` while Dolt or another writer has it), does one thing
+//! and closes it. A refused operation (existing name, unmerged branch, uncommitted changes)
+//! returns `PROLLY_RESULT_ERR_INVALID_ARGUMENT` with the reason in `prolly_last_error_message`
+//! and changes no file.
 
 use std::ffi::c_char;
 use std::path::Path;
