@@ -1,6 +1,7 @@
-//! Damage to a real chunk journal never opens as an older database: every single-bit flip gives
-//! an error or exactly the undamaged state, and a journal cut short (a torn tail) opens at its
-//! last complete root record, as Dolt does.
+//! Damage to a chunk journal is read by Dolt's rule: a journal cut short (a torn tail) or with
+//! damaged last records opens at its last readable root record, and damage followed by durable
+//! records (a valid root record and another record after it) is refused as data loss. The
+//! `dolt_cases` test checks each outcome against what Dolt 2.3.1 did with the same bytes.
 
 use std::fs;
 use std::io::{Seek, SeekFrom, Write};
@@ -89,7 +90,7 @@ fn every_flipped_bit_errors_or_changes_nothing() {
     let journal = fs::read(&journal_path).unwrap();
     let want = state(&db).unwrap();
     let (mut errors, mut same, mut older) = (0usize, 0usize, Vec::new());
-    let (mut named_offset, mut by_later_records, mut by_manifest) = (0usize, 0usize, 0usize);
+    let (mut named_offset, mut by_later_records) = (0usize, 0usize);
     let offsets = flip_offsets(journal.len());
     for &at in &offsets {
         let bit = 1u8 << (at % 8);
@@ -102,7 +103,6 @@ fn every_flipped_bit_errors_or_changes_nothing() {
                     named_offset += 1;
                 }
                 by_later_records += usize::from(text.contains("another valid record"));
-                by_manifest += usize::from(text.contains("manifest's root"));
             }
             Ok(got) if got == want => same += 1,
             Ok(got) => older.push((at, got)),
@@ -111,8 +111,8 @@ fn every_flipped_bit_errors_or_changes_nothing() {
     }
     println!(
         "journal of {} bytes: {} single-bit flips, {errors} errors ({named_offset} naming the \
-         journal and an offset; {by_later_records} by valid records after the damage, \
-         {by_manifest} by the manifest's root), {same} unchanged states, {} different states",
+         journal and an offset; {by_later_records} by valid records after the damage), \
+         {same} unchanged states, {} different states",
         journal.len(),
         offsets.len(),
         older.len()
@@ -192,7 +192,8 @@ fn a_torn_tail_opens_at_the_last_complete_root() {
         states.len()
     );
     // With the manifest a clean close leaves (naming the last root), a cut inside the last root
-    // record lost a root that had been synced: an error naming the journal and the offset.
+    // record opens at the root before it: Dolt's rule (the journal's last readable root wins,
+    // and Dolt trues the manifest up to it; `cut_mid_last_root` in `data/journal_damage`).
     fs::copy(
         prollystore_test_vectors::require("dolt-db/vecdb_journal/.dolt/noms/manifest"),
         db.join(".dolt/noms/manifest"),
@@ -200,12 +201,9 @@ fn a_torn_tail_opens_at_the_last_complete_root() {
     .unwrap();
     let last = full.roots.last().unwrap().offset;
     cut_to(last + 20);
-    let err = Database::open(&db).unwrap_err().to_string();
-    assert!(
-        err.contains("vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv")
-            && err.contains(&format!("offset {last}"))
-            && err.contains("manifest's root"),
-        "{err}"
+    assert_eq!(
+        Database::open(&db).unwrap().source().root(),
+        full.roots[full.roots.len() - 2].root
     );
     // A cut exactly at a record boundary is a complete journal, as Dolt reads it.
     cut_to(last);
@@ -294,4 +292,229 @@ fn damage_is_a_torn_tail_only_without_durable_records_after_it() {
     let err = scan_records(&crafted, 0, "j").unwrap_err().to_string();
     assert!(err.contains("too many record-like lengths"), "{err}");
     println!("crafted 4 MiB tail refused in {:?}", started.elapsed());
+}
+
+/// The damage cases of `data/journal_damage/cases.txt` (made by `make_journal_damage.sh`, which
+/// also recorded in `dolt.txt` what Dolt 2.3.1 does with each), applied to a copy of the
+/// Dolt-made `base/` database.
+mod dolt_cases {
+    use std::collections::HashMap;
+    use std::path::{Path, PathBuf};
+    use std::process::Command;
+
+    use prollystore_dolt::write::{CommitMeta, DoltWriter};
+    use prollystore_dolt::{Database, SqlValue};
+
+    use super::{copy_dir, JOURNAL};
+
+    fn data() -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/journal_damage")
+    }
+
+    /// `NAME OP ARG...` lines.
+    fn cases() -> Vec<(String, Vec<(String, String)>)> {
+        let text = std::fs::read_to_string(data().join("cases.txt")).unwrap();
+        text.lines()
+            .filter(|l| !l.trim().is_empty())
+            .map(|l| {
+                let f: Vec<&str> = l.split_whitespace().collect();
+                let ops = f[1..]
+                    .chunks(2)
+                    .map(|p| (p[0].to_string(), p[1].to_string()))
+                    .collect();
+                (f[0].to_string(), ops)
+            })
+            .collect()
+    }
+
+    /// `NAME WHAT REST` lines of `dolt.txt`, by (name, what).
+    fn recorded() -> HashMap<(String, String), String> {
+        let text = std::fs::read_to_string(data().join("dolt.txt")).unwrap();
+        text.lines()
+            .filter_map(|l| {
+                let mut f = l.splitn(3, ' ');
+                Some((
+                    (f.next()?.to_string(), f.next()?.to_string()),
+                    f.next().unwrap_or("").to_string(),
+                ))
+            })
+            .collect()
+    }
+
+    /// A copy of `base/` with the case's damage applied (as `journal_damage.py apply` does).
+    fn damaged(tmp: &Path, ops: &[(String, String)]) -> PathBuf {
+        let db = tmp.join("db");
+        copy_dir(&data().join("base"), &db);
+        let journal = db.join(JOURNAL);
+        let mut bytes = std::fs::read(&journal).unwrap();
+        for (op, arg) in ops {
+            match op.as_str() {
+                "none" => {}
+                "cut" => bytes.truncate(arg.parse().unwrap()),
+                "xor" => bytes[arg.parse::<usize>().unwrap()] ^= 0x20,
+                "append" => bytes.extend(
+                    (0..arg.len())
+                        .step_by(2)
+                        .map(|i| u8::from_str_radix(&arg[i..i + 2], 16).unwrap()),
+                ),
+                "root" => {
+                    let m = db.join(".dolt/noms/manifest");
+                    let text = std::fs::read_to_string(&m).unwrap();
+                    let mut fields: Vec<&str> = text.split(':').collect();
+                    fields[3] = arg;
+                    std::fs::write(&m, fields.join(":")).unwrap();
+                }
+                other => panic!("unknown op {other}"),
+            }
+        }
+        std::fs::write(&journal, bytes).unwrap();
+        db
+    }
+
+    /// The current branch's head commit, as `dolt log -n 1` names it.
+    fn head(db: &Path) -> Result<String, String> {
+        let d = Database::open(db).map_err(|e| e.to_string())?;
+        let branch = d.current_branch().ok_or("no current branch")?;
+        let heads = d.branches().map_err(|e| e.to_string())?;
+        heads
+            .iter()
+            .find(|(name, _)| *name == branch)
+            .map(|(_, h)| h.to_base32())
+            .ok_or_else(|| format!("no branch {branch}"))
+    }
+
+    /// The write `make_journal_damage.sh` makes with Dolt, made with our writer.
+    fn write(db: &Path) -> Result<String, String> {
+        let mut w = DoltWriter::open(db).map_err(|e| e.to_string())?;
+        w.insert(
+            "t",
+            &["id", "v"],
+            &[vec![
+                Some(SqlValue::Int(100)),
+                Some(SqlValue::Text("w".into())),
+            ]],
+        )
+        .map_err(|e| e.to_string())?;
+        let commit = w
+            .commit(&CommitMeta {
+                message: "w".into(),
+                author_name: "Test User".into(),
+                author_email: "test@example.com".into(),
+                author_millis: 1_704_412_800_000,
+                committer: None,
+                committer_millis: None,
+            })
+            .map_err(|e| e.to_string())?;
+        Ok(commit.to_base32())
+    }
+
+    /// Runs Dolt (`PROLLY_DOLT`) in `db` with a throwaway HOME; `None` without it.
+    fn dolt(db: &Path, args: &[&str]) -> Option<(bool, String)> {
+        let bin = std::env::var_os("PROLLY_DOLT").filter(|v| !v.is_empty())?;
+        let home = db.parent().unwrap().join("home");
+        std::fs::create_dir_all(&home).unwrap();
+        let out = Command::new(bin)
+            .args(args)
+            .current_dir(db)
+            .env("HOME", &home)
+            .env("TZ", "UTC")
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).to_string()
+            + &String::from_utf8_lossy(&out.stderr);
+        Some((out.status.success(), text))
+    }
+
+    /// Dolt's `log -n 1` head, or its error.
+    fn dolt_head(db: &Path) -> Option<Result<String, String>> {
+        let (ok, text) = dolt(db, &["log", "--oneline", "-n", "1"])?;
+        let strip = |s: &str| s.replace("\u{1b}[33m", "").replace("\u{1b}[0m", "");
+        Some(if ok {
+            let line = text.lines().find(|l| !l.starts_with("time=")).unwrap_or("");
+            Ok(strip(line).split(' ').next().unwrap_or("").to_string())
+        } else {
+            Err(text)
+        })
+    }
+
+    /// Every case opens where Dolt opens it (the same head commit) or is refused where Dolt
+    /// refuses it (naming the same offset); a write after opening makes Dolt's commit, and a
+    /// refused write leaves the files byte for byte as they were. With `PROLLY_DOLT`, Dolt is
+    /// asked again about the damaged copies, and reads, fscks and logs what we wrote.
+    #[test]
+    fn damaged_journals_open_and_refuse_as_dolt_does() {
+        let want = recorded();
+        let mut checked = 0;
+        for (name, ops) in cases() {
+            let tmp = tempfile::tempdir().unwrap();
+            let db = damaged(tmp.path(), &ops);
+            let log = &want[&(name.clone(), "log".to_string())];
+            let got = head(&db);
+            match (log.strip_prefix("OK "), &got) {
+                (Some(h), Ok(g)) => assert_eq!(g, h, "{name}: opened at another commit"),
+                (None, Err(e)) => {
+                    let offset = log.rsplit("at offset ").next().unwrap_or("");
+                    let offset = offset.split(':').next().unwrap_or("");
+                    assert!(
+                        e.contains(&format!("offset {offset}")) && e.contains("data lost"),
+                        "{name}: refused, but not as Dolt ({log}): {e}"
+                    );
+                }
+                _ => panic!("{name}: Dolt says {log:?}, we say {got:?}"),
+            }
+            if let Some(live) = dolt_head(&damaged(&tmp.path().join("live"), &ops)) {
+                assert_eq!(live.is_ok(), got.is_ok(), "{name}: live Dolt {live:?}");
+                if let (Ok(a), Ok(b)) = (&live, &got) {
+                    assert_eq!(a, b, "{name}: live Dolt");
+                }
+            }
+            // A write.
+            // (Taking the writer lock makes the `LOCK` file, as Dolt does.)
+            std::fs::write(db.join(".dolt/noms/LOCK"), b"").unwrap();
+            let before = snapshot(&db);
+            let wrote = write(&db);
+            let dolt_write = &want[&(name.clone(), "write".to_string())];
+            match (dolt_write.strip_prefix("OK "), &wrote) {
+                (Some(h), Ok(g)) => assert_eq!(g, h, "{name}: our commit differs from Dolt's"),
+                (None, Err(_)) => assert!(
+                    before == snapshot(&db),
+                    "{name}: refused write changed files"
+                ),
+                _ => panic!("{name}: Dolt's write {dolt_write:?}, ours {wrote:?}"),
+            }
+            if let Ok(ours) = &wrote {
+                assert_eq!(
+                    head(&db).as_ref(),
+                    Ok(ours),
+                    "{name}: we do not read our write"
+                );
+                if let Some(live) = dolt_head(&db) {
+                    assert_eq!(live.as_ref(), Ok(ours), "{name}: Dolt reading our write");
+                    let (ok, text) = dolt(&db, &["fsck"]).unwrap();
+                    assert!(ok, "{name}: dolt fsck after our write: {text}");
+                }
+            }
+            checked += 1;
+        }
+        assert!(checked >= 15, "{checked} cases");
+        println!("{checked} damaged journals opened, refused and written as Dolt 2.3.1 does");
+    }
+
+    /// Every file under `dir`, with its bytes.
+    fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+        let mut out = Vec::new();
+        let mut stack = vec![dir.to_path_buf()];
+        while let Some(d) = stack.pop() {
+            for e in std::fs::read_dir(&d).unwrap() {
+                let e = e.unwrap();
+                if e.file_type().unwrap().is_dir() {
+                    stack.push(e.path());
+                } else {
+                    out.push((e.path(), std::fs::read(e.path()).unwrap()));
+                }
+            }
+        }
+        out.sort();
+        out
+    }
 }

@@ -1,9 +1,14 @@
 //! The chunk journal (`noms/vvvv…`): an append-only log of chunk records (snappy‖CRC payloads)
-//! and root records, each with a CRC-32C, plus the optional `journal.idx` accelerator.
+//! and root records, each with a CRC-32C, plus the optional `journal.idx` accelerator. The
+//! record layout itself is [`super::journal_record`].
 //!
-//! Reading stops at the last complete, checksummed record, so a journal that Dolt is appending
-//! to right now (or that a crash left with a torn tail) opens at its last durable state; damage
-//! with durable records after it is an error, never an older state (see [`scan_records`]).
+//! Reading follows Dolt's rule for damaged tails exactly (`processJournalRecords` and
+//! `possibleDataLossCheck` in Dolt's `journal_record.go`): reading stops at the first record
+//! that cannot be read (cut short, a length of zero or out of range, a CRC that does not match);
+//! the journal is refused only if a valid root record followed by another valid record lies
+//! after that point (the journal was synced past the damage: data lost). Otherwise the rest is a
+//! torn tail and the store opens at the last readable root record — even when the manifest
+//! names a later root, as Dolt opens it (and trues its manifest up to it). See [`scan_records`].
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -11,38 +16,10 @@ use std::sync::Arc;
 use prollystore_format::Address;
 
 use super::codec::{be_u32, be_u64, decode_snappy_record, decode_snappy_record_into, Backing};
+use super::journal_record::{self as record, frame, Record, MIN_RECORD_LEN, ROOT_RECORD_LEN};
 use crate::error::{corrupt, Result};
 
-/// Largest record Dolt's journal writer can emit (its buffer size).
-pub const MAX_RECORD_LEN: u32 = 5 * 1024 * 1024;
-
-/// Why a scan stopped before the end of the file (or `End`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum ScanStop {
-    /// Reached the end of the bytes exactly after a record.
-    End,
-    /// A zero length: the rest is pre-allocated zeros.
-    ZeroLength,
-    /// The last record is incomplete (being written, or cut off).
-    TruncatedTail,
-    /// A record's CRC does not match.
-    BadChecksum,
-    /// A record's length is below the smallest record or above [`MAX_RECORD_LEN`].
-    BadLength,
-}
-
-impl ScanStop {
-    /// Words for error messages.
-    fn describe(&self) -> &'static str {
-        match self {
-            ScanStop::End => "the end of the file",
-            ScanStop::ZeroLength => "a zero record length",
-            ScanStop::TruncatedTail => "a record cut short by the end of the file",
-            ScanStop::BadChecksum => "a record whose CRC-32C does not match",
-            ScanStop::BadLength => "a record length out of range",
-        }
-    }
-}
+pub use super::journal_record::{ScanStop, MAX_RECORD_LEN};
 
 /// One root record.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -77,10 +54,6 @@ pub struct JournalScan {
     pub stop: Option<ScanStop>,
 }
 
-/// Size of the smallest record Dolt's data-loss check looks for: a root record (length, kind,
-/// address, timestamp, CRC).
-const ROOT_RECORD_LEN: usize = 4 + 2 + 21 + 9 + 4;
-
 /// Scans journal records in `bytes`, which start at file offset `base`.
 ///
 /// A record that cannot be read (bad length, bad CRC, cut short) ends the scan like a torn tail
@@ -99,20 +72,23 @@ pub fn scan_records(bytes: &[u8], base: u64, file: &str) -> Result<JournalScan> 
         let Some(rest) = bytes.get(pos..).filter(|r| !r.is_empty()) else {
             break ScanStop::End;
         };
-        let record = match next_record(rest) {
+        let record = match frame(rest) {
             Ok(record) => record,
             Err(stop) => break stop,
         };
-        let body = &record[..record.len() - 4];
-        match decode_record(body).map_err(|(off, reason)| corrupt(file, at + off, reason))? {
-            Record::Chunk(address, payload_at, payload_len) => scan.chunks.push((
+        match record::decode(record).map_err(|(off, reason)| corrupt(file, at + off, reason))? {
+            Record::Chunk {
+                address,
+                payload_at,
+                payload_len,
+            } => scan.chunks.push((
                 address,
                 ChunkLocation {
                     payload_offset: at + payload_at,
                     payload_len,
                 },
             )),
-            Record::Root(root, timestamp) => scan.roots.push(RootRecord {
+            Record::Root { root, timestamp } => scan.roots.push(RootRecord {
                 root,
                 timestamp,
                 offset: at,
@@ -152,25 +128,6 @@ pub fn scan_records(bytes: &[u8], base: u64, file: &str) -> Result<JournalScan> 
     Ok(scan)
 }
 
-/// The complete, checksummed record at the start of `bytes` (length through CRC), or why there
-/// is none.
-fn next_record(bytes: &[u8]) -> std::result::Result<&[u8], ScanStop> {
-    let len = be_u32(bytes, 0).ok_or(ScanStop::TruncatedTail)?;
-    if len == 0 {
-        return Err(ScanStop::ZeroLength);
-    }
-    if !(9..=MAX_RECORD_LEN).contains(&len) {
-        return Err(ScanStop::BadLength);
-    }
-    let record = bytes.get(..len as usize).ok_or(ScanStop::TruncatedTail)?;
-    let body_end = record.len() - 4;
-    let stored = be_u32(record, body_end).ok_or(ScanStop::TruncatedTail)?;
-    match record.get(..body_end) {
-        Some(body) if crc32c::crc32c(body) == stored => Ok(record),
-        _ => Err(ScanStop::BadChecksum),
-    }
-}
-
 /// What follows a record that could not be read.
 enum AfterDamage {
     /// No valid root record with a valid record after it: a torn tail.
@@ -205,19 +162,21 @@ fn after_damage(bytes: &[u8], from: usize) -> AfterDamage {
     while let Some(rest) = bytes.get(pos..).filter(|r| r.len() >= ROOT_RECORD_LEN) {
         // What checksumming the record this position claims to start costs.
         let claimed = be_u32(rest, 0)
-            .filter(|l| (9..=MAX_RECORD_LEN).contains(l))
+            .filter(|l| (MIN_RECORD_LEN..=MAX_RECORD_LEN).contains(l))
             .map_or(0, |l| l as usize);
         let claimed = if claimed <= rest.len() { claimed } else { 0 };
         budget = match budget.checked_sub(claimed) {
             Some(left) => left,
             None => return AfterDamage::TooCostly { at: pos },
         };
-        let Some((record, decoded)) = next_record(rest)
-            .ok()
-            .and_then(|r| Some((r, decode_record(&r[..r.len() - 4]).ok()?)))
-        else {
+        let Ok(framed) = frame(rest) else {
             pos += 1;
             continue;
+        };
+        // A checksummed record whose fields Dolt cannot read ends Dolt's check there, finding
+        // no loss (its `readJournalRecord` error is only a warning at this point).
+        let Ok(fields) = record::fields(framed) else {
+            return AfterDamage::Nothing;
         };
         if let Some(root_at) = root_at {
             return AfterDamage::Durable {
@@ -225,67 +184,12 @@ fn after_damage(bytes: &[u8], from: usize) -> AfterDamage {
                 next_at: pos,
             };
         }
-        if matches!(decoded, Record::Root(..)) {
+        if fields.kind == Some(record::KIND_ROOT) {
             root_at = Some(pos);
         }
-        pos += record.len();
+        pos += framed.len();
     }
     AfterDamage::Nothing
-}
-
-/// One decoded record.
-enum Record {
-    /// A chunk: its address, and its payload's offset within the record and length.
-    Chunk(Address, u64, u32),
-    /// A root update and its timestamp.
-    Root(Address, Option<u64>),
-}
-
-/// Decodes a record's fields (`body` is the record without its CRC). Errors carry the offset
-/// within the record.
-fn decode_record(body: &[u8]) -> std::result::Result<Record, (u64, String)> {
-    let mut kind = None;
-    let mut address = None;
-    let mut timestamp = None;
-    let mut payload = None;
-    let mut p = 4usize;
-    while p < body.len() {
-        let tag = body.get(p).copied().unwrap_or(0);
-        let field_at = p as u64;
-        let cut = |what: &str| (field_at, format!("{what} field cut short"));
-        p += 1;
-        match tag {
-            1 => {
-                kind = Some(*body.get(p).ok_or_else(|| cut("kind"))?);
-                p += 1;
-            }
-            2 => {
-                let a = body
-                    .get(p..p + 20)
-                    .and_then(Address::from_slice)
-                    .ok_or_else(|| cut("address"))?;
-                address = Some(a);
-                p += 20;
-            }
-            3 => {
-                payload = Some((p as u64, (body.len() - p) as u32));
-                p = body.len();
-            }
-            4 => {
-                timestamp = Some(be_u64(body, p).ok_or_else(|| cut("timestamp"))?);
-                p += 8;
-            }
-            t => return Err((field_at, format!("unknown record field tag {t}"))),
-        }
-    }
-    match (kind, address, payload) {
-        (Some(2), Some(a), Some((payload_at, payload_len))) => {
-            Ok(Record::Chunk(a, payload_at, payload_len))
-        }
-        (Some(1), Some(root), None) => Ok(Record::Root(root, timestamp)),
-        (Some(k), _, _) if k != 1 && k != 2 => Err((0, format!("unknown record kind {k}"))),
-        _ => Err((0, "record lacks a required field".to_string())),
-    }
 }
 
 /// What a `journal.idx` file holds: complete, checksummed batches only.
@@ -396,7 +300,6 @@ pub struct Journal {
     by_prefix: HashMap<[u8; 16], ChunkLocation, AddressHash>,
     roots: Vec<RootRecord>,
     index_root: Option<Address>,
-    scan_start: u64,
     end: u64,
     stop: Option<ScanStop>,
 }
@@ -437,7 +340,6 @@ impl Journal {
             by_prefix,
             roots: scan.roots,
             index_root,
-            scan_start: start,
             end: scan.end,
             stop: scan.stop,
         })
@@ -468,49 +370,12 @@ impl Journal {
         self.stop.as_ref()
     }
 
-    /// True if the journal has a readable root record for `root` (scanned, or the root the index
-    /// vouches for; the part the index covers is scanned for it only when needed).
-    pub fn holds_root(&self, root: &Address) -> Result<bool> {
-        if self.index_root.as_ref() == Some(root) || self.roots.iter().any(|r| &r.root == root) {
-            return Ok(true);
-        }
-        if self.scan_start == 0 {
-            return Ok(false);
-        }
-        let covered = self.backing.read_at(0, self.scan_start as usize)?;
-        let scan = scan_records(&covered, 0, self.name())?;
-        Ok(scan.roots.iter().any(|r| &r.root == root))
-    }
-
     /// Where the bytes the scan ignored begin and why, if it stopped before the end of the file.
     pub fn ignored_tail(&self) -> Option<(u64, &ScanStop)> {
         match &self.stop {
             Some(stop) if *stop != ScanStop::End => Some((self.end, stop)),
             _ => None,
         }
-    }
-
-    /// Refuses a journal whose ignored tail lost the root the manifest names. Dolt writes a root
-    /// to the journal (and syncs it) before it records that root in the manifest, so when the
-    /// manifest's root is not among the journal's readable records and the scan stopped at an
-    /// unreadable record, that record held synced data: opening the last readable root would
-    /// show an older database.
-    pub fn check_manifest_root(&self, manifest_root: &Address) -> Result<()> {
-        let Some((at, stop)) = self.ignored_tail() else {
-            return Ok(());
-        };
-        if manifest_root.is_zero() || self.holds_root(manifest_root)? {
-            return Ok(());
-        }
-        Err(corrupt(
-            self.name(),
-            at,
-            format!(
-                "{} where the manifest's root {manifest_root} is not among the journal's readable \
-                 root records: data lost, not a torn tail",
-                stop.describe()
-            ),
-        ))
     }
 
     fn locate(&self, address: &Address) -> Option<ChunkLocation> {

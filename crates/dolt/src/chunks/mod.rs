@@ -2,6 +2,7 @@
 //!
 //! * [`manifest`]: the manifest naming a generation's chunk files and the root.
 //! * [`journal`]: the chunk journal and `journal.idx`.
+//! * [`journal_record`]: the journal's record layout, encoded and decoded.
 //! * [`table_file`]: classic NBS table files.
 //! * [`archive`]: `.darc` archives (snappy and zstd-with-dictionary chunks).
 //! * [`codec`]: snappy‖CRC and zstd decoding, positioned file reads.
@@ -10,6 +11,7 @@
 pub mod archive;
 pub mod codec;
 pub mod journal;
+pub mod journal_record;
 pub mod manifest;
 pub mod source;
 pub mod table_file;

@@ -378,13 +378,10 @@ impl DoltChunkSource {
                 noms_dir.display()
             )));
         }
-        if let Some(manifest) = &newgen.manifest {
-            for file in &newgen.files {
-                if let ChunkFile::Journal(j) = file {
-                    j.check_manifest_root(&manifest.root)?;
-                }
-            }
-        }
+        // Dolt's rule: the journal's last readable root record is the root, whatever root the
+        // manifest names (Dolt trues the manifest up to it); a journal without one leaves the
+        // manifest's root. Damage that could hide a later root is refused when the journal is
+        // scanned (see `journal::scan_records`).
         let journal_root = newgen.files.iter().find_map(|f| match f {
             ChunkFile::Journal(j) => j.root(),
             _ => None,

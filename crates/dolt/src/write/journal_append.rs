@@ -1,5 +1,6 @@
 //! Appending to Dolt's chunk journal (`noms/vvvv…`): chunk records, then a root record, each
-//! framed and checksummed as Dolt's `journal_record.go` writes them, made durable with fsync.
+//! framed and checksummed as Dolt's `journal_record.go` writes them (the layout is
+//! [`crate::chunks::journal_record`]'s), made durable with fsync.
 //!
 //! What is there is never rewritten: records go after the last valid record. The one exception
 //! is Dolt's own: bytes after the last valid record that are not a record (a torn tail left by a
@@ -43,29 +44,17 @@ use std::sync::Arc;
 use prollystore_format::{Address, HashProfile};
 
 use super::lock::WriterLock;
-use crate::chunks::journal::{scan_records, MAX_RECORD_LEN};
+use crate::chunks::journal::scan_records;
+use crate::chunks::journal_record::{chunk_record, root_record, ROOT_RECORD_LEN};
 use crate::chunks::manifest::{Manifest, TableSpec, JOURNAL_NAME};
 use crate::error::{DoltError, Result};
 
 /// File name of the chunk journal: base32 of twenty 0xFF bytes.
 pub(crate) const JOURNAL_FILE: &str = "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv";
 
-/// Record field tags (`journalRecTag`).
-const TAG_KIND: u8 = 1;
-const TAG_ADDRESS: u8 = 2;
-const TAG_PAYLOAD: u8 = 3;
-const TAG_TIMESTAMP: u8 = 4;
-/// Record kinds (`journalRecKind`).
-const KIND_ROOT: u8 = 1;
-const KIND_CHUNK: u8 = 2;
-/// Bytes of a chunk record besides its payload: length, kind, address, payload tag, CRC.
-const CHUNK_RECORD_OVERHEAD: usize = 4 + 2 + 21 + 1 + 4;
 /// Chunks of at least this many bytes in all are made into records on two threads
 /// ([`JournalAppender::put_all`]); a small commit's few chunks stay on the calling thread.
 const PARALLEL_RECORDS_BYTES: usize = 4 << 20;
-/// Size of a root record (`rootHashRecordSize`): length, kind, timestamp, address, CRC.
-pub(crate) const ROOT_RECORD_LEN: usize = 4 + 2 + 9 + 21 + 4;
-
 /// An open journal, appended to under the database's writer lock.
 #[derive(Debug)]
 pub(crate) struct JournalAppender {
@@ -374,47 +363,6 @@ fn sync_dir(dir: &Path) -> Result<()> {
             file: dir.display().to_string(),
             source,
         })
-}
-
-/// Appends the journal record of `chunk` (stored under `address`) to `out`, laid out as Dolt's
-/// `writeChunkRecord`: length, kind, address, payload (snappy block ‖ CRC-32C of it), CRC-32C.
-pub(crate) fn chunk_record(address: Address, chunk: &[u8], out: &mut Vec<u8>) -> Result<()> {
-    let compressed = snap::raw::Encoder::new().compress_vec(chunk).map_err(|e| {
-        DoltError::Unsupported(format!("snappy cannot compress chunk {address}: {e}"))
-    })?;
-    let len = CHUNK_RECORD_OVERHEAD + compressed.len() + 4;
-    if len > MAX_RECORD_LEN as usize {
-        return Err(DoltError::Unsupported(format!(
-            "chunk {address} needs a {len}-byte journal record; Dolt's journal takes at most \
-             {MAX_RECORD_LEN}"
-        )));
-    }
-    let start = out.len();
-    out.extend_from_slice(&(len as u32).to_be_bytes());
-    out.extend_from_slice(&[TAG_KIND, KIND_CHUNK, TAG_ADDRESS]);
-    out.extend_from_slice(address.as_bytes());
-    out.push(TAG_PAYLOAD);
-    out.extend_from_slice(&compressed);
-    out.extend_from_slice(&crc32c::crc32c(&compressed).to_be_bytes());
-    let crc = crc32c::crc32c(&out[start..]);
-    out.extend_from_slice(&crc.to_be_bytes());
-    Ok(())
-}
-
-/// A root record as Dolt's `writeRootHashRecord` lays it out: length, kind, timestamp, address,
-/// CRC-32C.
-pub(crate) fn root_record(root: Address, timestamp_secs: u64) -> [u8; ROOT_RECORD_LEN] {
-    let mut r = [0u8; ROOT_RECORD_LEN];
-    r[..4].copy_from_slice(&(ROOT_RECORD_LEN as u32).to_be_bytes());
-    r[4] = TAG_KIND;
-    r[5] = KIND_ROOT;
-    r[6] = TAG_TIMESTAMP;
-    r[7..15].copy_from_slice(&timestamp_secs.to_be_bytes());
-    r[15] = TAG_ADDRESS;
-    r[16..36].copy_from_slice(root.as_bytes());
-    let crc = crc32c::crc32c(&r[..36]);
-    r[36..].copy_from_slice(&crc.to_be_bytes());
-    r
 }
 
 #[cfg(test)]

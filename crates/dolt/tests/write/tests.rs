@@ -8,10 +8,11 @@ use std::process::Command;
 use prollystore_format::Address;
 
 use super::commit::{NewCommit, Person};
-use super::journal_append::{chunk_record, root_record, JournalAppender, JOURNAL_FILE};
+use super::journal_append::{JournalAppender, JOURNAL_FILE};
 use super::refs::for_each_ref;
 use super::writer::{DoltWriter, WorkingSetMeta};
 use crate::chunks::journal::scan_records;
+use crate::chunks::journal_record::{chunk_record, root_record};
 use crate::db::Database;
 use crate::error::DoltError;
 

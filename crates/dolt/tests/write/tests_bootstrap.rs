@@ -6,9 +6,10 @@ use std::path::Path;
 
 use super::api::DoltWriter;
 use super::api_tests::{dolt, meta, snapshot};
-use super::journal_append::{root_record, JOURNAL_FILE};
+use super::journal_append::JOURNAL_FILE;
 use super::table_def::TableDef;
 use super::tests::copy_db;
+use crate::chunks::journal_record::root_record;
 use crate::chunks::manifest::Manifest;
 use crate::db::{Database, State};
 use crate::sql_value::SqlValue;
