@@ -146,6 +146,8 @@ mod tests_fk_actions;
 #[cfg(test)]
 mod tests_geometry;
 #[cfg(test)]
+mod tests_json;
+#[cfg(test)]
 mod tests_keyless_fk;
 #[cfg(test)]
 mod tests_prefix_index;
