@@ -488,6 +488,25 @@ impl Parser<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Arbitrary text (biased towards JSON's alphabet): no panic; what is accepted is
+        /// UTF-8 and stays as it is when normalized again (the fuzz target `json_normalize`
+        /// checks the same at length).
+        #[test]
+        fn accepted_text_is_stored_stably(text in "[\\[\\]{}\",:0-9eE.+\\-a-z\\\\ \u{e9}\u{2028}\u{1}]{0,40}") {
+            if let Ok(stored) = normalize(text.as_bytes()) {
+                prop_assert!(std::str::from_utf8(&stored).is_ok());
+                prop_assert_eq!(normalize(&stored).unwrap(), stored);
+            }
+        }
+
+        #[test]
+        fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..64)) {
+            let _ = normalize(&bytes);
+        }
+    }
 
     fn norm(text: &str) -> String {
         String::from_utf8(normalize(text.as_bytes()).unwrap()).unwrap()
