@@ -3,7 +3,13 @@
 # moments, TRIALS times, and after every kill checks that
 #   * the real Dolt opens the database (`dolt log`, `dolt sql -q 'select count(*) from t'`),
 #   * our reader opens it (`prolly dolt DB log`, `prolly dolt DB tables`),
-#   * every commit whose command returned success (its printed hash) is in `dolt log` of main.
+#   * every commit whose command returned success (its printed hash) is in `dolt log --all`, and
+#     its table holds the rows it held when the command returned (`dolt sql -r csv -q "select *
+#     from t as of 'HASH'"`, compared with what Dolt printed then; the three latest and one at
+#     random after each trial, all of them at the end),
+#   * a killed import left the working set either as it was or as the finished import leaves
+#     it (rows compared), never half of it,
+#   * `dolt fsck` finds nothing wrong.
 # Each trial kills one step of a cycle (import on main, commit, branch + import + commit on a
 # side branch, merge into main); the killed step is then rerun to completion so the next
 # trial starts from a known state. Dolt's reads run between our writes, so Dolt also opens
@@ -12,9 +18,11 @@
 #   scripts/dolt_crash_loop.sh [TRIALS] [WORKDIR]
 #
 # TRIALS defaults to 300. DOLT names the dolt binary (default /work/dolt-bin/dolt or dolt on
-# PATH); PROLLY the prolly binary (default target/release/prolly). Kill delays are drawn from
-# 0..MAX_DELAY_MS (default: the step's own unkilled duration, measured first). Exit status 1
-# on the first failed check, with the database left in WORKDIR.
+# PATH); PROLLY the prolly binary (default target/release/prolly). Each kill delay is drawn
+# from 0 to 5/4 of the latest unkilled duration of the same kind of step (import, commit,
+# merge), measured as the database grows, so that some runs finish and most are cut at a
+# random point of their own work. Exit status 1 on the first failed check, with the database
+# left in WORKDIR.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 trials=${1:-300}
@@ -36,6 +44,11 @@ mkdir -p "$db"
 (cd "$db" && "$dolt" init >/dev/null) || exit 1
 committed="$work/committed.txt"
 : >"$committed"
+acked="$work/acked"
+rm -rf "$acked"
+mkdir -p "$acked"
+declare -A dur_ms=([import]=20 [commit]=20 [merge]=20)
+kills=0 ok_runs=0 errors=0 merges=0 fscks=0 content_checks=0 delays_total_us=0
 RANDOM=${SEED:-42}
 
 fail() {
@@ -55,15 +68,17 @@ rows() {
 # run_killed CMD...: runs a prolly command, kills it after a random delay; records a printed
 # commit hash if it returned success. Sets $status (0 = returned success, 137 = killed, other).
 run_killed() {
-  local delay_us=$((RANDOM * 32768 + RANDOM))
-  delay_us=$((delay_us % (max_delay_ms * 1000 + 1)))
+  local max_us=$((dur_ms[$1] * 1250 + 1000))
+  local delay_us=$(((RANDOM * 32768 + RANDOM) % (max_us + 1)))
+  delays_total_us=$((delays_total_us + delay_us))
   "$prolly" dolt "$db" "$@" >"$work/out.txt" 2>"$work/err.txt" &
   local pid=$!
-  sleep "$(printf '0.%06d' "$delay_us")"
+  sleep "$(printf '%d.%06d' $((delay_us / 1000000)) $((delay_us % 1000000)))"
   kill -9 "$pid" 2>/dev/null
   wait "$pid" 2>/dev/null
   status=$?
   if [ "$status" = 0 ]; then
+    dur_ms[$1]=$((delay_us / 1000))
     record
     ok_runs=$((ok_runs + 1))
   elif [ "$status" = 137 ]; then
@@ -74,15 +89,37 @@ run_killed() {
   fi
 }
 
-# record: keeps the hash a successful commit or merge printed.
-record() {
-  grep -oE '\b[0-9a-v]{32}\b' "$work/out.txt" | tail -1 >>"$committed" || true
+# rows_at REF: the rows of t at REF (a commit hash; WORKING for the working set) as Dolt
+# prints them.
+rows_at() {
+  local q="select * from t order by id"
+  [ "$1" = WORKING ] || q="select * from t as of '$1' order by id"
+  (cd "$db" && "$dolt" sql -r csv -q "$q") 2>"$work/dolt_err.txt" || fail "dolt sql as of $1: $(cat "$work/dolt_err.txt")"
 }
 
-# run_to_end CMD...: runs a prolly command unkilled; a commit with nothing to commit (the
-# killed run got through) or an up-to-date merge is fine.
+# record: keeps the hash a successful commit or merge printed, and the rows it holds then.
+record() {
+  local h
+  h=$(grep -oE '\b[0-9a-v]{32}\b' "$work/out.txt" | tail -1) || return 0
+  [ -n "$h" ] || return 0
+  echo "$h" >>"$committed"
+  rows_at "$h" >"$acked/$h"
+}
+
+# check_acked HASH: the rows of acknowledged commit HASH are still the rows it had.
+check_acked() {
+  rows_at "$1" >"$work/now.csv"
+  cmp -s "$work/now.csv" "$acked/$1" || fail "rows of acknowledged commit $1 changed"
+  content_checks=$((content_checks + 1))
+}
+
+# run_to_end CMD...: runs a prolly command unkilled, timing it; a commit with nothing to
+# commit (the killed run got through) or an up-to-date merge is fine.
 run_to_end() {
+  local t0 kind=$1
+  t0=$(date +%s%N)
   if "$prolly" dolt "$db" "$@" >"$work/out.txt" 2>"$work/err.txt"; then
+    [ -n "${dur_ms[$kind]:-}" ] && dur_ms[$kind]=$((($(date +%s%N) - t0) / 1000000))
     record
   elif ! grep -q "nothing to commit\|up to date\|up-to-date" "$work/err.txt"; then
     fail "rerun of '$*' failed: $(cat "$work/err.txt")"
@@ -105,6 +142,14 @@ check() {
   while read -r h; do
     grep -q "$h" "$work/dolt_all.txt" || fail "commit $h returned success but is not in dolt log --all"
   done <"$committed"
+  (cd "$db" && "$dolt" fsck >"$work/fsck.txt" 2>&1) || fail "dolt fsck: $(head -c 500 "$work/fsck.txt")"
+  fscks=$((fscks + 1))
+  local n
+  n=$(wc -l <"$committed")
+  if ((n > 0)); then
+    while read -r h; do check_acked "$h"; done < <(tail -3 "$committed")
+    check_acked "$(sed -n "$((RANDOM % n + 1))p" "$committed")"
+  fi
 }
 
 trial=0
@@ -116,24 +161,22 @@ rows 50 0
 run_to_end commit -m "setup"
 check
 
-# Each step's unkilled duration bounds its kill delays.
-start=$(date +%s%N)
-rows 200 100
-"$prolly" dolt "$db" import t "$work/rows.csv" >/dev/null || fail "timing import"
-"$prolly" dolt "$db" commit -m "timing" >/dev/null || fail "timing commit"
-max_delay_ms=${MAX_DELAY_MS:-$((($(date +%s%N) - start) / 2000000 + 2))}
-echo "kill delays: 0..$max_delay_ms ms"
-
-kills=0 ok_runs=0 errors=0 merges=0
 steps=(import commit side merge)
 for ((trial = 1; trial <= trials; trial++)); do
   step=${steps[$((trial % 4))]}
   case $step in
     import)
       rows 300 $((trial * 7 % 500))
+      rows_at WORKING >"$work/before.csv"
       run_killed import t "$work/rows.csv"
       check
+      rows_at WORKING >"$work/killed.csv"
       run_to_end import t "$work/rows.csv"
+      rows_at WORKING >"$work/after.csv"
+      # All or nothing: the killed import left the rows as they were or as the full import.
+      if ! cmp -s "$work/killed.csv" "$work/before.csv" && ! cmp -s "$work/killed.csv" "$work/after.csv"; then
+        fail "a killed import left the working set neither as it was nor as the import leaves it"
+      fi
       ;;
     commit)
       run_killed commit -m "trial $trial"
@@ -167,7 +210,8 @@ for ((trial = 1; trial <= trials; trial++)); do
   esac
   check
   if ((trial % 25 == 0)); then
-    echo "trial $trial: $kills killed, $ok_runs returned before the kill, $errors failed otherwise; $(wc -l <"$committed") commits recorded"
+    echo "trial $trial: $kills killed, $ok_runs returned before the kill, $errors failed otherwise; $(wc -l <"$committed") commits recorded; step times now: import ${dur_ms[import]} ms, commit ${dur_ms[commit]} ms, merge ${dur_ms[merge]} ms"
   fi
 done
-echo "PASS: $trials trials ($kills killed mid-run, $ok_runs returned success first, $errors other failures), $merges merges; every one of $(wc -l <"$committed") returned commits is in dolt log --all; dolt and prolly opened the database after every trial"
+while read -r h; do check_acked "$h"; done <"$committed"
+echo "PASS: $trials trials ($kills killed mid-run, $ok_runs returned success first, $errors other failures), $merges merges; mean kill delay $((delays_total_us / trials / 1000)) ms; every one of $(wc -l <"$committed") returned commits is in dolt log --all with its rows ($content_checks row comparisons); $fscks dolt fsck runs clean; no killed import left half its rows; dolt and prolly opened the database after every trial"

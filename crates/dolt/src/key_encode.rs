@@ -273,11 +273,9 @@ pub fn put_field(
             V::Text(s) => b.put_bytes(i, s.as_bytes()),
             other => return Err(format!("{other:?} is not bytes")),
         },
-        Encoding::Json => match v {
-            V::Json(s) | V::Text(s) => b.put_json(i, s.as_bytes()),
-            other => return Err(format!("{other:?} is not JSON")),
-        },
-        Encoding::StringAdaptive | Encoding::BytesAdaptive | Encoding::JsonAdaptive => {
+        Encoding::Json => b.put_json(i, &json_stored(v)?),
+        Encoding::JsonAdaptive => b.put_adaptive_inline(i, &json_stored(v)?),
+        Encoding::StringAdaptive | Encoding::BytesAdaptive => {
             let mut bytes = Vec::new();
             v.csv_bytes(&mut bytes);
             b.put_adaptive_inline(i, &bytes)
@@ -380,6 +378,23 @@ fn set_bits(col: &Column, names: &str) -> std::result::Result<u64, String> {
         bits |= 1 << p;
     }
     Ok(bits)
+}
+
+/// The bytes Dolt stores for `v` in a JSON column: its text read as JSON and written back as
+/// Dolt writes it ([`prollystore_format::json::normalize`]), or why Dolt refuses it.
+fn json_stored(v: &SqlValue) -> std::result::Result<Vec<u8>, String> {
+    let mut text = Vec::new();
+    match v {
+        SqlValue::Json(s) | SqlValue::Text(s) => text.extend_from_slice(s.as_bytes()),
+        SqlValue::Bytes(b) => text.extend_from_slice(b),
+        other => other.csv_bytes(&mut text),
+    }
+    prollystore_format::json::normalize(&text).map_err(|e| {
+        let shown = String::from_utf8_lossy(&text);
+        let shown: String = shown.chars().take(60).collect();
+        let more = if text.len() > shown.len() { "…" } else { "" };
+        format!("{shown:?}{more} is not valid JSON ({e})")
+    })
 }
 
 /// The value Dolt shows for `col` written as `text` (the CLI's key syntax): integers and

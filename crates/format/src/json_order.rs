@@ -19,25 +19,16 @@
 
 use std::cmp::Ordering;
 
-use thiserror::Error;
+use crate::json::{parse, Value};
+pub use crate::json::JsonError;
 
 /// Nesting deeper than this is refused rather than risking the stack.
 pub const MAX_DEPTH: usize = 1000;
 
-/// Why a document is not well-formed JSON.
-#[derive(Debug, Clone, PartialEq, Eq, Error)]
-#[error("malformed JSON at byte {offset}: {what}")]
-pub struct JsonError {
-    /// Byte offset of the problem in the document.
-    pub offset: usize,
-    /// What was wrong there.
-    pub what: &'static str,
-}
-
 /// Orders two JSON documents as Dolt does; total over arbitrary bytes: malformed documents
 /// sort after all well-formed ones, and among themselves by their bytes.
 pub fn compare(a: &[u8], b: &[u8]) -> Ordering {
-    match (parse(a), parse(b)) {
+    match (parse(a, MAX_DEPTH), parse(b, MAX_DEPTH)) {
         (Ok(x), Ok(y)) => x.cmp_dolt(&y),
         (Ok(_), Err(_)) => Ordering::Less,
         (Err(_), Ok(_)) => Ordering::Greater,
@@ -47,19 +38,7 @@ pub fn compare(a: &[u8], b: &[u8]) -> Ordering {
 
 /// Orders two JSON documents as Dolt does, or says which one is malformed and where.
 pub fn try_compare(a: &[u8], b: &[u8]) -> Result<Ordering, JsonError> {
-    Ok(parse(a)?.cmp_dolt(&parse(b)?))
-}
-
-/// A parsed JSON value, reduced to what ordering needs.
-#[derive(Debug)]
-enum Value {
-    Null,
-    Number(f64),
-    String(Vec<u8>),
-    /// Members sorted by key (bytes), one per key (the last one written wins, as in Dolt).
-    Object(Vec<(Vec<u8>, Value)>),
-    Array(Vec<Value>),
-    Bool(bool),
+    Ok(parse(a, MAX_DEPTH)?.cmp_dolt(&parse(b, MAX_DEPTH)?))
 }
 
 impl Value {
@@ -102,267 +81,6 @@ impl Value {
             }
             _ => self.rank().cmp(&other.rank()),
         }
-    }
-}
-
-/// Parses one whole document.
-fn parse(text: &[u8]) -> Result<Value, JsonError> {
-    let mut p = Parser { text, at: 0 };
-    let v = p.value(0)?;
-    p.skip_space();
-    if p.at != text.len() {
-        return Err(p.error("text after the value"));
-    }
-    Ok(v)
-}
-
-struct Parser<'a> {
-    text: &'a [u8],
-    at: usize,
-}
-
-impl Parser<'_> {
-    fn error(&self, what: &'static str) -> JsonError {
-        JsonError {
-            offset: self.at,
-            what,
-        }
-    }
-
-    fn peek(&self) -> Option<u8> {
-        self.text.get(self.at).copied()
-    }
-
-    fn skip_space(&mut self) {
-        while matches!(self.peek(), Some(b' ' | b'\t' | b'\n' | b'\r')) {
-            self.at += 1;
-        }
-    }
-
-    fn expect(&mut self, byte: u8, what: &'static str) -> Result<(), JsonError> {
-        if self.peek() == Some(byte) {
-            self.at += 1;
-            Ok(())
-        } else {
-            Err(self.error(what))
-        }
-    }
-
-    fn value(&mut self, depth: usize) -> Result<Value, JsonError> {
-        if depth > MAX_DEPTH {
-            return Err(self.error("nested too deeply"));
-        }
-        self.skip_space();
-        match self.peek() {
-            Some(b'{') => self.object(depth),
-            Some(b'[') => self.array(depth),
-            Some(b'"') => Ok(Value::String(self.string()?)),
-            Some(b't') => self.literal(b"true", Value::Bool(true)),
-            Some(b'f') => self.literal(b"false", Value::Bool(false)),
-            Some(b'n') => self.literal(b"null", Value::Null),
-            Some(b'-' | b'0'..=b'9') => self.number(),
-            Some(_) => Err(self.error("expected a value")),
-            None => Err(self.error("expected a value, found the end")),
-        }
-    }
-
-    fn literal(&mut self, word: &[u8], v: Value) -> Result<Value, JsonError> {
-        if self.text[self.at..].starts_with(word) {
-            self.at += word.len();
-            Ok(v)
-        } else {
-            Err(self.error("unknown literal"))
-        }
-    }
-
-    fn object(&mut self, depth: usize) -> Result<Value, JsonError> {
-        self.at += 1;
-        let mut members: Vec<(Vec<u8>, Value)> = Vec::new();
-        self.skip_space();
-        if self.peek() == Some(b'}') {
-            self.at += 1;
-            return Ok(Value::Object(members));
-        }
-        loop {
-            self.skip_space();
-            if self.peek() != Some(b'"') {
-                return Err(self.error("expected an object key"));
-            }
-            let key = self.string()?;
-            self.skip_space();
-            self.expect(b':', "expected ':' after an object key")?;
-            let v = self.value(depth + 1)?;
-            members.push((key, v));
-            self.skip_space();
-            match self.peek() {
-                Some(b',') => self.at += 1,
-                Some(b'}') => {
-                    self.at += 1;
-                    break;
-                }
-                _ => return Err(self.error("expected ',' or '}' in an object")),
-            }
-        }
-        // Stable sort, then keep the last member of each key.
-        members.sort_by(|a, b| a.0.cmp(&b.0));
-        let mut unique: Vec<(Vec<u8>, Value)> = Vec::with_capacity(members.len());
-        for m in members {
-            match unique.last_mut() {
-                Some(last) if last.0 == m.0 => *last = m,
-                _ => unique.push(m),
-            }
-        }
-        Ok(Value::Object(unique))
-    }
-
-    fn array(&mut self, depth: usize) -> Result<Value, JsonError> {
-        self.at += 1;
-        let mut items = Vec::new();
-        self.skip_space();
-        if self.peek() == Some(b']') {
-            self.at += 1;
-            return Ok(Value::Array(items));
-        }
-        loop {
-            items.push(self.value(depth + 1)?);
-            self.skip_space();
-            match self.peek() {
-                Some(b',') => self.at += 1,
-                Some(b']') => {
-                    self.at += 1;
-                    return Ok(Value::Array(items));
-                }
-                _ => return Err(self.error("expected ',' or ']' in an array")),
-            }
-        }
-    }
-
-    fn digits(&mut self) -> usize {
-        let start = self.at;
-        while matches!(self.peek(), Some(b'0'..=b'9')) {
-            self.at += 1;
-        }
-        self.at - start
-    }
-
-    fn number(&mut self) -> Result<Value, JsonError> {
-        let start = self.at;
-        if self.peek() == Some(b'-') {
-            self.at += 1;
-        }
-        match self.peek() {
-            Some(b'0') => self.at += 1,
-            Some(b'1'..=b'9') => {
-                self.digits();
-            }
-            _ => return Err(self.error("expected a digit")),
-        }
-        if self.peek() == Some(b'.') {
-            self.at += 1;
-            if self.digits() == 0 {
-                return Err(self.error("expected a digit after '.'"));
-            }
-        }
-        if matches!(self.peek(), Some(b'e' | b'E')) {
-            self.at += 1;
-            if matches!(self.peek(), Some(b'+' | b'-')) {
-                self.at += 1;
-            }
-            if self.digits() == 0 {
-                return Err(self.error("expected a digit in the exponent"));
-            }
-        }
-        // The grammar above admits only ASCII digits, signs, '.', 'e' and 'E'.
-        let text = std::str::from_utf8(&self.text[start..self.at])
-            .map_err(|_| self.error("number is not ASCII"))?;
-        text.parse::<f64>()
-            .map(Value::Number)
-            .map_err(|_| self.error("number out of range"))
-    }
-
-    /// A string literal (the cursor is on its opening quote), unescaped to UTF-8.
-    fn string(&mut self) -> Result<Vec<u8>, JsonError> {
-        self.at += 1;
-        let mut out = Vec::new();
-        loop {
-            let Some(b) = self.peek() else {
-                return Err(self.error("unterminated string"));
-            };
-            self.at += 1;
-            match b {
-                b'"' => return Ok(out),
-                b'\\' => self.escape(&mut out)?,
-                0..=0x1F => {
-                    self.at -= 1;
-                    return Err(self.error("control character in a string"));
-                }
-                _ => out.push(b),
-            }
-        }
-    }
-
-    fn escape(&mut self, out: &mut Vec<u8>) -> Result<(), JsonError> {
-        let Some(b) = self.peek() else {
-            return Err(self.error("unterminated escape"));
-        };
-        self.at += 1;
-        let simple = match b {
-            b'"' => b'"',
-            b'\\' => b'\\',
-            b'/' => b'/',
-            b'b' => 0x08,
-            b'f' => 0x0C,
-            b'n' => b'\n',
-            b'r' => b'\r',
-            b't' => b'\t',
-            b'u' => {
-                let hi = self.hex4()?;
-                let cp =
-                    if (0xD800..0xDC00).contains(&hi) && self.text[self.at..].starts_with(b"\\u") {
-                        let save = self.at;
-                        self.at += 2;
-                        let lo = self.hex4()?;
-                        if (0xDC00..0xE000).contains(&lo) {
-                            0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00)
-                        } else {
-                            // Not a pair: the lone high surrogate becomes U+FFFD, and the
-                            // second escape is read on its own.
-                            self.at = save;
-                            0xFFFD
-                        }
-                    } else {
-                        hi
-                    };
-                let c = char::from_u32(cp).unwrap_or(char::REPLACEMENT_CHARACTER);
-                let mut buf = [0; 4];
-                out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
-                return Ok(());
-            }
-            _ => {
-                self.at -= 1;
-                return Err(self.error("unknown escape"));
-            }
-        };
-        out.push(simple);
-        Ok(())
-    }
-
-    fn hex4(&mut self) -> Result<u32, JsonError> {
-        let Some(digits) = self.text.get(self.at..self.at + 4) else {
-            return Err(self.error("cut-off \\u escape"));
-        };
-        let mut v = 0;
-        for &d in digits {
-            let x = match d {
-                b'0'..=b'9' => d - b'0',
-                b'a'..=b'f' => d - b'a' + 10,
-                b'A'..=b'F' => d - b'A' + 10,
-                _ => return Err(self.error("bad hex digit in a \\u escape")),
-            };
-            v = (v << 4) | u32::from(x);
-        }
-        self.at += 4;
-        Ok(v)
     }
 }
 

@@ -32,6 +32,7 @@ pub mod address;
 pub mod collation;
 pub mod encoding;
 pub mod error;
+pub mod json;
 pub mod json_order;
 pub mod message;
 pub mod tuple;

@@ -160,6 +160,9 @@ mod tests_fk_actions;
 #[path = "../../tests/write/tests_geometry.rs"]
 mod tests_geometry;
 #[cfg(test)]
+#[path = "../../tests/write/tests_json.rs"]
+mod tests_json;
+#[cfg(test)]
 #[path = "../../tests/write/tests_keyless_fk.rs"]
 mod tests_keyless_fk;
 #[cfg(test)]
