@@ -114,7 +114,12 @@ fn read_table(io: &dyn ChunkIo, address: Address) -> Result<TableState> {
     })
 }
 
-/// Dolt's cell-wise merge of one row both sides changed (`None` when it conflicts).
+/// Dolt's cell-wise merge of one row both sides changed (`None` when it conflicts), column
+/// by column as Dolt's `valueMerger.processColumn` does: values are compared as the column's
+/// type compares them (a `_ci` collation makes `'Paris'` and `'PARIS'` equal). Two equal
+/// values merge to the greater of their stored bytes (so the result does not depend on the
+/// merge's direction); otherwise the side that changed the value from the base wins, and a
+/// value both sides changed is a conflict.
 fn merge_cells(value: &TupleDesc, base: &[u8], ours: &[u8], theirs: &[u8]) -> Option<Vec<u8>> {
     let (b, o, t) = (
         Tuple::new(base).ok()?,
@@ -124,10 +129,17 @@ fn merge_cells(value: &TupleDesc, base: &[u8], ours: &[u8], theirs: &[u8]) -> Op
     let mut out = TupleBuilder::new(value.clone());
     for i in 0..value.len() {
         let (bf, of, tf) = (b.field(i), o.field(i), t.field(i));
-        let pick = if of == tf || tf == bf {
-            of
-        } else if of == bf {
+        let equal = |x: Option<&[u8]>, y: Option<&[u8]>| match (x, y) {
+            (None, None) => true,
+            (Some(x), Some(y)) => x == y || value.compare_field(i, x, y).is_eq(),
+            _ => false,
+        };
+        let pick = if equal(of, tf) {
+            of.max(tf)
+        } else if equal(of, bf) {
             tf
+        } else if equal(tf, bf) {
+            of
         } else {
             return None;
         };
@@ -137,6 +149,22 @@ fn merge_cells(value: &TupleDesc, base: &[u8], ours: &[u8], theirs: &[u8]) -> Op
         }
     }
     Some(out.build().ok()?.as_bytes().to_vec())
+}
+
+/// The stored spelling of `key` in `map` (equal to `key` under the key's collations); `key`
+/// itself when absent.
+fn merged_key(
+    map: &Map<'_, Overlay<'_>, TupleSchema>,
+    key: &[u8],
+) -> std::result::Result<Vec<u8>, prollystore::TreeError> {
+    let c = map.seek(key)?;
+    Ok(
+        if c.valid() && map.schema().key.compare(c.key(), key).is_eq() {
+            c.key().to_vec()
+        } else {
+            key.to_vec()
+        },
+    )
 }
 
 /// The secondary-index key of a row: the index's key columns taken from the row's key and
@@ -248,7 +276,7 @@ fn merge_table(
         Map::new(store, o, ts.clone()),
         Map::new(store, t, ts.clone()),
     );
-    let value_desc = ts.value.clone();
+    let value_desc = schema.collated_value_desc()?;
     let mut table_conflicts = Vec::new();
     if schema.keyless && choice == ConflictChoice::Stop {
         // Dolt's rule for keyless tables: a row (row hash) whose count both sides changed
@@ -352,7 +380,14 @@ fn merge_table(
         let mut edits: Vec<(Vec<u8>, Option<Vec<u8>>)> = Vec::new();
         for (key, from, to) in &changes {
             let old = from.as_ref().map(|v| key_of(key, v)).transpose()?;
-            let new = to.as_ref().map(|v| key_of(key, v)).transpose()?;
+            // The merged row's own key bytes (a change the merge made to a key equal under
+            // its collation keeps the key Dolt's merge wrote, which may be spelled
+            // differently from ours).
+            let new_key = match to {
+                Some(_) => merged_key(&merged, key).map_err(tree_err)?,
+                None => key.clone(),
+            };
+            let new = to.as_ref().map(|v| key_of(&new_key, v)).transpose()?;
             if old == new {
                 continue;
             }
@@ -366,12 +401,18 @@ fn merge_table(
         if edits.is_empty() {
             continue;
         }
-        // Deletes before puts of the same key: a put wins.
-        let mut by_key: BTreeMap<Vec<u8>, Option<Vec<u8>>> = BTreeMap::new();
-        for (k, v) in edits {
-            let e = by_key.entry(k).or_insert(None);
-            if v.is_some() {
-                *e = v;
+        // One edit per key as the index orders keys (a respelling under a `_ci` collation is
+        // the same key): deletes before puts, a put wins, and its bytes replace the old.
+        edits.sort_by(|a, b| {
+            its.key
+                .compare(&a.0, &b.0)
+                .then(a.1.is_some().cmp(&b.1.is_some()))
+        });
+        let mut by_key: Vec<(Vec<u8>, Option<Vec<u8>>)> = Vec::with_capacity(edits.len());
+        for e in edits {
+            match by_key.last_mut() {
+                Some(last) if its.key.compare(&last.0, &e.0).is_eq() => *last = e,
+                _ => by_key.push(e),
             }
         }
         let map = Map::new(store, root, its.clone());
