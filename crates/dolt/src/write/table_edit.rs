@@ -303,7 +303,7 @@ impl EditTable {
     /// Encodes a full row (`cells` per column of `schema.columns`, hidden ones ignored) into
     /// its clustered-index key and value. For a keyless table the value starts with the count
     /// `copies` and the key is the row hash.
-    fn encode(
+    pub(super) fn encode(
         &self,
         store: &Overlay<'_>,
         row: usize,
