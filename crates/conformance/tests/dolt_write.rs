@@ -19,3 +19,21 @@ fn write_scenarios_hash_as_dolts_at_every_step() {
     // basic 4 steps + 6 final files, branches 11 + 17, types 5 + 16 (public set).
     assert!(c.passed >= 59, "only {} cases", c.passed);
 }
+
+/// The scenarios made for this repository with `scripts/dolt_scenario.py` (see
+/// `tests/data/dolt-write/README.md`): what the shared set does not exercise.
+#[test]
+fn own_dolt_made_scenarios_replay_to_dolts_hashes() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+    let c = check_dolt_write(&dir);
+    assert!(c.missing.is_none(), "{:?}", c.missing);
+    assert!(
+        c.failed == 0,
+        "{} passed, {} failed:\n{}",
+        c.passed,
+        c.failed,
+        c.failures.join("\n")
+    );
+    // fkeys: 5 steps + 35 final files; collated: 6 steps + 14; json: 4 steps + 10.
+    assert!(c.passed >= 74, "only {} cases", c.passed);
+}

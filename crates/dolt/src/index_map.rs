@@ -59,6 +59,21 @@ impl Schema {
         Ok(TupleDesc::new(types).with_collations(collations))
     }
 
+    /// [`Schema::value_desc`] with each text column's collation: values compared as their
+    /// SQL types compare them (`'Paris'` equals `'PARIS'` under a `_ci` collation), as Dolt
+    /// compares an updated row with the old one and the two sides' values in a merge.
+    pub fn collated_value_desc(&self) -> Result<TupleDesc> {
+        let collations = self
+            .value_columns
+            .iter()
+            .map(|&i| match self.columns.get(i) {
+                Some(col) => self.column_collation(col),
+                None => Ok(None),
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(self.value_desc().with_collations(collations))
+    }
+
     /// The schema of the clustered index: keys ordered as Dolt orders them (collations
     /// included), values as [`Schema::value_desc`]. Fails when a key column's collation is
     /// not implemented: a wrong order would give wrong gets and ranges.

@@ -25,7 +25,9 @@ use prollystore::tree::merge::Resolution;
 use prollystore::tuples::TupleSchema;
 use prollystore::Map;
 use prollystore_format::message::objects::{RootValueFields, TableFields};
+use prollystore::blob::read_blob;
 use prollystore_format::tuple::{Tuple, TupleBuilder, TupleDesc};
+use prollystore_format::Encoding;
 use prollystore_format::{Address, HashProfile};
 
 use super::address_map::{address_map_entries, edit_address_map};
@@ -40,10 +42,12 @@ use super::row_merge::{
 };
 use super::schema_merge::{merge_schemas, SchemaMerge};
 use super::schema_merge_rows::{merge_rows, Sides};
-use super::table_edit::{index_schema, EditTable};
+use super::json_merge::merge_json;
+use super::table_edit::{index_schema, Cell, EditTable};
 use super::writer::{DoltWriter, WorkingSetMeta};
 use crate::error::{bad_chunk, DoltError, Result};
-use crate::schema::Schema;
+use crate::schema::{Schema, SqlType};
+use crate::sql_value::SqlValue;
 
 /// The metadata of a merge commit.
 #[derive(Clone, Debug)]
@@ -114,7 +118,34 @@ fn read_table(io: &dyn ChunkIo, address: Address) -> Result<TableState> {
     })
 }
 
-/// Dolt's cell-wise merge of one row both sides changed (`None` when it conflicts).
+/// Which side's value of a column both sides changed the row of Dolt's merge takes
+/// (`valueMerger.processColumn`): values are compared as the column's type compares them (a
+/// `_ci` collation makes `'Paris'` and `'PARIS'` equal). Two equal values merge to the greater
+/// of their stored bytes (so the result does not depend on the merge's direction); otherwise
+/// the side that changed the value from the base wins. `None`: both changed it differently.
+fn pick_side(
+    value: &TupleDesc,
+    i: usize,
+    (bf, of, tf): (Option<&[u8]>, Option<&[u8]>, Option<&[u8]>),
+) -> Option<bool> {
+    let equal = |x: Option<&[u8]>, y: Option<&[u8]>| match (x, y) {
+        (None, None) => true,
+        (Some(x), Some(y)) => x == y || value.compare_field(i, x, y).is_eq(),
+        _ => false,
+    };
+    if equal(of, tf) {
+        Some(of <= tf)
+    } else if equal(of, bf) {
+        Some(true)
+    } else if equal(tf, bf) {
+        Some(false)
+    } else {
+        None
+    }
+}
+
+/// Dolt's cell-wise merge of one row both sides changed (`None` when it conflicts); see
+/// [`pick_side`].
 fn merge_cells(value: &TupleDesc, base: &[u8], ours: &[u8], theirs: &[u8]) -> Option<Vec<u8>> {
     let (b, o, t) = (
         Tuple::new(base).ok()?,
@@ -124,12 +155,10 @@ fn merge_cells(value: &TupleDesc, base: &[u8], ours: &[u8], theirs: &[u8]) -> Op
     let mut out = TupleBuilder::new(value.clone());
     for i in 0..value.len() {
         let (bf, of, tf) = (b.field(i), o.field(i), t.field(i));
-        let pick = if of == tf || tf == bf {
-            of
-        } else if of == bf {
+        let pick = if pick_side(value, i, (bf, of, tf))? {
             tf
         } else {
-            return None;
+            of
         };
         match pick {
             Some(bytes) => out.put_raw(i, bytes).ok()?,
@@ -137,6 +166,85 @@ fn merge_cells(value: &TupleDesc, base: &[u8], ours: &[u8], theirs: &[u8]) -> Op
         }
     }
     Some(out.build().ok()?.as_bytes().to_vec())
+}
+
+/// [`merge_cells`] for a row it could not merge: JSON documents both sides changed merge as
+/// Dolt merges them ([`merge_json`]); `None` when a conflict remains.
+fn merge_json_cells(
+    store: &Overlay<'_>,
+    rows: &EditTable,
+    value: &TupleDesc,
+    key: &[u8],
+    (base, ours, theirs): (&[u8], &[u8], &[u8]),
+) -> Result<Option<Vec<u8>>> {
+    let schema = &rows.schema;
+    if !schema.columns.iter().any(|c| c.sql_type == SqlType::Json) {
+        return Ok(None);
+    }
+    let bad = |what: String| DoltError::Unsupported(format!("merging {:?}: {what}", rows.name));
+    let tuple = |bytes| Tuple::new(bytes).map_err(|e| bad(format!("a stored row: {e}")));
+    let (b, o, t) = (tuple(base)?, tuple(ours)?, tuple(theirs)?);
+    let (cb, co, ct) = (
+        rows.cells_of(store, key, base)?,
+        rows.cells_of(store, key, ours)?,
+        rows.cells_of(store, key, theirs)?,
+    );
+    let text = |cell: &Cell, enc: Encoding| -> Result<Option<String>> {
+        let Cell::Stored(bytes) = cell else {
+            return Ok(None);
+        };
+        let mut out = Vec::new();
+        if enc == Encoding::JsonAddr {
+            let address = Address(bytes.as_slice().try_into().map_err(|_| {
+                bad(format!("a JSON address of {} bytes", bytes.len()))
+            })?);
+            read_blob(store, &address, &mut out).map_err(|e| bad(format!("a JSON document: {e}")))?;
+        } else {
+            out.extend_from_slice(bytes.strip_suffix(&[0]).unwrap_or(bytes));
+        }
+        Ok(String::from_utf8(out).ok())
+    };
+    let mut cells = co.clone();
+    for (i, &c) in schema.value_columns.iter().enumerate() {
+        let col = &schema.columns[c];
+        match pick_side(value, i, (b.field(i), o.field(i), t.field(i))) {
+            Some(false) => {}
+            Some(true) => cells[c] = ct[c].clone(),
+            None if col.sql_type == SqlType::Json => {
+                let docs = (
+                    text(&cb[c], col.encoding)?,
+                    text(&co[c], col.encoding)?,
+                    text(&ct[c], col.encoding)?,
+                );
+                // A NULL on any side is a conflict, as in Dolt.
+                let (Some(bd), Some(od), Some(td)) = docs else {
+                    return Ok(None);
+                };
+                let Some(merged) = merge_json(&bd, &od, &td) else {
+                    return Ok(None);
+                };
+                cells[c] = Cell::Value(SqlValue::Json(merged));
+            }
+            None => return Ok(None),
+        }
+    }
+    Ok(Some(rows.encode(store, 0, &cells, 1)?.1))
+}
+
+/// The stored spelling of `key` in `map` (equal to `key` under the key's collations); `key`
+/// itself when absent.
+fn merged_key(
+    map: &Map<'_, Overlay<'_>, TupleSchema>,
+    key: &[u8],
+) -> std::result::Result<Vec<u8>, prollystore::TreeError> {
+    let c = map.seek(key)?;
+    Ok(
+        if c.valid() && map.schema().key.compare(c.key(), key).is_eq() {
+            c.key().to_vec()
+        } else {
+            key.to_vec()
+        },
+    )
 }
 
 /// The secondary-index key of a row: the index's key columns taken from the row's key and
@@ -248,7 +356,7 @@ fn merge_table(
         Map::new(store, o, ts.clone()),
         Map::new(store, t, ts.clone()),
     );
-    let value_desc = ts.value.clone();
+    let value_desc = schema.collated_value_desc()?;
     let mut table_conflicts = Vec::new();
     if schema.keyless && choice == ConflictChoice::Stop {
         // Dolt's rule for keyless tables: a row (row hash) whose count both sides changed
@@ -272,10 +380,19 @@ fn merge_table(
             return Ok(None);
         }
     }
+    let rows = EditTable::for_schema(name, schema.clone());
+    let mut json_error = None;
     let (merged, _) = om
         .merge(&bm, &tm, |key, b, o, t| {
             let merged = match (b, o, t) {
-                (Some(b), Some(o), Some(t)) if !schema.keyless => merge_cells(&value_desc, b, o, t),
+                (Some(b), Some(o), Some(t)) if !schema.keyless => merge_cells(&value_desc, b, o, t)
+                    .or_else(|| {
+                        merge_json_cells(store, &rows, &value_desc, key, (b, o, t))
+                            .unwrap_or_else(|e| {
+                                json_error.get_or_insert(e);
+                                None
+                            })
+                    }),
                 _ => None,
             };
             match (merged, choice) {
@@ -295,6 +412,9 @@ fn merge_table(
             }
         })
         .map_err(tree_err)?;
+    if let Some(e) = json_error {
+        return Err(e);
+    }
     if !table_conflicts.is_empty() {
         report(name, schema, table_conflicts, conflicts);
         return Ok(None);
@@ -304,8 +424,7 @@ fn merge_table(
     let index_roots = address_map_entries(&OverlayIo(store), &ours.secondary)?;
     let mut new_roots: Vec<(Vec<u8>, Option<Address>)> = Vec::new();
     // Keys that are not copies of row fields (a prefix cut, a VIRTUAL column's value) are
-    // made as the row writer makes them.
-    let rows = EditTable::for_schema(name, schema.clone());
+    // made as the row writer makes them (`rows`).
     for (i, index) in schema.indexes.iter().enumerate() {
         if index.spatial || index.fulltext {
             return Err(DoltError::Unsupported(format!(
@@ -352,7 +471,14 @@ fn merge_table(
         let mut edits: Vec<(Vec<u8>, Option<Vec<u8>>)> = Vec::new();
         for (key, from, to) in &changes {
             let old = from.as_ref().map(|v| key_of(key, v)).transpose()?;
-            let new = to.as_ref().map(|v| key_of(key, v)).transpose()?;
+            // The merged row's own key bytes (a change the merge made to a key equal under
+            // its collation keeps the key Dolt's merge wrote, which may be spelled
+            // differently from ours).
+            let new_key = match to {
+                Some(_) => merged_key(&merged, key).map_err(tree_err)?,
+                None => key.clone(),
+            };
+            let new = to.as_ref().map(|v| key_of(&new_key, v)).transpose()?;
             if old == new {
                 continue;
             }
@@ -366,12 +492,18 @@ fn merge_table(
         if edits.is_empty() {
             continue;
         }
-        // Deletes before puts of the same key: a put wins.
-        let mut by_key: BTreeMap<Vec<u8>, Option<Vec<u8>>> = BTreeMap::new();
-        for (k, v) in edits {
-            let e = by_key.entry(k).or_insert(None);
-            if v.is_some() {
-                *e = v;
+        // One edit per key as the index orders keys (a respelling under a `_ci` collation is
+        // the same key): deletes before puts, a put wins, and its bytes replace the old.
+        edits.sort_by(|a, b| {
+            its.key
+                .compare(&a.0, &b.0)
+                .then(a.1.is_some().cmp(&b.1.is_some()))
+        });
+        let mut by_key: Vec<(Vec<u8>, Option<Vec<u8>>)> = Vec::with_capacity(edits.len());
+        for e in edits {
+            match by_key.last_mut() {
+                Some(last) if its.key.compare(&last.0, &e.0).is_eq() => *last = e,
+                _ => by_key.push(e),
             }
         }
         let map = Map::new(store, root, its.clone());

@@ -105,6 +105,7 @@ pub(crate) mod fk_actions;
 pub(crate) mod foreign_keys;
 pub(crate) mod journal_append;
 pub(crate) mod lock;
+pub(crate) mod json_merge;
 pub(crate) mod merge;
 pub mod ops;
 pub(crate) mod overlay;

@@ -126,10 +126,7 @@ fn table_def(op: &Value, step: usize) -> Result<TableDef> {
             })
         })
         .collect::<Result<Vec<_>>>()?;
-    if !op["foreign_keys"].as_array().is_none_or(Vec::is_empty) {
-        return Err(bad_op(step, "foreign keys (not done yet)"));
-    }
-    Ok(TableDef {
+    let mut def = TableDef {
         name: text(op, "table", step)?.to_string(),
         columns,
         primary_key: strings(&op["primary_key"]),
@@ -157,7 +154,69 @@ fn table_def(op: &Value, step: usize) -> Result<TableDef> {
         foreign_keys: Vec::new(),
         collation: op["collation"].as_str().map(str::to_string),
         comment: op["table_comment"].as_str().map(str::to_string),
-    })
+    };
+    add_declared(&mut def, op, step)?;
+    Ok(def)
+}
+
+/// What only the op's `sql` says, added to the definition read from the recorded fields:
+/// generated columns, index prefix lengths and SPATIAL, and the foreign keys as declared
+/// (unnamed ones stay unnamed, so the writer names them and their indexes as Dolt does). The
+/// indexes Dolt added for those keys (listed by `dolt schema show`, not declared) are left for
+/// the writer to add again, marked as Dolt marks them.
+fn add_declared(def: &mut TableDef, op: &Value, step: usize) -> Result<()> {
+    let recorded_fks = op["foreign_keys"].as_array().map_or(0, Vec::len);
+    let declared = match op["sql"].as_str().map(TableDef::from_sql) {
+        Some(Ok(d)) => d,
+        // Without keys the recorded fields say everything the writer needs.
+        _ if recorded_fks == 0 => return Ok(()),
+        Some(Err(e)) => {
+            return Err(bad_op(
+                step,
+                format!("its sql (read for its foreign keys): {e}"),
+            ))
+        }
+        None => return Err(bad_op(step, "foreign keys without the sql declaring them")),
+    };
+    if declared.foreign_keys.len() != recorded_fks {
+        return Err(bad_op(
+            step,
+            format!(
+                "its sql declares {} foreign keys, Dolt recorded {recorded_fks}",
+                declared.foreign_keys.len()
+            ),
+        ));
+    }
+    for col in &mut def.columns {
+        if let Some(d) = declared.columns.iter().find(|d| d.name == col.name) {
+            col.generated.clone_from(&d.generated);
+        }
+    }
+    let is_declared = |ix: &IndexDef| {
+        declared
+            .indexes
+            .iter()
+            .any(|d| d.name.eq_ignore_ascii_case(&ix.name))
+    };
+    def.indexes.retain(|ix| {
+        is_declared(ix)
+            || !declared
+                .foreign_keys
+                .iter()
+                .any(|fk| fk.columns.len() == ix.columns.len() && fk.columns.iter().zip(&ix.columns).all(|(a, b)| a.eq_ignore_ascii_case(b)))
+    });
+    for ix in &mut def.indexes {
+        if let Some(d) = declared
+            .indexes
+            .iter()
+            .find(|d| d.name.eq_ignore_ascii_case(&ix.name))
+        {
+            ix.prefix_lengths.clone_from(&d.prefix_lengths);
+            ix.spatial = d.spatial;
+        }
+    }
+    def.foreign_keys = declared.foreign_keys;
+    Ok(())
 }
 
 /// Rows of an op (`columns` + `rows`, plus `generated` values) as cells by column position.

@@ -303,7 +303,7 @@ impl EditTable {
     /// Encodes a full row (`cells` per column of `schema.columns`, hidden ones ignored) into
     /// its clustered-index key and value. For a keyless table the value starts with the count
     /// `copies` and the key is the row hash.
-    fn encode(
+    pub(super) fn encode(
         &self,
         store: &Overlay<'_>,
         row: usize,
@@ -993,6 +993,14 @@ impl EditTable {
                 )?;
             }
             let (key, value) = self.encode(store, r, &cells, 1)?;
+            // Dolt leaves a row alone when the new one equals it under the columns' types
+            // (go-mysql-server compares old and new rows): a respelling equal under a `_ci`
+            // collation, of the key or of a value, changes nothing.
+            let keys = self.schema.primary_tuple_schema()?.key;
+            let values = self.schema.collated_value_desc()?;
+            if keys.compare(&key, &old_key).is_eq() && values.compare(&value, &old_value).is_eq() {
+                continue;
+            }
             if key == old_key {
                 self.replace_row(store, r, (&old_key, &old_value), &value)?;
             } else {
