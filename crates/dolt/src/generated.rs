@@ -1804,7 +1804,7 @@ mod tests {
         Column {
             name: "c".into(),
             sql_type_text: ty.into(),
-            sql_type: crate::schema::parse_sql_type(ty),
+            sql_type: crate::schema::SqlType::parse(ty),
             encoding: prollystore_format::Encoding::Int64,
             tag: 0,
             primary_key: false,

@@ -11,6 +11,7 @@
 //! * [`address`]: 20-byte chunk addresses, the blake3 and Dolt (SHA-512/20) hash profiles (the
 //!   Dolt one four chunks at a time with AVX2), and Dolt's base32 spelling.
 //! * [`collation`]: MySQL collations, ordered exactly as Dolt orders collated string keys.
+//! * [`sql_type`]: MySQL column types, parsed once into a type that knows its encoding and limits.
 //! * [`varint`]: the two varint codes Dolt uses.
 //!
 //! Every decoder of untrusted bytes returns an error and never panics.
@@ -21,6 +22,7 @@ pub mod encoding;
 pub mod error;
 pub mod json_order;
 pub mod message;
+pub mod sql_type;
 pub mod tuple;
 pub mod varint;
 
