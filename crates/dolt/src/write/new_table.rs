@@ -17,7 +17,7 @@ use prollystore_format::{Address, Encoding, HashProfile};
 
 use super::single_leaf::address_map_leaf;
 use crate::error::{DoltError, Result};
-use crate::schema::Schema;
+use crate::schema::{Schema, SqlType};
 
 /// A column as declared.
 #[derive(Clone, Debug)]
@@ -36,30 +36,30 @@ fn unsupported(what: String) -> DoltError {
     DoltError::Unsupported(what)
 }
 
-/// Dolt's stored type text and storage encoding for a declared type.
+/// Dolt's stored type text and storage encoding for a declared type (the types of this
+/// slice, spelled as Dolt stores them).
 fn stored_type(sql_type: &str) -> Result<(String, Encoding)> {
     let t = sql_type.trim().to_ascii_lowercase();
-    let (base, args) = match t.split_once('(') {
-        Some((b, rest)) => (b.trim(), Some(rest.trim_end_matches(')'))),
-        None => (t.as_str(), None),
-    };
-    let enc = match (base, args) {
-        ("tinyint", None) => Encoding::Int8,
-        ("smallint", None) => Encoding::Int16,
-        ("int", None) => Encoding::Int32,
-        ("bigint", None) => Encoding::Int64,
-        ("varchar", Some(_)) => Encoding::String,
-        ("decimal", Some(_)) => Encoding::Decimal,
-        ("date", None) => Encoding::Date,
-        ("datetime", None) => return Ok(("datetime(0)".into(), Encoding::Datetime)),
-        ("datetime", Some(_)) => Encoding::Datetime,
-        _ => {
-            return Err(unsupported(format!(
-                "column type {sql_type:?} (not done yet)"
-            )))
+    let ty = SqlType::parse(&t);
+    let args = t.contains('(');
+    let spelled = ty.name() == t.split('(').next() && !t.contains(' ');
+    let enc = match (&ty, args) {
+        (SqlType::Int { bits, .. }, false) if *bits != 24 => ty.encoding(),
+        (SqlType::Text { .. }, true) if ty.name() == Some("varchar") => ty.encoding(),
+        (SqlType::Decimal { .. }, true) | (SqlType::Date, false) | (SqlType::Datetime(_), _) => {
+            ty.encoding()
         }
+        _ => None,
     };
-    Ok((t, enc))
+    match enc {
+        Some(Encoding::Datetime) if spelled && !args => {
+            Ok(("datetime(0)".into(), Encoding::Datetime))
+        }
+        Some(enc) if spelled => Ok((t, enc)),
+        _ => Err(unsupported(format!(
+            "column type {sql_type:?} (not done yet)"
+        ))),
+    }
 }
 
 /// The schema message's fields for a table with `columns` and primary key `primary_key`
