@@ -11,7 +11,7 @@ use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBytes, PyDate, PyDateTime, PyString, PyTuple, PyTzInfo};
 
-use prollystore::format::tuple::{Adaptive, Date, Decimal, Value};
+use prollystore::format::tuple::{civil_from_days, Adaptive, Date, Decimal, Value};
 use prollystore::format::Encoding;
 use prollystore_dolt::schema::{Column as DoltColumn, SqlType};
 use prollystore_dolt::SqlValue;
@@ -56,20 +56,6 @@ fn classes(py: Python<'_>) -> PyResult<&Classes> {
 
 const MICROS_PER_SECOND: i64 = 1_000_000;
 const MICROS_PER_DAY: i64 = 86_400 * MICROS_PER_SECOND;
-
-/// The proleptic Gregorian `(year, month, day)` of a day number since 1970-01-01.
-fn civil_from_days(z: i64) -> (i64, u32, u32) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    (y, m, d)
-}
 
 /// A `datetime.date`, or `None` when Python has no such date. Made by the datetime module's C
 /// constructor (a class call under the limited API).

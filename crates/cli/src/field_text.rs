@@ -20,8 +20,8 @@ use std::io::Write;
 use prollystore::store::StoreFastPaths;
 use prollystore::tuples::field_bytes;
 use prollystore_format::tuple::{
-    datetime_text, time_text, year_to_raw, BlobStore, Date, Decimal, Tuple, TupleBuilder,
-    TupleDesc, Type, ZERO_DATETIME_MICROS,
+    datetime_text, days_from_civil, time_text, year_to_raw, BlobStore, Date, Decimal, Tuple,
+    TupleBuilder, TupleDesc, Type, ZERO_DATETIME_MICROS,
 };
 use prollystore_format::{Address, Encoding};
 
@@ -236,17 +236,6 @@ pub fn parse_time(t: &[u8]) -> Option<i64> {
         (b'-', rest) => parse_hms(rest, 9999).map(|v| -v),
         _ => parse_hms(t, 9999),
     }
-}
-
-/// Days since 1970-01-01 of a proleptic Gregorian date.
-fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
 }
 
 /// A DATETIME: `YYYY-MM-DD[( |T)HH:MM:SS[.ffffff]]`, UTC → Unix microseconds.

@@ -823,22 +823,12 @@ fn from_sql(v: &SqlValue) -> R<Val> {
 // Numbers.
 
 fn parse_decimal(s: &str) -> Option<Val> {
-    let s = s.trim();
-    let (neg, digits) = match s.strip_prefix('-') {
-        Some(r) => (true, r),
-        None => (false, s.strip_prefix('+').unwrap_or(s)),
-    };
-    let (int, frac) = digits.split_once('.').unwrap_or((digits, ""));
-    if int.is_empty() && frac.is_empty()
-        || !int.bytes().chain(frac.bytes()).all(|b| b.is_ascii_digit())
-    {
-        return None;
-    }
+    let (neg, digits, exponent) = crate::key_encode::decimal_parts(s).ok()?;
     let mut m: i128 = 0;
-    for b in int.bytes().chain(frac.bytes()) {
+    for b in digits.bytes() {
         m = m.checked_mul(10)?.checked_add(i128::from(b - b'0'))?;
     }
-    let scale = u32::try_from(frac.len()).ok()?;
+    let scale = exponent.unsigned_abs();
     Some(dec(if neg { -m } else { m }, scale))
 }
 
@@ -1804,7 +1794,7 @@ mod tests {
         Column {
             name: "c".into(),
             sql_type_text: ty.into(),
-            sql_type: crate::schema::parse_sql_type(ty),
+            sql_type: crate::schema::SqlType::parse(ty),
             encoding: prollystore_format::Encoding::Int64,
             tag: 0,
             primary_key: false,

@@ -300,7 +300,7 @@ pub fn put_field(
 
 /// Splits decimal text into sign, digits (no point, no leading zeros needed) and the power of
 /// ten they are scaled by.
-fn decimal_parts(text: &str) -> std::result::Result<(bool, String, i32), String> {
+pub(crate) fn decimal_parts(text: &str) -> std::result::Result<(bool, String, i32), String> {
     let t = text.trim();
     let (negative, body) = match t.strip_prefix('-') {
         Some(r) => (true, r),
@@ -429,20 +429,10 @@ pub fn parse_value(col: &Column, text: &str) -> std::result::Result<SqlValue, St
         ),
         SqlType::Date => SqlValue::Date(parse_date(text.trim()).ok_or_else(|| bad("a date"))?),
         SqlType::Time(_) => SqlValue::Time(parse_time(text.trim()).ok_or_else(|| bad("a time"))?),
-        SqlType::Datetime(f) | SqlType::Timestamp(f) => {
-            let t = text.trim();
-            let (d, rest) = t.split_once([' ', 'T']).unwrap_or((t, "00:00:00"));
-            let date = parse_date(d).ok_or_else(|| bad("a datetime"))?;
-            let time = parse_time(rest)
-                .filter(|us| (0..86_400_000_000).contains(us))
-                .ok_or_else(|| bad("a datetime"))?;
-            let days = days_from_civil(
-                i64::from(date.year),
-                i64::from(date.month),
-                i64::from(date.day),
-            );
-            SqlValue::Datetime(days * 86_400_000_000 + time, *f)
-        }
+        SqlType::Datetime(f) | SqlType::Timestamp(f) => SqlValue::Datetime(
+            parse_datetime(text.trim()).ok_or_else(|| bad("a datetime"))?,
+            *f,
+        ),
         SqlType::Enum(members) => {
             let i = enum_index(col, text)?;
             let name = members
@@ -534,7 +524,8 @@ fn scaled_decimal_text(negative: bool, digits: &str, exponent: i32, scale: u8) -
     out
 }
 
-fn parse_date(t: &str) -> Option<Date> {
+/// `Y-M-D` (numbers; month at most 12, day at most 31).
+pub(crate) fn parse_date(t: &str) -> Option<Date> {
     let mut it = t.splitn(3, '-');
     let year: u16 = it.next()?.parse().ok()?;
     let month: u8 = it.next()?.parse().ok()?;
@@ -545,8 +536,21 @@ fn parse_date(t: &str) -> Option<Date> {
     Some(Date { year, month, day })
 }
 
+/// `DATE[( |T)TIME]`, a time of day (`00:00:00` when none is given): Unix microseconds.
+pub(crate) fn parse_datetime(t: &str) -> Option<i64> {
+    let (d, rest) = t.split_once([' ', 'T']).unwrap_or((t, "00:00:00"));
+    let date = parse_date(d)?;
+    let time = parse_time(rest).filter(|us| (0..86_400_000_000).contains(us))?;
+    let days = days_from_civil(
+        i64::from(date.year),
+        i64::from(date.month),
+        i64::from(date.day),
+    );
+    Some(days * 86_400_000_000 + time)
+}
+
 /// `[-]H:MM:SS[.ffffff]` in microseconds.
-fn parse_time(t: &str) -> Option<i64> {
+pub(crate) fn parse_time(t: &str) -> Option<i64> {
     let (negative, t) = match t.strip_prefix('-') {
         Some(r) => (true, r),
         None => (false, t),

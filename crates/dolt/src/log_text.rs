@@ -1,7 +1,7 @@
 //! The text of the commit log as `dolt log` and `dolt log --oneline` print it.
 
 use crate::db::Commit;
-use crate::value_text::civil_from_days;
+use prollystore_format::tuple::civil_from_days;
 
 /// Formats Unix milliseconds as Go's `Mon Jan 02 15:04:05 -0700 2006` in UTC, dropping the
 /// milliseconds (what `dolt tag -v` prints; `dolt log` rounds first, see [`commit_date`]).

@@ -2,72 +2,12 @@
 //! keyless tables, secondary indexes, and the tuple descriptors that decode rows.
 
 use prollystore_format::message::generated::serial;
+pub use prollystore_format::sql_type::SqlType;
 use prollystore_format::tuple::{TupleDesc, Type};
 use prollystore_format::{Address, Encoding};
 
 use crate::error::{bad_chunk, Result};
 use crate::message::fb_root;
-
-/// A column's SQL type, parsed from the schema's MySQL type text.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum SqlType {
-    /// TINYINT … BIGINT (`bits` 8, 16, 24, 32, 64).
-    Int {
-        /// Width in bits.
-        bits: u8,
-        /// UNSIGNED.
-        unsigned: bool,
-    },
-    /// FLOAT.
-    Float,
-    /// DOUBLE.
-    Double,
-    /// DECIMAL(precision, scale).
-    Decimal {
-        /// Total digits.
-        precision: u8,
-        /// Digits after the point.
-        scale: u8,
-    },
-    /// BIT(n).
-    Bit(u8),
-    /// YEAR.
-    Year,
-    /// DATE.
-    Date,
-    /// TIME(fsp).
-    Time(u8),
-    /// DATETIME(fsp).
-    Datetime(u8),
-    /// TIMESTAMP(fsp).
-    Timestamp(u8),
-    /// ENUM members.
-    Enum(Vec<String>),
-    /// SET members.
-    Set(Vec<String>),
-    /// CHAR/VARCHAR/TEXT types (UTF-8 text), with the collation if given.
-    Text {
-        /// The base type name (`varchar(60)`, `longtext`…).
-        base: String,
-        /// `COLLATE` name, if the type text has one (default `utf8mb4_0900_bin`).
-        collation: Option<String>,
-    },
-    /// BINARY/VARBINARY/BLOB types.
-    Binary {
-        /// The base type name.
-        base: String,
-        /// BINARY(n): the fixed width (values are zero-padded to it).
-        fixed: Option<u32>,
-    },
-    /// JSON.
-    Json,
-    /// GEOMETRY and subtypes (the type name).
-    Geometry(String),
-    /// VECTOR(n).
-    Vector(u32),
-    /// Anything else, kept as text.
-    Other(String),
-}
 
 /// One column.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -159,7 +99,7 @@ impl Schema {
             })?;
             columns.push(Column {
                 name: c.name().to_string(),
-                sql_type: parse_sql_type(&text),
+                sql_type: SqlType::parse(&text),
                 sql_type_text: text,
                 encoding,
                 tag: c.tag(),
@@ -295,137 +235,5 @@ pub fn key_encoding(enc: Encoding) -> Encoding {
         Encoding::BytesAdaptive | Encoding::BytesAddr => Encoding::Bytes,
         Encoding::GeomAdaptive | Encoding::GeomAddr | Encoding::Geometry => Encoding::Cell,
         e => e,
-    }
-}
-
-fn paren_args(s: &str) -> Option<&str> {
-    let open = s.find('(')?;
-    let close = s.rfind(')')?;
-    s.get(open + 1..close)
-}
-
-fn first_num(s: &str) -> Option<u32> {
-    paren_args(s)?.split(',').next()?.trim().parse().ok()
-}
-
-/// Splits `'a','b''c'` into members.
-fn quoted_members(list: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut cur = String::new();
-    let mut chars = list.chars().peekable();
-    let mut inside = false;
-    while let Some(ch) = chars.next() {
-        if inside {
-            if ch == '\'' {
-                if chars.peek() == Some(&'\'') {
-                    cur.push('\'');
-                    chars.next();
-                } else {
-                    inside = false;
-                    out.push(std::mem::take(&mut cur));
-                }
-            } else if ch == '\\' {
-                if let Some(n) = chars.next() {
-                    cur.push(n);
-                }
-            } else {
-                cur.push(ch);
-            }
-        } else if ch == '\'' {
-            inside = true;
-        }
-    }
-    out
-}
-
-/// Parses MySQL column-type text as Dolt stores it.
-pub fn parse_sql_type(text: &str) -> SqlType {
-    let lower = text.to_ascii_lowercase();
-    let base = lower.split_whitespace().next().unwrap_or("");
-    let name = base.split('(').next().unwrap_or("");
-    let unsigned = lower.contains(" unsigned");
-    let collation = lower
-        .split_whitespace()
-        .skip_while(|w| *w != "collate")
-        .nth(1)
-        .map(str::to_string);
-    let fsp = || first_num(base).unwrap_or(0) as u8;
-    match name {
-        "tinyint" | "bool" | "boolean" => SqlType::Int { bits: 8, unsigned },
-        "smallint" => SqlType::Int { bits: 16, unsigned },
-        "mediumint" => SqlType::Int { bits: 24, unsigned },
-        "int" | "integer" => SqlType::Int { bits: 32, unsigned },
-        "bigint" => SqlType::Int { bits: 64, unsigned },
-        "float" => SqlType::Float,
-        "double" | "real" => SqlType::Double,
-        "decimal" | "numeric" => {
-            let args = paren_args(base).unwrap_or("10,0");
-            let mut it = args.split(',').map(|p| p.trim().parse::<u8>().unwrap_or(0));
-            let precision = it.next().unwrap_or(10);
-            let scale = it.next().unwrap_or(0);
-            SqlType::Decimal { precision, scale }
-        }
-        "bit" => SqlType::Bit(first_num(base).unwrap_or(1) as u8),
-        "year" => SqlType::Year,
-        "date" => SqlType::Date,
-        "time" => SqlType::Time(fsp()),
-        "datetime" => SqlType::Datetime(fsp()),
-        "timestamp" => SqlType::Timestamp(fsp()),
-        "enum" => SqlType::Enum(quoted_members(paren_args(text).unwrap_or(""))),
-        "set" => SqlType::Set(quoted_members(paren_args(text).unwrap_or(""))),
-        "char" | "varchar" | "tinytext" | "text" | "mediumtext" | "longtext" => SqlType::Text {
-            base: base.to_string(),
-            collation,
-        },
-        "binary" => SqlType::Binary {
-            base: base.to_string(),
-            fixed: Some(first_num(base).unwrap_or(1)),
-        },
-        "varbinary" | "tinyblob" | "blob" | "mediumblob" | "longblob" => SqlType::Binary {
-            base: base.to_string(),
-            fixed: None,
-        },
-        "json" => SqlType::Json,
-        "geometry" | "point" | "linestring" | "polygon" | "multipoint" | "multilinestring"
-        | "multipolygon" | "geometrycollection" | "geomcollection" => {
-            SqlType::Geometry(name.to_string())
-        }
-        "vector" => SqlType::Vector(first_num(base).unwrap_or(0)),
-        _ => SqlType::Other(text.to_string()),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn parses_types() {
-        assert_eq!(
-            parse_sql_type("enum('red','gr''een','blue')"),
-            SqlType::Enum(vec!["red".into(), "gr'een".into(), "blue".into()])
-        );
-        assert_eq!(
-            parse_sql_type("decimal(12,4)"),
-            SqlType::Decimal {
-                precision: 12,
-                scale: 4
-            }
-        );
-        assert_eq!(parse_sql_type("datetime(6)"), SqlType::Datetime(6));
-        assert_eq!(
-            parse_sql_type("bigint unsigned"),
-            SqlType::Int {
-                bits: 64,
-                unsigned: true
-            }
-        );
-        assert_eq!(
-            parse_sql_type("varchar(60) COLLATE utf8mb4_0900_ai_ci"),
-            SqlType::Text {
-                base: "varchar(60)".into(),
-                collation: Some("utf8mb4_0900_ai_ci".into())
-            }
-        );
     }
 }

@@ -6,7 +6,7 @@
 
 use std::fmt::Write as _;
 
-use prollystore_format::tuple::{datetime_text, Date, ZERO_DATETIME_MICROS};
+use prollystore_format::tuple::{civil_from_days, datetime_text, Date, ZERO_DATETIME_MICROS};
 
 /// Two ASCII digits of every number below 100, for writing integers two digits at a time.
 const DIGIT_PAIRS: &[u8; 200] = b"\
@@ -528,20 +528,6 @@ pub fn write_decimal_u128(
     let mut buf = [0u8; 40];
     let at = digits_u128(coeff, &mut buf);
     write_decimal_digits(out, negative, buf.get(at..).unwrap_or(&[]), exponent, scale);
-}
-
-/// Proleptic Gregorian (year, month, day) of days since 1970-01-01.
-pub(crate) fn civil_from_days(z: i64) -> (i64, u32, u32) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let y = yoe + era * 400;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    (if m <= 2 { y + 1 } else { y }, m, d)
 }
 
 /// Appends a year as Dolt prints it in dates and datetimes: in plain decimal with no padding

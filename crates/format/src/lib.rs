@@ -11,6 +11,8 @@
 //!   and classes.
 //! * [`collation`]: MySQL collations, ordered exactly as Dolt orders collated string keys.
 //! * [`json_order`]: JSON documents in the order Dolt sorts them.
+//! * [`json`]: JSON text stored as Dolt stores it (validated and normalized).
+//! * [`sql_type`]: MySQL column types, parsed once into a type that knows its encoding and limits.
 //! * [`varint`]: the two varint codes Dolt uses.
 //!
 //! Chunks:
@@ -19,7 +21,7 @@
 //!   commits, root values, tables, schemas, working sets, store roots, tags). A node view can
 //!   only be made by verifying the chunk; after that, reads are allocation-free. Writers
 //!   reproduce Dolt's bytes exactly. The FlatBuffers readers are generated from the `.fbs`
-//!   schemas in the crate's `schema/` folder (`scripts/flatbuffers.sh`).
+//!   schemas in the repository's top-level `schema/` folder (`scripts/flatbuffers.sh`).
 //! * [`address`]: 20-byte chunk addresses, the blake3 and Dolt (SHA-512/20) hash profiles (both
 //!   hash many chunks side by side where the CPU has AVX2: blake3 eight at a time, SHA-512
 //!   four), and Dolt's base32 spelling.
@@ -35,6 +37,7 @@ pub mod error;
 pub mod json;
 pub mod json_order;
 pub mod message;
+pub mod sql_type;
 pub mod tuple;
 pub mod varint;
 

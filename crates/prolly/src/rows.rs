@@ -39,6 +39,7 @@
 
 use std::fmt;
 
+use prollystore_format::sql_type::SqlType;
 use prollystore_format::tuple::{
     needs_external_order, BlobStore, TupleBuilder, TupleDesc, TupleError, Type, Value,
     MAX_TUPLE_FIELDS,
@@ -102,51 +103,7 @@ fn schema_error(part: &str, why: impl fmt::Display) -> RowError {
 /// The encoding Dolt stores a SQL type in (`None` for a name that is not a SQL type). `text` is
 /// the type as written (`bigint unsigned`, `varchar(40)`, `DECIMAL(12, 4)`), any case.
 pub fn sql_type_encoding(text: &str) -> Option<Encoding> {
-    use Encoding as E;
-    let lower = text.trim().to_ascii_lowercase();
-    let (base, after) = match lower.find('(') {
-        Some(open) => {
-            let close = lower.rfind(')')?;
-            (lower.get(..open)?.trim(), lower.get(close + 1..)?.trim())
-        }
-        None => (lower.as_str(), ""),
-    };
-    let mut words = base.split_whitespace().chain(after.split_whitespace());
-    let name = words.next()?;
-    let mut unsigned = false;
-    for w in words {
-        match w {
-            "unsigned" => unsigned = true,
-            "signed" | "zerofill" | "precision" | "varying" => {}
-            _ => return None,
-        }
-    }
-    let int = |signed: E, uns: E| Some(if unsigned { uns } else { signed });
-    match name {
-        "tinyint" | "bool" | "boolean" => int(E::Int8, E::Uint8),
-        "smallint" => int(E::Int16, E::Uint16),
-        "mediumint" | "int" | "integer" => int(E::Int32, E::Uint32),
-        "bigint" => int(E::Int64, E::Uint64),
-        _ if unsigned => None,
-        "float" => Some(E::Float32),
-        "double" | "real" => Some(E::Float64),
-        "decimal" | "numeric" | "dec" | "fixed" => Some(E::Decimal),
-        "bit" => Some(E::Uint64),
-        "year" => Some(E::Year),
-        "date" => Some(E::Date),
-        "time" => Some(E::Time),
-        "datetime" | "timestamp" => Some(E::Datetime),
-        "char" | "varchar" | "character" | "nchar" | "nvarchar" => Some(E::String),
-        "tinytext" | "text" | "mediumtext" | "longtext" => Some(E::StringAdaptive),
-        "binary" | "varbinary" => Some(E::Bytes),
-        "tinyblob" | "blob" | "mediumblob" | "longblob" | "vector" => Some(E::BytesAdaptive),
-        "json" => Some(E::JsonAdaptive),
-        "enum" => Some(E::Enum),
-        "set" => Some(E::Set),
-        "geometry" | "point" | "linestring" | "polygon" | "multipoint" | "multilinestring"
-        | "multipolygon" | "geometrycollection" | "geomcollection" => Some(E::GeomAdaptive),
-        _ => None,
-    }
+    SqlType::parse_declared(text)?.encoding()
 }
 
 /// The encoding a key column of encoding `enc` is stored in: Dolt keeps text and binary inline

@@ -15,6 +15,8 @@ use std::sync::OnceLock;
 
 use sha2::{Digest, Sha512};
 
+use crate::schema::SqlType;
+
 /// Length of the generator's state (`rngLen`).
 const LEN: usize = 607;
 /// Its tap (`rngTap`).
@@ -70,36 +72,33 @@ pub(crate) enum NomsKind {
     GeometryCollection = 31,
 }
 
-/// The kind of a SQL type as declared (`int unsigned`, `varchar(40) COLLATE x`, `text`), or
-/// `None` for types not covered yet.
-pub(crate) fn kind_of(sql_type: &str) -> Option<NomsKind> {
-    let t = sql_type.trim().to_ascii_lowercase();
-    let base = t.split(['(', ' ']).next().unwrap_or_default();
-    let unsigned = t.contains("unsigned");
-    Some(match base {
-        "tinyint" | "smallint" | "mediumint" | "int" | "integer" | "bigint" if unsigned => {
-            NomsKind::Uint
-        }
-        "tinyint" | "smallint" | "mediumint" | "int" | "integer" | "bigint" | "bool"
-        | "boolean" | "time" | "year" => NomsKind::Int,
-        "bit" | "enum" | "set" => NomsKind::Uint,
-        "float" | "double" | "real" => NomsKind::Float,
-        "decimal" | "numeric" => NomsKind::Decimal,
-        "date" | "datetime" | "timestamp" => NomsKind::Timestamp,
-        "char" | "varchar" => NomsKind::String,
-        "tinytext" | "text" | "mediumtext" | "longtext" | "tinyblob" | "blob" | "mediumblob"
-        | "longblob" => NomsKind::Blob,
-        "binary" | "varbinary" => NomsKind::InlineBlob,
-        "json" => NomsKind::Json,
-        "geometry" => NomsKind::Geometry,
-        "point" => NomsKind::Point,
-        "linestring" => NomsKind::LineString,
-        "polygon" => NomsKind::Polygon,
-        "multipoint" => NomsKind::MultiPoint,
-        "multilinestring" => NomsKind::MultiLineString,
-        "multipolygon" => NomsKind::MultiPolygon,
-        "geometrycollection" => NomsKind::GeometryCollection,
-        _ => return None,
+/// The kind of a SQL type, or `None` for types not covered yet.
+pub(crate) fn kind_of(ty: &SqlType) -> Option<NomsKind> {
+    Some(match ty {
+        SqlType::Int { unsigned: true, .. }
+        | SqlType::Bit(_)
+        | SqlType::Enum(_)
+        | SqlType::Set(_) => NomsKind::Uint,
+        SqlType::Int { .. } | SqlType::Time(_) | SqlType::Year => NomsKind::Int,
+        SqlType::Float | SqlType::Double => NomsKind::Float,
+        SqlType::Decimal { .. } => NomsKind::Decimal,
+        SqlType::Date | SqlType::Datetime(_) | SqlType::Timestamp(_) => NomsKind::Timestamp,
+        SqlType::Text { .. } | SqlType::Binary { .. } if ty.is_lob() => NomsKind::Blob,
+        SqlType::Text { .. } => NomsKind::String,
+        SqlType::Binary { .. } => NomsKind::InlineBlob,
+        SqlType::Json => NomsKind::Json,
+        SqlType::Geometry(name) => match name.as_str() {
+            "geometry" => NomsKind::Geometry,
+            "point" => NomsKind::Point,
+            "linestring" => NomsKind::LineString,
+            "polygon" => NomsKind::Polygon,
+            "multipoint" => NomsKind::MultiPoint,
+            "multilinestring" => NomsKind::MultiLineString,
+            "multipolygon" => NomsKind::MultiPolygon,
+            "geometrycollection" => NomsKind::GeometryCollection,
+            _ => return None,
+        },
+        SqlType::Vector(_) | SqlType::Other(_) => return None,
     })
 }
 
@@ -362,7 +361,8 @@ mod tests {
                     .iter()
                     .map(|c| {
                         let ty = c["type"].as_str().unwrap();
-                        let kind = kind_of(ty).unwrap_or_else(|| panic!("kind of {ty}"));
+                        let kind =
+                            kind_of(&SqlType::parse(ty)).unwrap_or_else(|| panic!("kind of {ty}"));
                         (c["name"].as_str().unwrap(), kind)
                     })
                     .collect();

@@ -72,24 +72,6 @@ pub(super) struct FastFields {
     parsed: Vec<Parsed>,
 }
 
-/// The largest number of characters (`false`) or bytes (`true`) text of `base` (a text
-/// type's name, `varchar(40)`…) may hold; `None`: no limit the writer checks.
-pub(super) fn text_limit(base: &str) -> (Option<u64>, bool) {
-    let limit = |t: &str| -> Option<u64> {
-        let base = t.split(' ').next().unwrap_or_default();
-        let n = base.split_once('(')?.1.trim_end_matches(')');
-        n.parse().ok()
-    };
-    let max = match base.split('(').next().unwrap_or_default() {
-        "tinytext" => Some(255),
-        "text" => Some(65_535),
-        "mediumtext" => Some(16_777_215),
-        "longtext" => None,
-        _ => limit(base),
-    };
-    (max, base.contains("text"))
-}
-
 impl FastFields {
     /// The encoder for rows giving columns `positions` (one field each, in row order) of a
     /// table with `schema`; `None` when a column's type, a default, a generated or
@@ -246,10 +228,8 @@ fn kind_of(col: &Column) -> Option<Kind> {
         },
         SqlType::Date if enc == Encoding::Date => Kind::Date,
         SqlType::Datetime(_) | SqlType::Timestamp(_) if enc == Encoding::Datetime => Kind::Datetime,
-        SqlType::Text { base, .. }
-            if matches!(enc, Encoding::String | Encoding::StringAdaptive) =>
-        {
-            let (max, bytes) = text_limit(base);
+        SqlType::Text { .. } if matches!(enc, Encoding::String | Encoding::StringAdaptive) => {
+            let (max, bytes) = col.sql_type.text_limit()?;
             Kind::Text { max, bytes }
         }
         _ => return None,

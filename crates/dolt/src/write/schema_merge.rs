@@ -23,7 +23,7 @@ use prollystore_format::message::objects::{
 };
 
 use crate::error::{DoltError, Result};
-use crate::schema::{parse_sql_type, SqlType};
+use crate::schema::SqlType;
 
 /// Dolt's default target row size, which a merged schema always has.
 const DEFAULT_TARGET_ROW_SIZE: u16 = 2048;
@@ -299,7 +299,7 @@ fn type_change_merges(from: &ColumnFields<'_>, to: &ColumnFields<'_>) -> Option<
     if same_type(from, to) {
         return Some(true);
     }
-    let family = |text: &str| match parse_sql_type(text) {
+    let family = |text: &str| match SqlType::parse(text) {
         SqlType::Text { .. } => 1,
         SqlType::Binary { .. } => 2,
         SqlType::Enum(_) => 3,
@@ -313,7 +313,7 @@ fn type_change_merges(from: &ColumnFields<'_>, to: &ColumnFields<'_>) -> Option<
     if from.encoding != to.encoding {
         return None;
     }
-    let varchar = |text: &str| match parse_sql_type(text) {
+    let varchar = |text: &str| match SqlType::parse(text) {
         SqlType::Text { base, collation } => base
             .strip_prefix("varchar(")
             .and_then(|r| r.strip_suffix(')'))

@@ -12,6 +12,7 @@ use prollystore_format::Encoding;
 
 use super::column_tags::{kind_of, tags_for_new_table};
 use crate::error::{DoltError, Result};
+use crate::schema::SqlType;
 
 /// One declared column.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -204,62 +205,6 @@ fn split_type(table: &str, col: &str, printed: &str) -> Result<TypeParts> {
     })
 }
 
-/// The base type name (`varchar`), lower case.
-fn base_name(base: &str) -> String {
-    base.split(['(', ' '])
-        .next()
-        .unwrap_or_default()
-        .to_ascii_lowercase()
-}
-
-/// Dolt's storage encoding for a base type (`schema/typeinfo`), or `None` if not covered.
-fn encoding_of(base: &str) -> Option<Encoding> {
-    let name = base_name(base);
-    let unsigned = base.to_ascii_lowercase().contains("unsigned");
-    Some(match (name.as_str(), unsigned) {
-        ("tinyint" | "bool" | "boolean", false) => Encoding::Int8,
-        ("tinyint", true) => Encoding::Uint8,
-        ("smallint", false) => Encoding::Int16,
-        ("smallint", true) => Encoding::Uint16,
-        ("mediumint" | "int" | "integer", false) => Encoding::Int32,
-        ("mediumint" | "int" | "integer", true) => Encoding::Uint32,
-        ("bigint", false) => Encoding::Int64,
-        ("bigint", true) => Encoding::Uint64,
-        ("float", _) => Encoding::Float32,
-        ("double" | "real", _) => Encoding::Float64,
-        ("decimal" | "numeric", _) => Encoding::Decimal,
-        ("bit", _) => Encoding::Uint64,
-        ("year", _) => Encoding::Year,
-        ("date", _) => Encoding::Date,
-        ("time", _) => Encoding::Time,
-        ("datetime" | "timestamp", _) => Encoding::Datetime,
-        ("enum", _) => Encoding::Enum,
-        ("set", _) => Encoding::Set,
-        ("char" | "varchar", _) => Encoding::String,
-        ("binary" | "varbinary", _) => Encoding::Bytes,
-        ("tinytext" | "text" | "mediumtext" | "longtext", _) => Encoding::StringAdaptive,
-        ("tinyblob" | "blob" | "mediumblob" | "longblob", _) => Encoding::BytesAdaptive,
-        ("json", _) => Encoding::JsonAdaptive,
-        (g, _) if is_geometry(g) => Encoding::GeomAdaptive,
-        _ => return None,
-    })
-}
-
-/// True for the spatial type names (`geometry`, `point`, …, `geometrycollection`).
-fn is_geometry(name: &str) -> bool {
-    matches!(
-        name,
-        "geometry"
-            | "point"
-            | "linestring"
-            | "polygon"
-            | "multipoint"
-            | "multilinestring"
-            | "multipolygon"
-            | "geometrycollection"
-    )
-}
-
 /// A spatial type's SRID attribute (`point SRID 4326`): `None` without one; an error for
 /// text after the name that is not one, or an SRID Dolt does not know.
 fn spatial_srid(table: &str, col: &str, base: &str) -> Result<Option<u32>> {
@@ -284,24 +229,28 @@ fn spatial_srid(table: &str, col: &str, base: &str) -> Result<Option<u32>> {
     Ok(Some(srid))
 }
 
-/// True for the types that carry a collation.
-fn is_text(base: &str) -> bool {
-    matches!(
-        base_name(base).as_str(),
-        "char" | "varchar" | "tinytext" | "text" | "mediumtext" | "longtext" | "enum" | "set"
-    )
+/// The encoding the writer stores `ty` in; `None` for the types it does not write yet
+/// (VECTOR, the GEOMCOLLECTION spelling, types it does not know).
+fn written_encoding(ty: &SqlType) -> Option<Encoding> {
+    match ty {
+        SqlType::Vector(_) => None,
+        SqlType::Geometry(g) if g == "geomcollection" => None,
+        t => t.encoding(),
+    }
 }
 
 /// The type text Dolt stores (`sqlTypeString`): DATETIME and TIMESTAMP with an explicit
 /// precision; text types with ` CHARACTER SET x` when not utf8mb4 and ` COLLATE y` when not
 /// `utf8mb4_0900_bin` (the column's own collation, else the table's).
-fn stored_type_text(base: &str, collation: Option<Collation>) -> String {
-    let name = base_name(base);
-    let mut text = match name.as_str() {
-        "datetime" | "timestamp" if !base.contains('(') => format!("{name}(0)"),
-        g if is_geometry(g) => match base.split_whitespace().nth(2) {
+fn stored_type_text(ty: &SqlType, base: &str, collation: Option<Collation>) -> String {
+    let name = ty.name().unwrap_or_default();
+    let mut text = match ty {
+        SqlType::Datetime(_) | SqlType::Timestamp(_) if !base.contains('(') => {
+            format!("{name}(0)")
+        }
+        SqlType::Geometry(_) => match base.split_whitespace().nth(2) {
             Some(srid) => format!("{name} SRID {srid}"),
-            None => name.clone(),
+            None => name.to_string(),
         },
         _ => base.to_string(),
     };
@@ -378,7 +327,7 @@ impl TableDef {
             }
         };
         let mut seen = HashSet::new();
-        let (mut type_texts, mut encodings) = (Vec::new(), Vec::new());
+        let (mut type_texts, mut encodings, mut types) = (Vec::new(), Vec::new(), Vec::new());
         for c in &self.columns {
             if !seen.insert(c.name.to_ascii_lowercase()) {
                 return Err(unsupported(format!(
@@ -387,7 +336,8 @@ impl TableDef {
                 )));
             }
             let parts = split_type(t, &c.name, &c.sql_type)?;
-            let enc = encoding_of(&parts.base).ok_or_else(|| {
+            let ty = SqlType::parse(&parts.base);
+            let enc = written_encoding(&ty).ok_or_else(|| {
                 unsupported(format!(
                     "table {t:?}, column {:?}: type {:?} (not done yet)",
                     c.name, c.sql_type
@@ -396,10 +346,14 @@ impl TableDef {
             if enc == Encoding::GeomAdaptive {
                 spatial_srid(t, &c.name, &parts.base)?;
             }
-            let collation =
-                is_text(&parts.base).then(|| parts.explicit_collation.unwrap_or(table_collation));
-            type_texts.push(stored_type_text(&parts.base, collation));
+            let collation = matches!(
+                ty,
+                SqlType::Text { .. } | SqlType::Enum(_) | SqlType::Set(_)
+            )
+            .then(|| parts.explicit_collation.unwrap_or(table_collation));
+            type_texts.push(stored_type_text(&ty, &parts.base, collation));
             encodings.push(enc);
+            types.push(ty);
         }
         let position = |name: &str| -> Result<u16> {
             self.columns
@@ -472,15 +426,14 @@ impl TableDef {
             let kinds = self
                 .columns
                 .iter()
-                .map(|c| {
-                    kind_of(&c.sql_type)
-                        .map(|k| (c.name.as_str(), k))
-                        .ok_or_else(|| {
-                            unsupported(format!(
-                                "table {t:?}, column {:?}: a tag for type {:?} (not done yet)",
-                                c.name, c.sql_type
-                            ))
-                        })
+                .zip(&types)
+                .map(|(c, ty)| {
+                    kind_of(ty).map(|k| (c.name.as_str(), k)).ok_or_else(|| {
+                        unsupported(format!(
+                            "table {t:?}, column {:?}: a tag for type {:?} (not done yet)",
+                            c.name, c.sql_type
+                        ))
+                    })
                 })
                 .collect::<Result<Vec<_>>>()?;
             tags = tags_for_new_table(used, t, &kinds);
@@ -532,18 +485,9 @@ impl TableDef {
                     ix.name, col.name
                 ))
             };
-            let base = base_name(text);
-            let lob = matches!(
-                base.as_str(),
-                "tinytext"
-                    | "text"
-                    | "mediumtext"
-                    | "longtext"
-                    | "tinyblob"
-                    | "blob"
-                    | "mediumblob"
-                    | "longblob"
-            );
+            let ty = SqlType::parse(text);
+            let base = ty.name().unwrap_or_default();
+            let lob = ty.is_lob();
             if p == 0 {
                 if lob && !ix.unique {
                     return Err(bad(format!(
@@ -558,7 +502,7 @@ impl TableDef {
                 Ok(c) if text.contains(" COLLATE ") => charset_max_bytes(c.charset()),
                 _ => 4,
             };
-            let (max, key_max) = match base.as_str() {
+            let (max, key_max) = match base {
                 "char" | "varchar" => (paren_number(text), 3072 / per_char),
                 "tinytext" => (Some(255 / per_char), 3072 / per_char),
                 "text" => (Some(65_535 / per_char), 3072 / per_char),
@@ -700,6 +644,7 @@ mod tests {
     #[test]
     fn stored_type_texts() {
         let c = |n| Collation::from_name(n).ok();
+        let stored_type_text = |base: &str, c| stored_type_text(&SqlType::parse(base), base, c);
         assert_eq!(stored_type_text("datetime", None), "datetime(0)");
         assert_eq!(stored_type_text("timestamp", None), "timestamp(0)");
         assert_eq!(stored_type_text("datetime(6)", None), "datetime(6)");

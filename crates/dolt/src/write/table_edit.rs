@@ -16,7 +16,6 @@ use prollystore_format::tuple::{Tuple, TupleBuilder, TupleDesc};
 use prollystore_format::{Address, Encoding};
 
 use super::checks::{stored_value, RowChecks};
-use super::fast_fields::text_limit;
 use super::overlay::Overlay;
 use super::single_leaf::address_map_leaf;
 use crate::error::{bad_chunk, DoltError, Result};
@@ -248,14 +247,9 @@ impl EditTable {
             Cell::Value(v) => v,
             _ => return Ok(()),
         };
-        let limit = |t: &str| -> Option<u64> {
-            let base = t.split(' ').next().unwrap_or_default();
-            let n = base.split_once('(')?.1.trim_end_matches(')');
-            n.parse().ok()
-        };
         match (&c.sql_type, v) {
-            (SqlType::Text { base, .. }, SqlValue::Text(s)) => {
-                let (max, bytes_limited) = text_limit(base);
+            (SqlType::Text { .. }, SqlValue::Text(s)) => {
+                let (max, bytes_limited) = c.sql_type.text_limit().unwrap_or_default();
                 let len = if bytes_limited {
                     s.len() as u64
                 } else {
@@ -269,14 +263,8 @@ impl EditTable {
                     )));
                 }
             }
-            (SqlType::Binary { base, .. }, SqlValue::Bytes(b)) => {
-                let max = match base.split('(').next().unwrap_or_default() {
-                    "tinyblob" => Some(255),
-                    "blob" => Some(65_535),
-                    "mediumblob" => Some(16_777_215),
-                    "longblob" => None,
-                    _ => limit(base),
-                };
+            (SqlType::Binary { .. }, SqlValue::Bytes(b)) => {
+                let max = c.sql_type.byte_limit();
                 if let Some(max) = max.filter(|&m| b.len() as u64 > m) {
                     return Err(what(format!(
                         "{} bytes is longer than {} allows ({max})",

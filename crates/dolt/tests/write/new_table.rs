@@ -17,7 +17,8 @@ use prollystore_format::{Address, Encoding, HashProfile};
 
 use super::single_leaf::address_map_leaf;
 use crate::error::{DoltError, Result};
-use crate::schema::Schema;
+use crate::key_encode::{decimal_parts, parse_datetime};
+use crate::schema::{Schema, SqlType};
 
 /// A column as declared.
 #[derive(Clone, Debug)]
@@ -36,30 +37,30 @@ fn unsupported(what: String) -> DoltError {
     DoltError::Unsupported(what)
 }
 
-/// Dolt's stored type text and storage encoding for a declared type.
+/// Dolt's stored type text and storage encoding for a declared type (the types of this
+/// slice, spelled as Dolt stores them).
 fn stored_type(sql_type: &str) -> Result<(String, Encoding)> {
     let t = sql_type.trim().to_ascii_lowercase();
-    let (base, args) = match t.split_once('(') {
-        Some((b, rest)) => (b.trim(), Some(rest.trim_end_matches(')'))),
-        None => (t.as_str(), None),
-    };
-    let enc = match (base, args) {
-        ("tinyint", None) => Encoding::Int8,
-        ("smallint", None) => Encoding::Int16,
-        ("int", None) => Encoding::Int32,
-        ("bigint", None) => Encoding::Int64,
-        ("varchar", Some(_)) => Encoding::String,
-        ("decimal", Some(_)) => Encoding::Decimal,
-        ("date", None) => Encoding::Date,
-        ("datetime", None) => return Ok(("datetime(0)".into(), Encoding::Datetime)),
-        ("datetime", Some(_)) => Encoding::Datetime,
-        _ => {
-            return Err(unsupported(format!(
-                "column type {sql_type:?} (not done yet)"
-            )))
+    let ty = SqlType::parse(&t);
+    let args = t.contains('(');
+    let spelled = ty.name() == t.split('(').next() && !t.contains(' ');
+    let enc = match (&ty, args) {
+        (SqlType::Int { bits, .. }, false) if *bits != 24 => ty.encoding(),
+        (SqlType::Text { .. }, true) if ty.name() == Some("varchar") => ty.encoding(),
+        (SqlType::Decimal { .. }, true) | (SqlType::Date, false) | (SqlType::Datetime(_), _) => {
+            ty.encoding()
         }
+        _ => None,
     };
-    Ok((t, enc))
+    match enc {
+        Some(Encoding::Datetime) if spelled && !args => {
+            Ok(("datetime(0)".into(), Encoding::Datetime))
+        }
+        Some(enc) if spelled => Ok((t, enc)),
+        _ => Err(unsupported(format!(
+            "column type {sql_type:?} (not done yet)"
+        ))),
+    }
 }
 
 /// The schema message's fields for a table with `columns` and primary key `primary_key`
@@ -145,40 +146,16 @@ fn put_text(b: &mut TupleBuilder, i: usize, enc: Encoding, text: Option<&str>) -
         Encoding::Int64 => b.put_int64(i, t.parse().map_err(|_| bad("bigint"))?),
         Encoding::String => b.put_string(i, t),
         Encoding::Decimal => {
-            let (negative, digits) = match t.strip_prefix('-') {
-                Some(rest) => (true, rest),
-                None => (false, t),
-            };
-            let (int, frac) = digits.split_once('.').unwrap_or((digits, ""));
-            let coefficient: u128 = format!("{int}{frac}").parse().map_err(|_| bad("decimal"))?;
+            let (negative, digits, exponent) = decimal_parts(t).map_err(|_| bad("decimal"))?;
+            let coefficient: u128 = digits.parse().map_err(|_| bad("decimal"))?;
             let be = coefficient.to_be_bytes();
-            let d = Decimal::finite(-(frac.len() as i32), negative, &be);
+            let d = Decimal::finite(exponent, negative, &be);
             b.put_decimal(i, &d)
         }
-        Encoding::Datetime => b.put_datetime(i, datetime_micros(t).ok_or_else(|| bad("datetime"))?),
+        Encoding::Datetime => b.put_datetime(i, parse_datetime(t).ok_or_else(|| bad("datetime"))?),
         _ => return Err(bad("this encoding (not done yet)")),
     };
     r.map_err(|e| bad(&e.to_string()))
-}
-
-/// `YYYY-MM-DD HH:MM:SS[.ffffff]` (UTC) → Unix microseconds.
-fn datetime_micros(t: &str) -> Option<i64> {
-    let n = |r: std::ops::Range<usize>| t.get(r)?.parse::<i64>().ok();
-    let (y, m, d) = (n(0..4)?, n(5..7)?, n(8..10)?);
-    let (hh, mm, ss) = (n(11..13)?, n(14..16)?, n(17..19)?);
-    let frac = match t.get(19..) {
-        None | Some("") => 0,
-        Some(f) => {
-            let f = f.strip_prefix('.')?;
-            format!("{f:0<6}").get(..6)?.parse::<i64>().ok()?
-        }
-    };
-    let y2 = if m <= 2 { y - 1 } else { y };
-    let era = y2.div_euclid(400);
-    let yoe = y2 - era * 400;
-    let doy = (153 * ((m + 9) % 12) + 2) / 5 + d - 1;
-    let days = era * 146_097 + yoe * 365 + yoe / 4 - yoe / 100 + doy - 719_468;
-    Some(((days * 24 + hh) * 60 + mm) * 60_000_000 + ss * 1_000_000 + frac)
 }
 
 /// The primary index of `rows` (values in column order, as text; `None` = NULL) under

@@ -637,7 +637,10 @@ fn a_new_table_from_rows_hashes_as_dolts() {
             let name = c["name"].as_str().unwrap();
             (
                 name,
-                super::column_tags::kind_of(c["type"].as_str().unwrap()).unwrap(),
+                super::column_tags::kind_of(&crate::schema::SqlType::parse(
+                    c["type"].as_str().unwrap(),
+                ))
+                .unwrap(),
             )
         })
         .collect();

@@ -24,7 +24,7 @@ pub use fixed::FixedField;
 pub use layout::{layout_is_valid, validate_layout, Tuple, MAX_TUPLE_DATA_SIZE, MAX_TUPLE_FIELDS};
 pub use refs::{keyless_key, keyless_key_desc};
 pub use temporal::{
-    datetime_text, days_from_civil, time_text, year_from_raw, year_to_raw, Date, MAX_YEAR,
-    MIN_YEAR, ZERO_DATETIME_MICROS,
+    civil_from_days, datetime_text, days_from_civil, time_text, year_from_raw, year_to_raw, Date,
+    MAX_YEAR, MIN_YEAR, ZERO_DATETIME_MICROS,
 };
 pub use value::{Adaptive, Value};

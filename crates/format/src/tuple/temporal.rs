@@ -85,6 +85,7 @@ impl fmt::Display for Date {
 }
 
 /// Days since 1970-01-01 of a proleptic Gregorian date (month 1..=12).
+#[inline]
 pub fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
     let y = if m <= 2 { y - 1 } else { y };
     let era = y.div_euclid(400);
@@ -95,8 +96,10 @@ pub fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
     era * 146_097 + doe - 719_468
 }
 
-/// The proleptic Gregorian `(year, month, day)` of a day number since 1970-01-01.
-fn civil_from_days(z: i64) -> (i64, u32, u32) {
+/// The proleptic Gregorian `(year, month, day)` of a day number since 1970-01-01 (the
+/// inverse of [`days_from_civil`]).
+#[inline]
+pub fn civil_from_days(z: i64) -> (i64, u32, u32) {
     let z = z + 719_468;
     let era = z.div_euclid(146_097);
     let doe = z - era * 146_097;
