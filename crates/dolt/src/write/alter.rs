@@ -16,22 +16,26 @@ use std::collections::HashSet;
 use prollystore::store::ChunkStore;
 use prollystore::Map;
 
+use super::address_map::address_map_entries;
 use super::alter_sql::{AlterOp, AlterStatement, Position};
 use super::checks::stored_value;
 use super::column_tags::{auto_generate_tag, kind_of};
 use super::create_sql::default_text;
 use super::foreign_keys;
 use super::overlay::Overlay;
+use super::row_merge::OverlayIo;
 use super::row_merge::{ConflictChoice, MergeConflict};
 use super::schema_merge::RowRewrites;
 use super::schema_merge_rows::{merge_rows, Sides};
+use super::single_leaf::address_map_leaf;
 use super::table_def::{CheckDef, ColumnDef, GeneratedDef, IndexDef, TableDef};
 use super::table_edit::{copies, Cell, EditTable};
 use super::working::{root_tables, set_root_tables, WorkingEdits};
 use super::writer::DoltWriter;
-use crate::error::{DoltError, Result};
+use crate::error::{bad_chunk, DoltError, Result};
 use crate::schema::Schema;
 use prollystore_format::collation::Collation;
+use prollystore_format::message::objects::TableFields;
 use prollystore_format::Address;
 
 fn refused(table: &str, why: impl std::fmt::Display) -> DoltError {
@@ -763,12 +767,59 @@ fn alter_root(
         }
         _ => new_address,
     };
+    let forget: Vec<String> = stmt
+        .ops
+        .iter()
+        .filter_map(|op| match op {
+            AlterOp::DropIndex(n) | AlterOp::RenameIndex(n, _) if !fx.rewrite => Some(n.clone()),
+            _ => None,
+        })
+        .collect();
+    let new_address = keep_stale_indexes(store, address, new_address, &forget)?;
     let mut changes: Vec<(&str, Option<Address>)> = Vec::new();
     if new_name != name {
         changes.push((&name, None));
     }
     changes.push((&new_name, Some(new_address)));
     set_root_tables(store, root, &changes)
+}
+
+/// Table `new` with the index trees of table `old` that Dolt keeps in the index map though
+/// the new schema has no such index (`forget`: those the statement dropped by name).
+fn keep_stale_indexes(
+    store: &Overlay<'_>,
+    old: Address,
+    new: Address,
+    forget: &[String],
+) -> Result<Address> {
+    let read = |a: Address| -> Result<Vec<u8>> {
+        Ok(store.get(&a)?.ok_or(DoltError::MissingChunk(a))?.to_vec())
+    };
+    let (old_chunk, new_chunk) = (read(old)?, read(new)?);
+    let of = TableFields::decode(&old_chunk).map_err(|e| bad_chunk(old, e.to_string()))?;
+    let nf = TableFields::decode(&new_chunk).map_err(|e| bad_chunk(new, e.to_string()))?;
+    let io = OverlayIo(store);
+    let mut entries = address_map_entries(&io, nf.secondary_indexes)?;
+    let before = entries.len();
+    for (name, a) in address_map_entries(&io, of.secondary_indexes)? {
+        let text = String::from_utf8_lossy(&name);
+        if !entries.iter().any(|(n, _)| *n == name)
+            && !forget.iter().any(|f| f.eq_ignore_ascii_case(&text))
+        {
+            entries.push((name, a));
+        }
+    }
+    if entries.len() == before {
+        return Ok(new);
+    }
+    let map = address_map_leaf(&entries)?;
+    let chunk = TableFields {
+        secondary_indexes: &map,
+        ..nf
+    }
+    .encode()
+    .map_err(|e| refused("", e))?;
+    Ok(store.put(&chunk)?)
 }
 
 fn tags(def: &TableDef, cols: &[String]) -> Vec<Option<u64>> {
