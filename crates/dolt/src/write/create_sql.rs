@@ -291,7 +291,7 @@ fn bool_literal(e: &Expr) -> Option<bool> {
 /// as numbers, `NULL`; `NOW()`, `CURRENT_TIMESTAMP` and synonyms as `CURRENT_TIMESTAMP` (with
 /// a precision when one is given); `(expr)` as the expression in Dolt's CHECK spelling inside
 /// parentheses (`(id + 3)` → `((`id` + 3))`), so forms whose spelling is not known are errors.
-fn default_text(expr: &Expr, printed: &str) -> Result<String> {
+pub(super) fn default_text(expr: &Expr, printed: &str) -> Result<String> {
     let inner = match expr {
         Expr::Nested(inner) => inner.as_ref(),
         other => other,
@@ -486,6 +486,176 @@ impl TableDef {
     }
 }
 
+/// Adds column `c` to `def` (its inline PRIMARY KEY and UNIQUE become the table's key and
+/// indexes). `ALTER TABLE` parses its column definitions through this too.
+pub(super) fn column_into(def: &mut TableDef, c: &sqlparser::ast::ColumnDef) -> Result<()> {
+    let mut col = ColumnDef {
+        name: c.name.value.clone(),
+        sql_type: printed_type(&c.data_type.to_string()),
+        nullable: true,
+        default: None,
+        auto_increment: false,
+        comment: None,
+        tag: None,
+        generated: None,
+    };
+    let mut collate = None;
+    let mut srid = None;
+    for o in &c.options {
+        match &o.option {
+            ColumnOption::Null => col.nullable = true,
+            ColumnOption::NotNull => col.nullable = false,
+            ColumnOption::Default(e) => col.default = Some(default_text(e, &col.sql_type)?),
+            ColumnOption::Comment(s) => col.comment = Some(s.clone()),
+            ColumnOption::Srid(e) => srid = Some(srid_of(&col.name, e)?),
+            ColumnOption::Collation(n) => collate = Some(n.to_string()),
+            ColumnOption::Generated {
+                generation_expr: Some(e),
+                generation_expr_mode,
+                ..
+            } => {
+                let expr = check_text(e).map(|t| format!("({t})")).map_err(|_| {
+                    unsupported(format!(
+                        "column {:?}: AS ({e}): its form as Dolt stores it (not done yet)",
+                        col.name
+                    ))
+                })?;
+                col.generated = Some(GeneratedDef {
+                    expr,
+                    stored: matches!(
+                        generation_expr_mode,
+                        Some(sqlparser::ast::GeneratedExpressionMode::Stored)
+                    ),
+                });
+            }
+            ColumnOption::PrimaryKey(_) => {
+                col.nullable = false;
+                def.primary_key = vec![col.name.clone()];
+            }
+            ColumnOption::Unique(_) => def.indexes.push(IndexDef {
+                name: col.name.clone(),
+                columns: vec![col.name.clone()],
+                unique: true,
+                prefix_lengths: Vec::new(),
+                spatial: false,
+            }),
+            ColumnOption::DialectSpecific(tokens)
+                if tokens.iter().any(
+                    |t| matches!(t, Token::Word(w) if w.keyword == Keyword::AUTO_INCREMENT),
+                ) =>
+            {
+                col.auto_increment = true
+            }
+            other => {
+                return Err(unsupported(format!(
+                    "column {:?}: {other} (not done yet)",
+                    col.name
+                )))
+            }
+        }
+    }
+    if let Some(c) = collate {
+        col.sql_type = format!("{} COLLATE {}", col.sql_type, c.to_ascii_lowercase());
+    }
+    if let Some(n) = srid {
+        col.sql_type = format!("{} SRID {n}", col.sql_type);
+    }
+    def.columns.push(col);
+    Ok(())
+}
+
+/// Adds table constraint `k` (PRIMARY KEY, UNIQUE, INDEX, CHECK, FOREIGN KEY, SPATIAL) to
+/// `def`. `ALTER TABLE … ADD` parses its constraints through this too.
+pub(super) fn constraint_into(def: &mut TableDef, k: &TableConstraint) -> Result<()> {
+    match k {
+        TableConstraint::PrimaryKey(pk) => {
+            let (columns, prefixes) = index_columns(&pk.columns)?;
+            if !prefixes.is_empty() {
+                // Dolt refuses these too ("prefix index on string column … unsupported").
+                return Err(unsupported("a prefix length in the PRIMARY KEY"));
+            }
+            def.primary_key = columns;
+            for c in def.columns.iter_mut() {
+                if def
+                    .primary_key
+                    .iter()
+                    .any(|k| k.eq_ignore_ascii_case(&c.name))
+                {
+                    c.nullable = false;
+                }
+            }
+        }
+        TableConstraint::Unique(u) => {
+            let (columns, prefix_lengths) = index_columns(&u.columns)?;
+            let name = u
+                .index_name
+                .as_ref()
+                .or(u.name.as_ref())
+                .map(|i| i.value.clone())
+                .unwrap_or_else(|| columns[0].clone());
+            def.indexes.push(IndexDef {
+                name,
+                columns,
+                unique: true,
+                prefix_lengths,
+                spatial: false,
+            });
+        }
+        TableConstraint::Index(ix) => {
+            let (columns, prefix_lengths) = index_columns(&ix.columns)?;
+            let name = ix
+                .name
+                .as_ref()
+                .map(|i| i.value.clone())
+                .unwrap_or_else(|| columns[0].clone());
+            def.indexes.push(IndexDef {
+                name,
+                columns,
+                unique: false,
+                prefix_lengths,
+                spatial: false,
+            });
+        }
+        TableConstraint::Check(c) => {
+            let name = c.name.as_ref().map(|i| i.value.clone()).ok_or_else(|| {
+                unsupported("a CHECK without a name (name it: CONSTRAINT n CHECK (…))")
+            })?;
+            def.checks.push(CheckDef {
+                name,
+                expr: check_text(&c.expr)?,
+            });
+        }
+        TableConstraint::ForeignKey(fk) => def.foreign_keys.push(foreign_key(fk)?),
+        TableConstraint::FulltextOrSpatial(ix) if !ix.fulltext => {
+            let (columns, prefix_lengths) = index_columns(&ix.columns)?;
+            if !prefix_lengths.is_empty() {
+                return Err(unsupported(format!(
+                    "{ix}: a prefix length in a SPATIAL index (MySQL refuses it)"
+                )));
+            }
+            let name = ix
+                .opt_index_name
+                .as_ref()
+                .map(|i| i.value.clone())
+                .unwrap_or_else(|| columns[0].clone());
+            def.indexes.push(IndexDef {
+                name,
+                columns,
+                unique: false,
+                prefix_lengths,
+                spatial: true,
+            });
+        }
+        TableConstraint::FulltextOrSpatial(ix) => {
+            return Err(unsupported(format!(
+                "{ix}: FULLTEXT indexes (not done yet)"
+            )))
+        }
+        other => return Err(unsupported(format!("{other} (not done yet)"))),
+    }
+    Ok(())
+}
+
 fn from_create(ct: &CreateTable) -> Result<TableDef> {
     if ct.query.is_some() || ct.like.is_some() || ct.clone.is_some() {
         return Err(unsupported("CREATE TABLE … AS / LIKE / CLONE"));
@@ -508,166 +678,10 @@ fn from_create(ct: &CreateTable) -> Result<TableDef> {
         comment: None,
     };
     for c in &ct.columns {
-        let mut col = ColumnDef {
-            name: c.name.value.clone(),
-            sql_type: printed_type(&c.data_type.to_string()),
-            nullable: true,
-            default: None,
-            auto_increment: false,
-            comment: None,
-            tag: None,
-            generated: None,
-        };
-        let mut collate = None;
-        let mut srid = None;
-        for o in &c.options {
-            match &o.option {
-                ColumnOption::Null => col.nullable = true,
-                ColumnOption::NotNull => col.nullable = false,
-                ColumnOption::Default(e) => col.default = Some(default_text(e, &col.sql_type)?),
-                ColumnOption::Comment(s) => col.comment = Some(s.clone()),
-                ColumnOption::Srid(e) => srid = Some(srid_of(&col.name, e)?),
-                ColumnOption::Collation(n) => collate = Some(n.to_string()),
-                ColumnOption::Generated {
-                    generation_expr: Some(e),
-                    generation_expr_mode,
-                    ..
-                } => {
-                    let expr = check_text(e).map(|t| format!("({t})")).map_err(|_| {
-                        unsupported(format!(
-                            "column {:?}: AS ({e}): its form as Dolt stores it (not done yet)",
-                            col.name
-                        ))
-                    })?;
-                    col.generated = Some(GeneratedDef {
-                        expr,
-                        stored: matches!(
-                            generation_expr_mode,
-                            Some(sqlparser::ast::GeneratedExpressionMode::Stored)
-                        ),
-                    });
-                }
-                ColumnOption::PrimaryKey(_) => {
-                    col.nullable = false;
-                    def.primary_key = vec![col.name.clone()];
-                }
-                ColumnOption::Unique(_) => def.indexes.push(IndexDef {
-                    name: col.name.clone(),
-                    columns: vec![col.name.clone()],
-                    unique: true,
-                    prefix_lengths: Vec::new(),
-                    spatial: false,
-                }),
-                ColumnOption::DialectSpecific(tokens)
-                    if tokens.iter().any(
-                        |t| matches!(t, Token::Word(w) if w.keyword == Keyword::AUTO_INCREMENT),
-                    ) =>
-                {
-                    col.auto_increment = true
-                }
-                other => {
-                    return Err(unsupported(format!(
-                        "column {:?}: {other} (not done yet)",
-                        col.name
-                    )))
-                }
-            }
-        }
-        if let Some(c) = collate {
-            col.sql_type = format!("{} COLLATE {}", col.sql_type, c.to_ascii_lowercase());
-        }
-        if let Some(n) = srid {
-            col.sql_type = format!("{} SRID {n}", col.sql_type);
-        }
-        def.columns.push(col);
+        column_into(&mut def, c)?;
     }
     for k in &ct.constraints {
-        match k {
-            TableConstraint::PrimaryKey(pk) => {
-                let (columns, prefixes) = index_columns(&pk.columns)?;
-                if !prefixes.is_empty() {
-                    // Dolt refuses these too ("prefix index on string column … unsupported").
-                    return Err(unsupported("a prefix length in the PRIMARY KEY"));
-                }
-                def.primary_key = columns;
-                for c in def.columns.iter_mut() {
-                    if def
-                        .primary_key
-                        .iter()
-                        .any(|k| k.eq_ignore_ascii_case(&c.name))
-                    {
-                        c.nullable = false;
-                    }
-                }
-            }
-            TableConstraint::Unique(u) => {
-                let (columns, prefix_lengths) = index_columns(&u.columns)?;
-                let name = u
-                    .index_name
-                    .as_ref()
-                    .or(u.name.as_ref())
-                    .map(|i| i.value.clone())
-                    .unwrap_or_else(|| columns[0].clone());
-                def.indexes.push(IndexDef {
-                    name,
-                    columns,
-                    unique: true,
-                    prefix_lengths,
-                    spatial: false,
-                });
-            }
-            TableConstraint::Index(ix) => {
-                let (columns, prefix_lengths) = index_columns(&ix.columns)?;
-                let name = ix
-                    .name
-                    .as_ref()
-                    .map(|i| i.value.clone())
-                    .unwrap_or_else(|| columns[0].clone());
-                def.indexes.push(IndexDef {
-                    name,
-                    columns,
-                    unique: false,
-                    prefix_lengths,
-                    spatial: false,
-                });
-            }
-            TableConstraint::Check(c) => {
-                let name = c.name.as_ref().map(|i| i.value.clone()).ok_or_else(|| {
-                    unsupported("a CHECK without a name (name it: CONSTRAINT n CHECK (…))")
-                })?;
-                def.checks.push(CheckDef {
-                    name,
-                    expr: check_text(&c.expr)?,
-                });
-            }
-            TableConstraint::ForeignKey(fk) => def.foreign_keys.push(foreign_key(fk)?),
-            TableConstraint::FulltextOrSpatial(ix) if !ix.fulltext => {
-                let (columns, prefix_lengths) = index_columns(&ix.columns)?;
-                if !prefix_lengths.is_empty() {
-                    return Err(unsupported(format!(
-                        "{ix}: a prefix length in a SPATIAL index (MySQL refuses it)"
-                    )));
-                }
-                let name = ix
-                    .opt_index_name
-                    .as_ref()
-                    .map(|i| i.value.clone())
-                    .unwrap_or_else(|| columns[0].clone());
-                def.indexes.push(IndexDef {
-                    name,
-                    columns,
-                    unique: false,
-                    prefix_lengths,
-                    spatial: true,
-                });
-            }
-            TableConstraint::FulltextOrSpatial(ix) => {
-                return Err(unsupported(format!(
-                    "{ix}: FULLTEXT indexes (not done yet)"
-                )))
-            }
-            other => return Err(unsupported(format!("{other} (not done yet)"))),
-        }
+        constraint_into(&mut def, k)?;
     }
     if let Some(c) = &ct.comment {
         def.comment = Some(match c {

@@ -88,6 +88,8 @@
 //! in merges; a repeated prefix in a UNIQUE prefix index is a duplicate, as in Dolt.
 
 pub(crate) mod address_map;
+mod alter;
+mod alter_sql;
 pub(crate) mod ancestry;
 mod api;
 pub(crate) mod branches;

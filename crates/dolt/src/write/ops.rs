@@ -111,6 +111,23 @@ pub(crate) fn table_def_of(op: &Value) -> Result<TableDef> {
 }
 
 fn table_def(op: &Value, step: usize) -> Result<TableDef> {
+    // The statement Dolt ran is the definition: the recorded fields are how Dolt prints the
+    // schema afterwards, which differs from what it stores (`DEFAULT 1` is stored as `1`,
+    // printed as `'1'`). The recorded tags are Dolt's and are kept.
+    if let Some(sql) = op.get("sql").and_then(Value::as_str) {
+        let mut def = TableDef::from_sql(sql).map_err(|e| bad_op(step, e))?;
+        let recorded = op["columns"]
+            .as_array()
+            .map(Vec::as_slice)
+            .unwrap_or_default();
+        for c in &mut def.columns {
+            c.tag = recorded
+                .iter()
+                .find(|r| r["name"].as_str() == Some(c.name.as_str()))
+                .and_then(|r| r["tag"].as_u64());
+        }
+        return Ok(def);
+    }
     let columns = list(op, "columns", step)?
         .iter()
         .map(|c| {
@@ -388,6 +405,9 @@ pub fn apply_ops(
             }
             "create_table" => edits.create_table(&w, &branch, &table_def(&op, step)?)?,
             "drop_table" => edits.drop_table(&w, &branch, text(&op, "table", step)?)?,
+            "alter_table" => edits
+                .alter_table(&w, &branch, text(&op, "sql", step)?)
+                .map_err(|e| bad_op(step, e))?,
             "insert" | "update" | "delete" => {
                 let name = text(&op, "table", step)?;
                 let table = edits.table(&w, &branch, name)?;

@@ -197,6 +197,16 @@ impl EditTable {
             .zip(&self.indexes)
             .map(|(ix, a)| (ix.name.as_bytes().to_vec(), *a))
             .collect();
+        // An index tree Dolt left in the table's index map though its schema no longer has
+        // the index (an ALTER that rewrites the rows keeps the dropped column's index) stays.
+        let mut entries = entries;
+        if let Ok(node) = AddressMapNode::verify(old.secondary_indexes) {
+            for i in 0..node.count() {
+                if !entries.iter().any(|(n, _)| n.as_slice() == node.key(i)) {
+                    entries.push((node.key(i).to_vec(), node.address(i)));
+                }
+            }
+        }
         let index_map = address_map_leaf(&entries)?;
         let chunk = TableFields {
             primary_index: root_node,

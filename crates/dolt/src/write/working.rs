@@ -74,6 +74,11 @@ impl WorkingEdits {
         Ok(Address(c.root))
     }
 
+    /// Makes `root` `branch`'s working root (a root value written to this session's chunks).
+    pub(crate) fn set_working_root(&mut self, branch: &str, root: Address) {
+        self.working.insert(branch.to_string(), root);
+    }
+
     /// Forgets `branch`'s uncommitted changes made here (its working root is read again from
     /// the database next time).
     pub(crate) fn discard(&mut self, branch: &str) {
@@ -400,7 +405,7 @@ pub(crate) fn root_tables(store: &Overlay<'_>, root: Address) -> Result<Vec<(Str
 
 /// Root value `base` with `changes` to its table map (`Some` sets a table, `None` drops it),
 /// edited as Dolt edits the map; returns the new root's address.
-fn set_root_tables(
+pub(crate) fn set_root_tables(
     store: &Overlay<'_>,
     base: Address,
     changes: &[(&str, Option<Address>)],

@@ -62,11 +62,15 @@ where
     T: flatbuffers::Follow<'a> + flatbuffers::Verifiable + 'a,
 {
     let body = body_with_id(chunk, id)?;
-    flatbuffers::root_with_opts::<T>(&verifier_options(), body).map_err(|e| {
-        MessageError::FlatBuffers {
-            table,
-            detail: e.to_string(),
-        }
+    // A schema holds a table per column, index and check (Dolt allows a thousand columns and
+    // more): the count is bounded by the chunk's size, not by the message layout's limit.
+    let options = flatbuffers::VerifierOptions {
+        max_tables: 1 << 20,
+        ..verifier_options()
+    };
+    flatbuffers::root_with_opts::<T>(&options, body).map_err(|e| MessageError::FlatBuffers {
+        table,
+        detail: e.to_string(),
     })
 }
 

@@ -1,0 +1,838 @@
+//! `ALTER TABLE` on a branch's working root, as Dolt 2.3.1 carries it out: the table's stored
+//! schema is read back as a [`TableDef`], each clause (parsed by `alter_sql`) changes it, and the
+//! new schema message is written the way `CREATE TABLE` writes one. Rows are rewritten exactly
+//! when Dolt rewrites them (go-mysql-server's `ShouldRewriteTable` and Dolt's
+//! `AddColumnToRows`): a dropped column, a column added with a DEFAULT, NOT NULL or anywhere but
+//! after the last non-key column, a column moved or given a type stored differently. A column
+//! added at the end as nullable leaves the stored rows as they are (they read NULL there). The
+//! rows are carried by the schema merge's row rewriter (`schema_merge_rows`), which also keeps,
+//! builds and drops secondary indexes; a changed primary key re-inserts every row.
+//!
+//! New columns get their tags as Dolt's `GenerateTagsForNewColumns` picks them: seeded by the
+//! table's column kinds, avoiding every tag of the working and head roots.
+
+use std::collections::HashSet;
+
+use prollystore::store::ChunkStore;
+use prollystore::Map;
+
+use super::address_map::address_map_entries;
+use super::alter_sql::{AlterOp, AlterStatement, Position};
+use super::checks::stored_value;
+use super::column_tags::{auto_generate_tag, kind_of};
+use super::create_sql::default_text;
+use super::foreign_keys;
+use super::overlay::Overlay;
+use super::row_merge::OverlayIo;
+use super::row_merge::{ConflictChoice, MergeConflict};
+use super::schema_merge::RowRewrites;
+use super::schema_merge_rows::{merge_rows, Sides};
+use super::single_leaf::address_map_leaf;
+use super::table_def::{CheckDef, ColumnDef, GeneratedDef, IndexDef, TableDef};
+use super::table_edit::{copies, Cell, EditTable};
+use super::working::{root_tables, set_root_tables, WorkingEdits};
+use super::writer::DoltWriter;
+use crate::error::{bad_chunk, DoltError, Result};
+use crate::schema::Schema;
+use prollystore_format::collation::Collation;
+use prollystore_format::message::objects::TableFields;
+use prollystore_format::Address;
+
+fn refused(table: &str, why: impl std::fmt::Display) -> DoltError {
+    DoltError::Unsupported(format!("ALTER TABLE {table}: {why}"))
+}
+
+fn bad(table: &str, column: &str, reason: impl Into<String>) -> DoltError {
+    DoltError::BadValue {
+        table: table.to_string(),
+        column: column.to_string(),
+        reason: reason.into(),
+    }
+}
+
+/// A stored schema as the definition that writes it again (tags kept).
+pub(crate) fn table_def_of(name: &str, s: &Schema) -> Result<TableDef> {
+    let table_collation = Collation::from_id(s.collation)
+        .map_err(|e| refused(name, format!("table collation: {e}")))?;
+    let mut columns = Vec::new();
+    for c in s.columns.iter().filter(|c| !c.hidden) {
+        if c.on_update.is_some() {
+            return Err(refused(
+                name,
+                format!("column {:?} has ON UPDATE (not done yet)", c.name),
+            ));
+        }
+        let mut sql_type = c.sql_type_text.clone();
+        // A text column stored without COLLATE has utf8mb4_0900_bin, whatever the table's.
+        if table_collation.id() != 309 && is_text_type(&sql_type) && !sql_type.contains(" COLLATE ")
+        {
+            sql_type.push_str(" COLLATE utf8mb4_0900_bin");
+        }
+        let default = c.default_value.clone().filter(|d| !d.is_empty());
+        columns.push(ColumnDef {
+            name: c.name.clone(),
+            sql_type,
+            nullable: c.nullable,
+            default: if c.generated { None } else { default.clone() },
+            auto_increment: c.auto_increment,
+            comment: c.comment.clone().filter(|d| !d.is_empty()),
+            tag: Some(c.tag),
+            generated: c.generated.then(|| GeneratedDef {
+                expr: default.unwrap_or_default(),
+                stored: !c.virtual_,
+            }),
+        });
+    }
+    let names = |cols: &[usize]| -> Vec<String> {
+        cols.iter().map(|&i| s.columns[i].name.clone()).collect()
+    };
+    let mut indexes = Vec::new();
+    for ix in &s.indexes {
+        if ix.fulltext {
+            return Err(refused(
+                name,
+                format!("FULLTEXT index {:?} (not done yet)", ix.name),
+            ));
+        }
+        indexes.push(IndexDef {
+            name: ix.name.clone(),
+            columns: names(&ix.columns),
+            unique: ix.unique,
+            prefix_lengths: ix.prefix_lengths.clone(),
+            spatial: ix.spatial,
+        });
+    }
+    let mut checks = Vec::new();
+    for (n, expr, enforced) in &s.checks {
+        if !enforced {
+            return Err(refused(
+                name,
+                format!("CHECK {n:?} NOT ENFORCED (not done yet)"),
+            ));
+        }
+        checks.push(CheckDef {
+            name: n.clone(),
+            expr: expr.clone(),
+        });
+    }
+    Ok(TableDef {
+        name: name.to_string(),
+        columns,
+        primary_key: if s.keyless {
+            Vec::new()
+        } else {
+            names(&s.key_columns)
+        },
+        indexes,
+        checks,
+        foreign_keys: Vec::new(),
+        collation: Some(table_collation.name().to_string()),
+        comment: s.comment.clone().filter(|c| !c.is_empty()),
+    })
+}
+
+/// What the clauses did besides changing the definition.
+#[derive(Default)]
+struct Effects {
+    /// Dolt rewrites every row.
+    rewrite: bool,
+    /// The primary key or a column's stored type changed: every row is re-inserted (values
+    /// converted), as Dolt's rewrite re-inserts them.
+    key_changed: bool,
+    /// `AUTO_INCREMENT = n`.
+    auto_increment: Option<u64>,
+    /// `RENAME TO`.
+    rename: Option<String>,
+    /// Columns whose stored rows must be checked against the new definition (NOT NULL added,
+    /// a type narrowed): new positions.
+    check_columns: Vec<String>,
+}
+
+fn find_column(def: &TableDef, name: &str) -> Result<usize> {
+    def.columns
+        .iter()
+        .position(|c| c.name.eq_ignore_ascii_case(name))
+        .ok_or_else(|| bad(&def.name, name, "no such column"))
+}
+
+fn insert_at(def: &mut TableDef, col: ColumnDef, at: &Option<Position>) -> Result<usize> {
+    let at = match at {
+        None => def.columns.len(),
+        Some(Position::First) => 0,
+        Some(Position::After(a)) => find_column(def, a)? + 1,
+    };
+    def.columns.insert(at, col);
+    Ok(at)
+}
+
+fn is_key(def: &TableDef, name: &str) -> bool {
+    def.primary_key.iter().any(|k| k.eq_ignore_ascii_case(name))
+}
+
+/// True when `name` is the last column that is not part of the primary key.
+fn last_non_key(def: &TableDef, name: &str) -> bool {
+    def.columns
+        .iter()
+        .rev()
+        .find(|c| !is_key(def, &c.name))
+        .is_some_and(|c| c.name.eq_ignore_ascii_case(name))
+}
+
+/// The base of a type text (`varchar(40)` of `varchar(40) COLLATE x`), and its name.
+fn type_base(t: &str) -> (&str, &str) {
+    let base = t.split(" COLLATE ").next().unwrap_or(t);
+    let base = base.split(" CHARACTER SET ").next().unwrap_or(base).trim();
+    (base, base.split(['(', ' ']).next().unwrap_or(base))
+}
+
+fn length_of(t: &str) -> Option<u64> {
+    let (base, _) = type_base(t);
+    base.split_once('(')?
+        .1
+        .split([')', ','])
+        .next()?
+        .trim()
+        .parse()
+        .ok()
+}
+
+/// Dolt's `IsTypeChangeCompatible` for the changes this writer does: the same type, or a
+/// string type made longer, reads the stored rows as they are; any other change rewrites them.
+fn needs_rewrite(from: &str, to: &str) -> bool {
+    if from == to {
+        return false;
+    }
+    let ((fb, fname), (tb, tname)) = (type_base(from), type_base(to));
+    if fb == tb {
+        // A collation change only.
+        return false;
+    }
+    let widened = fname == tname
+        && matches!(fname, "varchar" | "varbinary")
+        && matches!((length_of(fb), length_of(tb)), (Some(a), Some(b)) if b >= a);
+    !widened
+}
+
+fn apply(
+    def: &mut TableDef,
+    op: &AlterOp,
+    fx: &mut Effects,
+    used: &mut HashSet<u64>,
+) -> Result<()> {
+    let t = def.name.clone();
+    match op {
+        AlterOp::AddColumn(col, at) => {
+            if def
+                .columns
+                .iter()
+                .any(|c| c.name.eq_ignore_ascii_case(&col.name))
+            {
+                return Err(bad(&t, &col.name, "Duplicate column name"));
+            }
+            let kind = |c: &ColumnDef| {
+                kind_of(&c.sql_type).ok_or_else(|| {
+                    refused(
+                        &t,
+                        format!("column {:?}: a tag for type {:?}", c.name, c.sql_type),
+                    )
+                })
+            };
+            let kinds = def
+                .columns
+                .iter()
+                .map(|c| kind(c).map(|k| k as u8))
+                .collect::<Result<Vec<u8>>>()?;
+            let tag = auto_generate_tag(used, &t, &kinds, &col.name, kind(col)?);
+            used.insert(tag);
+            let mut col = col.clone();
+            col.tag = Some(tag);
+            let rewrite = col.default.is_some()
+                || col.generated.is_some()
+                || !col.nullable
+                || col.auto_increment;
+            let name = col.name.clone();
+            insert_at(def, col, at)?;
+            if rewrite {
+                fx.rewrite = true;
+                def.comment = None;
+            } else if !last_non_key(def, &name) {
+                fx.rewrite = true;
+            }
+        }
+        AlterOp::DropColumn(name) => {
+            let at = find_column(def, name)?;
+            if def.columns.len() == 1 {
+                return Err(bad(
+                    &t,
+                    name,
+                    "cannot drop the only column (use DROP TABLE)",
+                ));
+            }
+            if is_key(def, name) {
+                return Err(refused(
+                    &t,
+                    format!("dropping primary-key column {name:?} (not done yet)"),
+                ));
+            }
+            if let Some(c) = def.checks.iter().find(|c| mentions(&c.expr, name)) {
+                return Err(bad(
+                    &t,
+                    name,
+                    format!("CHECK {:?} uses the column (drop the check first)", c.name),
+                ));
+            }
+            let gone = def.columns.remove(at).name;
+            // Indexes lose the column; an index left without columns goes.
+            for ix in &mut def.indexes {
+                if let Some(p) = ix
+                    .columns
+                    .iter()
+                    .position(|c| c.eq_ignore_ascii_case(&gone))
+                {
+                    ix.columns.remove(p);
+                    if !ix.prefix_lengths.is_empty() {
+                        ix.prefix_lengths.remove(p);
+                    }
+                }
+            }
+            def.indexes.retain(|ix| !ix.columns.is_empty());
+            fx.rewrite = true;
+            def.comment = None;
+        }
+        AlterOp::RenameColumn(from, to) => {
+            let at = find_column(def, from)?;
+            if !from.eq_ignore_ascii_case(to) && find_column(def, to).is_ok() {
+                return Err(bad(&t, to, "Duplicate column name"));
+            }
+            rename_everywhere(def, &def.columns[at].name.clone(), to);
+        }
+        AlterOp::ChangeColumn(old, col, at) => {
+            let from = find_column(def, old)?;
+            let old_col = def.columns[from].clone();
+            if !old_col.name.eq_ignore_ascii_case(&col.name) && find_column(def, &col.name).is_ok()
+            {
+                return Err(bad(&t, &col.name, "Duplicate column name"));
+            }
+            if old_col.generated.is_some() || col.generated.is_some() {
+                return Err(refused(
+                    &t,
+                    format!("changing generated column {old:?} (not done yet)"),
+                ));
+            }
+            if col.auto_increment != old_col.auto_increment {
+                return Err(refused(
+                    &t,
+                    format!("adding or removing AUTO_INCREMENT on {old:?} (not done yet)"),
+                ));
+            }
+            let key = is_key(def, &old_col.name);
+            let mut new = col.clone();
+            new.tag = old_col.tag;
+            if key {
+                new.nullable = false;
+            }
+            // The table's collation applies to a text column given without one.
+            if let (Some(tc), false) = (&def.collation, new.sql_type.contains(" COLLATE ")) {
+                if tc != "utf8mb4_0900_bin" && is_text_type(&new.sql_type) {
+                    new.sql_type = format!("{} COLLATE {tc}", new.sql_type);
+                }
+            }
+            if needs_rewrite(&old_col.sql_type, &new.sql_type) {
+                if key {
+                    return Err(refused(
+                        &t,
+                        format!("changing the type of primary-key column {old:?} (not done yet)"),
+                    ));
+                }
+                fx.rewrite = true;
+                fx.key_changed = true;
+            } else if old_col.nullable && !new.nullable {
+                fx.check_columns.push(new.name.clone());
+            }
+            let new_name = new.name.clone();
+            def.columns.remove(from);
+            let to = match at {
+                None => {
+                    def.columns.insert(from, new);
+                    from
+                }
+                Some(_) => insert_at(def, new, at)?,
+            };
+            if to != from {
+                fx.rewrite = true;
+            }
+            if !old_col.name.eq_ignore_ascii_case(&new_name) || old_col.name != new_name {
+                let keep = def.columns[to].clone();
+                rename_everywhere(def, &old_col.name, &new_name);
+                def.columns[to] = keep;
+            }
+            def.comment = None;
+        }
+        AlterOp::SetDefault(name, value) => {
+            let at = find_column(def, name)?;
+            let c = &mut def.columns[at];
+            c.default = match value {
+                Some(e) => Some(default_text(e, &c.sql_type)?),
+                None => None,
+            };
+        }
+        AlterOp::AddIndex(ix) => {
+            if def
+                .indexes
+                .iter()
+                .any(|x| x.name.eq_ignore_ascii_case(&ix.name))
+            {
+                return Err(bad(&t, "", format!("Duplicate key name {:?}", ix.name)));
+            }
+            for c in &ix.columns {
+                find_column(def, c)?;
+            }
+            if ix.spatial {
+                return Err(refused(&t, "ADD SPATIAL INDEX (not done yet)"));
+            }
+            def.indexes.push(ix.clone());
+            sort_indexes(def);
+        }
+        AlterOp::DropIndex(name) => {
+            let at = def
+                .indexes
+                .iter()
+                .position(|x| x.name.eq_ignore_ascii_case(name))
+                .ok_or_else(|| bad(&t, "", format!("no index named {name:?}")))?;
+            def.indexes.remove(at);
+        }
+        AlterOp::RenameIndex(from, to) => {
+            let at = def
+                .indexes
+                .iter()
+                .position(|x| x.name.eq_ignore_ascii_case(from))
+                .ok_or_else(|| bad(&t, "", format!("no index named {from:?}")))?;
+            if def.indexes.iter().any(|x| x.name.eq_ignore_ascii_case(to)) {
+                return Err(bad(&t, "", format!("Duplicate key name {to:?}")));
+            }
+            def.indexes[at].name = to.clone();
+            sort_indexes(def);
+        }
+        AlterOp::AddCheck(c) => {
+            if def
+                .checks
+                .iter()
+                .any(|x| x.name.eq_ignore_ascii_case(&c.name))
+            {
+                return Err(bad(
+                    &t,
+                    "",
+                    format!("a constraint named {:?} exists", c.name),
+                ));
+            }
+            def.checks.push(c.clone());
+        }
+        AlterOp::DropConstraint(name) => {
+            if let Some(at) = def
+                .checks
+                .iter()
+                .position(|x| x.name.eq_ignore_ascii_case(name))
+            {
+                def.checks.remove(at);
+            } else {
+                return Err(bad(&t, "", format!("no CHECK constraint named {name:?}")));
+            }
+        }
+        AlterOp::AddPrimaryKey(cols) => {
+            if !def.primary_key.is_empty() {
+                return Err(bad(&t, "", "Multiple primary key defined"));
+            }
+            for c in cols {
+                let at = find_column(def, c)?;
+                def.columns[at].nullable = false;
+            }
+            def.primary_key = cols.clone();
+            fx.key_changed = true;
+            fx.rewrite = true;
+            def.comment = None;
+        }
+        AlterOp::DropPrimaryKey => {
+            if def.primary_key.is_empty() {
+                return Err(bad(
+                    &t,
+                    "",
+                    "Can't DROP 'PRIMARY'; check that column/key exists",
+                ));
+            }
+            if def.columns.iter().any(|c| c.auto_increment) {
+                return Err(bad(
+                    &t,
+                    "",
+                    "there can be only one auto column and it must be defined as a key",
+                ));
+            }
+            def.primary_key.clear();
+            fx.key_changed = true;
+            fx.rewrite = true;
+            def.comment = None;
+        }
+        AlterOp::AddForeignKey(_) | AlterOp::DropForeignKey(_) => {
+            return Err(refused(&t, "ADD/DROP FOREIGN KEY (not done yet)"));
+        }
+        AlterOp::Comment(c) => def.comment = Some(c.clone()).filter(|c| !c.is_empty()),
+        AlterOp::AutoIncrement(n) => {
+            if !def.columns.iter().any(|c| c.auto_increment) {
+                return Err(refused(
+                    &t,
+                    "AUTO_INCREMENT = n on a table without an AUTO_INCREMENT column (not done yet)",
+                ));
+            }
+            fx.auto_increment = Some(*n);
+        }
+        AlterOp::RenameTable(to) => fx.rename = Some(to.clone()),
+    }
+    Ok(())
+}
+
+fn is_text_type(t: &str) -> bool {
+    let (_, name) = type_base(t);
+    matches!(
+        name,
+        "char" | "varchar" | "tinytext" | "text" | "mediumtext" | "longtext" | "enum" | "set"
+    )
+}
+
+/// Whether a stored CHECK expression names column `name` (as `` `name` ``).
+fn mentions(expr: &str, name: &str) -> bool {
+    expr.to_ascii_lowercase()
+        .contains(&format!("`{}`", name.to_ascii_lowercase()))
+}
+
+/// Renames a column in the key, indexes and checks.
+fn rename_everywhere(def: &mut TableDef, from: &str, to: &str) {
+    let same = |a: &str| a.eq_ignore_ascii_case(from);
+    for c in &mut def.columns {
+        if same(&c.name) {
+            c.name = to.to_string();
+        }
+    }
+    for k in &mut def.primary_key {
+        if same(k) {
+            *k = to.to_string();
+        }
+    }
+    for ix in &mut def.indexes {
+        for c in &mut ix.columns {
+            if same(c) {
+                *c = to.to_string();
+            }
+        }
+    }
+    for ch in &mut def.checks {
+        ch.expr = replace_quoted(&ch.expr, from, to);
+    }
+}
+
+fn replace_quoted(expr: &str, from: &str, to: &str) -> String {
+    let mut out = String::new();
+    let mut rest = expr;
+    while let Some(at) = rest.find('`') {
+        let Some(end) = rest[at + 1..].find('`') else {
+            break;
+        };
+        out.push_str(&rest[..at]);
+        let ident = &rest[at + 1..at + 1 + end];
+        out.push('`');
+        out.push_str(if ident.eq_ignore_ascii_case(from) {
+            to
+        } else {
+            ident
+        });
+        out.push('`');
+        rest = &rest[at + end + 2..];
+    }
+    out.push_str(rest);
+    out
+}
+
+fn sort_indexes(def: &mut TableDef) {
+    def.indexes.sort_by(|a, b| {
+        a.name
+            .to_ascii_lowercase()
+            .cmp(&b.name.to_ascii_lowercase())
+    });
+}
+
+/// Every tag of the tables of `roots`.
+fn tags_of(store: &Overlay<'_>, roots: &[Address]) -> Result<HashSet<u64>> {
+    let mut used = HashSet::new();
+    for &r in roots {
+        for (_, a) in root_tables(store, r)? {
+            let t = EditTable::load(store, "", a)?;
+            used.extend(t.schema.columns.iter().map(|c| c.tag));
+        }
+    }
+    Ok(used)
+}
+
+/// Every row of `old` re-inserted into a new empty table of `schema` (a changed primary key).
+fn reinsert(store: &Overlay<'_>, old: &EditTable, schema: &[u8]) -> Result<EditTable> {
+    let mut new = EditTable::create(store, &old.name, schema)?;
+    let map = Map::new(store, old.primary, old.schema.primary_tuple_schema()?);
+    let tree = |e: prollystore::TreeError| refused(&old.name, e);
+    let position: Vec<Option<usize>> = old
+        .schema
+        .columns
+        .iter()
+        .map(|c| {
+            (!c.hidden)
+                .then(|| new.schema.columns.iter().position(|n| n.tag == c.tag))
+                .flatten()
+        })
+        .collect();
+    let mut rows = Vec::new();
+    for r in map.iter().map_err(tree)? {
+        let (k, v) = r.map_err(tree)?;
+        let cells = old.cells_of(store, k, v)?;
+        let mut row = Vec::with_capacity(cells.len());
+        for (o, (p, c)) in position.iter().zip(cells).enumerate() {
+            let Some(p) = *p else { continue };
+            let (from, to) = (&old.schema.columns[o], &new.schema.columns[p]);
+            let c = match c {
+                Cell::Stored(bytes) if from.sql_type_text != to.sql_type_text => {
+                    stored_value(from, &bytes)?.map_or(Cell::Null, Cell::Value)
+                }
+                c => c,
+            };
+            row.push((p, c));
+        }
+        let n = if old.schema.keyless { copies(v)? } else { 1 };
+        for _ in 0..n {
+            rows.push(row.clone());
+        }
+    }
+    new.insert(store, &rows)?;
+    new.auto_increment = old.auto_increment;
+    Ok(new)
+}
+
+/// NOT NULL and lengths of `columns` checked over every row of `table` (after a MODIFY).
+fn check_rows(store: &Overlay<'_>, table: &EditTable, columns: &[String]) -> Result<()> {
+    let cols: Vec<usize> = columns
+        .iter()
+        .filter_map(|n| table.schema.columns.iter().position(|c| &c.name == n))
+        .collect();
+    if cols.is_empty() {
+        return Ok(());
+    }
+    let map = Map::new(store, table.primary, table.schema.primary_tuple_schema()?);
+    let tree = |e: prollystore::TreeError| refused(&table.name, e);
+    for (row, r) in map.iter().map_err(tree)?.enumerate() {
+        let (k, v) = r.map_err(tree)?;
+        let cells = table.cells_of(store, k, v)?;
+        for &c in &cols {
+            let cell = match &cells[c] {
+                Cell::Stored(bytes) => {
+                    stored_value(&table.schema.columns[c], bytes)?.map_or(Cell::Null, Cell::Value)
+                }
+                other => other.clone(),
+            };
+            table.check_cell(row, c, &cell)?;
+        }
+    }
+    Ok(())
+}
+
+impl WorkingEdits {
+    /// Runs one `ALTER TABLE` (or `RENAME TABLE`) statement on `branch`'s working root. Nothing
+    /// changes when it fails.
+    pub(crate) fn alter_table(&mut self, w: &DoltWriter, branch: &str, sql: &str) -> Result<()> {
+        let stmt = AlterStatement::parse(sql)?;
+        let root = self.working_root(w, branch)?;
+        let head_root = w.commit_root(w.head_of(branch)?)?;
+        let new_root = {
+            let store = self.overlay(w);
+            alter_root(&store, root, head_root, &stmt)?
+        };
+        self.set_working_root(branch, new_root);
+        Ok(())
+    }
+}
+
+fn alter_root(
+    store: &Overlay<'_>,
+    root: Address,
+    head_root: Address,
+    stmt: &AlterStatement,
+) -> Result<Address> {
+    let tables = root_tables(store, root)?;
+    let (name, address) = tables
+        .iter()
+        .find(|(n, _)| n.eq_ignore_ascii_case(&stmt.table))
+        .cloned()
+        .ok_or_else(|| DoltError::NotFound(format!("table {:?}", stmt.table)))?;
+    let fks = foreign_keys::load(store, root)?;
+    if fks
+        .iter()
+        .any(|f| f.child_table == name || f.parent_table == name)
+    {
+        return Err(refused(
+            &name,
+            "a table with foreign keys (not done yet: drop them, alter, add them again)",
+        ));
+    }
+    let old = EditTable::load(store, &name, address)?;
+    let mut def = table_def_of(&name, &old.schema)?;
+    let before = def.clone();
+    let mut used = tags_of(store, &[root, head_root])?;
+    let mut fx = Effects::default();
+    for op in &stmt.ops {
+        apply(&mut def, op, &mut fx, &mut used)?;
+    }
+    let new_name = fx.rename.clone().unwrap_or_else(|| name.clone());
+    if let Some(to) = &fx.rename {
+        if !to.eq_ignore_ascii_case(&name) && tables.iter().any(|(n, _)| n.eq_ignore_ascii_case(to))
+        {
+            return Err(bad(to, "", "a table of this name exists"));
+        }
+    }
+    let new_address = if def_equal(&def, &before) {
+        address
+    } else {
+        let schema = def.schema_chunk(&mut used.clone())?;
+        let table = if fx.key_changed {
+            let t = reinsert(store, &old, &schema)?;
+            t.store(store)?
+        } else {
+            let kept: HashSet<String> = def
+                .indexes
+                .iter()
+                .filter(|ix| {
+                    before.indexes.iter().any(|b| {
+                        b.name == ix.name
+                            && b.unique == ix.unique
+                            && b.prefix_lengths == ix.prefix_lengths
+                            && tags(&before, &b.columns) == tags(&def, &ix.columns)
+                    })
+                })
+                .map(|ix| ix.name.clone())
+                .collect();
+            let rewrites = RowRewrites {
+                left_rewrite: fx.rewrite,
+                right_rewrite: false,
+                left_change: fx.rewrite,
+                right_change: false,
+            };
+            let sides = Sides {
+                base: address,
+                ours: address,
+                theirs: address,
+            };
+            let mut conflicts: Vec<MergeConflict> = Vec::new();
+            let chunk = merge_rows(
+                store,
+                &name,
+                &sides,
+                &schema,
+                rewrites,
+                &kept,
+                ConflictChoice::Stop,
+                &mut conflicts,
+            )?;
+            match (chunk, conflicts.first()) {
+                (Some(chunk), None) => store.put(&chunk)?,
+                (_, Some(c)) => {
+                    return Err(bad(
+                        &name,
+                        "",
+                        format!(
+                            "Duplicate entry for key ({}): {}",
+                            c.key.join(","),
+                            c.reason
+                        ),
+                    ))
+                }
+                (None, None) => return Err(refused(&name, "the rows could not be carried")),
+            }
+        };
+        let mut t = EditTable::load(store, &new_name, table)?;
+        check_rows(store, &t, &fx.check_columns)?;
+        if let Some(n) = fx.auto_increment {
+            t.auto_increment = n;
+            t.store(store)?
+        } else {
+            table
+        }
+    };
+    let new_address = match fx.auto_increment {
+        Some(n) if new_address == address => {
+            let mut t = EditTable::load(store, &new_name, address)?;
+            t.auto_increment = n;
+            t.store(store)?
+        }
+        _ => new_address,
+    };
+    let forget: Vec<String> = stmt
+        .ops
+        .iter()
+        .filter_map(|op| match op {
+            AlterOp::DropIndex(n) | AlterOp::RenameIndex(n, _) if !fx.rewrite => Some(n.clone()),
+            _ => None,
+        })
+        .collect();
+    let new_address = keep_stale_indexes(store, address, new_address, &forget)?;
+    let mut changes: Vec<(&str, Option<Address>)> = Vec::new();
+    if new_name != name {
+        changes.push((&name, None));
+    }
+    changes.push((&new_name, Some(new_address)));
+    set_root_tables(store, root, &changes)
+}
+
+/// Table `new` with the index trees of table `old` that Dolt keeps in the index map though
+/// the new schema has no such index (`forget`: those the statement dropped by name).
+fn keep_stale_indexes(
+    store: &Overlay<'_>,
+    old: Address,
+    new: Address,
+    forget: &[String],
+) -> Result<Address> {
+    let read = |a: Address| -> Result<Vec<u8>> {
+        Ok(store.get(&a)?.ok_or(DoltError::MissingChunk(a))?.to_vec())
+    };
+    let (old_chunk, new_chunk) = (read(old)?, read(new)?);
+    let of = TableFields::decode(&old_chunk).map_err(|e| bad_chunk(old, e.to_string()))?;
+    let nf = TableFields::decode(&new_chunk).map_err(|e| bad_chunk(new, e.to_string()))?;
+    let io = OverlayIo(store);
+    let mut entries = address_map_entries(&io, nf.secondary_indexes)?;
+    let before = entries.len();
+    for (name, a) in address_map_entries(&io, of.secondary_indexes)? {
+        let text = String::from_utf8_lossy(&name);
+        if !entries.iter().any(|(n, _)| *n == name)
+            && !forget.iter().any(|f| f.eq_ignore_ascii_case(&text))
+        {
+            entries.push((name, a));
+        }
+    }
+    if entries.len() == before {
+        return Ok(new);
+    }
+    let map = address_map_leaf(&entries)?;
+    let chunk = TableFields {
+        secondary_indexes: &map,
+        ..nf
+    }
+    .encode()
+    .map_err(|e| refused("", e))?;
+    Ok(store.put(&chunk)?)
+}
+
+fn tags(def: &TableDef, cols: &[String]) -> Vec<Option<u64>> {
+    cols.iter()
+        .map(|c| {
+            def.columns
+                .iter()
+                .find(|x| x.name.eq_ignore_ascii_case(c))
+                .and_then(|x| x.tag)
+        })
+        .collect()
+}
+
+fn def_equal(a: &TableDef, b: &TableDef) -> bool {
+    format!("{a:?}") == format!("{b:?}")
+}
