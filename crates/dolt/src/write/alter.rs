@@ -28,7 +28,7 @@ use super::row_merge::{ConflictChoice, MergeConflict};
 use super::schema_merge::RowRewrites;
 use super::schema_merge_rows::{merge_rows, Sides};
 use super::single_leaf::address_map_leaf;
-use super::table_def::{CheckDef, ColumnDef, GeneratedDef, IndexDef, TableDef};
+use super::table_def::{column_type, CheckDef, ColumnDef, GeneratedDef, IndexDef, TableDef};
 use super::table_edit::{copies, Cell, EditTable};
 use super::working::{root_tables, set_root_tables, WorkingEdits};
 use super::writer::DoltWriter;
@@ -230,7 +230,7 @@ fn apply(
                 return Err(bad(&t, &col.name, "Duplicate column name"));
             }
             let kind = |c: &ColumnDef| {
-                kind_of(&c.sql_type).ok_or_else(|| {
+                kind_of(&column_type(&t, c)?).ok_or_else(|| {
                     refused(
                         &t,
                         format!("column {:?}: a tag for type {:?}", c.name, c.sql_type),

@@ -167,6 +167,14 @@ struct TypeParts {
     explicit_collation: Option<Collation>,
 }
 
+/// Column `col`'s type, parsed from its declared text (its `CHARACTER SET`/`COLLATE` suffixes
+/// aside): the one way the writer reads a column definition's type.
+pub(crate) fn column_type(table: &str, col: &ColumnDef) -> Result<SqlType> {
+    Ok(SqlType::parse(
+        &split_type(table, &col.name, &col.sql_type)?.base,
+    ))
+}
+
 fn split_type(table: &str, col: &str, printed: &str) -> Result<TypeParts> {
     let lower = printed.trim().to_string();
     let bad = |e: String| unsupported(format!("table {table:?}, column {col:?}: {e}"));
