@@ -4,40 +4,27 @@
 //! working root as it was, and nothing of it reaches the database.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::Arc;
 
-use prollystore::store::{ChunkStore, MemoryStore};
+use prollystore::store::ChunkStore;
 use prollystore_format::message::objects::{CommitFields, RootValueFields, WorkingSetFields};
-use prollystore_format::message::{file_id, Message};
-use prollystore_format::{Address, HashProfile};
+use prollystore_format::Address;
 
 use super::address_map::{address_map_entries, edit_address_map, empty_address_map};
-use super::chunk_io::ChunkIo;
 use super::commit::NewCommit;
 use super::fk_actions;
 use super::foreign_keys;
-use super::overlay::Overlay;
-use super::refs::for_each_ref;
+use super::overlay::{Overlay, OverlayIo};
 use super::table_def::TableDef;
 use super::table_edit::EditTable;
 use super::writer::{DoltWriter, WorkingSetMeta};
 use crate::error::{bad_chunk, DoltError, Result};
 
-/// Uncommitted table changes of an open writer, per branch.
-#[derive(Debug)]
+/// Uncommitted table changes of an open writer, per branch (their chunks are in the writer's
+/// session store).
+#[derive(Debug, Default)]
 pub(crate) struct WorkingEdits {
-    mem: MemoryStore,
     /// Branch → its working root value, once changed here.
     working: HashMap<String, Address>,
-}
-
-impl Default for WorkingEdits {
-    fn default() -> Self {
-        WorkingEdits {
-            mem: MemoryStore::new(HashProfile::Dolt),
-            working: HashMap::new(),
-        }
-    }
 }
 
 impl WorkingEdits {
@@ -45,8 +32,7 @@ impl WorkingEdits {
     pub(crate) fn overlay<'a>(&'a self, w: &'a DoltWriter) -> Overlay<'a> {
         Overlay {
             base: w.database().source(),
-            journal: w.journal(),
-            new: &self.mem,
+            new: w.session(),
         }
     }
 
@@ -265,7 +251,7 @@ impl WorkingEdits {
             .find(|(k, _)| k.as_slice() == format!("refs/heads/{branch}").as_bytes())
             .map(|(_, a)| a)
             .ok_or_else(|| DoltError::NotFound(format!("branch {branch:?}")))?;
-        w.put_all_addressed(self.new_chunks(w, root)?)?;
+        w.write_reachable(root)?;
         let commit = NewCommit {
             root,
             parents: vec![head],
@@ -313,7 +299,7 @@ impl WorkingEdits {
                     .root
             }
         };
-        w.put_all_addressed(self.new_chunks(w, root)?)?;
+        w.write_reachable(root)?;
         let ws = WorkingSetFields {
             working_root_addr: root.0,
             staged_root_addr: Some(staged),
@@ -329,55 +315,6 @@ impl WorkingEdits {
         let ws = w.put(&ws)?;
         w.update_datasets(&[(&ws_ref, Some(ws))], timestamp_secs)?;
         Ok(())
-    }
-
-    /// Every chunk reachable from `root` that only this session's memory holds, with its
-    /// address.
-    fn new_chunks(&self, w: &DoltWriter, root: Address) -> Result<Vec<(Address, Arc<[u8]>)>> {
-        let source = w.database().source();
-        let mut out = Vec::new();
-        let mut seen = HashSet::new();
-        let mut todo = vec![root];
-        while let Some(a) = todo.pop() {
-            if !seen.insert(a) || w.journal().contains(&a) || source.contains(&a) {
-                continue;
-            }
-            let Some(chunk) = self.mem.get(&a)? else {
-                return Err(DoltError::MissingChunk(a));
-            };
-            if file_id(chunk).is_ok_and(|id| id == *b"TUPM") {
-                // Through the store's node view: the nodes a build wrote here are not
-                // verified again (the walk over a million-row import's leaves was mostly
-                // that verification).
-                let node = self.mem.get_node(&a)?;
-                Message::ProllyTree(node).for_each_ref(|r| {
-                    if !r.is_zero() {
-                        todo.push(r);
-                    }
-                });
-            } else {
-                for_each_ref(a, chunk, &mut |r| todo.push(r))?;
-            }
-            out.push((a, Arc::from(chunk)));
-        }
-        Ok(out)
-    }
-}
-
-/// The overlay as the chunk access the address-map editor takes.
-struct OverlayIo<'a, 'b>(&'a Overlay<'b>);
-
-impl ChunkIo for OverlayIo<'_, '_> {
-    fn chunk(&self, address: &Address) -> Result<Arc<[u8]>> {
-        let c = self
-            .0
-            .get(address)?
-            .ok_or(DoltError::MissingChunk(*address))?;
-        Ok(Arc::from(c))
-    }
-
-    fn put(&mut self, chunk: &[u8]) -> Result<Address> {
-        Ok(self.0.put(chunk)?)
     }
 }
 
