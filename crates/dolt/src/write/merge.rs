@@ -40,7 +40,7 @@ use super::row_merge::{
 use super::schema_merge::{merge_schemas, SchemaMerge};
 use super::schema_merge_rows::{merge_rows, Sides};
 use super::table_edit::{index_schema, EditTable};
-use super::writer::{DoltWriter, WorkingSetMeta};
+use super::writer::{StoreWriter, WorkingSetMeta};
 use crate::error::{bad_chunk, DoltError, Result};
 use crate::schema::Schema;
 
@@ -413,7 +413,7 @@ fn merge_table(
     Ok(Some(chunk))
 }
 
-impl DoltWriter {
+impl StoreWriter {
     /// `dolt merge BRANCH` into the current branch (`branch` may be any commit spec). The
     /// current branch must have no uncommitted changes. Fast-forwards when possible (the
     /// working set follows); otherwise merges three-way and commits with `meta`, the current

@@ -16,7 +16,7 @@ use super::foreign_keys;
 use super::overlay::{Overlay, OverlayIo};
 use super::table_def::TableDef;
 use super::table_edit::EditTable;
-use super::writer::{DoltWriter, WorkingSetMeta};
+use super::writer::{StoreWriter, WorkingSetMeta};
 use crate::error::{bad_chunk, DoltError, Result};
 
 /// Uncommitted table changes of an open writer, per branch (their chunks are in the writer's
@@ -29,7 +29,7 @@ pub(crate) struct WorkingEdits {
 
 impl WorkingEdits {
     /// The chunks `w` reads, with this session's over them.
-    pub(crate) fn overlay<'a>(&'a self, w: &'a DoltWriter) -> Overlay<'a> {
+    pub(crate) fn overlay<'a>(&'a self, w: &'a StoreWriter) -> Overlay<'a> {
         Overlay {
             base: w.database().source(),
             new: w.session(),
@@ -37,7 +37,7 @@ impl WorkingEdits {
     }
 
     /// `branch`'s working root: as changed here, else its working set's, else its head's.
-    pub(crate) fn working_root(&self, w: &DoltWriter, branch: &str) -> Result<Address> {
+    pub(crate) fn working_root(&self, w: &StoreWriter, branch: &str) -> Result<Address> {
         if let Some(a) = self.working.get(branch) {
             return Ok(*a);
         }
@@ -67,7 +67,7 @@ impl WorkingEdits {
     }
 
     /// The tables of root value `root`: name → table chunk address.
-    pub(crate) fn tables(&self, w: &DoltWriter, root: Address) -> Result<Vec<(String, Address)>> {
+    pub(crate) fn tables(&self, w: &StoreWriter, root: Address) -> Result<Vec<(String, Address)>> {
         let store = self.overlay(w);
         root_tables(&store, root)
     }
@@ -75,7 +75,7 @@ impl WorkingEdits {
     /// Creates table `def.name` on `branch`'s working root.
     pub(crate) fn create_table(
         &mut self,
-        w: &DoltWriter,
+        w: &StoreWriter,
         branch: &str,
         def: &TableDef,
     ) -> Result<()> {
@@ -129,7 +129,7 @@ impl WorkingEdits {
     }
 
     /// Drops table `name` from `branch`'s working root.
-    pub(crate) fn drop_table(&mut self, w: &DoltWriter, branch: &str, name: &str) -> Result<()> {
+    pub(crate) fn drop_table(&mut self, w: &StoreWriter, branch: &str, name: &str) -> Result<()> {
         let root = self.working_root(w, branch)?;
         let store = self.overlay(w);
         if !root_tables(&store, root)?.iter().any(|(n, _)| n == name) {
@@ -164,7 +164,7 @@ impl WorkingEdits {
     /// key still holds.
     pub(crate) fn edit_table<F>(
         &mut self,
-        w: &DoltWriter,
+        w: &StoreWriter,
         branch: &str,
         name: &str,
         change: F,
@@ -179,7 +179,7 @@ impl WorkingEdits {
     /// carried out: a row still referred to is an error whatever the key's action.
     pub(crate) fn edit_table_with<F>(
         &mut self,
-        w: &DoltWriter,
+        w: &StoreWriter,
         branch: &str,
         name: &str,
         actions: bool,
@@ -223,7 +223,7 @@ impl WorkingEdits {
     }
 
     /// Opens table `name` of `branch`'s working root (read only).
-    pub(crate) fn table(&self, w: &DoltWriter, branch: &str, name: &str) -> Result<EditTable> {
+    pub(crate) fn table(&self, w: &StoreWriter, branch: &str, name: &str) -> Result<EditTable> {
         let root = self.working_root(w, branch)?;
         let store = self.overlay(w);
         let (_, a) = root_tables(&store, root)?
@@ -238,7 +238,7 @@ impl WorkingEdits {
     /// and `commit.parents` are filled in here (the branch's head is the only parent).
     pub(crate) fn commit(
         &mut self,
-        w: &mut DoltWriter,
+        w: &mut StoreWriter,
         branch: &str,
         commit: NewCommit<'_>,
         meta: &WorkingSetMeta<'_>,
@@ -267,7 +267,7 @@ impl WorkingEdits {
     /// (`dolt status`, `dolt diff`, a later commit) see the changes.
     pub(crate) fn save(
         &mut self,
-        w: &mut DoltWriter,
+        w: &mut StoreWriter,
         branch: &str,
         meta: &WorkingSetMeta<'_>,
         timestamp_secs: u64,

@@ -5,7 +5,7 @@
 //! Chunk bytes take one path to the journal: every chunk this session makes lives once, in the
 //! session store (tree builds and edits put there through [`crate::write::overlay::Overlay`],
 //! the writer's own objects through [`ChunkIo::put`]); a commit compresses the new ones that its
-//! root reaches straight from there into the journal's records ([`DoltWriter::write_reachable`]),
+//! root reaches straight from there into the journal's records ([`StoreWriter::write_reachable`]),
 //! and later reads find them there, so nothing is copied back out of the journal.
 
 use std::collections::HashSet;
@@ -25,9 +25,10 @@ use super::refs::for_each_ref;
 use crate::db::Database;
 use crate::error::{bad_chunk, DoltError, Result};
 
-/// An open database directory, locked for writing.
+/// An open database directory, locked for writing: the store under [`super::api::DoltWriter`]
+/// (Dolt's lock, the journal appender, the reader of what was there and the session's chunks).
 #[derive(Debug)]
-pub(crate) struct DoltWriter {
+pub(crate) struct StoreWriter {
     db: Database,
     journal: JournalAppender,
     /// Every chunk this session made (whether or not written to the journal yet).
@@ -49,10 +50,10 @@ pub(crate) struct WorkingSetMeta<'a> {
     pub timestamp_secs: u64,
 }
 
-impl DoltWriter {
+impl StoreWriter {
     /// Opens the database at `path` (the directory holding `.dolt`, or `.dolt` itself) for
     /// writing: takes Dolt's lock first, then reads the state it will append to.
-    pub(crate) fn open(path: &Path) -> Result<DoltWriter> {
+    pub(crate) fn open(path: &Path) -> Result<StoreWriter> {
         let dot = if path.join(".dolt").is_dir() {
             path.join(".dolt")
         } else {
@@ -68,7 +69,7 @@ impl DoltWriter {
                 )));
             }
         }
-        Ok(DoltWriter {
+        Ok(StoreWriter {
             db,
             journal,
             session: MemoryStore::new(HashProfile::Dolt),
@@ -250,7 +251,7 @@ impl DoltWriter {
     }
 }
 
-impl ChunkIo for DoltWriter {
+impl ChunkIo for StoreWriter {
     fn chunk(&self, address: &Address) -> Result<Arc<[u8]>> {
         match self.session.get(address)? {
             Some(c) => Ok(Arc::from(c)),
