@@ -31,7 +31,7 @@ use super::single_leaf::address_map_leaf;
 use super::table_def::{column_type, CheckDef, ColumnDef, GeneratedDef, IndexDef, TableDef};
 use super::table_edit::{copies, Cell, EditTable};
 use super::working::{root_tables, set_root_tables, WorkingEdits};
-use super::writer::DoltWriter;
+use super::writer::StoreWriter;
 use crate::error::{bad_chunk, DoltError, Result};
 use crate::schema::Schema;
 use prollystore_format::collation::Collation;
@@ -641,7 +641,7 @@ fn check_rows(store: &Overlay<'_>, table: &EditTable, columns: &[String]) -> Res
 impl WorkingEdits {
     /// Runs one `ALTER TABLE` (or `RENAME TABLE`) statement on `branch`'s working root. Nothing
     /// changes when it fails.
-    pub(crate) fn alter_table(&mut self, w: &DoltWriter, branch: &str, sql: &str) -> Result<()> {
+    pub(crate) fn alter_table(&mut self, w: &StoreWriter, branch: &str, sql: &str) -> Result<()> {
         let stmt = AlterStatement::parse(sql)?;
         let root = self.working_root(w, branch)?;
         let head_root = w.commit_root(w.head_of(branch)?)?;

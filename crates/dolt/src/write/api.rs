@@ -77,7 +77,7 @@ pub struct CommitMeta {
 /// ```
 #[derive(Debug)]
 pub struct DoltWriter {
-    store: writer::DoltWriter,
+    store: writer::StoreWriter,
     edits: WorkingEdits,
     branch: String,
     /// AUTO_INCREMENT counters shared by every branch (lower-case table name → next value),
@@ -91,7 +91,7 @@ impl DoltWriter {
     /// current branch (`repo_state.json`). Fails with [`DoltError::Locked`] while Dolt or
     /// another writer has it open for writing.
     pub fn open(path: &Path) -> Result<DoltWriter> {
-        let store = writer::DoltWriter::open(path)?;
+        let store = writer::StoreWriter::open(path)?;
         let branch = store
             .database()
             .current_branch()

@@ -9,7 +9,7 @@ use prollystore_format::message::objects::{CommitFields, TagFields, WorkingSetFi
 use prollystore_format::Address;
 
 use super::ancestry::is_ancestor;
-use super::writer::{DoltWriter, WorkingSetMeta};
+use super::writer::{StoreWriter, WorkingSetMeta};
 use crate::error::{bad_chunk, DoltError, Result};
 
 /// The dataset holding a branch's head.
@@ -64,7 +64,7 @@ pub(crate) struct WorkingRoots {
     pub merging: bool,
 }
 
-impl DoltWriter {
+impl StoreWriter {
     /// The `.dolt` directory.
     fn dot_dolt(&self) -> PathBuf {
         self.database().dot_dolt().to_path_buf()
@@ -161,7 +161,7 @@ impl DoltWriter {
                     .map_err(|_| DoltError::NotFound(format!("revision {spec:?}: bad number")))?
             };
             rest = &rest[digits..];
-            let parents = |w: &DoltWriter, c: Address| -> Result<Vec<Address>> {
+            let parents = |w: &StoreWriter, c: Address| -> Result<Vec<Address>> {
                 let chunk = w.chunk(&c)?;
                 let f = CommitFields::decode(&chunk).map_err(|e| bad_chunk(c, e.to_string()))?;
                 Ok(f.parent_addrs
@@ -273,8 +273,8 @@ impl DoltWriter {
     }
 }
 
-impl DoltWriter {
-    /// [`DoltWriter::checkout`] from branch `current`, whose working set differs from its
+impl StoreWriter {
+    /// [`StoreWriter::checkout`] from branch `current`, whose working set differs from its
     /// head's root `committed`: the changes move to `branch` (see [`super::checkout_carry`]),
     /// whose own uncommitted changes, if any, must be the same ones (Dolt's rule); `current`'s
     /// working set is reset to its head. One root update writes both working sets.

@@ -18,7 +18,7 @@ use prollystore_format::Address;
 use super::address_map::{address_map_entries, edit_address_map, empty_address_map};
 use super::chunk_io::ChunkIo;
 use super::foreign_keys::{decode_collection, encode_collection, StoredForeignKey};
-use super::writer::DoltWriter;
+use super::writer::StoreWriter;
 use crate::error::{bad_chunk, DoltError, Result};
 
 /// A root value's tables by name and its foreign-key collection address.
@@ -125,7 +125,7 @@ fn with_tables(
 /// branch whose head root is `old_root` (working `working`, staged `staged`) to a branch whose
 /// head root is `new_root`. Refused, naming the tables, when both changed the same table.
 pub(crate) fn carried_roots(
-    w: &mut DoltWriter,
+    w: &mut StoreWriter,
     old_root: Address,
     new_root: Address,
     working: Address,

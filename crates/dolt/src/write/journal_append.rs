@@ -35,13 +35,12 @@
 //! accelerator is not touched either: it only covers journal regions up to an older root record,
 //! which stay valid, and Dolt indexes the rest when it next opens the journal.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::fs::{File, OpenOptions};
 use std::io::{Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
-use prollystore_format::{Address, HashProfile};
+use prollystore_format::Address;
 
 use super::lock::WriterLock;
 use crate::chunks::journal::scan_records;
@@ -74,9 +73,6 @@ pub(crate) struct JournalAppender {
     pending: Vec<u8>,
     /// How many chunk records `pending` holds.
     pending_chunks: usize,
-    /// Every chunk put in this session, readable before and after it is committed (the
-    /// database's reader only sees what was in the files when it opened them).
-    written: HashMap<Address, Arc<[u8]>>,
     /// The last root record's root.
     root: Option<Address>,
     _lock: WriterLock,
@@ -120,7 +116,6 @@ impl JournalAppender {
                 present: HashSet::new(),
                 pending: Vec::new(),
                 pending_chunks: 0,
-                written: HashMap::new(),
                 root: None,
                 _lock: lock,
             });
@@ -157,7 +152,6 @@ impl JournalAppender {
             present: scan.chunks.iter().map(|(a, _)| *a).collect(),
             pending: Vec::new(),
             pending_chunks: 0,
-            written: HashMap::new(),
             root,
             _lock: lock,
         })
@@ -168,24 +162,18 @@ impl JournalAppender {
         self.root
     }
 
-    /// Queues `chunk` (unless the journal already holds it) and returns its address. Nothing
-    /// reaches the file before [`JournalAppender::commit_root`].
-    pub(crate) fn put_chunk(&mut self, chunk: &[u8]) -> Result<Address> {
-        let address = HashProfile::Dolt.address_of(chunk);
-        self.put_addressed(address, Arc::from(chunk))?;
-        Ok(address)
-    }
-
-    /// [`JournalAppender::put_chunk`] for a chunk whose address the caller computed (a chunk
-    /// store's own key for it), saving a second hash of every new chunk.
-    pub(crate) fn put_addressed(&mut self, address: Address, chunk: Arc<[u8]>) -> Result<()> {
+    /// Queues the record of `chunk`, stored under `address` (the address its caller's chunk
+    /// store computed for it), unless the journal already holds it. The chunk is compressed
+    /// straight from the caller's bytes (the journal keeps no copy: the writer's session store
+    /// serves reads of what was put). Nothing reaches the file before
+    /// [`JournalAppender::commit_root`].
+    pub(crate) fn put_addressed(&mut self, address: Address, chunk: &[u8]) -> Result<()> {
         if self.present.contains(&address) {
             return Ok(());
         }
-        chunk_record(address, &chunk, &mut self.pending)?;
+        chunk_record(address, chunk, &mut self.pending)?;
         self.pending_chunks += 1;
         self.present.insert(address);
-        self.written.insert(address, chunk);
         Ok(())
     }
 
@@ -193,18 +181,19 @@ impl JournalAppender {
     /// bytes in all, the second half's records are compressed on another thread meanwhile:
     /// the same records in the same order, made in about half the time on a free core. On an
     /// error the chunks before the failing one stay queued, as one by one.
-    pub(crate) fn put_all(&mut self, chunks: Vec<(Address, Arc<[u8]>)>) -> Result<()> {
+    pub(crate) fn put_all(&mut self, chunks: &[(Address, &[u8])]) -> Result<()> {
         let total: usize = chunks.iter().map(|(_, c)| c.len()).sum();
         if total < PARALLEL_RECORDS_BYTES {
             return chunks
-                .into_iter()
-                .try_for_each(|(a, c)| self.put_addressed(a, c));
+                .iter()
+                .try_for_each(|(a, c)| self.put_addressed(*a, c));
         }
         // Each chunk once, none the journal holds: every record made is then kept.
         let mut seen = HashSet::with_capacity(chunks.len());
-        let chunks: Vec<(Address, Arc<[u8]>)> = chunks
-            .into_iter()
+        let chunks: Vec<(Address, &[u8])> = chunks
+            .iter()
             .filter(|(a, _)| !self.present.contains(a) && seen.insert(*a))
+            .copied()
             .collect();
         let mut half = 0;
         let mid = chunks
@@ -217,7 +206,7 @@ impl JournalAppender {
         let (first, second) = chunks.split_at(mid);
         // The records of `part` appended to `out`, up to the first error: how many were made,
         // the end of each, and the error.
-        let records = |part: &[(Address, Arc<[u8]>)], out: &mut Vec<u8>| {
+        let records = |part: &[(Address, &[u8])], out: &mut Vec<u8>| {
             let mut ends = Vec::with_capacity(part.len());
             for (a, c) in part {
                 if let Err(e) = chunk_record(*a, c, out) {
@@ -238,9 +227,8 @@ impl JournalAppender {
             (made, later)
         });
         self.pending = pending;
-        let mut queued = |(a, c): &(Address, Arc<[u8]>)| {
+        let mut queued = |(a, _): &(Address, &[u8])| {
             self.present.insert(*a);
-            self.written.insert(*a, c.clone());
             self.pending_chunks += 1;
         };
         first.iter().take(made.len()).for_each(&mut queued);
@@ -251,11 +239,6 @@ impl JournalAppender {
         second.iter().take(later_ends.len()).for_each(&mut queued);
         self.pending.extend_from_slice(&later[..end]);
         later_error.map_or(Ok(()), Err)
-    }
-
-    /// A chunk put in this session, if it was.
-    pub(crate) fn written(&self, address: &Address) -> Option<Arc<[u8]>> {
-        self.written.get(address).cloned()
     }
 
     /// Whether the journal holds `address` (from before, or put in this session).
@@ -367,8 +350,6 @@ fn sync_dir(dir: &Path) -> Result<()> {
 
 #[cfg(test)]
 mod tests {
-    use std::sync::Arc;
-
     use prollystore_format::{Address, HashProfile};
 
     use super::super::tests::{copy_db, scenario};
@@ -379,7 +360,7 @@ mod tests {
     #[test]
     fn chunks_queued_at_once_make_the_records_of_one_by_one() {
         let mut x: u64 = 7;
-        let mut chunks: Vec<(Address, Arc<[u8]>)> = (0..1500)
+        let mut chunks: Vec<(Address, Vec<u8>)> = (0..1500)
             .map(|i| {
                 let chunk: Vec<u8> = (0..(3000 + i % 5000))
                     .map(|_| {
@@ -387,7 +368,7 @@ mod tests {
                         (x >> 60) as u8
                     })
                     .collect();
-                (HashProfile::Dolt.address_of(&chunk), Arc::from(chunk))
+                (HashProfile::Dolt.address_of(&chunk), chunk)
             })
             .collect();
         let total: usize = chunks.iter().map(|(_, c)| c.len()).sum();
@@ -398,14 +379,13 @@ mod tests {
         let (_b, b) = copy_db(&scenario("branches/after"));
         let mut one = JournalAppender::open(&a.join(".dolt/noms")).unwrap();
         let mut all = JournalAppender::open(&b.join(".dolt/noms")).unwrap();
-        one.put_addressed(chunks[10].0, chunks[10].1.clone())
-            .unwrap();
-        all.put_addressed(chunks[10].0, chunks[10].1.clone())
-            .unwrap();
+        one.put_addressed(chunks[10].0, &chunks[10].1).unwrap();
+        all.put_addressed(chunks[10].0, &chunks[10].1).unwrap();
         for (address, chunk) in &chunks {
-            one.put_addressed(*address, chunk.clone()).unwrap();
+            one.put_addressed(*address, chunk).unwrap();
         }
-        all.put_all(chunks).unwrap();
+        let borrowed: Vec<(Address, &[u8])> = chunks.iter().map(|(a, c)| (*a, &c[..])).collect();
+        all.put_all(&borrowed).unwrap();
         assert_eq!(all.pending_chunks, one.pending_chunks);
         assert_eq!(all.pending_chunks, 1500);
         assert!(all.pending == one.pending, "different records");

@@ -21,14 +21,14 @@
 use std::collections::{BTreeMap, HashSet};
 
 use prollystore::blob::read_blob;
-use prollystore::store::{ChunkStore, MemoryStore};
+use prollystore::store::ChunkStore;
 use prollystore::tree::merge::Resolution;
 use prollystore::tuples::TupleSchema;
 use prollystore::Map;
 use prollystore_format::message::objects::{RootValueFields, TableFields};
 use prollystore_format::tuple::{Tuple, TupleBuilder, TupleDesc};
 use prollystore_format::Encoding;
-use prollystore_format::{Address, HashProfile};
+use prollystore_format::Address;
 
 use super::address_map::{address_map_entries, edit_address_map};
 use super::ancestry::merge_base;
@@ -37,14 +37,13 @@ use super::chunk_io::ChunkIo;
 use super::commit::{NewCommit, Person};
 use super::json_merge::merge_json;
 use super::overlay::Overlay;
-use super::refs::for_each_ref;
 use super::row_merge::{
     check_unique, report, row_changes, ConflictChoice, MergeConflict, OverlayIo,
 };
 use super::schema_merge::{merge_schemas, SchemaMerge};
 use super::schema_merge_rows::{merge_rows, Sides};
 use super::table_edit::{index_schema, Cell, EditTable};
-use super::writer::{DoltWriter, WorkingSetMeta};
+use super::writer::{StoreWriter, WorkingSetMeta};
 use crate::error::{bad_chunk, DoltError, Result};
 use crate::schema::{Schema, SqlType};
 use crate::sql_value::SqlValue;
@@ -551,7 +550,7 @@ fn merge_table(
     Ok(Some(chunk))
 }
 
-impl DoltWriter {
+impl StoreWriter {
     /// `dolt merge BRANCH` into the current branch (`branch` may be any commit spec). The
     /// current branch must have no uncommitted changes. Fast-forwards when possible (the
     /// working set follows); otherwise merges three-way and commits with `meta`, the current
@@ -592,33 +591,19 @@ impl DoltWriter {
             return Ok(MergeOutcome::FastForward { commit: theirs });
         }
         let base_root = self.commit_root(base)?;
-        let memory = MemoryStore::new(HashProfile::Dolt);
         let (new_root_chunk, conflicts) = {
             let store = Overlay {
                 base: self.database().source(),
-                journal: self.journal(),
-                new: &memory,
+                new: self.session(),
             };
             merge_roots(&store, base_root, ours_root, theirs_root, choice)?
         };
         if !conflicts.is_empty() {
             return Ok(MergeOutcome::Conflicts(conflicts));
         }
-        // Copy what the merged root reaches from memory into the journal.
-        let root = HashProfile::Dolt.address_of(&new_root_chunk);
-        memory.put(&new_root_chunk)?;
-        let mut todo = vec![root];
-        let mut seen = HashSet::new();
-        while let Some(a) = todo.pop() {
-            if !seen.insert(a) {
-                continue;
-            }
-            let Some(chunk) = memory.get(&a)?.map(<[u8]>::to_vec) else {
-                continue;
-            };
-            for_each_ref(a, &chunk, &mut |r| todo.push(r))?;
-            self.put(&chunk)?;
-        }
+        // Write what the merged root reaches from the session store to the journal.
+        let root = self.session().put(&new_root_chunk)?;
+        self.write_reachable(root)?;
         let commit = NewCommit {
             root,
             parents: vec![ours, theirs],

@@ -15,7 +15,7 @@ use super::row_merge::ConflictChoice;
 use super::table_def::{CheckDef, ColumnDef, IndexDef, TableDef};
 use super::table_edit::{cell_from_text, Cell, EditTable};
 use super::working::WorkingEdits;
-use super::writer::{DoltWriter, WorkingSetMeta};
+use super::writer::{StoreWriter, WorkingSetMeta};
 use crate::error::{DoltError, Result};
 
 /// What the database holds after a recorded step.
@@ -382,7 +382,7 @@ pub fn apply_ops(
     ops_jsonl: &str,
     on_step: &mut dyn FnMut(&StepState) -> Result<()>,
 ) -> Result<()> {
-    let mut w = DoltWriter::open(dir)?;
+    let mut w = StoreWriter::open(dir)?;
     let mut edits = WorkingEdits::default();
     let mut branch = w
         .database()
@@ -552,7 +552,7 @@ pub fn apply_ops(
 
 /// What the database holds after step `step`: `commit` (on `branch`), its root and tables.
 fn state_after(
-    w: &DoltWriter,
+    w: &StoreWriter,
     edits: &WorkingEdits,
     step: usize,
     op: &str,
@@ -581,7 +581,7 @@ fn ws_meta(who: &(String, String), timestamp_secs: u64) -> WorkingSetMeta<'_> {
 }
 
 /// The root value of a commit (read through the writer: it may be one it just made).
-fn commit_root(w: &DoltWriter, commit: Address) -> Result<Address> {
+fn commit_root(w: &StoreWriter, commit: Address) -> Result<Address> {
     let chunk = w.chunk(&commit)?;
     let c = prollystore_format::message::objects::CommitFields::decode(&chunk)
         .map_err(|e| crate::error::bad_chunk(commit, e.to_string()))?;

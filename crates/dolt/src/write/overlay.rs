@@ -1,38 +1,26 @@
-//! A chunk store for editing trees of an open database: reads find this session's new chunks
-//! first, then the database's files, then what this writer appended since it opened them;
-//! puts go to memory only, so nothing reaches the database until a commit copies what its new
-//! root reaches (a rejected change writes nothing).
+//! A chunk store for editing trees of an open database: reads find this session's chunks first
+//! (including those already written to the journal: the session store keeps them), then the
+//! database's files; puts go to the session's memory only, so nothing reaches the database
+//! until a commit writes what its new root reaches (a rejected change writes nothing).
+//! [`OverlayIo`] is the one adapter that hands it to code taking a [`ChunkIo`].
 
 use std::ops::Range;
+use std::sync::Arc;
 
 use prollystore::store::{ChunkStore, LentSpace, MemoryStore, StoreError, StoreFastPaths};
 use prollystore_format::message::Node;
 use prollystore_format::{Address, HashProfile};
 
-use super::journal_append::JournalAppender;
+use super::chunk_io::ChunkIo;
 use crate::chunks::DoltChunkSource;
+use crate::error::{DoltError, Result};
 
 /// The database's chunks with this session's new ones over them.
 pub(crate) struct Overlay<'a> {
     /// What the database held when it was opened.
     pub base: &'a DoltChunkSource,
-    /// What this writer appended to the journal since.
-    pub journal: &'a JournalAppender,
     /// Chunks made in memory (every tree node, blob and message this session built).
     pub new: &'a MemoryStore,
-}
-
-impl Overlay<'_> {
-    /// Copies a chunk this writer appended into memory, so it can be lent like the others.
-    fn copy_from_journal(&self, address: &Address) -> Result<bool, StoreError> {
-        match self.journal.written(address) {
-            Some(c) => {
-                self.new.put(&c)?;
-                Ok(true)
-            }
-            None => Ok(false),
-        }
-    }
 }
 
 impl ChunkStore for Overlay<'_> {
@@ -44,26 +32,18 @@ impl ChunkStore for Overlay<'_> {
         if let Some(c) = self.new.get(address)? {
             return Ok(Some(c));
         }
-        if let Some(c) = self.base.get(address)? {
-            return Ok(Some(c));
-        }
-        if self.copy_from_journal(address)? {
-            return self.new.get(address);
-        }
-        Ok(None)
+        self.base.get(address)
     }
 
     fn get_node(&self, address: &Address) -> Result<Node<'_>, StoreError> {
-        if self.new.has(address)?
-            || (!self.base.has(address)? && self.copy_from_journal(address)?)
-        {
+        if self.new.has(address)? {
             return self.new.get_node(address);
         }
         self.base.get_node(address)
     }
 
     fn has(&self, address: &Address) -> Result<bool, StoreError> {
-        Ok(self.new.has(address)? || self.base.has(address)? || self.journal.contains(address))
+        Ok(self.new.has(address)? || self.base.has(address)?)
     }
 
     fn put(&self, chunk: &[u8]) -> Result<Address, StoreError> {
@@ -93,5 +73,21 @@ impl StoreFastPaths for Overlay<'_> {
         chunks: &[(Address, Range<usize>)],
     ) -> Result<(), StoreError> {
         self.new.adopt(space, chunks)
+    }
+}
+
+/// The overlay as [`ChunkIo`] (reads through it, puts into its memory).
+pub(crate) struct OverlayIo<'a, 'b>(pub(crate) &'a Overlay<'b>);
+
+impl ChunkIo for OverlayIo<'_, '_> {
+    fn chunk(&self, address: &Address) -> Result<Arc<[u8]>> {
+        match self.0.get(address)? {
+            Some(c) => Ok(Arc::from(c)),
+            None => Err(DoltError::MissingChunk(*address)),
+        }
+    }
+
+    fn put(&mut self, chunk: &[u8]) -> Result<Address> {
+        Ok(self.0.put(chunk)?)
     }
 }

@@ -4,13 +4,10 @@
 //! unique-index check, and the overlay as chunk I/O. Kept apart so that none of those
 //! modules needs another's internals.
 
-use prollystore::store::ChunkStore;
 use prollystore::tuples::TupleSchema;
 use prollystore::{DiffEntry, Map};
 use prollystore_format::tuple::Tuple;
-use prollystore_format::Address;
 
-use super::chunk_io::ChunkIo;
 use super::overlay::Overlay;
 use crate::error::{DoltError, Result};
 use crate::schema::Schema;
@@ -116,17 +113,4 @@ pub(crate) fn check_unique(
     Ok(())
 }
 
-/// The overlay as [`ChunkIo`] (reads through it, puts into its memory).
-pub(crate) struct OverlayIo<'a, 'b>(pub(crate) &'a Overlay<'b>);
-
-impl ChunkIo for OverlayIo<'_, '_> {
-    fn chunk(&self, address: &Address) -> Result<std::sync::Arc<[u8]>> {
-        match self.0.get(address)? {
-            Some(c) => Ok(std::sync::Arc::from(c)),
-            None => Err(DoltError::MissingChunk(*address)),
-        }
-    }
-    fn put(&mut self, chunk: &[u8]) -> Result<Address> {
-        Ok(self.0.put(chunk)?)
-    }
-}
+pub(crate) use super::overlay::OverlayIo;

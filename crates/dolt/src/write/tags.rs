@@ -7,7 +7,7 @@ use prollystore_format::Address;
 
 use super::branches::check_ref_name;
 use super::commit::Person;
-use super::writer::DoltWriter;
+use super::writer::StoreWriter;
 use crate::error::{DoltError, Result};
 
 /// The dataset holding a tag.
@@ -15,7 +15,7 @@ pub(crate) fn tag_ref(name: &str) -> String {
     format!("refs/tags/{name}")
 }
 
-impl DoltWriter {
+impl StoreWriter {
     /// Tags the commit `commit_spec` names as `name`; `millis` is the tag time (Unix
     /// milliseconds; Dolt uses the current time). Refused if the tag exists or the name is
     /// invalid. Returns the tag object's address.

@@ -29,7 +29,7 @@ use super::commit::Person;
 use super::merge::{MergeMeta, MergeOutcome};
 use super::row_merge::ConflictChoice;
 use super::status::TableChange;
-use super::writer::{DoltWriter, WorkingSetMeta};
+use super::writer::{StoreWriter, WorkingSetMeta};
 use crate::db::Database;
 use crate::error::Result;
 
@@ -83,13 +83,13 @@ fn todo_meta() -> WorkingSetMeta<'static> {
 /// `dolt branch NAME FROM`: a new branch at the commit `from` names (a branch, tag, commit
 /// hash or `HEAD`, with `~N`/`^N`). Returns its head commit.
 pub fn create_branch(db: &Path, name: &str, from: &str) -> Result<Address> {
-    DoltWriter::open(db)?.create_branch(name, from, &todo_meta())
+    StoreWriter::open(db)?.create_branch(name, from, &todo_meta())
 }
 
 /// `dolt branch -d NAME` (`-D` with `force`): refused unless the branch is merged into the
 /// current branch, or `force`.
 pub fn delete_branch(db: &Path, name: &str, force: bool) -> Result<()> {
-    DoltWriter::open(db)?.delete_branch(name, force, now_secs())
+    StoreWriter::open(db)?.delete_branch(name, force, now_secs())
 }
 
 /// `dolt checkout BRANCH`: makes `branch` the current branch (`repo_state.json`). Uncommitted
@@ -97,7 +97,7 @@ pub fn delete_branch(db: &Path, name: &str, force: bool) -> Result<()> {
 /// changed a table they touch, has other uncommitted changes of its own, or a merge is under
 /// way.
 pub fn checkout(db: &Path, branch: &str) -> Result<()> {
-    DoltWriter::open(db)?.checkout(branch, &todo_meta())
+    StoreWriter::open(db)?.checkout(branch, &todo_meta())
 }
 
 /// `dolt tag -m MESSAGE NAME REF`: tags the commit `commit_spec` names. Returns the tag
@@ -109,12 +109,12 @@ pub fn tag(
     message: &str,
     tagger: &Signature,
 ) -> Result<Address> {
-    DoltWriter::open(db)?.tag(name, commit_spec, message, tagger.person(), tagger.millis)
+    StoreWriter::open(db)?.tag(name, commit_spec, message, tagger.person(), tagger.millis)
 }
 
 /// `dolt tag -d NAME`.
 pub fn delete_tag(db: &Path, name: &str) -> Result<()> {
-    DoltWriter::open(db)?.delete_tag(name, now_secs())
+    StoreWriter::open(db)?.delete_tag(name, now_secs())
 }
 
 /// What to do with rows both sides of a merge changed in ways that do not merge.
@@ -189,7 +189,7 @@ pub enum MergeResult {
 /// `dolt merge BRANCH` into the current branch: fast-forward when possible, else a three-way
 /// merge committed with two parents.
 pub fn merge(db: &Path, branch: &str, options: &MergeOptions) -> Result<MergeResult> {
-    let mut w = DoltWriter::open(db)?;
+    let mut w = StoreWriter::open(db)?;
     let current = w.current_branch()?;
     let message = options
         .message

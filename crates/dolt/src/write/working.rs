@@ -4,54 +4,40 @@
 //! working root as it was, and nothing of it reaches the database.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::Arc;
 
-use prollystore::store::{ChunkStore, MemoryStore};
+use prollystore::store::ChunkStore;
 use prollystore_format::message::objects::{CommitFields, RootValueFields, WorkingSetFields};
-use prollystore_format::message::{file_id, Message};
-use prollystore_format::{Address, HashProfile};
+use prollystore_format::Address;
 
 use super::address_map::{address_map_entries, edit_address_map, empty_address_map};
-use super::chunk_io::ChunkIo;
 use super::commit::NewCommit;
 use super::fk_actions;
 use super::foreign_keys;
-use super::overlay::Overlay;
-use super::refs::for_each_ref;
+use super::overlay::{Overlay, OverlayIo};
 use super::table_def::TableDef;
 use super::table_edit::EditTable;
-use super::writer::{DoltWriter, WorkingSetMeta};
+use super::writer::{StoreWriter, WorkingSetMeta};
 use crate::error::{bad_chunk, DoltError, Result};
 
-/// Uncommitted table changes of an open writer, per branch.
-#[derive(Debug)]
+/// Uncommitted table changes of an open writer, per branch (their chunks are in the writer's
+/// session store).
+#[derive(Debug, Default)]
 pub(crate) struct WorkingEdits {
-    mem: MemoryStore,
     /// Branch → its working root value, once changed here.
     working: HashMap<String, Address>,
 }
 
-impl Default for WorkingEdits {
-    fn default() -> Self {
-        WorkingEdits {
-            mem: MemoryStore::new(HashProfile::Dolt),
-            working: HashMap::new(),
-        }
-    }
-}
-
 impl WorkingEdits {
     /// The chunks `w` reads, with this session's over them.
-    pub(crate) fn overlay<'a>(&'a self, w: &'a DoltWriter) -> Overlay<'a> {
+    pub(crate) fn overlay<'a>(&'a self, w: &'a StoreWriter) -> Overlay<'a> {
         Overlay {
             base: w.database().source(),
-            journal: w.journal(),
-            new: &self.mem,
+            new: w.session(),
         }
     }
 
     /// `branch`'s working root: as changed here, else its working set's, else its head's.
-    pub(crate) fn working_root(&self, w: &DoltWriter, branch: &str) -> Result<Address> {
+    pub(crate) fn working_root(&self, w: &StoreWriter, branch: &str) -> Result<Address> {
         if let Some(a) = self.working.get(branch) {
             return Ok(*a);
         }
@@ -86,7 +72,7 @@ impl WorkingEdits {
     }
 
     /// The tables of root value `root`: name → table chunk address.
-    pub(crate) fn tables(&self, w: &DoltWriter, root: Address) -> Result<Vec<(String, Address)>> {
+    pub(crate) fn tables(&self, w: &StoreWriter, root: Address) -> Result<Vec<(String, Address)>> {
         let store = self.overlay(w);
         root_tables(&store, root)
     }
@@ -94,7 +80,7 @@ impl WorkingEdits {
     /// Creates table `def.name` on `branch`'s working root.
     pub(crate) fn create_table(
         &mut self,
-        w: &DoltWriter,
+        w: &StoreWriter,
         branch: &str,
         def: &TableDef,
     ) -> Result<()> {
@@ -148,7 +134,7 @@ impl WorkingEdits {
     }
 
     /// Drops table `name` from `branch`'s working root.
-    pub(crate) fn drop_table(&mut self, w: &DoltWriter, branch: &str, name: &str) -> Result<()> {
+    pub(crate) fn drop_table(&mut self, w: &StoreWriter, branch: &str, name: &str) -> Result<()> {
         let root = self.working_root(w, branch)?;
         let store = self.overlay(w);
         if !root_tables(&store, root)?.iter().any(|(n, _)| n == name) {
@@ -183,7 +169,7 @@ impl WorkingEdits {
     /// key still holds.
     pub(crate) fn edit_table<F>(
         &mut self,
-        w: &DoltWriter,
+        w: &StoreWriter,
         branch: &str,
         name: &str,
         change: F,
@@ -198,7 +184,7 @@ impl WorkingEdits {
     /// carried out: a row still referred to is an error whatever the key's action.
     pub(crate) fn edit_table_with<F>(
         &mut self,
-        w: &DoltWriter,
+        w: &StoreWriter,
         branch: &str,
         name: &str,
         actions: bool,
@@ -242,7 +228,7 @@ impl WorkingEdits {
     }
 
     /// Opens table `name` of `branch`'s working root (read only).
-    pub(crate) fn table(&self, w: &DoltWriter, branch: &str, name: &str) -> Result<EditTable> {
+    pub(crate) fn table(&self, w: &StoreWriter, branch: &str, name: &str) -> Result<EditTable> {
         let root = self.working_root(w, branch)?;
         let store = self.overlay(w);
         let (_, a) = root_tables(&store, root)?
@@ -257,7 +243,7 @@ impl WorkingEdits {
     /// and `commit.parents` are filled in here (the branch's head is the only parent).
     pub(crate) fn commit(
         &mut self,
-        w: &mut DoltWriter,
+        w: &mut StoreWriter,
         branch: &str,
         commit: NewCommit<'_>,
         meta: &WorkingSetMeta<'_>,
@@ -270,7 +256,7 @@ impl WorkingEdits {
             .find(|(k, _)| k.as_slice() == format!("refs/heads/{branch}").as_bytes())
             .map(|(_, a)| a)
             .ok_or_else(|| DoltError::NotFound(format!("branch {branch:?}")))?;
-        w.put_all_addressed(self.new_chunks(w, root)?)?;
+        w.write_reachable(root)?;
         let commit = NewCommit {
             root,
             parents: vec![head],
@@ -286,7 +272,7 @@ impl WorkingEdits {
     /// (`dolt status`, `dolt diff`, a later commit) see the changes.
     pub(crate) fn save(
         &mut self,
-        w: &mut DoltWriter,
+        w: &mut StoreWriter,
         branch: &str,
         meta: &WorkingSetMeta<'_>,
         timestamp_secs: u64,
@@ -318,7 +304,7 @@ impl WorkingEdits {
                     .root
             }
         };
-        w.put_all_addressed(self.new_chunks(w, root)?)?;
+        w.write_reachable(root)?;
         let ws = WorkingSetFields {
             working_root_addr: root.0,
             staged_root_addr: Some(staged),
@@ -334,55 +320,6 @@ impl WorkingEdits {
         let ws = w.put(&ws)?;
         w.update_datasets(&[(&ws_ref, Some(ws))], timestamp_secs)?;
         Ok(())
-    }
-
-    /// Every chunk reachable from `root` that only this session's memory holds, with its
-    /// address.
-    fn new_chunks(&self, w: &DoltWriter, root: Address) -> Result<Vec<(Address, Arc<[u8]>)>> {
-        let source = w.database().source();
-        let mut out = Vec::new();
-        let mut seen = HashSet::new();
-        let mut todo = vec![root];
-        while let Some(a) = todo.pop() {
-            if !seen.insert(a) || w.journal().contains(&a) || source.contains(&a) {
-                continue;
-            }
-            let Some(chunk) = self.mem.get(&a)? else {
-                return Err(DoltError::MissingChunk(a));
-            };
-            if file_id(chunk).is_ok_and(|id| id == *b"TUPM") {
-                // Through the store's node view: the nodes a build wrote here are not
-                // verified again (the walk over a million-row import's leaves was mostly
-                // that verification).
-                let node = self.mem.get_node(&a)?;
-                Message::ProllyTree(node).for_each_ref(|r| {
-                    if !r.is_zero() {
-                        todo.push(r);
-                    }
-                });
-            } else {
-                for_each_ref(a, chunk, &mut |r| todo.push(r))?;
-            }
-            out.push((a, Arc::from(chunk)));
-        }
-        Ok(out)
-    }
-}
-
-/// The overlay as the chunk access the address-map editor takes.
-struct OverlayIo<'a, 'b>(&'a Overlay<'b>);
-
-impl ChunkIo for OverlayIo<'_, '_> {
-    fn chunk(&self, address: &Address) -> Result<Arc<[u8]>> {
-        let c = self
-            .0
-            .get(address)?
-            .ok_or(DoltError::MissingChunk(*address))?;
-        Ok(Arc::from(c))
-    }
-
-    fn put(&mut self, chunk: &[u8]) -> Result<Address> {
-        Ok(self.0.put(chunk)?)
     }
 }
 

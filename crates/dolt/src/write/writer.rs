@@ -1,24 +1,38 @@
-//! A Dolt database open for writing: the writer lock, the journal appender, and a reader for
-//! what was there before, tied together so that reads see this session's chunks too.
+//! A Dolt database open for writing: the writer lock, the journal appender, a reader for what
+//! was there before, and the session's chunk store, tied together so that reads see this
+//! session's chunks too.
+//!
+//! Chunk bytes take one path to the journal: every chunk this session makes lives once, in the
+//! session store (tree builds and edits put there through [`crate::write::overlay::Overlay`],
+//! the writer's own objects through [`ChunkIo::put`]); a commit compresses the new ones that its
+//! root reaches straight from there into the journal's records ([`StoreWriter::write_reachable`]),
+//! and later reads find them there, so nothing is copied back out of the journal.
 
+use std::collections::HashSet;
 use std::path::Path;
 use std::sync::Arc;
 
+use prollystore::store::{ChunkStore, MemoryStore};
 use prollystore_format::message::objects::{StoreRootFields, WorkingSetFields};
+use prollystore_format::message::{file_id, Message};
 use prollystore_format::{Address, HashProfile};
 
 use super::address_map::{address_map_entries, edit_address_map, empty_address_map};
 use super::chunk_io::ChunkIo;
 use super::commit::{put_commit, NewCommit};
 use super::journal_append::JournalAppender;
+use super::refs::for_each_ref;
 use crate::db::Database;
 use crate::error::{bad_chunk, DoltError, Result};
 
-/// An open database directory, locked for writing.
+/// An open database directory, locked for writing: the store under [`super::api::DoltWriter`]
+/// (Dolt's lock, the journal appender, the reader of what was there and the session's chunks).
 #[derive(Debug)]
-pub(crate) struct DoltWriter {
+pub(crate) struct StoreWriter {
     db: Database,
     journal: JournalAppender,
+    /// Every chunk this session made (whether or not written to the journal yet).
+    session: MemoryStore,
     /// The store root (`STRT`) the next update replaces.
     root: Address,
 }
@@ -36,10 +50,10 @@ pub(crate) struct WorkingSetMeta<'a> {
     pub timestamp_secs: u64,
 }
 
-impl DoltWriter {
+impl StoreWriter {
     /// Opens the database at `path` (the directory holding `.dolt`, or `.dolt` itself) for
     /// writing: takes Dolt's lock first, then reads the state it will append to.
-    pub(crate) fn open(path: &Path) -> Result<DoltWriter> {
+    pub(crate) fn open(path: &Path) -> Result<StoreWriter> {
         let dot = if path.join(".dolt").is_dir() {
             path.join(".dolt")
         } else {
@@ -55,7 +69,12 @@ impl DoltWriter {
                 )));
             }
         }
-        Ok(DoltWriter { db, journal, root })
+        Ok(StoreWriter {
+            db,
+            journal,
+            session: MemoryStore::new(HashProfile::Dolt),
+            root,
+        })
     }
 
     /// The database as it was when opened (for reads of unchanged data).
@@ -63,9 +82,9 @@ impl DoltWriter {
         &self.db
     }
 
-    /// The journal this writer appends to (for reading what it wrote since opening).
-    pub(crate) fn journal(&self) -> &JournalAppender {
-        &self.journal
+    /// The chunks this session made: where tree edits put theirs.
+    pub(crate) fn session(&self) -> &MemoryStore {
+        &self.session
     }
 
     /// The current store root.
@@ -83,23 +102,39 @@ impl DoltWriter {
         ChunkIo::put(self, chunk)
     }
 
-    /// Puts a chunk held under `address` by a chunk store that computed it (not re-hashed).
-    pub(crate) fn put_addressed(&mut self, address: Address, chunk: Arc<[u8]>) -> Result<()> {
-        if self.db.source().contains(&address) {
-            return Ok(());
-        }
-        self.journal.put_addressed(address, chunk)
-    }
-
-    /// [`DoltWriter::put_addressed`] for many chunks (a large batch's journal records are
-    /// compressed on two threads).
-    pub(crate) fn put_all_addressed(&mut self, chunks: Vec<(Address, Arc<[u8]>)>) -> Result<()> {
+    /// Queues for the journal every chunk reachable from `root` that only the session store
+    /// holds (the journal's records are made straight from the session's bytes; a large
+    /// batch's on two threads), in the order of a depth-first walk from `root`.
+    pub(crate) fn write_reachable(&mut self, root: Address) -> Result<()> {
         let source = self.db.source();
-        let fresh = chunks
-            .into_iter()
-            .filter(|(a, _)| !source.contains(a))
-            .collect();
-        self.journal.put_all(fresh)
+        let session = &self.session;
+        let journal = &mut self.journal;
+        let mut out: Vec<(Address, &[u8])> = Vec::new();
+        let mut seen = HashSet::new();
+        let mut todo = vec![root];
+        while let Some(a) = todo.pop() {
+            if !seen.insert(a) || journal.contains(&a) || source.contains(&a) {
+                continue;
+            }
+            let Some(chunk) = session.get(&a)? else {
+                return Err(DoltError::MissingChunk(a));
+            };
+            if file_id(chunk).is_ok_and(|id| id == *b"TUPM") {
+                // Through the store's node view: the nodes a build wrote here are not
+                // verified again (the walk over a million-row import's leaves was mostly
+                // that verification).
+                let node = session.get_node(&a)?;
+                Message::ProllyTree(node).for_each_ref(|r| {
+                    if !r.is_zero() {
+                        todo.push(r);
+                    }
+                });
+            } else {
+                for_each_ref(a, chunk, &mut |r| todo.push(r))?;
+            }
+            out.push((a, chunk));
+        }
+        journal.put_all(&out)
     }
 
     /// The datasets of the current store root: name → address, bytewise order.
@@ -143,7 +178,7 @@ impl DoltWriter {
         let root_chunk = StoreRootFields { address_map: &leaf }
             .encode()
             .map_err(|e| DoltError::Unsupported(format!("store root: {e}")))?;
-        let root = self.journal.put_chunk(&root_chunk)?;
+        let root = self.put(&root_chunk)?;
         self.journal.commit_root(root, timestamp_secs)?;
         self.root = root;
         Ok(root)
@@ -216,19 +251,19 @@ impl DoltWriter {
     }
 }
 
-impl ChunkIo for DoltWriter {
+impl ChunkIo for StoreWriter {
     fn chunk(&self, address: &Address) -> Result<Arc<[u8]>> {
-        match self.journal.written(address) {
-            Some(c) => Ok(c),
+        match self.session.get(address)? {
+            Some(c) => Ok(Arc::from(c)),
             None => self.db.source().chunk(address),
         }
     }
 
     fn put(&mut self, chunk: &[u8]) -> Result<Address> {
-        let address = HashProfile::Dolt.address_of(chunk);
-        if self.db.source().contains(&address) {
-            return Ok(address);
+        let address = self.session.put(chunk)?;
+        if !self.db.source().contains(&address) {
+            self.journal.put_addressed(address, chunk)?;
         }
-        self.journal.put_chunk(chunk)
+        Ok(address)
     }
 }

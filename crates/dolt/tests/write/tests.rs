@@ -10,7 +10,7 @@ use prollystore_format::Address;
 use super::commit::{NewCommit, Person};
 use super::journal_append::{JournalAppender, JOURNAL_FILE};
 use super::refs::for_each_ref;
-use super::writer::{DoltWriter, WorkingSetMeta};
+use super::writer::{StoreWriter, WorkingSetMeta};
 use crate::chunks::journal::scan_records;
 use crate::chunks::journal_record::{chunk_record, root_record};
 use crate::db::Database;
@@ -114,7 +114,7 @@ fn root_and_chunk_records_are_framed_as_dolt_frames_them() {
 }
 
 /// Copies every chunk reachable from `from_root` in `source` that `w` lacks.
-pub(super) fn copy_reachable(source: &Database, w: &mut DoltWriter, from_root: Address) {
+pub(super) fn copy_reachable(source: &Database, w: &mut StoreWriter, from_root: Address) {
     let mut seen = HashSet::new();
     let mut todo = vec![from_root];
     while let Some(a) = todo.pop() {
@@ -187,8 +187,8 @@ fn replay(name: &str) -> (tempfile::TempDir, PathBuf) {
     let meta_of = sql_meta;
     for (i, op) in ops.iter().enumerate() {
         let step = steps.iter().find(|s| s["step"].as_u64() == Some(i as u64));
-        let mut w = DoltWriter::open(&dir).unwrap();
-        let head = |w: &DoltWriter, b: &str| {
+        let mut w = StoreWriter::open(&dir).unwrap();
+        let head = |w: &StoreWriter, b: &str| {
             w.datasets()
                 .unwrap()
                 .into_iter()
@@ -432,7 +432,7 @@ fn appended_root_is_read_and_every_torn_append_opens_old_or_new() {
         (db.source().root(), db.branch_head("main").unwrap())
     };
     let new_root = {
-        let mut w = DoltWriter::open(&dir).unwrap();
+        let mut w = StoreWriter::open(&dir).unwrap();
         let root = w
             .update_datasets(&[("refs/heads/copy", Some(head))], 1_800_000_000)
             .unwrap();
@@ -508,7 +508,7 @@ fn every_torn_commit_opens_old_or_new() {
     let journal_path = dir.join(".dolt/noms").join(JOURNAL_FILE);
     let before = std::fs::read(&journal_path).unwrap();
     let manifest = std::fs::read(dir.join(".dolt/noms/manifest")).unwrap();
-    let mut w = DoltWriter::open(&dir).unwrap();
+    let mut w = StoreWriter::open(&dir).unwrap();
     let old_root = w.root();
     let head = w.database().branch_head("main").unwrap();
     let root = w.database().commit(head).unwrap().root;
@@ -569,12 +569,12 @@ fn a_running_dolt_sql_server_is_refused() {
     while !info.exists() && started.elapsed() < std::time::Duration::from_secs(30) {
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
-    let refused = DoltWriter::open(&dir);
+    let refused = StoreWriter::open(&dir);
     server.kill().unwrap();
     server.wait().unwrap();
     let err = refused.expect_err("a running sql-server must keep writers out");
     assert!(matches!(err, DoltError::Locked { .. }), "{err}");
-    DoltWriter::open(&dir).unwrap();
+    StoreWriter::open(&dir).unwrap();
 }
 
 #[test]
@@ -582,8 +582,8 @@ fn a_second_writer_is_refused_and_nothing_changes() {
     let (_tmp, dir) = copy_db(&scenario("basic/before"));
     let journal_path = dir.join(".dolt/noms").join(JOURNAL_FILE);
     let bytes = std::fs::read(&journal_path).unwrap();
-    let first = DoltWriter::open(&dir).unwrap();
-    let err = DoltWriter::open(&dir).unwrap_err();
+    let first = StoreWriter::open(&dir).unwrap();
+    let err = StoreWriter::open(&dir).unwrap_err();
     assert!(matches!(err, DoltError::Locked { .. }), "{err}");
     assert!(err.to_string().contains("LOCK"), "{err}");
     drop(first);
@@ -601,7 +601,7 @@ fn a_torn_tail_is_cut_like_dolt_cuts_it_and_appends_follow_the_last_record() {
     let good = bytes.len();
     bytes.extend_from_slice(&[0, 0, 0, 90, 1, 2, 3]);
     std::fs::write(&journal_path, &bytes).unwrap();
-    let mut w = DoltWriter::open(&dir).unwrap();
+    let mut w = StoreWriter::open(&dir).unwrap();
     let head = w.database().branch_head("main").unwrap();
     w.update_datasets(&[("refs/heads/other", Some(head))], 1)
         .unwrap();
@@ -715,7 +715,7 @@ fn a_new_table_from_rows_hashes_as_dolts() {
 
     // Root value: the parent's, with the table listed.
     let (_tmp, dir) = copy_db(&base.join("before"));
-    let mut w = DoltWriter::open(&dir).unwrap();
+    let mut w = StoreWriter::open(&dir).unwrap();
     let parent = addr(&steps[0]["commit"]);
     let parent_root = w.database().commit(parent).unwrap().root;
     let base_root = w.chunk(&parent_root).unwrap();
@@ -773,7 +773,7 @@ fn a_new_table_from_rows_hashes_as_dolts() {
 #[ignore]
 fn measure_commit_latency() {
     let (_tmp, dir) = copy_db(&scenario("basic/after"));
-    let mut w = DoltWriter::open(&dir).unwrap();
+    let mut w = StoreWriter::open(&dir).unwrap();
     let head = w.database().branch_head("main").unwrap();
     let root = w.database().commit(head).unwrap().root;
     let mut parent = head;

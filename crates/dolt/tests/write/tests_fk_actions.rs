@@ -923,7 +923,7 @@ fn a_stored_set_default_key_is_refused() {
     ];
     let (_tmp, dir) = ours_committed(&setup);
     {
-        let mut w = super::writer::DoltWriter::open(&dir).unwrap();
+        let mut w = super::writer::StoreWriter::open(&dir).unwrap();
         let root = w.commit_root(w.head_of("main").unwrap()).unwrap();
         let chunk = w.chunk(&root).unwrap();
         let mut r = RootValueFields::decode(&chunk).unwrap();

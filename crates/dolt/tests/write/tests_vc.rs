@@ -14,7 +14,7 @@ use super::tests::{
     copy_db, copy_reachable, dolt, dolt_reads_like_expected, jsonl, millis, scenario, sql_meta,
     tag_millis, DOLT_ENV,
 };
-use super::writer::DoltWriter;
+use super::writer::StoreWriter;
 use crate::db::Database;
 use crate::error::DoltError;
 
@@ -49,16 +49,16 @@ pub(super) fn snapshot(dir: &Path) -> Vec<(String, Vec<u8>)> {
 
 /// Opens for writing, waiting out a lock a `dolt` child of a parallel test may briefly hold
 /// (a child shares our lock file's descriptor between its fork and its exec).
-pub(super) fn open(dir: &Path) -> DoltWriter {
+pub(super) fn open(dir: &Path) -> StoreWriter {
     for _ in 0..200 {
-        match DoltWriter::open(dir) {
+        match StoreWriter::open(dir) {
             Err(DoltError::Locked { .. }) => {
                 std::thread::sleep(std::time::Duration::from_millis(10))
             }
             other => return other.unwrap(),
         }
     }
-    DoltWriter::open(dir).unwrap()
+    StoreWriter::open(dir).unwrap()
 }
 
 /// Replays the `branches` scenario with the version-control operations; returns the database.
@@ -261,7 +261,7 @@ fn refused_operations_change_nothing() {
     // A second writer is refused too.
     let _w = open(&dir);
     assert!(matches!(
-        DoltWriter::open(&dir).unwrap_err(),
+        StoreWriter::open(&dir).unwrap_err(),
         DoltError::Locked { .. }
     ));
     drop(_w);
