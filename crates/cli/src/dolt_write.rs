@@ -361,7 +361,12 @@ pub fn import(
     // in two halves, the second read on another thread (`apply_fields_in_two`); each half
     // knows its first line, and the first failure in file order is reported.
     let width = names.len();
-    let names: Vec<&String> = names.iter().zip(&keep).filter(|(_, &k)| k).map(|(n, _)| n).collect();
+    let names: Vec<&String> = names
+        .iter()
+        .zip(&keep)
+        .filter(|(_, &k)| k)
+        .map(|(n, _)| n)
+        .collect();
     let parts: Vec<Part> = match records.halves() {
         Some((first, second)) => vec![Part::new(first), Part::new(second)],
         None => vec![Part::new(records)],

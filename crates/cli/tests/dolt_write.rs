@@ -218,12 +218,29 @@ fn duplicate_header_columns_and_error_lines() {
         std::fs::write(&p, text).unwrap();
         p.to_str().unwrap().to_string()
     };
-    let dup = file("dup.csv", "id,name,NAME,js\n1,first,second,\"{\"\"b\"\": 1, \"\"a\"\": 2}\"\n");
+    let dup = file(
+        "dup.csv",
+        "id,name,NAME,js\n1,first,second,\"{\"\"b\"\": 1, \"\"a\"\": 2}\"\n",
+    );
     let o = run(&db, &["import", "u", &dup, "--create", create]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let out = String::from_utf8(o.stdout).unwrap();
-    assert!(out.starts_with("Extra columns in import file:\n\tNAME\n"), "{out}");
-    let o = run(&db, &["commit", "-m", "u", "--author", "A <a@b.c>", "--date", "2024-01-05"]);
+    assert!(
+        out.starts_with("Extra columns in import file:\n\tNAME\n"),
+        "{out}"
+    );
+    let o = run(
+        &db,
+        &[
+            "commit",
+            "-m",
+            "u",
+            "--author",
+            "A <a@b.c>",
+            "--date",
+            "2024-01-05",
+        ],
+    );
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let o = run(&db, &["export", "u"]);
     assert_eq!(
@@ -232,11 +249,31 @@ fn duplicate_header_columns_and_error_lines() {
     );
     let before = snapshot(&db);
     for (name, text, want) in [
-        ("json.csv", "id,js\n3,1\n4,{oops\n5,2\n", "line 3: table \"u\", column \"js\""),
-        ("long.csv", "id,name\n3,a\n4,\"x\ny\"\n5,12345678901\n", "line 5: table \"u\", column \"name\""),
-        ("width.csv", "id,name\n3,a\n5,\"1\n2\",\"3\"\n", "line 3: 3 fields for 2 columns"),
-        ("quote.csv", "id,name\n3,a\n4,\"x\n", "line 3: a quoted field that does not end"),
-        ("stray.csv", "id,name\n3,a\n4,x\"y\n", "line 3: a quote inside an unquoted field"),
+        (
+            "json.csv",
+            "id,js\n3,1\n4,{oops\n5,2\n",
+            "line 3: table \"u\", column \"js\"",
+        ),
+        (
+            "long.csv",
+            "id,name\n3,a\n4,\"x\ny\"\n5,12345678901\n",
+            "line 5: table \"u\", column \"name\"",
+        ),
+        (
+            "width.csv",
+            "id,name\n3,a\n5,\"1\n2\",\"3\"\n",
+            "line 3: 3 fields for 2 columns",
+        ),
+        (
+            "quote.csv",
+            "id,name\n3,a\n4,\"x\n",
+            "line 3: a quoted field that does not end",
+        ),
+        (
+            "stray.csv",
+            "id,name\n3,a\n4,x\"y\n",
+            "line 3: a quote inside an unquoted field",
+        ),
     ] {
         let o = run(&db, &["import", "u", &file(name, text)]);
         let err = String::from_utf8_lossy(&o.stderr);

@@ -19,8 +19,8 @@
 
 use std::cmp::Ordering;
 
-use crate::json::{parse, Value};
 pub use crate::json::JsonError;
+use crate::json::{parse, Value};
 
 /// Nesting deeper than this is refused rather than risking the stack.
 pub const MAX_DEPTH: usize = 1000;

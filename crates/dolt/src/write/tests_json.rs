@@ -259,7 +259,10 @@ fn text_dolt_refuses_as_json_is_refused_on_every_path() {
             );
         };
         let good = Some(SqlValue::Json("[1]".into()));
-        let rows = [vec![id(1), good.clone()], vec![id(2), Some(SqlValue::Json(bad.into()))]];
+        let rows = [
+            vec![id(1), good.clone()],
+            vec![id(2), Some(SqlValue::Json(bad.into()))],
+        ];
         named(w.insert("j", &["id", "js"], &rows).unwrap_err(), 1);
         named(
             w.apply_text(
@@ -284,8 +287,12 @@ fn text_dolt_refuses_as_json_is_refused_on_every_path() {
             1,
         );
         named(
-            w.update("j", &["id", "js"], &[vec![id(0), Some(SqlValue::Text(bad.into()))]])
-                .unwrap_err(),
+            w.update(
+                "j",
+                &["id", "js"],
+                &[vec![id(0), Some(SqlValue::Text(bad.into()))]],
+            )
+            .unwrap_err(),
             0,
         );
         assert!(w.is_clean().unwrap(), "{bad:?}");
