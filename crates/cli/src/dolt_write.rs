@@ -49,10 +49,10 @@ impl<'a> CsvRecords<'a> {
         }
     }
 
-    /// These records (from `at` on) in two halves split at a line end, with the number of
-    /// records and lines of the first, when the text is large and has no quote (so that every
-    /// line is one record); `None` otherwise.
-    fn halves(&self) -> Option<(CsvRecords<'a>, (usize, CsvRecords<'a>))> {
+    /// These records (from `at` on) in two halves split at a line end (the second knowing its
+    /// first line), when the text is large and has no quote (so that every line is one
+    /// record); `None` otherwise.
+    fn halves(&self) -> Option<(CsvRecords<'a>, CsvRecords<'a>)> {
         let rest = self.data.get(self.at..)?;
         if rest.len() < 1 << 20 || rest.contains(&b'"') {
             return None;
@@ -73,7 +73,7 @@ impl<'a> CsvRecords<'a> {
             at: split,
             line: self.line + lines,
         };
-        Some((first, (lines, second)))
+        Some((first, second))
     }
 
     /// The next record, or `None` at the end of the text.
@@ -131,6 +131,7 @@ impl<'a> CsvRecords<'a> {
     /// A field that starts with a quote (text after its closing quote belongs to it too).
     fn quoted_field(&mut self) -> Result<(Field<'a>, bool)> {
         let d = self.data;
+        let first_line = self.line;
         let mut field = Vec::new();
         let mut in_quotes = true;
         let mut i = self.at + 1;
@@ -165,8 +166,7 @@ impl<'a> CsvRecords<'a> {
         }
         if in_quotes {
             return Err(Error::msg(format!(
-                "CSV line {}: unterminated quoted field",
-                self.line
+                "line {first_line}: a quoted field that does not end"
             )));
         }
         self.at = i;
@@ -175,45 +175,84 @@ impl<'a> CsvRecords<'a> {
 
     fn quote_error(&self) -> Error {
         Error::msg(format!(
-            "CSV line {}: a quote inside an unquoted field",
+            "line {}: a quote inside an unquoted field",
             self.line
         ))
     }
+
+    /// The line on which data record `row` (0 for the one after the header) starts, reading
+    /// from the start of the text.
+    fn line_of_row(data: &'a [u8], row: usize) -> Option<usize> {
+        let mut records = CsvRecords::new(data);
+        for _ in 0..=row {
+            records.next_record(0)?.ok()?;
+        }
+        (records.at < data.len()).then_some(records.line)
+    }
 }
 
-/// Records of a CSV file given to the writer as one stream: where they start, the number of
-/// the first, and how reading them ended.
+/// A writer's error about "row N" of the rows it was given (counted from 0 after the header),
+/// said as the line of `file` that record starts on, as every other import error is (the
+/// header is line 1, as in Dolt's "on line N").
+fn at_line(e: prollystore_dolt::DoltError, data: &[u8], file: &Path) -> Error {
+    if let prollystore_dolt::DoltError::BadValue {
+        table,
+        column,
+        reason,
+    } = &e
+    {
+        let digits = reason
+            .strip_prefix("row ")
+            .map(|r| r.len() - r.trim_start_matches(|c: char| c.is_ascii_digit()).len());
+        if let Some(n) = digits.filter(|&n| n > 0) {
+            let rest = &reason[4 + n..];
+            if let Some(line) = reason[4..4 + n]
+                .parse()
+                .ok()
+                .and_then(|row| CsvRecords::line_of_row(data, row))
+            {
+                return Error::msg(format!(
+                    "{}: line {line}: table {table:?}, column {column:?}{rest}",
+                    file.display()
+                ));
+            }
+        }
+    }
+    e.into()
+}
+
+/// Records of a CSV file given to the writer as one stream: where they start (and on which
+/// line), and how reading them ended.
 struct Part<'a> {
     records: CsvRecords<'a>,
-    /// Records before these in the file.
-    first: usize,
     /// The first bad record, and whether the records were read to the end.
     outcome: Mutex<(Option<Error>, bool)>,
 }
 
 impl<'a> Part<'a> {
-    fn new(records: CsvRecords<'a>, first: usize) -> Part<'a> {
+    fn new(records: CsvRecords<'a>) -> Part<'a> {
         Part {
             records,
-            first,
             outcome: Mutex::new((None, false)),
         }
     }
 
-    /// The records as rows of `width` fields; the first bad one ends them (and is kept).
+    /// The records as rows of `width` fields, without the fields `keep` marks `false`; the
+    /// first bad one ends them (and is kept).
     fn rows<'p>(
         &'p self,
         width: usize,
+        keep: &'p [bool],
         file: &'p Path,
     ) -> impl Iterator<Item = Vec<Field<'a>>> + Send + 'p {
         let mut records = self.records.clone();
-        let mut r = self.first;
         *self.lock() = (None, false);
         std::iter::from_fn(move || {
             let fail = |e: Error| {
                 self.lock().0 = Some(e);
                 None
             };
+            let line = records.line;
             let Some(record) = records.next_record(width) else {
                 self.lock().1 = true;
                 return None;
@@ -222,15 +261,23 @@ impl<'a> Part<'a> {
                 Ok(rec) => rec,
                 Err(e) => return fail(e.context(file.display())),
             };
-            r += 1;
             if record.len() != width {
                 return fail(Error::msg(format!(
-                    "{} record {r}: {} fields for {width} columns",
+                    "{}: line {line}: {} fields for {width} columns",
                     file.display(),
                     record.len(),
                 )));
             }
-            Some(record)
+            if keep.iter().all(|&k| k) {
+                return Some(record);
+            }
+            Some(
+                record
+                    .into_iter()
+                    .zip(keep)
+                    .filter_map(|(f, &k)| k.then_some(f))
+                    .collect(),
+            )
         })
     }
 
@@ -298,18 +345,35 @@ pub fn import(
             return Err(Error::msg(format!("table {table} has no column {n:?}")));
         }
     }
+    // A column named twice: the first field is taken and the others left out, as `dolt
+    // table import` does (and says).
+    let keep: Vec<bool> = (0..names.len())
+        .map(|i| !names[..i].iter().any(|m| m.eq_ignore_ascii_case(&names[i])))
+        .collect();
+    if keep.contains(&false) {
+        writeln!(out, "Extra columns in import file:")?;
+        for (n, _) in names.iter().zip(&keep).filter(|(_, &k)| !k) {
+            writeln!(out, "\t{n}")?;
+        }
+    }
     // The first bad record stops the rows (the writer then sees fewer) and is reported
     // before anything is saved. A large file without quotes (each line a record) is given
     // in two halves, the second read on another thread (`apply_fields_in_two`); each half
-    // keeps its records' numbers and lines, and the first failure in file order is reported.
+    // knows its first line, and the first failure in file order is reported.
     let width = names.len();
+    let names: Vec<&String> = names
+        .iter()
+        .zip(&keep)
+        .filter(|(_, &k)| k)
+        .map(|(n, _)| n)
+        .collect();
     let parts: Vec<Part> = match records.halves() {
-        Some((first, (before, second))) => vec![Part::new(first, 0), Part::new(second, before)],
-        None => vec![Part::new(records, 0)],
+        Some((first, second)) => vec![Part::new(first), Part::new(second)],
+        None => vec![Part::new(records)],
     };
-    let cols: Vec<&str> = names.iter().map(String::as_str).collect();
+    let cols: Vec<&str> = names.iter().map(|n| n.as_str()).collect();
     let applied = {
-        let rows = |k: usize| parts[k].rows(width, file);
+        let rows = |k: usize| parts[k].rows(width, &keep, file);
         let apply = |w: &mut DoltWriter, mode: RowMode| match parts.len() {
             1 => w.apply_fields(mode, table, &cols, || rows(0)),
             _ => w.apply_fields_in_two(mode, table, &cols, || (rows(0), rows(1))),
@@ -334,7 +398,7 @@ pub fn import(
             break;
         }
     }
-    let count = applied?;
+    let count = applied.map_err(|e| at_line(e, &data, file))?;
     let (name, email) = identity(dir);
     w.save((&name, &email), now_millis() as u64 / 1000)?;
     writeln!(

@@ -200,3 +200,85 @@ fn a_file_read_in_two_halves_imports_and_fails_as_in_one() {
         assert_eq!(errors[0], errors[1], "case {k}");
     }
 }
+
+/// A header naming a column twice takes the first field and says so, as `dolt table import`
+/// does ("Extra columns in import file:" then the name, on stdout); errors name the line of
+/// the file their record starts on (header = line 1), for bad values as for bad CSV. Dolt
+/// says "on line N" for the same rows (it counts records, so the two agree while no quoted
+/// field spans lines; ours is the line an editor shows).
+#[test]
+fn duplicate_header_columns_and_error_lines() {
+    let base = prollystore_test_vectors::require("dolt-write/basic");
+    let tmp = tempfile::tempdir().unwrap();
+    let db = tmp.path().join("db");
+    copy_tree(&base.join("before"), &db);
+    let create = "CREATE TABLE u (id INT PRIMARY KEY, name VARCHAR(10), js JSON)";
+    let file = |name: &str, text: &str| -> String {
+        let p = tmp.path().join(name);
+        std::fs::write(&p, text).unwrap();
+        p.to_str().unwrap().to_string()
+    };
+    let dup = file(
+        "dup.csv",
+        "id,name,NAME,js\n1,first,second,\"{\"\"b\"\": 1, \"\"a\"\": 2}\"\n",
+    );
+    let o = run(&db, &["import", "u", &dup, "--create", create]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = String::from_utf8(o.stdout).unwrap();
+    assert!(
+        out.starts_with("Extra columns in import file:\n\tNAME\n"),
+        "{out}"
+    );
+    let o = run(
+        &db,
+        &[
+            "commit",
+            "-m",
+            "u",
+            "--author",
+            "A <a@b.c>",
+            "--date",
+            "2024-01-05",
+        ],
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = run(&db, &["export", "u"]);
+    assert_eq!(
+        String::from_utf8(o.stdout).unwrap(),
+        "id,name,js\n1,first,\"{\"\"a\"\":2,\"\"b\"\":1}\"\n"
+    );
+    let before = snapshot(&db);
+    for (name, text, want) in [
+        (
+            "json.csv",
+            "id,js\n3,1\n4,{oops\n5,2\n",
+            "line 3: table \"u\", column \"js\"",
+        ),
+        (
+            "long.csv",
+            "id,name\n3,a\n4,\"x\ny\"\n5,12345678901\n",
+            "line 5: table \"u\", column \"name\"",
+        ),
+        (
+            "width.csv",
+            "id,name\n3,a\n5,\"1\n2\",\"3\"\n",
+            "line 3: 3 fields for 2 columns",
+        ),
+        (
+            "quote.csv",
+            "id,name\n3,a\n4,\"x\n",
+            "line 3: a quoted field that does not end",
+        ),
+        (
+            "stray.csv",
+            "id,name\n3,a\n4,x\"y\n",
+            "line 3: a quote inside an unquoted field",
+        ),
+    ] {
+        let o = run(&db, &["import", "u", &file(name, text)]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{name}: {err}");
+        assert!(err.contains(&format!("{name}: {want}")), "{name}: {err}");
+    }
+    assert!(snapshot(&db) == before, "a rejected import wrote something");
+}

@@ -1,6 +1,7 @@
 //! Keyed reads against a `<db>.expected/` folder made by the `dolt` CLI: for every table CSV of
 //! every branch (the working state, as the export check reads it), each row of Dolt's output
-//! fetched by its primary key (parsed from the CSV text) must be that row, and a few key ranges
+//! fetched by its primary key (parsed from the CSV text; binary key values taken as the raw
+//! bytes Dolt prints) must be that row, and a few key ranges
 //! (inclusive, exclusive, reverse, limited, a composite key's prefix) must be the matching
 //! slices of Dolt's key-ordered output. Keyless tables (no primary key) and tables whose export
 //! differs anyway (counted by the export check) are left out.
@@ -10,7 +11,7 @@ use std::path::Path;
 
 use prollystore_dolt::csv_export::export_csv;
 use prollystore_dolt::csv_field::{csv_fields as fields, csv_records as records, write_csv_row};
-use prollystore_dolt::{Database, KeyRange, SqlValue, State, Table, TableReader};
+use prollystore_dolt::{Database, KeyRange, SqlType, SqlValue, State, Table, TableReader};
 
 /// Checks the tables of `expected` against the database in `db_dir`; one result per check.
 pub fn check_keyed(db_dir: &Path, expected: &Path) -> Vec<(String, Result<(), String>)> {
@@ -83,14 +84,38 @@ fn check_rows(reader: &TableReader<'_>, want: &[u8]) -> Result<(), String> {
         .collect::<Option<_>>()
         .ok_or("a key column is not visible")?;
     let enc = reader.primary_key().map_err(|e| e.to_string())?;
+    // Dolt prints a binary value as its raw bytes (not always UTF-8): those keys are taken
+    // as the bytes, the others read as text.
+    let binary: Vec<bool> = enc
+        .columns()
+        .iter()
+        .map(|c| matches!(c.sql_type, SqlType::Binary { .. }))
+        .collect();
     let key_of = |record: &[u8], n: usize| -> Result<Vec<SqlValue>, String> {
         let f = fields(record);
-        let texts: Vec<String> = key_pos[..n]
+        let raw: Vec<&[u8]> = key_pos[..n]
             .iter()
-            .map(|&p| String::from_utf8_lossy(f.get(p).map_or(&[][..], |v| v)).into_owned())
+            .map(|&p| f.get(p).map_or(&[][..], |v| v))
+            .collect();
+        let texts: Vec<String> = raw
+            .iter()
+            .zip(&binary)
+            .map(|(v, &b)| {
+                if b {
+                    String::new()
+                } else {
+                    String::from_utf8_lossy(v).into_owned()
+                }
+            })
             .collect();
         let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
-        enc.parse(&texts).map_err(|e| e.to_string())
+        let mut key = enc.parse(&texts).map_err(|e| e.to_string())?;
+        for ((k, v), &b) in key.iter_mut().zip(&raw).zip(&binary) {
+            if b {
+                *k = SqlValue::Bytes(v.to_vec());
+            }
+        }
+        Ok(key)
     };
     let line = |row: &[Option<SqlValue>]| {
         let mut out = Vec::new();

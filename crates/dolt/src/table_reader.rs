@@ -213,9 +213,10 @@ impl<'a> TableReader<'a> {
     pub fn get(&self, key: &[SqlValue]) -> Result<Option<Row>> {
         let (_, enc) = self.primary()?;
         if key.len() != enc.columns().len() {
+            let names: Vec<&str> = enc.columns().iter().map(|c| c.name.as_str()).collect();
             return Err(DoltError::BadValue {
                 table: self.table.name.clone(),
-                column: String::new(),
+                column: names.join(", "),
                 reason: format!(
                     "a get needs all {} primary-key values, {} given (scan a prefix instead)",
                     enc.columns().len(),

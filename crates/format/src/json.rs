@@ -55,12 +55,10 @@ pub fn normalize(text: &[u8]) -> Result<Vec<u8>, JsonError> {
                 what: "no thread to read a deeply nested document",
             })?
             .join()
-            .unwrap_or_else(|_| {
-                Err(JsonError {
-                    offset: 0,
-                    what: "reading the document failed",
-                })
-            })
+            .unwrap_or(Err(JsonError {
+                offset: 0,
+                what: "reading the document failed",
+            }))
     })
 }
 

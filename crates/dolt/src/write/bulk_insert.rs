@@ -337,20 +337,30 @@ impl EditTable {
             let visible = self.visible_values(checks.visible(), &cells)?;
             checks.check(&self.name, r, visible)?;
         }
-        let row_error = |e: &dyn std::fmt::Display| bad(&self.name, "", format!("row {r}: {e}"));
+        let row_error = |e: &dyn std::fmt::Display, columns: &[usize]| {
+            bad(
+                &self.name,
+                self.widest(columns, &cells),
+                format!("row {r}: {e}"),
+            )
+        };
         for (f, &c) in s.value_columns.iter().enumerate() {
             self.put_cell(&mut enc.vb, f, c, s.columns[c].encoding, r, &cells[c])?;
         }
         enc.vb
             .build_into(blobs, &mut enc.values.bytes)
-            .map_err(|e| row_error(&e))?;
+            .map_err(|e| row_error(&e, &s.value_columns))?;
         enc.values.seal();
         for (f, &c) in s.key_columns.iter().enumerate() {
             let enc_c = key_encoding(s.columns[c].encoding);
             self.put_cell(&mut enc.kb, f, c, enc_c, r, &cells[c])?;
         }
-        enc.keys
-            .push(enc.kb.build().map_err(|e| row_error(&e))?.as_bytes());
+        enc.keys.push(
+            enc.kb
+                .build()
+                .map_err(|e| row_error(&e, &s.key_columns))?
+                .as_bytes(),
+        );
         for ((ix, b), out) in s
             .indexes
             .iter()

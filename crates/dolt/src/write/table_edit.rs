@@ -321,8 +321,10 @@ impl EditTable {
             self.put_cell(&mut vb, f, c, s.columns[c].encoding, row, &cells[c])?;
         }
         let mut value = Vec::new();
-        vb.build_into(&mut blobs, &mut value)
-            .map_err(|e| bad(&self.name, "", format!("row {row}: {e}")))?;
+        vb.build_into(&mut blobs, &mut value).map_err(|e| {
+            let column = self.widest(&s.value_columns, cells);
+            bad(&self.name, column, format!("row {row}: {e}"))
+        })?;
         let mut kb = TupleBuilder::new(s.key_desc());
         if s.keyless {
             let h = xxhash_rust::xxh3::xxh3_128(&value[8..]);
@@ -338,10 +340,43 @@ impl EditTable {
         }
         let key = kb
             .build()
-            .map_err(|e| bad(&self.name, "", format!("row {row}: {e}")))?
+            .map_err(|e| {
+                let column = self.widest(&s.key_columns, cells);
+                bad(&self.name, column, format!("row {row}: {e}"))
+            })?
             .as_bytes()
             .to_vec();
         Ok((key, value))
+    }
+
+    /// The name of the column among `columns` whose value in `cells` is the largest: the
+    /// one to name when their tuple is refused as a whole (too large).
+    pub(super) fn widest(&self, columns: &[usize], cells: &[Cell]) -> &str {
+        let size = |c: &Cell| match c {
+            Cell::Null => 0,
+            Cell::Stored(b) => b.len(),
+            Cell::Value(SqlValue::Bytes(b)) => b.len(),
+            Cell::Value(SqlValue::Text(t) | SqlValue::Json(t) | SqlValue::Decimal(t)) => t.len(),
+            Cell::Value(_) => 8,
+        };
+        columns
+            .iter()
+            .filter_map(|&c| Some((c, size(cells.get(c)?))))
+            .max_by_key(|&(_, n)| n)
+            .map_or("", |(c, _)| self.schema.columns[c].name.as_str())
+    }
+
+    /// The names of the table's VIRTUAL generated columns (named when computing them fails;
+    /// the message says which expression).
+    fn virtual_names(&self) -> String {
+        let names: Vec<&str> = self
+            .schema
+            .columns
+            .iter()
+            .filter(|c| c.virtual_)
+            .map(|c| c.name.as_str())
+            .collect();
+        names.join(", ")
     }
 
     /// A full row (a cell per column) encoded as its clustered key and value (the merge's
@@ -525,7 +560,7 @@ impl EditTable {
         let mut out = cells.to_vec();
         let Some(virtuals) = virtuals
             .as_ref()
-            .map_err(|e| bad(&self.name, "", format!("row {row}: {e}")))?
+            .map_err(|e| bad(&self.name, &self.virtual_names(), format!("row {row}: {e}")))?
         else {
             return Ok(out);
         };
@@ -533,7 +568,7 @@ impl EditTable {
         let mut values = self.visible_values(&visible, cells)?;
         virtuals
             .fill(&mut values)
-            .map_err(|e| bad(&self.name, "", format!("row {row}: {e}")))?;
+            .map_err(|e| bad(&self.name, &self.virtual_names(), format!("row {row}: {e}")))?;
         for (v, &c) in values.into_iter().zip(&visible) {
             if s.columns[c].virtual_ {
                 out[c] = v.map_or(Cell::Null, Cell::Value);

@@ -288,22 +288,32 @@ impl WorkingEdits {
                 .find(|(k, _)| k.as_slice() == name.as_bytes())
                 .map(|(_, a)| *a)
         };
-        let staged = match find(&ws_ref) {
+        // The stored working root, and the staged one beside it.
+        let (working, staged) = match find(&ws_ref) {
             Some(ws) => {
                 let chunk = w.chunk(&ws)?;
                 let f =
                     WorkingSetFields::decode(&chunk).map_err(|e| bad_chunk(ws, e.to_string()))?;
-                f.staged_root_addr.unwrap_or(f.working_root_addr)
+                (
+                    f.working_root_addr,
+                    f.staged_root_addr.unwrap_or(f.working_root_addr),
+                )
             }
             None => {
                 let head = find(&format!("refs/heads/{branch}"))
                     .ok_or_else(|| DoltError::NotFound(format!("branch {branch:?}")))?;
                 let chunk = w.chunk(&head)?;
-                CommitFields::decode(&chunk)
+                let root = CommitFields::decode(&chunk)
                     .map_err(|e| bad_chunk(head, e.to_string()))?
-                    .root
+                    .root;
+                (root, root)
             }
         };
+        // Edits that changed nothing (deletes of absent keys, rows set to what they hold)
+        // write nothing.
+        if Address(working) == root {
+            return Ok(());
+        }
         w.write_reachable(root)?;
         let ws = WorkingSetFields {
             working_root_addr: root.0,

@@ -761,3 +761,40 @@ fn rows_under_a_content_hashed_unique_index_are_refused_and_nothing_changes() {
     }
     assert_eq!(snapshot(&dir), before);
 }
+
+/// Changes that change nothing — deleting keys no row has, setting rows to what they hold,
+/// upserting them as they are — write nothing: no journal record, no byte of the database.
+#[test]
+fn changes_that_change_nothing_write_nothing() {
+    let (_tmp, dir) = copy_db(&scenario("basic/before"));
+    let create = "CREATE TABLE n (id INT PRIMARY KEY, name VARCHAR(10), js JSON)";
+    {
+        let mut w = DoltWriter::open(&dir).unwrap();
+        w.create_table(&super::table_def::TableDef::from_sql(create).unwrap())
+            .unwrap();
+        w.insert(
+            "n",
+            &["id", "name", "js"],
+            &[row(&[Some("1"), Some("a"), Some("{\"a\":1}")])],
+        )
+        .unwrap();
+        w.commit(&meta("n")).unwrap();
+    }
+    let before = snapshot(&dir);
+    let mut w = DoltWriter::open(&dir).unwrap();
+    w.delete("n", &[vec![SqlValue::Int(2)]]).unwrap();
+    w.save(("T", "t@example.com"), 5).unwrap();
+    w.update("n", &["id", "name"], &[row(&[Some("1"), Some("a")])])
+        .unwrap();
+    w.save(("T", "t@example.com"), 6).unwrap();
+    w.apply_text(
+        RowMode::Upsert,
+        "n",
+        &["id", "js"],
+        &[vec![Some("1"), Some("{ \"a\" : 1.0 }")]],
+    )
+    .unwrap();
+    w.save(("T", "t@example.com"), 7).unwrap();
+    drop(w);
+    assert!(snapshot(&dir) == before, "a change of nothing wrote bytes");
+}
