@@ -115,10 +115,9 @@ impl<'a> Parser<'a> {
             _ => {
                 let start = self.at;
                 let bytes = self.text.as_bytes();
-                while bytes
-                    .get(self.at)
-                    .is_some_and(|b| !matches!(b, b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r'))
-                {
+                while bytes.get(self.at).is_some_and(|b| {
+                    !matches!(b, b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r')
+                }) {
                     self.at += 1;
                 }
                 (self.at > start)
@@ -179,7 +178,11 @@ fn merge_nodes<'a>(base: &Node<'a>, ours: &Node<'a>, theirs: &Node<'a>) -> Optio
     };
     let mut keys: Vec<&'a str> = b.iter().chain(o).chain(t).map(|(k, _)| *k).collect();
     // Dolt keeps an object's members in the byte order of their keys.
-    keys.sort_by(|x, y| x[1..x.len() - 1].as_bytes().cmp(y[1..y.len() - 1].as_bytes()));
+    keys.sort_by(|x, y| {
+        x[1..x.len() - 1]
+            .as_bytes()
+            .cmp(y[1..y.len() - 1].as_bytes())
+    });
     keys.dedup();
     let mut merged = Vec::with_capacity(keys.len());
     for k in keys {
@@ -226,8 +229,12 @@ mod tests {
             Some(r#"{"a":2,"b":{"x":5,"y":3},"bb":true,"zz":1.5}"#)
         );
         assert_eq!(
-            merge_json(r#"{"a":1}"#, r#"{"a":1,"ccc":1}"#, r#"{"a":1,"aaaa":{"q":1},"b":1}"#)
-                .as_deref(),
+            merge_json(
+                r#"{"a":1}"#,
+                r#"{"a":1,"ccc":1}"#,
+                r#"{"a":1,"aaaa":{"q":1},"b":1}"#
+            )
+            .as_deref(),
             Some(r#"{"a":1,"aaaa":{"q":1},"b":1,"ccc":1}"#)
         );
         // Conflicts: a scalar, an array, both changed differently.
@@ -237,7 +244,10 @@ mod tests {
             None
         );
         // Not objects: equal sides merge, others conflict.
-        assert_eq!(merge_json("[1]", "[1,2]", "[1,2]").as_deref(), Some("[1,2]"));
+        assert_eq!(
+            merge_json("[1]", "[1,2]", "[1,2]").as_deref(),
+            Some("[1,2]")
+        );
         assert_eq!(merge_json("[1]", "[2]", "[3]"), None);
         // Deleted on one side, changed on the other.
         assert_eq!(merge_json(r#"{"a":1}"#, r#"{}"#, r#"{"a":2}"#), None);

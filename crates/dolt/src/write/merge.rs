@@ -20,12 +20,12 @@
 
 use std::collections::{BTreeMap, HashSet};
 
+use prollystore::blob::read_blob;
 use prollystore::store::{ChunkStore, MemoryStore};
 use prollystore::tree::merge::Resolution;
 use prollystore::tuples::TupleSchema;
 use prollystore::Map;
 use prollystore_format::message::objects::{RootValueFields, TableFields};
-use prollystore::blob::read_blob;
 use prollystore_format::tuple::{Tuple, TupleBuilder, TupleDesc};
 use prollystore_format::Encoding;
 use prollystore_format::{Address, HashProfile};
@@ -35,6 +35,7 @@ use super::ancestry::merge_base;
 use super::branches::{head_ref, working_set_ref};
 use super::chunk_io::ChunkIo;
 use super::commit::{NewCommit, Person};
+use super::json_merge::merge_json;
 use super::overlay::Overlay;
 use super::refs::for_each_ref;
 use super::row_merge::{
@@ -42,7 +43,6 @@ use super::row_merge::{
 };
 use super::schema_merge::{merge_schemas, SchemaMerge};
 use super::schema_merge_rows::{merge_rows, Sides};
-use super::json_merge::merge_json;
 use super::table_edit::{index_schema, Cell, EditTable};
 use super::writer::{DoltWriter, WorkingSetMeta};
 use crate::error::{bad_chunk, DoltError, Result};
@@ -195,10 +195,14 @@ fn merge_json_cells(
         };
         let mut out = Vec::new();
         if enc == Encoding::JsonAddr {
-            let address = Address(bytes.as_slice().try_into().map_err(|_| {
-                bad(format!("a JSON address of {} bytes", bytes.len()))
-            })?);
-            read_blob(store, &address, &mut out).map_err(|e| bad(format!("a JSON document: {e}")))?;
+            let address = Address(
+                bytes
+                    .as_slice()
+                    .try_into()
+                    .map_err(|_| bad(format!("a JSON address of {} bytes", bytes.len())))?,
+            );
+            read_blob(store, &address, &mut out)
+                .map_err(|e| bad(format!("a JSON document: {e}")))?;
         } else {
             out.extend_from_slice(bytes.strip_suffix(&[0]).unwrap_or(bytes));
         }
@@ -387,11 +391,12 @@ fn merge_table(
             let merged = match (b, o, t) {
                 (Some(b), Some(o), Some(t)) if !schema.keyless => merge_cells(&value_desc, b, o, t)
                     .or_else(|| {
-                        merge_json_cells(store, &rows, &value_desc, key, (b, o, t))
-                            .unwrap_or_else(|e| {
+                        merge_json_cells(store, &rows, &value_desc, key, (b, o, t)).unwrap_or_else(
+                            |e| {
                                 json_error.get_or_insert(e);
                                 None
-                            })
+                            },
+                        )
                     }),
                 _ => None,
             };

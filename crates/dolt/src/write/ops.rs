@@ -200,10 +200,14 @@ fn add_declared(def: &mut TableDef, op: &Value, step: usize) -> Result<()> {
     };
     def.indexes.retain(|ix| {
         is_declared(ix)
-            || !declared
-                .foreign_keys
-                .iter()
-                .any(|fk| fk.columns.len() == ix.columns.len() && fk.columns.iter().zip(&ix.columns).all(|(a, b)| a.eq_ignore_ascii_case(b)))
+            || !declared.foreign_keys.iter().any(|fk| {
+                fk.columns.len() == ix.columns.len()
+                    && fk
+                        .columns
+                        .iter()
+                        .zip(&ix.columns)
+                        .all(|(a, b)| a.eq_ignore_ascii_case(b))
+            })
     });
     for ix in &mut def.indexes {
         if let Some(d) = declared
