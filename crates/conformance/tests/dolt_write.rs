@@ -2,12 +2,13 @@
 //! `dolt`) replayed from its operations with our writer gives Dolt's commit, root value and
 //! table hashes at every step, and Dolt's final branches, tables, rows, schemas and logs.
 
+use std::path::Path;
+
 use prollystore_conformance::dolt_write::check_dolt_write;
 
-#[test]
-fn write_scenarios_hash_as_dolts_at_every_step() {
-    prollystore_test_vectors::require("dolt-write/basic/ops.jsonl");
-    let c = check_dolt_write(prollystore_test_vectors::dir());
+/// Every scenario under `dir/dolt-write` replays with no failed case, and at least `min` cases.
+fn all_pass(dir: &Path, min: usize) {
+    let c = check_dolt_write(dir);
     assert!(c.missing.is_none(), "{:?}", c.missing);
     assert!(
         c.failed == 0,
@@ -16,24 +17,21 @@ fn write_scenarios_hash_as_dolts_at_every_step() {
         c.failed,
         c.failures.join("\n")
     );
+    assert!(c.passed >= min, "only {} cases", c.passed);
+}
+
+#[test]
+fn write_scenarios_hash_as_dolts_at_every_step() {
+    prollystore_test_vectors::require("dolt-write/basic/ops.jsonl");
     // basic 4 steps + 6 final files, branches 11 + 17, types 5 + 16 (public set).
-    assert!(c.passed >= 59, "only {} cases", c.passed);
+    all_pass(prollystore_test_vectors::dir(), 59);
 }
 
 /// The scenarios made for this repository with `scripts/dolt_scenario.py` (see
 /// `tests/data/dolt-write/README.md`): what the shared set does not exercise.
 #[test]
 fn own_dolt_made_scenarios_replay_to_dolts_hashes() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
-    let c = check_dolt_write(&dir);
-    assert!(c.missing.is_none(), "{:?}", c.missing);
-    assert!(
-        c.failed == 0,
-        "{} passed, {} failed:\n{}",
-        c.passed,
-        c.failed,
-        c.failures.join("\n")
-    );
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
     // fkeys: 5 steps + 35 final files; collated: 6 steps + 14; json: 4 steps + 10.
-    assert!(c.passed >= 74, "only {} cases", c.passed);
+    all_pass(&dir, 74);
 }

@@ -168,6 +168,13 @@ fn same(a: Option<&Node<'_>>, b: Option<&Node<'_>>) -> bool {
     }
 }
 
+/// A member key's text without its quotes.
+fn key_bytes(key: &str) -> &[u8] {
+    key.as_bytes()
+        .get(1..key.len().saturating_sub(1))
+        .unwrap_or_default()
+}
+
 /// The merge of three documents, `None` on a conflict.
 fn merge_nodes<'a>(base: &Node<'a>, ours: &Node<'a>, theirs: &Node<'a>) -> Option<Node<'a>> {
     let (Node::Object(b), Node::Object(o), Node::Object(t)) = (base, ours, theirs) else {
@@ -178,11 +185,7 @@ fn merge_nodes<'a>(base: &Node<'a>, ours: &Node<'a>, theirs: &Node<'a>) -> Optio
     };
     let mut keys: Vec<&'a str> = b.iter().chain(o).chain(t).map(|(k, _)| *k).collect();
     // Dolt keeps an object's members in the byte order of their keys.
-    keys.sort_by(|x, y| {
-        x[1..x.len() - 1]
-            .as_bytes()
-            .cmp(y[1..y.len() - 1].as_bytes())
-    });
+    keys.sort_by(|x, y| key_bytes(x).cmp(key_bytes(y)));
     keys.dedup();
     let mut merged = Vec::with_capacity(keys.len());
     for k in keys {

@@ -117,16 +117,15 @@ fn read_table(io: &dyn ChunkIo, address: Address) -> Result<TableState> {
     })
 }
 
+/// One column's stored field in the base, ours and theirs (`None`: NULL).
+type Fields<'a> = (Option<&'a [u8]>, Option<&'a [u8]>, Option<&'a [u8]>);
+
 /// Which side's value of a column both sides changed the row of Dolt's merge takes
 /// (`valueMerger.processColumn`): values are compared as the column's type compares them (a
 /// `_ci` collation makes `'Paris'` and `'PARIS'` equal). Two equal values merge to the greater
 /// of their stored bytes (so the result does not depend on the merge's direction); otherwise
 /// the side that changed the value from the base wins. `None`: both changed it differently.
-fn pick_side(
-    value: &TupleDesc,
-    i: usize,
-    (bf, of, tf): (Option<&[u8]>, Option<&[u8]>, Option<&[u8]>),
-) -> Option<bool> {
+fn pick_side(value: &TupleDesc, i: usize, (bf, of, tf): Fields<'_>) -> Option<bool> {
     let equal = |x: Option<&[u8]>, y: Option<&[u8]>| match (x, y) {
         (None, None) => true,
         (Some(x), Some(y)) => x == y || value.compare_field(i, x, y).is_eq(),

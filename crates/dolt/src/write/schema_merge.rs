@@ -313,6 +313,13 @@ fn type_change_merges(from: &ColumnFields<'_>, to: &ColumnFields<'_>) -> Option<
     if from.encoding != to.encoding {
         return None;
     }
+    // ENUM members appended at the end: every stored member number still names the same
+    // member, so rows merge as they are (Dolt merges this without a rewrite).
+    if let (SqlType::Enum(f), SqlType::Enum(t)) =
+        (SqlType::parse(from.sql_type), SqlType::parse(to.sql_type))
+    {
+        return (t.len() > f.len() && t.starts_with(&f)).then_some(true);
+    }
     let varchar = |text: &str| match SqlType::parse(text) {
         SqlType::Text { base, collation } => base
             .strip_prefix("varchar(")
@@ -323,6 +330,9 @@ fn type_change_merges(from: &ColumnFields<'_>, to: &ColumnFields<'_>) -> Option<
     };
     match (varchar(from.sql_type), varchar(to.sql_type)) {
         (Some((f, fc)), Some((t, tc))) if fc == tc => Some(t >= f),
+        // A collation changed (the length kept): the stored strings stay as they are; an
+        // index over the column is rebuilt in the new order (see `kept_indexes`).
+        (Some((f, _)), Some((t, _))) if f == t => Some(true),
         _ => None,
     }
 }
@@ -768,9 +778,19 @@ pub(super) fn merge_schemas(
             .iter()
             .map(|&t| position(t))
             .collect::<Result<Vec<_>>>()?;
-        if ours_ix
-            .iter()
-            .any(|x| x.fields.name.eq_ignore_ascii_case(ix.fields.name) && same_index(x, ix))
+        // An index over a column whose type (a collation) the merge changed orders its keys
+        // differently: it is rebuilt, not edited.
+        let same_columns = ix.tags.iter().all(|&tag| {
+            let ours_col = o.columns.iter().find(|c| c.tag == tag);
+            let merged_col = merged.iter().find(|c| c.tag == tag);
+            ours_col
+                .zip(merged_col)
+                .is_some_and(|(x, y)| same_type(x, y))
+        });
+        if same_columns
+            && ours_ix
+                .iter()
+                .any(|x| x.fields.name.eq_ignore_ascii_case(ix.fields.name) && same_index(x, ix))
         {
             kept_indexes.insert(ix.fields.name.to_string());
         }

@@ -44,6 +44,9 @@ pub(crate) struct EditTable {
     /// The schema's VIRTUAL generated columns (or why they cannot be computed), compiled when
     /// an index over one first needs a value.
     virtuals: std::sync::OnceLock<std::result::Result<Option<VirtualColumns>, String>>,
+    /// The table is a foreign key's parent or child: Dolt then writes every updated row, even
+    /// one equal to the old under the columns' types (see [`EditTable::update`]).
+    pub(crate) in_foreign_key: bool,
 }
 
 /// One column's new value in a row change.
@@ -117,6 +120,7 @@ impl EditTable {
             auto_increment,
             expression_defaults: std::sync::OnceLock::new(),
             virtuals: std::sync::OnceLock::new(),
+            in_foreign_key: false,
         })
     }
 
@@ -165,6 +169,7 @@ impl EditTable {
             auto_increment,
             expression_defaults: std::sync::OnceLock::new(),
             virtuals: std::sync::OnceLock::new(),
+            in_foreign_key: false,
         })
     }
 
@@ -180,6 +185,7 @@ impl EditTable {
             auto_increment: 0,
             expression_defaults: std::sync::OnceLock::new(),
             virtuals: std::sync::OnceLock::new(),
+            in_foreign_key: false,
         }
     }
 
@@ -1028,10 +1034,14 @@ impl EditTable {
             let (key, value) = self.encode(store, r, &cells, 1)?;
             // Dolt leaves a row alone when the new one equals it under the columns' types
             // (go-mysql-server compares old and new rows): a respelling equal under a `_ci`
-            // collation, of the key or of a value, changes nothing.
+            // collation, of the key or of a value, changes nothing. Not so in a table a
+            // foreign key joins (Dolt 2.3.1 writes the respelling there).
             let keys = self.schema.primary_tuple_schema()?.key;
             let values = self.schema.collated_value_desc()?;
-            if keys.compare(&key, &old_key).is_eq() && values.compare(&value, &old_value).is_eq() {
+            if !self.in_foreign_key
+                && keys.compare(&key, &old_key).is_eq()
+                && values.compare(&value, &old_value).is_eq()
+            {
                 continue;
             }
             if key == old_key {

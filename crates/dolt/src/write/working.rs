@@ -205,6 +205,7 @@ impl WorkingEdits {
         let involved = fks
             .iter()
             .any(|f| f.child_table == name || f.parent_table == name);
+        table.in_foreign_key = involved;
         let before = involved.then(|| table.clone());
         change(&mut table, &store)?;
         let changed = match before {

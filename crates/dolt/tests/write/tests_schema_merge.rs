@@ -20,11 +20,14 @@ use prollystore_format::Address;
 const DATE: &str = "2024-03-01T00:00:00Z";
 
 /// Cases this writer refuses with an error naming the column or the table (nothing written):
-/// a string, ENUM or SET type change on one side other than VARCHAR widening or narrowing
-/// (Dolt's rules for those, with their row and index rewrites, are not reproduced), and
+/// a string, ENUM or SET type change on one side other than VARCHAR widening or narrowing, a
+/// VARCHAR collation change or ENUM members appended (Dolt's rules for the others, with
+/// their row rewrites, are not reproduced), and
 /// schema changes of keyless tables.
 const UNSUPPORTED: &[(&str, &str)] = &[
     ("theirs_varchar_to_text", "\"b\""),
+    // Dolt reports a schema conflict (TEXT to VARCHAR); refused here by name.
+    ("theirs_text_to_varchar", "\"c\""),
     ("keyless_add", "keyless table \"t\""),
 ];
 
