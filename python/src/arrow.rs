@@ -8,6 +8,7 @@ use std::sync::Mutex;
 
 use arrow_array::ffi_stream::FFI_ArrowArrayStream;
 use arrow_array::RecordBatchReader;
+use arrow_pyarrow::ToPyArrow;
 use arrow_schema::SchemaRef;
 use pyo3::exceptions::{PyImportError, PyValueError};
 use pyo3::prelude::*;
@@ -84,6 +85,32 @@ impl PyStream {
     }
 }
 
+impl PyStream {
+    /// The next batch as a `pyarrow.RecordBatch`, `None` at the end (also once the stream
+    /// was handed on whole).
+    fn read_next<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        let next = {
+            let mut guard = self
+                .reader
+                .lock()
+                .map_err(|_| Error::new_err("this stream failed while being read"))?;
+            // A stream handed on whole (`read_all`, `__arrow_c_stream__`) has no more batches.
+            let Some(reader) = guard.as_mut() else {
+                return Ok(None);
+            };
+            py.detach(|| reader.next())
+        };
+        match next {
+            None => Ok(None),
+            Some(Ok(batch)) => {
+                import(py, "pyarrow", "pyarrow")?;
+                batch.to_pyarrow(py).map(Some)
+            }
+            Some(Err(e)) => Err(Error::new_err(e.to_string())),
+        }
+    }
+}
+
 #[pymethods]
 impl PyStream {
     /// The Arrow PyCapsule protocol: the batches as an `arrow_array_stream` capsule (once).
@@ -101,6 +128,28 @@ impl PyStream {
             .and_then(|mut g| g.take())
             .ok_or_else(|| Error::new_err("this stream was already read"))?;
         stream_capsule(py, reader)
+    }
+
+    /// `for batch in stream`: the stream's batches as `pyarrow.RecordBatch`es, as a
+    /// `pyarrow.RecordBatchReader` yields them.
+    fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    fn __next__<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        self.read_next(py)
+    }
+
+    /// The next batch as a `pyarrow.RecordBatch`; `StopIteration` at the end (as
+    /// `pyarrow.RecordBatchReader.read_next_batch`).
+    fn read_next_batch<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.read_next(py)?
+            .ok_or_else(|| pyo3::exceptions::PyStopIteration::new_err(()))
+    }
+
+    /// The rest of the stream as a `pyarrow.Table` (as `pyarrow.RecordBatchReader.read_all`).
+    fn read_all<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        to_pyarrow(slf.as_any())
     }
 
     /// Column names.

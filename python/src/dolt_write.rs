@@ -99,11 +99,7 @@ impl PyWriter {
                     let v = d.get_item(name)?.ok_or_else(|| {
                         PyValueError::new_err(format!("{}: no value given", place(col)))
                     })?;
-                    vals.push(if v.is_none() {
-                        None
-                    } else {
-                        Some(py_to_sql_at(&v, col, &place(col))?)
-                    });
+                    vals.push(py_to_sql_at(&v, col, &place(col))?);
                 }
             } else {
                 let items: Vec<Bound<'_, PyAny>> = row
@@ -122,11 +118,7 @@ impl PyWriter {
                     )));
                 }
                 for (v, col) in items.iter().zip(&by_name) {
-                    vals.push(if v.is_none() {
-                        None
-                    } else {
-                        Some(py_to_sql_at(v, col, &place(col))?)
-                    });
+                    vals.push(py_to_sql_at(v, col, &place(col))?);
                 }
             }
             out.push(vals);
@@ -269,11 +261,10 @@ impl PyWriter {
                     .iter()
                     .zip(&key_cols)
                     .map(|(v, c)| {
-                        py_to_sql_at(
-                            v,
-                            c,
-                            &format!("table {table:?}, row {r}, column {:?}", c.name),
-                        )
+                        let place = format!("table {table:?}, row {r}, column {:?}", c.name);
+                        py_to_sql_at(v, c, &place)?.ok_or_else(|| {
+                            PyTypeError::new_err(format!("{place}: a key value cannot be NULL"))
+                        })
                     })
                     .collect::<PyResult<Vec<_>>>()?;
                 out.push(vals);

@@ -171,6 +171,78 @@ fn is_instance(v: &Bound<'_, PyAny>, cls: &Py<PyAny>) -> PyResult<bool> {
     v.is_instance(cls.bind(v.py()))
 }
 
+/// The module of `v`'s type (`numpy`, `pandas._libs.missing`, …).
+fn type_module(v: &Bound<'_, PyAny>) -> String {
+    v.get_type()
+        .getattr("__module__")
+        .and_then(|m| m.extract::<String>())
+        .unwrap_or_default()
+}
+
+/// True for pandas' and NumPy's missing values (`pandas.NA`, `pandas.NaT`, `numpy`'s `NaT`, a
+/// float NaN given to a column that takes no float), which stand for NULL as `None` does.
+/// Asked only of values refused as they are, so that plain values pay nothing for it.
+fn is_missing(v: &Bound<'_, PyAny>) -> bool {
+    // pandas' default string and object columns mark a missing value with a float NaN.
+    if v.is_instance_of::<pyo3::types::PyFloat>() {
+        return v.extract::<f64>().is_ok_and(f64::is_nan);
+    }
+    let module = type_module(v);
+    if module.starts_with("pandas") {
+        return matches!(type_name(v).as_str(), "NAType" | "NaTType");
+    }
+    module == "numpy"
+        && v.py()
+            .import("numpy")
+            .and_then(|np| np.call_method1("isnat", (v,)))
+            .and_then(|b| b.extract::<bool>())
+            .unwrap_or(false)
+}
+
+/// A NumPy scalar (`numpy.int32`, `numpy.float32`, `numpy.bool_`, `numpy.datetime64`, …) as
+/// the plain Python value it holds (a `datetime64` as a `datetime.datetime` to the
+/// microsecond); `None` for any other value.
+fn numpy_plain<'py>(v: &Bound<'py, PyAny>) -> PyResult<Option<Bound<'py, PyAny>>> {
+    if type_module(v) != "numpy" || !v.hasattr("item")? {
+        return Ok(None);
+    }
+    let kind: String = v.getattr("dtype")?.getattr("kind")?.extract()?;
+    let plain = match kind.as_str() {
+        "M" => v
+            .call_method1("astype", ("datetime64[us]",))?
+            .call_method0("item"),
+        "m" => v
+            .call_method1("astype", ("timedelta64[us]",))?
+            .call_method0("item"),
+        _ => v.call_method0("item"),
+    }?;
+    Ok(Some(plain))
+}
+
+/// `convert(v)`, and when that refuses `v`'s type: NULL (`None`) for a missing value, else
+/// `convert` of the plain Python value of a NumPy scalar. Plain values take no extra step.
+fn or_numpy<'py, T>(
+    v: &Bound<'py, PyAny>,
+    convert: impl Fn(&Bound<'py, PyAny>) -> PyResult<T>,
+) -> PyResult<Option<T>> {
+    if v.is_none() {
+        return Ok(None);
+    }
+    match convert(v) {
+        Err(e) if e.is_instance_of::<PyTypeError>(v.py()) => {
+            if is_missing(v) {
+                return Ok(None);
+            }
+            match numpy_plain(v)? {
+                Some(p) if !p.is_none() => convert(&p).map(Some),
+                Some(_) => Ok(None),
+                None => Err(e),
+            }
+        }
+        r => r.map(Some),
+    }
+}
+
 /// Microseconds of a `timedelta`.
 fn timedelta_micros(v: &Bound<'_, PyAny>) -> PyResult<i64> {
     let days: i64 = v.getattr("days")?.extract()?;
@@ -238,7 +310,10 @@ fn check_decimal<'py>(v: &Bound<'py, PyAny>, place: &str) -> PyResult<Bound<'py,
                 "{place}: {f} is not a finite number; a DECIMAL holds none"
             )));
         }
-        c.decimal.bind(py).call1((v.repr()?,))?
+        // The shortest text of the float (a NumPy float's own repr names its type).
+        c.decimal
+            .bind(py)
+            .call1((pyo3::types::PyFloat::new(py, f).repr()?,))?
     } else {
         return Err(wrong_type(place, "a decimal.Decimal or int", v));
     };
@@ -249,19 +324,6 @@ fn check_decimal<'py>(v: &Bound<'py, PyAny>, place: &str) -> PyResult<Bound<'py,
         )));
     }
     Ok(d)
-}
-
-fn time_text(micros: i64) -> String {
-    let sign = if micros < 0 { "-" } else { "" };
-    let a = micros.unsigned_abs();
-    let s = a / 1_000_000;
-    format!(
-        "{sign}{}:{:02}:{:02}.{:06}",
-        s / 3600,
-        (s / 60) % 60,
-        s % 60,
-        a % 1_000_000
-    )
 }
 
 fn int_value(v: &Bound<'_, PyAny>, place: &str) -> PyResult<i64> {
@@ -335,12 +397,21 @@ pub fn py_to_sql(v: &Bound<'_, PyAny>, col: &DoltColumn, table: &str) -> PyResul
         _ => {}
     }
     let place = format!("table {table:?}, column {:?}", col.name);
-    py_to_sql_at(v, col, &place)
+    Ok(py_to_sql_at(v, col, &place)?.unwrap_or(SqlValue::Null))
 }
 
-/// A Python value as the Dolt value of `col`, every check made; `place` (table, row,
-/// column) starts error messages.
-pub fn py_to_sql_at(v: &Bound<'_, PyAny>, col: &DoltColumn, place: &str) -> PyResult<SqlValue> {
+/// A Python value as the Dolt value of `col`, every check made; `None` for NULL (`None`,
+/// `pandas.NA`, `NaT`). NumPy scalars are taken as the Python values they hold. `place`
+/// (table, row, column) starts error messages.
+pub fn py_to_sql_at(
+    v: &Bound<'_, PyAny>,
+    col: &DoltColumn,
+    place: &str,
+) -> PyResult<Option<SqlValue>> {
+    or_numpy(v, |v| sql_value(v, col, place))
+}
+
+fn sql_value(v: &Bound<'_, PyAny>, col: &DoltColumn, place: &str) -> PyResult<SqlValue> {
     let py = v.py();
     let c = classes(py)?;
     let parse = |text: &str| {
@@ -376,7 +447,7 @@ pub fn py_to_sql_at(v: &Bound<'_, PyAny>, col: &DoltColumn, place: &str) -> PyRe
             if !is_instance(v, &c.timedelta)? {
                 return Err(wrong_type(place, "a datetime.timedelta", v));
             }
-            parse(&time_text(timedelta_micros(v)?))?
+            SqlValue::Time(timedelta_micros(v)?)
         }
         SqlType::Datetime(fsp) | SqlType::Timestamp(fsp) => {
             if !is_instance(v, &c.datetime)? {
@@ -437,10 +508,11 @@ impl Held {
 /// A Python value as the native-map field of encoding `enc`; `place` names the column (and
 /// row) in errors.
 pub fn py_to_held(v: &Bound<'_, PyAny>, enc: Encoding, place: &str) -> PyResult<Held> {
+    Ok(or_numpy(v, |v| held_value(v, enc, place))?.unwrap_or(Held::Null))
+}
+
+fn held_value(v: &Bound<'_, PyAny>, enc: Encoding, place: &str) -> PyResult<Held> {
     use Encoding as E;
-    if v.is_none() {
-        return Ok(Held::Null);
-    }
     let py = v.py();
     let c = classes(py)?;
     let range =

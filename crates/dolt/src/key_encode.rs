@@ -2,6 +2,11 @@
 //! field of a column as Dolt encodes it, so a key can be looked up or bounded in an index map.
 //! Text keys are compared under the index's collation by the map itself, so a spelling that the
 //! collation calls equal finds the row, as in Dolt.
+//!
+//! [`parse_value`] is the one reader of a Dolt value's text (`parse_date`, `parse_time`,
+//! `parse_datetime`, `decimal_parts`): the writer, generated columns and the test tables use
+//! it. The writer's import fast path (`write::fast_fields`) takes only the plain spellings of
+//! the same grammar, to the same values, and gives anything else to it.
 
 use prollystore::blob::StoreBlobs;
 use prollystore::MemoryStore;
