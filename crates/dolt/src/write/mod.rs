@@ -138,6 +138,8 @@ mod ops_tests;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
+mod tests_alter;
+#[cfg(test)]
 mod tests_bootstrap;
 #[cfg(test)]
 mod tests_checkout_fk;
