@@ -1757,6 +1757,15 @@ prolly_result prolly_dolt_writer_create_table(struct prolly_dolt_writer *writer,
                                               const char *create_table_sql);
 
 /**
+ * Runs one `ALTER TABLE …` statement (or `RENAME TABLE a TO b`) on the working set as Dolt
+ * 2.3.1 runs it (same schema, column tags, rows and index trees). A name that does not exist
+ * is `PROLLY_RESULT_NOT_FOUND`; a clause Dolt refuses, or one not done yet, an error naming
+ * it. Nothing changes on an error.
+ */
+prolly_result prolly_dolt_writer_alter(struct prolly_dolt_writer *writer,
+                                       const char *alter_table_sql);
+
+/**
  * Drops table `table` (`PROLLY_RESULT_NOT_FOUND` when there is none).
  */
 prolly_result prolly_dolt_writer_drop_table(struct prolly_dolt_writer *writer, const char *table);

@@ -188,6 +188,12 @@ impl PyWriter {
         self.with(|w| w.create_table(&def).map_err(dolt_err))
     }
 
+    /// Runs one `ALTER TABLE …` statement (or `RENAME TABLE a TO b`) as Dolt runs it; a
+    /// clause Dolt refuses, or one not done yet, raises with nothing changed.
+    fn alter(&self, sql: &str) -> PyResult<()> {
+        self.with(|w| w.alter(sql).map_err(dolt_err))
+    }
+
     /// Drops a table.
     fn drop_table(&self, table: &str) -> PyResult<()> {
         self.with(|w| w.drop_table(table).map_err(dolt_err))

@@ -206,3 +206,21 @@ def test_get_dates_text_and_decimals_after_many_gets(db):
         for k in list(range(1, 601)) + list(range(600, 0, -7)) * 3:
             assert t.get(k) == want[k]
         assert t.get(7, as_dict=True) == dict(zip(t.columns, want[7]))
+
+
+def test_alter_table(db):
+    with pd_.Writer(db) as w:
+        w.create_table(CREATE)
+        w.insert("items", rows())
+        w.alter("ALTER TABLE items ADD COLUMN note VARCHAR(10) DEFAULT 'x'")
+        w.alter("ALTER TABLE items ADD INDEX idx_name (name)")
+        with pytest.raises(Exception, match="nope"):
+            w.alter("ALTER TABLE items DROP COLUMN nope")
+        w.commit("alter items", "Ada", "ada@example.com", WHEN)
+    with pd_.open(db) as r:
+        t = r.table("items", at="main")
+        assert t.columns[-1] == "note"
+        assert [row[-1] for row in t.scan()] == ["x", "x", "x"]
+    got = dolt_csv(db, "select note from items order by id")
+    if got is not None:
+        assert got[1:] == [["x"], ["x"], ["x"]]

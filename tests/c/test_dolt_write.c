@@ -106,6 +106,13 @@ int main(int argc, char **argv) {
   prolly_dolt_value del[] = {v_int(1)};
   OK(prolly_dolt_writer_apply(w, PROLLY_DOLT_ROW_MODE_DELETE, "items", key_col, 1, del, 1));
 
+  /* ALTER TABLE: an index over the rows; an unknown table, column or clause changes nothing. */
+  OK(prolly_dolt_writer_alter(w, "ALTER TABLE items ADD INDEX idx_price (price)"));
+  EXPECT(prolly_dolt_writer_alter(w, "ALTER TABLE nope ADD INDEX i (x)"), PROLLY_RESULT_NOT_FOUND);
+  EXPECT(prolly_dolt_writer_alter(w, "ALTER TABLE items DROP COLUMN nope"),
+         PROLLY_RESULT_ERR_INVALID_ARGUMENT);
+  EXPECT(prolly_dolt_writer_alter(w, "ALTER TABLE items FROB"), PROLLY_RESULT_ERR_UNSUPPORTED);
+
   /* Nothing reached the journal yet: rejected or not, changes stay in memory. */
   long long before = file_size(journal);
   prolly_address commit;

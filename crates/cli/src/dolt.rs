@@ -181,6 +181,13 @@ pub enum DoltCommand {
         #[arg(long)]
         delete: bool,
     },
+    /// Runs one `ALTER TABLE …` statement (or `RENAME TABLE a TO b`) on the current branch's
+    /// working set, as `dolt sql -q "ALTER TABLE …"` does (same schema, tags, rows and index
+    /// trees). A clause Dolt refuses, or one not done yet, is refused with nothing written.
+    Alter {
+        /// The statement.
+        sql: String,
+    },
     /// Stages every change of the current branch's working set and commits it, like
     /// `dolt add -A` and `dolt commit`; prints the commit hash.
     Commit {
@@ -225,6 +232,10 @@ pub fn run(args: DoltArgs, quiet: bool, out: &mut dyn Write) -> Result<()> {
                 mode,
                 out,
             );
+        }
+        DoltCommand::Alter { sql } => {
+            open(&args.dir)?;
+            return crate::dolt_write::alter(&args.dir, &sql, out);
         }
         DoltCommand::Commit {
             message,
@@ -287,7 +298,9 @@ pub fn run(args: DoltArgs, quiet: bool, out: &mut dyn Write) -> Result<()> {
             csv,
         } => crate::dolt_diff::diff(&db, &from, &to, table.as_deref(), csv, out),
         DoltCommand::Get { table, key, state } => get(&db, &table, &key, &state, out),
-        DoltCommand::Import { .. } | DoltCommand::Commit { .. } => Ok(()),
+        DoltCommand::Import { .. } | DoltCommand::Commit { .. } | DoltCommand::Alter { .. } => {
+            Ok(())
+        }
         DoltCommand::Scan {
             table,
             index,

@@ -409,6 +409,16 @@ pub fn import(
     Ok(())
 }
 
+/// `alter`: one `ALTER TABLE` statement on the current branch's working set.
+pub fn alter(dir: &Path, sql: &str, out: &mut dyn Write) -> Result<()> {
+    let mut w = DoltWriter::open(dir)?;
+    w.alter(sql)?;
+    let (name, email) = identity(dir);
+    w.save((&name, &email), now_millis() as u64 / 1000)?;
+    writeln!(out, "altered in the working set of {}", w.branch())?;
+    Ok(())
+}
+
 /// `commit`: stages every change of the current branch's working set and commits it.
 pub fn commit(
     dir: &Path,

@@ -27,8 +27,8 @@ use prollystore::tuples::TupleSchema;
 use prollystore::Map;
 use prollystore_format::message::objects::{RootValueFields, TableFields};
 use prollystore_format::tuple::{Tuple, TupleBuilder, TupleDesc};
-use prollystore_format::Encoding;
 use prollystore_format::Address;
+use prollystore_format::Encoding;
 
 use super::address_map::{address_map_entries, edit_address_map};
 use super::ancestry::merge_base;

@@ -148,6 +148,9 @@ mod ops_tests;
 #[path = "../../tests/write/tests.rs"]
 mod tests;
 #[cfg(test)]
+#[path = "../../tests/write/tests_alter.rs"]
+mod tests_alter;
+#[cfg(test)]
 #[path = "../../tests/write/tests_bootstrap.rs"]
 mod tests_bootstrap;
 #[cfg(test)]

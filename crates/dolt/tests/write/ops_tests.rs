@@ -64,3 +64,15 @@ fn branches_scenario_from_ops_hashes_as_dolts() {
     assert!(failed.is_empty(), "{failed:#?}");
     assert_eq!(matched, vec![5, 10, 13, 17, 18, 22, 24, 25, 26, 30]);
 }
+
+/// Schema changes (37 `alter_table` ops, two merges): every step Dolt recorded.
+#[test]
+fn schema_scenario_from_ops_hashes_as_dolts() {
+    let (matched, failed, err, _tmp) = run("schema");
+    assert!(err.is_none(), "{err:?}");
+    assert!(failed.is_empty(), "{failed:#?}");
+    assert_eq!(
+        matched,
+        vec![9, 15, 18, 23, 32, 35, 43, 47, 49, 55, 61, 67, 72, 73, 78, 81, 83]
+    );
+}

@@ -92,6 +92,28 @@ pub extern "C" fn prolly_dolt_writer_create_table(
     })
 }
 
+/// Runs one `ALTER TABLE …` statement (or `RENAME TABLE a TO b`) on the working set as Dolt
+/// 2.3.1 runs it (same schema, column tags, rows and index trees). A name that does not exist
+/// is `PROLLY_RESULT_NOT_FOUND`; a clause Dolt refuses, or one not done yet, an error naming
+/// it. Nothing changes on an error.
+#[no_mangle]
+pub extern "C" fn prolly_dolt_writer_alter(
+    writer: *mut prolly_dolt_writer,
+    alter_table_sql: *const c_char,
+) -> prolly_result {
+    ffi!({
+        // SAFETY: C caller's contract: valid handle, NUL-terminated string.
+        let (w, sql) = unsafe {
+            (
+                input_mut(writer, "writer")?,
+                text(alter_table_sql, "alter_table_sql")?,
+            )
+        };
+        w.writer.alter(sql)?;
+        Ok(())
+    })
+}
+
 /// Drops table `table` (`PROLLY_RESULT_NOT_FOUND` when there is none).
 #[no_mangle]
 pub extern "C" fn prolly_dolt_writer_drop_table(
