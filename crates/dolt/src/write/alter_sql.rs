@@ -126,16 +126,7 @@ fn column(
     data_type: &sqlparser::ast::DataType,
     options: Vec<ColumnOptionDef>,
 ) -> Result<ColumnDef> {
-    let mut scratch = TableDef {
-        name: String::new(),
-        columns: Vec::new(),
-        primary_key: Vec::new(),
-        indexes: Vec::new(),
-        checks: Vec::new(),
-        foreign_keys: Vec::new(),
-        collation: None,
-        comment: None,
-    };
+    let mut scratch = TableDef::default();
     let c = sqlparser::ast::ColumnDef {
         name: name.clone(),
         data_type: data_type.clone(),
@@ -252,13 +243,7 @@ impl AlterStatement {
                 AlterTableOperation::AddConstraint { constraint, .. } => {
                     let mut scratch = TableDef {
                         name: table.clone(),
-                        columns: Vec::new(),
-                        primary_key: Vec::new(),
-                        indexes: Vec::new(),
-                        checks: Vec::new(),
-                        foreign_keys: Vec::new(),
-                        collation: None,
-                        comment: None,
+                        ..TableDef::default()
                     };
                     constraint_into(&mut scratch, constraint).map_err(|e| bad(sql, e))?;
                     if !scratch.primary_key.is_empty() {

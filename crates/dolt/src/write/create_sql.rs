@@ -669,13 +669,7 @@ fn from_create(ct: &CreateTable) -> Result<TableDef> {
         .ok_or_else(|| unsupported("no table name"))?;
     let mut def = TableDef {
         name: name.clone(),
-        columns: Vec::new(),
-        primary_key: Vec::new(),
-        indexes: Vec::new(),
-        checks: Vec::new(),
-        foreign_keys: Vec::new(),
-        collation: None,
-        comment: None,
+        ..TableDef::default()
     };
     for c in &ct.columns {
         column_into(&mut def, c)?;

@@ -134,8 +134,8 @@ pub struct ForeignKeyDef {
     pub on_delete: ForeignKeyAction,
 }
 
-/// A table as `CREATE TABLE` declares it.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// A table as `CREATE TABLE` declares it (`TableDef::default()`: no name, no columns).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct TableDef {
     /// Table name.
     pub name: String,
