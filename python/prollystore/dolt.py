@@ -82,6 +82,12 @@ class Writer:
         """Creates a table from ``CREATE TABLE`` text."""
         self._w.create_table(sql)
 
+    def alter(self, sql: str) -> None:
+        """Runs one ``ALTER TABLE …`` statement (or ``RENAME TABLE a TO b``) as Dolt runs it:
+        the same schema, rows rewritten exactly when Dolt rewrites them, the same column tags.
+        A clause Dolt refuses, or one not done yet, raises with nothing changed."""
+        self._w.alter(sql)
+
     def drop_table(self, table: str) -> None:
         """Drops ``table``."""
         self._w.drop_table(table)
