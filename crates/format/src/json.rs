@@ -565,6 +565,10 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(
+        miri,
+        ignore = "10,000 levels parsed and written take minutes under Miri (no unsafe code here)"
+    )]
     fn nesting_as_deep_as_dolt_takes() {
         let deep = |n: usize| "[".repeat(n) + &"]".repeat(n);
         assert_eq!(norm(&deep(MAX_NESTING)), deep(MAX_NESTING));
