@@ -13,7 +13,6 @@ use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughpu
 use prollystore::format::tuple::{TupleBuilder, TupleDesc, Type};
 use prollystore::format::{Encoding, HashProfile};
 use prollystore::process::set_background_hashing;
-use prollystore::tree::mutate::apply_edits;
 use prollystore::tuples::TupleSchema;
 use prollystore::{Map, MemoryStore};
 use rand::rngs::SmallRng;
@@ -250,7 +249,8 @@ fn edit_batches(
         for _ in 0..per_scratch.min(iters - done) {
             let e = random_edits(rng, N, count);
             let t = Instant::now();
-            black_box(apply_edits(&scratch, &s, root, &as_edits(&e)).expect("edit"));
+            let edited = Map::new(&scratch, root, &s).apply_sorted(&as_edits(&e));
+            black_box(edited.expect("edit").root());
             total += t.elapsed();
             done += 1;
         }
@@ -304,12 +304,11 @@ fn bench_diff(c: &mut Criterion) {
     let data = rows(N);
     let store = MemoryStore::new(HashProfile::Blake3);
     let map = build(&store, &data);
-    let s = schema();
     let mut rng = SmallRng::seed_from_u64(3);
     let mut g = config(c);
     for count in [1usize, 1000] {
         let e = random_edits(&mut rng, N, count);
-        let to = apply_edits(&store, &s, map.root(), &as_edits(&e)).expect("edit");
+        let to = map.apply_sorted(&as_edits(&e)).expect("edit").root();
         let other = map.with_root(to);
         g.bench_function(format!("diff/{count}"), |b| {
             b.iter(|| black_box(map.diff(&other).expect("diff").count()))

@@ -23,9 +23,9 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use prollystore::format::{Address, HashProfile};
+use prollystore::map::Edit;
 use prollystore::process::set_background_hashing;
 use prollystore::tree::copy::copy_tree;
-use prollystore::tree::mutate::{apply_edits, Edit};
 use prollystore::tuples::TupleSchema;
 use prollystore::{Map, MemoryStore};
 
@@ -128,7 +128,8 @@ fn run_edits(store: &MemoryStore, root: Address, batches: &[Vec<Edit<'_>>]) -> u
     let s = schema();
     let mut n = 0;
     for b in batches {
-        n += apply_edits(store, &s, root, b).expect("edit").as_bytes()[0] as usize;
+        let edited = Map::new(store, root, &s).apply_sorted(b).expect("edit");
+        n += edited.root().as_bytes()[0] as usize;
     }
     n
 }
@@ -311,9 +312,7 @@ fn main() {
             let count = if workload == "diff1" { 1 } else { 1000 };
             black_box(run_scan(&map));
             let e = random_edits(&mut rng, count);
-            let to = map.with_root(
-                apply_edits(&store, &schema(), map.root(), &as_edits(&e)).expect("edit"),
-            );
+            let to = map.apply_sorted(&as_edits(&e)).expect("edit");
             black_box(run_diff(&map, &to, 1));
             let t = Instant::now();
             let r = run_diff(&map, &to, reps);

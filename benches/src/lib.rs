@@ -5,7 +5,7 @@
 pub mod int_pairs {
     use prollystore::format::tuple::{TupleDesc, Type};
     use prollystore::format::Encoding;
-    use prollystore::tree::mutate::Edit;
+    use prollystore::map::Edit;
     use prollystore::tuples::TupleSchema;
 
     /// Rows in the benchmark map.
@@ -43,7 +43,7 @@ pub mod int_pairs {
             .collect()
     }
 
-    /// Borrowed edits for `apply_edits`.
+    /// Borrowed edits for `Map::apply_sorted`.
     pub fn as_edits(e: &[OwnedEdit]) -> Vec<Edit<'_>> {
         e.iter()
             .map(|(k, v)| (&k[..], v.as_ref().map(|v| &v[..])))

@@ -74,7 +74,8 @@ fn check_node(n: &Node) {
     for &o in &vao {
         assert!(usize::from(o) + 20 <= n.value_items().len());
     }
-    let again = Node::from_verified(n.chunk(), n.layout());
+    // SAFETY: `n` is the verified view of these bytes, which gave the layout.
+    let again = unsafe { Node::from_verified(n.chunk(), n.layout()) };
     assert_eq!(again.count(), n.count());
     let _ = n.partition_point(|k| k.len() < 3);
     std::hint::black_box(sum);

@@ -5,7 +5,7 @@
 //!
 //! [`SqlValue`]: prollystore_dolt::SqlValue
 
-use prollystore::tree::cursor::Cursor;
+use prollystore::map::Cursor;
 use prollystore_dolt::schema::{Column, SqlType};
 use prollystore_dolt::table_rows::read_blob;
 use prollystore_dolt::{Database, DoltError, Table};
@@ -315,9 +315,10 @@ impl<'a> Scan<'a> {
         plan: Plan,
         ordinal: u64,
     ) -> Result<Scan<'a>> {
-        let map = table.primary_scan_map(db);
-        let cursor =
-            Cursor::at_ordinal(db.source(), &map.root(), ordinal).map_err(DoltError::from)?;
+        let cursor = table
+            .primary_scan_map(db)
+            .seek_ordinal(ordinal)
+            .map_err(DoltError::from)?;
         Ok(Scan {
             cursor,
             rows: RowAppender::new(db, table, plan),

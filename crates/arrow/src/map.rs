@@ -21,9 +21,8 @@ use arrow_array::{Array, RecordBatch, RecordBatchReader};
 use arrow_schema::{ArrowError, DataType, Field, Schema as ArrowSchema, SchemaRef, TimeUnit};
 use prollystore::blob::{read_blob, StoreBlobs};
 use prollystore::rows::{Column, RowDecoder, RowEncoder, RowSchema};
-use prollystore::tree::cursor::Cursor;
 use prollystore::tuples::TupleSchema;
-use prollystore::{Map, StoreFastPaths, TreeSchema};
+use prollystore::{BytesSchema, Map, StoreFastPaths, TreeSchema};
 use prollystore_format::tuple::{Adaptive, Decimal, Type, Value};
 use prollystore_format::{Address, Encoding};
 
@@ -243,7 +242,7 @@ impl<S: StoreFastPaths + ?Sized, H: AsRef<S>> MapBatches<S, H> {
         }
         let n = self.remaining().min(self.batch_rows as u64);
         let store = self.store.as_ref();
-        let mut c = Cursor::at_ordinal(store, &self.root, self.next)?;
+        let mut c = Map::new(store, self.root, BytesSchema).seek_ordinal(self.next)?;
         let decoder = RowDecoder::new(&self.schema);
         let mut row = Vec::new();
         for i in 0..n {

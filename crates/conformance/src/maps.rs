@@ -8,7 +8,6 @@ use std::path::{Path, PathBuf};
 use prollystore::blob::{read_blob, BlobBuilder};
 use prollystore::format::tuple::{Adaptive, Tuple, TupleDesc, Type};
 use prollystore::format::{Address, Encoding, HashProfile};
-use prollystore::tree::mutate::{apply_edits, normalize_edits, Edit};
 use prollystore::tuples::TupleSchema;
 use prollystore::{Diff, DiffEntry, Map, MemoryStore};
 use serde_json::Value;
@@ -262,9 +261,11 @@ fn check_one_edit(edited_json: &Path) -> Result<(), String> {
     let store = MemoryStore::new(HashProfile::Dolt);
     load_chunks(&store, &base.chunk_file)?;
     let owned = read_edits(&edits_file)?;
-    let mut edits: Vec<Edit<'_>> = owned.iter().map(|(k, v)| (&k[..], v.as_deref())).collect();
-    normalize_edits(&base.schema, &mut edits);
-    let root = apply_edits(&store, &base.schema, base.root, &edits).map_err(|e| e.to_string())?;
+    let edits = owned.iter().map(|(k, v)| (&k[..], v.as_deref()));
+    let root = Map::new(&store, base.root, &base.schema)
+        .apply(edits)
+        .map_err(|e| e.to_string())?
+        .root();
     if root != edited.root {
         return Err(format!(
             "edited root {} differs from Dolt's {}",

@@ -11,8 +11,6 @@
 //! batches in key order. A fixed set of batches circulates (walker → reader → caller →
 //! walker), which bounds the memory in flight and lets every buffer be reused.
 
-use prollystore::tree::cursor::Cursor;
-use prollystore::BytesSchema;
 use prollystore_format::message::{Node, NodeLayout};
 use prollystore_format::Address;
 
@@ -63,7 +61,9 @@ impl<O> LeafBatch<O> {
             let layout = leaf
                 .layout
                 .ok_or_else(|| bad_chunk(leaf.address, "leaf was not read"))?;
-            Ok(Node::from_verified(&leaf.bytes, layout))
+            // SAFETY: a leaf's layout is set only from the verified view of its bytes, and
+            // cleared before they are read again (`read_batch`; the roots in `run_leaves`).
+            Ok(unsafe { Node::from_verified(&leaf.bytes, layout) })
         })
     }
 }
@@ -310,23 +310,15 @@ pub(crate) fn run_leaves<O: Default + Send, S: Default>(
     })
 }
 
-/// Queues the leaves of `table`'s clustered index in key order: a map cursor whose frames
-/// stop at level 1 steps through the leaf addresses without loading a leaf (the readers do).
-/// Returns `Ok(false)` when the caller has stopped (then stops quietly).
+/// Queues the leaves of `table`'s clustered index in key order: the map's leaves as their
+/// parents list them, without loading a leaf (the readers do). Returns `Ok(false)` when the
+/// caller has stopped (then stops quietly).
 fn send_leaves<O>(db: &Database, table: &Table, walker: &mut Walker<'_, O>) -> Result<bool> {
-    let map = table.primary_scan_map(db);
-    let store = db.source();
-    let root = map.root();
     let tree = |e: prollystore::TreeError| bad_chunk(table.address, e.to_string());
-    // The empty key is below every key: the cursor starts at the first leaf.
-    let mut c = Cursor::node_start_at_level(store, &root, 1, &[], &BytesSchema).map_err(tree)?;
-    while c.valid_at(1) {
-        let (node, i) = c.at(1);
-        if !walker.push(node.child(i)) {
+    for leaf in table.primary_scan_map(db).leaves().map_err(tree)? {
+        let (address, _) = leaf.map_err(tree)?;
+        if !walker.push(address) {
             return Ok(false);
-        }
-        if !c.advance_at(store, 1).map_err(tree)? {
-            break;
         }
     }
     Ok(true)
@@ -363,15 +355,11 @@ pub fn first_leaf_kept(db: &Database, table: &Table) -> Result<bool> {
     if root.is_leaf() {
         return Ok(true);
     }
-    let map = table.primary_scan_map(db);
-    let store = db.source();
     let tree = |e: prollystore::TreeError| bad_chunk(table.address, e.to_string());
-    let c = Cursor::node_start_at_level(store, &map.root(), 1, &[], &BytesSchema).map_err(tree)?;
-    if !c.valid_at(1) {
-        return Ok(true);
+    match table.primary_scan_map(db).leaves().map_err(tree)?.next() {
+        Some(leaf) => Ok(db.source().is_kept(&leaf.map_err(tree)?.0)),
+        None => Ok(true),
     }
-    let (node, i) = c.at(1);
-    Ok(store.is_kept(&node.child(i)))
 }
 
 /// One part of a table's rows for [`for_each_part`]: where it lies, and the leaves that hold
@@ -499,7 +487,8 @@ impl<'p> PartLeaves<'p> {
         let layout = leaf
             .layout
             .ok_or_else(|| bad_chunk(leaf.address, "leaf was not read"))?;
-        let node = Node::from_verified(&leaf.bytes, layout);
+        // SAFETY: as in `LeafBatch::nodes`: the layout is of a verified view of these bytes.
+        let node = unsafe { Node::from_verified(&leaf.bytes, layout) };
         if node.count() as u64 != counted {
             return Err(bad_chunk(
                 leaf.address,
@@ -695,25 +684,13 @@ fn send_parts(
     part_rows: u64,
     send: &mut dyn FnMut(Part) -> bool,
 ) -> Result<()> {
-    let map = table.primary_scan_map(db);
-    let store = db.source();
     let tree = |e: prollystore::TreeError| bad_chunk(table.address, e.to_string());
-    let mut c =
-        Cursor::node_start_at_level(store, &map.root(), 1, &[], &BytesSchema).map_err(tree)?;
     let mut span = PartSpan::default();
     let mut leaves: Vec<(Address, u64)> = Vec::new();
     // Rows before the current leaf.
     let mut at = 0u64;
-    // The current level-1 node's subtree counts.
-    let mut counts: Vec<u64> = Vec::new();
-    while c.valid_at(1) {
-        let (node, i) = c.at(1);
-        if i == 0 || counts.len() != node.count() {
-            counts.clear();
-            counts.extend(node.subtree_counts());
-        }
-        let count = counts.get(i).copied().unwrap_or(0);
-        let address = node.child(i);
+    for leaf in table.primary_scan_map(db).leaves().map_err(tree)? {
+        let (address, count) = leaf.map_err(tree)?;
         let end = at.saturating_add(count);
         // The leaf's rows, part by part.
         let mut from = at;
@@ -735,9 +712,6 @@ fn send_parts(
             from = part_end;
         }
         at = end;
-        if !c.advance_at(store, 1).map_err(tree)? {
-            break;
-        }
     }
     if !leaves.is_empty() {
         span.rows = at - span.first_row;

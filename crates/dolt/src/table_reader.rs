@@ -7,10 +7,9 @@
 use std::borrow::Cow;
 use std::ops::Bound;
 
-use prollystore::tree::cursor::Cursor;
+use prollystore::map::Cursor;
 use prollystore::{Map, TreeError};
 use prollystore_format::tuple::{Tuple, TupleBuilder, TupleDesc};
-use prollystore_format::Address;
 
 use crate::chunks::DoltChunkSource;
 use crate::db::{Database, Table};
@@ -455,13 +454,12 @@ impl<'a> TableReader<'a> {
         let to = encode(&range.to)?;
         let key = map.schema().key.clone();
         let store = map.store();
-        let root = map.root();
         let (start, stop) = if range.reverse {
             (to, from)
         } else {
             (from, to)
         };
-        let cursor = position(store, &root, &key, start.as_ref(), range.reverse)
+        let cursor = position(&map, &key, start.as_ref(), range.reverse)
             .map_err(|e| tree_error(self.table, e))?;
         Ok(Rows {
             db: self.db,
@@ -527,44 +525,31 @@ fn encoder(table: &Table, positions: &[usize], desc: TupleDesc) -> KeyEncoder {
     KeyEncoder::new(&table.name, columns, desc)
 }
 
-/// A cursor on the first row of a scan: the first key at or after (before, in reverse) the
-/// start bound, comparing the bound's fields only.
+/// A cursor on the first row of a scan of `map`: the first key at or after (before, in
+/// reverse) the start bound, comparing the bound's fields only.
 fn position<'a>(
-    store: &'a DoltChunkSource,
-    root: &Address,
+    map: &IndexMap<'a>,
     key: &TupleDesc,
     start: Option<&(Vec<u8>, usize, bool)>,
     reverse: bool,
 ) -> Result<Cursor<'a>, TreeError> {
-    let mut c = match (start, reverse) {
-        (None, false) => Cursor::at_start(store, root)?,
-        (None, true) => return Cursor::at_last(store, root),
-        (Some((b, n, incl)), false) => Cursor::at_partition(store, root, |k| {
-            let o = key.compare_prefix(k, b, *n);
-            if *incl {
-                o.is_lt()
-            } else {
-                o.is_le()
-            }
-        })?,
-        (Some((b, n, incl)), true) => {
-            let mut c = Cursor::at_partition(store, root, |k| {
-                let o = key.compare_prefix(k, b, *n);
-                if *incl {
-                    o.is_le()
-                } else {
-                    o.is_lt()
-                }
-            })?;
-            c.retreat(store)?;
-            return Ok(c);
-        }
+    let Some((b, n, incl)) = start else {
+        return if reverse {
+            map.seek_last()
+        } else {
+            map.seek_first()
+        };
     };
-    if !c.valid() {
-        // A descent may end one past the end of a leaf that is not the last.
-        c.advance(store)?;
-    }
-    Ok(c)
+    // The keys before the start: below the bound, and the bound itself where a forward scan
+    // excludes it or a reverse scan includes it.
+    let bound_before = *incl == reverse;
+    map.seek_partition(
+        |k| {
+            let o = key.compare_prefix(k, b, *n);
+            o.is_lt() || (bound_before && o.is_eq())
+        },
+        reverse,
+    )
 }
 
 /// How an index scan turns index keys into rows.

@@ -15,17 +15,18 @@
 //!   switch, per-thread caches), with the calls that bound or release it.
 //!
 //! Trees:
-//! * [`tree`]: Dolt's chunk boundaries, building ([`tree::build`]), cursors
-//!   ([`tree::cursor`]), batch edits that rewrite only touched regions ([`tree::mutate`]),
-//!   two-way diff ([`tree::diff`]), three-way merge ([`tree::merge`]), copying between stores
+//! * [`tree`]: Dolt's chunk boundaries, building ([`tree::build`]), two-way diff
+//!   ([`tree::diff`]), three-way merge ([`tree::merge`]), copying between stores
 //!   ([`tree::copy`]), and what trees need to know of their tuples: key order and where
-//!   values hold chunk addresses ([`tree::schema`]).
+//!   values hold chunk addresses ([`tree::schema`]). Cursors and batch edits are internal,
+//!   used through [`Map`].
 //! * [`blob`]: blob trees for large values.
 //! * [`error`]: [`TreeError`], what a tree operation can fail with.
 //!
 //! Maps and rows:
 //! * [`map`]: [`Map`], the read/edit view of a tree: point and ordinal lookups, ranges in both
-//!   directions, prefix scans, batch edits ([`map::MapEditor`]), diffs.
+//!   directions, prefix scans, cursors ([`map::Cursor`]), leaf-at-a-time walks
+//!   ([`map::Leaves`]), batch edits ([`Map::apply`], [`map::MapEditor`]), diffs.
 //! * [`builder`]: rows one at a time: [`builder::MapBuilder`] for sorted input,
 //!   [`builder::SortingBuilder`] for any order within a memory bound (sorted runs on disk).
 //! * [`tuples`]: [`tuples::TupleSchema`] (Dolt tuple order and value addresses) and field access

@@ -11,11 +11,14 @@ use crate::error::TreeError;
 use crate::process::background_hashing;
 use crate::store::StoreFastPaths;
 use crate::tree::build::TreeBuilder;
-use crate::tree::cursor::Cursor;
 use crate::tree::diff::Diff;
 use crate::tree::merge::{merge, Conflict, Resolution};
-use crate::tree::mutate::{apply_edits, normalize_edits, Edit};
-use crate::tree::schema::TreeSchema;
+use crate::tree::mutate::{apply_edits, normalize_edits};
+use crate::tree::schema::{BytesSchema, TreeSchema};
+
+pub use crate::tree::cursor::Cursor;
+/// One edit for [`Map::apply_sorted`]: `Some(value)` puts, `None` deletes.
+pub use crate::tree::mutate::Edit;
 
 /// A `(key, value)` pair borrowed from the store.
 pub type Row<'s> = (&'s [u8], &'s [u8]);
@@ -151,6 +154,23 @@ impl<'s, S: StoreFastPaths + ?Sized, T: TreeSchema> Map<'s, S, T> {
         let mut edits: Vec<Edit<'e>> = edits.into_iter().collect();
         normalize_edits(&self.schema, &mut edits);
         let root = apply_edits(self.store, &self.schema, self.root, &edits)?;
+        Ok(self.with_root(root))
+    }
+
+    /// [`Map::apply`] for edits already in strictly increasing key order (the schema's), one
+    /// per key, such as a caller's sorted batch: no copy, no sort. Edits out of order (or two
+    /// of one key) are refused with [`TreeError::Unsorted`] before anything is written.
+    pub fn apply_sorted(&self, edits: &[Edit<'_>]) -> Result<Self, TreeError>
+    where
+        T: Clone,
+    {
+        if let Some(i) = edits
+            .windows(2)
+            .position(|w| self.schema.compare_keys(w[0].0, w[1].0) != Ordering::Less)
+        {
+            return Err(TreeError::Unsorted { index: i + 1 });
+        }
+        let root = apply_edits(self.store, &self.schema, self.root, edits)?;
         Ok(self.with_root(root))
     }
 
@@ -334,6 +354,58 @@ impl<'s, S: StoreFastPaths + ?Sized, T: TreeSchema> Map<'s, S, T> {
         Cursor::at_key(self.store, &self.root, key, &self.schema)
     }
 
+    /// A cursor at the first row (past the end of an empty map).
+    pub fn seek_first(&self) -> Result<Cursor<'s>, TreeError> {
+        Cursor::at_start(self.store, &self.root)
+    }
+
+    /// A cursor at the last row (before the start of an empty map), for walks backwards.
+    pub fn seek_last(&self) -> Result<Cursor<'s>, TreeError> {
+        Cursor::at_last(self.store, &self.root)
+    }
+
+    /// A cursor at the row at position `ordinal` in key order (past the end if there is none).
+    pub fn seek_ordinal(&self, ordinal: u64) -> Result<Cursor<'s>, TreeError> {
+        Cursor::at_ordinal(self.store, &self.root, ordinal)
+    }
+
+    /// The start of a walk given by `before`, a test of keys that is true for the keys below
+    /// where the walk starts and false from there on (a range's start bound compared on some
+    /// of the key's fields, say). Forwards: a cursor at the first row for which `before` is
+    /// false (past the end if none). Backwards (`reverse`): at the last row for which it is
+    /// true (before the start if none). The ranges of [`Map::range`], [`Map::range_rev`] and
+    /// [`Map::prefix_range`] start here.
+    pub fn seek_partition(
+        &self,
+        before: impl FnMut(&[u8]) -> bool,
+        reverse: bool,
+    ) -> Result<Cursor<'s>, TreeError> {
+        let mut c = Cursor::at_partition(self.store, &self.root, before)?;
+        if reverse {
+            // The cursor is at the first row past the start: one step back.
+            c.retreat(self.store)?;
+        } else if !c.valid() {
+            // A descent may end one past the end of a leaf that is not the last.
+            c.fix_forward(self.store)?;
+        }
+        Ok(c)
+    }
+
+    /// The map's leaves in key order, each with its number of rows, as their parents list
+    /// them: no leaf is read (for callers that read leaves themselves, ahead or in parallel).
+    /// A map that is a single leaf gives its root.
+    pub fn leaves(&self) -> Result<Leaves<'s, S>, TreeError> {
+        let cursor = Cursor::node_start_at_level(self.store, &self.root, 1, &[], &BytesSchema)?;
+        let single = (cursor.height() < 2).then(|| (self.root, cursor.leaf().count() as u64));
+        Ok(Leaves {
+            store: self.store,
+            cursor,
+            single,
+            counts: Vec::new(),
+            counts_of: None,
+        })
+    }
+
     /// Every row in key order.
     pub fn iter(&self) -> Result<Iter<'s, '_, S, T>, TreeError> {
         self.range(Bound::Unbounded, Bound::Unbounded)
@@ -387,7 +459,7 @@ impl<'s, S: StoreFastPaths + ?Sized, T: TreeSchema> Map<'s, S, T> {
             Bound::Included(k) => Cursor::at_key(self.store, &self.root, k, &self.schema)?,
             Bound::Excluded(k) => {
                 let s = &self.schema;
-                Cursor::at_partition(self.store, &self.root, |x| s.compare_keys(x, k).is_le())?
+                self.seek_partition(|x| s.compare_keys(x, k).is_le(), false)?
             }
         };
         if !c.valid() {
@@ -435,19 +507,11 @@ impl<'s, S: StoreFastPaths + ?Sized, T: TreeSchema> Map<'s, S, T> {
         T: 'b,
     {
         let s = &self.schema;
-        let mut c = match hi {
+        let c = match hi {
             Bound::Unbounded => Cursor::at_last(self.store, &self.root)?,
-            Bound::Included(k) => {
-                Cursor::at_partition(self.store, &self.root, |x| s.compare_keys(x, k).is_le())?
-            }
-            Bound::Excluded(k) => {
-                Cursor::at_partition(self.store, &self.root, |x| s.compare_keys(x, k).is_lt())?
-            }
+            Bound::Included(k) => self.seek_partition(|x| s.compare_keys(x, k).is_le(), true)?,
+            Bound::Excluded(k) => self.seek_partition(|x| s.compare_keys(x, k).is_lt(), true)?,
         };
-        if !matches!(hi, Bound::Unbounded) {
-            // The cursor is at the first key beyond the bound: step back once.
-            c.retreat(self.store)?;
-        }
         Ok(Iter {
             store: self.store,
             schema: &self.schema,
@@ -467,10 +531,7 @@ impl<'s, S: StoreFastPaths + ?Sized, T: TreeSchema> Map<'s, S, T> {
     where
         F: Fn(&[u8]) -> Ordering,
     {
-        let mut c = Cursor::at_partition(self.store, &self.root, |k| cmp(k).is_lt())?;
-        if !c.valid() {
-            c.fix_forward(self.store)?;
-        }
+        let c = self.seek_partition(|k| cmp(k).is_lt(), false)?;
         Ok(PrefixIter {
             store: self.store,
             cursor: c,
@@ -584,6 +645,45 @@ impl<'s> Cursor<'s> {
             self.advance(store)?;
         }
         Ok(())
+    }
+}
+
+/// The leaves of a map in key order, with their row counts ([`Map::leaves`]).
+pub struct Leaves<'s, S: StoreFastPaths + ?Sized> {
+    store: &'s S,
+    /// Frames down to level 1 (none below).
+    cursor: Cursor<'s>,
+    /// The root, for a map that is one leaf (taken when given out).
+    single: Option<(Address, u64)>,
+    /// The subtree counts of the level-1 node `counts_of` (its chunk's address in memory).
+    counts: Vec<u64>,
+    counts_of: Option<usize>,
+}
+
+impl<S: StoreFastPaths + ?Sized> Iterator for Leaves<'_, S> {
+    type Item = Result<(Address, u64), TreeError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.cursor.height() < 2 {
+            return self.single.take().map(Ok);
+        }
+        if !self.cursor.valid_at(1) {
+            return None;
+        }
+        let (node, i) = self.cursor.at(1);
+        let id = node.chunk().as_ptr() as usize;
+        if self.counts_of != Some(id) {
+            self.counts.clear();
+            self.counts.extend(node.subtree_counts());
+            self.counts_of = Some(id);
+        }
+        let leaf = (node.child(i), self.counts.get(i).copied().unwrap_or(0));
+        if let Err(e) = self.cursor.advance_at(self.store, 1) {
+            // Nothing after an error.
+            self.cursor.set_index(1, node.count());
+            return Some(Err(e));
+        }
+        Some(Ok(leaf))
     }
 }
 

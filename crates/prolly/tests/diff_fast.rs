@@ -9,7 +9,6 @@ use std::cmp::Ordering;
 
 use prollystore::format::tuple::{TupleDesc, Type};
 use prollystore::format::{Address, Encoding};
-use prollystore::tree::mutate::{apply_edits, normalize_edits, Edit};
 use prollystore::tuples::TupleSchema;
 use prollystore::{BytesSchema, ChunkStore, Diff, DiffEntry, Map, MemoryStore, TreeSchema};
 use proptest::prelude::*;
@@ -191,9 +190,8 @@ fn check<T: TreeSchema + Clone>(shape: Shape, schema: T, n: u32, ops: &[Op]) {
     .unwrap()
     .root();
     let owned = edits(shape, ops);
-    let mut e: Vec<Edit<'_>> = owned.iter().map(|(k, v)| (&k[..], v.as_deref())).collect();
-    normalize_edits(&schema, &mut e);
-    let to = apply_edits(&store, &schema, from, &e).unwrap();
+    let e = owned.iter().map(|(k, v)| (&k[..], v.as_deref()));
+    let to = Map::new(&store, from, &schema).apply(e).unwrap().root();
     check_both_ways(&store, &schema, from, to, &format!("{shape:?}"));
 }
 

@@ -13,7 +13,6 @@ use prollystore::format::{Address, HashProfile};
 use prollystore::process::set_background_hashing;
 use prollystore::store::FileStore;
 use prollystore::tree::build::TreeBuilder;
-use prollystore::tree::mutate::apply_edits;
 use prollystore::{BytesSchema, ChunkStore, Map, MemoryStore, StoreFastPaths};
 
 /// A one-field tuple holding `data`, so nodes verify.
@@ -122,7 +121,10 @@ fn large_edits_with_and_without_the_hash_thread() {
         let expected = build(&reference_store, &final_rows, false);
         for background in [true, false, true] {
             set_background_hashing(background);
-            let root = apply_edits(&store, &BytesSchema, base, &list).expect("edit");
+            let root = Map::new(&store, base, BytesSchema)
+                .apply_sorted(&list)
+                .map(|m| m.root())
+                .expect("edit");
             assert_eq!(
                 root, expected,
                 "{profile:?}, background hashing {background}"
@@ -143,7 +145,10 @@ fn large_edits_with_and_without_the_hash_thread() {
             }
             // A small edit after a large one (the hash thread is kept between edits).
             let small = [(&final_rows[7].0[..], None)];
-            let smaller = apply_edits(&store, &BytesSchema, root, &small).expect("small edit");
+            let smaller = Map::new(&store, root, BytesSchema)
+                .apply_sorted(&small)
+                .map(|m| m.root())
+                .expect("small edit");
             let map = Map::new(&store, smaller, BytesSchema);
             assert_eq!(map.count().expect("count"), final_rows.len() as u64 - 1);
         }
@@ -195,22 +200,24 @@ impl ChunkStore for FailingStore {
 }
 
 impl StoreFastPaths for FailingStore {
-    fn put_node_hashed(
+    unsafe fn put_node_hashed(
         &self,
         address: Address,
         chunk: &[u8],
     ) -> Result<(), prollystore::StoreError> {
-        self.inner.put_node_hashed(address, chunk)
+        // SAFETY: the caller's promise (this method's contract) is the inner store's.
+        unsafe { self.inner.put_node_hashed(address, chunk) }
     }
     fn lend(&self, want: usize) -> Option<prollystore::store::LentSpace<'_>> {
         self.inner.lend(want)
     }
-    fn adopt(
+    unsafe fn adopt(
         &self,
         space: prollystore::store::LentSpace<'_>,
         chunks: &[(Address, std::ops::Range<usize>)],
     ) -> Result<(), prollystore::StoreError> {
-        self.inner.adopt(space, chunks)
+        // SAFETY: the caller's promise (this method's contract) is the inner store's.
+        unsafe { self.inner.adopt(space, chunks) }
     }
 }
 
@@ -239,7 +246,10 @@ fn a_failed_large_edit_leaves_nothing_writing_into_its_store() {
         reads_left: std::cell::Cell::new(usize::MAX),
     };
     let base = build(&counting.inner, &data, false);
-    apply_edits(&counting, &BytesSchema, base, &list).expect("edit");
+    Map::new(&counting, base, BytesSchema)
+        .apply_sorted(&list)
+        .map(|m| m.root())
+        .expect("edit");
     let reads = usize::MAX - counting.reads_left.get();
     drop(counting);
     for round in 0..3 {
@@ -248,11 +258,17 @@ fn a_failed_large_edit_leaves_nothing_writing_into_its_store() {
             reads_left: std::cell::Cell::new(reads / 2 + round * 7),
         };
         let base = build(&failing.inner, &data, false);
-        assert!(apply_edits(&failing, &BytesSchema, base, &list).is_err());
+        assert!(Map::new(&failing, base, BytesSchema)
+            .apply_sorted(&list)
+            .map(|m| m.root())
+            .is_err());
         drop(failing);
         let store = MemoryStore::new(HashProfile::Blake3);
         let base = build(&store, &data, false);
-        let root = apply_edits(&store, &BytesSchema, base, &list).expect("edit");
+        let root = Map::new(&store, base, BytesSchema)
+            .apply_sorted(&list)
+            .map(|m| m.root())
+            .expect("edit");
         assert_eq!(root, expected, "round {round}");
         let map = Map::new(&store, root, BytesSchema);
         assert_eq!(map.iter().expect("iter").count(), final_rows.len());

@@ -5,7 +5,6 @@ use std::collections::BTreeMap;
 use std::ops::Bound;
 
 use prollystore::format::HashProfile;
-use prollystore::tree::mutate::{apply_edits, normalize_edits, Edit};
 use prollystore::{BytesSchema, ChunkStore, DiffEntry, Map, MemoryStore};
 use proptest::prelude::*;
 
@@ -171,9 +170,8 @@ proptest! {
             for (k, v) in &owned {
                 match v { Some(v) => { model.insert(k.clone(), v.clone()); } None => { model.remove(k); } }
             }
-            let mut edits: Vec<Edit<'_>> = owned.iter().map(|(k, v)| (&k[..], v.as_deref())).collect();
-            normalize_edits(&BytesSchema, &mut edits);
-            let new_root = apply_edits(&store, &BytesSchema, root, &edits).unwrap();
+            let edits = owned.iter().map(|(k, v)| (&k[..], v.as_deref()));
+            let new_root = Map::new(&store, root, BytesSchema).apply(edits).unwrap().root();
             let scratch = MemoryStore::new(profile);
             let expect = build(&scratch, &model);
             prop_assert_eq!(new_root, expect);
@@ -217,9 +215,11 @@ fn apply_model(
             }
         }
     }
-    let mut edits: Vec<Edit<'_>> = owned.iter().map(|(k, v)| (&k[..], v.as_deref())).collect();
-    normalize_edits(&BytesSchema, &mut edits);
-    let root = apply_edits(store, &BytesSchema, root, &edits).unwrap();
+    let edits = owned.iter().map(|(k, v)| (&k[..], v.as_deref()));
+    let root = Map::new(store, root, BytesSchema)
+        .apply(edits)
+        .unwrap()
+        .root();
     let scratch = MemoryStore::new(store.profile());
     assert_eq!(
         root,
@@ -412,10 +412,12 @@ fn unchanged_puts_keep_the_root() {
         .step_by(5)
         .map(|i| (key(i), Some(value(i, 1, false))))
         .collect();
-    let mut edits: Vec<Edit<'_>> = owned.iter().map(|(k, v)| (&k[..], v.as_deref())).collect();
-    normalize_edits(&BytesSchema, &mut edits);
+    let edits = owned.iter().map(|(k, v)| (&k[..], v.as_deref()));
     assert_eq!(
-        apply_edits(&store, &BytesSchema, root, &edits).unwrap(),
+        Map::new(&store, root, BytesSchema)
+            .apply(edits)
+            .unwrap()
+            .root(),
         root
     );
 }
@@ -533,7 +535,7 @@ fn malformed_trees_give_errors() {
     assert!(map.iter().is_err());
     assert!(map.get_ordinal(0).is_err());
     let e = vec![(&k[..], None)];
-    assert!(apply_edits(&store, &BytesSchema, top, &e).is_err());
+    assert!(Map::new(&store, top, BytesSchema).apply_sorted(&e).is_err());
     let missing = prollystore::format::Address([7; 20]);
     assert!(Map::new(&store, missing, BytesSchema).get(&k).is_err());
 }

@@ -101,8 +101,9 @@ impl ChunkStore for BuiltinOrRemote {
 
 impl StoreFastPaths for BuiltinOrRemote {
     #[inline]
-    fn put_node(&self, chunk: &[u8]) -> Result<Address, StoreError> {
-        forward!(self, s => s.put_node(chunk))
+    unsafe fn put_node(&self, chunk: &[u8]) -> Result<Address, StoreError> {
+        // SAFETY: the caller's promise (this method's contract) is the inner store's.
+        forward!(self, s => unsafe { s.put_node(chunk) })
     }
     #[inline]
     fn get_node_hinted(&self, address: &Address) -> Result<(Node<'_>, NodeHint), StoreError> {
@@ -127,19 +128,21 @@ impl StoreFastPaths for BuiltinOrRemote {
         forward!(self, s => s.descend(node, hint, i))
     }
     #[inline]
-    fn put_node_hashed(&self, address: Address, chunk: &[u8]) -> Result<(), StoreError> {
-        forward!(self, s => s.put_node_hashed(address, chunk))
+    unsafe fn put_node_hashed(&self, address: Address, chunk: &[u8]) -> Result<(), StoreError> {
+        // SAFETY: the caller's promise (this method's contract) is the inner store's.
+        forward!(self, s => unsafe { s.put_node_hashed(address, chunk) })
     }
     #[inline]
     fn lend(&self, want: usize) -> Option<LentSpace<'_>> {
         forward!(self, s => s.lend(want))
     }
     #[inline]
-    fn adopt(
+    unsafe fn adopt(
         &self,
         space: LentSpace<'_>,
         chunks: &[(Address, Range<usize>)],
     ) -> Result<(), StoreError> {
-        forward!(self, s => s.adopt(space, chunks))
+        // SAFETY: the caller's promise (this method's contract) is the inner store's.
+        forward!(self, s => unsafe { s.adopt(space, chunks) })
     }
 }

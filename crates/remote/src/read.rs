@@ -385,7 +385,13 @@ impl RemoteStore {
         let Some(parent) = self
             .pinned
             .get(&parent)
-            .and_then(|p| p.layout.get().map(|l| Node::from_verified(&p.bytes, *l)))
+            // SAFETY: a chunk's layout is set only by `get_node`, from the verified view of
+            // its bytes, and travels with them (pinned or cached); the bytes never change.
+            .and_then(|p| {
+                p.layout
+                    .get()
+                    .map(|l| unsafe { Node::from_verified(&p.bytes, *l) })
+            })
         else {
             return Vec::new();
         };
@@ -429,7 +435,9 @@ impl ChunkStore for RemoteStore {
     fn get_node(&self, address: &Address) -> Result<Node<'_>, StoreError> {
         let p = self.pinned(address)?.ok_or(StoreError::Missing(*address))?;
         if let Some(layout) = p.layout.get() {
-            return Ok(Node::from_verified(&p.bytes, *layout));
+            // SAFETY: set below from the verified view of these bytes (kept with them through
+            // the cache), which never change.
+            return Ok(unsafe { Node::from_verified(&p.bytes, *layout) });
         }
         let node = Node::verify(&p.bytes).map_err(|source| StoreError::BadMessage {
             address: *address,

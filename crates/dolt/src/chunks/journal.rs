@@ -76,7 +76,7 @@ pub fn scan_records(bytes: &[u8], base: u64, file: &str) -> Result<JournalScan> 
             Ok(record) => record,
             Err(stop) => break stop,
         };
-        match record::decode(record).map_err(|(off, reason)| corrupt(file, at + off, reason))? {
+        match record::decode(record).map_err(|e| e.in_file(file, at))? {
             Record::Chunk {
                 address,
                 payload_at,

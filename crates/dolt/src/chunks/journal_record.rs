@@ -13,7 +13,7 @@
 use prollystore_format::Address;
 
 use super::codec::{be_u32, be_u64};
-use crate::error::{DoltError, Result};
+use crate::error::{corrupt, DoltError, Result};
 
 /// Field tag: the record kind (`kindJournalRecTag`).
 pub const TAG_KIND: u8 = 1;
@@ -89,6 +89,48 @@ pub fn frame(bytes: &[u8]) -> std::result::Result<&[u8], ScanStop> {
     }
 }
 
+/// What is wrong inside a framed record (its CRC matched): where, and why. Reading a journal
+/// turns it into [`DoltError::Corrupt`] with the file and the record's offset
+/// ([`RecordError::in_file`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{why} (offset {offset} of the record)")]
+pub struct RecordError {
+    /// Offset of the fault within the record (0: the record as a whole).
+    pub offset: u64,
+    /// What is wrong.
+    pub why: RecordFault,
+}
+
+/// What is wrong with a record (see [`RecordError`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum RecordFault {
+    /// A field runs into the CRC: `"kind"`, `"address"` or `"timestamp"`.
+    #[error("{0} field cut short")]
+    FieldCut(&'static str),
+    /// A field tag Dolt does not write.
+    #[error("unknown record field tag {0}")]
+    UnknownTag(u8),
+    /// A record kind other than chunk and root.
+    #[error("unknown record kind {0}")]
+    UnknownKind(u8),
+    /// A chunk record without its address or payload, or a root record without its address
+    /// (or with a payload).
+    #[error("record lacks a required field")]
+    MissingField,
+}
+
+impl RecordError {
+    fn new(offset: u64, why: RecordFault) -> RecordError {
+        RecordError { offset, why }
+    }
+
+    /// The corruption of `file` this is, for the record at offset `record_at` of the file.
+    pub fn in_file(self, file: &str, record_at: u64) -> DoltError {
+        corrupt(file, record_at + self.offset, self.why.to_string())
+    }
+}
+
 /// A record's fields as Dolt's `readJournalRecord` reads them, before any check of which are
 /// there: each is the last one of its tag.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -103,16 +145,16 @@ pub struct Fields {
     pub payload: Option<(u64, u32)>,
 }
 
-/// Reads the fields of a framed `record` (length through CRC). Errors carry the offset within
-/// the record: an unknown tag, or a field cut short by the CRC.
-pub fn fields(record: &[u8]) -> std::result::Result<Fields, (u64, String)> {
+/// Reads the fields of a framed `record` (length through CRC). Errors: an unknown tag, or a
+/// field cut short by the CRC.
+pub fn fields(record: &[u8]) -> std::result::Result<Fields, RecordError> {
     let body = record.get(..record.len().saturating_sub(4)).unwrap_or(&[]);
     let mut out = Fields::default();
     let mut p = 4usize;
     while p < body.len() {
         let tag = body.get(p).copied().unwrap_or(0);
         let field_at = p as u64;
-        let cut = |what: &str| (field_at, format!("{what} field cut short"));
+        let cut = |what: &'static str| RecordError::new(field_at, RecordFault::FieldCut(what));
         p += 1;
         match tag {
             TAG_KIND => {
@@ -135,7 +177,7 @@ pub fn fields(record: &[u8]) -> std::result::Result<Fields, (u64, String)> {
                 out.timestamp = Some(be_u64(body, p).ok_or_else(|| cut("timestamp"))?);
                 p += 8;
             }
-            t => return Err((field_at, format!("unknown record field tag {t}"))),
+            t => return Err(RecordError::new(field_at, RecordFault::UnknownTag(t))),
         }
     }
     Ok(out)
@@ -162,9 +204,8 @@ pub enum Record {
     },
 }
 
-/// Decodes a framed `record` (length through CRC, as [`frame`] gives it). Errors carry the
-/// offset within the record.
-pub fn decode(record: &[u8]) -> std::result::Result<Record, (u64, String)> {
+/// Decodes a framed `record` (length through CRC, as [`frame`] gives it).
+pub fn decode(record: &[u8]) -> std::result::Result<Record, RecordError> {
     // The two layouts Dolt (and our encoder) write, recognized whole: the same results as the
     // field walk below gives for them, without it (opening a journal decodes every record).
     let body_len = record.len().saturating_sub(4);
@@ -204,9 +245,9 @@ pub fn decode(record: &[u8]) -> std::result::Result<Record, (u64, String)> {
             timestamp: f.timestamp,
         }),
         (Some(k), _, _) if k != KIND_ROOT && k != KIND_CHUNK => {
-            Err((4, format!("unknown record kind {k}")))
+            Err(RecordError::new(4, RecordFault::UnknownKind(k)))
         }
-        _ => Err((0, "record lacks a required field".to_string())),
+        _ => Err(RecordError::new(0, RecordFault::MissingField)),
     }
 }
 
@@ -352,7 +393,7 @@ mod tests {
                     Ok(Record::Chunk { address, payload_at, payload_len })
                 }
                 (Some(KIND_ROOT), Some(root), None) => Ok(Record::Root { root, timestamp: f.timestamp }),
-                _ => Err((0, String::new())),
+                _ => Err(RecordError::new(0, RecordFault::MissingField)),
             });
             match (decode(&record), walked) {
                 (Ok(a), Ok(b)) => prop_assert_eq!(a, b),
@@ -368,6 +409,52 @@ mod tests {
                 let _ = decode(framed);
             }
             let _ = fields(&bytes);
+        }
+    }
+
+    /// Faults inside a checksummed record say where (offset within the record, then within
+    /// the file) and why.
+    #[test]
+    fn faults_carry_their_offset_and_reason() {
+        let record = |body: &[u8]| {
+            let mut r = vec![0u8; 4];
+            r.extend_from_slice(body);
+            r.extend_from_slice(&[0; 4]);
+            let n = r.len() as u32;
+            r[..4].copy_from_slice(&n.to_be_bytes());
+            r
+        };
+        let unknown_tag = record(&[TAG_KIND, KIND_ROOT, 9]);
+        assert_eq!(
+            decode(&unknown_tag),
+            Err(RecordError {
+                offset: 6,
+                why: RecordFault::UnknownTag(9)
+            })
+        );
+        let cut = record(&[TAG_KIND, KIND_ROOT, TAG_TIMESTAMP, 1, 2]);
+        assert_eq!(
+            fields(&cut),
+            Err(RecordError {
+                offset: 6,
+                why: RecordFault::FieldCut("timestamp")
+            })
+        );
+        let kind = record(&[TAG_KIND, 7]);
+        assert_eq!(decode(&kind).unwrap_err().why, RecordFault::UnknownKind(7));
+        let missing = record(&[TAG_KIND, KIND_CHUNK]);
+        let e = decode(&missing).unwrap_err();
+        assert_eq!(e.why, RecordFault::MissingField);
+        match decode(&unknown_tag).unwrap_err().in_file("vvvv", 100) {
+            DoltError::Corrupt {
+                file,
+                offset,
+                reason,
+            } => {
+                assert_eq!((file.as_str(), offset), ("vvvv", 106));
+                assert_eq!(reason, "unknown record field tag 9");
+            }
+            other => panic!("{other:?}"),
         }
     }
 

@@ -277,7 +277,9 @@ impl ArenaChunk {
     #[inline]
     fn node(&self) -> Result<Node<'_>, StoreError> {
         match self.layout.get() {
-            Some(Some(layout)) => Ok(Node::from_verified(&self.bytes, *layout)),
+            // SAFETY: the layout is set once, by `verify_node`, from the verified view of
+            // `self.bytes`, which never change.
+            Some(Some(layout)) => Ok(unsafe { Node::from_verified(&self.bytes, *layout) }),
             _ => self.verify_node(),
         }
     }
@@ -290,7 +292,8 @@ impl ArenaChunk {
             .layout
             .get_or_init(|| Node::verify(&self.bytes).ok().map(|n| n.layout()));
         match layout {
-            Some(layout) => Ok(Node::from_verified(&self.bytes, *layout)),
+            // SAFETY: just set from the verified view of `self.bytes`, which never change.
+            Some(layout) => Ok(unsafe { Node::from_verified(&self.bytes, *layout) }),
             None => Err(Node::verify(&self.bytes).err().map_or(
                 StoreError::Missing(self.address),
                 |source| StoreError::BadMessage {

@@ -55,24 +55,27 @@ impl ChunkStore for Overlay<'_> {
 /// already hashed (on its hash thread) are not hashed again, and leaves are serialized into
 /// memory the store lends. Reads keep the defaults (they must look in three places).
 impl StoreFastPaths for Overlay<'_> {
-    fn put_node(&self, chunk: &[u8]) -> Result<Address, StoreError> {
-        self.new.put_node(chunk)
+    unsafe fn put_node(&self, chunk: &[u8]) -> Result<Address, StoreError> {
+        // SAFETY: the caller's promise (this method's contract) is the inner store's.
+        unsafe { self.new.put_node(chunk) }
     }
 
-    fn put_node_hashed(&self, address: Address, chunk: &[u8]) -> Result<(), StoreError> {
-        self.new.put_node_hashed(address, chunk)
+    unsafe fn put_node_hashed(&self, address: Address, chunk: &[u8]) -> Result<(), StoreError> {
+        // SAFETY: the caller's promise (this method's contract) is the inner store's.
+        unsafe { self.new.put_node_hashed(address, chunk) }
     }
 
     fn lend(&self, want: usize) -> Option<LentSpace<'_>> {
         self.new.lend(want)
     }
 
-    fn adopt(
+    unsafe fn adopt(
         &self,
         space: LentSpace<'_>,
         chunks: &[(Address, Range<usize>)],
     ) -> Result<(), StoreError> {
-        self.new.adopt(space, chunks)
+        // SAFETY: the caller's promise (this method's contract) is the inner store's.
+        unsafe { self.new.adopt(space, chunks) }
     }
 }
 

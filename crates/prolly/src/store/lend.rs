@@ -111,13 +111,18 @@ pub(crate) fn lent_ranges_end(
 
 /// Stores the nodes of `chunks` (ranges already checked against `space`) by copying them out
 /// of the space: what [`StoreFastPaths::adopt`] does with a space it cannot keep.
-pub(crate) fn copy_lent<S: StoreFastPaths + ?Sized>(
+///
+/// # Safety
+///
+/// As [`StoreFastPaths::adopt`]: each range holds a node this process's `NodeWriter` wrote.
+pub(crate) unsafe fn copy_lent<S: StoreFastPaths + ?Sized>(
     store: &S,
     space: &LentSpace<'_>,
     chunks: &[(Address, Range<usize>)],
 ) -> Result<(), StoreError> {
     for (address, range) in chunks {
-        store.put_node_hashed(*address, &space.bytes()[range.clone()])?;
+        // SAFETY: the caller promises the range holds a node this process serialized.
+        unsafe { store.put_node_hashed(*address, &space.bytes()[range.clone()]) }?;
     }
     Ok(())
 }

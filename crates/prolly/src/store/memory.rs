@@ -226,7 +226,9 @@ impl MemoryStore {
         let slot = self.slot_at(n)?;
         let chunk = slot.chunk.get()?;
         let layout = slot.layout.get()?;
-        Some(Node::from_verified(chunk, *layout))
+        // SAFETY: a slot's layout is set only by `verify_into`, from a view of the slot's
+        // chunk, whose bytes never change once placed.
+        Some(unsafe { Node::from_verified(chunk, *layout) })
     }
 
     /// Child `i` of `parent`, which this store handed out with `hint`, from the list of children
@@ -396,7 +398,9 @@ fn verify_into<'a>(
     address: &Address,
 ) -> Result<Node<'a>, StoreError> {
     let node = if slot.trusted.get() {
-        Node::from_own_writer(chunk)
+        // SAFETY: `trusted` is set only by `put_node`, `put_node_hashed` and `adopt`, whose
+        // callers promise a node this process's `NodeWriter` wrote.
+        unsafe { Node::from_own_writer(chunk) }
     } else {
         Node::verify(chunk)
     }
@@ -455,7 +459,9 @@ impl StoreFastPaths for MemoryStore {
             return Err(StoreError::Missing(*address));
         };
         if let Some(layout) = slot.layout.get() {
-            return Ok((Node::from_verified(chunk, *layout), NodeHint::new(n)));
+            // SAFETY: as in `known_node`: the layout is of a view of these bytes.
+            let node = unsafe { Node::from_verified(chunk, *layout) };
+            return Ok((node, NodeHint::new(n)));
         }
         Ok((verify_into(slot, chunk, address)?, NodeHint::new(n)))
     }
@@ -489,13 +495,13 @@ impl StoreFastPaths for MemoryStore {
         self.descend_by_address(node, hint, i)
     }
 
-    fn put_node(&self, chunk: &[u8]) -> Result<Address, StoreError> {
+    unsafe fn put_node(&self, chunk: &[u8]) -> Result<Address, StoreError> {
         let address = self.profile.address_of(chunk);
         self.insert_slot(address, chunk, true);
         Ok(address)
     }
 
-    fn put_node_hashed(&self, address: Address, chunk: &[u8]) -> Result<(), StoreError> {
+    unsafe fn put_node_hashed(&self, address: Address, chunk: &[u8]) -> Result<(), StoreError> {
         debug_assert_eq!(address, self.profile.address_of(chunk));
         self.insert_slot(address, chunk, true);
         Ok(())
@@ -511,7 +517,7 @@ impl StoreFastPaths for MemoryStore {
         Some(unsafe { LentSpace::new(start, len, self.id) })
     }
 
-    fn adopt(
+    unsafe fn adopt(
         &self,
         space: LentSpace<'_>,
         chunks: &[(Address, Range<usize>)],
@@ -519,7 +525,8 @@ impl StoreFastPaths for MemoryStore {
         let used = lent_ranges_end(chunks, space.len())?;
         let (start, lender) = space.parts();
         if lender != self.id {
-            return copy_lent(self, &space, chunks);
+            // SAFETY: the caller's promise for the ranges is `copy_lent`'s.
+            return unsafe { copy_lent(self, &space, chunks) };
         }
         let bytes = space.bytes();
         for (address, range) in chunks {
@@ -621,7 +628,8 @@ mod tests {
             .iter()
             .map(|r| space.bytes()[r.clone()].to_vec())
             .collect();
-        store.adopt(space, &chunks).unwrap();
+        // SAFETY: the thread above wrote each range with `NodeWriter::write_leaf_into`.
+        unsafe { store.adopt(space, &chunks) }.unwrap();
         for ((address, range), want) in chunks.iter().zip(&expected) {
             let got = store.get(address).unwrap().unwrap();
             assert_eq!(got, &want[..]);
@@ -655,11 +663,11 @@ mod tests {
         let chunk = space.bytes()[start..].to_vec();
         let address = other.profile.address_of(&chunk);
         let outside = [(address, start..bound + 1)];
-        let err = other
-            .adopt(lender.lend(bound).unwrap(), &outside)
-            .unwrap_err();
+        // SAFETY: refused before any range is read (it runs past the space).
+        let err = unsafe { other.adopt(lender.lend(bound).unwrap(), &outside) }.unwrap_err();
         assert!(matches!(err, StoreError::InvalidArgument(_)), "{err}");
-        other.adopt(space, &[(address, start..bound)]).unwrap();
+        // SAFETY: `write_leaf_into` wrote the node at `start..bound`.
+        unsafe { other.adopt(space, &[(address, start..bound)]) }.unwrap();
         assert_eq!(other.get(&address).unwrap().unwrap(), &chunk[..]);
         assert!(!lender.has(&address).unwrap());
     }

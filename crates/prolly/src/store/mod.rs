@@ -175,7 +175,13 @@ pub trait StoreFastPaths: ChunkStore {
     /// `NodeWriter` (the tree builders do): the store may read it back with
     /// [`Node::from_own_writer`] instead of verifying it, since its bytes never left the
     /// process. Bytes from anywhere else must go through `put`.
-    fn put_node(&self, chunk: &[u8]) -> Result<Address, StoreError> {
+    ///
+    /// # Safety
+    ///
+    /// `chunk` must be a node this process's `NodeWriter` serialized, unchanged since (the
+    /// contract of [`Node::from_own_writer`], which the store may rely on when it reads the
+    /// node back).
+    unsafe fn put_node(&self, chunk: &[u8]) -> Result<Address, StoreError> {
         self.put(chunk)
     }
 
@@ -227,9 +233,14 @@ pub trait StoreFastPaths: ChunkStore {
     /// [`StoreFastPaths::put_node`] for a node whose address the caller has just computed with
     /// this store's profile (tree builds hash leaves on another thread): the store may take
     /// the address as given. The default ignores it and hashes again.
-    fn put_node_hashed(&self, address: Address, chunk: &[u8]) -> Result<(), StoreError> {
+    ///
+    /// # Safety
+    ///
+    /// As [`StoreFastPaths::put_node`].
+    unsafe fn put_node_hashed(&self, address: Address, chunk: &[u8]) -> Result<(), StoreError> {
         let _ = address;
-        self.put_node(chunk).map(|_| ())
+        // SAFETY: the caller's promise for `chunk` is `put_node`'s.
+        unsafe { self.put_node(chunk) }.map(|_| ())
     }
 
     /// Lends about `want` bytes of the memory chunks are kept in, for `ProllyTreeNode`s to be
@@ -245,13 +256,19 @@ pub trait StoreFastPaths: ChunkStore {
     /// for [`StoreFastPaths::put_node_hashed`]). A space this store lent keeps the nodes where
     /// they are, and the rest of its bytes may be lent again; the default, and any store given
     /// another store's space, copies them with `put_node_hashed`.
-    fn adopt(
+    ///
+    /// # Safety
+    ///
+    /// Each range must hold a node this process's `NodeWriter` serialized there, unchanged
+    /// since (as for [`StoreFastPaths::put_node`]).
+    unsafe fn adopt(
         &self,
         space: LentSpace<'_>,
         chunks: &[(Address, Range<usize>)],
     ) -> Result<(), StoreError> {
         lent_ranges_end(chunks, space.len())?;
-        copy_lent(self, &space, chunks)
+        // SAFETY: the caller's promise for the ranges is `copy_lent`'s.
+        unsafe { copy_lent(self, &space, chunks) }
     }
 }
 

@@ -376,7 +376,8 @@ impl LevelBuilder {
         let chunk = self
             .node
             .serialize(self.level, &self.counts, &mut out.writer)?;
-        let address = out.store.put_node(chunk)?;
+        // SAFETY: `out.writer`, a `NodeWriter`, has just serialized `chunk`.
+        let address = unsafe { out.store.put_node(chunk) }?;
         Ok((address, self.tree_count))
     }
 
@@ -409,7 +410,8 @@ impl LevelBuilder {
     /// Hands on a node of this level written elsewhere (an old node with children replaced in
     /// place: the same keys and sizes, so the same boundaries) as the builder's next node,
     /// queued, hashed and stored exactly like the nodes it completes itself. `write` makes the
-    /// chunk and its tree count; `last_key` is the node's last key, `items` its item count.
+    /// chunk and its tree count with the `NodeWriter` it is given (the chunk is put into the
+    /// store as that writer's node); `last_key` is the node's last key, `items` its item count.
     /// The builder must be fresh (between nodes), and stays so.
     pub(crate) fn emit_written<S, T, W>(
         &mut self,
@@ -430,7 +432,8 @@ impl LevelBuilder {
             queue.accept_written(write, last_key, out, emit)?;
         } else {
             let (chunk, total) = write(&mut out.writer)?;
-            let address = out.store.put_node(chunk)?;
+            // SAFETY: `write` serialized `chunk` with the `NodeWriter` it was given.
+            let address = unsafe { out.store.put_node(chunk) }?;
             emit(out, last_key, address, total)?;
         }
         self.last_written = items;

@@ -11,18 +11,22 @@ use crate::error::TreeError;
 use crate::store::{NodeHint, StoreFastPaths};
 
 /// Deepest tree a cursor can walk (Dolt defines salts for 15 levels).
-pub const MAX_DEPTH: usize = MAX_LEVELS + 1;
+pub(crate) const MAX_DEPTH: usize = MAX_LEVELS + 1;
 
 /// Smallest `i` with `key <= node.key(i)` (`count` if none). The schema's search brings the
 /// lines it needs into cache (see [`TreeSchema::lower_bound`]).
 #[inline]
-pub fn lower_bound<T: TreeSchema + ?Sized>(node: &Node<'_>, key: &[u8], schema: &T) -> usize {
+pub(crate) fn lower_bound<T: TreeSchema + ?Sized>(
+    node: &Node<'_>,
+    key: &[u8],
+    schema: &T,
+) -> usize {
     schema.lower_bound(node, key)
 }
 
 /// Smallest `i` for which `pred(node.key(i))` is false, given `pred` true then false.
 #[inline]
-pub fn partition_point(node: &Node<'_>, mut pred: impl FnMut(&[u8]) -> bool) -> usize {
+pub(crate) fn partition_point(node: &Node<'_>, mut pred: impl FnMut(&[u8]) -> bool) -> usize {
     let (mut lo, mut hi) = (0usize, node.count());
     while lo < hi {
         let mid = (lo + hi) / 2;
@@ -35,7 +39,11 @@ pub fn partition_point(node: &Node<'_>, mut pred: impl FnMut(&[u8]) -> bool) -> 
     lo
 }
 
-/// A position in a tree. `frames[0]` is the leaf, `frames[height-1]` the root. The leaf index
+/// A position in a tree, made by [`Map`](crate::Map)'s `seek` methods: the row under it
+/// ([`Cursor::key`], [`Cursor::value`] while [`Cursor::valid`]), moved one row at a time
+/// ([`Cursor::advance`], [`Cursor::retreat`]).
+///
+/// Inside: `frames[0]` is the leaf, `frames[height-1]` the root. The leaf index
 /// may be `-1` (before the first item) or `count` (after the last).
 #[derive(Clone, Copy)]
 pub struct Cursor<'s> {
@@ -198,7 +206,7 @@ impl<'s> Cursor<'s> {
     }
 
     /// Cursor at the first key `>= key` (past the end if none).
-    pub fn at_key<S: StoreFastPaths + ?Sized, T: TreeSchema + ?Sized>(
+    pub(crate) fn at_key<S: StoreFastPaths + ?Sized, T: TreeSchema + ?Sized>(
         store: &'s S,
         root: &Address,
         key: &[u8],
@@ -209,7 +217,7 @@ impl<'s> Cursor<'s> {
 
     /// Cursor at the first key for which `pred` is false (keys for which it is true come
     /// first).
-    pub fn at_partition<S: StoreFastPaths + ?Sized>(
+    pub(crate) fn at_partition<S: StoreFastPaths + ?Sized>(
         store: &'s S,
         root: &Address,
         mut pred: impl FnMut(&[u8]) -> bool,
@@ -222,7 +230,7 @@ impl<'s> Cursor<'s> {
 
     /// Cursor whose frames stop at `level`, positioned at the first entry of the level-`level`
     /// node on the lower-bound path of `key`.
-    pub fn node_start_at_level<S: StoreFastPaths + ?Sized, T: TreeSchema + ?Sized>(
+    pub(crate) fn node_start_at_level<S: StoreFastPaths + ?Sized, T: TreeSchema + ?Sized>(
         store: &'s S,
         root: &Address,
         level: usize,
@@ -242,7 +250,7 @@ impl<'s> Cursor<'s> {
 
     /// True if the frame at `level` is on an entry.
     #[inline]
-    pub fn valid_at(&self, level: usize) -> bool {
+    pub(crate) fn valid_at(&self, level: usize) -> bool {
         level < self.height && {
             let i = self.idx[level];
             i >= 0 && (i as usize) < self.node(level).count()
@@ -251,7 +259,7 @@ impl<'s> Cursor<'s> {
 
     /// The node at `level` and the cursor's index in it (unchecked index).
     #[inline]
-    pub fn at(&self, level: usize) -> (Node<'s>, usize) {
+    pub(crate) fn at(&self, level: usize) -> (Node<'s>, usize) {
         (self.node(level), self.idx[level].max(0) as usize)
     }
 
@@ -274,7 +282,7 @@ impl<'s> Cursor<'s> {
     }
 
     /// Cursor at the first item (past the end for an empty tree).
-    pub fn at_start<S: StoreFastPaths + ?Sized>(
+    pub(crate) fn at_start<S: StoreFastPaths + ?Sized>(
         store: &'s S,
         root: &Address,
     ) -> Result<Cursor<'s>, TreeError> {
@@ -282,7 +290,7 @@ impl<'s> Cursor<'s> {
     }
 
     /// Cursor at the last item (before the start for an empty tree).
-    pub fn at_last<S: StoreFastPaths + ?Sized>(
+    pub(crate) fn at_last<S: StoreFastPaths + ?Sized>(
         store: &'s S,
         root: &Address,
     ) -> Result<Cursor<'s>, TreeError> {
@@ -294,7 +302,7 @@ impl<'s> Cursor<'s> {
     }
 
     /// Cursor at ordinal `ordinal` (0-based; past the end if `ordinal >= count`).
-    pub fn at_ordinal<S: StoreFastPaths + ?Sized>(
+    pub(crate) fn at_ordinal<S: StoreFastPaths + ?Sized>(
         store: &'s S,
         root: &Address,
         ordinal: u64,
@@ -342,21 +350,13 @@ impl<'s> Cursor<'s> {
 
     /// The leaf the cursor is in.
     #[inline]
-    pub fn leaf(&self) -> Node<'s> {
+    pub(crate) fn leaf(&self) -> Node<'s> {
         self.node(0)
     }
 
     /// Number of levels (1 for a single-leaf tree).
-    pub fn height(&self) -> usize {
+    pub(crate) fn height(&self) -> usize {
         self.height
-    }
-
-    /// The node at `level` on the cursor's path and the index in it.
-    pub fn frame(&self, level: usize) -> Option<(Node<'s>, usize)> {
-        if level >= self.height {
-            return None;
-        }
-        Some((self.node(level), self.idx[level].max(0) as usize))
     }
 
     /// True if the cursor is on an item.
@@ -379,7 +379,7 @@ impl<'s> Cursor<'s> {
     }
 
     /// Index within the leaf.
-    pub fn leaf_index(&self) -> usize {
+    pub(crate) fn leaf_index(&self) -> usize {
         self.idx[0].max(0) as usize
     }
 
@@ -391,7 +391,7 @@ impl<'s> Cursor<'s> {
     /// Moves the frame at `level` to its next entry, reloading the loaded levels below at their
     /// first entries. False if there is none: the bottom frame is then one past the last entry
     /// of the tree (and stepping back from there reaches the last entry).
-    pub fn advance_at<S: StoreFastPaths + ?Sized>(
+    pub(crate) fn advance_at<S: StoreFastPaths + ?Sized>(
         &mut self,
         store: &'s S,
         level: usize,
@@ -477,7 +477,7 @@ impl<'s> Cursor<'s> {
     }
 
     /// True if the cursor at `level` is on the last entry of its node.
-    pub fn at_node_end(&self, level: usize) -> bool {
+    pub(crate) fn at_node_end(&self, level: usize) -> bool {
         level < self.height && self.idx[level] + 1 >= self.node_ref(level).count() as i32
     }
 

@@ -20,7 +20,7 @@
 use std::cmp::Ordering;
 
 use prollystore_format::varint::decode_count_deltas_into;
-use prollystore_format::{Address, ADDRESS_LEN};
+use prollystore_format::Address;
 
 use super::build::{canonical_root, LevelBuilder, TreeBuilder};
 use super::cursor::Cursor;
@@ -738,7 +738,8 @@ where
         return Ok(Replaced::No(fresh));
     }
     let chunk = out.writer.write_leaf_replacing(&node, i, value)?;
-    let address = store.put_node(chunk)?;
+    // SAFETY: `out.writer`, a `NodeWriter`, has just serialized `chunk`.
+    let address = unsafe { store.put_node(chunk) }?;
     Ok(one_node(fresh, node.key(n - 1), address, n as u64, n))
 }
 
@@ -808,7 +809,8 @@ where
     let (chunk, total) = out
         .writer
         .write_internal_replacing(&node, i, &child, count)?;
-    let address = store.put_node(chunk)?;
+    // SAFETY: `out.writer`, a `NodeWriter`, has just serialized `chunk`.
+    let address = unsafe { store.put_node(chunk) }?;
     Ok(one_node(fresh, node.key(n - 1), address, total, n))
 }
 
@@ -825,6 +827,3 @@ pub fn normalize_edits<'e, T: TreeSchema + ?Sized>(schema: &T, edits: &mut Vec<E
     }
     *edits = out;
 }
-
-/// Width of a child address in an internal node's value.
-pub const CHILD_ADDRESS_LEN: usize = ADDRESS_LEN;

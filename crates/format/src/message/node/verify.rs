@@ -184,7 +184,7 @@ impl<'a> Node<'a> {
             }
         };
 
-        let mut node = Node::from_verified(chunk, layout);
+        let mut node = Node { chunk, layout };
         match checks {
             Checks::Trusted => {
                 node.layout.key_width = items_width(node.key_items(), node.key_offsets_bytes());
@@ -241,11 +241,16 @@ impl<'a> Node<'a> {
     /// finding its parts without the checks that only catch corruption (the FlatBuffers
     /// verifier, every offset, tuple layouts, subtree counts): a store uses it for nodes a tree
     /// writer just put, instead of [`Node::verify`] on their first read, since their bytes
-    /// never left the process. Never use it for bytes read from outside: on bytes that are not
-    /// a valid node, accessors give wrong answers (empty or wrong items) or panics, never
-    /// undefined behaviour (every accessor is bounds-checked, and the node code has no
-    /// `unsafe`).
-    pub fn from_own_writer(chunk: &'a [u8]) -> Result<Node<'a>, MessageError> {
+    /// never left the process.
+    ///
+    /// # Safety
+    ///
+    /// `chunk` must be bytes a [`NodeWriter`](super::NodeWriter) of this process wrote,
+    /// unchanged since; never bytes read from outside. The view's accessors, and later
+    /// [`Node::from_verified`] views of the layout it gives, may rely on that. (Today every
+    /// accessor is bounds-checked, so on other bytes they give wrong answers or panic rather
+    /// than read out of bounds.)
+    pub unsafe fn from_own_writer(chunk: &'a [u8]) -> Result<Node<'a>, MessageError> {
         Self::verify_with(chunk, Checks::Trusted)
     }
 }

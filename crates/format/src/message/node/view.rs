@@ -11,8 +11,9 @@ use crate::{Address, ADDRESS_LEN};
 
 /// A verified `ProllyTreeNode` chunk; all accessors are cheap and allocation-free.
 ///
-/// Made in one of three ways, each named for where its bytes come from:
-/// * [`Node::verify`]: any bytes; checks everything.
+/// Made from bytes only by verification, [`Node::verify`], which checks everything. Two
+/// trusted paths skip checks for bytes this process already knows, and are `unsafe` for it:
+/// their callers promise where the bytes come from.
 /// * [`Node::from_verified`]: bytes verified before in this process, with the [`NodeLayout`]
 ///   their view gave; checks nothing (how a store's cache hands a node out again).
 /// * [`Node::from_own_writer`]: a chunk this process's [`NodeWriter`](super::NodeWriter)
@@ -28,14 +29,18 @@ pub struct Node<'a> {
 impl<'a> Node<'a> {
     /// The view of `chunk` from the layout ([`Node::layout`]) a view of these same bytes gave
     /// earlier in this process, without checking anything: a store that keeps nodes as
-    /// (bytes, layout) hands them out again this way after their first read.
+    /// (bytes, layout) hands them out again this way after their first read. Checking again
+    /// would cost a verification per read (the whole FlatBuffers walk), where this costs none.
     ///
-    /// The bytes must have passed [`Node::verify`] (or come through [`Node::from_own_writer`])
-    /// with this layout. Any other pairing gives wrong answers or panics, never undefined
-    /// behaviour: every accessor is bounds-checked (accessors return empty or wrong bytes but
-    /// never read out of bounds), and the node code has no `unsafe`.
+    /// # Safety
+    ///
+    /// `chunk` must be the very bytes (unchanged) whose view, made by [`Node::verify`] or
+    /// [`Node::from_own_writer`] in this process, gave `layout`. The accessors may rely on
+    /// that. (Today every accessor is bounds-checked, so a broken promise gives wrong answers
+    /// or panics rather than out-of-bounds reads; the contract leaves room for accessors that
+    /// skip those checks.)
     #[inline]
-    pub fn from_verified(chunk: &'a [u8], layout: NodeLayout) -> Node<'a> {
+    pub unsafe fn from_verified(chunk: &'a [u8], layout: NodeLayout) -> Node<'a> {
         Node { chunk, layout }
     }
 

@@ -472,7 +472,9 @@ impl ChunkFile {
             .get_or_init(|| (0..self.count).map(|_| OnceLock::new()).collect());
         let slot = layouts.get(i);
         if let Some(layout) = slot.and_then(|s| s.get()) {
-            return Ok(Node::from_verified(chunk, *layout));
+            // SAFETY: the slot's layout was set below from the verified view of chunk `i`,
+            // whose mapped bytes never change.
+            return Ok(unsafe { Node::from_verified(chunk, *layout) });
         }
         let node = Node::verify(chunk).map_err(|source| StoreError::BadMessage {
             address: self.address(i).unwrap_or_default(),

@@ -616,10 +616,14 @@ impl FileStore {
         if self.has_pending.load(Ordering::Acquire) {
             if let Some(p) = self.pending.get(address) {
                 if let Some(layout) = p.layout.get() {
-                    return Ok(Node::from_verified(&p.chunk, *layout));
+                    // SAFETY: the layout was set below from a view of these same bytes (a
+                    // pending chunk's bytes never change).
+                    return Ok(unsafe { Node::from_verified(&p.chunk, *layout) });
                 }
                 let node = if p.trusted {
-                    Node::from_own_writer(&p.chunk)
+                    // SAFETY: `trusted` is set only by `put_node` and `put_node_hashed`, whose
+                    // callers promise a node this process's `NodeWriter` wrote.
+                    unsafe { Node::from_own_writer(&p.chunk) }
                 } else {
                     Node::verify(&p.chunk)
                 }
@@ -649,12 +653,21 @@ impl FileStore {
     }
 
     /// [`StoreFastPaths::put_node`]: a node this process just serialized.
-    pub fn put_node(&self, chunk: &[u8]) -> Result<Address, StoreError> {
+    ///
+    /// # Safety
+    ///
+    /// As [`StoreFastPaths::put_node`]: the store reads the node back with
+    /// [`Node::from_own_writer`].
+    pub unsafe fn put_node(&self, chunk: &[u8]) -> Result<Address, StoreError> {
         self.put_chunk(chunk, true, None)
     }
 
     /// [`StoreFastPaths::put_node_hashed`]: a node this process just serialized and hashed.
-    pub fn put_node_hashed(&self, address: Address, chunk: &[u8]) -> Result<(), StoreError> {
+    ///
+    /// # Safety
+    ///
+    /// As [`StoreFastPaths::put_node`].
+    pub unsafe fn put_node_hashed(&self, address: Address, chunk: &[u8]) -> Result<(), StoreError> {
         self.put_chunk(chunk, true, Some(address)).map(|_| ())
     }
 
@@ -1044,12 +1057,14 @@ impl ChunkStore for FileStore {
 }
 
 impl StoreFastPaths for FileStore {
-    fn put_node(&self, chunk: &[u8]) -> Result<Address, StoreError> {
-        FileStore::put_node(self, chunk)
+    unsafe fn put_node(&self, chunk: &[u8]) -> Result<Address, StoreError> {
+        // SAFETY: the caller's promise is the inherent method's.
+        unsafe { FileStore::put_node(self, chunk) }
     }
 
-    fn put_node_hashed(&self, address: Address, chunk: &[u8]) -> Result<(), StoreError> {
-        FileStore::put_node_hashed(self, address, chunk)
+    unsafe fn put_node_hashed(&self, address: Address, chunk: &[u8]) -> Result<(), StoreError> {
+        // SAFETY: the caller's promise is the inherent method's.
+        unsafe { FileStore::put_node_hashed(self, address, chunk) }
     }
 }
 

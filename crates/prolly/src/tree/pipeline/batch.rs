@@ -42,6 +42,9 @@ pub(crate) struct NodeBatch {
 }
 
 impl NodeBatch {
+    /// Queues `chunk`, which must be a node a `NodeWriter` serialized: it is put into the
+    /// store as one (`StoreFastPaths::put_node_hashed`). Its callers, `NodeQueue::accept` and
+    /// `accept_written`, pass what the level's writer just wrote.
     #[inline]
     pub(super) fn push(&mut self, chunk: &[u8], last_key: &[u8], count: u64) {
         self.chunks.extend_from_slice(chunk);
@@ -195,12 +198,16 @@ impl NodeBatch {
             let places = self.placed.iter().cloned();
             self.adopted
                 .extend(self.addresses.iter().copied().zip(places));
-            out.store.adopt(space, &self.adopted)?;
+            // SAFETY: the hash thread serialized each placed node into the space with
+            // `NodeWriter::write_leaf_into`, and nothing wrote there since.
+            unsafe { out.store.adopt(space, &self.adopted) }?;
         }
         for (i, address) in self.addresses.iter().enumerate() {
             if i >= placed {
                 let chunk = Self::part(&self.chunks, &self.chunk_ends, i - placed);
-                out.store.put_node_hashed(*address, chunk)?;
+                // SAFETY: `chunks` holds only nodes a `NodeWriter` serialized (see `push`, and
+                // `serialize_raw`).
+                unsafe { out.store.put_node_hashed(*address, chunk) }?;
             }
             let key = Self::part(&self.keys, &self.key_ends, i);
             emit(out, key, *address, self.counts[i])?;
