@@ -1159,7 +1159,7 @@ impl<'s, S: StoreFastPaths + ?Sized, T: TreeSchema + Clone> MapEditor<'_, 's, S,
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{BytesSchema, MemoryStore};
+    use crate::{BytesSchema, ChunkStore, MemoryStore};
     use prollystore_format::HashProfile;
 
     /// A one-field tuple of `i` (big-endian), so nodes verify.
@@ -1187,6 +1187,74 @@ mod tests {
                 return got;
             }
         }
+    }
+
+    /// `leaves` lists every leaf once, in order, with its row count; `seek_partition` starts
+    /// forward walks at the first row the test rejects and reverse walks at the last it
+    /// accepts, at every boundary and past both ends; `apply_sorted` refuses edits out of
+    /// order before writing anything.
+    #[test]
+    fn leaves_seek_partition_and_sorted_edits() {
+        let store = MemoryStore::new(HashProfile::Blake3);
+        let rows: Vec<Vec<u8>> = (0..20_000).map(|i| tup(2 * i)).collect();
+        let m =
+            Map::from_sorted(&store, BytesSchema, rows.iter().map(|k| (&k[..], &k[..]))).unwrap();
+        assert!(m.height().unwrap() >= 1, "needs several leaves");
+        let mut seen = 0u64;
+        let mut leaves = 0;
+        for leaf in m.leaves().unwrap() {
+            let (address, count) = leaf.unwrap();
+            let node = store.get_node(&address).unwrap();
+            assert!(node.is_leaf());
+            assert_eq!(node.count() as u64, count);
+            assert_eq!(node.key(0), &rows[seen as usize][..]);
+            seen += count;
+            leaves += 1;
+        }
+        assert_eq!(seen, rows.len() as u64);
+        assert!(leaves > 10);
+        let one = Map::from_sorted(
+            &store,
+            BytesSchema,
+            rows[..3].iter().map(|k| (&k[..], &k[..])),
+        )
+        .unwrap();
+        let single: Vec<_> = one.leaves().unwrap().map(Result::unwrap).collect();
+        assert_eq!(single, vec![(one.root(), 3)]);
+
+        for probe in [0u32, 1, 2, 777, 778, 20_000, 39_998, 39_999, 40_000, 50_000] {
+            let bound = tup(probe);
+            let below = |k: &[u8]| k < &bound[..];
+            let first = rows.iter().position(|k| !below(&k[..]));
+            let c = m.seek_partition(below, false).unwrap();
+            match first {
+                Some(i) => assert!(c.valid() && c.key() == &rows[i][..], "forward {probe}"),
+                None => assert!(!c.valid(), "forward {probe}"),
+            }
+            let last = rows.iter().rposition(|k| below(&k[..]));
+            let c = m.seek_partition(below, true).unwrap();
+            match last {
+                Some(i) => assert!(c.valid() && c.key() == &rows[i][..], "reverse {probe}"),
+                None => assert!(!c.valid(), "reverse {probe}"),
+            }
+        }
+        let c = m.seek_ordinal(12_345).unwrap();
+        assert_eq!((c.key(), c.ordinal()), (&rows[12_345][..], 12_345));
+        assert_eq!(m.seek_first().unwrap().key(), &rows[0][..]);
+        assert_eq!(m.seek_last().unwrap().key(), &rows[19_999][..]);
+
+        let (a, b) = (tup(5), tup(3));
+        let unsorted = [(&a[..], None), (&b[..], Some(&b[..]))];
+        assert!(matches!(
+            m.apply_sorted(&unsorted),
+            Err(TreeError::Unsorted { index: 1 })
+        ));
+        let twice = [(&a[..], None), (&a[..], Some(&a[..]))];
+        assert!(m.apply_sorted(&twice).is_err());
+        let sorted = [(&b[..], Some(&b[..])), (&a[..], Some(&a[..]))];
+        let edited = m.apply_sorted(&sorted).unwrap();
+        assert_eq!(edited.count().unwrap(), 20_002);
+        assert_eq!(edited.root(), m.apply(sorted).unwrap().root());
     }
 
     #[test]
