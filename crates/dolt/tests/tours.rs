@@ -14,7 +14,7 @@ mod dolt_tour;
 
 /// `dolt_hashof_table('scores')` after Dolt 2.3.1 ran the tour's CREATE TABLE and INSERT on
 /// a copy of `dolt-db/vecdb` (printed by this test when `PROLLY_DOLT` is set).
-const DOLT_SCORES_HASH: &str = "RECORD_ME";
+const DOLT_SCORES_HASH: &str = "fnb7rtmhmlri9r54qjkm2ocq0hfi9b1h";
 
 /// Runs `dolt args…` in `dir` with a throwaway HOME and `TZ=UTC`, if `PROLLY_DOLT` is set.
 fn dolt(dir: &Path, home: &Path, args: &[&str]) -> Option<String> {
@@ -63,9 +63,7 @@ fn dolt_tour_runs_and_its_table_is_dolts() {
     let copy = tmp.path().join("by-dolt");
     std::fs::create_dir_all(&copy).unwrap();
     let by_dolt = prollystore_test_vectors::writable_copy("dolt-db/vecdb", &copy).unwrap();
-    let values: Vec<String> = (0..100)
-        .map(|i| format!("('user{i:03}', {i})"))
-        .collect();
+    let values: Vec<String> = (0..100).map(|i| format!("('user{i:03}', {i})")).collect();
     let sql = format!(
         "CREATE TABLE scores (name VARCHAR(40) PRIMARY KEY, score BIGINT); \
          INSERT INTO scores VALUES {}; SELECT dolt_hashof_table('scores');",

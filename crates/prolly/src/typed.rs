@@ -720,6 +720,15 @@ pub struct TypedEditor<'m, 's, S: StoreFastPaths + ?Sized> {
     edits: Vec<(Vec<u8>, Option<Vec<u8>>)>,
 }
 
+impl<S: StoreFastPaths + ?Sized> fmt::Debug for TypedEditor<'_, '_, S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TypedEditor")
+            .field("map", self.map)
+            .field("edits", &self.edits.len())
+            .finish()
+    }
+}
+
 impl<'s, S: StoreFastPaths + ?Sized> TypedEditor<'_, 's, S> {
     /// Inserts or replaces a row (key columns first).
     pub fn put(mut self, row: impl AsRef<[Datum]>) -> Result<Self, TypedError> {
@@ -1024,7 +1033,9 @@ mod tests {
             6
         );
         assert_eq!(count(map.range(..[Datum::Int(1)]).unwrap()), 10);
-        assert!(map.range([Datum::Int(1), Datum::Int(1), Datum::Int(1)]..).is_err());
+        assert!(map
+            .range([Datum::Int(1), Datum::Int(1), Datum::Int(1)]..)
+            .is_err());
     }
 
     #[test]

@@ -57,7 +57,12 @@ impl CommitMeta {
         let millis = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_millis());
-        CommitMeta::at(name, email, message, i64::try_from(millis).unwrap_or(i64::MAX))
+        CommitMeta::at(
+            name,
+            email,
+            message,
+            i64::try_from(millis).unwrap_or(i64::MAX),
+        )
     }
 
     /// A commit by `name <email>` with `message`, dated `millis` (Unix milliseconds; as
@@ -124,8 +129,8 @@ impl DoltWriter {
     /// Opens the database at `path` (the directory holding `.dolt`) for writing, on its
     /// current branch (`repo_state.json`). Fails with [`DoltError::Locked`] while Dolt or
     /// another writer has it open for writing.
-    pub fn open(path: impl AsRef<Path>) -> Result<DoltWriter> {
-        let store = writer::StoreWriter::open(path.as_ref())?;
+    pub fn open(path: &Path) -> Result<DoltWriter> {
+        let store = writer::StoreWriter::open(path)?;
         let branch = store
             .database()
             .current_branch()
