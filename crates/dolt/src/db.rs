@@ -89,6 +89,86 @@ pub struct RootValue {
     pub foreign_keys: Address,
 }
 
+impl RootValue {
+    /// The names of the tables, in stored order: plain names, and `schema.name` for tables in
+    /// a named schema (stored as `\0schema\0name`).
+    ///
+    /// ```
+    /// use prollystore_dolt::Database;
+    /// # fn main() -> prollystore_dolt::Result<()> {
+    /// # let dir = prollystore_test_vectors::require("dolt-db/vecdb");
+    /// let db = Database::open(&dir)?;
+    /// let root = db.root_at("main~1", Default::default())?;
+    /// for name in root.table_names() {
+    ///     let table = db.table(&root, &name)?;
+    ///     println!("{name}: {} columns", table.schema.visible_columns().len());
+    /// }
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn table_names(&self) -> Vec<String> {
+        self.tables.iter().map(|(n, _)| display_name(n)).collect()
+    }
+}
+
+/// A stored table name as people write it: `\0schema\0name` becomes `schema.name`, and a
+/// name in the empty schema is the name alone.
+fn display_name(stored: &str) -> String {
+    match stored.strip_prefix('\0').and_then(|r| r.split_once('\0')) {
+        Some(("", name)) => name.to_string(),
+        Some((schema, name)) => format!("{schema}.{name}"),
+        None => stored.to_string(),
+    }
+}
+
+/// Commits in `dolt log` order, read one at a time ([`Database::history`]).
+#[derive(Debug)]
+pub struct History<'a> {
+    db: &'a Database,
+    pending: Vec<Commit>,
+    seen: std::collections::HashSet<Address>,
+    /// The first commit, until it is read.
+    start: Option<Address>,
+}
+
+impl Iterator for History<'_> {
+    type Item = Result<Commit>;
+
+    fn next(&mut self) -> Option<Result<Commit>> {
+        if let Some(start) = self.start.take() {
+            match self.db.commit(start) {
+                Ok(c) => self.pending.push(c),
+                Err(e) => return Some(Err(e)),
+            }
+        }
+        let best = self
+            .pending
+            .iter()
+            .enumerate()
+            .max_by(|(_, a), (_, b)| {
+                a.height
+                    .cmp(&b.height)
+                    .then(a.user_timestamp_millis.cmp(&b.user_timestamp_millis))
+                    .then(b.address.cmp(&a.address))
+            })
+            .map(|(i, _)| i)?;
+        let c = self.pending.swap_remove(best);
+        for p in &c.parents {
+            if self.seen.insert(*p) {
+                match self.db.commit(*p) {
+                    Ok(parent) => self.pending.push(parent),
+                    Err(e) => {
+                        // The walk cannot go on past an unreadable parent.
+                        self.pending.clear();
+                        return Some(Err(e));
+                    }
+                }
+            }
+        }
+        Some(Ok(c))
+    }
+}
+
 /// A table (`DTBL`) with its schema.
 #[derive(Clone, Debug)]
 pub struct Table {
@@ -124,7 +204,7 @@ pub enum State {
     Staged,
 }
 
-/// An open Dolt database (read-only).
+/// An open Dolt database, for reading (writing: [`crate::write::DoltWriter`]).
 ///
 /// ```
 /// use prollystore_dolt::{csv_export::export_csv, table_rows::for_each_row, Database, State};
@@ -263,6 +343,18 @@ impl Database {
     }
 
     /// Branches: name → head commit address, sorted by name.
+    ///
+    /// ```
+    /// use prollystore_dolt::Database;
+    /// # fn main() -> prollystore_dolt::Result<()> {
+    /// # let dir = prollystore_test_vectors::require("dolt-db/vecdb");
+    /// let db = Database::open(&dir)?;
+    /// let names: Vec<String> = db.branches()?.into_iter().map(|(name, _)| name).collect();
+    /// assert_eq!(names, ["feature", "main"]);
+    /// assert_eq!(db.current_branch().as_deref(), Some("main"));
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn branches(&self) -> Result<Vec<(String, Address)>> {
         self.datasets_with_prefix("refs/heads/")
     }
@@ -350,33 +442,38 @@ impl Database {
         })
     }
 
-    /// Commits reachable from `start`, in `dolt log` order: a reverse topological walk that
-    /// always takes the pending commit of greatest height, then newest author date.
+    /// Commits reachable from `start`, in `dolt log` order (all of them; [`Database::history`]
+    /// reads them one at a time).
     pub fn log(&self, start: Address) -> Result<Vec<Commit>> {
-        let mut pending: Vec<Commit> = vec![self.commit(start)?];
-        let mut seen = std::collections::HashSet::from([start]);
-        let mut out = Vec::new();
-        while !pending.is_empty() {
-            let best = pending
-                .iter()
-                .enumerate()
-                .max_by(|(_, a), (_, b)| {
-                    a.height
-                        .cmp(&b.height)
-                        .then(a.user_timestamp_millis.cmp(&b.user_timestamp_millis))
-                        .then(b.address.cmp(&a.address))
-                })
-                .map(|(i, _)| i)
-                .unwrap_or(0);
-            let c = pending.swap_remove(best);
-            for p in &c.parents {
-                if seen.insert(*p) {
-                    pending.push(self.commit(*p)?);
-                }
-            }
-            out.push(c);
+        self.history(start).collect()
+    }
+
+    /// Commits reachable from `start`, in `dolt log` order, read as they are taken: a reverse
+    /// topological walk that always takes the pending commit of greatest height, then newest
+    /// author date. `db.history(head).take(10)` reads about ten commits, not the whole history.
+    ///
+    /// ```
+    /// use prollystore_dolt::Database;
+    ///
+    /// # fn main() -> prollystore_dolt::Result<()> {
+    /// # let dir = prollystore_test_vectors::require("dolt-db/vecdb");
+    /// let db = Database::open(&dir)?;
+    /// let head = db.resolve_revision("main")?;
+    /// for commit in db.history(head).take(3) {
+    ///     let commit = commit?;
+    ///     println!("{} {} {}", commit.address, commit.name, commit.message);
+    /// }
+    /// assert_eq!(db.history(head).count(), db.log(head)?.len());
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn history(&self, start: Address) -> History<'_> {
+        History {
+            db: self,
+            pending: Vec::new(),
+            seen: std::collections::HashSet::from([start]),
+            start: Some(start),
         }
-        Ok(out)
     }
 
     /// The working set of `branch`, if it has one.
@@ -433,14 +530,38 @@ impl Database {
         })
     }
 
-    /// Opens table `name` of a root value.
+    /// The tables of the current branch's working root (what `dolt ls` lists), by name
+    /// ([`RootValue::table_names`]).
+    ///
+    /// ```
+    /// use prollystore_dolt::Database;
+    ///
+    /// # fn main() -> prollystore_dolt::Result<()> {
+    /// # let dir = prollystore_test_vectors::require("dolt-db/vecdb");
+    /// let db = Database::open(&dir)?;
+    /// assert_eq!(db.tables()?, ["docs", "items", "keyless_log", "pairs"]);
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn tables(&self) -> Result<Vec<String>> {
+        Ok(self.root_at("HEAD", State::Working)?.table_names())
+    }
+
+    /// Opens table `name` of a root value (a plain name, or `schema.name` for a table in a
+    /// named schema).
     pub fn table(&self, root: &RootValue, name: &str) -> Result<Table> {
         let address = root
             .tables
             .iter()
             .find(|(n, _)| n == name)
+            .or_else(|| root.tables.iter().find(|(n, _)| display_name(n) == name))
             .map(|(_, a)| *a)
-            .ok_or_else(|| DoltError::NotFound(format!("table {name:?}")))?;
+            .ok_or_else(|| {
+                DoltError::NotFound(format!(
+                    "table {name:?} (tables: {})",
+                    root.table_names().join(", ")
+                ))
+            })?;
         // A table chunk decodes the same wherever it is listed: decoded once per open
         // database (the schema parse and the chunk's checks are most of a diff's set-up).
         let decoded = self
@@ -510,6 +631,21 @@ impl Database {
 
     /// Resolves a revision: [`Database::resolve`]'s names, `HEAD` (the current branch's head),
     /// and any of them followed by `~N` (N first parents back) or `^` (one back), repeatable.
+    ///
+    /// ```
+    /// use prollystore_dolt::Database;
+    /// # fn main() -> prollystore_dolt::Result<()> {
+    /// # let dir = prollystore_test_vectors::require("dolt-db/vecdb");
+    /// let db = Database::open(&dir)?;
+    /// let head = db.resolve_revision("HEAD")?; // the current branch, main
+    /// assert_eq!(head, db.resolve("main")?);
+    /// let first_parent = db.commit(head)?.parents[0];
+    /// assert_eq!(db.resolve_revision("main~1")?, first_parent);
+    /// assert_eq!(db.resolve_revision("main^")?, first_parent);
+    /// assert!(db.resolve_revision("nope").is_err());
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn resolve_revision(&self, spec: &str) -> Result<Address> {
         let cut = spec.find(['~', '^']).unwrap_or(spec.len());
         let (base, mut rest) = spec.split_at(cut);
@@ -546,8 +682,36 @@ impl Database {
     }
 
     /// Table `name` of `spec` in `state` (see [`Database::root_at`]).
+    ///
+    /// ```
+    /// use prollystore_dolt::{Database, State};
+    /// # fn main() -> prollystore_dolt::Result<()> {
+    /// # let dir = prollystore_test_vectors::require("dolt-db/vecdb");
+    /// let db = Database::open(&dir)?;
+    /// let items = db.table_at("main", State::Committed, "items")?;
+    /// assert_eq!(items.address.to_string(), "qosmsutbmbhs8qo168su650votha8jin"); // dolt_hashof_table
+    /// let before_merge = db.table_at("main~1", State::Committed, "items")?; // first parent
+    /// println!("items before the merge: {}", before_merge.address);
+    /// assert!(db.table_at("main", State::Working, "no_such_table").is_err());
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn table_at(&self, spec: &str, state: State, name: &str) -> Result<Table> {
         let root = self.root_at(spec, state)?;
         self.table(&root, name)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::display_name;
+
+    #[test]
+    fn stored_table_names_as_people_write_them() {
+        assert_eq!(display_name("items"), "items");
+        assert_eq!(display_name("\0\0items"), "items");
+        assert_eq!(display_name("\0app\0items"), "app.items");
+        // A name that merely starts with NUL but has no second one stays as stored.
+        assert_eq!(display_name("\0odd"), "\0odd");
     }
 }

@@ -51,6 +51,34 @@
 //!
 //! What the writer refuses so far is listed in the [`write`](mod@write) module's docs. Only
 //! `write` changes the database directory; everything else reads.
+//!
+//! A first program: read a table of a Dolt-made database, then create, fill and commit one.
+//!
+//! ```
+//! use prollystore_dolt::write::{CommitMeta, DoltWriter, TableDef};
+//! use prollystore_dolt::{Database, KeyRange, SqlValue, State};
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! # let tmp = tempfile::tempdir()?;
+//! # let dir = prollystore_test_vectors::writable_copy("dolt-db/vecdb", tmp.path())?;
+//! let db = Database::open(&dir)?; // the directory holding `.dolt`
+//! println!("tables on {:?}: {:?}", db.current_branch(), db.tables()?);
+//! let items = db.table_at("main", State::Committed, "items")?;
+//! let reader = items.reader(&db)?;
+//! println!("{}", reader.column_names().join(", "));
+//! for row in reader.scan(&KeyRange { limit: Some(5), ..KeyRange::all() })? {
+//!     let text: Vec<String> = row?.iter().map(|v| v.as_ref().map_or("NULL".into(), SqlValue::to_text)).collect();
+//!     println!("{}", text.join(", "));
+//! }
+//!
+//! let mut w = DoltWriter::open(&dir)?;
+//! w.create_table(&TableDef::from_sql("CREATE TABLE t (id INT PRIMARY KEY, note TEXT)")?)?;
+//! w.insert("t", &["id", "note"], &[vec![Some(SqlValue::Int(1)), None]])?;
+//! let commit = w.commit(&CommitMeta::now("Ada", "ada@example.com", "Add t"))?;
+//! println!("committed {commit}"); // `dolt log` shows it
+//! # Ok(())
+//! # }
+//! ```
 
 mod chunk_memo;
 pub mod chunks;
@@ -79,7 +107,7 @@ pub mod value_text;
 pub mod write;
 
 pub use chunks::DoltChunkSource;
-pub use db::{Commit, Database, RootValue, State, Table, Tag, WorkingSet};
+pub use db::{Commit, Database, History, RootValue, State, Table, Tag, WorkingSet};
 pub use error::{DoltError, Result};
 pub use index_map::IndexMap;
 pub use schema::{Column, Schema, SqlType};

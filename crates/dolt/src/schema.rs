@@ -47,7 +47,8 @@ pub struct Column {
 pub struct Index {
     /// Name.
     pub name: String,
-    /// Indexed columns (positions in [`Schema::columns`]).
+    /// Indexed columns (positions in [`Schema::columns`]; positions in rows:
+    /// [`Index::positions`]).
     pub columns: Vec<usize>,
     /// Key columns (indexed, then remaining primary-key columns).
     pub key_columns: Vec<usize>,
@@ -61,12 +62,23 @@ pub struct Index {
     pub fulltext: bool,
 }
 
+impl Index {
+    /// The indexed columns as positions in rows (visible columns), in index order.
+    pub fn positions(&self, schema: &Schema) -> Vec<usize> {
+        self.columns
+            .iter()
+            .filter_map(|&i| schema.visible_position(i))
+            .collect()
+    }
+}
+
 /// A table schema.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Schema {
     /// All columns in schema order (keyless tables include the two hidden trailing columns).
     pub columns: Vec<Column>,
-    /// Primary-key column positions, in key order (keyless: the hidden hash column).
+    /// Primary-key column positions in [`Schema::columns`], in key order (keyless: the hidden
+    /// hash column); positions in rows: [`Schema::key_positions`].
     pub key_columns: Vec<usize>,
     /// Column positions of the stored value tuple fields, in order (virtual columns removed;
     /// keyless: the cardinality column first).
@@ -191,6 +203,42 @@ impl Schema {
     pub fn visible_columns(&self) -> Vec<usize> {
         (0..self.columns.len())
             .filter(|&i| !self.columns.get(i).is_some_and(|c| c.hidden))
+            .collect()
+    }
+
+    /// Where column `i` of [`Schema::columns`] is in rows (which hold the visible columns
+    /// only); `None` for a hidden column.
+    pub fn visible_position(&self, i: usize) -> Option<usize> {
+        let c = self.columns.get(i)?;
+        if c.hidden {
+            return None;
+        }
+        Some(self.columns[..i].iter().filter(|c| !c.hidden).count())
+    }
+
+    /// The primary-key columns as positions in rows (visible columns), in key order; empty
+    /// for a keyless table (its key is a hidden hash).
+    ///
+    /// ```
+    /// use prollystore_dolt::Database;
+    ///
+    /// # fn main() -> prollystore_dolt::Result<()> {
+    /// # let dir = prollystore_test_vectors::require("dolt-db/vecdb");
+    /// let db = Database::open(&dir)?;
+    /// let pairs = db.table_at("main", Default::default(), "pairs")?;
+    /// assert_eq!(pairs.schema.key_positions(), [0, 1]); // PRIMARY KEY (a, b)
+    /// let ix = &pairs.schema.indexes[0];
+    /// assert_eq!((ix.name.as_str(), ix.positions(&pairs.schema)), ("uniq_v", vec![2]));
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn key_positions(&self) -> Vec<usize> {
+        if self.keyless {
+            return Vec::new();
+        }
+        self.key_columns
+            .iter()
+            .filter_map(|&i| self.visible_position(i))
             .collect()
     }
 

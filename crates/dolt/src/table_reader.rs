@@ -60,6 +60,22 @@ impl KeyRange {
         }
     }
 
+    /// The rows between two bounds, in key order.
+    ///
+    /// ```
+    /// use std::ops::Bound;
+    /// use prollystore_dolt::{KeyRange, SqlValue};
+    /// let r = KeyRange::between(Bound::Included(vec![SqlValue::Int(1)]), Bound::Unbounded);
+    /// assert_eq!((r.reverse, r.limit), (false, None));
+    /// ```
+    pub fn between(from: Bound<Vec<SqlValue>>, to: Bound<Vec<SqlValue>>) -> KeyRange {
+        KeyRange {
+            from,
+            to,
+            ..KeyRange::all()
+        }
+    }
+
     /// The rows whose leading key columns equal `prefix` (a [`SqlValue::Null`] among them
     /// matches NULL, as `IS NULL` does).
     pub fn prefix(prefix: Vec<SqlValue>) -> KeyRange {
@@ -209,6 +225,22 @@ impl<'a> TableReader<'a> {
 
     /// The row whose primary key is `key` (a value per key column), if any. Text keys match
     /// under the column's collation, as in Dolt.
+    ///
+    /// ```
+    /// use prollystore_dolt::{Database, SqlValue, State};
+    /// # fn main() -> prollystore_dolt::Result<()> {
+    /// # let dir = prollystore_test_vectors::require("dolt-db/vecdb");
+    /// let db = Database::open(&dir)?;
+    /// let pairs = db.table_at("main", State::Committed, "pairs")?;
+    /// let reader = pairs.reader(&db)?;
+    /// let key = [SqlValue::Int(-140), SqlValue::Text("b07500".into())]; // PRIMARY KEY (a, b)
+    /// let row = reader.get(&key)?.expect("a row");
+    /// assert_eq!(row[2], Some(SqlValue::Int(-594478844756599092))); // v
+    /// assert_eq!(row[4].as_ref().map(SqlValue::to_text).as_deref(), Some("427:04:32.000000"));
+    /// assert_eq!(reader.get(&[SqlValue::Int(0), SqlValue::Text("x".into())])?, None);
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn get(&self, key: &[SqlValue]) -> Result<Option<Row>> {
         let (_, enc) = self.primary()?;
         if key.len() != enc.columns().len() {
@@ -271,6 +303,20 @@ impl<'a> TableReader<'a> {
     }
 
     /// The rows of the primary key range `range`.
+    ///
+    /// ```
+    /// use prollystore_dolt::{Database, KeyRange, SqlValue, State};
+    /// # fn main() -> prollystore_dolt::Result<()> {
+    /// # let dir = prollystore_test_vectors::require("dolt-db/vecdb");
+    /// let db = Database::open(&dir)?;
+    /// let items = db.table_at("main", State::Committed, "items")?;
+    /// let last_two = KeyRange { reverse: true, limit: Some(2), ..KeyRange::all() };
+    /// let rows: Vec<_> = items.reader(&db)?.scan(&last_two)?.collect::<Result<_, _>>()?;
+    /// assert_eq!(rows.len(), 2);
+    /// assert_eq!((&rows[0][0], &rows[1][0]), (&Some(SqlValue::Int(2659)), &Some(SqlValue::Int(2658))));
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn scan(&self, range: &KeyRange) -> Result<Rows<'a>> {
         let unbounded = matches!(
             (&range.from, &range.to),
@@ -295,6 +341,29 @@ impl<'a> TableReader<'a> {
     /// for binary and code-point-ordered text columns (and equality on a content-hashed column
     /// stored as an address); otherwise it reads the stretch the columns before it bound.
     /// FULLTEXT and SPATIAL indexes are refused.
+    ///
+    /// ```
+    /// use std::ops::Bound;
+    /// use prollystore_dolt::{Database, KeyRange, SqlValue, State};
+    /// # fn main() -> prollystore_dolt::Result<()> {
+    /// # let dir = prollystore_test_vectors::require("dolt-db/vecdb");
+    /// let db = Database::open(&dir)?;
+    /// let items = db.table_at("main", State::Committed, "items")?;
+    /// let reader = items.reader(&db)?;
+    /// // KEY idx_name (name): the names from "a" up to "b", in index order.
+    /// let range = KeyRange {
+    ///     from: Bound::Included(vec![SqlValue::Text("a".into())]),
+    ///     to: Bound::Excluded(vec![SqlValue::Text("b".into())]),
+    ///     ..KeyRange::all()
+    /// };
+    /// let name = reader.column_names().iter().position(|&c| c == "name").unwrap();
+    /// for row in reader.index_scan("idx_name", &range)? {
+    ///     let row = row?;
+    ///     assert!(matches!(&row[name], Some(SqlValue::Text(n)) if n.starts_with('a')));
+    /// }
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn index_scan(&self, index: &str, range: &KeyRange) -> Result<Rows<'a>> {
         let ix = self.index(index)?;
         let map = self.table.index_map(self.db, index)?;

@@ -130,6 +130,11 @@ impl<'s, S: StoreFastPaths + ?Sized, T: TreeSchema + Clone> MapBuilder<'s, S, T>
 /// The smallest memory bound a sorting builder uses (smaller ones are raised to it).
 const MIN_BOUND: usize = 4 << 10;
 
+/// A memory bound for [`SortingBuilder`] when the caller has no better figure: 256 MiB of
+/// rows, enough to sort a few million small rows without touching the disk, and small next
+/// to the memory of a machine that builds maps of that size.
+pub const DEFAULT_MEMORY_BOUND: usize = 256 << 20;
+
 /// Memory per buffered row besides its bytes: its place in the buffer, and its entries in the
 /// sort order made when the buffer is sorted (a 16-byte word and index, twice while they are
 /// bucketed).
@@ -747,6 +752,11 @@ impl<T: TreeSchema + Clone> SortingBuilder<T> {
             runs: Vec::new(),
             added: 0,
         }
+    }
+
+    /// A builder with the [`DEFAULT_MEMORY_BOUND`].
+    pub fn with_default_bound(schema: T) -> SortingBuilder<T> {
+        SortingBuilder::new(schema, DEFAULT_MEMORY_BOUND)
     }
 
     /// Writes sorted runs into `dir` instead of the system's temporary directory.

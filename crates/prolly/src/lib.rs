@@ -36,6 +36,37 @@
 //! * [`catalog`]: named maps that remember their row schema (the map's root and its schema
 //!   blob as two named roots of a store), as the CLI, C and Python keep them.
 //!
+//! * [`typed`]: [`TypedMap`], a map with a row schema, read and written in rows of [`Datum`]s
+//!   ([`datum`]): gets, ranges, edit batches, diffs, three-way merges whose conflicts are rows,
+//!   copies between stores, named maps that keep their schema. The same trees as [`Map`].
+//!
+//! A first program: rows in any order, a get, a range, an edit, a diff.
+//!
+//! ```
+//! use prollystore::format::HashProfile;
+//! use prollystore::rows::RowSchema;
+//! use prollystore::{Datum, MemoryStore, TypedMap};
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let store = MemoryStore::new(HashProfile::Dolt);
+//! let schema = RowSchema::parse("id:bigint", "name:varchar(40)?, score:double")?;
+//! let rows = (0..1000i64).rev().map(|i| [Datum::Int(i), format!("row {i}").into(), (i as f64 / 2.0).into()]);
+//! let map = TypedMap::from_rows(&store, schema, rows)?;
+//! assert_eq!(map.count()?, 1000);
+//! let row = map.get(&[500.into()])?.expect("row 500");
+//! println!("{} {} {}", row[0], row[1], row[2]); // 500 row 500 250
+//! for row in map.range([Datum::Int(10)]..[Datum::Int(13)])? {
+//!     println!("{:?}", row?);
+//! }
+//! let edited = map.edit().put([7.into(), Datum::Null, 0.5.into()])?.delete(&[8.into()])?.finish()?;
+//! assert_eq!(map.diff(&edited)?.count(), 2);
+//! println!("root {}", edited.root()); // the address Dolt computes for the same rows
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! The same map through the byte-level API, tuples built by hand:
+//!
 //! ```
 //! use prollystore::format::tuple::{TupleBuilder, TupleDesc, Type};
 //! use prollystore::format::{Encoding, HashProfile};
@@ -59,7 +90,6 @@
 //! assert_eq!(map.count()?, 1000);
 //! let (key, _) = &rows[500];
 //! assert!(map.get(key)?.is_some());
-//! println!("root {}", map.root()); // the address Dolt computes for the same rows
 //! # Ok(())
 //! # }
 //! ```
@@ -69,6 +99,7 @@ pub use prollystore_format as format;
 pub mod blob;
 pub mod builder;
 pub mod catalog;
+pub mod datum;
 pub mod error;
 pub mod map;
 pub mod process;
@@ -77,9 +108,12 @@ pub mod shared;
 pub mod store;
 pub mod tree;
 pub mod tuples;
+pub mod typed;
 
+pub use datum::Datum;
 pub use error::TreeError;
 pub use map::Map;
 pub use store::{BuiltinStore, ChunkStore, FileStore, MemoryStore, StoreError, StoreFastPaths};
 pub use tree::diff::{Diff, DiffEntry};
 pub use tree::schema::{BytesSchema, TreeSchema};
+pub use typed::{TypedError, TypedMap};

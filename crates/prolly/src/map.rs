@@ -447,7 +447,7 @@ impl<'s, S: StoreFastPaths + ?Sized, T: TreeSchema> Map<'s, S, T> {
     /// ```
     pub fn range<'b>(
         &'b self,
-        lo: Bound<&'b [u8]>,
+        lo: Bound<&[u8]>,
         hi: Bound<&'b [u8]>,
     ) -> Result<Iter<'s, 'b, S, T>, TreeError>
     where

@@ -187,3 +187,28 @@ fn append_folder<W: Write>(
     }
     Ok(())
 }
+
+/// A writable copy of the vectors folder `relative` (say `dolt-db/vecdb`, a Dolt database)
+/// made inside `parent` (a temporary directory of the caller's), for tests and examples that
+/// write: the vectors themselves are read-only. Returns the copy's path.
+pub fn writable_copy(relative: &str, parent: &Path) -> io::Result<PathBuf> {
+    fn copy(from: &Path, to: &Path) -> io::Result<()> {
+        std::fs::create_dir_all(to)?;
+        for entry in std::fs::read_dir(from)? {
+            let entry = entry?;
+            let target = to.join(entry.file_name());
+            if entry.file_type()?.is_dir() {
+                copy(&entry.path(), &target)?;
+            } else {
+                // Written rather than copied, so the copy is writable whatever the source's mode.
+                std::fs::write(&target, std::fs::read(entry.path())?)?;
+            }
+        }
+        Ok(())
+    }
+    let source = require(relative);
+    let name = source.file_name().unwrap_or(source.as_os_str());
+    let to = parent.join(name);
+    copy(&source, &to)?;
+    Ok(to)
+}

@@ -44,34 +44,73 @@ pub struct CommitMeta {
     pub committer_millis: Option<i64>,
 }
 
+impl CommitMeta {
+    /// A commit by `name <email>` with `message`, made now (the system clock).
+    ///
+    /// ```
+    /// use prollystore_dolt::write::CommitMeta;
+    /// let meta = CommitMeta::now("Ada", "ada@example.com", "Add notes");
+    /// assert_eq!((meta.author_name.as_str(), meta.committer), ("Ada", None));
+    /// assert!(meta.author_millis > 1_700_000_000_000);
+    /// ```
+    pub fn now(name: &str, email: &str, message: &str) -> CommitMeta {
+        let millis = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis());
+        CommitMeta::at(
+            name,
+            email,
+            message,
+            i64::try_from(millis).unwrap_or(i64::MAX),
+        )
+    }
+
+    /// A commit by `name <email>` with `message`, dated `millis` (Unix milliseconds; as
+    /// `dolt commit --date`), committed by its author.
+    ///
+    /// ```
+    /// use prollystore_dolt::write::CommitMeta;
+    /// let meta = CommitMeta::at("Ada", "ada@example.com", "Add notes", 1_704_067_200_000);
+    /// assert_eq!(meta.committer_millis, None); // the author's time
+    /// ```
+    pub fn at(name: &str, email: &str, message: &str, millis: i64) -> CommitMeta {
+        CommitMeta {
+            message: message.to_string(),
+            author_name: name.to_string(),
+            author_email: email.to_string(),
+            author_millis: millis,
+            committer: None,
+            committer_millis: None,
+        }
+    }
+}
+
 /// A Dolt database open for writing (Dolt's writer lock held until dropped).
 ///
-/// ```no_run
-/// use prollystore_dolt::write::{ColumnDef, CommitMeta, DoltWriter, TableDef};
-/// use prollystore_dolt::SqlValue;
+/// Tables come from `CREATE TABLE` text; rows are values per named column (`None` is NULL);
+/// [`DoltWriter::commit`] makes a commit Dolt itself would make from the same changes.
 ///
-/// # fn main() -> prollystore_dolt::Result<()> {
-/// let mut w = DoltWriter::open(std::path::Path::new("mydb"))?;
-/// let col = |name: &str, ty: &str, nullable| ColumnDef {
-///     name: name.into(), sql_type: ty.into(), nullable, default: None,
-///     auto_increment: false, comment: None, tag: None, generated: None,
-/// };
-/// w.create_table(&TableDef {
-///     name: "items".into(),
-///     columns: vec![col("id", "int", false), col("name", "varchar(30)", true)],
-///     primary_key: vec!["id".into()],
-///     indexes: vec![], checks: vec![], foreign_keys: vec![], collation: None, comment: None,
-/// })?;
-/// w.insert("items", &["id", "name"], &[vec![Some(SqlValue::Int(1)), Some(SqlValue::Text("one".into()))]])?;
-/// let commit = w.commit(&CommitMeta {
-///     message: "Add items".into(),
-///     author_name: "Ada".into(),
-///     author_email: "ada@example.com".into(),
-///     author_millis: 1_704_067_200_000,
-///     committer: None,
-///     committer_millis: None,
-/// })?;
-/// println!("committed {commit}");
+/// ```
+/// use prollystore_dolt::write::{CommitMeta, DoltWriter, TableDef};
+/// use prollystore_dolt::{Database, SqlValue};
+///
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// # let tmp = tempfile::tempdir()?;
+/// # let dir = prollystore_test_vectors::writable_copy("dolt-db/vecdb", tmp.path())?;
+/// let mut w = DoltWriter::open(&dir)?; // the directory holding `.dolt`
+/// w.create_table(&TableDef::from_sql(
+///     "CREATE TABLE notes (id INT PRIMARY KEY, body VARCHAR(100), KEY by_body (body))",
+/// )?)?;
+/// let rows: Vec<Vec<Option<SqlValue>>> = (1..=3)
+///     .map(|i| vec![Some(SqlValue::Int(i)), Some(SqlValue::Text(format!("note {i}")))])
+///     .collect();
+/// w.insert("notes", &["id", "body"], &rows)?;
+/// let commit = w.commit(&CommitMeta::now("Ada", "ada@example.com", "Add notes"))?;
+/// drop(w); // releases the writer lock
+///
+/// let db = Database::open(&dir)?;
+/// assert_eq!(db.history(db.resolve("main")?).next().unwrap()?.address, commit);
+/// assert!(db.tables()?.contains(&"notes".to_string()));
 /// # Ok(())
 /// # }
 /// ```
@@ -121,6 +160,19 @@ impl DoltWriter {
     }
 
     /// The visible columns of `table`, in order.
+    ///
+    /// ```
+    /// use prollystore_dolt::write::DoltWriter;
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let tmp = tempfile::tempdir()?;
+    /// # let dir = prollystore_test_vectors::writable_copy("dolt-db/vecdb", tmp.path())?;
+    /// let w = DoltWriter::open(&dir)?;
+    /// let names: Vec<String> = w.columns("pairs")?.into_iter().map(|c| c.name).collect();
+    /// assert_eq!(names, ["a", "b", "v", "f", "t", "y", "s", "bits"]);
+    /// assert_eq!(w.tables()?, ["docs", "items", "keyless_log", "pairs"]);
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn columns(&self, table: &str) -> Result<Vec<Column>> {
         let t = self.edits.table(&self.store, &self.branch, table)?;
         Ok(t.schema
@@ -168,6 +220,23 @@ impl DoltWriter {
     /// columns are set. A missing row is an error. A changed value a foreign key refers to
     /// is refused (RESTRICT / NO ACTION), given to the child rows (ON UPDATE CASCADE) or
     /// cleared in them (SET NULL), as Dolt does.
+    ///
+    /// ```
+    /// use prollystore_dolt::write::DoltWriter;
+    /// use prollystore_dolt::SqlValue;
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let tmp = tempfile::tempdir()?;
+    /// # let dir = prollystore_test_vectors::writable_copy("dolt-db/vecdb", tmp.path())?;
+    /// let mut w = DoltWriter::open(&dir)?;
+    /// let key = [SqlValue::Int(-140), SqlValue::Text("b07500".into())];
+    /// let row = vec![Some(key[0].clone()), Some(key[1].clone()), Some(SqlValue::Int(7))];
+    /// w.update("pairs", &["a", "b", "v"], &[row])?;
+    /// w.delete("pairs", &[key.to_vec()])?;
+    /// w.save(("Ada", "ada@example.com"), 1_704_067_200)?; // the working set, uncommitted
+    /// assert!(!w.is_clean()?);
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn update(
         &mut self,
         table: &str,
