@@ -99,6 +99,7 @@ pub(crate) mod checks;
 pub(crate) mod chunk_io;
 pub(crate) mod chunker;
 pub(crate) mod closure;
+pub mod clone_target;
 pub(crate) mod column_tags;
 pub(crate) mod commit;
 mod create_sql;
