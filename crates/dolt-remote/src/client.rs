@@ -74,33 +74,36 @@ impl RemoteClient {
     }
 
     fn status_error(&self, call: &str, status: tonic::Status) -> RemoteError {
+        let code = status.code();
         let reason = if status.message().is_empty() {
-            format!("{:?}", status.code())
+            format!("{code:?}")
         } else {
-            status.message().to_string()
+            format!("{code:?}: {}", status.message())
         };
-        match status.code() {
-            // A server that answers HTTP but not this gRPC service (or not gRPC at all).
-            Code::Unimplemented | Code::Unknown | Code::Internal
-                if !looks_like_dolt(&status) =>
+        let url = self.url.clone();
+        if code == Code::NotFound || status.message().contains("database not found") {
+            // Dolt's sql-server says "database not found: NAME" with code Unknown.
+            return RemoteError::NoSuchDatabase {
+                url,
+                reason: status.message().to_string(),
+            };
+        }
+        match code {
+            // The first call: whatever answered (an HTTP/1 server, another gRPC service, a
+            // connection that is cut) did not answer as Dolt's service does.
+            Code::Unimplemented | Code::Unknown | Code::Internal | Code::Cancelled
+            | Code::Unavailable
+                if call == "GetRepoMetadata" =>
             {
                 RemoteError::NotARemote {
-                    url: self.url.clone(),
-                    reason: format!("not a Dolt remote ({call}: {reason})"),
+                    url,
+                    reason: format!("not a Dolt remote ({call} failed: {reason})"),
                 }
             }
-            Code::NotFound => RemoteError::NoSuchDatabase {
-                url: self.url.clone(),
-                reason,
-            },
-            Code::Unavailable => RemoteError::NotARemote {
-                url: self.url.clone(),
-                reason: format!("{call}: server unavailable: {reason}"),
-            },
             _ => RemoteError::Call {
-                url: self.url.clone(),
+                url,
                 call: call.to_string(),
-                reason: format!("{:?}: {reason}", status.code()),
+                reason,
             },
         }
     }
@@ -244,19 +247,6 @@ impl RemoteClient {
         }
         Ok(plan)
     }
-}
-
-/// Whether a failed call's status came from Dolt's service (its errors carry a message) rather
-/// than from something else answering on the port.
-fn looks_like_dolt(status: &tonic::Status) -> bool {
-    let m = status.message();
-    !(m.is_empty()
-        || m.contains("content-type")
-        || m.contains("h2 protocol error")
-        || m.contains("unimplemented")
-        || m.contains("Unimplemented")
-        || m.contains("transport error")
-        || m.contains("protocol error"))
 }
 
 /// An error and its sources, on one line.

@@ -277,7 +277,7 @@ fn bad_remotes_fail_with_one_line_and_write_nothing() {
     nothing_written(clone("gopher://x/y", &dest, &o).unwrap_err(), "unknown remote scheme");
     nothing_written(
         clone(&server.url("nosuchdb"), &dest, &o).unwrap_err(),
-        "nosuchdb",
+        "no such database (database not found: nosuchdb)",
     );
     // Nothing listening.
     nothing_written(
