@@ -48,7 +48,9 @@ impl RemoteClient {
             .connect_timeout(std::time::Duration::from_secs(10))
             .connect()
             .await
-            .map_err(|e| not_remote(format!("cannot connect to {endpoint}: {}", source_text(&e))))?;
+            .map_err(|e| {
+                not_remote(format!("cannot connect to {endpoint}: {}", source_text(&e)))
+            })?;
         let client = ChunkStoreServiceClient::new(channel)
             .max_decoding_message_size(MAX_MESSAGE)
             .max_encoding_message_size(MAX_MESSAGE);
@@ -91,7 +93,10 @@ impl RemoteClient {
         match code {
             // The first call: whatever answered (an HTTP/1 server, another gRPC service, a
             // connection that is cut) did not answer as Dolt's service does.
-            Code::Unimplemented | Code::Unknown | Code::Internal | Code::Cancelled
+            Code::Unimplemented
+            | Code::Unknown
+            | Code::Internal
+            | Code::Cancelled
             | Code::Unavailable
                 if call == "GetRepoMetadata" =>
             {

@@ -277,7 +277,10 @@ impl Destination {
             _ => PathBuf::from("."),
         };
         if !parent.is_dir() {
-            return Err(bad(format!("its parent {} is not a directory", parent.display())));
+            return Err(bad(format!(
+                "its parent {} is not a directory",
+                parent.display()
+            )));
         }
         let temp = parent.join(format!(".{name}.prolly-clone-{}", std::process::id()));
         Ok(Destination {
@@ -317,12 +320,7 @@ fn user(options: &CloneOptions) -> (String, String) {
         .map(|h| Path::new(&h).join(".dolt/config_global.json"))
         .and_then(|p| std::fs::read_to_string(p).ok())
         .map(|t| serde_like::Config::parse(&t));
-    let from_config = |key: &str| {
-        config
-            .as_ref()
-            .and_then(|c| c.get(key))
-            .unwrap_or_default()
-    };
+    let from_config = |key: &str| config.as_ref().and_then(|c| c.get(key)).unwrap_or_default();
     (
         options
             .user_name
@@ -458,7 +456,8 @@ async fn fetch_file(
         let mut chunks: Vec<(Address, Arc<[u8]>)> = Vec::new();
         for r in by_offset[first..].iter().take_while(|r| r.offset < end) {
             let what = || format!("chunk {} in {file} at {}", r.address, r.offset);
-            let record = slice(span.offset, &body, r.offset, r.length).map_err(|e| bad(what(), e))?;
+            let record =
+                slice(span.offset, &body, r.offset, r.length).map_err(|e| bad(what(), e))?;
             let dictionary = match r.dictionary {
                 None => None,
                 Some(key) => Some(
@@ -467,8 +466,8 @@ async fn fetch_file(
                         .ok_or_else(|| bad(what(), "its dictionary was not read".into()))?,
                 ),
             };
-            let chunk = decode_record(record, dictionary, file, r.offset)
-                .map_err(|e| bad(what(), e))?;
+            let chunk =
+                decode_record(record, dictionary, file, r.offset).map_err(|e| bad(what(), e))?;
             chunks.push((r.address, chunk));
         }
         let pairs: Vec<(Address, &[u8])> = chunks.iter().map(|(a, c)| (*a, &c[..])).collect();

@@ -224,9 +224,15 @@ mod tests {
         ok(&response("http://h:1/db/f", a.0.to_vec(), 10, 100)).unwrap();
         for (r, why) in [
             (response("http://h:1/f", vec![7; 19], 0, 10), "19 bytes"),
-            (response("http://h:1/f", vec![8; 20], 0, 10), "not asked for"),
+            (
+                response("http://h:1/f", vec![8; 20], 0, 10),
+                "not asked for",
+            ),
             (response("ftp://h/f", a.0.to_vec(), 0, 10), "scheme"),
-            (response("http://h:1/f", a.0.to_vec(), u64::MAX - 3, 10), "overflows"),
+            (
+                response("http://h:1/f", a.0.to_vec(), u64::MAX - 3, 10),
+                "overflows",
+            ),
             (response("http://h:1/f", a.0.to_vec(), 0, 2), "2 bytes"),
         ] {
             let e = ok(&r).unwrap_err();

@@ -31,9 +31,7 @@ impl RemoteUrl {
         let url = url::Url::parse(text).map_err(|e| bad(&format!("not a URL ({e})")))?;
         match url.scheme() {
             "http" | "https" => {
-                let host = url
-                    .host_str()
-                    .ok_or_else(|| bad("the URL names no host"))?;
+                let host = url.host_str().ok_or_else(|| bad("the URL names no host"))?;
                 let port = url
                     .port_or_known_default()
                     .ok_or_else(|| bad("the URL names no port"))?;

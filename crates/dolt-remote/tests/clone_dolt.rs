@@ -156,7 +156,11 @@ fn make_source(bin: &Path, home: &Path, dir: &Path, rows: usize) {
     d(&["commit", "-am", "feature: regroup"]);
     d(&["checkout", "main"]);
     d(&["branch", "other"]);
-    d(&["sql", "-q", "delete from u where k = 'a'; insert into t values (-1, 'minus', 0, 0)"]);
+    d(&[
+        "sql",
+        "-q",
+        "delete from u where k = 'a'; insert into t values (-1, 'minus', 0, 0)",
+    ]);
     d(&["commit", "-am", "main: second"]);
 }
 
@@ -175,7 +179,13 @@ fn views(bin: &Path, home: &Path, dir: &Path, feature: &str) -> Vec<(String, Str
         vec!["sql", "-r", "csv", "-q", "select * from t order by id"],
         vec!["sql", "-r", "csv", "-q", "select * from u order by k"],
         vec!["sql", "-r", "csv", "-q", &grouped],
-        vec!["sql", "-r", "csv", "-q", "select name from t use index (by_grp) where grp = 7 order by name"],
+        vec![
+            "sql",
+            "-r",
+            "csv",
+            "-q",
+            "select name from t use index (by_grp) where grp = 7 order by name",
+        ],
         vec!["schema", "show"],
     ] {
         out.push((label(&args), dolt(bin, home, dir, &args)));
@@ -213,8 +223,20 @@ fn clone_from_dolt_sql_server_equals_dolt_clone() {
         vec!["branch", "-a"],
         vec!["status"],
         vec!["remote", "-v"],
-        vec!["sql", "-r", "csv", "-q", "select name, hash, remote, branch from dolt_branches"],
-        vec!["sql", "-r", "csv", "-q", "select name, hash from dolt_remote_branches order by name"],
+        vec![
+            "sql",
+            "-r",
+            "csv",
+            "-q",
+            "select name, hash, remote, branch from dolt_branches",
+        ],
+        vec![
+            "sql",
+            "-r",
+            "csv",
+            "-q",
+            "select name, hash from dolt_remote_branches order by name",
+        ],
     ] {
         assert_eq!(
             dolt(&bin, &home, &ours, &args),
@@ -233,7 +255,10 @@ fn clone_from_dolt_sql_server_equals_dolt_clone() {
     let ours_branches = db.branches().unwrap();
     let theirs_db = prollystore_dolt::Database::open(&theirs).unwrap();
     assert_eq!(ours_branches, theirs_db.branches().unwrap());
-    assert_eq!(db.datasets().unwrap().len(), theirs_db.datasets().unwrap().len());
+    assert_eq!(
+        db.datasets().unwrap().len(),
+        theirs_db.datasets().unwrap().len()
+    );
     for (name, a) in db.datasets().unwrap() {
         if !name.starts_with("workingSets/") {
             assert!(
@@ -244,7 +269,12 @@ fn clone_from_dolt_sql_server_equals_dolt_clone() {
     }
 
     // Dolt keeps working in our clone: a commit, then `dolt fsck` again.
-    dolt(&bin, &home, &ours, &["sql", "-q", "insert into u values ('c', 3)"]);
+    dolt(
+        &bin,
+        &home,
+        &ours,
+        &["sql", "-q", "insert into u values ('c', 3)"],
+    );
     dolt(&bin, &home, &ours, &["commit", "-am", "after the clone"]);
     dolt(&bin, &home, &ours, &["fsck"]);
     drop(server);
@@ -274,7 +304,10 @@ fn bad_remotes_fail_with_one_line_and_write_nothing() {
         eprintln!("refused as expected: {text}");
     };
     let o = CloneOptions::default();
-    nothing_written(clone("gopher://x/y", &dest, &o).unwrap_err(), "unknown remote scheme");
+    nothing_written(
+        clone("gopher://x/y", &dest, &o).unwrap_err(),
+        "unknown remote scheme",
+    );
     nothing_written(
         clone(&server.url("nosuchdb"), &dest, &o).unwrap_err(),
         "no such database (database not found: nosuchdb)",
@@ -303,7 +336,9 @@ fn bad_remotes_fail_with_one_line_and_write_nothing() {
     // A non-empty destination is refused before anything is read.
     std::fs::create_dir_all(&dest).unwrap();
     std::fs::write(dest.join("keep"), "x").unwrap();
-    let e = clone(&server.url("src"), &dest, &o).unwrap_err().to_string();
+    let e = clone(&server.url("src"), &dest, &o)
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("not empty"), "{e}");
     assert_eq!(std::fs::read_dir(&dest).unwrap().count(), 1);
     drop(server);
@@ -326,9 +361,11 @@ fn clone_from_a_file_remote_dolt_pushed_to_equals_dolt_clone() {
     }
     dolt(&bin, &home, &src, &["push", "origin", "v1"]);
     assert!(
-        std::fs::read_dir(&remote)
+        std::fs::read_dir(&remote).unwrap().any(|e| e
             .unwrap()
-            .any(|e| e.unwrap().file_name().to_string_lossy().ends_with(".darc")),
+            .file_name()
+            .to_string_lossy()
+            .ends_with(".darc")),
         "dolt push wrote no archive"
     );
 
@@ -360,9 +397,14 @@ fn clone_from_a_file_remote_dolt_pushed_to_equals_dolt_clone() {
     std::fs::create_dir_all(&empty).unwrap();
     for (u, want) in [
         (format!("file://{}", empty.display()), "holds no manifest"),
-        (format!("file://{}/nothing", root.display()), "no such database"),
+        (
+            format!("file://{}/nothing", root.display()),
+            "no such database",
+        ),
     ] {
-        let e = clone(&u, &dest, &CloneOptions::default()).unwrap_err().to_string();
+        let e = clone(&u, &dest, &CloneOptions::default())
+            .unwrap_err()
+            .to_string();
         assert!(e.contains(want) && !e.contains('\n'), "{e}");
         assert!(!dest.exists());
     }
