@@ -24,13 +24,21 @@ use prollystore_format::tuple::Tuple;
 use crate::error::{Error, Result};
 use crate::progress::progress;
 
+/// DBDIR's value when none is given (only `clone` takes none): a path no directory has.
+const NO_DBDIR: &str = "\u{0}";
+
 /// `prolly dolt DBDIR <subcommand>`: the database directory and what to show
 /// (`prolly dolt clone URL DIR` takes no DBDIR).
 #[derive(Args, Debug)]
 #[command(subcommand_negates_reqs = true)]
 pub struct DoltArgs {
     /// The Dolt database directory (the one containing `.dolt`).
-    #[arg(value_name = "DBDIR", required = true, default_value = "")]
+    #[arg(
+        value_name = "DBDIR",
+        required = true,
+        default_value = NO_DBDIR,
+        hide_default_value = true
+    )]
     pub dir: PathBuf,
     /// What to show.
     #[command(subcommand)]
@@ -216,7 +224,7 @@ pub fn run(args: DoltArgs, quiet: bool, out: &mut dyn Write) -> Result<()> {
     if let DoltCommand::Clone(clone) = args.command {
         return crate::dolt_remote::clone(clone, out);
     }
-    if args.dir.as_os_str().is_empty() {
+    if args.dir.as_os_str() == NO_DBDIR {
         return Err(Error::Msg("the DBDIR argument is missing".into()));
     }
     // Writes open the database themselves, for writing.
