@@ -24,11 +24,21 @@ use prollystore_format::tuple::Tuple;
 use crate::error::{Error, Result};
 use crate::progress::progress;
 
-/// `prolly dolt DBDIR <subcommand>`: the database directory and what to show.
+/// DBDIR's value when none is given (only `clone` takes none): a path no directory has.
+const NO_DBDIR: &str = "\u{0}";
+
+/// `prolly dolt DBDIR <subcommand>`: the database directory and what to show
+/// (`prolly dolt clone URL DIR` takes no DBDIR).
 #[derive(Args, Debug)]
+#[command(subcommand_negates_reqs = true)]
 pub struct DoltArgs {
     /// The Dolt database directory (the one containing `.dolt`).
-    #[arg(value_name = "DBDIR")]
+    #[arg(
+        value_name = "DBDIR",
+        required = true,
+        default_value = NO_DBDIR,
+        hide_default_value = true
+    )]
     pub dir: PathBuf,
     /// What to show.
     #[command(subcommand)]
@@ -205,10 +215,18 @@ pub enum DoltCommand {
     /// Version control: branch, checkout, tag, merge, status.
     #[command(flatten)]
     Vc(crate::dolt_vc::VcCommand),
+    /// Clone a Dolt database from a remote: `prolly dolt clone URL DIR` (no DBDIR).
+    Clone(crate::dolt_remote::CloneArgs),
 }
 
 /// Runs a `dolt` subcommand, writing its text to `out` (export may write to a file instead).
 pub fn run(args: DoltArgs, quiet: bool, out: &mut dyn Write) -> Result<()> {
+    if let DoltCommand::Clone(clone) = args.command {
+        return crate::dolt_remote::clone(clone, out);
+    }
+    if args.dir.as_os_str() == NO_DBDIR {
+        return Err(Error::Msg("the DBDIR argument is missing".into()));
+    }
     // Writes open the database themselves, for writing.
     match args.command {
         DoltCommand::Import {
@@ -298,9 +316,10 @@ pub fn run(args: DoltArgs, quiet: bool, out: &mut dyn Write) -> Result<()> {
             csv,
         } => crate::dolt_diff::diff(&db, &from, &to, table.as_deref(), csv, out),
         DoltCommand::Get { table, key, state } => get(&db, &table, &key, &state, out),
-        DoltCommand::Import { .. } | DoltCommand::Commit { .. } | DoltCommand::Alter { .. } => {
-            Ok(())
-        }
+        DoltCommand::Import { .. }
+        | DoltCommand::Commit { .. }
+        | DoltCommand::Alter { .. }
+        | DoltCommand::Clone(_) => Ok(()),
         DoltCommand::Scan {
             table,
             index,

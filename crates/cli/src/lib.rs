@@ -36,6 +36,7 @@ pub mod commands;
 pub mod csv_lines;
 pub mod dolt;
 pub mod dolt_diff;
+pub mod dolt_remote;
 pub mod dolt_vc;
 pub mod dolt_write;
 pub mod error;

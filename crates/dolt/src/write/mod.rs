@@ -98,6 +98,7 @@ mod checkout_carry;
 pub(crate) mod checks;
 pub(crate) mod chunk_io;
 pub(crate) mod chunker;
+pub mod clone_target;
 pub(crate) mod closure;
 pub(crate) mod column_tags;
 pub(crate) mod commit;

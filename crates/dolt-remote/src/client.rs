@@ -1,0 +1,267 @@
+//! The `ChunkStoreService` calls the clone makes, over the generated tonic client: each call
+//! names the database as Dolt's own client does (`repo_path`, plus `repo_id` when the path is
+//! `org/repo`), and every failure becomes a [`RemoteError`] naming the remote and the call.
+
+use std::collections::{BTreeMap, HashSet};
+
+use prollystore_format::Address;
+use tonic::transport::{Channel, Endpoint};
+use tonic::Code;
+
+use crate::error::{RemoteError, Result};
+use crate::locations::{add_locations, ChunkRange};
+use crate::proto::chunk_store_service_client::ChunkStoreServiceClient;
+use crate::proto::{
+    ClientRepoFormat, GetDownloadLocsRequest, GetRepoMetadataRequest, GetRepoMetadataResponse,
+    HasChunksRequest, RepoId, RootRequest,
+};
+
+/// Dolt's binary format name (`types.Format_DOLT`), the only one this project reads.
+pub const NBF_VERSION: &str = "__DOLT__";
+/// Dolt's table-file storage version (`nbs.StorageVersion`).
+pub const NBS_VERSION: &str = "5";
+/// Largest gRPC message accepted (Dolt's client allows 128 MiB; location batches are far
+/// smaller).
+const MAX_MESSAGE: usize = 64 << 20;
+/// Hashes per download-location request (Dolt's client sends batches of this order).
+pub const LOCATION_BATCH: usize = 4096;
+
+/// A connected client for one database on one remote.
+#[derive(Debug, Clone)]
+pub struct RemoteClient {
+    client: ChunkStoreServiceClient<Channel>,
+    url: String,
+    repo_path: String,
+    repo_id: Option<RepoId>,
+}
+
+impl RemoteClient {
+    /// Connects to `endpoint` (`http://HOST:PORT`) for database `repo_path`; `url` is the
+    /// remote's URL as the user gave it, for errors.
+    pub async fn connect(url: &str, endpoint: &str, repo_path: &str) -> Result<RemoteClient> {
+        let not_remote = |reason: String| RemoteError::NotARemote {
+            url: url.to_string(),
+            reason,
+        };
+        let channel = Endpoint::from_shared(endpoint.to_string())
+            .map_err(|e| not_remote(format!("bad endpoint {endpoint}: {e}")))?
+            .connect_timeout(std::time::Duration::from_secs(10))
+            .connect()
+            .await
+            .map_err(|e| {
+                not_remote(format!("cannot connect to {endpoint}: {}", source_text(&e)))
+            })?;
+        let client = ChunkStoreServiceClient::new(channel)
+            .max_decoding_message_size(MAX_MESSAGE)
+            .max_encoding_message_size(MAX_MESSAGE);
+        let tokens: Vec<&str> = repo_path.split('/').collect();
+        let repo_id = match tokens.as_slice() {
+            [org, name] => Some(RepoId {
+                org: org.to_string(),
+                repo_name: name.to_string(),
+            }),
+            _ => None,
+        };
+        Ok(RemoteClient {
+            client,
+            url: url.to_string(),
+            repo_path: repo_path.to_string(),
+            repo_id,
+        })
+    }
+
+    /// The remote's URL as given.
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    fn status_error(&self, call: &str, status: tonic::Status) -> RemoteError {
+        let code = status.code();
+        let reason = if status.message().is_empty() {
+            format!("{code:?}")
+        } else {
+            format!("{code:?}: {}", status.message())
+        };
+        let url = self.url.clone();
+        if code == Code::NotFound || status.message().contains("database not found") {
+            // Dolt's sql-server says "database not found: NAME" with code Unknown.
+            return RemoteError::NoSuchDatabase {
+                url,
+                reason: status.message().to_string(),
+            };
+        }
+        match code {
+            // The first call: whatever answered (an HTTP/1 server, another gRPC service, a
+            // connection that is cut) did not answer as Dolt's service does.
+            Code::Unimplemented
+            | Code::Unknown
+            | Code::Internal
+            | Code::Cancelled
+            | Code::Unavailable
+                if call == "GetRepoMetadata" =>
+            {
+                RemoteError::NotARemote {
+                    url,
+                    reason: format!("not a Dolt remote ({call} failed: {reason})"),
+                }
+            }
+            _ => RemoteError::Call {
+                url,
+                call: call.to_string(),
+                reason,
+            },
+        }
+    }
+
+    /// `GetRepoMetadata`: the database's formats. A database in another binary format than
+    /// Dolt's current one is refused.
+    pub async fn metadata(&mut self) -> Result<GetRepoMetadataResponse> {
+        let request = GetRepoMetadataRequest {
+            repo_id: self.repo_id.clone(),
+            client_repo_format: Some(ClientRepoFormat {
+                nbf_version: NBF_VERSION.into(),
+                nbs_version: NBS_VERSION.into(),
+            }),
+            repo_token: String::new(),
+            repo_path: self.repo_path.clone(),
+        };
+        let response = self
+            .client
+            .get_repo_metadata(request)
+            .await
+            .map_err(|s| self.status_error("GetRepoMetadata", s))?
+            .into_inner();
+        if response.nbf_version != NBF_VERSION {
+            return Err(RemoteError::BadResponse {
+                url: self.url.clone(),
+                what: "GetRepoMetadata".into(),
+                reason: format!(
+                    "the database is in format {:?}; only {NBF_VERSION} is read",
+                    response.nbf_version
+                ),
+            });
+        }
+        Ok(response)
+    }
+
+    /// `Root`: the address of the remote's store root (zero for an empty database).
+    pub async fn root(&mut self) -> Result<Address> {
+        let request = RootRequest {
+            repo_id: self.repo_id.clone(),
+            repo_token: String::new(),
+            repo_path: self.repo_path.clone(),
+        };
+        let response = self
+            .client
+            .root(request)
+            .await
+            .map_err(|s| self.status_error("Root", s))?
+            .into_inner();
+        Address::from_slice(&response.root_hash).ok_or_else(|| RemoteError::BadResponse {
+            url: self.url.clone(),
+            what: "Root".into(),
+            reason: format!("a root hash of {} bytes, not 20", response.root_hash.len()),
+        })
+    }
+
+    /// `HasChunks`: which of `addresses` the remote lacks.
+    pub async fn absent(&mut self, addresses: &[Address]) -> Result<Vec<Address>> {
+        let request = HasChunksRequest {
+            repo_id: self.repo_id.clone(),
+            hashes: addresses.iter().map(|a| a.0.to_vec()).collect(),
+            repo_token: String::new(),
+            repo_path: self.repo_path.clone(),
+        };
+        let response = self
+            .client
+            .has_chunks(request)
+            .await
+            .map_err(|s| self.status_error("HasChunks", s))?
+            .into_inner();
+        response
+            .absent
+            .iter()
+            .map(|&i| {
+                usize::try_from(i)
+                    .ok()
+                    .and_then(|i| addresses.get(i))
+                    .copied()
+                    .ok_or_else(|| RemoteError::BadResponse {
+                        url: self.url.clone(),
+                        what: "HasChunks".into(),
+                        reason: format!("index {i} of {} hashes asked", addresses.len()),
+                    })
+            })
+            .collect()
+    }
+
+    /// `StreamDownloadLocations` for `addresses` (in batches of [`LOCATION_BATCH`] on one
+    /// stream): file URL → the chunks' ranges, every location checked
+    /// ([`add_locations`]). A chunk the remote does not locate is [`RemoteError::MissingChunk`].
+    pub async fn locations(
+        &mut self,
+        addresses: &[Address],
+    ) -> Result<BTreeMap<String, Vec<ChunkRange>>> {
+        let requests: Vec<GetDownloadLocsRequest> = addresses
+            .chunks(LOCATION_BATCH)
+            .map(|batch| GetDownloadLocsRequest {
+                repo_id: self.repo_id.clone(),
+                chunk_hashes: batch.iter().map(|a| a.0.to_vec()).collect(),
+                repo_token: String::new(),
+                repo_path: self.repo_path.clone(),
+                client_capabilities: Vec::new(),
+            })
+            .collect();
+        let expected = requests.len();
+        let mut stream = self
+            .client
+            .stream_download_locations(futures::stream::iter(requests))
+            .await
+            .map_err(|s| self.status_error("StreamDownloadLocations", s))?
+            .into_inner();
+        let requested: HashSet<Address> = addresses.iter().copied().collect();
+        let mut found = HashSet::with_capacity(addresses.len());
+        let mut plan = BTreeMap::new();
+        let mut responses = 0;
+        while let Some(response) = stream
+            .message()
+            .await
+            .map_err(|s| self.status_error("StreamDownloadLocations", s))?
+        {
+            responses += 1;
+            add_locations(&response, &requested, &mut found, &mut plan).map_err(|reason| {
+                RemoteError::BadResponse {
+                    url: self.url.clone(),
+                    what: "StreamDownloadLocations".into(),
+                    reason,
+                }
+            })?;
+        }
+        if responses != expected {
+            return Err(RemoteError::BadResponse {
+                url: self.url.clone(),
+                what: "StreamDownloadLocations".into(),
+                reason: format!("{responses} responses to {expected} requests"),
+            });
+        }
+        if let Some(missing) = addresses.iter().find(|a| !found.contains(a)) {
+            return Err(RemoteError::MissingChunk {
+                url: self.url.clone(),
+                chunk: *missing,
+            });
+        }
+        Ok(plan)
+    }
+}
+
+/// An error and its sources, on one line.
+fn source_text(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut next = e.source();
+    while let Some(s) = next {
+        text.push_str(": ");
+        text.push_str(&s.to_string());
+        next = s.source();
+    }
+    text
+}
