@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Crash safety, measured: kills `prolly dolt DB import|commit|merge` with SIGKILL at random
+# Crash safety, measured: kills `prolly dolt DB import|commit|merge|alter` with SIGKILL at random
 # moments, TRIALS times, and after every kill checks that
 #   * the real Dolt opens the database (`dolt log`, `dolt sql -q 'select count(*) from t'`),
 #   * our reader opens it (`prolly dolt DB log`, `prolly dolt DB tables`),
@@ -8,11 +8,12 @@
 #     from t as of 'HASH'"`, compared with what Dolt printed then; the three latest and one at
 #     random after each trial, all of them at the end),
 #   * a killed import left the working set either as it was or as the finished import leaves
-#     it (rows compared), never half of it,
+#     it (rows compared), never half of it; a killed ALTER TABLE likewise (schema and rows),
 #   * `dolt fsck` finds nothing wrong.
 # Each trial kills one step of a cycle (import on main, commit, branch + import + commit on a
-# side branch, merge into main); the killed step is then rerun to completion so the next
-# trial starts from a known state. Dolt's reads run between our writes, so Dolt also opens
+# side branch, merge into main, one ALTER TABLE + its commit); the killed step is then rerun
+# to completion so the next trial starts from a known state. A killed ALTER must leave the
+# working set's schema and rows as they were, or as the finished ALTER leaves them. Dolt's reads run between our writes, so Dolt also opens
 # (and trues up) what we left, and we then append to what Dolt left.
 #
 #   scripts/dolt_crash_loop.sh [TRIALS] [WORKDIR]
@@ -47,7 +48,7 @@ committed="$work/committed.txt"
 acked="$work/acked"
 rm -rf "$acked"
 mkdir -p "$acked"
-declare -A dur_ms=([import]=20 [commit]=20 [merge]=20)
+declare -A dur_ms=([import]=20 [commit]=20 [merge]=20 [alter]=20)
 kills=0 ok_runs=0 errors=0 merges=0 fscks=0 content_checks=0 delays_total_us=0
 RANDOM=${SEED:-42}
 
@@ -161,9 +162,10 @@ rows 50 0
 run_to_end commit -m "setup"
 check
 
-steps=(import commit side merge)
+steps=(import commit side merge alter)
+alters=0
 for ((trial = 1; trial <= trials; trial++)); do
-  step=${steps[$((trial % 4))]}
+  step=${steps[$((trial % 5))]}
   case $step in
     import)
       rows 300 $((trial * 7 % 500))
@@ -201,6 +203,44 @@ for ((trial = 1; trial <= trials; trial++)); do
       run_to_end import t "$work/rows.csv"
       run_to_end commit -m "main beside side $trial"
       ;;
+    alter)
+      # One ALTER TABLE, killed, in a cycle: ADD COLUMN with a DEFAULT (every row rewritten),
+      # ADD INDEX over it (the index built from the rows), DROP COLUMN of the indexed column
+      # (rows rewritten, the index dropped), ADD COLUMN at the end (no row rewritten). The
+      # killed ALTER left the working set as it was or as the finished ALTER leaves it; it
+      # is then run to the end if it did not get through, and committed (that commit killed
+      # too).
+      alters=$((alters + 1))
+      case $((alters % 4)) in
+        1) sql="ALTER TABLE t ADD COLUMN x$alters INT DEFAULT $alters" ;;
+        2) sql="ALTER TABLE t ADD INDEX ix$alters (x$((alters - 1)), qty)" ;;
+        3) sql="ALTER TABLE t DROP COLUMN x$((alters - 2))" ;;
+        0) sql="ALTER TABLE t ADD COLUMN y$alters VARCHAR(20)" ;;
+      esac
+      schema_at() { (cd "$db" && "$dolt" schema show t) 2>"$work/dolt_err.txt" || fail "dolt schema show: $(cat "$work/dolt_err.txt")"; }
+      schema_at >"$work/before_schema.txt"
+      rows_at WORKING >"$work/before.csv"
+      run_killed alter "$sql"
+      check
+      schema_at >"$work/killed_schema.txt"
+      rows_at WORKING >"$work/killed.csv"
+      if cmp -s "$work/killed_schema.txt" "$work/before_schema.txt"; then
+        cmp -s "$work/killed.csv" "$work/before.csv" || fail "a killed ALTER changed the rows but not the schema"
+        run_to_end alter "$sql"
+        schema_at >"$work/after_schema.txt"
+        cmp -s "$work/after_schema.txt" "$work/before_schema.txt" && fail "'$sql' changed nothing"
+      else
+        # Got through: the rows are the finished ALTER's (checked against Dolt's reading of
+        # the same statement's effect on the rows before it: same ids, same leading values).
+        cut -d, -f1-3 "$work/killed.csv" | cmp -s - <(cut -d, -f1-3 "$work/before.csv") ||
+          fail "a killed ALTER left rows other than the ones before it"
+      fi
+      run_killed commit -m "alter $alters: $sql"
+      check
+      if ! (cd "$db" && "$dolt" status | grep -q "nothing to commit"); then
+        run_to_end commit -m "alter $alters (rerun)"
+      fi
+      ;;
     merge)
       merges=$((merges + 1))
       run_killed merge "side$((trial - 1))"
@@ -210,8 +250,8 @@ for ((trial = 1; trial <= trials; trial++)); do
   esac
   check
   if ((trial % 25 == 0)); then
-    echo "trial $trial: $kills killed, $ok_runs returned before the kill, $errors failed otherwise; $(wc -l <"$committed") commits recorded; step times now: import ${dur_ms[import]} ms, commit ${dur_ms[commit]} ms, merge ${dur_ms[merge]} ms"
+    echo "trial $trial: $kills killed, $ok_runs returned before the kill, $errors failed otherwise; $(wc -l <"$committed") commits recorded; step times now: import ${dur_ms[import]} ms, commit ${dur_ms[commit]} ms, merge ${dur_ms[merge]} ms, alter ${dur_ms[alter]} ms"
   fi
 done
 while read -r h; do check_acked "$h"; done <"$committed"
-echo "PASS: $trials trials ($kills killed mid-run, $ok_runs returned success first, $errors other failures), $merges merges; mean kill delay $((delays_total_us / trials / 1000)) ms; every one of $(wc -l <"$committed") returned commits is in dolt log --all with its rows ($content_checks row comparisons); $fscks dolt fsck runs clean; no killed import left half its rows; dolt and prolly opened the database after every trial"
+echo "PASS: $trials trials ($kills killed mid-run, $ok_runs returned success first, $errors other failures), $merges merges, $alters ALTERs; mean kill delay $((delays_total_us / trials / 1000)) ms; every one of $(wc -l <"$committed") returned commits is in dolt log --all with its rows ($content_checks row comparisons); $fscks dolt fsck runs clean; no killed import left half its rows; dolt and prolly opened the database after every trial"

@@ -60,6 +60,8 @@ pub struct Index {
     pub spatial: bool,
     /// FULLTEXT.
     pub fulltext: bool,
+    /// Added by Dolt, not declared (the index it adds for a foreign key no index serves).
+    pub system_defined: bool,
 }
 
 impl Index {
@@ -173,6 +175,7 @@ impl Schema {
                     .unwrap_or_default(),
                 spatial: ix.spatial_key(),
                 fulltext: ix.fulltext_key(),
+                system_defined: ix.system_defined(),
             });
         }
         let checks = s

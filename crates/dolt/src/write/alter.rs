@@ -21,14 +21,16 @@ use super::alter_sql::{AlterOp, AlterStatement, Position};
 use super::checks::stored_value;
 use super::column_tags::{auto_generate_tag, kind_of};
 use super::create_sql::default_text;
-use super::foreign_keys;
+use super::foreign_keys::{self, StoredForeignKey};
 use super::overlay::Overlay;
 use super::row_merge::OverlayIo;
 use super::row_merge::{ConflictChoice, MergeConflict};
 use super::schema_merge::RowRewrites;
 use super::schema_merge_rows::{merge_rows, Sides};
 use super::single_leaf::address_map_leaf;
-use super::table_def::{column_type, CheckDef, ColumnDef, GeneratedDef, IndexDef, TableDef};
+use super::table_def::{
+    column_type, CheckDef, ColumnDef, ForeignKeyAction, GeneratedDef, IndexDef, TableDef,
+};
 use super::table_edit::{copies, Cell, EditTable};
 use super::working::{root_tables, set_root_tables, WorkingEdits};
 use super::writer::StoreWriter;
@@ -472,7 +474,7 @@ fn apply(
             def.comment = None;
         }
         AlterOp::AddForeignKey(_) | AlterOp::DropForeignKey(_) => {
-            return Err(refused(&t, "ADD/DROP FOREIGN KEY (not done yet)"));
+            // Carried out by `alter_root` (they change the root's key collection).
         }
         AlterOp::Comment(c) => def.comment = Some(c.clone()).filter(|c| !c.is_empty()),
         AlterOp::AutoIncrement(n) => {
@@ -666,35 +668,76 @@ fn alter_root(
         .find(|(n, _)| n.eq_ignore_ascii_case(&stmt.table))
         .cloned()
         .ok_or_else(|| DoltError::NotFound(format!("table {:?}", stmt.table)))?;
-    let fks = foreign_keys::load(store, root)?;
-    if fks
-        .iter()
-        .any(|f| f.child_table == name || f.parent_table == name)
-    {
-        return Err(refused(
-            &name,
-            "a table with foreign keys (not done yet: drop them, alter, add them again)",
-        ));
-    }
+    let mut fks = foreign_keys::load(store, root)?;
+    let fks_before = fks.clone();
     let old = EditTable::load(store, &name, address)?;
     let mut def = table_def_of(&name, &old.schema)?;
     let before = def.clone();
+    // The indexes Dolt added for foreign keys keep their mark through the rewrite.
+    let mut system: Vec<String> = old
+        .schema
+        .indexes
+        .iter()
+        .filter(|ix| ix.system_defined)
+        .map(|ix| ix.name.clone())
+        .collect();
     let mut used = tags_of(store, &[root, head_root])?;
     let mut fx = Effects::default();
+    let mut added_fks = Vec::new();
+    let mut dropped_indexes = Vec::new();
     for op in &stmt.ops {
-        apply(&mut def, op, &mut fx, &mut used)?;
+        match op {
+            AlterOp::AddForeignKey(fk) => added_fks.push(fk.clone()),
+            AlterOp::DropForeignKey(n) => drop_foreign_key(&name, n, &mut fks)?,
+            AlterOp::DropConstraint(n)
+                if !def.checks.iter().any(|c| c.name.eq_ignore_ascii_case(n))
+                    && fks
+                        .iter()
+                        .any(|f| f.child_table == name && f.name.eq_ignore_ascii_case(n)) =>
+            {
+                drop_foreign_key(&name, n, &mut fks)?
+            }
+            _ => {
+                let prev = def.clone();
+                if let AlterOp::DropColumn(n) = op {
+                    // Before the other checks of a dropped column, as GMS makes it.
+                    column_in_no_key(&name, &prev, n, &fks)?;
+                }
+                apply(&mut def, op, &mut fx, &mut used)?;
+                follow_foreign_keys(&name, &prev, &def, op, &mut fks)?;
+                match op {
+                    AlterOp::DropIndex(n) => dropped_indexes.push(n.clone()),
+                    AlterOp::RenameIndex(from, to) => {
+                        for s in system.iter_mut().filter(|s| s.eq_ignore_ascii_case(from)) {
+                            *s = to.clone();
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
     }
+    // New keys: named, and given the index Dolt adds when none serves them.
+    let mut fk_names = Vec::new();
+    if !added_fks.is_empty() {
+        def.foreign_keys = added_fks;
+        let (names, added) = foreign_keys::prepare_new_table(&mut def, &fks)?;
+        fk_names = names;
+        system.extend(added);
+    }
+    system.retain(|s| def.indexes.iter().any(|ix| &ix.name == s));
     let new_name = fx.rename.clone().unwrap_or_else(|| name.clone());
     if let Some(to) = &fx.rename {
         if !to.eq_ignore_ascii_case(&name) && tables.iter().any(|(n, _)| n.eq_ignore_ascii_case(to))
         {
             return Err(bad(to, "", "a table of this name exists"));
         }
+        rename_in_foreign_keys(&name, &stmt.table, to, &mut fks);
     }
     let new_address = if def_equal(&def, &before) {
         address
     } else {
-        let schema = def.schema_chunk(&mut used.clone())?;
+        let schema = def.schema_chunk_with_system_indexes(&mut used.clone(), &system)?;
         let table = if fx.key_changed {
             let t = reinsert(store, &old, &schema)?;
             t.store(store)?
@@ -776,12 +819,290 @@ fn alter_root(
         })
         .collect();
     let new_address = keep_stale_indexes(store, address, new_address, &forget)?;
+    if !fk_names.is_empty() || !dropped_indexes.is_empty() {
+        let child = EditTable::load(store, &new_name, new_address)?;
+        for ix in &dropped_indexes {
+            foreign_keys::reresolve_parent_index(&mut fks, &child, ix)?;
+        }
+        let open = |n: &str| -> Result<EditTable> {
+            let (tn, a) = tables
+                .iter()
+                .find(|(t, _)| t.eq_ignore_ascii_case(n))
+                .ok_or_else(|| {
+                    DoltError::NotFound(format!("table {n:?} (referenced by a foreign key)"))
+                })?;
+            EditTable::load(store, tn, *a)
+        };
+        for fk in foreign_keys::resolve_new(&def, &fk_names, &child, &open)? {
+            let parent = if fk.parent_table == child.name {
+                child.clone()
+            } else {
+                open(&fk.parent_table)?
+            };
+            foreign_keys::check_rows_have_parents(store, &fk, &child, &parent)?;
+            if fks
+                .iter()
+                .any(|f| f.name.eq_ignore_ascii_case(&fk.name) && f.child_table == fk.child_table)
+            {
+                return Err(bad(
+                    &name,
+                    "",
+                    format!("duplicate foreign key name {:?}", fk.name),
+                ));
+            }
+            fks.push(fk);
+        }
+    }
     let mut changes: Vec<(&str, Option<Address>)> = Vec::new();
     if new_name != name {
         changes.push((&name, None));
     }
     changes.push((&new_name, Some(new_address)));
-    set_root_tables(store, root, &changes)
+    let new_root = set_root_tables(store, root, &changes)?;
+    if fks == fks_before {
+        return Ok(new_root);
+    }
+    foreign_keys::set_root_foreign_keys(store, new_root, &fks)
+}
+
+/// `DROP FOREIGN KEY name` of table `table`.
+fn drop_foreign_key(table: &str, name: &str, fks: &mut Vec<StoredForeignKey>) -> Result<()> {
+    let at = fks
+        .iter()
+        .position(|f| f.child_table == table && f.name.eq_ignore_ascii_case(name))
+        .ok_or_else(|| {
+            bad(
+                table,
+                "",
+                format!("foreign key {name:?} not found on table {table:?}"),
+            )
+        })?;
+    fks.remove(at);
+    Ok(())
+}
+
+/// The tag of column `name` of `def`.
+fn tag_of(def: &TableDef, name: &str) -> Option<u64> {
+    def.columns
+        .iter()
+        .find(|c| c.name.eq_ignore_ascii_case(name))
+        .and_then(|c| c.tag)
+}
+
+/// The keys of `fks` that use column `tag` of table `table` (as the referencing or the
+/// referenced side).
+fn keys_using<'a>(
+    fks: &'a [StoredForeignKey],
+    table: &'a str,
+    tag: u64,
+) -> impl Iterator<Item = &'a StoredForeignKey> + 'a {
+    fks.iter().filter(move |f| {
+        (f.child_table == table && f.child_columns.contains(&tag))
+            || (f.parent_table == table && f.parent_columns.contains(&tag))
+    })
+}
+
+/// A column a foreign key uses may not be dropped.
+fn column_in_no_key(
+    table: &str,
+    def: &TableDef,
+    column: &str,
+    fks: &[StoredForeignKey],
+) -> Result<()> {
+    let Some(tag) = tag_of(def, column) else {
+        return Ok(());
+    };
+    match keys_using(fks, table, tag).next() {
+        Some(f) => Err(bad(
+            table,
+            column,
+            format!(
+                "cannot drop column `{column}` as it is used in foreign key `{}`",
+                f.name
+            ),
+        )),
+        None => Ok(()),
+    }
+}
+
+/// True when a column a key uses may change from type `from` to `to`, as GMS allows it: the
+/// same type, or a CHAR/VARCHAR/BINARY/VARBINARY made no shorter in the same collation.
+fn fk_type_change_allowed(from: &str, to: &str) -> bool {
+    let (from, to) = (from.to_ascii_lowercase(), to.to_ascii_lowercase());
+    if from == to {
+        return true;
+    }
+    let ((fb, fname), (tb, tname)) = (type_base(&from), type_base(&to));
+    let collation = |t: &str| t.split(" collate ").nth(1).map(str::trim).map(String::from);
+    fname == tname
+        && matches!(fname, "char" | "varchar" | "binary" | "varbinary")
+        && collation(&from) == collation(&to)
+        && matches!((length_of(fb), length_of(tb)), (Some(a), Some(b)) if b >= a)
+}
+
+/// What clause `op` (which turned `prev` into `def`) does to the foreign keys of `table`, as
+/// Dolt and GMS treat them: a column a key uses may not change type (but for a string made
+/// longer), nor become NOT NULL under a SET NULL key; a renamed column is
+/// renamed in the keys; an index a key needs may not be dropped; a new primary key is not
+/// done yet on a table with keys.
+fn follow_foreign_keys(
+    table: &str,
+    prev: &TableDef,
+    def: &TableDef,
+    op: &AlterOp,
+    fks: &mut [StoredForeignKey],
+) -> Result<()> {
+    if !fks
+        .iter()
+        .any(|f| f.child_table == table || f.parent_table == table)
+    {
+        return Ok(());
+    }
+    let renamed = |fks: &mut [StoredForeignKey], tag: u64, to: &str| {
+        for f in fks.iter_mut() {
+            if f.child_table == table {
+                for (i, _) in f
+                    .child_columns
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, t)| **t == tag)
+                {
+                    if let Some(u) = f.unresolved_child.as_mut().and_then(|u| u.get_mut(i)) {
+                        *u = to.to_string();
+                    }
+                }
+            }
+            if f.parent_table == table {
+                for (i, _) in f
+                    .parent_columns
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, t)| **t == tag)
+                {
+                    if let Some(u) = f.unresolved_parent.as_mut().and_then(|u| u.get_mut(i)) {
+                        *u = to.to_string();
+                    }
+                }
+            }
+        }
+    };
+    match op {
+        AlterOp::RenameColumn(from, to) => {
+            if let Some(tag) = tag_of(prev, from) {
+                if keys_using(fks, table, tag).next().is_some() {
+                    renamed(fks, tag, to);
+                }
+            }
+        }
+        AlterOp::ChangeColumn(old, col, _) => {
+            let Some(tag) = tag_of(prev, old) else {
+                return Ok(());
+            };
+            if keys_using(fks, table, tag).next().is_none() {
+                return Ok(());
+            }
+            let (Some(a), Some(b)) = (
+                prev.columns.iter().find(|c| c.tag == Some(tag)),
+                def.columns.iter().find(|c| c.tag == Some(tag)),
+            ) else {
+                return Ok(());
+            };
+            if !fk_type_change_allowed(&a.sql_type, &b.sql_type) {
+                return Err(bad(
+                    table,
+                    old,
+                    format!(
+                        "unable to change type of column `{old}` as it is used by foreign keys"
+                    ),
+                ));
+            }
+            if !b.nullable {
+                let set_null = |code: u8| code == ForeignKeyAction::SetNull.code();
+                if let Some(f) = fks.iter().find(|f| {
+                    f.child_table == table
+                        && f.child_columns.contains(&tag)
+                        && (set_null(f.on_update) || set_null(f.on_delete))
+                }) {
+                    return Err(bad(
+                        table,
+                        old,
+                        format!(
+                            "column `{old}` cannot be NOT NULL: foreign key `{}` sets it to NULL (SET NULL)",
+                            f.name
+                        ),
+                    ));
+                }
+            }
+            if a.name != col.name {
+                renamed(fks, tag, &b.name);
+            }
+        }
+        AlterOp::DropIndex(n) => {
+            let pos = |names: &[String]| -> Vec<Option<u64>> {
+                names.iter().map(|c| tag_of(def, c)).collect()
+            };
+            let pk = pos(&def.primary_key);
+            let serving: Vec<Vec<Option<u64>>> = def
+                .indexes
+                .iter()
+                .filter(|ix| !ix.spatial && ix.prefix_lengths.iter().all(|&p| p == 0))
+                .map(|ix| pos(&ix.columns))
+                .collect();
+            let serves = |cols: &[u64], extended: bool| {
+                let cols: Vec<Option<u64>> = cols.iter().map(|&c| Some(c)).collect();
+                let prefix =
+                    |ix: &[Option<u64>]| ix.len() >= cols.len() && ix[..cols.len()] == cols[..];
+                prefix(&pk)
+                    || serving.iter().any(|ix| {
+                        prefix(ix)
+                            || (extended && {
+                                let mut x = ix.clone();
+                                x.extend(pk.iter().copied());
+                                prefix(&x)
+                            })
+                    })
+            };
+            for f in fks.iter() {
+                let needs = (f.child_table == table && !serves(&f.child_columns, false))
+                    || (f.parent_table == table && !serves(&f.parent_columns, true));
+                if needs {
+                    return Err(bad(
+                        table,
+                        "",
+                        format!(
+                            "cannot drop index: `{n}` is used by foreign key `{}`",
+                            f.name
+                        ),
+                    ));
+                }
+            }
+        }
+        AlterOp::AddPrimaryKey(_) | AlterOp::DropPrimaryKey => {
+            return Err(refused(
+                table,
+                "changing the primary key of a table with foreign keys (not done yet)",
+            ));
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+/// RENAME TABLE `from` (spelled `spelled` in the statement) TO `to` in the keys: their
+/// tables, and the names Dolt generated for the table's own keys (`from_ibfk_n`).
+fn rename_in_foreign_keys(from: &str, spelled: &str, to: &str, fks: &mut [StoredForeignKey]) {
+    let prefix = format!("{spelled}_ibfk_");
+    for f in fks.iter_mut() {
+        if f.child_table == from {
+            f.child_table = to.to_string();
+            if f.name.len() > prefix.len() && f.name.starts_with(&prefix) {
+                f.name = format!("{to}_ibfk_{}", &f.name[prefix.len()..]);
+            }
+        }
+        if f.parent_table == from {
+            f.parent_table = to.to_string();
+        }
+    }
 }
 
 /// Table `new` with the index trees of table `old` that Dolt keeps in the index map though
@@ -833,6 +1154,11 @@ fn tags(def: &TableDef, cols: &[String]) -> Vec<Option<u64>> {
         .collect()
 }
 
+/// The same stored schema (the keys a definition declares are kept in the root, not in it).
 fn def_equal(a: &TableDef, b: &TableDef) -> bool {
-    format!("{a:?}") == format!("{b:?}")
+    let strip = |d: &TableDef| TableDef {
+        foreign_keys: Vec::new(),
+        ..d.clone()
+    };
+    format!("{:?}", strip(a)) == format!("{:?}", strip(b))
 }

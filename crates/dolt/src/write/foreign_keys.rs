@@ -225,8 +225,16 @@ pub(crate) fn prepare_new_table(
                 n.clone()
             }
             None => {
+                // The highest number among this table's keys, declared before or now.
                 let highest = names
                     .iter()
+                    .map(String::as_str)
+                    .chain(
+                        existing
+                            .iter()
+                            .filter(|e| e.child_table.eq_ignore_ascii_case(&t))
+                            .map(|e| e.name.as_str()),
+                    )
                     .filter_map(|n| n.strip_prefix(&prefix)?.parse::<u32>().ok())
                     .max()
                     .unwrap_or(0);
@@ -310,9 +318,7 @@ pub(crate) fn resolve_new(
         let pcols = positions(&parent.schema, &parent.name, &fk.parent_columns)?;
         for (&c, &p) in cols.iter().zip(&pcols) {
             let (cc, pc) = (&child.schema.columns[c], &parent.schema.columns[p]);
-            if cc.encoding != pc.encoding
-                || cc.sql_type_text.split(' ').next() != pc.sql_type_text.split(' ').next()
-            {
+            if !comparable_types(&cc.sql_type_text, &pc.sql_type_text) {
                 return Err(unsupported(format!(
                     "foreign key {name:?}: column {:?} ({}) and referenced column {:?} ({}) differ in type",
                     cc.name, cc.sql_type_text, pc.name, pc.sql_type_text
@@ -335,10 +341,12 @@ pub(crate) fn resolve_new(
         }
         let ordered_pk = parent.schema.key_columns.len() >= pcols.len()
             && parent.schema.key_columns[..pcols.len()] == pcols[..];
+        // GMS looks for the referenced columns among the indexes extended by the primary key.
         let ordered_ix = parent.schema.indexes.iter().any(|ix| {
             ix.prefix_lengths.is_empty()
-                && ix.columns.len() >= pcols.len()
-                && ix.columns[..pcols.len()] == pcols[..]
+                && !ix.spatial
+                && ix.key_columns.len() >= pcols.len()
+                && ix.key_columns[..pcols.len()] == pcols[..]
         });
         if !ordered_pk && !ordered_ix {
             return Err(unsupported(format!(
@@ -375,6 +383,42 @@ pub(crate) fn resolve_new(
     Ok(out)
 }
 
+/// GMS's `foreignKeyComparableTypes` for the types this writer has: the same type; DECIMAL,
+/// ENUM or SET on both sides whatever their arguments; text types (CHAR, VARCHAR, TEXT…) of
+/// one character set, of any lengths; binary types (BINARY, VARBINARY, BLOB…).
+fn comparable_types(a: &str, b: &str) -> bool {
+    let (a, b) = (a.to_ascii_lowercase(), b.to_ascii_lowercase());
+    let base = |t: &str| t.split(" collate ").next().unwrap_or(t).trim().to_string();
+    if a == b {
+        return true;
+    }
+    let name = |t: &str| t.split(['(', ' ']).next().unwrap_or_default().to_string();
+    let (na, nb) = (name(&a), name(&b));
+    let charset = |t: &str| {
+        t.split(" collate ")
+            .nth(1)
+            .and_then(|c| c.split('_').next())
+            .unwrap_or("utf8mb4")
+            .to_string()
+    };
+    let text = |n: &str| {
+        matches!(
+            n,
+            "char" | "varchar" | "tinytext" | "text" | "mediumtext" | "longtext"
+        )
+    };
+    let binary = |n: &str| {
+        matches!(
+            n,
+            "binary" | "varbinary" | "tinyblob" | "blob" | "mediumblob" | "longblob"
+        )
+    };
+    (na == nb && matches!(na.as_str(), "decimal" | "enum" | "set"))
+        || (text(&na) && text(&nb) && charset(&a) == charset(&b))
+        || (binary(&na) && binary(&nb))
+        || (base(&a) == base(&b) && charset(&a) == charset(&b))
+}
+
 /// A table's rows looked up by a set of its columns: the index (or primary key) whose
 /// leading fields they are, and where each of them sits in it.
 pub(super) struct Lookup {
@@ -390,6 +434,37 @@ pub(super) struct Lookup {
 
 pub(super) fn lookup(t: &EditTable, index: &str, cols: &[usize]) -> Result<Lookup> {
     let s = &t.schema;
+    // A key keeps the name of its index when the index was dropped for another that serves
+    // it (Dolt updates only the referenced side's): that other one is used.
+    // The index's leading key fields (an index's are extended by the primary key) must be
+    // the looked-up columns; else another that serves is used: a key keeps the name of an
+    // index that was dropped for another (Dolt re-resolves only the referenced side), and a
+    // key on a unique index extended by the primary key is stored with no index (`""`).
+    let serves = |key_columns: &[usize]| {
+        key_columns.len() >= cols.len()
+            && cols.iter().all(|c| key_columns[..cols.len()].contains(c))
+    };
+    let named = if index.is_empty() {
+        Some(&s.key_columns)
+    } else {
+        s.indexes
+            .iter()
+            .find(|ix| ix.name == index)
+            .map(|ix| &ix.key_columns)
+    };
+    let fallback;
+    let index = if named.is_some_and(|k| serves(k)) {
+        index
+    } else {
+        fallback = s
+            .indexes
+            .iter()
+            .filter(|ix| ix.prefix_lengths.is_empty() && !ix.spatial && !ix.fulltext)
+            .find(|ix| serves(&ix.key_columns))
+            .map(|ix| ix.name.clone())
+            .unwrap_or_else(|| index.to_string());
+        fallback.as_str()
+    };
     let (schema, root, key_columns) = if index.is_empty() {
         (s.primary_tuple_schema()?, t.primary, s.key_columns.clone())
     } else {
@@ -798,6 +873,65 @@ pub(crate) fn check_change(
                 });
             }
         }
+    }
+    Ok(())
+}
+
+/// Every row of `child` whose columns of `fk` are all set has a row of `parent` holding the
+/// same values: the check Dolt makes of a table's rows when `ALTER TABLE … ADD FOREIGN KEY`
+/// adds a key to it. The error names the key, the tables and the first row without a parent.
+pub(crate) fn check_rows_have_parents(
+    store: &Overlay<'_>,
+    fk: &StoredForeignKey,
+    child: &EditTable,
+    parent: &EditTable,
+) -> Result<()> {
+    let ccols = cols_of_tags(child, &fk.child_columns, &fk.name)?;
+    let pcols = cols_of_tags(parent, &fk.parent_columns, &fk.name)?;
+    let l = lookup(parent, &fk.parent_index, &pcols)?;
+    let map = Map::new(store, child.primary, child.schema.primary_tuple_schema()?);
+    let err = |e: prollystore::TreeError| unsupported(format!("foreign key check: {e}"));
+    for r in map.iter().map_err(err)? {
+        let (k, v) = r.map_err(err)?;
+        let cells = child.cells_of(store, k, v)?;
+        let vals: Vec<Cell> = ccols.iter().map(|&c| cells[c].clone()).collect();
+        if vals.iter().any(|v| matches!(v, Cell::Null)) || has_row(store, parent, &l, &vals)? {
+            continue;
+        }
+        return Err(DoltError::BadValue {
+            table: child.name.clone(),
+            column: column_names(child, &ccols),
+            reason: format!(
+                "cannot add foreign key {:?}: row {} has no parent: no row of table {:?} has ({}) equal to its ({})",
+                fk.name,
+                row_label(child, k, &cells),
+                parent.name,
+                column_names(parent, &pcols),
+                ccols
+                    .iter()
+                    .map(|&c| cell_label(&child.schema.columns[c], &cells[c]))
+                    .collect::<Vec<_>>()
+                    .join(",")
+            ),
+        });
+    }
+    Ok(())
+}
+
+/// After index `dropped` of table `t` went: the keys that named it as their referenced
+/// index take the index Dolt's `FindIndexWithPrefix` finds now (`""`: the primary key), as
+/// Dolt's index drop re-resolves them; the referencing side keeps its name.
+pub(crate) fn reresolve_parent_index(
+    fks: &mut [StoredForeignKey],
+    t: &EditTable,
+    dropped: &str,
+) -> Result<()> {
+    for fk in fks
+        .iter_mut()
+        .filter(|f| f.parent_table == t.name && f.parent_index.eq_ignore_ascii_case(dropped))
+    {
+        let pcols = cols_of_tags(t, &fk.parent_columns, &fk.name)?;
+        fk.parent_index = index_for(&t.schema, &pcols);
     }
     Ok(())
 }

@@ -20,7 +20,7 @@ use prollystore_format::message::objects::TableFields;
 use prollystore_format::Address;
 
 use super::address_map::{address_map_entries, edit_address_map, empty_address_map};
-use super::checks::RowChecks;
+use super::checks::{stored_value, RowChecks};
 use super::overlay::Overlay;
 use super::row_merge::{
     check_unique, report, row_changes, ConflictChoice, MergeConflict, OverlayIo,
@@ -28,7 +28,8 @@ use super::row_merge::{
 use super::schema_merge::RowRewrites;
 use super::table_edit::{empty_value, index_schema, Cell, EditTable};
 use crate::error::{bad_chunk, DoltError, Result};
-use crate::schema::{Column, Schema};
+use crate::schema::{key_encoding, Column, Schema};
+use prollystore_format::tuple::{Tuple, TupleBuilder, TupleError};
 
 /// One changed row of a side against the ancestor: key, ancestor value, side's value.
 type Change = (Vec<u8>, Option<Vec<u8>>, Option<Vec<u8>>);
@@ -82,11 +83,20 @@ impl Rows<'_, '_> {
             (&self.ours, &self.in_ours)
         };
         let cells = t.cells_of(self.store, key, value)?;
-        let given: Vec<(usize, Cell)> = map
-            .iter()
-            .enumerate()
-            .filter_map(|(m, p)| p.map(|p| (m, cells[p].clone())))
-            .collect();
+        let mut given: Vec<(usize, Cell)> = Vec::with_capacity(map.len());
+        for (m, p) in map.iter().enumerate() {
+            let Some(p) = *p else { continue };
+            let (from, to) = (&t.schema.columns[p], &self.merged.schema.columns[m]);
+            // A value stored another way on this side (VARCHAR here, TEXT merged) is read and
+            // written again.
+            let cell = match &cells[p] {
+                Cell::Stored(bytes) if from.encoding != to.encoding => {
+                    stored_value(from, bytes)?.map_or(Cell::Null, Cell::Value)
+                }
+                c => c.clone(),
+            };
+            given.push((m, cell));
+        }
         let full = self.merged.full_row(0, given)?;
         self.encode(key, &full)
     }
@@ -497,14 +507,47 @@ pub(super) fn merge_rows(
             }
             None => {
                 let mut keys = Vec::new();
-                for r in final_map.iter().map_err(tree)? {
-                    let (k, v) = r.map_err(tree)?;
-                    keys.push(rows.merged.index_key(store, mi, k, v)?);
+                let ts = final_map.schema().clone();
+                match raw_index_fields(ms, ix) {
+                    // Fields copied as stored: no row is decoded.
+                    Some(fields) => {
+                        let mut b = TupleBuilder::new(its.key.clone());
+                        let raw = |e: TupleError| {
+                            DoltError::Unsupported(format!("index {:?} of {name:?}: {e}", ix.name))
+                        };
+                        for r in final_map.iter().map_err(tree)? {
+                            let (k, v) = r.map_err(tree)?;
+                            b.reset();
+                            for (f, &(in_key, at)) in fields.iter().enumerate() {
+                                let field = if in_key {
+                                    ts.key.field(Tuple::new_unverified(k), at)
+                                } else {
+                                    ts.value.field(Tuple::new_unverified(v), at)
+                                };
+                                match field {
+                                    Some(bytes) => b.put_raw(f, bytes),
+                                    None => b.put_null(f),
+                                }
+                                .map_err(raw)?;
+                            }
+                            keys.push(b.build().map_err(raw)?.as_bytes().to_vec());
+                        }
+                    }
+                    None => {
+                        for r in final_map.iter().map_err(tree)? {
+                            let (k, v) = r.map_err(tree)?;
+                            keys.push(rows.merged.index_key(store, mi, k, v)?);
+                        }
+                    }
                 }
-                Map::empty(store, its.clone())
-                    .map_err(tree)?
-                    .apply(keys.iter().map(|k| (&k[..], Some(&empty[..]))))
-                    .map_err(tree)?
+                // Every key ends with the row's primary key: no two are equal.
+                keys.sort_unstable_by(|a, b| its.key.compare(a, b));
+                Map::from_sorted(
+                    store,
+                    its.clone(),
+                    keys.iter().map(|k| (&k[..], &empty[..])),
+                )
+                .map_err(tree)?
             }
         };
         if ix.unique {
@@ -540,4 +583,30 @@ pub(super) fn merge_rows(
     .encode()
     .map_err(|e| DoltError::Unsupported(format!("table {name}: {e}")))?;
     Ok(Some(chunk))
+}
+
+/// Where each key field of index `ix` of a table of schema `s` is in a stored row: `(true, i)`
+/// field `i` of the row's key, `(false, i)` of its value. `None` when a field is not its
+/// column's stored bytes (a keyless table, a prefix length, a virtual or out-of-line column,
+/// an encoding the index stores differently), so the row must be decoded.
+fn raw_index_fields(s: &Schema, ix: &crate::schema::Index) -> Option<Vec<(bool, usize)>> {
+    if s.keyless || ix.spatial || ix.fulltext || ix.prefix_lengths.iter().any(|&p| p != 0) {
+        return None;
+    }
+    ix.key_columns
+        .iter()
+        .map(|&c| {
+            let col = &s.columns[c];
+            if col.virtual_
+                || col.encoding.is_adaptive()
+                || key_encoding(col.encoding) != col.encoding
+            {
+                return None;
+            }
+            match s.key_columns.iter().position(|&k| k == c) {
+                Some(i) => Some((true, i)),
+                None => Some((false, s.value_columns.iter().position(|&v| v == c)?)),
+            }
+        })
+        .collect()
 }
