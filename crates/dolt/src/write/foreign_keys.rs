@@ -18,7 +18,7 @@ use super::row_merge::row_changes;
 use super::table_def::{ForeignKeyAction, IndexDef, TableDef};
 use super::table_edit::{copies, index_schema, Cell, EditTable};
 use crate::error::{bad_chunk, DoltError, Result};
-use crate::schema::{key_encoding, Schema};
+use crate::schema::{key_encoding, Schema, SqlType};
 
 /// One stored foreign key (owned fields of `serial.ForeignKey`).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -310,9 +310,7 @@ pub(crate) fn resolve_new(
         let pcols = positions(&parent.schema, &parent.name, &fk.parent_columns)?;
         for (&c, &p) in cols.iter().zip(&pcols) {
             let (cc, pc) = (&child.schema.columns[c], &parent.schema.columns[p]);
-            if cc.encoding != pc.encoding
-                || cc.sql_type_text.split(' ').next() != pc.sql_type_text.split(' ').next()
-            {
+            if cc.encoding != pc.encoding || !same_type(&cc.sql_type, &pc.sql_type) {
                 return Err(unsupported(format!(
                     "foreign key {name:?}: column {:?} ({}) and referenced column {:?} ({}) differ in type",
                     cc.name, cc.sql_type_text, pc.name, pc.sql_type_text
@@ -800,4 +798,13 @@ pub(crate) fn check_change(
         }
     }
     Ok(())
+}
+
+/// True if columns of types `a` and `b` may be paired in a foreign key: the same type, a
+/// text type's collation aside.
+fn same_type(a: &SqlType, b: &SqlType) -> bool {
+    match (a, b) {
+        (SqlType::Text { base: x, .. }, SqlType::Text { base: y, .. }) => x == y,
+        _ => a == b,
+    }
 }
