@@ -12,20 +12,14 @@ use pyo3::types::{PyDict, PyString, PyTuple};
 
 use prollystore::format::tuple::{Adaptive, Date, Tuple, TupleBuilder, TupleDesc, Value};
 use prollystore::format::Encoding;
+use prollystore_dolt::codec::{self, RowPlan, Slot};
 use prollystore_dolt::key_encode::{put_field, KeyEncoder};
-use prollystore_dolt::schema::{key_encoding, SqlType};
+use prollystore_dolt::schema::key_encoding;
 use prollystore_dolt::sql_value::write_decimal;
 use prollystore_dolt::{Column, DoltError, SqlValue, Table, TableReader};
 
 use crate::errors::dolt_err;
 use crate::values::{py_date, py_datetime, py_decimal, py_to_sql, sql_row_to_py};
-
-/// Where a visible column's value is stored.
-#[derive(Clone, Copy, Debug)]
-enum Slot {
-    Key(usize),
-    Value(usize),
-}
 
 /// How a stored field becomes a Python object without a [`SqlValue`] in between.
 #[derive(Clone, Copy, Debug)]
@@ -44,22 +38,20 @@ enum Kind {
     Date,
 }
 
-/// The kind of a column, when the fast route covers it.
-fn kind_of(col: &Column) -> Option<Kind> {
-    use Encoding as E;
-    Some(match (&col.sql_type, col.encoding) {
-        (SqlType::Int { .. }, E::Int8 | E::Int16 | E::Int32 | E::Int64)
-        | (SqlType::Int { .. }, E::Uint8 | E::Uint16 | E::Uint32 | E::Uint64)
-        | (SqlType::Bit(_), E::Bit64)
-        | (SqlType::Year, E::Year) => Kind::Int,
-        (SqlType::Float, E::Float32) | (SqlType::Double, E::Float64) => Kind::Float,
-        (SqlType::Text { .. }, E::String | E::StringAdaptive) => Kind::Text,
-        (SqlType::Decimal { scale, .. }, E::Decimal) => Kind::Decimal(*scale),
-        (SqlType::Datetime(_), E::Datetime) => Kind::Datetime(false),
-        (SqlType::Timestamp(_), E::Datetime) => Kind::Datetime(true),
-        (SqlType::Date, E::Date) => Kind::Date,
-        _ => return None,
-    })
+impl Kind {
+    /// The fast route of a column of the codec's kind `kind`, when there is one.
+    fn of(kind: &codec::Kind) -> Option<Kind> {
+        use codec::{Kind as K, Storage};
+        Some(match kind {
+            K::Int | K::Bit | K::Year => Kind::Int,
+            K::Float | K::Double => Kind::Float,
+            K::Text(Storage::Plain | Storage::Adaptive) => Kind::Text,
+            K::Decimal { scale, .. } => Kind::Decimal(*scale),
+            K::Datetime { timestamp, .. } => Kind::Datetime(*timestamp),
+            K::Date => Kind::Date,
+            _ => return None,
+        })
+    }
 }
 
 /// A `str` of UTF-8 `bytes`, checked as it is decoded; `None` if they are not UTF-8 (the
@@ -204,21 +196,15 @@ impl GetPlan {
     pub fn new(py: Python<'_>, table: &Table, enc: &KeyEncoder, utc: Vec<bool>) -> GetPlan {
         let s = &table.schema;
         let visible = s.visible_columns();
-        let fields = visible
-            .iter()
-            .map(|&i| {
-                let col = s.columns.get(i)?;
-                if col.virtual_ {
-                    return None;
-                }
-                let slot = if let Some(k) = s.key_columns.iter().position(|&c| c == i) {
-                    Slot::Key(k)
-                } else {
-                    Slot::Value(s.value_columns.iter().position(|&c| c == i)?)
-                };
-                Some((slot, kind_of(col)?))
-            })
-            .collect::<Option<Vec<_>>>();
+        let fields = RowPlan::new(s, table.schema_address).ok().and_then(|rows| {
+            rows.fields
+                .iter()
+                .map(|f| match f.slot {
+                    Slot::Virtual => None,
+                    slot => Some((slot, Kind::of(&f.kind)?)),
+                })
+                .collect::<Option<Vec<_>>>()
+        });
         let names = visible
             .iter()
             .filter_map(|&i| s.columns.get(i))
@@ -427,6 +413,7 @@ impl GetPlan {
                 let (desc, t, i) = match slot {
                     Slot::Key(i) => (&self.key_desc, kt, i),
                     Slot::Value(i) => (&self.value_desc, vt, i),
+                    Slot::Virtual => return Ok(false),
                 };
                 let bytes = match desc.types().get(i).map(|ty| ty.enc) {
                     Some(Encoding::StringAdaptive) => {
@@ -450,6 +437,7 @@ impl GetPlan {
             let v = match slot {
                 Slot::Key(i) => self.key_desc.value(kt, i),
                 Slot::Value(i) => self.value_desc.value(vt, i),
+                Slot::Virtual => return Ok(false),
             }
             .map_err(|e| bad("row", &e))?;
             let Some(v) = v else {

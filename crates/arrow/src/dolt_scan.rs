@@ -1,16 +1,17 @@
 //! The fast whole-table path: a Dolt table's clustered index walked with a map cursor, each
 //! stored field appended straight to its column's Arrow builder (no [`SqlValue`] per cell).
-//! Chosen per table when every visible column is of a kind it knows ([`fast_kind`]); tables
+//! Chosen per table when every visible column is of a kind it knows ([`FastKind::of`], from
+//! the Dolt crate's codec plan, [`RowPlan`]); tables
 //! with VIRTUAL generated columns or without a primary key take the row decoder's path.
 //!
 //! [`SqlValue`]: prollystore_dolt::SqlValue
 
 use prollystore::map::Cursor;
-use prollystore_dolt::schema::{Column, SqlType};
-use prollystore_dolt::table_rows::read_blob;
+use prollystore_dolt::codec::{payload, set_text, Kind, RowPlan, Slot, Storage};
+use prollystore_dolt::schema::SqlType;
 use prollystore_dolt::{Database, DoltError, Table};
 use prollystore_format::tuple::{Adaptive, Tuple, TupleDesc, Value};
-use prollystore_format::{Address, Encoding};
+use prollystore_format::Encoding;
 
 use crate::columns::{date_days, text_of, ColumnBuilder};
 use crate::error::{Error, Result};
@@ -28,43 +29,36 @@ pub(crate) enum FastKind {
     Fixed(usize),
 }
 
-/// The fast path for `col`, if its SQL type and stored encoding are a pair it knows.
-pub(crate) fn fast_kind(col: &Column) -> Option<FastKind> {
-    use Encoding as E;
-    let enc = col.encoding;
-    let text = matches!(enc, E::String | E::StringAdaptive | E::StringAddr);
-    let bytes = matches!(enc, E::Bytes | E::BytesAdaptive | E::BytesAddr);
-    Some(match &col.sql_type {
-        SqlType::Int { .. } => matches!(
-            enc,
-            E::Int8 | E::Int16 | E::Int32 | E::Int64 | E::Uint8 | E::Uint16 | E::Uint32 | E::Uint64
-        )
-        .then_some(FastKind::Plain)?,
-        SqlType::Float => (enc == E::Float32).then_some(FastKind::Plain)?,
-        SqlType::Double => (enc == E::Float64).then_some(FastKind::Plain)?,
-        SqlType::Decimal { scale, .. } => {
-            (enc == E::Decimal).then_some(FastKind::Decimal(*scale))?
-        }
-        SqlType::Bit(_) => (enc == E::Bit64).then_some(FastKind::Plain)?,
-        SqlType::Year => (enc == E::Year).then_some(FastKind::Plain)?,
-        SqlType::Date => (enc == E::Date).then_some(FastKind::Plain)?,
-        SqlType::Time(_) => (enc == E::Time).then_some(FastKind::Plain)?,
-        SqlType::Datetime(_) | SqlType::Timestamp(_) => {
-            (enc == E::Datetime).then_some(FastKind::Plain)?
-        }
-        SqlType::Enum(_) => (enc == E::Enum).then_some(FastKind::Plain)?,
-        SqlType::Set(m) => (enc == E::Set).then(|| FastKind::Set(m.clone()))?,
-        SqlType::Text { .. } => text.then_some(FastKind::Plain)?,
-        SqlType::Binary { fixed: Some(n), .. } => bytes.then_some(FastKind::Fixed(*n as usize))?,
-        SqlType::Binary { .. } => bytes.then_some(FastKind::Plain)?,
-        SqlType::Json => {
-            matches!(enc, E::Json | E::JsonAdaptive | E::JsonAddr).then_some(FastKind::Plain)?
-        }
-        SqlType::Geometry(_) => {
-            matches!(enc, E::Geometry | E::GeomAdaptive | E::GeomAddr).then_some(FastKind::Plain)?
-        }
-        SqlType::Vector(_) | SqlType::Other(_) => return None,
-    })
+impl FastKind {
+    /// The fast path of a column of kind `kind` (the codec's: its SQL type with its stored
+    /// encoding), if there is one; `ty` gives a SET's member names.
+    pub(crate) fn of(kind: &Kind, ty: &SqlType) -> Option<FastKind> {
+        let stored = |s: &Storage| *s != Storage::Mismatch;
+        Some(match kind {
+            Kind::Int
+            | Kind::Bit
+            | Kind::Float
+            | Kind::Double
+            | Kind::Year
+            | Kind::Date
+            | Kind::Time(_)
+            | Kind::Datetime { .. }
+            | Kind::Enum => FastKind::Plain,
+            Kind::Decimal { scale, .. } => FastKind::Decimal(*scale),
+            Kind::Set => match ty {
+                SqlType::Set(m) => FastKind::Set(m.clone()),
+                _ => return None,
+            },
+            Kind::Binary {
+                storage,
+                fixed: Some(n),
+            } => stored(storage).then_some(FastKind::Fixed(*n as usize))?,
+            Kind::Text(s) | Kind::Binary { storage: s, .. } | Kind::Json(s) | Kind::Geometry(s) => {
+                stored(s).then_some(FastKind::Plain)?
+            }
+            Kind::Other => return None,
+        })
+    }
 }
 
 /// The common pairs of stored encoding and builder, appended without a [`Value`] in between
@@ -126,36 +120,26 @@ impl Plan {
         if s.keyless {
             return None;
         }
-        let mut fields = Vec::new();
-        for i in s.visible_columns() {
-            let col = s.columns.get(i)?;
-            if col.virtual_ {
-                return None;
-            }
-            let kind = fast_kind(col)?;
-            let direct = Direct::of(col.encoding, &kind);
-            let field = if let Some(k) = s.key_columns.iter().position(|&c| c == i) {
-                Field {
-                    in_key: true,
-                    index: k,
-                    kind,
-                    direct,
-                }
-            } else {
-                let v = s.value_columns.iter().position(|&c| c == i)?;
-                Field {
-                    in_key: false,
-                    index: v,
-                    kind,
-                    direct,
-                }
+        let rows = RowPlan::new(s, table.schema_address).ok()?;
+        let mut fields = Vec::with_capacity(rows.fields.len());
+        for f in &rows.fields {
+            let (in_key, index) = match f.slot {
+                Slot::Key(i) => (true, i),
+                Slot::Value(i) => (false, i),
+                Slot::Virtual => return None,
             };
-            fields.push(field);
+            let kind = FastKind::of(&f.kind, &s.columns.get(f.column)?.sql_type)?;
+            fields.push(Field {
+                in_key,
+                index,
+                direct: Direct::of(f.enc, &kind),
+                kind,
+            });
         }
         Some(Plan {
             fields,
-            key: s.key_desc(),
-            value: s.value_desc(),
+            key: rows.key_desc,
+            value: rows.value_desc,
         })
     }
 }
@@ -367,34 +351,12 @@ fn append(
     db: &Database,
     scratch: &mut Vec<u8>,
 ) -> Result<bool> {
-    let bytes: Option<&[u8]> = match v {
-        Value::Adaptive(Adaptive::Inline(b)) => Some(b),
-        Value::Adaptive(Adaptive::OutOfBand { len, address }) => {
-            *scratch = read_blob(db, *address, *len)?;
-            Some(scratch)
-        }
-        Value::Address(a) => {
-            *scratch = read_whole_blob(db, a)?;
-            Some(scratch)
-        }
-        Value::String(s) => Some(s.as_bytes()),
-        Value::Bytes(b) | Value::Json(b) | Value::Geometry(b) | Value::Extended(b) => Some(b),
-        _ => None,
-    };
+    let bytes = payload(db, v, scratch)?;
     Ok(match (kind, v) {
         (FastKind::Plain, _) => b.append_value(v, bytes),
         (FastKind::Decimal(scale), Value::Decimal(d)) => b.append_decimal(d, *scale),
         (FastKind::Set(names), Value::Set(bits)) => {
-            let mut text = String::new();
-            for (k, n) in names.iter().enumerate().take(64) {
-                if bits & (1u64 << k) != 0 {
-                    if !text.is_empty() {
-                        text.push(',');
-                    }
-                    text.push_str(n);
-                }
-            }
-            b.append_bytes(text.as_bytes())
+            b.append_bytes(set_text(names, *bits).as_bytes())
         }
         (FastKind::Fixed(n), _) => match bytes {
             Some(x) if x.len() >= *n => b.append_bytes(x),
@@ -407,13 +369,4 @@ fn append(
         },
         _ => false,
     })
-}
-
-/// The bytes of a legacy `*_addr` field's blob tree (empty for the zero address).
-fn read_whole_blob(db: &Database, a: &Address) -> Result<Vec<u8>> {
-    let mut out = Vec::new();
-    if !a.is_zero() {
-        prollystore::blob::read_blob(db.source(), a, &mut out).map_err(DoltError::from)?;
-    }
-    Ok(out)
 }

@@ -20,11 +20,11 @@ use prollystore_format::tuple::{Adaptive, Date, Tuple, TupleDesc};
 use prollystore_format::{Collation, Encoding};
 use std::io::Write;
 
+use crate::codec::{Field, Kind, RowPlan, Slot};
 use crate::csv_field::write_csv_field;
 use crate::db::{Database, Table};
 use crate::error::{bad_chunk, DoltError, Result};
 use crate::leaf_reader::{run_leaves, LeafBatch};
-use crate::schema::{Column, SqlType};
 use crate::sql_value::{compare_rows, write_decimal, SqlValue};
 use crate::table_rows::{decode_field, for_each_row, read_blob_into};
 use crate::value_text;
@@ -99,40 +99,37 @@ enum FieldKind {
     General,
 }
 
-/// Where one visible column lives and how it is printed.
+/// Where one visible column lives (from the table's [`RowPlan`]) and how it is printed.
 #[derive(Clone, Copy, Debug)]
-struct FieldPlan {
+struct FieldPlan<'p> {
     /// In the key tuple (else the value tuple).
     key: bool,
     /// Field index in that tuple.
     index: usize,
-    /// Index into the schema's columns.
-    column: usize,
+    /// The column's plan (for the general path).
+    field: &'p Field,
     kind: FieldKind,
-    /// The stored encoding.
+    /// The stored encoding (`field.enc`, kept at hand for the fast path).
     enc: Encoding,
 }
 
-/// Chooses the printing path for a column whose stored encoding is `enc`, following the same
-/// precedence as [`decode_field`] (so the fast kinds give its exact text).
-fn kind_of(col: &Column, enc: Encoding) -> FieldKind {
-    use Encoding as E;
-    match (&col.sql_type, enc) {
-        (SqlType::Decimal { scale, .. }, E::Decimal) => FieldKind::Decimal(*scale),
-        (SqlType::Decimal { .. }, _) => FieldKind::General,
-        (SqlType::Enum(_) | SqlType::Set(_), _) => FieldKind::General,
-        (SqlType::Datetime(f) | SqlType::Timestamp(f), E::Datetime) => FieldKind::Datetime(*f),
-        (SqlType::Json, _) => FieldKind::General,
-        (SqlType::Text { .. }, E::String) => FieldKind::Text,
-        (SqlType::Text { .. }, e) if e.is_adaptive() => FieldKind::TextAdaptive,
-        (SqlType::Text { .. } | SqlType::Binary { .. }, _) => FieldKind::General,
-        (_, E::Int8 | E::Int16 | E::Int32 | E::Int64) => FieldKind::Int,
-        (_, E::Uint8 | E::Uint16 | E::Uint32 | E::Uint64 | E::Bit64) => FieldKind::Uint,
-        (_, E::Float32) => FieldKind::Float32,
-        (_, E::Float64) => FieldKind::Float64,
-        (_, E::Date) => FieldKind::Date,
-        (_, E::Datetime) => FieldKind::Datetime(6),
-        _ => FieldKind::General,
+impl FieldKind {
+    /// The printing path of a column of kind `kind` stored in encoding `enc` (of its tuple):
+    /// the fast kinds print exactly the text of the general path ([`decode_field`]).
+    fn of(kind: &Kind, enc: Encoding) -> FieldKind {
+        use Encoding as E;
+        match (kind, enc) {
+            (Kind::Decimal { scale, .. }, _) => FieldKind::Decimal(*scale),
+            (Kind::Datetime { fsp, .. }, _) => FieldKind::Datetime(*fsp),
+            (Kind::Text(_), E::String) => FieldKind::Text,
+            (Kind::Text(_), e) if e.is_adaptive() => FieldKind::TextAdaptive,
+            (Kind::Int, E::Int8 | E::Int16 | E::Int32 | E::Int64) => FieldKind::Int,
+            (Kind::Int | Kind::Bit, _) => FieldKind::Uint,
+            (Kind::Float, _) => FieldKind::Float32,
+            (Kind::Double, _) => FieldKind::Float64,
+            (Kind::Date, _) => FieldKind::Date,
+            _ => FieldKind::General,
+        }
     }
 }
 
@@ -149,7 +146,7 @@ struct Scratch {
 fn write_field(
     db: &Database,
     table: &Table,
-    p: &FieldPlan,
+    p: &FieldPlan<'_>,
     desc: &TupleDesc,
     t: Tuple<'_>,
     scratch: &mut Scratch,
@@ -159,7 +156,7 @@ fn write_field(
         let name = table
             .schema
             .columns
-            .get(p.column)
+            .get(p.field.column)
             .map(|c| c.name.as_str())
             .unwrap_or("");
         bad_chunk(table.address, format!("column {name}: {e}"))
@@ -243,10 +240,10 @@ fn write_field(
             }
         },
         FieldKind::General => {
-            let Some(col) = table.schema.columns.get(p.column) else {
+            let Some(col) = table.schema.columns.get(p.field.column) else {
                 return Ok(());
             };
-            if let Some(v) = decode_field(db, col, desc, t, i)? {
+            if let Some(v) = decode_field(db, col, &p.field.kind, desc, t, i)? {
                 scratch.field.clear();
                 v.csv_bytes(&mut scratch.field);
                 write_csv_field(Some(&scratch.field), out);
@@ -267,7 +264,7 @@ fn le<const N: usize>(b: &[u8]) -> Option<[u8; N]> {
 /// expected shape or the kind has no fast path; [`write_field`] then prints the value (or
 /// reports what is wrong) the checked way.
 #[inline]
-fn write_fast(p: &FieldPlan, b: &[u8], out: &mut Vec<u8>) -> bool {
+fn write_fast(p: &FieldPlan<'_>, b: &[u8], out: &mut Vec<u8>) -> bool {
     use Encoding as E;
     match p.kind {
         FieldKind::Int => {
@@ -503,36 +500,26 @@ pub fn export_csv(db: &Database, table: &Table, out: &mut dyn Write) -> Result<u
         return Ok(rows.len() as u64);
     }
 
-    let key_desc = schema.key_desc();
-    let value_desc = schema.value_desc();
-    let mut plans = Vec::with_capacity(visible.len());
-    for &i in &visible {
-        let Some(col) = schema.columns.get(i) else {
-            continue;
-        };
-        let (key, index) = if let Some(k) = schema.key_columns.iter().position(|&c| c == i) {
-            (true, k)
-        } else if let Some(v) = schema.value_columns.iter().position(|&c| c == i) {
-            (false, v)
-        } else {
-            return Err(bad_chunk(
-                table.schema_address,
-                format!("column {i} is in no tuple"),
-            ));
-        };
-        let desc = if key { &key_desc } else { &value_desc };
-        let enc = desc
-            .type_of(index)
-            .map_err(|e| bad_chunk(table.schema_address, format!("column {}: {e}", col.name)))?
-            .enc;
-        plans.push(FieldPlan {
-            key,
-            index,
-            column: i,
-            kind: kind_of(col, enc),
-            enc,
-        });
-    }
+    let rows = RowPlan::new(schema, table.schema_address)?;
+    let (key_desc, value_desc) = (&rows.key_desc, &rows.value_desc);
+    let plans: Vec<FieldPlan<'_>> = rows
+        .fields
+        .iter()
+        .filter_map(|field| {
+            let (key, index) = match field.slot {
+                Slot::Key(i) => (true, i),
+                Slot::Value(i) => (false, i),
+                Slot::Virtual => return None,
+            };
+            Some(FieldPlan {
+                key,
+                index,
+                field,
+                kind: FieldKind::of(&field.kind, field.enc),
+                enc: field.enc,
+            })
+        })
+        .collect();
 
     out.write_all(&buf).map_err(io)?;
     let print = |node: Node<'_>, scratch: &mut Scratch, csv: &mut Vec<u8>| -> Result<u64> {
@@ -545,9 +532,9 @@ pub fn export_csv(db: &Database, table: &Table, out: &mut dyn Write) -> Result<u
                     csv.push(b',');
                 }
                 let (desc, t) = if p.key {
-                    (&key_desc, kt)
+                    (key_desc, kt)
                 } else {
-                    (&value_desc, vt)
+                    (value_desc, vt)
                 };
                 match desc.field(t, p.index) {
                     None => {} // NULL: an empty field

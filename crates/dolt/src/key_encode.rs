@@ -631,11 +631,12 @@ mod tests {
                         if matches!(col.sql_type, SqlType::Geometry(_)) || col.virtual_ {
                             continue;
                         }
+                        let kind = crate::codec::Kind::of_column(col);
                         let value = match s.key_columns.iter().position(|&c| c == i) {
-                            Some(f) => decode_field(&db, col, &kd, kt, f),
+                            Some(f) => decode_field(&db, col, &kind, &kd, kt, f),
                             None => {
                                 let f = s.value_columns.iter().position(|&c| c == i).unwrap();
-                                decode_field(&db, col, &vd, vt, f)
+                                decode_field(&db, col, &kind, &vd, vt, f)
                             }
                         }
                         .unwrap();
@@ -649,7 +650,8 @@ mod tests {
                             .unwrap_or_else(|e| panic!("{table_name}.{}: {e}", col.name));
                         let bytes = b.build().unwrap().as_bytes().to_vec();
                         let back =
-                            decode_field(&db, col, &desc, Tuple::new(&bytes).unwrap(), 0).unwrap();
+                            decode_field(&db, col, &kind, &desc, Tuple::new(&bytes).unwrap(), 0)
+                                .unwrap();
                         assert_eq!(back, value, "{table_name}.{}", col.name);
                         let Some(value) = value else { continue };
                         let text_form = !matches!(

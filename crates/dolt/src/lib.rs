@@ -25,6 +25,9 @@
 //! * [`error`]: [`DoltError`], for reads and writes alike.
 //!
 //! Rows and values:
+//! * [`codec`]: the one codec of Dolt values: each column's [`codec::Kind`] (SQL type with its
+//!   stored encoding) and a table's [`codec::RowPlan`], compiled once, that the row decoder,
+//!   the CSV export, the writer's import, the Arrow crate and the Python module all read by.
 //! * [`index_map`]: a table's primary and secondary indexes as [`prollystore::Map`]s, keyed as
 //!   Dolt orders them (collations included).
 //! * [`table_rows`]: a table's rows as typed values; [`table_reader`]: keyed reads (gets by
@@ -82,6 +85,7 @@
 
 mod chunk_memo;
 pub mod chunks;
+pub mod codec;
 pub mod csv_export;
 pub mod csv_field;
 pub mod db;

@@ -18,7 +18,7 @@ use crate::chunks::DoltChunkSource;
 use crate::csv_field::write_csv_field;
 use crate::db::{Database, RootValue, State, Table};
 use crate::error::{bad_chunk, DoltError, Result};
-use crate::schema::Schema;
+use crate::schema::{Schema, SqlType};
 use crate::sql_value::SqlValue;
 use crate::table_rows::RowDecoder;
 use crate::value_text;
@@ -321,11 +321,11 @@ fn primary_keys_differ(f: &Schema, t: &Schema) -> bool {
     if f.keyless || t.keyless {
         return f.keyless != t.keyless;
     }
-    let key = |s: &Schema| -> Vec<(u64, String)> {
+    let key = |s: &Schema| -> Vec<(u64, SqlType)> {
         s.key_columns
             .iter()
             .filter_map(|&i| s.columns.get(i))
-            .map(|c| (c.tag, c.sql_type_text.to_ascii_lowercase()))
+            .map(|c| (c.tag, c.sql_type.clone()))
             .collect()
     };
     key(f) != key(t)

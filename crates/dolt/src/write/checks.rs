@@ -5,11 +5,11 @@
 
 use prollystore_format::tuple::{Tuple, TupleBuilder, TupleDesc, Type, Value};
 
+use crate::codec::{value_of, Kind};
 use crate::error::{DoltError, Result};
 use crate::generated::{CheckExprs, VirtualColumns};
 use crate::schema::{Column, Schema};
 use crate::sql_value::SqlValue;
-use crate::table_rows::value_of;
 
 /// A table's checks, ready for its rows.
 #[derive(Clone, Debug)]
@@ -63,7 +63,7 @@ impl RowChecks {
 /// payload) as the value Dolt shows for `col`.
 pub(crate) fn stored_value(col: &Column, bytes: &[u8]) -> Result<Option<SqlValue>> {
     if col.encoding.is_adaptive() {
-        return value_of(col, Value::Bytes(bytes), Some(bytes)).map(Some);
+        return value_of(col, &Kind::of_column(col), Value::Bytes(bytes), Some(bytes)).map(Some);
     }
     let desc = TupleDesc::new(vec![Type::nullable(col.encoding)]);
     let mut b = TupleBuilder::new(desc.clone());
@@ -91,5 +91,5 @@ pub(crate) fn stored_value(col: &Column, bytes: &[u8]) -> Result<Option<SqlValue
         }
         _ => None,
     };
-    value_of(col, v, payload.as_deref()).map(Some)
+    value_of(col, &Kind::of_column(col), v, payload.as_deref()).map(Some)
 }

@@ -11,6 +11,7 @@ use std::borrow::Cow;
 use prollystore_format::tuple::{days_from_civil, Date, Decimal, TupleBuilder};
 use prollystore_format::Encoding;
 
+use crate::codec::{self, Storage};
 use crate::schema::{key_encoding, Column, Schema, SqlType};
 
 /// Microseconds in a day.
@@ -208,27 +209,27 @@ impl FastFields {
     }
 }
 
-/// The direct kind of `col`, when it has one.
+/// The direct kind of `col`, when it has one (from the codec's [`codec::Kind`]).
 fn kind_of(col: &Column) -> Option<Kind> {
     let enc = col.encoding;
-    let kind = match &col.sql_type {
-        SqlType::Int { unsigned, .. } => {
+    let kind = match codec::Kind::of_column(col) {
+        codec::Kind::Int => {
             let (lo, hi) = int_range(enc)?;
             Kind::Int {
-                signed: !unsigned,
+                signed: !matches!(col.sql_type, SqlType::Int { unsigned: true, .. }),
                 lo,
                 hi,
             }
         }
-        SqlType::Float if enc == Encoding::Float32 => Kind::Float32,
-        SqlType::Double if enc == Encoding::Float64 => Kind::Float64,
-        SqlType::Decimal { precision, scale } if enc == Encoding::Decimal => Kind::Decimal {
-            whole: usize::from(precision.saturating_sub(*scale)),
-            scale: u32::from(*scale),
+        codec::Kind::Float => Kind::Float32,
+        codec::Kind::Double => Kind::Float64,
+        codec::Kind::Decimal { precision, scale } => Kind::Decimal {
+            whole: usize::from(precision.saturating_sub(scale)),
+            scale: u32::from(scale),
         },
-        SqlType::Date if enc == Encoding::Date => Kind::Date,
-        SqlType::Datetime(_) | SqlType::Timestamp(_) if enc == Encoding::Datetime => Kind::Datetime,
-        SqlType::Text { .. } if matches!(enc, Encoding::String | Encoding::StringAdaptive) => {
+        codec::Kind::Date => Kind::Date,
+        codec::Kind::Datetime { .. } => Kind::Datetime,
+        codec::Kind::Text(Storage::Plain | Storage::Adaptive) => {
             let (max, bytes) = col.sql_type.text_limit()?;
             Kind::Text { max, bytes }
         }

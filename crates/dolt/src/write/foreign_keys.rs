@@ -18,7 +18,7 @@ use super::row_merge::row_changes;
 use super::table_def::{ForeignKeyAction, IndexDef, TableDef};
 use super::table_edit::{copies, index_schema, Cell, EditTable};
 use crate::error::{bad_chunk, DoltError, Result};
-use crate::schema::{key_encoding, Schema};
+use crate::schema::{key_encoding, Schema, SqlType};
 
 /// One stored foreign key (owned fields of `serial.ForeignKey`).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -318,7 +318,7 @@ pub(crate) fn resolve_new(
         let pcols = positions(&parent.schema, &parent.name, &fk.parent_columns)?;
         for (&c, &p) in cols.iter().zip(&pcols) {
             let (cc, pc) = (&child.schema.columns[c], &parent.schema.columns[p]);
-            if !comparable_types(&cc.sql_type_text, &pc.sql_type_text) {
+            if !comparable_types(&cc.sql_type, &pc.sql_type) {
                 return Err(unsupported(format!(
                     "foreign key {name:?}: column {:?} ({}) and referenced column {:?} ({}) differ in type",
                     cc.name, cc.sql_type_text, pc.name, pc.sql_type_text
@@ -386,37 +386,21 @@ pub(crate) fn resolve_new(
 /// GMS's `foreignKeyComparableTypes` for the types this writer has: the same type; DECIMAL,
 /// ENUM or SET on both sides whatever their arguments; text types (CHAR, VARCHAR, TEXT…) of
 /// one character set, of any lengths; binary types (BINARY, VARBINARY, BLOB…).
-fn comparable_types(a: &str, b: &str) -> bool {
-    let (a, b) = (a.to_ascii_lowercase(), b.to_ascii_lowercase());
-    let base = |t: &str| t.split(" collate ").next().unwrap_or(t).trim().to_string();
-    if a == b {
-        return true;
+fn comparable_types(a: &SqlType, b: &SqlType) -> bool {
+    let charset = |c: &Option<String>| {
+        let c = c.as_deref().unwrap_or("utf8mb4");
+        c.split('_').next().unwrap_or(c).to_ascii_lowercase()
+    };
+    match (a, b) {
+        (SqlType::Text { collation: x, .. }, SqlType::Text { collation: y, .. }) => {
+            charset(x) == charset(y)
+        }
+        (SqlType::Binary { .. }, SqlType::Binary { .. })
+        | (SqlType::Decimal { .. }, SqlType::Decimal { .. })
+        | (SqlType::Enum(_), SqlType::Enum(_))
+        | (SqlType::Set(_), SqlType::Set(_)) => true,
+        _ => a == b,
     }
-    let name = |t: &str| t.split(['(', ' ']).next().unwrap_or_default().to_string();
-    let (na, nb) = (name(&a), name(&b));
-    let charset = |t: &str| {
-        t.split(" collate ")
-            .nth(1)
-            .and_then(|c| c.split('_').next())
-            .unwrap_or("utf8mb4")
-            .to_string()
-    };
-    let text = |n: &str| {
-        matches!(
-            n,
-            "char" | "varchar" | "tinytext" | "text" | "mediumtext" | "longtext"
-        )
-    };
-    let binary = |n: &str| {
-        matches!(
-            n,
-            "binary" | "varbinary" | "tinyblob" | "blob" | "mediumblob" | "longblob"
-        )
-    };
-    (na == nb && matches!(na.as_str(), "decimal" | "enum" | "set"))
-        || (text(&na) && text(&nb) && charset(&a) == charset(&b))
-        || (binary(&na) && binary(&nb))
-        || (base(&a) == base(&b) && charset(&a) == charset(&b))
 }
 
 /// A table's rows looked up by a set of its columns: the index (or primary key) whose
