@@ -16,6 +16,7 @@ use pyo3::types::{PyDict, PyString};
 
 use prollystore_dolt::write::vc::{self, MergeOptions, MergeResult, OnConflict, Signature};
 use prollystore_dolt::write::{CommitMeta, DoltWriter, RowMode, TableDef};
+use prollystore_sql::{FromSql, SqlWriter};
 use prollystore_dolt::{Column, SqlValue};
 
 use crate::errors::{closed, dolt_err};
@@ -154,7 +155,7 @@ impl PyWriter {
     /// `close`); fails with `LockedError` while Dolt or another writer has it.
     #[new]
     fn new(py: Python<'_>, path: PathBuf) -> PyResult<PyWriter> {
-        let w = py.detach(|| DoltWriter::open(&path)).map_err(dolt_err)?;
+        let w = py.detach(|| prollystore_sql::writer(&path)).map_err(dolt_err)?;
         Ok(PyWriter {
             inner: Mutex::new(Some(w)),
         })
@@ -388,6 +389,7 @@ fn merge<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     let mut opts = MergeOptions::new(Signature::new(author, email, date_millis(date)?));
     opts.message = message;
+    opts.expressions = Some(prollystore_sql::engine());
     opts.on_conflict = match on_conflict {
         "stop" => OnConflict::Stop,
         "ours" => OnConflict::Ours,

@@ -1,4 +1,6 @@
-//! `ALTER TABLE` text (MySQL dialect) as a list of [`AlterOp`]s. Column definitions and table
+//! `ALTER TABLE` text (MySQL dialect) as an [`AlterStatement`] of [`AlterOp`]s, which the
+//! writer applies ([`DoltWriter::alter_table`](prollystore_dolt::write::DoltWriter::alter_table)).
+//! Column definitions and table
 //! constraints are parsed by `create_sql` (one parser of column definitions and types); the
 //! clauses `sqlparser` does not know in MySQL's spelling (`RENAME INDEX a TO b`, `DROP CHECK c`,
 //! `COMMENT = '…'`) are read from its tokens here. A clause this writer does not do is an
@@ -12,50 +14,10 @@ use sqlparser::dialect::MySqlDialect;
 use sqlparser::parser::Parser;
 use sqlparser::tokenizer::{Token, Tokenizer};
 
-use super::create_sql::{column_into, constraint_into};
-use super::table_def::{CheckDef, ColumnDef, ForeignKeyDef, IndexDef, TableDef};
-use crate::error::{DoltError, Result};
+use prollystore_dolt::write::{AlterOp, AlterStatement, ColumnDef, DefaultText, Position, TableDef};
+use prollystore_dolt::{DoltError, Result};
 
-/// Where ADD/MODIFY/CHANGE COLUMN puts the column.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) enum Position {
-    /// `FIRST`.
-    First,
-    /// `AFTER name`.
-    After(String),
-}
-
-/// One clause of an `ALTER TABLE`.
-#[derive(Clone, Debug)]
-pub(crate) enum AlterOp {
-    AddColumn(ColumnDef, Option<Position>),
-    DropColumn(String),
-    RenameColumn(String, String),
-    /// `CHANGE old new …` and `MODIFY name …` (old name, new definition).
-    ChangeColumn(String, ColumnDef, Option<Position>),
-    /// `ALTER COLUMN c SET DEFAULT x` / `DROP DEFAULT`.
-    SetDefault(String, Option<sqlparser::ast::Expr>),
-    AddIndex(IndexDef),
-    DropIndex(String),
-    RenameIndex(String, String),
-    AddPrimaryKey(Vec<String>),
-    DropPrimaryKey,
-    AddCheck(CheckDef),
-    /// `DROP CHECK c` / `DROP CONSTRAINT c` (a check, an index or a foreign key).
-    DropConstraint(String),
-    AddForeignKey(ForeignKeyDef),
-    DropForeignKey(String),
-    Comment(String),
-    AutoIncrement(u64),
-    RenameTable(String),
-}
-
-/// A parsed `ALTER TABLE`: the table and its clauses in order.
-#[derive(Clone, Debug)]
-pub(crate) struct AlterStatement {
-    pub table: String,
-    pub ops: Vec<AlterOp>,
-}
+use crate::create_sql::{column_into, constraint_into, default_text};
 
 fn bad(sql: &str, why: impl std::fmt::Display) -> DoltError {
     DoltError::Unsupported(format!("ALTER TABLE: {why} (in {sql:?})"))
@@ -153,147 +115,150 @@ fn position(p: &Option<MySQLColumnPosition>) -> Option<Position> {
     })
 }
 
-impl AlterStatement {
-    /// Parses one `ALTER TABLE` statement (or `RENAME TABLE a TO b`).
-    pub(crate) fn parse(sql: &str) -> Result<AlterStatement> {
-        if let Some(s) = special(sql)? {
-            return Ok(s);
-        }
-        let statements = Parser::parse_sql(&MySqlDialect {}, sql)
-            .map_err(|e| bad(sql, format!("cannot parse: {e}")))?;
-        let stmt = match statements.as_slice() {
-            [one] => one,
-            _ => return Err(bad(sql, "expected exactly one ALTER TABLE statement")),
-        };
-        let (table, operations) = match stmt {
-            Statement::AlterTable(a) => (a.name.to_string(), &a.operations),
-            Statement::RenameTable(r) => match r.as_slice() {
-                [one] => {
-                    return Ok(AlterStatement {
-                        table: unquote(&one.old_name.to_string()),
-                        ops: vec![AlterOp::RenameTable(unquote(&one.new_name.to_string()))],
-                    })
-                }
-                _ => return Err(bad(sql, "RENAME TABLE of several tables (not done yet)")),
-            },
-            _ => return Err(bad(sql, "not an ALTER TABLE statement")),
-        };
-        let mut ops = Vec::new();
-        for o in operations {
-            ops.push(match o {
-                AlterTableOperation::AddColumn {
-                    column_def,
-                    column_position,
-                    if_not_exists: false,
-                    ..
-                } => AlterOp::AddColumn(
-                    column(
-                        sql,
-                        &column_def.name,
-                        &column_def.data_type,
-                        column_def.options.clone(),
-                    )?,
-                    position(column_position),
-                ),
-                AlterTableOperation::DropColumn {
-                    column_names,
-                    if_exists: false,
-                    drop_behavior: None,
-                    ..
-                } if column_names.len() == 1 => AlterOp::DropColumn(column_names[0].value.clone()),
-                AlterTableOperation::RenameColumn {
-                    old_column_name,
-                    new_column_name,
-                } => AlterOp::RenameColumn(
-                    old_column_name.value.clone(),
-                    new_column_name.value.clone(),
-                ),
-                AlterTableOperation::ChangeColumn {
-                    old_name,
-                    new_name,
-                    data_type,
-                    options,
-                    column_position,
-                } => AlterOp::ChangeColumn(
-                    old_name.value.clone(),
-                    column(sql, new_name, data_type, wrap(options))?,
-                    position(column_position),
-                ),
-                AlterTableOperation::ModifyColumn {
-                    col_name,
-                    data_type,
-                    options,
-                    column_position,
-                } => AlterOp::ChangeColumn(
-                    col_name.value.clone(),
-                    column(sql, col_name, data_type, wrap(options))?,
-                    position(column_position),
-                ),
-                AlterTableOperation::AlterColumn { column_name, op } => match op {
-                    AlterColumnOperation::SetDefault { value } => {
-                        AlterOp::SetDefault(column_name.value.clone(), Some(value.clone()))
-                    }
-                    AlterColumnOperation::DropDefault => {
-                        AlterOp::SetDefault(column_name.value.clone(), None)
-                    }
-                    other => {
-                        return Err(bad(sql, format!("ALTER COLUMN … {other} (not done yet)")))
-                    }
-                },
-                AlterTableOperation::AddConstraint { constraint, .. } => {
-                    let mut scratch = TableDef {
-                        name: table.clone(),
-                        ..TableDef::default()
-                    };
-                    constraint_into(&mut scratch, constraint).map_err(|e| bad(sql, e))?;
-                    if !scratch.primary_key.is_empty() {
-                        AlterOp::AddPrimaryKey(scratch.primary_key)
-                    } else if let Some(ix) = scratch.indexes.pop() {
-                        AlterOp::AddIndex(ix)
-                    } else if let Some(c) = scratch.checks.pop() {
-                        AlterOp::AddCheck(c)
-                    } else if let Some(fk) = scratch.foreign_keys.pop() {
-                        AlterOp::AddForeignKey(fk)
-                    } else {
-                        return Err(bad(sql, format!("ADD {constraint} (not done yet)")));
-                    }
-                }
-                AlterTableOperation::DropIndex { name } => AlterOp::DropIndex(name.value.clone()),
-                AlterTableOperation::DropPrimaryKey {
-                    drop_behavior: None,
-                } => AlterOp::DropPrimaryKey,
-                AlterTableOperation::DropForeignKey { name, .. } => {
-                    AlterOp::DropForeignKey(name.value.clone())
-                }
-                AlterTableOperation::DropConstraint {
-                    name,
-                    if_exists: false,
-                    drop_behavior: None,
-                } => AlterOp::DropConstraint(name.value.clone()),
-                AlterTableOperation::RenameTable { table_name } => {
-                    let name = match table_name {
-                        sqlparser::ast::RenameTableNameKind::As(n)
-                        | sqlparser::ast::RenameTableNameKind::To(n) => n,
-                    };
-                    AlterOp::RenameTable(unquote(&name.to_string()))
-                }
-                AlterTableOperation::AutoIncrement { value, .. } => {
-                    let n = value.value.to_string();
-                    AlterOp::AutoIncrement(n.parse().map_err(|_| {
-                        bad(sql, format!("AUTO_INCREMENT = {n}: not a whole number"))
-                    })?)
-                }
-                other => return Err(bad(sql, format!("{other} (not done yet)"))),
-            });
-        }
-        if ops.is_empty() {
-            return Err(bad(sql, "no change named"));
-        }
-        Ok(AlterStatement {
-            table: unquote(&table),
-            ops,
-        })
+/// Parses one `ALTER TABLE` statement (or `RENAME TABLE a TO b`).
+pub fn parse_alter(sql: &str) -> Result<AlterStatement> {
+    if let Some(s) = special(sql)? {
+        return Ok(s);
     }
+    let statements = Parser::parse_sql(&MySqlDialect {}, sql)
+        .map_err(|e| bad(sql, format!("cannot parse: {e}")))?;
+    let stmt = match statements.as_slice() {
+        [one] => one,
+        _ => return Err(bad(sql, "expected exactly one ALTER TABLE statement")),
+    };
+    let (table, operations) = match stmt {
+        Statement::AlterTable(a) => (a.name.to_string(), &a.operations),
+        Statement::RenameTable(r) => match r.as_slice() {
+            [one] => {
+                return Ok(AlterStatement {
+                    table: unquote(&one.old_name.to_string()),
+                    ops: vec![AlterOp::RenameTable(unquote(&one.new_name.to_string()))],
+                })
+            }
+            _ => return Err(bad(sql, "RENAME TABLE of several tables (not done yet)")),
+        },
+        _ => return Err(bad(sql, "not an ALTER TABLE statement")),
+    };
+    let mut ops = Vec::new();
+    for o in operations {
+        ops.push(match o {
+            AlterTableOperation::AddColumn {
+                column_def,
+                column_position,
+                if_not_exists: false,
+                ..
+            } => AlterOp::AddColumn(
+                column(
+                    sql,
+                    &column_def.name,
+                    &column_def.data_type,
+                    column_def.options.clone(),
+                )?,
+                position(column_position),
+            ),
+            AlterTableOperation::DropColumn {
+                column_names,
+                if_exists: false,
+                drop_behavior: None,
+                ..
+            } if column_names.len() == 1 => AlterOp::DropColumn(column_names[0].value.clone()),
+            AlterTableOperation::RenameColumn {
+                old_column_name,
+                new_column_name,
+            } => AlterOp::RenameColumn(
+                old_column_name.value.clone(),
+                new_column_name.value.clone(),
+            ),
+            AlterTableOperation::ChangeColumn {
+                old_name,
+                new_name,
+                data_type,
+                options,
+                column_position,
+            } => AlterOp::ChangeColumn(
+                old_name.value.clone(),
+                column(sql, new_name, data_type, wrap(options))?,
+                position(column_position),
+            ),
+            AlterTableOperation::ModifyColumn {
+                col_name,
+                data_type,
+                options,
+                column_position,
+            } => AlterOp::ChangeColumn(
+                col_name.value.clone(),
+                column(sql, col_name, data_type, wrap(options))?,
+                position(column_position),
+            ),
+            AlterTableOperation::AlterColumn { column_name, op } => match op {
+                AlterColumnOperation::SetDefault { value } => {
+                    // Printed for the column's type when the clause runs.
+                    let value = value.clone();
+                    AlterOp::SetDefault(
+                        column_name.value.clone(),
+                        Some(DefaultText::new(move |ty| default_text(&value, ty))),
+                    )
+                }
+                AlterColumnOperation::DropDefault => {
+                    AlterOp::SetDefault(column_name.value.clone(), None)
+                }
+                other => {
+                    return Err(bad(sql, format!("ALTER COLUMN … {other} (not done yet)")))
+                }
+            },
+            AlterTableOperation::AddConstraint { constraint, .. } => {
+                let mut scratch = TableDef {
+                    name: table.clone(),
+                    ..TableDef::default()
+                };
+                constraint_into(&mut scratch, constraint).map_err(|e| bad(sql, e))?;
+                if !scratch.primary_key.is_empty() {
+                    AlterOp::AddPrimaryKey(scratch.primary_key)
+                } else if let Some(ix) = scratch.indexes.pop() {
+                    AlterOp::AddIndex(ix)
+                } else if let Some(c) = scratch.checks.pop() {
+                    AlterOp::AddCheck(c)
+                } else if let Some(fk) = scratch.foreign_keys.pop() {
+                    AlterOp::AddForeignKey(fk)
+                } else {
+                    return Err(bad(sql, format!("ADD {constraint} (not done yet)")));
+                }
+            }
+            AlterTableOperation::DropIndex { name } => AlterOp::DropIndex(name.value.clone()),
+            AlterTableOperation::DropPrimaryKey {
+                drop_behavior: None,
+            } => AlterOp::DropPrimaryKey,
+            AlterTableOperation::DropForeignKey { name, .. } => {
+                AlterOp::DropForeignKey(name.value.clone())
+            }
+            AlterTableOperation::DropConstraint {
+                name,
+                if_exists: false,
+                drop_behavior: None,
+            } => AlterOp::DropConstraint(name.value.clone()),
+            AlterTableOperation::RenameTable { table_name } => {
+                let name = match table_name {
+                    sqlparser::ast::RenameTableNameKind::As(n)
+                    | sqlparser::ast::RenameTableNameKind::To(n) => n,
+                };
+                AlterOp::RenameTable(unquote(&name.to_string()))
+            }
+            AlterTableOperation::AutoIncrement { value, .. } => {
+                let n = value.value.to_string();
+                AlterOp::AutoIncrement(n.parse().map_err(|_| {
+                    bad(sql, format!("AUTO_INCREMENT = {n}: not a whole number"))
+                })?)
+            }
+            other => return Err(bad(sql, format!("{other} (not done yet)"))),
+        });
+    }
+    if ops.is_empty() {
+        return Err(bad(sql, "no change named"));
+    }
+    Ok(AlterStatement {
+        table: unquote(&table),
+        ops,
+    })
 }
 
 fn wrap(options: &[ColumnOption]) -> Vec<ColumnOptionDef> {

@@ -5,13 +5,13 @@
 //! the test runs Dolt and compares live. Bad statements are refused with the name they got
 //! wrong and leave the database's files as they were.
 
+use prollystore_sql::{FromSql, SqlWriter};
 use std::path::Path;
 
-use super::api::{CommitMeta, DoltWriter, RowMode};
+use prollystore_dolt::write::{CommitMeta, RowMode};
 use super::api_tests::{dolt_dated, snapshot};
-use super::table_def::TableDef;
-use super::tests::{copy_tree, dolt, scenario, DOLT_ENV};
-use crate::db::Database;
+use prollystore_dolt::write::TableDef;
+use super::helpers::{copy_tree, dolt, scenario, DOLT_ENV};
 
 const DATE: &str = "2024-01-01T00:00:00";
 
@@ -57,7 +57,7 @@ fn before(dir: &Path) {
 
 fn ours(dir: &Path) -> String {
     before(dir);
-    let mut w = DoltWriter::open(dir).unwrap();
+    let mut w = prollystore_sql::writer(dir).unwrap();
     w.create_table(&TableDef::from_sql(CREATE).unwrap())
         .unwrap();
     w.create_table(&TableDef::from_sql(KEYLESS).unwrap())
@@ -121,7 +121,7 @@ fn alter_statements_commit_as_dolt_commits_them() {
         ],
         DATE,
     );
-    let db = Database::open(&theirs).unwrap();
+    let db = prollystore_sql::open(&theirs).unwrap();
     let head = db.branch_head("main").unwrap().to_string();
     assert_eq!(commit, head, "Dolt's commit of the same statements");
 }
@@ -133,7 +133,7 @@ fn bad_alter_statements_change_nothing() {
     let dir = tmp.path().join("db");
     before(&dir);
     {
-        let mut w = DoltWriter::open(&dir).unwrap();
+        let mut w = prollystore_sql::writer(&dir).unwrap();
         w.create_table(&TableDef::from_sql(CREATE).unwrap())
             .unwrap();
         w.apply_text(
@@ -169,7 +169,7 @@ fn bad_alter_statements_change_nothing() {
         ),
     ];
     for (sql, named) in cases {
-        let mut w = DoltWriter::open(&dir).unwrap();
+        let mut w = prollystore_sql::writer(&dir).unwrap();
         let err = w
             .alter(sql)
             .err()
