@@ -16,8 +16,8 @@ use pyo3::types::{PyDict, PyString};
 
 use prollystore_dolt::write::vc::{self, MergeOptions, MergeResult, OnConflict, Signature};
 use prollystore_dolt::write::{CommitMeta, DoltWriter, RowMode, TableDef};
-use prollystore_sql::{FromSql, SqlWriter};
 use prollystore_dolt::{Column, SqlValue};
+use prollystore_sql::{FromSql, SqlWriter};
 
 use crate::errors::{closed, dolt_err};
 use crate::values::py_to_sql_at;
@@ -155,7 +155,9 @@ impl PyWriter {
     /// `close`); fails with `LockedError` while Dolt or another writer has it.
     #[new]
     fn new(py: Python<'_>, path: PathBuf) -> PyResult<PyWriter> {
-        let w = py.detach(|| prollystore_sql::writer(&path)).map_err(dolt_err)?;
+        let w = py
+            .detach(|| prollystore_sql::writer(&path))
+            .map_err(dolt_err)?;
         Ok(PyWriter {
             inner: Mutex::new(Some(w)),
         })

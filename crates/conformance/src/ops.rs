@@ -5,8 +5,8 @@
 
 use std::path::Path;
 
-use prollystore_dolt::write::replay::{CommitOp, Replayer, RowOp};
 pub use prollystore_dolt::write::replay::StepState;
+use prollystore_dolt::write::replay::{CommitOp, Replayer, RowOp};
 use prollystore_dolt::write::{parse_date_millis, CheckDef, ColumnDef, IndexDef, TableDef};
 use prollystore_dolt::{DoltError, Result};
 use prollystore_format::Address;

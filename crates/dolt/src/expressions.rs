@@ -179,7 +179,11 @@ impl DefaultExprs {
     /// Compiles the expression defaults and STORED generated columns of `table`'s `schema`
     /// (`None` when it has neither). A form the engine lacks (or no engine) is kept as its
     /// reason, reported only when a row needs that column.
-    pub(crate) fn for_schema(engine: &Engine, table: &str, schema: &Schema) -> Option<DefaultExprs> {
+    pub(crate) fn for_schema(
+        engine: &Engine,
+        table: &str,
+        schema: &Schema,
+    ) -> Option<DefaultExprs> {
         let mut any = false;
         let columns = schema
             .columns
@@ -196,7 +200,13 @@ impl DefaultExprs {
                 }
                 any = true;
                 let what = format!("table {table:?}: column {:?}", c.name);
-                Some(compile(engine, schema, text, ExpressionKind::Computed, &what))
+                Some(compile(
+                    engine,
+                    schema,
+                    text,
+                    ExpressionKind::Computed,
+                    &what,
+                ))
             })
             .collect();
         any.then(|| DefaultExprs {
@@ -268,9 +278,10 @@ impl CheckExprs {
                 continue;
             }
             let what = format!("table {table:?}: CHECK constraint {name:?}");
-            let expr = compile(engine, schema, text, ExpressionKind::Check, &what).map_err(
-                |why| DoltError::Unsupported(format!("CHECK constraint {name:?} ({text}): {why}")),
-            )?;
+            let expr =
+                compile(engine, schema, text, ExpressionKind::Check, &what).map_err(|why| {
+                    DoltError::Unsupported(format!("CHECK constraint {name:?} ({text}): {why}"))
+                })?;
             checks.push((name.clone(), text.clone(), expr));
         }
         Ok((!checks.is_empty()).then_some(CheckExprs { checks }))

@@ -14,7 +14,9 @@ use sqlparser::dialect::MySqlDialect;
 use sqlparser::parser::Parser;
 use sqlparser::tokenizer::{Token, Tokenizer};
 
-use prollystore_dolt::write::{AlterOp, AlterStatement, ColumnDef, DefaultText, Position, TableDef};
+use prollystore_dolt::write::{
+    AlterOp, AlterStatement, ColumnDef, DefaultText, Position, TableDef,
+};
 use prollystore_dolt::{DoltError, Result};
 
 use crate::create_sql::{column_into, constraint_into, default_text};
@@ -165,10 +167,9 @@ pub fn parse_alter(sql: &str) -> Result<AlterStatement> {
             AlterTableOperation::RenameColumn {
                 old_column_name,
                 new_column_name,
-            } => AlterOp::RenameColumn(
-                old_column_name.value.clone(),
-                new_column_name.value.clone(),
-            ),
+            } => {
+                AlterOp::RenameColumn(old_column_name.value.clone(), new_column_name.value.clone())
+            }
             AlterTableOperation::ChangeColumn {
                 old_name,
                 new_name,
@@ -202,9 +203,7 @@ pub fn parse_alter(sql: &str) -> Result<AlterStatement> {
                 AlterColumnOperation::DropDefault => {
                     AlterOp::SetDefault(column_name.value.clone(), None)
                 }
-                other => {
-                    return Err(bad(sql, format!("ALTER COLUMN … {other} (not done yet)")))
-                }
+                other => return Err(bad(sql, format!("ALTER COLUMN … {other} (not done yet)"))),
             },
             AlterTableOperation::AddConstraint { constraint, .. } => {
                 let mut scratch = TableDef {
@@ -245,9 +244,11 @@ pub fn parse_alter(sql: &str) -> Result<AlterStatement> {
             }
             AlterTableOperation::AutoIncrement { value, .. } => {
                 let n = value.value.to_string();
-                AlterOp::AutoIncrement(n.parse().map_err(|_| {
-                    bad(sql, format!("AUTO_INCREMENT = {n}: not a whole number"))
-                })?)
+                AlterOp::AutoIncrement(
+                    n.parse().map_err(|_| {
+                        bad(sql, format!("AUTO_INCREMENT = {n}: not a whole number"))
+                    })?,
+                )
             }
             other => return Err(bad(sql, format!("{other} (not done yet)"))),
         });

@@ -926,8 +926,8 @@ mod tests {
         );
         assert!(!def.columns[2].nullable);
         let chunk = def.schema_chunk(&mut HashSet::new()).unwrap();
-        let stored = prollystore_dolt::Schema::decode(&chunk, prollystore_format::Address::ZERO)
-            .unwrap();
+        let stored =
+            prollystore_dolt::Schema::decode(&chunk, prollystore_format::Address::ZERO).unwrap();
         assert_eq!(stored.columns[2].sql_type_text, "point SRID 4326");
         assert!(stored
             .columns

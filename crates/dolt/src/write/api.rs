@@ -16,10 +16,10 @@ use prollystore::Map;
 use prollystore_format::message::objects::{CommitFields, WorkingSetFields};
 use prollystore_format::Address;
 
+use super::alter_op::AlterStatement;
 use super::bulk_insert::BulkInsert;
 use super::commit::{NewCommit, Person};
 use super::overlay::Overlay;
-use super::alter_op::AlterStatement;
 use super::table_def::TableDef;
 use super::table_edit::{cell_from_text, Cell, EditTable};
 use super::working::{root_tables, WorkingEdits};

@@ -166,6 +166,13 @@ mod tests_fk_stored;
 #[cfg(test)]
 #[path = "../../tests/write/tests_schema_merge.rs"]
 mod tests_schema_merge;
+// The SQL crate's expression engine, compiled into this crate's test build for the internal
+// tests that need one (the SQL crate's own build implements the library's trait, not this
+// test build's).
+#[cfg(test)]
+#[allow(dead_code, missing_docs)]
+#[path = "../../../sql/src/generated.rs"]
+mod test_engine;
 #[cfg(test)]
 #[path = "../../tests/write/tests_vc.rs"]
 mod tests_vc;

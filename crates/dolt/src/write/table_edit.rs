@@ -565,9 +565,7 @@ impl EditTable {
     /// `cells` with every VIRTUAL generated column's value computed from the others.
     fn virtual_cells(&self, row: usize, cells: &[Cell]) -> Result<Vec<Cell>> {
         let s = &self.schema;
-        let virtuals = self
-            .virtuals
-            .get_or_init(|| {
+        let virtuals = self.virtuals.get_or_init(|| {
             VirtualColumns::for_schema(&self.engine, &self.name, s).map_err(|e| e.to_string())
         });
         let mut out = cells.to_vec();

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use prollystore_dolt::write::CommitMeta;
+use prollystore_dolt::write::{ColumnDef, CommitMeta};
 
 /// Environment variable naming a `dolt` binary to check our output with.
 pub(crate) const DOLT_ENV: &str = "PROLLY_DOLT";
@@ -123,4 +123,24 @@ pub(crate) fn dolt_user(dir: &Path, args: &[&str]) -> Option<String> {
 /// [`dolt_user`]'s standard output as bytes (binary columns print raw).
 pub(crate) fn dolt_bytes(dir: &Path, args: &[&str]) -> Option<Vec<u8>> {
     dolt_as(dir, args, "Dolt User", "dolt@example.com")
+}
+
+/// A column as `CREATE TABLE` declares it: its type text (as `dolt schema show` prints it),
+/// whether it may be NULL, and its default as Dolt stores it.
+pub(crate) fn column(
+    name: &str,
+    sql_type: &str,
+    nullable: bool,
+    default: Option<&str>,
+) -> ColumnDef {
+    ColumnDef {
+        name: name.into(),
+        sql_type: sql_type.into(),
+        nullable,
+        default: default.map(str::to_string),
+        auto_increment: false,
+        comment: None,
+        tag: None,
+        generated: None,
+    }
 }

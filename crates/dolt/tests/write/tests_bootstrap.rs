@@ -5,9 +5,10 @@
 use std::path::Path;
 
 use super::api::DoltWriter;
+use super::helpers::column;
 use super::helpers::{dolt_user as dolt, meta, snapshot};
 use super::journal_append::JOURNAL_FILE;
-use super::table_def::{ColumnDef, TableDef};
+use super::table_def::TableDef;
 use super::tests::copy_db;
 use crate::chunks::journal_record::root_record;
 use crate::chunks::manifest::Manifest;
@@ -31,21 +32,11 @@ fn write_and_commit(dir: &Path, message: &str, first_id: i64) -> prollystore_for
     let mut w = DoltWriter::open(dir).unwrap();
     if !w.tables().unwrap().iter().any(|t| t == "added") {
         // CREATE TABLE added (id bigint primary key, note varchar(20))
-        let column = |name: &str, sql_type: &str, nullable| ColumnDef {
-            name: name.into(),
-            sql_type: sql_type.into(),
-            nullable,
-            default: None,
-            auto_increment: false,
-            comment: None,
-            tag: None,
-            generated: None,
-        };
         w.create_table(&TableDef {
             name: "added".into(),
             columns: vec![
-                column("id", "bigint", false),
-                column("note", "varchar(20)", true),
+                column("id", "bigint", false, None),
+                column("note", "varchar(20)", true, None),
             ],
             primary_key: vec!["id".into()],
             ..TableDef::default()

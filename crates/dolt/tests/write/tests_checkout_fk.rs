@@ -5,7 +5,8 @@
 use std::path::Path;
 
 use super::api::DoltWriter as ApiWriter;
-use super::table_def::{ColumnDef, ForeignKeyAction, ForeignKeyDef, TableDef};
+use super::helpers::column;
+use super::table_def::{ForeignKeyAction, ForeignKeyDef, TableDef};
 use super::tests::{copy_tree, scenario, sql_meta};
 use super::tests_vc::{dolt_at, open, scratch, snapshot};
 use super::vc;
@@ -35,21 +36,12 @@ fn working_root(dir: &Path, branch: &str) -> String {
 
 /// The table a `UNION_*` statement creates, as `CREATE TABLE` parsing makes it.
 fn def_of(sql: &str) -> TableDef {
-    let column = |name: &str, nullable| ColumnDef {
-        name: name.into(),
-        sql_type: "int".into(),
-        nullable,
-        default: None,
-        auto_increment: false,
-        comment: None,
-        tag: None,
-        generated: None,
-    };
+    let int = |name: &str, nullable| column(name, "int", nullable, None);
     let (name, on_delete) = match sql {
         s if s == UNION_BASE[0] => {
             return TableDef {
                 name: "par".into(),
-                columns: vec![column("id", false)],
+                columns: vec![int("id", false)],
                 primary_key: vec!["id".into()],
                 ..TableDef::default()
             }
@@ -60,7 +52,7 @@ fn def_of(sql: &str) -> TableDef {
     };
     TableDef {
         name: name.into(),
-        columns: vec![column("id", false), column("p", true)],
+        columns: vec![int("id", false), int("p", true)],
         primary_key: vec!["id".into()],
         foreign_keys: vec![ForeignKeyDef {
             name: None,

@@ -7,22 +7,13 @@ use prollystore_format::Address;
 use super::api::DoltWriter;
 use super::branches::working_set_ref;
 use super::foreign_keys::{decode_collection, encode_collection};
+use super::helpers::{column, meta, snapshot};
 use super::table_def::{ColumnDef, ForeignKeyAction, ForeignKeyDef, TableDef};
 use super::tests::{copy_tree, dolt, scenario, sql_meta};
 use crate::sql_value::SqlValue;
-use super::helpers::{meta, snapshot};
 
 fn int_column(name: &str, nullable: bool, default: Option<&str>) -> ColumnDef {
-    ColumnDef {
-        name: name.into(),
-        sql_type: "int".into(),
-        nullable,
-        default: default.map(str::to_string),
-        auto_increment: false,
-        comment: None,
-        tag: None,
-        generated: None,
-    }
+    column(name, "int", nullable, default)
 }
 
 /// `CREATE TABLE p (id INT PRIMARY KEY)`, `CREATE TABLE c (id INT PRIMARY KEY, p INT DEFAULT
@@ -42,7 +33,10 @@ fn parent_and_child() -> (tempfile::TempDir, std::path::PathBuf) {
     .unwrap();
     w.create_table(&TableDef {
         name: "c".into(),
-        columns: vec![int_column("id", false, None), int_column("p", true, Some("2"))],
+        columns: vec![
+            int_column("id", false, None),
+            int_column("p", true, Some("2")),
+        ],
         primary_key: vec!["id".into()],
         foreign_keys: vec![ForeignKeyDef {
             name: Some("k".into()),
@@ -56,8 +50,10 @@ fn parent_and_child() -> (tempfile::TempDir, std::path::PathBuf) {
     })
     .unwrap();
     let int = |v| Some(SqlValue::Int(v));
-    w.insert("p", &["id"], &[vec![int(1)], vec![int(2)]]).unwrap();
-    w.insert("c", &["id", "p"], &[vec![int(1), int(1)]]).unwrap();
+    w.insert("p", &["id"], &[vec![int(1)], vec![int(2)]])
+        .unwrap();
+    w.insert("c", &["id", "p"], &[vec![int(1), int(1)]])
+        .unwrap();
     w.commit(&meta("actions")).unwrap();
     (tmp, dir)
 }
@@ -68,7 +64,6 @@ fn parent_and_child() -> (tempfile::TempDir, std::path::PathBuf) {
 /// database, sets the child's column to its default.
 #[test]
 fn a_stored_set_default_key_is_refused() {
-
     let (_tmp, dir) = parent_and_child();
     {
         let mut w = super::writer::StoreWriter::open(&dir).unwrap();

@@ -6,12 +6,12 @@ use prollystore_sql::FromSql;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use prollystore_dolt::write::{CommitMeta, DoltWriter, RowMode};
 use super::helpers::{copy_db, copy_tree, scenario};
 pub(crate) use super::helpers::{dolt_user as dolt, meta, snapshot};
 use prollystore_dolt::db::{Database, State};
 use prollystore_dolt::error::DoltError;
 use prollystore_dolt::sql_value::SqlValue;
+use prollystore_dolt::write::{CommitMeta, DoltWriter, RowMode};
 
 fn int(v: i64) -> Option<SqlValue> {
     Some(SqlValue::Int(v))
@@ -314,7 +314,10 @@ pub(super) fn differential(
         })
         .unwrap();
     drop(w);
-    let (da, db) = (prollystore_sql::open(&a).unwrap(), prollystore_sql::open(&b).unwrap());
+    let (da, db) = (
+        prollystore_sql::open(&a).unwrap(),
+        prollystore_sql::open(&b).unwrap(),
+    );
     let theirs = da.branch_head("main").unwrap();
     if theirs != ours_commit {
         let ra = da.root_at("main", State::Committed).unwrap();

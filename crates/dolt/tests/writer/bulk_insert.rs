@@ -3,11 +3,11 @@
 
 use std::borrow::Cow;
 
-use prollystore_dolt::write::{DoltWriter, RowMode, TableDef};
-use prollystore_sql::FromSql;
 use super::helpers::{copy_db, meta, scenario};
 use prollystore_dolt::error::DoltError;
 use prollystore_dolt::sql_value::SqlValue;
+use prollystore_dolt::write::{DoltWriter, RowMode, TableDef};
+use prollystore_sql::FromSql;
 
 const CREATE: &str = "CREATE TABLE bulk (
     id int NOT NULL,

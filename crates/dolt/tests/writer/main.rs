@@ -3,6 +3,8 @@
 //! geometry, prefix indexes and schema changes, each checked against data Dolt made and, when
 //! `PROLLY_DOLT` names a `dolt` binary, against Dolt itself.
 
+// Shared with the crate's internal tests, which use other helpers of it.
+#[allow(dead_code)]
 #[path = "../write/helpers.rs"]
 mod helpers;
 

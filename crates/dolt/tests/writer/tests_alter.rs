@@ -8,10 +8,10 @@
 use prollystore_sql::{FromSql, SqlWriter};
 use std::path::Path;
 
-use prollystore_dolt::write::{CommitMeta, RowMode};
 use super::api_tests::{dolt_dated, snapshot};
-use prollystore_dolt::write::TableDef;
 use super::helpers::{copy_tree, dolt, scenario, DOLT_ENV};
+use prollystore_dolt::write::TableDef;
+use prollystore_dolt::write::{CommitMeta, RowMode};
 
 const DATE: &str = "2024-01-01T00:00:00";
 

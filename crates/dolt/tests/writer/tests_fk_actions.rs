@@ -3,14 +3,14 @@
 //! and (with `PROLLY_DOLT` naming a `dolt` binary) the same statements run by Dolt giving the
 //! same commit, rows and errors.
 
-use prollystore_sql::FromSql;
-use prollystore_dolt::write::{DoltWriter, RowMode};
 use super::api_tests::{differential, dolt, fresh_dolt_db, meta, snapshot};
-use prollystore_dolt::write::TableDef;
 use super::helpers::{copy_tree, scenario};
 use prollystore_dolt::db::State;
 use prollystore_dolt::sql_value::SqlValue;
 use prollystore_dolt::table_reader::KeyRange;
+use prollystore_dolt::write::TableDef;
+use prollystore_dolt::write::{DoltWriter, RowMode};
+use prollystore_sql::FromSql;
 
 /// One step: a `CREATE TABLE`, or rows given to the API in a mode; `sql` is the statement
 /// Dolt runs for it.

@@ -4,13 +4,13 @@
 //! commit, and Dolt reads ours; without: the table hashes Dolt made, recorded below), and
 //! values a column refuses leave every byte as it was.
 
-use prollystore_sql::FromSql;
-use prollystore_dolt::write::{DoltWriter, RowMode};
 use super::api_tests::{differential, meta, snapshot};
-use prollystore_dolt::write::TableDef;
 use super::helpers::{copy_db, dolt_as, scenario};
 use prollystore_dolt::db::State;
 use prollystore_dolt::sql_value::SqlValue;
+use prollystore_dolt::write::TableDef;
+use prollystore_dolt::write::{DoltWriter, RowMode};
+use prollystore_sql::FromSql;
 
 const CREATE_G: &str = "CREATE TABLE g (id INT PRIMARY KEY, g GEOMETRY, p POINT SRID 4326, \
     l LINESTRING, poly POLYGON, mp MULTIPOINT, ml MULTILINESTRING, \

@@ -11,12 +11,12 @@
 use prollystore_sql::FromSql;
 use std::borrow::Cow;
 
-use prollystore_dolt::write::{DoltWriter, RowMode};
 use super::api_tests::{differential, dolt, meta, snapshot};
-use prollystore_dolt::write::TableDef;
 use super::helpers::{copy_db, scenario};
 use prollystore_dolt::db::State;
 use prollystore_dolt::sql_value::SqlValue;
+use prollystore_dolt::write::TableDef;
+use prollystore_dolt::write::{DoltWriter, RowMode};
 use prollystore_format::HashProfile;
 
 /// The tables the paths fill, all of one schema.

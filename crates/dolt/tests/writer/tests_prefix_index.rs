@@ -12,15 +12,15 @@ use prollystore_sql::FromSql;
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
-use prollystore_dolt::write::{CommitMeta, DoltWriter, RowMode};
 use super::api_tests::{dolt_dated, snapshot};
-use prollystore_dolt::write::TableDef;
 use super::helpers::dolt_as;
 use super::helpers::{copy_tree, dolt, millis, scenario, DOLT_ENV};
-use prollystore_dolt::write::vc::{self, MergeOptions, MergeResult, Signature};
 use prollystore_dolt::db::State;
 use prollystore_dolt::sql_value::SqlValue;
 use prollystore_dolt::table_reader::KeyRange;
+use prollystore_dolt::write::vc::{self, MergeOptions, MergeResult, Signature};
+use prollystore_dolt::write::TableDef;
+use prollystore_dolt::write::{CommitMeta, DoltWriter, RowMode};
 
 /// Prefix indexes on every column kind that takes one (a case-insensitive VARCHAR among
 /// them, a UNIQUE one on TEXT, one of two columns on BLOB) and indexes over VIRTUAL columns

@@ -3,13 +3,13 @@
 //! and Dolt shows the same rows and schemas; changes a key forbids are refused with every
 //! byte left as it was.
 
-use prollystore_sql::FromSql;
-use prollystore_dolt::write::{DoltWriter, RowMode};
 use super::api_tests::{differential, dolt, fresh_dolt_db, meta, snapshot};
-use prollystore_dolt::write::TableDef;
 use super::helpers::copy_tree;
 use prollystore_dolt::error::DoltError;
 use prollystore_dolt::sql_value::SqlValue;
+use prollystore_dolt::write::TableDef;
+use prollystore_dolt::write::{DoltWriter, RowMode};
+use prollystore_sql::FromSql;
 
 const PARENT: &str = "CREATE TABLE par (id INT PRIMARY KEY, v INT, KEY iv (v))";
 const CHILD: &str =
@@ -202,7 +202,9 @@ fn foreign_key_collections_of_dolt_reencode() {
         dolt(&dir, &["sql", "-q", q]).unwrap();
     }
     let db = prollystore_sql::open(&dir).unwrap();
-    let root = db.root_at("main", prollystore_dolt::db::State::Working).unwrap();
+    let root = db
+        .root_at("main", prollystore_dolt::db::State::Working)
+        .unwrap();
     let chunk = db.source().chunk(&root.foreign_keys).unwrap();
     let fields = ForeignKeyCollectionFields::decode(&chunk).unwrap();
     assert_eq!(fields.foreign_keys.len(), 5);
@@ -479,9 +481,9 @@ fn open_retrying(dir: &std::path::Path) -> DoltWriter {
 /// Dolt's.
 #[test]
 fn auto_increment_is_shared_across_branches_as_in_dolt() {
-    use prollystore_dolt::write::CommitMeta;
     use super::api_tests::dolt_dated;
     use prollystore_dolt::write::vc;
+    use prollystore_dolt::write::CommitMeta;
     let Some((tmp, a)) = fresh_dolt_db("shared AUTO_INCREMENT") else {
         return;
     };

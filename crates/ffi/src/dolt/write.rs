@@ -12,8 +12,8 @@ use std::ffi::c_char;
 use std::path::Path;
 
 use prollystore_dolt::write::{CommitMeta, DoltWriter, RowMode, TableDef};
-use prollystore_sql::{FromSql, SqlWriter};
 use prollystore_dolt::SqlValue;
+use prollystore_sql::{FromSql, SqlWriter};
 
 use super::{from_c_value, prolly_dolt_kind, prolly_dolt_value};
 use crate::args::{array, free_handle, input, input_mut, into_handle, text, Out};
