@@ -175,6 +175,9 @@ fn add_declared(def: &mut TableDef, op: &Value, step: usize) -> Result<()> {
     Ok(())
 }
 
+/// Rows of an op's values as `dolt sql -r csv` prints them (`None`: NULL).
+type Rows<'o> = Vec<Vec<Option<&'o str>>>;
+
 /// The columns and rows of an op (`columns` + `rows`, plus `generated` values): values as
 /// `dolt sql -r csv` prints them (`None`: NULL).
 fn rows_of<'o>(
@@ -183,7 +186,7 @@ fn rows_of<'o>(
     op: &'o Value,
     step: usize,
     field: &str,
-) -> Result<(Vec<String>, Vec<Vec<Option<&'o str>>>)> {
+) -> Result<(Vec<String>, Rows<'o>)> {
     let mut names = match op.get("columns") {
         Some(c) => strings(c),
         None => r.column_names(table)?,
@@ -216,7 +219,7 @@ fn rows_of<'o>(
 }
 
 /// Keys of a `delete` op (each in primary-key order).
-fn keys_of<'o>(op: &'o Value, step: usize) -> Result<Vec<Vec<Option<&'o str>>>> {
+fn keys_of(op: &Value, step: usize) -> Result<Rows<'_>> {
     list(op, "keys", step)?
         .iter()
         .enumerate()

@@ -20,7 +20,10 @@ pub enum Position {
 /// A new default's stored text, made when its clause runs from the column's type text then
 /// (numbers print as the column's type prints them: `1.5` in `decimal(5,2)` is `1.50`).
 #[derive(Clone)]
-pub struct DefaultText(Arc<dyn Fn(&str) -> Result<String> + Send + Sync>);
+pub struct DefaultText(Arc<DefaultFn>);
+
+/// What makes a default's stored text from a column's type text.
+type DefaultFn = dyn Fn(&str) -> Result<String> + Send + Sync;
 
 impl DefaultText {
     /// The default whose stored text `f` makes from the column's type text.
