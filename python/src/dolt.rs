@@ -158,7 +158,7 @@ impl PyDatabase {
     #[pyo3(signature = (path, verify_hashes = true))]
     fn new(py: Python<'_>, path: PathBuf, verify_hashes: bool) -> PyResult<Self> {
         let db = py
-            .detach(|| Database::open(&path).map(|d| d.with_verify_hashes(verify_hashes)))
+            .detach(|| prollystore_sql::open(&path).map(|d| d.with_verify_hashes(verify_hashes)))
             .map_err(dolt_err)?;
         Ok(PyDatabase {
             shared: Arc::new(DbShared {

@@ -17,6 +17,7 @@ use pyo3::types::{PyDict, PyString};
 use prollystore_dolt::write::vc::{self, MergeOptions, MergeResult, OnConflict, Signature};
 use prollystore_dolt::write::{CommitMeta, DoltWriter, RowMode, TableDef};
 use prollystore_dolt::{Column, SqlValue};
+use prollystore_sql::{FromSql, SqlWriter};
 
 use crate::errors::{closed, dolt_err};
 use crate::values::py_to_sql_at;
@@ -154,7 +155,9 @@ impl PyWriter {
     /// `close`); fails with `LockedError` while Dolt or another writer has it.
     #[new]
     fn new(py: Python<'_>, path: PathBuf) -> PyResult<PyWriter> {
-        let w = py.detach(|| DoltWriter::open(&path)).map_err(dolt_err)?;
+        let w = py
+            .detach(|| prollystore_sql::writer(&path))
+            .map_err(dolt_err)?;
         Ok(PyWriter {
             inner: Mutex::new(Some(w)),
         })
@@ -388,6 +391,7 @@ fn merge<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     let mut opts = MergeOptions::new(Signature::new(author, email, date_millis(date)?));
     opts.message = message;
+    opts.expressions = Some(prollystore_sql::engine());
     opts.on_conflict = match on_conflict {
         "stop" => OnConflict::Stop,
         "ours" => OnConflict::Ours,

@@ -49,7 +49,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let verify = std::env::var("PROLLY_DOLT_VERIFY").map_or(true, |v| v != "0");
     let open = || -> Result<Arc<Database>, Box<dyn std::error::Error>> {
         Ok(Arc::new(
-            Database::open(std::path::Path::new(dir))?.with_verify_hashes(verify),
+            prollystore_sql::open(std::path::Path::new(dir))?.with_verify_hashes(verify),
         ))
     };
     let cold = std::env::var("PROLLY_ARROW_COLD").is_ok_and(|v| v == "1");

@@ -16,12 +16,11 @@ use arrow_array::{Array, RecordBatchReader};
 use prollystore_arrow::{DiffBatches, DEFAULT_BATCH_ROWS};
 use prollystore_dolt::schema::Column;
 use prollystore_dolt::table_diff::TableDiff;
-use prollystore_dolt::Database;
 
 #[test]
 fn diff_batches_equal_the_row_changes() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../dolt/tests/data/dolt_diff");
-    let db = Arc::new(Database::open(&dir.join("db")).unwrap());
+    let db = Arc::new(prollystore_sql::open(&dir.join("db")).unwrap());
     let queries = std::fs::read_to_string(dir.join("queries.txt")).unwrap();
     let mut rows_checked = 0;
     for line in queries.lines() {

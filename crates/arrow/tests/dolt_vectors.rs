@@ -14,7 +14,7 @@ use arrow_array::RecordBatchReader;
 use prollystore_arrow::{table_schema, TableBatches, DEFAULT_BATCH_ROWS};
 use prollystore_dolt::csv_field::{csv_records, write_csv_row};
 use prollystore_dolt::leaf_reader::first_leaf_kept;
-use prollystore_dolt::{Database, KeyRange, Row, State, Table};
+use prollystore_dolt::{KeyRange, Row, State, Table};
 
 const DATABASES: [&str; 4] = ["vecdb", "vecdb_journal", "vecdb_tablefiles", "vecdb_zstd"];
 
@@ -52,7 +52,7 @@ fn every_vector_table_matches_the_row_decoder_and_dolt_csv() {
     for name in DATABASES {
         let dir = prollystore_test_vectors::require(&format!("dolt-db/{name}"));
         let expected_dir = dir.with_file_name(format!("{name}.expected"));
-        let db = Arc::new(Database::open(&dir).unwrap());
+        let db = Arc::new(prollystore_sql::open(&dir).unwrap());
         for branch in ["main", "feature"] {
             let Ok(root) = db.root_at(branch, State::Committed) else {
                 continue;
@@ -121,7 +121,7 @@ fn key_and_index_ranges_equal_the_row_iterators() {
     let mut checked = 0;
     for name in ["vecdb"] {
         let dir = prollystore_test_vectors::require(&format!("dolt-db/{name}"));
-        let db = Arc::new(Database::open(&dir).unwrap());
+        let db = Arc::new(prollystore_sql::open(&dir).unwrap());
         let root = db.root_at("main", State::Committed).unwrap();
         for (tname, _) in &root.tables {
             let t = db.table(&root, tname).unwrap();
@@ -192,7 +192,7 @@ fn worker_threads_give_the_same_batches() {
     let mut compared = 0;
     for name in DATABASES {
         let dir = prollystore_test_vectors::require(&format!("dolt-db/{name}"));
-        let db = Arc::new(Database::open(&dir).unwrap());
+        let db = Arc::new(prollystore_sql::open(&dir).unwrap());
         let root = db.root_at("main", State::Committed).unwrap();
         for (tname, _) in &root.tables {
             let t = db.table(&root, tname).unwrap();
@@ -222,7 +222,7 @@ fn cold_tables_read_by_the_bulk_leaf_reader_give_the_same_batches() {
     let mut cold = 0;
     for name in DATABASES {
         let dir = prollystore_test_vectors::require(&format!("dolt-db/{name}"));
-        let warm = Arc::new(Database::open(&dir).unwrap());
+        let warm = Arc::new(prollystore_sql::open(&dir).unwrap());
         let root = warm.root_at("main", State::Committed).unwrap();
         for (tname, _) in &root.tables {
             let t = warm.table(&root, tname).unwrap();
@@ -231,7 +231,7 @@ fn cold_tables_read_by_the_bulk_leaf_reader_give_the_same_batches() {
             };
             let one: Vec<_> = one.map(Result::unwrap).collect();
             // A fresh handle: nothing in its chunk arena yet.
-            let db = Arc::new(Database::open(&dir).unwrap());
+            let db = Arc::new(prollystore_sql::open(&dir).unwrap());
             let t = db.table(&root, tname).unwrap();
             if first_leaf_kept(&db, &t).unwrap() {
                 continue; // one node, or not direct
@@ -250,7 +250,7 @@ fn cold_tables_read_by_the_bulk_leaf_reader_give_the_same_batches() {
                     .unwrap()
                     .map(Result::unwrap)
                     .collect();
-                let db = Arc::new(Database::open(&dir).unwrap());
+                let db = Arc::new(prollystore_sql::open(&dir).unwrap());
                 let t = db.table(&root, tname).unwrap();
                 let many: Vec<_> = TableBatches::with_threads(db, t, batch, threads)
                     .unwrap()
@@ -259,7 +259,7 @@ fn cold_tables_read_by_the_bulk_leaf_reader_give_the_same_batches() {
                 assert_eq!(many, one, "{name} {tname}: {batch} rows, {threads} threads");
             }
             // Dropped half way on a fresh handle: the builder and readers stop.
-            let db = Arc::new(Database::open(&dir).unwrap());
+            let db = Arc::new(prollystore_sql::open(&dir).unwrap());
             let mut r = TableBatches::with_threads(db, t.clone(), 3, 4).unwrap();
             r.next();
             drop(r);

@@ -300,7 +300,7 @@ pub fn run(args: DoltArgs, quiet: bool, out: &mut dyn Write) -> Result<()> {
         DoltCommand::Schema { table, state } => {
             let (root, label) = select_root(&db, &state)?;
             let t = db.table(&root, &table)?;
-            let create = prollystore_dolt::show_create::create_table(&db, &root, &t)?;
+            let create = prollystore_sql::show_create_table(&db, &root, &t)?;
             Ok(write!(out, "{table} @ {label}\n{create};\n\n")?)
         }
         DoltCommand::Export {
@@ -464,7 +464,8 @@ fn open(dir: &Path) -> Result<Database> {
             dir.display()
         )));
     }
-    Database::open(dir).map_err(|e| Error::from(e).context(format!("opening {}", dir.display())))
+    prollystore_sql::open(dir)
+        .map_err(|e| Error::from(e).context(format!("opening {}", dir.display())))
 }
 
 /// The branch given, or the current one from `repo_state.json`.

@@ -8,7 +8,6 @@ use std::path::Path;
 use clap::Subcommand;
 
 use prollystore_dolt::write::vc::{self, MergeOptions, MergeResult, OnConflict, Signature};
-use prollystore_dolt::Database;
 
 use crate::error::{Error, Result};
 
@@ -110,7 +109,7 @@ pub fn run(dir: &Path, command: VcCommand, out: &mut dyn Write) -> Result<()> {
                     Ok(())
                 }
                 None => {
-                    let db = Database::open(dir)?;
+                    let db = prollystore_sql::open(dir)?;
                     let current = db.current_branch();
                     for (b, _) in db.branches()? {
                         let mark = if current.as_deref() == Some(b.as_str()) {
@@ -152,7 +151,7 @@ pub fn run(dir: &Path, command: VcCommand, out: &mut dyn Write) -> Result<()> {
                     Ok(())
                 }
                 None => {
-                    for t in Database::open(dir)?.tags()? {
+                    for t in prollystore_sql::open(dir)?.tags()? {
                         writeln!(out, "{}", t.name)?;
                     }
                     Ok(())
@@ -170,6 +169,7 @@ pub fn run(dir: &Path, command: VcCommand, out: &mut dyn Write) -> Result<()> {
             let mut options =
                 MergeOptions::new(signature(dir, author.as_deref(), date.as_deref())?);
             options.message = message;
+            options.expressions = Some(prollystore_sql::engine());
             options.on_conflict = if ours {
                 OnConflict::Ours
             } else if theirs {

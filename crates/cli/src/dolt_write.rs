@@ -8,8 +8,8 @@ use std::path::Path;
 use std::sync::Mutex;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use prollystore_dolt::write::ops::parse_date_millis;
-use prollystore_dolt::write::{CommitMeta, DoltWriter, RowMode, TableDef};
+use prollystore_dolt::write::{parse_date_millis, CommitMeta, DoltWriter, RowMode, TableDef};
+use prollystore_sql::{FromSql, SqlWriter};
 
 use crate::error::{Error, Result};
 
@@ -328,7 +328,7 @@ pub fn import(
                 })
         })
         .collect::<Result<Vec<String>>>()?;
-    let mut w = DoltWriter::open(dir)?;
+    let mut w = prollystore_sql::writer(dir)?;
     if let Some(sql) = create {
         let def = TableDef::from_sql(sql)?;
         if !def.name.eq_ignore_ascii_case(table) {
@@ -411,7 +411,7 @@ pub fn import(
 
 /// `alter`: one `ALTER TABLE` statement on the current branch's working set.
 pub fn alter(dir: &Path, sql: &str, out: &mut dyn Write) -> Result<()> {
-    let mut w = DoltWriter::open(dir)?;
+    let mut w = prollystore_sql::writer(dir)?;
     w.alter(sql)?;
     let (name, email) = identity(dir);
     w.save((&name, &email), now_millis() as u64 / 1000)?;
@@ -444,7 +444,7 @@ pub fn commit(
         })?,
         None => now_millis(),
     };
-    let mut w = DoltWriter::open(dir)?;
+    let mut w = prollystore_sql::writer(dir)?;
     if w.is_clean()? {
         return Err(Error::msg(format!(
             "nothing to commit on {} (the working set equals the head commit)",

@@ -28,7 +28,7 @@ pub fn check_branch_diffs(db_dir: &Path, expected: &Path) -> Result<Vec<FileResu
     if !from_dir.is_dir() || !to_dir.is_dir() {
         return Ok(Vec::new());
     }
-    let db = Database::open(db_dir)?;
+    let db = prollystore_sql::open(db_dir)?;
     let to_root = db.root_at(to, State::Committed)?;
     let mut out = Vec::new();
     for (name, _) in &to_root.tables {

@@ -10,8 +10,10 @@ use std::path::{Path, PathBuf};
 
 use prollystore_dolt::csv_export::export_csv;
 use prollystore_dolt::log_text::log_text;
-use prollystore_dolt::write::ops::{apply_ops, compare_step};
 use prollystore_dolt::{Database, State};
+use prollystore_sql::open as open_db;
+
+use crate::ops::{apply_ops, compare_step};
 use serde_json::Value;
 
 use crate::category::Category;
@@ -123,7 +125,7 @@ fn check_scenario(dir: &Path, cat: &mut Category) {
     if let Err(e) = result {
         return cat.fail(format!("{name}: final state not checked: {e}"));
     }
-    match Database::open(&db_dir) {
+    match open_db(&db_dir) {
         Ok(db) => check_final(&name, &db, &dir.join("expected"), cat),
         Err(e) => cat.fail(format!("{name}: cannot open the result: {e}")),
     }
@@ -131,7 +133,7 @@ fn check_scenario(dir: &Path, cat: &mut Category) {
 
 /// The copied `before/` is at Dolt's init commit.
 fn check_init(db_dir: &Path, step: &Value) -> Result<(), String> {
-    let db = Database::open(db_dir).map_err(|e| e.to_string())?;
+    let db = open_db(db_dir).map_err(|e| e.to_string())?;
     let branch = step["branch"].as_str().unwrap_or("main");
     let head = db.branch_head(branch).map_err(|e| e.to_string())?;
     if Some(head.to_base32().as_str()) != step["commit"].as_str() {
@@ -223,7 +225,7 @@ fn produce(db: &Database, branch: &str, file: &str) -> Option<prollystore_dolt::
         if let Some(table) = file.strip_suffix(".schema.txt") {
             let root = db.root_at(branch, State::Committed)?;
             let t = db.table(&root, table)?;
-            let create = prollystore_dolt::show_create::create_table(db, &root, &t)?;
+            let create = prollystore_sql::show_create_table(db, &root, &t)?;
             return Ok(Some(
                 format!("{table} @ {branch}\n{create};\n\n").into_bytes(),
             ));

@@ -90,7 +90,7 @@ fn produce(
     if let Some(table) = name.strip_suffix(".schema.txt") {
         let root = db.root_value(working)?;
         let t = db.table(&root, table)?;
-        let create = prollystore_dolt::show_create::create_table(db, &root, &t)?;
+        let create = prollystore_sql::show_create_table(db, &root, &t)?;
         return Ok(Some(
             format!("{table} @ working\n{create};\n\n").into_bytes(),
         ));
@@ -98,7 +98,7 @@ fn produce(
     if let Some(table) = name.strip_suffix(".create.csv") {
         let root = db.root_value(working)?;
         let t = db.table(&root, table)?;
-        let create = prollystore_dolt::show_create::create_table(db, &root, &t)?;
+        let create = prollystore_sql::show_create_table(db, &root, &t)?;
         let mut out = b"Table,Create Table\n".to_vec();
         write_csv_field(Some(table.as_bytes()), &mut out);
         out.push(b',');
@@ -148,7 +148,7 @@ fn tags_text(db: &Database) -> Result<Vec<u8>> {
 
 /// Checks every file of `expected` (a `<db>.expected` folder) against the database in `db_dir`.
 pub fn check_database(db_dir: &Path, expected: &Path) -> Result<Vec<FileResult>> {
-    let db = Database::open(db_dir)?;
+    let db = prollystore_sql::open(db_dir)?;
     let mut results = Vec::new();
     let mut entries: Vec<_> = std::fs::read_dir(expected)
         .map_err(|source| DoltError::Io {

@@ -16,7 +16,7 @@ use prollystore_dolt::{Database, KeyRange, SqlType, SqlValue, State, Table, Tabl
 /// Checks the tables of `expected` against the database in `db_dir`; one result per check.
 pub fn check_keyed(db_dir: &Path, expected: &Path) -> Vec<(String, Result<(), String>)> {
     let mut out = Vec::new();
-    let db = match Database::open(db_dir) {
+    let db = match prollystore_sql::open(db_dir) {
         Ok(db) => db,
         Err(e) => return vec![("open".into(), Err(e.to_string()))],
     };

@@ -17,7 +17,11 @@
 //!   [`keyed`].
 //! * [`branch_diff`]: row diffs between two branches against their exports (in `dolt`).
 //! * [`dolt_write`]: Dolt-made write scenarios replayed from their operations with our writer
-//!   (`dolt-write`): every step's hashes, then the final branches, tables, schemas and logs.
+//!   (`dolt-write`): every step's hashes, then the final branches, tables, schemas and logs;
+//!   [`ops`]: the replayer of a scenario's `ops.jsonl`.
+//!
+//! Databases are opened with `prollystore-sql`'s expression engine (VIRTUAL generated columns,
+//! defaults and CHECKs computed) and schemas printed by its `SHOW CREATE TABLE`.
 //!
 //! Plumbing: [`records`] reads the chunk dumps, [`json`] the JSON files; [`category`] tallies.
 
@@ -30,6 +34,7 @@ pub mod expected;
 pub mod json;
 pub mod keyed;
 pub mod maps;
+pub mod ops;
 pub mod records;
 pub mod tuples;
 

@@ -5,6 +5,7 @@ use std::{ops::Bound, path::Path};
 
 use prollystore_dolt::write::{CommitMeta, DoltWriter, TableDef};
 use prollystore_dolt::{Database, KeyRange, SqlValue, State};
+use prollystore_sql::FromSql;
 use prollystore_test_vectors::writable_copy;
 
 pub(crate) fn tour(dir: &Path) -> Result<(), Box<dyn std::error::Error>> {

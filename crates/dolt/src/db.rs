@@ -11,6 +11,7 @@ use prollystore_format::Address;
 use crate::chunk_memo::ChunkMemo;
 use crate::chunks::DoltChunkSource;
 use crate::error::{bad_chunk, DoltError, Result};
+use crate::expressions::{Engine, Expressions};
 use crate::message::{addr_field, fb_root};
 use crate::schema::Schema;
 
@@ -236,6 +237,8 @@ pub struct Database {
     dir: PathBuf,
     source: DoltChunkSource,
     memo: ChunkMemo,
+    /// The SQL expression engine that computes VIRTUAL generated columns, if one was given.
+    expressions: Engine,
 }
 
 impl Database {
@@ -252,7 +255,33 @@ impl Database {
             dir: dot,
             source,
             memo: ChunkMemo::default(),
+            expressions: None,
         })
+    }
+
+    /// The same database with `engine` computing its VIRTUAL generated columns on read (see
+    /// [`crate::expressions`]; `prollystore_sql::open` opens a database with MySQL's engine).
+    /// Without one, reading a table with such a column is an error naming it.
+    pub fn with_expressions(mut self, engine: Arc<dyn Expressions>) -> Self {
+        self.set_engine(Some(engine));
+        self
+    }
+
+    /// Installs (or removes) the expression engine in place.
+    pub(crate) fn set_engine(&mut self, engine: Engine) {
+        self.expressions = engine;
+        // Decode plans made so far were made with the engine before.
+        self.memo = ChunkMemo::default();
+    }
+
+    /// The expression engine given with [`Database::with_expressions`], if any.
+    pub fn expressions(&self) -> Option<&Arc<dyn Expressions>> {
+        self.expressions.as_ref()
+    }
+
+    /// The engine, as the crate's users of it take it.
+    pub(crate) fn engine(&self) -> &Engine {
+        &self.expressions
     }
 
     /// Values derived from chunks (key orders and decode plans per schema address).

@@ -305,7 +305,7 @@ pub fn put_field(
 
 /// Splits decimal text into sign, digits (no point, no leading zeros needed) and the power of
 /// ten they are scaled by.
-pub(crate) fn decimal_parts(text: &str) -> std::result::Result<(bool, String, i32), String> {
+pub fn decimal_parts(text: &str) -> std::result::Result<(bool, String, i32), String> {
     let t = text.trim();
     let (negative, body) = match t.strip_prefix('-') {
         Some(r) => (true, r),

@@ -11,7 +11,7 @@ use prollystore_format::Address;
 use crate::codec::{payload, value_of, Kind, RowPlan, Slot};
 use crate::db::{Database, Table};
 use crate::error::{bad_chunk, Result};
-use crate::generated::VirtualColumns;
+use crate::expressions::VirtualColumns;
 use crate::schema::Column;
 use crate::sql_value::SqlValue;
 
@@ -83,10 +83,10 @@ pub(crate) struct DecodePlan {
 impl DecodePlan {
     /// The plan for `table`'s clustered index. Fails for a generated-column expression it
     /// cannot evaluate and for a schema whose columns are in no tuple.
-    pub(crate) fn new(table: &Table) -> Result<DecodePlan> {
+    pub(crate) fn new(db: &Database, table: &Table) -> Result<DecodePlan> {
         Ok(DecodePlan {
             rows: RowPlan::new(&table.schema, table.schema_address)?,
-            virtuals: VirtualColumns::for_schema(&table.schema)?,
+            virtuals: VirtualColumns::for_schema(db.engine(), &table.name, &table.schema)?,
         })
     }
 }
@@ -99,13 +99,13 @@ pub struct RowDecoder<'t> {
 }
 
 impl<'t> RowDecoder<'t> {
-    /// The decoder for `table`'s clustered index; VIRTUAL generated columns are computed
-    /// ([`VirtualColumns`]). Fails for an expression it cannot evaluate and for a schema whose
+    /// The decoder for `table`'s clustered index; VIRTUAL generated columns are computed by
+    /// `db`'s expression engine ([`Database::with_expressions`]). Fails for an expression it cannot evaluate and for a schema whose
     /// columns are in no tuple.
-    pub fn new(table: &'t Table) -> Result<RowDecoder<'t>> {
+    pub fn new(db: &Database, table: &'t Table) -> Result<RowDecoder<'t>> {
         Ok(RowDecoder {
             table,
-            plan: Arc::new(DecodePlan::new(table)?),
+            plan: Arc::new(DecodePlan::new(db, table)?),
         })
     }
 
@@ -113,10 +113,10 @@ impl<'t> RowDecoder<'t> {
     /// (cheaper when many readers or diffs of the same tables are made).
     pub fn shared(db: &Database, table: &'t Table) -> Result<RowDecoder<'t>> {
         let plan = if table.schema_address.is_zero() {
-            Arc::new(DecodePlan::new(table)?)
+            Arc::new(DecodePlan::new(db, table)?)
         } else {
             db.memo()
-                .get_or_make(table.schema_address, || DecodePlan::new(table))?
+                .get_or_make(table.schema_address, || DecodePlan::new(db, table))?
         };
         Ok(RowDecoder { table, plan })
     }
@@ -168,7 +168,7 @@ impl<'t> RowDecoder<'t> {
 
 /// Reads every row of `table` in stored (key) order as values of its visible columns, calling
 /// `f` once per row copy (keyless rows repeat by their cardinality). VIRTUAL generated columns
-/// are computed ([`VirtualColumns`]).
+/// are computed by `db`'s expression engine ([`Database::with_expressions`]).
 pub fn for_each_row(
     db: &Database,
     table: &Table,

@@ -100,7 +100,7 @@ pub extern "C" fn prolly_dolt_open(
         let path = unsafe { text(path, "path") }?;
         // SAFETY: C caller's contract: writable or NULL.
         let out = unsafe { Out::new(out_db, "out_db") }?;
-        let db = Database::open(Path::new(path))?;
+        let db = prollystore_sql::open(Path::new(path))?;
         out.set(into_handle(prolly_dolt { db: Arc::new(db) }));
         Ok(())
     })

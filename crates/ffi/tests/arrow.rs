@@ -214,7 +214,7 @@ fn map_streams_equal_the_rust_readers() {
 #[test]
 fn table_streams_equal_the_rust_reader() {
     let dir = prollystore_test_vectors::require("dolt-db/vecdb");
-    let rust_db = Arc::new(prollystore_dolt::Database::open(&dir).unwrap());
+    let rust_db = Arc::new(prollystore_sql::open(&dir).unwrap());
     let path = CString::new(dir.to_str().unwrap()).unwrap();
     let mut db = ptr::null_mut();
     assert_eq!(prolly_dolt_open(path.as_ptr(), &mut db), prolly_result::Ok);

@@ -132,7 +132,7 @@ fn branch_checkout_tag_merge_status_from_c() {
         "{}",
         last_error()
     );
-    let db = prollystore_dolt::Database::open(&dir).unwrap();
+    let db = prollystore_sql::open(&dir).unwrap();
     assert_eq!(db.current_branch().as_deref(), Some("main"));
     assert!(db.tags().unwrap().iter().any(|t| t.name == "from-c"));
 }

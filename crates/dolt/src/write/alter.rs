@@ -1,5 +1,5 @@
 //! `ALTER TABLE` on a branch's working root, as Dolt 2.3.1 carries it out: the table's stored
-//! schema is read back as a [`TableDef`], each clause (parsed by `alter_sql`) changes it, and the
+//! schema is read back as a [`TableDef`], each clause ([`AlterOp`]) changes it, and the
 //! new schema message is written the way `CREATE TABLE` writes one. Rows are rewritten exactly
 //! when Dolt rewrites them (go-mysql-server's `ShouldRewriteTable` and Dolt's
 //! `AddColumnToRows`): a dropped column, a column added with a DEFAULT, NOT NULL or anywhere but
@@ -17,10 +17,9 @@ use prollystore::store::ChunkStore;
 use prollystore::Map;
 
 use super::address_map::address_map_entries;
-use super::alter_sql::{AlterOp, AlterStatement, Position};
+use super::alter_op::{AlterOp, AlterStatement, Position};
 use super::checks::stored_value;
 use super::column_tags::{auto_generate_tag, kind_of};
-use super::create_sql::default_text;
 use super::foreign_keys::{self, StoredForeignKey};
 use super::overlay::Overlay;
 use super::row_merge::OverlayIo;
@@ -374,7 +373,7 @@ fn apply(
             let at = find_column(def, name)?;
             let c = &mut def.columns[at];
             c.default = match value {
-                Some(e) => Some(default_text(e, &c.sql_type)?),
+                Some(d) => Some(d.for_type(&c.sql_type)?),
                 None => None,
             };
         }
@@ -643,13 +642,17 @@ fn check_rows(store: &Overlay<'_>, table: &EditTable, columns: &[String]) -> Res
 impl WorkingEdits {
     /// Runs one `ALTER TABLE` (or `RENAME TABLE`) statement on `branch`'s working root. Nothing
     /// changes when it fails.
-    pub(crate) fn alter_table(&mut self, w: &StoreWriter, branch: &str, sql: &str) -> Result<()> {
-        let stmt = AlterStatement::parse(sql)?;
+    pub(crate) fn alter_table(
+        &mut self,
+        w: &StoreWriter,
+        branch: &str,
+        stmt: &AlterStatement,
+    ) -> Result<()> {
         let root = self.working_root(w, branch)?;
         let head_root = w.commit_root(w.head_of(branch)?)?;
         let new_root = {
             let store = self.overlay(w);
-            alter_root(&store, root, head_root, &stmt)?
+            alter_root(&store, root, head_root, stmt)?
         };
         self.set_working_root(branch, new_root);
         Ok(())

@@ -9,12 +9,14 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::path::Path;
+use std::sync::Arc;
 
 use prollystore::Map;
 
 use prollystore_format::message::objects::{CommitFields, WorkingSetFields};
 use prollystore_format::Address;
 
+use super::alter_op::AlterStatement;
 use super::bulk_insert::BulkInsert;
 use super::commit::{NewCommit, Person};
 use super::overlay::Overlay;
@@ -23,6 +25,7 @@ use super::table_edit::{cell_from_text, Cell, EditTable};
 use super::working::{root_tables, WorkingEdits};
 use super::writer::{self, WorkingSetMeta};
 use crate::error::{DoltError, Result};
+use crate::expressions::Expressions;
 use crate::key_encode::parse_value;
 use crate::schema::{Column, SqlType};
 use crate::sql_value::SqlValue;
@@ -143,6 +146,15 @@ impl DoltWriter {
         })
     }
 
+    /// The same writer with `engine` computing expression defaults, STORED generated columns
+    /// and CHECK constraints of written rows, and VIRTUAL columns indexes use (see
+    /// [`crate::expressions`]; `prollystore_sql::writer` opens one with MySQL's engine).
+    /// Without one, writing a row that needs an expression is an error naming it.
+    pub fn with_expressions(mut self, engine: Arc<dyn Expressions>) -> DoltWriter {
+        self.store.set_engine(Some(engine));
+        self
+    }
+
     /// The branch whose working root changes go to.
     pub fn branch(&self) -> &str {
         &self.branch
@@ -188,13 +200,14 @@ impl DoltWriter {
         self.edits.create_table(&self.store, &self.branch, def)
     }
 
-    /// Runs one `ALTER TABLE …` statement (or `RENAME TABLE a TO b`) on the working root as
+    /// Runs one `ALTER TABLE` statement (or `RENAME TABLE a TO b`) on the working root as
     /// Dolt 2.3.1 runs it: the same schema, column tags, rows and index trees, so the same
     /// table, root value and commit hashes as `dolt sql -q "ALTER TABLE …"` and `dolt commit`.
     /// A clause Dolt refuses is refused with its reason; one this writer does not do yet is
-    /// refused by name. Either way nothing changes.
-    pub fn alter(&mut self, sql: &str) -> Result<()> {
-        self.edits.alter_table(&self.store, &self.branch, sql)?;
+    /// refused by name. Either way nothing changes. (`prollystore-sql` reads the statement
+    /// from its text: `w.alter(sql)` with its `SqlWriter` trait in scope.)
+    pub fn alter_table(&mut self, stmt: &AlterStatement) -> Result<()> {
+        self.edits.alter_table(&self.store, &self.branch, stmt)?;
         // AUTO_INCREMENT = n and RENAME TO change the counters: read them again.
         self.auto_increments = None;
         Ok(())

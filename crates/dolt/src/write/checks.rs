@@ -1,13 +1,13 @@
 //! CHECK constraints on written rows: each new or changed row's visible values (VIRTUAL
-//! generated columns computed) go through the expression evaluator the reader uses for
-//! generated columns; a FALSE result refuses the change, naming table, check and row. An
-//! expression form the evaluator lacks is an error, never a skipped check.
+//! generated columns computed) go through the writer's expression engine
+//! ([`crate::expressions`]); a FALSE result refuses the change, naming table, check and row. An
+//! expression form the engine lacks (or no engine) is an error, never a skipped check.
 
 use prollystore_format::tuple::{Tuple, TupleBuilder, TupleDesc, Type, Value};
 
 use crate::codec::{value_of, Kind};
 use crate::error::{DoltError, Result};
-use crate::generated::{CheckExprs, VirtualColumns};
+use crate::expressions::{CheckExprs, Engine, VirtualColumns};
 use crate::schema::{Column, Schema};
 use crate::sql_value::SqlValue;
 
@@ -20,14 +20,19 @@ pub(crate) struct RowChecks {
 }
 
 impl RowChecks {
-    /// The checks of `schema` (`None` when it has no enforced check).
-    pub(crate) fn for_schema(schema: &Schema) -> Result<Option<RowChecks>> {
-        let Some(checks) = CheckExprs::for_schema(schema)? else {
+    /// The checks of `table`'s `schema` (`None` when it has no enforced check), compiled by
+    /// `engine`.
+    pub(crate) fn for_schema(
+        engine: &Engine,
+        table: &str,
+        schema: &Schema,
+    ) -> Result<Option<RowChecks>> {
+        let Some(checks) = CheckExprs::for_schema(engine, table, schema)? else {
             return Ok(None);
         };
         Ok(Some(RowChecks {
             checks,
-            virtuals: VirtualColumns::for_schema(schema)?,
+            virtuals: VirtualColumns::for_schema(engine, table, schema)?,
             visible: schema.visible_columns(),
         }))
     }

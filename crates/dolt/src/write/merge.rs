@@ -382,7 +382,7 @@ fn merge_table(
             return Ok(None);
         }
     }
-    let rows = EditTable::for_schema(name, schema.clone());
+    let rows = EditTable::for_schema(store, name, schema.clone());
     let mut json_error = None;
     let (merged, _) = om
         .merge(&bm, &tm, |key, b, o, t| {
@@ -594,6 +594,7 @@ impl StoreWriter {
             let store = Overlay {
                 base: self.database().source(),
                 new: self.session(),
+                engine: self.database().engine(),
             };
             merge_roots(&store, base_root, ours_root, theirs_root, choice)?
         };

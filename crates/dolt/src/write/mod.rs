@@ -1,15 +1,17 @@
 //! Writing Dolt databases (issue #21), each layer proved byte-identical against data Dolt
 //! made.
 //!
-//! Public: [`DoltWriter`] (tables created from a [`TableDef`] or `CREATE TABLE` text, rows
-//! inserted, updated, upserted and deleted on the current branch's working root, the working
-//! set saved, commits); [`vc`]: branches, checkout, tags, merges, status; and [`ops`], which replays a Dolt-made scenario's `ops.jsonl` and
-//! reports every step's hashes.
+//! Public: [`DoltWriter`] (tables created from a [`TableDef`], altered by an
+//! [`AlterStatement`], rows inserted, updated, upserted and deleted on the current branch's
+//! working root, the working set saved, commits); [`vc`]: branches, checkout, tags, merges,
+//! status. `CREATE`/`ALTER TABLE` text is read by the `prollystore-sql` crate, which also
+//! gives the writer its expression engine ([`crate::expressions`]); the conformance crate
+//! replays Dolt-made scenarios through [`replay`] (test machinery, hidden from the docs).
 //!
 //! Table data:
 //! * `table_def` (`TableDef`, `ColumnDef`, …): a table's schema message as Dolt writes it
 //!   (stored type text, encodings, tags, clustered and secondary index layout, checks,
-//!   collation, comment); `create_sql`: `CREATE TABLE` text parsed into one.
+//!   collation, comment); `alter_op`: an `ALTER TABLE`'s clauses, which `alter` applies.
 //! * Spatial columns (`GEOMETRY`, `POINT`, … with an optional `SRID n`): values from WKT
 //!   (`SRID=n;` for `ST_GeomFromText(wkt, n)`), hex or SRID + WKB bytes as `dolt table
 //!   import` takes them ([`crate::geometry`]), stored as Dolt stores them and checked
@@ -55,7 +57,7 @@
 //! Constraints (`foreign_keys`, `checks`): foreign keys kept in the root value's collection
 //! as Dolt keeps them (names and the index Dolt adds generated as it generates them) and
 //! checked on every change of a table they name; CHECK constraints run through the
-//! generated-column evaluator (`crate::generated`); the AUTO_INCREMENT counter of a table is
+//! writer's expression engine (`crate::expressions`); the AUTO_INCREMENT counter of a table is
 //! shared by all branches of one open writer, as Dolt's per-process tracker shares it.
 //!
 //! `fk_actions`: the keys' ON DELETE/UPDATE CASCADE and SET NULL carried out as Dolt's engine
@@ -89,7 +91,7 @@
 
 pub(crate) mod address_map;
 mod alter;
-mod alter_sql;
+mod alter_op;
 pub(crate) mod ancestry;
 mod api;
 pub(crate) mod branches;
@@ -102,7 +104,7 @@ pub mod clone_target;
 pub(crate) mod closure;
 pub(crate) mod column_tags;
 pub(crate) mod commit;
-mod create_sql;
+mod dates;
 mod fast_fields;
 pub(crate) mod fk_actions;
 pub(crate) mod foreign_keys;
@@ -110,9 +112,11 @@ pub(crate) mod journal_append;
 pub(crate) mod json_merge;
 pub(crate) mod lock;
 pub(crate) mod merge;
-pub mod ops;
 pub(crate) mod overlay;
 pub(crate) mod refs;
+// The conformance crate's scenario replayer's door into the writer (test machinery).
+#[doc(hidden)]
+pub mod replay;
 pub(crate) mod row_merge;
 mod schema_merge;
 mod schema_merge_rows;
@@ -125,32 +129,29 @@ pub mod vc;
 pub(crate) mod working;
 pub(crate) mod writer;
 
+pub use alter_op::{AlterOp, AlterStatement, DefaultText, Position};
 pub use api::{CommitMeta, DoltWriter, RowMode};
+pub use dates::parse_date_millis;
 pub use table_def::{
     CheckDef, ColumnDef, ForeignKeyAction, ForeignKeyDef, GeneratedDef, IndexDef, TableDef,
 };
 
-// The writer's tests reach its internals, so they are modules of this one, but their files
-// live outside the library's sources, in `crates/dolt/tests/write/` (with `new_table`, a
-// test-only table builder).
-#[cfg(test)]
-#[path = "../../tests/write/api_tests.rs"]
-mod api_tests;
+// The writer's tests that reach its internals are modules of this one, but their files live
+// outside the library's sources, in `crates/dolt/tests/write/` (with `new_table`, a test-only
+// table builder, and `helpers`, shared with the integration tests of `tests/writer/`, which
+// use the public API and the `prollystore-sql` crate for SQL text and expressions).
 #[cfg(test)]
 #[path = "../../tests/write/crash_tests.rs"]
 mod crash_tests;
 #[cfg(test)]
+#[path = "../../tests/write/helpers.rs"]
+mod helpers;
+#[cfg(test)]
 #[path = "../../tests/write/new_table.rs"]
 mod new_table;
 #[cfg(test)]
-#[path = "../../tests/write/ops_tests.rs"]
-mod ops_tests;
-#[cfg(test)]
 #[path = "../../tests/write/tests.rs"]
 mod tests;
-#[cfg(test)]
-#[path = "../../tests/write/tests_alter.rs"]
-mod tests_alter;
 #[cfg(test)]
 #[path = "../../tests/write/tests_bootstrap.rs"]
 mod tests_bootstrap;
@@ -161,26 +162,18 @@ mod tests_checkout_fk;
 #[path = "../../tests/write/tests_chunked.rs"]
 mod tests_chunked;
 #[cfg(test)]
-#[path = "../../tests/write/tests_fk_actions.rs"]
-mod tests_fk_actions;
-#[cfg(test)]
-#[path = "../../tests/write/tests_geometry.rs"]
-mod tests_geometry;
-#[cfg(test)]
-#[path = "../../tests/write/tests_json.rs"]
-mod tests_json;
-#[cfg(test)]
-#[path = "../../tests/write/tests_keyless_fk.rs"]
-mod tests_keyless_fk;
-#[cfg(test)]
-#[path = "../../tests/write/tests_prefix_index.rs"]
-mod tests_prefix_index;
-#[cfg(test)]
-#[path = "../../tests/write/tests_rules.rs"]
-mod tests_rules;
+#[path = "../../tests/write/tests_fk_stored.rs"]
+mod tests_fk_stored;
 #[cfg(test)]
 #[path = "../../tests/write/tests_schema_merge.rs"]
 mod tests_schema_merge;
+// The SQL crate's expression engine, compiled into this crate's test build for the internal
+// tests that need one (the SQL crate's own build implements the library's trait, not this
+// test build's).
+#[cfg(test)]
+#[allow(dead_code, missing_docs)]
+#[path = "../../../sql/src/generated.rs"]
+mod test_engine;
 #[cfg(test)]
 #[path = "../../tests/write/tests_vc.rs"]
 mod tests_vc;

@@ -14,6 +14,7 @@ use prollystore_format::{Address, HashProfile};
 use super::chunk_io::ChunkIo;
 use crate::chunks::DoltChunkSource;
 use crate::error::{DoltError, Result};
+use crate::expressions::Engine;
 
 /// The database's chunks with this session's new ones over them.
 pub(crate) struct Overlay<'a> {
@@ -21,6 +22,8 @@ pub(crate) struct Overlay<'a> {
     pub base: &'a DoltChunkSource,
     /// Chunks made in memory (every tree node, blob and message this session built).
     pub new: &'a MemoryStore,
+    /// The writer's SQL expression engine (computed columns, CHECKs), if it was given one.
+    pub engine: &'a Engine,
 }
 
 impl ChunkStore for Overlay<'_> {

@@ -413,7 +413,7 @@ pub(super) fn merge_rows(
 
     // NOT NULL and CHECK constraints over the rows the merge changed.
     let ms = &rows.merged.schema;
-    let checks = RowChecks::for_schema(ms)?;
+    let checks = RowChecks::for_schema(store.engine, name, ms)?;
     for (k, _, to) in &changes {
         let Some(v) = to else { continue };
         let cells = rows.merged.cells_of(store, k, v)?;

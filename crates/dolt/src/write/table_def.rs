@@ -41,7 +41,7 @@ pub struct ColumnDef {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GeneratedDef {
     /// The expression as Dolt stores it (`(`id` + 1)`: in Dolt's CHECK spelling inside
-    /// parentheses; [`TableDef::from_sql`] writes it so).
+    /// parentheses; `prollystore-sql` writes it so from `CREATE TABLE` text).
     pub expr: String,
     /// STORED (computed when a row is written, kept in the row) rather than VIRTUAL (computed
     /// when read).
@@ -624,7 +624,7 @@ impl TableDef {
     }
 
     /// The encoded schema message (`DSCH`).
-    pub(crate) fn schema_chunk(&self, used: &mut HashSet<u64>) -> Result<Vec<u8>> {
+    pub fn schema_chunk(&self, used: &mut HashSet<u64>) -> Result<Vec<u8>> {
         self.schema_chunk_with_system_indexes(used, &[])
     }
 

@@ -19,7 +19,7 @@ use super::checks::{stored_value, RowChecks};
 use super::overlay::Overlay;
 use super::single_leaf::address_map_leaf;
 use crate::error::{bad_chunk, DoltError, Result};
-use crate::generated::{is_expression_default, DefaultExprs, VirtualColumns};
+use crate::expressions::{is_expression_default, DefaultExprs, Engine, VirtualColumns};
 use crate::key_encode::{parse_value, put_field};
 use crate::schema::{key_encoding, Index, Schema, SqlType};
 use crate::sql_value::SqlValue;
@@ -47,6 +47,8 @@ pub(crate) struct EditTable {
     /// The table is a foreign key's parent or child: Dolt then writes every updated row, even
     /// one equal to the old under the columns' types (see [`EditTable::update`]).
     pub(crate) in_foreign_key: bool,
+    /// The writer's SQL expression engine, which compiles the expressions above.
+    engine: Engine,
 }
 
 /// One column's new value in a row change.
@@ -121,6 +123,7 @@ impl EditTable {
             expression_defaults: std::sync::OnceLock::new(),
             virtuals: std::sync::OnceLock::new(),
             in_foreign_key: false,
+            engine: store.engine.clone(),
         })
     }
 
@@ -170,12 +173,13 @@ impl EditTable {
             expression_defaults: std::sync::OnceLock::new(),
             virtuals: std::sync::OnceLock::new(),
             in_foreign_key: false,
+            engine: store.engine.clone(),
         })
     }
 
     /// A table of schema `schema` with no trees, for building index keys of rows read
     /// elsewhere (a merge's changed rows).
-    pub(crate) fn for_schema(name: &str, schema: Schema) -> EditTable {
+    pub(crate) fn for_schema(store: &Overlay<'_>, name: &str, schema: Schema) -> EditTable {
         EditTable {
             name: name.to_string(),
             chunk: Vec::new(),
@@ -186,6 +190,7 @@ impl EditTable {
             expression_defaults: std::sync::OnceLock::new(),
             virtuals: std::sync::OnceLock::new(),
             in_foreign_key: false,
+            engine: store.engine.clone(),
         }
     }
 
@@ -560,9 +565,9 @@ impl EditTable {
     /// `cells` with every VIRTUAL generated column's value computed from the others.
     fn virtual_cells(&self, row: usize, cells: &[Cell]) -> Result<Vec<Cell>> {
         let s = &self.schema;
-        let virtuals = self
-            .virtuals
-            .get_or_init(|| VirtualColumns::for_schema(s).map_err(|e| e.to_string()));
+        let virtuals = self.virtuals.get_or_init(|| {
+            VirtualColumns::for_schema(&self.engine, &self.name, s).map_err(|e| e.to_string())
+        });
         let mut out = cells.to_vec();
         let Some(virtuals) = virtuals
             .as_ref()
@@ -742,7 +747,7 @@ impl EditTable {
         let s = &self.schema;
         let computed = self
             .expression_defaults
-            .get_or_init(|| DefaultExprs::for_schema(s));
+            .get_or_init(|| DefaultExprs::for_schema(&self.engine, &self.name, s));
         let visible = s.visible_columns();
         for &c in columns {
             let col = &s.columns[c];
@@ -795,7 +800,7 @@ impl EditTable {
         rows: &[Vec<(usize, Cell)>],
     ) -> Result<()> {
         let mut batch = Vec::new();
-        let checks = RowChecks::for_schema(&self.schema)?;
+        let checks = RowChecks::for_schema(&self.engine, &self.name, &self.schema)?;
         for (r, given) in rows.iter().enumerate() {
             let mut cells = self.full_row(r, given.iter().cloned())?;
             self.assign_auto_increment(&mut cells)?;
@@ -1003,7 +1008,7 @@ impl EditTable {
                 self.name
             )));
         }
-        let checks = RowChecks::for_schema(&self.schema)?;
+        let checks = RowChecks::for_schema(&self.engine, &self.name, &self.schema)?;
         for (r, given) in rows.iter().enumerate() {
             let key = self.key_of_given(r, given)?;
             let Some((old_key, old_value)) = self.find(store, &key)? else {
@@ -1111,7 +1116,7 @@ impl EditTable {
         if !generated.is_empty() {
             self.fill_computed(0, &generated, &mut cells)?;
         }
-        if let Some(checks) = RowChecks::for_schema(&self.schema)? {
+        if let Some(checks) = RowChecks::for_schema(&self.engine, &self.name, &self.schema)? {
             checks.check(
                 &self.name,
                 0,

@@ -21,6 +21,7 @@
 //! ```
 
 use std::path::Path;
+use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use prollystore_format::Address;
@@ -32,6 +33,7 @@ use super::status::TableChange;
 use super::writer::{StoreWriter, WorkingSetMeta};
 use crate::db::Database;
 use crate::error::Result;
+use crate::expressions::Expressions;
 
 /// A name, email and time (Unix milliseconds), for commits and tags.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -130,7 +132,7 @@ pub enum OnConflict {
 }
 
 /// How to merge.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub struct MergeOptions {
     /// Commit message; `None`: Dolt's `Merge branch 'B' into C`.
     pub message: Option<String>,
@@ -142,6 +144,10 @@ pub struct MergeOptions {
     pub committer_millis: Option<i64>,
     /// Conflicting rows.
     pub on_conflict: OnConflict,
+    /// The SQL expression engine for the merged rows' CHECK constraints and computed columns
+    /// (see [`crate::expressions`]; `prollystore_sql::engine()`). `None`: a merge that needs
+    /// one is an error naming the table.
+    pub expressions: Option<Arc<dyn Expressions>>,
 }
 
 impl MergeOptions {
@@ -153,6 +159,7 @@ impl MergeOptions {
             committer: None,
             committer_millis: None,
             on_conflict: OnConflict::Stop,
+            expressions: None,
         }
     }
 }
@@ -190,6 +197,7 @@ pub enum MergeResult {
 /// merge committed with two parents.
 pub fn merge(db: &Path, branch: &str, options: &MergeOptions) -> Result<MergeResult> {
     let mut w = StoreWriter::open(db)?;
+    w.set_engine(options.expressions.clone());
     let current = w.current_branch()?;
     let message = options
         .message

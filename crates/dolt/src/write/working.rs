@@ -33,6 +33,7 @@ impl WorkingEdits {
         Overlay {
             base: w.database().source(),
             new: w.session(),
+            engine: w.database().engine(),
         }
     }
 
@@ -112,7 +113,7 @@ impl WorkingEdits {
         let schema = def.schema_chunk_with_system_indexes(&mut used, &added)?;
         let table = EditTable::create(&store, &def.name, &schema)?;
         // A CHECK the evaluator cannot run is refused now, not at the first row.
-        super::checks::RowChecks::for_schema(&table.schema)?;
+        super::checks::RowChecks::for_schema(store.engine, &def.name, &table.schema)?;
         let address = table.store(&store)?;
         let mut new_root = set_root_tables(&store, root, &[(&def.name, Some(address))])?;
         if !def.foreign_keys.is_empty() {

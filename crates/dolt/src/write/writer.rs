@@ -24,6 +24,7 @@ use super::journal_append::JournalAppender;
 use super::refs::for_each_ref;
 use crate::db::Database;
 use crate::error::{bad_chunk, DoltError, Result};
+use crate::expressions::Engine;
 
 /// An open database directory, locked for writing: the store under [`super::api::DoltWriter`]
 /// (Dolt's lock, the journal appender, the reader of what was there and the session's chunks).
@@ -75,6 +76,11 @@ impl StoreWriter {
             session: MemoryStore::new(HashProfile::Dolt),
             root,
         })
+    }
+
+    /// Installs (or removes) the SQL expression engine of the database and its edits.
+    pub(crate) fn set_engine(&mut self, engine: Engine) {
+        self.db.set_engine(engine);
     }
 
     /// The database as it was when opened (for reads of unchanged data).

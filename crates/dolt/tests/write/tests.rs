@@ -16,68 +16,7 @@ use crate::chunks::journal_record::{chunk_record, root_record};
 use crate::db::Database;
 use crate::error::DoltError;
 
-/// Environment variable naming a `dolt` binary to check our output with.
-pub(super) const DOLT_ENV: &str = "PROLLY_DOLT";
-
-pub(super) fn scenario(name: &str) -> PathBuf {
-    prollystore_test_vectors::require("dolt-write").join(name)
-}
-
-/// Copies a directory tree, making the copies writable (the vectors are read-only).
-pub(super) fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else {
-            std::fs::write(&target, std::fs::read(entry.path()).unwrap()).unwrap();
-        }
-    }
-}
-
-/// A writable copy of a vector database in a fresh temporary directory.
-pub(super) fn copy_db(db: &Path) -> (tempfile::TempDir, PathBuf) {
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("db");
-    copy_tree(db, &dir);
-    (tmp, dir)
-}
-
-/// Runs `dolt args…` in `dir` with a throwaway HOME, if `PROLLY_DOLT` is set; returns stdout.
-pub(super) fn dolt(dir: &Path, args: &[&str]) -> Option<String> {
-    dolt_as(dir, args, "Vector Bot", "bot@example.com").map(|out| String::from_utf8(out).unwrap())
-}
-
-/// Runs `dolt args…` in `dir` with a throwaway HOME whose global config names `user` and
-/// `email`, if `PROLLY_DOLT` is set; returns stdout as bytes (binary columns print raw).
-pub(super) fn dolt_as(dir: &Path, args: &[&str], user: &str, email: &str) -> Option<Vec<u8>> {
-    let bin = std::env::var_os(DOLT_ENV).filter(|v| !v.is_empty())?;
-    let home = dir.parent().unwrap().join("home");
-    std::fs::create_dir_all(home.join(".dolt")).unwrap();
-    let config = serde_json::json!({
-        "user.name": user,
-        "user.email": email,
-        "metrics.disabled": "true",
-    });
-    std::fs::write(home.join(".dolt/config_global.json"), config.to_string()).unwrap();
-    let out = Command::new(bin)
-        .args(args)
-        .current_dir(dir)
-        .env("HOME", &home)
-        .env("TZ", "UTC")
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "dolt {args:?} failed:\n{}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    Some(out.stdout)
-}
+pub(super) use super::helpers::{copy_db, copy_tree, dolt, millis, scenario, DOLT_ENV};
 
 #[test]
 fn root_and_chunk_records_are_framed_as_dolt_frames_them() {
@@ -135,20 +74,6 @@ pub(super) fn sql_meta(timestamp_secs: u64) -> WorkingSetMeta<'static> {
         description: "sql transaction",
         timestamp_secs,
     }
-}
-
-/// `2024-01-02T09:30:00Z` → Unix milliseconds.
-pub(super) fn millis(date: &str) -> i64 {
-    let n = |r: std::ops::Range<usize>| date[r].parse::<i64>().unwrap();
-    let (y, m, d) = (n(0..4), n(5..7), n(8..10));
-    // Days from civil (Howard Hinnant's algorithm).
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let doy = (153 * ((m + 9) % 12) + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    let days = era * 146_097 + doe - 719_468;
-    ((days * 24 + n(11..13)) * 60 + n(14..16)) * 60_000 + n(17..19) * 1000
 }
 
 #[test]

@@ -5,7 +5,8 @@
 use std::path::Path;
 
 use super::api::DoltWriter;
-use super::api_tests::{dolt, meta, snapshot};
+use super::helpers::column;
+use super::helpers::{dolt_user as dolt, meta, snapshot};
 use super::journal_append::JOURNAL_FILE;
 use super::table_def::TableDef;
 use super::tests::copy_db;
@@ -30,10 +31,16 @@ fn manifest(dir: &Path) -> Manifest {
 fn write_and_commit(dir: &Path, message: &str, first_id: i64) -> prollystore_format::Address {
     let mut w = DoltWriter::open(dir).unwrap();
     if !w.tables().unwrap().iter().any(|t| t == "added") {
-        w.create_table(
-            &TableDef::from_sql("CREATE TABLE added (id bigint primary key, note varchar(20))")
-                .unwrap(),
-        )
+        // CREATE TABLE added (id bigint primary key, note varchar(20))
+        w.create_table(&TableDef {
+            name: "added".into(),
+            columns: vec![
+                column("id", "bigint", false, None),
+                column("note", "varchar(20)", true, None),
+            ],
+            primary_key: vec!["id".into()],
+            ..TableDef::default()
+        })
         .unwrap();
     }
     let rows: Vec<_> = (first_id..first_id + 3)

@@ -5,7 +5,8 @@
 use std::path::Path;
 
 use super::api::DoltWriter as ApiWriter;
-use super::table_def::TableDef;
+use super::helpers::column;
+use super::table_def::{ForeignKeyAction, ForeignKeyDef, TableDef};
 use super::tests::{copy_tree, scenario, sql_meta};
 use super::tests_vc::{dolt_at, open, scratch, snapshot};
 use super::vc;
@@ -33,13 +34,45 @@ fn working_root(dir: &Path, branch: &str) -> String {
         .to_string()
 }
 
+/// The table a `UNION_*` statement creates, as `CREATE TABLE` parsing makes it.
+fn def_of(sql: &str) -> TableDef {
+    let int = |name: &str, nullable| column(name, "int", nullable, None);
+    let (name, on_delete) = match sql {
+        s if s == UNION_BASE[0] => {
+            return TableDef {
+                name: "par".into(),
+                columns: vec![int("id", false)],
+                primary_key: vec!["id".into()],
+                ..TableDef::default()
+            }
+        }
+        s if s == UNION_OTHER[0] => ("c1", ForeignKeyAction::Default),
+        s if s == UNION_MAIN[0] => ("c2", ForeignKeyAction::Cascade),
+        other => panic!("no definition for {other:?}"),
+    };
+    TableDef {
+        name: name.into(),
+        columns: vec![int("id", false), int("p", true)],
+        primary_key: vec!["id".into()],
+        foreign_keys: vec![ForeignKeyDef {
+            name: None,
+            columns: vec!["p".into()],
+            parent_table: "par".into(),
+            parent_columns: vec!["id".into()],
+            on_update: ForeignKeyAction::Default,
+            on_delete,
+        }],
+        ..TableDef::default()
+    }
+}
+
 fn create_all(dir: &Path, statements: &[&str], commit: bool) {
     let mut w = ApiWriter::open(dir).unwrap();
     for sql in statements {
-        w.create_table(&TableDef::from_sql(sql).unwrap()).unwrap();
+        w.create_table(&def_of(sql)).unwrap();
     }
     if commit {
-        w.commit(&super::api_tests::meta("step")).unwrap();
+        w.commit(&super::helpers::meta("step")).unwrap();
     } else {
         w.save(("T", "t@example.com"), 1_704_067_200).unwrap();
     }

@@ -62,6 +62,10 @@ fn check_cases(db: &Path, expected: &str) -> usize {
             committer_millis: when as u64,
         };
         let mut w = open(&dir);
+        // Merged rows' CHECKs need the expression engine.
+        w.set_engine(Some(std::sync::Arc::new(
+            super::test_engine::MySqlExpressions,
+        )));
         let outcome = w.merge(&format!("{case}_t"), &meta, choice, &ws);
         drop(w);
         if let Some((_, column)) = UNSUPPORTED.iter().find(|(c, _)| *c == case) {

@@ -184,6 +184,7 @@ pub extern "C" fn prolly_dolt_merge(
         };
         let mut options = MergeOptions::new(Signature::new(an, ae, millis));
         options.message = message.map(str::to_string);
+        options.expressions = Some(prollystore_sql::engine());
         options.on_conflict = match on_conflict {
             0 => OnConflict::Stop,
             1 => OnConflict::Ours,

@@ -13,6 +13,7 @@ use std::path::Path;
 
 use prollystore_dolt::write::{CommitMeta, DoltWriter, RowMode, TableDef};
 use prollystore_dolt::SqlValue;
+use prollystore_sql::{FromSql, SqlWriter};
 
 use super::{from_c_value, prolly_dolt_kind, prolly_dolt_value};
 use crate::args::{array, free_handle, input, input_mut, into_handle, text, Out};
@@ -53,7 +54,7 @@ pub extern "C" fn prolly_dolt_writer_open(
         let path = unsafe { text(path, "path") }?;
         // SAFETY: C caller's contract: writable or NULL.
         let out = unsafe { Out::new(out_writer, "out_writer") }?;
-        let writer = DoltWriter::open(Path::new(path))?;
+        let writer = prollystore_sql::writer(Path::new(path))?;
         out.set(into_handle(prolly_dolt_writer { writer }));
         Ok(())
     })

@@ -3,13 +3,14 @@
 //! and (with `PROLLY_DOLT` naming a `dolt` binary) the same statements run by Dolt giving the
 //! same commit, rows and errors.
 
-use super::api::{DoltWriter, RowMode};
 use super::api_tests::{differential, dolt, fresh_dolt_db, meta, snapshot};
-use super::table_def::TableDef;
-use super::tests::{copy_tree, scenario};
-use crate::db::{Database, State};
-use crate::sql_value::SqlValue;
-use crate::table_reader::KeyRange;
+use super::helpers::{copy_tree, scenario};
+use prollystore_dolt::db::State;
+use prollystore_dolt::sql_value::SqlValue;
+use prollystore_dolt::table_reader::KeyRange;
+use prollystore_dolt::write::TableDef;
+use prollystore_dolt::write::{DoltWriter, RowMode};
+use prollystore_sql::FromSql;
 
 /// One step: a `CREATE TABLE`, or rows given to the API in a mode; `sql` is the statement
 /// Dolt runs for it.
@@ -32,7 +33,7 @@ impl Op {
         }
     }
 
-    pub(super) fn apply(&self, w: &mut DoltWriter) -> crate::Result<()> {
+    pub(super) fn apply(&self, w: &mut DoltWriter) -> prollystore_dolt::Result<()> {
         match *self {
             Op::Create(sql) => w.create_table(&TableDef::from_sql(sql)?),
             Op::Rows {
@@ -420,7 +421,7 @@ fn show(v: &Option<SqlValue>) -> String {
 /// The committed rows of `table` as text, in key order, after checking that every
 /// secondary index holds exactly these rows.
 pub(super) fn committed_rows(dir: &std::path::Path, table: &str) -> Vec<String> {
-    let db = Database::open(dir).unwrap();
+    let db = prollystore_sql::open(dir).unwrap();
     let t = db.table_at("main", State::Committed, table).unwrap();
     let line = |r: Vec<Option<SqlValue>>| r.iter().map(show).collect::<Vec<_>>().join(",");
     let all: Vec<String> = t.rows(&db).unwrap().map(|r| line(r.unwrap())).collect();
@@ -445,7 +446,7 @@ pub(super) fn ours_committed(ops: &[Op]) -> (tempfile::TempDir, std::path::PathB
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("db");
     copy_tree(&scenario("basic/before"), &dir);
-    let mut w = DoltWriter::open(&dir).unwrap();
+    let mut w = prollystore_sql::writer(&dir).unwrap();
     for op in ops {
         op.apply(&mut w)
             .unwrap_or_else(|e| panic!("{}: {e}", op.sql()));
@@ -599,7 +600,7 @@ fn cascades_stop_at_the_depth_dolt_stops_at() {
         let dir = tmp.path().join("db");
         copy_tree(&scenario("basic/before"), &dir);
         let (sql, rows) = chain(n);
-        let mut w = DoltWriter::open(&dir).unwrap();
+        let mut w = prollystore_sql::writer(&dir).unwrap();
         w.create_table(&TableDef::from_sql(&sql[0]).unwrap())
             .unwrap();
         w.insert("t", &["id", "up"], &rows).unwrap();
@@ -670,7 +671,7 @@ fn cascades_stop_at_the_depth_dolt_stops_at() {
     for (levels, ok) in [(14, true), (15, false)] {
         let mut ops = table_chain(levels);
         let (_tmp, dir) = ours_committed(&ops);
-        let mut w = DoltWriter::open(&dir).unwrap();
+        let mut w = prollystore_sql::writer(&dir).unwrap();
         let done = w.delete("t0", &[vec![SqlValue::Int(1)]]);
         assert_eq!(done.is_ok(), ok, "{levels} levels: {done:?}");
         drop(w);
@@ -756,7 +757,7 @@ fn refused_cascades_write_nothing() {
     ];
     let (_tmp, dir) = ours_committed(setup);
     let before = snapshot(&dir);
-    let mut w = DoltWriter::open(&dir).unwrap();
+    let mut w = prollystore_sql::writer(&dir).unwrap();
     let refused: &[(Op, &str, &str)] = &[
         // A RESTRICT key refuses a referenced value's delete though another parent row
         // holds the same value.
@@ -859,7 +860,7 @@ fn set_default_is_refused_as_dolt_refuses_it() {
     let setup = [Op::Create("CREATE TABLE p (id INT PRIMARY KEY)")];
     let (_tmp, dir) = ours_committed(&setup);
     let before = snapshot(&dir);
-    let mut w = DoltWriter::open(&dir).unwrap();
+    let mut w = prollystore_sql::writer(&dir).unwrap();
     for sql in statements {
         let e = Op::Create(sql).apply(&mut w).unwrap_err().to_string();
         assert!(e.contains("\"SET DEFAULT\" is not supported"), "{sql}: {e}");
@@ -890,76 +891,4 @@ fn set_default_is_refused_as_dolt_refuses_it() {
     }
     let tables = dolt(&dolt_dir, &["sql", "-r", "csv", "-q", "SHOW TABLES"]).unwrap();
     assert_eq!(tables.lines().skip(1).collect::<Vec<_>>(), ["p"]);
-}
-
-/// A key stored with ON DELETE SET DEFAULT (code 5; Dolt's MySQL dialect never writes one,
-/// so the collection is rewritten here): a delete it would act on is refused, naming the
-/// key, and nothing is written (it is not taken for RESTRICT). Dolt 2.3.1, given the same
-/// database, sets the child's column to its default.
-#[test]
-fn a_stored_set_default_key_is_refused() {
-    use super::branches::working_set_ref;
-    use super::foreign_keys::{decode_collection, encode_collection};
-    use prollystore_format::message::objects::RootValueFields;
-    use prollystore_format::Address;
-
-    let setup = [
-        Op::Create("CREATE TABLE p (id INT PRIMARY KEY)"),
-        Op::Create("CREATE TABLE c (id INT PRIMARY KEY, p INT DEFAULT 2, CONSTRAINT k FOREIGN KEY (p) REFERENCES p(id) ON DELETE CASCADE)"),
-        rows(
-            "INSERT INTO p VALUES (1),(2)",
-            Insert,
-            "p",
-            &["id"],
-            &[&[Some("1")], &[Some("2")]],
-        ),
-        rows(
-            "INSERT INTO c VALUES (1,1)",
-            Insert,
-            "c",
-            &["id", "p"],
-            &[&[Some("1"), Some("1")]],
-        ),
-    ];
-    let (_tmp, dir) = ours_committed(&setup);
-    {
-        let mut w = super::writer::StoreWriter::open(&dir).unwrap();
-        let root = w.commit_root(w.head_of("main").unwrap()).unwrap();
-        let chunk = w.chunk(&root).unwrap();
-        let mut r = RootValueFields::decode(&chunk).unwrap();
-        let at = Address(r.foreign_key_addr);
-        let mut keys = decode_collection(&w.chunk(&at).unwrap(), at).unwrap();
-        keys[0].on_delete = 5;
-        let fk = w.put(&encode_collection(&keys).unwrap()).unwrap();
-        r.foreign_key_addr = fk.0;
-        let new_root = w.put(&r.encode().unwrap()).unwrap();
-        let ws = w
-            .put_working_set(new_root, &super::tests::sql_meta(1_710_000_000))
-            .unwrap();
-        w.update_datasets(&[(&working_set_ref("main"), Some(ws))], 1_710_000_000)
-            .unwrap();
-    }
-    // Dolt's engine does act on such a key: the child row takes the column's default.
-    // Not done here (refused instead), so the difference is checked, not hidden.
-    let theirs = _tmp.path().join("theirs");
-    copy_tree(&dir, &theirs);
-    if dolt(&theirs, &["sql", "-q", "DELETE FROM p WHERE id = 1"]).is_some() {
-        let c = dolt(&theirs, &["sql", "-r", "csv", "-q", "SELECT * FROM c"]).unwrap();
-        assert_eq!(c, "id,p\n1,2\n", "Dolt's rows after the delete");
-    }
-    let before = snapshot(&dir);
-    let mut w = DoltWriter::open(&dir).unwrap();
-    let e = rows(
-        "DELETE FROM p WHERE id = 1",
-        Delete,
-        "p",
-        &["id"],
-        &[&[Some("1")]],
-    )
-    .apply(&mut w)
-    .unwrap_err()
-    .to_string();
-    assert!(e.contains("\"k\"") && e.contains("SET DEFAULT"), "{e}");
-    drop(w);
-    assert!(snapshot(&dir) == before, "a refused delete wrote something");
 }

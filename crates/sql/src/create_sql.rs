@@ -15,10 +15,10 @@ use sqlparser::keywords::Keyword;
 use sqlparser::parser::Parser;
 use sqlparser::tokenizer::Token;
 
-use super::table_def::{
+use prollystore_dolt::write::{
     CheckDef, ColumnDef, ForeignKeyAction, ForeignKeyDef, GeneratedDef, IndexDef, TableDef,
 };
-use crate::error::{DoltError, Result};
+use prollystore_dolt::{DoltError, Result};
 
 fn unsupported(what: impl std::fmt::Display) -> DoltError {
     DoltError::Unsupported(format!("CREATE TABLE: {what}"))
@@ -291,7 +291,7 @@ fn bool_literal(e: &Expr) -> Option<bool> {
 /// as numbers, `NULL`; `NOW()`, `CURRENT_TIMESTAMP` and synonyms as `CURRENT_TIMESTAMP` (with
 /// a precision when one is given); `(expr)` as the expression in Dolt's CHECK spelling inside
 /// parentheses (`(id + 3)` → `((`id` + 3))`), so forms whose spelling is not known are errors.
-pub(super) fn default_text(expr: &Expr, printed: &str) -> Result<String> {
+pub(crate) fn default_text(expr: &Expr, printed: &str) -> Result<String> {
     let inner = match expr {
         Expr::Nested(inner) => inner.as_ref(),
         other => other,
@@ -473,22 +473,20 @@ fn foreign_key(fk: &sqlparser::ast::ForeignKeyConstraint) -> Result<ForeignKeyDe
     })
 }
 
-impl TableDef {
-    /// Parses one `CREATE TABLE` statement. Column tags are left for the writer to derive as
-    /// Dolt does.
-    pub fn from_sql(sql: &str) -> Result<TableDef> {
-        let statements = Parser::parse_sql(&MySqlDialect {}, sql)
-            .map_err(|e| unsupported(format!("cannot parse: {e}")))?;
-        let [Statement::CreateTable(ct)] = statements.as_slice() else {
-            return Err(unsupported("expected exactly one CREATE TABLE statement"));
-        };
-        from_create(ct)
-    }
+/// Parses one `CREATE TABLE` statement. Column tags are left for the writer to derive as
+/// Dolt does. (`TableDef::from_sql` with [`crate::FromSql`] in scope.)
+pub fn table_def(sql: &str) -> Result<TableDef> {
+    let statements = Parser::parse_sql(&MySqlDialect {}, sql)
+        .map_err(|e| unsupported(format!("cannot parse: {e}")))?;
+    let [Statement::CreateTable(ct)] = statements.as_slice() else {
+        return Err(unsupported("expected exactly one CREATE TABLE statement"));
+    };
+    from_create(ct)
 }
 
 /// Adds column `c` to `def` (its inline PRIMARY KEY and UNIQUE become the table's key and
 /// indexes). `ALTER TABLE` parses its column definitions through this too.
-pub(super) fn column_into(def: &mut TableDef, c: &sqlparser::ast::ColumnDef) -> Result<()> {
+pub(crate) fn column_into(def: &mut TableDef, c: &sqlparser::ast::ColumnDef) -> Result<()> {
     let mut col = ColumnDef {
         name: c.name.value.clone(),
         sql_type: printed_type(&c.data_type.to_string()),
@@ -566,7 +564,7 @@ pub(super) fn column_into(def: &mut TableDef, c: &sqlparser::ast::ColumnDef) -> 
 
 /// Adds table constraint `k` (PRIMARY KEY, UNIQUE, INDEX, CHECK, FOREIGN KEY, SPATIAL) to
 /// `def`. `ALTER TABLE … ADD` parses its constraints through this too.
-pub(super) fn constraint_into(def: &mut TableDef, k: &TableConstraint) -> Result<()> {
+pub(crate) fn constraint_into(def: &mut TableDef, k: &TableConstraint) -> Result<()> {
     match k {
         TableConstraint::PrimaryKey(pk) => {
             let (columns, prefixes) = index_columns(&pk.columns)?;
@@ -725,6 +723,7 @@ mod tests {
     use std::collections::HashSet;
 
     use super::*;
+    use crate::FromSql;
 
     #[test]
     fn printed_types() {
@@ -739,33 +738,6 @@ mod tests {
         assert_eq!(printed_type("TIME(6)"), "time(6)");
         assert_eq!(printed_type("BIGINT UNSIGNED"), "bigint unsigned");
         assert_eq!(printed_type("MEDIUMBLOB"), "mediumblob");
-    }
-
-    /// Every `create_table` op of the scenarios: its SQL, parsed here, gives the schema Dolt
-    /// made (the one the op's parsed fields give, which hash as Dolt's in the ops tests), tags
-    /// derived as Dolt derives them.
-    #[test]
-    fn scenario_sql_gives_dolts_schemas() {
-        let dir = prollystore_test_vectors::require("dolt-write");
-        let mut checked = 0;
-        for name in ["basic", "branches", "types"] {
-            let ops = std::fs::read_to_string(dir.join(name).join("ops.jsonl")).unwrap();
-            let mut used_sql = HashSet::new();
-            let mut used_ops = HashSet::new();
-            for line in ops.lines() {
-                let op: serde_json::Value = serde_json::from_str(line).unwrap();
-                if op["op"] != "create_table" {
-                    continue;
-                }
-                let ours = TableDef::from_sql(op["sql"].as_str().unwrap()).unwrap();
-                let theirs = super::super::ops::table_def_of(&op).unwrap();
-                let a = ours.schema_chunk(&mut used_sql).unwrap();
-                let b = theirs.schema_chunk(&mut used_ops).unwrap();
-                assert!(a == b, "{name} {}:\n{ours:#?}\n{theirs:#?}", ours.name);
-                checked += 1;
-            }
-        }
-        assert_eq!(checked, 13);
     }
 
     /// Expression defaults as Dolt stored them (read back from the schema chunk Dolt wrote
@@ -953,13 +925,15 @@ mod tests {
             ]
         );
         assert!(!def.columns[2].nullable);
-        let r = def.resolve(&mut HashSet::new()).unwrap();
-        assert_eq!(r.type_texts[2], "point SRID 4326");
-        assert!(r
-            .encodings
+        let chunk = def.schema_chunk(&mut HashSet::new()).unwrap();
+        let stored =
+            prollystore_dolt::Schema::decode(&chunk, prollystore_format::Address::ZERO).unwrap();
+        assert_eq!(stored.columns[2].sql_type_text, "point SRID 4326");
+        assert!(stored
+            .columns
             .iter()
             .skip(1)
-            .all(|&e| e == prollystore_format::Encoding::GeomAdaptive));
+            .all(|c| c.encoding == prollystore_format::Encoding::GeomAdaptive));
         for (sql, what) in [
             (
                 "CREATE TABLE g (id INT PRIMARY KEY, p POINT, SPATIAL INDEX (p))",
@@ -993,7 +967,7 @@ mod tests {
             ),
         ] {
             let err = TableDef::from_sql(sql)
-                .and_then(|d| d.resolve(&mut HashSet::new()).map(|_| ()))
+                .and_then(|d| d.schema_chunk(&mut HashSet::new()).map(|_| ()))
                 .unwrap_err();
             assert!(err.to_string().contains(what), "{sql}: {err}");
         }

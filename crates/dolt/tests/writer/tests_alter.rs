@@ -5,13 +5,13 @@
 //! the test runs Dolt and compares live. Bad statements are refused with the name they got
 //! wrong and leave the database's files as they were.
 
+use prollystore_sql::{FromSql, SqlWriter};
 use std::path::Path;
 
-use super::api::{CommitMeta, DoltWriter, RowMode};
 use super::api_tests::{dolt_dated, snapshot};
-use super::table_def::TableDef;
-use super::tests::{copy_tree, dolt, scenario, DOLT_ENV};
-use crate::db::Database;
+use super::helpers::{copy_tree, dolt, scenario, DOLT_ENV};
+use prollystore_dolt::write::TableDef;
+use prollystore_dolt::write::{CommitMeta, DoltWriter, RowMode};
 
 const DATE: &str = "2024-01-01T00:00:00";
 
@@ -57,7 +57,7 @@ fn before(dir: &Path) {
 
 fn ours(dir: &Path) -> String {
     before(dir);
-    let mut w = DoltWriter::open(dir).unwrap();
+    let mut w = prollystore_sql::writer(dir).unwrap();
     w.create_table(&TableDef::from_sql(CREATE).unwrap())
         .unwrap();
     w.create_table(&TableDef::from_sql(KEYLESS).unwrap())
@@ -127,7 +127,7 @@ fn dolt_commit_of(theirs: &Path, statements: &[&str]) -> String {
         ],
         DATE,
     );
-    let db = Database::open(theirs).unwrap();
+    let db = prollystore_sql::open(theirs).unwrap();
     db.branch_head("main").unwrap().to_string()
 }
 
@@ -138,7 +138,7 @@ fn bad_alter_statements_change_nothing() {
     let dir = tmp.path().join("db");
     before(&dir);
     {
-        let mut w = DoltWriter::open(&dir).unwrap();
+        let mut w = prollystore_sql::writer(&dir).unwrap();
         w.create_table(&TableDef::from_sql(CREATE).unwrap())
             .unwrap();
         w.apply_text(
@@ -174,7 +174,7 @@ fn bad_alter_statements_change_nothing() {
         ),
     ];
     for (sql, named) in cases {
-        let mut w = DoltWriter::open(&dir).unwrap();
+        let mut w = prollystore_sql::writer(&dir).unwrap();
         let err = w
             .alter(sql)
             .err()
@@ -233,7 +233,7 @@ const DOLT_FK_COMMIT: &str = "he1iodbl6cohljpoo4mg5a36ekkl669e";
 
 fn ours_fk(dir: &Path) -> String {
     before(dir);
-    let mut w = DoltWriter::open(dir).unwrap();
+    let mut w = prollystore_sql::writer(dir).unwrap();
     fk_tables(&mut w);
     for sql in FK_ALTERS {
         w.alter(sql).unwrap_or_else(|e| panic!("{sql}: {e}"));
@@ -313,7 +313,7 @@ fn bad_foreign_key_and_narrowing_alters_change_nothing() {
         ("ALTER TABLE c MODIFY COLUMN n INT", "n"),
     ];
     for (sql, named) in cases {
-        let mut w = DoltWriter::open(&dir).unwrap();
+        let mut w = prollystore_sql::writer(&dir).unwrap();
         let err = w
             .alter(sql)
             .err()
@@ -328,7 +328,7 @@ fn bad_foreign_key_and_narrowing_alters_change_nothing() {
 /// FK_TABLES and FK_ROWS with the key `c_ibfk_1` (c.pid → p.id), committed.
 fn ours_fk_base(dir: &Path) {
     before(dir);
-    let mut w = DoltWriter::open(dir).unwrap();
+    let mut w = prollystore_sql::writer(dir).unwrap();
     fk_tables(&mut w);
     w.alter("ALTER TABLE c ADD FOREIGN KEY (pid) REFERENCES p(id)")
         .unwrap();

@@ -8,14 +8,15 @@
 //! refuses as JSON is refused on every path, naming the row and column, with every byte of
 //! the database as it was.
 
+use prollystore_sql::FromSql;
 use std::borrow::Cow;
 
-use super::api::{DoltWriter, RowMode};
 use super::api_tests::{differential, dolt, meta, snapshot};
-use super::table_def::TableDef;
-use super::tests::{copy_db, scenario};
-use crate::db::{Database, State};
-use crate::sql_value::SqlValue;
+use super::helpers::{copy_db, scenario};
+use prollystore_dolt::db::State;
+use prollystore_dolt::sql_value::SqlValue;
+use prollystore_dolt::write::TableDef;
+use prollystore_dolt::write::{DoltWriter, RowMode};
 use prollystore_format::HashProfile;
 
 /// The tables the paths fill, all of one schema.
@@ -182,7 +183,7 @@ fn ours(w: &mut DoltWriter, docs: &[String]) {
 
 /// Each table's name and the address of its row map.
 fn row_maps(dir: &std::path::Path, state: State) -> Vec<(String, String)> {
-    let db = Database::open(dir).unwrap();
+    let db = prollystore_sql::open(dir).unwrap();
     let root = db.root_at("main", state).unwrap();
     root.tables
         .iter()
@@ -225,7 +226,7 @@ fn json_as_dolt_stores_it() {
 fn json_tables_hash_as_dolts() {
     let docs = corpus();
     let (_tmp, dir) = copy_db(&scenario("basic/before"));
-    let mut w = DoltWriter::open(&dir).unwrap();
+    let mut w = prollystore_sql::writer(&dir).unwrap();
     ours(&mut w, &docs);
     w.commit(&meta("json")).unwrap();
     drop(w);
@@ -242,7 +243,7 @@ fn json_tables_hash_as_dolts() {
 fn text_dolt_refuses_as_json_is_refused_on_every_path() {
     let (_tmp, dir) = copy_db(&scenario("basic/before"));
     {
-        let mut w = DoltWriter::open(&dir).unwrap();
+        let mut w = prollystore_sql::writer(&dir).unwrap();
         w.create_table(&TableDef::from_sql(&create("j")).unwrap())
             .unwrap();
         w.insert("j", &["id", "js"], &[vec![id(0), None]]).unwrap();
@@ -250,8 +251,8 @@ fn text_dolt_refuses_as_json_is_refused_on_every_path() {
     }
     let before = snapshot(&dir);
     for bad in BAD {
-        let mut w = DoltWriter::open(&dir).unwrap();
-        let named = |e: crate::error::DoltError, row: usize| {
+        let mut w = prollystore_sql::writer(&dir).unwrap();
+        let named = |e: prollystore_dolt::error::DoltError, row: usize| {
             let e = e.to_string();
             assert!(
                 e.contains("\"js\"") && e.contains(&format!("row {row}")),

@@ -1,6 +1,8 @@
-//! VIRTUAL generated columns: their expressions, parsed once per table from the schema text
-//! (MySQL dialect), and evaluated per row over the row's stored values with MySQL's type and
-//! NULL rules, the result converted to the column's declared type as Dolt shows it.
+//! The MySQL expression engine ([`MySqlExpressions`], `prollystore-dolt`'s
+//! [`Expressions`]): VIRTUAL and STORED generated columns, expression defaults and CHECK
+//! constraints, their expressions parsed once per table from the schema text (MySQL dialect)
+//! and evaluated per row over the row's values with MySQL's type and NULL rules, the result
+//! converted to the column's declared type as Dolt shows it.
 //!
 //! Covered: column references, literals, arithmetic (`+ - * / DIV %`, unary minus),
 //! comparisons (`= <> != < <= > >= <=>`, `[NOT] IN (list)`, `[NOT] BETWEEN`, `[NOT] LIKE`;
@@ -22,9 +24,10 @@ use sqlparser::parser::Parser;
 
 use prollystore_format::collation::Collation;
 
-use crate::error::{DoltError, Result};
-use crate::schema::{Column, Schema, SqlType};
-use crate::sql_value::SqlValue;
+use prollystore_dolt::key_encode::{decimal_parts, parse_value};
+use prollystore_dolt::{
+    Column, Expression, ExpressionKind, Expressions, Result, Schema, SqlType, SqlValue,
+};
 
 /// Digits MySQL adds to the scale of a division's result (`div_precision_increment`).
 const DIV_SCALE_INCREMENT: u32 = 4;
@@ -128,70 +131,69 @@ enum Node {
     NullIf(Box<Node>, Box<Node>, Option<Collation>),
 }
 
-/// One virtual column: where its value goes in the row, its type, and its expression.
-#[derive(Clone, Debug)]
-struct Virtual {
-    position: usize,
-    column: Column,
-    expr: Node,
+/// MySQL's expression rules as Dolt applies them: the engine that `prollystore-dolt` asks to
+/// compile a table's generated columns, expression defaults and CHECK constraints.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct MySqlExpressions;
+
+impl Expressions for MySqlExpressions {
+    fn compile(
+        &self,
+        schema: &Schema,
+        text: &str,
+        kind: ExpressionKind,
+    ) -> std::result::Result<Box<dyn Expression>, String> {
+        let scope = Scope::visible(schema).map_err(|e| e.to_string())?;
+        let expr = match kind {
+            ExpressionKind::Computed => compile_default(text, &scope)?,
+            ExpressionKind::Virtual | ExpressionKind::Check => {
+                DefaultExpr::Expr(compile(&parse(text)?, &scope)?)
+            }
+        };
+        Ok(Box::new(Compiled { kind, expr }))
+    }
 }
 
-/// The VIRTUAL generated columns of one table, ready to fill in rows of its visible columns.
-#[derive(Clone, Debug)]
-pub struct VirtualColumns {
-    columns: Vec<Virtual>,
+/// Parses one expression (MySQL dialect).
+fn parse(text: &str) -> R<Ast> {
+    Parser::new(&MySqlDialect {})
+        .try_with_sql(text)
+        .and_then(|mut p| p.parse_expr())
+        .map_err(|e| e.to_string())
 }
 
-impl VirtualColumns {
-    /// Parses the expressions of `schema`'s visible VIRTUAL columns (`None` if it has none).
-    /// Row positions are positions among [`Schema::visible_columns`].
-    pub fn for_schema(schema: &Schema) -> Result<Option<VirtualColumns>> {
-        let visible = schema.visible_columns();
-        let scope = Scope::visible(schema)?;
-        let mut columns = Vec::new();
-        for (position, &i) in visible.iter().enumerate() {
-            let Some(col) = schema.columns.get(i).filter(|c| c.virtual_) else {
-                continue;
-            };
-            let text = col.default_value.as_deref().unwrap_or("");
-            let fail = |why: String| {
-                DoltError::Unsupported(format!(
-                    "virtual generated column {:?} = {text}: {why}",
-                    col.name
-                ))
-            };
-            let ast = Parser::new(&MySqlDialect {})
-                .try_with_sql(text)
-                .and_then(|mut p| p.parse_expr())
-                .map_err(|e| fail(e.to_string()))?;
-            let expr = compile(&ast, &scope).map_err(fail)?;
-            columns.push(Virtual {
-                position,
-                column: col.clone(),
-                expr,
-            });
+/// A compiled expression and what it is for.
+#[derive(Clone, Debug)]
+struct Compiled {
+    kind: ExpressionKind,
+    expr: DefaultExpr,
+}
+
+impl Expression for Compiled {
+    fn value(&self, row: &[Option<SqlValue>], column: &Column) -> R<Option<SqlValue>> {
+        let v = match &self.expr {
+            DefaultExpr::Now => Val::Text(now_text(column)),
+            DefaultExpr::Expr(node) => eval(node, row)?,
+        };
+        if self.kind != ExpressionKind::Computed {
+            return to_column_type(v, column);
         }
-        Ok((!columns.is_empty()).then_some(VirtualColumns { columns }))
+        if v == Val::Null {
+            return Ok(None);
+        }
+        // Numbers, text and JSON convert as for VIRTUAL columns (MySQL's rounding and range
+        // checks); temporal columns read the result's text as a value of the column.
+        match to_column_type(v.clone(), column) {
+            Ok(shown) => Ok(shown),
+            Err(_) => parse_value(column, &text_of(&v)).map(Some),
+        }
     }
 
-    /// Computes every virtual column of `row` (values of the visible columns; the virtual ones'
-    /// slots are overwritten), in column order so later ones may use earlier ones.
-    pub fn fill(&self, row: &mut [Option<SqlValue>]) -> Result<()> {
-        for v in &self.columns {
-            let fail = |why: String| {
-                DoltError::Unsupported(format!(
-                    "virtual generated column {:?} = {}: {why}",
-                    v.column.name,
-                    v.column.default_value.as_deref().unwrap_or("")
-                ))
-            };
-            let value = eval(&v.expr, row).map_err(fail)?;
-            let shown = to_column_type(value, &v.column).map_err(fail)?;
-            if let Some(slot) = row.get_mut(v.position) {
-                *slot = shown;
-            }
+    fn truth(&self, row: &[Option<SqlValue>]) -> R<Option<bool>> {
+        match &self.expr {
+            DefaultExpr::Now => Err("a time function has no truth".into()),
+            DefaultExpr::Expr(node) => Ok(truth(&eval(node, row)?)),
         }
-        Ok(())
     }
 }
 
@@ -823,7 +825,7 @@ fn from_sql(v: &SqlValue) -> R<Val> {
 // Numbers.
 
 fn parse_decimal(s: &str) -> Option<Val> {
-    let (neg, digits, exponent) = crate::key_encode::decimal_parts(s).ok()?;
+    let (neg, digits, exponent) = decimal_parts(s).ok()?;
     let mut m: i128 = 0;
     for b in digits.bytes() {
         m = m.checked_mul(10)?.checked_add(i128::from(b - b'0'))?;
@@ -1402,15 +1404,6 @@ fn to_column_type(v: Val, col: &Column) -> R<Option<SqlValue>> {
 // ---------------------------------------------------------------------------------------------
 // Column defaults written as expressions, with the same expression forms.
 
-/// Whether a column default as Dolt stores it (`'abc'`, `42`, `NULL`, `(expr)`,
-/// `current_timestamp`) is an expression rather than a literal.
-pub(crate) fn is_expression_default(text: &str) -> bool {
-    let t = text.trim();
-    !t.eq_ignore_ascii_case("null")
-        && !t.starts_with('\'')
-        && (t.starts_with('(') || t.chars().any(|c| c.is_ascii_alphabetic()))
-}
-
 /// What an expression default or a STORED generated column gives for one row.
 #[derive(Clone, Debug)]
 enum DefaultExpr {
@@ -1419,105 +1412,6 @@ enum DefaultExpr {
     Now,
     /// An expression of the row's visible columns.
     Expr(Node),
-}
-
-/// A table's computed columns for written rows, compiled once: expression defaults
-/// (`DEFAULT (expr)`, `DEFAULT CURRENT_TIMESTAMP`) and STORED generated columns. Rows are values
-/// of the visible columns.
-#[derive(Clone, Debug)]
-pub(crate) struct DefaultExprs {
-    /// Per schema column: its compiled expression, or why it cannot be computed.
-    columns: Vec<Option<std::result::Result<DefaultExpr, String>>>,
-    /// The VIRTUAL generated columns, which STORED ones may use (or why they cannot be
-    /// computed).
-    virtuals: std::result::Result<Option<VirtualColumns>, String>,
-}
-
-impl DefaultExprs {
-    /// Compiles `schema`'s expression defaults and STORED generated columns (`None` when it has
-    /// neither). A form the evaluator lacks is kept as its reason, reported only when a row
-    /// needs that column.
-    pub(crate) fn for_schema(schema: &Schema) -> Option<DefaultExprs> {
-        let scope = Scope::visible(schema);
-        let mut any = false;
-        let columns = schema
-            .columns
-            .iter()
-            .map(|c| {
-                let text = c.default_value.as_deref().filter(|d| !d.is_empty())?;
-                let computed = if c.generated {
-                    !c.virtual_
-                } else {
-                    is_expression_default(text)
-                };
-                if !computed {
-                    return None;
-                }
-                any = true;
-                Some(match &scope {
-                    Ok(scope) => compile_default(text, scope),
-                    Err(e) => Err(e.to_string()),
-                })
-            })
-            .collect();
-        any.then(|| DefaultExprs {
-            columns,
-            virtuals: VirtualColumns::for_schema(schema).map_err(|e| e.to_string()),
-        })
-    }
-
-    /// Computes the VIRTUAL generated columns of `row` (values of the visible columns), for
-    /// expressions that use them.
-    pub(crate) fn fill_virtuals(
-        &self,
-        row: &mut [Option<SqlValue>],
-    ) -> std::result::Result<(), String> {
-        match &self.virtuals {
-            Ok(Some(v)) => v.fill(row).map_err(|e| e.to_string()),
-            Ok(None) => Ok(()),
-            Err(why) => Err(why.clone()),
-        }
-    }
-
-    /// Whether schema column `column` is computed here.
-    pub(crate) fn has(&self, column: usize) -> bool {
-        matches!(self.columns.get(column), Some(Some(_)))
-    }
-
-    /// Column `column`'s value (at schema position `position`) for a row whose visible values
-    /// are `row` (`None`: NULL); an error says why it cannot be computed.
-    pub(crate) fn value(
-        &self,
-        column: &Column,
-        position: usize,
-        row: &[Option<SqlValue>],
-    ) -> std::result::Result<Option<SqlValue>, String> {
-        let text = column.default_value.as_deref().unwrap_or("");
-        let what = if column.generated {
-            "generated column"
-        } else {
-            "default"
-        };
-        let v = match self.columns.get(position) {
-            Some(Some(Ok(DefaultExpr::Now))) => Val::Text(now_text(column)),
-            Some(Some(Ok(DefaultExpr::Expr(node)))) => {
-                eval(node, row).map_err(|why| format!("{what} {text}: {why}"))?
-            }
-            Some(Some(Err(why))) => return Err(format!("{what} expression {text}: {why}")),
-            _ => return Err(format!("column {:?} is not computed", column.name)),
-        };
-        if v == Val::Null {
-            return Ok(None);
-        }
-        // Numbers, text and JSON convert as for VIRTUAL columns (MySQL's rounding and range
-        // checks); temporal columns read the result's text as a value of the column.
-        match to_column_type(v.clone(), column) {
-            Ok(shown) => Ok(shown),
-            Err(_) => crate::key_encode::parse_value(column, &text_of(&v))
-                .map(Some)
-                .map_err(|why| format!("{what} {text}: {why}")),
-        }
-    }
 }
 
 fn compile_default(text: &str, scope: &Scope) -> std::result::Result<DefaultExpr, String> {
@@ -1533,11 +1427,7 @@ fn compile_default(text: &str, scope: &Scope) -> std::result::Result<DefaultExpr
     {
         return Ok(DefaultExpr::Now);
     }
-    let ast = Parser::new(&MySqlDialect {})
-        .try_with_sql(text)
-        .and_then(|mut p| p.parse_expr())
-        .map_err(|e| e.to_string())?;
-    compile(&ast, scope).map(DefaultExpr::Expr)
+    compile(&parse(text)?, scope).map(DefaultExpr::Expr)
 }
 
 /// The current UTC time as `dolt sql` prints a value of `column`'s type.
@@ -1794,7 +1684,7 @@ mod tests {
         Column {
             name: "c".into(),
             sql_type_text: ty.into(),
-            sql_type: crate::schema::SqlType::parse(ty),
+            sql_type: SqlType::parse(ty),
             encoding: prollystore_format::Encoding::Int64,
             tag: 0,
             primary_key: false,
@@ -1886,51 +1776,4 @@ mod tests {
         "ifnull",
         "if",
     ];
-}
-
-// ---------------------------------------------------------------------------------------------
-// CHECK constraints, with the same expression forms.
-
-/// A table's enforced CHECK constraints, compiled once: a row violates one when its
-/// expression is FALSE (NULL passes, as in MySQL). Rows are values of the visible columns.
-#[derive(Clone, Debug)]
-pub(crate) struct CheckExprs {
-    checks: Vec<(String, String, Node)>,
-}
-
-impl CheckExprs {
-    /// Compiles `schema`'s enforced checks (`None` if it has none); an expression form the
-    /// evaluator does not cover is an error naming the check.
-    pub(crate) fn for_schema(schema: &Schema) -> Result<Option<CheckExprs>> {
-        let scope = Scope::visible(schema)?;
-        let mut checks = Vec::new();
-        for (name, text, enforced) in &schema.checks {
-            if !enforced {
-                continue;
-            }
-            let fail = |why: String| {
-                DoltError::Unsupported(format!("CHECK constraint {name:?} ({text}): {why}"))
-            };
-            let ast = Parser::new(&MySqlDialect {})
-                .try_with_sql(text)
-                .and_then(|mut p| p.parse_expr())
-                .map_err(|e| fail(e.to_string()))?;
-            let expr = compile(&ast, &scope).map_err(fail)?;
-            checks.push((name.clone(), text.clone(), expr));
-        }
-        Ok((!checks.is_empty()).then_some(CheckExprs { checks }))
-    }
-
-    /// The name and text of the first check `row` makes FALSE, if any.
-    pub(crate) fn violated(&self, row: &[Option<SqlValue>]) -> Result<Option<(&str, &str)>> {
-        for (name, text, expr) in &self.checks {
-            let v = eval(expr, row).map_err(|why| {
-                DoltError::Unsupported(format!("CHECK constraint {name:?} ({text}): {why}"))
-            })?;
-            if truth(&v) == Some(false) {
-                return Ok(Some((name, text)));
-            }
-        }
-        Ok(None)
-    }
 }

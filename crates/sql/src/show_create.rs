@@ -1,13 +1,9 @@
 //! `SHOW CREATE TABLE` text as Dolt prints it (`dolt schema show`), from a table's schema, its
 //! AUTO_INCREMENT value and the root value's foreign keys.
 
-use prollystore_format::message::generated::serial;
-
-use crate::db::{Database, RootValue, Table};
-use crate::error::{DoltError, Result};
-use crate::message::fb_root;
-use crate::schema::{Column, Schema, SqlType};
+use prollystore_dolt::{Column, Database, DoltError, Result, RootValue, Schema, SqlType, Table};
 use prollystore_format::collation::{Collation, CollationError};
+use prollystore_format::message::objects::ForeignKeyCollectionFields;
 
 fn quote_ident(name: &str) -> String {
     format!("`{}`", name.replace('`', "``"))
@@ -41,34 +37,31 @@ fn foreign_keys(db: &Database, root: &RootValue, table: &Table) -> Result<Vec<Fo
         return Ok(Vec::new());
     }
     let chunk = db.source().chunk(&root.foreign_keys)?;
-    let coll = fb_root::<serial::ForeignKeyCollection>(&chunk, b"DFKC", root.foreign_keys)?;
+    let coll = ForeignKeyCollectionFields::decode(&chunk).map_err(|e| DoltError::BadChunk {
+        address: root.foreign_keys,
+        reason: format!("foreign key collection: {e}"),
+    })?;
     let mut out = Vec::new();
-    for fk in coll.foreign_keys().iter().flatten() {
-        if fk.child_table_name() != Some(table.name.as_str()) {
+    for fk in &coll.foreign_keys {
+        if fk.child_table != table.name.as_str() {
             continue;
         }
-        let parent_table = fk.parent_table_name().unwrap_or("").to_string();
-        let child_tags: Vec<u64> = fk
-            .child_table_columns()
-            .map(|v| v.iter().collect())
-            .unwrap_or_default();
-        let parent_tags: Vec<u64> = fk
-            .parent_table_columns()
-            .map(|v| v.iter().collect())
-            .unwrap_or_default();
+        let parent_table = fk.parent_table.to_string();
+        let child_tags = &fk.child_columns;
+        let parent_tags = &fk.parent_columns;
         let parent_columns = if parent_table == table.name {
-            tag_names(&table.schema, &parent_tags)
+            tag_names(&table.schema, parent_tags)
         } else {
             let parent = db.table(root, &parent_table)?;
-            tag_names(&parent.schema, &parent_tags)
+            tag_names(&parent.schema, parent_tags)
         };
         out.push(ForeignKey {
-            name: fk.name().unwrap_or("").to_string(),
-            child_columns: tag_names(&table.schema, &child_tags),
+            name: fk.name.to_string(),
+            child_columns: tag_names(&table.schema, child_tags),
             parent_table,
             parent_columns,
-            on_update: fk.on_update().0,
-            on_delete: fk.on_delete().0,
+            on_update: fk.on_update,
+            on_delete: fk.on_delete,
         });
     }
     Ok(out)

@@ -2,44 +2,16 @@
 //! was, accepted ones commit and read back, and (with `PROLLY_DOLT` naming a `dolt` binary)
 //! Dolt itself logs, selects, diffs and commits on top of what we wrote.
 
-use std::collections::BTreeMap;
+use prollystore_sql::FromSql;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use super::api::{CommitMeta, DoltWriter, RowMode};
-use super::ops::apply_ops;
-use super::tests::{copy_db, copy_tree, dolt_as, scenario};
-use crate::db::{Database, State};
-use crate::error::DoltError;
-use crate::sql_value::SqlValue;
-
-/// Every file under `dir` with its bytes.
-pub(super) fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
-    let mut out = BTreeMap::new();
-    let mut todo = vec![dir.to_path_buf()];
-    while let Some(d) = todo.pop() {
-        for e in std::fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                todo.push(p);
-            } else {
-                out.insert(p.clone(), std::fs::read(&p).unwrap());
-            }
-        }
-    }
-    out
-}
-
-pub(super) fn meta(message: &str) -> CommitMeta {
-    CommitMeta {
-        message: message.into(),
-        author_name: "Test Writer".into(),
-        author_email: "writer@example.com".into(),
-        author_millis: 1_710_000_000_000,
-        committer: None,
-        committer_millis: None,
-    }
-}
+use super::helpers::{copy_db, copy_tree, scenario};
+pub(crate) use super::helpers::{dolt_user as dolt, meta, snapshot};
+use prollystore_dolt::db::{Database, State};
+use prollystore_dolt::error::DoltError;
+use prollystore_dolt::sql_value::SqlValue;
+use prollystore_dolt::write::{CommitMeta, DoltWriter, RowMode};
 
 fn int(v: i64) -> Option<SqlValue> {
     Some(SqlValue::Int(v))
@@ -54,7 +26,7 @@ fn rejected_changes_leave_every_byte_as_it_was() {
     let (_tmp, dir) = copy_db(&scenario("branches/after"));
     let before = snapshot(&dir);
     {
-        let mut w = DoltWriter::open(&dir).unwrap();
+        let mut w = prollystore_sql::writer(&dir).unwrap();
         let cols = ["id", "email", "name", "city"];
         // A unique-key duplicate: user2's email (as the feature branch merged it) on a new id.
         let err = w
@@ -170,7 +142,7 @@ fn rejected_changes_leave_every_byte_as_it_was() {
 #[test]
 fn accepted_changes_commit_and_read_back() {
     let (_tmp, dir) = copy_db(&scenario("branches/after"));
-    let mut w = DoltWriter::open(&dir).unwrap();
+    let mut w = prollystore_sql::writer(&dir).unwrap();
     let cols = ["id", "email", "name", "city"];
     w.insert(
         "customers",
@@ -202,7 +174,7 @@ fn accepted_changes_commit_and_read_back() {
     w.delete("customers", &[vec![SqlValue::Int(3)]]).unwrap();
     let commit = w.commit(&meta("API changes")).unwrap();
     drop(w);
-    let db = Database::open(&dir).unwrap();
+    let db = prollystore_sql::open(&dir).unwrap();
     assert_eq!(db.branch_head("main").unwrap(), commit);
     let c = db.commit(commit).unwrap();
     assert_eq!(c.message, "API changes");
@@ -222,114 +194,6 @@ fn accepted_changes_commit_and_read_back() {
         .unwrap();
     assert_eq!(hits.len(), 1);
     assert_eq!(hits[0][0], int(901));
-}
-
-/// Runs `dolt args…` in `dir` with a throwaway HOME, if `PROLLY_DOLT` is set.
-pub(super) fn dolt(dir: &Path, args: &[&str]) -> Option<String> {
-    dolt_bytes(dir, args).map(|b| String::from_utf8_lossy(&b).into_owned())
-}
-
-/// [`dolt`]'s standard output as bytes (binary columns print raw).
-fn dolt_bytes(dir: &Path, args: &[&str]) -> Option<Vec<u8>> {
-    dolt_as(dir, args, "Dolt User", "dolt@example.com")
-}
-
-/// Dolt logs, selects, diffs and commits on databases our writer made from the scenarios'
-/// ops, and our reader reads what Dolt then wrote.
-#[test]
-fn dolt_works_on_what_we_wrote() {
-    for name in ["basic", "types"] {
-        let base = scenario(name);
-        let (_tmp, dir) = copy_db(&base.join("before"));
-        let ops = std::fs::read_to_string(base.join("ops.jsonl")).unwrap();
-        apply_ops(&dir, &ops, &mut |_| Ok(())).unwrap();
-        let Some(log) = dolt(&dir, &["log", "--oneline"]) else {
-            eprintln!("PROLLY_DOLT not set: Dolt's reading of our {name} database not checked");
-            return;
-        };
-        let want = std::fs::read_to_string(base.join("expected/branch/main/log_oneline.plain.txt"))
-            .unwrap();
-        assert_eq!(log, want, "{name}: dolt log --oneline");
-        for table in std::fs::read_to_string(base.join("expected/branch/main/tables.txt"))
-            .unwrap()
-            .lines()
-        {
-            let theirs =
-                std::fs::read(base.join(format!("expected/branch/main/{table}.csv"))).unwrap();
-            let t = Database::open(&dir)
-                .unwrap()
-                .table_at("main", State::Committed, table)
-                .unwrap();
-            let order = match t.schema.keyless {
-                true => t
-                    .schema
-                    .visible_columns()
-                    .iter()
-                    .map(|&i| t.schema.columns[i].name.clone())
-                    .collect::<Vec<_>>(),
-                false => t
-                    .schema
-                    .key_columns
-                    .iter()
-                    .map(|&i| t.schema.columns[i].name.clone())
-                    .collect(),
-            };
-            let q = format!("SELECT * FROM {table} ORDER BY {}", order.join(", "));
-            let csv = dolt_bytes(&dir, &["sql", "-r", "csv", "-q", &q]).unwrap();
-            assert!(csv == theirs, "{name}: dolt sql {q}");
-        }
-        let diff = dolt(&dir, &["diff", "HEAD~1"]).unwrap();
-        assert!(diff.contains("diff --dolt"), "{name}: {diff}");
-        let status = dolt(&dir, &["status"]).unwrap();
-        assert!(status.contains("nothing to commit"), "{name}: {status}");
-        if name == "basic" {
-            dolt(
-                &dir,
-                &[
-                    "sql",
-                    "-q",
-                    "INSERT INTO items VALUES (1000, 'from dolt', 1, 2.50, NULL)",
-                ],
-            )
-            .unwrap();
-            dolt(
-                &dir,
-                &[
-                    "commit",
-                    "-am",
-                    "Dolt on top",
-                    "--date",
-                    "2024-02-01T00:00:00",
-                ],
-            )
-            .unwrap();
-            let db = Database::open(&dir).unwrap();
-            let head = db.branch_head("main").unwrap();
-            let c = db.commit(head).unwrap();
-            assert_eq!(c.message, "Dolt on top");
-            let t = db.table_at("main", State::Committed, "items").unwrap();
-            let r = t.reader(&db).unwrap();
-            let row = r.get(&[SqlValue::Int(1000)]).unwrap().unwrap();
-            assert_eq!(row[1], text("from dolt"));
-            // And we write on top of Dolt's commit again.
-            drop(db);
-            let mut w = DoltWriter::open(&dir).unwrap();
-            w.delete("items", &[vec![SqlValue::Int(1000)]]).unwrap();
-            w.commit(&meta("Ours after Dolt's")).unwrap();
-            drop(w);
-            let log = dolt(&dir, &["log", "--oneline", "-n", "3"]).unwrap();
-            assert!(
-                log.contains("Ours after Dolt's") && log.contains("Dolt on top"),
-                "{log}"
-            );
-            let count = dolt(
-                &dir,
-                &["sql", "-r", "csv", "-q", "SELECT COUNT(*) FROM items"],
-            )
-            .unwrap();
-            assert_eq!(count, "COUNT(*)\n232\n");
-        }
-    }
 }
 
 /// Tables with clauses the scenarios lack (defaults of every kind, comments, collations,
@@ -352,9 +216,9 @@ fn create_table_sql_gives_dolts_schema_bytes() {
     let mut mismatches = Vec::new();
     for sql in statements {
         dolt(&dir, &["sql", "-q", sql]).unwrap();
-        let ours = super::table_def::TableDef::from_sql(sql).unwrap();
+        let ours = prollystore_dolt::write::TableDef::from_sql(sql).unwrap();
         let chunk = ours.schema_chunk(&mut used).unwrap();
-        let db = Database::open(&dir).unwrap();
+        let db = prollystore_sql::open(&dir).unwrap();
         let t = db.table_at("main", State::Working, &ours.name).unwrap();
         let tc = db.source().chunk(&t.address).unwrap();
         let tf = TableFields::decode(&tc).unwrap();
@@ -437,7 +301,7 @@ pub(super) fn differential(
         ],
         date,
     );
-    let mut w = DoltWriter::open(&b).unwrap();
+    let mut w = prollystore_sql::writer(&b).unwrap();
     ours(&mut w);
     let ours_commit = w
         .commit(&CommitMeta {
@@ -450,7 +314,10 @@ pub(super) fn differential(
         })
         .unwrap();
     drop(w);
-    let (da, db) = (Database::open(&a).unwrap(), Database::open(&b).unwrap());
+    let (da, db) = (
+        prollystore_sql::open(&a).unwrap(),
+        prollystore_sql::open(&b).unwrap(),
+    );
     let theirs = da.branch_head("main").unwrap();
     if theirs != ours_commit {
         let ra = da.root_at("main", State::Committed).unwrap();
@@ -458,7 +325,7 @@ pub(super) fn differential(
         let mut detail = String::new();
         for (t, _) in &ra.tables {
             let (ta, tb) = (da.table(&ra, t).unwrap(), db.table(&rb, t).unwrap());
-            let dump = |d: &Database, m: crate::IndexMap<'_>| -> Vec<String> {
+            let dump = |d: &Database, m: prollystore_dolt::IndexMap<'_>| -> Vec<String> {
                 let _ = d;
                 m.iter()
                     .unwrap()
@@ -516,7 +383,7 @@ fn auto_increment_as_dolt_assigns_it() {
             "INSERT INTO ai (v) VALUES ('d')",
         ],
         &|w| {
-            w.create_table(&super::table_def::TableDef::from_sql(create).unwrap())
+            w.create_table(&prollystore_dolt::write::TableDef::from_sql(create).unwrap())
                 .unwrap();
             w.insert("ai", &["v"], &[row(&[Some("a")]), row(&[Some("b")])])
                 .unwrap();
@@ -542,7 +409,7 @@ fn expression_defaults_as_dolt_computes_them() {
             "INSERT INTO d (id, y) VALUES (3, 100)",
         ],
         &|w| {
-            w.create_table(&super::table_def::TableDef::from_sql(create).unwrap())
+            w.create_table(&prollystore_dolt::write::TableDef::from_sql(create).unwrap())
                 .unwrap();
             w.insert("d", &["id"], &[row(&[Some("1")]), row(&[Some("2")])])
                 .unwrap();
@@ -561,7 +428,7 @@ fn generated_columns_as_dolt_keeps_them() {
                   w VARCHAR(20) AS (concat('a', id)) VIRTUAL, x INT GENERATED ALWAYS AS (id * 2), \
                   s VARCHAR(30) AS (concat(w, '-', v)) STORED, KEY kv (v))";
     let ours = |w: &mut DoltWriter| {
-        w.create_table(&super::table_def::TableDef::from_sql(create).unwrap())
+        w.create_table(&prollystore_dolt::write::TableDef::from_sql(create).unwrap())
             .unwrap();
         w.insert(
             "g",
@@ -588,11 +455,11 @@ fn generated_columns_as_dolt_keeps_them() {
     );
     // Without Dolt: the rows read back with every generated column.
     let (_tmp, dir) = copy_db(&scenario("branches/after"));
-    let mut w = DoltWriter::open(&dir).unwrap();
+    let mut w = prollystore_sql::writer(&dir).unwrap();
     ours(&mut w);
     w.commit(&meta("generated")).unwrap();
     drop(w);
-    let db = Database::open(&dir).unwrap();
+    let db = prollystore_sql::open(&dir).unwrap();
     let t = db.table_at("main", State::Committed, "g").unwrap();
     let r = t.reader(&db).unwrap();
     let got = r.get(&[SqlValue::Int(1)]).unwrap().unwrap();
@@ -607,9 +474,9 @@ fn generated_columns_as_dolt_keeps_them() {
 #[test]
 fn current_timestamp_defaults_and_unknown_forms() {
     let (_tmp, dir) = copy_db(&scenario("branches/after"));
-    let mut w = DoltWriter::open(&dir).unwrap();
+    let mut w = prollystore_sql::writer(&dir).unwrap();
     w.create_table(
-        &super::table_def::TableDef::from_sql(
+        &prollystore_dolt::write::TableDef::from_sql(
             "CREATE TABLE ts (id INT PRIMARY KEY, at DATETIME DEFAULT CURRENT_TIMESTAMP, \
              u VARCHAR(40) DEFAULT (uuid()))",
         )
@@ -629,7 +496,7 @@ fn current_timestamp_defaults_and_unknown_forms() {
     assert!(err.contains("\"u\"") && err.contains("uuid"), "{err}");
     w.commit(&meta("defaults")).unwrap();
     drop(w);
-    let db = Database::open(&dir).unwrap();
+    let db = prollystore_sql::open(&dir).unwrap();
     let t = db.table_at("main", State::Committed, "ts").unwrap();
     let r = t.reader(&db).unwrap();
     assert!(r.get(&[SqlValue::Int(2)]).unwrap().is_none());
@@ -653,7 +520,7 @@ fn a_collated_key_respelled_by_update_as_dolt_does() {
             "UPDATE c SET k='ABC', v=3 WHERE k='ABC'",
         ],
         &|w| {
-            w.create_table(&super::table_def::TableDef::from_sql(create).unwrap())
+            w.create_table(&prollystore_dolt::write::TableDef::from_sql(create).unwrap())
                 .unwrap();
             w.insert(
                 "c",
@@ -679,7 +546,7 @@ fn keyless_with_an_index_and_large_values_as_dolt_keeps_them() {
         "keyless",
         &[create, &long_sql, "DELETE FROM kl WHERE a = 1 LIMIT 1"],
         &|w| {
-            w.create_table(&super::table_def::TableDef::from_sql(create).unwrap())
+            w.create_table(&prollystore_dolt::write::TableDef::from_sql(create).unwrap())
                 .unwrap();
             let cols = ["a", "b", "t"];
             w.insert(
@@ -710,7 +577,7 @@ fn unique_nullable_blob_and_json_as_dolt_stores_them() {
              (3,'x',UNHEX(REPEAT('ab',70000)),'[]')",
         ],
         &|w| {
-            w.create_table(&super::table_def::TableDef::from_sql(create).unwrap())
+            w.create_table(&prollystore_dolt::write::TableDef::from_sql(create).unwrap())
                 .unwrap();
             let big = vec![0xab_u8; 70_000];
             w.insert(
@@ -742,14 +609,14 @@ fn rows_under_a_content_hashed_unique_index_are_refused_and_nothing_changes() {
     let (_tmp, dir) = copy_db(&scenario("branches/after"));
     let create = "CREATE TABLE ut (id INT PRIMARY KEY, t TEXT, UNIQUE KEY ux (t))";
     {
-        let mut w = DoltWriter::open(&dir).unwrap();
-        w.create_table(&super::table_def::TableDef::from_sql(create).unwrap())
+        let mut w = prollystore_sql::writer(&dir).unwrap();
+        w.create_table(&prollystore_dolt::write::TableDef::from_sql(create).unwrap())
             .unwrap();
         w.commit(&meta("unique text")).unwrap();
     }
     let before = snapshot(&dir);
     {
-        let mut w = DoltWriter::open(&dir).unwrap();
+        let mut w = prollystore_sql::writer(&dir).unwrap();
         let err = w
             .insert("ut", &["id", "t"], &[vec![int(1), text("x")]])
             .unwrap_err()
@@ -769,8 +636,8 @@ fn changes_that_change_nothing_write_nothing() {
     let (_tmp, dir) = copy_db(&scenario("basic/before"));
     let create = "CREATE TABLE n (id INT PRIMARY KEY, name VARCHAR(10), js JSON)";
     {
-        let mut w = DoltWriter::open(&dir).unwrap();
-        w.create_table(&super::table_def::TableDef::from_sql(create).unwrap())
+        let mut w = prollystore_sql::writer(&dir).unwrap();
+        w.create_table(&prollystore_dolt::write::TableDef::from_sql(create).unwrap())
             .unwrap();
         w.insert(
             "n",
@@ -781,7 +648,7 @@ fn changes_that_change_nothing_write_nothing() {
         w.commit(&meta("n")).unwrap();
     }
     let before = snapshot(&dir);
-    let mut w = DoltWriter::open(&dir).unwrap();
+    let mut w = prollystore_sql::writer(&dir).unwrap();
     w.delete("n", &[vec![SqlValue::Int(2)]]).unwrap();
     w.save(("T", "t@example.com"), 5).unwrap();
     w.update("n", &["id", "name"], &[row(&[Some("1"), Some("a")])])

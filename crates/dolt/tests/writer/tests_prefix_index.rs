@@ -8,18 +8,19 @@
 //! every run: the hashes below are the ones Dolt 2.3.1 (`/work/dolt-bin/dolt`, the vectors'
 //! build) made, and the tests without `PROLLY_DOLT` check our commits against them.
 
+use prollystore_sql::FromSql;
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
-use super::api::{CommitMeta, DoltWriter, RowMode};
 use super::api_tests::{dolt_dated, snapshot};
-use super::table_def::TableDef;
-use super::tests::dolt_as;
-use super::tests::{copy_tree, dolt, millis, scenario, DOLT_ENV};
-use super::vc::{self, MergeOptions, MergeResult, Signature};
-use crate::db::{Database, State};
-use crate::sql_value::SqlValue;
-use crate::table_reader::KeyRange;
+use super::helpers::dolt_as;
+use super::helpers::{copy_tree, dolt, millis, scenario, DOLT_ENV};
+use prollystore_dolt::db::State;
+use prollystore_dolt::sql_value::SqlValue;
+use prollystore_dolt::table_reader::KeyRange;
+use prollystore_dolt::write::vc::{self, MergeOptions, MergeResult, Signature};
+use prollystore_dolt::write::TableDef;
+use prollystore_dolt::write::{CommitMeta, DoltWriter, RowMode};
 
 /// Prefix indexes on every column kind that takes one (a case-insensitive VARCHAR among
 /// them, a UNIQUE one on TEXT, one of two columns on BLOB) and indexes over VIRTUAL columns
@@ -232,7 +233,7 @@ fn ours_committed() -> (tempfile::TempDir, PathBuf, String) {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("ours");
     before(&dir);
-    let mut w = DoltWriter::open(&dir).unwrap();
+    let mut w = prollystore_sql::writer(&dir).unwrap();
     ours(&mut w);
     let commit = w.commit(&commit_meta()).unwrap().to_string();
     drop(w);
@@ -264,7 +265,7 @@ fn dolt_committed(tmp: &Path) -> Option<(PathBuf, String)> {
         ],
         DATE,
     );
-    let db = Database::open(&dir).unwrap();
+    let db = prollystore_sql::open(&dir).unwrap();
     let head = db.branch_head("main").unwrap().to_string();
     Some((dir, head))
 }
@@ -283,7 +284,7 @@ fn show(v: &Option<SqlValue>) -> String {
 /// The committed rows of `table` (key order), after checking that a scan of every index
 /// gives exactly these rows.
 fn committed_rows(dir: &Path, table: &str) -> Vec<String> {
-    let db = Database::open(dir).unwrap();
+    let db = prollystore_sql::open(dir).unwrap();
     let t = db.table_at("main", State::Committed, table).unwrap();
     let line = |r: Vec<Option<SqlValue>>| r.iter().map(show).collect::<Vec<_>>().join(",");
     let all: Vec<String> = t.rows(&db).unwrap().map(|r| line(r.unwrap())).collect();
@@ -324,7 +325,7 @@ const LOOKUPS: &[(&str, &str, &str, &[i64])] = &[
 ];
 
 fn our_lookup(dir: &Path, index: &str, value: &str, column: &str) -> Vec<i64> {
-    let db = Database::open(dir).unwrap();
+    let db = prollystore_sql::open(dir).unwrap();
     let t = db.table_at("main", State::Committed, "p").unwrap();
     let reader = t.reader(&db).unwrap();
     let v = if column == "v" {
@@ -502,18 +503,18 @@ fn merges_keep_prefix_and_virtual_indexes_as_dolt_does() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("ours");
     before(&dir);
-    let mut w = DoltWriter::open(&dir).unwrap();
+    let mut w = prollystore_sql::writer(&dir).unwrap();
     merge_base_ours(&mut w);
     w.commit(&commit_meta()).unwrap();
     drop(w);
     vc::create_branch(&dir, "side", "main").unwrap();
     vc::checkout(&dir, "side").unwrap();
-    let mut w = DoltWriter::open(&dir).unwrap();
+    let mut w = prollystore_sql::writer(&dir).unwrap();
     (SIDE.apply)(&mut w);
     w.commit(&dated_meta(SIDE_DATE, "side")).unwrap();
     drop(w);
     vc::checkout(&dir, "main").unwrap();
-    let mut w = DoltWriter::open(&dir).unwrap();
+    let mut w = prollystore_sql::writer(&dir).unwrap();
     (MAIN.apply)(&mut w);
     w.commit(&dated_meta(MAIN_DATE, "main")).unwrap();
     drop(w);
@@ -584,7 +585,7 @@ fn merges_keep_prefix_and_virtual_indexes_as_dolt_does() {
     run(&["add", "-A"]);
     commit_at(MAIN_DATE, "main");
     dolt_dated(&theirs, &["merge", "-m", "merge side", "side"], MERGE_DATE);
-    let db = Database::open(&theirs).unwrap();
+    let db = prollystore_sql::open(&theirs).unwrap();
     let head = db.branch_head("main").unwrap().to_string();
     drop(db);
     for index in ["kname", "unote", "kdata", "kcode", "kci", "kv", "ks"] {
@@ -605,12 +606,12 @@ fn a_prefix_of_a_virtual_column_is_not_merged() {
     let (_tmp, dir, _) = ours_committed();
     vc::create_branch(&dir, "side", "main").unwrap();
     vc::checkout(&dir, "side").unwrap();
-    let mut w = DoltWriter::open(&dir).unwrap();
+    let mut w = prollystore_sql::writer(&dir).unwrap();
     (SIDE.apply)(&mut w);
     w.commit(&dated_meta(SIDE_DATE, "side")).unwrap();
     drop(w);
     vc::checkout(&dir, "main").unwrap();
-    let mut w = DoltWriter::open(&dir).unwrap();
+    let mut w = prollystore_sql::writer(&dir).unwrap();
     (MAIN.apply)(&mut w);
     w.commit(&dated_meta(MAIN_DATE, "main")).unwrap();
     drop(w);
@@ -631,7 +632,7 @@ const UNIQUE_VIRTUAL: &str =
 fn a_repeated_unique_prefix_is_a_duplicate() {
     let (tmp, dir, _) = ours_committed();
     let before = snapshot(&dir);
-    let mut w = DoltWriter::open(&dir).unwrap();
+    let mut w = prollystore_sql::writer(&dir).unwrap();
     // An update to 'abcde' repeats row 7's 'abcd'; 'ab€q' and row 1's 'ab€cd' share their first four bytes (the cut is inside '€').
     let err = w
         .apply_text(
@@ -738,7 +739,7 @@ fn a_prefix_index_does_not_serve_a_foreign_key() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("ours");
     before(&dir);
-    let mut w = DoltWriter::open(&dir).unwrap();
+    let mut w = prollystore_sql::writer(&dir).unwrap();
     for sql in [PARENT, CHILD] {
         w.create_table(&TableDef::from_sql(sql).unwrap()).unwrap();
     }
@@ -780,7 +781,7 @@ fn a_prefix_index_does_not_serve_a_foreign_key() {
     };
     let commit = w.commit(&meta).unwrap().to_string();
     drop(w);
-    let db = Database::open(&dir).unwrap();
+    let db = prollystore_sql::open(&dir).unwrap();
     let t = db.table_at("main", State::Committed, "ch").unwrap();
     let names: Vec<&str> = t.schema.indexes.iter().map(|ix| ix.name.as_str()).collect();
     assert_eq!(names, ["fk", "kp"]);
@@ -810,7 +811,7 @@ fn a_prefix_index_does_not_serve_a_foreign_key() {
         ],
         DATE,
     );
-    let head = Database::open(&theirs)
+    let head = prollystore_sql::open(&theirs)
         .unwrap()
         .branch_head("main")
         .unwrap();

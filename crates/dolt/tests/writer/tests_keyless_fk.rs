@@ -5,12 +5,11 @@
 //! root value is compared with the one Dolt 2.3.1 made from the same statements; with
 //! `PROLLY_DOLT` set the whole commit is compared, and Dolt's refusals too.
 
-use super::api::DoltWriter;
 use super::api_tests::{dolt, fresh_dolt_db, snapshot};
 use super::tests_fk_actions::{assert_rows, ours_committed, rows, same_as_dolt, Op};
-use crate::db::{Database, State};
+use prollystore_dolt::db::State;
 
-use super::api::RowMode::{Delete, Insert, Update};
+use prollystore_dolt::write::RowMode::{Delete, Insert, Update};
 
 /// Keyless children of a keyed parent (CASCADE; ON UPDATE CASCADE with ON DELETE SET NULL),
 /// a keyless parent with a unique index (a keyed child with SET NULL, a keyless child with
@@ -182,7 +181,7 @@ const KEYLESS_ROWS: &[(&str, &[&str])] = &[
 const KEYLESS_ROOT: &str = "gojshd9dh4cm4av87codlchn02pb6bpb";
 
 fn committed_root(dir: &std::path::Path) -> String {
-    let db = Database::open(dir).unwrap();
+    let db = prollystore_sql::open(dir).unwrap();
     db.root_at("main", State::Committed)
         .unwrap()
         .address
@@ -216,7 +215,7 @@ fn keyless_foreign_keys_as_dolt_does() {
 fn refused_keyless_changes_write_nothing() {
     let (_tmp, dir) = ours_committed(KEYLESS);
     let before = snapshot(&dir);
-    let mut w = DoltWriter::open(&dir).unwrap();
+    let mut w = prollystore_sql::writer(&dir).unwrap();
     let refused: &[(Op, &str, &str)] = &[
         // A new child row without its parent.
         (

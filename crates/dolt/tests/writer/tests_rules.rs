@@ -3,12 +3,13 @@
 //! and Dolt shows the same rows and schemas; changes a key forbids are refused with every
 //! byte left as it was.
 
-use super::api::{DoltWriter, RowMode};
 use super::api_tests::{differential, dolt, fresh_dolt_db, meta, snapshot};
-use super::table_def::TableDef;
-use super::tests::copy_tree;
-use crate::error::DoltError;
-use crate::sql_value::SqlValue;
+use super::helpers::copy_tree;
+use prollystore_dolt::error::DoltError;
+use prollystore_dolt::sql_value::SqlValue;
+use prollystore_dolt::write::TableDef;
+use prollystore_dolt::write::{DoltWriter, RowMode};
+use prollystore_sql::FromSql;
 
 const PARENT: &str = "CREATE TABLE par (id INT PRIMARY KEY, v INT, KEY iv (v))";
 const CHILD: &str =
@@ -117,17 +118,17 @@ fn foreign_keys_as_dolt_stores_them() {
 #[test]
 fn changes_foreign_keys_forbid_leave_every_byte_as_it_was() {
     let tmp = tempfile::tempdir().unwrap();
-    let src = crate::write::tests::scenario("basic/before");
+    let src = super::helpers::scenario("basic/before");
     let dir = tmp.path().join("db");
     copy_tree(&src, &dir);
     {
-        let mut w = DoltWriter::open(&dir).unwrap();
+        let mut w = prollystore_sql::writer(&dir).unwrap();
         create_all(&mut w);
         fill(&mut w);
         w.commit(&meta("keys")).unwrap();
     }
     let before = snapshot(&dir);
-    let mut w = DoltWriter::open(&dir).unwrap();
+    let mut w = prollystore_sql::writer(&dir).unwrap();
     let text = |e: DoltError| e.to_string();
     // A child row without its parent.
     let e = text(
@@ -200,8 +201,10 @@ fn foreign_key_collections_of_dolt_reencode() {
     for q in [PARENT, CHILD, CHILD2, CHILD3, TREE] {
         dolt(&dir, &["sql", "-q", q]).unwrap();
     }
-    let db = crate::db::Database::open(&dir).unwrap();
-    let root = db.root_at("main", crate::db::State::Working).unwrap();
+    let db = prollystore_sql::open(&dir).unwrap();
+    let root = db
+        .root_at("main", prollystore_dolt::db::State::Working)
+        .unwrap();
     let chunk = db.source().chunk(&root.foreign_keys).unwrap();
     let fields = ForeignKeyCollectionFields::decode(&chunk).unwrap();
     assert_eq!(fields.foreign_keys.len(), 5);
@@ -250,14 +253,14 @@ fn check_constraints_as_dolt_enforces_them() {
     }
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("db");
-    copy_tree(&crate::write::tests::scenario("basic/before"), &dir);
+    copy_tree(&super::helpers::scenario("basic/before"), &dir);
     {
-        let mut w = DoltWriter::open(&dir).unwrap();
+        let mut w = prollystore_sql::writer(&dir).unwrap();
         ours(&mut w);
         w.commit(&meta("checks")).unwrap();
     }
     let before = snapshot(&dir);
-    let mut w = DoltWriter::open(&dir).unwrap();
+    let mut w = prollystore_sql::writer(&dir).unwrap();
     let t = |v: &str| Some(SqlValue::Text(v.into()));
     let cols = ["id", "qty", "price", "name"];
     let e = w
@@ -290,7 +293,7 @@ fn check_constraints_as_dolt_enforces_them() {
     // created; as CREATE TABLE text, refused when parsed.
     let mut def =
         TableDef::from_sql("CREATE TABLE odd (id INT PRIMARY KEY, s VARCHAR(9))").unwrap();
-    def.checks.push(super::table_def::CheckDef {
+    def.checks.push(prollystore_dolt::write::CheckDef {
         name: "rx".into(),
         expr: "(`s` REGEXP '^a')".into(),
     });
@@ -373,14 +376,14 @@ fn check_forms_in_between_case_truth() {
     }
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("db");
-    copy_tree(&crate::write::tests::scenario("basic/before"), &dir);
+    copy_tree(&super::helpers::scenario("basic/before"), &dir);
     {
-        let mut w = DoltWriter::open(&dir).unwrap();
+        let mut w = prollystore_sql::writer(&dir).unwrap();
         ours(&mut w);
         w.commit(&meta("check forms")).unwrap();
     }
     let before = snapshot(&dir);
-    let mut w = DoltWriter::open(&dir).unwrap();
+    let mut w = prollystore_sql::writer(&dir).unwrap();
     // Each row breaks exactly one check.
     for (row, check) in [
         (["9", "4", "1", "x"], "in_list"),
@@ -447,8 +450,8 @@ fn checks_compare_text_under_the_column_collation() {
     }
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("db");
-    copy_tree(&crate::write::tests::scenario("basic/before"), &dir);
-    let mut w = DoltWriter::open(&dir).unwrap();
+    copy_tree(&super::helpers::scenario("basic/before"), &dir);
+    let mut w = prollystore_sql::writer(&dir).unwrap();
     ours(&mut w);
     for (row, check) in refused {
         let e = w
@@ -463,14 +466,14 @@ fn checks_compare_text_under_the_column_collation() {
 /// inherited for the moment between its fork and exec (the lock is the open file's).
 fn open_retrying(dir: &std::path::Path) -> DoltWriter {
     for _ in 0..50 {
-        match DoltWriter::open(dir) {
+        match prollystore_sql::writer(dir) {
             Err(DoltError::Locked { .. }) => {
                 std::thread::sleep(std::time::Duration::from_millis(20))
             }
             other => return other.unwrap(),
         }
     }
-    DoltWriter::open(dir).unwrap()
+    prollystore_sql::writer(dir).unwrap()
 }
 
 /// Two branches insert into one AUTO_INCREMENT table: the counter is shared as Dolt shares
@@ -478,9 +481,9 @@ fn open_retrying(dir: &std::path::Path) -> DoltWriter {
 /// Dolt's.
 #[test]
 fn auto_increment_is_shared_across_branches_as_in_dolt() {
-    use super::api::CommitMeta;
     use super::api_tests::dolt_dated;
-    use super::vc;
+    use prollystore_dolt::write::vc;
+    use prollystore_dolt::write::CommitMeta;
     let Some((tmp, a)) = fresh_dolt_db("shared AUTO_INCREMENT") else {
         return;
     };
@@ -541,8 +544,8 @@ fn auto_increment_is_shared_across_branches_as_in_dolt() {
     vc::checkout(&b, "main").unwrap();
     insert(4, "c3");
     let (da, db) = (
-        crate::db::Database::open(&a).unwrap(),
-        crate::db::Database::open(&b).unwrap(),
+        prollystore_sql::open(&a).unwrap(),
+        prollystore_sql::open(&b).unwrap(),
     );
     for branch in ["main", "b"] {
         assert_eq!(

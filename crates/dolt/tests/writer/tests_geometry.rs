@@ -4,12 +4,13 @@
 //! commit, and Dolt reads ours; without: the table hashes Dolt made, recorded below), and
 //! values a column refuses leave every byte as it was.
 
-use super::api::{DoltWriter, RowMode};
 use super::api_tests::{differential, meta, snapshot};
-use super::table_def::TableDef;
-use super::tests::{copy_db, dolt_as, scenario};
-use crate::db::{Database, State};
-use crate::sql_value::SqlValue;
+use super::helpers::{copy_db, dolt_as, scenario};
+use prollystore_dolt::db::State;
+use prollystore_dolt::sql_value::SqlValue;
+use prollystore_dolt::write::TableDef;
+use prollystore_dolt::write::{DoltWriter, RowMode};
+use prollystore_sql::FromSql;
 
 const CREATE_G: &str = "CREATE TABLE g (id INT PRIMARY KEY, g GEOMETRY, p POINT SRID 4326, \
     l LINESTRING, poly POLYGON, mp MULTIPOINT, ml MULTILINESTRING, \
@@ -225,7 +226,7 @@ const DOLT_TABLES: [(&str, &str); 3] = [
 ];
 
 fn table_hashes(dir: &std::path::Path) -> Vec<(String, String)> {
-    let db = Database::open(dir).unwrap();
+    let db = prollystore_sql::open(dir).unwrap();
     let root = db.root_at("main", State::Committed).unwrap();
     root.tables
         .iter()
@@ -277,11 +278,11 @@ fn geometry_as_dolt_stores_it() {
         );
         // Our reader's CSV export prints what `dolt sql -r csv` prints.
         if t == "g" {
-            let db = Database::open(&ours_db).unwrap();
+            let db = prollystore_sql::open(&ours_db).unwrap();
             let root = db.root_at("main", State::Committed).unwrap();
             let table = db.table(&root, t).unwrap();
             let mut out = Vec::new();
-            crate::csv_export::export_csv(&db, &table, &mut out).unwrap();
+            prollystore_dolt::csv_export::export_csv(&db, &table, &mut out).unwrap();
             assert_eq!(out, a, "{t}: our CSV export");
         }
     }
@@ -309,7 +310,7 @@ fn geometry_as_dolt_stores_it() {
 #[test]
 fn geometry_tables_hash_as_dolts() {
     let (_tmp, dir) = copy_db(&scenario("basic/before"));
-    let mut w = DoltWriter::open(&dir).unwrap();
+    let mut w = prollystore_sql::writer(&dir).unwrap();
     ours(&mut w);
     w.commit(&meta("geometry")).unwrap();
     drop(w);
@@ -327,13 +328,13 @@ fn geometry_tables_hash_as_dolts() {
 fn refused_geometry_leaves_every_byte_as_it_was() {
     let (_tmp, dir) = copy_db(&scenario("basic/before"));
     {
-        let mut w = DoltWriter::open(&dir).unwrap();
+        let mut w = prollystore_sql::writer(&dir).unwrap();
         w.create_table(&TableDef::from_sql(CREATE_G).unwrap())
             .unwrap();
         w.commit(&meta("g")).unwrap();
     }
     let before = snapshot(&dir);
-    let mut w = DoltWriter::open(&dir).unwrap();
+    let mut w = prollystore_sql::writer(&dir).unwrap();
     let cases: [(&str, &str, &[&str]); 7] = [
         ("p", "POINT(1 2)", &["SRID", "4326", "\"p\""]),
         (
@@ -385,7 +386,7 @@ const CREATE_IMP: &str =
 /// an empty field, NULL), among them big-endian bytes and a linestring followed by bytes
 /// Dolt drops.
 fn import_rows() -> Vec<Vec<Option<Vec<u8>>>> {
-    let wkb = |w: &str, s: u32| crate::geometry::from_wkt(w, s).unwrap();
+    let wkb = |w: &str, s: u32| prollystore_dolt::geometry::from_wkt(w, s).unwrap();
     let mut trailing = wkb("LINESTRING(0 0,1 1,2 0)", 0);
     trailing.extend_from_slice(b"xyz");
     vec![
@@ -420,7 +421,7 @@ const DOLT_IMP: &str = "km6ms58on88aij5ndjofcvnh5kolfhtg";
 /// Our import of `imp` (the CSV path: fields as bytes, streamed into the empty table); its
 /// table hash.
 fn import_ours(dir: &std::path::Path) -> String {
-    let mut w = DoltWriter::open(dir).unwrap();
+    let mut w = prollystore_sql::writer(dir).unwrap();
     w.create_table(&TableDef::from_sql(CREATE_IMP).unwrap())
         .unwrap();
     let rows = import_rows();
@@ -436,7 +437,7 @@ fn import_ours(dir: &std::path::Path) -> String {
     assert_eq!(n, 3);
     w.commit(&meta("imp")).unwrap();
     drop(w);
-    let db = Database::open(dir).unwrap();
+    let db = prollystore_sql::open(dir).unwrap();
     let root = db.root_at("main", State::Committed).unwrap();
     let (_, a) = root.tables.iter().find(|(t, _)| t == "imp").unwrap();
     a.to_string()
@@ -481,7 +482,7 @@ fn geometry_import_as_dolts() {
         "t@e",
     )
     .unwrap();
-    let db = Database::open(&a).unwrap();
+    let db = prollystore_sql::open(&a).unwrap();
     let root = db.root_at("main", State::Working).unwrap();
     let (_, theirs) = root.tables.iter().find(|(t, _)| t == "imp").unwrap();
     eprintln!("Dolt's imp: {theirs}");
