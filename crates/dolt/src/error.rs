@@ -135,6 +135,21 @@ pub enum DoltError {
 }
 
 impl DoltError {
+    /// The same error saying it came from SQL statement `sql` (`what`: `ALTER TABLE`..., in
+    /// place of the inner statement kind a shared clause parser named) when it is about the input ([`DoltError::BadInput`], [`DoltError::Unsupported`]); any other
+    /// error unchanged.
+    pub(crate) fn in_sql(self, what: &str, sql: &str) -> DoltError {
+        match self {
+            DoltError::BadInput { reason, source, .. } => DoltError::BadInput {
+                what: what.to_string(),
+                reason: format!("{reason} (in {sql:?})"),
+                source,
+            },
+            DoltError::Unsupported(m) => unsupported_sql(what, sql, m),
+            other => other,
+        }
+    }
+
     /// The same error with a [`DoltError::BadValue`]'s reason rewritten by `f` (to say which
     /// row of the caller's, or through what, a value came); any other error unchanged.
     pub(crate) fn map_reason(self, f: impl FnOnce(String) -> String) -> DoltError {
@@ -280,6 +295,28 @@ pub(crate) fn collation_input(what: impl Into<String>, e: CollationError) -> Dol
             DoltError::Unsupported(format!("{}: {e}", what.into()))
         }
         other => bad_input_from(what, "its collation", other),
+    }
+}
+
+/// [`DoltError::Unsupported`] for a clause of the SQL statement `sql` (`what`: `ALTER TABLE`,
+/// `CREATE TABLE`) that Dolt takes and this library does not yet.
+pub(crate) fn unsupported_sql(what: &str, sql: &str, why: impl std::fmt::Display) -> DoltError {
+    DoltError::Unsupported(format!("{what}: {why} (in {sql:?})"))
+}
+
+/// [`DoltError::BadInput`] for SQL text `sql` that does not parse, with the parser's error.
+pub(crate) fn unparsable_sql(what: &str, sql: &str, source: impl Into<BoxError>) -> DoltError {
+    bad_input_from(what, format!("cannot parse {sql:?}"), source)
+}
+
+/// A stored collation id or name that cannot be used: [`DoltError::Unsupported`] for one Dolt
+/// accepts but whose weights are not here yet, [`DoltError::Malformed`] for the others.
+pub(crate) fn collation_stored(what: impl Into<String>, e: CollationError) -> DoltError {
+    match e {
+        CollationError::NotImplemented { .. } => {
+            DoltError::Unsupported(format!("{}: {e}", what.into()))
+        }
+        other => malformed_from(what, "its collation", other),
     }
 }
 

@@ -5,13 +5,13 @@
 
 use prollystore::tuples::TupleSchema;
 use prollystore::Map;
-use prollystore_format::collation::{Collation, CollationError};
+use prollystore_format::collation::Collation;
 use prollystore_format::tuple::{TupleDesc, Type};
 use prollystore_format::Encoding;
 
 use crate::chunks::DoltChunkSource;
 use crate::db::{Database, Table};
-use crate::error::{bad_chunk, malformed, malformed_from, DoltError, Result};
+use crate::error::{bad_chunk, collation_stored, malformed, DoltError, Result};
 use crate::schema::{key_encoding, Column, Index, Schema, SqlType};
 
 /// One Dolt index (primary or secondary) of one table state, as a prolly map.
@@ -28,16 +28,9 @@ impl Schema {
             Some(name) => Collation::from_name(name),
             None => Collation::from_id(self.collation),
         };
-        found.map(Some).map_err(|e| match e {
-            CollationError::NotImplemented { .. } => {
-                DoltError::Unsupported(format!("column {:?}: {e}", col.name))
-            }
-            other => malformed_from(
-                format!("the schema's column {:?}", col.name),
-                "its collation",
-                other,
-            ),
-        })
+        found
+            .map(Some)
+            .map_err(|e| collation_stored(format!("the schema's column {:?}", col.name), e))
     }
 
     /// Key descriptor over `columns` (positions in [`Schema::columns`]) with each text

@@ -4,7 +4,7 @@
 use prollystore_format::message::generated::serial;
 
 use crate::db::{Database, RootValue, Table};
-use crate::error::{DoltError, Result};
+use crate::error::Result;
 use crate::message::fb_root;
 use crate::schema::{Column, Schema, SqlType};
 use prollystore_format::collation::{Collation, CollationError};
@@ -97,7 +97,7 @@ fn collation_name(id: u16) -> Result<&'static str> {
     match Collation::from_id(id) {
         Ok(c) => Ok(c.name()),
         Err(CollationError::NotImplemented { name, .. }) => Ok(name),
-        Err(e) => Err(DoltError::Unsupported(e.to_string())),
+        Err(e) => Err(crate::error::collation_stored(format!("collation id {id}"), e)),
     }
 }
 

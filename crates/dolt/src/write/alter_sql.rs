@@ -58,7 +58,7 @@ pub(crate) struct AlterStatement {
 }
 
 fn bad(sql: &str, why: impl std::fmt::Display) -> DoltError {
-    DoltError::Unsupported(format!("ALTER TABLE: {why} (in {sql:?})"))
+    crate::error::bad_input("ALTER TABLE", format!("{why} (in {sql:?})"))
 }
 
 fn unquote(s: &str) -> String {
@@ -69,7 +69,7 @@ fn unquote(s: &str) -> String {
 fn special(sql: &str) -> Result<Option<AlterStatement>> {
     let tokens = Tokenizer::new(&MySqlDialect {}, sql)
         .tokenize()
-        .map_err(|e| bad(sql, format!("cannot parse: {e}")))?;
+        .map_err(|e| crate::error::unparsable_sql("ALTER TABLE", sql, e))?;
     let words: Vec<&Token> = tokens
         .iter()
         .filter(|t| !matches!(t, Token::Whitespace(_) | Token::SemiColon))
@@ -132,7 +132,7 @@ fn column(
         data_type: data_type.clone(),
         options,
     };
-    column_into(&mut scratch, &c).map_err(|e| bad(sql, e))?;
+    column_into(&mut scratch, &c).map_err(|e| e.in_sql("ALTER TABLE", sql))?;
     if !scratch.primary_key.is_empty() || !scratch.indexes.is_empty() {
         return Err(bad(
             sql,
@@ -160,7 +160,7 @@ impl AlterStatement {
             return Ok(s);
         }
         let statements = Parser::parse_sql(&MySqlDialect {}, sql)
-            .map_err(|e| bad(sql, format!("cannot parse: {e}")))?;
+            .map_err(|e| crate::error::unparsable_sql("ALTER TABLE", sql, e))?;
         let stmt = match statements.as_slice() {
             [one] => one,
             _ => return Err(bad(sql, "expected exactly one ALTER TABLE statement")),
@@ -174,7 +174,7 @@ impl AlterStatement {
                         ops: vec![AlterOp::RenameTable(unquote(&one.new_name.to_string()))],
                     })
                 }
-                _ => return Err(bad(sql, "RENAME TABLE of several tables (not done yet)")),
+                _ => return Err(crate::error::unsupported_sql("ALTER TABLE", sql, "RENAME TABLE of several tables (not done yet)")),
             },
             _ => return Err(bad(sql, "not an ALTER TABLE statement")),
         };
@@ -237,7 +237,7 @@ impl AlterStatement {
                         AlterOp::SetDefault(column_name.value.clone(), None)
                     }
                     other => {
-                        return Err(bad(sql, format!("ALTER COLUMN … {other} (not done yet)")))
+                        return Err(crate::error::unsupported_sql("ALTER TABLE", sql, format!("ALTER COLUMN … {other} (not done yet)")))
                     }
                 },
                 AlterTableOperation::AddConstraint { constraint, .. } => {
@@ -245,7 +245,7 @@ impl AlterStatement {
                         name: table.clone(),
                         ..TableDef::default()
                     };
-                    constraint_into(&mut scratch, constraint).map_err(|e| bad(sql, e))?;
+                    constraint_into(&mut scratch, constraint).map_err(|e| e.in_sql("ALTER TABLE", sql))?;
                     if !scratch.primary_key.is_empty() {
                         AlterOp::AddPrimaryKey(scratch.primary_key)
                     } else if let Some(ix) = scratch.indexes.pop() {
@@ -255,7 +255,7 @@ impl AlterStatement {
                     } else if let Some(fk) = scratch.foreign_keys.pop() {
                         AlterOp::AddForeignKey(fk)
                     } else {
-                        return Err(bad(sql, format!("ADD {constraint} (not done yet)")));
+                        return Err(crate::error::unsupported_sql("ALTER TABLE", sql, format!("ADD {constraint} (not done yet)")));
                     }
                 }
                 AlterTableOperation::DropIndex { name } => AlterOp::DropIndex(name.value.clone()),
@@ -283,7 +283,7 @@ impl AlterStatement {
                         bad(sql, format!("AUTO_INCREMENT = {n}: not a whole number"))
                     })?)
                 }
-                other => return Err(bad(sql, format!("{other} (not done yet)"))),
+                other => return Err(crate::error::unsupported_sql("ALTER TABLE", sql, format!("{other} (not done yet)"))),
             });
         }
         if ops.is_empty() {

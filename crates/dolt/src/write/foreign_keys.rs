@@ -39,7 +39,7 @@ pub(crate) struct StoredForeignKey {
 }
 
 fn unsupported(what: String) -> DoltError {
-    DoltError::Unsupported(what)
+    crate::error::bad_input("FOREIGN KEY", what)
 }
 
 /// The foreign keys of root value `root` (none when its collection address is zero).
@@ -113,7 +113,7 @@ pub(crate) fn encode_collection(fks: &[StoredForeignKey]) -> Result<Vec<u8>> {
     };
     fields
         .encode()
-        .map_err(|e| unsupported(format!("foreign keys: {e}")))
+        .map_err(|e| crate::error::encode("foreign keys", e))
 }
 
 /// Root value `root` with its foreign-key collection replaced by `fks` (sorted by name, as
@@ -135,7 +135,7 @@ pub(crate) fn set_root_foreign_keys(
     r.foreign_key_addr = fk_address.0;
     let new = r
         .encode()
-        .map_err(|e| unsupported(format!("root value: {e}")))?;
+        .map_err(|e| crate::error::encode("root value", e))?;
     Ok(store.put(&new)?)
 }
 
@@ -398,8 +398,8 @@ pub(super) fn lookup(t: &EditTable, index: &str, cols: &[usize]) -> Result<Looku
             .iter()
             .position(|ix| ix.name == index)
             .ok_or_else(|| {
-                unsupported(format!(
-                    "foreign key: table {:?} has no index {index:?}",
+                crate::error::malformed("a stored foreign key", format!(
+                    "table {:?} has no index {index:?}",
                     t.name
                 ))
             })?;
@@ -416,8 +416,8 @@ pub(super) fn lookup(t: &EditTable, index: &str, cols: &[usize]) -> Result<Looku
                 .iter()
                 .position(|k| k == c)
                 .ok_or_else(|| {
-                    unsupported(format!(
-                        "foreign key: index {index:?} of table {:?} does not start with the key's columns",
+                    crate::error::malformed("a stored foreign key", format!(
+                        "index {index:?} of table {:?} does not start with the key's columns",
                         t.name
                     ))
                 })
@@ -443,7 +443,7 @@ fn prefix_of(t: &EditTable, l: &Lookup, values: &[Cell]) -> Result<Vec<u8>> {
         t.put_cell(&mut b, f, col, enc, 0, v)?;
     }
     Ok(b.build()
-        .map_err(|e| unsupported(format!("foreign key lookup: {e}")))?
+        .map_err(|e| crate::error::encode("a foreign key lookup key", e))?
         .as_bytes()
         .to_vec())
 }
@@ -456,11 +456,11 @@ fn has_row(store: &Overlay<'_>, t: &EditTable, l: &Lookup, values: &[Cell]) -> R
     let map = Map::new(store, l.root, l.schema.clone());
     let mut rows = map
         .prefix_rows(&prefix, values.len())
-        .map_err(|e| unsupported(format!("foreign key lookup: {e}")))?;
+        .map_err(DoltError::from)?;
     Ok(rows
         .next()
         .transpose()
-        .map_err(|e| unsupported(format!("foreign key lookup: {e}")))?
+        .map_err(DoltError::from)?
         .is_some())
 }
 
@@ -476,7 +476,7 @@ pub(super) fn matching_rows(
     if values.iter().any(|v| matches!(v, Cell::Null)) {
         return Ok(Vec::new());
     }
-    let err = |e: prollystore::TreeError| unsupported(format!("foreign key lookup: {e}"));
+    let err = DoltError::from;
     let prefix = prefix_of(t, l, values)?;
     let map = Map::new(store, l.root, l.schema.clone());
     let found = map
@@ -490,13 +490,13 @@ pub(super) fn matching_rows(
     }
     let s = &t.schema;
     let lookup =
-        |e: prollystore_format::tuple::TupleError| unsupported(format!("foreign key lookup: {e}"));
+        |e: prollystore_format::tuple::TupleError| crate::error::malformed_from("a stored index entry", "its fields do not make a row key", e);
     // The stored row whose clustered key `b` holds.
     let row_of = |mut b: TupleBuilder| -> Result<(Vec<u8>, Vec<u8>)> {
         let key = b.build().map_err(lookup)?.as_bytes().to_vec();
         t.find(store, &key)?.ok_or_else(|| {
-            unsupported(format!(
-                "foreign key lookup: an index of table {:?} names a missing row",
+            crate::error::malformed("a foreign key lookup", format!(
+                "an index of table {:?} names a missing row",
                 t.name
             ))
         })
@@ -511,8 +511,8 @@ pub(super) fn matching_rows(
                 .key
                 .field(Tuple::new_unverified(&ikey), n)
                 .ok_or_else(|| {
-                    unsupported(format!(
-                        "foreign key lookup: an index entry of table {:?} lacks the row hash",
+                    crate::error::malformed("a foreign key lookup", format!(
+                        "an index entry of table {:?} lacks the row hash",
                         t.name
                     ))
                 })?;
@@ -528,8 +528,8 @@ pub(super) fn matching_rows(
         .iter()
         .map(|c| {
             l.key_columns.iter().position(|k| k == c).ok_or_else(|| {
-                unsupported(format!(
-                    "foreign key lookup: an index of table {:?} lacks a key column",
+                crate::error::malformed("a foreign key lookup", format!(
+                    "an index of table {:?} lacks a key column",
                     t.name
                 ))
             })
@@ -632,8 +632,8 @@ pub(super) fn cols_of_tags(t: &EditTable, tags: &[u64], fk: &str) -> Result<Vec<
                 .iter()
                 .position(|c| c.tag == *tag)
                 .ok_or_else(|| {
-                    unsupported(format!(
-                        "foreign key {fk:?}: table {:?} has no column of tag {tag}",
+                    crate::error::malformed("a stored foreign key", format!(
+                        "{fk:?}: table {:?} has no column of tag {tag}",
                         t.name
                     ))
                 })
@@ -679,7 +679,7 @@ pub(crate) fn check_change(
         Map::new(store, new.primary, ts),
     );
     let changes =
-        row_changes(&before, &after).map_err(|e| unsupported(format!("foreign key check: {e}")))?;
+        row_changes(&before, &after).map_err(DoltError::from)?;
     let same = |a: &[Cell], b: &[Cell]| {
         a.iter().zip(b).all(|(x, y)| match (x, y) {
             (Cell::Null, Cell::Null) => true,

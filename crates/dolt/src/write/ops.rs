@@ -36,7 +36,7 @@ pub struct StepState {
 }
 
 fn bad_op(step: usize, what: impl std::fmt::Display) -> DoltError {
-    DoltError::Unsupported(format!("ops line {step}: {what}"))
+    crate::error::bad_input(format!("ops line {step}"), what.to_string())
 }
 
 fn text<'a>(op: &'a Value, field: &str, step: usize) -> Result<&'a str> {
