@@ -366,4 +366,31 @@ mod tests {
         ));
         assert!(unsorted.to_string().contains("item 3"), "{unsorted}");
     }
+
+    /// The new kinds say what and why, and keep the error they wrap as their source.
+    #[test]
+    fn new_kinds_say_what_and_keep_sources() {
+        use std::error::Error as _;
+        let parse = std::io::Error::other("syntax error at 3");
+        let e = bad_input_from("ALTER TABLE", "cannot parse \"x\"", parse);
+        assert_eq!(e.to_string(), "ALTER TABLE: cannot parse \"x\": syntax error at 3");
+        assert_eq!(e.source().unwrap().to_string(), "syntax error at 3");
+        let e = bad_input("branch name \"a..b\"", "`..`");
+        assert!(e.source().is_none() && e.to_string() == "branch name \"a..b\": `..`");
+        let e = encode("commit", "too many parents");
+        assert_eq!(e.to_string(), "cannot encode commit: too many parents");
+        assert!(e.source().is_some());
+        let e = malformed("a keyless row's key", "shorter than its hash");
+        assert_eq!(e.to_string(), "a keyless row's key is malformed: shorter than its hash");
+        let e = conflict("branch \"main\"", "its head moved");
+        assert_eq!(e.to_string(), "conflict: branch \"main\": its head moved");
+        let e = collation_input("table \"t\"", CollationError::UnknownName("x".into()));
+        assert!(matches!(e, DoltError::BadInput { .. }) && e.source().is_some(), "{e:?}");
+        let e = collation_stored("column", CollationError::UnknownId(9999));
+        assert!(matches!(e, DoltError::Malformed { .. }), "{e:?}");
+        let e = bad_input("CREATE TABLE", "no table name").in_sql("ALTER TABLE", "ALTER x");
+        assert_eq!(e.to_string(), "ALTER TABLE: no table name (in \"ALTER x\")");
+        let e = DoltError::Unsupported("CREATE TABLE: LIKE".into()).in_sql("ALTER TABLE", "s");
+        assert!(matches!(e, DoltError::Unsupported(ref m) if m.contains("(in \"s\")")));
+    }
 }

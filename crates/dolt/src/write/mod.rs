@@ -160,6 +160,9 @@ mod tests_checkout_fk;
 #[path = "../../tests/write/tests_chunked.rs"]
 mod tests_chunked;
 #[cfg(test)]
+#[path = "../../tests/write/tests_errors.rs"]
+mod tests_errors;
+#[cfg(test)]
 #[path = "../../tests/write/tests_fk_actions.rs"]
 mod tests_fk_actions;
 #[cfg(test)]

@@ -1,0 +1,204 @@
+//! Each kind of [`DoltError`] provoked through the writer's and reader's API, beside Dolt's
+//! own verdict on the same input: what we call bad input Dolt refuses too, and what we call
+//! unsupported Dolt does (so it is a feature we lack, not an error of the caller's). The
+//! verdicts below were recorded from Dolt 2.3.1 (`/work/dolt-bin/dolt`, the vectors' build:
+//! `dolt sql -q <statement>` on a database holding `TABLE_T`, `dolt branch <name>`); with
+//! `PROLLY_DOLT` set the test runs Dolt and checks them live.
+
+use std::path::Path;
+use std::process::Command;
+
+use super::api::DoltWriter;
+use super::api_tests::snapshot;
+use super::commit::{NewCommit, Person};
+use super::table_def::TableDef;
+use super::tests::{copy_db, copy_tree, scenario, sql_meta, DOLT_ENV};
+use super::vc::create_branch;
+use super::writer::StoreWriter;
+use crate::db::Database;
+use crate::error::DoltError;
+
+const TABLE_T: &str = "CREATE TABLE t (id INT PRIMARY KEY, name VARCHAR(20), g POINT NOT NULL)";
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Kind {
+    BadInput,
+    BadValue,
+    Unsupported,
+}
+
+/// A statement, the kind of error we give for it, and whether Dolt 2.3.1 runs it.
+const STATEMENTS: [(&str, Kind, bool); 10] = [
+    ("CREATE TABLE (nonsense", Kind::BadInput, false),
+    ("CREATE TABLE u (id INT PRIMARY KEY, id INT)", Kind::BadInput, false),
+    (
+        "CREATE TABLE u (a VARCHAR(20), PRIMARY KEY (a(10)))",
+        Kind::BadInput,
+        false,
+    ),
+    (
+        "CREATE TABLE u (id INT PRIMARY KEY, g POINT SRID 5)",
+        Kind::BadInput,
+        false,
+    ),
+    (
+        "CREATE TABLE u (id INT PRIMARY KEY, FOREIGN KEY (id) REFERENCES t (id) \
+         ON DELETE SET DEFAULT)",
+        Kind::BadInput,
+        false,
+    ),
+    ("ALTER TABLE t FROB", Kind::BadInput, false),
+    ("ALTER TABLE t DROP COLUMN nope", Kind::BadValue, false),
+    ("CREATE TABLE u LIKE t", Kind::Unsupported, true),
+    ("ALTER TABLE t ADD SPATIAL INDEX sp (g)", Kind::Unsupported, true),
+    ("ALTER TABLE t ADD FULLTEXT INDEX ft (name)", Kind::Unsupported, true),
+];
+
+/// Branch names Dolt refuses (`dolt branch` exits 1: "… is an invalid branch name").
+const BAD_BRANCHES: [&str; 3] = ["a..b", "HEAD", "x.lock"];
+
+fn kind(e: &DoltError) -> Option<Kind> {
+    match e {
+        DoltError::BadInput { .. } => Some(Kind::BadInput),
+        DoltError::BadValue { .. } => Some(Kind::BadValue),
+        DoltError::Unsupported(_) => Some(Kind::Unsupported),
+        _ => None,
+    }
+}
+
+fn run(w: &mut DoltWriter, sql: &str) -> crate::error::Result<()> {
+    if sql.starts_with("CREATE") {
+        w.create_table(&TableDef::from_sql(sql)?)
+    } else {
+        w.alter(sql)
+    }
+}
+
+/// Whether `dolt args…` succeeds in `dir` (a throwaway HOME beside it), if `PROLLY_DOLT` is set.
+fn dolt_ok(dir: &Path, args: &[&str]) -> Option<bool> {
+    let bin = std::env::var_os(DOLT_ENV).filter(|v| !v.is_empty())?;
+    let home = dir.parent().unwrap().join("home");
+    std::fs::create_dir_all(home.join(".dolt")).unwrap();
+    std::fs::write(
+        home.join(".dolt/config_global.json"),
+        r#"{"user.name": "T", "user.email": "t@example.com", "metrics.disabled": "true"}"#,
+    )
+    .unwrap();
+    let out = Command::new(bin)
+        .args(args)
+        .current_dir(dir)
+        .env("HOME", &home)
+        .env("TZ", "UTC")
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    Some(out.status.success())
+}
+
+#[test]
+fn bad_sql_is_bad_input_and_unsupported_is_what_dolt_does() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("db");
+    copy_tree(&scenario("basic/before"), &dir);
+    let files = snapshot(&dir);
+    let mut w = DoltWriter::open(&dir).unwrap();
+    w.create_table(&TableDef::from_sql(TABLE_T).unwrap()).unwrap();
+    for (sql, want, _) in STATEMENTS {
+        let e = run(&mut w, sql).expect_err(sql);
+        assert_eq!(kind(&e), Some(want), "{sql}: {e:?}");
+        let text = e.to_string();
+        assert!(!text.is_empty() && !text.contains("unsupported: ") || want == Kind::Unsupported);
+        if want == Kind::BadInput && sql.contains("nonsense") {
+            // The parser's own error is kept as the source.
+            assert!(std::error::Error::source(&e).is_some(), "{e:?}");
+        }
+    }
+    drop(w);
+    assert!(snapshot(&dir) == files, "a refused statement changed the files");
+    for name in BAD_BRANCHES {
+        let e = create_branch(&dir, name, "main").expect_err(name);
+        assert!(
+            matches!(&e, DoltError::BadInput { what, .. } if what.contains(name)),
+            "{name}: {e:?}"
+        );
+    }
+    assert!(snapshot(&dir) == files, "a refused branch name changed the files");
+
+    // Dolt's verdicts on the same input, live.
+    let live = tmp.path().join("live");
+    copy_tree(&scenario("basic/before"), &live);
+    if dolt_ok(&live, &["sql", "-q", TABLE_T]).is_none() {
+        return;
+    }
+    assert_eq!(dolt_ok(&live, &["add", "-A"]), Some(true));
+    assert_eq!(dolt_ok(&live, &["commit", "-m", "t"]), Some(true));
+    for (sql, _, dolt_runs) in STATEMENTS {
+        assert_eq!(dolt_ok(&live, &["sql", "-q", sql]), Some(dolt_runs), "dolt: {sql}");
+        assert_eq!(dolt_ok(&live, &["reset", "--hard"]), Some(true));
+    }
+    for name in BAD_BRANCHES {
+        assert_eq!(dolt_ok(&live, &["branch", name]), Some(false), "dolt branch {name}");
+    }
+}
+
+/// A stored collation id no collation has: the stored schema is malformed.
+#[test]
+fn unknown_stored_collation_is_malformed() {
+    let db = Database::open(&scenario("basic/after")).unwrap();
+    let head = db.resolve("main").unwrap();
+    let root = db.root_value(db.commit(head).unwrap().root).unwrap();
+    let name = root.tables.first().unwrap().0.clone();
+    let table = db.table(&root, &name).unwrap();
+    let mut schema = table.schema.clone();
+    let col = schema
+        .columns
+        .iter()
+        .find(|c| matches!(c.sql_type, crate::schema::SqlType::Text { .. }))
+        .cloned();
+    let Some(mut col) = col else {
+        panic!("basic/after has no text column")
+    };
+    schema.collation = 9999;
+    if let crate::schema::SqlType::Text { collation, .. } = &mut col.sql_type {
+        *collation = None;
+    }
+    let e = schema.column_collation(&col).unwrap_err();
+    assert!(matches!(e, DoltError::Malformed { .. }), "{e:?}");
+    assert!(std::error::Error::source(&e).is_some(), "{e:?}");
+    assert!(e.to_string().contains("9999"), "{e}");
+}
+
+/// A commit whose first parent is not the branch head (the head moved since it was read) is
+/// a conflict, and nothing is written.
+#[test]
+fn stale_head_is_a_conflict() {
+    let (_tmp, dir) = copy_db(&scenario("basic/after"));
+    let files = snapshot(&dir);
+    let mut w = StoreWriter::open(&dir).unwrap();
+    let head = w.database().branch_head("main").unwrap();
+    let c = w.database().commit(head).unwrap();
+    let Some(&stale) = c.parents.first() else {
+        panic!("basic/after's head has no parent")
+    };
+    let commit = NewCommit {
+        root: c.root,
+        parents: vec![stale],
+        author: Person {
+            name: "T",
+            email: "t@example.com",
+        },
+        committer: None,
+        message: "stale",
+        author_millis: 1_700_000_000_000,
+        committer_millis: 1_700_000_000_000,
+    };
+    let e = w
+        .commit_to_branch("main", &commit, &sql_meta(1_700_000_000), 1_700_000_000)
+        .unwrap_err();
+    assert!(
+        matches!(&e, DoltError::Conflict { what, .. } if what.contains("main")),
+        "{e:?}"
+    );
+    drop(w);
+    assert!(snapshot(&dir) == files, "a conflict changed the files");
+}
