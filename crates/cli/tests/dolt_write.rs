@@ -298,13 +298,22 @@ fn bad_sql_and_unsupported_clauses_say_which() {
     assert!(err.starts_with("error: ALTER TABLE: cannot parse"), "{err}");
     assert!(!err.contains("unsupported"), "{err}");
     assert_eq!(err.matches("FROB").count(), 2, "the source repeated: {err}");
-    assert!(snapshot(&db) == before, "a refused statement wrote something");
+    assert!(
+        snapshot(&db) == before,
+        "a refused statement wrote something"
+    );
     let after = tmp.path().join("after");
     copy_tree(&base.join("after"), &after);
     let before = snapshot(&after);
-    let o = run(&after, &["alter", "ALTER TABLE items ADD FULLTEXT INDEX ft (name)"]);
+    let o = run(
+        &after,
+        &["alter", "ALTER TABLE items ADD FULLTEXT INDEX ft (name)"],
+    );
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(1), "{err}");
     assert!(err.starts_with("error: unsupported: "), "{err}");
-    assert!(snapshot(&after) == before, "a refused statement wrote something");
+    assert!(
+        snapshot(&after) == before,
+        "a refused statement wrote something"
+    );
 }

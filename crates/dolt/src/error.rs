@@ -221,7 +221,10 @@ pub type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
 
 /// `": {source}"` when there is a source, for the messages that show it.
 fn suffix(source: &Option<BoxError>) -> String {
-    source.as_ref().map(|e| format!(": {e}")).unwrap_or_default()
+    source
+        .as_ref()
+        .map(|e| format!(": {e}"))
+        .unwrap_or_default()
 }
 
 /// Shorthand for results of this crate.
@@ -373,7 +376,10 @@ mod tests {
         use std::error::Error as _;
         let parse = std::io::Error::other("syntax error at 3");
         let e = bad_input_from("ALTER TABLE", "cannot parse \"x\"", parse);
-        assert_eq!(e.to_string(), "ALTER TABLE: cannot parse \"x\": syntax error at 3");
+        assert_eq!(
+            e.to_string(),
+            "ALTER TABLE: cannot parse \"x\": syntax error at 3"
+        );
         assert_eq!(e.source().unwrap().to_string(), "syntax error at 3");
         let e = bad_input("branch name \"a..b\"", "`..`");
         assert!(e.source().is_none() && e.to_string() == "branch name \"a..b\": `..`");
@@ -381,11 +387,17 @@ mod tests {
         assert_eq!(e.to_string(), "cannot encode commit: too many parents");
         assert!(e.source().is_some());
         let e = malformed("a keyless row's key", "shorter than its hash");
-        assert_eq!(e.to_string(), "a keyless row's key is malformed: shorter than its hash");
+        assert_eq!(
+            e.to_string(),
+            "a keyless row's key is malformed: shorter than its hash"
+        );
         let e = conflict("branch \"main\"", "its head moved");
         assert_eq!(e.to_string(), "conflict: branch \"main\": its head moved");
         let e = collation_input("table \"t\"", CollationError::UnknownName("x".into()));
-        assert!(matches!(e, DoltError::BadInput { .. }) && e.source().is_some(), "{e:?}");
+        assert!(
+            matches!(e, DoltError::BadInput { .. }) && e.source().is_some(),
+            "{e:?}"
+        );
         let e = collation_stored("column", CollationError::UnknownId(9999));
         assert!(matches!(e, DoltError::Malformed { .. }), "{e:?}");
         let e = bad_input("CREATE TABLE", "no table name").in_sql("ALTER TABLE", "ALTER x");

@@ -39,10 +39,9 @@ impl Schema {
         let mut types = Vec::with_capacity(columns.len());
         let mut collations = Vec::with_capacity(columns.len());
         for (k, &i) in columns.iter().enumerate() {
-            let col = self
-                .columns
-                .get(i)
-                .ok_or_else(|| malformed("an index", format!("its column {i} is not in the table")))?;
+            let col = self.columns.get(i).ok_or_else(|| {
+                malformed("an index", format!("its column {i} is not in the table"))
+            })?;
             let (enc, collation) = if hashed.get(k).copied().unwrap_or(false) {
                 // An address orders by its bytes, whatever the column's collation.
                 (col.encoding, None)

@@ -97,7 +97,10 @@ fn collation_name(id: u16) -> Result<&'static str> {
     match Collation::from_id(id) {
         Ok(c) => Ok(c.name()),
         Err(CollationError::NotImplemented { name, .. }) => Ok(name),
-        Err(e) => Err(crate::error::collation_stored(format!("collation id {id}"), e)),
+        Err(e) => Err(crate::error::collation_stored(
+            format!("collation id {id}"),
+            e,
+        )),
     }
 }
 

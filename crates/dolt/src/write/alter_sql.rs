@@ -174,7 +174,13 @@ impl AlterStatement {
                         ops: vec![AlterOp::RenameTable(unquote(&one.new_name.to_string()))],
                     })
                 }
-                _ => return Err(crate::error::unsupported_sql("ALTER TABLE", sql, "RENAME TABLE of several tables (not done yet)")),
+                _ => {
+                    return Err(crate::error::unsupported_sql(
+                        "ALTER TABLE",
+                        sql,
+                        "RENAME TABLE of several tables (not done yet)",
+                    ))
+                }
             },
             _ => return Err(bad(sql, "not an ALTER TABLE statement")),
         };
@@ -237,7 +243,11 @@ impl AlterStatement {
                         AlterOp::SetDefault(column_name.value.clone(), None)
                     }
                     other => {
-                        return Err(crate::error::unsupported_sql("ALTER TABLE", sql, format!("ALTER COLUMN … {other} (not done yet)")))
+                        return Err(crate::error::unsupported_sql(
+                            "ALTER TABLE",
+                            sql,
+                            format!("ALTER COLUMN … {other} (not done yet)"),
+                        ))
                     }
                 },
                 AlterTableOperation::AddConstraint { constraint, .. } => {
@@ -245,7 +255,8 @@ impl AlterStatement {
                         name: table.clone(),
                         ..TableDef::default()
                     };
-                    constraint_into(&mut scratch, constraint).map_err(|e| e.in_sql("ALTER TABLE", sql))?;
+                    constraint_into(&mut scratch, constraint)
+                        .map_err(|e| e.in_sql("ALTER TABLE", sql))?;
                     if !scratch.primary_key.is_empty() {
                         AlterOp::AddPrimaryKey(scratch.primary_key)
                     } else if let Some(ix) = scratch.indexes.pop() {
@@ -255,7 +266,11 @@ impl AlterStatement {
                     } else if let Some(fk) = scratch.foreign_keys.pop() {
                         AlterOp::AddForeignKey(fk)
                     } else {
-                        return Err(crate::error::unsupported_sql("ALTER TABLE", sql, format!("ADD {constraint} (not done yet)")));
+                        return Err(crate::error::unsupported_sql(
+                            "ALTER TABLE",
+                            sql,
+                            format!("ADD {constraint} (not done yet)"),
+                        ));
                     }
                 }
                 AlterTableOperation::DropIndex { name } => AlterOp::DropIndex(name.value.clone()),
@@ -283,7 +298,13 @@ impl AlterStatement {
                         bad(sql, format!("AUTO_INCREMENT = {n}: not a whole number"))
                     })?)
                 }
-                other => return Err(crate::error::unsupported_sql("ALTER TABLE", sql, format!("{other} (not done yet)"))),
+                other => {
+                    return Err(crate::error::unsupported_sql(
+                        "ALTER TABLE",
+                        sql,
+                        format!("{other} (not done yet)"),
+                    ))
+                }
             });
         }
         if ops.is_empty() {

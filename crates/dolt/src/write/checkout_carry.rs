@@ -115,9 +115,7 @@ fn with_tables(
     let map = edit_address_map(io, old_map, &changes)?;
     r.tables = &map;
     r.foreign_key_addr = foreign_keys;
-    let bytes = r
-        .encode()
-        .map_err(|e| encode("root value", e))?;
+    let bytes = r.encode().map_err(|e| encode("root value", e))?;
     io.put(&bytes)
 }
 

@@ -371,7 +371,12 @@ fn srid_of(column: &str, e: &Expr) -> Result<u32> {
         },
         _ => None,
     }
-    .ok_or_else(|| crate::error::bad_input("CREATE TABLE", format!("column {column:?}: SRID {e}: a number expected")))
+    .ok_or_else(|| {
+        crate::error::bad_input(
+            "CREATE TABLE",
+            format!("column {column:?}: SRID {e}: a number expected"),
+        )
+    })
 }
 
 /// An index's column names and prefix lengths (`name(10)` is column `name`, prefix 10; empty
@@ -440,10 +445,13 @@ fn foreign_key(fk: &sqlparser::ast::ForeignKeyConstraint) -> Result<ForeignKeyDe
             // Dolt's MySQL dialect parses SET DEFAULT and refuses it with this message
             // (go-mysql-server's `ErrForeignKeySetDefault`), creating nothing.
             Some(ReferentialAction::SetDefault) => {
-                return Err(crate::error::bad_input("CREATE TABLE", format!(
-                    "{fk}: \"SET DEFAULT\" is not supported (Dolt refuses ON DELETE and ON \
+                return Err(crate::error::bad_input(
+                    "CREATE TABLE",
+                    format!(
+                        "{fk}: \"SET DEFAULT\" is not supported (Dolt refuses ON DELETE and ON \
                      UPDATE SET DEFAULT too)"
-                )))
+                    ),
+                ))
             }
         })
     };
@@ -453,7 +461,9 @@ fn foreign_key(fk: &sqlparser::ast::ForeignKeyConstraint) -> Result<ForeignKeyDe
         .last()
         .and_then(|p| p.as_ident())
         .map(|i| i.value.clone())
-        .ok_or_else(|| crate::error::bad_input("CREATE TABLE", format!("{fk}: no referenced table")))?;
+        .ok_or_else(|| {
+            crate::error::bad_input("CREATE TABLE", format!("{fk}: no referenced table"))
+        })?;
     if fk.foreign_table.0.len() > 1 {
         return Err(unsupported(format!(
             "{fk}: a referenced table in another database"
@@ -480,7 +490,10 @@ impl TableDef {
         let statements = Parser::parse_sql(&MySqlDialect {}, sql)
             .map_err(|e| crate::error::unparsable_sql("CREATE TABLE", sql, e))?;
         let [Statement::CreateTable(ct)] = statements.as_slice() else {
-            return Err(crate::error::bad_input("CREATE TABLE", "expected exactly one CREATE TABLE statement"));
+            return Err(crate::error::bad_input(
+                "CREATE TABLE",
+                "expected exactly one CREATE TABLE statement",
+            ));
         };
         from_create(ct)
     }
@@ -572,7 +585,10 @@ pub(super) fn constraint_into(def: &mut TableDef, k: &TableConstraint) -> Result
             let (columns, prefixes) = index_columns(&pk.columns)?;
             if !prefixes.is_empty() {
                 // Dolt refuses these too ("prefix index on string column … unsupported").
-                return Err(crate::error::bad_input("CREATE TABLE", "a prefix length in the PRIMARY KEY"));
+                return Err(crate::error::bad_input(
+                    "CREATE TABLE",
+                    "a prefix length in the PRIMARY KEY",
+                ));
             }
             def.primary_key = columns;
             for c in def.columns.iter_mut() {
@@ -629,9 +645,10 @@ pub(super) fn constraint_into(def: &mut TableDef, k: &TableConstraint) -> Result
         TableConstraint::FulltextOrSpatial(ix) if !ix.fulltext => {
             let (columns, prefix_lengths) = index_columns(&ix.columns)?;
             if !prefix_lengths.is_empty() {
-                return Err(crate::error::bad_input("CREATE TABLE", format!(
-                    "{ix}: a prefix length in a SPATIAL index (MySQL refuses it)"
-                )));
+                return Err(crate::error::bad_input(
+                    "CREATE TABLE",
+                    format!("{ix}: a prefix length in a SPATIAL index (MySQL refuses it)"),
+                ));
             }
             let name = ix
                 .opt_index_name

@@ -125,7 +125,9 @@ impl<'s, 'o> Tables<'s, 'o> {
             return Ok(());
         }
         let (before, after) = self.open.get(name).cloned().ok_or_else(|| {
-            DoltError::NotFound(format!("table {name:?} among those open for foreign key actions"))
+            DoltError::NotFound(format!(
+                "table {name:?} among those open for foreign key actions"
+            ))
         })?;
         if before.primary == after.primary {
             return Ok(());

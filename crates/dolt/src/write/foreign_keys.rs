@@ -398,10 +398,10 @@ pub(super) fn lookup(t: &EditTable, index: &str, cols: &[usize]) -> Result<Looku
             .iter()
             .position(|ix| ix.name == index)
             .ok_or_else(|| {
-                crate::error::malformed("a stored foreign key", format!(
-                    "table {:?} has no index {index:?}",
-                    t.name
-                ))
+                crate::error::malformed(
+                    "a stored foreign key",
+                    format!("table {:?} has no index {index:?}", t.name),
+                )
             })?;
         (
             index_schema(s, &s.indexes[i])?,
@@ -416,10 +416,13 @@ pub(super) fn lookup(t: &EditTable, index: &str, cols: &[usize]) -> Result<Looku
                 .iter()
                 .position(|k| k == c)
                 .ok_or_else(|| {
-                    crate::error::malformed("a stored foreign key", format!(
-                        "index {index:?} of table {:?} does not start with the key's columns",
-                        t.name
-                    ))
+                    crate::error::malformed(
+                        "a stored foreign key",
+                        format!(
+                            "index {index:?} of table {:?} does not start with the key's columns",
+                            t.name
+                        ),
+                    )
                 })
         })
         .collect::<Result<Vec<_>>>()?;
@@ -457,11 +460,7 @@ fn has_row(store: &Overlay<'_>, t: &EditTable, l: &Lookup, values: &[Cell]) -> R
     let mut rows = map
         .prefix_rows(&prefix, values.len())
         .map_err(DoltError::from)?;
-    Ok(rows
-        .next()
-        .transpose()
-        .map_err(DoltError::from)?
-        .is_some())
+    Ok(rows.next().transpose().map_err(DoltError::from)?.is_some())
 }
 
 /// The stored rows `(key, value)` of table `t` whose columns hold `values` (stored cells, in
@@ -489,16 +488,21 @@ pub(super) fn matching_rows(
         return Ok(found);
     }
     let s = &t.schema;
-    let lookup =
-        |e: prollystore_format::tuple::TupleError| crate::error::malformed_from("a stored index entry", "its fields do not make a row key", e);
+    let lookup = |e: prollystore_format::tuple::TupleError| {
+        crate::error::malformed_from(
+            "a stored index entry",
+            "its fields do not make a row key",
+            e,
+        )
+    };
     // The stored row whose clustered key `b` holds.
     let row_of = |mut b: TupleBuilder| -> Result<(Vec<u8>, Vec<u8>)> {
         let key = b.build().map_err(lookup)?.as_bytes().to_vec();
         t.find(store, &key)?.ok_or_else(|| {
-            crate::error::malformed("a foreign key lookup", format!(
-                "an index of table {:?} names a missing row",
-                t.name
-            ))
+            crate::error::malformed(
+                "a foreign key lookup",
+                format!("an index of table {:?} names a missing row", t.name),
+            )
         })
     };
     if s.keyless {
@@ -511,10 +515,10 @@ pub(super) fn matching_rows(
                 .key
                 .field(Tuple::new_unverified(&ikey), n)
                 .ok_or_else(|| {
-                    crate::error::malformed("a foreign key lookup", format!(
-                        "an index entry of table {:?} lacks the row hash",
-                        t.name
-                    ))
+                    crate::error::malformed(
+                        "a foreign key lookup",
+                        format!("an index entry of table {:?} lacks the row hash", t.name),
+                    )
                 })?;
             let mut b = TupleBuilder::new(s.key_desc());
             b.put_raw(0, hash).map_err(lookup)?;
@@ -528,10 +532,10 @@ pub(super) fn matching_rows(
         .iter()
         .map(|c| {
             l.key_columns.iter().position(|k| k == c).ok_or_else(|| {
-                crate::error::malformed("a foreign key lookup", format!(
-                    "an index of table {:?} lacks a key column",
-                    t.name
-                ))
+                crate::error::malformed(
+                    "a foreign key lookup",
+                    format!("an index of table {:?} lacks a key column", t.name),
+                )
             })
         })
         .collect::<Result<Vec<_>>>()?;
@@ -632,10 +636,10 @@ pub(super) fn cols_of_tags(t: &EditTable, tags: &[u64], fk: &str) -> Result<Vec<
                 .iter()
                 .position(|c| c.tag == *tag)
                 .ok_or_else(|| {
-                    crate::error::malformed("a stored foreign key", format!(
-                        "{fk:?}: table {:?} has no column of tag {tag}",
-                        t.name
-                    ))
+                    crate::error::malformed(
+                        "a stored foreign key",
+                        format!("{fk:?}: table {:?} has no column of tag {tag}", t.name),
+                    )
                 })
         })
         .collect()
@@ -678,8 +682,7 @@ pub(crate) fn check_change(
         Map::new(store, old.primary, ts.clone()),
         Map::new(store, new.primary, ts),
     );
-    let changes =
-        row_changes(&before, &after).map_err(DoltError::from)?;
+    let changes = row_changes(&before, &after).map_err(DoltError::from)?;
     let same = |a: &[Cell], b: &[Cell]| {
         a.iter().zip(b).all(|(x, y)| match (x, y) {
             (Cell::Null, Cell::Null) => true,

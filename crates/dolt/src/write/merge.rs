@@ -193,12 +193,9 @@ fn merge_json_cells(
         };
         let mut out = Vec::new();
         if enc == Encoding::JsonAddr {
-            let address = Address(
-                bytes
-                    .as_slice()
-                    .try_into()
-                    .map_err(|_| malformed(row(), format!("a JSON address of {} bytes", bytes.len())))?,
-            );
+            let address = Address(bytes.as_slice().try_into().map_err(|_| {
+                malformed(row(), format!("a JSON address of {} bytes", bytes.len()))
+            })?);
             read_blob(store, &address, &mut out).map_err(DoltError::from)?;
         } else {
             out.extend_from_slice(bytes.strip_suffix(&[0]).unwrap_or(bytes));

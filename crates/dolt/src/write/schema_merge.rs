@@ -648,8 +648,9 @@ fn merge_checks<'a>(
 }
 
 fn decode<'a>(chunk: &'a [u8], table: &str) -> Result<TableSchemaFields<'a>> {
-    TableSchemaFields::decode(chunk)
-        .map_err(|e| crate::error::malformed_from(format!("the schema of {table:?}"), "cannot be decoded", e))
+    TableSchemaFields::decode(chunk).map_err(|e| {
+        crate::error::malformed_from(format!("the schema of {table:?}"), "cannot be decoded", e)
+    })
 }
 
 /// Merges the schema messages `base`, `ours` and `theirs` of table `table`.

@@ -218,7 +218,11 @@ fn split_type(table: &str, col: &str, printed: &str) -> Result<TypeParts> {
 /// A spatial type's SRID attribute (`point SRID 4326`): `None` without one; an error for
 /// text after the name that is not one, or an SRID Dolt does not know.
 fn spatial_srid(table: &str, col: &str, base: &str) -> Result<Option<u32>> {
-    let bad = |e: &str| bad(format!("table {table:?}, column {col:?}: type {base:?}: {e}"));
+    let bad = |e: &str| {
+        bad(format!(
+            "table {table:?}, column {col:?}: type {base:?}: {e}"
+        ))
+    };
     let mut words = base.split_whitespace().skip(1);
     let srid = match (words.next(), words.next(), words.next()) {
         (None, _, _) => return Ok(None),
@@ -325,9 +329,8 @@ impl TableDef {
             return Err(bad(format!("table {t:?} has no columns")));
         }
         let table_collation = match &self.collation {
-            Some(name) => {
-                Collation::from_name(name).map_err(|e| collation_input(format!("table {t:?}"), e))?
-            }
+            Some(name) => Collation::from_name(name)
+                .map_err(|e| collation_input(format!("table {t:?}"), e))?,
             None => {
                 Collation::from_id(309).map_err(|e| collation_input(format!("table {t:?}"), e))?
             }

@@ -371,8 +371,6 @@ pub(crate) fn set_root_tables(
         changes.iter().map(|(n, a)| (n.as_bytes(), *a)).collect();
     let map = edit_address_map(&mut OverlayIo(store), old, &edits)?;
     r.tables = &map;
-    let new = r
-        .encode()
-        .map_err(|e| encode("root value", e))?;
+    let new = r.encode().map_err(|e| encode("root value", e))?;
     Ok(store.put(&new)?)
 }

@@ -30,7 +30,11 @@ enum Kind {
 /// A statement, the kind of error we give for it, and whether Dolt 2.3.1 runs it.
 const STATEMENTS: [(&str, Kind, bool); 10] = [
     ("CREATE TABLE (nonsense", Kind::BadInput, false),
-    ("CREATE TABLE u (id INT PRIMARY KEY, id INT)", Kind::BadInput, false),
+    (
+        "CREATE TABLE u (id INT PRIMARY KEY, id INT)",
+        Kind::BadInput,
+        false,
+    ),
     (
         "CREATE TABLE u (a VARCHAR(20), PRIMARY KEY (a(10)))",
         Kind::BadInput,
@@ -50,8 +54,16 @@ const STATEMENTS: [(&str, Kind, bool); 10] = [
     ("ALTER TABLE t FROB", Kind::BadInput, false),
     ("ALTER TABLE t DROP COLUMN nope", Kind::BadValue, false),
     ("CREATE TABLE u LIKE t", Kind::Unsupported, true),
-    ("ALTER TABLE t ADD SPATIAL INDEX sp (g)", Kind::Unsupported, true),
-    ("ALTER TABLE t ADD FULLTEXT INDEX ft (name)", Kind::Unsupported, true),
+    (
+        "ALTER TABLE t ADD SPATIAL INDEX sp (g)",
+        Kind::Unsupported,
+        true,
+    ),
+    (
+        "ALTER TABLE t ADD FULLTEXT INDEX ft (name)",
+        Kind::Unsupported,
+        true,
+    ),
 ];
 
 /// Branch names Dolt refuses (`dolt branch` exits 1: "… is an invalid branch name").
@@ -102,19 +114,24 @@ fn bad_sql_is_bad_input_and_unsupported_is_what_dolt_does() {
     copy_tree(&scenario("basic/before"), &dir);
     let files = snapshot(&dir);
     let mut w = DoltWriter::open(&dir).unwrap();
-    w.create_table(&TableDef::from_sql(TABLE_T).unwrap()).unwrap();
+    w.create_table(&TableDef::from_sql(TABLE_T).unwrap())
+        .unwrap();
     for (sql, want, _) in STATEMENTS {
         let e = run(&mut w, sql).expect_err(sql);
         assert_eq!(kind(&e), Some(want), "{sql}: {e:?}");
-        let text = e.to_string();
-        assert!(!text.is_empty() && !text.contains("unsupported: ") || want == Kind::Unsupported);
+        if want != Kind::Unsupported {
+            assert!(!e.to_string().contains("unsupported"), "{sql}: {e}");
+        }
         if want == Kind::BadInput && sql.contains("nonsense") {
             // The parser's own error is kept as the source.
             assert!(std::error::Error::source(&e).is_some(), "{e:?}");
         }
     }
     drop(w);
-    assert!(snapshot(&dir) == files, "a refused statement changed the files");
+    assert!(
+        snapshot(&dir) == files,
+        "a refused statement changed the files"
+    );
     for name in BAD_BRANCHES {
         let e = create_branch(&dir, name, "main").expect_err(name);
         assert!(
@@ -122,7 +139,10 @@ fn bad_sql_is_bad_input_and_unsupported_is_what_dolt_does() {
             "{name}: {e:?}"
         );
     }
-    assert!(snapshot(&dir) == files, "a refused branch name changed the files");
+    assert!(
+        snapshot(&dir) == files,
+        "a refused branch name changed the files"
+    );
 
     // Dolt's verdicts on the same input, live.
     let live = tmp.path().join("live");
@@ -133,11 +153,19 @@ fn bad_sql_is_bad_input_and_unsupported_is_what_dolt_does() {
     assert_eq!(dolt_ok(&live, &["add", "-A"]), Some(true));
     assert_eq!(dolt_ok(&live, &["commit", "-m", "t"]), Some(true));
     for (sql, _, dolt_runs) in STATEMENTS {
-        assert_eq!(dolt_ok(&live, &["sql", "-q", sql]), Some(dolt_runs), "dolt: {sql}");
+        assert_eq!(
+            dolt_ok(&live, &["sql", "-q", sql]),
+            Some(dolt_runs),
+            "dolt: {sql}"
+        );
         assert_eq!(dolt_ok(&live, &["reset", "--hard"]), Some(true));
     }
     for name in BAD_BRANCHES {
-        assert_eq!(dolt_ok(&live, &["branch", name]), Some(false), "dolt branch {name}");
+        assert_eq!(
+            dolt_ok(&live, &["branch", name]),
+            Some(false),
+            "dolt branch {name}"
+        );
     }
 }
 
