@@ -6,13 +6,12 @@
 //! `PROLLY_DOLT` set the test runs Dolt and checks them live.
 
 use std::path::Path;
-use std::process::Command;
 
 use super::api::DoltWriter;
 use super::api_tests::snapshot;
 use super::commit::{NewCommit, Person};
 use super::table_def::TableDef;
-use super::tests::{copy_db, copy_tree, scenario, sql_meta, DOLT_ENV};
+use super::tests::{copy_db, copy_tree, dolt_output, scenario, sql_meta};
 use super::vc::create_branch;
 use super::writer::StoreWriter;
 use crate::db::Database;
@@ -86,25 +85,9 @@ fn run(w: &mut DoltWriter, sql: &str) -> crate::error::Result<()> {
     }
 }
 
-/// Whether `dolt args…` succeeds in `dir` (a throwaway HOME beside it), if `PROLLY_DOLT` is set.
+/// Whether `dolt args…` succeeds in `dir`, if `PROLLY_DOLT` is set.
 fn dolt_ok(dir: &Path, args: &[&str]) -> Option<bool> {
-    let bin = std::env::var_os(DOLT_ENV).filter(|v| !v.is_empty())?;
-    let home = dir.parent().unwrap().join("home");
-    std::fs::create_dir_all(home.join(".dolt")).unwrap();
-    std::fs::write(
-        home.join(".dolt/config_global.json"),
-        r#"{"user.name": "T", "user.email": "t@example.com", "metrics.disabled": "true"}"#,
-    )
-    .unwrap();
-    let out = Command::new(bin)
-        .args(args)
-        .current_dir(dir)
-        .env("HOME", &home)
-        .env("TZ", "UTC")
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap();
-    Some(out.status.success())
+    dolt_output(dir, args, "T", "t@example.com").map(|o| o.status.success())
 }
 
 #[test]
