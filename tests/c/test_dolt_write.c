@@ -116,7 +116,7 @@ int main(int argc, char **argv) {
   EXPECT(prolly_dolt_writer_alter(w, "ALTER TABLE items DROP COLUMN nope"),
          PROLLY_RESULT_ERR_INVALID_ARGUMENT);
   EXPECT(prolly_dolt_writer_alter(w, "ALTER TABLE items FROB"), PROLLY_RESULT_ERR_INVALID_ARGUMENT);
-  EXPECT(prolly_dolt_writer_alter(w, "ALTER TABLE items ADD SPATIAL INDEX sp (name)"),
+  EXPECT(prolly_dolt_writer_alter(w, "ALTER TABLE items ADD FULLTEXT INDEX ft (name)"),
          PROLLY_RESULT_ERR_UNSUPPORTED);
 
   /* Nothing reached the journal yet: rejected or not, changes stay in memory. */

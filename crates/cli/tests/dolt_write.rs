@@ -297,7 +297,8 @@ fn bad_sql_and_unsupported_clauses_say_which() {
     assert_eq!(o.status.code(), Some(1), "{err}");
     assert!(err.starts_with("error: ALTER TABLE: cannot parse"), "{err}");
     assert!(!err.contains("unsupported"), "{err}");
-    assert_eq!(err.matches("FROB").count(), 2, "the source repeated: {err}");
+    // The statement once, the parser's message at most once more: the source is not repeated.
+    assert!((1..=2).contains(&err.matches("FROB").count()), "{err}");
     assert!(
         snapshot(&db) == before,
         "a refused statement wrote something"
