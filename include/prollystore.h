@@ -112,7 +112,8 @@ enum prolly_result
    */
   PROLLY_RESULT_ERR_NULL_ARGUMENT = 10,
   /**
-   * An argument is unusable (bad UTF-8, unknown flag, out-of-range index, finished builder...).
+   * An argument is unusable (bad UTF-8, unknown flag, out-of-range index, finished builder,
+   * SQL text that does not parse or that Dolt refuses, an invalid branch name...).
    */
   PROLLY_RESULT_ERR_INVALID_ARGUMENT = 11,
   /**
@@ -132,7 +133,8 @@ enum prolly_result
    */
   PROLLY_RESULT_ERR_IO = 20,
   /**
-   * Stored bytes are corrupted (hash mismatch, invalid message, damaged file).
+   * Stored bytes are corrupted (hash mismatch, invalid message, damaged file, a stored row
+   * or schema that is not what Dolt writes).
    */
   PROLLY_RESULT_ERR_CORRUPTED = 21,
   /**
@@ -148,7 +150,9 @@ enum prolly_result
    */
   PROLLY_RESULT_ERR_READ_ONLY = 24,
   /**
-   * A root's compare-and-swap failed: it did not hold the expected value. Nothing was written.
+   * A root's compare-and-swap failed: it did not hold the expected value (for a Dolt
+   * database: a branch head moved since it was read, or the chunk journal and the manifest
+   * disagree). Nothing was written; read again and retry.
    */
   PROLLY_RESULT_ERR_ROOT_CONFLICT = 25,
   /**
@@ -193,10 +197,16 @@ enum prolly_result
    */
   PROLLY_RESULT_ERR_INCOMPATIBLE = 43,
   /**
-   * The data uses a feature this library does not read (e.g. a newer Dolt format version, a
-   * generated-column expression form that is not evaluated).
+   * The data or the request uses a feature Dolt has that this library does not implement yet
+   * (e.g. a newer Dolt format version, a generated-column expression form that is not
+   * evaluated, an ALTER TABLE clause not done yet).
    */
   PROLLY_RESULT_ERR_UNSUPPORTED = 44,
+  /**
+   * A message the library built could not be encoded (a value past a format limit, or a
+   * bug in the library). Nothing was written.
+   */
+  PROLLY_RESULT_ERR_ENCODE = 45,
 };
 #ifndef __cplusplus
 typedef uint32_t prolly_result;

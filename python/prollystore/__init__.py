@@ -9,8 +9,11 @@ Errors derive from :class:`Error`.
 """
 
 from ._native import (
+    BadInputError,
     ClosedError,
+    ConflictError,
     CorruptError,
+    EncodeError,
     Error,
     LockedError,
     NotFoundError,
@@ -20,9 +23,12 @@ from . import dolt
 from .store import CONFLICT, Map, Store
 
 __all__ = [
+    "BadInputError",
     "CONFLICT",
     "ClosedError",
+    "ConflictError",
     "CorruptError",
+    "EncodeError",
     "Error",
     "LockedError",
     "Map",

@@ -36,6 +36,27 @@ create_exception!(
 );
 create_exception!(
     prollystore,
+    BadInputError,
+    Error,
+    "The input given is invalid whatever the database holds: SQL that does not parse or that \
+     Dolt refuses, an invalid branch or tag name. Nothing was written."
+);
+create_exception!(
+    prollystore,
+    ConflictError,
+    Error,
+    "The database changed under the operation (a branch head moved since it was read): nothing \
+     was written; read again and retry."
+);
+create_exception!(
+    prollystore,
+    EncodeError,
+    Error,
+    "A message the library built could not be encoded (a format limit, or a bug): nothing was \
+     written."
+);
+create_exception!(
+    prollystore,
     LockedError,
     Error,
     "Another process holds the database or store for writing."
@@ -55,8 +76,12 @@ pub fn dolt_err(e: DoltError) -> PyErr {
         DoltError::Corrupt { .. }
         | DoltError::MissingChunk(_)
         | DoltError::HashMismatch { .. }
-        | DoltError::BadChunk { .. } => CorruptError::new_err(msg),
+        | DoltError::BadChunk { .. }
+        | DoltError::Malformed { .. } => CorruptError::new_err(msg),
         DoltError::Unsupported(_) => UnsupportedError::new_err(msg),
+        DoltError::BadInput { .. } => BadInputError::new_err(msg),
+        DoltError::Conflict { .. } => ConflictError::new_err(msg),
+        DoltError::Encode { .. } => EncodeError::new_err(msg),
         DoltError::Locked { .. } => LockedError::new_err(msg),
         DoltError::BadValue { .. } => pyo3::exceptions::PyValueError::new_err(msg),
         _ => Error::new_err(msg),
@@ -112,6 +137,9 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("CorruptError", py.get_type::<CorruptError>())?;
     m.add("UnsupportedError", py.get_type::<UnsupportedError>())?;
     m.add("LockedError", py.get_type::<LockedError>())?;
+    m.add("BadInputError", py.get_type::<BadInputError>())?;
+    m.add("ConflictError", py.get_type::<ConflictError>())?;
+    m.add("EncodeError", py.get_type::<EncodeError>())?;
     m.add("ClosedError", py.get_type::<ClosedError>())?;
     Ok(())
 }

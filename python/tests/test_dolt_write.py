@@ -224,3 +224,22 @@ def test_alter_table(db):
     got = dolt_csv(db, "select note from items order by id")
     if got is not None:
         assert got[1:] == [["x"], ["x"], ["x"]]
+
+
+def test_error_kinds(db):
+    """Malformed SQL and invalid names are BadInputError, clauses Dolt takes but this library
+    does not are UnsupportedError; every kind derives from prollystore.Error."""
+    import prollystore
+
+    for cls in ("BadInputError", "ConflictError", "EncodeError", "UnsupportedError"):
+        assert issubclass(getattr(prollystore, cls), prollystore.Error)
+    with pd_.Writer(db) as w:
+        with pytest.raises(prollystore.BadInputError, match="cannot parse"):
+            w.create_table("CREATE TABLE (nonsense")
+        w.create_table(CREATE)
+        with pytest.raises(prollystore.BadInputError, match="ALTER TABLE"):
+            w.alter("ALTER TABLE items FROB")
+        with pytest.raises(prollystore.UnsupportedError, match="FULLTEXT"):
+            w.alter("ALTER TABLE items ADD FULLTEXT INDEX ft (name)")
+    with pytest.raises(prollystore.BadInputError, match="a..b"):
+        pd_.create_branch(db, "a..b")

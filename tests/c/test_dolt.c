@@ -147,6 +147,9 @@ static void test_errors(prolly_dolt *db) {
   EXPECT(prolly_dolt_log_next(NULL, NULL), PROLLY_RESULT_ERR_NULL_ARGUMENT);
   CHECK(strcmp(prolly_result_message(PROLLY_RESULT_ERR_UNSUPPORTED),
                "the data uses an unsupported feature") == 0);
+  CHECK(strcmp(prolly_result_message(PROLLY_RESULT_ERR_ENCODE),
+               "a message could not be encoded") == 0);
+  CHECK(PROLLY_RESULT_ERR_ENCODE == 45 && PROLLY_RESULT_ERR_ROOT_CONFLICT == 25);
   prolly_dolt_free(NULL);
   prolly_dolt_refs_free(NULL);
   prolly_dolt_log_free(NULL);

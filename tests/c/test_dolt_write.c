@@ -71,7 +71,11 @@ int main(int argc, char **argv) {
          " UNIQUE KEY uq_name (name))"));
   EXPECT(prolly_dolt_writer_create_table(w, "CREATE TABLE items (id int PRIMARY KEY)"),
          PROLLY_RESULT_ERR_INVALID_ARGUMENT);
-  EXPECT(prolly_dolt_writer_create_table(w, "CREATE TABLE (nonsense"), PROLLY_RESULT_ERR_UNSUPPORTED);
+  /* Malformed SQL is bad input; a clause Dolt takes but this library does not is unsupported. */
+  EXPECT(prolly_dolt_writer_create_table(w, "CREATE TABLE (nonsense"),
+         PROLLY_RESULT_ERR_INVALID_ARGUMENT);
+  EXPECT(prolly_dolt_writer_create_table(w, "CREATE TABLE copy LIKE items"),
+         PROLLY_RESULT_ERR_UNSUPPORTED);
 
   const char *cols[] = {"id", "name", "price"};
   prolly_dolt_value rows[] = {
@@ -111,7 +115,9 @@ int main(int argc, char **argv) {
   EXPECT(prolly_dolt_writer_alter(w, "ALTER TABLE nope ADD INDEX i (x)"), PROLLY_RESULT_NOT_FOUND);
   EXPECT(prolly_dolt_writer_alter(w, "ALTER TABLE items DROP COLUMN nope"),
          PROLLY_RESULT_ERR_INVALID_ARGUMENT);
-  EXPECT(prolly_dolt_writer_alter(w, "ALTER TABLE items FROB"), PROLLY_RESULT_ERR_UNSUPPORTED);
+  EXPECT(prolly_dolt_writer_alter(w, "ALTER TABLE items FROB"), PROLLY_RESULT_ERR_INVALID_ARGUMENT);
+  EXPECT(prolly_dolt_writer_alter(w, "ALTER TABLE items ADD FULLTEXT INDEX ft (name)"),
+         PROLLY_RESULT_ERR_UNSUPPORTED);
 
   /* Nothing reached the journal yet: rejected or not, changes stay in memory. */
   long long before = file_size(journal);

@@ -282,3 +282,39 @@ fn duplicate_header_columns_and_error_lines() {
     }
     assert!(snapshot(&db) == before, "a rejected import wrote something");
 }
+
+/// A malformed statement is reported as bad input with the parser's reason (once), a clause
+/// Dolt takes but this library does not as unsupported; neither writes anything.
+#[test]
+fn bad_sql_and_unsupported_clauses_say_which() {
+    let base = prollystore_test_vectors::require("dolt-write/basic");
+    let tmp = tempfile::tempdir().unwrap();
+    let db = tmp.path().join("db");
+    copy_tree(&base.join("before"), &db);
+    let before = snapshot(&db);
+    let o = run(&db, &["alter", "ALTER TABLE items FROB"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.starts_with("error: ALTER TABLE: cannot parse"), "{err}");
+    assert!(!err.contains("unsupported"), "{err}");
+    // The statement once, the parser's message at most once more: the source is not repeated.
+    assert!((1..=2).contains(&err.matches("FROB").count()), "{err}");
+    assert!(
+        snapshot(&db) == before,
+        "a refused statement wrote something"
+    );
+    let after = tmp.path().join("after");
+    copy_tree(&base.join("after"), &after);
+    let before = snapshot(&after);
+    let o = run(
+        &after,
+        &["alter", "ALTER TABLE items ADD FULLTEXT INDEX ft (name)"],
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.starts_with("error: unsupported: "), "{err}");
+    assert!(
+        snapshot(&after) == before,
+        "a refused statement wrote something"
+    );
+}

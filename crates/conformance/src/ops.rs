@@ -14,7 +14,7 @@ use prollystore_sql::{parse_alter, FromSql};
 use serde_json::Value;
 
 fn bad_op(step: usize, what: impl std::fmt::Display) -> DoltError {
-    DoltError::Unsupported(format!("ops line {step}: {what}"))
+    prollystore_dolt::error::bad_input(format!("ops line {step}"), what.to_string())
 }
 
 fn text<'a>(op: &'a Value, field: &str, step: usize) -> Result<&'a str> {

@@ -2,6 +2,7 @@
 //! offset or chunk was at fault, or why a write was refused.
 
 use prollystore::{StoreError, TreeError};
+use prollystore_format::collation::CollationError;
 use prollystore_format::Address;
 use thiserror::Error;
 
@@ -73,20 +74,82 @@ pub enum DoltError {
         /// What is wrong with the value.
         reason: String,
     },
-    /// The data uses a feature this reader does not implement.
+    /// The caller's input is invalid, whatever the database holds: malformed SQL (a `CREATE`
+    /// or `ALTER TABLE` that does not parse or contradicts itself), a bad CSV or ops line, an
+    /// invalid branch or tag name, an argument out of range. Nothing was written.
+    #[error("{what}: {reason}{}", suffix(.source))]
+    BadInput {
+        /// What was given (`ALTER TABLE`, `branch name "x"`, `CSV line 3`...).
+        what: String,
+        /// Why it is refused.
+        reason: String,
+        /// The parser's or converter's own error, when one was wrapped.
+        #[source]
+        source: Option<BoxError>,
+    },
+    /// The data uses a feature Dolt has that this library does not implement (yet).
     #[error("unsupported: {0}")]
     Unsupported(String),
+    /// Stored data (a row, a schema, a map entry) is not what Dolt writes, where no file offset
+    /// or chunk address is at hand to report it as [`DoltError::Corrupt`] or
+    /// [`DoltError::BadChunk`].
+    #[error("{what} is malformed: {reason}{}", suffix(.source))]
+    Malformed {
+        /// The stored thing (`a keyless row of "t"`, `the schema of "t"`...).
+        what: String,
+        /// What is wrong with it.
+        reason: String,
+        /// The decoder's own error, when one was wrapped.
+        #[source]
+        source: Option<BoxError>,
+    },
+    /// The database changed under the operation (a branch head moved since it was read, the
+    /// journal and the manifest disagree about the root): nothing was written; read again
+    /// and retry.
+    #[error("conflict: {what}: {reason}")]
+    Conflict {
+        /// What changed (`branch "main"`, `the chunk journal`).
+        what: String,
+        /// How it differs from what the operation expected.
+        reason: String,
+    },
+    /// A message this library built could not be encoded (a value past a format limit, or a
+    /// bug): nothing was written.
+    #[error("cannot encode {what}: {source}")]
+    Encode {
+        /// The message (`commit`, `root value`, `table "t"`...).
+        what: String,
+        /// The encoder's error.
+        #[source]
+        source: BoxError,
+    },
     /// A tree operation failed in a way none of the variants above describes (an edit or
     /// build refused, a store that is read-only...).
     #[error(transparent)]
     Tree(TreeError),
-    /// A write was refused and nothing was written: a branch or tag that already exists, a
-    /// branch not merged, an invalid name, uncommitted changes in the way.
+    /// The operation was refused because of the database's state, and nothing was written: a
+    /// branch or tag that already exists, a branch not merged, uncommitted changes in the way,
+    /// rows that cannot be matched across a primary-key change.
     #[error("refused: {0}")]
     Refused(String),
 }
 
 impl DoltError {
+    /// The same error saying it came from SQL statement `sql` (`what`: `ALTER TABLE`..., in
+    /// place of the inner statement kind a shared clause parser named) when it is about the input ([`DoltError::BadInput`], [`DoltError::Unsupported`]); any other
+    /// error unchanged.
+    pub fn in_sql(self, what: &str, sql: &str) -> DoltError {
+        match self {
+            DoltError::BadInput { reason, source, .. } => DoltError::BadInput {
+                what: what.to_string(),
+                reason: format!("{reason} (in {sql:?})"),
+                source,
+            },
+            DoltError::Unsupported(m) => unsupported_sql(what, sql, m),
+            other => other,
+        }
+    }
+
     /// The same error with a [`DoltError::BadValue`]'s reason rewritten by `f` (to say which
     /// row of the caller's, or through what, a value came); any other error unchanged.
     pub(crate) fn map_reason(self, f: impl FnOnce(String) -> String) -> DoltError {
@@ -153,6 +216,17 @@ impl From<TreeError> for DoltError {
     }
 }
 
+/// A wrapped error kept as the source of a [`DoltError`].
+pub type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
+
+/// `": {source}"` when there is a source, for the messages that show it.
+fn suffix(source: &Option<BoxError>) -> String {
+    source
+        .as_ref()
+        .map(|e| format!(": {e}"))
+        .unwrap_or_default()
+}
+
 /// Shorthand for results of this crate.
 pub type Result<T, E = DoltError> = std::result::Result<T, E>;
 
@@ -160,6 +234,99 @@ pub(crate) fn corrupt(file: &str, offset: u64, reason: impl Into<String>) -> Dol
     DoltError::Corrupt {
         file: file.to_string(),
         offset,
+        reason: reason.into(),
+    }
+}
+
+/// [`DoltError::BadInput`] without a wrapped error.
+pub fn bad_input(what: impl Into<String>, reason: impl Into<String>) -> DoltError {
+    DoltError::BadInput {
+        what: what.into(),
+        reason: reason.into(),
+        source: None,
+    }
+}
+
+/// [`DoltError::BadInput`] wrapping the parser's or converter's error.
+pub fn bad_input_from(
+    what: impl Into<String>,
+    reason: impl Into<String>,
+    source: impl Into<BoxError>,
+) -> DoltError {
+    DoltError::BadInput {
+        what: what.into(),
+        reason: reason.into(),
+        source: Some(source.into()),
+    }
+}
+
+/// [`DoltError::Malformed`] without a wrapped error.
+pub fn malformed(what: impl Into<String>, reason: impl Into<String>) -> DoltError {
+    DoltError::Malformed {
+        what: what.into(),
+        reason: reason.into(),
+        source: None,
+    }
+}
+
+/// [`DoltError::Malformed`] wrapping the decoder's error.
+pub fn malformed_from(
+    what: impl Into<String>,
+    reason: impl Into<String>,
+    source: impl Into<BoxError>,
+) -> DoltError {
+    DoltError::Malformed {
+        what: what.into(),
+        reason: reason.into(),
+        source: Some(source.into()),
+    }
+}
+
+/// [`DoltError::Encode`] for message `what`.
+pub fn encode(what: impl Into<String>, source: impl Into<BoxError>) -> DoltError {
+    DoltError::Encode {
+        what: what.into(),
+        source: source.into(),
+    }
+}
+
+/// A collation named by the caller that cannot be used: [`DoltError::Unsupported`] for one
+/// Dolt accepts but whose weights are not here yet, [`DoltError::BadInput`] for the others.
+pub fn collation_input(what: impl Into<String>, e: CollationError) -> DoltError {
+    match e {
+        CollationError::NotImplemented { .. } => {
+            DoltError::Unsupported(format!("{}: {e}", what.into()))
+        }
+        other => bad_input_from(what, "its collation", other),
+    }
+}
+
+/// [`DoltError::Unsupported`] for a clause of the SQL statement `sql` (`what`: `ALTER TABLE`,
+/// `CREATE TABLE`) that Dolt takes and this library does not yet.
+pub fn unsupported_sql(what: &str, sql: &str, why: impl std::fmt::Display) -> DoltError {
+    DoltError::Unsupported(format!("{what}: {why} (in {sql:?})"))
+}
+
+/// [`DoltError::BadInput`] for SQL text `sql` that does not parse, with the parser's error.
+pub fn unparsable_sql(what: &str, sql: &str, source: impl Into<BoxError>) -> DoltError {
+    bad_input_from(what, format!("cannot parse {sql:?}"), source)
+}
+
+/// A stored collation id or name that cannot be used: [`DoltError::Unsupported`] for one Dolt
+/// accepts but whose weights are not here yet, [`DoltError::Malformed`] for the others.
+pub fn collation_stored(what: impl Into<String>, e: CollationError) -> DoltError {
+    match e {
+        CollationError::NotImplemented { .. } => {
+            DoltError::Unsupported(format!("{}: {e}", what.into()))
+        }
+        other => malformed_from(what, "its collation", other),
+    }
+}
+
+/// [`DoltError::Conflict`].
+pub fn conflict(what: impl Into<String>, reason: impl Into<String>) -> DoltError {
+    DoltError::Conflict {
+        what: what.into(),
         reason: reason.into(),
     }
 }
@@ -201,5 +368,41 @@ mod tests {
             DoltError::Tree(TreeError::Unsorted { index: 3 })
         ));
         assert!(unsorted.to_string().contains("item 3"), "{unsorted}");
+    }
+
+    /// The new kinds say what and why, and keep the error they wrap as their source.
+    #[test]
+    fn new_kinds_say_what_and_keep_sources() {
+        use std::error::Error as _;
+        let parse = std::io::Error::other("syntax error at 3");
+        let e = bad_input_from("ALTER TABLE", "cannot parse \"x\"", parse);
+        assert_eq!(
+            e.to_string(),
+            "ALTER TABLE: cannot parse \"x\": syntax error at 3"
+        );
+        assert_eq!(e.source().unwrap().to_string(), "syntax error at 3");
+        let e = bad_input("branch name \"a..b\"", "`..`");
+        assert!(e.source().is_none() && e.to_string() == "branch name \"a..b\": `..`");
+        let e = encode("commit", "too many parents");
+        assert_eq!(e.to_string(), "cannot encode commit: too many parents");
+        assert!(e.source().is_some());
+        let e = malformed("a keyless row's key", "shorter than its hash");
+        assert_eq!(
+            e.to_string(),
+            "a keyless row's key is malformed: shorter than its hash"
+        );
+        let e = conflict("branch \"main\"", "its head moved");
+        assert_eq!(e.to_string(), "conflict: branch \"main\": its head moved");
+        let e = collation_input("table \"t\"", CollationError::UnknownName("x".into()));
+        assert!(
+            matches!(e, DoltError::BadInput { .. }) && e.source().is_some(),
+            "{e:?}"
+        );
+        let e = collation_stored("column", CollationError::UnknownId(9999));
+        assert!(matches!(e, DoltError::Malformed { .. }), "{e:?}");
+        let e = bad_input("CREATE TABLE", "no table name").in_sql("ALTER TABLE", "ALTER x");
+        assert_eq!(e.to_string(), "ALTER TABLE: no table name (in \"ALTER x\")");
+        let e = DoltError::Unsupported("CREATE TABLE: LIKE".into()).in_sql("ALTER TABLE", "s");
+        assert!(matches!(e, DoltError::Unsupported(ref m) if m.contains("(in \"s\")")));
     }
 }

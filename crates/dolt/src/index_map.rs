@@ -11,7 +11,7 @@ use prollystore_format::Encoding;
 
 use crate::chunks::DoltChunkSource;
 use crate::db::{Database, Table};
-use crate::error::{bad_chunk, DoltError, Result};
+use crate::error::{bad_chunk, collation_stored, malformed, DoltError, Result};
 use crate::schema::{key_encoding, Column, Index, Schema, SqlType};
 
 /// One Dolt index (primary or secondary) of one table state, as a prolly map.
@@ -30,7 +30,7 @@ impl Schema {
         };
         found
             .map(Some)
-            .map_err(|e| DoltError::Unsupported(format!("column {:?}: {e}", col.name)))
+            .map_err(|e| collation_stored(format!("the schema's column {:?}", col.name), e))
     }
 
     /// Key descriptor over `columns` (positions in [`Schema::columns`]) with each text
@@ -39,10 +39,9 @@ impl Schema {
         let mut types = Vec::with_capacity(columns.len());
         let mut collations = Vec::with_capacity(columns.len());
         for (k, &i) in columns.iter().enumerate() {
-            let col = self
-                .columns
-                .get(i)
-                .ok_or_else(|| DoltError::Unsupported(format!("index column {i} is missing")))?;
+            let col = self.columns.get(i).ok_or_else(|| {
+                malformed("an index", format!("its column {i} is not in the table"))
+            })?;
             let (enc, collation) = if hashed.get(k).copied().unwrap_or(false) {
                 // An address orders by its bytes, whatever the column's collation.
                 (col.encoding, None)

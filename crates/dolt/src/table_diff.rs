@@ -17,7 +17,7 @@ use prollystore_format::Encoding;
 use crate::chunks::DoltChunkSource;
 use crate::csv_field::write_csv_field;
 use crate::db::{Database, RootValue, State, Table};
-use crate::error::{bad_chunk, DoltError, Result};
+use crate::error::{bad_chunk, malformed, DoltError, Result};
 use crate::schema::{Schema, SqlType};
 use crate::sql_value::SqlValue;
 use crate::table_rows::RowDecoder;
@@ -211,7 +211,7 @@ impl<'d> TableDiff<'d> {
     /// added or removed. Fails when the primary key changed ([`TableDiff::primary_key_changed`]).
     pub fn rows(&self) -> Result<RowChanges<'_, 'd>> {
         if self.primary_key_changed() {
-            return Err(DoltError::Unsupported(format!(
+            return Err(DoltError::Refused(format!(
                 "table {:?}: the primary key differs between {} and {}, so rows cannot be matched",
                 self.name, self.from.spec, self.to.spec
             )));
@@ -479,7 +479,7 @@ impl RowChanges<'_, '_> {
     ) -> Result<(Row, u64)> {
         let decoder = decoder
             .as_ref()
-            .ok_or_else(|| DoltError::Unsupported("a diff side without a table".into()))?;
+            .ok_or_else(|| malformed("a row diff", "rows on a side without the table"))?;
         let mut row = Vec::new();
         let n = decoder.decode_into(db, key, value, &mut row)?;
         Ok((row, n))

@@ -42,9 +42,13 @@ impl From<DoltError> for Error {
             DoltError::BadValue { .. } => R::ErrInvalidArgument,
             DoltError::Locked { .. } => R::ErrLocked,
             DoltError::Refused(_) => R::ErrInvalidArgument,
+            DoltError::BadInput { .. } => R::ErrInvalidArgument,
+            DoltError::Conflict { .. } => R::ErrRootConflict,
+            DoltError::Encode { .. } => R::ErrEncode,
             DoltError::Corrupt { .. }
             | DoltError::HashMismatch { .. }
-            | DoltError::BadChunk { .. } => R::ErrCorrupted,
+            | DoltError::BadChunk { .. }
+            | DoltError::Malformed { .. } => R::ErrCorrupted,
             _ => R::ErrCorrupted,
         };
         Error::new(code, e.to_string())

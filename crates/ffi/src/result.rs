@@ -22,7 +22,8 @@ pub enum prolly_result {
     End = 2,
     /// A required pointer argument was NULL.
     ErrNullArgument = 10,
-    /// An argument is unusable (bad UTF-8, unknown flag, out-of-range index, finished builder...).
+    /// An argument is unusable (bad UTF-8, unknown flag, out-of-range index, finished builder,
+    /// SQL text that does not parse or that Dolt refuses, an invalid branch name...).
     ErrInvalidArgument = 11,
     /// The library panicked; this is a bug. The handle involved should be freed and not reused.
     ErrPanic = 12,
@@ -32,7 +33,8 @@ pub enum prolly_result {
     ErrBufferTooSmall = 14,
     /// An operating-system I/O error.
     ErrIo = 20,
-    /// Stored bytes are corrupted (hash mismatch, invalid message, damaged file).
+    /// Stored bytes are corrupted (hash mismatch, invalid message, damaged file, a stored row
+    /// or schema that is not what Dolt writes).
     ErrCorrupted = 21,
     /// A chunk the operation needs is not in the store.
     ErrMissingChunk = 22,
@@ -40,7 +42,9 @@ pub enum prolly_result {
     ErrLocked = 23,
     /// The store handle was opened read-only.
     ErrReadOnly = 24,
-    /// A root's compare-and-swap failed: it did not hold the expected value. Nothing was written.
+    /// A root's compare-and-swap failed: it did not hold the expected value (for a Dolt
+    /// database: a branch head moved since it was read, or the chunk journal and the manifest
+    /// disagree). Nothing was written; read again and retry.
     ErrRootConflict = 25,
     /// The store was created with another hash profile.
     ErrProfileMismatch = 26,
@@ -63,9 +67,13 @@ pub enum prolly_result {
     /// Handles that must belong together do not (maps of different stores, a tuple builder of
     /// another schema).
     ErrIncompatible = 43,
-    /// The data uses a feature this library does not read (e.g. a newer Dolt format version, a
-    /// generated-column expression form that is not evaluated).
+    /// The data or the request uses a feature Dolt has that this library does not implement yet
+    /// (e.g. a newer Dolt format version, a generated-column expression form that is not
+    /// evaluated, an ALTER TABLE clause not done yet).
     ErrUnsupported = 44,
+    /// A message the library built could not be encoded (a value past a format limit, or a
+    /// bug in the library). Nothing was written.
+    ErrEncode = 45,
 }
 
 /// The message of every code, indexed by value.
@@ -97,6 +105,7 @@ fn message(code: c_int) -> &'static str {
         R::ErrMalformedTree,
         R::ErrIncompatible,
         R::ErrUnsupported,
+        R::ErrEncode,
     ];
     match all
         .into_iter()
@@ -136,6 +145,7 @@ impl prolly_result {
             R::ErrMalformedTree => "malformed tree\0",
             R::ErrIncompatible => "handles do not belong together\0",
             R::ErrUnsupported => "the data uses an unsupported feature\0",
+            R::ErrEncode => "a message could not be encoded\0",
         }
     }
 }

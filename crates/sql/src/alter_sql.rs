@@ -22,7 +22,7 @@ use prollystore_dolt::{DoltError, Result};
 use crate::create_sql::{column_into, constraint_into, default_text};
 
 fn bad(sql: &str, why: impl std::fmt::Display) -> DoltError {
-    DoltError::Unsupported(format!("ALTER TABLE: {why} (in {sql:?})"))
+    prollystore_dolt::error::bad_input("ALTER TABLE", format!("{why} (in {sql:?})"))
 }
 
 fn unquote(s: &str) -> String {
@@ -33,7 +33,7 @@ fn unquote(s: &str) -> String {
 fn special(sql: &str) -> Result<Option<AlterStatement>> {
     let tokens = Tokenizer::new(&MySqlDialect {}, sql)
         .tokenize()
-        .map_err(|e| bad(sql, format!("cannot parse: {e}")))?;
+        .map_err(|e| prollystore_dolt::error::unparsable_sql("ALTER TABLE", sql, e))?;
     let words: Vec<&Token> = tokens
         .iter()
         .filter(|t| !matches!(t, Token::Whitespace(_) | Token::SemiColon))
@@ -96,7 +96,7 @@ fn column(
         data_type: data_type.clone(),
         options,
     };
-    column_into(&mut scratch, &c).map_err(|e| bad(sql, e))?;
+    column_into(&mut scratch, &c).map_err(|e| e.in_sql("ALTER TABLE", sql))?;
     if !scratch.primary_key.is_empty() || !scratch.indexes.is_empty() {
         return Err(bad(
             sql,
@@ -123,7 +123,7 @@ pub fn parse_alter(sql: &str) -> Result<AlterStatement> {
         return Ok(s);
     }
     let statements = Parser::parse_sql(&MySqlDialect {}, sql)
-        .map_err(|e| bad(sql, format!("cannot parse: {e}")))?;
+        .map_err(|e| prollystore_dolt::error::unparsable_sql("ALTER TABLE", sql, e))?;
     let stmt = match statements.as_slice() {
         [one] => one,
         _ => return Err(bad(sql, "expected exactly one ALTER TABLE statement")),
@@ -137,7 +137,7 @@ pub fn parse_alter(sql: &str) -> Result<AlterStatement> {
                     ops: vec![AlterOp::RenameTable(unquote(&one.new_name.to_string()))],
                 })
             }
-            _ => return Err(bad(sql, "RENAME TABLE of several tables (not done yet)")),
+            _ => return Err(prollystore_dolt::error::unsupported_sql("ALTER TABLE", sql, "RENAME TABLE of several tables (not done yet)")),
         },
         _ => return Err(bad(sql, "not an ALTER TABLE statement")),
     };
@@ -203,14 +203,14 @@ pub fn parse_alter(sql: &str) -> Result<AlterStatement> {
                 AlterColumnOperation::DropDefault => {
                     AlterOp::SetDefault(column_name.value.clone(), None)
                 }
-                other => return Err(bad(sql, format!("ALTER COLUMN … {other} (not done yet)"))),
+                other => return Err(prollystore_dolt::error::unsupported_sql("ALTER TABLE", sql, format!("ALTER COLUMN … {other} (not done yet)"))),
             },
             AlterTableOperation::AddConstraint { constraint, .. } => {
                 let mut scratch = TableDef {
                     name: table.clone(),
                     ..TableDef::default()
                 };
-                constraint_into(&mut scratch, constraint).map_err(|e| bad(sql, e))?;
+                constraint_into(&mut scratch, constraint).map_err(|e| e.in_sql("ALTER TABLE", sql))?;
                 if !scratch.primary_key.is_empty() {
                     AlterOp::AddPrimaryKey(scratch.primary_key)
                 } else if let Some(ix) = scratch.indexes.pop() {
@@ -220,7 +220,7 @@ pub fn parse_alter(sql: &str) -> Result<AlterStatement> {
                 } else if let Some(fk) = scratch.foreign_keys.pop() {
                     AlterOp::AddForeignKey(fk)
                 } else {
-                    return Err(bad(sql, format!("ADD {constraint} (not done yet)")));
+                    return Err(prollystore_dolt::error::unsupported_sql("ALTER TABLE", sql, format!("ADD {constraint} (not done yet)")));
                 }
             }
             AlterTableOperation::DropIndex { name } => AlterOp::DropIndex(name.value.clone()),
@@ -250,7 +250,7 @@ pub fn parse_alter(sql: &str) -> Result<AlterStatement> {
                     })?,
                 )
             }
-            other => return Err(bad(sql, format!("{other} (not done yet)"))),
+            other => return Err(prollystore_dolt::error::unsupported_sql("ALTER TABLE", sql, format!("{other} (not done yet)"))),
         });
     }
     if ops.is_empty() {

@@ -371,7 +371,12 @@ fn srid_of(column: &str, e: &Expr) -> Result<u32> {
         },
         _ => None,
     }
-    .ok_or_else(|| unsupported(format!("column {column:?}: SRID {e}: a number expected")))
+    .ok_or_else(|| {
+        prollystore_dolt::error::bad_input(
+            "CREATE TABLE",
+            format!("column {column:?}: SRID {e}: a number expected"),
+        )
+    })
 }
 
 /// An index's column names and prefix lengths (`name(10)` is column `name`, prefix 10; empty
@@ -440,10 +445,13 @@ fn foreign_key(fk: &sqlparser::ast::ForeignKeyConstraint) -> Result<ForeignKeyDe
             // Dolt's MySQL dialect parses SET DEFAULT and refuses it with this message
             // (go-mysql-server's `ErrForeignKeySetDefault`), creating nothing.
             Some(ReferentialAction::SetDefault) => {
-                return Err(DoltError::Refused(format!(
-                    "{fk}: \"SET DEFAULT\" is not supported (Dolt refuses ON DELETE and ON \
+                return Err(prollystore_dolt::error::bad_input(
+                    "CREATE TABLE",
+                    format!(
+                        "{fk}: \"SET DEFAULT\" is not supported (Dolt refuses ON DELETE and ON \
                      UPDATE SET DEFAULT too)"
-                )))
+                    ),
+                ))
             }
         })
     };
@@ -453,7 +461,9 @@ fn foreign_key(fk: &sqlparser::ast::ForeignKeyConstraint) -> Result<ForeignKeyDe
         .last()
         .and_then(|p| p.as_ident())
         .map(|i| i.value.clone())
-        .ok_or_else(|| unsupported(format!("{fk}: no referenced table")))?;
+        .ok_or_else(|| {
+            prollystore_dolt::error::bad_input("CREATE TABLE", format!("{fk}: no referenced table"))
+        })?;
     if fk.foreign_table.0.len() > 1 {
         return Err(unsupported(format!(
             "{fk}: a referenced table in another database"
@@ -477,9 +487,12 @@ fn foreign_key(fk: &sqlparser::ast::ForeignKeyConstraint) -> Result<ForeignKeyDe
 /// Dolt does. (`TableDef::from_sql` with [`crate::FromSql`] in scope.)
 pub fn table_def(sql: &str) -> Result<TableDef> {
     let statements = Parser::parse_sql(&MySqlDialect {}, sql)
-        .map_err(|e| unsupported(format!("cannot parse: {e}")))?;
+        .map_err(|e| prollystore_dolt::error::unparsable_sql("CREATE TABLE", sql, e))?;
     let [Statement::CreateTable(ct)] = statements.as_slice() else {
-        return Err(unsupported("expected exactly one CREATE TABLE statement"));
+        return Err(prollystore_dolt::error::bad_input(
+            "CREATE TABLE",
+            "expected exactly one CREATE TABLE statement",
+        ));
     };
     from_create(ct)
 }
@@ -570,7 +583,10 @@ pub(crate) fn constraint_into(def: &mut TableDef, k: &TableConstraint) -> Result
             let (columns, prefixes) = index_columns(&pk.columns)?;
             if !prefixes.is_empty() {
                 // Dolt refuses these too ("prefix index on string column … unsupported").
-                return Err(unsupported("a prefix length in the PRIMARY KEY"));
+                return Err(prollystore_dolt::error::bad_input(
+                    "CREATE TABLE",
+                    "a prefix length in the PRIMARY KEY",
+                ));
             }
             def.primary_key = columns;
             for c in def.columns.iter_mut() {
@@ -627,9 +643,10 @@ pub(crate) fn constraint_into(def: &mut TableDef, k: &TableConstraint) -> Result
         TableConstraint::FulltextOrSpatial(ix) if !ix.fulltext => {
             let (columns, prefix_lengths) = index_columns(&ix.columns)?;
             if !prefix_lengths.is_empty() {
-                return Err(unsupported(format!(
-                    "{ix}: a prefix length in a SPATIAL index (MySQL refuses it)"
-                )));
+                return Err(prollystore_dolt::error::bad_input(
+                    "CREATE TABLE",
+                    format!("{ix}: a prefix length in a SPATIAL index (MySQL refuses it)"),
+                ));
             }
             let name = ix
                 .opt_index_name
@@ -664,7 +681,7 @@ fn from_create(ct: &CreateTable) -> Result<TableDef> {
         .last()
         .and_then(|p| p.as_ident())
         .map(|i| i.value.clone())
-        .ok_or_else(|| unsupported("no table name"))?;
+        .ok_or_else(|| prollystore_dolt::error::bad_input("CREATE TABLE", "no table name"))?;
     let mut def = TableDef {
         name: name.clone(),
         ..TableDef::default()

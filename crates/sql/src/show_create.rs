@@ -90,7 +90,10 @@ fn collation_name(id: u16) -> Result<&'static str> {
     match Collation::from_id(id) {
         Ok(c) => Ok(c.name()),
         Err(CollationError::NotImplemented { name, .. }) => Ok(name),
-        Err(e) => Err(DoltError::Unsupported(e.to_string())),
+        Err(e) => Err(prollystore_dolt::error::collation_stored(
+            format!("collation id {id}"),
+            e,
+        )),
     }
 }
 

@@ -3,7 +3,7 @@
 
 use prollystore_format::Address;
 
-use crate::error::{corrupt, Result};
+use crate::error::{corrupt, malformed_from, Result};
 
 /// The journal's reserved file name: base32 of twenty 0xFF bytes.
 pub const JOURNAL_NAME: &str = "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv";
@@ -143,10 +143,11 @@ impl Manifest {
         h.update([0u8]);
         for spec in &self.specs {
             let name = Address::from_base32(&spec.name).map_err(|e| {
-                crate::error::DoltError::Unsupported(format!(
-                    "manifest table file name {:?}: {e}",
-                    spec.name
-                ))
+                malformed_from(
+                    "the manifest",
+                    format!("table file name {:?}", spec.name),
+                    e,
+                )
             })?;
             h.update(name.as_bytes());
         }

@@ -54,7 +54,7 @@ fn bad(table: &str, column: &str, reason: impl Into<String>) -> DoltError {
 /// A stored schema as the definition that writes it again (tags kept).
 pub(crate) fn table_def_of(name: &str, s: &Schema) -> Result<TableDef> {
     let table_collation = Collation::from_id(s.collation)
-        .map_err(|e| refused(name, format!("table collation: {e}")))?;
+        .map_err(|e| crate::error::collation_stored(format!("the schema of table {name:?}"), e))?;
     let mut columns = Vec::new();
     for c in s.columns.iter().filter(|c| !c.hidden) {
         if c.on_update.is_some() {
@@ -575,7 +575,7 @@ fn tags_of(store: &Overlay<'_>, roots: &[Address]) -> Result<HashSet<u64>> {
 fn reinsert(store: &Overlay<'_>, old: &EditTable, schema: &[u8]) -> Result<EditTable> {
     let mut new = EditTable::create(store, &old.name, schema)?;
     let map = Map::new(store, old.primary, old.schema.primary_tuple_schema()?);
-    let tree = |e: prollystore::TreeError| refused(&old.name, e);
+    let tree = DoltError::from;
     let position: Vec<Option<usize>> = old
         .schema
         .columns
@@ -622,7 +622,7 @@ fn check_rows(store: &Overlay<'_>, table: &EditTable, columns: &[String]) -> Res
         return Ok(());
     }
     let map = Map::new(store, table.primary, table.schema.primary_tuple_schema()?);
-    let tree = |e: prollystore::TreeError| refused(&table.name, e);
+    let tree = DoltError::from;
     for (row, r) in map.iter().map_err(tree)?.enumerate() {
         let (k, v) = r.map_err(tree)?;
         let cells = table.cells_of(store, k, v)?;
@@ -1142,7 +1142,7 @@ fn keep_stale_indexes(
         ..nf
     }
     .encode()
-    .map_err(|e| refused("", e))?;
+    .map_err(|e| crate::error::encode("table with its kept indexes", e))?;
     Ok(store.put(&chunk)?)
 }
 

@@ -376,7 +376,7 @@ impl DoltWriter {
                 t.schema.primary_tuple_schema()?,
             )
             .count()
-            .map_err(|e| DoltError::Unsupported(format!("counting rows: {e}")))?
+            .map_err(DoltError::from)?
                 == 0;
         if empty && matches!(mode, RowMode::Insert | RowMode::Upsert) {
             let mut outcome = BulkInsert::RepeatedKey;

@@ -10,7 +10,7 @@ use prollystore_format::Address;
 
 use super::ancestry::is_ancestor;
 use super::writer::{StoreWriter, WorkingSetMeta};
-use crate::error::{bad_chunk, DoltError, Result};
+use crate::error::{bad_chunk, bad_input, encode, DoltError, Result};
 
 /// The dataset holding a branch's head.
 pub(crate) fn head_ref(branch: &str) -> String {
@@ -25,7 +25,7 @@ pub(crate) fn working_set_ref(branch: &str) -> String {
 /// Dolt's rule for user branch (and tag) names: git's ref-name rules, and not `HEAD`, `-` or
 /// a string that reads as a commit hash.
 pub(crate) fn check_ref_name(name: &str, what: &str) -> Result<()> {
-    let bad = |why: &str| Err(DoltError::Refused(format!("{what} name {name:?}: {why}")));
+    let bad = |why: &str| Err(bad_input(format!("{what} name {name:?}"), why));
     let looks_like_hash = name.len() == 32
         && name
             .bytes()
@@ -346,7 +346,7 @@ fn write_repo_state_head(dot: &std::path::Path, head_ref: &str) -> Result<()> {
     } else {
         let mut v = value.clone();
         v["head"] = serde_json::Value::String(head_ref.to_string());
-        serde_json::to_string_pretty(&v).map_err(|e| DoltError::Unsupported(e.to_string()))?
+        serde_json::to_string_pretty(&v).map_err(|e| encode("repo_state.json", e))?
     };
     let tmp = dot.join(format!("repo_state.json.tmp{}", std::process::id()));
     let perms = std::fs::metadata(&path).map_err(io)?.permissions();

@@ -19,7 +19,7 @@ use super::address_map::{address_map_entries, edit_address_map, empty_address_ma
 use super::chunk_io::ChunkIo;
 use super::foreign_keys::{decode_collection, encode_collection, StoredForeignKey};
 use super::writer::StoreWriter;
-use crate::error::{bad_chunk, DoltError, Result};
+use crate::error::{bad_chunk, encode, DoltError, Result};
 
 /// A root value's tables by name and its foreign-key collection address.
 struct RootParts {
@@ -115,9 +115,7 @@ fn with_tables(
     let map = edit_address_map(io, old_map, &changes)?;
     r.tables = &map;
     r.foreign_key_addr = foreign_keys;
-    let bytes = r
-        .encode()
-        .map_err(|e| DoltError::Unsupported(format!("root value: {e}")))?;
+    let bytes = r.encode().map_err(|e| encode("root value", e))?;
     io.put(&bytes)
 }
 

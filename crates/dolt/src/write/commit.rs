@@ -60,6 +60,6 @@ pub(crate) fn put_commit(w: &mut dyn ChunkIo, c: &NewCommit<'_>) -> Result<(Addr
     };
     let chunk = fields
         .encode()
-        .map_err(|e| crate::error::DoltError::Unsupported(format!("commit: {e}")))?;
+        .map_err(|e| crate::error::encode("commit", e))?;
     Ok((w.put(&chunk)?, height))
 }

@@ -125,7 +125,9 @@ impl<'s, 'o> Tables<'s, 'o> {
             return Ok(());
         }
         let (before, after) = self.open.get(name).cloned().ok_or_else(|| {
-            unsupported(format!("foreign key actions: table {name:?} is not open"))
+            DoltError::NotFound(format!(
+                "table {name:?} among those open for foreign key actions"
+            ))
         })?;
         if before.primary == after.primary {
             return Ok(());
@@ -135,7 +137,7 @@ impl<'s, 'o> Tables<'s, 'o> {
             &Map::new(self.store, before.primary, ts.clone()),
             &Map::new(self.store, after.primary, ts),
         )
-        .map_err(|e| unsupported(format!("foreign key actions: {e}")))?;
+        .map_err(DoltError::from)?;
         let store = self.store;
         for (key, from, to) in changes {
             let Some(from) = from else { continue };

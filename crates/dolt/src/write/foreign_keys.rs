@@ -39,7 +39,7 @@ pub(crate) struct StoredForeignKey {
 }
 
 fn unsupported(what: String) -> DoltError {
-    DoltError::Unsupported(what)
+    crate::error::bad_input("FOREIGN KEY", what)
 }
 
 /// The foreign keys of root value `root` (none when its collection address is zero).
@@ -113,7 +113,7 @@ pub(crate) fn encode_collection(fks: &[StoredForeignKey]) -> Result<Vec<u8>> {
     };
     fields
         .encode()
-        .map_err(|e| unsupported(format!("foreign keys: {e}")))
+        .map_err(|e| crate::error::encode("foreign keys", e))
 }
 
 /// Root value `root` with its foreign-key collection replaced by `fks` (sorted by name, as
@@ -135,7 +135,7 @@ pub(crate) fn set_root_foreign_keys(
     r.foreign_key_addr = fk_address.0;
     let new = r
         .encode()
-        .map_err(|e| unsupported(format!("root value: {e}")))?;
+        .map_err(|e| crate::error::encode("root value", e))?;
     Ok(store.put(&new)?)
 }
 
@@ -457,10 +457,10 @@ pub(super) fn lookup(t: &EditTable, index: &str, cols: &[usize]) -> Result<Looku
             .iter()
             .position(|ix| ix.name == index)
             .ok_or_else(|| {
-                unsupported(format!(
-                    "foreign key: table {:?} has no index {index:?}",
-                    t.name
-                ))
+                crate::error::malformed(
+                    "a stored foreign key",
+                    format!("table {:?} has no index {index:?}", t.name),
+                )
             })?;
         (
             index_schema(s, &s.indexes[i])?,
@@ -475,10 +475,13 @@ pub(super) fn lookup(t: &EditTable, index: &str, cols: &[usize]) -> Result<Looku
                 .iter()
                 .position(|k| k == c)
                 .ok_or_else(|| {
-                    unsupported(format!(
-                        "foreign key: index {index:?} of table {:?} does not start with the key's columns",
-                        t.name
-                    ))
+                    crate::error::malformed(
+                        "a stored foreign key",
+                        format!(
+                            "index {index:?} of table {:?} does not start with the key's columns",
+                            t.name
+                        ),
+                    )
                 })
         })
         .collect::<Result<Vec<_>>>()?;
@@ -502,7 +505,7 @@ fn prefix_of(t: &EditTable, l: &Lookup, values: &[Cell]) -> Result<Vec<u8>> {
         t.put_cell(&mut b, f, col, enc, 0, v)?;
     }
     Ok(b.build()
-        .map_err(|e| unsupported(format!("foreign key lookup: {e}")))?
+        .map_err(|e| crate::error::encode("a foreign key lookup key", e))?
         .as_bytes()
         .to_vec())
 }
@@ -515,12 +518,8 @@ fn has_row(store: &Overlay<'_>, t: &EditTable, l: &Lookup, values: &[Cell]) -> R
     let map = Map::new(store, l.root, l.schema.clone());
     let mut rows = map
         .prefix_rows(&prefix, values.len())
-        .map_err(|e| unsupported(format!("foreign key lookup: {e}")))?;
-    Ok(rows
-        .next()
-        .transpose()
-        .map_err(|e| unsupported(format!("foreign key lookup: {e}")))?
-        .is_some())
+        .map_err(DoltError::from)?;
+    Ok(rows.next().transpose().map_err(DoltError::from)?.is_some())
 }
 
 /// The stored rows `(key, value)` of table `t` whose columns hold `values` (stored cells, in
@@ -535,7 +534,7 @@ pub(super) fn matching_rows(
     if values.iter().any(|v| matches!(v, Cell::Null)) {
         return Ok(Vec::new());
     }
-    let err = |e: prollystore::TreeError| unsupported(format!("foreign key lookup: {e}"));
+    let err = DoltError::from;
     let prefix = prefix_of(t, l, values)?;
     let map = Map::new(store, l.root, l.schema.clone());
     let found = map
@@ -548,16 +547,21 @@ pub(super) fn matching_rows(
         return Ok(found);
     }
     let s = &t.schema;
-    let lookup =
-        |e: prollystore_format::tuple::TupleError| unsupported(format!("foreign key lookup: {e}"));
+    let lookup = |e: prollystore_format::tuple::TupleError| {
+        crate::error::malformed_from(
+            "a stored index entry",
+            "its fields do not make a row key",
+            e,
+        )
+    };
     // The stored row whose clustered key `b` holds.
     let row_of = |mut b: TupleBuilder| -> Result<(Vec<u8>, Vec<u8>)> {
         let key = b.build().map_err(lookup)?.as_bytes().to_vec();
         t.find(store, &key)?.ok_or_else(|| {
-            unsupported(format!(
-                "foreign key lookup: an index of table {:?} names a missing row",
-                t.name
-            ))
+            crate::error::malformed(
+                "a foreign key lookup",
+                format!("an index of table {:?} names a missing row", t.name),
+            )
         })
     };
     if s.keyless {
@@ -570,10 +574,10 @@ pub(super) fn matching_rows(
                 .key
                 .field(Tuple::new_unverified(&ikey), n)
                 .ok_or_else(|| {
-                    unsupported(format!(
-                        "foreign key lookup: an index entry of table {:?} lacks the row hash",
-                        t.name
-                    ))
+                    crate::error::malformed(
+                        "a foreign key lookup",
+                        format!("an index entry of table {:?} lacks the row hash", t.name),
+                    )
                 })?;
             let mut b = TupleBuilder::new(s.key_desc());
             b.put_raw(0, hash).map_err(lookup)?;
@@ -587,10 +591,10 @@ pub(super) fn matching_rows(
         .iter()
         .map(|c| {
             l.key_columns.iter().position(|k| k == c).ok_or_else(|| {
-                unsupported(format!(
-                    "foreign key lookup: an index of table {:?} lacks a key column",
-                    t.name
-                ))
+                crate::error::malformed(
+                    "a foreign key lookup",
+                    format!("an index of table {:?} lacks a key column", t.name),
+                )
             })
         })
         .collect::<Result<Vec<_>>>()?;
@@ -691,10 +695,10 @@ pub(super) fn cols_of_tags(t: &EditTable, tags: &[u64], fk: &str) -> Result<Vec<
                 .iter()
                 .position(|c| c.tag == *tag)
                 .ok_or_else(|| {
-                    unsupported(format!(
-                        "foreign key {fk:?}: table {:?} has no column of tag {tag}",
-                        t.name
-                    ))
+                    crate::error::malformed(
+                        "a stored foreign key",
+                        format!("{fk:?}: table {:?} has no column of tag {tag}", t.name),
+                    )
                 })
         })
         .collect()
@@ -737,8 +741,7 @@ pub(crate) fn check_change(
         Map::new(store, old.primary, ts.clone()),
         Map::new(store, new.primary, ts),
     );
-    let changes =
-        row_changes(&before, &after).map_err(|e| unsupported(format!("foreign key check: {e}")))?;
+    let changes = row_changes(&before, &after).map_err(DoltError::from)?;
     let same = |a: &[Cell], b: &[Cell]| {
         a.iter().zip(b).all(|(x, y)| match (x, y) {
             (Cell::Null, Cell::Null) => true,

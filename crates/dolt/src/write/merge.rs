@@ -44,7 +44,7 @@ use super::schema_merge::{merge_schemas, SchemaMerge};
 use super::schema_merge_rows::{merge_rows, Sides};
 use super::table_edit::{index_schema, Cell, EditTable};
 use super::writer::{StoreWriter, WorkingSetMeta};
-use crate::error::{bad_chunk, DoltError, Result};
+use crate::error::{bad_chunk, encode, malformed, malformed_from, DoltError, Result};
 use crate::schema::{Schema, SqlType};
 use crate::sql_value::SqlValue;
 
@@ -179,8 +179,8 @@ fn merge_json_cells(
     if !schema.columns.iter().any(|c| c.sql_type == SqlType::Json) {
         return Ok(None);
     }
-    let bad = |what: String| DoltError::Unsupported(format!("merging {:?}: {what}", rows.name));
-    let tuple = |bytes| Tuple::new(bytes).map_err(|e| bad(format!("a stored row: {e}")));
+    let row = || format!("a stored row of {:?}", rows.name);
+    let tuple = |bytes| Tuple::new(bytes).map_err(|e| malformed_from(row(), "its tuple", e));
     let (b, o, t) = (tuple(base)?, tuple(ours)?, tuple(theirs)?);
     let (cb, co, ct) = (
         rows.cells_of(store, key, base)?,
@@ -193,14 +193,10 @@ fn merge_json_cells(
         };
         let mut out = Vec::new();
         if enc == Encoding::JsonAddr {
-            let address = Address(
-                bytes
-                    .as_slice()
-                    .try_into()
-                    .map_err(|_| bad(format!("a JSON address of {} bytes", bytes.len())))?,
-            );
-            read_blob(store, &address, &mut out)
-                .map_err(|e| bad(format!("a JSON document: {e}")))?;
+            let address = Address(bytes.as_slice().try_into().map_err(|_| {
+                malformed(row(), format!("a JSON address of {} bytes", bytes.len()))
+            })?);
+            read_blob(store, &address, &mut out).map_err(DoltError::from)?;
         } else {
             out.extend_from_slice(bytes.strip_suffix(&[0]).unwrap_or(bytes));
         }
@@ -262,7 +258,7 @@ fn index_key(
 ) -> Result<Vec<u8>> {
     let (k, v) = (Tuple::new_unverified(key), Tuple::new_unverified(value));
     let err = |e: prollystore_format::tuple::TupleError| {
-        DoltError::Unsupported(format!("index key: {e}"))
+        malformed_from("a stored row", "its fields do not make an index key", e)
     };
     let mut b = TupleBuilder::new(desc.clone());
     for (i, &c) in columns.iter().enumerate() {
@@ -271,10 +267,13 @@ fn index_key(
         } else if let Some(p) = schema.value_columns.iter().position(|&x| x == c) {
             v.field(p)
         } else {
-            return Err(DoltError::Unsupported(format!(
-                "merging an index over column {:?}, which is in no tuple",
-                schema.columns[c].name
-            )));
+            return Err(malformed(
+                "a table's schema",
+                format!(
+                    "its index column {:?} is in neither the key nor the value",
+                    schema.columns[c].name
+                ),
+            ));
         };
         match field {
             Some(bytes) => b.put_raw(i, bytes),
@@ -286,7 +285,7 @@ fn index_key(
         let hash: &[u8; 16] = key
             .get(..16)
             .and_then(|h| h.try_into().ok())
-            .ok_or_else(|| DoltError::Unsupported("a keyless key without its hash".into()))?;
+            .ok_or_else(|| malformed("a keyless row's key", "shorter than its 16-byte hash"))?;
         b.put_hash128(columns.len(), hash).map_err(err)?;
     }
     Ok(b.build().map_err(err)?.as_bytes().to_vec())
@@ -346,7 +345,7 @@ fn merge_table(
     }
     let schema = &ours.schema;
     let ts: TupleSchema = schema.primary_tuple_schema()?;
-    let tree_err = |e: prollystore::TreeError| DoltError::Unsupported(format!("merge {name}: {e}"));
+    let tree_err = DoltError::from;
     let put = |bytes: &[u8]| store.put(bytes).map_err(DoltError::from);
     let (b, o, t) = (
         put(&base.primary)?,
@@ -461,7 +460,7 @@ fn merge_table(
         let its = index_schema(schema, index)?;
         let empty = TupleBuilder::new(its.value.clone())
             .build()
-            .map_err(|e| DoltError::Unsupported(e.to_string()))?
+            .map_err(|e| encode(format!("the empty value of index {:?}", index.name), e))?
             .as_bytes()
             .to_vec();
         let key_of = |key: &[u8], v: &[u8]| {
@@ -545,7 +544,7 @@ fn merge_table(
         artifacts: &zero,
     }
     .encode()
-    .map_err(|e| DoltError::Unsupported(format!("table {name}: {e}")))?;
+    .map_err(|e| encode(format!("table {name:?}"), e))?;
     Ok(Some(chunk))
 }
 
@@ -720,6 +719,6 @@ fn merge_roots(
         schemas: rv.schemas.clone(),
     }
     .encode()
-    .map_err(|e| DoltError::Unsupported(format!("root value: {e}")))?;
+    .map_err(|e| encode("root value", e))?;
     Ok((chunk, conflicts))
 }

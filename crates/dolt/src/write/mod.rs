@@ -165,6 +165,9 @@ mod tests_chunked;
 #[path = "../../tests/write/tests_fk_stored.rs"]
 mod tests_fk_stored;
 #[cfg(test)]
+#[path = "../../tests/write/tests_errors.rs"]
+mod tests_errors;
+#[cfg(test)]
 #[path = "../../tests/write/tests_schema_merge.rs"]
 mod tests_schema_merge;
 // The SQL crate's expression engine, compiled into this crate's test build for the internal

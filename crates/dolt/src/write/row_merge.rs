@@ -9,7 +9,7 @@ use prollystore::{DiffEntry, Map};
 use prollystore_format::tuple::Tuple;
 
 use super::overlay::Overlay;
-use crate::error::{DoltError, Result};
+use crate::error::Result;
 use crate::schema::Schema;
 
 /// What to do with rows both sides changed in ways that do not merge.
@@ -93,11 +93,8 @@ pub(crate) fn check_unique(
     conflicts: &mut Vec<MergeConflict>,
 ) -> Result<()> {
     let mut prev: Option<Vec<Option<Vec<u8>>>> = None;
-    for item in index
-        .iter()
-        .map_err(|e| DoltError::Unsupported(e.to_string()))?
-    {
-        let (k, _) = item.map_err(|e| DoltError::Unsupported(e.to_string()))?;
+    for item in index.iter()? {
+        let (k, _) = item?;
         let t = Tuple::new_unverified(k);
         let fields: Vec<Option<Vec<u8>>> = (0..n).map(|i| t.field(i).map(<[u8]>::to_vec)).collect();
         if fields.iter().all(Option::is_some) && prev.as_ref() == Some(&fields) {

@@ -701,8 +701,9 @@ fn merge_checks<'a>(
 }
 
 fn decode<'a>(chunk: &'a [u8], table: &str) -> Result<TableSchemaFields<'a>> {
-    TableSchemaFields::decode(chunk)
-        .map_err(|e| DoltError::Unsupported(format!("merging the schema of {table:?}: {e}")))
+    TableSchemaFields::decode(chunk).map_err(|e| {
+        crate::error::malformed_from(format!("the schema of {table:?}"), "cannot be decoded", e)
+    })
 }
 
 /// Merges the schema messages `base`, `ours` and `theirs` of table `table`.
@@ -877,7 +878,7 @@ pub(super) fn merge_schemas(
     };
     let chunk = fields
         .encode()
-        .map_err(|e| DoltError::Unsupported(format!("merged schema of {table:?}: {e}")))?;
+        .map_err(|e| crate::error::encode(format!("the merged schema of {table:?}"), e))?;
     Ok(SchemaMerge::Merged {
         chunk,
         rewrites,

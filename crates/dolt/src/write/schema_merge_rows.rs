@@ -217,7 +217,7 @@ fn side_changes(
     side: &Map<'_, Overlay<'_>, TupleSchema>,
     all: bool,
 ) -> Result<Vec<Change>> {
-    let tree = |e: prollystore::TreeError| DoltError::Unsupported(format!("merge: {e}"));
+    let tree = DoltError::from;
     if !all {
         return row_changes(base, side).map_err(tree);
     }
@@ -333,7 +333,7 @@ pub(super) fn merge_rows(
     let left_rewrite = rewrites.left_rewrite || !layout(&rows.ours.schema, &rows.in_ours);
     let right_rewrite = rewrites.right_rewrite || !layout(&rows.theirs.schema, &rows.in_theirs);
 
-    let tree = |e: prollystore::TreeError| DoltError::Unsupported(format!("merge {name}: {e}"));
+    let tree = DoltError::from;
     let maps = |t: &EditTable| -> Result<Map<'_, Overlay<'_>, TupleSchema>> {
         Ok(Map::new(store, t.primary, t.schema.primary_tuple_schema()?))
     };
@@ -581,7 +581,7 @@ pub(super) fn merge_rows(
         ..ours_fields
     }
     .encode()
-    .map_err(|e| DoltError::Unsupported(format!("table {name}: {e}")))?;
+    .map_err(|e| crate::error::encode(format!("table {name:?}"), e))?;
     Ok(Some(chunk))
 }
 

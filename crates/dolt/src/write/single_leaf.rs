@@ -8,7 +8,7 @@
 use prollystore_format::message::AddressMapWriter;
 use prollystore_format::{Address, ADDRESS_LEN};
 
-use crate::error::{DoltError, Result};
+use crate::error::{encode, DoltError, Result};
 
 /// Dolt's `minChunkSize`: no node boundary before this many item bytes.
 const MIN_CHUNK_SIZE: usize = 512;
@@ -18,9 +18,7 @@ pub(crate) fn address_map_leaf(entries: &[(Vec<u8>, Address)]) -> Result<Vec<u8>
     let mut sorted: Vec<&(Vec<u8>, Address)> = entries.iter().collect();
     sorted.sort_by(|a, b| a.0.cmp(&b.0));
     if sorted.windows(2).any(|w| w[0].0 == w[1].0) {
-        return Err(DoltError::Unsupported(
-            "an address map with a name twice".into(),
-        ));
+        return Err(encode("address map", "a name twice"));
     }
     let size: usize = sorted.iter().map(|(k, _)| k.len() + ADDRESS_LEN).sum();
     if size >= MIN_CHUNK_SIZE {
@@ -37,7 +35,7 @@ pub(crate) fn address_map_leaf(entries: &[(Vec<u8>, Address)]) -> Result<Vec<u8>
     let mut w = AddressMapWriter::new();
     let chunk = w
         .write(&keys, &offsets, &addresses, &[], 0)
-        .map_err(|e| DoltError::Unsupported(format!("address map: {e}")))?;
+        .map_err(|e| encode("address map", e))?;
     Ok(chunk.to_vec())
 }
 

@@ -11,7 +11,7 @@ use prollystore_format::message::objects::{
 use prollystore_format::Encoding;
 
 use super::column_tags::{kind_of, tags_for_new_table};
-use crate::error::{DoltError, Result};
+use crate::error::{bad_input, collation_input, encode, DoltError, Result};
 use crate::schema::SqlType;
 
 /// One declared column.
@@ -156,8 +156,9 @@ pub struct TableDef {
     pub comment: Option<String>,
 }
 
-fn unsupported(what: String) -> DoltError {
-    DoltError::Unsupported(what)
+/// A table definition the caller gave that Dolt would refuse.
+fn bad(what: String) -> DoltError {
+    bad_input("table definition", what)
 }
 
 /// A declared type split into its base (`varchar(40)`) and the collation that applies to it
@@ -177,7 +178,7 @@ pub(crate) fn column_type(table: &str, col: &ColumnDef) -> Result<SqlType> {
 
 fn split_type(table: &str, col: &str, printed: &str) -> Result<TypeParts> {
     let lower = printed.trim().to_string();
-    let bad = |e: String| unsupported(format!("table {table:?}, column {col:?}: {e}"));
+    let column = || format!("table {table:?}, column {col:?}");
     let mut base = lower.as_str();
     let mut collation = None;
     let mut charset = None;
@@ -199,10 +200,11 @@ fn split_type(table: &str, col: &str, printed: &str) -> Result<TypeParts> {
         }
     }
     let explicit_collation = match (collation, charset) {
-        (Some(c), _) => Some(Collation::from_name(&c).map_err(|e| bad(e.to_string()))?),
+        (Some(c), _) => Some(Collation::from_name(&c).map_err(|e| collation_input(column(), e))?),
         (None, Some(cs)) => {
-            return Err(bad(format!(
-                "CHARACTER SET {cs} without a COLLATE (not done yet)"
+            return Err(DoltError::Unsupported(format!(
+                "{}: CHARACTER SET {cs} without a COLLATE (not done yet)",
+                column()
             )))
         }
         (None, None) => None,
@@ -217,7 +219,7 @@ fn split_type(table: &str, col: &str, printed: &str) -> Result<TypeParts> {
 /// text after the name that is not one, or an SRID Dolt does not know.
 fn spatial_srid(table: &str, col: &str, base: &str) -> Result<Option<u32>> {
     let bad = |e: &str| {
-        unsupported(format!(
+        bad(format!(
             "table {table:?}, column {col:?}: type {base:?}: {e}"
         ))
     };
@@ -324,21 +326,20 @@ impl TableDef {
     pub(crate) fn resolve(&self, used: &mut HashSet<u64>) -> Result<ResolvedTable> {
         let t = &self.name;
         if self.columns.is_empty() {
-            return Err(unsupported(format!("table {t:?} has no columns")));
+            return Err(bad(format!("table {t:?} has no columns")));
         }
         let table_collation = match &self.collation {
-            Some(name) => {
-                Collation::from_name(name).map_err(|e| unsupported(format!("table {t:?}: {e}")))?
-            }
+            Some(name) => Collation::from_name(name)
+                .map_err(|e| collation_input(format!("table {t:?}"), e))?,
             None => {
-                Collation::from_id(309).map_err(|e| unsupported(format!("table {t:?}: {e}")))?
+                Collation::from_id(309).map_err(|e| collation_input(format!("table {t:?}"), e))?
             }
         };
         let mut seen = HashSet::new();
         let (mut type_texts, mut encodings, mut types) = (Vec::new(), Vec::new(), Vec::new());
         for c in &self.columns {
             if !seen.insert(c.name.to_ascii_lowercase()) {
-                return Err(unsupported(format!(
+                return Err(bad(format!(
                     "table {t:?}: column {:?} is declared twice",
                     c.name
                 )));
@@ -346,7 +347,7 @@ impl TableDef {
             let parts = split_type(t, &c.name, &c.sql_type)?;
             let ty = SqlType::parse(&parts.base);
             let enc = written_encoding(&ty).ok_or_else(|| {
-                unsupported(format!(
+                DoltError::Unsupported(format!(
                     "table {t:?}, column {:?}: type {:?} (not done yet)",
                     c.name, c.sql_type
                 ))
@@ -368,7 +369,7 @@ impl TableDef {
                 .iter()
                 .position(|c| c.name.eq_ignore_ascii_case(name))
                 .map(|p| p as u16)
-                .ok_or_else(|| unsupported(format!("table {t:?} has no column {name:?}")))
+                .ok_or_else(|| bad(format!("table {t:?} has no column {name:?}")))
         };
         let key_columns = self
             .primary_key
@@ -379,7 +380,7 @@ impl TableDef {
             .iter()
             .find(|&&k| encodings[k as usize] == Encoding::GeomAdaptive)
         {
-            return Err(unsupported(format!(
+            return Err(bad(format!(
                 "table {t:?}: spatial column {:?} in the primary key (Dolt refuses it)",
                 self.columns[k as usize].name
             )));
@@ -394,7 +395,7 @@ impl TableDef {
                 .collect::<Result<Vec<u16>>>()?;
             if ix.spatial {
                 let bad = |e: &str| {
-                    Err(unsupported(format!(
+                    Err(bad(format!(
                         "table {t:?}, SPATIAL index {:?}: {e} (as Dolt requires)",
                         ix.name
                     )))
@@ -414,7 +415,7 @@ impl TableDef {
                 .iter()
                 .find(|&&p| ix.unique && encodings[p as usize] == Encoding::GeomAdaptive)
             {
-                return Err(unsupported(format!(
+                return Err(DoltError::Unsupported(format!(
                     "table {t:?}, index {:?}: UNIQUE over spatial column {:?} (not done yet: \
                      Dolt keys it by the value's spatial cell)",
                     ix.name, self.columns[g as usize].name
@@ -437,7 +438,7 @@ impl TableDef {
                 .zip(&types)
                 .map(|(c, ty)| {
                     kind_of(ty).map(|k| (c.name.as_str(), k)).ok_or_else(|| {
-                        unsupported(format!(
+                        DoltError::Unsupported(format!(
                             "table {t:?}, column {:?}: a tag for type {:?} (not done yet)",
                             c.name, c.sql_type
                         ))
@@ -476,7 +477,7 @@ impl TableDef {
     ) -> Result<Vec<u16>> {
         let t = &self.name;
         if !ix.prefix_lengths.is_empty() && ix.prefix_lengths.len() != cols.len() {
-            return Err(unsupported(format!(
+            return Err(bad(format!(
                 "table {t:?}, index {:?}: {} prefix lengths for {} columns",
                 ix.name,
                 ix.prefix_lengths.len(),
@@ -488,7 +489,7 @@ impl TableDef {
             let col = &self.columns[usize::from(c)];
             let text = &type_texts[usize::from(c)];
             let bad = |why: String| {
-                unsupported(format!(
+                bad(format!(
                     "table {t:?}, index {:?}, column {:?}: {why}",
                     ix.name, col.name
                 ))
@@ -641,7 +642,7 @@ impl TableDef {
         }
         self.schema_fields(&r)
             .encode()
-            .map_err(|e| unsupported(format!("schema of table {:?}: {e}", self.name)))
+            .map_err(|e| encode(format!("the schema of table {:?}", self.name), e))
     }
 }
 

@@ -8,7 +8,7 @@ use prollystore_format::Address;
 use super::branches::check_ref_name;
 use super::commit::Person;
 use super::writer::StoreWriter;
-use crate::error::{DoltError, Result};
+use crate::error::{encode, DoltError, Result};
 
 /// The dataset holding a tag.
 pub(crate) fn tag_ref(name: &str) -> String {
@@ -41,7 +41,7 @@ impl StoreWriter {
             user_timestamp_millis: millis,
         }
         .encode()
-        .map_err(|e| DoltError::Unsupported(format!("tag: {e}")))?;
+        .map_err(|e| encode("tag", e))?;
         let tag = self.put(&chunk)?;
         self.update_datasets(
             &[(&tag_ref(name), Some(tag))],

@@ -17,7 +17,7 @@ use super::overlay::{Overlay, OverlayIo};
 use super::table_def::TableDef;
 use super::table_edit::EditTable;
 use super::writer::{StoreWriter, WorkingSetMeta};
-use crate::error::{bad_chunk, DoltError, Result};
+use crate::error::{bad_chunk, encode, DoltError, Result};
 
 /// Uncommitted table changes of an open writer, per branch (their chunks are in the writer's
 /// session store).
@@ -328,7 +328,7 @@ impl WorkingEdits {
             rebase_state: None,
         }
         .encode()
-        .map_err(|e| DoltError::Unsupported(format!("working set: {e}")))?;
+        .map_err(|e| encode("working set", e))?;
         let ws = w.put(&ws)?;
         w.update_datasets(&[(&ws_ref, Some(ws))], timestamp_secs)?;
         Ok(())
@@ -372,8 +372,6 @@ pub(crate) fn set_root_tables(
         changes.iter().map(|(n, a)| (n.as_bytes(), *a)).collect();
     let map = edit_address_map(&mut OverlayIo(store), old, &edits)?;
     r.tables = &map;
-    let new = r
-        .encode()
-        .map_err(|e| DoltError::Unsupported(format!("root value: {e}")))?;
+    let new = r.encode().map_err(|e| encode("root value", e))?;
     Ok(store.put(&new)?)
 }

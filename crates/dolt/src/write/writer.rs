@@ -23,7 +23,7 @@ use super::commit::{put_commit, NewCommit};
 use super::journal_append::JournalAppender;
 use super::refs::for_each_ref;
 use crate::db::Database;
-use crate::error::{bad_chunk, DoltError, Result};
+use crate::error::{bad_chunk, conflict, encode, DoltError, Result};
 use crate::expressions::Engine;
 
 /// An open database directory, locked for writing: the store under [`super::api::DoltWriter`]
@@ -65,9 +65,10 @@ impl StoreWriter {
         let root = db.source().root();
         if let Some(j) = journal.root() {
             if j != root {
-                return Err(DoltError::Unsupported(format!(
-                    "the journal's last root {j} is not the store root {root} the reader found"
-                )));
+                return Err(conflict(
+                    "the chunk journal",
+                    format!("its last root {j} is not the store root {root} the reader found"),
+                ));
             }
         }
         Ok(StoreWriter {
@@ -183,7 +184,7 @@ impl StoreWriter {
         let leaf = edit_address_map(self, &old_map, &byte_changes)?;
         let root_chunk = StoreRootFields { address_map: &leaf }
             .encode()
-            .map_err(|e| DoltError::Unsupported(format!("store root: {e}")))?;
+            .map_err(|e| encode("store root", e))?;
         let root = self.put(&root_chunk)?;
         self.journal.commit_root(root, timestamp_secs)?;
         self.root = root;
@@ -219,7 +220,7 @@ impl StoreWriter {
             rebase_state: None,
         }
         .encode()
-        .map_err(|e| DoltError::Unsupported(format!("working set: {e}")))?;
+        .map_err(|e| encode("working set", e))?;
         self.put(&ws)
     }
 
@@ -241,10 +242,13 @@ impl StoreWriter {
             .find(|(k, _)| k.as_slice() == head_ref.as_bytes())
             .map(|(_, a)| a);
         if current.is_some() && commit.parents.first() != current.as_ref() {
-            return Err(DoltError::Unsupported(format!(
-                "the first parent must be {branch}'s head {}",
-                current.map(|a| a.to_string()).unwrap_or_default()
-            )));
+            return Err(conflict(
+                format!("branch {branch:?}"),
+                format!(
+                    "its head is {}, not the new commit's first parent",
+                    current.map(|a| a.to_string()).unwrap_or_default()
+                ),
+            ));
         }
         let (address, _) = put_commit(self, commit)?;
         let ws = self.put_working_set(commit.root, meta)?;

@@ -46,6 +46,23 @@ pub(crate) fn dolt(dir: &Path, args: &[&str]) -> Option<String> {
 /// Runs `dolt args…` in `dir` with a throwaway HOME whose global config names `user` and
 /// `email`, if `PROLLY_DOLT` is set; returns stdout as bytes (binary columns print raw).
 pub(crate) fn dolt_as(dir: &Path, args: &[&str], user: &str, email: &str) -> Option<Vec<u8>> {
+    let out = dolt_output(dir, args, user, email)?;
+    assert!(
+        out.status.success(),
+        "dolt {args:?} failed:\n{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Some(out.stdout)
+}
+
+/// [`dolt_as`] whether or not Dolt succeeds: its whole output, if `PROLLY_DOLT` is set.
+pub(crate) fn dolt_output(
+    dir: &Path,
+    args: &[&str],
+    user: &str,
+    email: &str,
+) -> Option<std::process::Output> {
     let bin = std::env::var_os(DOLT_ENV).filter(|v| !v.is_empty())?;
     let home = dir.parent().unwrap().join("home");
     std::fs::create_dir_all(home.join(".dolt")).unwrap();
@@ -55,21 +72,16 @@ pub(crate) fn dolt_as(dir: &Path, args: &[&str], user: &str, email: &str) -> Opt
         "metrics.disabled": "true",
     });
     std::fs::write(home.join(".dolt/config_global.json"), config.to_string()).unwrap();
-    let out = Command::new(bin)
-        .args(args)
-        .current_dir(dir)
-        .env("HOME", &home)
-        .env("TZ", "UTC")
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "dolt {args:?} failed:\n{}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    Some(out.stdout)
+    Some(
+        Command::new(bin)
+            .args(args)
+            .current_dir(dir)
+            .env("HOME", &home)
+            .env("TZ", "UTC")
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap(),
+    )
 }
 
 /// `2024-01-02T09:30:00Z` → Unix milliseconds.
