@@ -58,6 +58,7 @@
 //!
 //! ```
 //! use prollystore_dolt::write::{CommitMeta, DoltWriter, TableDef};
+//! use prollystore_sql::FromSql; // CREATE TABLE text, from the prollystore-sql crate
 //! use prollystore_dolt::{Database, KeyRange, SqlValue, State};
 //!
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {

@@ -137,7 +137,13 @@ pub fn parse_alter(sql: &str) -> Result<AlterStatement> {
                     ops: vec![AlterOp::RenameTable(unquote(&one.new_name.to_string()))],
                 })
             }
-            _ => return Err(prollystore_dolt::error::unsupported_sql("ALTER TABLE", sql, "RENAME TABLE of several tables (not done yet)")),
+            _ => {
+                return Err(prollystore_dolt::error::unsupported_sql(
+                    "ALTER TABLE",
+                    sql,
+                    "RENAME TABLE of several tables (not done yet)",
+                ))
+            }
         },
         _ => return Err(bad(sql, "not an ALTER TABLE statement")),
     };
@@ -203,14 +209,21 @@ pub fn parse_alter(sql: &str) -> Result<AlterStatement> {
                 AlterColumnOperation::DropDefault => {
                     AlterOp::SetDefault(column_name.value.clone(), None)
                 }
-                other => return Err(prollystore_dolt::error::unsupported_sql("ALTER TABLE", sql, format!("ALTER COLUMN … {other} (not done yet)"))),
+                other => {
+                    return Err(prollystore_dolt::error::unsupported_sql(
+                        "ALTER TABLE",
+                        sql,
+                        format!("ALTER COLUMN … {other} (not done yet)"),
+                    ))
+                }
             },
             AlterTableOperation::AddConstraint { constraint, .. } => {
                 let mut scratch = TableDef {
                     name: table.clone(),
                     ..TableDef::default()
                 };
-                constraint_into(&mut scratch, constraint).map_err(|e| e.in_sql("ALTER TABLE", sql))?;
+                constraint_into(&mut scratch, constraint)
+                    .map_err(|e| e.in_sql("ALTER TABLE", sql))?;
                 if !scratch.primary_key.is_empty() {
                     AlterOp::AddPrimaryKey(scratch.primary_key)
                 } else if let Some(ix) = scratch.indexes.pop() {
@@ -220,7 +233,11 @@ pub fn parse_alter(sql: &str) -> Result<AlterStatement> {
                 } else if let Some(fk) = scratch.foreign_keys.pop() {
                     AlterOp::AddForeignKey(fk)
                 } else {
-                    return Err(prollystore_dolt::error::unsupported_sql("ALTER TABLE", sql, format!("ADD {constraint} (not done yet)")));
+                    return Err(prollystore_dolt::error::unsupported_sql(
+                        "ALTER TABLE",
+                        sql,
+                        format!("ADD {constraint} (not done yet)"),
+                    ));
                 }
             }
             AlterTableOperation::DropIndex { name } => AlterOp::DropIndex(name.value.clone()),
@@ -250,7 +267,13 @@ pub fn parse_alter(sql: &str) -> Result<AlterStatement> {
                     })?,
                 )
             }
-            other => return Err(prollystore_dolt::error::unsupported_sql("ALTER TABLE", sql, format!("{other} (not done yet)"))),
+            other => {
+                return Err(prollystore_dolt::error::unsupported_sql(
+                    "ALTER TABLE",
+                    sql,
+                    format!("{other} (not done yet)"),
+                ))
+            }
         });
     }
     if ops.is_empty() {

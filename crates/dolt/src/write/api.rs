@@ -95,6 +95,7 @@ impl CommitMeta {
 ///
 /// ```
 /// use prollystore_dolt::write::{CommitMeta, DoltWriter, TableDef};
+/// use prollystore_sql::FromSql; // CREATE TABLE text, from the prollystore-sql crate
 /// use prollystore_dolt::{Database, SqlValue};
 ///
 /// # fn main() -> Result<(), Box<dyn std::error::Error>> {

@@ -162,11 +162,11 @@ mod tests_checkout_fk;
 #[path = "../../tests/write/tests_chunked.rs"]
 mod tests_chunked;
 #[cfg(test)]
-#[path = "../../tests/write/tests_fk_stored.rs"]
-mod tests_fk_stored;
-#[cfg(test)]
 #[path = "../../tests/write/tests_errors.rs"]
 mod tests_errors;
+#[cfg(test)]
+#[path = "../../tests/write/tests_fk_stored.rs"]
+mod tests_fk_stored;
 #[cfg(test)]
 #[path = "../../tests/write/tests_schema_merge.rs"]
 mod tests_schema_merge;

@@ -524,6 +524,7 @@ fn merges_keep_prefix_and_virtual_indexes_as_dolt_does() {
         millis(MERGE_DATE),
     ));
     options.message = Some("merge side".into());
+    options.expressions = Some(prollystore_sql::engine());
     let MergeResult::Merged { commit, .. } = vc::merge(&dir, "side", &options).unwrap() else {
         panic!("expected a three-way merge");
     };
@@ -616,7 +617,8 @@ fn a_prefix_of_a_virtual_column_is_not_merged() {
     w.commit(&dated_meta(MAIN_DATE, "main")).unwrap();
     drop(w);
     let before = snapshot(&dir);
-    let options = MergeOptions::new(Signature::new("Vector Bot", "bot@example.com", 0));
+    let mut options = MergeOptions::new(Signature::new("Vector Bot", "bot@example.com", 0));
+    options.expressions = Some(prollystore_sql::engine());
     let err = vc::merge(&dir, "side", &options).unwrap_err().to_string();
     assert!(err.contains("kvs") && err.contains("VIRTUAL"), "{err}");
     assert!(snapshot(&dir) == before, "a refused merge wrote something");
