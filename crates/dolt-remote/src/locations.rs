@@ -101,7 +101,7 @@ fn check_url(text: &str) -> Result<(), String> {
 }
 
 fn check_range(offset: u64, length: u64, address: &Address, what: &str) -> Result<(), String> {
-    if length < 4 || length > MAX_RECORD_LEN {
+    if !(4..=MAX_RECORD_LEN).contains(&length) {
         return Err(format!(
             "chunk {address}: a {what} of {length} bytes (must be 4 to {MAX_RECORD_LEN})"
         ));

@@ -382,17 +382,14 @@ impl RemoteStore {
             matches!(*last, Some((p, j)) if (p == parent && j < i) || (p != parent && i == 0));
         *last = Some((parent, i));
         drop(last);
-        let Some(parent) = self
-            .pinned
-            .get(&parent)
-            // SAFETY: a chunk's layout is set only by `get_node`, from the verified view of
-            // its bytes, and travels with them (pinned or cached); the bytes never change.
-            .and_then(|p| {
-                p.layout
-                    .get()
-                    .map(|l| unsafe { Node::from_verified(&p.bytes, *l) })
+        let Some(parent) = self.pinned.get(&parent).and_then(|p| {
+            p.layout.get().map(|l| {
+                // SAFETY: a chunk's layout is set only by `get_node`, from the verified
+                // view of its bytes, and travels with them (pinned or cached); the bytes
+                // never change.
+                unsafe { Node::from_verified(&p.bytes, *l) }
             })
-        else {
+        }) else {
             return Vec::new();
         };
         if !scanning {
