@@ -1,7 +1,7 @@
 //! The one codec of Dolt values: how a column's SQL type and its stored [`Encoding`] go
 //! together ([`Kind`], decided once per column), where each visible column lives in a row's
 //! tuples ([`Slot`]), and a table's [`RowPlan`] compiled once from its schema. Every reader
-//! and writer of rows starts from it: the typed row decoder ([`value_of`], into [`SqlValue`]),
+//! and writer of rows starts from it: the typed row decoder (`value_of`, into [`SqlValue`]),
 //! the CSV export, the Arrow crate's direct builders, the Python module's point gets and the
 //! writer's direct import fields. Each of those keeps its own fast path (a getter straight into
 //! a builder, ASCII text as it is) but takes the decision of which path a column may take from

@@ -3,7 +3,7 @@
 //! The SQL beside `prollystore-dolt`'s storage core, as Dolt keeps it in its SQL engine apart
 //! from its store: MySQL expressions, `CREATE TABLE` and `ALTER TABLE` text, and `SHOW CREATE
 //! TABLE` text. The storage crate parses no SQL; it takes structured values
-//! ([`TableDef`](prollystore_dolt::write::TableDef),
+//! ([`TableDef`],
 //! [`AlterStatement`](prollystore_dolt::write::AlterStatement)) and asks an expression engine
 //! ([`prollystore_dolt::expressions`]) given to it explicitly. This crate makes those values
 //! from SQL text and is that engine.

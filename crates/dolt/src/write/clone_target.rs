@@ -7,11 +7,11 @@
 //! checks each chunk against its address (SHA-512/20) before queueing its journal record;
 //! [`CloneTarget::finish`] writes the records and a root record of the remote's store root
 //! (one write, one fsync: the journal is made as our writer makes it, see
-//! [`super::journal_append`]). [`set_clone_refs`] then replaces the datasets with what
+//! `write::journal_append`). [`set_clone_refs`] then replaces the datasets with what
 //! `dolt clone` leaves (remote-tracking branches, the checked-out branch with a clean working
 //! set, the tags) and writes `repo_state.json` with the remote.
 //!
-//! [`chunk_refs`] is the writer's reference walk ([`super::refs`]), public for the clone's
+//! [`chunk_refs`] is the writer's reference walk (`write::refs`), public for the clone's
 //! walk from the remote's root.
 
 use std::path::{Path, PathBuf};

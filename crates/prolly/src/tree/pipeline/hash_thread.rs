@@ -34,12 +34,12 @@ static ENABLED: AtomicBool = AtomicBool::new(true);
 pub const BACKGROUND_HASHING_VAR: &str = "PROLLY_BACKGROUND_HASHING";
 
 /// Allows (`true`, the default) or forbids background hashing in [`Map::from_sorted`] and in
-/// edits ([`Map::apply`], [`apply_edits`]) from now on, for the whole process. A build or edit
+/// edits ([`Map::apply`], [`Map::apply_sorted`]) from now on, for the whole process. A build or edit
 /// already under way keeps its mode. Trees are identical either way.
 ///
 /// [`Map::from_sorted`]: crate::Map::from_sorted
 /// [`Map::apply`]: crate::Map::apply
-/// [`apply_edits`]: crate::tree::mutate::apply_edits
+/// [`Map::apply_sorted`]: crate::Map::apply_sorted
 pub fn set_background_hashing(enabled: bool) {
     ENABLED.store(enabled, Ordering::Relaxed);
 }
