@@ -10,14 +10,14 @@
 //! Values are printed as Dolt prints them by [`SqlValue::to_text`] / [`SqlValue::csv_bytes`]
 //! (`value_text` holds the number, date and time formatting they call).
 
+use prollystore_format::message::BlobNode;
 use prollystore_format::tuple::{Adaptive, TupleDesc, Value};
-use prollystore_format::Encoding;
+use prollystore_format::{Address, Encoding};
 
 use crate::db::Database;
 use crate::error::{bad_chunk, DoltError, Result};
 use crate::schema::{Column, Schema, SqlType};
 use crate::sql_value::{decimal_text, SqlValue};
-use crate::table_rows::{read_blob, read_blob_into};
 
 /// How the bytes of a text, binary, JSON or geometry column are stored.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -372,4 +372,41 @@ mod tests {
             "a,c"
         );
     }
+}
+
+/// Reads the whole contents of a blob tree.
+pub fn read_blob(db: &Database, root: Address, expected_len: u64) -> Result<Vec<u8>> {
+    let mut out = Vec::with_capacity(usize::try_from(expected_len.min(1 << 24)).unwrap_or(0));
+    read_blob_into(db, root, &mut out, 0)?;
+    if out.len() as u64 != expected_len {
+        return Err(bad_chunk(
+            root,
+            format!(
+                "blob holds {} bytes, the row says {expected_len}",
+                out.len()
+            ),
+        ));
+    }
+    Ok(out)
+}
+
+pub(crate) fn read_blob_into(
+    db: &Database,
+    address: Address,
+    out: &mut Vec<u8>,
+    depth: usize,
+) -> Result<()> {
+    if depth > 32 {
+        return Err(bad_chunk(address, "blob tree is too deep"));
+    }
+    let chunk = db.source().chunk(&address)?;
+    let node = BlobNode::verify(&chunk).map_err(|e| bad_chunk(address, e.to_string()))?;
+    if node.is_leaf() {
+        out.extend_from_slice(node.payload());
+    } else {
+        for i in 0..node.child_count() {
+            read_blob_into(db, node.child(i), out, depth + 1)?;
+        }
+    }
+    Ok(())
 }

@@ -20,13 +20,14 @@ use prollystore_format::tuple::{Adaptive, Date, Tuple, TupleDesc};
 use prollystore_format::{Collation, Encoding};
 use std::io::Write;
 
+use crate::codec::read_blob_into;
 use crate::codec::{Field, Kind, RowPlan, Slot};
 use crate::csv_field::write_csv_field;
 use crate::db::{Database, Table};
 use crate::error::{bad_chunk, DoltError, Result};
 use crate::leaf_reader::{run_leaves, LeafBatch};
 use crate::sql_value::{compare_rows, write_decimal, SqlValue};
-use crate::table_rows::{decode_field, for_each_row, read_blob_into};
+use crate::table_rows::{decode_field, for_each_row};
 use crate::value_text;
 
 /// Output is handed to the writer in pieces of about this size.

@@ -4,53 +4,16 @@
 
 use std::sync::Arc;
 
-use prollystore_format::message::BlobNode;
 use prollystore_format::tuple::{Tuple, TupleDesc};
 use prollystore_format::Address;
 
+pub use crate::codec::read_blob;
 use crate::codec::{payload, value_of, Kind, RowPlan, Slot};
 use crate::db::{Database, Table};
 use crate::error::{bad_chunk, Result};
 use crate::expressions::VirtualColumns;
 use crate::schema::Column;
 use crate::sql_value::SqlValue;
-
-/// Reads the whole contents of a blob tree.
-pub fn read_blob(db: &Database, root: Address, expected_len: u64) -> Result<Vec<u8>> {
-    let mut out = Vec::with_capacity(usize::try_from(expected_len.min(1 << 24)).unwrap_or(0));
-    read_blob_into(db, root, &mut out, 0)?;
-    if out.len() as u64 != expected_len {
-        return Err(bad_chunk(
-            root,
-            format!(
-                "blob holds {} bytes, the row says {expected_len}",
-                out.len()
-            ),
-        ));
-    }
-    Ok(out)
-}
-
-pub(crate) fn read_blob_into(
-    db: &Database,
-    address: Address,
-    out: &mut Vec<u8>,
-    depth: usize,
-) -> Result<()> {
-    if depth > 32 {
-        return Err(bad_chunk(address, "blob tree is too deep"));
-    }
-    let chunk = db.source().chunk(&address)?;
-    let node = BlobNode::verify(&chunk).map_err(|e| bad_chunk(address, e.to_string()))?;
-    if node.is_leaf() {
-        out.extend_from_slice(node.payload());
-    } else {
-        for i in 0..node.child_count() {
-            read_blob_into(db, node.child(i), out, depth + 1)?;
-        }
-    }
-    Ok(())
-}
 
 /// Decodes one stored field into the value Dolt shows for `col` (of kind `kind`).
 pub(crate) fn decode_field(
