@@ -376,7 +376,7 @@ impl PyTable {
         &self,
         values: &Bound<'_, PyAny>,
         cols: &[prollystore_dolt::Column],
-    ) -> PyResult<Vec<prollystore_dolt::SqlValue>> {
+    ) -> PyResult<Vec<Option<prollystore_dolt::SqlValue>>> {
         let items: Vec<Bound<'_, PyAny>> = if let Ok(t) = values.downcast::<PyTuple>() {
             t.iter().collect()
         } else if let Ok(l) = values.downcast::<PyList>() {
@@ -396,10 +396,7 @@ impl PyTable {
         items
             .iter()
             .zip(cols)
-            .map(|(v, c)| match v.is_none() {
-                true => Ok(prollystore_dolt::SqlValue::Null),
-                false => py_to_sql(v, c, &self.owner().table.name),
-            })
+            .map(|(v, c)| py_to_sql(v, c, &self.owner().table.name))
             .collect()
     }
 
@@ -442,7 +439,7 @@ impl PyTable {
         v: Option<&Bound<'_, PyAny>>,
         cols: &[prollystore_dolt::Column],
         inclusive: bool,
-    ) -> PyResult<KeyBound<Vec<prollystore_dolt::SqlValue>>> {
+    ) -> PyResult<KeyBound<Vec<Option<prollystore_dolt::SqlValue>>>> {
         Ok(match v {
             None => KeyBound::Unbounded,
             Some(v) if v.is_none() => KeyBound::Unbounded,

@@ -251,18 +251,19 @@ impl GetPlan {
         // run Python code, which must not happen while a lock is held. A key of one column
         // (the usual case) needs no vector.
         let one;
-        let many: Vec<SqlValue>;
-        let vals: &[SqlValue] = if let ([col], Ok(v)) = (&self.key_columns[..], key.get_item(0)) {
-            one = [py_to_sql(&v, col, table)?];
-            &one
-        } else {
-            let mut v = Vec::with_capacity(self.key_columns.len());
-            for (x, col) in key.iter().zip(&self.key_columns) {
-                v.push(py_to_sql(&x, col, table)?);
-            }
-            many = v;
-            &many
-        };
+        let many: Vec<Option<SqlValue>>;
+        let vals: &[Option<SqlValue>] =
+            if let ([col], Ok(v)) = (&self.key_columns[..], key.get_item(0)) {
+                one = [py_to_sql(&v, col, table)?];
+                &one
+            } else {
+                let mut v = Vec::with_capacity(self.key_columns.len());
+                for (x, col) in key.iter().zip(&self.key_columns) {
+                    v.push(py_to_sql(&x, col, table)?);
+                }
+                many = v;
+                &many
+            };
         let mut own;
         let mut guard = self.scratch.try_lock();
         let scratch: &mut Scratch = match guard.as_deref_mut() {
@@ -286,7 +287,7 @@ impl GetPlan {
         let mut row = RowScratch { items, text, dates };
         b.reset();
         for (i, (col, v)) in self.key_columns.iter().zip(vals).enumerate() {
-            put_field(b, i, col, key_encoding(col.encoding), Some(v)).map_err(|reason| {
+            put_field(b, i, col, key_encoding(col.encoding), v.as_ref()).map_err(|reason| {
                 dolt_err(DoltError::BadValue {
                     table: table.to_string(),
                     column: col.name.clone(),

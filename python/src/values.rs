@@ -131,7 +131,6 @@ pub fn sql_to_py(py: Python<'_>, v: &SqlValue, utc: bool) -> PyResult<Py<PyAny>>
             PyString::new(py, s).into_any().unbind()
         }
         SqlValue::Bytes(b) => PyBytes::new(py, b).into_any().unbind(),
-        SqlValue::Null => py.None(),
     })
 }
 
@@ -372,32 +371,36 @@ fn bytes_value(v: &Bound<'_, PyAny>, place: &str) -> PyResult<Vec<u8>> {
     Err(wrong_type(place, "bytes", v))
 }
 
-/// A Python value as the Dolt value of `col` of table `table` (for keys and range bounds).
-/// Integers and text of the right Python type take a short path (point gets); everything
-/// else, and every error, the checked one.
-pub fn py_to_sql(v: &Bound<'_, PyAny>, col: &DoltColumn, table: &str) -> PyResult<SqlValue> {
+/// A Python value as the Dolt value of `col` of table `table` (for keys and range bounds),
+/// `None` for NULL. Integers and text of the right Python type take a short path (point
+/// gets); everything else, and every error, the checked one ([`py_to_sql_at`]).
+pub fn py_to_sql(
+    v: &Bound<'_, PyAny>,
+    col: &DoltColumn,
+    table: &str,
+) -> PyResult<Option<SqlValue>> {
     match &col.sql_type {
         SqlType::Int {
             unsigned: false, ..
         } if v.is_exact_instance_of::<pyo3::types::PyInt>() => {
             if let Ok(i) = v.extract::<i64>() {
-                return Ok(SqlValue::Int(i));
+                return Ok(Some(SqlValue::Int(i)));
             }
         }
         SqlType::Int { unsigned: true, .. } if v.is_exact_instance_of::<pyo3::types::PyInt>() => {
             if let Ok(u) = v.extract::<u64>() {
-                return Ok(SqlValue::Uint(u));
+                return Ok(Some(SqlValue::Uint(u)));
             }
         }
         SqlType::Text { .. } => {
             if let Ok(s) = v.downcast::<PyString>() {
-                return Ok(SqlValue::Text(s.to_cow()?.into_owned()));
+                return Ok(Some(SqlValue::Text(s.to_cow()?.into_owned())));
             }
         }
         _ => {}
     }
     let place = format!("table {table:?}, column {:?}", col.name);
-    Ok(py_to_sql_at(v, col, &place)?.unwrap_or(SqlValue::Null))
+    py_to_sql_at(v, col, &place)
 }
 
 /// A Python value as the Dolt value of `col`, every check made; `None` for NULL (`None`,

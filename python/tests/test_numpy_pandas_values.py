@@ -112,3 +112,23 @@ def test_native_map_rows_and_keys_take_numpy_values():
         )
         assert m.scan() == [(1, "a", None), (2, "b", 0.5)]
         assert m.get(np.int16(2)) == (2, "b", 0.5)
+
+
+def test_ranges_and_index_prefixes_take_numpy_and_pandas_values(db):
+    # Bounds and prefixes go through the same conversion as gets: NumPy ints as ints, a
+    # pandas.Timestamp as a DATETIME, None / pandas.NA / NaT as the NULL key.
+    days = [datetime.datetime(2024, 1, 1 + i) if i % 2 else None for i in range(6)]
+    with pd_.Writer(db) as w:
+        w.create_table("CREATE TABLE r (id INT PRIMARY KEY, at DATETIME, KEY by_at (at))")
+        w.insert("r", list(zip(range(6), days)))
+        w.commit("ranges", "Ada", "ada@example.com", WHEN)
+    with pd_.open(db) as r:
+        t = r.table("r")
+        assert [row[0] for row in t.scan(np.int32(2), np.int64(4))] == [2, 3]
+        assert [row[0] for row in t.scan(np.uint16(4))] == [4, 5]
+        at = pd.Timestamp("2024-01-04")
+        assert [row[0] for row in t.scan(prefix=(at,), index="by_at")] == [3]
+        for null in (None, pd.NA, pd.NaT):
+            assert sorted(row[0] for row in t.scan(prefix=(null,), index="by_at")) == [0, 2, 4]
+        got = [b.num_rows for b in t.batches(start=np.int8(1), batch_rows=2)]
+        assert sum(got) == 5

@@ -137,11 +137,7 @@ fn key_and_index_ranges_equal_the_row_iterators() {
                     t.schema
                         .key_columns
                         .iter()
-                        .map(|k| {
-                            row[vis.iter().position(|v| v == k).unwrap()]
-                                .clone()
-                                .unwrap()
-                        })
+                        .map(|k| row[vis.iter().position(|v| v == k).unwrap()].clone())
                         .collect()
                 };
                 let n = all.len();

@@ -334,26 +334,27 @@ pub fn run(args: DoltArgs, quiet: bool, out: &mut dyn Write) -> Result<()> {
             let (root, _) = select_root(&db, &state)?;
             let t = db.table(&root, &table)?;
             let reader = t.reader(&db)?;
-            let bound = |texts: &[String], exclusive: bool| -> Result<Bound<Vec<SqlValue>>> {
-                if texts.is_empty() {
-                    return Ok(Bound::Unbounded);
-                }
-                let enc = match &index {
-                    Some(name) => reader.index_key(name)?,
-                    None => reader.primary_key()?,
+            let bound =
+                |texts: &[String], exclusive: bool| -> Result<Bound<Vec<Option<SqlValue>>>> {
+                    if texts.is_empty() {
+                        return Ok(Bound::Unbounded);
+                    }
+                    let enc = match &index {
+                        Some(name) => reader.index_key(name)?,
+                        None => reader.primary_key()?,
+                    };
+                    let fields = texts
+                        .iter()
+                        .map(|t| bound_field(t))
+                        .collect::<Result<Vec<_>>>()?;
+                    let fields: Vec<Option<&str>> = fields.iter().map(|f| f.as_deref()).collect();
+                    let values = enc.parse_nullable(&fields)?;
+                    Ok(if exclusive {
+                        Bound::Excluded(values)
+                    } else {
+                        Bound::Included(values)
+                    })
                 };
-                let fields = texts
-                    .iter()
-                    .map(|t| bound_field(t))
-                    .collect::<Result<Vec<_>>>()?;
-                let fields: Vec<Option<&str>> = fields.iter().map(|f| f.as_deref()).collect();
-                let values = enc.parse_nullable(&fields)?;
-                Ok(if exclusive {
-                    Bound::Excluded(values)
-                } else {
-                    Bound::Included(values)
-                })
-            };
             let range = KeyRange {
                 from: bound(&from, exclusive_from)?,
                 to: bound(&to, exclusive_to)?,

@@ -152,7 +152,9 @@ fn check_rows(reader: &TableReader<'_>, want: &[u8]) -> Result<(), String> {
     let rev = |part: &[&[u8]]| part.iter().rev().copied().collect::<Vec<_>>().concat();
     let full = key_pos.len();
     for (i, j) in [(0, n - 1), (n / 4, n / 2), (1, n - 2)] {
-        let (lo, hi) = (key_of(rows[i], full)?, key_of(rows[j], full)?);
+        let bound =
+            |k: Vec<SqlValue>| -> Vec<Option<SqlValue>> { k.into_iter().map(Some).collect() };
+        let (lo, hi) = (bound(key_of(rows[i], full)?), bound(key_of(rows[j], full)?));
         let range = |from, to, reverse, limit| KeyRange {
             from,
             to,

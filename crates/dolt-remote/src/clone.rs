@@ -81,7 +81,8 @@ pub struct CloneReport {
 /// directory: `http://HOST:PORT/DATABASE` (as `dolt sql-server --remotesapi-port` serves it)
 /// or `file:///DIR` (what `dolt push` writes to a `file://` remote: a manifest and table or
 /// archive files). See the module doc for what is written and when.
-pub fn clone(url: &str, dir: &Path, options: &CloneOptions) -> Result<CloneReport> {
+pub fn clone(url: &str, dir: impl AsRef<Path>, options: &CloneOptions) -> Result<CloneReport> {
+    let dir = dir.as_ref();
     let remote = RemoteUrl::parse(url)?;
     let destination = Destination::check(dir)?;
     let temp = destination.temp.clone();

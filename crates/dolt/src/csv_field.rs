@@ -53,7 +53,7 @@ pub fn write_csv_row(row: &[Option<crate::sql_value::SqlValue>], out: &mut Vec<u
         if n > 0 {
             out.push(b',');
         }
-        if let Some(v) = v.as_ref().filter(|v| !v.is_null()) {
+        if let Some(v) = v {
             field.clear();
             v.csv_bytes(&mut field);
             write_csv_field(Some(&field), out);

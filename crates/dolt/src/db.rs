@@ -244,7 +244,8 @@ pub struct Database {
 impl Database {
     /// Opens a database directory (the one containing `.dolt`, or the `.dolt` directory
     /// itself). Never writes to it.
-    pub fn open(path: &Path) -> Result<Database> {
+    pub fn open(path: impl AsRef<Path>) -> Result<Database> {
+        let path = path.as_ref();
         let dot = if path.join(".dolt").is_dir() {
             path.join(".dolt")
         } else {

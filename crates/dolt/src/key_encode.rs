@@ -15,7 +15,7 @@ use prollystore_format::{Encoding, HashProfile};
 
 use crate::error::{DoltError, Result};
 use crate::schema::{key_encoding, Column, SqlType};
-use crate::sql_value::SqlValue;
+use crate::sql_value::{Nullable, SqlValue};
 
 /// Encodes values of one index's leading key columns into key tuples (a full key, or a prefix
 /// of a composite key for ranges).
@@ -70,14 +70,10 @@ impl KeyEncoder {
     }
 
     /// The key tuple of `values`, one per leading key column (fewer than the key has: a
-    /// prefix tuple, for ranges).
-    pub fn encode(&self, values: &[SqlValue]) -> Result<Vec<u8>> {
-        self.encode_fields(values.len(), values.iter().map(Some))
-    }
-
-    /// As [`KeyEncoder::encode`], with `None` for NULL (a row's values, say).
-    pub fn encode_nullable(&self, values: &[Option<SqlValue>]) -> Result<Vec<u8>> {
-        self.encode_fields(values.len(), values.iter().map(Option::as_ref))
+    /// prefix tuple, for ranges); NULL is `None` (values may be `SqlValue`s or
+    /// `Option<SqlValue>`s, see [`Nullable`]).
+    pub fn encode<V: Nullable>(&self, values: &[V]) -> Result<Vec<u8>> {
+        self.encode_fields(values.len(), values.iter().map(Nullable::as_value))
     }
 
     fn encode_fields<'v>(
@@ -88,8 +84,6 @@ impl KeyEncoder {
         self.check_len(n)?;
         let mut b = TupleBuilder::new(self.desc.prefix(n));
         let mut hashed_values = false;
-        // `SqlValue::Null` is NULL, as `None` is.
-        let values = values.map(|v| v.filter(|v| !v.is_null()));
         for (i, (col, v)) in self.columns.iter().zip(values).enumerate() {
             match v {
                 Some(v) if self.is_hashed(i) => {
@@ -149,15 +143,17 @@ impl KeyEncoder {
             .collect()
     }
 
-    /// As [`KeyEncoder::parse`], with `None` for NULL ([`SqlValue::Null`], for bounds).
-    pub fn parse_nullable(&self, texts: &[Option<&str>]) -> Result<Vec<SqlValue>> {
+    /// As [`KeyEncoder::parse`], with `None` for NULL (for bounds).
+    pub fn parse_nullable(&self, texts: &[Option<&str>]) -> Result<Vec<Option<SqlValue>>> {
         self.check_len(texts.len())?;
         self.columns
             .iter()
             .zip(texts)
             .map(|(col, t)| match t {
-                None => Ok(SqlValue::Null),
-                Some(t) => parse_value(col, t).map_err(|reason| self.bad(col, reason)),
+                None => Ok(None),
+                Some(t) => parse_value(col, t)
+                    .map(Some)
+                    .map_err(|reason| self.bad(col, reason)),
             })
             .collect()
     }
@@ -184,7 +180,7 @@ impl KeyEncoder {
     }
 }
 
-/// Puts `v` (NULL for `None` and [`SqlValue::Null`]) as field `i` of `b`, stored with encoding `enc` the way Dolt
+/// Puts `v` (NULL for `None`) as field `i` of `b`, stored with encoding `enc` the way Dolt
 /// stores a value of `col`. Errors say what does not fit.
 pub fn put_field(
     b: &mut TupleBuilder,
@@ -193,7 +189,7 @@ pub fn put_field(
     enc: Encoding,
     v: Option<&SqlValue>,
 ) -> std::result::Result<(), String> {
-    let Some(v) = v.filter(|v| !v.is_null()) else {
+    let Some(v) = v else {
         return b.put_null(i).map_err(|e| e.to_string());
     };
     use SqlValue as V;

@@ -34,7 +34,8 @@
 //!   primary key, key ranges, secondary-index lookups) as row iterators, with keys built from
 //!   typed values by [`key_encode`].
 //! * [`table_diff`]: the rows and tables that differ between two states (`dolt_diff`).
-//! * [`sql_value`]: a SQL value as Dolt shows it ([`SqlValue`]); [`value_text`]:
+//! * [`sql_value`]: a SQL value as Dolt shows it ([`SqlValue`]; NULL is `None` in rows, keys
+//!   and bounds alike, see the module); [`value_text`]:
 //!   allocation-free text of numbers, decimals and temporal values.
 //! * [`csv_export`]: a whole table as `dolt sql -r csv` prints it, streamed, allocation-free
 //!   per row; [`csv_field`]: one field as Dolt's CSV writer quotes it.
@@ -119,5 +120,5 @@ pub use error::{DoltError, Result};
 pub use expressions::{Expression, ExpressionKind, Expressions};
 pub use index_map::IndexMap;
 pub use schema::{Column, Schema, SqlType};
-pub use sql_value::SqlValue;
+pub use sql_value::{Nullable, SqlValue};
 pub use table_reader::{KeyRange, Row, Rows, TableReader};

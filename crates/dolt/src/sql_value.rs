@@ -1,5 +1,15 @@
 //! A SQL value as Dolt shows it ([`SqlValue`]), its text as `dolt sql` prints it, and the order
 //! of whole rows that `ORDER BY` all columns gives.
+//!
+//! # NULL
+//!
+//! NULL has one representation across the crate: `None`. Rows hold `Option<SqlValue>` (a
+//! [`crate::Row`]), the writer takes rows of `Option<SqlValue>`, and key bounds and lookups
+//! ([`crate::KeyRange`], [`crate::TableReader::get`]) take `Option<SqlValue>` too, where
+//! `None` is the NULL key that sorts before every value, as in Dolt's indexes. A [`SqlValue`]
+//! is always a value, so its text, order and encoding never have a NULL case, and the type of
+//! a slot says whether it can be NULL. Lookups also accept plain `SqlValue`s ([`Nullable`]),
+//! so keys without NULLs need no `Some(…)`.
 
 use std::cmp::Ordering;
 
@@ -40,26 +50,23 @@ pub enum SqlValue {
     Bytes(Vec<u8>),
     /// JSON text.
     Json(String),
-    /// SQL NULL, for key bounds and lookups ([`crate::KeyRange`]): the NULL key, which sorts
-    /// before every other value in Dolt's indexes. Rows read from a table never hold it (they
-    /// hold `None` for NULL); writers take it as NULL.
-    Null,
 }
 
 impl SqlValue {
-    /// The value as `dolt sql` text (lossy for non-UTF-8 bytes; `NULL` for [`SqlValue::Null`],
-    /// as `dolt sql`'s tables print it).
+    /// The value as `dolt sql` text (lossy for non-UTF-8 bytes).
+    ///
+    /// ```
+    /// use prollystore_dolt::SqlValue;
+    /// assert_eq!(SqlValue::Double(0.1).to_text(), "0.1");
+    /// assert_eq!(SqlValue::from("ab").to_string(), "ab");
+    /// ```
     pub fn to_text(&self) -> String {
-        if let SqlValue::Null = self {
-            return "NULL".to_string();
-        }
         let mut out = Vec::new();
         self.csv_bytes(&mut out);
         String::from_utf8_lossy(&out).into_owned()
     }
 
-    /// The text `dolt sql -r csv` writes for this value (before CSV quoting; nothing for
-    /// [`SqlValue::Null`], whose CSV field is empty and unquoted).
+    /// The text `dolt sql -r csv` writes for this value (before CSV quoting).
     pub fn csv_bytes(&self, out: &mut Vec<u8>) {
         match self {
             SqlValue::Int(v) => value_text::write_i64(out, *v),
@@ -75,20 +82,137 @@ impl SqlValue {
             SqlValue::Time(us) => value_text::write_time(out, *us),
             SqlValue::Datetime(us, fsp) => value_text::write_datetime(out, *us, *fsp),
             SqlValue::Bytes(b) => out.extend_from_slice(b),
-            SqlValue::Null => {}
         }
     }
+}
 
-    /// True for [`SqlValue::Null`].
-    pub fn is_null(&self) -> bool {
-        matches!(self, SqlValue::Null)
+/// A key value that may be NULL, as lookups and bounds take it: a [`SqlValue`] (never NULL) or
+/// an `Option<SqlValue>` (`None` is NULL; see the module's notes on NULL).
+pub trait Nullable {
+    /// The value, or `None` for NULL.
+    fn as_value(&self) -> Option<&SqlValue>;
+}
+
+impl Nullable for SqlValue {
+    fn as_value(&self) -> Option<&SqlValue> {
+        Some(self)
     }
+}
+
+impl Nullable for Option<SqlValue> {
+    fn as_value(&self) -> Option<&SqlValue> {
+        self.as_ref()
+    }
+}
+
+impl<T: Nullable + ?Sized> Nullable for &T {
+    fn as_value(&self) -> Option<&SqlValue> {
+        (**self).as_value()
+    }
+}
+
+macro_rules! from_primitive {
+    ($($t:ty => $v:ident as $as:ty),* $(,)?) => {$(
+        #[doc = concat!("`", stringify!($t), "` as [`SqlValue::", stringify!($v), "`].")]
+        impl From<$t> for SqlValue {
+            fn from(x: $t) -> SqlValue {
+                SqlValue::$v(<$as>::from(x))
+            }
+        }
+    )*};
+}
+
+from_primitive! {
+    i8 => Int as i64, i16 => Int as i64, i32 => Int as i64, i64 => Int as i64,
+    u8 => Uint as u64, u16 => Uint as u64, u32 => Uint as u64, u64 => Uint as u64,
+    f32 => Float as f32, f64 => Double as f64, bool => Int as i64,
+    String => Text as String, &str => Text as String, Vec<u8> => Bytes as Vec<u8>,
+    &[u8] => Bytes as Vec<u8>,
 }
 
 /// The value as `dolt sql` prints it (as [`SqlValue::to_text`]).
 impl std::fmt::Display for SqlValue {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.to_text())
+    }
+}
+
+/// chrono's dates, date-times and durations as values, and back (feature `chrono`).
+///
+/// ```
+/// use chrono::{NaiveDate, TimeDelta};
+/// use prollystore_dolt::SqlValue;
+/// let day = NaiveDate::from_ymd_opt(2024, 6, 1).unwrap();
+/// let at = day.and_hms_micro_opt(12, 0, 0, 250).unwrap();
+/// assert_eq!(SqlValue::try_from(day)?.to_text(), "2024-06-01");
+/// assert_eq!(SqlValue::from(at).to_text(), "2024-06-01 12:00:00.000250");
+/// assert_eq!(SqlValue::from(at).as_naive_datetime(), Some(at));
+/// assert_eq!(SqlValue::try_from(TimeDelta::seconds(-90))?.to_text(), "-00:01:30");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[cfg(feature = "chrono")]
+mod chrono_values {
+    use chrono::{DateTime, NaiveDate, NaiveDateTime, TimeDelta, Utc};
+    use prollystore_format::tuple::{Date, YearOutOfRange};
+
+    use super::SqlValue;
+
+    /// A DATE (years `0..=9999`).
+    impl TryFrom<NaiveDate> for SqlValue {
+        type Error = YearOutOfRange;
+        fn try_from(d: NaiveDate) -> Result<SqlValue, YearOutOfRange> {
+            Date::try_from(d).map(SqlValue::Date)
+        }
+    }
+
+    /// A DATETIME(6): the wall-clock time as UTC.
+    impl From<NaiveDateTime> for SqlValue {
+        fn from(t: NaiveDateTime) -> SqlValue {
+            SqlValue::Datetime(t.and_utc().timestamp_micros(), 6)
+        }
+    }
+
+    /// A DATETIME(6)/TIMESTAMP(6) of the instant.
+    impl From<DateTime<Utc>> for SqlValue {
+        fn from(t: DateTime<Utc>) -> SqlValue {
+            SqlValue::Datetime(t.timestamp_micros(), 6)
+        }
+    }
+
+    /// A TIME, refused when its microseconds overflow an `i64`.
+    impl TryFrom<TimeDelta> for SqlValue {
+        type Error = TimeDelta;
+        fn try_from(t: TimeDelta) -> Result<SqlValue, TimeDelta> {
+            t.num_microseconds().map(SqlValue::Time).ok_or(t)
+        }
+    }
+
+    impl SqlValue {
+        /// A DATE as a calendar date (`None` for other values and for zero dates).
+        pub fn as_naive_date(&self) -> Option<NaiveDate> {
+            match self {
+                SqlValue::Date(d) => d.to_naive_date(),
+                _ => None,
+            }
+        }
+
+        /// A DATETIME/TIMESTAMP as UTC wall-clock time (`None` for other values).
+        pub fn as_naive_datetime(&self) -> Option<NaiveDateTime> {
+            match self {
+                SqlValue::Datetime(us, _) => {
+                    DateTime::from_timestamp_micros(*us).map(|t| t.naive_utc())
+                }
+                _ => None,
+            }
+        }
+
+        /// A TIME as a duration (`None` for other values).
+        pub fn as_time_delta(&self) -> Option<TimeDelta> {
+            match self {
+                SqlValue::Time(us) => Some(TimeDelta::microseconds(*us)),
+                _ => None,
+            }
+        }
     }
 }
 
@@ -139,9 +263,6 @@ pub(crate) fn compare_rows(
 fn compare_values(x: &SqlValue, y: &SqlValue, collation: Option<Collation>) -> Ordering {
     use SqlValue as V;
     match (x, y) {
-        (V::Null, V::Null) => Ordering::Equal,
-        (V::Null, _) => Ordering::Less,
-        (_, V::Null) => Ordering::Greater,
         (V::Text(a), V::Text(b)) => match collation {
             Some(c) => c.compare(a.as_bytes(), b.as_bytes()),
             None => a.as_bytes().cmp(b.as_bytes()),

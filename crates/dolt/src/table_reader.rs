@@ -17,7 +17,7 @@ use crate::error::{bad_chunk, DoltError, Result};
 use crate::index_map::IndexMap;
 use crate::key_encode::KeyEncoder;
 use crate::schema::{Column, Index};
-use crate::sql_value::SqlValue;
+use crate::sql_value::{Nullable, SqlValue};
 use crate::table_rows::RowDecoder;
 
 /// One row: a value per visible column, `None` for NULL.
@@ -26,17 +26,17 @@ pub type Row = Vec<Option<SqlValue>>;
 /// Which keys a scan visits: bounds on the leading key columns (a bound with fewer values than
 /// the key has columns bounds a prefix of a composite key), the direction, and a row limit.
 ///
-/// Bounds are in key order, where NULL ([`SqlValue::Null`] in a bound) is a key like any other
+/// Bounds are in key order, where NULL (`None` in a bound, as in rows) is a key like any other
 /// and sorts first, as in Dolt's indexes. So an unbounded lower end takes the rows whose
-/// column is NULL in, `KeyRange::prefix(vec![SqlValue::Null])` is SQL's `c IS NULL`, and SQL's
-/// `c < x` (which leaves NULLs out) is `from: Excluded(vec![SqlValue::Null])` to
-/// `Excluded(vec![x])`.
+/// column is NULL in, `KeyRange::prefix(vec![None::<SqlValue>])` is SQL's `c IS NULL`, and
+/// SQL's `c < x` (which leaves NULLs out) is `from: Excluded(vec![None])` to
+/// `Excluded(vec![Some(x)])`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct KeyRange {
-    /// Lower bound.
-    pub from: Bound<Vec<SqlValue>>,
-    /// Upper bound.
-    pub to: Bound<Vec<SqlValue>>,
+    /// Lower bound (`None` for NULL).
+    pub from: Bound<Vec<Option<SqlValue>>>,
+    /// Upper bound (`None` for NULL).
+    pub to: Bound<Vec<Option<SqlValue>>>,
     /// Descending key order.
     pub reverse: bool,
     /// At most this many rows (keyless row copies count one each).
@@ -60,30 +60,50 @@ impl KeyRange {
         }
     }
 
-    /// The rows between two bounds, in key order.
+    /// The rows between two bounds, in key order. Bound values are anything that becomes an
+    /// `Option<SqlValue>`: `SqlValue`s, or `Option<SqlValue>`s where a bound holds NULL.
     ///
     /// ```
     /// use std::ops::Bound;
     /// use prollystore_dolt::{KeyRange, SqlValue};
     /// let r = KeyRange::between(Bound::Included(vec![SqlValue::Int(1)]), Bound::Unbounded);
+    /// assert_eq!(r.from, Bound::Included(vec![Some(SqlValue::Int(1))]));
     /// assert_eq!((r.reverse, r.limit), (false, None));
     /// ```
-    pub fn between(from: Bound<Vec<SqlValue>>, to: Bound<Vec<SqlValue>>) -> KeyRange {
+    pub fn between<V: Into<Option<SqlValue>>>(from: Bound<Vec<V>>, to: Bound<Vec<V>>) -> KeyRange {
         KeyRange {
-            from,
-            to,
+            from: nullable_bound(from),
+            to: nullable_bound(to),
             ..KeyRange::all()
         }
     }
 
-    /// The rows whose leading key columns equal `prefix` (a [`SqlValue::Null`] among them
-    /// matches NULL, as `IS NULL` does).
-    pub fn prefix(prefix: Vec<SqlValue>) -> KeyRange {
+    /// The rows whose leading key columns equal `prefix` (a `None` among them matches NULL,
+    /// as `IS NULL` does).
+    ///
+    /// ```
+    /// use prollystore_dolt::{KeyRange, SqlValue};
+    /// let is_null = KeyRange::prefix(vec![None::<SqlValue>]); // c IS NULL
+    /// let is_one = KeyRange::prefix(vec![SqlValue::Int(1)]); // c = 1
+    /// assert_ne!(is_null, is_one);
+    /// ```
+    pub fn prefix<V: Into<Option<SqlValue>>>(prefix: Vec<V>) -> KeyRange {
+        let prefix: Vec<Option<SqlValue>> = prefix.into_iter().map(Into::into).collect();
         KeyRange {
             from: Bound::Included(prefix.clone()),
             to: Bound::Included(prefix),
             ..KeyRange::all()
         }
+    }
+}
+
+/// A bound of values as a bound of `Option<SqlValue>`s.
+fn nullable_bound<V: Into<Option<SqlValue>>>(b: Bound<Vec<V>>) -> Bound<Vec<Option<SqlValue>>> {
+    let all = |v: Vec<V>| v.into_iter().map(Into::into).collect();
+    match b {
+        Bound::Included(v) => Bound::Included(all(v)),
+        Bound::Excluded(v) => Bound::Excluded(all(v)),
+        Bound::Unbounded => Bound::Unbounded,
     }
 }
 
@@ -241,7 +261,7 @@ impl<'a> TableReader<'a> {
     /// # Ok(())
     /// # }
     /// ```
-    pub fn get(&self, key: &[SqlValue]) -> Result<Option<Row>> {
+    pub fn get<V: Nullable>(&self, key: &[V]) -> Result<Option<Row>> {
         let (_, enc) = self.primary()?;
         if key.len() != enc.columns().len() {
             let names: Vec<&str> = enc.columns().iter().map(|c| c.name.as_str()).collect();
@@ -255,7 +275,7 @@ impl<'a> TableReader<'a> {
                 ),
             });
         }
-        if key.iter().any(SqlValue::is_null) {
+        if key.iter().any(|v| v.as_value().is_none()) {
             // A primary key is never NULL (and `= NULL` matches nothing in SQL either).
             return Ok(None);
         }
@@ -414,7 +434,7 @@ impl<'a> TableReader<'a> {
         range: &KeyRange,
     ) -> Result<Option<(KeyRange, RowFilter)>> {
         let s = &self.table.schema;
-        let bounded = |b: &Bound<Vec<SqlValue>>| match b {
+        let bounded = |b: &Bound<Vec<Option<SqlValue>>>| match b {
             Bound::Included(v) | Bound::Excluded(v) => v.len(),
             Bound::Unbounded => 0,
         };
@@ -432,29 +452,31 @@ impl<'a> TableReader<'a> {
         let equality = matches!((&range.from, &range.to),
             (Bound::Included(a), Bound::Included(b)) if a == b);
         // Column `j`'s part of each stored bound (see `stored_bound`), or none.
-        let cut = |b: &Bound<Vec<SqlValue>>, upper: bool| -> Bound<Vec<SqlValue>> {
+        let cut = |b: &Bound<Vec<Option<SqlValue>>>, upper: bool| -> Bound<Vec<Option<SqlValue>>> {
             let v = match b {
                 Bound::Included(v) | Bound::Excluded(v) if v.len() > j => v,
                 other => return other.clone(),
             };
             let mut head = v[..j].to_vec();
-            let part = if v[j].is_null() {
+            let Some(value) = &v[j] else {
                 // NULL is stored as NULL, never cut or hashed: exact.
-                Some((SqlValue::Null, true))
-            } else if enc.is_hashed(j) {
+                head.push(None);
+                return Bound::Included(head);
+            };
+            let part = if enc.is_hashed(j) {
                 // Equal addresses are equal bytes: exact only where equal bytes is equality.
                 // Adaptive values are ordered by their contents, and a large one's contents
                 // are out of band, where a key compare cannot see them: not bounded.
                 let by_address = !col.encoding.is_adaptive();
-                (equality && byte_ordered && by_address).then(|| (v[j].clone(), true))
+                (equality && byte_ordered && by_address).then(|| (value.clone(), true))
             } else if byte_ordered {
-                stored_bound(&v[j], usize::from(prefix(j)), upper)
+                stored_bound(value, usize::from(prefix(j)), upper)
             } else {
                 None
             };
             match part {
                 Some((value, inclusive)) => {
-                    head.push(value);
+                    head.push(Some(value));
                     if inclusive {
                         Bound::Included(head)
                     } else {
@@ -481,7 +503,7 @@ impl<'a> TableReader<'a> {
             .map(|c| visible.iter().position(|v| v == c).unwrap_or(usize::MAX))
             .collect();
         let whole = KeyEncoder::new(&self.table.name, columns, order.clone());
-        let encode = |b: &Bound<Vec<SqlValue>>| -> Result<Option<(Vec<u8>, usize, bool)>> {
+        let encode = |b: &Bound<Vec<Option<SqlValue>>>| -> Result<Option<(Vec<u8>, usize, bool)>> {
             Ok(match b {
                 Bound::Unbounded => None,
                 Bound::Included(v) => Some((whole.encode(v)?, v.len(), true)),
@@ -499,10 +521,11 @@ impl<'a> TableReader<'a> {
         Ok(Some((stored, filter)))
     }
 
-    /// The rows of index `index` whose leading key columns equal `values` ([`SqlValue::Null`]
-    /// matches NULL).
-    pub fn index_lookup(&self, index: &str, values: &[SqlValue]) -> Result<Rows<'a>> {
-        self.index_scan(index, &KeyRange::prefix(values.to_vec()))
+    /// The rows of index `index` whose leading key columns equal `values` (`None` matches
+    /// NULL).
+    pub fn index_lookup<V: Nullable>(&self, index: &str, values: &[V]) -> Result<Rows<'a>> {
+        let values: Vec<Option<SqlValue>> = values.iter().map(|v| v.as_value().cloned()).collect();
+        self.index_scan(index, &KeyRange::prefix(values))
     }
 
     fn rows_of(
@@ -512,7 +535,7 @@ impl<'a> TableReader<'a> {
         range: &KeyRange,
         lookup: Option<IndexLookup<'a>>,
     ) -> Result<Rows<'a>> {
-        let encode = |b: &Bound<Vec<SqlValue>>| -> Result<Option<(Vec<u8>, usize, bool)>> {
+        let encode = |b: &Bound<Vec<Option<SqlValue>>>| -> Result<Option<(Vec<u8>, usize, bool)>> {
             Ok(match (b, &enc) {
                 (Bound::Unbounded, _) | (_, None) => None,
                 (Bound::Included(v), Some(e)) => Some((e.encode(v)?, v.len(), true)),
@@ -555,18 +578,18 @@ impl<'a> TableReader<'a> {
 /// it: a lower bound takes every value of the column from there on, an upper bound none.
 /// Keys are then never built with a NULL where the key has no room for one.
 fn without_impossible_nulls<'r>(range: &'r KeyRange, desc: &TupleDesc) -> Cow<'r, KeyRange> {
-    let impossible = |b: &Bound<Vec<SqlValue>>| match b {
+    let impossible = |b: &Bound<Vec<Option<SqlValue>>>| match b {
         Bound::Included(v) | Bound::Excluded(v) => v
             .iter()
             .enumerate()
-            .position(|(j, x)| x.is_null() && desc.types().get(j).is_some_and(|t| !t.nullable)),
+            .position(|(j, x)| x.is_none() && desc.types().get(j).is_some_and(|t| !t.nullable)),
         Bound::Unbounded => None,
     };
     let (from_at, to_at) = (impossible(&range.from), impossible(&range.to));
     if from_at.is_none() && to_at.is_none() {
         return Cow::Borrowed(range);
     }
-    let head = |b: &Bound<Vec<SqlValue>>, j: usize| match b {
+    let head = |b: &Bound<Vec<Option<SqlValue>>>, j: usize| match b {
         Bound::Included(v) | Bound::Excluded(v) => v[..j].to_vec(),
         Bound::Unbounded => Vec::new(),
     };
@@ -802,7 +825,7 @@ impl RowFilter {
         for &p in &self.positions {
             self.values.push(row.get(p).cloned().flatten());
         }
-        let key = self.encoder.encode_nullable(&self.values)?;
+        let key = self.encoder.encode(&self.values)?;
         if let Some((b, n, inclusive)) = &self.from {
             let o = self.order.compare_prefix(&key, b, *n);
             if o.is_lt() || (o.is_eq() && !inclusive) {

@@ -149,8 +149,9 @@ fn ranges_are_slices_of_dolt_output() {
                         .unwrap(),
                 )
             };
-            let inc = |v: &Vec<SqlValue>| Bound::Included(v.clone());
-            let exc = |v: &Vec<SqlValue>| Bound::Excluded(v.clone());
+            let some = |v: &Vec<SqlValue>| v.iter().cloned().map(Some).collect::<Vec<_>>();
+            let inc = |v: &Vec<SqlValue>| Bound::Included(some(v));
+            let exc = |v: &Vec<SqlValue>| Bound::Excluded(some(v));
             assert_eq!(
                 scan(inc(&lo), inc(&hi), false, None),
                 expected[i..=j],

@@ -813,7 +813,7 @@ unsafe fn key_values(
     values: *const prolly_dolt_value,
     len: usize,
     name: &str,
-) -> Result<Vec<SqlValue>, Error> {
+) -> Result<Vec<Option<SqlValue>>, Error> {
     if len == 0 {
         return Ok(Vec::new());
     }
@@ -833,11 +833,11 @@ unsafe fn key_values(
         .collect()
 }
 
-/// The Rust value of a C one (for keys).
+/// The Rust value of a C one (for keys and rows), `None` for NULL.
 ///
 /// # Safety
 /// `v.text` is NULL or readable for `v.text_len` bytes.
-pub(crate) unsafe fn from_c_value(v: &prolly_dolt_value) -> Result<SqlValue, String> {
+pub(crate) unsafe fn from_c_value(v: &prolly_dolt_value) -> Result<Option<SqlValue>, String> {
     use prolly_dolt_kind as K;
     let bytes = || -> Result<Vec<u8>, String> {
         if v.text.is_null() {
@@ -853,7 +853,7 @@ pub(crate) unsafe fn from_c_value(v: &prolly_dolt_value) -> Result<SqlValue, Str
     let text = || -> Result<String, String> {
         String::from_utf8(bytes()?).map_err(|_| "text is not UTF-8".to_string())
     };
-    Ok(match v.kind {
+    Ok(Some(match v.kind {
         k if k == K::Int as u32 => SqlValue::Int(v.int_value),
         k if k == K::Uint as u32 => SqlValue::Uint(v.uint_value),
         k if k == K::Float as u32 => SqlValue::Float(v.double_value as f32),
@@ -883,9 +883,9 @@ pub(crate) unsafe fn from_c_value(v: &prolly_dolt_value) -> Result<SqlValue, Str
         k if k == K::Text as u32 => SqlValue::Text(text()?),
         k if k == K::Bytes as u32 => SqlValue::Bytes(bytes()?),
         k if k == K::Json as u32 => SqlValue::Json(text()?),
-        k if k == K::Null as u32 => SqlValue::Null,
+        k if k == K::Null as u32 => return Ok(None),
         k => return Err(format!("unknown kind {k}")),
-    })
+    }))
 }
 
 /// Opens a cursor holding the row of `table` whose primary key is `key` (one value per key
@@ -1007,7 +1007,7 @@ pub(crate) unsafe fn range_args<'a>(
 unsafe fn dolt_bound(
     b: *const prolly_dolt_bound,
     name: &str,
-) -> Result<Bound<Vec<SqlValue>>, Error> {
+) -> Result<Bound<Vec<Option<SqlValue>>>, Error> {
     // SAFETY: per this function's contract.
     let b = unsafe { input(b, name) }?;
     if b.kind == prolly_bound_kind::Unbounded as u32 {
@@ -1035,7 +1035,7 @@ fn to_c_value(v: Option<&SqlValue>, buf: &mut Vec<u8>) -> prolly_dolt_value {
         text: std::ptr::null(),
         text_len: 0,
     };
-    let Some(v) = v.filter(|v| !v.is_null()) else {
+    let Some(v) = v else {
         return out;
     };
     v.csv_bytes(buf);
@@ -1086,7 +1086,6 @@ fn to_c_value(v: Option<&SqlValue>, buf: &mut Vec<u8>) -> prolly_dolt_value {
         SqlValue::Text(_) => K::Text,
         SqlValue::Bytes(_) => K::Bytes,
         SqlValue::Json(_) => K::Json,
-        SqlValue::Null => K::Null,
     };
     out.kind = kind as u32;
     out.text_len = buf.len();

@@ -5,7 +5,7 @@
 //!
 //! ```text
 //! cargo build --release -p prollystore --example typed_overhead
-//! for v in get-bytes get-typed scan-bytes scan-typed; do
+//! for v in get-bytes get-typed scan-bytes scan-typed scan-typed-into; do
 //!   for n in 0 20000; do
 //!     valgrind --tool=callgrind --callgrind-out-file=/dev/null \
 //!       target/release/examples/typed_overhead $v $n 2>&1 | grep refs
@@ -16,6 +16,8 @@
 //! The map is the tour's: 100,000 rows of `name varchar(40) -> score bigint, doc json`. A run
 //! builds it, then does `n` gets of existing names (or scans `n` rows); subtracting the run of
 //! 0 leaves the loop's own count. Without valgrind it prints ns per get or row.
+//! `scan-typed` collects owned rows (`Iterator::next`); `scan-typed-into` refills one row
+//! (`TypedIter::next_into`), as the byte path refills its values.
 
 use std::hint::black_box;
 use std::time::Instant;
@@ -74,7 +76,19 @@ fn main() {
                 black_box(r.unwrap().len());
             }
         }
-        other => panic!("unknown variant {other:?}: get-bytes, get-typed, scan-bytes, scan-typed"),
+        "scan-typed-into" => {
+            let (mut rows, mut row) = (map.iter().unwrap(), Vec::new());
+            for _ in 0..n {
+                if !rows.next_into(&mut row).unwrap() {
+                    break;
+                }
+                black_box(row.len());
+            }
+        }
+        other => panic!(
+            "unknown variant {other:?}: get-bytes, get-typed, scan-bytes, scan-typed, \
+             scan-typed-into"
+        ),
     }
     let ns = start.elapsed().as_nanos() as f64 / n.max(1) as f64;
     println!("{variant}: {n} iterations, {ns:.1} ns each");

@@ -16,7 +16,7 @@
 //! | `binary`, `varbinary`, `blob` | [`Datum::Bytes`] (or text) | `&[u8]`, `Vec<u8>` |
 //! | `json` | [`Datum::Json`] (JSON text; a `Text` is taken as JSON text too) | `serde_json::Value` (feature `serde_json`) |
 //! | `decimal` | [`Datum::Decimal`] | [`Datum::decimal`] |
-//! | `date`, `time`, `datetime`, `timestamp` | [`Datum::Date`], [`Datum::Time`] (µs), [`Datum::Datetime`] (Unix µs) | [`Date`] |
+//! | `date`, `time`, `datetime`, `timestamp` | [`Datum::Date`], [`Datum::Time`] (µs), [`Datum::Datetime`] (Unix µs) | [`Date`]; chrono's `NaiveDate`, `TimeDelta`, `NaiveDateTime`, `DateTime<Utc>` (feature `chrono`) |
 //! | any nullable column | [`Datum::Null`] | `Option<T>` (`None`) |
 //!
 //! JSON is stored as Dolt stores it ([`prollystore_format::json::normalize`]: no spaces,
@@ -326,18 +326,21 @@ impl Datum {
         }
     }
 
-    /// The datum of a stored value of encoding `enc`; `payload` reads an out-of-band adaptive
-    /// value (its length and blob address) into the given buffer.
-    pub(crate) fn from_value(
+    /// Makes this datum the one of a stored value of encoding `enc`, reusing its text or byte
+    /// buffer when it has one: a scan that refills the same row allocates only when a value
+    /// outgrows the one before it. `payload` reads an out-of-band adaptive value (its length
+    /// and blob address) into the given buffer.
+    pub(crate) fn set_from_value(
+        &mut self,
         v: Option<Value<'_>>,
         enc: Encoding,
         payload: &mut ReadPayload<'_>,
-    ) -> Result<Datum, String> {
-        let Some(v) = v else { return Ok(Datum::Null) };
-        let text = |b: &[u8]| {
-            String::from_utf8(b.to_vec()).map_err(|_| "stored text is not UTF-8".to_string())
+    ) -> Result<(), String> {
+        let Some(v) = v else {
+            *self = Datum::Null;
+            return Ok(());
         };
-        Ok(match v {
+        *self = match v {
             Value::Int8(x) => Datum::Int(x.into()),
             Value::Int16(x) => Datum::Int(x.into()),
             Value::Int32(x) => Datum::Int(x.into()),
@@ -356,42 +359,154 @@ impl Datum {
             Value::Datetime(t) => Datum::Datetime(t),
             Value::Address(a) => Datum::Address(a),
             Value::Cell(c) => Datum::Cell(c),
-            Value::String(s) => Datum::Text(s.to_string()),
-            Value::Bytes(b) | Value::Extended(b) => Datum::Bytes(b.to_vec()),
-            Value::Json(b) => Datum::Json(text(b)?),
-            Value::Geometry(b) => Datum::Geometry(b.to_vec()),
+            Value::String(s) => {
+                let mut out = self.take_string();
+                out.push_str(s);
+                Datum::Text(out)
+            }
+            Value::Bytes(b) | Value::Extended(b) => Datum::Bytes(self.filled(b)),
+            Value::Json(b) => Datum::Json(utf8(self.filled(b), "JSON")?),
+            Value::Geometry(b) => Datum::Geometry(self.filled(b)),
             Value::Decimal(d) => match d.form() {
                 DecimalForm::Finite => Datum::Decimal {
                     exponent: d.exponent(),
                     negative: d.is_negative(),
-                    coefficient: d.coefficient_be().to_vec(),
+                    coefficient: self.filled(d.coefficient_be()),
                 },
                 other => return Err(format!("the decimal is {other:?}, not a number")),
             },
             Value::Adaptive(a) => {
                 let bytes = match a {
-                    Adaptive::Inline(p) => p.to_vec(),
+                    Adaptive::Inline(p) => self.filled(p),
                     Adaptive::OutOfBand { len, address } => {
-                        let mut out = Vec::new();
+                        let mut out = self.take_buffer();
                         payload(len, &address, &mut out)?;
                         out
                     }
                 };
                 match enc {
-                    Encoding::StringAdaptive => Datum::Text(
-                        String::from_utf8(bytes)
-                            .map_err(|_| "stored text is not UTF-8".to_string())?,
-                    ),
-                    Encoding::JsonAdaptive => Datum::Json(
-                        String::from_utf8(bytes)
-                            .map_err(|_| "stored JSON is not UTF-8".to_string())?,
-                    ),
+                    Encoding::StringAdaptive => Datum::Text(utf8(bytes, "text")?),
+                    Encoding::JsonAdaptive => Datum::Json(utf8(bytes, "JSON")?),
                     Encoding::GeomAdaptive => Datum::Geometry(bytes),
                     _ => Datum::Bytes(bytes),
                 }
             }
-        })
+        };
+        Ok(())
     }
+
+    /// This datum's text or byte buffer, emptied (a new one when it has none); the datum is
+    /// left NULL.
+    fn take_buffer(&mut self) -> Vec<u8> {
+        let mut out = match std::mem::replace(self, Datum::Null) {
+            Datum::Text(s) | Datum::Json(s) => s.into_bytes(),
+            Datum::Bytes(b) | Datum::Geometry(b) => b,
+            Datum::Decimal { coefficient, .. } => coefficient,
+            _ => Vec::new(),
+        };
+        out.clear();
+        out
+    }
+
+    /// This datum's text, emptied (a new one when it holds no text); the datum is left NULL.
+    fn take_string(&mut self) -> String {
+        match std::mem::replace(self, Datum::Null) {
+            Datum::Text(mut s) | Datum::Json(mut s) => {
+                s.clear();
+                s
+            }
+            _ => String::new(),
+        }
+    }
+
+    /// [`Datum::take_buffer`] holding `bytes`.
+    fn filled(&mut self, bytes: &[u8]) -> Vec<u8> {
+        let mut out = self.take_buffer();
+        out.extend_from_slice(bytes);
+        out
+    }
+}
+
+/// chrono's dates, date-times and durations as datums, and back (feature `chrono`).
+///
+/// ```
+/// use chrono::{NaiveDate, TimeDelta};
+/// use prollystore::datum::Datum;
+/// let day = NaiveDate::from_ymd_opt(2024, 6, 1).unwrap();
+/// let at = day.and_hms_micro_opt(12, 0, 0, 250).unwrap();
+/// assert_eq!(Datum::try_from(day)?.to_string(), "2024-06-01");
+/// assert_eq!(Datum::from(at).to_string(), "2024-06-01 12:00:00.000250");
+/// assert_eq!(Datum::from(at).as_naive_datetime(), Some(at));
+/// assert_eq!(Datum::try_from(TimeDelta::seconds(-90))?.as_time_delta(), Some(TimeDelta::seconds(-90)));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[cfg(feature = "chrono")]
+mod chrono_values {
+    use chrono::{DateTime, NaiveDate, NaiveDateTime, TimeDelta, Utc};
+    use prollystore_format::tuple::{Date, YearOutOfRange};
+
+    use super::Datum;
+
+    /// A DATE datum (years `0..=9999`).
+    impl TryFrom<NaiveDate> for Datum {
+        type Error = YearOutOfRange;
+        fn try_from(d: NaiveDate) -> Result<Datum, YearOutOfRange> {
+            Date::try_from(d).map(Datum::Date)
+        }
+    }
+
+    /// A DATETIME datum: the wall-clock time as UTC.
+    impl From<NaiveDateTime> for Datum {
+        fn from(t: NaiveDateTime) -> Datum {
+            Datum::Datetime(t.and_utc().timestamp_micros())
+        }
+    }
+
+    /// A DATETIME/TIMESTAMP datum of the instant.
+    impl From<DateTime<Utc>> for Datum {
+        fn from(t: DateTime<Utc>) -> Datum {
+            Datum::Datetime(t.timestamp_micros())
+        }
+    }
+
+    /// A TIME datum, refused when its microseconds overflow an `i64`.
+    impl TryFrom<TimeDelta> for Datum {
+        type Error = TimeDelta;
+        fn try_from(t: TimeDelta) -> Result<Datum, TimeDelta> {
+            t.num_microseconds().map(Datum::Time).ok_or(t)
+        }
+    }
+
+    impl Datum {
+        /// A DATE as a calendar date (`None` for other datums and for zero dates).
+        pub fn as_naive_date(&self) -> Option<NaiveDate> {
+            match self {
+                Datum::Date(d) => d.to_naive_date(),
+                _ => None,
+            }
+        }
+
+        /// A DATETIME/TIMESTAMP as UTC wall-clock time (`None` for other datums).
+        pub fn as_naive_datetime(&self) -> Option<NaiveDateTime> {
+            match self {
+                Datum::Datetime(us) => DateTime::from_timestamp_micros(*us).map(|t| t.naive_utc()),
+                _ => None,
+            }
+        }
+
+        /// A TIME as a duration (`None` for other datums).
+        pub fn as_time_delta(&self) -> Option<TimeDelta> {
+            match self {
+                Datum::Time(us) => Some(TimeDelta::microseconds(*us)),
+                _ => None,
+            }
+        }
+    }
+}
+
+/// Stored `what` bytes as a `String`, refused when not UTF-8.
+fn utf8(bytes: Vec<u8>, what: &str) -> Result<String, String> {
+    String::from_utf8(bytes).map_err(|_| format!("stored {what} is not UTF-8"))
 }
 
 /// The value's text: integers and text as they are, floats as Rust prints them (not yet Dolt's

@@ -542,16 +542,20 @@ impl<'s, S: StoreFastPaths + ?Sized> TypedMap<'s, S> {
 
     /// Decodes a stored row.
     fn decode(&self, key: &[u8], value: &[u8]) -> Result<TypedRow, TypedError> {
-        self.decode_with(key, value, &mut Vec::new())
+        let mut out = Vec::new();
+        self.decode_with(key, value, &mut Vec::new(), &mut out)?;
+        Ok(out)
     }
 
-    /// Decodes a stored row through `scratch` (kept by callers that decode many rows).
+    /// Decodes a stored row into `out` through `scratch` (both kept by callers that decode
+    /// many rows: `out`'s text and byte buffers are reused).
     fn decode_with<'a>(
         &self,
         key: &'a [u8],
         value: &'a [u8],
         scratch: &mut Vec<Option<Value<'a>>>,
-    ) -> Result<TypedRow, TypedError> {
+        out: &mut TypedRow,
+    ) -> Result<(), TypedError> {
         let ts = self.map.schema();
         let schema = &*self.schema;
         scratch.clear();
@@ -561,9 +565,7 @@ impl<'s, S: StoreFastPaths + ?Sized> TypedMap<'s, S> {
         ts.value
             .values_into(value, scratch)
             .map_err(|e| stored_error(&schema.value, e))?;
-        let mut out = Vec::with_capacity(scratch.len());
-        self.datums_into(scratch.drain(..), schema.columns(), &mut out)?;
-        Ok(out)
+        self.datums_into(scratch.drain(..), schema.columns(), out)
     }
 
     fn decode_key_into(&self, key: &[u8], out: &mut TypedRow) -> Result<(), TypedError> {
@@ -576,7 +578,8 @@ impl<'s, S: StoreFastPaths + ?Sized> TypedMap<'s, S> {
         self.datums_into(scratch.into_iter(), self.schema.key.iter(), out)
     }
 
-    /// The datums of stored values, one per column (out-of-band values read from the store).
+    /// The datums of stored values, one per column (out-of-band values read from the store),
+    /// as the whole of `out`, whose datums' buffers are reused.
     fn datums_into<'a, 'c>(
         &self,
         values: impl Iterator<Item = Option<Value<'a>>>,
@@ -594,10 +597,17 @@ impl<'s, S: StoreFastPaths + ?Sized> TypedMap<'s, S> {
             }
             Ok(())
         };
+        let mut n = 0;
         for (v, c) in values.zip(cols) {
-            let d = Datum::from_value(v, c.ty.enc, &mut payload).map_err(|e| value_error(c, e))?;
-            out.push(d);
+            if n == out.len() {
+                out.push(Datum::Null);
+            }
+            out[n]
+                .set_from_value(v, c.ty.enc, &mut payload)
+                .map_err(|e| value_error(c, e))?;
+            n += 1;
         }
+        out.truncate(n);
         Ok(())
     }
 }
@@ -677,18 +687,45 @@ pub struct TypedIter<'s, 'b, S: StoreFastPaths + ?Sized> {
     scratch: Vec<Option<Value<'s>>>,
 }
 
-impl<S: StoreFastPaths + ?Sized> Iterator for TypedIter<'_, '_, S> {
-    type Item = Result<TypedRow, TypedError>;
+impl<'s, S: StoreFastPaths + ?Sized> TypedIter<'s, '_, S> {
+    /// The next row into `row` (its text and byte buffers reused), or `false` at the end:
+    /// a scan through one row allocates only when a value outgrows the one before it, where
+    /// [`Iterator::next`] allocates each row.
+    ///
+    /// ```
+    /// # use prollystore::{datum::Datum, format::HashProfile, rows::RowSchema, typed::TypedMap, MemoryStore};
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let store = MemoryStore::new(HashProfile::Dolt);
+    /// let schema = RowSchema::parse("id:int", "name:text")?;
+    /// let map = TypedMap::from_rows(&store, schema, (0..3).map(|i| [Datum::Int(i), format!("n{i}").into()]))?;
+    /// let (mut rows, mut row) = (map.iter()?, Vec::new());
+    /// let mut names = String::new();
+    /// while rows.next_into(&mut row)? {
+    ///     names += &row[1].to_string();
+    /// }
+    /// assert_eq!(names, "n0n1n2");
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn next_into(&mut self, row: &mut TypedRow) -> Result<bool, TypedError> {
+        let Some((k, v)) = self.next_stored()? else {
+            return Ok(false);
+        };
+        self.typed.decode_with(k, v, &mut self.scratch, row)?;
+        Ok(true)
+    }
 
-    fn next(&mut self) -> Option<Self::Item> {
+    /// The next stored (key, value) pair inside the range.
+    fn next_stored(&mut self) -> Result<Option<(&'s [u8], &'s [u8])>, TypedError> {
         if self.done {
-            return None;
+            return Ok(None);
         }
-        let (k, v) = match self.inner.next()? {
-            Ok(kv) => kv,
-            Err(e) => {
+        let (k, v) = match self.inner.next() {
+            None => return Ok(None),
+            Some(Ok(kv)) => kv,
+            Some(Err(e)) => {
                 self.done = true;
-                return Some(Err(e.into()));
+                return Err(e.into());
             }
         };
         let keys = self.typed.map.schema();
@@ -707,9 +744,21 @@ impl<S: StoreFastPaths + ?Sized> Iterator for TypedIter<'_, '_, S> {
         };
         if !inside {
             self.done = true;
-            return None;
+            return Ok(None);
         }
-        Some(self.typed.decode_with(k, v, &mut self.scratch))
+        Ok(Some((k, v)))
+    }
+}
+
+impl<S: StoreFastPaths + ?Sized> Iterator for TypedIter<'_, '_, S> {
+    type Item = Result<TypedRow, TypedError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let mut row =
+            Vec::with_capacity(self.typed.schema.key.len() + self.typed.schema.value.len());
+        self.next_into(&mut row)
+            .map(|more| more.then_some(row))
+            .transpose()
     }
 }
 

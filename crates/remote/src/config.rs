@@ -10,7 +10,8 @@ use crate::RemoteError;
 pub const REMOTES_FILE: &str = "REMOTES";
 
 /// The remotes recorded for the store in `dir`, by name.
-pub fn remotes(dir: &Path) -> Result<BTreeMap<String, String>, RemoteError> {
+pub fn remotes(dir: impl AsRef<Path>) -> Result<BTreeMap<String, String>, RemoteError> {
+    let dir = dir.as_ref();
     let path = dir.join(REMOTES_FILE);
     let text = match std::fs::read_to_string(&path) {
         Ok(t) => t,
@@ -30,7 +31,8 @@ pub fn remotes(dir: &Path) -> Result<BTreeMap<String, String>, RemoteError> {
 }
 
 /// Records remote `name` at `url` for the store in `dir` (replacing an earlier URL).
-pub fn add_remote(dir: &Path, name: &str, url: &str) -> Result<(), RemoteError> {
+pub fn add_remote(dir: impl AsRef<Path>, name: &str, url: &str) -> Result<(), RemoteError> {
+    let dir = dir.as_ref();
     if name.is_empty() || name.contains(['\t', '\n', '/']) || url.contains(['\t', '\n']) {
         return Err(RemoteError::Invalid(format!(
             "remote name {name:?} or URL {url:?} is not usable (no tabs, newlines; no '/' in names)"
@@ -49,7 +51,8 @@ pub fn add_remote(dir: &Path, name: &str, url: &str) -> Result<(), RemoteError> 
 }
 
 /// The URL of remote `name` of the store in `dir`.
-pub fn remote_url(dir: &Path, name: &str) -> Result<String, RemoteError> {
+pub fn remote_url(dir: impl AsRef<Path>, name: &str) -> Result<String, RemoteError> {
+    let dir = dir.as_ref();
     remotes(dir)?.remove(name).ok_or_else(|| {
         RemoteError::Invalid(format!(
             "the store {} has no remote named {name:?} (add it with `prolly remote add`)",

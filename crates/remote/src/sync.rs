@@ -477,7 +477,8 @@ fn fetch_into(
 /// Clones the store at `remote` into the new directory `dir` (which may hold files of an
 /// interrupted clone of the same remote, which are reused), records the remote as `origin`,
 /// checks every downloaded chunk against its address, and returns the store open for writing.
-pub fn clone(remote: &Remote, dir: &Path) -> Result<FileStore, RemoteError> {
+pub fn clone(remote: &Remote, dir: impl AsRef<Path>) -> Result<FileStore, RemoteError> {
+    let dir = dir.as_ref();
     let io = |what: String| {
         move |e| RemoteError::Io {
             context: what,

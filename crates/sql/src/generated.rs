@@ -816,7 +816,6 @@ fn from_sql(v: &SqlValue) -> R<Val> {
         ),
         SqlValue::Text(s) => Val::Text(s.clone()),
         SqlValue::Bytes(b) => Val::Text(String::from_utf8_lossy(b).into_owned()),
-        SqlValue::Null => Val::Null,
         other => Val::Text(other.to_text()),
     })
 }

@@ -57,14 +57,16 @@ pub fn engine() -> Arc<dyn Expressions> {
 
 /// Opens a database for reading with the MySQL expression engine installed (VIRTUAL
 /// generated columns computed): [`Database::open`] then [`Database::with_expressions`].
-pub fn open(path: &Path) -> Result<Database> {
+pub fn open(path: impl AsRef<Path>) -> Result<Database> {
+    let path = path.as_ref();
     Ok(Database::open(path)?.with_expressions(engine()))
 }
 
 /// Opens a database for writing with the MySQL expression engine installed (expression
 /// defaults, generated columns and CHECKs computed): [`DoltWriter::open`] then
 /// [`DoltWriter::with_expressions`].
-pub fn writer(path: &Path) -> Result<DoltWriter> {
+pub fn writer(path: impl AsRef<Path>) -> Result<DoltWriter> {
+    let path = path.as_ref();
     Ok(DoltWriter::open(path)?.with_expressions(engine()))
 }
 

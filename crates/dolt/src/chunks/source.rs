@@ -142,7 +142,8 @@ pub struct Generation {
 
 impl Generation {
     /// Opens the generation in `dir`; a missing manifest gives an empty generation.
-    pub fn open(dir: &Path) -> Result<Generation> {
+    pub fn open(dir: impl AsRef<Path>) -> Result<Generation> {
+        let dir = dir.as_ref();
         let manifest_path = dir.join("manifest");
         let manifest = match std::fs::read(&manifest_path) {
             Ok(bytes) => Some(Manifest::parse(
@@ -372,7 +373,8 @@ impl std::fmt::Debug for DoltChunkSource {
 
 impl DoltChunkSource {
     /// Opens the store in `noms_dir` (a `.dolt/noms` directory), never writing to it.
-    pub fn open(noms_dir: &Path) -> Result<DoltChunkSource> {
+    pub fn open(noms_dir: impl AsRef<Path>) -> Result<DoltChunkSource> {
+        let noms_dir = noms_dir.as_ref();
         let newgen = Generation::open(noms_dir)?;
         let oldgen = Generation::open(&noms_dir.join("oldgen"))?;
         if newgen.manifest.is_none() {

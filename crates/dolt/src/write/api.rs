@@ -28,7 +28,7 @@ use crate::error::{DoltError, Result};
 use crate::expressions::Expressions;
 use crate::key_encode::parse_value;
 use crate::schema::{Column, SqlType};
-use crate::sql_value::SqlValue;
+use crate::sql_value::{Nullable, SqlValue};
 
 /// Who and when, for a commit.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -105,10 +105,11 @@ impl CommitMeta {
 /// w.create_table(&TableDef::from_sql(
 ///     "CREATE TABLE notes (id INT PRIMARY KEY, body VARCHAR(100), KEY by_body (body))",
 /// )?)?;
-/// let rows: Vec<Vec<Option<SqlValue>>> = (1..=3)
-///     .map(|i| vec![Some(SqlValue::Int(i)), Some(SqlValue::Text(format!("note {i}")))])
-///     .collect();
+/// // One value per listed column: `SqlValue`s, or `Option<SqlValue>`s where NULLs are.
+/// let note = |i: i64| vec![SqlValue::from(i), format!("note {i}").into()];
+/// let rows: Vec<_> = (1..=3).map(note).collect();
 /// w.insert("notes", &["id", "body"], &rows)?;
+/// w.insert("notes", &["id", "body"], &[vec![Some(SqlValue::Int(4)), None]])?;
 /// let commit = w.commit(&CommitMeta::now("Ada", "ada@example.com", "Add notes"))?;
 /// drop(w); // releases the writer lock
 ///
@@ -133,7 +134,8 @@ impl DoltWriter {
     /// Opens the database at `path` (the directory holding `.dolt`) for writing, on its
     /// current branch (`repo_state.json`). Fails with [`DoltError::Locked`] while Dolt or
     /// another writer has it open for writing.
-    pub fn open(path: &Path) -> Result<DoltWriter> {
+    pub fn open(path: impl AsRef<Path>) -> Result<DoltWriter> {
+        let path = path.as_ref();
         let store = writer::StoreWriter::open(path)?;
         let branch = store
             .database()
@@ -221,11 +223,11 @@ impl DoltWriter {
 
     /// Inserts rows: each gives one value per name in `columns` (`None` = NULL); columns left
     /// out get their default. A duplicate primary or unique key is an error.
-    pub fn insert(
+    pub fn insert<V: Nullable>(
         &mut self,
         table: &str,
         columns: &[&str],
-        rows: &[Vec<Option<SqlValue>>],
+        rows: &[Vec<V>],
     ) -> Result<()> {
         self.apply(RowMode::Insert, table, columns, rows)
     }
@@ -251,34 +253,34 @@ impl DoltWriter {
     /// # Ok(())
     /// # }
     /// ```
-    pub fn update(
+    pub fn update<V: Nullable>(
         &mut self,
         table: &str,
         columns: &[&str],
-        rows: &[Vec<Option<SqlValue>>],
+        rows: &[Vec<V>],
     ) -> Result<()> {
         self.apply(RowMode::Update, table, columns, rows)
     }
 
     /// Inserts rows whose key is new and updates the listed columns of the others.
-    pub fn upsert(
+    pub fn upsert<V: Nullable>(
         &mut self,
         table: &str,
         columns: &[&str],
-        rows: &[Vec<Option<SqlValue>>],
+        rows: &[Vec<V>],
     ) -> Result<()> {
         self.apply(RowMode::Upsert, table, columns, rows)
     }
 
-    /// Applies `rows` (values for `columns`, `None` = NULL; text given for a non-text column
-    /// is parsed as Dolt prints such values) in `mode`. All rows or none: an error changes
-    /// nothing.
-    pub fn apply(
+    /// Applies `rows` (values for `columns`: `Option<SqlValue>`s with `None` = NULL, or
+    /// plain `SqlValue`s, see [`Nullable`]; text given for a non-text column is parsed as
+    /// Dolt prints such values) in `mode`. All rows or none: an error changes nothing.
+    pub fn apply<V: Nullable>(
         &mut self,
         mode: RowMode,
         table: &str,
         columns: &[&str],
-        rows: &[Vec<Option<SqlValue>>],
+        rows: &[Vec<V>],
     ) -> Result<()> {
         let rows = self.cells(table, columns, rows)?;
         self.apply_cells(mode, table, &rows)
@@ -534,7 +536,7 @@ impl DoltWriter {
     }
 
     /// Deletes one copy of each given row of a keyless table (values for every column).
-    pub fn delete_rows(&mut self, table: &str, rows: &[Vec<Option<SqlValue>>]) -> Result<()> {
+    pub fn delete_rows<V: Nullable>(&mut self, table: &str, rows: &[Vec<V>]) -> Result<()> {
         let names = self.column_names(table)?;
         let names: Vec<&str> = names.iter().map(String::as_str).collect();
         let rows = self.cells(table, &names, rows)?;
@@ -624,14 +626,14 @@ impl DoltWriter {
         Ok(self.columns(table)?.into_iter().map(|c| c.name).collect())
     }
 
-    fn cells(
+    fn cells<V: Nullable>(
         &self,
         table: &str,
         columns: &[&str],
-        rows: &[Vec<Option<SqlValue>>],
+        rows: &[Vec<V>],
     ) -> Result<Vec<Vec<(usize, Cell)>>> {
-        self.rows_as_cells(table, columns, rows, |t, col, v: &Option<SqlValue>| {
-            to_cell(t, col, v.clone())
+        self.rows_as_cells(table, columns, rows, |t, col, v: &V| {
+            to_cell(t, col, v.as_value().cloned())
         })
     }
 

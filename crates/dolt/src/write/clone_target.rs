@@ -41,7 +41,8 @@ pub struct CloneTarget {
 impl CloneTarget {
     /// Creates `dir/.dolt` (and `dir` if needed) as an empty store and locks it. Refuses a
     /// `dir` that already holds `.dolt`.
-    pub fn create(dir: &Path) -> Result<CloneTarget> {
+    pub fn create(dir: impl AsRef<Path>) -> Result<CloneTarget> {
+        let dir = dir.as_ref();
         let dot = dir.join(".dolt");
         if dot.exists() {
             return Err(DoltError::Unsupported(format!(
@@ -137,7 +138,8 @@ pub struct CloneRefs<'a> {
 /// working and staged roots are its commit's root; the tags kept; `repo_state.json` naming the
 /// remote (fetch spec `refs/heads/*:refs/remotes/REMOTE/*`) as the branch's upstream. Returns
 /// the checked-out branch. A remote without branches is an error.
-pub fn set_clone_refs(dir: &Path, refs: &CloneRefs<'_>) -> Result<String> {
+pub fn set_clone_refs(dir: impl AsRef<Path>, refs: &CloneRefs<'_>) -> Result<String> {
+    let dir = dir.as_ref();
     let mut writer = StoreWriter::open(dir)?;
     let datasets = writer.datasets()?;
     let names: Vec<(String, Address)> = datasets

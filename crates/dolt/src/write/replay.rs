@@ -82,7 +82,11 @@ pub struct Replayer {
 
 impl Replayer {
     /// Opens the database at `dir` for writing, with `engine` for expressions.
-    pub fn open(dir: &std::path::Path, engine: Option<Arc<dyn Expressions>>) -> Result<Replayer> {
+    pub fn open(
+        dir: impl AsRef<std::path::Path>,
+        engine: Option<Arc<dyn Expressions>>,
+    ) -> Result<Replayer> {
+        let dir = dir.as_ref();
         let mut w = StoreWriter::open(dir)?;
         w.set_engine(engine);
         let branch = w

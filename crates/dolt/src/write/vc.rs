@@ -84,13 +84,15 @@ fn todo_meta() -> WorkingSetMeta<'static> {
 
 /// `dolt branch NAME FROM`: a new branch at the commit `from` names (a branch, tag, commit
 /// hash or `HEAD`, with `~N`/`^N`). Returns its head commit.
-pub fn create_branch(db: &Path, name: &str, from: &str) -> Result<Address> {
+pub fn create_branch(db: impl AsRef<Path>, name: &str, from: &str) -> Result<Address> {
+    let db = db.as_ref();
     StoreWriter::open(db)?.create_branch(name, from, &todo_meta())
 }
 
 /// `dolt branch -d NAME` (`-D` with `force`): refused unless the branch is merged into the
 /// current branch, or `force`.
-pub fn delete_branch(db: &Path, name: &str, force: bool) -> Result<()> {
+pub fn delete_branch(db: impl AsRef<Path>, name: &str, force: bool) -> Result<()> {
+    let db = db.as_ref();
     StoreWriter::open(db)?.delete_branch(name, force, now_secs())
 }
 
@@ -98,24 +100,27 @@ pub fn delete_branch(db: &Path, name: &str, force: bool) -> Result<()> {
 /// changes move to `branch` as Dolt moves them; refused (nothing written) when `branch`
 /// changed a table they touch, has other uncommitted changes of its own, or a merge is under
 /// way.
-pub fn checkout(db: &Path, branch: &str) -> Result<()> {
+pub fn checkout(db: impl AsRef<Path>, branch: &str) -> Result<()> {
+    let db = db.as_ref();
     StoreWriter::open(db)?.checkout(branch, &todo_meta())
 }
 
 /// `dolt tag -m MESSAGE NAME REF`: tags the commit `commit_spec` names. Returns the tag
 /// object's address.
 pub fn tag(
-    db: &Path,
+    db: impl AsRef<Path>,
     name: &str,
     commit_spec: &str,
     message: &str,
     tagger: &Signature,
 ) -> Result<Address> {
+    let db = db.as_ref();
     StoreWriter::open(db)?.tag(name, commit_spec, message, tagger.person(), tagger.millis)
 }
 
 /// `dolt tag -d NAME`.
-pub fn delete_tag(db: &Path, name: &str) -> Result<()> {
+pub fn delete_tag(db: impl AsRef<Path>, name: &str) -> Result<()> {
+    let db = db.as_ref();
     StoreWriter::open(db)?.delete_tag(name, now_secs())
 }
 
@@ -195,7 +200,8 @@ pub enum MergeResult {
 
 /// `dolt merge BRANCH` into the current branch: fast-forward when possible, else a three-way
 /// merge committed with two parents.
-pub fn merge(db: &Path, branch: &str, options: &MergeOptions) -> Result<MergeResult> {
+pub fn merge(db: impl AsRef<Path>, branch: &str, options: &MergeOptions) -> Result<MergeResult> {
+    let db = db.as_ref();
     let mut w = StoreWriter::open(db)?;
     w.set_engine(options.expressions.clone());
     let current = w.current_branch()?;
@@ -283,7 +289,8 @@ impl Status {
 }
 
 /// `dolt status` (reads only; no lock taken).
-pub fn status(db: &Path) -> Result<Status> {
+pub fn status(db: impl AsRef<Path>) -> Result<Status> {
+    let db = db.as_ref();
     let s = super::status::status(&Database::open(db)?)?;
     let change = |c: TableChange| match c {
         TableChange::NewTable => Change::NewTable,

@@ -15,7 +15,7 @@ use prollystore_dolt::write::{CommitMeta, DoltWriter, RowMode, TableDef};
 use prollystore_dolt::SqlValue;
 use prollystore_sql::{FromSql, SqlWriter};
 
-use super::{from_c_value, prolly_dolt_kind, prolly_dolt_value};
+use super::{from_c_value, prolly_dolt_value};
 use crate::args::{array, free_handle, input, input_mut, into_handle, text, Out};
 use crate::result::{ffi, prolly_result, Error};
 use crate::store::prolly_address;
@@ -184,12 +184,8 @@ pub extern "C" fn prolly_dolt_writer_apply(
                 row.iter()
                     .zip(&names)
                     .map(|(v, name)| {
-                        if v.kind == prolly_dolt_kind::Null as u32 {
-                            return Ok(None);
-                        }
                         // SAFETY: C caller's contract: each value's text is readable.
                         unsafe { from_c_value(v) }
-                            .map(Some)
                             .map_err(|e| Error::invalid(format!("row {r}, column {name}: {e}")))
                     })
                     .collect::<Result<Vec<Option<SqlValue>>, Error>>()

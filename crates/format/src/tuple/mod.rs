@@ -23,6 +23,8 @@ pub use error::TupleError;
 pub use fixed::FixedField;
 pub use layout::{layout_is_valid, validate_layout, Tuple, MAX_TUPLE_DATA_SIZE, MAX_TUPLE_FIELDS};
 pub use refs::{keyless_key, keyless_key_desc};
+#[cfg(feature = "chrono")]
+pub use temporal::YearOutOfRange;
 pub use temporal::{
     civil_from_days, datetime_text, days_from_civil, time_text, year_from_raw, year_to_raw, Date,
     MAX_YEAR, MIN_YEAR, ZERO_DATETIME_MICROS,

@@ -77,6 +77,49 @@ impl Date {
     }
 }
 
+/// A `chrono::NaiveDate` whose year is outside a DATE's `0..=9999`.
+#[cfg(feature = "chrono")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("year {0} is outside a DATE's 0..=9999")]
+pub struct YearOutOfRange(pub i32);
+
+/// A calendar date as a DATE (years `0..=9999`, as MySQL's).
+///
+/// ```
+/// use prollystore_format::tuple::Date;
+/// let d = chrono::NaiveDate::from_ymd_opt(2024, 2, 29).unwrap();
+/// assert_eq!(Date::try_from(d).unwrap().to_string(), "2024-02-29");
+/// assert_eq!(Date::try_from(d).unwrap().to_naive_date(), Some(d));
+/// assert_eq!(Date::ZERO.to_naive_date(), None); // 0000-00-00 is no calendar date
+/// ```
+#[cfg(feature = "chrono")]
+impl TryFrom<chrono::NaiveDate> for Date {
+    type Error = YearOutOfRange;
+
+    fn try_from(d: chrono::NaiveDate) -> Result<Date, YearOutOfRange> {
+        use chrono::Datelike;
+        let year = u16::try_from(d.year())
+            .ok()
+            .filter(|y| *y <= 9999)
+            .ok_or(YearOutOfRange(d.year()))?;
+        Ok(Date {
+            year,
+            month: d.month() as u8,
+            day: d.day() as u8,
+        })
+    }
+}
+
+#[cfg(feature = "chrono")]
+impl Date {
+    /// The calendar date, or `None` for a date with zero parts (`0000-00-00`, `2024-00-00`)
+    /// or parts no calendar has.
+    pub fn to_naive_date(self) -> Option<chrono::NaiveDate> {
+        let (m, d) = (u32::from(self.month), u32::from(self.day));
+        chrono::NaiveDate::from_ymd_opt(i32::from(self.year), m, d)
+    }
+}
+
 impl fmt::Display for Date {
     /// `YYYY-MM-DD` of the stored parts (the zero date is `0000-00-00`).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
