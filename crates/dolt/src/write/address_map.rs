@@ -7,7 +7,7 @@ use prollystore_format::{Address, ADDRESS_LEN};
 
 use super::chunk_io::ChunkIo;
 use super::chunker::{apply_edits, entries, Edit, TreeKind};
-use crate::error::{DoltError, Result};
+use crate::error::{malformed, Result};
 
 /// Every `(name, address)` of the address map whose root node is `root`, in name order.
 pub(crate) fn address_map_entries(
@@ -19,10 +19,13 @@ pub(crate) fn address_map_entries(
         .map(
             |(k, v)| match Address::from_slice(&v).filter(|_| v.len() == ADDRESS_LEN) {
                 Some(a) => Ok((k, a)),
-                None => Err(DoltError::Unsupported(format!(
-                    "address map entry {} has no address",
-                    String::from_utf8_lossy(&k)
-                ))),
+                None => Err(malformed(
+                    format!("address map entry {:?}", String::from_utf8_lossy(&k)),
+                    format!(
+                        "its value is {} bytes, not a {ADDRESS_LEN}-byte address",
+                        v.len()
+                    ),
+                )),
             },
         )
         .collect()

@@ -46,7 +46,7 @@ use super::lock::WriterLock;
 use crate::chunks::journal::scan_records;
 use crate::chunks::journal_record::{chunk_record, root_record, ROOT_RECORD_LEN};
 use crate::chunks::manifest::{Manifest, TableSpec, JOURNAL_NAME};
-use crate::error::{DoltError, Result};
+use crate::error::{conflict, DoltError, Result};
 
 /// File name of the chunk journal: base32 of twenty 0xFF bytes.
 pub(crate) const JOURNAL_FILE: &str = "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv";
@@ -137,11 +137,15 @@ impl JournalAppender {
         // rewrite) is unread by readers: it may hold only the manifest's own root.
         let root = scan.roots.last().map(|r| r.root);
         if !listed && root.is_some_and(|r| r != manifest.root) {
-            return Err(DoltError::Unsupported(format!(
-                "the chunk journal {name} ends at root {}, but the manifest, which does not name                  the journal, is at root {}",
-                root.unwrap_or(Address::ZERO),
-                manifest.root
-            )));
+            return Err(conflict(
+                format!("the chunk journal {name}"),
+                format!(
+                    "it ends at root {}, but the manifest, which does not name the journal, is \
+                     at root {}",
+                    root.unwrap_or(Address::ZERO),
+                    manifest.root
+                ),
+            ));
         }
         Ok(JournalAppender {
             file: Some(file),

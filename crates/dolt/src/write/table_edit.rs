@@ -9,16 +9,16 @@
 use prollystore::blob::StoreBlobs;
 use prollystore::store::ChunkStore;
 use prollystore::tuples::{field_bytes, TupleSchema};
-use prollystore::Map;
+use prollystore::{Map, TreeError};
 use prollystore_format::message::objects::TableFields;
 use prollystore_format::message::AddressMapNode;
-use prollystore_format::tuple::{Tuple, TupleBuilder, TupleDesc};
+use prollystore_format::tuple::{Tuple, TupleBuilder, TupleDesc, TupleError};
 use prollystore_format::{Address, Encoding};
 
 use super::checks::{stored_value, RowChecks};
 use super::overlay::Overlay;
 use super::single_leaf::address_map_leaf;
-use crate::error::{bad_chunk, DoltError, Result};
+use crate::error::{bad_chunk, bad_input, encode, malformed, malformed_from, DoltError, Result};
 use crate::expressions::{is_expression_default, DefaultExprs, Engine, VirtualColumns};
 use crate::key_encode::{parse_value, put_field};
 use crate::schema::{key_encoding, Index, Schema, SqlType};
@@ -80,8 +80,28 @@ pub(super) fn bad(table: &str, column: &str, reason: String) -> DoltError {
     }
 }
 
-pub(super) fn tree(e: impl std::fmt::Display) -> DoltError {
-    DoltError::Unsupported(format!("tree edit: {e}"))
+pub(super) fn tree(e: impl EditFailure) -> DoltError {
+    e.into_dolt()
+}
+
+/// A failure of the layers under the table editor, as the error kind it is: tree errors keep
+/// theirs (`From<TreeError>`: a missing or damaged chunk, a refused edit), a tuple the editor
+/// could not build is [`DoltError::Encode`].
+pub(super) trait EditFailure {
+    /// The error as a [`DoltError`].
+    fn into_dolt(self) -> DoltError;
+}
+
+impl EditFailure for TreeError {
+    fn into_dolt(self) -> DoltError {
+        self.into()
+    }
+}
+
+impl EditFailure for TupleError {
+    fn into_dolt(self) -> DoltError {
+        encode("a row or index tuple", self)
+    }
 }
 
 impl EditTable {
@@ -162,7 +182,7 @@ impl EditTable {
             artifacts: &zero,
         }
         .encode()
-        .map_err(|e| DoltError::Unsupported(format!("table {name:?}: {e}")))?;
+        .map_err(|e| encode(format!("table {name:?}"), e))?;
         Ok(EditTable {
             name: name.to_string(),
             chunk: placeholder,
@@ -196,8 +216,13 @@ impl EditTable {
 
     /// Writes the table chunk for the current state; returns its address.
     pub(crate) fn store(&self, store: &Overlay<'_>) -> Result<Address> {
-        let old = TableFields::decode(&self.chunk)
-            .map_err(|e| DoltError::Unsupported(format!("table {:?}: {e}", self.name)))?;
+        let old = TableFields::decode(&self.chunk).map_err(|e| {
+            malformed_from(
+                format!("the table chunk of {:?}", self.name),
+                "its fields",
+                e,
+            )
+        })?;
         let root_node = store
             .get(&self.primary)?
             .ok_or(DoltError::MissingChunk(self.primary))?;
@@ -226,7 +251,7 @@ impl EditTable {
             ..old
         }
         .encode()
-        .map_err(|e| DoltError::Unsupported(format!("table {:?}: {e}", self.name)))?;
+        .map_err(|e| encode(format!("table {:?}", self.name), e))?;
         Ok(store.put(&chunk)?)
     }
 
@@ -496,10 +521,15 @@ impl EditTable {
         self.put_index_fields(&mut b, ix, &cells, 0)?;
         if s.keyless {
             // A keyless table's index keys end with the row hash (its clustered key).
-            let hash: &[u8; 16] = key
-                .get(..16)
-                .and_then(|h| h.try_into().ok())
-                .ok_or_else(|| DoltError::Unsupported("a keyless key without its hash".into()))?;
+            let hash: &[u8; 16] =
+                key.get(..16)
+                    .and_then(|h| h.try_into().ok())
+                    .ok_or_else(|| {
+                        malformed(
+                            "a keyless table's clustered key",
+                            "shorter than its row hash",
+                        )
+                    })?;
             b.put_hash128(ix.key_columns.len(), hash).map_err(tree)?;
         }
         Ok(b.build().map_err(tree)?.as_bytes().to_vec())
@@ -1003,10 +1033,10 @@ impl EditTable {
         rows: &[Vec<(usize, Cell)>],
     ) -> Result<()> {
         if self.schema.keyless {
-            return Err(DoltError::Unsupported(format!(
-                "table {:?} has no primary key: update by key",
-                self.name
-            )));
+            return Err(bad_input(
+                format!("an update of table {:?} by key", self.name),
+                "the table has no primary key",
+            ));
         }
         let checks = RowChecks::for_schema(&self.engine, &self.name, &self.schema)?;
         for (r, given) in rows.iter().enumerate() {
@@ -1387,10 +1417,10 @@ impl EditTable {
         rows: &[Vec<(usize, Cell)>],
     ) -> Result<()> {
         if !self.schema.keyless {
-            return Err(DoltError::Unsupported(format!(
-                "table {:?} has a primary key: delete it by key",
-                self.name
-            )));
+            return Err(bad_input(
+                format!("a delete of whole rows from table {:?}", self.name),
+                "the table has a primary key: delete by key",
+            ));
         }
         for (r, given) in rows.iter().enumerate() {
             let mut cells = vec![Cell::Null; self.schema.columns.len()];
@@ -1463,7 +1493,12 @@ pub(super) fn copies(value: &[u8]) -> Result<u64> {
     let b: [u8; 8] = value
         .get(..8)
         .and_then(|b| b.try_into().ok())
-        .ok_or_else(|| DoltError::Unsupported("a keyless row value without its count".into()))?;
+        .ok_or_else(|| {
+            malformed(
+                "a keyless row's value",
+                "shorter than its 8-byte copy count",
+            )
+        })?;
     Ok(u64::from_le_bytes(b))
 }
 
