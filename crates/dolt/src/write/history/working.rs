@@ -9,15 +9,15 @@ use prollystore::store::ChunkStore;
 use prollystore_format::message::objects::{CommitFields, RootValueFields, WorkingSetFields};
 use prollystore_format::Address;
 
-use super::address_map::{address_map_entries, edit_address_map, empty_address_map};
 use super::commit::NewCommit;
-use super::fk_actions;
-use super::foreign_keys;
-use super::overlay::{Overlay, OverlayIo};
-use super::table_def::TableDef;
-use super::table_edit::EditTable;
-use super::writer::{StoreWriter, WorkingSetMeta};
 use crate::error::{bad_chunk, encode, DoltError, Result};
+use crate::write::maps::address_map::{address_map_entries, edit_address_map, empty_address_map};
+use crate::write::storage::overlay::{Overlay, OverlayIo};
+use crate::write::storage::writer::{StoreWriter, WorkingSetMeta};
+use crate::write::tables::fk_actions;
+use crate::write::tables::foreign_keys;
+use crate::write::tables::table_def::TableDef;
+use crate::write::tables::table_edit::EditTable;
 
 /// Uncommitted table changes of an open writer, per branch (their chunks are in the writer's
 /// session store).
@@ -113,7 +113,11 @@ impl WorkingEdits {
         let schema = def.schema_chunk_with_system_indexes(&mut used, &added)?;
         let table = EditTable::create(&store, &def.name, &schema)?;
         // A CHECK the evaluator cannot run is refused now, not at the first row.
-        super::checks::RowChecks::for_schema(store.engine, &def.name, &table.schema)?;
+        crate::write::tables::checks::RowChecks::for_schema(
+            store.engine,
+            &def.name,
+            &table.schema,
+        )?;
         let address = table.store(&store)?;
         let mut new_root = set_root_tables(&store, root, &[(&def.name, Some(address))])?;
         if !def.foreign_keys.is_empty() {

@@ -356,8 +356,8 @@ fn sync_dir(dir: &Path) -> Result<()> {
 mod tests {
     use prollystore_format::{Address, HashProfile};
 
-    use super::super::tests::{copy_db, scenario};
     use super::{JournalAppender, PARALLEL_RECORDS_BYTES};
+    use crate::write::tests::{copy_db, scenario};
 
     /// Many chunks queued at once (records made on two threads) give the bytes they give one
     /// by one; a chunk listed twice or already queued is written once.

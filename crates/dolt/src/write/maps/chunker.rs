@@ -23,8 +23,8 @@ use prollystore_format::message::{
 };
 use prollystore_format::{Address, HashProfile, ADDRESS_LEN};
 
-use super::chunk_io::ChunkIo;
 use crate::error::{bad_chunk, DoltError, Result};
+use crate::write::storage::chunk_io::ChunkIo;
 
 /// Dolt's `MaxVectorOffset`: a node's keys plus values may not exceed this many bytes.
 const MAX_NODE_DATA: usize = u16::MAX as usize;

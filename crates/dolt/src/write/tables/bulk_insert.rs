@@ -13,10 +13,10 @@ use prollystore_format::tuple::{BlobStore, NoBlobStore, Tuple, TupleBuilder, Tup
 
 use super::checks::RowChecks;
 use super::fast_fields::FastFields;
-use super::overlay::Overlay;
 use super::table_edit::{bad, empty_value, index_schema, tree, Cell, EditTable};
 use crate::error::Result;
 use crate::schema::{key_encoding, Index, Schema};
+use crate::write::storage::overlay::Overlay;
 
 /// Byte strings packed end to end: two allocations for millions of short tuples instead of one
 /// per tuple.

@@ -16,13 +16,13 @@ use prollystore_format::tuple::{Tuple, TupleBuilder, TupleDesc, TupleError};
 use prollystore_format::{Address, Encoding};
 
 use super::checks::{stored_value, RowChecks};
-use super::overlay::Overlay;
-use super::single_leaf::address_map_leaf;
 use crate::error::{bad_chunk, bad_input, encode, malformed, malformed_from, DoltError, Result};
 use crate::expressions::{is_expression_default, DefaultExprs, Engine, VirtualColumns};
 use crate::key_encode::{parse_value, put_field};
 use crate::schema::{key_encoding, Index, Schema, SqlType};
 use crate::sql_value::SqlValue;
+use crate::write::maps::single_leaf::address_map_leaf;
+use crate::write::storage::overlay::Overlay;
 
 /// A table of a working root, opened for editing.
 #[derive(Clone, Debug)]
@@ -64,7 +64,7 @@ pub(crate) enum Cell {
 }
 
 /// The value of a secondary-index entry: a tuple of no fields.
-pub(super) fn empty_value() -> Result<Vec<u8>> {
+pub(in crate::write) fn empty_value() -> Result<Vec<u8>> {
     Ok(TupleBuilder::new(TupleDesc::new(Vec::new()))
         .build()
         .map_err(tree)?
@@ -72,7 +72,7 @@ pub(super) fn empty_value() -> Result<Vec<u8>> {
         .to_vec())
 }
 
-pub(super) fn bad(table: &str, column: &str, reason: String) -> DoltError {
+pub(in crate::write) fn bad(table: &str, column: &str, reason: String) -> DoltError {
     DoltError::BadValue {
         table: table.to_string(),
         column: column.to_string(),
@@ -80,14 +80,14 @@ pub(super) fn bad(table: &str, column: &str, reason: String) -> DoltError {
     }
 }
 
-pub(super) fn tree(e: impl EditFailure) -> DoltError {
+pub(in crate::write) fn tree(e: impl EditFailure) -> DoltError {
     e.into_dolt()
 }
 
 /// A failure of the layers under the table editor, as the error kind it is: tree errors keep
 /// theirs (`From<TreeError>`: a missing or damaged chunk, a refused edit), a tuple the editor
 /// could not build is [`DoltError::Encode`].
-pub(super) trait EditFailure {
+pub(in crate::write) trait EditFailure {
     /// The error as a [`DoltError`].
     fn into_dolt(self) -> DoltError;
 }
@@ -283,7 +283,7 @@ impl EditTable {
 
     /// Checks one value against its column (NOT NULL, lengths; ranges and members are checked
     /// when it is encoded).
-    pub(super) fn check_cell(&self, row: usize, col: usize, cell: &Cell) -> Result<()> {
+    pub(in crate::write) fn check_cell(&self, row: usize, col: usize, cell: &Cell) -> Result<()> {
         let c = &self.schema.columns[col];
         let what = |reason: String| bad(&self.name, &c.name, format!("row {row}: {reason}"));
         let v = match cell {
@@ -337,7 +337,7 @@ impl EditTable {
     /// Encodes a full row (`cells` per column of `schema.columns`, hidden ones ignored) into
     /// its clustered-index key and value. For a keyless table the value starts with the count
     /// `copies` and the key is the row hash.
-    pub(super) fn encode(
+    pub(in crate::write) fn encode(
         &self,
         store: &Overlay<'_>,
         row: usize,
@@ -387,7 +387,7 @@ impl EditTable {
 
     /// The name of the column among `columns` whose value in `cells` is the largest: the
     /// one to name when their tuple is refused as a whole (too large).
-    pub(super) fn widest(&self, columns: &[usize], cells: &[Cell]) -> &str {
+    pub(in crate::write) fn widest(&self, columns: &[usize], cells: &[Cell]) -> &str {
         let size = |c: &Cell| match c {
             Cell::Null => 0,
             Cell::Stored(b) => b.len(),
@@ -417,7 +417,7 @@ impl EditTable {
 
     /// A full row (a cell per column) encoded as its clustered key and value (the merge's
     /// rows rewritten into a merged schema).
-    pub(super) fn encode_full_row(
+    pub(in crate::write) fn encode_full_row(
         &self,
         store: &Overlay<'_>,
         cells: &[Cell],
@@ -541,7 +541,7 @@ impl EditTable {
     /// to its first that many bytes (Dolt slices the value's bytes, for text too, so a cut
     /// may end inside a character; a TEXT or BLOB value stored out of band is read whole
     /// first, and the cut value is stored inline).
-    pub(super) fn put_index_fields(
+    pub(in crate::write) fn put_index_fields(
         &self,
         b: &mut TupleBuilder,
         ix: &Index,
@@ -621,7 +621,7 @@ impl EditTable {
     /// Rows cannot be written under an index whose key Dolt keeps content-hashed: Dolt orders
     /// such keys by the contents of out-of-band values, which the index edits here cannot see
     /// yet.
-    pub(super) fn refuse_content_hashed(&self, ix: &Index) -> Result<()> {
+    pub(in crate::write) fn refuse_content_hashed(&self, ix: &Index) -> Result<()> {
         if self.schema.content_hashed(ix).contains(&true) {
             return Err(DoltError::Unsupported(format!(
                 "table {:?}: writing rows under UNIQUE index {:?}, whose TEXT/BLOB columns Dolt \
@@ -706,7 +706,7 @@ impl EditTable {
     }
 
     /// The stored row whose key equals `key` under the key's collations.
-    pub(super) fn find(
+    pub(in crate::write) fn find(
         &self,
         store: &Overlay<'_>,
         key: &[u8],
@@ -725,7 +725,7 @@ impl EditTable {
 
     /// Fills a row's cells from `given` (column positions and values); columns not given get
     /// their default (NULL when none and nullable).
-    pub(super) fn full_row(
+    pub(in crate::write) fn full_row(
         &self,
         row: usize,
         given: impl IntoIterator<Item = (usize, Cell)>,
@@ -956,7 +956,7 @@ impl EditTable {
     /// The new keys `keys` (index key, row) of UNIQUE index `ix` (key order `desc`) whose
     /// unique columns hold no NULL (NULLs never clash); two with the same unique values are an
     /// error naming the later row.
-    pub(super) fn unique_new_keys<'k>(
+    pub(in crate::write) fn unique_new_keys<'k>(
         &self,
         ix: &Index,
         desc: &TupleDesc,
@@ -975,7 +975,7 @@ impl EditTable {
     }
 
     /// The values of the columns at `positions` of a row's cells, for CHECK constraints.
-    pub(super) fn visible_values(
+    pub(in crate::write) fn visible_values(
         &self,
         positions: &[usize],
         cells: &[Cell],
@@ -990,7 +990,7 @@ impl EditTable {
             .collect()
     }
 
-    pub(super) fn key_names(&self) -> String {
+    pub(in crate::write) fn key_names(&self) -> String {
         self.schema
             .key_columns
             .iter()
@@ -1001,7 +1001,7 @@ impl EditTable {
 
     /// AUTO_INCREMENT: a NULL in the column gets the counter; any value at or above the
     /// counter moves it past that value.
-    pub(super) fn assign_auto_increment(&mut self, cells: &mut [Cell]) -> Result<()> {
+    pub(in crate::write) fn assign_auto_increment(&mut self, cells: &mut [Cell]) -> Result<()> {
         let Some(c) = self.schema.columns.iter().position(|c| c.auto_increment) else {
             return Ok(());
         };
@@ -1131,7 +1131,7 @@ impl EditTable {
     /// then the checks of an update (NOT NULL, CHECK constraints, unique keys); a new primary
     /// key another row holds is a duplicate. Nothing changes on an error.
     /// In a keyless table one copy of the row changes: see [`EditTable::rewrite_copy`].
-    pub(super) fn rewrite_row(
+    pub(in crate::write) fn rewrite_row(
         &mut self,
         store: &Overlay<'_>,
         old: (&[u8], &[u8]),
@@ -1180,7 +1180,7 @@ impl EditTable {
     /// Removes the stored row `(key, value)` (a child row an ON DELETE CASCADE deletes); in a
     /// keyless table, one copy of it (Dolt's engine finds each distinct row once through the
     /// child's index and deletes it once, so other copies stay).
-    pub(super) fn delete_stored(
+    pub(in crate::write) fn delete_stored(
         &mut self,
         store: &Overlay<'_>,
         key: &[u8],
@@ -1489,7 +1489,7 @@ fn renumber_in(e: DoltError, rows: &[usize]) -> DoltError {
 }
 
 /// A keyless row value's count of copies (its first field, a little-endian u64).
-pub(super) fn copies(value: &[u8]) -> Result<u64> {
+pub(in crate::write) fn copies(value: &[u8]) -> Result<u64> {
     let b: [u8; 8] = value
         .get(..8)
         .and_then(|b| b.try_into().ok())

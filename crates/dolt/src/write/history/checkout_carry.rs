@@ -15,11 +15,11 @@ use std::collections::{BTreeMap, BTreeSet};
 use prollystore_format::message::objects::RootValueFields;
 use prollystore_format::Address;
 
-use super::address_map::{address_map_entries, edit_address_map, empty_address_map};
-use super::chunk_io::ChunkIo;
-use super::foreign_keys::{decode_collection, encode_collection, StoredForeignKey};
-use super::writer::StoreWriter;
 use crate::error::{bad_chunk, encode, DoltError, Result};
+use crate::write::maps::address_map::{address_map_entries, edit_address_map, empty_address_map};
+use crate::write::storage::chunk_io::ChunkIo;
+use crate::write::storage::writer::StoreWriter;
+use crate::write::tables::foreign_keys::{decode_collection, encode_collection, StoredForeignKey};
 
 /// A root value's tables by name and its foreign-key collection address.
 struct RootParts {

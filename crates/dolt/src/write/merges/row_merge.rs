@@ -8,9 +8,9 @@ use prollystore::tuples::TupleSchema;
 use prollystore::{DiffEntry, Map};
 use prollystore_format::tuple::Tuple;
 
-use super::overlay::Overlay;
 use crate::error::Result;
 use crate::schema::Schema;
+use crate::write::storage::overlay::Overlay;
 
 /// What to do with rows both sides changed in ways that do not merge.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -110,4 +110,4 @@ pub(crate) fn check_unique(
     Ok(())
 }
 
-pub(crate) use super::overlay::OverlayIo;
+pub(crate) use crate::write::storage::overlay::OverlayIo;

@@ -13,12 +13,12 @@ use prollystore_format::message::objects::{
 use prollystore_format::tuple::{Tuple, TupleBuilder, TupleDesc, Type, Value};
 use prollystore_format::Address;
 
-use super::overlay::Overlay;
-use super::row_merge::row_changes;
 use super::table_def::{ForeignKeyAction, IndexDef, TableDef};
 use super::table_edit::{copies, index_schema, Cell, EditTable};
 use crate::error::{bad_chunk, DoltError, Result};
 use crate::schema::{key_encoding, Schema, SqlType};
+use crate::write::merges::row_merge::row_changes;
+use crate::write::storage::overlay::Overlay;
 
 /// One stored foreign key (owned fields of `serial.ForeignKey`).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -405,7 +405,7 @@ fn comparable_types(a: &SqlType, b: &SqlType) -> bool {
 
 /// A table's rows looked up by a set of its columns: the index (or primary key) whose
 /// leading fields they are, and where each of them sits in it.
-pub(super) struct Lookup {
+pub(in crate::write) struct Lookup {
     schema: TupleSchema,
     root: Address,
     /// Per looked-up column, its field in the index key.
@@ -416,7 +416,7 @@ pub(super) struct Lookup {
     primary: bool,
 }
 
-pub(super) fn lookup(t: &EditTable, index: &str, cols: &[usize]) -> Result<Lookup> {
+pub(in crate::write) fn lookup(t: &EditTable, index: &str, cols: &[usize]) -> Result<Lookup> {
     let s = &t.schema;
     // A key keeps the name of its index when the index was dropped for another that serves
     // it (Dolt updates only the referenced side's): that other one is used.
@@ -525,7 +525,7 @@ fn has_row(store: &Overlay<'_>, t: &EditTable, l: &Lookup, values: &[Cell]) -> R
 /// The stored rows `(key, value)` of table `t` whose columns hold `values` (stored cells, in
 /// the order of the columns `l` looks up), found through `l`'s index: none when a value is
 /// NULL (a NULL refers to nothing).
-pub(super) fn matching_rows(
+pub(in crate::write) fn matching_rows(
     store: &Overlay<'_>,
     t: &EditTable,
     l: &Lookup,
@@ -616,7 +616,12 @@ pub(super) fn matching_rows(
 /// True when `a` and `b` (stored cells of the columns `l` looks up in table `t`) are equal
 /// as the index compares them (under its collations; NULL equals only NULL), as GMS's
 /// `ColumnsUpdated` compares a parent row's old and new referenced values.
-pub(super) fn same_values(t: &EditTable, l: &Lookup, a: &[Cell], b: &[Cell]) -> Result<bool> {
+pub(in crate::write) fn same_values(
+    t: &EditTable,
+    l: &Lookup,
+    a: &[Cell],
+    b: &[Cell],
+) -> Result<bool> {
     let (pa, pb) = (prefix_of(t, l, a)?, prefix_of(t, l, b)?);
     Ok(l.schema.key.compare_prefix(&pa, &pb, a.len()).is_eq())
 }
@@ -640,7 +645,7 @@ fn label(v: Option<Value<'_>>) -> String {
 
 /// A stored row as text: its primary key (`(1)`, `(1,'a')`), or for a keyless table
 /// (whose key is a hash) its visible values, from `cells`.
-pub(super) fn row_label(t: &EditTable, key: &[u8], cells: &[Cell]) -> String {
+pub(in crate::write) fn row_label(t: &EditTable, key: &[u8], cells: &[Cell]) -> String {
     if t.schema.keyless {
         let parts: Vec<String> = t
             .schema
@@ -687,7 +692,7 @@ fn column_names(t: &EditTable, cols: &[usize]) -> String {
         .join(",")
 }
 
-pub(super) fn cols_of_tags(t: &EditTable, tags: &[u64], fk: &str) -> Result<Vec<usize>> {
+pub(in crate::write) fn cols_of_tags(t: &EditTable, tags: &[u64], fk: &str) -> Result<Vec<usize>> {
     tags.iter()
         .map(|tag| {
             t.schema

@@ -7,8 +7,8 @@ use prollystore_format::Address;
 
 use super::branches::check_ref_name;
 use super::commit::Person;
-use super::writer::StoreWriter;
 use crate::error::{encode, DoltError, Result};
+use crate::write::storage::writer::StoreWriter;
 
 /// The dataset holding a tag.
 pub(crate) fn tag_ref(name: &str) -> String {

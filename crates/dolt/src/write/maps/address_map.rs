@@ -5,9 +5,9 @@ use std::sync::Arc;
 
 use prollystore_format::{Address, ADDRESS_LEN};
 
-use super::chunk_io::ChunkIo;
 use super::chunker::{apply_edits, entries, Edit, TreeKind};
 use crate::error::{malformed, Result};
+use crate::write::storage::chunk_io::ChunkIo;
 
 /// Every `(name, address)` of the address map whose root node is `root`, in name order.
 pub(crate) fn address_map_entries(

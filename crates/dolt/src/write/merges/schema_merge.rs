@@ -32,7 +32,7 @@ const DEFAULT_TARGET_ROW_SIZE: u16 = 2048;
 /// change makes every one of its rows count as changed (Dolt's `MergeInfo` and
 /// `ThreeWayDiffInfo`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(super) struct RowRewrites {
+pub(in crate::write) struct RowRewrites {
     /// Our rows need rewriting (a column added or dropped on the merged branch, …).
     pub left_rewrite: bool,
     /// Their rows need rewriting.
@@ -45,7 +45,7 @@ pub(super) struct RowRewrites {
 
 /// What merging three schemas gave.
 #[derive(Debug)]
-pub(super) enum SchemaMerge {
+pub(in crate::write) enum SchemaMerge {
     /// The three are equal as Dolt compares schemas: ours is kept as it is.
     Ours,
     /// A new schema.
@@ -657,7 +657,7 @@ fn decode<'a>(chunk: &'a [u8], table: &str) -> Result<TableSchemaFields<'a>> {
 }
 
 /// Merges the schema messages `base`, `ours` and `theirs` of table `table`.
-pub(super) fn merge_schemas(
+pub(in crate::write) fn merge_schemas(
     table: &str,
     base: &[u8],
     ours: &[u8],

@@ -19,16 +19,16 @@ use prollystore::Map;
 use prollystore_format::message::objects::TableFields;
 use prollystore_format::Address;
 
-use super::address_map::{address_map_entries, edit_address_map, empty_address_map};
-use super::checks::{stored_value, RowChecks};
-use super::overlay::Overlay;
 use super::row_merge::{
     check_unique, report, row_changes, ConflictChoice, MergeConflict, OverlayIo,
 };
 use super::schema_merge::RowRewrites;
-use super::table_edit::{empty_value, index_schema, Cell, EditTable};
 use crate::error::{bad_chunk, DoltError, Result};
 use crate::schema::{key_encoding, Column, Schema};
+use crate::write::maps::address_map::{address_map_entries, edit_address_map, empty_address_map};
+use crate::write::storage::overlay::Overlay;
+use crate::write::tables::checks::{stored_value, RowChecks};
+use crate::write::tables::table_edit::{empty_value, index_schema, Cell, EditTable};
 use prollystore_format::tuple::{Tuple, TupleBuilder, TupleError};
 
 /// One changed row of a side against the ancestor: key, ancestor value, side's value.
@@ -257,7 +257,7 @@ fn side_changes(
 }
 
 /// The three tables' chunk addresses (ancestor, ours, theirs).
-pub(super) struct Sides {
+pub(in crate::write) struct Sides {
     pub base: Address,
     pub ours: Address,
     pub theirs: Address,
@@ -266,7 +266,7 @@ pub(super) struct Sides {
 /// Merges the rows of table `name` into the merged schema `schema_chunk`; returns the merged
 /// table message, or `None` after adding conflicts.
 #[allow(clippy::too_many_arguments)]
-pub(super) fn merge_rows(
+pub(in crate::write) fn merge_rows(
     store: &Overlay<'_>,
     name: &str,
     sides: &Sides,

@@ -8,9 +8,9 @@ use std::collections::HashSet;
 use prollystore_format::message::objects::CommitFields;
 use prollystore_format::Address;
 
-use super::chunk_io::ChunkIo;
 use super::chunker::{apply_edits, entries, Edit, TreeKind};
 use crate::error::{bad_chunk, Result};
+use crate::write::storage::chunk_io::ChunkIo;
 
 /// The value Dolt puts for each closure key it adds (`emptyCommitClosureValue`).
 const ADDED_VALUE: [u8; 1] = [0];

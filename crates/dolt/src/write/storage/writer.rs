@@ -3,7 +3,7 @@
 //! session's chunks too.
 //!
 //! Chunk bytes take one path to the journal: every chunk this session makes lives once, in the
-//! session store (tree builds and edits put there through [`crate::write::overlay::Overlay`],
+//! session store (tree builds and edits put there through [`crate::write::storage::overlay::Overlay`],
 //! the writer's own objects through [`ChunkIo::put`]); a commit compresses the new ones that its
 //! root reaches straight from there into the journal's records ([`StoreWriter::write_reachable`]),
 //! and later reads find them there, so nothing is copied back out of the journal.
@@ -17,16 +17,16 @@ use prollystore_format::message::objects::{StoreRootFields, WorkingSetFields};
 use prollystore_format::message::{file_id, Message};
 use prollystore_format::{Address, HashProfile};
 
-use super::address_map::{address_map_entries, edit_address_map, empty_address_map};
 use super::chunk_io::ChunkIo;
-use super::commit::{put_commit, NewCommit};
 use super::journal_append::JournalAppender;
 use super::refs::for_each_ref;
 use crate::db::Database;
 use crate::error::{bad_chunk, conflict, encode, DoltError, Result};
 use crate::expressions::Engine;
+use crate::write::history::commit::{put_commit, NewCommit};
+use crate::write::maps::address_map::{address_map_entries, edit_address_map, empty_address_map};
 
-/// An open database directory, locked for writing: the store under [`super::api::DoltWriter`]
+/// An open database directory, locked for writing: the store under [`crate::write::api::DoltWriter`]
 /// (Dolt's lock, the journal appender, the reader of what was there and the session's chunks).
 #[derive(Debug)]
 pub(crate) struct StoreWriter {

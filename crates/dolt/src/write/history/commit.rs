@@ -5,9 +5,9 @@
 use prollystore_format::message::objects::CommitFields;
 use prollystore_format::Address;
 
-use super::chunk_io::ChunkIo;
-use super::closure::put_parent_closure;
 use crate::error::Result;
+use crate::write::maps::closure::put_parent_closure;
+use crate::write::storage::chunk_io::ChunkIo;
 
 /// A name and email.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

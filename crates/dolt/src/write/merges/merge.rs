@@ -30,23 +30,23 @@ use prollystore_format::tuple::{Tuple, TupleBuilder, TupleDesc};
 use prollystore_format::Address;
 use prollystore_format::Encoding;
 
-use super::address_map::{address_map_entries, edit_address_map};
-use super::ancestry::merge_base;
-use super::branches::{head_ref, working_set_ref};
-use super::chunk_io::ChunkIo;
-use super::commit::{NewCommit, Person};
 use super::json_merge::merge_json;
-use super::overlay::Overlay;
 use super::row_merge::{
     check_unique, report, row_changes, ConflictChoice, MergeConflict, OverlayIo,
 };
 use super::schema_merge::{merge_schemas, SchemaMerge};
 use super::schema_merge_rows::{merge_rows, Sides};
-use super::table_edit::{index_schema, Cell, EditTable};
-use super::writer::{StoreWriter, WorkingSetMeta};
 use crate::error::{bad_chunk, encode, malformed, malformed_from, DoltError, Result};
 use crate::schema::{Schema, SqlType};
 use crate::sql_value::SqlValue;
+use crate::write::history::ancestry::merge_base;
+use crate::write::history::branches::{head_ref, working_set_ref};
+use crate::write::history::commit::{NewCommit, Person};
+use crate::write::maps::address_map::{address_map_entries, edit_address_map};
+use crate::write::storage::chunk_io::ChunkIo;
+use crate::write::storage::overlay::Overlay;
+use crate::write::storage::writer::{StoreWriter, WorkingSetMeta};
+use crate::write::tables::table_edit::{index_schema, Cell, EditTable};
 
 /// The metadata of a merge commit.
 #[derive(Clone, Debug)]

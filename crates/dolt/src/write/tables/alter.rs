@@ -16,25 +16,25 @@ use std::collections::HashSet;
 use prollystore::store::ChunkStore;
 use prollystore::Map;
 
-use super::address_map::address_map_entries;
 use super::alter_op::{AlterOp, AlterStatement, Position};
 use super::checks::stored_value;
 use super::column_tags::{auto_generate_tag, kind_of};
 use super::foreign_keys::{self, StoredForeignKey};
-use super::overlay::Overlay;
-use super::row_merge::OverlayIo;
-use super::row_merge::{ConflictChoice, MergeConflict};
-use super::schema_merge::RowRewrites;
-use super::schema_merge_rows::{merge_rows, Sides};
-use super::single_leaf::address_map_leaf;
 use super::table_def::{
     column_type, CheckDef, ColumnDef, ForeignKeyAction, GeneratedDef, IndexDef, TableDef,
 };
 use super::table_edit::{copies, Cell, EditTable};
-use super::working::{root_tables, set_root_tables, WorkingEdits};
-use super::writer::StoreWriter;
 use crate::error::{bad_chunk, DoltError, Result};
 use crate::schema::Schema;
+use crate::write::history::working::{root_tables, set_root_tables, WorkingEdits};
+use crate::write::maps::address_map::address_map_entries;
+use crate::write::maps::single_leaf::address_map_leaf;
+use crate::write::merges::row_merge::OverlayIo;
+use crate::write::merges::row_merge::{ConflictChoice, MergeConflict};
+use crate::write::merges::schema_merge::RowRewrites;
+use crate::write::merges::schema_merge_rows::{merge_rows, Sides};
+use crate::write::storage::overlay::Overlay;
+use crate::write::storage::writer::StoreWriter;
 use prollystore_format::collation::Collation;
 use prollystore_format::message::objects::TableFields;
 use prollystore_format::Address;

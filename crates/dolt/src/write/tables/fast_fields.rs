@@ -65,7 +65,7 @@ struct FastColumn {
 
 /// A table's columns as the direct encoder takes them, and the row being encoded.
 #[derive(Clone, Debug)]
-pub(super) struct FastFields {
+pub(in crate::write) struct FastFields {
     columns: Vec<FastColumn>,
     /// Per schema column: its encoding in value tuples and in key tuples.
     encodings: Vec<(Encoding, Encoding)>,
@@ -77,7 +77,11 @@ impl FastFields {
     /// The encoder for rows giving columns `positions` (one field each, in row order) of a
     /// table with `schema`; `None` when a column's type, a default, a generated or
     /// AUTO_INCREMENT column, a CHECK or an index form needs the general path.
-    pub(super) fn new(schema: &Schema, positions: &[usize], has_checks: bool) -> Option<Self> {
+    pub(in crate::write) fn new(
+        schema: &Schema,
+        positions: &[usize],
+        has_checks: bool,
+    ) -> Option<Self> {
         if has_checks || schema.keyless {
             return None;
         }
@@ -135,7 +139,7 @@ impl FastFields {
 
     /// Parses `row` (a field per given column); `false` when a field needs the general path.
     /// Then [`FastFields::put`] puts its columns.
-    pub(super) fn parse(&mut self, row: &[Option<Cow<'_, [u8]>>]) -> bool {
+    pub(in crate::write) fn parse(&mut self, row: &[Option<Cow<'_, [u8]>>]) -> bool {
         self.parsed.clear();
         if row.len() != self.width {
             return false;
@@ -157,7 +161,7 @@ impl FastFields {
 
     /// Puts schema column `c` of the parsed row as field `f` of `b`, in its value encoding
     /// (`key == false`) or key encoding.
-    pub(super) fn put(
+    pub(in crate::write) fn put(
         &self,
         row: &[Option<Cow<'_, [u8]>>],
         b: &mut TupleBuilder,

@@ -7,9 +7,9 @@ use std::collections::BTreeSet;
 use prollystore_format::message::objects::CommitFields;
 use prollystore_format::Address;
 
-use super::chunk_io::ChunkIo;
-use super::chunker::{entries, TreeKind};
 use crate::error::{bad_chunk, Result};
+use crate::write::maps::chunker::{entries, TreeKind};
+use crate::write::storage::chunk_io::ChunkIo;
 
 /// A commit and every ancestor, as `(height, address)`.
 pub(crate) fn ancestry(io: &dyn ChunkIo, commit: Address) -> Result<BTreeSet<(u64, Address)>> {

@@ -9,8 +9,8 @@ use prollystore_format::message::objects::{CommitFields, TagFields, WorkingSetFi
 use prollystore_format::Address;
 
 use super::ancestry::is_ancestor;
-use super::writer::{StoreWriter, WorkingSetMeta};
 use crate::error::{bad_chunk, bad_input, encode, DoltError, Result};
+use crate::write::storage::writer::{StoreWriter, WorkingSetMeta};
 
 /// The dataset holding a branch's head.
 pub(crate) fn head_ref(branch: &str) -> String {
