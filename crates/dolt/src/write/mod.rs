@@ -103,6 +103,7 @@ pub(crate) mod chunker;
 pub mod clone_target;
 pub(crate) mod closure;
 pub(crate) mod column_tags;
+mod column_tags_cooked;
 pub(crate) mod commit;
 mod dates;
 mod fast_fields;
