@@ -306,8 +306,8 @@ fn written_index_batches_are_read_and_stale_ones_ignored() {
     assert_eq!(s.root_records().len(), full.root_records().len());
     // From a longer journal: this one ends before the batch does.
     let cut = scan.roots[scan.roots.len() - 2];
-    let short = &journal[..cut.offset as usize
-        + prollystore_dolt::chunks::journal_record::ROOT_RECORD_LEN];
+    let short =
+        &journal[..cut.offset as usize + prollystore_dolt::chunks::journal_record::ROOT_RECORD_LEN];
     let s = open(short, Some(&batch));
     assert_eq!(s.root(), Some(cut.root));
     assert_eq!(s.index_batch(1).unwrap().0, 0);
