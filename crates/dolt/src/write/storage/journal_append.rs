@@ -31,9 +31,12 @@
 //! set of table files changes (`ChunkJournal.Update` compares spec names only); a root update
 //! is just a journal root record, and Dolt "trues up" the manifest's root to the journal's last
 //! root the next time it opens the store for writing (`trueUpBackingManifest`). Readers (Dolt's
-//! and ours) take the journal's last root record over the manifest's root. The `journal.idx`
-//! accelerator is not touched either: it only covers journal regions up to an older root record,
-//! which stay valid, and Dolt indexes the rest when it next opens the journal.
+//! and ours) take the journal's last root record over the manifest's root. Appends leave the
+//! `journal.idx` accelerator valid (it only covers regions up to an older root record); as
+//! Dolt's writable open does, opening a store whose journal has a large unindexed part adds a
+//! batch covering it up to its last root record (`StoreWriter::open`,
+//! `Journal::index_batch`), and the appender then takes the journal's end, root and chunks from
+//! the reader's read of it ([`JournalAppender::open_read`]) instead of reading it again.
 
 use std::collections::HashSet;
 use std::fs::{File, OpenOptions};
@@ -43,7 +46,7 @@ use std::path::{Path, PathBuf};
 use prollystore_format::Address;
 
 use super::lock::WriterLock;
-use crate::chunks::journal::scan_records;
+use crate::chunks::journal::{scan_records, Journal};
 use crate::chunks::journal_record::{chunk_record, root_record, ROOT_RECORD_LEN};
 use crate::chunks::manifest::{Manifest, TableSpec, JOURNAL_NAME};
 use crate::error::{conflict, DoltError, Result};
@@ -69,6 +72,9 @@ pub(crate) struct JournalAppender {
     end: u64,
     /// Chunks already in the journal or pending, so each is written once.
     present: HashSet<Address>,
+    /// Address prefixes of the chunks the reader's `journal.idx` located (see
+    /// [`JournalAppender::open_read`]): in the journal too.
+    indexed: HashSet<[u8; 16]>,
     /// Encoded chunk records not yet written.
     pending: Vec<u8>,
     /// How many chunk records `pending` holds.
@@ -83,7 +89,67 @@ impl JournalAppender {
     /// store without a journal is opened too; its journal is made on the first commit (see the
     /// module doc).
     pub(crate) fn open(noms_dir: &Path) -> Result<JournalAppender> {
-        let lock = WriterLock::acquire(noms_dir)?;
+        Self::open_locked(noms_dir, WriterLock::acquire(noms_dir)?)
+    }
+
+    /// [`JournalAppender::open`] under `lock` (taken by the caller), for a store whose reader
+    /// opened it after the lock was taken: when the manifest names the journal and the reader
+    /// read it (`journal`), the end, last root and chunks are taken from that read instead of
+    /// reading and checksumming the file a second time (a tail the reader ignored is cut off,
+    /// as `open` cuts it); otherwise as `open`.
+    pub(crate) fn open_read(
+        noms_dir: &Path,
+        lock: WriterLock,
+        journal: Option<&Journal>,
+    ) -> Result<JournalAppender> {
+        let path = noms_dir.join(JOURNAL_FILE);
+        let Some(journal) = journal.filter(|j| Path::new(j.name()) == path) else {
+            return Self::open_locked(noms_dir, lock);
+        };
+        let manifest_path = noms_dir.join("manifest");
+        let manifest_bytes = std::fs::read(&manifest_path).map_err(|source| DoltError::Io {
+            file: manifest_path.display().to_string(),
+            source,
+        })?;
+        let manifest = Manifest::parse(&manifest_bytes, &manifest_path.display().to_string())?;
+        if !manifest.specs.iter().any(TableSpec::is_journal) {
+            return Self::open_locked(noms_dir, lock);
+        }
+        let io = |source| DoltError::Io {
+            file: path.display().to_string(),
+            source,
+        };
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(&path)
+            .map_err(io)?;
+        let len = file.metadata().map_err(io)?.len();
+        if len != journal.file_len() {
+            // Changed since the reader opened it (not under our lock): read it again.
+            return Self::open_locked(noms_dir, lock);
+        }
+        if journal.end() < len {
+            file.set_len(journal.end()).map_err(io)?;
+            file.sync_all().map_err(io)?;
+        }
+        let (scanned, indexed) = journal.chunk_keys();
+        Ok(JournalAppender {
+            file: Some(file),
+            path,
+            manifest,
+            listed: true,
+            end: journal.end(),
+            present: scanned.copied().collect(),
+            indexed: indexed.copied().collect(),
+            pending: Vec::new(),
+            pending_chunks: 0,
+            root: journal.root(),
+            _lock: lock,
+        })
+    }
+
+    fn open_locked(noms_dir: &Path, lock: WriterLock) -> Result<JournalAppender> {
         let manifest_path = noms_dir.join("manifest");
         let manifest_bytes = std::fs::read(&manifest_path).map_err(|source| DoltError::Io {
             file: manifest_path.display().to_string(),
@@ -114,6 +180,7 @@ impl JournalAppender {
                 listed,
                 end: 0,
                 present: HashSet::new(),
+                indexed: HashSet::new(),
                 pending: Vec::new(),
                 pending_chunks: 0,
                 root: None,
@@ -154,6 +221,7 @@ impl JournalAppender {
             listed,
             end: scan.end,
             present: scan.chunks.iter().map(|(a, _)| *a).collect(),
+            indexed: HashSet::new(),
             pending: Vec::new(),
             pending_chunks: 0,
             root,
@@ -172,7 +240,7 @@ impl JournalAppender {
     /// serves reads of what was put). Nothing reaches the file before
     /// [`JournalAppender::commit_root`].
     pub(crate) fn put_addressed(&mut self, address: Address, chunk: &[u8]) -> Result<()> {
-        if self.present.contains(&address) {
+        if self.contains(&address) {
             return Ok(());
         }
         chunk_record(address, chunk, &mut self.pending)?;
@@ -196,7 +264,7 @@ impl JournalAppender {
         let mut seen = HashSet::with_capacity(chunks.len());
         let chunks: Vec<(Address, &[u8])> = chunks
             .iter()
-            .filter(|(a, _)| !self.present.contains(a) && seen.insert(*a))
+            .filter(|(a, _)| !self.contains(a) && seen.insert(*a))
             .copied()
             .collect();
         let mut half = 0;
@@ -248,13 +316,14 @@ impl JournalAppender {
     /// Whether the journal holds `address` (from before, or put in this session).
     pub(crate) fn contains(&self, address: &Address) -> bool {
         self.present.contains(address)
+            || (!self.indexed.is_empty() && self.indexed.contains(&prefix16(address)))
     }
 
     /// Makes `root` (a `StoreRoot` chunk put before, or already in the store) the store's root:
     /// writes the pending chunk records followed by the root record stamped `timestamp_secs`
     /// (Unix seconds; Dolt stamps the current time) in one write, and fsyncs once.
     pub(crate) fn commit_root(&mut self, root: Address, timestamp_secs: u64) -> Result<()> {
-        if !self.present.contains(&root) {
+        if !self.contains(&root) {
             return Err(DoltError::MissingChunk(root));
         }
         self.bootstrap(timestamp_secs)?;
@@ -340,6 +409,13 @@ impl JournalAppender {
         self.end += bytes.len() as u64;
         Ok(())
     }
+}
+
+/// The first 16 bytes of an address (what `journal.idx` keys chunks by).
+fn prefix16(address: &Address) -> [u8; 16] {
+    let mut p = [0u8; 16];
+    p.copy_from_slice(&address.as_bytes()[..16]);
+    p
 }
 
 /// Makes a directory's entries (a created or renamed file) durable.

@@ -19,7 +19,10 @@ use prollystore_format::{Address, HashProfile};
 
 use super::chunk_io::ChunkIo;
 use super::journal_append::JournalAppender;
+use super::lock::WriterLock;
 use super::refs::for_each_ref;
+use crate::chunks::journal::{extend_index, INDEX_BATCH_MIN_CHUNKS};
+use crate::chunks::source::ChunkFile;
 use crate::db::Database;
 use crate::error::{bad_chunk, conflict, encode, DoltError, Result};
 use crate::expressions::Engine;
@@ -60,8 +63,23 @@ impl StoreWriter {
         } else {
             path.to_path_buf()
         };
-        let journal = JournalAppender::open(&dot.join("noms"))?;
+        let noms = dot.join("noms");
+        let lock = WriterLock::acquire(&noms)?;
         let db = Database::open(&dot)?;
+        let read = db.source().newgen().files.iter().find_map(|f| match f {
+            ChunkFile::Journal(j) => Some(j),
+            _ => None,
+        });
+        let journal = JournalAppender::open_read(&noms, lock, read)?;
+        // As Dolt's writable open indexes the journal it loaded, a large unindexed part gets a
+        // `journal.idx` batch, so the next open reads the index instead of scanning it.
+        if let Some((keep, batch)) = read
+            .filter(|j| j.root() == journal.root())
+            .and_then(|j| j.index_batch(INDEX_BATCH_MIN_CHUNKS))
+        {
+            // An accelerator only: a failure leaves the index as readers accept it.
+            let _ = extend_index(&noms.join("journal.idx"), keep, &batch);
+        }
         let root = db.source().root();
         if let Some(j) = journal.root() {
             if j != root {

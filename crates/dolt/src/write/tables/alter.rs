@@ -43,7 +43,12 @@ fn refused(table: &str, why: impl std::fmt::Display) -> DoltError {
     DoltError::Unsupported(format!("ALTER TABLE {table}: {why}"))
 }
 
+/// A statement Dolt refuses: about `column` of `table`, or the table itself when `column` is
+/// empty (no message names a column `""`).
 fn bad(table: &str, column: &str, reason: impl Into<String>) -> DoltError {
+    if column.is_empty() {
+        return crate::error::bad_input(format!("ALTER TABLE {table}"), reason);
+    }
     DoltError::BadValue {
         table: table.to_string(),
         column: column.to_string(),
@@ -1080,7 +1085,40 @@ fn follow_foreign_keys(
                 }
             }
         }
-        AlterOp::AddPrimaryKey(_) | AlterOp::DropPrimaryKey => {
+        AlterOp::DropPrimaryKey => {
+            // Dolt (go-mysql-server) refuses to drop the primary key of a key's parent table
+            // when no other index serves the referenced columns.
+            let served = |cols: &[u64]| {
+                def.indexes
+                    .iter()
+                    .filter(|ix| !ix.spatial && ix.prefix_lengths.iter().all(|&p| p == 0))
+                    .any(|ix| {
+                        ix.columns.len() >= cols.len()
+                            && ix.columns[..cols.len()]
+                                .iter()
+                                .zip(cols)
+                                .all(|(c, &t)| tag_of(def, c) == Some(t))
+                    })
+            };
+            if let Some(f) = fks
+                .iter()
+                .find(|f| f.parent_table == table && !served(&f.parent_columns))
+            {
+                return Err(bad(
+                    table,
+                    "",
+                    format!(
+                        "can't drop index 'PRIMARY': needed in foreign key constraint {}",
+                        f.name
+                    ),
+                ));
+            }
+            return Err(refused(
+                table,
+                "changing the primary key of a table with foreign keys (not done yet)",
+            ));
+        }
+        AlterOp::AddPrimaryKey(_) => {
             return Err(refused(
                 table,
                 "changing the primary key of a table with foreign keys (not done yet)",

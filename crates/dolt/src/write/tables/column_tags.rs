@@ -6,12 +6,13 @@
 //! Go's generator (`math/rand` `rngSource`) is an additive lagged-Fibonacci generator over
 //! 64-bit integers, x(n) = x(n−273) + x(n−607), whose seeding XORs a fixed table ("cooked"
 //! values: the generator's state after 7.8·10¹² steps from seed 1, per Go's `gen_cooked.go`).
-//! Rather than embed that table, it is recomputed here once by jumping ahead: the recurrence is
-//! linear, so the state after n steps is the initial state combined by the coefficients of
-//! xⁿ mod (x⁶⁰⁷ − x³³⁴ − 1), found by square-and-multiply in a few milliseconds.
+//! That table is computed here by jumping ahead (the recurrence is linear, so the state after
+//! n steps is the initial state combined by the coefficients of xⁿ mod (x⁶⁰⁷ − x³³⁴ − 1), found
+//! by square-and-multiply); the result is embedded (`column_tags_cooked`) because the
+//! computation costs a few milliseconds of every process that adds a column, and a test checks
+//! the two agree.
 
 use std::collections::HashSet;
-use std::sync::OnceLock;
 
 use sha2::{Digest, Sha512};
 
@@ -22,6 +23,7 @@ const LEN: usize = 607;
 /// Its tap (`rngTap`).
 const TAP: usize = 273;
 /// Steps from seed 1 to the cooked state (`gen_cooked.go`).
+#[cfg(test)]
 const COOK_STEPS: u64 = 7_800_000_000_000;
 /// `int32max`, the modulus of the seeding generator.
 const INT32_MAX: i64 = (1 << 31) - 1;
@@ -242,11 +244,16 @@ fn seed_step(x: i32) -> i32 {
     x
 }
 
-/// The cooked table: the state of the generator seeded from 1 (with `gen_cooked.go`'s shifts)
-/// after [`COOK_STEPS`] steps, slot by slot.
+/// The cooked table (`cooked_by_jump`'s result, embedded).
 fn cooked() -> &'static [u64; LEN] {
-    static COOKED: OnceLock<[u64; LEN]> = OnceLock::new();
-    COOKED.get_or_init(|| {
+    &super::column_tags_cooked::COOKED
+}
+
+/// The cooked table computed: the state of the generator seeded from 1 (with `gen_cooked.go`'s
+/// shifts) after [`COOK_STEPS`] steps, slot by slot.
+#[cfg(test)]
+fn cooked_by_jump() -> [u64; LEN] {
+    {
         // The initial state.
         let mut init = [0u64; LEN];
         let mut x = 1i32;
@@ -286,9 +293,10 @@ fn cooked() -> &'static [u64; LEN] {
             poly = times_x(&poly);
         }
         state
-    })
+    }
 }
 
+#[cfg(test)]
 /// x^e mod (x⁶⁰⁷ − x³³⁴ − 1), coefficients wrapping in 64 bits.
 fn pow_x(mut e: u64) -> Vec<u64> {
     let mut result = vec![0u64; LEN];
@@ -305,6 +313,7 @@ fn pow_x(mut e: u64) -> Vec<u64> {
     result
 }
 
+#[cfg(test)]
 fn mul_mod(a: &[u64], b: &[u64]) -> Vec<u64> {
     let mut prod = vec![0u64; 2 * LEN - 1];
     for (i, &x) in a.iter().enumerate() {
@@ -318,6 +327,7 @@ fn mul_mod(a: &[u64], b: &[u64]) -> Vec<u64> {
     reduce(prod)
 }
 
+#[cfg(test)]
 /// Reduces with x⁶⁰⁷ = x³³⁴ + 1, from the top.
 fn reduce(mut p: Vec<u64>) -> Vec<u64> {
     for d in (LEN..p.len()).rev() {
@@ -331,6 +341,7 @@ fn reduce(mut p: Vec<u64>) -> Vec<u64> {
     p
 }
 
+#[cfg(test)]
 fn times_x(p: &[u64]) -> Vec<u64> {
     let mut q = vec![0u64; LEN + 1];
     q[1..].copy_from_slice(p);
@@ -340,6 +351,15 @@ fn times_x(p: &[u64]) -> Vec<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The embedded cooked table is the one the jump-ahead computes (and Go's: its first
+    /// values are those of `rngCooked`).
+    #[test]
+    fn cooked_table_is_the_jump_ahead() {
+        assert_eq!(cooked_by_jump(), *cooked());
+        assert_eq!(cooked()[0] as i64, -4_181_792_142_133_755_926);
+        assert_eq!(cooked()[2] as i64, 1_395_769_623_340_756_751);
+    }
 
     /// Every column of every table the write scenarios create gets the tag Dolt gave it
     /// (recorded from `dolt schema tags`), tables taken in creation order.

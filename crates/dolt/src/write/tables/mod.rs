@@ -28,3 +28,4 @@ pub(crate) mod fk_actions;
 pub(crate) mod foreign_keys;
 pub(in crate::write) mod table_def;
 pub(crate) mod table_edit;
+pub(in crate::write) mod column_tags_cooked;
