@@ -114,6 +114,7 @@ pub(crate) mod lock;
 pub(crate) mod merge;
 pub(crate) mod overlay;
 pub(crate) mod refs;
+pub mod repo_state;
 // The conformance crate's scenario replayer's door into the writer (test machinery).
 #[doc(hidden)]
 pub mod replay;
