@@ -89,9 +89,7 @@ pub fn clone(url: &str, dir: &Path, options: &CloneOptions) -> Result<CloneRepor
         RemoteUrl::Grpc {
             endpoint,
             repo_path,
-        } => {
-            runtime(dir)?.block_on(clone_grpc(url, &endpoint, &repo_path, &temp, options))
-        }
+        } => runtime(dir)?.block_on(clone_grpc(url, &endpoint, &repo_path, &temp, options)),
         RemoteUrl::File { path } => clone_file(url, &path, &temp),
     }
     .and_then(|mut report| {

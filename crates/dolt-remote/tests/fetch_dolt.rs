@@ -41,7 +41,12 @@ fn add_rows(bin: &Path, home: &Path, dir: &Path, from: usize, to: usize) {
         text.push_str(&format!("{i},name-{i:06},{}\n", (i * 7919) % 1000));
     }
     std::fs::write(&csv, text).unwrap();
-    dolt(bin, home, dir, &["table", "import", "-u", "t", csv.to_str().unwrap()]);
+    dolt(
+        bin,
+        home,
+        dir,
+        &["table", "import", "-u", "t", csv.to_str().unwrap()],
+    );
 }
 
 /// What must be equal between our pulled copy and the source.
@@ -160,7 +165,10 @@ fn fetch_and_pull(
     let before = snapshot(&ours);
     let e = fetch(&ours, "nosuch", &o).unwrap_err();
     assert!(matches!(e, RemoteError::UnknownRemote { .. }), "{e}");
-    assert_eq!(e.to_string(), "unknown remote \"nosuch\": this database's remotes are origin");
+    assert_eq!(
+        e.to_string(),
+        "unknown remote \"nosuch\": this database's remotes are origin"
+    );
     assert!(pull(&ours, "nosuch", None, &o).is_err());
     assert!(snapshot(&ours) == before);
 }

@@ -102,7 +102,10 @@ fn c_clones_what_dolt_pushed_and_dolt_reads_the_clone() {
     let expected = tmp.path().join("t.csv");
     std::fs::write(
         &expected,
-        d(&src, &["sql", "-r", "csv", "-q", "select * from t order by id"]),
+        d(
+            &src,
+            &["sql", "-r", "csv", "-q", "select * from t order by id"],
+        ),
     )
     .unwrap();
 
@@ -125,7 +128,10 @@ fn c_clones_what_dolt_pushed_and_dolt_reads_the_clone() {
     );
     d(&dir, &["fsck"]);
     assert_eq!(
-        d(&dir, &["sql", "-r", "csv", "-q", "select * from t order by id"]),
+        d(
+            &dir,
+            &["sql", "-r", "csv", "-q", "select * from t order by id"]
+        ),
         std::fs::read_to_string(&expected).unwrap()
     );
 }

@@ -113,4 +113,3 @@ impl Drop for Server {
         let _ = self.child.wait();
     }
 }
-

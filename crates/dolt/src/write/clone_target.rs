@@ -16,7 +16,7 @@
 
 use std::path::{Path, PathBuf};
 
-use prollystore_format::message::objects::{CommitFields, StoreRootFields};
+use prollystore_format::message::objects::StoreRootFields;
 use prollystore_format::{Address, HashProfile};
 
 use super::address_map::address_map_entries;
@@ -286,14 +286,7 @@ pub fn fast_forward_branch(
             refs.remote
         )));
     }
-    let root = writer.commit_root(to)?;
-    let meta = WorkingSetMeta {
-        name: refs.user_name,
-        email: refs.user_email,
-        description: "updated from dolt environment",
-        timestamp_secs: refs.timestamp_secs,
-    };
-    let ws = writer.put_working_set(root, &meta)?;
+    let ws = clean_working_set(&mut writer, to, refs)?;
     writer.update_datasets(
         &[
             (&format!("refs/heads/{branch}"), Some(to)),
@@ -390,19 +383,7 @@ pub fn set_clone_refs(dir: &Path, refs: &CloneRefs<'_>) -> Result<String> {
             refs.url
         )));
     };
-    let commit = writer.chunk(&head)?;
-    let root = Address(
-        CommitFields::decode(&commit)
-            .map_err(|e| bad_chunk(head, e.to_string()))?
-            .root,
-    );
-    let meta = WorkingSetMeta {
-        name: refs.user_name,
-        email: refs.user_email,
-        description: "updated from dolt environment",
-        timestamp_secs: refs.timestamp_secs,
-    };
-    let ws = writer.put_working_set(root, &meta)?;
+    let ws = clean_working_set(&mut writer, head, refs)?;
 
     let mut owned: Vec<(String, Option<Address>)> = names
         .iter()
@@ -424,6 +405,23 @@ pub fn set_clone_refs(dir: &Path, refs: &CloneRefs<'_>) -> Result<String> {
     drop(writer);
     write_repo_state(&dot_dolt(dir), refs, &branch)?;
     Ok(branch)
+}
+
+/// A working set with nothing uncommitted on `commit` (working = staged = its root), as
+/// `dolt clone` and `dolt pull` write it for the branch they check out or move.
+fn clean_working_set(
+    writer: &mut StoreWriter,
+    commit: Address,
+    refs: &CloneRefs<'_>,
+) -> Result<Address> {
+    let root = writer.commit_root(commit)?;
+    let meta = WorkingSetMeta {
+        name: refs.user_name,
+        email: refs.user_email,
+        description: "updated from dolt environment",
+        timestamp_secs: refs.timestamp_secs,
+    };
+    writer.put_working_set(root, &meta)
 }
 
 /// Dolt's choice of the branch a clone checks out: `main`, else `master`, else the first by

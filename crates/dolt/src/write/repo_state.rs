@@ -211,7 +211,10 @@ pub fn normalize_remote_url(url: &str) -> String {
     }
 }
 
-fn object<'a>(v: &'a Value, key: &str) -> std::result::Result<Option<&'a serde_json::Map<String, Value>>, String> {
+fn object<'a>(
+    v: &'a Value,
+    key: &str,
+) -> std::result::Result<Option<&'a serde_json::Map<String, Value>>, String> {
     match v.get(key) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::Object(m)) => Ok(Some(m)),
