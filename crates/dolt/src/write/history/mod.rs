@@ -12,3 +12,4 @@ pub(crate) mod commit;
 pub(crate) mod status;
 pub(crate) mod tags;
 pub(crate) mod working;
+pub mod repo_state;

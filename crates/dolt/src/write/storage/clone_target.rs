@@ -16,13 +16,18 @@
 
 use std::path::{Path, PathBuf};
 
-use prollystore_format::message::objects::CommitFields;
+use prollystore_format::message::objects::StoreRootFields;
 use prollystore_format::{Address, HashProfile};
 
+use crate::write::maps::address_map::address_map_entries;
+use crate::write::history::ancestry::is_ancestor;
+use super::chunk_io::ChunkIo;
 use super::journal_append::JournalAppender;
 use super::refs::for_each_ref;
+use crate::write::history::repo_state::{BranchConfig, RemoteConfig, RepoState};
 use super::writer::{StoreWriter, WorkingSetMeta};
 use crate::chunks::manifest::Manifest;
+use crate::chunks::DoltChunkSource;
 use crate::error::{bad_chunk, DoltError, Result};
 
 /// Calls `f` with every chunk address `chunk` (stored at `address`) refers to, for every
@@ -36,6 +41,8 @@ pub fn chunk_refs(address: Address, chunk: &[u8], f: &mut dyn FnMut(Address)) ->
 pub struct CloneTarget {
     journal: JournalAppender,
     chunks: u64,
+    /// What an existing database held when opened for a fetch ([`CloneTarget::open_existing`]).
+    existing: Option<DoltChunkSource>,
 }
 
 impl CloneTarget {
@@ -71,12 +78,44 @@ impl CloneTarget {
         Ok(CloneTarget {
             journal: JournalAppender::open(&noms)?,
             chunks: 0,
+            existing: None,
         })
+    }
+
+    /// Opens the existing database in `dir` (the directory holding `.dolt`) to receive chunks
+    /// from a remote (a fetch): Dolt's writer lock first, then what it holds (table files,
+    /// archives, journal). Finish with [`CloneTarget::finish_fetch`]; the refs are then moved
+    /// with [`set_tracking_refs`] and [`fast_forward_branch`].
+    pub fn open_existing(dir: &Path) -> Result<CloneTarget> {
+        let noms = dot_dolt(dir).join("noms");
+        if !noms.join("manifest").is_file() {
+            return Err(DoltError::NotFound(format!(
+                "a Dolt database at {} (no .dolt/noms/manifest)",
+                dir.display()
+            )));
+        }
+        let journal = JournalAppender::open(&noms)?;
+        // Hashes of what is there were checked when it was written; only presence is asked.
+        let existing = DoltChunkSource::open(&noms)?.with_verify_hashes(false);
+        Ok(CloneTarget {
+            journal,
+            chunks: 0,
+            existing: Some(existing),
+        })
+    }
+
+    /// The store root of the database opened by [`CloneTarget::open_existing`] (zero for a new
+    /// one).
+    pub fn local_root(&self) -> Address {
+        self.existing
+            .as_ref()
+            .map_or(Address::ZERO, DoltChunkSource::root)
     }
 
     /// Whether the store holds (or has queued) `address`.
     pub fn contains(&self, address: &Address) -> bool {
         self.journal.contains(address)
+            || self.existing.as_ref().is_some_and(|s| s.contains(address))
     }
 
     /// How many chunks were queued.
@@ -111,6 +150,186 @@ impl CloneTarget {
     pub fn finish(mut self, root: Address, timestamp_secs: u64) -> Result<()> {
         self.journal.commit_root(root, timestamp_secs)
     }
+
+    /// Makes the chunks queued into an existing database durable without moving its root:
+    /// the records, then a root record of the root it had (nothing is written when nothing was
+    /// queued). The lock is released on return.
+    pub fn finish_fetch(mut self, timestamp_secs: u64) -> Result<()> {
+        if self.chunks == 0 {
+            return Ok(());
+        }
+        let root = self.local_root();
+        self.journal.commit_root(root, timestamp_secs)
+    }
+}
+
+/// One remote-tracking ref moved by [`set_tracking_refs`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TrackingUpdate {
+    /// The remote's branch.
+    pub branch: String,
+    /// The commit `refs/remotes/REMOTE/BRANCH` held before (none: a new branch).
+    pub old: Option<Address>,
+    /// The commit it holds now.
+    pub new: Address,
+}
+
+/// Sets `refs/remotes/REMOTE/B` to each `(B, commit)` of `heads` (the remote's branches, whose
+/// chunks the database holds), as `dolt fetch` does; branches the remote no longer has are
+/// kept (Dolt prunes only with `--prune`). One store-root update; returns the refs that moved.
+pub fn set_tracking_refs(
+    dir: &Path,
+    remote: &str,
+    heads: &[(String, Address)],
+    timestamp_secs: u64,
+) -> Result<Vec<TrackingUpdate>> {
+    let mut writer = StoreWriter::open(dir)?;
+    let mut updates = Vec::new();
+    let mut names = Vec::new();
+    for (branch, commit) in heads {
+        let name = format!("refs/remotes/{remote}/{branch}");
+        let old = writer.dataset(&name)?;
+        if old != Some(*commit) {
+            updates.push(TrackingUpdate {
+                branch: branch.clone(),
+                old,
+                new: *commit,
+            });
+            names.push((name, *commit));
+        }
+    }
+    if !names.is_empty() {
+        let changes: Vec<(&str, Option<Address>)> =
+            names.iter().map(|(n, a)| (n.as_str(), Some(*a))).collect();
+        writer.update_datasets(&changes, timestamp_secs)?;
+    }
+    Ok(updates)
+}
+
+/// The remote-tracking refs of `remote` (`refs/remotes/REMOTE/B`: B, commit) the database in
+/// `dir` holds.
+pub fn tracking_refs(dir: &Path, remote: &str) -> Result<Vec<(String, Address)>> {
+    let writer = StoreWriter::open(dir)?;
+    let prefix = format!("refs/remotes/{remote}/");
+    Ok(writer
+        .datasets()?
+        .into_iter()
+        .filter_map(|(k, a)| {
+            String::from_utf8(k)
+                .ok()
+                .and_then(|n| n.strip_prefix(&prefix).map(|b| (b.to_string(), a)))
+        })
+        .collect())
+}
+
+/// Removes every remote-tracking ref of `remote` (what `dolt remote remove` does to them), in
+/// one store-root update.
+pub fn remove_tracking_refs(dir: &Path, remote: &str, timestamp_secs: u64) -> Result<()> {
+    let mut writer = StoreWriter::open(dir)?;
+    let prefix = format!("refs/remotes/{remote}/");
+    let names: Vec<String> = writer
+        .datasets()?
+        .into_iter()
+        .filter_map(|(k, _)| String::from_utf8(k).ok())
+        .filter(|n| n.starts_with(&prefix))
+        .collect();
+    if names.is_empty() {
+        return Ok(());
+    }
+    let changes: Vec<(&str, Option<Address>)> = names.iter().map(|n| (n.as_str(), None)).collect();
+    writer.update_datasets(&changes, timestamp_secs)?;
+    Ok(())
+}
+
+/// What [`fast_forward_branch`] did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FastForward {
+    /// The branch already was at the commit, or the commit is one of its ancestors.
+    UpToDate,
+    /// The branch (and its working set) moved from `from` to `to`.
+    Moved {
+        /// The branch's head before.
+        from: Address,
+        /// Its head now.
+        to: Address,
+    },
+}
+
+/// Moves local branch `branch` forward to `to` (a commit the database holds) as `dolt pull`
+/// does when it can fast-forward: the branch head, and its working set reset to the new
+/// commit's root. Refused, with nothing written, when the branch has uncommitted changes
+/// (Dolt: "cannot merge with uncommitted changes") or when its head is not an ancestor of
+/// `to` (Dolt `--ff-only`: "Not possible to fast-forward").
+pub fn fast_forward_branch(
+    dir: &Path,
+    branch: &str,
+    to: Address,
+    refs: &CloneRefs<'_>,
+) -> Result<FastForward> {
+    let mut writer = StoreWriter::open(dir)?;
+    let head = writer.head_of(branch)?;
+    if head == to || is_ancestor(&writer, to, head)? {
+        return Ok(FastForward::UpToDate);
+    }
+    let head_root = writer.commit_root(head)?;
+    let roots = writer.working_roots(branch)?;
+    if roots.working != head_root || roots.staged != head_root || roots.merging {
+        return Err(DoltError::Refused(format!(
+            "cannot merge with uncommitted changes: branch {branch} has uncommitted changes \
+             (commit or discard them first)"
+        )));
+    }
+    if !is_ancestor(&writer, head, to)? {
+        return Err(DoltError::Refused(format!(
+            "not possible to fast-forward branch {branch} ({head}) to {} {to}: the branches \
+             have diverged (only fast-forward pulls are made)",
+            refs.remote
+        )));
+    }
+    let ws = clean_working_set(&mut writer, to, refs)?;
+    writer.update_datasets(
+        &[
+            (&format!("refs/heads/{branch}"), Some(to)),
+            (&format!("workingSets/heads/{branch}"), Some(ws)),
+        ],
+        refs.timestamp_secs,
+    )?;
+    Ok(FastForward::Moved { from: head, to })
+}
+
+/// Reads of a chunk source for the tree walks (nothing is put).
+struct SourceIo<'a>(&'a DoltChunkSource);
+
+impl ChunkIo for SourceIo<'_> {
+    fn chunk(&self, address: &Address) -> Result<std::sync::Arc<[u8]>> {
+        self.0
+            .read_uncached(address)?
+            .ok_or(DoltError::MissingChunk(*address))
+    }
+
+    fn put(&mut self, _chunk: &[u8]) -> Result<Address> {
+        Err(DoltError::Unsupported(
+            "writing through a read-only chunk source".into(),
+        ))
+    }
+}
+
+/// The branches (`refs/heads/*`: name, commit) of the store root `root` held in `dir`.
+pub fn branches_at(dir: &Path, root: Address) -> Result<Vec<(String, Address)>> {
+    let source = DoltChunkSource::open(&dot_dolt(dir).join("noms"))?;
+    let chunk = source
+        .read_uncached(&root)?
+        .ok_or(DoltError::MissingChunk(root))?;
+    let sr = StoreRootFields::decode(&chunk).map_err(|e| bad_chunk(root, e.to_string()))?;
+    let io = SourceIo(&source);
+    Ok(address_map_entries(&io, sr.address_map)?
+        .into_iter()
+        .filter_map(|(k, a)| {
+            String::from_utf8(k)
+                .ok()
+                .and_then(|n| n.strip_prefix("refs/heads/").map(|b| (b.to_string(), a)))
+        })
+        .collect())
 }
 
 /// What [`set_clone_refs`] records about the remote and the user.
@@ -164,19 +383,7 @@ pub fn set_clone_refs(dir: &Path, refs: &CloneRefs<'_>) -> Result<String> {
             refs.url
         )));
     };
-    let commit = writer.chunk(&head)?;
-    let root = Address(
-        CommitFields::decode(&commit)
-            .map_err(|e| bad_chunk(head, e.to_string()))?
-            .root,
-    );
-    let meta = WorkingSetMeta {
-        name: refs.user_name,
-        email: refs.user_email,
-        description: "updated from dolt environment",
-        timestamp_secs: refs.timestamp_secs,
-    };
-    let ws = writer.put_working_set(root, &meta)?;
+    let ws = clean_working_set(&mut writer, head, refs)?;
 
     let mut owned: Vec<(String, Option<Address>)> = names
         .iter()
@@ -200,6 +407,23 @@ pub fn set_clone_refs(dir: &Path, refs: &CloneRefs<'_>) -> Result<String> {
     Ok(branch)
 }
 
+/// A working set with nothing uncommitted on `commit` (working = staged = its root), as
+/// `dolt clone` and `dolt pull` write it for the branch they check out or move.
+fn clean_working_set(
+    writer: &mut StoreWriter,
+    commit: Address,
+    refs: &CloneRefs<'_>,
+) -> Result<Address> {
+    let root = writer.commit_root(commit)?;
+    let meta = WorkingSetMeta {
+        name: refs.user_name,
+        email: refs.user_email,
+        description: "updated from dolt environment",
+        timestamp_secs: refs.timestamp_secs,
+    };
+    writer.put_working_set(root, &meta)
+}
+
 /// Dolt's choice of the branch a clone checks out: `main`, else `master`, else the first by
 /// name (Dolt would next try its configured default init branch, `main` unless set).
 fn default_branch<'a>(branches: &[(&'a str, Address)]) -> &'a str {
@@ -215,20 +439,20 @@ fn dot_dolt(dir: &Path) -> PathBuf {
     dir.join(".dolt")
 }
 
-/// `repo_state.json` as `dolt clone` writes it (same keys, order and indentation).
+/// `repo_state.json` as `dolt clone` writes it: the checked-out branch, the remote, the branch's
+/// upstream.
 fn write_repo_state(dot: &Path, refs: &CloneRefs<'_>, branch: &str) -> Result<()> {
-    let q = |s: &str| serde_json::to_string(s).unwrap_or_else(|_| "\"\"".to_string());
-    let text = format!(
-        "{{\n  \"head\": {head},\n  \"remotes\": {{\n    {name}: {{\n      \"name\": {name},\n      \"url\": {url},\n      \"fetch_specs\": [\n        {spec}\n      ],\n      \"params\": {{}}\n    }}\n  }},\n  \"backups\": {{}},\n  \"branches\": {{\n    {b}: {{\n      \"head\": {head},\n      \"remote\": {name}\n    }}\n  }}\n}}",
-        head = q(&format!("refs/heads/{branch}")),
-        name = q(refs.remote),
-        url = q(refs.url),
-        spec = q(&format!("refs/heads/*:refs/remotes/{}/*", refs.remote)),
-        b = q(branch),
+    let mut state = RepoState::new(&format!("refs/heads/{branch}"));
+    state.remotes.insert(
+        refs.remote.to_string(),
+        RemoteConfig::new(refs.remote, refs.url),
     );
-    let path = dot.join("repo_state.json");
-    std::fs::write(&path, text).map_err(|source| DoltError::Io {
-        file: path.display().to_string(),
-        source,
-    })
+    state.branches.insert(
+        branch.to_string(),
+        BranchConfig {
+            merge: format!("refs/heads/{branch}"),
+            remote: refs.remote.to_string(),
+        },
+    );
+    state.write(dot)
 }
