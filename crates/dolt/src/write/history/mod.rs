@@ -9,7 +9,7 @@ pub(crate) mod ancestry;
 pub(crate) mod branches;
 pub(in crate::write) mod checkout_carry;
 pub(crate) mod commit;
+pub mod repo_state;
 pub(crate) mod status;
 pub(crate) mod tags;
 pub(crate) mod working;
-pub mod repo_state;

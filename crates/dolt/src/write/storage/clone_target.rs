@@ -19,16 +19,16 @@ use std::path::{Path, PathBuf};
 use prollystore_format::message::objects::StoreRootFields;
 use prollystore_format::{Address, HashProfile};
 
-use crate::write::maps::address_map::address_map_entries;
-use crate::write::history::ancestry::is_ancestor;
 use super::chunk_io::ChunkIo;
 use super::journal_append::JournalAppender;
 use super::refs::for_each_ref;
-use crate::write::history::repo_state::{BranchConfig, RemoteConfig, RepoState};
 use super::writer::{StoreWriter, WorkingSetMeta};
 use crate::chunks::manifest::Manifest;
 use crate::chunks::DoltChunkSource;
 use crate::error::{bad_chunk, DoltError, Result};
+use crate::write::history::ancestry::is_ancestor;
+use crate::write::history::repo_state::{BranchConfig, RemoteConfig, RepoState};
+use crate::write::maps::address_map::address_map_entries;
 
 /// Calls `f` with every chunk address `chunk` (stored at `address`) refers to, for every
 /// message kind a Dolt database holds; an unknown kind is an error.
