@@ -20,7 +20,7 @@ use prollystore_dolt::table_diff::TableDiff;
 #[test]
 fn diff_batches_equal_the_row_changes() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../dolt/tests/data/dolt_diff");
-    let db = Arc::new(prollystore_sql::open(&dir.join("db")).unwrap());
+    let db = Arc::new(prollystore_sql::open(dir.join("db")).unwrap());
     let queries = std::fs::read_to_string(dir.join("queries.txt")).unwrap();
     let mut rows_checked = 0;
     for line in queries.lines() {

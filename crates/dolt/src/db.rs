@@ -251,7 +251,7 @@ impl Database {
         } else {
             path.to_path_buf()
         };
-        let source = DoltChunkSource::open(&dot.join("noms"))?;
+        let source = DoltChunkSource::open(dot.join("noms"))?;
         Ok(Database {
             dir: dot,
             source,

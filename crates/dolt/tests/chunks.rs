@@ -198,7 +198,7 @@ fn bulk_reads_and_address_checks() {
     use prollystore_dolt::DoltError;
     let dir = prollystore_test_vectors::require("dolt-db");
     for db in prollystore_test_vectors::DOLT_DATABASES {
-        let src = DoltChunkSource::open(&dir.join(db).join(".dolt/noms")).unwrap();
+        let src = DoltChunkSource::open(dir.join(db).join(".dolt/noms")).unwrap();
         let addresses: Vec<_> = src
             .all_addresses()
             .unwrap()
@@ -239,7 +239,7 @@ fn bulk_reads_and_address_checks() {
             }
         }
         // With hash checks off the check passes (the CRC-32C was checked on read).
-        let unchecked = DoltChunkSource::open(&dir.join(db).join(".dolt/noms"))
+        let unchecked = DoltChunkSource::open(dir.join(db).join(".dolt/noms"))
             .unwrap()
             .with_verify_hashes(false);
         let mut bad = addresses.clone();

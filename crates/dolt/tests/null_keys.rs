@@ -75,7 +75,7 @@ fn normalized(csv: &str, order: Order) -> Vec<String> {
 
 #[test]
 fn null_lookups_and_ranges_match_dolt() {
-    let db = Database::open(&data().join("db")).unwrap();
+    let db = Database::open(data().join("db")).unwrap();
     let cases: Vec<(&str, &str, &str, KeyRange, Order)> = vec![
         (
             "c_null",
@@ -253,7 +253,7 @@ fn null_lookups_and_ranges_match_dolt() {
 
 #[test]
 fn null_in_primary_key_bounds() {
-    let db = Database::open(&data().join("db")).unwrap();
+    let db = Database::open(data().join("db")).unwrap();
     let t = db.table_at("main", State::Committed, "n").unwrap();
     let reader = t.reader(&db).unwrap();
     // No primary key is NULL.

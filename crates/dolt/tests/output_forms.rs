@@ -12,7 +12,7 @@ fn data() -> PathBuf {
 }
 
 fn open() -> (Database, RootValue) {
-    let db = prollystore_sql::open(&data().join("output_forms")).unwrap();
+    let db = prollystore_sql::open(data().join("output_forms")).unwrap();
     let head = db.branch_head("main").unwrap();
     let root = db.root_value(db.commit(head).unwrap().root).unwrap();
     (db, root)

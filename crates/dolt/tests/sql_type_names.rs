@@ -8,7 +8,7 @@ use prollystore_dolt::Database;
 fn sql_type_names_map_to_the_encodings_dolt_chose() {
     let mut checked = 0;
     for name in ["vecdb", "vecdb_journal", "vecdb_tablefiles", "vecdb_zstd"] {
-        let db = Database::open(&prollystore_test_vectors::require(&format!(
+        let db = Database::open(prollystore_test_vectors::require(&format!(
             "dolt-db/{name}"
         )))
         .unwrap();

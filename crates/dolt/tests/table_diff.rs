@@ -41,7 +41,7 @@ fn mask_clock(text: &str) -> String {
 #[test]
 fn dolt_diff_outputs_match_dolt() {
     let dir = data_dir();
-    let db = Database::open(&dir.join("db")).unwrap();
+    let db = Database::open(dir.join("db")).unwrap();
     let queries = std::fs::read_to_string(dir.join("queries.txt")).unwrap();
     let mut checked = 0;
     for (n, line) in queries.lines().filter(|l| !l.trim().is_empty()).enumerate() {
@@ -69,7 +69,7 @@ fn dolt_diff_outputs_match_dolt() {
 
 #[test]
 fn row_changes_carry_both_sides() {
-    let db = Database::open(&data_dir().join("db")).unwrap();
+    let db = Database::open(data_dir().join("db")).unwrap();
     let d = TableDiff::new(&db, "HEAD~2", "HEAD~1", "t").unwrap();
     assert!(!d.schema_changed());
     assert_eq!(d.from_columns(), ["id", "name", "score"]);
@@ -161,7 +161,7 @@ fn diffs_between_any_two_commits_equal_the_difference_of_full_reads() {
     let dir = prollystore_test_vectors::require("dolt-db");
     let mut checked = 0;
     for name in prollystore_test_vectors::DOLT_DATABASES {
-        let db = Database::open(&dir.join(name)).unwrap();
+        let db = Database::open(dir.join(name)).unwrap();
         let mut commits: Vec<_> = ["main", "feature"]
             .iter()
             .filter_map(|b| db.branch_head(b).ok())

@@ -81,6 +81,9 @@ pub enum TypedError {
     Store(#[from] StoreError),
 }
 
+/// A stored (key, value) pair, borrowed from the store.
+type StoredPair<'s> = (&'s [u8], &'s [u8]);
+
 fn value_error(col: &Column, why: impl fmt::Display) -> TypedError {
     TypedError::Value {
         column: quote_bounded(&col.name),
@@ -716,7 +719,7 @@ impl<'s, S: StoreFastPaths + ?Sized> TypedIter<'s, '_, S> {
     }
 
     /// The next stored (key, value) pair inside the range.
-    fn next_stored(&mut self) -> Result<Option<(&'s [u8], &'s [u8])>, TypedError> {
+    fn next_stored(&mut self) -> Result<Option<StoredPair<'s>>, TypedError> {
         if self.done {
             return Ok(None);
         }

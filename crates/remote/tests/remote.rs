@@ -45,7 +45,7 @@ fn push_clone_pull_round_trip() {
             a.chunk_count(),
             "first push sends every chunk"
         );
-        let cloned = clone(&remote, &work.path().join("c")).expect("clone");
+        let cloned = clone(&remote, work.path().join("c")).expect("clone");
         for m in ["m1", "m2"] {
             assert_eq!(cloned.root(m), a.root(m), "{} root of {m}", b.name());
             let r = a.root(m).expect("root");
@@ -130,7 +130,7 @@ fn pushing_named_maps_uploads_only_what_they_reach() {
             b.name()
         );
         assert!(report.chunks < a.chunk_count() / 2);
-        let c = clone(&remote, &work.path().join("c")).expect("clone");
+        let c = clone(&remote, work.path().join("c")).expect("clone");
         assert_eq!((c.root("m1"), c.root("m2")), (None, Some(r2)));
         assert_eq!(c.chunk_count(), only_m2);
         assert_eq!(rows(&c, r2), rows(&a, r2));
@@ -138,7 +138,7 @@ fn pushing_named_maps_uploads_only_what_they_reach() {
         // The rest follows with a push of everything.
         let all = push(&remote, &mut a, "origin", &[]).expect("push all");
         assert_eq!(all.chunks, a.chunk_count() - only_m2, "{}", b.name());
-        let c = clone(&remote, &work.path().join("c2")).expect("clone all");
+        let c = clone(&remote, work.path().join("c2")).expect("clone all");
         assert_eq!(rows(&c, r1), rows(&a, r1));
         c.verify().expect("the clone verifies");
     }
@@ -176,7 +176,7 @@ fn gc_deletes_old_orphans_and_spares_a_racing_push() {
             b.name()
         );
         assert!(swept.deleted_bytes > 0);
-        let cloned = clone(&remote, &work.path().join("clone")).expect("clone after gc");
+        let cloned = clone(&remote, work.path().join("clone")).expect("clone after gc");
         for (m, store) in [("m", &a), ("n", &c)] {
             let r = store.root(m).expect("root");
             assert_eq!(cloned.root(m), Some(r));
@@ -369,8 +369,8 @@ fn racing_pushers_one_wins_and_nothing_is_lost() {
         let mut a = make_store(&work.path().join("a"), &[("x", 5_000, 1), ("y", 5_000, 1)]);
         let remote = b.remote("race");
         push(&remote, &mut a, "origin", &[]).expect("seed push");
-        let mut w1 = clone(&remote, &work.path().join("w1")).expect("clone 1");
-        let mut w2 = clone(&remote, &work.path().join("w2")).expect("clone 2");
+        let mut w1 = clone(&remote, work.path().join("w1")).expect("clone 1");
+        let mut w2 = clone(&remote, work.path().join("w2")).expect("clone 2");
         let x1 = edit_map(&mut w1, "x", 100, 5_000, 2);
         let y2 = edit_map(&mut w2, "y", 100, 5_000, 3);
         let r1 = b.remote("race");
@@ -463,7 +463,7 @@ fn deleted_or_corrupted_objects_are_named() {
         let err =
             RemoteStore::from_remote(b.remote("bad"), 1 << 20).expect_err("open without a file");
         assert!(err.to_string().contains(&object), "{}: {err}", b.name());
-        let err = clone(&remote, &work.path().join("c")).expect_err("clone");
+        let err = clone(&remote, work.path().join("c")).expect_err("clone");
         assert!(err.to_string().contains(&object), "{err}");
         // Put it back: everything works again.
         rt.run(object_store::ObjectStoreExt::put(
@@ -472,7 +472,7 @@ fn deleted_or_corrupted_objects_are_named() {
             original.into(),
         ))
         .expect("restore");
-        let c = clone(&b.remote("bad"), &work.path().join("c")).expect("clone after repair");
+        let c = clone(&b.remote("bad"), work.path().join("c")).expect("clone after repair");
         assert_eq!(c.root("m"), a.root("m"));
     }
 }

@@ -376,7 +376,7 @@ impl DoltChunkSource {
     pub fn open(noms_dir: impl AsRef<Path>) -> Result<DoltChunkSource> {
         let noms_dir = noms_dir.as_ref();
         let newgen = Generation::open(noms_dir)?;
-        let oldgen = Generation::open(&noms_dir.join("oldgen"))?;
+        let oldgen = Generation::open(noms_dir.join("oldgen"))?;
         if newgen.manifest.is_none() {
             return Err(DoltError::NotFound(format!(
                 "manifest in {}",

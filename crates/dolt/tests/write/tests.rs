@@ -34,7 +34,7 @@ fn root_and_chunk_records_are_framed_as_dolt_frames_them() {
     }
     // Chunk records: the same framing and CRCs; the snappy bytes are golang/snappy's in Dolt's
     // and the `snap` crate's in ours, which the test counts rather than requires to agree.
-    let db = Database::open(&scenario("basic/after")).unwrap();
+    let db = Database::open(scenario("basic/after")).unwrap();
     let (mut same, mut total) = (0, 0);
     for (address, loc) in &scan.chunks {
         let chunk = db.source().chunk(address).unwrap();
@@ -103,7 +103,7 @@ pub(super) fn jsonl(path: &Path) -> Vec<serde_json::Value> {
 /// branch deletions. Every commit hash equals Dolt's; returns the replayed database.
 fn replay(name: &str) -> (tempfile::TempDir, PathBuf) {
     let base = scenario(name);
-    let after = Database::open(&base.join("after")).unwrap();
+    let after = Database::open(base.join("after")).unwrap();
     let (tmp, dir) = copy_db(&base.join("before"));
     let ops = jsonl(&base.join("ops.jsonl"));
     let steps = jsonl(&base.join("expected/steps.jsonl"));
@@ -622,7 +622,7 @@ fn a_new_table_from_rows_hashes_as_dolts() {
         store.get(&tree_root).unwrap().unwrap().to_vec()
     };
     // Finer checks first, against Dolt's table message.
-    let after = Database::open(&base.join("after")).unwrap();
+    let after = Database::open(base.join("after")).unwrap();
     let theirs = after
         .source()
         .chunk(&addr(&step["tables"]["items"]))

@@ -12,7 +12,7 @@ use crate::error::DoltError;
 /// A stored collation id no collation has: the stored schema is malformed.
 #[test]
 fn unknown_stored_collation_is_malformed() {
-    let db = Database::open(&scenario("basic/after")).unwrap();
+    let db = Database::open(scenario("basic/after")).unwrap();
     let head = db.resolve("main").unwrap();
     let root = db.root_value(db.commit(head).unwrap().root).unwrap();
     let name = root.tables.first().unwrap().0.clone();

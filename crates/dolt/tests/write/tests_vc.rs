@@ -64,7 +64,7 @@ pub(super) fn open(dir: &Path) -> StoreWriter {
 /// Replays the `branches` scenario with the version-control operations; returns the database.
 fn replay_branches() -> (tempfile::TempDir, std::path::PathBuf) {
     let base = scenario("branches");
-    let after = Database::open(&base.join("after")).unwrap();
+    let after = Database::open(base.join("after")).unwrap();
     let (tmp, dir) = copy_db(&base.join("before"));
     let ops = jsonl(&base.join("ops.jsonl"));
     let steps = jsonl(&base.join("expected/steps.jsonl"));

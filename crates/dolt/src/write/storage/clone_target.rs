@@ -317,7 +317,7 @@ impl ChunkIo for SourceIo<'_> {
 
 /// The branches (`refs/heads/*`: name, commit) of the store root `root` held in `dir`.
 pub fn branches_at(dir: &Path, root: Address) -> Result<Vec<(String, Address)>> {
-    let source = DoltChunkSource::open(&dot_dolt(dir).join("noms"))?;
+    let source = DoltChunkSource::open(dot_dolt(dir).join("noms"))?;
     let chunk = source
         .read_uncached(&root)?
         .ok_or(DoltError::MissingChunk(root))?;
