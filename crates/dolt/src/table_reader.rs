@@ -371,11 +371,10 @@ impl<'a> TableReader<'a> {
     /// let items = db.table_at("main", State::Committed, "items")?;
     /// let reader = items.reader(&db)?;
     /// // KEY idx_name (name): the names from "a" up to "b", in index order.
-    /// let range = KeyRange {
-    ///     from: Bound::Included(vec![SqlValue::Text("a".into())]),
-    ///     to: Bound::Excluded(vec![SqlValue::Text("b".into())]),
-    ///     ..KeyRange::all()
-    /// };
+    /// let range = KeyRange::between(
+    ///     Bound::Included(vec![SqlValue::from("a")]),
+    ///     Bound::Excluded(vec![SqlValue::from("b")]),
+    /// );
     /// let name = reader.column_names().iter().position(|&c| c == "name").unwrap();
     /// for row in reader.index_scan("idx_name", &range)? {
     ///     let row = row?;
