@@ -244,10 +244,16 @@ impl PyDatabase {
     ) -> PyResult<Bound<'py, PyList>> {
         let db = self.db()?;
         let commits = py
-            .detach(|| db.resolve_revision(at).and_then(|a| db.log(a)))
+            .detach(|| {
+                db.resolve_revision(at).and_then(|a| {
+                    db.log(a)
+                        .take(limit.unwrap_or(usize::MAX))
+                        .collect::<Result<Vec<_>, _>>()
+                })
+            })
             .map_err(dolt_err)?;
         let out = PyList::empty(py);
-        for c in commits.iter().take(limit.unwrap_or(usize::MAX)) {
+        for c in &commits {
             out.append(commit_dict(py, c)?)?;
         }
         Ok(out)

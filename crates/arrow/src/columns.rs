@@ -14,7 +14,7 @@ use arrow_array::{ArrayRef, DictionaryArray, RecordBatch, StringArray};
 use arrow_buffer::i256;
 use arrow_schema::{DataType, Field, SchemaRef};
 use prollystore_dolt::SqlValue;
-use prollystore_format::tuple::{days_from_civil, Date, Decimal, DecimalForm, Value};
+use prollystore_format::tuple::{days_from_civil, text_of, Date, Decimal, DecimalForm, Value};
 
 use crate::error::{Error, Result};
 
@@ -426,19 +426,6 @@ impl ColumnBuilder {
             B::Enum(b, values) => Arc::new(DictionaryArray::try_new(b.finish(), values.clone())?),
         })
     }
-}
-
-/// `v` as text if it is UTF-8. Most stored text is ASCII, and a word-at-a-time ASCII check of
-/// a short value costs a fraction of the general UTF-8 check (callgrind, the mixed 1M-row
-/// bench table: with the second check of plain text gone too, 2,417 → 2,073 instructions to
-/// append a row).
-#[inline]
-pub(crate) fn text_of(v: &[u8]) -> Option<&str> {
-    if v.is_ascii() {
-        // SAFETY: every ASCII byte sequence is valid UTF-8.
-        return Some(unsafe { std::str::from_utf8_unchecked(v) });
-    }
-    std::str::from_utf8(v).ok()
 }
 
 /// A stored decimal as plain text (`-1.5`, `12`), with as many fraction digits as stored.

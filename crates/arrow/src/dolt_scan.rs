@@ -13,8 +13,9 @@ use prollystore_dolt::{Database, DoltError, Table};
 use prollystore_format::tuple::{Adaptive, Tuple, TupleDesc, Value};
 use prollystore_format::Encoding;
 
-use crate::columns::{date_days, text_of, ColumnBuilder};
+use crate::columns::{date_days, ColumnBuilder};
 use crate::error::{Error, Result};
+use prollystore_format::tuple::text_of;
 
 /// How a column's stored value goes to its builder.
 #[derive(Clone, Debug)]

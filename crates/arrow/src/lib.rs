@@ -24,6 +24,31 @@
 //! * `read_ahead`: whole-table batches made ahead on worker threads, handed over in order.
 //! * `leaf_feed`: the cold whole-table pass, batches built on worker threads from leaves read
 //!   in batches by `prollystore_dolt::leaf_reader`, as the CSV export reads them.
+//!
+//! A Dolt table as Arrow record batches:
+//!
+//! ```
+//! use std::sync::Arc;
+//! use prollystore_arrow::{TableBatches, DEFAULT_BATCH_ROWS};
+//! use prollystore_dolt::{Database, State};
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! # let dir = prollystore_test_vectors::require("dolt-db/vecdb");
+//! let db = Arc::new(Database::open(&dir)?);
+//! let items = db.table_at("main", State::Committed, "items")?;
+//! let batches = TableBatches::new(db.clone(), items, DEFAULT_BATCH_ROWS)?;
+//! let mut rows = 0;
+//! for batch in batches {
+//!     let batch = batch?;
+//!     if rows == 0 {
+//!         println!("{}", batch.schema()); // Arrow types as docs/ARROW.md lists them
+//!     }
+//!     rows += batch.num_rows();
+//! }
+//! println!("{rows} rows");
+//! # Ok(())
+//! # }
+//! ```
 
 mod columns;
 pub mod dolt;

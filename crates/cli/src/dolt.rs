@@ -294,7 +294,7 @@ pub fn run(args: DoltArgs, quiet: bool, out: &mut dyn Write) -> Result<()> {
         DoltCommand::Tags => tags(&db, out),
         DoltCommand::Log { oneline, branch } => {
             let spec = branch_or_current(&db, branch)?;
-            let commits = db.log(db.resolve(&spec)?)?;
+            let commits: Vec<_> = db.log(db.resolve(&spec)?).collect::<Result<_, _>>()?;
             let text = if oneline {
                 log_oneline_text(&commits)
             } else {

@@ -209,7 +209,9 @@ fn produce(db: &Database, branch: &str, file: &str) -> Option<prollystore_dolt::
     let run = || -> prollystore_dolt::Result<Option<Vec<u8>>> {
         if file == "log.plain.txt" {
             let head = db.branch_head(branch)?;
-            return Ok(Some(log_text(&db.log(head)?).into_bytes()));
+            return Ok(Some(
+                log_text(&db.log(head).collect::<Result<Vec<_>, _>>()?).into_bytes(),
+            ));
         }
         if file == "tables.txt" {
             let root = db.root_at(branch, State::Committed)?;

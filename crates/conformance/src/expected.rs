@@ -44,8 +44,16 @@ fn produce(
         .map(|w| w.working_root)
         .unwrap_or(head_commit.root);
     match name {
-        "log.txt" => return Ok(Some(log_text(&db.log(head)?).into_bytes())),
-        "log_oneline.txt" => return Ok(Some(log_oneline_text(&db.log(head)?).into_bytes())),
+        "log.txt" => {
+            return Ok(Some(
+                log_text(&db.log(head).collect::<Result<Vec<_>, _>>()?).into_bytes(),
+            ))
+        }
+        "log_oneline.txt" => {
+            return Ok(Some(
+                log_oneline_text(&db.log(head).collect::<Result<Vec<_>, _>>()?).into_bytes(),
+            ))
+        }
         "head.csv" => {
             let text = if branch == "wip" {
                 let staged = ws

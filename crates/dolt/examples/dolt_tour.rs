@@ -14,7 +14,7 @@ pub(crate) fn tour(dir: &Path) -> Result<(), Box<dyn std::error::Error>> {
     for (branch, head) in db.branches()? {
         println!("branch {branch} at {head}");
     }
-    for commit in db.history(db.resolve("main")?).take(3) {
+    for commit in db.log(db.resolve("main")?).take(3) {
         let c = commit?;
         println!("{} {} <{}>: {}", c.address, c.name, c.email, c.message);
     }

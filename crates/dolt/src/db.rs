@@ -122,7 +122,7 @@ fn display_name(stored: &str) -> String {
     }
 }
 
-/// Commits in `dolt log` order, read one at a time ([`Database::history`]).
+/// Commits in `dolt log` order, read one at a time ([`Database::log`]).
 #[derive(Debug)]
 pub struct History<'a> {
     db: &'a Database,
@@ -472,15 +472,10 @@ impl Database {
         })
     }
 
-    /// Commits reachable from `start`, in `dolt log` order (all of them; [`Database::history`]
-    /// reads them one at a time).
-    pub fn log(&self, start: Address) -> Result<Vec<Commit>> {
-        self.history(start).collect()
-    }
-
     /// Commits reachable from `start`, in `dolt log` order, read as they are taken: a reverse
     /// topological walk that always takes the pending commit of greatest height, then newest
-    /// author date. `db.history(head).take(10)` reads about ten commits, not the whole history.
+    /// author date. `db.log(head).take(10)` reads about ten commits, not the whole history;
+    /// `collect::<Result<Vec<_>>>()` gives all of them.
     ///
     /// ```
     /// use prollystore_dolt::Database;
@@ -489,15 +484,16 @@ impl Database {
     /// # let dir = prollystore_test_vectors::require("dolt-db/vecdb");
     /// let db = Database::open(&dir)?;
     /// let head = db.resolve_revision("main")?;
-    /// for commit in db.history(head).take(3) {
+    /// for commit in db.log(head).take(3) {
     ///     let commit = commit?;
     ///     println!("{} {} {}", commit.address, commit.name, commit.message);
     /// }
-    /// assert_eq!(db.history(head).count(), db.log(head)?.len());
+    /// let all = db.log(head).collect::<prollystore_dolt::Result<Vec<_>>>()?;
+    /// assert_eq!(all[0].address, head);
     /// # Ok(())
     /// # }
     /// ```
-    pub fn history(&self, start: Address) -> History<'_> {
+    pub fn log(&self, start: Address) -> History<'_> {
         History {
             db: self,
             pending: Vec::new(),

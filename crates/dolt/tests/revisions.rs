@@ -9,7 +9,7 @@ fn ancestry_head_and_states() {
     let current = db.current_branch().unwrap();
     let head = db.branch_head(&current).unwrap();
     assert_eq!(db.resolve_revision("HEAD").unwrap(), head);
-    let log = db.log(head).unwrap();
+    let log: Vec<_> = db.log(head).collect::<Result<_, _>>().unwrap();
     for (n, c) in log.iter().enumerate().take(4) {
         if c.parents.len() > 1 {
             break;

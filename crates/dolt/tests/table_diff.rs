@@ -165,7 +165,7 @@ fn diffs_between_any_two_commits_equal_the_difference_of_full_reads() {
         let mut commits: Vec<_> = ["main", "feature"]
             .iter()
             .filter_map(|b| db.branch_head(b).ok())
-            .flat_map(|h| db.log(h).unwrap())
+            .flat_map(|h| db.log(h).map(Result::unwrap))
             .map(|c| c.address)
             .collect();
         commits.sort();

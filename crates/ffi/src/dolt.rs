@@ -314,7 +314,7 @@ pub extern "C" fn prolly_dolt_log(
         // SAFETY: C caller's contract: writable or NULL.
         let out = unsafe { Out::new(out_log, "out_log") }?;
         let start = db.db.resolve(spec)?;
-        let commits = db.db.log(start)?;
+        let commits: Vec<_> = db.db.log(start).collect::<Result<_, _>>()?;
         out.set(into_handle(prolly_dolt_log_iter {
             commits: commits.into_iter(),
             hash: Vec::new(),

@@ -29,6 +29,35 @@
 //!   own enum beside its code).
 //!
 //! Every decoder of untrusted bytes returns an error and never panics.
+//!
+//! A tuple as Dolt stores a row's key `(id INT, name VARCHAR)`, read back, ordered and hashed:
+//!
+//! ```
+//! use prollystore_format::tuple::{Tuple, TupleBuilder, TupleDesc, Type};
+//! use prollystore_format::{Encoding, HashProfile};
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let desc = TupleDesc::new(vec![
+//!     Type::not_null(Encoding::Int32),
+//!     Type::nullable(Encoding::String),
+//! ]);
+//! let mut b = TupleBuilder::new(desc.clone());
+//! let mut key = |id: i32, name: &str| -> Result<Vec<u8>, Box<dyn std::error::Error>> {
+//!     b.put_int32(0, id)?;
+//!     b.put_string(1, name)?;
+//!     Ok(b.build()?.as_bytes().to_vec())
+//! };
+//! let (ada, bob) = (key(1, "ada")?, key(2, "bob")?);
+//! // Stored bytes are untrusted: a view is made only after checking the layout.
+//! let t = Tuple::new(&ada)?;
+//! assert_eq!(desc.get_int32(t, 0)?, Some(1));
+//! assert_eq!(desc.get_string(t, 1)?, Some("ada"));
+//! assert!(desc.compare(&ada, &bob).is_lt()); // Dolt's key order
+//! // Chunks are named by the hash of their bytes; the Dolt profile gives Dolt's addresses.
+//! println!("{}", HashProfile::Dolt.address_of(&ada));
+//! # Ok(())
+//! # }
+//! ```
 
 pub mod address;
 pub mod collation;

@@ -38,7 +38,7 @@
 use std::fmt;
 
 use prollystore_format::tuple::{
-    datetime_text, time_text, Adaptive, Date, Decimal, DecimalForm, Value,
+    datetime_text, text_of, time_text, Adaptive, Date, Decimal, DecimalForm, Value,
 };
 use prollystore_format::{Address, Encoding};
 
@@ -336,6 +336,9 @@ impl Datum {
         enc: Encoding,
         payload: &mut ReadPayload<'_>,
     ) -> Result<(), String> {
+        if self.refill_in_place(&v, enc)? {
+            return Ok(());
+        }
         let Some(v) = v else {
             *self = Datum::Null;
             return Ok(());
@@ -393,6 +396,46 @@ impl Datum {
             }
         };
         Ok(())
+    }
+
+    /// The scan's common case: a text, JSON or byte value stored inline, landing on a datum
+    /// that already holds that kind of buffer, is copied into it without moving the datum
+    /// (`false` when the value is another case, left for [`Datum::set_from_value`]).
+    #[inline]
+    fn refill_in_place(&mut self, v: &Option<Value<'_>>, enc: Encoding) -> Result<bool, String> {
+        let text = match (&mut *self, v) {
+            (Datum::Text(s), Some(Value::String(x))) => (s, *x),
+            (Datum::Text(s), Some(Value::Adaptive(Adaptive::Inline(p))))
+                if enc == Encoding::StringAdaptive =>
+            {
+                (s, text_of(p).ok_or("stored text is not UTF-8")?)
+            }
+            (Datum::Json(s), Some(Value::Json(p) | Value::Adaptive(Adaptive::Inline(p))))
+                if matches!(enc, Encoding::Json | Encoding::JsonAdaptive) =>
+            {
+                (s, text_of(p).ok_or("stored JSON is not UTF-8")?)
+            }
+            (Datum::Bytes(b), Some(Value::Bytes(x) | Value::Extended(x))) => {
+                b.clear();
+                b.extend_from_slice(x);
+                return Ok(true);
+            }
+            (Datum::Bytes(b), Some(Value::Adaptive(Adaptive::Inline(x))))
+                if !matches!(
+                    enc,
+                    Encoding::StringAdaptive | Encoding::JsonAdaptive | Encoding::GeomAdaptive
+                ) =>
+            {
+                b.clear();
+                b.extend_from_slice(x);
+                return Ok(true);
+            }
+            _ => return Ok(false),
+        };
+        let (s, x) = text;
+        s.clear();
+        s.push_str(x);
+        Ok(true)
     }
 
     /// This datum's text or byte buffer, emptied (a new one when it has none); the datum is

@@ -568,7 +568,7 @@ impl<'s, S: StoreFastPaths + ?Sized> TypedMap<'s, S> {
         ts.value
             .values_into(value, scratch)
             .map_err(|e| stored_error(&schema.value, e))?;
-        self.datums_into(scratch.drain(..), schema.columns(), out)
+        self.datums_into(scratch, schema.columns(), out)
     }
 
     fn decode_key_into(&self, key: &[u8], out: &mut TypedRow) -> Result<(), TypedError> {
@@ -578,14 +578,14 @@ impl<'s, S: StoreFastPaths + ?Sized> TypedMap<'s, S> {
             .key
             .values_into(key, &mut scratch)
             .map_err(|e| stored_error(&self.schema.key, e))?;
-        self.datums_into(scratch.into_iter(), self.schema.key.iter(), out)
+        self.datums_into(&scratch, self.schema.key.iter(), out)
     }
 
     /// The datums of stored values, one per column (out-of-band values read from the store),
     /// as the whole of `out`, whose datums' buffers are reused.
     fn datums_into<'a, 'c>(
         &self,
-        values: impl Iterator<Item = Option<Value<'a>>>,
+        values: &[Option<Value<'a>>],
         cols: impl Iterator<Item = &'c Column>,
         out: &mut TypedRow,
     ) -> Result<(), TypedError> {
@@ -600,17 +600,11 @@ impl<'s, S: StoreFastPaths + ?Sized> TypedMap<'s, S> {
             }
             Ok(())
         };
-        let mut n = 0;
-        for (v, c) in values.zip(cols) {
-            if n == out.len() {
-                out.push(Datum::Null);
-            }
-            out[n]
-                .set_from_value(v, c.ty.enc, &mut payload)
+        out.resize_with(values.len(), || Datum::Null);
+        for ((v, c), d) in values.iter().zip(cols).zip(out.iter_mut()) {
+            d.set_from_value(*v, c.ty.enc, &mut payload)
                 .map_err(|e| value_error(c, e))?;
-            n += 1;
         }
-        out.truncate(n);
         Ok(())
     }
 }

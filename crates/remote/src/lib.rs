@@ -29,6 +29,34 @@
 //!
 //! Heavy dependencies (an async runtime, HTTP and TLS clients) stay in this crate, out of the
 //! core crates.
+//!
+//! A store pushed to a remote and cloned from it (a `file://` remote here; an `s3://` URL
+//! works the same, credentials from the environment):
+//!
+//! ```
+//! use prollystore::format::HashProfile;
+//! use prollystore::{rows::RowSchema, Datum, FileStore, TypedMap};
+//! use prollystore_remote::Remote;
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let tmp = tempfile::tempdir()?;
+//! let mut local = FileStore::create(tmp.path().join("local"), HashProfile::Blake3)?;
+//! let schema = RowSchema::parse("name:varchar(40)", "score:bigint")?;
+//! let rows = (0..1000).map(|i| [Datum::from(format!("user{i}")), Datum::Int(i)]);
+//! TypedMap::from_rows(&local, schema, rows)?.save_as("scores")?.commit(&mut local)?;
+//!
+//! let url = format!("file://{}", tmp.path().join("remote").display());
+//! std::fs::create_dir(tmp.path().join("remote"))?;
+//! let remote = Remote::open(&url)?;
+//! let pushed = prollystore_remote::push(&remote, &mut local, "origin", &[])?;
+//! println!("{pushed:?}");
+//!
+//! let copy = prollystore_remote::clone(&remote, tmp.path().join("copy"))?;
+//! let scores = TypedMap::open(&copy, "scores")?;
+//! assert_eq!(scores.get(&["user7".into()])?.unwrap()[1], Datum::Int(7));
+//! # Ok(())
+//! # }
+//! ```
 
 mod builtin_or_remote;
 mod cache;

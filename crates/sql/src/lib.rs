@@ -18,18 +18,30 @@
 //!
 //! One dependency and one `use` give a Rust user everything with SQL in it:
 //!
-//! ```no_run
+//! ```
 //! use prollystore_dolt::write::{CommitMeta, TableDef};
+//! use prollystore_dolt::{KeyRange, SqlValue, State};
 //! use prollystore_sql::{FromSql, SqlWriter};
 //!
-//! # fn main() -> prollystore_dolt::Result<()> {
-//! let dir = std::path::Path::new("mydb");
-//! let mut w = prollystore_sql::writer(dir)?; // expressions, defaults and CHECKs computed
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! # let tmp = tempfile::tempdir()?;
+//! # let dir = prollystore_test_vectors::writable_copy("dolt-db/vecdb", tmp.path())?;
+//! let mut w = prollystore_sql::writer(&dir)?; // expressions, defaults and CHECKs computed
 //! w.create_table(&TableDef::from_sql(
 //!     "CREATE TABLE t (id INT PRIMARY KEY, n INT, d INT AS (n * 2), CHECK (n > 0))",
 //! )?)?;
 //! w.alter("ALTER TABLE t ADD COLUMN note VARCHAR(20) DEFAULT 'x'")?;
-//! let db = prollystore_sql::open(dir)?; // VIRTUAL columns computed on read
+//! w.insert("t", &["id", "n"], &[vec![SqlValue::from(1), SqlValue::from(21)]])?;
+//! let bad = vec![SqlValue::from(2), SqlValue::from(0)];
+//! assert!(w.insert("t", &["id", "n"], &[bad]).is_err()); // CHECK (n > 0)
+//! w.commit(&CommitMeta::now("Ada", "ada@example.com", "t"))?;
+//! drop(w);
+//! let db = prollystore_sql::open(&dir)?; // VIRTUAL columns computed on read
+//! let t = db.table_at("main", State::Committed, "t")?;
+//! let row = t.reader(&db)?.scan(&KeyRange::all())?.next().unwrap()?;
+//! assert_eq!(row[2], Some(SqlValue::from(42))); // d = n * 2
+//! let root = db.root_at("main", State::Committed)?;
+//! println!("{}", prollystore_sql::show_create_table(&db, &root, &t)?);
 //! # Ok(())
 //! # }
 //! ```

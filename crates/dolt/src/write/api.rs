@@ -114,7 +114,7 @@ impl CommitMeta {
 /// drop(w); // releases the writer lock
 ///
 /// let db = Database::open(&dir)?;
-/// assert_eq!(db.history(db.resolve("main")?).next().unwrap()?.address, commit);
+/// assert_eq!(db.log(db.resolve("main")?).next().unwrap()?.address, commit);
 /// assert!(db.tables()?.contains(&"notes".to_string()));
 /// # Ok(())
 /// # }

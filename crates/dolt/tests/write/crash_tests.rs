@@ -125,9 +125,7 @@ fn killed_writers_leave_every_returned_commit() {
         let head = db.branch_head("main").unwrap();
         let log: Vec<String> = db
             .log(head)
-            .unwrap()
-            .into_iter()
-            .map(|c| c.address.to_string())
+            .map(|c| c.unwrap().address.to_string())
             .collect();
         for c in &returned {
             assert!(

@@ -6,7 +6,7 @@
 use super::decimal::Decimal;
 use super::layout::{count_of, field_of, layout_failure, validate_layout, CheckedFields};
 use super::temporal::{year_from_raw, Date};
-use super::value::{Adaptive, Value};
+use super::value::{text_of, Adaptive, Value};
 use super::{Tuple, TupleDesc, TupleError};
 use crate::{Address, Encoding};
 
@@ -232,9 +232,9 @@ impl TupleDesc {
     pub fn get_string<'a>(&self, t: Tuple<'a>, i: usize) -> Result<Option<&'a str>, TupleError> {
         match self.get_string_bytes(t, i)? {
             None => Ok(None),
-            Some(b) => std::str::from_utf8(b)
+            Some(b) => text_of(b)
                 .map(Some)
-                .map_err(|_| bad(i, Encoding::String, "not valid UTF-8")),
+                .ok_or_else(|| bad(i, Encoding::String, "not valid UTF-8")),
         }
     }
     /// Reads a string field's bytes without checking UTF-8.
@@ -408,8 +408,7 @@ fn field_value(i: usize, enc: Encoding, f: &[u8]) -> Result<Value<'_>, TupleErro
         E::Set => Value::Set(u64::from_le_bytes(fixed_bytes(i, enc, f)?)),
         E::Cell => Value::Cell(fixed_bytes(i, enc, f)?),
         E::String => Value::String(
-            std::str::from_utf8(terminated_bytes(i, enc, f)?)
-                .map_err(|_| bad(i, enc, "not valid UTF-8"))?,
+            text_of(terminated_bytes(i, enc, f)?).ok_or_else(|| bad(i, enc, "not valid UTF-8"))?,
         ),
         E::Bytes => Value::Bytes(terminated_bytes(i, enc, f)?),
         E::Json => Value::Json(terminated_bytes(i, enc, f)?),
@@ -447,8 +446,7 @@ fn push_field_value<'a>(
             i, enc, f,
         )?)))),
         E::String => out.push(Some(Value::String(
-            std::str::from_utf8(terminated_bytes(i, enc, f)?)
-                .map_err(|_| bad(i, enc, "not valid UTF-8"))?,
+            text_of(terminated_bytes(i, enc, f)?).ok_or_else(|| bad(i, enc, "not valid UTF-8"))?,
         ))),
         E::Decimal => out.push(Some(Value::Decimal(
             Decimal::from_bytes(f).ok_or_else(|| bad(i, enc, "not a decimal"))?,
