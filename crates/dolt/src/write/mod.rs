@@ -99,6 +99,7 @@ mod bulk_insert;
 mod checkout_carry;
 pub(crate) mod checks;
 pub(crate) mod chunk_io;
+#[cfg(test)]
 pub(crate) mod chunker;
 pub mod clone_target;
 pub(crate) mod closure;
@@ -125,6 +126,7 @@ pub(crate) mod status;
 mod table_def;
 pub(crate) mod table_edit;
 pub(crate) mod tags;
+pub(crate) mod tree_kind;
 pub mod vc;
 pub(crate) mod working;
 pub(crate) mod writer;

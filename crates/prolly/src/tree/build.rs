@@ -569,7 +569,7 @@ impl<'a, S: StoreFastPaths + ?Sized, T: TreeSchema + ?Sized> TreeBuilder<'a, S, 
     pub(crate) fn at_level(store: &'a S, schema: &'a T, level: u8) -> Self {
         let mut levels: Vec<LevelBuilder> =
             (level..MAX_LEVELS as u8).map(LevelBuilder::new).collect();
-        if level == 0 && batch_hashing_pays(store.profile()) {
+        if level == 0 && batch_hashing_pays(store.profile()) && !schema.foreign_nodes() {
             if let Some(leaves) = levels.first_mut() {
                 leaves.hash_in_batches();
             }
@@ -590,7 +590,7 @@ impl<'a, S: StoreFastPaths + ?Sized, T: TreeSchema + ?Sized> TreeBuilder<'a, S, 
     /// [`background_hashing`](crate::process::background_hashing) allows it.
     /// `tree_workload build1t` in the benchmarks gives the speedup on your machine.
     pub fn with_hash_thread(mut self) -> Self {
-        if self.first_level == 0 {
+        if self.first_level == 0 && !self.out.schema.foreign_nodes() {
             if let Some(leaves) = self.levels.first_mut() {
                 leaves.batches_for_owner(BUILD_LEAF_BATCH);
             }
