@@ -1,12 +1,12 @@
 //! Address maps (`AddressMap` trees: a store root's datasets, a root value's tables) of any
-//! size, read and edited as Dolt edits them (see [`super::tree_kind`]).
+//! size, read and edited as Dolt edits them (see [`super::chunker`]).
 
 use std::sync::Arc;
 
 use prollystore_format::{Address, ADDRESS_LEN};
 
 use super::chunk_io::ChunkIo;
-use super::tree_kind::{apply_edits, entries, Edit, TreeKind};
+use super::chunker::{apply_edits, entries, Edit, TreeKind};
 use crate::error::{DoltError, Result};
 
 /// Every `(name, address)` of the address map whose root node is `root`, in name order.

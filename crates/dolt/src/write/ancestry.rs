@@ -8,7 +8,7 @@ use prollystore_format::message::objects::CommitFields;
 use prollystore_format::Address;
 
 use super::chunk_io::ChunkIo;
-use super::tree_kind::{entries, TreeKind};
+use super::chunker::{entries, TreeKind};
 use crate::error::{bad_chunk, Result};
 
 /// A commit and every ancestor, as `(height, address)`.

@@ -1,7 +1,7 @@
 //! A new commit's parent closure (`store/datas/commit_closure.go`
 //! `writeFbCommitParentClosure`): the first parent's closure, plus what the other parents'
 //! closures hold that it lacks, plus the parents themselves — added in one edit, as Dolt adds
-//! them (which decides where the closure's nodes end, see [`super::tree_kind`]).
+//! them (which decides where the closure's nodes end, see [`super::chunker`]).
 
 use std::collections::HashSet;
 
@@ -9,7 +9,7 @@ use prollystore_format::message::objects::CommitFields;
 use prollystore_format::Address;
 
 use super::chunk_io::ChunkIo;
-use super::tree_kind::{apply_edits, entries, Edit, TreeKind};
+use super::chunker::{apply_edits, entries, Edit, TreeKind};
 use crate::error::{bad_chunk, Result};
 
 /// The value Dolt puts for each closure key it adds (`emptyCommitClosureValue`).

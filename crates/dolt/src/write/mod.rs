@@ -99,7 +99,6 @@ mod bulk_insert;
 mod checkout_carry;
 pub(crate) mod checks;
 pub(crate) mod chunk_io;
-#[cfg(test)]
 pub(crate) mod chunker;
 pub mod clone_target;
 pub(crate) mod closure;
@@ -126,7 +125,8 @@ pub(crate) mod status;
 mod table_def;
 pub(crate) mod table_edit;
 pub(crate) mod tags;
-pub(crate) mod tree_kind;
+#[cfg(test)]
+mod tree_kind;
 pub mod vc;
 pub(crate) mod working;
 pub(crate) mod writer;
