@@ -28,6 +28,8 @@
  * - The prolly_remote_* functions (push, pull, clone through object storage; a remote opened
  *   read-only in place) are in libraries built with the `remote` Cargo feature (off by
  *   default).
+ * - prolly_dolt_clone (a Dolt database cloned from a Dolt remote) is in libraries built with
+ *   the `dolt-remote` Cargo feature (off by default).
  */
 
 #ifndef PROLLYSTORE_H
@@ -1832,6 +1834,15 @@ prolly_result prolly_dolt_writer_commit(struct prolly_dolt_writer *writer,
 int64_t prolly_dolt_writer_branch(const struct prolly_dolt_writer *writer,
                                   char *buf,
                                   size_t buf_len);
+
+/**
+ * Clones the Dolt database at `url` into `dir` (which must not exist, or be empty), checking
+ * out `main` (else `master`, else the first branch by name), with `origin` as the remote, as
+ * `dolt clone URL DIR` does. A failed clone leaves no directory; the reason is in
+ * `prolly_last_error_message` (`PROLLY_RESULT_NOT_FOUND`: no such database;
+ * `PROLLY_RESULT_ERR_INVALID_ARGUMENT`: a bad URL or destination).
+ */
+prolly_result prolly_dolt_clone(const char *url, const char *dir);
 
 /**
  * Reads field `field` of `tuple` (`tuple_len` bytes; a `prolly_side` of `schema`) as an int8.

@@ -1,5 +1,6 @@
 """Dolt databases: read with ``prollystore.dolt.open(path)``, written with
-``prollystore.dolt.Writer(path)`` (plus ``create_branch``, ``checkout``, ``merge``).
+``prollystore.dolt.Writer(path)`` (plus ``create_branch``, ``checkout``, ``merge``), cloned
+from a Dolt remote with ``prollystore.dolt.clone(url, dir)``.
 
 A :class:`Database` lists branches, tags and the log and gives tables at any state; a
 :class:`Table` answers keyed reads (``get``), scans (``scan``) and becomes Arrow, pandas or
@@ -14,7 +15,7 @@ from typing import Any, Iterable, List, Optional, Sequence, Tuple
 
 from ._native import Database, Diff, Rows, Table
 from ._native import Writer as _NativeWriter
-from ._native import checkout, create_branch, delete_branch, merge
+from ._native import checkout, clone, create_branch, delete_branch, merge
 
 __all__ = [
     "Database",
@@ -23,6 +24,7 @@ __all__ = [
     "Table",
     "Writer",
     "checkout",
+    "clone",
     "create_branch",
     "delete_branch",
     "merge",

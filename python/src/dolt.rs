@@ -547,7 +547,10 @@ impl PyTable {
         let reader = self.cell.borrow_dependent();
         let Some(plan) = &self.get_plan else {
             return Err(dolt_err(reader.primary_key().err().unwrap_or_else(|| {
-                prollystore_dolt::DoltError::Unsupported("no primary key".into())
+                prollystore_dolt::error::bad_input(
+                    "a primary-key get",
+                    "the table has no primary key",
+                )
             })));
         };
         let n = plan.key_columns().len();

@@ -6,6 +6,7 @@
 //! * `dolt_write`: Dolt databases written — `prollystore.dolt.Writer` (tables from `CREATE
 //!   TABLE` text, rows inserted, updated, upserted and deleted, commits), branches, checkout
 //!   and merge.
+//! * `dolt_remote`: `prollystore.dolt.clone(url, dir)` from a Dolt remote.
 //! * `store`: native stores and maps — built from rows, pandas or Arrow; get, scan, edit, diff,
 //!   three-way merge, copy, verify.
 //! * `arrow`: tables, scans, diffs and maps as Arrow streams (the PyCapsule protocol), and
@@ -17,6 +18,7 @@ use pyo3::prelude::*;
 
 mod arrow;
 mod dolt;
+mod dolt_remote;
 mod dolt_write;
 mod errors;
 mod point_get;
@@ -29,6 +31,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<arrow::PyStream>()?;
     dolt::register(m)?;
     dolt_write::register(m)?;
+    dolt_remote::register(m)?;
     store::register(m)?;
     Ok(())
 }

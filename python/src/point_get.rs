@@ -398,7 +398,10 @@ impl GetPlan {
             return Ok(false);
         };
         let bad = |what: &str, e: &dyn std::fmt::Display| {
-            dolt_err(DoltError::Unsupported(format!("stored {what} tuple: {e}")))
+            dolt_err(prollystore_dolt::error::malformed(
+                format!("a stored {what} tuple"),
+                e.to_string(),
+            ))
         };
         // Both are valid tuples: the key was built here, the value comes from a tree node,
         // verified (tuples included) when it was read. Unchecked views never read out of

@@ -217,6 +217,9 @@ pub enum DoltCommand {
     Vc(crate::dolt_vc::VcCommand),
     /// Clone a Dolt database from a remote: `prolly dolt clone URL DIR` (no DBDIR).
     Clone(crate::dolt_remote::CloneArgs),
+    /// Remotes: `remote add|remove|list`, `fetch`, `pull`.
+    #[command(flatten)]
+    Remote(crate::dolt_remote::RemoteCommand),
 }
 
 /// Runs a `dolt` subcommand, writing its text to `out` (export may write to a file instead).
@@ -226,6 +229,9 @@ pub fn run(args: DoltArgs, quiet: bool, out: &mut dyn Write) -> Result<()> {
     }
     if args.dir.as_os_str() == NO_DBDIR {
         return Err(Error::Msg("the DBDIR argument is missing".into()));
+    }
+    if let DoltCommand::Remote(command) = args.command {
+        return crate::dolt_remote::run(&args.dir, command, out);
     }
     // Writes open the database themselves, for writing.
     match args.command {
@@ -319,7 +325,8 @@ pub fn run(args: DoltArgs, quiet: bool, out: &mut dyn Write) -> Result<()> {
         DoltCommand::Import { .. }
         | DoltCommand::Commit { .. }
         | DoltCommand::Alter { .. }
-        | DoltCommand::Clone(_) => Ok(()),
+        | DoltCommand::Clone(_)
+        | DoltCommand::Remote(_) => Ok(()),
         DoltCommand::Scan {
             table,
             index,

@@ -46,3 +46,126 @@ pub fn clone(args: CloneArgs, out: &mut dyn Write) -> Result<()> {
     )?;
     Ok(())
 }
+
+/// `prolly dolt DBDIR remote …`, `fetch`, `pull`.
+#[derive(clap::Subcommand, Debug)]
+pub enum RemoteCommand {
+    /// The database's remotes, like `dolt remote`: `remote add NAME URL`, `remote remove NAME`,
+    /// `remote list` (`-v`: with URLs).
+    Remote {
+        /// add, remove or list.
+        #[command(subcommand)]
+        action: RemoteAction,
+    },
+    /// Fetch a remote's branches into `refs/remotes/REMOTE/*`, like `dolt fetch` (only the
+    /// chunks the database lacks move).
+    Fetch {
+        /// The remote (default `origin`).
+        #[arg(default_value = "origin")]
+        remote: String,
+    },
+    /// Fetch, then fast-forward the current branch to the remote's branch, like `dolt pull
+    /// --ff-only` (refused when the branch has uncommitted changes or has diverged).
+    Pull {
+        /// The remote (default `origin`).
+        #[arg(default_value = "origin")]
+        remote: String,
+        /// The remote branch (default: the current branch's upstream, else the same name).
+        branch: Option<String>,
+    },
+}
+
+/// `remote add|remove|list`.
+#[derive(clap::Subcommand, Debug)]
+pub enum RemoteAction {
+    /// Records a remote (URL normalised as `dolt remote add` does).
+    Add {
+        /// Its name.
+        name: String,
+        /// Its URL (`http://HOST:PORT/DB`, `file:///DIR`, `org/repo` for DoltHub).
+        url: String,
+    },
+    /// Removes a remote and its remote-tracking branches.
+    #[command(alias = "rm")]
+    Remove {
+        /// Its name.
+        name: String,
+    },
+    /// Lists the remotes, like `dolt remote` (`-v`: `NAME URL`, as `dolt remote -v`).
+    List {
+        /// With URLs.
+        #[arg(short, long)]
+        verbose: bool,
+    },
+}
+
+fn remote_error(e: prollystore_dolt_remote::RemoteError) -> Error {
+    Error::Msg(e.to_string())
+}
+
+/// Runs a remote subcommand on the database in `dir`.
+pub fn run(dir: &std::path::Path, command: RemoteCommand, out: &mut dyn Write) -> Result<()> {
+    use prollystore_dolt_remote as r;
+    match command {
+        RemoteCommand::Remote { action } => match action {
+            RemoteAction::Add { name, url } => {
+                let url = r::remote_add(dir, &name, &url).map_err(remote_error)?;
+                writeln!(out, "added remote {name} {url}")?;
+            }
+            RemoteAction::Remove { name } => {
+                r::remote_remove(dir, &name).map_err(remote_error)?;
+                writeln!(out, "removed remote {name}")?;
+            }
+            RemoteAction::List { verbose } => {
+                for remote in r::remote_list(dir).map_err(remote_error)? {
+                    if verbose {
+                        // `dolt remote -v` prints a space after the URL (its parameters follow).
+                        writeln!(out, "{} {} ", remote.name, remote.url)?;
+                    } else {
+                        writeln!(out, "{}", remote.name)?;
+                    }
+                }
+            }
+        },
+        RemoteCommand::Fetch { remote } => {
+            let report =
+                r::fetch(dir, &remote, &r::CloneOptions::default()).map_err(remote_error)?;
+            fetch_lines(&report, out)?;
+        }
+        RemoteCommand::Pull { remote, branch } => {
+            let report = r::pull(dir, &remote, branch.as_deref(), &r::CloneOptions::default())
+                .map_err(remote_error)?;
+            fetch_lines(&report.fetch, out)?;
+            match report.outcome {
+                r::FastForward::UpToDate => writeln!(out, "Everything up-to-date")?,
+                r::FastForward::Moved { from, to } => {
+                    writeln!(out, "Fast-forward\nUpdating {from}..{to}")?;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+fn fetch_lines(report: &prollystore_dolt_remote::FetchReport, out: &mut dyn Write) -> Result<()> {
+    writeln!(
+        out,
+        "fetched {} ({}): {} new chunks, {} bytes",
+        report.remote, report.url, report.chunks, report.bytes
+    )?;
+    for u in &report.updated {
+        match u.old {
+            None => writeln!(
+                out,
+                " * [new branch] {} -> {}/{}",
+                u.branch, report.remote, u.branch
+            )?,
+            Some(old) => writeln!(
+                out,
+                "   {old}..{} {} -> {}/{}",
+                u.new, u.branch, report.remote, u.branch
+            )?,
+        }
+    }
+    Ok(())
+}

@@ -29,8 +29,14 @@ pub enum ImportMode {
 /// unless quotes had to be undone.
 type Field<'a> = Option<Cow<'a, [u8]>>;
 
-/// CSV text (RFC 4180: `"` quotes, `""` inside quotes, CRLF or LF) split into records one at a
-/// time, fields borrowed from the text where they can be.
+/// CSV text split into records one at a time as `dolt table import` reads it, fields borrowed
+/// from the text where they can be. Dolt's reader (checked against `dolt table import` on
+/// crafted files, `crates/cli/tests/dolt_write.rs`): Unicode whitespace before a field is
+/// dropped (so a field of only spaces is NULL, and spaces before a quote leave a quoted
+/// field); trailing whitespace and whitespace inside quotes are kept; a quote inside an
+/// unquoted field is an ordinary byte; a closing quote must be followed by a comma or the end
+/// of the line; CRLF is read as LF (inside quotes too), a lone CR is kept; empty lines
+/// between records are skipped.
 #[derive(Clone)]
 struct CsvRecords<'a> {
     data: &'a [u8],
@@ -38,6 +44,30 @@ struct CsvRecords<'a> {
     at: usize,
     /// Line of `at`, for errors.
     line: usize,
+}
+
+/// How many bytes of Unicode whitespace (`char::is_whitespace`, the same set as Go's
+/// `unicode.IsSpace`) start `d`, stopping at a line feed (which ends the record).
+fn leading_space(d: &[u8]) -> usize {
+    let mut n = 0;
+    while let Some(&b) = d.get(n) {
+        if b.is_ascii() {
+            if b == b'\n' || !matches!(b, b' ' | b'\t'..=b'\r') {
+                break;
+            }
+            n += 1;
+            continue;
+        }
+        let rest = &d[n..];
+        let c = (2..=rest.len().min(4))
+            .find_map(|e| std::str::from_utf8(&rest[..e]).ok())
+            .and_then(|s| s.chars().next());
+        match c {
+            Some(c) if c.is_whitespace() => n += c.len_utf8(),
+            _ => break,
+        }
+    }
+    n
 }
 
 impl<'a> CsvRecords<'a> {
@@ -76,8 +106,25 @@ impl<'a> CsvRecords<'a> {
         Some((first, second))
     }
 
+    /// Moves past empty lines (LF, CRLF, or a CR that ends the text).
+    fn skip_empty_lines(&mut self) {
+        loop {
+            match self.data.get(self.at..).unwrap_or_default() {
+                [b'\n', ..] => self.at += 1,
+                [b'\r', b'\n', ..] => self.at += 2,
+                [b'\r'] => {
+                    self.at += 1;
+                    return;
+                }
+                _ => return,
+            }
+            self.line += 1;
+        }
+    }
+
     /// The next record, or `None` at the end of the text.
     fn next_record(&mut self, width: usize) -> Option<Result<Vec<Field<'a>>>> {
+        self.skip_empty_lines();
         if self.at >= self.data.len() {
             return None;
         }
@@ -95,87 +142,86 @@ impl<'a> CsvRecords<'a> {
         }
     }
 
-    /// The field at `at`, and whether it ends its record.
+    /// The field at `at` (after the whitespace that starts it), and whether it ends its
+    /// record.
     fn field(&mut self) -> Result<(Field<'a>, bool)> {
         let d = self.data;
+        self.at += leading_space(&d[self.at..]);
         let start = self.at;
         if d.get(start) == Some(&b'"') {
             return self.quoted_field();
         }
         let plain = |end: usize| (end > start).then(|| Cow::Borrowed(&d[start..end]));
-        let mut i = start;
-        while i < d.len() {
-            match d[i] {
-                b',' => {
-                    self.at = i + 1;
-                    return Ok((plain(i), false));
-                }
-                b'\n' => {
-                    self.at = i + 1;
-                    self.line += 1;
-                    return Ok((plain(i), true));
-                }
-                b'\r' if d.get(i + 1) == Some(&b'\n') => {
-                    self.at = i + 2;
-                    self.line += 1;
-                    return Ok((plain(i), true));
-                }
-                b'"' => return Err(self.quote_error()),
-                _ => i += 1,
-            }
+        let len = start
+            + d[start..]
+                .iter()
+                .position(|&c| matches!(c, b',' | b'\n'))
+                .unwrap_or(d.len() - start);
+        let Some(&c) = d.get(len) else {
+            // The text's end: a CR there is dropped, as Dolt drops it.
+            self.at = len;
+            let end = if len > start && d[len - 1] == b'\r' {
+                len - 1
+            } else {
+                len
+            };
+            return Ok((plain(end), true));
+        };
+        self.at = len + 1;
+        if c == b',' {
+            return Ok((plain(len), false));
         }
-        self.at = i;
-        Ok((plain(i), true))
+        self.line += 1;
+        let end = if len > start && d[len - 1] == b'\r' {
+            len - 1
+        } else {
+            len
+        };
+        Ok((plain(end), true))
     }
 
-    /// A field that starts with a quote (text after its closing quote belongs to it too).
+    /// A field that starts with a quote; its closing quote is followed by a comma or the end
+    /// of the line.
     fn quoted_field(&mut self) -> Result<(Field<'a>, bool)> {
         let d = self.data;
         let first_line = self.line;
         let mut field = Vec::new();
-        let mut in_quotes = true;
         let mut i = self.at + 1;
         while i < d.len() {
-            let c = d[i];
-            if in_quotes {
-                match c {
-                    b'"' if d.get(i + 1) == Some(&b'"') => {
-                        field.push(b'"');
-                        i += 1;
-                    }
-                    b'"' => in_quotes = false,
-                    b'\n' => {
-                        self.line += 1;
-                        field.push(c);
-                    }
-                    _ => field.push(c),
+            match d[i] {
+                b'"' if d.get(i + 1) == Some(&b'"') => {
+                    field.push(b'"');
+                    i += 2;
                 }
-            } else {
-                match c {
-                    b'"' => return Err(self.quote_error()),
-                    b',' | b'\n' => {
-                        self.at = i + 1;
-                        self.line += usize::from(c == b'\n');
-                        return Ok((Some(Cow::Owned(field)), c == b'\n'));
-                    }
-                    b'\r' if d.get(i + 1) == Some(&b'\n') => {}
-                    _ => field.push(c),
+                b'"' => {
+                    let (at, last) = match d.get(i + 1..).unwrap_or_default() {
+                        [b',', ..] => (i + 2, false),
+                        [] | [b'\r'] => (d.len(), true),
+                        [b'\n', ..] => (i + 2, true),
+                        [b'\r', b'\n', ..] => (i + 3, true),
+                        _ => return Err(self.quote_error()),
+                    };
+                    self.line += usize::from(d.get(at - 1) == Some(&b'\n'));
+                    self.at = at;
+                    return Ok((Some(Cow::Owned(field)), last));
+                }
+                b'\r' if d.get(i + 1) == Some(&b'\n') => i += 1,
+                c => {
+                    self.line += usize::from(c == b'\n');
+                    field.push(c);
+                    i += 1;
                 }
             }
-            i += 1;
         }
-        if in_quotes {
-            return Err(Error::msg(format!(
-                "line {first_line}: a quoted field that does not end"
-            )));
-        }
-        self.at = i;
-        Ok((Some(Cow::Owned(field)), true))
+        Err(Error::msg(format!(
+            "line {first_line}: a quoted field that does not end"
+        )))
     }
 
     fn quote_error(&self) -> Error {
         Error::msg(format!(
-            "line {}: a quote inside an unquoted field",
+            "line {}: text after a closing quote (a field that starts with a quote ends \
+             with one, before a comma or the line's end)",
             self.line
         ))
     }
@@ -319,7 +365,10 @@ pub fn import(
     let names = header
         .into_iter()
         .map(|h| {
+            // Dolt trims spaces, tabs, CR and LF around header names.
             h.and_then(|b| String::from_utf8(b.into_owned()).ok())
+                .map(|n| n.trim_matches([' ', '\t', '\r', '\n']).to_string())
+                .filter(|n| !n.is_empty())
                 .ok_or_else(|| {
                     Error::msg(format!(
                         "{}: a header field is empty or not UTF-8",
@@ -528,13 +577,18 @@ mod tests {
         assert_eq!(r[1], vec![Some(b"1".to_vec()), None, Some(Vec::new())]);
         assert_eq!(r[2][0], Some(b"x,\"y\"\nz".to_vec()));
         assert!(parse_csv(b"a\n\"open").is_err());
-        assert!(parse_csv(b"a\nx\"y").is_err());
+        assert_eq!(
+            parse_csv(b"a\nx\"y").unwrap()[1],
+            vec![Some(b"x\"y".to_vec())]
+        );
         assert!(parse_csv(b"a\n\"x\"\"").is_err());
-        // Text after a closing quote is part of the field; a lone CR too; CRLF ends a record.
-        let r = parse_csv(b"\"a\"b,c\rd\r\n\r\n,\n").unwrap();
-        assert_eq!(r[0], vec![Some(b"ab".to_vec()), Some(b"c\rd".to_vec())]);
-        assert_eq!(r[1], vec![None]);
-        assert_eq!(r[2], vec![None, None]);
+        assert!(parse_csv(b"a\n\"x\"y").is_err());
+        // Whitespace before a field goes (a field of it is NULL), after it stays; empty
+        // lines are skipped; CRLF inside quotes is LF; a lone CR stays.
+        let r = parse_csv(b" \"a\",c\rd\r\n\r\n\n \t,\xc2\xa0x \n\"1\r\n2\"\r").unwrap();
+        assert_eq!(r[0], vec![Some(b"a".to_vec()), Some(b"c\rd".to_vec())]);
+        assert_eq!(r[1], vec![None, Some(b"x ".to_vec())]);
+        assert_eq!(r[2], vec![Some(b"1\n2".to_vec())]);
         assert_eq!(r.len(), 3);
         assert_eq!(
             parse_author("Ada L <ada@example.com>").unwrap(),

@@ -271,8 +271,8 @@ fn duplicate_header_columns_and_error_lines() {
         ),
         (
             "stray.csv",
-            "id,name\n3,a\n4,x\"y\n",
-            "line 3: a quote inside an unquoted field",
+            "id,name\n3,a\n4,\"x\"y\n",
+            "line 3: text after a closing quote",
         ),
     ] {
         let o = run(&db, &["import", "u", &file(name, text)]);
@@ -316,5 +316,174 @@ fn bad_sql_and_unsupported_clauses_say_which() {
     assert!(
         snapshot(&after) == before,
         "a refused statement wrote something"
+    );
+}
+
+/// Runs the `dolt` that `PROLLY_DOLT` names in `dir` (throwaway HOME, UTC), if set; whether
+/// it succeeded.
+fn dolt(dir: &Path, args: &[&str]) -> Option<bool> {
+    let bin = std::env::var_os("PROLLY_DOLT").filter(|v| !v.is_empty())?;
+    let home = dir.parent().unwrap().join("dolt-home");
+    std::fs::create_dir_all(home.join(".dolt")).unwrap();
+    std::fs::write(
+        home.join(".dolt/config_global.json"),
+        r#"{"user.name":"Vector Bot","user.email":"bot@example.com","metrics.disabled":"true"}"#,
+    )
+    .unwrap();
+    let o = Command::new(bin)
+        .args(args)
+        .current_dir(dir)
+        .env("HOME", &home)
+        .env("TZ", "UTC")
+        .output()
+        .unwrap();
+    if !o.status.success() {
+        eprintln!("dolt {args:?}: {}", String::from_utf8_lossy(&o.stderr));
+    }
+    Some(o.status.success())
+}
+
+/// The working set's table addresses of the Dolt database at `dir`.
+fn working_tables(dir: &Path) -> BTreeMap<String, String> {
+    let db = prollystore_sql::open(dir).unwrap();
+    let root = db
+        .root_at("main", prollystore_dolt::db::State::Working)
+        .unwrap();
+    root.tables
+        .iter()
+        .map(|(t, a)| (t.clone(), a.to_string()))
+        .collect()
+}
+
+/// Crafted CSV: whitespace before fields (space, tab, VT, FF, CR, NBSP, EM SPACE, IDEOGRAPHIC
+/// SPACE), fields of only spaces, spaces before a quote, inside quotes and after values,
+/// header names padded, empty lines, CRLF lines and CRLF inside quotes, a lone CR, a quote
+/// inside an unquoted field, a byte-order mark (not whitespace).
+fn whitespace_csv() -> Vec<u8> {
+    let mut t: Vec<u8> = b" id ,\ta,b , n,d\r\n".to_vec();
+    let rows: [&[u8]; 14] = [
+        b"1,  lead,trail  ,3,1.5\n",
+        b"2,\tx, \"q\",4,2\n",
+        b"3,\" in\",  ,5,  \n",
+        b"4,\xc2\xa0nb,x, 6,\xe2\x80\x831.25\n",
+        b" 5,x,y,7 ,1.5 \n",
+        b"\n",
+        b"6,a\"b,c,8,0\r\n",
+        b"\r\n",
+        b"7,\x0b\x0cv,\xe3\x80\x80w,9,0\n",
+        b"8,\xef\xbb\xbfz,\r y,1,0\n",
+        b"9,\"x\r\ny\", \"\"\"q\"\" \",2,0\n",
+        b"10,a\rb,\"\",3,0\n",
+        b"11, \t ,\" \",4,0\n",
+        b"12,end,  z  ,5,9.99",
+    ];
+    for r in rows {
+        t.extend_from_slice(r);
+    }
+    t
+}
+
+/// Many rows without quotes (more than 1 MiB, so read in two halves), with leading and
+/// trailing whitespace drawn from a fixed sequence.
+fn whitespace_csv_large() -> Vec<u8> {
+    let pads = ["", " ", "  ", "\t", " \t ", "\u{a0}", "\u{3000}"];
+    let mut t = String::from("id,a,b,n,d\n");
+    let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+    for i in 0..40_000u32 {
+        let mut pad = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            pads[(x % pads.len() as u64) as usize]
+        };
+        let (p1, p2, p3, p4, p5) = (pad(), pad(), pad(), pad(), pad());
+        t.push_str(&format!(
+            "{p1}{i},{p2}name {i}{p3},{p4}{}{p5},{p1}{},{p2}{}.{:02}\n",
+            i % 97,
+            i % 1000,
+            i % 9999,
+            i % 100
+        ));
+        if i % 5000 == 0 {
+            t.push('\n');
+        }
+    }
+    t.into_bytes()
+}
+
+/// Table hashes Dolt 2.3.1 made with `dolt table import -u` of [`whitespace_csv`] (table
+/// `sp`) and [`whitespace_csv_large`] (table `sl`) into the `basic` scenario's `before`
+/// database, each table created first by `dolt sql -q` with its CREATE TABLE (printed by
+/// `csv_whitespace_is_read_as_dolt_reads_it` with `PROLLY_DOLT` set).
+const DOLT_WHITESPACE_TABLES: [(&str, &str); 2] = [
+    ("sl", "5lou5kfe9shj8meue3eqjo83n2jvorq9"),
+    ("sp", "bir6n6m94v69nkq8vo28l1iua48hc7vt"),
+];
+
+/// `prolly dolt DB import` reads whitespace around and inside CSV fields as `dolt table
+/// import` does: the same tables as Dolt's import of the same files (live with `PROLLY_DOLT`,
+/// else the hashes Dolt made); one file is read in two halves. A closing quote followed by
+/// other text is refused, as Dolt refuses it.
+#[test]
+fn csv_whitespace_is_read_as_dolt_reads_it() {
+    let base = prollystore_test_vectors::require("dolt-write/basic");
+    let tmp = tempfile::tempdir().unwrap();
+    let create = |t: &str| {
+        format!(
+            "CREATE TABLE {t} (id INT PRIMARY KEY, a VARCHAR(40), b VARCHAR(40), n INT, \
+             d DECIMAL(6,2))"
+        )
+    };
+    let files = [
+        ("sp", tmp.path().join("sp.csv"), whitespace_csv()),
+        ("sl", tmp.path().join("sl.csv"), whitespace_csv_large()),
+    ];
+    let ours = tmp.path().join("ours");
+    copy_tree(&base.join("before"), &ours);
+    for (t, path, text) in &files {
+        std::fs::write(path, text).unwrap();
+        let o = run(
+            &ours,
+            &["import", t, path.to_str().unwrap(), "--create", &create(t)],
+        );
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+    let got = working_tables(&ours);
+    let theirs = tmp.path().join("theirs");
+    copy_tree(&base.join("before"), &theirs);
+    let live = files.iter().all(|(t, path, _)| {
+        dolt(&theirs, &["sql", "-q", &create(t)]).is_some_and(|ok| ok)
+            && dolt(
+                &theirs,
+                &["table", "import", "-u", t, path.to_str().unwrap()],
+            ) == Some(true)
+    });
+    let want: BTreeMap<String, String> = if live {
+        let w = working_tables(&theirs);
+        eprintln!("Dolt's tables: {w:?}");
+        w.into_iter()
+            .filter(|(t, _)| t == "sp" || t == "sl")
+            .collect()
+    } else {
+        DOLT_WHITESPACE_TABLES
+            .iter()
+            .map(|(t, h)| (t.to_string(), h.to_string()))
+            .collect()
+    };
+    for (t, h) in &want {
+        assert_eq!(got.get(t), Some(h), "table {t}");
+    }
+    // Text after a closing quote: refused (Dolt: "bare \" in non-quoted field" class of
+    // error), nothing written.
+    let before = snapshot(&ours);
+    let bad = tmp.path().join("after_quote.csv");
+    std::fs::write(&bad, "id,a\n1,\"q\" \n").unwrap();
+    let o = run(&ours, &["import", "sp", bad.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("line 2: text after a closing quote"), "{err}");
+    assert!(
+        snapshot(&ours) == before,
+        "a rejected import wrote something"
     );
 }

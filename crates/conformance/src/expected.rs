@@ -386,7 +386,10 @@ fn view_csv(db: &Database, t: &prollystore_dolt::db::Table, header: &str) -> Res
         } else if let Some(i) = h.strip_suffix("_text").and_then(found) {
             (i, Op::Text)
         } else {
-            return Err(DoltError::Unsupported(format!("view column {h:?}")));
+            return Err(prollystore_dolt::error::bad_input(
+                format!("expected-output column {h:?}"),
+                "it names no column of the table, nor a _len, _srid, _wkt or _text view of one",
+            ));
         };
         plan.push((col, op));
     }

@@ -89,17 +89,7 @@ pub fn clone(url: &str, dir: &Path, options: &CloneOptions) -> Result<CloneRepor
         RemoteUrl::Grpc {
             endpoint,
             repo_path,
-        } => {
-            let runtime = tokio::runtime::Builder::new_multi_thread()
-                .worker_threads(2)
-                .enable_all()
-                .build()
-                .map_err(|e| RemoteError::Destination {
-                    path: dir.display().to_string(),
-                    reason: format!("cannot start the I/O runtime: {e}"),
-                })?;
-            runtime.block_on(clone_grpc(url, &endpoint, &repo_path, &temp, options))
-        }
+        } => runtime(dir)?.block_on(clone_grpc(url, &endpoint, &repo_path, &temp, options)),
         RemoteUrl::File { path } => clone_file(url, &path, &temp),
     }
     .and_then(|mut report| {
@@ -129,6 +119,18 @@ pub fn clone(url: &str, dir: &Path, options: &CloneOptions) -> Result<CloneRepor
     }
 }
 
+/// The I/O runtime of one remote operation on the database at `dir`.
+pub(crate) fn runtime(dir: &Path) -> Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| RemoteError::Destination {
+            path: dir.display().to_string(),
+            reason: format!("cannot start the I/O runtime: {e}"),
+        })
+}
+
 /// A new store in `temp`, for a remote whose root is `root` (an empty root is an error).
 fn new_target(url: &str, root: Address, temp: &Path) -> Result<CloneTarget> {
     if root.is_zero() {
@@ -144,7 +146,7 @@ fn new_target(url: &str, root: Address, temp: &Path) -> Result<CloneTarget> {
     Ok(CloneTarget::create(temp)?)
 }
 
-fn empty_report(root: Address) -> CloneReport {
+pub(crate) fn empty_report(root: Address) -> CloneReport {
     CloneReport {
         branch: String::new(),
         root,
@@ -181,6 +183,22 @@ const FILE_BATCH: usize = 1024;
 /// files, as `dolt push` writes it), read with the local chunk reader and copied into a new
 /// store in `temp`.
 fn clone_file(url: &str, path: &Path, temp: &Path) -> Result<CloneReport> {
+    let source = open_file_remote(url, path)?;
+    let root = source.root();
+    let mut target = new_target(url, root, temp)?;
+    let mut report = empty_report(root);
+    copy_file_reachable(url, &source, root, &mut target, &mut report)?;
+    report.chunks = target.chunk_count();
+    target.finish(root, now_secs())?;
+    Ok(report)
+}
+
+/// The store of a `file://` remote, opened for reading (hashes are checked once, when the
+/// chunks are queued).
+pub(crate) fn open_file_remote(
+    url: &str,
+    path: &Path,
+) -> Result<prollystore_dolt::chunks::DoltChunkSource> {
     if !path.is_dir() {
         return Err(RemoteError::NoSuchDatabase {
             url: url.to_string(),
@@ -196,18 +214,29 @@ fn clone_file(url: &str, path: &Path, temp: &Path) -> Result<CloneReport> {
             ),
         });
     }
+    Ok(prollystore_dolt::chunks::DoltChunkSource::open(path)
+        .map_err(|e| RemoteError::BadResponse {
+            url: url.to_string(),
+            what: "the remote's files".into(),
+            reason: e.to_string(),
+        })?
+        .with_verify_hashes(false))
+}
+
+/// Copies every chunk reachable from `root` in a `file://` remote's store that `target` lacks
+/// (the walk does not descend below a chunk `target` holds), level by level.
+pub(crate) fn copy_file_reachable(
+    url: &str,
+    source: &prollystore_dolt::chunks::DoltChunkSource,
+    root: Address,
+    target: &mut CloneTarget,
+    report: &mut CloneReport,
+) -> Result<()> {
     let bad = |what: String, e: prollystore_dolt::error::DoltError| RemoteError::BadResponse {
         url: url.to_string(),
         what,
         reason: e.to_string(),
     };
-    // Hashes are checked once, when the chunks are queued.
-    let source = prollystore_dolt::chunks::DoltChunkSource::open(path)
-        .map_err(|e| bad("the remote's files".into(), e))?
-        .with_verify_hashes(false);
-    let root = source.root();
-    let mut target = new_target(url, root, temp)?;
-    let mut report = empty_report(root);
     let mut seen: HashSet<Address> = HashSet::from([root]);
     let mut level = vec![root];
     while !level.is_empty() {
@@ -241,9 +270,7 @@ fn clone_file(url: &str, path: &Path, temp: &Path) -> Result<CloneReport> {
         }
         level = next;
     }
-    report.chunks = target.chunk_count();
-    target.finish(root, now_secs())?;
-    Ok(report)
+    Ok(())
 }
 
 /// The destination directory and the temporary one the clone is built in.
@@ -307,7 +334,7 @@ impl Destination {
     }
 }
 
-fn now_secs() -> u64 {
+pub(crate) fn now_secs() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_secs())
@@ -315,7 +342,7 @@ fn now_secs() -> u64 {
 }
 
 /// `user.name` and `user.email`: the options', else Dolt's global config's, else empty.
-fn user(options: &CloneOptions) -> (String, String) {
+pub(crate) fn user(options: &CloneOptions) -> (String, String) {
     let config: Option<serde_like::Config> = std::env::var_os("HOME")
         .map(|h| Path::new(&h).join(".dolt/config_global.json"))
         .and_then(|p| std::fs::read_to_string(p).ok())
@@ -349,7 +376,7 @@ mod serde_like {
 }
 
 /// Copies every chunk reachable from `root` that `target` lacks.
-async fn copy_reachable(
+pub(crate) async fn copy_reachable(
     client: &mut RemoteClient,
     root: Address,
     target: &mut CloneTarget,

@@ -58,6 +58,28 @@ pub enum RemoteError {
         /// The chunk.
         chunk: Address,
     },
+    /// The database has no remote of that name.
+    #[error("unknown remote {name:?}: this database's remotes are {}", if known.is_empty() { "none".to_string() } else { known.join(", ") })]
+    UnknownRemote {
+        /// The name asked for.
+        name: String,
+        /// The remotes `repo_state.json` names.
+        known: Vec<String>,
+    },
+    /// `remote add` of a name already taken.
+    #[error("remote {name:?} already exists")]
+    RemoteExists {
+        /// The name.
+        name: String,
+    },
+    /// The remote has no branch of that name.
+    #[error("{url}: the remote has no branch {branch:?}")]
+    NoSuchBranch {
+        /// The remote.
+        url: String,
+        /// The branch.
+        branch: String,
+    },
     /// The destination cannot be used (exists, not writable).
     #[error("{path}: {reason}")]
     Destination {

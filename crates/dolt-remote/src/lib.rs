@@ -10,16 +10,24 @@
 //! * [`clone()`]: a database copied from `file:///DIR` or `http://HOST:PORT/DATABASE` (a `dolt sql-server
 //!   --remotesapi-port`) into a new directory Dolt opens as its own clone.
 //!
-//! Not yet: `aws://` and `gs://` remotes, fetch, pull and push, reading in place.
+//! * [`fetch()`], [`pull()`] (fast-forward only), [`remote_add`], [`remote_remove`],
+//!   [`remote_list`]: a database's remotes as `dolt remote`, `dolt fetch` and `dolt pull` keep
+//!   them.
+//!
+//! Not yet: push, `aws://` and `gs://` remotes, reading in place.
 
 pub mod client;
 mod clone;
 pub mod error;
+mod fetch;
 pub mod locations;
 pub mod remote_url;
 
 pub use clone::{clone, CloneOptions, CloneReport};
 pub use error::{RemoteError, Result};
+pub use fetch::{fetch, pull, remote_add, remote_list, remote_remove, FetchReport, PullReport};
+pub use prollystore_dolt::write::clone_target::{FastForward, TrackingUpdate};
+pub use prollystore_dolt::write::repo_state::RemoteConfig;
 pub use remote_url::RemoteUrl;
 
 /// Dolt's remote API (`dolt.services.remotesapi.v1alpha1`), generated from the vendored

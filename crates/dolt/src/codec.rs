@@ -339,41 +339,6 @@ pub fn set_text(names: &[String], bits: u64) -> String {
     text
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn kinds_need_the_types_own_encoding() {
-        let int = SqlType::parse("int unsigned");
-        assert_eq!(Kind::of(&int, Encoding::Uint32), Kind::Int);
-        assert_eq!(Kind::of(&int, Encoding::Float64), Kind::Other);
-        assert_eq!(
-            Kind::of(&SqlType::parse("text"), Encoding::StringAdaptive),
-            Kind::Text(Storage::Adaptive)
-        );
-        assert_eq!(
-            Kind::of(&SqlType::parse("varchar(3)"), Encoding::Bytes),
-            Kind::Text(Storage::Mismatch)
-        );
-        assert_eq!(
-            Kind::of(&SqlType::parse("timestamp(3)"), Encoding::Datetime),
-            Kind::Datetime {
-                fsp: 3,
-                timestamp: true
-            }
-        );
-        assert_eq!(
-            Kind::of(&SqlType::parse("vector(3)"), Encoding::BytesAdaptive),
-            Kind::Other
-        );
-        assert_eq!(
-            set_text(&["a".into(), "b".into(), "c".into()], 0b101),
-            "a,c"
-        );
-    }
-}
-
 /// Reads the whole contents of a blob tree.
 pub fn read_blob(db: &Database, root: Address, expected_len: u64) -> Result<Vec<u8>> {
     let mut out = Vec::with_capacity(usize::try_from(expected_len.min(1 << 24)).unwrap_or(0));
@@ -409,4 +374,39 @@ pub(crate) fn read_blob_into(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kinds_need_the_types_own_encoding() {
+        let int = SqlType::parse("int unsigned");
+        assert_eq!(Kind::of(&int, Encoding::Uint32), Kind::Int);
+        assert_eq!(Kind::of(&int, Encoding::Float64), Kind::Other);
+        assert_eq!(
+            Kind::of(&SqlType::parse("text"), Encoding::StringAdaptive),
+            Kind::Text(Storage::Adaptive)
+        );
+        assert_eq!(
+            Kind::of(&SqlType::parse("varchar(3)"), Encoding::Bytes),
+            Kind::Text(Storage::Mismatch)
+        );
+        assert_eq!(
+            Kind::of(&SqlType::parse("timestamp(3)"), Encoding::Datetime),
+            Kind::Datetime {
+                fsp: 3,
+                timestamp: true
+            }
+        );
+        assert_eq!(
+            Kind::of(&SqlType::parse("vector(3)"), Encoding::BytesAdaptive),
+            Kind::Other
+        );
+        assert_eq!(
+            set_text(&["a".into(), "b".into(), "c".into()], 0b101),
+            "a,c"
+        );
+    }
 }

@@ -426,12 +426,9 @@ fn keyless_collations(table: &Table, visible: &[usize]) -> Result<Vec<Option<Col
     let mut out = Vec::with_capacity(visible.len());
     for &i in visible {
         let c = match schema.columns.get(i) {
-            Some(col) => schema.column_collation(col).map_err(|e| {
-                DoltError::Unsupported(format!(
-                    "keyless table {:?}: its output order needs each column's collation: {e}",
-                    table.name
-                ))
-            })?,
+            // The error names the column and its collation; it keeps its kind (a collation
+            // not implemented here is Unsupported, an unknown stored one Malformed).
+            Some(col) => schema.column_collation(col)?,
             None => None,
         };
         out.push(c.filter(|c| !c.is_code_point_order()));

@@ -13,7 +13,7 @@ use prollystore_format::tuple::{Tuple, TupleBuilder, TupleDesc};
 
 use crate::chunks::DoltChunkSource;
 use crate::db::{Database, Table};
-use crate::error::{bad_chunk, DoltError, Result};
+use crate::error::{bad_chunk, bad_input, DoltError, Result};
 use crate::index_map::IndexMap;
 use crate::key_encode::KeyEncoder;
 use crate::schema::{Column, Index};
@@ -164,10 +164,10 @@ impl<'a> TableReader<'a> {
         }
         let s = &self.table.schema;
         if s.keyless {
-            return Err(DoltError::Unsupported(format!(
-                "table {:?} has no primary key (keyless); scan it, or look up through an index",
-                self.table.name
-            )));
+            return Err(bad_input(
+                format!("a primary-key lookup in table {:?}", self.table.name),
+                "the table has no primary key (keyless): scan it, or look up through an index",
+            ));
         }
         let desc = s.primary_tuple_schema()?.key;
         Ok(encoder(self.table, &s.key_columns, desc))
@@ -196,10 +196,10 @@ impl<'a> TableReader<'a> {
     fn primary(&self) -> Result<(&IndexMap<'a>, &KeyEncoder)> {
         match &self.primary {
             Some((map, enc)) => Ok((map, enc)),
-            None => self.primary_key().and(Err(DoltError::Unsupported(format!(
-                "table {:?}: no primary key order",
-                self.table.name
-            )))),
+            None => self.primary_key().and(Err(bad_input(
+                format!("a primary-key read of table {:?}", self.table.name),
+                "the table has no primary key order",
+            ))),
         }
     }
 

@@ -247,3 +247,68 @@ fn bulk_reads_and_address_checks() {
         unchecked.check_addresses(&bad, &refs).unwrap();
     }
 }
+
+/// The batch a writer adds to `journal.idx` (`Journal::index_batch`) is read back by
+/// `Journal::open`, which then scans only the records after it, with the same root and chunks
+/// as a full scan; an index that does not fit the journal (its root record not where its last
+/// batch ends, or lookups past it) is ignored and the whole journal scanned, as Dolt ignores
+/// it.
+#[test]
+fn written_index_batches_are_read_and_stale_ones_ignored() {
+    use prollystore_dolt::chunks::codec::Backing;
+    use prollystore_dolt::chunks::journal::{extend_index, Journal};
+    let dir = prollystore_test_vectors::require("dolt-db");
+    let noms = dir.join("vecdb_journal/.dolt/noms");
+    let journal = std::fs::read(noms.join("vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv")).unwrap();
+    let scan = scan_records(&journal, 0, "journal").unwrap();
+    let open = |bytes: &[u8], idx: Option<&[u8]>| {
+        Journal::open(
+            Backing::Memory {
+                name: "journal".into(),
+                bytes: bytes.to_vec(),
+            },
+            idx,
+        )
+        .unwrap()
+    };
+    let sorted = |j: &Journal| {
+        let mut a = j.addresses().unwrap();
+        a.sort();
+        a
+    };
+    let full = open(&journal, None);
+    assert!(full.index_batch(usize::MAX).is_none());
+    let (keep, batch) = full.index_batch(1).unwrap();
+    assert_eq!(keep, 0);
+    let parsed = parse_index(&batch, "idx").unwrap();
+    let last = *scan.roots.last().unwrap();
+    assert_eq!(parsed.covered_end, last.offset);
+    assert_eq!(parsed.root, Some(last.root));
+    assert_eq!(parsed.valid_len, batch.len() as u64);
+    // Written to a file after a partial batch, which is dropped.
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("journal.idx");
+    std::fs::write(&path, [0u8; 40]).unwrap();
+    extend_index(&path, keep, &batch).unwrap();
+    assert_eq!(std::fs::read(&path).unwrap(), batch);
+    let through = open(&journal, Some(&batch));
+    assert_eq!(through.root(), full.root());
+    assert_eq!(sorted(&through), sorted(&full));
+    assert!(through.root_records().len() < full.root_records().len());
+    // Nothing after the batch but its root record: no second batch.
+    assert!(through.index_batch(1).is_none());
+    // Stale: the root the batch names is not at its end.
+    let mut stale = batch.clone();
+    let n = stale.len();
+    stale[n - 1] ^= 1;
+    let s = open(&journal, Some(&stale));
+    assert_eq!(s.root(), full.root());
+    assert_eq!(s.root_records().len(), full.root_records().len());
+    // From a longer journal: this one ends before the batch does.
+    let cut = scan.roots[scan.roots.len() - 2];
+    let short =
+        &journal[..cut.offset as usize + prollystore_dolt::chunks::journal_record::ROOT_RECORD_LEN];
+    let s = open(short, Some(&batch));
+    assert_eq!(s.root(), Some(cut.root));
+    assert_eq!(s.index_batch(1).unwrap().0, 0);
+}

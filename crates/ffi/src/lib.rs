@@ -53,6 +53,8 @@ pub mod arrow;
 mod backend;
 #[cfg(feature = "dolt")]
 pub mod dolt;
+#[cfg(feature = "dolt-remote")]
+pub mod dolt_remote;
 pub mod fields;
 pub mod iter;
 mod lookup;

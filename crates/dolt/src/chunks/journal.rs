@@ -201,6 +201,9 @@ pub struct JournalIndex {
     pub covered_end: u64,
     /// Root of the last complete batch.
     pub root: Option<Address>,
+    /// Bytes of the index file its complete batches take (a partial batch after them is
+    /// dropped when a writer extends the index, as Dolt drops it).
+    pub valid_len: u64,
 }
 
 /// Parses `journal.idx`. Lookups after the last valid batch, and any batch whose checksum does
@@ -242,6 +245,7 @@ pub fn parse_index(bytes: &[u8], file: &str) -> Result<JournalIndex> {
                 }
                 out.root = Address::from_slice(&rec[20..40]);
                 out.covered_end = end;
+                out.valid_len = (pos + 41) as u64;
                 out.lookups.append(&mut batch);
                 crc = 0;
                 pos += 41;
@@ -256,6 +260,28 @@ pub fn parse_index(bytes: &[u8], file: &str) -> Result<JournalIndex> {
         }
     }
     Ok(out)
+}
+
+/// Appends `batch` (from [`Journal::index_batch`]) to the `journal.idx` at `path` after its
+/// first `keep` bytes, under the database's writer lock: the lookups are made durable before
+/// the batch's closing record is written, so a crash never leaves a closing record after
+/// lookups that were not written, only at most a partial batch, which readers ignore. The index only accelerates opening; the caller may ignore a failure.
+pub fn extend_index(path: &std::path::Path, keep: u64, batch: &[u8]) -> std::io::Result<()> {
+    use std::io::{Seek, SeekFrom, Write};
+    let meta = batch.len().saturating_sub(41);
+    let mut f = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(path)?;
+    f.set_len(keep)?;
+    f.seek(SeekFrom::Start(keep))?;
+    f.write_all(&batch[..meta])?;
+    f.sync_data()?;
+    // Not synced (Dolt does not sync its index either): a closing record lost in a crash
+    // leaves a partial batch, which is ignored.
+    f.write_all(&batch[meta..])
 }
 
 /// Hashing for maps keyed by chunk addresses (or their prefixes): the keys are already
@@ -300,49 +326,126 @@ pub struct Journal {
     by_prefix: HashMap<[u8; 16], ChunkLocation, AddressHash>,
     roots: Vec<RootRecord>,
     index_root: Option<Address>,
+    /// Journal offset the index covers (0: no index used) and the bytes of the index file its
+    /// batches take.
+    index_covered: (u64, u64),
     end: u64,
     stop: Option<ScanStop>,
 }
 
+/// Unindexed chunk records (before the last root record) from which a writer adds a batch to
+/// `journal.idx` ([`Journal::index_batch`]). Dolt adds one when more than 16,384 are new at a
+/// commit or on opening; a lower bar makes the next open of a large journal Dolt loaded in
+/// one go (fewer chunks than that: no batch) read the index instead of the whole journal.
+pub const INDEX_BATCH_MIN_CHUNKS: usize = 4096;
+
 impl Journal {
     /// Opens a journal, using `index` (the `journal.idx` bytes) to skip scanning the part it
-    /// covers; the rest of the journal is scanned.
+    /// covers; the rest of the journal is scanned. As Dolt does, the index is used only when
+    /// it fits this journal: its batches' lookups lie inside the file and the root record its
+    /// last batch names sits where that batch ends (Dolt's `peekRootHashAt` check); otherwise
+    /// (stale, damaged or from another journal) the whole journal is scanned. Chunks read
+    /// through the index are checked (CRC) when read.
     pub fn open(backing: Backing, index: Option<&[u8]>) -> Result<Journal> {
         let name = backing.name().to_string();
         let idx = match index {
             Some(bytes) => parse_index(bytes, &format!("{name}.idx"))?,
             None => JournalIndex::default(),
         };
-        let mut start = idx.covered_end.min(backing.len());
-        // A root record sits at the covered end; scan from there so it is seen.
-        let mut by_prefix = HashMap::with_hasher(AddressHash);
-        for (p, loc) in &idx.lookups {
-            if loc
-                .payload_offset
-                .saturating_add(u64::from(loc.payload_len))
-                > backing.len()
-            {
-                // The index does not fit this journal: ignore it and scan everything.
-                by_prefix.clear();
-                start = 0;
-                break;
+        let fits = idx.covered_end > 0
+            && idx.covered_end < backing.len()
+            && idx.lookups.iter().all(|(_, loc)| {
+                loc.payload_offset
+                    .saturating_add(u64::from(loc.payload_len))
+                    <= idx.covered_end
+            });
+        if fits {
+            let rest =
+                backing.read_at(idx.covered_end, (backing.len() - idx.covered_end) as usize)?;
+            let scan = scan_records(&rest, idx.covered_end, &name)?;
+            let first_root = scan.roots.first();
+            if first_root.is_some_and(|r| r.offset == idx.covered_end && Some(r.root) == idx.root) {
+                let mut by_prefix =
+                    HashMap::with_capacity_and_hasher(idx.lookups.len(), AddressHash);
+                by_prefix.extend(idx.lookups.iter().copied());
+                return Ok(Journal::from_scan(
+                    backing,
+                    scan,
+                    by_prefix,
+                    idx.root,
+                    (idx.covered_end, idx.valid_len),
+                ));
             }
-            by_prefix.insert(*p, *loc);
         }
-        let index_root = if start > 0 { idx.root } else { None };
-        let rest = backing.read_at(start, (backing.len() - start) as usize)?;
-        let scan = scan_records(&rest, start, &name)?;
-        let mut by_address = HashMap::with_hasher(AddressHash);
+        let all = backing.read_at(0, backing.len() as usize)?;
+        let scan = scan_records(&all, 0, &name)?;
+        Ok(Journal::from_scan(
+            backing,
+            scan,
+            HashMap::with_hasher(AddressHash),
+            None,
+            (0, 0),
+        ))
+    }
+
+    fn from_scan(
+        backing: Backing,
+        scan: JournalScan,
+        by_prefix: HashMap<[u8; 16], ChunkLocation, AddressHash>,
+        index_root: Option<Address>,
+        index_covered: (u64, u64),
+    ) -> Journal {
+        let mut by_address = HashMap::with_capacity_and_hasher(scan.chunks.len(), AddressHash);
         by_address.extend(scan.chunks);
-        Ok(Journal {
+        Journal {
             backing,
             by_address,
             by_prefix,
             roots: scan.roots,
             index_root,
+            index_covered,
             end: scan.end,
             stop: scan.stop,
-        })
+        }
+    }
+
+    /// A batch for `journal.idx` covering the scanned chunk records up to the last root record
+    /// read, if they are at least `min_chunks` (writers give [`INDEX_BATCH_MIN_CHUNKS`]): the
+    /// length the index file keeps
+    /// (its complete batches; Dolt drops a partial one the same way) and the bytes to append
+    /// after it, in Dolt's layout (lookups `0‖prefix16‖offset‖length`, then
+    /// `1‖start‖end‖crc32c(prefixes)‖root`, numbers big-endian).
+    pub fn index_batch(&self, min_chunks: usize) -> Option<(u64, Vec<u8>)> {
+        let last = self.roots.last()?;
+        let lookups: Vec<([u8; 16], ChunkLocation)> = self
+            .by_address
+            .iter()
+            .filter(|(_, loc)| loc.payload_offset < last.offset)
+            .map(|(a, loc)| {
+                let mut p = [0u8; 16];
+                p.copy_from_slice(&a.as_bytes()[..16]);
+                (p, *loc)
+            })
+            .collect();
+        if lookups.is_empty() || lookups.len() < min_chunks {
+            return None;
+        }
+        let (start, keep) = self.index_covered;
+        let mut out = Vec::with_capacity(lookups.len() * 29 + 41);
+        let mut crc = 0u32;
+        for (p, loc) in &lookups {
+            out.push(0);
+            out.extend_from_slice(p);
+            out.extend_from_slice(&loc.payload_offset.to_be_bytes());
+            out.extend_from_slice(&loc.payload_len.to_be_bytes());
+            crc = crc32c::crc32c_append(crc, p);
+        }
+        out.push(1);
+        out.extend_from_slice(&start.to_be_bytes());
+        out.extend_from_slice(&last.offset.to_be_bytes());
+        out.extend_from_slice(&crc.to_be_bytes());
+        out.extend_from_slice(last.root.as_bytes());
+        Some((keep, out))
     }
 
     /// The file's name.
@@ -385,6 +488,17 @@ impl Journal {
         let mut p = [0u8; 16];
         p.copy_from_slice(&address.as_bytes()[..16]);
         self.by_prefix.get(&p).copied()
+    }
+
+    /// The chunks the journal holds: full addresses of those scanned, 16-byte prefixes of
+    /// those its `journal.idx` located.
+    pub fn chunk_keys(
+        &self,
+    ) -> (
+        impl Iterator<Item = &Address> + '_,
+        impl Iterator<Item = &[u8; 16]> + '_,
+    ) {
+        (self.by_address.keys(), self.by_prefix.keys())
     }
 
     /// True if the journal holds `address`.

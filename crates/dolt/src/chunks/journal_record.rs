@@ -13,7 +13,7 @@
 use prollystore_format::Address;
 
 use super::codec::{be_u32, be_u64};
-use crate::error::{corrupt, DoltError, Result};
+use crate::error::{corrupt, encode, DoltError, Result};
 
 /// Field tag: the record kind (`kindJournalRecTag`).
 pub const TAG_KIND: u8 = 1;
@@ -262,15 +262,15 @@ pub fn chunk_record(address: Address, chunk: &[u8], out: &mut Vec<u8>) -> Result
         .compress(chunk, &mut out[start + CHUNK_PAYLOAD_AT..])
         .map_err(|e| {
             out.truncate(start);
-            DoltError::Unsupported(format!("snappy cannot compress chunk {address}: {e}"))
+            encode(format!("the journal record of chunk {address}"), e)
         })?;
     let len = CHUNK_RECORD_OVERHEAD + compressed;
     if len > MAX_RECORD_LEN as usize {
         out.truncate(start);
-        return Err(DoltError::Unsupported(format!(
-            "chunk {address} needs a {len}-byte journal record; Dolt's journal takes at most \
-             {MAX_RECORD_LEN}"
-        )));
+        return Err(encode(
+            format!("the journal record of chunk {address}"),
+            format!("it needs {len} bytes; Dolt's journal takes at most {MAX_RECORD_LEN}"),
+        ));
     }
     out.truncate(start + CHUNK_PAYLOAD_AT + compressed);
     let head = &mut out[start..start + CHUNK_PAYLOAD_AT];

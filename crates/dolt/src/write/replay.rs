@@ -9,14 +9,14 @@ use std::sync::Arc;
 
 use prollystore_format::Address;
 
-use super::alter_op::AlterStatement;
-use super::commit::{NewCommit, Person};
-use super::merge::{MergeMeta, MergeOutcome};
-use super::row_merge::ConflictChoice;
-use super::table_def::TableDef;
-use super::table_edit::{cell_from_text, Cell, EditTable};
-use super::working::WorkingEdits;
-use super::writer::{StoreWriter, WorkingSetMeta};
+use super::history::commit::{NewCommit, Person};
+use super::history::working::WorkingEdits;
+use super::merges::merge::{MergeMeta, MergeOutcome};
+use super::merges::row_merge::ConflictChoice;
+use super::storage::writer::{StoreWriter, WorkingSetMeta};
+use super::tables::alter_op::AlterStatement;
+use super::tables::table_def::TableDef;
+use super::tables::table_edit::{cell_from_text, Cell, EditTable};
 use crate::error::{DoltError, Result};
 use crate::expressions::Expressions;
 

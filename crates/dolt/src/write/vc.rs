@@ -26,11 +26,11 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use prollystore_format::Address;
 
-use super::commit::Person;
-use super::merge::{MergeMeta, MergeOutcome};
-use super::row_merge::ConflictChoice;
-use super::status::TableChange;
-use super::writer::{StoreWriter, WorkingSetMeta};
+use super::history::commit::Person;
+use super::history::status::TableChange;
+use super::merges::merge::{MergeMeta, MergeOutcome};
+use super::merges::row_merge::ConflictChoice;
+use super::storage::writer::{StoreWriter, WorkingSetMeta};
 use crate::db::Database;
 use crate::error::Result;
 use crate::expressions::Expressions;
@@ -284,7 +284,7 @@ impl Status {
 
 /// `dolt status` (reads only; no lock taken).
 pub fn status(db: &Path) -> Result<Status> {
-    let s = super::status::status(&Database::open(db)?)?;
+    let s = super::history::status::status(&Database::open(db)?)?;
     let change = |c: TableChange| match c {
         TableChange::NewTable => Change::NewTable,
         TableChange::Modified => Change::Modified,

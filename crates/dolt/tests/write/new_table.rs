@@ -15,7 +15,7 @@ use prollystore_format::message::objects::{
 use prollystore_format::tuple::{Decimal, TupleBuilder};
 use prollystore_format::{Address, Encoding, HashProfile};
 
-use super::single_leaf::address_map_leaf;
+use super::maps::single_leaf::address_map_leaf;
 use crate::error::{DoltError, Result};
 use crate::key_encode::{decimal_parts, parse_datetime};
 use crate::schema::{Schema, SqlType};

@@ -7,10 +7,10 @@ use std::process::Command;
 
 use prollystore_format::Address;
 
-use super::commit::{NewCommit, Person};
-use super::journal_append::{JournalAppender, JOURNAL_FILE};
-use super::refs::for_each_ref;
-use super::writer::{StoreWriter, WorkingSetMeta};
+use super::history::commit::{NewCommit, Person};
+use super::storage::journal_append::{JournalAppender, JOURNAL_FILE};
+use super::storage::refs::for_each_ref;
+use super::storage::writer::{StoreWriter, WorkingSetMeta};
 use crate::chunks::journal::scan_records;
 use crate::chunks::journal_record::{chunk_record, root_record};
 use crate::db::Database;
@@ -556,20 +556,20 @@ fn a_new_table_from_rows_hashes_as_dolts() {
 
     let declared = create["columns"].as_array().unwrap();
     // Tags as Dolt derives them (a fresh database: no tag used yet).
-    let kinds: Vec<(&str, super::column_tags::NomsKind)> = declared
+    let kinds: Vec<(&str, super::tables::column_tags::NomsKind)> = declared
         .iter()
         .map(|c| {
             let name = c["name"].as_str().unwrap();
             (
                 name,
-                super::column_tags::kind_of(&crate::schema::SqlType::parse(
+                super::tables::column_tags::kind_of(&crate::schema::SqlType::parse(
                     c["type"].as_str().unwrap(),
                 ))
                 .unwrap(),
             )
         })
         .collect();
-    let tags = super::column_tags::tags_for_new_table(&mut HashSet::new(), "items", &kinds);
+    let tags = super::tables::column_tags::tags_for_new_table(&mut HashSet::new(), "items", &kinds);
     let columns: Vec<ColumnSpec<'_>> = declared
         .iter()
         .zip(tags)

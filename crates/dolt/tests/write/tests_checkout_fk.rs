@@ -6,7 +6,7 @@ use std::path::Path;
 
 use super::api::DoltWriter as ApiWriter;
 use super::helpers::column;
-use super::table_def::{ForeignKeyAction, ForeignKeyDef, TableDef};
+use super::tables::table_def::{ForeignKeyAction, ForeignKeyDef, TableDef};
 use super::tests::{copy_tree, scenario, sql_meta};
 use super::tests_vc::{dolt_at, open, scratch, snapshot};
 use super::vc;

@@ -11,9 +11,9 @@ use prollystore_format::message::objects::{CommitFields, RootValueFields, StoreR
 use prollystore_format::message::{AddressMapNode, CommitClosureNode};
 use prollystore_format::{Address, HashProfile};
 
-use super::address_map::{address_map_entries, edit_address_map, empty_address_map};
-use super::chunk_io::ChunkIo;
-use super::closure::put_parent_closure;
+use super::maps::address_map::{address_map_entries, edit_address_map, empty_address_map};
+use super::maps::closure::put_parent_closure;
+use super::storage::chunk_io::ChunkIo;
 use crate::db::Database;
 use crate::error::Result;
 

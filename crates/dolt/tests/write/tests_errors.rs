@@ -2,10 +2,10 @@
 //! branch head (a conflict). The SQL statements' kinds, beside Dolt's verdicts, are in the
 //! integration tests (`tests/writer/tests_errors.rs`).
 
-use super::commit::{NewCommit, Person};
 use super::helpers::{copy_db, scenario, snapshot};
+use super::history::commit::{NewCommit, Person};
+use super::storage::writer::StoreWriter;
 use super::tests::sql_meta;
-use super::writer::StoreWriter;
 use crate::db::Database;
 use crate::error::DoltError;
 

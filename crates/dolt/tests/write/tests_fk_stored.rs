@@ -5,10 +5,10 @@ use prollystore_format::message::objects::RootValueFields;
 use prollystore_format::Address;
 
 use super::api::DoltWriter;
-use super::branches::working_set_ref;
-use super::foreign_keys::{decode_collection, encode_collection};
 use super::helpers::{column, meta, snapshot};
-use super::table_def::{ColumnDef, ForeignKeyAction, ForeignKeyDef, TableDef};
+use super::history::branches::working_set_ref;
+use super::tables::foreign_keys::{decode_collection, encode_collection};
+use super::tables::table_def::{ColumnDef, ForeignKeyAction, ForeignKeyDef, TableDef};
 use super::tests::{copy_tree, dolt, scenario, sql_meta};
 use crate::sql_value::SqlValue;
 
@@ -66,7 +66,7 @@ fn parent_and_child() -> (tempfile::TempDir, std::path::PathBuf) {
 fn a_stored_set_default_key_is_refused() {
     let (_tmp, dir) = parent_and_child();
     {
-        let mut w = super::writer::StoreWriter::open(&dir).unwrap();
+        let mut w = super::storage::writer::StoreWriter::open(&dir).unwrap();
         let root = w.commit_root(w.head_of("main").unwrap()).unwrap();
         let chunk = w.chunk(&root).unwrap();
         let mut r = RootValueFields::decode(&chunk).unwrap();

@@ -9,9 +9,9 @@
 
 use std::path::Path;
 
-use super::commit::Person;
-use super::merge::{MergeMeta, MergeOutcome};
-use super::row_merge::ConflictChoice;
+use super::history::commit::Person;
+use super::merges::merge::{MergeMeta, MergeOutcome};
+use super::merges::row_merge::ConflictChoice;
 use super::tests::{copy_db, millis, sql_meta, DOLT_ENV};
 use super::tests_vc::{open, snapshot};
 use crate::error::DoltError;

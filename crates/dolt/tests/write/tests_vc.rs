@@ -7,14 +7,14 @@ use std::path::Path;
 
 use prollystore_format::Address;
 
-use super::commit::{NewCommit, Person};
-use super::merge::{MergeMeta, MergeOutcome};
-use super::row_merge::ConflictChoice;
+use super::history::commit::{NewCommit, Person};
+use super::merges::merge::{MergeMeta, MergeOutcome};
+use super::merges::row_merge::ConflictChoice;
+use super::storage::writer::StoreWriter;
 use super::tests::{
     copy_db, copy_reachable, dolt, dolt_reads_like_expected, jsonl, millis, scenario, sql_meta,
     tag_millis, DOLT_ENV,
 };
-use super::writer::StoreWriter;
 use crate::db::Database;
 use crate::error::DoltError;
 
@@ -320,7 +320,12 @@ pub(super) fn dolt_at(
 
 /// The merge tests' commit metadata ("Merge Bot", "merge side") and working-set metadata at
 /// `date`.
-fn bot_merge(date: &str) -> (MergeMeta<'static>, super::writer::WorkingSetMeta<'static>) {
+fn bot_merge(
+    date: &str,
+) -> (
+    MergeMeta<'static>,
+    super::storage::writer::WorkingSetMeta<'static>,
+) {
     let when = millis(date);
     let meta = MergeMeta {
         author: Person {
@@ -471,7 +476,7 @@ fn status_lists_what_dolt_status_lists() {
         out
     };
     run(&["init"]);
-    let clean = super::status::status(&Database::open(&dir).unwrap()).unwrap();
+    let clean = super::history::status::status(&Database::open(&dir).unwrap()).unwrap();
     assert!(clean.is_clean());
     assert_eq!(clean.dolt_text(), run(&["status"]));
     run(&["sql", "-q", "create table a (id int primary key); create table b (id int primary key); create table c (id int primary key)"]);
@@ -484,7 +489,7 @@ fn status_lists_what_dolt_status_lists() {
     ]);
     run(&["add", "a", "n"]);
     run(&["sql", "-q", "insert into a values (2); insert into c values (1); create table u (id int primary key); drop table n"]);
-    let ours = super::status::status(&Database::open(&dir).unwrap()).unwrap();
+    let ours = super::history::status::status(&Database::open(&dir).unwrap()).unwrap();
     assert_eq!(ours.staged.len(), 2);
     assert_eq!(ours.untracked, vec!["u".to_string()]);
     let sorted = |s: &str| {

@@ -304,6 +304,15 @@ fn bad_foreign_key_and_narrowing_alters_change_nothing() {
         ),
         ("ALTER TABLE c DROP FOREIGN KEY nope", "nope"),
         ("ALTER TABLE c DROP PRIMARY KEY", "primary key"),
+        // Dolt: "can't drop index 'PRIMARY': needed in foreign key constraint c_ibfk_1"
+        (
+            "ALTER TABLE p DROP PRIMARY KEY",
+            "ALTER TABLE p: can't drop index 'PRIMARY': needed in foreign key constraint c_ibfk_1",
+        ),
+        (
+            "ALTER TABLE p ADD COLUMN w INT, DROP PRIMARY KEY, ADD PRIMARY KEY (id, v)",
+            "needed in foreign key constraint c_ibfk_1",
+        ),
         // Dolt: "string '[104 101 108 108 111]' is too large for column 'varchar(3)'"
         ("ALTER TABLE c MODIFY COLUMN n VARCHAR(3)", "n"),
         // Dolt: "300 out of range for tinyint"

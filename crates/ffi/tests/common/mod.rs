@@ -22,10 +22,14 @@ pub fn static_lib() -> PathBuf {
 }
 
 /// [`static_lib`] built with `features` (`Some("remote")`), into a target directory of its own
-/// per feature set; `PROLLY_FFI_STATICLIB_<FEATURE>` (upper case) names a prebuilt one.
+/// per feature set; `PROLLY_FFI_STATICLIB_<FEATURE>` (upper case, `-` as `_`) names a prebuilt
+/// one.
 pub fn static_lib_with(features: Option<&str>) -> PathBuf {
     let var = match features {
-        Some(f) => format!("PROLLY_FFI_STATICLIB_{}", f.to_uppercase()),
+        Some(f) => format!(
+            "PROLLY_FFI_STATICLIB_{}",
+            f.to_uppercase().replace('-', "_")
+        ),
         None => "PROLLY_FFI_STATICLIB".to_string(),
     };
     if let Some(lib) = std::env::var_os(var) {

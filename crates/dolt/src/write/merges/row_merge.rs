@@ -1,0 +1,113 @@
+//! The row-level parts of a three-way table merge that the same-schema merge (`merge`), the
+//! schema-changing one (`schema_merge_rows`) and the foreign-key checks (`foreign_keys`)
+//! share: the rows that changed between two maps, conflicts and how they are reported, the
+//! unique-index check, and the overlay as chunk I/O. Kept apart so that none of those
+//! modules needs another's internals.
+
+use prollystore::tuples::TupleSchema;
+use prollystore::{DiffEntry, Map};
+use prollystore_format::tuple::Tuple;
+
+use crate::error::Result;
+use crate::schema::Schema;
+use crate::write::storage::overlay::Overlay;
+
+/// What to do with rows both sides changed in ways that do not merge.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub(crate) enum ConflictChoice {
+    /// Stop: write nothing and report every conflict (Dolt's default).
+    #[default]
+    Stop,
+    /// Keep the current branch's row.
+    Ours,
+    /// Take the merged branch's row.
+    Theirs,
+}
+
+/// One conflict that stopped a merge.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct MergeConflict {
+    /// The table.
+    pub table: String,
+    /// The row's primary key, one text per key column (empty for a table-level conflict).
+    pub key: Vec<String>,
+    /// What conflicts.
+    pub reason: String,
+}
+
+/// Renders a primary key for a conflict report.
+pub(crate) fn key_text(schema: &Schema, key: &[u8]) -> Vec<String> {
+    let t = Tuple::new_unverified(key);
+    let desc = schema.key_desc();
+    (0..schema.key_columns.len())
+        .map(|i| match desc.value(t, i) {
+            Ok(Some(v)) => format!("{v:?}"),
+            Ok(None) => "NULL".into(),
+            Err(_) => "?".into(),
+        })
+        .collect()
+}
+
+/// A changed primary-index row: key, old value (`None`: added), new value (`None`: removed).
+pub(crate) type RowChange = (Vec<u8>, Option<Vec<u8>>, Option<Vec<u8>>);
+
+/// Every row that differs from map `from` to map `to`, owned.
+pub(crate) fn row_changes(
+    from: &Map<'_, Overlay<'_>, TupleSchema>,
+    to: &Map<'_, Overlay<'_>, TupleSchema>,
+) -> std::result::Result<Vec<RowChange>, prollystore::TreeError> {
+    from.diff(to)?
+        .map(|e| {
+            e.map(|e| match e {
+                DiffEntry::Added { key, to } => (key.to_vec(), None, Some(to.to_vec())),
+                DiffEntry::Removed { key, from } => (key.to_vec(), Some(from.to_vec()), None),
+                DiffEntry::Modified { key, from, to } => {
+                    (key.to_vec(), Some(from.to_vec()), Some(to.to_vec()))
+                }
+            })
+        })
+        .collect()
+}
+
+/// Adds one table's conflicting keys to the merge's report.
+pub(crate) fn report(
+    name: &str,
+    schema: &Schema,
+    keys: Vec<(Vec<u8>, &str)>,
+    conflicts: &mut Vec<MergeConflict>,
+) {
+    conflicts.extend(keys.into_iter().map(|(k, reason)| MergeConflict {
+        table: name.to_string(),
+        key: key_text(schema, &k),
+        reason: reason.into(),
+    }));
+}
+
+/// Reports unique-index keys whose indexed columns (the first `n` fields, none NULL) occur
+/// more than once after the merge.
+pub(crate) fn check_unique(
+    index: &Map<'_, Overlay<'_>, TupleSchema>,
+    n: usize,
+    table: &str,
+    index_name: &str,
+    conflicts: &mut Vec<MergeConflict>,
+) -> Result<()> {
+    let mut prev: Option<Vec<Option<Vec<u8>>>> = None;
+    for item in index.iter()? {
+        let (k, _) = item?;
+        let t = Tuple::new_unverified(k);
+        let fields: Vec<Option<Vec<u8>>> = (0..n).map(|i| t.field(i).map(<[u8]>::to_vec)).collect();
+        if fields.iter().all(Option::is_some) && prev.as_ref() == Some(&fields) {
+            conflicts.push(MergeConflict {
+                table: table.to_string(),
+                key: Vec::new(),
+                reason: format!("the merge breaks unique index {index_name:?}"),
+            });
+            return Ok(());
+        }
+        prev = Some(fields);
+    }
+    Ok(())
+}
+
+pub(crate) use crate::write::storage::overlay::OverlayIo;

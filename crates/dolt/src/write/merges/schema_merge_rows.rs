@@ -1,0 +1,680 @@
+//! The rows of a table whose schema the merge changed, carried into the merged schema as
+//! Dolt's merge carries them (`mergeProllyTable`): our rows are the starting point; rows the
+//! merged branch changed come in (rewritten into the merged layout when their side's layout
+//! differs, new columns taking their default or NULL); rows of ours are rewritten the same
+//! way when their layout differs and our side changed them; a side whose schema change alters
+//! how its rows read counts every row as changed. A row both sides changed merges column by
+//! column — a column one side does not have takes the other side's value, a column dropped on
+//! one side conflicts when the other side changed its value — and Dolt's conflicts are
+//! reported by key.
+//!
+//! Indexes the merged schema shares with ours (same definition) are edited with the rows the
+//! merge changed; new or changed indexes are built from the merged rows; dropped ones go.
+
+use std::collections::HashSet;
+
+use prollystore::store::ChunkStore;
+use prollystore::tuples::TupleSchema;
+use prollystore::Map;
+use prollystore_format::message::objects::TableFields;
+use prollystore_format::Address;
+
+use super::row_merge::{
+    check_unique, report, row_changes, ConflictChoice, MergeConflict, OverlayIo,
+};
+use super::schema_merge::RowRewrites;
+use crate::error::{bad_chunk, DoltError, Result};
+use crate::schema::{key_encoding, Column, Schema};
+use crate::write::maps::address_map::{address_map_entries, edit_address_map, empty_address_map};
+use crate::write::storage::overlay::Overlay;
+use crate::write::tables::checks::{stored_value, RowChecks};
+use crate::write::tables::table_edit::{empty_value, index_schema, Cell, EditTable};
+use prollystore_format::tuple::{Tuple, TupleBuilder, TupleError};
+
+/// One changed row of a side against the ancestor: key, ancestor value, side's value.
+type Change = (Vec<u8>, Option<Vec<u8>>, Option<Vec<u8>>);
+
+/// The three sides' tables and the merged (empty) table, with column mappings.
+struct Rows<'a, 's> {
+    store: &'a Overlay<'s>,
+    merged: EditTable,
+    base: EditTable,
+    ours: EditTable,
+    theirs: EditTable,
+    /// Per merged column: its position in base, ours, theirs (by tag, else by name).
+    in_base: Vec<Option<usize>>,
+    in_ours: Vec<Option<usize>>,
+    in_theirs: Vec<Option<usize>>,
+    /// Per non-key base column: its position in base, ours, theirs.
+    base_cols: Vec<(usize, Option<usize>, Option<usize>)>,
+}
+
+fn position_in(schema: &Schema, col: &Column) -> Option<usize> {
+    let cols = &schema.columns;
+    (0..cols.len())
+        .find(|&i| cols[i].tag == col.tag && !cols[i].hidden)
+        .or_else(|| (0..cols.len()).find(|&i| cols[i].name == col.name && !cols[i].hidden))
+}
+
+/// Dolt compares cells by value; the stored payloads of equal types are equal when the values
+/// are.
+fn same(a: &Cell, b: &Cell) -> bool {
+    match (a, b) {
+        (Cell::Null, Cell::Null) => true,
+        (Cell::Stored(x), Cell::Stored(y)) => x == y,
+        _ => false,
+    }
+}
+
+fn is_null(c: &Cell) -> bool {
+    matches!(c, Cell::Null)
+}
+
+impl Rows<'_, '_> {
+    fn cells(&self, t: &EditTable, key: &[u8], value: Option<&[u8]>) -> Result<Option<Vec<Cell>>> {
+        value.map(|v| t.cells_of(self.store, key, v)).transpose()
+    }
+
+    /// A side's row in the merged layout: its columns copied, the others at their default.
+    fn remap(&self, theirs: bool, key: &[u8], value: &[u8]) -> Result<Vec<u8>> {
+        let (t, map) = if theirs {
+            (&self.theirs, &self.in_theirs)
+        } else {
+            (&self.ours, &self.in_ours)
+        };
+        let cells = t.cells_of(self.store, key, value)?;
+        let mut given: Vec<(usize, Cell)> = Vec::with_capacity(map.len());
+        for (m, p) in map.iter().enumerate() {
+            let Some(p) = *p else { continue };
+            let (from, to) = (&t.schema.columns[p], &self.merged.schema.columns[m]);
+            // A value stored another way on this side (VARCHAR here, TEXT merged) is read and
+            // written again.
+            let cell = match &cells[p] {
+                Cell::Stored(bytes) if from.encoding != to.encoding => {
+                    stored_value(from, bytes)?.map_or(Cell::Null, Cell::Value)
+                }
+                c => c.clone(),
+            };
+            given.push((m, cell));
+        }
+        let full = self.merged.full_row(0, given)?;
+        self.encode(key, &full)
+    }
+
+    fn encode(&self, key: &[u8], cells: &[Cell]) -> Result<Vec<u8>> {
+        let (k, v) = self.merged.encode_full_row(self.store, cells)?;
+        if k != key {
+            return Err(DoltError::Unsupported(format!(
+                "merging {:?}: a row's key changed when rewritten into the merged schema",
+                self.merged.name
+            )));
+        }
+        Ok(v)
+    }
+
+    /// Dolt's `TryMerge` for a key both sides changed: `Err` with the reason on a conflict,
+    /// `Ok(None)` for a deletion that merges, else the merged row's value.
+    fn try_merge(
+        &self,
+        key: &[u8],
+        left: Option<&[u8]>,
+        right: Option<&[u8]>,
+        base: Option<&[u8]>,
+    ) -> Result<std::result::Result<Option<Vec<u8>>, &'static str>> {
+        let lc = self.cells(&self.ours, key, left)?;
+        let rc = self.cells(&self.theirs, key, right)?;
+        let bc = self.cells(&self.base, key, base)?;
+        if let Some(bc) = &bc {
+            for &(b, o, t) in &self.base_cols {
+                let bv = &bc[b];
+                let conflict = match (&lc, &rc) {
+                    (None, Some(rc)) => t
+                        .is_some_and(|t| !same(bv, &rc[t]))
+                        .then_some("deleted here, changed on the merged branch"),
+                    (Some(lc), None) => o
+                        .is_some_and(|o| !same(bv, &lc[o]))
+                        .then_some("changed here, deleted on the merged branch"),
+                    (Some(lc), Some(rc)) => match (o, t) {
+                        (Some(o), None) => !same(&lc[o], bv),
+                        (None, Some(t)) => !same(&rc[t], bv),
+                        _ => false,
+                    }
+                    .then_some("a column one side dropped was changed on the other side"),
+                    (None, None) => None,
+                };
+                if let Some(reason) = conflict {
+                    return Ok(Err(reason));
+                }
+            }
+            if lc.is_none() != rc.is_none() {
+                return Ok(Ok(None));
+            }
+        }
+        let (Some(lc), Some(rc)) = (&lc, &rc) else {
+            return Ok(Err("both sides changed the row differently"));
+        };
+        let cols = &self.merged.schema.columns;
+        let mut out = vec![Cell::Null; cols.len()];
+        for m in 0..cols.len() {
+            let (o, t) = (self.in_ours[m], self.in_theirs[m]);
+            let lv = o.map(|o| &lc[o]);
+            let rv = t.map(|t| &rc[t]);
+            if cols[m].primary_key {
+                out[m] = lv.or(rv).cloned().unwrap_or(Cell::Null);
+                continue;
+            }
+            let bv = match (&bc, self.in_base[m]) {
+                (Some(bc), Some(b)) => Some(&bc[b]),
+                _ => None,
+            };
+            let null = Cell::Null;
+            let pick = match bv {
+                None => match (lv, rv) {
+                    (l, None) => l.unwrap_or(&null),
+                    (None, Some(r)) => r,
+                    (Some(l), Some(r)) if same(l, r) => l,
+                    _ if bc.is_none() => {
+                        return Ok(Err("both sides added the key with different rows"))
+                    }
+                    _ => return Ok(Err("both sides set a new column differently")),
+                },
+                Some(bv) => {
+                    if lv.is_none() && rv.is_none() {
+                        &null
+                    } else {
+                        let r = rv.unwrap_or(&null);
+                        let right_changed = match rv {
+                            None => !is_null(bv),
+                            Some(r) => !same(r, bv),
+                        };
+                        let l = lv.unwrap_or(&null);
+                        if same(l, r) {
+                            l
+                        } else {
+                            match (!same(l, bv), right_changed) {
+                                (true, true) => {
+                                    return Ok(Err(
+                                        "both sides changed the same column differently",
+                                    ))
+                                }
+                                (true, false) => l,
+                                _ => r,
+                            }
+                        }
+                    }
+                }
+            };
+            out[m] = pick.clone();
+        }
+        Ok(Ok(Some(self.encode(key, &out)?)))
+    }
+}
+
+/// The changes from `base` to `side`; with `all`, every row of either counts (a row on both
+/// comes back as changed even when its bytes are the same).
+fn side_changes(
+    base: &Map<'_, Overlay<'_>, TupleSchema>,
+    side: &Map<'_, Overlay<'_>, TupleSchema>,
+    all: bool,
+) -> Result<Vec<Change>> {
+    let tree = DoltError::from;
+    if !all {
+        return row_changes(base, side).map_err(tree);
+    }
+    let kd = base.schema().key.clone();
+    let collect = |m: &Map<'_, Overlay<'_>, TupleSchema>| -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
+        m.iter()
+            .map_err(tree)?
+            .map(|r| r.map(|(k, v)| (k.to_vec(), v.to_vec())).map_err(tree))
+            .collect()
+    };
+    let (b, s) = (collect(base)?, collect(side)?);
+    let mut out = Vec::with_capacity(b.len().max(s.len()));
+    let (mut i, mut j) = (0, 0);
+    while i < b.len() || j < s.len() {
+        let ord = match (b.get(i), s.get(j)) {
+            (Some(x), Some(y)) => kd.compare(&x.0, &y.0),
+            (Some(_), None) => std::cmp::Ordering::Less,
+            _ => std::cmp::Ordering::Greater,
+        };
+        match ord {
+            std::cmp::Ordering::Less => {
+                out.push((b[i].0.clone(), Some(b[i].1.clone()), None));
+                i += 1;
+            }
+            std::cmp::Ordering::Greater => {
+                out.push((s[j].0.clone(), None, Some(s[j].1.clone())));
+                j += 1;
+            }
+            std::cmp::Ordering::Equal => {
+                out.push((s[j].0.clone(), Some(b[i].1.clone()), Some(s[j].1.clone())));
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The three tables' chunk addresses (ancestor, ours, theirs).
+pub(in crate::write) struct Sides {
+    pub base: Address,
+    pub ours: Address,
+    pub theirs: Address,
+}
+
+/// Merges the rows of table `name` into the merged schema `schema_chunk`; returns the merged
+/// table message, or `None` after adding conflicts.
+#[allow(clippy::too_many_arguments)]
+pub(in crate::write) fn merge_rows(
+    store: &Overlay<'_>,
+    name: &str,
+    sides: &Sides,
+    schema_chunk: &[u8],
+    rewrites: RowRewrites,
+    kept_indexes: &HashSet<String>,
+    choice: ConflictChoice,
+    conflicts: &mut Vec<MergeConflict>,
+) -> Result<Option<Vec<u8>>> {
+    let merged = EditTable::create(store, name, schema_chunk)?;
+    let ms = &merged.schema;
+    if let Some(c) = ms
+        .columns
+        .iter()
+        .find(|c| (c.generated || c.virtual_ || c.on_update.is_some()) && !c.hidden)
+    {
+        return Err(DoltError::Unsupported(format!(
+            "merging schema changes of {name:?}: column {:?} is generated or has ON UPDATE \
+             (not done here)",
+            c.name
+        )));
+    }
+    let (base, ours, theirs) = (
+        EditTable::load(store, name, sides.base)?,
+        EditTable::load(store, name, sides.ours)?,
+        EditTable::load(store, name, sides.theirs)?,
+    );
+    let map_to = |s: &Schema| -> Vec<Option<usize>> {
+        ms.columns.iter().map(|c| position_in(s, c)).collect()
+    };
+    let base_cols = base
+        .schema
+        .columns
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| !c.primary_key && !c.hidden && !c.virtual_)
+        .map(|(b, c)| {
+            (
+                b,
+                position_in(&ours.schema, c),
+                position_in(&theirs.schema, c),
+            )
+        })
+        .collect();
+    let rows = Rows {
+        store,
+        in_base: map_to(&base.schema),
+        in_ours: map_to(&ours.schema),
+        in_theirs: map_to(&theirs.schema),
+        base_cols,
+        merged,
+        base,
+        ours,
+        theirs,
+    };
+    // A side's rows need rewriting whenever their layout differs from the merged one.
+    let layout = |s: &Schema, map: &[Option<usize>]| {
+        let stored: Vec<usize> = rows.merged.schema.value_columns.clone();
+        s.value_columns.len() == stored.len()
+            && stored.iter().zip(&s.value_columns).all(|(&m, &p)| {
+                map[m] == Some(p) && s.columns[p].encoding == rows.merged.schema.columns[m].encoding
+            })
+    };
+    let left_rewrite = rewrites.left_rewrite || !layout(&rows.ours.schema, &rows.in_ours);
+    let right_rewrite = rewrites.right_rewrite || !layout(&rows.theirs.schema, &rows.in_theirs);
+
+    let tree = DoltError::from;
+    let maps = |t: &EditTable| -> Result<Map<'_, Overlay<'_>, TupleSchema>> {
+        Ok(Map::new(store, t.primary, t.schema.primary_tuple_schema()?))
+    };
+    let (bm, om, tm) = (maps(&rows.base)?, maps(&rows.ours)?, maps(&rows.theirs)?);
+    let left = side_changes(&bm, &om, rewrites.left_change)?;
+    let right = side_changes(&bm, &tm, rewrites.right_change)?;
+    let kd = om.schema().key.clone();
+    let mut edits: Vec<(Vec<u8>, Option<Vec<u8>>)> = Vec::new();
+    let mut table_conflicts: Vec<(Vec<u8>, &str)> = Vec::new();
+    let (mut i, mut j) = (0, 0);
+    while i < left.len() || j < right.len() {
+        let ord = match (left.get(i), right.get(j)) {
+            (Some(l), Some(r)) => kd.compare(&l.0, &r.0),
+            (Some(_), None) => std::cmp::Ordering::Less,
+            _ => std::cmp::Ordering::Greater,
+        };
+        match ord {
+            std::cmp::Ordering::Less => {
+                let (k, _, to) = &left[i];
+                i += 1;
+                if let (Some(to), true) = (to, left_rewrite) {
+                    edits.push((k.clone(), Some(rows.remap(false, k, to)?)));
+                }
+            }
+            std::cmp::Ordering::Greater => {
+                let (k, _, to) = &right[j];
+                j += 1;
+                let value = match to {
+                    Some(to) if right_rewrite => Some(rows.remap(true, k, to)?),
+                    Some(to) => Some(to.clone()),
+                    None => None,
+                };
+                edits.push((k.clone(), value));
+            }
+            std::cmp::Ordering::Equal => {
+                let ((k, from, lt), (_, rfrom, rt)) = (&left[i], &right[j]);
+                i += 1;
+                j += 1;
+                if lt.is_none() && rt.is_none() {
+                    continue;
+                }
+                if lt.is_some() && rt.is_some() && from.is_none() == rfrom.is_none() && lt == rt {
+                    continue;
+                }
+                match rows.try_merge(k, lt.as_deref(), rt.as_deref(), from.as_deref())? {
+                    Ok(v) => edits.push((k.clone(), v)),
+                    Err(reason) => match choice {
+                        ConflictChoice::Stop => table_conflicts.push((k.clone(), reason)),
+                        ConflictChoice::Ours => match lt {
+                            Some(v) if left_rewrite => {
+                                edits.push((k.clone(), Some(rows.remap(false, k, v)?)))
+                            }
+                            Some(_) => {}
+                            None => edits.push((k.clone(), None)),
+                        },
+                        ConflictChoice::Theirs => {
+                            let value = match rt {
+                                Some(v) if right_rewrite => Some(rows.remap(true, k, v)?),
+                                Some(v) => Some(v.clone()),
+                                None => None,
+                            };
+                            edits.push((k.clone(), value));
+                        }
+                    },
+                }
+            }
+        }
+    }
+    if !table_conflicts.is_empty() {
+        report(name, &rows.merged.schema, table_conflicts, conflicts);
+        return Ok(None);
+    }
+    let final_map = om
+        .apply(edits.iter().map(|(k, v)| (&k[..], v.as_deref())))
+        .map_err(tree)?;
+    let changes = row_changes(&om, &final_map).map_err(tree)?;
+
+    // NOT NULL and CHECK constraints over the rows the merge changed.
+    let ms = &rows.merged.schema;
+    let checks = RowChecks::for_schema(store.engine, name, ms)?;
+    for (k, _, to) in &changes {
+        let Some(v) = to else { continue };
+        let cells = rows.merged.cells_of(store, k, v)?;
+        if let Some(c) = (0..ms.columns.len())
+            .find(|&c| !ms.columns[c].nullable && !ms.columns[c].hidden && is_null(&cells[c]))
+        {
+            conflicts.push(MergeConflict {
+                table: name.to_string(),
+                key: super::row_merge::key_text(ms, k),
+                reason: format!(
+                    "NULL in NOT NULL column {:?} after the merge",
+                    ms.columns[c].name
+                ),
+            });
+            continue;
+        }
+        if let Some(checks) = &checks {
+            let values = rows.merged.visible_values(checks.visible(), &cells)?;
+            if let Err(e) = checks.check(name, 0, values) {
+                conflicts.push(MergeConflict {
+                    table: name.to_string(),
+                    key: super::row_merge::key_text(ms, k),
+                    reason: format!("the merged row breaks a CHECK constraint: {e}"),
+                });
+            }
+        }
+    }
+
+    // Secondary indexes.
+    let io = OverlayIo(store);
+    let ours_chunk = store
+        .get(&sides.ours)?
+        .ok_or(DoltError::MissingChunk(sides.ours))?
+        .to_vec();
+    let ours_fields =
+        TableFields::decode(&ours_chunk).map_err(|e| bad_chunk(sides.ours, e.to_string()))?;
+    let ours_roots = address_map_entries(&io, ours_fields.secondary_indexes)?;
+    let empty = empty_value()?;
+    let mut roots: Vec<(Vec<u8>, Option<Address>)> = Vec::new();
+    for (mi, ix) in ms.indexes.iter().enumerate() {
+        if ix.spatial || ix.fulltext || ix.prefix_lengths.iter().any(|&p| p != 0) {
+            return Err(DoltError::Unsupported(format!(
+                "merging index {:?} of {name:?} (spatial, full-text or prefix)",
+                ix.name
+            )));
+        }
+        let its = index_schema(ms, ix)?;
+        let kept = kept_indexes
+            .contains(&ix.name)
+            .then(|| {
+                let oi = rows
+                    .ours
+                    .schema
+                    .indexes
+                    .iter()
+                    .position(|x| x.name == ix.name)?;
+                let root = ours_roots
+                    .iter()
+                    .find(|(n, _)| n.as_slice() == ix.name.as_bytes())?
+                    .1;
+                Some((oi, root))
+            })
+            .flatten();
+        let edited = match kept {
+            Some((oi, root)) => {
+                let mut by_key: Vec<(Vec<u8>, Option<Vec<u8>>)> = Vec::new();
+                for (k, from, to) in &changes {
+                    let old = from
+                        .as_ref()
+                        .map(|v| rows.ours.index_key(store, oi, k, v))
+                        .transpose()?;
+                    let new = to
+                        .as_ref()
+                        .map(|v| rows.merged.index_key(store, mi, k, v))
+                        .transpose()?;
+                    if old == new {
+                        continue;
+                    }
+                    if let Some(o) = old {
+                        by_key.push((o, None));
+                    }
+                    if let Some(n) = new {
+                        by_key.push((n, Some(empty.clone())));
+                    }
+                }
+                // Deletes first, so a put of the same key wins.
+                by_key.sort_by_key(|(_, v)| v.is_some());
+                Map::new(store, root, its.clone())
+                    .apply(by_key.iter().map(|(k, v)| (&k[..], v.as_deref())))
+                    .map_err(tree)?
+            }
+            None => {
+                let mut keys = SortKeys::default();
+                let ts = final_map.schema().clone();
+                match raw_index_fields(ms, ix) {
+                    // Fields copied as stored: no row is decoded.
+                    Some(fields) => {
+                        let mut b = TupleBuilder::new(its.key.clone());
+                        let raw = |e: TupleError| {
+                            DoltError::Unsupported(format!("index {:?} of {name:?}: {e}", ix.name))
+                        };
+                        for r in final_map.iter().map_err(tree)? {
+                            let (k, v) = r.map_err(tree)?;
+                            b.reset();
+                            for (f, &(in_key, at)) in fields.iter().enumerate() {
+                                let field = if in_key {
+                                    ts.key.field(Tuple::new_unverified(k), at)
+                                } else {
+                                    ts.value.field(Tuple::new_unverified(v), at)
+                                };
+                                match field {
+                                    Some(bytes) => b.put_raw(f, bytes),
+                                    None => b.put_null(f),
+                                }
+                                .map_err(raw)?;
+                            }
+                            keys.push(b.build().map_err(raw)?.as_bytes());
+                        }
+                    }
+                    None => {
+                        for r in final_map.iter().map_err(tree)? {
+                            let (k, v) = r.map_err(tree)?;
+                            keys.push(&rows.merged.index_key(store, mi, k, v)?);
+                        }
+                    }
+                }
+                // Every key ends with the row's primary key: no two are equal.
+                let order = keys.sorted(&its.key);
+                Map::from_sorted(
+                    store,
+                    its.clone(),
+                    order.iter().map(|&i| (keys.get(i as usize), &empty[..])),
+                )
+                .map_err(tree)?
+            }
+        };
+        if ix.unique {
+            check_unique(&edited, ix.columns.len(), name, &ix.name, conflicts)?;
+        }
+        roots.push((ix.name.as_bytes().to_vec(), Some(edited.root())));
+    }
+    if conflicts.iter().any(|c| c.table == name) {
+        return Ok(None);
+    }
+    let edits: Vec<(&[u8], Option<Address>)> =
+        roots.iter().map(|(k, a)| (k.as_slice(), *a)).collect();
+    let mut put_io = OverlayIo(store);
+    let secondary = edit_address_map(&mut put_io, &empty_address_map()?, &edits)?;
+    let primary = store
+        .get(&final_map.root())?
+        .ok_or(DoltError::MissingChunk(final_map.root()))?
+        .to_vec();
+    // Dolt takes the larger AUTO_INCREMENT counter only when our schema has such a column.
+    let auto_increment = if rows.ours.schema.columns.iter().any(|c| c.auto_increment) {
+        rows.ours.auto_increment.max(rows.theirs.auto_increment)
+    } else {
+        rows.ours.auto_increment
+    };
+    let schema_address = store.put(schema_chunk)?;
+    let chunk = TableFields {
+        schema: schema_address.0,
+        primary_index: &primary,
+        secondary_indexes: &secondary,
+        auto_increment_value: auto_increment,
+        ..ours_fields
+    }
+    .encode()
+    .map_err(|e| crate::error::encode(format!("table {name:?}"), e))?;
+    Ok(Some(chunk))
+}
+
+/// Index keys gathered before sorting: one buffer (no allocation per key) and each key's end.
+#[derive(Default)]
+struct SortKeys {
+    bytes: Vec<u8>,
+    ends: Vec<usize>,
+}
+
+impl SortKeys {
+    fn push(&mut self, key: &[u8]) {
+        self.bytes.extend_from_slice(key);
+        self.ends.push(self.bytes.len());
+    }
+
+    fn get(&self, i: usize) -> &[u8] {
+        let start = i.checked_sub(1).map_or(0, |p| self.ends[p]);
+        &self.bytes[start..self.ends[i]]
+    }
+
+    /// The keys' positions in `desc`'s order. When the first field is an integer, keys are
+    /// ordered by its value first (two words compared per step, no tuple decoded), and `desc`'s
+    /// full order decides between keys whose first fields are equal.
+    fn sorted(&self, desc: &prollystore_format::tuple::TupleDesc) -> Vec<u32> {
+        let enc = desc.types().first().map(|t| t.enc);
+        let mut order: Vec<(u128, u32)> = (0..self.ends.len())
+            .map(|i| {
+                let first = desc.field(Tuple::new_unverified(self.get(i)), 0);
+                (int_rank(enc, first), i as u32)
+            })
+            .collect();
+        order.sort_unstable_by(|a, b| {
+            a.0.cmp(&b.0)
+                .then_with(|| desc.compare(self.get(a.1 as usize), self.get(b.1 as usize)))
+        });
+        order.into_iter().map(|(_, i)| i).collect()
+    }
+}
+
+/// A rank of an integer field's value that orders as Dolt's tuple order orders the field:
+/// NULL first, then by value; a field of the wrong width last (as the order puts malformed
+/// fields after well-formed ones; the full order then decides among them). 0 for every field
+/// of another encoding (the full order decides).
+fn int_rank(enc: Option<prollystore_format::Encoding>, field: Option<&[u8]>) -> u128 {
+    use prollystore_format::Encoding as E;
+    let signed = match enc {
+        Some(E::Int8 | E::Int16 | E::Int32 | E::Int64) => true,
+        Some(E::Uint8 | E::Uint16 | E::Uint32 | E::Uint64) => false,
+        _ => return 0,
+    };
+    let Some(f) = field else { return 0 };
+    let width = match enc {
+        Some(E::Int8 | E::Uint8) => 1,
+        Some(E::Int16 | E::Uint16) => 2,
+        Some(E::Int32 | E::Uint32) => 4,
+        _ => 8,
+    };
+    if f.len() != width {
+        return u128::MAX;
+    }
+    let mut le = [0u8; 8];
+    le[..width].copy_from_slice(f);
+    if signed && f[width - 1] & 0x80 != 0 {
+        le[width..].fill(0xff);
+    }
+    let v = u64::from_le_bytes(le);
+    let ordered = if signed { v ^ (1 << 63) } else { v };
+    (1u128 << 64) | u128::from(ordered)
+}
+
+/// Where each key field of index `ix` of a table of schema `s` is in a stored row: `(true, i)`
+/// field `i` of the row's key, `(false, i)` of its value. `None` when a field is not its
+/// column's stored bytes (a keyless table, a prefix length, a virtual or out-of-line column,
+/// an encoding the index stores differently), so the row must be decoded.
+fn raw_index_fields(s: &Schema, ix: &crate::schema::Index) -> Option<Vec<(bool, usize)>> {
+    if s.keyless || ix.spatial || ix.fulltext || ix.prefix_lengths.iter().any(|&p| p != 0) {
+        return None;
+    }
+    ix.key_columns
+        .iter()
+        .map(|&c| {
+            let col = &s.columns[c];
+            if col.virtual_
+                || col.encoding.is_adaptive()
+                || key_encoding(col.encoding) != col.encoding
+            {
+                return None;
+            }
+            match s.key_columns.iter().position(|&k| k == c) {
+                Some(i) => Some((true, i)),
+                None => Some((false, s.value_columns.iter().position(|&v| v == c)?)),
+            }
+        })
+        .collect()
+}

@@ -1,0 +1,571 @@
+//! Rows streamed into an empty table (a new table, or one truncated for a replace): the import
+//! path. Each row is checked and encoded once, straight into packed buffers (clustered key and
+//! value, and one key per secondary index made from the row's cells rather than decoded back
+//! from the encoded row); then each index is sorted and built bottom-up. The trees are the
+//! ones row-by-row inserts give, since a prolly tree does not depend on its edit history.
+
+use std::borrow::Cow;
+use std::cmp::Ordering;
+
+use prollystore::blob::StoreBlobs;
+use prollystore::Map;
+use prollystore_format::tuple::{BlobStore, NoBlobStore, Tuple, TupleBuilder, TupleDesc};
+
+use super::checks::RowChecks;
+use super::fast_fields::FastFields;
+use super::table_edit::{bad, empty_value, index_schema, tree, Cell, EditTable};
+use crate::error::Result;
+use crate::schema::{key_encoding, Index, Schema};
+use crate::write::storage::overlay::Overlay;
+
+/// Byte strings packed end to end: two allocations for millions of short tuples instead of one
+/// per tuple.
+#[derive(Default)]
+struct Packed {
+    bytes: Vec<u8>,
+    /// Where each string ends in `bytes`.
+    ends: Vec<usize>,
+}
+
+impl Packed {
+    fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    fn get(&self, i: usize) -> &[u8] {
+        let start = match i {
+            0 => 0,
+            _ => self.ends[i - 1],
+        };
+        &self.bytes[start..self.ends[i]]
+    }
+
+    /// Keeps the first `n` strings (dropping any bytes appended after them).
+    fn truncate(&mut self, n: usize) {
+        self.ends.truncate(n);
+        self.bytes.truncate(self.ends.last().copied().unwrap_or(0));
+    }
+
+    /// Positions `0..len` in the order of their first `fields` fields under `desc`, ties in
+    /// position order, when those fields are integers that fit 64 bits together (`None`
+    /// otherwise). For index keys whose remaining fields order as the positions do.
+    fn sorted_by_prefix(&self, desc: &TupleDesc, fields: usize) -> Option<Vec<u32>> {
+        let prefix = desc.prefix(fields);
+        let pairs = (0..self.len())
+            .map(|i| {
+                let key = int_sort_key(&prefix, self.get(i))?;
+                Some((u64::try_from(key).ok()?, i as u32))
+            })
+            .collect::<Option<Vec<(u64, u32)>>>()?;
+        Some(radix_sort(pairs).into_iter().map(|(_, i)| i).collect())
+    }
+
+    /// Ends the string appended to `bytes` since the last one.
+    fn seal(&mut self) {
+        self.ends.push(self.bytes.len());
+    }
+
+    fn push(&mut self, b: &[u8]) {
+        self.bytes.extend_from_slice(b);
+        self.seal();
+    }
+
+    /// Positions `0..len` in the order of `desc` (ties: by position); already ordered strings
+    /// cost one pass. Keys made only of integers (most secondary indexes: the indexed column
+    /// and the primary key) are sorted as numbers that order as the tuples do.
+    fn sorted(&self, desc: &TupleDesc) -> Vec<u32> {
+        let ascending =
+            (1..self.len()).all(|i| desc.compare(self.get(i - 1), self.get(i)) == Ordering::Less);
+        if ascending {
+            return (0..self.len() as u32).collect();
+        }
+        if let Some(mut numbered) = (0..self.len())
+            .map(|i| Some((int_sort_key(desc, self.get(i))?, i as u32)))
+            .collect::<Option<Vec<(u128, u32)>>>()
+        {
+            numbered.sort_unstable();
+            return numbered.into_iter().map(|(_, i)| i).collect();
+        }
+        let mut order: Vec<u32> = (0..self.len() as u32).collect();
+        order.sort_unstable_by(|&a, &b| {
+            desc.compare(self.get(a as usize), self.get(b as usize))
+                .then(a.cmp(&b))
+        });
+        order
+    }
+}
+
+/// Whether the key of index `ix` is its own columns followed by the primary-key columns it
+/// lacks, in key order, all of them integers: then, among rows in primary-key order, index
+/// keys with equal own columns are already in order.
+fn suffix_is_primary_key(s: &Schema, ix: &Index) -> bool {
+    let own = ix.columns.len();
+    let rest = s.key_columns.iter().filter(|c| !ix.columns.contains(c));
+    ix.key_columns.get(..own) == Some(&ix.columns[..])
+        && ix.key_columns[own..].iter().eq(rest)
+        && ix
+            .key_columns
+            .iter()
+            .all(|&c| key_encoding(s.columns[c].encoding).integer().is_some())
+}
+
+/// Sorts `(key, position)` pairs by key, stably (equal keys keep their order): least
+/// significant digit first, 11 bits a pass, only as many passes as the keys' range needs.
+fn radix_sort(mut pairs: Vec<(u64, u32)>) -> Vec<(u64, u32)> {
+    let Some(min) = pairs.iter().map(|p| p.0).min() else {
+        return pairs;
+    };
+    let max = pairs.iter().map(|p| p.0).max().unwrap_or(min);
+    let bits = 64 - (max - min).leading_zeros();
+    const DIGIT: u32 = 11;
+    let mut other = vec![(0u64, 0u32); pairs.len()];
+    let mut shift = 0;
+    while shift < bits {
+        let digit = |k: u64| ((k - min) >> shift) as usize & ((1 << DIGIT) - 1);
+        let mut starts = vec![0usize; 1 << DIGIT];
+        for p in &pairs {
+            starts[digit(p.0)] += 1;
+        }
+        let mut at = 0;
+        for s in starts.iter_mut() {
+            let n = *s;
+            *s = at;
+            at += n;
+        }
+        for &p in &pairs {
+            let d = digit(p.0);
+            other[starts[d]] = p;
+            starts[d] += 1;
+        }
+        std::mem::swap(&mut pairs, &mut other);
+        shift += DIGIT;
+    }
+    pairs
+}
+
+/// A number that orders as `tuple` does under `desc`, when every field is an integer and
+/// they fit in 128 bits together (a nullable field takes a bit more: NULL sorts first);
+/// `None` for any other descriptor or a field not stored as its encoding says.
+fn int_sort_key(desc: &TupleDesc, tuple: &[u8]) -> Option<u128> {
+    let t = Tuple::new_unverified(tuple);
+    let (mut key, mut bits) = (0u128, 0u32);
+    for (i, ty) in desc.types().iter().enumerate() {
+        let (width, signed) = ty.enc.integer()?;
+        let field = desc.field(t, i);
+        bits += 8 * width as u32 + u32::from(ty.nullable);
+        if bits > 128 {
+            return None;
+        }
+        if ty.nullable {
+            key = key << 1 | u128::from(field.is_some());
+        }
+        let value = match field {
+            None if ty.nullable => 0,
+            None => return None,
+            Some(b) if b.len() != width => return None,
+            Some(b) => {
+                let mut le = [0u8; 8];
+                le[..width].copy_from_slice(b);
+                let raw = u64::from_le_bytes(le);
+                // Signed: flip the sign bit so that negative numbers come first.
+                if signed {
+                    raw ^ 1 << (8 * width - 1)
+                } else {
+                    raw
+                }
+            }
+        };
+        key = key << (8 * width) | u128::from(value);
+    }
+    Some(key)
+}
+
+/// One row's text fields (`None`: NULL).
+pub(crate) type Fields<'a> = Vec<Option<Cow<'a, [u8]>>>;
+
+/// Rows encoded so far (clustered keys and values, each index's keys, packed), and the
+/// builders that make them.
+struct Encoded {
+    kb: TupleBuilder,
+    vb: TupleBuilder,
+    index_builders: Vec<TupleBuilder>,
+    keys: Packed,
+    values: Packed,
+    index_keys: Vec<Packed>,
+}
+
+impl Encoded {
+    fn new(s: &Schema, index_keys: &[TupleDesc]) -> Encoded {
+        Encoded {
+            kb: TupleBuilder::new(s.key_desc()),
+            vb: TupleBuilder::new(s.value_desc()),
+            index_builders: index_keys.iter().cloned().map(TupleBuilder::new).collect(),
+            keys: Packed::default(),
+            values: Packed::default(),
+            index_keys: index_keys.iter().map(|_| Packed::default()).collect(),
+        }
+    }
+
+    /// Encodes the row `fast` parsed; `false` (nothing kept) when the general path must take
+    /// it.
+    fn put_fast(
+        &mut self,
+        fast: &FastFields,
+        s: &Schema,
+        row: &[Option<Cow<'_, [u8]>>],
+        blobs: &mut dyn BlobStore,
+    ) -> bool {
+        let done = self.keys.len();
+        if self.try_put_fast(fast, s, row, blobs).is_some() {
+            return true;
+        }
+        for p in [&mut self.keys, &mut self.values]
+            .into_iter()
+            .chain(&mut self.index_keys)
+        {
+            p.truncate(done);
+        }
+        self.kb.reset();
+        self.vb.reset();
+        self.index_builders.iter_mut().for_each(TupleBuilder::reset);
+        false
+    }
+
+    fn try_put_fast(
+        &mut self,
+        fast: &FastFields,
+        s: &Schema,
+        row: &[Option<Cow<'_, [u8]>>],
+        blobs: &mut dyn BlobStore,
+    ) -> Option<()> {
+        for (f, &c) in s.value_columns.iter().enumerate() {
+            fast.put(row, &mut self.vb, f, c, false)?;
+        }
+        self.vb.build_into(blobs, &mut self.values.bytes).ok()?;
+        self.values.seal();
+        for (f, &c) in s.key_columns.iter().enumerate() {
+            fast.put(row, &mut self.kb, f, c, true)?;
+        }
+        self.keys.push(self.kb.build().ok()?.as_bytes());
+        for ((ix, b), out) in s
+            .indexes
+            .iter()
+            .zip(&mut self.index_builders)
+            .zip(&mut self.index_keys)
+        {
+            for (f, &c) in ix.key_columns.iter().enumerate() {
+                fast.put(row, b, f, c, true)?;
+            }
+            out.push(b.build().ok()?.as_bytes());
+        }
+        Some(())
+    }
+
+    /// Appends the rows `later` encoded after these.
+    fn append(&mut self, later: &Encoded) {
+        for (p, q) in [
+            (&mut self.keys, &later.keys),
+            (&mut self.values, &later.values),
+        ]
+        .into_iter()
+        .chain(self.index_keys.iter_mut().zip(&later.index_keys))
+        {
+            let base = p.bytes.len();
+            p.bytes.extend_from_slice(&q.bytes);
+            p.ends.extend(q.ends.iter().map(|e| e + base));
+        }
+    }
+}
+
+/// Encodes `rows` into `out` as long as `fast` takes them (on another thread: no blob store,
+/// so a value that must move out of band stops it too). Returns the first row it does not
+/// take and the rows after it, for the general path.
+fn encode_fast<'a, I: Iterator<Item = Fields<'a>>>(
+    fast: &mut FastFields,
+    s: &Schema,
+    out: &mut Encoded,
+    mut rows: I,
+) -> Option<(Fields<'a>, I)> {
+    while let Some(row) = rows.next() {
+        if !(fast.parse(&row) && out.put_fast(fast, s, &row, &mut NoBlobStore)) {
+            return Some((row, rows));
+        }
+    }
+    None
+}
+
+/// What [`EditTable::insert_into_empty`] did.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum BulkInsert {
+    /// Every row went in; this many.
+    Inserted(usize),
+    /// An upsert repeats a primary key (a later row updates an earlier one): nothing changed,
+    /// the caller applies the rows one by one.
+    RepeatedKey,
+}
+
+impl EditTable {
+    /// Row `r` (cells `given`) as the general path checks and encodes it, into `enc`.
+    #[allow(clippy::too_many_arguments)]
+    fn encode_row(
+        &mut self,
+        s: &Schema,
+        checks: Option<&RowChecks>,
+        enc: &mut Encoded,
+        blobs: &mut dyn BlobStore,
+        r: usize,
+        given: Vec<(usize, Cell)>,
+        upsert: bool,
+    ) -> Result<()> {
+        let mut cells = self.full_row(r, given)?;
+        if upsert {
+            // An upsert reads every key first: a NULL there is named as such.
+            for &c in &s.key_columns {
+                if matches!(cells[c], Cell::Null) {
+                    let what = format!("row {r}: NULL in the key");
+                    return Err(bad(&self.name, &s.columns[c].name, what));
+                }
+            }
+        }
+        self.assign_auto_increment(&mut cells)?;
+        for (c, cell) in cells.iter().enumerate() {
+            if !s.columns[c].hidden {
+                self.check_cell(r, c, cell)?;
+            }
+        }
+        if let Some(checks) = checks {
+            let visible = self.visible_values(checks.visible(), &cells)?;
+            checks.check(&self.name, r, visible)?;
+        }
+        let row_error = |e: &dyn std::fmt::Display, columns: &[usize]| {
+            bad(
+                &self.name,
+                self.widest(columns, &cells),
+                format!("row {r}: {e}"),
+            )
+        };
+        for (f, &c) in s.value_columns.iter().enumerate() {
+            self.put_cell(&mut enc.vb, f, c, s.columns[c].encoding, r, &cells[c])?;
+        }
+        enc.vb
+            .build_into(blobs, &mut enc.values.bytes)
+            .map_err(|e| row_error(&e, &s.value_columns))?;
+        enc.values.seal();
+        for (f, &c) in s.key_columns.iter().enumerate() {
+            let enc_c = key_encoding(s.columns[c].encoding);
+            self.put_cell(&mut enc.kb, f, c, enc_c, r, &cells[c])?;
+        }
+        enc.keys.push(
+            enc.kb
+                .build()
+                .map_err(|e| row_error(&e, &s.key_columns))?
+                .as_bytes(),
+        );
+        for ((ix, b), out) in s
+            .indexes
+            .iter()
+            .zip(&mut enc.index_builders)
+            .zip(&mut enc.index_keys)
+        {
+            self.put_index_fields(b, ix, &cells, r)?;
+            out.push(b.build().map_err(tree)?.as_bytes());
+        }
+        Ok(())
+    }
+
+    /// Inserts `rows` (each: one text field per column of `positions`) into this table, which
+    /// must have a primary key and no rows. The same checks, defaults, AUTO_INCREMENT values,
+    /// errors and trees as [`EditTable::insert`] (or [`EditTable::upsert`] when `upsert`) of
+    /// the cells `to_cells` makes of each row; all rows or none. Rows of the common column
+    /// types are encoded from their text directly (see `fast_fields`); `to_cells` serves the
+    /// others. The rows `later` holds follow `rows`: they are encoded on a second thread
+    /// meanwhile, as far as the direct encoder takes them (the rest, in order, here after
+    /// `rows`, so every row keeps its number and the first error is the one rows one by one
+    /// give).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn insert_into_empty<'a, J>(
+        &mut self,
+        store: &Overlay<'_>,
+        rows: impl Iterator<Item = Fields<'a>>,
+        later: Option<J>,
+        positions: &[usize],
+        to_cells: impl Fn(usize, Fields<'a>) -> Result<Vec<(usize, Cell)>>,
+        upsert: bool,
+    ) -> Result<BulkInsert>
+    where
+        J: Iterator<Item = Fields<'a>> + Send,
+    {
+        let s = self.schema.clone();
+        let checks = RowChecks::for_schema(store.engine, &self.name, &s)?;
+        let mut fast = FastFields::new(&s, positions, checks.is_some());
+        let primary = s.primary_tuple_schema()?;
+        let index_schemas = s
+            .indexes
+            .iter()
+            .map(|ix| index_schema(&s, ix))
+            .collect::<Result<Vec<_>>>()?;
+        let index_descs: Vec<TupleDesc> = index_schemas.iter().map(|x| x.key.clone()).collect();
+        let mut blobs = StoreBlobs::new(store);
+        let mut enc = Encoded::new(&s, &index_descs);
+        let auto_increment = self.auto_increment;
+        // The second thread when there is a core for it (the switch of background hashing:
+        // a program that wants every call on its own thread says so there).
+        let mut second_fast = fast
+            .clone()
+            .filter(|_| later.is_some() && prollystore::process::background_hashing());
+        let mut encode_rows = |t: &mut EditTable,
+                               enc: &mut Encoded,
+                               first: usize,
+                               rows: &mut dyn Iterator<Item = Fields<'a>>|
+         -> Result<()> {
+            for (r, row) in (first..).zip(rows) {
+                if let Some(fast) = &mut fast {
+                    if fast.parse(&row) && enc.put_fast(fast, &s, &row, &mut blobs) {
+                        continue;
+                    }
+                }
+                // The general path stores the row or names its error.
+                t.encode_row(
+                    &s,
+                    checks.as_ref(),
+                    enc,
+                    &mut blobs,
+                    r,
+                    to_cells(r, row)?,
+                    upsert,
+                )?;
+            }
+            Ok(())
+        };
+        let mut rows = rows;
+        match (later, second_fast.as_mut()) {
+            (Some(later), Some(second_fast)) => {
+                let (here, there) = std::thread::scope(|scope| {
+                    let (s, descs) = (&s, &index_descs);
+                    let other = scope.spawn(move || {
+                        let mut out = Encoded::new(s, descs);
+                        let stop = encode_fast(second_fast, s, &mut out, later);
+                        (out, stop)
+                    });
+                    let here = encode_rows(self, &mut enc, 0, &mut rows);
+                    let there = other
+                        .join()
+                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+                    (here, there)
+                });
+                here?;
+                let (there, stop) = there;
+                let first = enc.keys.len() + there.keys.len();
+                enc.append(&there);
+                drop(there);
+                if let Some((row, rest)) = stop {
+                    let mut rest = std::iter::once(row).chain(rest);
+                    encode_rows(self, &mut enc, first, &mut rest)?;
+                }
+            }
+            (later, _) => {
+                let mut all = rows.chain(later.into_iter().flatten());
+                encode_rows(self, &mut enc, 0, &mut all)?;
+            }
+        }
+        let Encoded {
+            keys,
+            values,
+            index_keys,
+            ..
+        } = enc;
+        let order = keys.sorted(&primary.key);
+        if let Some(w) = order.windows(2).find(|w| {
+            primary
+                .key
+                .compare(keys.get(w[0] as usize), keys.get(w[1] as usize))
+                .is_eq()
+        }) {
+            if upsert {
+                self.auto_increment = auto_increment;
+                return Ok(BulkInsert::RepeatedKey);
+            }
+            let what = format!("row {}: duplicate primary key", w[1]);
+            return Err(bad(&self.name, &self.key_names(), what));
+        }
+        let primary_ascending = order.iter().enumerate().all(|(i, &p)| p as usize == i);
+        let empty = empty_value()?;
+        let mut roots = Vec::with_capacity(s.indexes.len());
+        for ((ix, schema), ikeys) in s.indexes.iter().zip(index_schemas).zip(&index_keys) {
+            if !keys.ends.is_empty() {
+                self.refuse_content_hashed(ix)?;
+            }
+            if ix.unique {
+                let all = (0..ikeys.len()).map(|i| (ikeys.get(i), i));
+                self.unique_new_keys(ix, &schema.key, all)?;
+            }
+            let by_prefix = (primary_ascending && suffix_is_primary_key(&s, ix))
+                .then(|| ikeys.sorted_by_prefix(&schema.key, ix.columns.len()))
+                .flatten();
+            let sorted = by_prefix.unwrap_or_else(|| ikeys.sorted(&schema.key));
+            let items = sorted.iter().map(|&i| (ikeys.get(i as usize), &empty[..]));
+            roots.push(Map::from_sorted(store, schema, items).map_err(tree)?.root());
+        }
+        let items = order
+            .iter()
+            .map(|&i| (keys.get(i as usize), values.get(i as usize)));
+        self.primary = Map::from_sorted(store, primary, items)
+            .map_err(tree)?
+            .root();
+        self.indexes = roots;
+        Ok(BulkInsert::Inserted(keys.len()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn integer_keys_sort_as_their_tuples() {
+        use prollystore_format::tuple::{TupleBuilder, TupleDesc, Type};
+        use prollystore_format::Encoding;
+        let desc = TupleDesc::new(vec![
+            Type::nullable(Encoding::Int32),
+            Type::nullable(Encoding::Uint8),
+            Type::not_null(Encoding::Int64),
+        ]);
+        let mut keys = super::Packed::default();
+        let mut b = TupleBuilder::new(desc.clone());
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        for _ in 0..2000 {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let v = (x >> 33) as i64;
+            if v % 5 != 0 {
+                b.put_int32(0, [i32::MIN, -7, 0, 3, i32::MAX][(v % 5) as usize])
+                    .unwrap();
+            }
+            if v % 3 != 0 {
+                b.put_uint8(1, (v % 256) as u8).unwrap();
+            }
+            b.put_int64(2, [i64::MIN, -1, 0, 1, i64::MAX, v][(v % 6) as usize])
+                .unwrap();
+            keys.push(b.build().unwrap().as_bytes());
+        }
+        let fast = keys.sorted(&desc);
+        let mut slow: Vec<u32> = (0..keys.len() as u32).collect();
+        slow.sort_by(|&a, &b| {
+            desc.compare(keys.get(a as usize), keys.get(b as usize))
+                .then(a.cmp(&b))
+        });
+        assert_eq!(fast, slow);
+        // By the first two fields only (the third, 64 bits, no longer fits), ties by position.
+        let prefix = desc.prefix(2);
+        let mut by_prefix: Vec<u32> = (0..keys.len() as u32).collect();
+        by_prefix.sort_by(|&a, &b| {
+            prefix
+                .compare(keys.get(a as usize), keys.get(b as usize))
+                .then(a.cmp(&b))
+        });
+        assert_eq!(keys.sorted_by_prefix(&desc, 2), Some(by_prefix));
+        assert_eq!(keys.sorted_by_prefix(&desc, 3), None);
+        assert!(super::int_sort_key(&desc, keys.get(0)).is_some());
+        let text = TupleDesc::new(vec![Type::nullable(Encoding::String)]);
+        assert_eq!(super::int_sort_key(&text, keys.get(0)), None);
+    }
+}
