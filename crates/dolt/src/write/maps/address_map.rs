@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use prollystore_format::{Address, ADDRESS_LEN};
 
-use super::chunker::{apply_edits, entries, Edit, TreeKind};
+use super::tree_kind::{apply_edits, entries, Edit, TreeKind};
 use crate::error::{malformed, Result};
 use crate::write::storage::chunk_io::ChunkIo;
 

@@ -8,7 +8,7 @@ use std::collections::HashSet;
 use prollystore_format::message::objects::CommitFields;
 use prollystore_format::Address;
 
-use super::chunker::{apply_edits, entries, Edit, TreeKind};
+use super::tree_kind::{apply_edits, entries, Edit, TreeKind};
 use crate::error::{bad_chunk, Result};
 use crate::write::storage::chunk_io::ChunkIo;
 

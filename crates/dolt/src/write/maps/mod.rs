@@ -4,8 +4,8 @@
 //! (table maps small enough to be one node), `closure` (a new commit's parent closure).
 
 pub(crate) mod address_map;
+#[cfg(test)]
 pub(crate) mod chunker;
 pub(crate) mod closure;
 pub(crate) mod single_leaf;
-#[cfg(test)]
-mod tree_kind;
+pub(crate) mod tree_kind;
