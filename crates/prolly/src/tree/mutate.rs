@@ -149,6 +149,8 @@ impl<'a, 's, 'p, 'l, S: StoreFastPaths + ?Sized, T: TreeSchema + ?Sized>
             builder.batches_for_owner(LEAF_BATCH);
         } else if batches {
             builder.hash_in_batches();
+        } else {
+            builder.store_each();
         }
         counts.clear();
         LevelPass {

@@ -38,8 +38,8 @@ use prollystore_format::message::{
 };
 use prollystore_format::{Address, HashProfile, ADDRESS_LEN};
 
-use crate::write::storage::chunk_io::ChunkIo;
 use crate::error::{encode, DoltError, Result};
+use crate::write::storage::chunk_io::ChunkIo;
 
 /// Which message a tree's nodes are.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -467,12 +467,21 @@ pub(crate) fn entries(
 
 #[cfg(test)]
 mod tests {
-    //! The tree crate's editor against the step-for-step port of Dolt's `ApplyMutations`
-    //! (`super::super::chunker`, whose results were checked against Dolt's commit and root
-    //! hashes): random batches on address maps and commit closures, including long histories
-    //! of small commits (the closure's history-dependent node ends), must give the same roots
-    //! and put the same chunks.
-    use std::collections::BTreeMap;
+    //! The editor against Dolt's `ApplyMutations`: random batches on address maps and long
+    //! histories of commit closures (whose node ends depend on which keys were added together)
+    //! must give, step by step, the roots and new nodes that `write/maps/chunker.rs` gave — a
+    //! step-for-step port of Dolt's chunker, checked against Dolt's own maps and closures of
+    //! hundreds of nodes, deleted once this editor replaced it. Its results are kept as one
+    //! digest per seed (`ADDRESS_MAP_TRAILS`, `CLOSURE_TRAILS`), recorded from it while both
+    //! editors ran side by side and agreed on every step.
+    //!
+    //! Before every step an ordinary tree is edited on the same thread, as the writer edits
+    //! tables before their maps: its level builder hashes in batches, and the kind edit after
+    //! it must still take the addresses the store gives (it once took its own hash of the
+    //! `ProllyTreeNode` form: a missing chunk).
+    use std::collections::{BTreeMap, BTreeSet, HashSet};
+
+    use prollystore::{BytesSchema, MemoryStore};
 
     use super::super::chunker;
     use super::*;
@@ -534,141 +543,198 @@ mod tests {
         edits
     }
 
-    /// Applies `edits` through both editors from the same root (each with its own copy of the
-    /// chunks) and checks they agree; returns the new root chunk.
-    fn both(
-        kind: TreeKind,
-        old: &mut Mem,
-        new: &mut Mem,
-        root: &[u8],
-        edits: &[Edit],
-        what: &str,
-    ) -> Arc<[u8]> {
-        let (a0, b0) = (old.puts.len(), new.puts.len());
-        let known: std::collections::HashSet<Address> = old.chunks.keys().copied().collect();
-        let want = chunker::apply_edits(old, chunker_kind(kind), root, edits).unwrap();
-        let got = apply_edits(new, kind, root, edits).unwrap();
-        assert_eq!(got.address, want.address, "{what}: roots differ");
-        assert_eq!(&got.chunk[..], &want.chunk[..], "{what}");
-        // Nodes new to the store (Dolt's editor also writes again some old nodes it re-reads
-        // unchanged: stores and the journal keep one copy).
-        let fresh = |puts: &[Address]| -> Vec<Address> {
-            puts.iter()
-                .filter(|a| !known.contains(a))
-                .copied()
-                .collect()
-        };
-        let mut old_puts = fresh(&old.puts[a0..]);
-        let mut new_puts = fresh(&new.puts[b0..]);
-        old_puts.sort();
-        old_puts.dedup();
-        new_puts.sort();
-        new_puts.dedup();
-        assert_eq!(new_puts, old_puts, "{what}: different nodes put");
-        got.chunk
+    /// The batches of address-map seed `seed`: 40 rounds of new names, changed and removed
+    /// ones (every seventh round up to 400 edits).
+    fn address_map_batches(seed: u64) -> Vec<Vec<Edit>> {
+        let kind = TreeKind::AddressMap;
+        let mut r = Rng(seed * 0x9e37_79b9_7f4a_7c15);
+        let mut names: Vec<Vec<u8>> = Vec::new();
+        let mut batches = Vec::new();
+        for round in 0..40 {
+            let n = 1 + r.below(if round % 7 == 0 { 400 } else { 12 });
+            let mut edits = Vec::new();
+            for _ in 0..n {
+                let existing = !names.is_empty() && r.below(3) == 0;
+                let name = if existing {
+                    names[r.below(names.len() as u64) as usize].clone()
+                } else {
+                    let len = 1 + r.below(40) as usize;
+                    let mut s = format!("t{}", r.next()).into_bytes();
+                    s.resize(len.max(2), b'a' + (r.below(26) as u8));
+                    names.push(s.clone());
+                    s
+                };
+                let value = if existing && r.below(4) == 0 {
+                    None
+                } else {
+                    Some(address(&mut r))
+                };
+                edits.push((name, value));
+            }
+            batches.push(sorted(kind, edits));
+        }
+        batches
     }
 
-    fn chunker_kind(kind: TreeKind) -> chunker::TreeKind {
-        match kind {
+    /// The batches of closure seed `seed`: 1,500 commits, one parent key each, with merges
+    /// adding batches of keys and re-adding keys already there.
+    fn closure_batches(seed: u64) -> Vec<Vec<Edit>> {
+        let kind = TreeKind::CommitClosure;
+        let added = || Some(vec![0u8]);
+        let mut r = Rng(seed * 0x2545_f491_4f6c_dd1d);
+        let mut keys: Vec<Vec<u8>> = Vec::new();
+        let mut height = 1u64;
+        let mut batches = Vec::new();
+        for _ in 0..1500 {
+            let mut edits = vec![(closure_key(height, &mut r), added())];
+            if r.below(25) == 0 {
+                // A merge: the other side's history, some of it known already.
+                for _ in 0..r.below(60) {
+                    let h = 1 + r.below(height);
+                    edits.push((closure_key(h, &mut r), added()));
+                }
+                for _ in 0..r.below(4) {
+                    if !keys.is_empty() {
+                        let k = keys[r.below(keys.len() as u64) as usize].clone();
+                        edits.push((k, added()));
+                    }
+                }
+            }
+            let edits = sorted(kind, edits);
+            keys.extend(edits.iter().map(|(k, _)| k.clone()));
+            batches.push(edits);
+            height += 1 + r.below(2);
+        }
+        batches
+    }
+
+    /// An editor of `kind` trees: the new root's chunk and address.
+    type Editor = fn(&mut Mem, TreeKind, &[u8], &[Edit]) -> (Arc<[u8]>, Address);
+
+    fn ours(io: &mut Mem, kind: TreeKind, root: &[u8], edits: &[Edit]) -> (Arc<[u8]>, Address) {
+        let r = apply_edits(io, kind, root, edits).unwrap();
+        (r.chunk, r.address)
+    }
+
+    fn dolts(io: &mut Mem, kind: TreeKind, root: &[u8], edits: &[Edit]) -> (Arc<[u8]>, Address) {
+        let kind = match kind {
             TreeKind::AddressMap => chunker::TreeKind::AddressMap,
             TreeKind::CommitClosure => chunker::TreeKind::CommitClosure,
+        };
+        let r = chunker::apply_edits(io, kind, root, edits).unwrap();
+        (r.chunk, r.address)
+    }
+
+    /// An ordinary tree (`ProllyTreeNode`s in a Dolt-hashed store) edited once per step.
+    struct Table {
+        store: MemoryStore,
+        root: Address,
+        next: u32,
+    }
+
+    impl Table {
+        fn new() -> Table {
+            let store = MemoryStore::new(HashProfile::Dolt);
+            let keys: Vec<[u8; 4]> = (0..2000u32).map(|i| (2 * i).to_be_bytes()).collect();
+            let items = keys.iter().map(|k| (&k[..], &[7u8; 24][..]));
+            let root = Map::from_sorted(&store, BytesSchema, items).unwrap().root();
+            Table {
+                store,
+                root,
+                next: 1,
+            }
         }
+
+        /// Inserts a key (a leaf pass that hashes its nodes in batches).
+        fn edit(&mut self) {
+            let key = self.next.to_be_bytes();
+            self.next = (self.next + 2) % 4000;
+            let map = Map::new(&self.store, self.root, BytesSchema);
+            self.root = map
+                .apply_sorted(&[(&key[..], Some(&[1u8; 24][..]))])
+                .unwrap()
+                .root();
+        }
+    }
+
+    /// Applies `batches` in turn to `kind`'s empty tree through `editor`, an ordinary tree
+    /// edited before each. Returns the chunks, the last root, and the trail: each step's root
+    /// address, then the sorted addresses of the nodes that step put that the store lacked.
+    fn run(kind: TreeKind, batches: &[Vec<Edit>], editor: Editor) -> (Mem, Arc<[u8]>, Vec<u8>) {
+        let mut io = Mem::default();
+        let mut table = Table::new();
+        let mut root: Arc<[u8]> = Arc::from(kind.empty_root().unwrap());
+        let mut trail = Vec::new();
+        for edits in batches {
+            table.edit();
+            let known: HashSet<Address> = io.chunks.keys().copied().collect();
+            let start = io.puts.len();
+            let (chunk, address) = editor(&mut io, kind, &root, edits);
+            assert_eq!(address, HashProfile::Dolt.address_of(&chunk));
+            trail.extend_from_slice(address.as_bytes());
+            // Dolt's editor also writes again some old nodes it re-reads unchanged: stores
+            // and the journal keep one copy.
+            let fresh: BTreeSet<Address> = io.puts[start..]
+                .iter()
+                .filter(|a| !known.contains(a))
+                .copied()
+                .collect();
+            for a in fresh {
+                trail.extend_from_slice(a.as_bytes());
+            }
+            root = chunk;
+        }
+        (io, root, trail)
+    }
+
+    /// What the tree holds after `batches`, by key (a closure's values are stored empty).
+    fn model(kind: TreeKind, batches: &[Vec<Edit>]) -> BTreeMap<Vec<u8>, Vec<u8>> {
+        let mut m = BTreeMap::new();
+        for (k, v) in batches.iter().flatten() {
+            match (kind, v) {
+                (_, None) => m.remove(k),
+                (TreeKind::AddressMap, Some(v)) => m.insert(k.clone(), v.clone()),
+                (TreeKind::CommitClosure, Some(_)) => m.insert(k.clone(), Vec::new()),
+            };
+        }
+        m
     }
 
     #[test]
     fn address_maps_edit_as_dolt_does() {
         let kind = TreeKind::AddressMap;
         for seed in 1..=12u64 {
-            let mut r = Rng(seed * 0x9e37_79b9_7f4a_7c15);
-            let (mut old, mut new) = (Mem::default(), Mem::default());
-            let mut root: Arc<[u8]> = Arc::from(kind.empty_root().unwrap());
-            let mut names: Vec<Vec<u8>> = Vec::new();
-            let mut history = Vec::new();
-            for round in 0..40 {
-                let n = 1 + r.below(if round % 7 == 0 { 400 } else { 12 });
-                let mut edits = Vec::new();
-                for _ in 0..n {
-                    let existing = !names.is_empty() && r.below(3) == 0;
-                    let name = if existing {
-                        names[r.below(names.len() as u64) as usize].clone()
-                    } else {
-                        let len = 1 + r.below(40) as usize;
-                        let mut s = format!("t{}", r.next()).into_bytes();
-                        s.resize(len.max(2), b'a' + (r.below(26) as u8));
-                        names.push(s.clone());
-                        s
-                    };
-                    let value = if existing && r.below(4) == 0 {
-                        None
-                    } else {
-                        Some(address(&mut r))
-                    };
-                    edits.push((name, value));
-                }
-                let edits = sorted(kind, edits);
-                let what = format!("address map seed {seed} round {round}");
-                root = both(kind, &mut old, &mut new, &root, &edits, &what);
-                history.extend_from_slice(&root);
-            }
+            let batches = address_map_batches(seed);
+            let (io, root, trail) = run(kind, &batches, ours);
+            let (_, _, want) = run(kind, &batches, dolts);
+            assert!(trail == want, "address map seed {seed}");
             let all: BTreeMap<Vec<u8>, Vec<u8>> =
-                entries(&new, kind, &root).unwrap().into_iter().collect();
-            let want: BTreeMap<Vec<u8>, Vec<u8>> =
-                chunker::entries(&old, chunker_kind(kind), &root)
-                    .unwrap()
-                    .into_iter()
-                    .collect();
-            assert_eq!(all, want);
+                entries(&io, kind, &root).unwrap().into_iter().collect();
+            assert_eq!(all, model(kind, &batches));
             assert!(all.len() > 100, "seed {seed}: {} names", all.len());
             println!(
                 "address map seed {seed}: {}",
-                HashProfile::Dolt.address_of(&history)
+                HashProfile::Dolt.address_of(&trail)
             );
         }
     }
 
-    /// Commit closures grown one commit at a time (a parent key per commit) over long
-    /// histories, with merges adding batches of keys and re-adding keys already there.
     #[test]
     fn commit_closures_edit_as_dolt_does() {
         let kind = TreeKind::CommitClosure;
-        let added = || Some(vec![0u8]);
         for seed in 1..=6u64 {
-            let mut r = Rng(seed * 0x2545_f491_4f6c_dd1d);
-            let (mut old, mut new) = (Mem::default(), Mem::default());
-            let mut root: Arc<[u8]> = Arc::from(kind.empty_root().unwrap());
-            let mut keys: Vec<Vec<u8>> = Vec::new();
-            let mut height = 1u64;
-            let mut history = Vec::new();
-            for step in 0..1500 {
-                let mut edits = vec![(closure_key(height, &mut r), added())];
-                if r.below(25) == 0 {
-                    // A merge: the other side's history, some of it known already.
-                    for _ in 0..r.below(60) {
-                        let h = 1 + r.below(height);
-                        edits.push((closure_key(h, &mut r), added()));
-                    }
-                    for _ in 0..r.below(4) {
-                        if !keys.is_empty() {
-                            let k = keys[r.below(keys.len() as u64) as usize].clone();
-                            edits.push((k, added()));
-                        }
-                    }
-                }
-                let edits = sorted(kind, edits);
-                keys.extend(edits.iter().map(|(k, _)| k.clone()));
-                let what = format!("closure seed {seed} step {step}");
-                root = both(kind, &mut old, &mut new, &root, &edits, &what);
-                history.extend_from_slice(&root);
-                height += 1 + r.below(2);
-            }
-            let got = entries(&new, kind, &root).unwrap();
-            let want = chunker::entries(&old, chunker_kind(kind), &root).unwrap();
-            assert_eq!(got, want);
+            let batches = closure_batches(seed);
+            let (io, root, trail) = run(kind, &batches, ours);
+            let (_, _, want) = run(kind, &batches, dolts);
+            assert!(trail == want, "closure seed {seed}");
+            let got: BTreeMap<Vec<u8>, Vec<u8>> =
+                entries(&io, kind, &root).unwrap().into_iter().collect();
+            assert_eq!(got, model(kind, &batches));
             let root_node = CommitClosureNode::verify(&root).unwrap();
             assert!(root_node.level() >= 1, "seed {seed}: a one-leaf closure");
             println!(
                 "closure seed {seed}: {}",
-                HashProfile::Dolt.address_of(&history)
+                HashProfile::Dolt.address_of(&trail)
             );
         }
     }
