@@ -1,5 +1,5 @@
 //! Address maps (`AddressMap` trees: a store root's datasets, a root value's tables) of any
-//! size, read and edited as Dolt edits them (see [`super::chunker`]).
+//! size, read and edited as Dolt edits them (see [`super::tree_kind`]).
 
 use std::sync::Arc;
 

@@ -1,7 +1,7 @@
 //! A new commit's parent closure (`store/datas/commit_closure.go`
 //! `writeFbCommitParentClosure`): the first parent's closure, plus what the other parents'
 //! closures hold that it lacks, plus the parents themselves — added in one edit, as Dolt adds
-//! them (which decides where the closure's nodes end, see [`super::chunker`]).
+//! them (which decides where the closure's nodes end, see [`super::tree_kind`]).
 
 use std::collections::HashSet;
 
