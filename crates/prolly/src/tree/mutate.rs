@@ -627,7 +627,9 @@ where
     // A failed edit may leave a batch in flight, writing into memory the store lent it:
     // `with_loans` waits for it before returning, while the store is surely alive.
     let result = background.with_loans(store, |loans| {
-        let loans = background_hashing().then_some(loans);
+        // Asked only where the pass could use it (asking costs a look at the machine's cores
+        // once per process: a commit's address-map and closure edits need not pay it).
+        let loans = (hashes_in_batches(store, schema) && background_hashing()).then_some(loans);
         let buffers = Buffers {
             builder,
             counts,
