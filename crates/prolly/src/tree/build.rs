@@ -33,6 +33,9 @@ pub(crate) struct LevelBuilder {
     /// Completed nodes go here (the pipeline), serialized or not, instead of straight to the
     /// store and the level above.
     queue: Option<NodeQueue>,
+    /// A queue kept for later while completed nodes go straight to the store
+    /// ([`LevelBuilder::store_each`]), so that switching back allocates nothing.
+    parked: Option<NodeQueue>,
 }
 
 impl LevelBuilder {
@@ -46,6 +49,7 @@ impl LevelBuilder {
             used: false,
             last_written: 0,
             queue: None,
+            parked: None,
         }
     }
 
@@ -66,19 +70,32 @@ impl LevelBuilder {
     /// ([`NodeQueue::hash_here`]); the owner must [`flush_queue`](LevelBuilder::flush_queue)
     /// after the last node.
     pub(crate) fn hash_in_batches(&mut self) {
-        match &mut self.queue {
-            Some(queue) => queue.set_hash_here(),
-            None => self.queue = Some(NodeQueue::hash_here()),
-        }
+        self.unparked_queue().set_hash_here();
     }
 
     /// From now on, completed nodes are queued until `batch_len` of them wait, for the owner to
-    /// take to the hash thread ([`NodeQueue::for_thread`]).
+    /// take to the hash thread ([`NodeQueue::set_for_thread`]).
     pub(crate) fn batches_for_owner(&mut self, batch_len: usize) {
-        match &mut self.queue {
-            Some(queue) => queue.set_for_thread(batch_len),
-            None => self.queue = Some(NodeQueue::for_thread(batch_len)),
+        self.unparked_queue().set_for_thread(batch_len);
+    }
+
+    /// From now on, each completed node is serialized and put as it completes, the store
+    /// giving its address: the way of a builder that never queued, restored after a
+    /// [`LevelBuilder::relevel`] for an edit whose store hashes its nodes itself
+    /// ([`TreeSchema::foreign_nodes`]). Without it, an edit that reuses the builder of an
+    /// earlier one that hashed in batches would take its own hash of a node for the address
+    /// the store gave it (`crates/dolt` address maps and closures: a missing chunk).
+    pub(crate) fn store_each(&mut self) {
+        if let Some(queue) = self.queue.take() {
+            self.parked = Some(queue);
         }
+    }
+
+    /// The queue, taken back from where [`LevelBuilder::store_each`] parked it or made.
+    fn unparked_queue(&mut self) -> &mut NodeQueue {
+        let parked = &mut self.parked;
+        self.queue
+            .get_or_insert_with(|| parked.take().unwrap_or_else(NodeQueue::hash_here))
     }
 
     /// The queue completed nodes go to, if they are queued.
@@ -569,7 +586,7 @@ impl<'a, S: StoreFastPaths + ?Sized, T: TreeSchema + ?Sized> TreeBuilder<'a, S, 
     pub(crate) fn at_level(store: &'a S, schema: &'a T, level: u8) -> Self {
         let mut levels: Vec<LevelBuilder> =
             (level..MAX_LEVELS as u8).map(LevelBuilder::new).collect();
-        if level == 0 && batch_hashing_pays(store.profile()) {
+        if level == 0 && batch_hashing_pays(store.profile()) && !schema.foreign_nodes() {
             if let Some(leaves) = levels.first_mut() {
                 leaves.hash_in_batches();
             }
@@ -590,7 +607,7 @@ impl<'a, S: StoreFastPaths + ?Sized, T: TreeSchema + ?Sized> TreeBuilder<'a, S, 
     /// [`background_hashing`](crate::process::background_hashing) allows it.
     /// `tree_workload build1t` in the benchmarks gives the speedup on your machine.
     pub fn with_hash_thread(mut self) -> Self {
-        if self.first_level == 0 {
+        if self.first_level == 0 && !self.out.schema.foreign_nodes() {
             if let Some(leaves) = self.levels.first_mut() {
                 leaves.batches_for_owner(BUILD_LEAF_BATCH);
             }

@@ -116,6 +116,12 @@ struct LevelPass<'a, 's, 'p, 'l, S: StoreFastPaths + ?Sized, T: TreeSchema + ?Si
     background: Option<&'p mut Loans<'l, 's, S>>,
     /// Children replaced in place in the node [`LevelPass::replace_in_place`] writes.
     replaced: Vec<(usize, Address, u64)>,
+    /// The leaf pass of a tree whose leaves are stored without their values
+    /// ([`TreeSchema::leaf_values_kept`]): Dolt's rules for re-chunking.
+    strict: bool,
+    /// Set when the last item appended was the last item of its old node, re-read, and ended
+    /// a node: where Dolt's chunker sees the new nodes line up with the old ones.
+    old_end_split: bool,
 }
 
 impl<'a, 's, 'p, 'l, S: StoreFastPaths + ?Sized, T: TreeSchema + ?Sized>
@@ -137,11 +143,14 @@ impl<'a, 's, 'p, 'l, S: StoreFastPaths + ?Sized, T: TreeSchema + ?Sized>
         background: Option<&'p mut Loans<'l, 's, S>>,
     ) -> Self {
         builder.relevel(level as u8);
-        let background = background.filter(|_| level == 0 && batch_hashing_pays(store.profile()));
+        let batches = hashes_in_batches(store, schema);
+        let background = background.filter(|_| level == 0 && batches);
         if background.is_some() {
             builder.batches_for_owner(LEAF_BATCH);
-        } else if batch_hashing_pays(store.profile()) {
+        } else if batches {
             builder.hash_in_batches();
+        } else {
+            builder.store_each();
         }
         counts.clear();
         LevelPass {
@@ -160,6 +169,8 @@ impl<'a, 's, 'p, 'l, S: StoreFastPaths + ?Sized, T: TreeSchema + ?Sized>
             crossed: false,
             background,
             replaced: Vec::new(),
+            strict: level == 0 && !schema.leaf_values_kept(),
+            old_end_split: false,
         }
     }
 
@@ -212,6 +223,7 @@ impl<'a, 's, 'p, 'l, S: StoreFastPaths + ?Sized, T: TreeSchema + ?Sized>
         let level = self.level;
         let store = self.store;
         let root = self.root;
+        self.old_end_split = false;
         let c = self.cursor.as_mut().ok_or_else(|| lost_cursor(root))?;
         if c.at_node_end(level) {
             let (n, i) = c.at(level);
@@ -251,6 +263,7 @@ impl<'a, 's, 'p, 'l, S: StoreFastPaths + ?Sized, T: TreeSchema + ?Sized>
         let mut i = from;
         let stop = end.min(count.saturating_sub(1));
         if from < stop
+            && !self.strict
             && self.builder.in_step_with(&node, from)
             && self
                 .builder
@@ -268,6 +281,7 @@ impl<'a, 's, 'p, 'l, S: StoreFastPaths + ?Sized, T: TreeSchema + ?Sized>
         let store = self.store;
         let root = self.root;
         let c = self.cursor.as_mut().ok_or_else(|| lost_cursor(root))?;
+        self.old_end_split = end >= count && self.builder.is_fresh();
         if end < count {
             c.set_index(level, end);
         } else {
@@ -286,6 +300,7 @@ impl<'a, 's, 'p, 'l, S: StoreFastPaths + ?Sized, T: TreeSchema + ?Sized>
         value: &[u8],
         count: u64,
     ) -> Result<(), TreeError> {
+        self.old_end_split = false;
         let entries = &mut self.out;
         self.builder
             .append(out, key, value, count, &mut |_, k, a, c| {
@@ -328,7 +343,10 @@ impl<'a, 's, 'p, 'l, S: StoreFastPaths + ?Sized, T: TreeSchema + ?Sized>
                 return Ok(false);
             }
             let (node, i) = self.cursor()?.at(self.level);
-            if self.crossed && i == 0 && self.builder.is_fresh() {
+            // Dolt's rule where leaves lose their values: the new nodes line up with the old
+            // ones only where an old node's last item ended a node again.
+            let in_step = !self.strict || self.old_end_split;
+            if self.crossed && i == 0 && self.builder.is_fresh() && in_step {
                 self.close_region(new_start);
                 return Ok(true);
             }
@@ -523,6 +541,18 @@ impl<'a, 's, 'p, 'l, S: StoreFastPaths + ?Sized, T: TreeSchema + ?Sized>
     }
 }
 
+/// True where a pass queues its new nodes and hashes them several at a time: the store's
+/// profile makes that pay, and the store does not give nodes their addresses itself
+/// ([`TreeSchema::foreign_nodes`]).
+#[inline]
+fn hashes_in_batches<S, T>(store: &S, schema: &T) -> bool
+where
+    S: StoreFastPaths + ?Sized,
+    T: TreeSchema + ?Sized,
+{
+    batch_hashing_pays(store.profile()) && !schema.foreign_nodes()
+}
+
 /// The error for a pass without a cursor where it needs one (a bug, not bad input), made only
 /// when needed: these checks run for every item.
 #[cold]
@@ -597,7 +627,9 @@ where
     // A failed edit may leave a batch in flight, writing into memory the store lent it:
     // `with_loans` waits for it before returning, while the store is surely alive.
     let result = background.with_loans(store, |loans| {
-        let loans = background_hashing().then_some(loans);
+        // Asked only where the pass could use it (asking costs a look at the machine's cores
+        // once per process: a commit's address-map and closure edits need not pay it).
+        let loans = (hashes_in_batches(store, schema) && background_hashing()).then_some(loans);
         let buffers = Buffers {
             builder,
             counts,
@@ -720,8 +752,9 @@ where
     let [(key, Some(value))] = edits else {
         return Ok(Replaced::No(fresh));
     };
-    // A value with embedded addresses may move them at the same length: left to the pass.
-    if out.with_addresses {
+    // A value with embedded addresses may move them at the same length, and leaves stored
+    // without values re-read smaller: left to the pass.
+    if out.with_addresses || !out.schema.leaf_values_kept() {
         return Ok(Replaced::No(fresh));
     }
     let store = out.store;

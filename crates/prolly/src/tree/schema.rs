@@ -56,6 +56,27 @@ pub trait TreeSchema {
         self.lower_bound(node, key)
     }
 
+    /// True where the store keeps this tree's nodes in another format than `ProllyTreeNode`
+    /// (Dolt's address maps and commit closures: the store turns each node it is given into
+    /// its own kind and back) and so gives a node its address only when it stores it: builds
+    /// and edits then never hash nodes themselves (no batches, no hash thread). False (the
+    /// default) for every tree of `ProllyTreeNode`s.
+    #[inline]
+    fn foreign_nodes(&self) -> bool {
+        false
+    }
+
+    /// False where leaves are stored without their values (a commit closure's), so that a leaf
+    /// read back holds smaller items than were appended when it was written, and where its
+    /// nodes end depends on which items were appended together. An edit then re-chunks as
+    /// Dolt's `ApplyMutations` does: it takes no shortcut that assumes an old leaf's items
+    /// re-read end where they ended, and a rewritten region ends only where an old leaf's own
+    /// last item, re-read, ends a node. True (the default): leaves keep their values.
+    #[inline]
+    fn leaf_values_kept(&self) -> bool {
+        true
+    }
+
     /// A word that orders keys as [`TreeSchema::compare_keys`] does, as far as it goes, for
     /// sorting many keys fast (the sorting builder): for two keys with words, a smaller word
     /// means a smaller key; equal words say nothing unless both words are exact (the `bool`),
@@ -108,6 +129,14 @@ impl<T: TreeSchema + ?Sized> TreeSchema for &T {
     #[inline]
     fn sort_word(&self, key: &[u8]) -> Option<(u64, bool)> {
         (**self).sort_word(key)
+    }
+    #[inline]
+    fn foreign_nodes(&self) -> bool {
+        (**self).foreign_nodes()
+    }
+    #[inline]
+    fn leaf_values_kept(&self) -> bool {
+        (**self).leaf_values_kept()
     }
     #[inline]
     fn lower_bound(&self, node: &Node<'_>, key: &[u8]) -> usize {

@@ -8,7 +8,7 @@ use prollystore_format::message::objects::CommitFields;
 use prollystore_format::Address;
 
 use crate::error::{bad_chunk, Result};
-use crate::write::maps::chunker::{entries, TreeKind};
+use crate::write::maps::tree_kind::{entries, TreeKind};
 use crate::write::storage::chunk_io::ChunkIo;
 
 /// A commit and every ancestor, as `(height, address)`.

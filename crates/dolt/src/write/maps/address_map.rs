@@ -1,11 +1,11 @@
 //! Address maps (`AddressMap` trees: a store root's datasets, a root value's tables) of any
-//! size, read and edited as Dolt edits them (see [`super::chunker`]).
+//! size, read and edited as Dolt edits them (see [`super::tree_kind`]).
 
 use std::sync::Arc;
 
 use prollystore_format::{Address, ADDRESS_LEN};
 
-use super::chunker::{apply_edits, entries, Edit, TreeKind};
+use super::tree_kind::{apply_edits, entries, Edit, TreeKind};
 use crate::error::{malformed, Result};
 use crate::write::storage::chunk_io::ChunkIo;
 

@@ -1,14 +1,14 @@
 //! A new commit's parent closure (`store/datas/commit_closure.go`
 //! `writeFbCommitParentClosure`): the first parent's closure, plus what the other parents'
 //! closures hold that it lacks, plus the parents themselves — added in one edit, as Dolt adds
-//! them (which decides where the closure's nodes end, see [`super::chunker`]).
+//! them (which decides where the closure's nodes end, see [`super::tree_kind`]).
 
 use std::collections::HashSet;
 
 use prollystore_format::message::objects::CommitFields;
 use prollystore_format::Address;
 
-use super::chunker::{apply_edits, entries, Edit, TreeKind};
+use super::tree_kind::{apply_edits, entries, Edit, TreeKind};
 use crate::error::{bad_chunk, Result};
 use crate::write::storage::chunk_io::ChunkIo;
 

@@ -37,22 +37,15 @@ impl NodeQueue {
         }
     }
 
-    /// Completed leaves are queued, unserialized, until `batch_len` of them wait; the owner
-    /// then takes the batch ([`NodeQueue::full_for_thread`], [`NodeQueue::swap`]) for the hash
-    /// thread, and must count the nodes in flight as handed on.
-    pub(crate) fn for_thread(batch_len: usize) -> NodeQueue {
-        NodeQueue {
-            batch: NodeBatch::default(),
-            hashing: Hashing::ForThread(batch_len),
-        }
-    }
-
     /// Makes this queue hash here (keeping its batch's buffers).
     pub(crate) fn set_hash_here(&mut self) {
         self.hashing = Hashing::Here;
     }
 
-    /// Makes this queue gather batches of `batch_len` leaves for the hash thread.
+    /// Makes this queue gather batches of `batch_len` leaves for the hash thread: completed
+    /// leaves are queued, unserialized, until `batch_len` of them wait; the owner then takes
+    /// the batch ([`NodeQueue::full_for_thread`], [`NodeQueue::swap`]) for the hash thread,
+    /// and must count the nodes in flight as handed on.
     pub(crate) fn set_for_thread(&mut self, batch_len: usize) {
         self.hashing = Hashing::ForThread(batch_len);
     }
