@@ -25,12 +25,12 @@ use super::row_merge::{
 use super::schema_merge::RowRewrites;
 use crate::error::{bad_chunk, DoltError, Result};
 use crate::schema::{key_encoding, Column, Schema};
-use prollystore_format::Encoding;
 use crate::write::maps::address_map::{address_map_entries, edit_address_map, empty_address_map};
 use crate::write::storage::overlay::Overlay;
 use crate::write::tables::checks::RowChecks;
 use crate::write::tables::table_edit::{empty_value, index_schema, Cell, EditTable};
 use prollystore_format::tuple::{Tuple, TupleBuilder, TupleError};
+use prollystore_format::Encoding;
 
 /// One changed row of a side against the ancestor: key, ancestor value, side's value.
 type Change = (Vec<u8>, Option<Vec<u8>>, Option<Vec<u8>>);
@@ -100,7 +100,10 @@ impl Rows<'_, '_> {
     fn in_merged(&self, t: &EditTable, map: &[Option<usize>], mut cells: Vec<Cell>) -> Vec<Cell> {
         for (m, p) in map.iter().enumerate() {
             let Some(p) = *p else { continue };
-            let (from, to) = (t.schema.columns[p].encoding, self.merged.schema.columns[m].encoding);
+            let (from, to) = (
+                t.schema.columns[p].encoding,
+                self.merged.schema.columns[m].encoding,
+            );
             if from != to {
                 if let Cell::Stored(bytes) = &mut cells[p] {
                     restore(from, to, bytes);
@@ -131,9 +134,15 @@ impl Rows<'_, '_> {
         base: Option<&[u8]>,
     ) -> Result<std::result::Result<Option<Vec<u8>>, &'static str>> {
         let (o, t, b) = (&self.ours, &self.theirs, &self.base);
-        let lc = self.cells(o, key, left)?.map(|c| self.in_merged(o, &self.in_ours, c));
-        let rc = self.cells(t, key, right)?.map(|c| self.in_merged(t, &self.in_theirs, c));
-        let bc = self.cells(b, key, base)?.map(|c| self.in_merged(b, &self.in_base, c));
+        let lc = self
+            .cells(o, key, left)?
+            .map(|c| self.in_merged(o, &self.in_ours, c));
+        let rc = self
+            .cells(t, key, right)?
+            .map(|c| self.in_merged(t, &self.in_theirs, c));
+        let bc = self
+            .cells(b, key, base)?
+            .map(|c| self.in_merged(b, &self.in_base, c));
         if let Some(bc) = &bc {
             for &(b, o, t) in &self.base_cols {
                 let bv = &bc[b];
