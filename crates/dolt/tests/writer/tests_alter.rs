@@ -427,8 +427,7 @@ fn child_primary_key_changes_commit_as_dolt_commits_them() {
                     &["id", "pid", "pcode"],
                     &[vec![Some("9"), Some("99"), Some("a")]],
                 )
-                .err()
-                .expect("a child row without a parent was accepted");
+                .expect_err("a child row without a parent was accepted");
             assert!(err.to_string().contains("c_ibfk_1"), "{err}");
         }
         let commit = w.commit(&meta()).unwrap().to_string();
