@@ -96,6 +96,29 @@ case_ ours_enum_append "ALTER TABLE t MODIFY COLUMN e ENUM('x','y','z'); UPDATE 
 case_ theirs_collation "$ROWS_O" "ALTER TABLE t MODIFY COLUMN b VARCHAR(20) COLLATE utf8mb4_0900_ai_ci; $ROWS_T"
 case_ theirs_collation_indexed "$ROWS_O" "ALTER TABLE t MODIFY COLUMN b VARCHAR(20) COLLATE utf8mb4_0900_ai_ci; $ROWS_T" "$INDEXED_B"
 case_ theirs_text_to_varchar "$ROWS_O" "ALTER TABLE t MODIFY COLUMN c VARCHAR(30); $ROWS_T"
+# VARCHAR/CHAR -> TEXT and VARBINARY -> BLOB on one side (Dolt rewrites the rows into the
+# other storage and counts every row of that side as changed; values equal after conversion
+# are not conflicts).
+case_ ours_varchar_to_text "ALTER TABLE t MODIFY COLUMN b TEXT; $ROWS_O" "$ROWS_T"
+case_ theirs_varchar_to_text_only "" "ALTER TABLE t MODIFY COLUMN b TEXT; $ROWS_T"
+case_ theirs_varchar_to_text_norows "$ROWS_O" "ALTER TABLE t MODIFY COLUMN b TEXT;"
+case_ ours_varchar_to_text_norows "ALTER TABLE t MODIFY COLUMN b TEXT;" "$ROWS_T"
+case_ theirs_varchar_to_text_b_edit "UPDATE t SET b = 'ONE' WHERE id = 1; DELETE FROM t WHERE id = 4;" "ALTER TABLE t MODIFY COLUMN b TEXT; UPDATE t SET b = 'TWO' WHERE id = 2;"
+case_ varchar_to_text_cell_conflict "UPDATE t SET b = 'x2' WHERE id = 2;" "ALTER TABLE t MODIFY COLUMN b TEXT; UPDATE t SET b = 'y2' WHERE id = 2;"
+case_ varchar_to_text_delete_conflict "DELETE FROM t WHERE id = 2;" "ALTER TABLE t MODIFY COLUMN b TEXT; UPDATE t SET b = 'y2' WHERE id = 2;"
+PREFIX_B="CREATE TABLE t (id INT PRIMARY KEY, a INT, b VARCHAR(20), c TEXT, KEY ka (a), KEY kb (b(3)));
+INSERT INTO t VALUES (1,1,'one','x'),(2,2,'two','y'),(3,3,'three',NULL),(4,4,'four','w'),(5,5,'five','z');"
+case_ theirs_varchar_to_text_indexed "$ROWS_O UPDATE t SET b = 'fourth' WHERE id = 4;" "ALTER TABLE t MODIFY COLUMN b TEXT; $ROWS_T" "$PREFIX_B"
+case_ ours_varchar_to_text_indexed "ALTER TABLE t MODIFY COLUMN b TEXT; $ROWS_O" "$ROWS_T UPDATE t SET b = 'fourth' WHERE id = 4;" "$PREFIX_B"
+LONG_B="CREATE TABLE t (id INT PRIMARY KEY, a INT, b VARCHAR(3000), KEY ka (a));
+INSERT INTO t VALUES (1,1,REPEAT('p',2500)),(2,2,'two'),(3,3,REPEAT('q',100)),(4,4,REPEAT('r',2999)),(5,5,'five');"
+case_ theirs_varchar_to_mediumtext_long "$ROWS_O UPDATE t SET b = REPEAT('s', 2600) WHERE id = 4;" "ALTER TABLE t MODIFY COLUMN b MEDIUMTEXT; $ROWS_T" "$LONG_B"
+BIN="CREATE TABLE t (id INT PRIMARY KEY, a INT, b VARBINARY(20), c CHAR(10), KEY ka (a));
+INSERT INTO t VALUES (1,1,'one','x'),(2,2,'two','y'),(3,3,'three',NULL),(4,4,'four','w'),(5,5,'five','z');"
+case_ theirs_varbinary_to_blob "$ROWS_O" "ALTER TABLE t MODIFY COLUMN b BLOB; $ROWS_T" "$BIN"
+case_ ours_char_to_text "ALTER TABLE t MODIFY COLUMN c TEXT; $ROWS_O" "$ROWS_T UPDATE t SET c = 'cc' WHERE id = 4;" "$BIN"
+case_ theirs_varchar_to_tinytext "$ROWS_O" "ALTER TABLE t MODIFY COLUMN b TINYTEXT; $ROWS_T"
+case_ theirs_varchar_to_text_ci "$ROWS_O" "ALTER TABLE t MODIFY COLUMN b TEXT COLLATE utf8mb4_0900_ai_ci; $ROWS_T"
 case_ keyless_add "INSERT INTO t VALUES (3, 'c');" "ALTER TABLE t ADD COLUMN d INT DEFAULT 1;" "CREATE TABLE t (a INT, b VARCHAR(5)); INSERT INTO t VALUES (1, 'a'), (2, 'b');"
 case_ notnull_no_default "$ROWS_O" "ALTER TABLE t ADD COLUMN d INT NOT NULL;"
 echo "call dolt_checkout('main');" >>"$OUT/cases.sql"

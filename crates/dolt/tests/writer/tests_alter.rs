@@ -303,7 +303,11 @@ fn bad_foreign_key_and_narrowing_alters_change_nothing() {
             "cannot drop index: `uc` is used by foreign key",
         ),
         ("ALTER TABLE c DROP FOREIGN KEY nope", "nope"),
-        ("ALTER TABLE c DROP PRIMARY KEY", "primary key"),
+        // A new primary key where keys reference the table: not done here, refused by name.
+        (
+            "ALTER TABLE p ADD UNIQUE INDEX uid (id, v), DROP PRIMARY KEY",
+            "changing the primary key of a table that foreign keys reference",
+        ),
         // Dolt: "can't drop index 'PRIMARY': needed in foreign key constraint c_ibfk_1"
         (
             "ALTER TABLE p DROP PRIMARY KEY",
@@ -373,4 +377,77 @@ fn fk_tables(w: &mut DoltWriter) {
         ],
     )
     .unwrap();
+}
+
+/// New primary keys on a table that is a foreign key's child (Dolt allows them when another
+/// index serves each key's columns), with and without rows, each run by the writer and by
+/// `dolt sql`: the table turned keyless, keyed again on other columns, rekeyed in one
+/// statement, and rekeyed on a column added by the same statement.
+const FK_PK_ALTERS: [&str; 6] = [
+    "ALTER TABLE c ADD FOREIGN KEY (pid) REFERENCES p(id)",
+    "ALTER TABLE c ADD CONSTRAINT fk2 FOREIGN KEY (pcode) REFERENCES p(code)",
+    "ALTER TABLE c DROP PRIMARY KEY",
+    "ALTER TABLE c ADD PRIMARY KEY (pcode, id)",
+    "ALTER TABLE c DROP PRIMARY KEY, ADD PRIMARY KEY (id)",
+    "ALTER TABLE c ADD COLUMN k INT NOT NULL DEFAULT 7, DROP PRIMARY KEY, ADD PRIMARY KEY (k, id)",
+];
+
+/// Dolt 2.3.1's commits of FK_TABLES and FK_PK_ALTERS: with FK_ROWS, and without rows.
+const DOLT_FK_PK_COMMITS: [&str; 2] = [
+    "j895caqk966407uh0e7k4af1inedpk2b",
+    "43dlmht3ie33bv5jfn8ibn7fj2vv9uli",
+];
+
+#[test]
+fn child_primary_key_changes_commit_as_dolt_commits_them() {
+    for (with_rows, want) in [
+        (true, DOLT_FK_PK_COMMITS[0]),
+        (false, DOLT_FK_PK_COMMITS[1]),
+    ] {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("ours");
+        before(&dir);
+        let mut w = prollystore_sql::writer(&dir).unwrap();
+        if with_rows {
+            fk_tables(&mut w);
+        } else {
+            for t in FK_TABLES {
+                w.create_table(&TableDef::from_sql(t).unwrap()).unwrap();
+            }
+        }
+        for sql in FK_PK_ALTERS {
+            w.alter(sql).unwrap_or_else(|e| panic!("{sql}: {e}"));
+        }
+        if with_rows {
+            // The child is still checked against its parent under its new key.
+            let err = w
+                .apply_text(
+                    RowMode::Insert,
+                    "c",
+                    &["id", "pid", "pcode"],
+                    &[vec![Some("9"), Some("99"), Some("a")]],
+                )
+                .expect_err("a child row without a parent was accepted");
+            assert!(err.to_string().contains("c_ibfk_1"), "{err}");
+        }
+        let commit = w.commit(&meta()).unwrap().to_string();
+        drop(w);
+        if std::env::var_os(DOLT_ENV)
+            .filter(|v| !v.is_empty())
+            .is_none()
+        {
+            assert_eq!(commit, want, "the commit Dolt made (rows: {with_rows})");
+            continue;
+        }
+        let mut all: Vec<&str> = FK_TABLES.to_vec();
+        if with_rows {
+            all.extend(FK_ROWS);
+        }
+        all.extend(FK_PK_ALTERS);
+        let head = dolt_commit_of(&tmp.path().join("theirs"), &all);
+        assert_eq!(
+            commit, head,
+            "Dolt's commit of the same statements (rows: {with_rows})"
+        );
+    }
 }

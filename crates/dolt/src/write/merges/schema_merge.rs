@@ -12,9 +12,13 @@
 //! them too). When Dolt sees the three schemas as equal (it ignores comments, among other
 //! things) it keeps ours as it is.
 //!
-//! Of Dolt's type-compatibility rules for a column type changed on one side, only VARCHAR
-//! widening (merged, rows as they are) and narrowing (a conflict) are reproduced; any other
-//! type change is an error naming the column.
+//! Of Dolt's type-compatibility rules for a column type changed on one side, these are
+//! reproduced: VARCHAR widening (merged, rows as they are) and narrowing (a conflict), a
+//! VARCHAR collation change, ENUM members appended, and a string or binary type moved between
+//! inline and out-of-line storage (VARCHAR/CHAR ↔ TEXT, VARBINARY ↔ BLOB: merged with the rows
+//! rewritten when the character set stays and the new type holds as many bytes, else a
+//! conflict); any other change within the string, binary, ENUM and SET families is an error
+//! naming the column, and a change outside them is a conflict, as Dolt has it.
 
 use std::collections::{BTreeMap, HashSet};
 
@@ -24,6 +28,7 @@ use prollystore_format::message::objects::{
 
 use crate::error::{DoltError, Result};
 use crate::schema::SqlType;
+use prollystore_format::collation::Collation;
 
 /// Dolt's default target row size, which a merged schema always has.
 const DEFAULT_TARGET_ROW_SIZE: u16 = 2048;
@@ -292,7 +297,8 @@ fn column_conflicts(table: &str, mappings: &[Mapping<'_, '_>]) -> Vec<String> {
 }
 
 /// Dolt's verdict on a column type changed on one side only, for the changes decided here:
-/// `Some(true)` merges with rows as they are (a VARCHAR widened under the same collation),
+/// `Some(true)` merges (a VARCHAR widened under the same collation, rows as they are; a
+/// string moved to or from out-of-line storage, rows rewritten),
 /// `Some(false)` is a schema conflict (a VARCHAR narrowed; any change outside the string,
 /// binary, ENUM and SET families, which Dolt never merges), `None` is not known here.
 fn type_change_merges(from: &ColumnFields<'_>, to: &ColumnFields<'_>) -> Option<bool> {
@@ -311,10 +317,13 @@ fn type_change_merges(from: &ColumnFields<'_>, to: &ColumnFields<'_>) -> Option<
         return Some(false);
     }
     if from.encoding != to.encoding {
-        // Inline (CHAR/VARCHAR) to out-of-line (TEXT) storage or back: Dolt merges some of
-        // these with every row rewritten; its rule for which rows then conflict is not
-        // reproduced yet, so they are refused by name.
-        return None;
+        // Inline (CHAR/VARCHAR, BINARY/VARBINARY) to out-of-line (TEXT, BLOB) storage or back:
+        // Dolt's string type handler merges it when the character set stays and the new type
+        // holds at least as many bytes (its `MaxByteLength`); the rows are rewritten into the
+        // other storage (see `merge_columns`).
+        return string_bytes(from.sql_type)
+            .zip(string_bytes(to.sql_type))
+            .map(|((fc, fb), (tc, tb))| fc == tc && tb >= fb);
     }
     // ENUM members appended at the end: every stored member number still names the same
     // member, so rows merge as they are (Dolt merges this without a rewrite).
@@ -336,6 +345,34 @@ fn type_change_merges(from: &ColumnFields<'_>, to: &ColumnFields<'_>) -> Option<
         // A collation changed (the length kept): the stored strings stay as they are; an
         // index over the column is rebuilt in the new order (see `kept_indexes`).
         (Some((f, _)), Some((t, _))) if f == t => Some(true),
+        _ => None,
+    }
+}
+
+/// A string or binary type's character set and the most bytes a value holds (GMS's
+/// `MaxByteLength`: characters times the character set's widest character for CHAR and
+/// VARCHAR, the type's byte limit for BINARY, VARBINARY, TEXT and BLOB types); `None` for other
+/// types and character sets not known here.
+fn string_bytes(text: &str) -> Option<(&'static str, u64)> {
+    const LONG: u64 = 4_294_967_295;
+    let ty = SqlType::parse(text);
+    match &ty {
+        SqlType::Text { collation, .. } => {
+            let charset = match collation {
+                Some(name) => Collation::from_name(name).ok()?.charset(),
+                None => "utf8mb4",
+            };
+            let per_char = match charset {
+                "utf8mb4" => 4,
+                "utf8mb3" => 3,
+                "latin1" | "ascii" => 1,
+                _ => return None,
+            };
+            let (max, in_bytes) = ty.text_limit()?;
+            let max = max.unwrap_or(LONG);
+            Some((charset, if in_bytes { max } else { max * per_char }))
+        }
+        SqlType::Binary { .. } => Some(("binary", ty.byte_limit().unwrap_or(LONG))),
         _ => None,
     }
 }
@@ -403,10 +440,20 @@ fn merge_columns<'s, 'a>(
                     if type_change(o, t)? {
                         merged.push(t);
                     }
+                    // A string moved between inline and out-of-line storage (Dolt's
+                    // `RewriteRows`): our rows are rewritten, and every row of theirs reads
+                    // differently from the ancestor's.
+                    if o.encoding != t.encoding {
+                        r.left_rewrite = true;
+                        r.right_change = true;
+                    }
                 } else if oc {
                     r.right_rewrite = true;
                     if type_change(t, o)? {
                         merged.push(o);
+                    }
+                    if o.encoding != t.encoding {
+                        r.left_change = true;
                     }
                 } else {
                     merged.push(o);

@@ -27,9 +27,10 @@ use crate::error::{bad_chunk, DoltError, Result};
 use crate::schema::{key_encoding, Column, Schema};
 use crate::write::maps::address_map::{address_map_entries, edit_address_map, empty_address_map};
 use crate::write::storage::overlay::Overlay;
-use crate::write::tables::checks::{stored_value, RowChecks};
+use crate::write::tables::checks::RowChecks;
 use crate::write::tables::table_edit::{empty_value, index_schema, Cell, EditTable};
 use prollystore_format::tuple::{Tuple, TupleBuilder, TupleError};
+use prollystore_format::Encoding;
 
 /// One changed row of a side against the ancestor: key, ancestor value, side's value.
 type Change = (Vec<u8>, Option<Vec<u8>>, Option<Vec<u8>>);
@@ -82,23 +83,34 @@ impl Rows<'_, '_> {
         } else {
             (&self.ours, &self.in_ours)
         };
-        let cells = t.cells_of(self.store, key, value)?;
-        let mut given: Vec<(usize, Cell)> = Vec::with_capacity(map.len());
-        for (m, p) in map.iter().enumerate() {
-            let Some(p) = *p else { continue };
-            let (from, to) = (&t.schema.columns[p], &self.merged.schema.columns[m]);
-            // A value stored another way on this side (VARCHAR here, TEXT merged) is read and
-            // written again.
-            let cell = match &cells[p] {
-                Cell::Stored(bytes) if from.encoding != to.encoding => {
-                    stored_value(from, bytes)?.map_or(Cell::Null, Cell::Value)
-                }
-                c => c.clone(),
-            };
-            given.push((m, cell));
-        }
+        let cells = self.in_merged(t, map, t.cells_of(self.store, key, value)?);
+        let given: Vec<(usize, Cell)> = map
+            .iter()
+            .enumerate()
+            .filter_map(|(m, p)| p.map(|p| (m, cells[p].clone())))
+            .collect();
         let full = self.merged.full_row(0, given)?;
         self.encode(key, &full)
+    }
+
+    /// A side's cells with each value of a merged column that this side stores another way
+    /// (a string or binary value inline here, out of line in the merged schema, or back) put
+    /// as the merged column stores it, so values compare and are written as Dolt converts
+    /// them to the merged type.
+    fn in_merged(&self, t: &EditTable, map: &[Option<usize>], mut cells: Vec<Cell>) -> Vec<Cell> {
+        for (m, p) in map.iter().enumerate() {
+            let Some(p) = *p else { continue };
+            let (from, to) = (
+                t.schema.columns[p].encoding,
+                self.merged.schema.columns[m].encoding,
+            );
+            if from != to {
+                if let Cell::Stored(bytes) = &mut cells[p] {
+                    restore(from, to, bytes);
+                }
+            }
+        }
+        cells
     }
 
     fn encode(&self, key: &[u8], cells: &[Cell]) -> Result<Vec<u8>> {
@@ -121,9 +133,16 @@ impl Rows<'_, '_> {
         right: Option<&[u8]>,
         base: Option<&[u8]>,
     ) -> Result<std::result::Result<Option<Vec<u8>>, &'static str>> {
-        let lc = self.cells(&self.ours, key, left)?;
-        let rc = self.cells(&self.theirs, key, right)?;
-        let bc = self.cells(&self.base, key, base)?;
+        let (o, t, b) = (&self.ours, &self.theirs, &self.base);
+        let lc = self
+            .cells(o, key, left)?
+            .map(|c| self.in_merged(o, &self.in_ours, c));
+        let rc = self
+            .cells(t, key, right)?
+            .map(|c| self.in_merged(t, &self.in_theirs, c));
+        let bc = self
+            .cells(b, key, base)?
+            .map(|c| self.in_merged(b, &self.in_base, c));
         if let Some(bc) = &bc {
             for &(b, o, t) in &self.base_cols {
                 let bv = &bc[b];
@@ -207,6 +226,20 @@ impl Rows<'_, '_> {
             out[m] = pick.clone();
         }
         Ok(Ok(Some(self.encode(key, &out)?)))
+    }
+}
+
+/// A stored string or binary field moved from encoding `from` to `to`: an inline field
+/// (`String`, `Bytes`: the bytes and a 0 terminator) becomes the payload an out-of-line
+/// (adaptive) column's cell holds, and back. Other encodings are left as they are.
+fn restore(from: Encoding, to: Encoding, bytes: &mut Vec<u8>) {
+    let inline = |e: Encoding| matches!(e, Encoding::String | Encoding::Bytes);
+    match (inline(from), inline(to)) {
+        (true, false) if to.is_adaptive() && bytes.last() == Some(&0) => {
+            bytes.pop();
+        }
+        (false, true) if from.is_adaptive() => bytes.push(0),
+        _ => {}
     }
 }
 
@@ -406,7 +439,9 @@ pub(in crate::write) fn merge_rows(
         report(name, &rows.merged.schema, table_conflicts, conflicts);
         return Ok(None);
     }
-    let final_map = om
+    // Our tree edited under the merged layout: the nodes written then know which value fields
+    // hold addresses (a string moved out of line by the merge) as Dolt's do.
+    let final_map = Map::new(store, om.root(), rows.merged.schema.primary_tuple_schema()?)
         .apply(edits.iter().map(|(k, v)| (&k[..], v.as_deref())))
         .map_err(tree)?;
     let changes = row_changes(&om, &final_map).map_err(tree)?;
@@ -454,9 +489,9 @@ pub(in crate::write) fn merge_rows(
     let empty = empty_value()?;
     let mut roots: Vec<(Vec<u8>, Option<Address>)> = Vec::new();
     for (mi, ix) in ms.indexes.iter().enumerate() {
-        if ix.spatial || ix.fulltext || ix.prefix_lengths.iter().any(|&p| p != 0) {
+        if ix.spatial || ix.fulltext {
             return Err(DoltError::Unsupported(format!(
-                "merging index {:?} of {name:?} (spatial, full-text or prefix)",
+                "merging index {:?} of {name:?} (spatial or full-text)",
                 ix.name
             )));
         }

@@ -1086,8 +1086,8 @@ fn follow_foreign_keys(
             }
         }
         AlterOp::DropPrimaryKey => {
-            // Dolt (go-mysql-server) refuses to drop the primary key of a key's parent table
-            // when no other index serves the referenced columns.
+            // Dolt (go-mysql-server) refuses to drop the primary key of a key's parent or
+            // child table when no other index serves the key's columns on that side.
             let served = |cols: &[u64]| {
                 def.indexes
                     .iter()
@@ -1100,10 +1100,10 @@ fn follow_foreign_keys(
                                 .all(|(c, &t)| tag_of(def, c) == Some(t))
                     })
             };
-            if let Some(f) = fks
-                .iter()
-                .find(|f| f.parent_table == table && !served(&f.parent_columns))
-            {
+            if let Some(f) = fks.iter().find(|f| {
+                (f.parent_table == table && !served(&f.parent_columns))
+                    || (f.child_table == table && !served(&f.child_columns))
+            }) {
                 return Err(bad(
                     table,
                     "",
@@ -1113,18 +1113,23 @@ fn follow_foreign_keys(
                     ),
                 ));
             }
-            return Err(refused(
-                table,
-                "changing the primary key of a table with foreign keys (not done yet)",
-            ));
+            refuse_parent_key_change(table, fks)?;
         }
-        AlterOp::AddPrimaryKey(_) => {
-            return Err(refused(
-                table,
-                "changing the primary key of a table with foreign keys (not done yet)",
-            ));
-        }
+        AlterOp::AddPrimaryKey(_) => refuse_parent_key_change(table, fks)?,
         _ => {}
+    }
+    Ok(())
+}
+
+/// A new primary key on a table that foreign keys reference (Dolt re-resolves the keys'
+/// referenced indexes then) is refused by name; on a table that is only a child the keys and
+/// their indexes stay as they are, as Dolt keeps them.
+fn refuse_parent_key_change(table: &str, fks: &[StoredForeignKey]) -> Result<()> {
+    if fks.iter().any(|f| f.parent_table == table) {
+        return Err(refused(
+            table,
+            "changing the primary key of a table that foreign keys reference (not done yet)",
+        ));
     }
     Ok(())
 }
