@@ -70,7 +70,7 @@ fn dot(dir: &Path) -> std::path::PathBuf {
     dir.join(".dolt")
 }
 
-fn read_state(dir: &Path) -> Result<RepoState> {
+pub(crate) fn read_state(dir: &Path) -> Result<RepoState> {
     if !dot(dir).join("noms").is_dir() {
         return Err(RemoteError::Destination {
             path: dir.display().to_string(),
@@ -80,7 +80,7 @@ fn read_state(dir: &Path) -> Result<RepoState> {
     Ok(RepoState::read(&dot(dir))?)
 }
 
-fn remote_of(state: &RepoState, name: &str) -> Result<RemoteConfig> {
+pub(crate) fn remote_of(state: &RepoState, name: &str) -> Result<RemoteConfig> {
     state
         .remotes
         .get(name)

@@ -456,3 +456,52 @@ fn write_repo_state(dot: &Path, refs: &CloneRefs<'_>, branch: &str) -> Result<()
     );
     state.write(dot)
 }
+
+/// What [`push_head`] found: the local branch's head and whether the remote needs it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PushHead {
+    /// The remote's branch already is at the local head.
+    UpToDate(Address),
+    /// The local head is new to the remote's branch (the branch is absent there, or its head
+    /// is an ancestor of the local one): a fast-forward push.
+    FastForward(Address),
+}
+
+/// The head of local branch `branch` in `dir` and whether a push of it onto a remote branch
+/// whose head is `remote_head` (`None`: the remote has no such branch) fast-forwards. Refused
+/// as Dolt refuses it (`! [rejected] B -> B (non-fast-forward)`) when the remote's head is not
+/// an ancestor of the local one (the remote has commits this database lacks, or the local
+/// branch is behind).
+pub fn push_head(dir: &Path, branch: &str, remote_head: Option<Address>) -> Result<PushHead> {
+    let source = DoltChunkSource::open(&dot_dolt(dir).join("noms"))?;
+    let io = SourceIo(&source);
+    let chunk = source
+        .read_uncached(&source.root())?
+        .ok_or(DoltError::MissingChunk(source.root()))?;
+    let sr = StoreRootFields::decode(&chunk).map_err(|e| bad_chunk(source.root(), e.to_string()))?;
+    let head_ref = format!("refs/heads/{branch}");
+    let Some(head) = address_map_entries(&io, sr.address_map)?
+        .into_iter()
+        .find(|(k, _)| k.as_slice() == head_ref.as_bytes())
+        .map(|(_, a)| a)
+    else {
+        return Err(DoltError::NotFound(format!(
+            "branch {branch:?} in {} (refspec not found)",
+            dir.display()
+        )));
+    };
+    let Some(remote) = remote_head else {
+        return Ok(PushHead::FastForward(head));
+    };
+    if remote == head {
+        return Ok(PushHead::UpToDate(head));
+    }
+    if !source.contains(&remote) || !is_ancestor(&io, remote, head)? {
+        return Err(DoltError::Refused(format!(
+            "! [rejected] {branch} -> {branch} (non-fast-forward): the remote's {branch} \
+             ({remote}) is not an ancestor of the local {branch} ({head}); fetch and merge \
+             first"
+        )));
+    }
+    Ok(PushHead::FastForward(head))
+}
