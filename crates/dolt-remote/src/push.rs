@@ -258,7 +258,27 @@ impl Side {
                 })
             }
             RemoteUrl::File { path } => {
-                let source = if path.join("manifest").is_file() {
+                let manifest = path.join("manifest");
+                if let Ok(bytes) = std::fs::read(&manifest) {
+                    let parsed = prollystore_dolt::chunks::manifest::Manifest::parse(
+                        &bytes,
+                        &manifest.display().to_string(),
+                    )
+                    .map_err(|e| RemoteError::NotARemote {
+                        url: url.to_string(),
+                        reason: e.to_string(),
+                    })?;
+                    if parsed.specs.iter().any(|s| s.is_journal()) {
+                        return Err(RemoteError::NotARemote {
+                            url: url.to_string(),
+                            reason: "a database's own store (it has a chunk journal), not a \
+                                     file remote: push to a directory `dolt push` or this \
+                                     client made as a remote"
+                                .into(),
+                        });
+                    }
+                }
+                let source = if manifest.is_file() {
                     Some(
                         DoltChunkSource::open(&path)
                             .map_err(|e| RemoteError::BadResponse {
