@@ -234,7 +234,10 @@ impl RemoteClient {
             reason,
         };
         let [location] = response.locs.as_slice() else {
-            return Err(bad(format!("{} locations for one file", response.locs.len())));
+            return Err(bad(format!(
+                "{} locations for one file",
+                response.locs.len()
+            )));
         };
         let Some(upload_loc::Location::HttpPost(post)) = &location.location else {
             return Err(bad("a location that is not an HTTP upload".into()));

@@ -444,7 +444,17 @@ pub(crate) async fn read_chunks(
     let http = http_client(client.url())?;
     let plan = client.locations(addresses).await?;
     for (file, ranges) in plan {
-        fetch_file(&http, client.url(), &file, &ranges, 8, put, report, &mut |_| {}).await?;
+        fetch_file(
+            &http,
+            client.url(),
+            &file,
+            &ranges,
+            8,
+            put,
+            report,
+            &mut |_| {},
+        )
+        .await?;
     }
     Ok(())
 }

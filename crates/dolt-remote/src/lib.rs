@@ -22,16 +22,16 @@ pub mod client;
 mod clone;
 pub mod error;
 mod fetch;
-mod push;
 pub mod locations;
+mod push;
 pub mod remote_url;
 
 pub use clone::{clone, CloneOptions, CloneReport};
 pub use error::{RemoteError, Result};
 pub use fetch::{fetch, pull, remote_add, remote_list, remote_remove, FetchReport, PullReport};
-pub use push::{push, PushOutcome, PushReport};
 pub use prollystore_dolt::write::clone_target::{FastForward, TrackingUpdate};
 pub use prollystore_dolt::write::repo_state::RemoteConfig;
+pub use push::{push, PushOutcome, PushReport};
 pub use remote_url::RemoteUrl;
 
 /// Dolt's remote API (`dolt.services.remotesapi.v1alpha1`), generated from the vendored

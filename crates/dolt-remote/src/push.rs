@@ -181,12 +181,13 @@ fn commit_root(local: &DoltChunkSource, commit: Address) -> Result<Address> {
     let chunk = local
         .read_uncached(&commit)?
         .ok_or(RemoteError::Local(DoltError::MissingChunk(commit)))?;
-    let fields = prollystore_format::message::objects::CommitFields::decode(&chunk).map_err(|e| {
-        RemoteError::Local(DoltError::BadChunk {
-            address: commit,
-            reason: e.to_string(),
-        })
-    })?;
+    let fields =
+        prollystore_format::message::objects::CommitFields::decode(&chunk).map_err(|e| {
+            RemoteError::Local(DoltError::BadChunk {
+                address: commit,
+                reason: e.to_string(),
+            })
+        })?;
     Ok(Address(fields.root))
 }
 

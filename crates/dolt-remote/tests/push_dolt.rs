@@ -132,12 +132,7 @@ fn push_scenario(bin: &Path, home: &Path, root: &Path, url: &str, grpc: bool) {
 
     // Dolt clones what we pushed: our commit, our rows, fsck clean.
     let theirs = root.join("theirs");
-    dolt(
-        bin,
-        home,
-        root,
-        &["clone", url, theirs.to_str().unwrap()],
-    );
+    dolt(bin, home, root, &["clone", url, theirs.to_str().unwrap()]);
     assert_eq!(head_of(bin, home, &theirs, "main"), ours_head);
     assert_eq!(views(bin, home, &theirs), views(bin, home, &ours));
     dolt(bin, home, &theirs, &["fsck"]);
@@ -147,7 +142,11 @@ fn push_scenario(bin: &Path, home: &Path, root: &Path, url: &str, grpc: bool) {
         bin,
         home,
         &theirs,
-        &["sql", "-q", "update t set v = v + 1 where id between 1500 and 1540"],
+        &[
+            "sql",
+            "-q",
+            "update t set v = v + 1 where id between 1500 and 1540",
+        ],
     );
     dolt(bin, home, &theirs, &["commit", "-am", "theirs on top"]);
     dolt_push(bin, home, &theirs, grpc);
@@ -179,7 +178,10 @@ fn push_scenario(bin: &Path, home: &Path, root: &Path, url: &str, grpc: bool) {
     let e = push(&ours, "origin", "main", &o).unwrap_err();
     assert!(matches!(e, RemoteError::Rejected { .. }), "{e}");
     let text = e.to_string();
-    assert!(text.contains("non-fast-forward") && !text.contains('\n'), "{text}");
+    assert!(
+        text.contains("non-fast-forward") && !text.contains('\n'),
+        "{text}"
+    );
     assert_eq!(head_of(bin, home, &ours, "origin/main"), tracking);
     let check = root.join("check");
     dolt(bin, home, root, &["clone", url, check.to_str().unwrap()]);
@@ -232,9 +234,17 @@ fn push_to_a_new_file_remote() {
     let url = format!("file://{}", remote.display());
     prollystore_dolt_remote::remote_add(&src, "origin", &url).unwrap();
     let r = push(&src, "origin", "main", &CloneOptions::default()).unwrap();
-    assert!(matches!(r.outcome, PushOutcome::Pushed { from: None, .. }), "{r:?}");
+    assert!(
+        matches!(r.outcome, PushOutcome::Pushed { from: None, .. }),
+        "{r:?}"
+    );
     let theirs = root.join("theirs");
-    dolt(&bin, &home, root, &["clone", &url, theirs.to_str().unwrap()]);
+    dolt(
+        &bin,
+        &home,
+        root,
+        &["clone", &url, theirs.to_str().unwrap()],
+    );
     assert_eq!(views(&bin, &home, &theirs), views(&bin, &home, &src));
     dolt(&bin, &home, &theirs, &["fsck"]);
 }

@@ -36,7 +36,10 @@ fn expected() -> (Vec<(String, String)>, String) {
 fn remote_copy(root: &Path) -> (PathBuf, String) {
     let dst = root.join("remote");
     std::fs::create_dir_all(dst.join("oldgen")).unwrap();
-    for e in std::fs::read_dir(data().join("file-remote")).unwrap().flatten() {
+    for e in std::fs::read_dir(data().join("file-remote"))
+        .unwrap()
+        .flatten()
+    {
         if e.path().is_file() {
             std::fs::copy(e.path(), dst.join(e.file_name())).unwrap();
         }
@@ -107,7 +110,10 @@ fn push_to_a_copy_of_the_recorded_remote() {
     // Up to date: the remote untouched.
     let r = push(&ours, "origin", "main", &o).unwrap();
     assert_eq!(r.outcome, PushOutcome::UpToDate);
-    assert_eq!(std::fs::read(remote.join("manifest")).unwrap(), manifest_before);
+    assert_eq!(
+        std::fs::read(remote.join("manifest")).unwrap(),
+        manifest_before
+    );
 
     // Our commit (fixed time: the same hash every run), pushed.
     let mut w = DoltWriter::open(&ours).unwrap();
@@ -145,9 +151,11 @@ fn push_to_a_copy_of_the_recorded_remote() {
     // The remote, read back with our reader (every chunk checked): main is our commit, the
     // feature branch unchanged, and one more table file in the manifest.
     let source = DoltChunkSource::open(&remote).unwrap();
-    let manifest =
-        prollystore_dolt::chunks::manifest::Manifest::parse(&std::fs::read(remote.join("manifest")).unwrap(), "m")
-            .unwrap();
+    let manifest = prollystore_dolt::chunks::manifest::Manifest::parse(
+        &std::fs::read(remote.join("manifest")).unwrap(),
+        "m",
+    )
+    .unwrap();
     assert_eq!(manifest.root, source.root());
     let before =
         prollystore_dolt::chunks::manifest::Manifest::parse(&manifest_before, "m").unwrap();
@@ -162,23 +170,49 @@ fn push_to_a_copy_of_the_recorded_remote() {
     // A non-fast-forward push (the clone behind the remote, with a commit of its own) is
     // refused in one line and leaves the remote's manifest as it was.
     let mut w = DoltWriter::open(&check).unwrap();
-    w.apply_text(RowMode::Upsert, "t", &["id", "name", "v"], &[vec![Some("7"), Some("x"), Some("7")]])
-        .unwrap();
-    w.commit(&CommitMeta::at("Other", "o@example.com", "other", 1_767_312_060_000))
-        .unwrap();
+    w.apply_text(
+        RowMode::Upsert,
+        "t",
+        &["id", "name", "v"],
+        &[vec![Some("7"), Some("x"), Some("7")]],
+    )
+    .unwrap();
+    w.commit(&CommitMeta::at(
+        "Other",
+        "o@example.com",
+        "other",
+        1_767_312_060_000,
+    ))
+    .unwrap();
     drop(w);
     let mut w = DoltWriter::open(&ours).unwrap();
-    w.apply_text(RowMode::Upsert, "t", &["id", "name", "v"], &[vec![Some("8"), Some("y"), Some("8")]])
-        .unwrap();
-    w.commit(&CommitMeta::at("Push Bot", "push@example.com", "again", 1_767_312_120_000))
-        .unwrap();
+    w.apply_text(
+        RowMode::Upsert,
+        "t",
+        &["id", "name", "v"],
+        &[vec![Some("8"), Some("y"), Some("8")]],
+    )
+    .unwrap();
+    w.commit(&CommitMeta::at(
+        "Push Bot",
+        "push@example.com",
+        "again",
+        1_767_312_120_000,
+    ))
+    .unwrap();
     drop(w);
     push(&ours, "origin", "main", &o).unwrap();
     let manifest_now = std::fs::read(remote.join("manifest")).unwrap();
     let e = push(&check, "origin", "main", &o).unwrap_err();
     assert!(matches!(e, RemoteError::Rejected { .. }), "{e}");
-    assert!(e.to_string().contains("non-fast-forward") && !e.to_string().contains('\n'), "{e}");
-    assert_eq!(std::fs::read(remote.join("manifest")).unwrap(), manifest_now);
+    assert!(
+        e.to_string().contains("non-fast-forward") && !e.to_string().contains('\n'),
+        "{e}"
+    );
+    assert_eq!(
+        std::fs::read(remote.join("manifest")).unwrap(),
+        manifest_now
+    );
 
     // Bad input: an unknown remote; a remote that is a database's own journaled store.
     let e = push(&ours, "nosuch", "main", &o).unwrap_err();
@@ -192,5 +226,8 @@ fn push_to_a_copy_of_the_recorded_remote() {
     let live_manifest = std::fs::read(check.join(".dolt/noms/manifest")).unwrap();
     let e = push(&ours, "live", "main", &o).unwrap_err().to_string();
     assert!(e.contains("journal") && !e.contains('\n'), "{e}");
-    assert_eq!(std::fs::read(check.join(".dolt/noms/manifest")).unwrap(), live_manifest);
+    assert_eq!(
+        std::fs::read(check.join(".dolt/noms/manifest")).unwrap(),
+        live_manifest
+    );
 }

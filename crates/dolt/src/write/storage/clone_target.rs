@@ -478,7 +478,8 @@ pub fn push_head(dir: &Path, branch: &str, remote_head: Option<Address>) -> Resu
     let chunk = source
         .read_uncached(&source.root())?
         .ok_or(DoltError::MissingChunk(source.root()))?;
-    let sr = StoreRootFields::decode(&chunk).map_err(|e| bad_chunk(source.root(), e.to_string()))?;
+    let sr =
+        StoreRootFields::decode(&chunk).map_err(|e| bad_chunk(source.root(), e.to_string()))?;
     let head_ref = format!("refs/heads/{branch}");
     let Some(head) = address_map_entries(&io, sr.address_map)?
         .into_iter()

@@ -64,8 +64,12 @@ pub fn encode_table_file(chunks: &[(Address, &[u8])]) -> Result<TableFile> {
     if unique.is_empty() {
         return Err(bad_input("a table file", "it holds no chunks"));
     }
-    let count = u32::try_from(unique.len())
-        .map_err(|_| bad_input("a table file", format!("{} chunks are too many", unique.len())))?;
+    let count = u32::try_from(unique.len()).map_err(|_| {
+        bad_input(
+            "a table file",
+            format!("{} chunks are too many", unique.len()),
+        )
+    })?;
     let bytes: Vec<&[u8]> = unique.iter().map(|(_, c)| *c).collect();
     let mut actual = vec![Address::ZERO; unique.len()];
     HashProfile::Dolt.addresses_of(&bytes, &mut actual);
@@ -274,7 +278,8 @@ impl RemoteRoot {
         if let Some(ws) = get(&ws_ref) {
             let io = self.io();
             let chunk = io.chunk(&ws)?;
-            let fields = WorkingSetFields::decode(&chunk).map_err(|e| bad_chunk(ws, e.to_string()))?;
+            let fields =
+                WorkingSetFields::decode(&chunk).map_err(|e| bad_chunk(ws, e.to_string()))?;
             let staged = fields.staged_root_addr.unwrap_or(fields.working_root_addr);
             let current_root = match get(&head_ref) {
                 Some(c) => {
