@@ -316,6 +316,32 @@ impl ChunkIo for SourceIo<'_> {
 
 /// The branches (`refs/heads/*`: name, commit) of the store root `root` held in `dir`.
 pub fn branches_at(dir: &Path, root: Address) -> Result<Vec<(String, Address)>> {
+    refs_at(dir, root, "refs/heads/")
+}
+
+/// The tags (`refs/tags/*`: name, tag object) of the store root `root` held in `dir`.
+pub fn tags_at(dir: &Path, root: Address) -> Result<Vec<(String, Address)>> {
+    refs_at(dir, root, "refs/tags/")
+}
+
+/// Sets `refs/tags/NAME` to each `(NAME, tag object)` of `tags` (chunks the database holds),
+/// in one store-root update (nothing when `tags` is empty).
+pub fn set_tags(dir: &Path, tags: &[(String, Address)], timestamp_secs: u64) -> Result<()> {
+    if tags.is_empty() {
+        return Ok(());
+    }
+    let names: Vec<(String, Address)> = tags
+        .iter()
+        .map(|(n, a)| (format!("refs/tags/{n}"), *a))
+        .collect();
+    let changes: Vec<(&str, Option<Address>)> =
+        names.iter().map(|(n, a)| (n.as_str(), Some(*a))).collect();
+    StoreWriter::open(dir)?.update_datasets(&changes, timestamp_secs)?;
+    Ok(())
+}
+
+/// The datasets under `prefix` (name without it, address) of store root `root` in `dir`.
+fn refs_at(dir: &Path, root: Address, prefix: &str) -> Result<Vec<(String, Address)>> {
     let source = DoltChunkSource::open(&dot_dolt(dir).join("noms"))?;
     let chunk = source
         .read_uncached(&root)?
@@ -327,7 +353,7 @@ pub fn branches_at(dir: &Path, root: Address) -> Result<Vec<(String, Address)>> 
         .filter_map(|(k, a)| {
             String::from_utf8(k)
                 .ok()
-                .and_then(|n| n.strip_prefix("refs/heads/").map(|b| (b.to_string(), a)))
+                .and_then(|n| n.strip_prefix(prefix).map(|b| (b.to_string(), a)))
         })
         .collect())
 }
