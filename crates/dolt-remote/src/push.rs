@@ -233,7 +233,7 @@ enum Side {
         url: String,
         path: PathBuf,
         /// `None`: a directory that holds no store yet (a new `file://` remote).
-        source: Option<DoltChunkSource>,
+        source: Option<Box<DoltChunkSource>>,
     },
 }
 
@@ -280,7 +280,7 @@ impl Side {
                     }
                 }
                 let source = if manifest.is_file() {
-                    Some(
+                    Some(Box::new(
                         DoltChunkSource::open(&path)
                             .map_err(|e| RemoteError::BadResponse {
                                 url: url.to_string(),
@@ -288,7 +288,7 @@ impl Side {
                                 reason: e.to_string(),
                             })?
                             .with_verify_hashes(false),
-                    )
+                    ))
                 } else if path.exists() && !path.is_dir() {
                     return Err(RemoteError::NotARemote {
                         url: url.to_string(),
