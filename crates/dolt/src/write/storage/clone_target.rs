@@ -64,14 +64,7 @@ impl CloneTarget {
         std::fs::create_dir_all(&noms).map_err(io(&noms))?;
         let config = dot.join("config.json");
         std::fs::write(&config, "{}").map_err(io(&config))?;
-        let mut manifest = Manifest {
-            storage_version: 5,
-            format: "__DOLT__".to_string(),
-            lock: Address::ZERO,
-            root: Address::ZERO,
-            gc_gen: Address::ZERO,
-            specs: Vec::new(),
-        };
+        let mut manifest = Manifest::empty();
         manifest.lock = manifest.fresh_lock()?;
         let path = noms.join("manifest");
         std::fs::write(&path, manifest.encode()).map_err(io(&path))?;

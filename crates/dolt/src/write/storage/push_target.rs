@@ -352,14 +352,7 @@ pub fn commit_file_remote(
     let manifest_path = dir.join("manifest");
     let mut manifest = match std::fs::read(&manifest_path) {
         Ok(bytes) => Manifest::parse(&bytes, &manifest_path.display().to_string())?,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Manifest {
-            storage_version: 5,
-            format: "__DOLT__".to_string(),
-            lock: Address::ZERO,
-            root: Address::ZERO,
-            gc_gen: Address::ZERO,
-            specs: Vec::new(),
-        },
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Manifest::empty(),
         Err(e) => return Err(io(&manifest_path)(e)),
     };
     if manifest.root != last {
