@@ -217,7 +217,7 @@ pub enum DoltCommand {
     Vc(crate::dolt_vc::VcCommand),
     /// Clone a Dolt database from a remote: `prolly dolt clone URL DIR` (no DBDIR).
     Clone(crate::dolt_remote::CloneArgs),
-    /// Remotes: `remote add|remove|list`, `fetch`, `pull`.
+    /// Remotes: `remote add|remove|list`, `fetch`, `pull`, `push`.
     #[command(flatten)]
     Remote(crate::dolt_remote::RemoteCommand),
 }

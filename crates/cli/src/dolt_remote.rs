@@ -47,7 +47,7 @@ pub fn clone(args: CloneArgs, out: &mut dyn Write) -> Result<()> {
     Ok(())
 }
 
-/// `prolly dolt DBDIR remote …`, `fetch`, `pull`.
+/// `prolly dolt DBDIR remote …`, `fetch`, `pull`, `push`.
 #[derive(clap::Subcommand, Debug)]
 pub enum RemoteCommand {
     /// The database's remotes, like `dolt remote`: `remote add NAME URL`, `remote remove NAME`,
@@ -71,6 +71,16 @@ pub enum RemoteCommand {
         #[arg(default_value = "origin")]
         remote: String,
         /// The remote branch (default: the current branch's upstream, else the same name).
+        branch: Option<String>,
+    },
+    /// Push a branch to a remote, like `dolt push REMOTE BRANCH` (fast-forward only: refused
+    /// when the remote's branch has commits this database lacks); only the chunks the remote
+    /// lacks move, and `refs/remotes/REMOTE/BRANCH` follows.
+    Push {
+        /// The remote (default `origin`).
+        #[arg(default_value = "origin")]
+        remote: String,
+        /// The branch (default: the current branch).
         branch: Option<String>,
     },
 }
@@ -132,6 +142,29 @@ pub fn run(dir: &std::path::Path, command: RemoteCommand, out: &mut dyn Write) -
                 r::fetch(dir, &remote, &r::CloneOptions::default()).map_err(remote_error)?;
             fetch_lines(&report, out)?;
         }
+        RemoteCommand::Push { remote, branch } => {
+            let branch = match branch {
+                Some(b) => b,
+                None => current_branch(dir)?,
+            };
+            let report = r::push(dir, &remote, &branch, &r::CloneOptions::default())
+                .map_err(remote_error)?;
+            writeln!(out, "To {}", report.url)?;
+            match report.outcome {
+                r::PushOutcome::UpToDate => writeln!(out, "Everything up-to-date")?,
+                r::PushOutcome::Pushed { from, to } => {
+                    let what = match from {
+                        None => " * [new branch]         ".to_string(),
+                        Some(from) => format!("   {from}..{to}"),
+                    };
+                    writeln!(
+                        out,
+                        "{what} {branch} -> {branch} ({} chunks, {} bytes)",
+                        report.chunks, report.bytes
+                    )?;
+                }
+            }
+        }
         RemoteCommand::Pull { remote, branch } => {
             let report = r::pull(dir, &remote, branch.as_deref(), &r::CloneOptions::default())
                 .map_err(remote_error)?;
@@ -145,6 +178,17 @@ pub fn run(dir: &std::path::Path, command: RemoteCommand, out: &mut dyn Write) -
         }
     }
     Ok(())
+}
+
+/// The branch HEAD names in the database at `dir` (`repo_state.json`).
+fn current_branch(dir: &std::path::Path) -> Result<String> {
+    let state = prollystore_dolt::write::repo_state::RepoState::read(&dir.join(".dolt"))
+        .map_err(|e| Error::Msg(e.to_string()))?;
+    state
+        .head
+        .strip_prefix("refs/heads/")
+        .map(str::to_string)
+        .ok_or_else(|| Error::Msg(format!("HEAD is {:?}, not a branch", state.head)))
 }
 
 fn fetch_lines(report: &prollystore_dolt_remote::FetchReport, out: &mut dyn Write) -> Result<()> {

@@ -12,8 +12,9 @@ use crate::error::{RemoteError, Result};
 use crate::locations::{add_locations, ChunkRange};
 use crate::proto::chunk_store_service_client::ChunkStoreServiceClient;
 use crate::proto::{
-    ClientRepoFormat, GetDownloadLocsRequest, GetRepoMetadataRequest, GetRepoMetadataResponse,
-    HasChunksRequest, RepoId, RootRequest,
+    upload_loc, ChunkTableInfo, ClientRepoFormat, CommitRequest, GetDownloadLocsRequest,
+    GetRepoMetadataRequest, GetRepoMetadataResponse, GetUploadLocsRequest, HasChunksRequest,
+    RepoId, RootRequest, TableFileDetails,
 };
 
 /// Dolt's binary format name (`types.Format_DOLT`), the only one this project reads.
@@ -193,6 +194,112 @@ impl RemoteClient {
                     })
             })
             .collect()
+    }
+
+    /// Uploads a table file as Dolt's client does: `GetUploadLocations` for its details (name,
+    /// length, MD5, chunk count, split offset), then an HTTP `PUT` of its bytes to the URL
+    /// handed out (with `Content-MD5`). The remote's root does not move ([`RemoteClient::commit`]
+    /// does that).
+    pub async fn upload_table_file(
+        &mut self,
+        http: &reqwest::Client,
+        table: &prollystore_dolt::write::push_target::TableFile,
+    ) -> Result<()> {
+        use base64::Engine as _;
+        use md5::Digest as _;
+        let md5 = md5::Md5::digest(&table.data).to_vec();
+        let request = GetUploadLocsRequest {
+            repo_id: self.repo_id.clone(),
+            table_file_details: vec![TableFileDetails {
+                id: table.name.0.to_vec(),
+                content_length: table.data.len() as u64,
+                content_hash: md5.clone(),
+                num_chunks: u64::from(table.chunk_count),
+                suffix: String::new(),
+                split_offset: table.split_offset,
+            }],
+            repo_token: String::new(),
+            repo_path: self.repo_path.clone(),
+            ..Default::default()
+        };
+        let response = self
+            .client
+            .get_upload_locations(request)
+            .await
+            .map_err(|s| self.status_error("GetUploadLocations", s))?
+            .into_inner();
+        let bad = |reason: String| RemoteError::BadResponse {
+            url: self.url.clone(),
+            what: "GetUploadLocations".into(),
+            reason,
+        };
+        let [location] = response.locs.as_slice() else {
+            return Err(bad(format!(
+                "{} locations for one file",
+                response.locs.len()
+            )));
+        };
+        let Some(upload_loc::Location::HttpPost(post)) = &location.location else {
+            return Err(bad("a location that is not an HTTP upload".into()));
+        };
+        let call = format!("PUT table file {}", table.file_name());
+        let fail = |reason: String| RemoteError::Call {
+            url: self.url.clone(),
+            call: call.clone(),
+            reason,
+        };
+        let response = http
+            .put(&post.url)
+            .header("Content-Length", table.data.len())
+            .header(
+                "Content-MD5",
+                base64::engine::general_purpose::STANDARD.encode(&md5),
+            )
+            .body(table.data.clone())
+            .send()
+            .await
+            .map_err(|e| fail(source_text(&e)))?;
+        let status = response.status();
+        if !status.is_success() {
+            let body = response.text().await.unwrap_or_default();
+            return Err(fail(format!("HTTP {status}: {}", body.trim())));
+        }
+        Ok(())
+    }
+
+    /// `Commit`: adds `tables` (name, chunk count) to the remote's manifest and moves its root
+    /// from `last` to `current` if it still is `last` (Dolt's compare-and-set). `Ok(false)`:
+    /// the root had moved, nothing changed.
+    pub async fn commit(
+        &mut self,
+        tables: &[(Address, u32)],
+        last: Address,
+        current: Address,
+    ) -> Result<bool> {
+        let request = CommitRequest {
+            repo_id: self.repo_id.clone(),
+            current: current.0.to_vec(),
+            last: last.0.to_vec(),
+            chunk_table_info: tables
+                .iter()
+                .map(|(name, count)| ChunkTableInfo {
+                    hash: name.0.to_vec(),
+                    chunk_count: *count,
+                })
+                .collect(),
+            client_repo_format: Some(ClientRepoFormat {
+                nbf_version: NBF_VERSION.into(),
+                nbs_version: NBS_VERSION.into(),
+            }),
+            repo_path: self.repo_path.clone(),
+        };
+        Ok(self
+            .client
+            .commit(request)
+            .await
+            .map_err(|s| self.status_error("Commit", s))?
+            .into_inner()
+            .success)
     }
 
     /// `StreamDownloadLocations` for `addresses` (in batches of [`LOCATION_BATCH`] on one

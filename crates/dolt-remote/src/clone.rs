@@ -384,13 +384,7 @@ pub(crate) async fn copy_reachable(
     options: &CloneOptions,
     report: &mut CloneReport,
 ) -> Result<()> {
-    let http = reqwest::Client::builder()
-        .build()
-        .map_err(|e| RemoteError::Call {
-            url: client.url().to_string(),
-            call: "HTTP client".into(),
-            reason: e.to_string(),
-        })?;
+    let http = http_client(client.url())?;
     let mut seen: HashSet<Address> = HashSet::new();
     seen.insert(root);
     let mut level = vec![root];
@@ -409,7 +403,7 @@ pub(crate) async fn copy_reachable(
                 &file,
                 &ranges,
                 options.concurrency.max(1),
-                target,
+                &mut |pairs, file| target.put_verified(pairs, file),
                 report,
                 &mut |a| {
                     if seen.insert(a) {
@@ -424,8 +418,50 @@ pub(crate) async fn copy_reachable(
     Ok(())
 }
 
-/// Reads the chunks `ranges` of `file` (dictionaries first), decodes and checks each, queues
-/// them in `target` and reports their references to `refs`.
+/// The HTTP client of the transfers a remote hands out.
+pub(crate) fn http_client(remote: &str) -> Result<reqwest::Client> {
+    reqwest::Client::builder()
+        .build()
+        .map_err(|e| RemoteError::Call {
+            url: remote.to_string(),
+            call: "HTTP client".into(),
+            reason: e.to_string(),
+        })
+}
+
+/// What receives the chunks read from a file: `(address, bytes)` pairs not yet checked
+/// against their addresses, and the file they came from; a hash mismatch is reported as
+/// [`prollystore_dolt::error::DoltError::HashMismatch`].
+pub(crate) type ChunkSink<'a> =
+    dyn FnMut(&[(Address, &[u8])], &str) -> prollystore_dolt::error::Result<()> + 'a;
+
+/// Reads the chunks `addresses` of a gRPC remote (located, range-read, decoded) into `put`.
+pub(crate) async fn read_chunks(
+    client: &mut RemoteClient,
+    addresses: &[Address],
+    put: &mut ChunkSink<'_>,
+    report: &mut CloneReport,
+) -> Result<()> {
+    let http = http_client(client.url())?;
+    let plan = client.locations(addresses).await?;
+    for (file, ranges) in plan {
+        fetch_file(
+            &http,
+            client.url(),
+            &file,
+            &ranges,
+            8,
+            put,
+            report,
+            &mut |_| {},
+        )
+        .await?;
+    }
+    Ok(())
+}
+
+/// Reads the chunks `ranges` of `file` (dictionaries first), decodes each, gives them to
+/// `put` (which checks them against their addresses) and reports their references to `refs`.
 #[allow(clippy::too_many_arguments)]
 async fn fetch_file(
     http: &reqwest::Client,
@@ -433,7 +469,7 @@ async fn fetch_file(
     file: &str,
     ranges: &[ChunkRange],
     concurrency: usize,
-    target: &mut CloneTarget,
+    put: &mut ChunkSink<'_>,
     report: &mut CloneReport,
     refs: &mut dyn FnMut(Address),
 ) -> Result<()> {
@@ -499,7 +535,7 @@ async fn fetch_file(
             chunks.push((r.address, chunk));
         }
         let pairs: Vec<(Address, &[u8])> = chunks.iter().map(|(a, c)| (*a, &c[..])).collect();
-        target.put_verified(&pairs, file).map_err(|e| match e {
+        put(&pairs, file).map_err(|e| match e {
             prollystore_dolt::error::DoltError::HashMismatch {
                 address, actual, ..
             } => bad(

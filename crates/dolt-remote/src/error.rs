@@ -80,6 +80,15 @@ pub enum RemoteError {
         /// The branch.
         branch: String,
     },
+    /// A push the remote refused: not a fast-forward, or its root moved under the push
+    /// (another push won the compare-and-set). Nothing changed on either side.
+    #[error("{url}: push rejected: {reason}")]
+    Rejected {
+        /// The remote.
+        url: String,
+        /// Why.
+        reason: String,
+    },
     /// The destination cannot be used (exists, not writable).
     #[error("{path}: {reason}")]
     Destination {

@@ -8,7 +8,8 @@
 //! of the unchanged local root, one fsync), then the remote-tracking refs
 //! `refs/remotes/REMOTE/BRANCH` are set to the remote's branches in one store-root update, as
 //! `dolt fetch` sets them (branches gone from the remote are kept: Dolt prunes only with
-//! `--prune`).
+//! `--prune`). Tags follow as Dolt's `FetchFollowTags` makes them: each remote tag whose tag
+//! object the database did not hold is set as `refs/tags/NAME`.
 //!
 //! A pull fetches, then fast-forwards the current branch (and its working set) to the
 //! remote's branch of the same name, or to its upstream's (`repo_state.json` `branches`).
@@ -18,8 +19,8 @@
 use std::path::Path;
 
 use prollystore_dolt::write::clone_target::{
-    branches_at, fast_forward_branch, set_tracking_refs, CloneRefs, CloneTarget, FastForward,
-    TrackingUpdate,
+    branches_at, fast_forward_branch, set_tags, set_tracking_refs, tags_at, CloneRefs, CloneTarget,
+    FastForward, TrackingUpdate,
 };
 use prollystore_dolt::write::repo_state::{normalize_remote_url, RemoteConfig, RepoState};
 use prollystore_format::Address;
@@ -51,6 +52,9 @@ pub struct FetchReport {
     pub updated: Vec<TrackingUpdate>,
     /// The remote's branches and their commits.
     pub branches: Vec<(String, Address)>,
+    /// The remote's tags set locally (`refs/tags/NAME`: name, tag object), as `dolt fetch`
+    /// follows tags: those whose tag object the database did not hold.
+    pub tags: Vec<(String, Address)>,
 }
 
 /// What a pull did.
@@ -70,7 +74,7 @@ fn dot(dir: &Path) -> std::path::PathBuf {
     dir.join(".dolt")
 }
 
-fn read_state(dir: &Path) -> Result<RepoState> {
+pub(crate) fn read_state(dir: &Path) -> Result<RepoState> {
     if !dot(dir).join("noms").is_dir() {
         return Err(RemoteError::Destination {
             path: dir.display().to_string(),
@@ -80,7 +84,7 @@ fn read_state(dir: &Path) -> Result<RepoState> {
     Ok(RepoState::read(&dot(dir))?)
 }
 
-fn remote_of(state: &RepoState, name: &str) -> Result<RemoteConfig> {
+pub(crate) fn remote_of(state: &RepoState, name: &str) -> Result<RemoteConfig> {
     state
         .remotes
         .get(name)
@@ -146,6 +150,9 @@ pub fn fetch(dir: &Path, remote: &str, options: &CloneOptions) -> Result<FetchRe
 fn fetch_from(dir: &Path, config: &RemoteConfig, options: &CloneOptions) -> Result<FetchReport> {
     let url = config.url.as_str();
     let parsed = RemoteUrl::parse(url)?;
+    // What the database held before, to tell which remote tags are new to it.
+    let before = prollystore_dolt::chunks::DoltChunkSource::open(&dot(dir).join("noms"))?
+        .with_verify_hashes(false);
     let report = match parsed {
         RemoteUrl::Grpc {
             endpoint,
@@ -176,6 +183,14 @@ fn fetch_from(dir: &Path, config: &RemoteConfig, options: &CloneOptions) -> Resu
     };
     let branches = branches_at(dir, report.root)?;
     let updated = set_tracking_refs(dir, &config.name, &branches, now_secs())?;
+    // Tags follow as `dolt fetch` makes them follow (`FetchFollowTags`): a remote tag whose
+    // object the database did not hold before is set locally (the walk copied it and its
+    // commit); one it held already is left as the database has it.
+    let tags: Vec<(String, Address)> = tags_at(dir, report.root)?
+        .into_iter()
+        .filter(|(_, t)| !before.contains(t))
+        .collect();
+    set_tags(dir, &tags, now_secs())?;
     Ok(FetchReport {
         remote: config.name.clone(),
         url: url.to_string(),
@@ -185,6 +200,7 @@ fn fetch_from(dir: &Path, config: &RemoteConfig, options: &CloneOptions) -> Resu
         requests: report.requests,
         updated,
         branches,
+        tags,
     })
 }
 

@@ -14,13 +14,16 @@
 //!   [`remote_list`]: a database's remotes as `dolt remote`, `dolt fetch` and `dolt pull` keep
 //!   them.
 //!
-//! Not yet: push, `aws://` and `gs://` remotes, reading in place.
+//! * [`push()`]: a branch pushed to a remote (fast-forward only) as `dolt push` pushes it.
+//!
+//! Not yet: `aws://` and `gs://` remotes, reading in place.
 
 pub mod client;
 mod clone;
 pub mod error;
 mod fetch;
 pub mod locations;
+mod push;
 pub mod remote_url;
 
 pub use clone::{clone, CloneOptions, CloneReport};
@@ -28,6 +31,7 @@ pub use error::{RemoteError, Result};
 pub use fetch::{fetch, pull, remote_add, remote_list, remote_remove, FetchReport, PullReport};
 pub use prollystore_dolt::write::clone_target::{FastForward, TrackingUpdate};
 pub use prollystore_dolt::write::repo_state::RemoteConfig;
+pub use push::{push, PushOutcome, PushReport};
 pub use remote_url::RemoteUrl;
 
 /// Dolt's remote API (`dolt.services.remotesapi.v1alpha1`), generated from the vendored

@@ -93,6 +93,7 @@ fn fetch_and_pull(
     src: &Path,
     url: &str,
     commit_more: &dyn Fn(&str),
+    tag: &dyn Fn(&str),
 ) {
     let ours = root.join("ours");
     let cloned = clone(url, &ours, &CloneOptions::default()).unwrap();
@@ -103,8 +104,15 @@ fn fetch_and_pull(
     assert_eq!((r.chunks, r.updated.len()), (0, 0), "{r:?}");
 
     commit_more("update t set v = v + 1 where id between 5000 and 5040");
+    tag("v1");
     let before = snapshot(&ours);
     let r = fetch(&ours, "origin", &o).unwrap();
+    // Tags follow, as `dolt fetch` makes them follow.
+    assert_eq!(r.tags.len(), 1, "{r:?}");
+    assert_eq!(
+        dolt(bin, home, &ours, &["tag", "-v"]),
+        dolt(bin, home, src, &["tag", "-v"])
+    );
     eprintln!("fetch: {} chunks, {} bytes", r.chunks, r.bytes);
     assert_eq!(r.updated.len(), 1, "{r:?}");
     eprintln!("clone: {} chunks", cloned.chunks);
@@ -191,7 +199,11 @@ fn fetch_and_pull_from_a_file_remote_dolt_pushes_to() {
         dolt(&bin, &home, &src, &["commit", "-am", sql]);
         dolt(&bin, &home, &src, &["push", "origin", "main"]);
     };
-    fetch_and_pull(&bin, &home, root, &src, &url, &commit_more);
+    let tag = |name: &str| {
+        dolt(&bin, &home, &src, &["tag", name, "main", "-m", "a tag"]);
+        dolt(&bin, &home, &src, &["push", "origin", name]);
+    };
+    fetch_and_pull(&bin, &home, root, &src, &url, &commit_more, &tag);
 }
 
 #[test]
@@ -210,7 +222,10 @@ fn fetch_and_pull_from_dolt_sql_server() {
         dolt(&bin, &home, &src, &["sql", "-q", sql]);
         dolt(&bin, &home, &src, &["commit", "-am", sql]);
     };
-    fetch_and_pull(&bin, &home, root, &src, &url, &commit_more);
+    let tag = |name: &str| {
+        dolt(&bin, &home, &src, &["tag", name, "main", "-m", "a tag"]);
+    };
+    fetch_and_pull(&bin, &home, root, &src, &url, &commit_more, &tag);
     drop(server);
 }
 

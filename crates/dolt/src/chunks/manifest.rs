@@ -115,6 +115,19 @@ impl Manifest {
 }
 
 impl Manifest {
+    /// The manifest of an empty store in Dolt's format: storage version 5, `__DOLT__`, zero
+    /// lock, root and GC generation, no files.
+    pub fn empty() -> Manifest {
+        Manifest {
+            storage_version: 5,
+            format: "__DOLT__".to_string(),
+            lock: Address::ZERO,
+            root: Address::ZERO,
+            gc_gen: Address::ZERO,
+            specs: Vec::new(),
+        }
+    }
+
     /// The manifest's text as Dolt's `writeManifest` lays it out: always storage version 5
     /// (a version-4 manifest is written back as version 5 with a zero GC generation, as Dolt
     /// does), no trailing newline.

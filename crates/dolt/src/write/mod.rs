@@ -38,6 +38,7 @@ pub mod vc;
 pub use api::{CommitMeta, DoltWriter, RowMode};
 pub use history::repo_state;
 pub use storage::clone_target;
+pub use storage::push_target;
 pub use tables::alter_op::{AlterOp, AlterStatement, DefaultText, Position};
 pub use tables::dates::parse_date_millis;
 pub use tables::table_def::{

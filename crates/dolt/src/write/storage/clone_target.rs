@@ -65,14 +65,7 @@ impl CloneTarget {
         std::fs::create_dir_all(&noms).map_err(io(&noms))?;
         let config = dot.join("config.json");
         std::fs::write(&config, "{}").map_err(io(&config))?;
-        let mut manifest = Manifest {
-            storage_version: 5,
-            format: "__DOLT__".to_string(),
-            lock: Address::ZERO,
-            root: Address::ZERO,
-            gc_gen: Address::ZERO,
-            specs: Vec::new(),
-        };
+        let mut manifest = Manifest::empty();
         manifest.lock = manifest.fresh_lock()?;
         let path = noms.join("manifest");
         std::fs::write(&path, manifest.encode()).map_err(io(&path))?;
@@ -317,6 +310,32 @@ impl ChunkIo for SourceIo<'_> {
 
 /// The branches (`refs/heads/*`: name, commit) of the store root `root` held in `dir`.
 pub fn branches_at(dir: &Path, root: Address) -> Result<Vec<(String, Address)>> {
+    refs_at(dir, root, "refs/heads/")
+}
+
+/// The tags (`refs/tags/*`: name, tag object) of the store root `root` held in `dir`.
+pub fn tags_at(dir: &Path, root: Address) -> Result<Vec<(String, Address)>> {
+    refs_at(dir, root, "refs/tags/")
+}
+
+/// Sets `refs/tags/NAME` to each `(NAME, tag object)` of `tags` (chunks the database holds),
+/// in one store-root update (nothing when `tags` is empty).
+pub fn set_tags(dir: &Path, tags: &[(String, Address)], timestamp_secs: u64) -> Result<()> {
+    if tags.is_empty() {
+        return Ok(());
+    }
+    let names: Vec<(String, Address)> = tags
+        .iter()
+        .map(|(n, a)| (format!("refs/tags/{n}"), *a))
+        .collect();
+    let changes: Vec<(&str, Option<Address>)> =
+        names.iter().map(|(n, a)| (n.as_str(), Some(*a))).collect();
+    StoreWriter::open(dir)?.update_datasets(&changes, timestamp_secs)?;
+    Ok(())
+}
+
+/// The datasets under `prefix` (name without it, address) of store root `root` in `dir`.
+fn refs_at(dir: &Path, root: Address, prefix: &str) -> Result<Vec<(String, Address)>> {
     let source = DoltChunkSource::open(dot_dolt(dir).join("noms"))?;
     let chunk = source
         .read_uncached(&root)?
@@ -328,7 +347,7 @@ pub fn branches_at(dir: &Path, root: Address) -> Result<Vec<(String, Address)>> 
         .filter_map(|(k, a)| {
             String::from_utf8(k)
                 .ok()
-                .and_then(|n| n.strip_prefix("refs/heads/").map(|b| (b.to_string(), a)))
+                .and_then(|n| n.strip_prefix(prefix).map(|b| (b.to_string(), a)))
         })
         .collect())
 }
@@ -457,4 +476,54 @@ fn write_repo_state(dot: &Path, refs: &CloneRefs<'_>, branch: &str) -> Result<()
         },
     );
     state.write(dot)
+}
+
+/// What [`push_head`] found: the local branch's head and whether the remote needs it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PushHead {
+    /// The remote's branch already is at the local head.
+    UpToDate(Address),
+    /// The local head is new to the remote's branch (the branch is absent there, or its head
+    /// is an ancestor of the local one): a fast-forward push.
+    FastForward(Address),
+}
+
+/// The head of local branch `branch` in `dir` and whether a push of it onto a remote branch
+/// whose head is `remote_head` (`None`: the remote has no such branch) fast-forwards. Refused
+/// as Dolt refuses it (`! [rejected] B -> B (non-fast-forward)`) when the remote's head is not
+/// an ancestor of the local one (the remote has commits this database lacks, or the local
+/// branch is behind).
+pub fn push_head(dir: &Path, branch: &str, remote_head: Option<Address>) -> Result<PushHead> {
+    let source = DoltChunkSource::open(dot_dolt(dir).join("noms"))?;
+    let io = SourceIo(&source);
+    let chunk = source
+        .read_uncached(&source.root())?
+        .ok_or(DoltError::MissingChunk(source.root()))?;
+    let sr =
+        StoreRootFields::decode(&chunk).map_err(|e| bad_chunk(source.root(), e.to_string()))?;
+    let head_ref = format!("refs/heads/{branch}");
+    let Some(head) = address_map_entries(&io, sr.address_map)?
+        .into_iter()
+        .find(|(k, _)| k.as_slice() == head_ref.as_bytes())
+        .map(|(_, a)| a)
+    else {
+        return Err(DoltError::NotFound(format!(
+            "branch {branch:?} in {} (refspec not found)",
+            dir.display()
+        )));
+    };
+    let Some(remote) = remote_head else {
+        return Ok(PushHead::FastForward(head));
+    };
+    if remote == head {
+        return Ok(PushHead::UpToDate(head));
+    }
+    if !source.contains(&remote) || !is_ancestor(&io, remote, head)? {
+        return Err(DoltError::Refused(format!(
+            "! [rejected] {branch} -> {branch} (non-fast-forward): the remote's {branch} \
+             ({remote}) is not an ancestor of the local {branch} ({head}); fetch and merge \
+             first"
+        )));
+    }
+    Ok(PushHead::FastForward(head))
 }

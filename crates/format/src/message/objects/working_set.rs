@@ -130,9 +130,9 @@ impl<'a> WorkingSetFields<'a> {
                 .staged_root_addr()
                 .map(|v| addr(v.bytes(), "staged_root_addr"))
                 .transpose()?,
-            name: w.name(),
-            email: w.email(),
-            desc: w.desc(),
+            name: w.name().unwrap_or(""),
+            email: w.email().unwrap_or(""),
+            desc: w.desc().unwrap_or(""),
             timestamp_millis: w.timestamp_millis(),
             merge_state,
             rebase_state,

@@ -64,25 +64,25 @@ impl<'a> WorkingSet<'a> {
     unsafe { self._tab.get::<::flatbuffers::ForwardsUOffset<::flatbuffers::Vector<'a, u8>>>(WorkingSet::VT_STAGED_ROOT_ADDR, None)}
   }
   #[inline]
-  pub fn name(&self) -> &'a str {
+  pub fn name(&self) -> Option<&'a str> {
     // Safety:
     // Created from valid Table for this object
     // which contains a valid value in this slot
-    unsafe { self._tab.get::<::flatbuffers::ForwardsUOffset<&str>>(WorkingSet::VT_NAME, None).unwrap()}
+    unsafe { self._tab.get::<::flatbuffers::ForwardsUOffset<&str>>(WorkingSet::VT_NAME, None)}
   }
   #[inline]
-  pub fn email(&self) -> &'a str {
+  pub fn email(&self) -> Option<&'a str> {
     // Safety:
     // Created from valid Table for this object
     // which contains a valid value in this slot
-    unsafe { self._tab.get::<::flatbuffers::ForwardsUOffset<&str>>(WorkingSet::VT_EMAIL, None).unwrap()}
+    unsafe { self._tab.get::<::flatbuffers::ForwardsUOffset<&str>>(WorkingSet::VT_EMAIL, None)}
   }
   #[inline]
-  pub fn desc(&self) -> &'a str {
+  pub fn desc(&self) -> Option<&'a str> {
     // Safety:
     // Created from valid Table for this object
     // which contains a valid value in this slot
-    unsafe { self._tab.get::<::flatbuffers::ForwardsUOffset<&str>>(WorkingSet::VT_DESC, None).unwrap()}
+    unsafe { self._tab.get::<::flatbuffers::ForwardsUOffset<&str>>(WorkingSet::VT_DESC, None)}
   }
   #[inline]
   pub fn timestamp_millis(&self) -> u64 {
@@ -115,9 +115,9 @@ impl ::flatbuffers::Verifiable for WorkingSet<'_> {
     v.visit_table(pos)?
      .visit_field::<::flatbuffers::ForwardsUOffset<::flatbuffers::Vector<'_, u8>>>("working_root_addr", Self::VT_WORKING_ROOT_ADDR, true)?
      .visit_field::<::flatbuffers::ForwardsUOffset<::flatbuffers::Vector<'_, u8>>>("staged_root_addr", Self::VT_STAGED_ROOT_ADDR, false)?
-     .visit_field::<::flatbuffers::ForwardsUOffset<&str>>("name", Self::VT_NAME, true)?
-     .visit_field::<::flatbuffers::ForwardsUOffset<&str>>("email", Self::VT_EMAIL, true)?
-     .visit_field::<::flatbuffers::ForwardsUOffset<&str>>("desc", Self::VT_DESC, true)?
+     .visit_field::<::flatbuffers::ForwardsUOffset<&str>>("name", Self::VT_NAME, false)?
+     .visit_field::<::flatbuffers::ForwardsUOffset<&str>>("email", Self::VT_EMAIL, false)?
+     .visit_field::<::flatbuffers::ForwardsUOffset<&str>>("desc", Self::VT_DESC, false)?
      .visit_field::<u64>("timestamp_millis", Self::VT_TIMESTAMP_MILLIS, false)?
      .visit_field::<::flatbuffers::ForwardsUOffset<MergeState>>("merge_state", Self::VT_MERGE_STATE, false)?
      .visit_field::<::flatbuffers::ForwardsUOffset<RebaseState>>("rebase_state", Self::VT_REBASE_STATE, false)?
@@ -141,9 +141,9 @@ impl<'a> Default for WorkingSetArgs<'a> {
     WorkingSetArgs {
       working_root_addr: None, // required field
       staged_root_addr: None,
-      name: None, // required field
-      email: None, // required field
-      desc: None, // required field
+      name: None,
+      email: None,
+      desc: None,
       timestamp_millis: 0,
       merge_state: None,
       rebase_state: None,
@@ -200,9 +200,6 @@ impl<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> WorkingSetBuilder<'a, 'b, A> 
   pub fn finish(self) -> ::flatbuffers::WIPOffset<WorkingSet<'a>> {
     let o = self.fbb_.end_table(self.start_);
     self.fbb_.required(o, WorkingSet::VT_WORKING_ROOT_ADDR,"working_root_addr");
-    self.fbb_.required(o, WorkingSet::VT_NAME,"name");
-    self.fbb_.required(o, WorkingSet::VT_EMAIL,"email");
-    self.fbb_.required(o, WorkingSet::VT_DESC,"desc");
     ::flatbuffers::WIPOffset::new(o.value())
   }
 }
