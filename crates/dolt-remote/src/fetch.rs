@@ -98,7 +98,8 @@ pub(crate) fn remote_of(state: &RepoState, name: &str) -> Result<RemoteConfig> {
 /// `dolt remote add NAME URL`: records the remote in `repo_state.json` (the URL normalised as
 /// Dolt normalises it; refused when the name is taken, nothing written). Returns the URL
 /// recorded.
-pub fn remote_add(dir: &Path, name: &str, url: &str) -> Result<String> {
+pub fn remote_add(dir: impl AsRef<Path>, name: &str, url: &str) -> Result<String> {
+    let dir = dir.as_ref();
     let mut state = read_state(dir)?;
     if name.is_empty() || name.contains(['/', ' ', ':']) {
         return Err(RemoteError::BadUrl {
@@ -121,7 +122,8 @@ pub fn remote_add(dir: &Path, name: &str, url: &str) -> Result<String> {
 
 /// `dolt remote remove NAME`: the remote, the upstreams naming it and its remote-tracking refs
 /// removed (an unknown name refused, nothing written).
-pub fn remote_remove(dir: &Path, name: &str) -> Result<()> {
+pub fn remote_remove(dir: impl AsRef<Path>, name: &str) -> Result<()> {
+    let dir = dir.as_ref();
     let mut state = read_state(dir)?;
     remote_of(&state, name)?;
     let tracking: Vec<(String, Address)> =
@@ -136,12 +138,14 @@ pub fn remote_remove(dir: &Path, name: &str) -> Result<()> {
 }
 
 /// `dolt remote -v`: every remote (name order).
-pub fn remote_list(dir: &Path) -> Result<Vec<RemoteConfig>> {
+pub fn remote_list(dir: impl AsRef<Path>) -> Result<Vec<RemoteConfig>> {
+    let dir = dir.as_ref();
     Ok(read_state(dir)?.remotes.into_values().collect())
 }
 
 /// `dolt fetch REMOTE`: see the module doc.
-pub fn fetch(dir: &Path, remote: &str, options: &CloneOptions) -> Result<FetchReport> {
+pub fn fetch(dir: impl AsRef<Path>, remote: &str, options: &CloneOptions) -> Result<FetchReport> {
+    let dir = dir.as_ref();
     let state = read_state(dir)?;
     let config = remote_of(&state, remote)?;
     fetch_from(dir, &config, options)
@@ -151,7 +155,7 @@ fn fetch_from(dir: &Path, config: &RemoteConfig, options: &CloneOptions) -> Resu
     let url = config.url.as_str();
     let parsed = RemoteUrl::parse(url)?;
     // What the database held before, to tell which remote tags are new to it.
-    let before = prollystore_dolt::chunks::DoltChunkSource::open(&dot(dir).join("noms"))?
+    let before = prollystore_dolt::chunks::DoltChunkSource::open(dot(dir).join("noms"))?
         .with_verify_hashes(false);
     let report = match parsed {
         RemoteUrl::Grpc {
@@ -218,11 +222,12 @@ fn check_root(url: &str, root: Address) -> Result<()> {
 /// current branch to the remote's `remote_branch` (default: the current branch's upstream
 /// there, else the branch of the same name). See the module doc.
 pub fn pull(
-    dir: &Path,
+    dir: impl AsRef<Path>,
     remote: &str,
     remote_branch: Option<&str>,
     options: &CloneOptions,
 ) -> Result<PullReport> {
+    let dir = dir.as_ref();
     let state = read_state(dir)?;
     let config = remote_of(&state, remote)?;
     let branch = state

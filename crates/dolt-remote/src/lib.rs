@@ -17,6 +17,42 @@
 //! * [`push()`]: a branch pushed to a remote (fast-forward only) as `dolt push` pushes it.
 //!
 //! Not yet: `aws://` and `gs://` remotes, reading in place.
+//!
+//! A database cloned from a `file://` remote (a copy of one `dolt push` wrote), changed with the
+//! writer and pushed back, as `dolt clone`, `dolt commit` and `dolt push` would:
+//!
+//! ```
+//! use prollystore_dolt::write::{CommitMeta, DoltWriter};
+//! use prollystore_dolt::{Database, KeyRange, SqlValue, State};
+//! use prollystore_dolt_remote::{clone, push, CloneOptions};
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! # let tmp = tempfile::tempdir()?;
+//! # let remote = tmp.path().join("remote");
+//! # std::fs::create_dir(&remote)?;
+//! # let recorded = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/file-remote");
+//! # for f in std::fs::read_dir(recorded)? {
+//! #     let f = f?;
+//! #     std::fs::copy(f.path(), remote.join(f.file_name()))?;
+//! # }
+//! # let dir = tmp.path().join("db");
+//! let options = CloneOptions::default();
+//! clone(&format!("file://{}", remote.display()), &dir, &options)?;
+//!
+//! let db = Database::open(&dir)?;
+//! let t = db.table_at("main", State::Committed, "t")?;
+//! println!("{} rows", t.reader(&db)?.scan(&KeyRange::all())?.count());
+//!
+//! let mut w = DoltWriter::open(&dir)?;
+//! let row = vec![SqlValue::from(1000), SqlValue::from("ada"), SqlValue::from(1)];
+//! w.insert("t", &["id", "name", "v"], &[row])?;
+//! w.commit(&CommitMeta::now("Ada", "ada@example.com", "one more row"))?;
+//! drop(w);
+//! let report = push(&dir, "origin", "main", &options)?;
+//! println!("pushed: {report:?}");
+//! # Ok(())
+//! # }
+//! ```
 
 pub mod client;
 mod clone;

@@ -80,7 +80,13 @@ pub enum PushOutcome {
 /// }
 /// # Ok::<(), prollystore_dolt_remote::RemoteError>(())
 /// ```
-pub fn push(dir: &Path, remote: &str, branch: &str, options: &CloneOptions) -> Result<PushReport> {
+pub fn push(
+    dir: impl AsRef<Path>,
+    remote: &str,
+    branch: &str,
+    options: &CloneOptions,
+) -> Result<PushReport> {
+    let dir = dir.as_ref();
     let _ = options;
     let state = read_state(dir)?;
     let config = remote_of(&state, remote)?;
@@ -110,7 +116,7 @@ pub fn push(dir: &Path, remote: &str, branch: &str, options: &CloneOptions) -> R
         }
         PushHead::FastForward(head) => head,
     };
-    let local = DoltChunkSource::open(&dir.join(".dolt").join("noms"))?.with_verify_hashes(false);
+    let local = DoltChunkSource::open(dir.join(".dolt").join("noms"))?.with_verify_hashes(false);
     let mut chunks = novel_chunks(&mut side, &local, head)?;
     let head_root = commit_root(&local, head)?;
     let assert_ws = side.asserts_working_set();

@@ -50,7 +50,7 @@ fn remote_copy(root: &Path) -> (PathBuf, String) {
 
 /// The rows of `t` on `branch` in `dir`, as `dolt sql -r csv` prints them.
 fn rows(dir: &Path, branch: &str) -> String {
-    let db = Database::open(&dir.join(".dolt")).unwrap();
+    let db = Database::open(dir.join(".dolt")).unwrap();
     let root = db.root_at(branch, State::Committed).unwrap();
     let table = db.table(&root, "t").unwrap();
     let reader = table.reader(&db).unwrap();
@@ -72,7 +72,7 @@ fn head(dir: &Path, rev: &str) -> String {
             .map(|(_, a)| a.to_string())
             .unwrap_or_default();
     }
-    Database::open(&dir.join(".dolt"))
+    Database::open(dir.join(".dolt"))
         .unwrap()
         .resolve(rev)
         .unwrap()

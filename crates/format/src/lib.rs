@@ -14,6 +14,9 @@
 //! * [`json`]: JSON text stored as Dolt stores it (validated and normalized).
 //! * [`sql_type`]: MySQL column types, parsed once into a type that knows its encoding and limits.
 //! * [`varint`]: the two varint codes Dolt uses.
+//! * [`value_text`]: SQL values as `dolt sql` prints them (Go's shortest float text, decimals
+//!   at a column's scale, dates, times, datetimes), appended without allocating; the one reader
+//!   of hex text.
 //!
 //! Chunks:
 //! * [`message`]: chunk messages — Dolt's 4-byte prefix plus a FlatBuffers table (tree nodes
@@ -68,6 +71,7 @@ pub mod json_order;
 pub mod message;
 pub mod sql_type;
 pub mod tuple;
+pub mod value_text;
 pub mod varint;
 
 #[cfg(test)]

@@ -40,7 +40,7 @@ use std::fmt;
 use prollystore_format::tuple::{
     datetime_text, text_of, time_text, Adaptive, Date, Decimal, DecimalForm, Value,
 };
-use prollystore_format::{Address, Encoding};
+use prollystore_format::{value_text, Address, Encoding};
 
 /// Reads an out-of-band value (its length and blob address) into the buffer.
 pub(crate) type ReadPayload<'f> = dyn FnMut(u64, &Address, &mut Vec<u8>) -> Result<(), String> + 'f;
@@ -552,8 +552,10 @@ fn utf8(bytes: Vec<u8>, what: &str) -> Result<String, String> {
     String::from_utf8(bytes).map_err(|_| format!("stored {what} is not UTF-8"))
 }
 
-/// The value's text: integers and text as they are, floats as Rust prints them (not yet Dolt's
-/// float text, which lives in `prollystore-dolt`), decimals as the format crate prints them
+/// The value's text: integers and text as they are, floats as `dolt sql` prints them (Go's
+/// shortest text, [`value_text`]; a value a FLOAT column can
+/// hold exactly is printed as a FLOAT, since a datum does not say which of the two it came
+/// from), decimals as the format crate prints them
 /// (plain notation for a column's scale: `12.50`), dates, times and datetimes as the format
 /// crate's Dolt text (`2024-06-01 12:00:00.000000`, UTC), bytes as lossy UTF-8, NULL as `NULL`.
 impl fmt::Display for Datum {
@@ -562,7 +564,17 @@ impl fmt::Display for Datum {
             Datum::Null => f.write_str("NULL"),
             Datum::Int(v) => write!(f, "{v}"),
             Datum::Uint(v) => write!(f, "{v}"),
-            Datum::Float(v) => write!(f, "{v}"),
+            Datum::Float(v) => {
+                let mut text = Vec::with_capacity(24);
+                #[allow(clippy::cast_possible_truncation)] // checked: the f32 widens back to `v`
+                let narrow = *v as f32;
+                if f64::from(narrow) == *v {
+                    value_text::write_f32(&mut text, narrow);
+                } else {
+                    value_text::write_f64(&mut text, *v);
+                }
+                f.write_str(&String::from_utf8_lossy(&text))
+            }
             Datum::Text(s) | Datum::Json(s) => f.write_str(s),
             Datum::Bytes(b) | Datum::Geometry(b) => f.write_str(&String::from_utf8_lossy(b)),
             Datum::Decimal {
@@ -659,6 +671,17 @@ impl From<&serde_json::Value> for Datum {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn floats_print_as_dolt_prints_them() {
+        let text = |v: f64| Datum::Float(v).to_string();
+        assert_eq!(text(0.1), "0.1");
+        assert_eq!(text(f64::from(0.1f32)), "0.1"); // a FLOAT column's value
+        assert_eq!(text(3.0), "3");
+        assert_eq!(text(1e21), "1e+21");
+        assert_eq!(text(-2.5e-5), "-2.5e-05");
+        assert_eq!(text(123456789.125), "1.23456789125e+08");
+    }
 
     #[test]
     fn text_of_temporal_and_decimal_values() {

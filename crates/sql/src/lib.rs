@@ -28,9 +28,10 @@
 //! # let dir = prollystore_test_vectors::writable_copy("dolt-db/vecdb", tmp.path())?;
 //! let mut w = prollystore_sql::writer(&dir)?; // expressions, defaults and CHECKs computed
 //! w.create_table(&TableDef::from_sql(
-//!     "CREATE TABLE t (id INT PRIMARY KEY, n INT, d INT AS (n * 2), CHECK (n > 0))",
+//!     "CREATE TABLE t (id INT PRIMARY KEY, n INT, d INT AS (n * 2), CONSTRAINT pos CHECK (n > 0))",
 //! )?)?;
-//! w.alter("ALTER TABLE t ADD COLUMN note VARCHAR(20) DEFAULT 'x'")?;
+//! w.create_table_sql("CREATE TABLE notes (id INT PRIMARY KEY)")?;
+//! w.alter("ALTER TABLE notes ADD COLUMN note VARCHAR(20) DEFAULT 'x'")?;
 //! w.insert("t", &["id", "n"], &[vec![SqlValue::from(1), SqlValue::from(21)]])?;
 //! let bad = vec![SqlValue::from(2), SqlValue::from(0)];
 //! assert!(w.insert("t", &["id", "n"], &[bad]).is_err()); // CHECK (n > 0)

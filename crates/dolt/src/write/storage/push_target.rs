@@ -135,7 +135,7 @@ pub fn encode_table_file(chunks: &[(Address, &[u8])]) -> Result<TableFile> {
 }
 
 /// A remote's store root, read from chunks the caller supplies (see the module doc): ask
-/// [`RemoteRoot::datasets`] or [`RemoteRoot::set_dataset`]; an
+/// [`RemoteRoot::datasets`] or [`RemoteRoot::set_datasets`]; an
 /// `Err(DoltError::MissingChunk(a))` names a chunk to read from the remote and
 /// [`RemoteRoot::insert`] before asking again (the address map is read top-down, so a few
 /// rounds suffice).

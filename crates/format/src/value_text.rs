@@ -6,7 +6,7 @@
 
 use std::fmt::Write as _;
 
-use prollystore_format::tuple::{civil_from_days, datetime_text, Date, ZERO_DATETIME_MICROS};
+use crate::tuple::{civil_from_days, datetime_text, Date, ZERO_DATETIME_MICROS};
 
 /// Two ASCII digits of every number below 100, for writing integers two digits at a time.
 const DIGIT_PAIRS: &[u8; 200] = b"\
@@ -367,7 +367,7 @@ fn format_go_float_slow(v: f64, shortest: &str) -> String {
 }
 
 /// Go's `'g'` text (as a `String`) of `v`, given its `{:e}` text with the digits to show.
-pub(crate) fn go_float_g(v: f64, exp_text: &str) -> String {
+fn go_float_g(v: f64, exp_text: &str) -> String {
     let mut out = Vec::new();
     write_go_g(&mut out, v, exp_text);
     String::from_utf8(out).unwrap_or_default()
@@ -680,7 +680,7 @@ fn put_pair(t: &mut [u8], at: usize, v: u64) {
 }
 
 /// The bytes spelled by `hex` (two hex digits a byte), or `None` for anything else.
-pub(crate) fn parse_hex(hex: &str) -> Option<Vec<u8>> {
+pub fn parse_hex(hex: &str) -> Option<Vec<u8>> {
     if !hex.len().is_multiple_of(2) {
         return None;
     }
