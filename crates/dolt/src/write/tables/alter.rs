@@ -532,6 +532,15 @@ fn rename_everywhere(def: &mut TableDef, from: &str, to: &str) {
     for ch in &mut def.checks {
         ch.expr = replace_quoted(&ch.expr, from, to);
     }
+    // Generated columns' and expression defaults' references follow, as GMS renames them.
+    for c in &mut def.columns {
+        if let Some(g) = &mut c.generated {
+            g.expr = replace_quoted(&g.expr, from, to);
+        }
+        if let Some(d) = c.default.as_mut().filter(|d| d.starts_with('(')) {
+            *d = replace_quoted(d, from, to);
+        }
+    }
 }
 
 fn replace_quoted(expr: &str, from: &str, to: &str) -> String {
@@ -586,7 +595,9 @@ fn reinsert(store: &Overlay<'_>, old: &EditTable, schema: &[u8]) -> Result<EditT
         .columns
         .iter()
         .map(|c| {
-            (!c.hidden)
+            // Generated columns are computed again by the insert (from the values they were
+            // computed from, which the rewrite keeps).
+            (!c.hidden && !c.generated)
                 .then(|| new.schema.columns.iter().position(|n| n.tag == c.tag))
                 .flatten()
         })
@@ -768,6 +779,7 @@ fn alter_root(
                 right_rewrite: false,
                 left_change: fx.rewrite,
                 right_change: false,
+                alter: true,
             };
             let sides = Sides {
                 base: address,
