@@ -108,3 +108,26 @@ fn parse_insert(q: &str) -> (String, Vec<String>, Vec<Vec<Option<String>>>) {
         .collect();
     (table.to_string(), columns, rows)
 }
+
+const CHK_TABLES: [&str; 2] = [
+    // Column and table checks without names, one expression twice (Dolt appends `_0`).
+    "CREATE TABLE Tx (id INT PRIMARY KEY, a INT CHECK (a > 0), b INT, CHECK (b < 10), \
+     CHECK (a > 0), CONSTRAINT named CHECK (b <> 1))",
+    "CREATE TABLE u (id INT PRIMARY KEY, v INT)",
+];
+const CHK_ROWS: [&str; 1] = ["INSERT INTO Tx (id, a, b) VALUES (1, 5, 2), (2, 7, NULL)"];
+const CHK_ALTERS: [&str; 4] = [
+    "ALTER TABLE Tx ADD CHECK (b <> 5)",
+    "ALTER TABLE Tx ADD CONSTRAINT CHECK (b <> 6)",
+    "ALTER TABLE u ADD CHECK (v > 0), ADD CHECK (v > 0)",
+    "ALTER TABLE tx ADD CHECK (id < 100)",
+];
+
+/// Dolt 2.3.1's commit of CHK_TABLES, CHK_ROWS and CHK_ALTERS: `Tx_chk_bjbllm91`,
+/// `Tx_chk_oq1s9so2`, `Tx_chk_bjbllm91_0`, `Tx_chk_gl6r2as1`, `Tx_chk_qulfsbnn`, ….
+const DOLT_CHK_COMMIT: &str = "tku9ckp37o9cuuaocjnjsdkrfh54b3gg";
+
+#[test]
+fn unnamed_checks_are_named_as_dolt_names_them() {
+    same_as_dolt(&CHK_TABLES, &CHK_ROWS, &CHK_ALTERS, DOLT_CHK_COMMIT);
+}

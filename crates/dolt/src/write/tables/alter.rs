@@ -152,6 +152,8 @@ struct Effects {
     /// Columns whose stored rows must be checked against the new definition (NOT NULL added,
     /// a type narrowed): new positions.
     check_columns: Vec<String>,
+    /// The names of the foreign keys the table declares (an unnamed CHECK's name avoids them).
+    fk_names: Vec<String>,
 }
 
 fn find_column(def: &TableDef, name: &str) -> Result<usize> {
@@ -420,6 +422,13 @@ fn apply(
             sort_indexes(def);
         }
         AlterOp::AddCheck(c) => {
+            let mut c = c.clone();
+            if c.name.is_empty() {
+                c.name = CheckDef::dolt_name(&t, &c.expr, |n| {
+                    def.checks.iter().any(|x| x.name.eq_ignore_ascii_case(n))
+                        || fx.fk_names.iter().any(|f| f.eq_ignore_ascii_case(n))
+                });
+            }
             if def
                 .checks
                 .iter()
@@ -431,7 +440,7 @@ fn apply(
                     format!("a constraint named {:?} exists", c.name),
                 ));
             }
-            def.checks.push(c.clone());
+            def.checks.push(c);
         }
         AlterOp::DropConstraint(name) => {
             if let Some(at) = def
@@ -701,7 +710,14 @@ fn alter_root(
         .map(|ix| ix.name.clone())
         .collect();
     let mut used = tags_of(store, &[root, head_root])?;
-    let mut fx = Effects::default();
+    let mut fx = Effects {
+        fk_names: fks
+            .iter()
+            .filter(|f| f.child_table == name)
+            .map(|f| f.name.clone())
+            .collect(),
+        ..Effects::default()
+    };
     let mut added_fks = Vec::new();
     let mut dropped_indexes = Vec::new();
     for op in &stmt.ops {
