@@ -1,9 +1,9 @@
 //! `CREATE TABLE` text (MySQL dialect, parsed with `sqlparser`) as a [`TableDef`]: column
 //! types spelled as `dolt schema show` prints them, NOT NULL, defaults, comments, collations,
 //! AUTO_INCREMENT, the primary key, UNIQUE and plain indexes (key parts with prefix lengths,
-//! `name(10)`, included), CHECK constraints (an unnamed one named by the writer as Dolt names it), and the table's collation and comment,
-//! foreign keys with their ON DELETE / ON UPDATE actions, spatial types with their SRID
-//! attribute. Clauses this writer cannot store as Dolt does (expression key parts,
+//! `name(10)`, included), CHECK constraints (an unnamed one named by the writer as Dolt
+//! names it), and the table's collation and comment, foreign keys with their ON DELETE /
+//! ON UPDATE actions, spatial types with their SRID attribute. Clauses this writer cannot store as Dolt does (expression key parts,
 //! partitions, …) are errors naming the clause.
 
 use sqlparser::ast::{
