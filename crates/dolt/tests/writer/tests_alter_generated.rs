@@ -19,12 +19,18 @@ pub(super) fn same_as_dolt(create: &[&str], insert: &[&str], alters: &[&str], wa
     let dir = tmp.path().join("ours");
     before(&dir);
     let mut w = prollystore_sql::writer(&dir).unwrap();
+    let mut defs = Vec::new();
     for t in create {
-        w.create_table(&TableDef::from_sql(t).unwrap())
-            .unwrap_or_else(|e| panic!("{t}: {e}"));
+        let def = TableDef::from_sql(t).unwrap();
+        w.create_table(&def).unwrap_or_else(|e| panic!("{t}: {e}"));
+        defs.push(def);
     }
     for q in insert {
-        let (table, columns, rows) = parse_insert(q);
+        let (table, mut columns, rows) = parse_insert(q);
+        if columns.is_empty() {
+            let def = defs.iter().find(|d| d.name == table).unwrap();
+            columns = def.columns.iter().map(|c| c.name.clone()).collect();
+        }
         let columns: Vec<&str> = columns.iter().map(String::as_str).collect();
         let rows: Vec<Vec<Option<&str>>> = rows
             .iter()
@@ -84,14 +90,21 @@ fn alters_of_a_table_with_generated_columns_commit_as_dolt_commits_them() {
     same_as_dolt(&[GEN_TABLE], &[GEN_ROWS], &GEN_ALTERS, DOLT_GEN_COMMIT);
 }
 
-/// `INSERT INTO t (a, b) VALUES (1, 'x'), (NULL, 'y')` (numbers, NULL and quoted strings
+/// `INSERT INTO t [(a, b)] VALUES (1, 'x'), (NULL, 'y')` (numbers, NULL and quoted strings
 /// without quotes or commas inside) as the table, its columns and the rows' texts.
 #[allow(clippy::type_complexity)]
 fn parse_insert(q: &str) -> (String, Vec<String>, Vec<Vec<Option<String>>>) {
     let rest = q.strip_prefix("INSERT INTO ").unwrap();
-    let (table, rest) = rest.split_once(" (").unwrap();
-    let (cols, rest) = rest.split_once(") VALUES ").unwrap();
-    let columns = cols.split(',').map(|c| c.trim().to_string()).collect();
+    let (table, columns, rest) = match rest.split_once(" VALUES ") {
+        // No column list: every column, in order.
+        Some((table, rest)) if !table.contains('(') => (table, Vec::new(), rest),
+        _ => {
+            let (table, rest) = rest.split_once(" (").unwrap();
+            let (cols, rest) = rest.split_once(") VALUES ").unwrap();
+            let columns = cols.split(',').map(|c| c.trim().to_string()).collect();
+            (table, columns, rest)
+        }
+    };
     let rows = rest
         .trim()
         .trim_start_matches('(')
@@ -130,4 +143,75 @@ const DOLT_CHK_COMMIT: &str = "tku9ckp37o9cuuaocjnjsdkrfh54b3gg";
 #[test]
 fn unnamed_checks_are_named_as_dolt_names_them() {
     same_as_dolt(&CHK_TABLES, &CHK_ROWS, &CHK_ALTERS, DOLT_CHK_COMMIT);
+}
+
+/// New primary keys on a foreign key's parent table (Dolt moves a key that referenced the
+/// primary key to the index `backupFkcIndexesForPkDrop` picks), with and without rows.
+const PARENT_PK_ALTERS: [&str; 8] = [
+    "ALTER TABLE c ADD FOREIGN KEY (pid) REFERENCES p(id)",
+    "ALTER TABLE c ADD CONSTRAINT fk2 FOREIGN KEY (pcode) REFERENCES p(code)",
+    "ALTER TABLE p ADD UNIQUE INDEX uid (id, v), DROP PRIMARY KEY",
+    "ALTER TABLE p ADD PRIMARY KEY (v, id)",
+    "ALTER TABLE c ADD COLUMN pv INT, ADD CONSTRAINT fk3 FOREIGN KEY (pv, pid) REFERENCES p(v, id)",
+    // Exactly the key's columns first wins over longer; then unique; then the name.
+    "ALTER TABLE p ADD INDEX vi3 (v, id, code), ADD INDEX zz (id, v), ADD INDEX aa (v, id), \
+     DROP PRIMARY KEY",
+    "ALTER TABLE p ADD PRIMARY KEY (id)",
+    // An index over the same columns as another: the keys that used the other use it (Dolt
+    // moves them for a user's index too).
+    "ALTER TABLE p ADD INDEX zz2 (id, v)",
+];
+
+/// Dolt 2.3.1's commits of FK_TABLES and PARENT_PK_ALTERS: with FK_ROWS, and without rows.
+const DOLT_PARENT_PK_COMMITS: [&str; 2] = [
+    "2odjs81pi5fjbaabq5lkrl63df2ts2mn",
+    "ho0b87ksmht9m7knbonufp5eenkes4vh",
+];
+
+#[test]
+fn parent_primary_key_changes_commit_as_dolt_commits_them() {
+    use super::tests_alter::{FK_ROWS, FK_TABLES};
+    let alters = &PARENT_PK_ALTERS[..];
+    same_as_dolt(&FK_TABLES, &FK_ROWS, alters, DOLT_PARENT_PK_COMMITS[0]);
+    same_as_dolt(&FK_TABLES, &[], alters, DOLT_PARENT_PK_COMMITS[1]);
+}
+
+/// A user's index over the columns of an index Dolt added for a foreign key replaces it (the
+/// key moves to the new index), on a child table with rows.
+const REPLACE_ALTERS: [&str; 2] = [
+    "ALTER TABLE c ADD FOREIGN KEY (pid) REFERENCES p(id)",
+    "ALTER TABLE c ADD INDEX pidx (pid)",
+];
+
+/// Dolt 2.3.1's commit of FK_TABLES, FK_ROWS and REPLACE_ALTERS.
+const DOLT_REPLACE_COMMIT: &str = "jcu4mepi06vr360k1vogrf9mpgqk8tkr";
+
+#[test]
+fn an_index_replaces_the_one_dolt_added_for_a_key_as_dolt_replaces_it() {
+    use super::tests_alter::{FK_ROWS, FK_TABLES};
+    same_as_dolt(&FK_TABLES, &FK_ROWS, &REPLACE_ALTERS, DOLT_REPLACE_COMMIT);
+}
+
+/// The same on tables without rows.
+#[test]
+fn an_index_replaces_the_one_dolt_added_for_a_key_on_an_empty_table() {
+    use super::tests_alter::FK_TABLES;
+    same_as_dolt(
+        &FK_TABLES,
+        &[],
+        &REPLACE_ALTERS,
+        "fi0km411eo8v03msghkmdlekkgqdii97",
+    );
+}
+
+/// PARENT_PK_ALTERS then `ADD INDEX pidx (pid)` on the child, without rows, gives another
+/// commit than Dolt's `q3b3qae438m1sao3qbm3dqtrrbv0po1r` (with rows it is Dolt's
+/// `3d1a7vncaq9rsk8lmpmch8a9qe12eihr`); not found yet why.
+#[test]
+#[ignore = "open: a replaced foreign-key index after parent key changes, tables without rows"]
+fn replaced_key_index_after_parent_key_changes_without_rows() {
+    use super::tests_alter::FK_TABLES;
+    let mut alters = PARENT_PK_ALTERS.to_vec();
+    alters.push("ALTER TABLE c ADD INDEX pidx (pid)");
+    same_as_dolt(&FK_TABLES, &[], &alters, "q3b3qae438m1sao3qbm3dqtrrbv0po1r");
 }
