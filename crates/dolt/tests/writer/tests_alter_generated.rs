@@ -184,7 +184,7 @@ const REPLACE_ALTERS: [&str; 2] = [
 ];
 
 /// Dolt 2.3.1's commit of FK_TABLES, FK_ROWS and REPLACE_ALTERS.
-const DOLT_REPLACE_COMMIT: &str = "jcu4mepi06vr360k1vogrf9mpgqk8tkr";
+const DOLT_REPLACE_COMMIT: &str = "fi0km411eo8v03msghkmdlekkgqdii97";
 
 #[test]
 fn an_index_replaces_the_one_dolt_added_for_a_key_as_dolt_replaces_it() {
@@ -200,7 +200,7 @@ fn an_index_replaces_the_one_dolt_added_for_a_key_on_an_empty_table() {
         &FK_TABLES,
         &[],
         &REPLACE_ALTERS,
-        "fi0km411eo8v03msghkmdlekkgqdii97",
+        "jcu4mepi06vr360k1vogrf9mpgqk8tkr",
     );
 }
 
