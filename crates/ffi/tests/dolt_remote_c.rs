@@ -135,3 +135,30 @@ fn c_clones_what_dolt_pushed_and_dolt_reads_the_clone() {
         std::fs::read_to_string(&expected).unwrap()
     );
 }
+
+#[test]
+fn c_pushes_fetches_and_pulls() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let lib = common::static_lib_with(Some("dolt-remote"));
+    let bin = common::compile_c_test_with("dolt_remote/test_dolt_push", tmp.path(), &lib);
+    let src = prollystore_test_vectors::writable_copy("dolt-db/vecdb", tmp.path()).unwrap();
+    let remote = tmp.path().join("remote");
+    let url = format!("file://{}", remote.display());
+    prollystore_dolt_remote::remote_add(&src, "origin", &url).unwrap();
+    let out = Command::new(&bin)
+        .args([
+            src.to_str().unwrap(),
+            &url,
+            tmp.path().join("clone").to_str().unwrap(),
+            "items",
+        ])
+        .output()
+        .expect("run");
+    assert!(
+        out.status.success(),
+        "test_dolt_push failed:\n{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    eprint!("{}", String::from_utf8_lossy(&out.stdout));
+}
