@@ -237,9 +237,14 @@ def clone(
     remote: str = "origin",
 ) -> Dict[str, Any]: ...
 def remote_add(dir: Union[str, "os.PathLike[str]"], name: str, url: str) -> str: ...
-def fetch(dir: Union[str, "os.PathLike[str]"], remote: str = "origin") -> Dict[str, Any]: ...
+def fetch(
+    dir: Union[str, "os.PathLike[str]"], remote: str = "origin", prune: bool = False
+) -> Dict[str, Any]: ...
 def pull(
-    dir: Union[str, "os.PathLike[str]"], remote: str = "origin", branch: Optional[str] = None
+    dir: Union[str, "os.PathLike[str]"],
+    remote: str = "origin",
+    branch: Optional[str] = None,
+    prune: bool = False,
 ) -> Dict[str, Any]: ...
 def push(
     dir: Union[str, "os.PathLike[str]"], remote: str = "origin", branch: str = "main"

@@ -75,40 +75,53 @@ fn fetch_dict<'py>(
     d.set_item("bytes", report.bytes)?;
     let updated: Vec<String> = report.updated.iter().map(|u| u.branch.clone()).collect();
     d.set_item("updated", updated)?;
+    d.set_item("pruned", &report.pruned)?;
     Ok(d)
 }
 
+/// The options of a fetch or pull, `prune` or not.
+fn prune_options(prune: bool) -> CloneOptions {
+    CloneOptions {
+        prune,
+        ..Default::default()
+    }
+}
+
 /// Fetches `remote` into the database at `dir` (as `dolt fetch`: only missing chunks move,
-/// then `refs/remotes/REMOTE/*`). Returns a dict: `remote`, `root`, `chunks`, `bytes`,
-/// `updated` (the remote branches whose tracking refs moved).
+/// then `refs/remotes/REMOTE/*`; `prune`: then the tracking refs of branches the remote no
+/// longer has are removed, as `dolt fetch --prune`). Returns a dict: `remote`, `root`,
+/// `chunks`, `bytes`, `updated` (the remote branches whose tracking refs moved), `pruned`
+/// (those whose tracking refs were removed).
 #[pyfunction]
-#[pyo3(signature = (dir, remote = "origin".to_string()))]
-fn fetch<'py>(py: Python<'py>, dir: PathBuf, remote: String) -> PyResult<Bound<'py, PyDict>> {
+#[pyo3(signature = (dir, remote = "origin".to_string(), prune = false))]
+fn fetch<'py>(
+    py: Python<'py>,
+    dir: PathBuf,
+    remote: String,
+    prune: bool,
+) -> PyResult<Bound<'py, PyDict>> {
     let report = py
-        .detach(|| prollystore_dolt_remote::fetch(&dir, &remote, &CloneOptions::default()))
+        .detach(|| prollystore_dolt_remote::fetch(&dir, &remote, &prune_options(prune)))
         .map_err(remote_err)?;
     fetch_dict(py, &report)
 }
 
 /// Fetches `remote`, then fast-forwards the current branch to the remote's `branch` (default:
-/// its upstream, else the same name), as `dolt pull --ff-only`. Returns the fetch's dict plus
-/// `moved` (whether the branch moved) and `head` (its head now, when it moved).
+/// its upstream, else the same name), as `dolt pull --ff-only` (`prune` as in `fetch`).
+/// Returns the fetch's dict plus `moved` (whether the branch moved) and `head` (its head now,
+/// when it moved).
 #[pyfunction]
-#[pyo3(signature = (dir, remote = "origin".to_string(), branch = None))]
+#[pyo3(signature = (dir, remote = "origin".to_string(), branch = None, prune = false))]
 fn pull<'py>(
     py: Python<'py>,
     dir: PathBuf,
     remote: String,
     branch: Option<String>,
+    prune: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
     let report = py
         .detach(|| {
-            prollystore_dolt_remote::pull(
-                &dir,
-                &remote,
-                branch.as_deref(),
-                &CloneOptions::default(),
-            )
+            prollystore_dolt_remote::pull(&dir, &remote, branch.as_deref(), &prune_options(prune))
         })
         .map_err(remote_err)?;
     let d = fetch_dict(py, &report.fetch)?;

@@ -2,8 +2,10 @@
 
 Always: a copy of the golden vectors' Dolt-made `vecdb` pushed to a new file:// remote, cloned
 back, a commit made with the Writer and pushed, then fetched and pulled into the clone; the
-tables read alike on both sides. With PROLLY_DOLT set, `dolt clone` of the remote shows the
-same head and `dolt fsck` passes. Bad input raises one line."""
+tables read alike on both sides. A fetch with prune=True removes the tracking ref of a branch
+the remote lost. With PROLLY_DOLT set, `dolt clone` of the remote shows the same head and
+`dolt fsck` passes, and a commit `dolt push` adds is what our pull brings. Bad input raises one
+line."""
 
 import os
 import shutil
@@ -59,3 +61,34 @@ def test_push_fetch_pull(tmp_path):
         ).stdout
         assert log.split()[0] == head
         subprocess.run([dolt, "fsck"], check=True, env=env, cwd=theirs, capture_output=True)
+        run = lambda *a: subprocess.run(
+            [dolt, *a], check=True, env=env, cwd=theirs, capture_output=True
+        )
+        run("sql", "-q", "insert into keyless_log (msg, n) values ('from dolt', 13)")
+        run("commit", "-am", "dolt push")
+        run("push", "origin", "main")
+        p = pd.pull(back)
+        assert p["moved"]
+        assert p["head"] == pd.open(theirs).branches()["main"]
+        assert ("from dolt", 13) in [tuple(r) for r in pd.open(back).table("keyless_log").scan()]
+
+
+def test_fetch_prune(tmp_path):
+    src = tmp_path / "src"
+    shutil.copytree(VECTOR_SETS[0] / "dolt-db" / "vecdb", src)
+    remote = tmp_path / "remote"
+    url = f"file://{remote}"
+    pd.remote_add(src, "origin", url)
+    pd.push(src, "origin", "main")
+    only_main = tmp_path / "only_main"
+    shutil.copytree(remote, only_main)
+    pd.create_branch(src, "feature")
+    pd.push(src, "origin", "feature")
+    back = tmp_path / "back"
+    pd.clone(url, back)
+    # The remote loses `feature` (its store as it was before that push).
+    shutil.rmtree(remote)
+    shutil.copytree(only_main, remote)
+    assert pd.fetch(back)["pruned"] == []
+    assert pd.fetch(back, prune=True)["pruned"] == ["feature"]
+    assert pd.fetch(back, prune=True)["pruned"] == []

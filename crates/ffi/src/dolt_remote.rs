@@ -10,7 +10,7 @@ use std::path::Path;
 
 use prollystore_dolt_remote::{CloneOptions, RemoteError};
 
-use crate::args::text;
+use crate::args::{opt_text, text};
 use crate::result::{ffi, prolly_result, Error};
 
 impl From<RemoteError> for Error {
@@ -47,31 +47,46 @@ pub extern "C" fn prolly_dolt_clone(url: *const c_char, dir: *const c_char) -> p
     })
 }
 
-/// An optional C string (NULL: `None`).
+/// The calls on a database's remote (fetch, pull, push): `dir` and `remote` read (NULL or
+/// not UTF-8 refused), then `run` with them.
 ///
 /// # Safety
-/// `p` is NULL or a NUL-terminated string.
-unsafe fn optional_text<'a>(p: *const c_char, what: &str) -> Result<Option<&'a str>, Error> {
-    if p.is_null() {
-        Ok(None)
-    } else {
+/// `dir` and `remote` are NULL or NUL-terminated strings valid for the call.
+unsafe fn on_remote(
+    dir: *const c_char,
+    remote: *const c_char,
+    run: impl FnOnce(&Path, &str) -> Result<(), Error>,
+) -> prolly_result {
+    ffi!({
         // SAFETY: the caller's contract.
-        unsafe { text(p, what) }.map(Some)
-    }
+        let (dir, remote) = unsafe { (text(dir, "dir")?, text(remote, "remote")?) };
+        run(Path::new(dir), remote)
+    })
 }
 
 /// Fetches remote `remote` (a name in the database's `repo_state.json`, e.g. `origin`) into
 /// the database at `dir`, as `dolt fetch REMOTE` does: only the chunks the database lacks
-/// move, then `refs/remotes/REMOTE/*` are set to the remote's branches.
-/// `PROLLY_RESULT_ERR_INVALID_ARGUMENT`: an unknown remote or not a database.
+/// move, then `refs/remotes/REMOTE/BRANCH` is set for each of the remote's branches.
+/// `prune`: then the remote-tracking refs of branches the remote no longer has are removed,
+/// as `dolt fetch --prune` does. `PROLLY_RESULT_ERR_INVALID_ARGUMENT`: an unknown remote or
+/// not a database.
 #[no_mangle]
-pub extern "C" fn prolly_dolt_fetch(dir: *const c_char, remote: *const c_char) -> prolly_result {
-    ffi!({
-        // SAFETY: C caller's contract: NUL-terminated strings.
-        let (dir, remote) = unsafe { (text(dir, "dir")?, text(remote, "remote")?) };
-        prollystore_dolt_remote::fetch(Path::new(dir), remote, &CloneOptions::default())?;
-        Ok(())
-    })
+pub extern "C" fn prolly_dolt_fetch(
+    dir: *const c_char,
+    remote: *const c_char,
+    prune: bool,
+) -> prolly_result {
+    let options = CloneOptions {
+        prune,
+        ..Default::default()
+    };
+    // SAFETY: C caller's contract: NUL-terminated strings.
+    unsafe {
+        on_remote(dir, remote, |dir, remote| {
+            prollystore_dolt_remote::fetch(dir, remote, &options)?;
+            Ok(())
+        })
+    }
 }
 
 /// Fetches `remote`, then fast-forwards the current branch of the database at `dir` to the
@@ -84,18 +99,14 @@ pub extern "C" fn prolly_dolt_pull(
     remote: *const c_char,
     branch: *const c_char,
 ) -> prolly_result {
-    ffi!({
-        // SAFETY: C caller's contract: NUL-terminated strings, `branch` may be NULL.
-        let (dir, remote, branch) = unsafe {
-            (
-                text(dir, "dir")?,
-                text(remote, "remote")?,
-                optional_text(branch, "branch")?,
-            )
-        };
-        prollystore_dolt_remote::pull(Path::new(dir), remote, branch, &CloneOptions::default())?;
-        Ok(())
-    })
+    // SAFETY: C caller's contract: NUL-terminated strings, `branch` may be NULL.
+    unsafe {
+        on_remote(dir, remote, |dir, remote| {
+            let branch = opt_text(branch, "branch")?;
+            prollystore_dolt_remote::pull(dir, remote, branch, &CloneOptions::default())?;
+            Ok(())
+        })
+    }
 }
 
 /// Pushes local branch `branch` of the database at `dir` to the same branch of `remote`, as
@@ -109,16 +120,12 @@ pub extern "C" fn prolly_dolt_push(
     remote: *const c_char,
     branch: *const c_char,
 ) -> prolly_result {
-    ffi!({
-        // SAFETY: C caller's contract: NUL-terminated strings.
-        let (dir, remote, branch) = unsafe {
-            (
-                text(dir, "dir")?,
-                text(remote, "remote")?,
-                text(branch, "branch")?,
-            )
-        };
-        prollystore_dolt_remote::push(Path::new(dir), remote, branch, &CloneOptions::default())?;
-        Ok(())
-    })
+    // SAFETY: C caller's contract: NUL-terminated strings.
+    unsafe {
+        on_remote(dir, remote, |dir, remote| {
+            let branch = text(branch, "branch")?;
+            prollystore_dolt_remote::push(dir, remote, branch, &CloneOptions::default())?;
+            Ok(())
+        })
+    }
 }
