@@ -91,15 +91,18 @@ impl RemoteClient {
                 reason: status.message().to_string(),
             };
         }
+        // A connection cut or refused (tonic's "transport error") says nothing of what the
+        // server is: reported as the call that failed.
+        let transport = status.message().contains("transport error");
         match code {
-            // The first call: whatever answered (an HTTP/1 server, another gRPC service, a
-            // connection that is cut) did not answer as Dolt's service does.
+            // The first call: whatever answered (an HTTP/1 server, another gRPC service) did
+            // not answer as Dolt's service does.
             Code::Unimplemented
             | Code::Unknown
             | Code::Internal
             | Code::Cancelled
             | Code::Unavailable
-                if call == "GetRepoMetadata" =>
+                if call == "GetRepoMetadata" && !transport =>
             {
                 RemoteError::NotARemote {
                     url,
@@ -258,7 +261,7 @@ impl RemoteClient {
             .body(table.data.clone())
             .send()
             .await
-            .map_err(|e| fail(source_text(&e)))?;
+            .map_err(|e| fail(source_text(&e.without_url())))?;
         let status = response.status();
         if !status.is_success() {
             let body = response.text().await.unwrap_or_default();
@@ -362,7 +365,7 @@ impl RemoteClient {
 }
 
 /// An error and its sources, on one line.
-fn source_text(e: &dyn std::error::Error) -> String {
+pub(crate) fn source_text(e: &dyn std::error::Error) -> String {
     let mut text = e.to_string();
     let mut next = e.source();
     while let Some(s) = next {
