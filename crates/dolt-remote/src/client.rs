@@ -91,9 +91,9 @@ impl RemoteClient {
                 reason: status.message().to_string(),
             };
         }
-        // A connection cut or refused (tonic's "transport error") says nothing of what the
-        // server is: reported as the call that failed.
-        let transport = status.message().contains("transport error");
+        // A connection closed before an answer (tonic's "transport error") may be a server
+        // that speaks something else and hangs up, or a cut: the two look the same here.
+        let transport = source_text(&status).contains("transport error");
         match code {
             // The first call: whatever answered (an HTTP/1 server, another gRPC service) did
             // not answer as Dolt's service does.
@@ -102,11 +102,16 @@ impl RemoteClient {
             | Code::Internal
             | Code::Cancelled
             | Code::Unavailable
-                if call == "GetRepoMetadata" && !transport =>
+                if call == "GetRepoMetadata" =>
             {
+                let what = if transport {
+                    "not a Dolt remote, or the connection was cut"
+                } else {
+                    "not a Dolt remote"
+                };
                 RemoteError::NotARemote {
                     url,
-                    reason: format!("not a Dolt remote ({call} failed: {reason})"),
+                    reason: format!("{what} ({call} failed: {reason})"),
                 }
             }
             _ => RemoteError::Call {

@@ -7,11 +7,11 @@
 use prollystore::store::ChunkStore;
 use prollystore::tuples::TupleSchema;
 use prollystore::Map;
+use prollystore_format::collation::Collation;
 use prollystore_format::message::objects::{
     ForeignKeyCollectionFields, ForeignKeyFields, RootValueFields,
 };
 use prollystore_format::tuple::{Tuple, TupleBuilder, TupleDesc, Type, Value};
-use prollystore_format::collation::Collation;
 use prollystore_format::Address;
 
 use super::table_def::{ForeignKeyAction, IndexDef, TableDef};
