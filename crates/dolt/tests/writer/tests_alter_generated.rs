@@ -56,7 +56,23 @@ pub(super) fn same_as_dolt(create: &[&str], insert: &[&str], alters: &[&str], wa
     all.extend(alters);
     let head = dolt_commit_of(&tmp.path().join("theirs"), &all);
     eprintln!("Dolt's commit: {head}");
-    assert_eq!(commit, head, "Dolt's commit of the same statements");
+    if head == commit {
+        return;
+    }
+    // Dolt 2.3.1 does not always make the same commit of the same statements: the
+    // parent-key sequences give `2odjs81p…` or `i5igqavo…` (with rows) and `ho0b87ks…` or
+    // `dul27bmm…` (without), the second of each in about one run in three (seen in this
+    // test, session 25). Ours must be one that Dolt makes.
+    let mut seen = vec![head];
+    for run in 1..=6 {
+        let again = dolt_commit_of(&tmp.path().join(format!("theirs-{run}")), &all);
+        if again == commit {
+            eprintln!("Dolt's commits of the same statements vary ({seen:?}, then {again}); ours is one of them");
+            return;
+        }
+        seen.push(again);
+    }
+    panic!("ours {commit}, Dolt's commits of the same statements: {seen:?}");
 }
 
 const GEN_TABLE: &str = "CREATE TABLE g (id INT PRIMARY KEY, a INT, b INT AS (a * 2) STORED, \
