@@ -247,7 +247,7 @@ def pull(
     prune: bool = False,
 ) -> Dict[str, Any]: ...
 def push(
-    dir: Union[str, "os.PathLike[str]"], remote: str = "origin", branch: str = "main"
+    dir: Union[str, "os.PathLike[str]"], remote: str = "origin", branch: Optional[str] = None
 ) -> Dict[str, Any]: ...
 def merge(
     path: Union[str, "os.PathLike[str]"],

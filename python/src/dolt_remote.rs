@@ -79,14 +79,6 @@ fn fetch_dict<'py>(
     Ok(d)
 }
 
-/// The options of a fetch or pull, `prune` or not.
-fn prune_options(prune: bool) -> CloneOptions {
-    CloneOptions {
-        prune,
-        ..Default::default()
-    }
-}
-
 /// Fetches `remote` into the database at `dir` (as `dolt fetch`: only missing chunks move,
 /// then `refs/remotes/REMOTE/*`; `prune`: then the tracking refs of branches the remote no
 /// longer has are removed, as `dolt fetch --prune`). Returns a dict: `remote`, `root`,
@@ -101,7 +93,7 @@ fn fetch<'py>(
     prune: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
     let report = py
-        .detach(|| prollystore_dolt_remote::fetch(&dir, &remote, &prune_options(prune)))
+        .detach(|| prollystore_dolt_remote::fetch(&dir, &remote, &CloneOptions::with_prune(prune)))
         .map_err(remote_err)?;
     fetch_dict(py, &report)
 }
@@ -121,7 +113,12 @@ fn pull<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     let report = py
         .detach(|| {
-            prollystore_dolt_remote::pull(&dir, &remote, branch.as_deref(), &prune_options(prune))
+            prollystore_dolt_remote::pull(
+                &dir,
+                &remote,
+                branch.as_deref(),
+                &CloneOptions::with_prune(prune),
+            )
         })
         .map_err(remote_err)?;
     let d = fetch_dict(py, &report.fetch)?;
@@ -135,17 +132,31 @@ fn pull<'py>(
     Ok(d)
 }
 
-/// Pushes `branch` of the database at `dir` to `remote` (as `dolt push REMOTE BRANCH`,
-/// fast-forward only; a refusal raises). Returns a dict: `pushed` (whether the remote's branch
-/// moved), `head`, `chunks`, `bytes`.
+/// Pushes `branch` (default: the current branch) of the database at `dir` to `remote` (as
+/// `dolt push REMOTE BRANCH`, fast-forward only; a refusal raises). Returns a dict: `pushed`
+/// (whether the remote's branch moved), `head`, `chunks`, `bytes`.
 #[pyfunction]
-#[pyo3(signature = (dir, remote = "origin".to_string(), branch = "main".to_string()))]
+#[pyo3(signature = (dir, remote = "origin".to_string(), branch = None))]
 fn push<'py>(
     py: Python<'py>,
     dir: PathBuf,
     remote: String,
-    branch: String,
+    branch: Option<String>,
 ) -> PyResult<Bound<'py, PyDict>> {
+    let branch = match branch {
+        Some(b) => b,
+        None => {
+            let state = prollystore_dolt::write::repo_state::RepoState::read(&dir.join(".dolt"))
+                .map_err(dolt_err)?;
+            state.current_branch().map(str::to_string).ok_or_else(|| {
+                pyo3::exceptions::PyValueError::new_err(format!(
+                    "{}: HEAD is {:?}, not a branch: name the branch to push",
+                    dir.display(),
+                    state.head
+                ))
+            })?
+        }
+    };
     let report = py
         .detach(|| prollystore_dolt_remote::push(&dir, &remote, &branch, &CloneOptions::default()))
         .map_err(remote_err)?;

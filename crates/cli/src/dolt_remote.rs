@@ -146,7 +146,8 @@ pub fn run(dir: &std::path::Path, command: RemoteCommand, out: &mut dyn Write) -
             }
         },
         RemoteCommand::Fetch { remote, prune } => {
-            let report = r::fetch(dir, &remote, &prune_options(prune)).map_err(remote_error)?;
+            let report = r::fetch(dir, &remote, &r::CloneOptions::with_prune(prune))
+                .map_err(remote_error)?;
             fetch_lines(&report, out)?;
         }
         RemoteCommand::Push { remote, branch } => {
@@ -177,8 +178,13 @@ pub fn run(dir: &std::path::Path, command: RemoteCommand, out: &mut dyn Write) -
             branch,
             prune,
         } => {
-            let report = r::pull(dir, &remote, branch.as_deref(), &prune_options(prune))
-                .map_err(remote_error)?;
+            let report = r::pull(
+                dir,
+                &remote,
+                branch.as_deref(),
+                &r::CloneOptions::with_prune(prune),
+            )
+            .map_err(remote_error)?;
             fetch_lines(&report.fetch, out)?;
             match report.outcome {
                 r::FastForward::UpToDate => writeln!(out, "Everything up-to-date")?,
@@ -191,21 +197,12 @@ pub fn run(dir: &std::path::Path, command: RemoteCommand, out: &mut dyn Write) -
     Ok(())
 }
 
-/// The options of a fetch or pull, `--prune` or not.
-fn prune_options(prune: bool) -> prollystore_dolt_remote::CloneOptions {
-    prollystore_dolt_remote::CloneOptions {
-        prune,
-        ..Default::default()
-    }
-}
-
 /// The branch HEAD names in the database at `dir` (`repo_state.json`).
 fn current_branch(dir: &std::path::Path) -> Result<String> {
     let state = prollystore_dolt::write::repo_state::RepoState::read(&dir.join(".dolt"))
         .map_err(|e| Error::Msg(e.to_string()))?;
     state
-        .head
-        .strip_prefix("refs/heads/")
+        .current_branch()
         .map(str::to_string)
         .ok_or_else(|| Error::Msg(format!("HEAD is {:?}, not a branch", state.head)))
 }

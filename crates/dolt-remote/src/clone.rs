@@ -51,6 +51,16 @@ pub struct CloneOptions {
     pub prune: bool,
 }
 
+impl CloneOptions {
+    /// The default options, with [`CloneOptions::prune`] set as given (fetch and pull).
+    pub fn with_prune(prune: bool) -> CloneOptions {
+        CloneOptions {
+            prune,
+            ..Default::default()
+        }
+    }
+}
+
 impl Default for CloneOptions {
     fn default() -> Self {
         CloneOptions {

@@ -76,10 +76,7 @@ pub extern "C" fn prolly_dolt_fetch(
     remote: *const c_char,
     prune: bool,
 ) -> prolly_result {
-    let options = CloneOptions {
-        prune,
-        ..Default::default()
-    };
+    let options = CloneOptions::with_prune(prune);
     // SAFETY: C caller's contract: NUL-terminated strings.
     unsafe {
         on_remote(dir, remote, |dir, remote| {

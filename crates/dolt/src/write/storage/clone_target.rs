@@ -219,22 +219,13 @@ pub fn tracking_refs(dir: &Path, remote: &str) -> Result<Vec<(String, Address)>>
 /// Removes every remote-tracking ref of `remote` (what `dolt remote remove` does to them), in
 /// one store-root update.
 pub fn remove_tracking_refs(dir: &Path, remote: &str, timestamp_secs: u64) -> Result<()> {
-    remove_tracking_refs_except(dir, remote, &[], timestamp_secs).map(drop)
+    prune_tracking_refs(dir, remote, &[], timestamp_secs).map(drop)
 }
 
 /// Removes the remote-tracking refs of `remote` whose branch is not among `keep` (the
 /// remote's branches), in one store-root update, as `dolt fetch --prune` deletes them. Returns
 /// the branches removed (name order).
 pub fn prune_tracking_refs(
-    dir: &Path,
-    remote: &str,
-    keep: &[(String, Address)],
-    timestamp_secs: u64,
-) -> Result<Vec<String>> {
-    remove_tracking_refs_except(dir, remote, keep, timestamp_secs)
-}
-
-fn remove_tracking_refs_except(
     dir: &Path,
     remote: &str,
     keep: &[(String, Address)],
