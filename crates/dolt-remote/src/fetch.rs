@@ -9,8 +9,9 @@
 //! `refs/remotes/REMOTE/BRANCH` are set to the remote's branches in one store-root update, as
 //! `dolt fetch` sets them (branches gone from the remote are kept unless
 //! [`CloneOptions::prune`] asks, as `dolt fetch --prune`: then their tracking refs are
-//! removed, after the others are set, as Dolt's `pruneBranches` does). Tags follow as Dolt's `FetchFollowTags` makes them: each remote tag whose tag
-//! object the database did not hold is set as `refs/tags/NAME`.
+//! removed, after the others are set, as Dolt's `pruneBranches` does). Tags follow as Dolt's
+//! `FetchFollowTags` makes them: each remote tag whose tag object the database did not hold is
+//! set as `refs/tags/NAME`.
 //!
 //! A pull fetches, then fast-forwards the current branch (and its working set) to the
 //! remote's branch of the same name, or to its upstream's (`repo_state.json` `branches`).

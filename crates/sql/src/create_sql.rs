@@ -3,8 +3,8 @@
 //! AUTO_INCREMENT, the primary key, UNIQUE and plain indexes (key parts with prefix lengths,
 //! `name(10)`, included), CHECK constraints (an unnamed one named by the writer as Dolt
 //! names it), and the table's collation and comment, foreign keys with their ON DELETE /
-//! ON UPDATE actions, spatial types with their SRID attribute. Clauses this writer cannot store as Dolt does (expression key parts,
-//! partitions, …) are errors naming the clause.
+//! ON UPDATE actions, spatial types with their SRID attribute. Clauses this writer cannot
+//! store as Dolt does (expression key parts, partitions, …) are errors naming the clause.
 
 use sqlparser::ast::{
     ColumnOption, CreateTable, Expr, ReferentialAction, SqlOption, Statement, TableConstraint,
@@ -637,7 +637,7 @@ pub(crate) fn constraint_into(def: &mut TableDef, k: &TableConstraint) -> Result
             if c.enforced == Some(false) {
                 return Err(unsupported(format!("{k}: NOT ENFORCED (not done yet)")));
             }
-            // Unnamed: the writer names it as Dolt does (`CheckDef::dolt_name`).
+            // Unnamed: the writer names it as Dolt does.
             let name = c.name.as_ref().map(|i| i.value.clone()).unwrap_or_default();
             def.checks.push(CheckDef {
                 name,

@@ -68,8 +68,8 @@ pub struct IndexDef {
 /// One declared CHECK constraint.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CheckDef {
-    /// Name; empty for an unnamed check, which the writer names as Dolt does (see
-    /// [`CheckDef::dolt_name`]).
+    /// Name; empty for an unnamed check, which the writer names as Dolt 2.3.1 does
+    /// (`<table>_chk_` and 8 characters of the stored expression's address).
     pub name: String,
     /// The expression as `dolt schema show` prints it inside `CHECK (...)`.
     pub expr: String,
@@ -80,7 +80,7 @@ impl CheckDef {
     /// `<table>_chk_` and the first 8 characters of the address (SHA-512, base32) of the
     /// stored expression text, deterministic; while that name is `taken` (case-insensitively,
     /// by a check or foreign key of the table) `_0`, `_1`, … is appended.
-    pub fn dolt_name(table: &str, expr: &str, taken: impl Fn(&str) -> bool) -> String {
+    pub(crate) fn dolt_name(table: &str, expr: &str, taken: impl Fn(&str) -> bool) -> String {
         let hash = prollystore_format::HashProfile::Dolt
             .address_of(expr.as_bytes())
             .to_base32();
