@@ -143,8 +143,15 @@ fn pick_side(value: &TupleDesc, i: usize, (bf, of, tf): Fields<'_>) -> Option<bo
 }
 
 /// Dolt's cell-wise merge of one row both sides changed (`None` when it conflicts); see
-/// [`pick_side`].
-fn merge_cells(value: &TupleDesc, base: &[u8], ours: &[u8], theirs: &[u8]) -> Option<Vec<u8>> {
+/// [`pick_side`]. A STORED generated column (`generated[i]`) both sides changed differently
+/// takes our value: Dolt computes it again from the merged row ([`EditTable::regenerated`]).
+fn merge_cells(
+    value: &TupleDesc,
+    generated: &[bool],
+    base: &[u8],
+    ours: &[u8],
+    theirs: &[u8],
+) -> Option<Vec<u8>> {
     let (b, o, t) = (
         Tuple::new(base).ok()?,
         Tuple::new(ours).ok()?,
@@ -153,17 +160,44 @@ fn merge_cells(value: &TupleDesc, base: &[u8], ours: &[u8], theirs: &[u8]) -> Op
     let mut out = TupleBuilder::new(value.clone());
     for i in 0..value.len() {
         let (bf, of, tf) = (b.field(i), o.field(i), t.field(i));
-        let pick = if pick_side(value, i, (bf, of, tf))? {
-            tf
-        } else {
-            of
+        let side = match pick_side(value, i, (bf, of, tf)) {
+            None if generated.get(i) == Some(&true) => false,
+            side => side?,
         };
-        match pick {
+        match if side { tf } else { of } {
             Some(bytes) => out.put_raw(i, bytes).ok()?,
             None => out.put_null(i).ok()?,
         }
     }
     Some(out.build().ok()?.as_bytes().to_vec())
+}
+
+/// Refuses a row merged cell by cell whose STORED generated column, covered by an index,
+/// Dolt's merge computes again to a new value: Dolt builds that index's entry from the row as
+/// merged before computing it (the stale value stays in the index, the new one is not found
+/// there), so neither Dolt's bytes nor a correct index can be written here.
+fn refuse_stale_index(
+    name: &str,
+    schema: &Schema,
+    indexed: &[(usize, &str)],
+    merged: &[u8],
+    regenerated: &[u8],
+) -> Result<()> {
+    let (Ok(before), Ok(after)) = (Tuple::new(merged), Tuple::new(regenerated)) else {
+        return Ok(());
+    };
+    match indexed
+        .iter()
+        .find(|(f, _)| before.field(*f) != after.field(*f))
+    {
+        None => Ok(()),
+        Some(&(f, index)) => Err(DoltError::Unsupported(format!(
+            "merging rows of {name:?} that both sides changed: STORED generated column {:?}, \
+             in index {index:?}, takes a new value (Dolt's merge leaves that index holding \
+             the old value)",
+            schema.columns[schema.value_columns[f]].name
+        ))),
+    }
 }
 
 /// [`merge_cells`] for a row it could not merge: JSON documents both sides changed merge as
@@ -382,19 +416,47 @@ fn merge_table(
         }
     }
     let rows = EditTable::for_schema(store, name, schema.clone());
-    let mut json_error = None;
+    // Per value field: a STORED generated column (computed again in a row merged cell-wise).
+    let generated: Vec<bool> = schema
+        .value_columns
+        .iter()
+        .map(|&c| schema.columns[c].generated && !schema.columns[c].virtual_)
+        .collect();
+    let any_generated = generated.contains(&true);
+    // Per value field of a STORED generated column an index covers: that index's name.
+    let indexed_generated: Vec<(usize, &str)> = (0..generated.len())
+        .filter(|&f| generated[f])
+        .filter_map(|f| {
+            let c = schema.value_columns[f];
+            let ix = schema.indexes.iter().find(|ix| ix.columns.contains(&c))?;
+            Some((f, ix.name.as_str()))
+        })
+        .collect();
+    let mut merge_error = None;
     let (merged, _) = om
         .merge(&bm, &tm, |key, b, o, t| {
+            let mut fail = |e: DoltError| {
+                merge_error.get_or_insert(e);
+                None
+            };
             let merged = match (b, o, t) {
-                (Some(b), Some(o), Some(t)) if !schema.keyless => merge_cells(&value_desc, b, o, t)
-                    .or_else(|| {
-                        merge_json_cells(store, &rows, &value_desc, key, (b, o, t)).unwrap_or_else(
-                            |e| {
-                                json_error.get_or_insert(e);
-                                None
-                            },
-                        )
-                    }),
+                (Some(b), Some(o), Some(t)) if !schema.keyless => {
+                    merge_cells(&value_desc, &generated, b, o, t)
+                        .or_else(|| {
+                            merge_json_cells(store, &rows, &value_desc, key, (b, o, t))
+                                .unwrap_or_else(&mut fail)
+                        })
+                        .and_then(|v| match any_generated {
+                            true => rows
+                                .regenerated(store, key, &v)
+                                .and_then(|r| {
+                                    refuse_stale_index(name, schema, &indexed_generated, &v, &r)
+                                        .map(|()| r)
+                                })
+                                .map_or_else(&mut fail, Some),
+                            false => Some(v),
+                        })
+                }
                 _ => None,
             };
             match (merged, choice) {
@@ -414,7 +476,7 @@ fn merge_table(
             }
         })
         .map_err(tree_err)?;
-    if let Some(e) = json_error {
+    if let Some(e) = merge_error {
         return Err(e);
     }
     if !table_conflicts.is_empty() {

@@ -29,7 +29,7 @@ use crate::write::maps::address_map::{address_map_entries, edit_address_map, emp
 use crate::write::storage::overlay::Overlay;
 use crate::write::tables::checks::RowChecks;
 use crate::write::tables::table_edit::{empty_value, index_schema, Cell, EditTable};
-use prollystore_format::tuple::{Tuple, TupleBuilder, TupleError};
+use prollystore_format::tuple::{Tuple, TupleBuilder, TupleDesc, TupleError};
 use prollystore_format::Encoding;
 
 /// One changed row of a side against the ancestor: key, ancestor value, side's value.
@@ -48,6 +48,10 @@ struct Rows<'a, 's> {
     in_theirs: Vec<Option<usize>>,
     /// Per non-key base column: its position in base, ours, theirs.
     base_cols: Vec<(usize, Option<usize>, Option<usize>)>,
+    /// The merged value tuple's fields with their collations, and per merged column its
+    /// field there: cells are compared as the column's type compares values.
+    values: TupleDesc,
+    value_field: Vec<Option<usize>>,
 }
 
 fn position_in(schema: &Schema, col: &Column) -> Option<usize> {
@@ -57,8 +61,8 @@ fn position_in(schema: &Schema, col: &Column) -> Option<usize> {
         .or_else(|| (0..cols.len()).find(|&i| cols[i].name == col.name && !cols[i].hidden))
 }
 
-/// Dolt compares cells by value; the stored payloads of equal types are equal when the values
-/// are.
+/// Two cells hold the same stored bytes (or both NULL): how a dropped column's value is
+/// checked for a change.
 fn same(a: &Cell, b: &Cell) -> bool {
     match (a, b) {
         (Cell::Null, Cell::Null) => true,
@@ -67,11 +71,44 @@ fn same(a: &Cell, b: &Cell) -> bool {
     }
 }
 
+/// Of two cells equal as values, the one Dolt's merge keeps: the greater stored bytes, so that
+/// the result does not depend on the merge's direction (`processColumn`).
+fn greater<'c>(a: &'c Cell, b: &'c Cell) -> &'c Cell {
+    match (a, b) {
+        (Cell::Stored(x), Cell::Stored(y)) if y > x => b,
+        _ => a,
+    }
+}
+
 fn is_null(c: &Cell) -> bool {
     matches!(c, Cell::Null)
 }
 
 impl Rows<'_, '_> {
+    /// Whether two cells of merged column `m` hold equal values as Dolt's merge compares them
+    /// (`sqlType.Compare`): under a `_ci` collation `'Paris'` equals `'PARIS'`.
+    fn equal(&self, m: usize, a: &Cell, b: &Cell) -> bool {
+        match (a, b) {
+            (Cell::Null, Cell::Null) => true,
+            (Cell::Stored(x), Cell::Stored(y)) if x == y => true,
+            (Cell::Stored(x), Cell::Stored(y)) => self.value_field[m].is_some_and(|f| {
+                let adaptive = self
+                    .values
+                    .types()
+                    .get(f)
+                    .is_some_and(|t| t.enc.is_adaptive());
+                if adaptive {
+                    // An adaptive column's cell is the whole value: compare it as stored inline.
+                    let inline = |v: &[u8]| [&[0u8][..], v].concat();
+                    self.values.compare_field(f, &inline(x), &inline(y)).is_eq()
+                } else {
+                    self.values.compare_field(f, x, y).is_eq()
+                }
+            }),
+            _ => false,
+        }
+    }
+
     fn cells(&self, t: &EditTable, key: &[u8], value: Option<&[u8]>) -> Result<Option<Vec<Cell>>> {
         value.map(|v| t.cells_of(self.store, key, v)).transpose()
     }
@@ -191,7 +228,7 @@ impl Rows<'_, '_> {
                 None => match (lv, rv) {
                     (l, None) => l.unwrap_or(&null),
                     (None, Some(r)) => r,
-                    (Some(l), Some(r)) if same(l, r) => l,
+                    (Some(l), Some(r)) if self.equal(m, l, r) => greater(l, r),
                     _ if bc.is_none() => {
                         return Ok(Err("both sides added the key with different rows"))
                     }
@@ -204,13 +241,13 @@ impl Rows<'_, '_> {
                         let r = rv.unwrap_or(&null);
                         let right_changed = match rv {
                             None => !is_null(bv),
-                            Some(r) => !same(r, bv),
+                            Some(r) => !self.equal(m, r, bv),
                         };
                         let l = lv.unwrap_or(&null);
-                        if same(l, r) {
-                            l
+                        if self.equal(m, l, r) {
+                            greater(l, r)
                         } else {
-                            match (!same(l, bv), right_changed) {
+                            match (!self.equal(m, l, bv), right_changed) {
                                 (true, true) => {
                                     return Ok(Err(
                                         "both sides changed the same column differently",
@@ -342,12 +379,18 @@ pub(in crate::write) fn merge_rows(
             )
         })
         .collect();
+    let values = ms.collated_value_desc()?;
+    let value_field = (0..ms.columns.len())
+        .map(|m| ms.value_columns.iter().position(|&c| c == m))
+        .collect();
     let rows = Rows {
         store,
         in_base: map_to(&base.schema),
         in_ours: map_to(&ours.schema),
         in_theirs: map_to(&theirs.schema),
         base_cols,
+        values,
+        value_field,
         merged,
         base,
         ours,

@@ -800,6 +800,19 @@ impl EditTable {
         Ok(out)
     }
 
+    /// The stored row `(key, value)` with its STORED generated columns computed again from its
+    /// other values: what Dolt's merge does to a row it merged cell by cell.
+    pub(in crate::write) fn regenerated(
+        &self,
+        store: &Overlay<'_>,
+        key: &[u8],
+        value: &[u8],
+    ) -> Result<Vec<u8>> {
+        let mut cells = self.cells_of(store, key, value)?;
+        self.fill_computed(0, &self.stored_generated(), &mut cells)?;
+        Ok(self.encode_full_row(store, &cells)?.1)
+    }
+
     /// Computes columns `columns` of row `row` (expression defaults, STORED generated
     /// columns) from its other values, in order (so a later one may use an earlier one).
     fn fill_computed(&self, row: usize, columns: &[usize], cells: &mut [Cell]) -> Result<()> {
