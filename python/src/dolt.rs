@@ -133,7 +133,18 @@ pub struct PyDatabase {
 }
 
 impl PyDatabase {
-    fn db(&self) -> PyResult<&Database> {
+    /// A database opened elsewhere (a remote read in place); `path` is what `path` shows.
+    pub(crate) fn from_database(db: Database, path: PathBuf) -> PyDatabase {
+        PyDatabase {
+            shared: Arc::new(DbShared {
+                db: Arc::new(db),
+                closed: AtomicBool::new(false),
+            }),
+            path,
+        }
+    }
+
+    pub(crate) fn db(&self) -> PyResult<&Database> {
         self.shared.check()
     }
 

@@ -2,7 +2,8 @@
 //! (`prollystore-dolt-remote`): `http://HOST:PORT/DB` as `dolt sql-server --remotesapi-port`
 //! serves it, or a `file://` directory `dolt push` wrote; `remote_add`, `fetch`, `pull` and
 //! `push` on a database's remotes as `dolt remote add`, `dolt fetch`, `dolt pull --ff-only` and
-//! `dolt push` do. The GIL is released meanwhile.
+//! `dolt push` do; `open_remote(url)`: a database on a remote read in place, without cloning.
+//! The GIL is released meanwhile.
 
 use std::path::PathBuf;
 
@@ -173,8 +174,43 @@ fn push<'py>(
     Ok(d)
 }
 
-/// Adds `clone`, `remote_add`, `fetch`, `pull` and `push` to the module.
+/// Opens the Dolt database at `url` (`http://HOST:PORT/DB`, `file:///DIR`) read-only, in
+/// place: chunks are fetched as reads need them (batched range reads, each chunk checked
+/// against its address, kept in a cache of `cache_bytes`), nothing is cloned. A remote has no
+/// current branch: name one (`at="main"`); `default_branch` is what a clone would check out.
+#[pyfunction]
+#[pyo3(signature = (url, cache_bytes = None))]
+fn open_remote(
+    py: Python<'_>,
+    url: String,
+    cache_bytes: Option<usize>,
+) -> PyResult<crate::dolt::PyDatabase> {
+    let mut options = prollystore_dolt_remote::OpenOptions::default();
+    if let Some(bytes) = cache_bytes {
+        options.cache_bytes = bytes;
+    }
+    let db = py
+        .detach(|| prollystore_dolt_remote::open_remote(&url, &options))
+        .map_err(remote_err)?
+        .with_expressions(prollystore_sql::engine());
+    Ok(crate::dolt::PyDatabase::from_database(
+        db,
+        PathBuf::from(url),
+    ))
+}
+
+/// The branch a clone of the remote database `db` would check out (`main`, else `master`,
+/// else the first by name), or None when it has no branches.
+#[pyfunction]
+fn default_branch(db: &crate::dolt::PyDatabase) -> PyResult<Option<String>> {
+    prollystore_dolt_remote::default_branch(db.db()?).map_err(dolt_err)
+}
+
+/// Adds `clone`, `open_remote`, `default_branch`, `remote_add`, `fetch`, `pull` and `push` to
+/// the module.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(open_remote, m)?)?;
+    m.add_function(wrap_pyfunction!(default_branch, m)?)?;
     m.add_function(wrap_pyfunction!(clone, m)?)?;
     m.add_function(wrap_pyfunction!(remote_add, m)?)?;
     m.add_function(wrap_pyfunction!(fetch, m)?)?;

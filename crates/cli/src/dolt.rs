@@ -32,7 +32,8 @@ const NO_DBDIR: &str = "\u{0}";
 #[derive(Args, Debug)]
 #[command(subcommand_negates_reqs = true)]
 pub struct DoltArgs {
-    /// The Dolt database directory (the one containing `.dolt`).
+    /// The Dolt database directory (the one containing `.dolt`); for the read commands also a
+    /// remote URL (`http://HOST:PORT/DB`, `file:///DIR`), read in place without cloning.
     #[arg(
         value_name = "DBDIR",
         required = true,
@@ -225,6 +226,12 @@ pub enum DoltCommand {
 /// Refuses a directory without a Dolt database, before a command opens it (writes open it
 /// themselves, once, for writing).
 fn expect_database(dir: &Path) -> Result<()> {
+    if crate::dolt_remote::is_remote_url(dir) {
+        return Err(Error::msg(format!(
+            "{} is a remote: only the read commands read it (in place); clone it to write",
+            dir.display()
+        )));
+    }
     let has_noms = dir.join(".dolt").join("noms").is_dir() || dir.join("noms").is_dir();
     if !has_noms {
         return Err(Error::msg(format!(
@@ -480,6 +487,9 @@ fn get(
 
 /// Opens `dir` read-only, with a clear error when it holds no Dolt database.
 fn open(dir: &Path) -> Result<Database> {
+    if let Some(db) = crate::dolt_remote::open_in_place(dir)? {
+        return Ok(db);
+    }
     expect_database(dir)?;
     prollystore_sql::open(dir)
         .map_err(|e| Error::from(e).context(format!("opening {}", dir.display())))
@@ -489,6 +499,10 @@ fn open(dir: &Path) -> Result<Database> {
 fn branch_or_current(db: &Database, branch: Option<String>) -> Result<String> {
     match branch {
         Some(b) => Ok(b),
+        None if crate::dolt_remote::is_remote_url(db.dot_dolt()) => {
+            crate::dolt_remote::remote_default_branch(db)?
+                .ok_or_else(|| Error::msg("the remote has no branches; name one with --branch"))
+        }
         None => db.current_branch().ok_or_else(|| {
             Error::msg(format!(
                 "no current branch recorded in {}; name one with --branch",

@@ -2,6 +2,9 @@
 //! `dolt sql-server --remotesapi-port` serves it) into a new directory that `dolt` and this
 //! CLI open as a clone (`origin`, remote-tracking branches, the default branch checked out).
 //! One thin call into `prollystore-dolt-remote`.
+//!
+//! The read commands also take a remote URL in place of DBDIR (`prolly dolt
+//! http://HOST:PORT/DB export T`): the database is then read in place ([`open_in_place`]).
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -115,6 +118,31 @@ pub enum RemoteAction {
         #[arg(short, long)]
         verbose: bool,
     },
+}
+
+/// The URL schemes a DBDIR read in place may have.
+const IN_PLACE_SCHEMES: [&str; 3] = ["http://", "https://", "file://"];
+
+/// True if DBDIR is a remote URL rather than a directory.
+pub fn is_remote_url(dir: &std::path::Path) -> bool {
+    dir.to_str()
+        .is_some_and(|t| IN_PLACE_SCHEMES.iter().any(|s| t.starts_with(s)))
+}
+
+/// DBDIR given as a remote URL (`http://HOST:PORT/DB`, `file:///DIR`): the database there read
+/// in place, read-only, with the MySQL expression engine; `None` for a directory.
+pub fn open_in_place(dir: &std::path::Path) -> Result<Option<prollystore_dolt::Database>> {
+    let Some(url) = dir.to_str().filter(|_| is_remote_url(dir)) else {
+        return Ok(None);
+    };
+    let options = prollystore_dolt_remote::OpenOptions::default();
+    let db = prollystore_dolt_remote::open_remote(url, &options).map_err(remote_error)?;
+    Ok(Some(db.with_expressions(prollystore_sql::engine())))
+}
+
+/// The branch a read of a remote defaults to (as a clone would check out).
+pub fn remote_default_branch(db: &prollystore_dolt::Database) -> Result<Option<String>> {
+    Ok(prollystore_dolt_remote::default_branch(db)?)
 }
 
 fn remote_error(e: prollystore_dolt_remote::RemoteError) -> Error {

@@ -266,3 +266,27 @@ fn push_through_the_cli() {
         eprintln!("SKIPPED (dolt part): set PROLLY_DOLT to also dolt clone and fsck the remote");
     }
 }
+
+/// A remote URL in place of DBDIR: the read commands read the remote in place (here the
+/// vectors' Dolt-made `vecdb` store as a `file://` remote) and print what they print for the
+/// database itself; a write command refuses it with one line.
+#[test]
+fn read_commands_read_a_remote_in_place() {
+    let tmp = tempfile::tempdir().unwrap();
+    let src = prollystore_test_vectors::writable_copy("dolt-db/vecdb", tmp.path()).unwrap();
+    let url = format!("file://{}", src.join(".dolt/noms").display());
+    for args in [
+        vec!["export", "items", "--branch", "main"],
+        vec!["export", "items", "--branch", "feature"],
+        vec!["tables", "--branch", "main"],
+        vec!["log", "--oneline", "main"],
+    ] {
+        let mut remote = vec!["dolt", url.as_str()];
+        remote.extend(&args);
+        let mut local = vec!["dolt", s(&src)];
+        local.extend(&args);
+        assert_eq!(ok_bytes(&remote), ok_bytes(&local), "{args:?}");
+    }
+    let e = fails(&["dolt", &url, "commit", "-m", "x"]);
+    assert!(e.contains("is a remote") && e.lines().count() == 1, "{e}");
+}

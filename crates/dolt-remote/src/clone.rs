@@ -477,7 +477,7 @@ pub(crate) async fn read_chunks(
 /// Reads the chunks `ranges` of `file` (dictionaries first), decodes each, gives them to
 /// `put` (which checks them against their addresses) and reports their references to `refs`.
 #[allow(clippy::too_many_arguments)]
-async fn fetch_file(
+pub(crate) async fn fetch_file(
     http: &reqwest::Client,
     remote: &str,
     file: &str,

@@ -19,7 +19,10 @@
 //!
 //! * [`push()`]: a branch pushed to a remote (fast-forward only) as `dolt push` pushes it.
 //!
-//! Not yet: `aws://` and `gs://` remotes, reading in place.
+//! * [`open_remote`]: a database on a remote read in place (read-only, chunks fetched as reads
+//!   need them, in batched range reads), without cloning it.
+//!
+//! Not yet: `aws://` and `gs://` remotes.
 //!
 //! A database cloned from a `file://` remote (a copy of one `dolt push` wrote), changed with the
 //! writer and pushed back, as `dolt clone`, `dolt commit` and `dolt push` would:
@@ -63,6 +66,7 @@ pub mod error;
 mod fetch;
 pub mod locations;
 mod push;
+mod read;
 pub mod remote_url;
 
 pub use clone::{clone, CloneOptions, CloneReport};
@@ -71,6 +75,7 @@ pub use fetch::{fetch, pull, remote_add, remote_list, remote_remove, FetchReport
 pub use prollystore_dolt::write::clone_target::{FastForward, TrackingUpdate};
 pub use prollystore_dolt::write::repo_state::RemoteConfig;
 pub use push::{push, PushOutcome, PushReport};
+pub use read::{default_branch, open_remote, FetchCounts, FetchStats, OpenOptions};
 pub use remote_url::RemoteUrl;
 
 /// Dolt's remote API (`dolt.services.remotesapi.v1alpha1`), generated from the vendored

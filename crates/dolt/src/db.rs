@@ -260,6 +260,19 @@ impl Database {
         })
     }
 
+    /// A database read from `source` alone, with no directory of its own: a remote read in
+    /// place ([`DoltChunkSource::fetched`]). `name` (the remote's URL) stands where a local
+    /// database's `.dolt` directory would ([`Database::dot_dolt`]); there is no
+    /// `repo_state.json`, so [`Database::current_branch`] is `None`.
+    pub fn from_source(name: impl Into<PathBuf>, source: DoltChunkSource) -> Database {
+        Database {
+            dir: name.into(),
+            source,
+            memo: ChunkMemo::default(),
+            expressions: None,
+        }
+    }
+
     /// The same database with `engine` computing its VIRTUAL generated columns on read (see
     /// [`crate::expressions`]; `prollystore_sql::open` opens a database with MySQL's engine).
     /// Without one, reading a table with such a column is an error naming it.

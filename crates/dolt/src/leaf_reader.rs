@@ -134,12 +134,40 @@ fn read_batch<O>(
         leaf.layout = None;
         *span = source.record_span(&leaf.address);
     }
+    let mut fetched_leaves = [false; BATCH];
+    if source.is_fetched() {
+        // Leaves no local file holds (a remote read in place): fetched in one call, which
+        // groups them into few requests.
+        let wanted: Vec<Address> = spans
+            .iter()
+            .zip(&batch.leaves)
+            .take(n)
+            .filter(|(span, _)| span.is_none())
+            .map(|(_, leaf)| leaf.address)
+            .collect();
+        let mut fetched = source.fetch_many(&wanted)?.into_iter();
+        let leaves = spans
+            .iter()
+            .zip(batch.leaves.iter_mut())
+            .zip(&mut fetched_leaves);
+        for ((span, leaf), done) in leaves.take(n) {
+            if span.is_none() {
+                let chunk = fetched
+                    .next()
+                    .flatten()
+                    .ok_or(DoltError::MissingChunk(leaf.address))?;
+                leaf.bytes.clear();
+                leaf.bytes.extend_from_slice(&chunk);
+                *done = true;
+            }
+        }
+    }
     // Runs of records that lie close together in one file are fetched with one read.
     let mut i = 0;
     while i < n {
         let Some(first) = spans[i] else {
-            // An archive's chunk (or a missing one): read on its own.
-            if let Some(leaf) = batch.leaves.get_mut(i) {
+            // An archive's chunk (or a missing one): read on its own, unless fetched above.
+            if let Some(leaf) = batch.leaves.get_mut(i).filter(|_| !fetched_leaves[i]) {
                 if !source.read_into_unchecked(&leaf.address, scratch, &mut leaf.bytes)? {
                     return Err(DoltError::MissingChunk(leaf.address));
                 }

@@ -7,13 +7,17 @@
 //! * [`archive`]: `.darc` archives (snappy and zstd-with-dictionary chunks).
 //! * [`codec`]: snappy‖CRC and zstd decoding, positioned file reads.
 //! * [`source`]: [`DoltChunkSource`], both generations behind one read-only store.
+//! * [`fetched`]: [`FetchChunks`], chunks fetched on demand (a remote read in place) behind
+//!   the same store.
 
 pub mod archive;
 pub mod codec;
+pub mod fetched;
 pub mod journal;
 pub mod journal_record;
 pub mod manifest;
 pub mod source;
 pub mod table_file;
 
+pub use fetched::FetchChunks;
 pub use source::{ChunkFile, DoltChunkSource, Generation};

@@ -41,6 +41,7 @@ use prollystore_format::{Address, HashProfile};
 
 use super::archive::Archive;
 use super::codec::{decode_snappy_record_into, Backing, PositionedFile};
+use super::fetched::FetchChunks;
 use super::journal::Journal;
 use super::manifest::{Manifest, JOURNAL_NAME};
 use super::table_file::TableFile;
@@ -245,6 +246,8 @@ pub struct DoltChunkSource {
     /// Address of each embedded chunk pinned by [`DoltChunkSource::pin_embedded`], by the
     /// address of the chunk embedding it (so it is hashed once).
     embedded: elsa::sync::FrozenMap<Address, Box<Address>>,
+    /// Where chunks no local file holds are fetched from (a remote read in place).
+    fetched: Option<Arc<dyn FetchChunks>>,
 }
 
 /// A chunk kept for the [`ChunkStore`] trait, with its node layout once it has been verified as
@@ -367,6 +370,7 @@ impl std::fmt::Debug for DoltChunkSource {
             .field("newgen", &self.newgen)
             .field("oldgen", &self.oldgen)
             .field("root", &self.root)
+            .field("fetched", &self.fetched)
             .finish()
     }
 }
@@ -394,7 +398,29 @@ impl DoltChunkSource {
         let root = journal_root
             .or(newgen.manifest.as_ref().map(|m| m.root))
             .unwrap_or(Address::ZERO);
-        Ok(DoltChunkSource {
+        Ok(DoltChunkSource::with_files(newgen, oldgen, root, None))
+    }
+
+    /// A store with no local files whose chunks all come from `fetcher` (a remote read in
+    /// place), at store root `root`. Its chunks are checked by the fetcher, not again here.
+    pub fn fetched(root: Address, fetcher: Arc<dyn FetchChunks>) -> DoltChunkSource {
+        let empty = || Generation {
+            dir: PathBuf::from(fetcher.name()),
+            manifest: None,
+            files: Vec::new(),
+        };
+        let mut source = DoltChunkSource::with_files(empty(), empty(), root, Some(fetcher));
+        source.verify_hashes = false;
+        source
+    }
+
+    fn with_files(
+        newgen: Generation,
+        oldgen: Generation,
+        root: Address,
+        fetched: Option<Arc<dyn FetchChunks>>,
+    ) -> DoltChunkSource {
+        DoltChunkSource {
             newgen,
             oldgen,
             root,
@@ -405,7 +431,47 @@ impl DoltChunkSource {
             arena_index: RwLock::default(),
             last_found: AtomicU32::new(NO_SLOT),
             embedded: elsa::sync::FrozenMap::new(),
-        })
+            fetched,
+        }
+    }
+
+    /// True if chunks missing from the local files are fetched from elsewhere
+    /// ([`DoltChunkSource::fetched`]): bulk readers then ask for many at once
+    /// ([`DoltChunkSource::fetch_many`]).
+    pub fn is_fetched(&self) -> bool {
+        self.fetched.is_some()
+    }
+
+    /// The chunks at `addresses` (in order; `None` where missing), read like
+    /// [`DoltChunkSource::read_uncached`], those no local file holds fetched in one call.
+    pub fn fetch_many(&self, addresses: &[Address]) -> Result<Vec<Option<Arc<[u8]>>>> {
+        let mut out = Vec::with_capacity(addresses.len());
+        let mut absent = Vec::new();
+        for a in addresses {
+            let local = match self.read_local(a)? {
+                Some(chunk) => Some(chunk),
+                None => {
+                    absent.push(*a);
+                    None
+                }
+            };
+            out.push(local);
+        }
+        if let (Some(f), false) = (&self.fetched, absent.is_empty()) {
+            let mut fetched = f.fetch(&absent)?.into_iter();
+            for slot in out.iter_mut().filter(|c| c.is_none()) {
+                *slot = fetched.next().flatten();
+            }
+        }
+        Ok(out)
+    }
+
+    /// The fetcher's copy of `address`, if this store has a fetcher and it has the chunk.
+    fn read_fetched(&self, address: &Address) -> Result<Option<Arc<[u8]>>> {
+        match &self.fetched {
+            Some(f) => Ok(f.fetch(std::slice::from_ref(address))?.pop().flatten()),
+            None => Ok(None),
+        }
     }
 
     /// Sets the byte budget of the decompressed-chunk cache.
@@ -445,6 +511,14 @@ impl DoltChunkSource {
     /// such as the leaves of a full-table scan, so they do not push useful chunks out of the
     /// cache and their memory is recycled at once).
     pub fn read_uncached(&self, address: &Address) -> Result<Option<Arc<[u8]>>> {
+        match self.read_local(address)? {
+            Some(chunk) => Ok(Some(chunk)),
+            None => self.read_fetched(address),
+        }
+    }
+
+    /// [`DoltChunkSource::read_uncached`] from the local files only.
+    fn read_local(&self, address: &Address) -> Result<Option<Arc<[u8]>>> {
         for f in self.files() {
             if let Some((chunk, offset)) = f.read(address)? {
                 self.check_hash(address, &chunk, f, offset)?;
@@ -468,6 +542,18 @@ impl DoltChunkSource {
                 self.check_hash(address, out, f, offset)?;
                 Ok(true)
             }
+            None => self.read_fetched_into(address, out),
+        }
+    }
+
+    /// The fetcher's copy of `address` into `out`; false if there is none.
+    fn read_fetched_into(&self, address: &Address, out: &mut Vec<u8>) -> Result<bool> {
+        match self.read_fetched(address)? {
+            Some(chunk) => {
+                out.clear();
+                out.extend_from_slice(&chunk);
+                Ok(true)
+            }
             None => Ok(false),
         }
     }
@@ -482,7 +568,10 @@ impl DoltChunkSource {
         scratch: &mut Vec<u8>,
         out: &mut Vec<u8>,
     ) -> Result<bool> {
-        Ok(self.read_into_from_files(address, scratch, out)?.is_some())
+        if self.read_into_from_files(address, scratch, out)?.is_some() {
+            return Ok(true);
+        }
+        self.read_fetched_into(address, out)
     }
 
     /// The first file holding `address`, with the chunk decompressed into `out` (its address
@@ -632,9 +721,13 @@ impl DoltChunkSource {
             .ok_or(DoltError::MissingChunk(*address))
     }
 
-    /// True if some chunk file holds `address`.
+    /// True if some chunk file holds `address` (or, for a [`DoltChunkSource::fetched`] store,
+    /// the fetcher has it: that fetches it).
     pub fn contains(&self, address: &Address) -> bool {
         self.files().any(|f| f.has(address))
+            || self
+                .read_fetched(address)
+                .is_ok_and(|chunk| chunk.is_some())
     }
 
     /// Every (file name, address) pair in both generations.

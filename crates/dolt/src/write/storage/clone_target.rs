@@ -465,7 +465,7 @@ fn clean_working_set(
 
 /// Dolt's choice of the branch a clone checks out: `main`, else `master`, else the first by
 /// name (Dolt would next try its configured default init branch, `main` unless set).
-fn default_branch<'a>(branches: &[(&'a str, Address)]) -> &'a str {
+pub fn default_branch<'a>(branches: &[(&'a str, Address)]) -> &'a str {
     for preferred in ["main", "master"] {
         if branches.iter().any(|(b, _)| *b == preferred) {
             return preferred;

@@ -1,0 +1,270 @@
+//! Reading a remote in place: [`open_remote`] opens a Dolt database on a remote read-only, as a
+//! [`Database`] whose chunks are fetched when a read needs them, without cloning it. Every read
+//! the local reader has (branches, log, get, scan, Arrow streams, diffs) works on it.
+//!
+//! * `http://HOST:PORT/DATABASE` (a `dolt sql-server --remotesapi-port`): the chunks a read
+//!   asks for are located with one `StreamDownloadLocations` call per batch, their records
+//!   read with HTTP range requests (nearby ranges of a file merged into one request, several
+//!   in flight), decoded, and checked against their addresses before anything uses them. The
+//!   bulk leaf reader behind exports and Arrow streams asks for the leaves of a scan a batch at
+//!   a time, ahead of the caller, so a scan costs a few requests per batch of leaves, not one
+//!   per leaf. Chunks are kept in the reader's own bounded cache
+//!   ([`OpenOptions::cache_bytes`]) and in its node arena (the nodes tree reads visit), as for
+//!   a local database; nothing is written to disk.
+//! * `file:///DIR` (a directory as `dolt push` writes it: a manifest and table or archive
+//!   files): opened with the local chunk reader, in place.
+//!
+//! The remote's root is read once, at open: the database shows the remote as it was then.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use prollystore_dolt::chunks::{DoltChunkSource, FetchChunks};
+use prollystore_dolt::error::DoltError;
+use prollystore_dolt::Database;
+use prollystore_format::{Address, HashProfile};
+
+use crate::client::RemoteClient;
+use crate::clone::{empty_report, fetch_file, http_client, open_file_remote, runtime};
+use crate::error::{RemoteError, Result};
+use crate::remote_url::RemoteUrl;
+
+/// How a remote is read in place.
+#[derive(Clone, Debug)]
+pub struct OpenOptions {
+    /// HTTP range requests in flight at once per fetch.
+    pub concurrency: usize,
+    /// Byte budget of the decompressed-chunk cache (see
+    /// [`DoltChunkSource::with_cache_bytes`]).
+    pub cache_bytes: usize,
+    /// Where to count what is fetched (`None`: not counted).
+    pub stats: Option<Arc<FetchStats>>,
+}
+
+impl Default for OpenOptions {
+    fn default() -> Self {
+        OpenOptions {
+            concurrency: 8,
+            cache_bytes: prollystore_dolt::chunks::source::DEFAULT_CACHE_BYTES,
+            stats: None,
+        }
+    }
+}
+
+/// What reading a remote in place has fetched so far (`http://` remotes; a `file://` remote
+/// is read from its files and counts nothing).
+#[derive(Debug, Default)]
+pub struct FetchStats {
+    chunks: AtomicU64,
+    bytes: AtomicU64,
+    requests: AtomicU64,
+    location_calls: AtomicU64,
+}
+
+/// A snapshot of [`FetchStats`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FetchCounts {
+    /// Chunks fetched (and checked against their addresses).
+    pub chunks: u64,
+    /// Bytes received in HTTP range responses.
+    pub bytes: u64,
+    /// HTTP range requests made.
+    pub requests: u64,
+    /// `StreamDownloadLocations` calls made.
+    pub location_calls: u64,
+}
+
+impl FetchStats {
+    /// The counts so far.
+    pub fn counts(&self) -> FetchCounts {
+        FetchCounts {
+            chunks: self.chunks.load(Ordering::Relaxed),
+            bytes: self.bytes.load(Ordering::Relaxed),
+            requests: self.requests.load(Ordering::Relaxed),
+            location_calls: self.location_calls.load(Ordering::Relaxed),
+        }
+    }
+}
+
+/// Opens the Dolt database at `url` read-only, in place (see the module doc):
+/// `http://HOST:PORT/DATABASE` or `file:///DIR`. The remote is asked for its root (so a
+/// server that is not a Dolt remote, or a database that does not exist, is an error here);
+/// chunks are fetched as reads need them.
+///
+/// ```no_run
+/// use prollystore_dolt::{table_rows::for_each_row, State};
+/// use prollystore_dolt_remote::{open_remote, OpenOptions};
+///
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let db = open_remote("http://127.0.0.1:50051/mydb", &OpenOptions::default())?;
+/// let table = db.table_at("main", State::Committed, "t")?;
+/// for_each_row(&db, &table, &mut |row| {
+///     println!("{row:?}");
+///     Ok(())
+/// })?;
+/// # Ok(())
+/// # }
+/// ```
+pub fn open_remote(url: &str, options: &OpenOptions) -> Result<Database> {
+    let source = match RemoteUrl::parse(url)? {
+        RemoteUrl::File { path } => open_file_remote(url, &path)?.with_verify_hashes(true),
+        RemoteUrl::Grpc {
+            endpoint,
+            repo_path,
+        } => {
+            let runtime = runtime(Path::new(url))?;
+            let (client, root) = runtime.block_on(async {
+                let mut client = RemoteClient::connect(url, &endpoint, &repo_path).await?;
+                client.metadata().await?;
+                let root = client.root().await?;
+                Ok::<_, RemoteError>((client, root))
+            })?;
+            if root.is_zero() {
+                return Err(RemoteError::NoSuchDatabase {
+                    url: url.to_string(),
+                    reason: "the remote holds no Dolt data (its root is empty)".into(),
+                });
+            }
+            let fetcher = RemoteFetcher {
+                http: http_client(url)?,
+                runtime,
+                client,
+                url: url.to_string(),
+                concurrency: options.concurrency.max(1),
+                stats: options.stats.clone().unwrap_or_default(),
+            };
+            DoltChunkSource::fetched(root, Arc::new(fetcher))
+        }
+    };
+    Ok(Database::from_source(
+        url,
+        source.with_cache_bytes(options.cache_bytes),
+    ))
+}
+
+/// The branch a read of a remote defaults to, as a clone of it would check out: `main`, else
+/// `master`, else the first by name (`None`: no branches).
+pub fn default_branch(db: &Database) -> prollystore_dolt::Result<Option<String>> {
+    let branches = db.branches()?;
+    if branches.is_empty() {
+        return Ok(None);
+    }
+    let named: Vec<(&str, Address)> = branches.iter().map(|(b, a)| (b.as_str(), *a)).collect();
+    Ok(Some(
+        prollystore_dolt::write::clone_target::default_branch(&named).to_string(),
+    ))
+}
+
+/// The chunks of a gRPC remote, fetched on demand for a [`DoltChunkSource`].
+struct RemoteFetcher {
+    runtime: tokio::runtime::Runtime,
+    client: RemoteClient,
+    http: reqwest::Client,
+    url: String,
+    concurrency: usize,
+    stats: Arc<FetchStats>,
+}
+
+impl std::fmt::Debug for RemoteFetcher {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RemoteFetcher")
+            .field("url", &self.url)
+            .field("fetched", &self.stats.counts())
+            .finish()
+    }
+}
+
+impl RemoteFetcher {
+    /// Locates, reads, decodes and checks `addresses`.
+    async fn fetch_async(&self, addresses: &[Address]) -> Result<HashMap<Address, Arc<[u8]>>> {
+        let mut client = self.client.clone();
+        self.stats.location_calls.fetch_add(1, Ordering::Relaxed);
+        let plan = client.locations(addresses).await?;
+        let mut report = empty_report(Address::ZERO);
+        let mut got: HashMap<Address, Arc<[u8]>> = HashMap::with_capacity(addresses.len());
+        for (file, ranges) in plan {
+            let mut put = |pairs: &[(Address, &[u8])], file: &str| {
+                for (address, chunk) in pairs {
+                    let actual = HashProfile::Dolt.address_of(chunk);
+                    if actual != *address {
+                        return Err(DoltError::HashMismatch {
+                            address: *address,
+                            actual,
+                            file: file.to_string(),
+                            offset: 0,
+                        });
+                    }
+                    got.insert(*address, Arc::from(*chunk));
+                }
+                Ok(())
+            };
+            let result = fetch_file(
+                &self.http,
+                &self.url,
+                &file,
+                &ranges,
+                self.concurrency,
+                &mut put,
+                &mut report,
+                &mut |_| {},
+            )
+            .await;
+            self.stats
+                .requests
+                .fetch_add(report.requests, Ordering::Relaxed);
+            self.stats.bytes.fetch_add(report.bytes, Ordering::Relaxed);
+            (report.requests, report.bytes) = (0, 0);
+            result?;
+        }
+        self.stats
+            .chunks
+            .fetch_add(got.len() as u64, Ordering::Relaxed);
+        Ok(got)
+    }
+}
+
+impl FetchChunks for RemoteFetcher {
+    fn name(&self) -> &str {
+        &self.url
+    }
+
+    fn fetch(&self, addresses: &[Address]) -> prollystore_dolt::Result<Vec<Option<Arc<[u8]>>>> {
+        let mut wanted: Vec<Address> = addresses.to_vec();
+        wanted.sort_unstable();
+        wanted.dedup();
+        // Called from inside another runtime (an async caller), blocking on this one would
+        // panic: the fetch then runs on a thread of its own.
+        let got = if tokio::runtime::Handle::try_current().is_ok() {
+            std::thread::scope(|s| {
+                s.spawn(|| self.runtime.block_on(self.fetch_async(&wanted)))
+                    .join()
+                    .unwrap_or_else(|_| {
+                        Err(RemoteError::Call {
+                            url: self.url.clone(),
+                            call: "fetch".into(),
+                            reason: "the fetching thread panicked (a bug)".into(),
+                        })
+                    })
+            })
+        } else {
+            self.runtime.block_on(self.fetch_async(&wanted))
+        }
+        .map_err(to_dolt_error)?;
+        Ok(addresses.iter().map(|a| got.get(a).cloned()).collect())
+    }
+}
+
+/// A remote's error as the reader's: a chunk the remote lacks is a missing chunk; anything
+/// else an I/O error naming the remote and what failed.
+fn to_dolt_error(e: RemoteError) -> DoltError {
+    match e {
+        RemoteError::MissingChunk { chunk, .. } => DoltError::MissingChunk(chunk),
+        RemoteError::Local(e) => e,
+        other => DoltError::Io {
+            file: "reading a remote in place".into(),
+            source: std::io::Error::other(other.to_string()),
+        },
+    }
+}
