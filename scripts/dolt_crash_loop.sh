@@ -215,16 +215,18 @@ for ((trial = 1; trial <= trials; trial++)); do
       # ADD INDEX over it (the index built from the rows), DROP COLUMN of the indexed column
       # (rows rewritten, the index dropped; a composite index would be left over its other
       # column, beside qty_idx, and Dolt then refuses the side branch's schema merge as a
-      # conflict), ADD COLUMN at the end (no row rewritten). The
+      # conflict), ADD COLUMN at the end (no row rewritten), RENAME COLUMN of that column
+      # (schema only). The
       # killed ALTER left the working set as it was or as the finished ALTER leaves it; it
       # is then run to the end if it did not get through, and committed (that commit killed
       # too).
       alters=$((alters + 1))
-      case $((alters % 4)) in
+      case $((alters % 5)) in
         1) sql="ALTER TABLE t ADD COLUMN x$alters INT DEFAULT $alters" ;;
         2) sql="ALTER TABLE t ADD INDEX ix$alters (x$((alters - 1)))" ;;
         3) sql="ALTER TABLE t DROP COLUMN x$((alters - 2))" ;;
-        0) sql="ALTER TABLE t ADD COLUMN y$alters VARCHAR(20)" ;;
+        4) sql="ALTER TABLE t ADD COLUMN y$alters VARCHAR(20)" ;;
+        0) sql="ALTER TABLE t RENAME COLUMN y$((alters - 1)) TO r$alters" ;;
       esac
       schema_at() { (cd "$db" && "$dolt" schema show t) 2>"$work/dolt_err.txt" || fail "dolt schema show: $(cat "$work/dolt_err.txt")"; }
       schema_at >"$work/before_schema.txt"

@@ -87,6 +87,17 @@ fn schema_scenario_from_ops_hashes_as_dolts() {
     );
 }
 
+/// ALTER forms added in session 25 (generated columns, unnamed CHECKs, new primary keys on a
+/// foreign key's parent; 27 `alter_table` ops, recorded by `scripts/dolt_scenario.py` running
+/// Dolt 2.3.1): every step Dolt recorded.
+#[test]
+fn alter_forms_scenario_from_ops_hashes_as_dolts() {
+    let (matched, failed, err, _tmp) = run("alter_forms");
+    assert!(err.is_none(), "{err:?}");
+    assert!(failed.is_empty(), "{failed:#?}");
+    assert_eq!(matched, vec![9, 18, 26, 32, 37, 43]);
+}
+
 /// Dolt logs, selects, diffs and commits on databases our writer made from the scenarios'
 /// ops, and our reader reads what Dolt then wrote.
 #[test]

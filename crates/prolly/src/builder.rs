@@ -53,6 +53,7 @@ use std::path::PathBuf;
 use crate::error::TreeError;
 use crate::map::Map;
 use crate::process::background_hashing;
+use crate::sort::{advise_huge_pages, reserve_advised, sort_words, TWO_THREADS_MIN};
 use crate::store::StoreFastPaths;
 use crate::tree::build::TreeBuilder;
 use crate::tree::prefetch::{prefetch_at, prefetch_ptr};
@@ -139,30 +140,6 @@ pub const DEFAULT_MEMORY_BOUND: usize = 256 << 20;
 /// sort order made when the buffer is sorted (a 16-byte word and index, twice while they are
 /// bucketed).
 const ITEM_COST: usize = std::mem::size_of::<Item>() + 32;
-
-/// Asks the kernel to back the untouched capacity of `v` with 2 MiB pages (Linux; only
-/// advice). The sorted passes over a buffer jump all over its rows and the bucket pass writes
-/// to thousands of places at once: with 4 KiB pages nearly every one of those accesses also
-/// misses the TLB.
-fn advise_huge_pages<T>(v: &Vec<T>) {
-    #[cfg(all(target_os = "linux", not(miri)))]
-    {
-        const HUGE: usize = 2 << 20;
-        let start = v.as_ptr() as usize;
-        let end = start + v.capacity() * std::mem::size_of::<T>();
-        let (lo, hi) = (start.next_multiple_of(HUGE), end / HUGE * HUGE);
-        if hi > lo {
-            // SAFETY: `lo..hi` lies inside the vector's own allocation, and MADV_HUGEPAGE only
-            // changes which pages the kernel backs it with when it is touched: neither the
-            // contents nor the mapping change, so nothing Rust relies on does.
-            unsafe {
-                libc::madvise(lo as *mut libc::c_void, hi - lo, libc::MADV_HUGEPAGE);
-            }
-        }
-    }
-    #[cfg(not(all(target_os = "linux", not(miri))))]
-    let _ = v;
-}
 
 /// Builds a map from rows in any order: rows are buffered up to the memory bound, each full
 /// buffer is sorted and written to an anonymous temporary file (deleted by the OS when
@@ -466,117 +443,6 @@ impl Order {
     }
 }
 
-/// Sorts exact words with their indexes: one pass scatters them into buckets by the highest
-/// bits in which the words differ, then each bucket (small enough to stay in cache) is sorted
-/// on its own. Words spread evenly (hashed or random keys) cost two passes over memory and a
-/// cache-resident sort instead of a sort over all of them.
-///
-/// With `two_threads`, the second half of the buckets is sorted on a second thread. `spare` is
-/// the array bucketed into (it is swapped with `words`), kept between calls.
-fn sort_words(words: &mut Vec<u128>, spare: &mut Vec<u128>, two_threads: bool) {
-    let n = words.len();
-    let word = |x: u128| (x >> 64) as u64;
-    // Every pass over the words runs on both halves at once with two threads.
-    let (first, second) = words.split_at(n / 2);
-    let range = |part: &[u128]| {
-        part.iter().fold((u64::MAX, 0), |(lo, hi), &x| {
-            (lo.min(word(x)), hi.max(word(x)))
-        })
-    };
-    let ((lo_a, hi_a), (lo_b, hi_b)) = both(two_threads, || range(first), || range(second));
-    let (lo, hi) = (lo_a.min(lo_b), hi_a.max(hi_b));
-    // About 256 rows per bucket, at most 2^14 buckets.
-    let bits = (usize::BITS - n.leading_zeros()).saturating_sub(8).min(14);
-    if bits < 4 || lo >= hi {
-        words.sort_unstable();
-        return;
-    }
-    // Bucket by the `bits` bits below the ones all words share (those of `lo ^ hi`'s top).
-    let varying = u64::BITS - (lo ^ hi).leading_zeros();
-    let shift = varying.saturating_sub(bits);
-    let mask = (1usize << bits) - 1;
-    let bucket = |x: u128| ((word(x) >> shift) as usize) & mask;
-    let count = |part: &[u128]| {
-        let mut counts = vec![0usize; mask + 1];
-        for &x in part {
-            counts[bucket(x)] += 1;
-        }
-        counts
-    };
-    let (counts_a, counts_b) = both(two_threads, || count(first), || count(second));
-    let out = spare;
-    if out.len() < n {
-        reserve_advised(out, n);
-        out.resize(n, 0);
-    } else {
-        // Every place is written below; what is there now does not matter.
-        out.truncate(n);
-    }
-    // Each bucket holds the first half's words, then the second half's: each half scatters
-    // into its own places of every bucket, so the two never write the same memory.
-    let mut starts = Vec::with_capacity(mask + 2);
-    let mut places_a: Vec<&mut [u128]> = Vec::with_capacity(mask + 1);
-    let mut places_b: Vec<&mut [u128]> = Vec::with_capacity(mask + 1);
-    let mut rest: &mut [u128] = &mut out[..];
-    let mut at = 0;
-    for (&ca, &cb) in counts_a.iter().zip(&counts_b) {
-        starts.push(at);
-        let (a, r) = std::mem::take(&mut rest).split_at_mut(ca);
-        let (b, r) = r.split_at_mut(cb);
-        places_a.push(a);
-        places_b.push(b);
-        rest = r;
-        at += ca + cb;
-    }
-    starts.push(at);
-    let scatter = |part: &[u128], places: &mut Vec<&mut [u128]>| {
-        for &x in part {
-            let place = &mut places[bucket(x)];
-            // Counted above, so the place is never empty.
-            if let Some((slot, tail)) = std::mem::take(place).split_first_mut() {
-                *slot = x;
-                *place = tail;
-            }
-        }
-    };
-    both(
-        two_threads,
-        || scatter(first, &mut places_a),
-        || scatter(second, &mut places_b),
-    );
-    drop((places_a, places_b));
-    let sort_buckets = |out: &mut [u128], starts: &[usize]| {
-        let base = starts[0];
-        for pair in starts.windows(2) {
-            out[pair[0] - base..pair[1] - base].sort_unstable();
-        }
-    };
-    let mid = starts.len() / 2;
-    let (a, b) = out.split_at_mut(starts[mid]);
-    let (sa, sb) = (&starts[..=mid], &starts[mid..]);
-    both(two_threads, || sort_buckets(a, sa), || sort_buckets(b, sb));
-    std::mem::swap(words, out);
-}
-
-/// Runs `a` and `b`, on two threads if `two_threads`.
-fn both<A: Send, B: Send>(
-    two_threads: bool,
-    a: impl FnOnce() -> A + Send,
-    b: impl FnOnce() -> B + Send,
-) -> (A, B) {
-    if !two_threads {
-        return (a(), b());
-    }
-    std::thread::scope(|s| {
-        let second = s.spawn(b);
-        let first = a();
-        let second = second
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        (first, second)
-    })
-}
-
 /// Grown parts smaller than this are left to fault in as they are used.
 const POPULATE_MIN: usize = 8 << 20;
 
@@ -626,17 +492,6 @@ fn populate_ahead<T>(v: &Vec<T>, end: usize) -> Option<std::thread::JoinHandle<(
         None
     }
 }
-
-/// Makes room for `n` elements in `v`, advising huge pages for a new allocation.
-fn reserve_advised<T>(v: &mut Vec<T>, n: usize) {
-    if v.capacity() < n {
-        v.reserve_exact(n - v.len());
-        advise_huge_pages(v);
-    }
-}
-
-/// Below this many rows a buffer is sorted and written on one thread.
-const TWO_THREADS_MIN: usize = 1 << 15;
 
 /// Rows a sorted pass prefetches ahead of the one it reads (items twice as far).
 const AHEAD: usize = 8;

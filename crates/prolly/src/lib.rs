@@ -105,6 +105,7 @@ pub mod map;
 pub mod process;
 pub mod rows;
 pub mod shared;
+pub mod sort;
 pub mod store;
 pub mod tree;
 pub mod tuples;

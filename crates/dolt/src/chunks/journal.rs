@@ -66,37 +66,7 @@ pub fn scan_records(bytes: &[u8], base: u64, file: &str) -> Result<JournalScan> 
         end: base,
         ..JournalScan::default()
     };
-    let mut pos = 0usize;
-    let stop = loop {
-        let at = base + pos as u64;
-        let Some(rest) = bytes.get(pos..).filter(|r| !r.is_empty()) else {
-            break ScanStop::End;
-        };
-        let record = match frame(rest) {
-            Ok(record) => record,
-            Err(stop) => break stop,
-        };
-        match record::decode(record).map_err(|e| e.in_file(file, at))? {
-            Record::Chunk {
-                address,
-                payload_at,
-                payload_len,
-            } => scan.chunks.push((
-                address,
-                ChunkLocation {
-                    payload_offset: at + payload_at,
-                    payload_len,
-                },
-            )),
-            Record::Root { root, timestamp } => scan.roots.push(RootRecord {
-                root,
-                timestamp,
-                offset: at,
-            }),
-        }
-        pos += record.len();
-        scan.end = base + pos as u64;
-    };
+    let (pos, stop) = scan_readable(bytes, base, file, &mut scan)?;
     if stop != ScanStop::End {
         let damage = |what: String| {
             corrupt(
@@ -125,6 +95,90 @@ pub fn scan_records(bytes: &[u8], base: u64, file: &str) -> Result<JournalScan> 
         }
     }
     scan.stop = Some(stop);
+    Ok(scan)
+}
+
+/// Adds to `scan` the records at the start of `bytes` (file offset `base`) up to the first
+/// that cannot be read; returns where that is in `bytes` and why ([`ScanStop::End`]: all of
+/// them were read). Structural errors inside a record whose CRC is valid are errors.
+fn scan_readable(
+    bytes: &[u8],
+    base: u64,
+    file: &str,
+    scan: &mut JournalScan,
+) -> Result<(usize, ScanStop)> {
+    let mut pos = 0usize;
+    loop {
+        let at = base + pos as u64;
+        let Some(rest) = bytes.get(pos..).filter(|r| !r.is_empty()) else {
+            return Ok((pos, ScanStop::End));
+        };
+        let record = match frame(rest) {
+            Ok(record) => record,
+            Err(stop) => return Ok((pos, stop)),
+        };
+        match record::decode(record).map_err(|e| e.in_file(file, at))? {
+            Record::Chunk {
+                address,
+                payload_at,
+                payload_len,
+            } => scan.chunks.push((
+                address,
+                ChunkLocation {
+                    payload_offset: at + payload_at,
+                    payload_len,
+                },
+            )),
+            Record::Root { root, timestamp } => scan.roots.push(RootRecord {
+                root,
+                timestamp,
+                offset: at,
+            }),
+        }
+        pos += record.len();
+        scan.end = base + pos as u64;
+    }
+}
+
+/// Bytes of the journal read at a time by [`scan_file`].
+const SCAN_WINDOW: usize = 1 << 20;
+
+/// [`scan_records`] of `backing` from offset `from` to its end, reading it a window at a time
+/// into one reused buffer rather than into a buffer as large as the journal (whose pages the
+/// kernel would clear and fault in one by one: most of the time of opening a large journal).
+/// Each window is read from the first record the last one did not hold whole; the part from
+/// a record that cannot be read (or is longer than a window) to the end of the file is read
+/// whole and given to [`scan_records`], so the damaged-tail rule sees exactly the bytes it
+/// would see in one read.
+pub(crate) fn scan_file(backing: &Backing, from: u64, name: &str) -> Result<JournalScan> {
+    scan_file_by(backing, from, name, SCAN_WINDOW)
+}
+
+/// [`scan_file`] with windows of `window` bytes.
+fn scan_file_by(backing: &Backing, from: u64, name: &str, window: usize) -> Result<JournalScan> {
+    let len = backing.len();
+    let mut scan = JournalScan {
+        end: from,
+        ..JournalScan::default()
+    };
+    let mut buf = Vec::new();
+    let mut at = from;
+    while len.saturating_sub(at) > window as u64 {
+        backing.read_at_into(at, window, &mut buf)?;
+        let (pos, stop) = scan_readable(&buf, at, name, &mut scan)?;
+        at += pos as u64;
+        // A record cut by the window's end is read again with the next window; anything
+        // else that stopped the scan is judged with the rest of the file.
+        if pos == 0 || !matches!(stop, ScanStop::TruncatedTail | ScanStop::End) {
+            break;
+        }
+    }
+    let rest = backing.read_at(at, (len - at) as usize)?;
+    let tail = scan_records(&rest, at, name)?;
+    scan.chunks.extend(tail.chunks);
+    scan.roots.extend(tail.roots);
+    scan.end = tail.end;
+    scan.stop = tail.stop;
     Ok(scan)
 }
 
@@ -211,7 +265,6 @@ pub struct JournalIndex {
 pub fn parse_index(bytes: &[u8], file: &str) -> Result<JournalIndex> {
     let mut out = JournalIndex::default();
     let mut batch: Vec<([u8; 16], ChunkLocation)> = Vec::new();
-    let mut crc = 0u32;
     let mut pos = 0usize;
     while let Some(&tag) = bytes.get(pos) {
         match tag {
@@ -223,7 +276,6 @@ pub fn parse_index(bytes: &[u8], file: &str) -> Result<JournalIndex> {
                 prefix.copy_from_slice(&rec[..16]);
                 let payload_offset = be_u64(rec, 16).unwrap_or(0);
                 let payload_len = be_u32(rec, 24).unwrap_or(0);
-                crc = crc32c::crc32c_append(crc, &prefix);
                 batch.push((
                     prefix,
                     ChunkLocation {
@@ -240,14 +292,13 @@ pub fn parse_index(bytes: &[u8], file: &str) -> Result<JournalIndex> {
                 let start = be_u64(rec, 0).unwrap_or(0);
                 let end = be_u64(rec, 8).unwrap_or(0);
                 let stored = be_u32(rec, 16).unwrap_or(0);
-                if stored != crc || end < start || start != out.covered_end {
+                if stored != prefixes_crc(&batch) || end < start || start != out.covered_end {
                     break;
                 }
                 out.root = Address::from_slice(&rec[20..40]);
                 out.covered_end = end;
                 out.valid_len = (pos + 41) as u64;
                 out.lookups.append(&mut batch);
-                crc = 0;
                 pos += 41;
             }
             t => {
@@ -260,6 +311,22 @@ pub fn parse_index(bytes: &[u8], file: &str) -> Result<JournalIndex> {
         }
     }
     Ok(out)
+}
+
+/// The CRC-32C of a batch's address prefixes one after another (its closing record's
+/// checksum), computed over runs of them at once: one call per prefix costs several times
+/// the checksum itself.
+fn prefixes_crc(lookups: &[([u8; 16], ChunkLocation)]) -> u32 {
+    let mut crc = 0u32;
+    let mut run = Vec::with_capacity(lookups.len().min(4096) * 16);
+    for part in lookups.chunks(4096) {
+        run.clear();
+        for (p, _) in part {
+            run.extend_from_slice(p);
+        }
+        crc = crc32c::crc32c_append(crc, &run);
+    }
+    crc
 }
 
 /// Appends `batch` (from [`Journal::index_batch`]) to the `journal.idx` at `path` after its
@@ -360,9 +427,7 @@ impl Journal {
                     <= idx.covered_end
             });
         if fits {
-            let rest =
-                backing.read_at(idx.covered_end, (backing.len() - idx.covered_end) as usize)?;
-            let scan = scan_records(&rest, idx.covered_end, &name)?;
+            let scan = scan_file(&backing, idx.covered_end, &name)?;
             let first_root = scan.roots.first();
             if first_root.is_some_and(|r| r.offset == idx.covered_end && Some(r.root) == idx.root) {
                 let mut by_prefix =
@@ -377,8 +442,7 @@ impl Journal {
                 ));
             }
         }
-        let all = backing.read_at(0, backing.len() as usize)?;
-        let scan = scan_records(&all, 0, &name)?;
+        let scan = scan_file(&backing, 0, &name)?;
         Ok(Journal::from_scan(
             backing,
             scan,
@@ -432,14 +496,13 @@ impl Journal {
         }
         let (start, keep) = self.index_covered;
         let mut out = Vec::with_capacity(lookups.len() * 29 + 41);
-        let mut crc = 0u32;
         for (p, loc) in &lookups {
             out.push(0);
             out.extend_from_slice(p);
             out.extend_from_slice(&loc.payload_offset.to_be_bytes());
             out.extend_from_slice(&loc.payload_len.to_be_bytes());
-            crc = crc32c::crc32c_append(crc, p);
         }
+        let crc = prefixes_crc(&lookups);
         out.push(1);
         out.extend_from_slice(&start.to_be_bytes());
         out.extend_from_slice(&last.offset.to_be_bytes());
@@ -581,5 +644,71 @@ impl Journal {
             out.push(Address::from_slice(&bytes).unwrap_or_default());
         }
         Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod window_tests {
+    use super::*;
+    use crate::chunks::journal_record::{chunk_record, root_record};
+
+    fn summary(r: &Result<JournalScan>) -> String {
+        match r {
+            Ok(s) => format!("{:?} {:?} {} {:?}", s.chunks, s.roots, s.end, s.stop),
+            Err(e) => format!("error: {e}"),
+        }
+    }
+
+    /// Records of many sizes (some longer than the windows), root records between them, and
+    /// damage of each kind: scanning by windows finds what one read of the whole file finds.
+    #[test]
+    fn windows_scan_as_one_read_does() {
+        let mut bytes = Vec::new();
+        let mut x: u64 = 7;
+        for i in 0..120u64 {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let chunk: Vec<u8> = (0..(x >> 54) as usize)
+                .map(|j| (j as u64 ^ x) as u8)
+                .collect();
+            let mut a = [0u8; 20];
+            a[..8].copy_from_slice(&x.to_le_bytes());
+            chunk_record(Address(a), &chunk, &mut bytes).unwrap();
+            if i % 7 == 0 {
+                bytes.extend_from_slice(&root_record(Address(a), i));
+            }
+        }
+        let whole = bytes.len();
+        let cases: Vec<(String, Vec<u8>)> = vec![
+            ("intact".into(), bytes.clone()),
+            ("cut".into(), bytes[..whole - 9].to_vec()),
+            ("flipped early".into(), {
+                let mut b = bytes.clone();
+                b[300] ^= 1;
+                b
+            }),
+            ("flipped late".into(), {
+                let mut b = bytes.clone();
+                b[whole - 40] ^= 1;
+                b
+            }),
+            ("zeros after".into(), {
+                let mut b = bytes.clone();
+                b.extend_from_slice(&[0u8; 5000]);
+                b
+            }),
+        ];
+        for (what, b) in cases {
+            let backing = Backing::Memory {
+                name: "j".into(),
+                bytes: b.clone(),
+            };
+            let want = summary(&scan_records(&b, 0, "j"));
+            for window in [1, 16, 100, 333, 1024, 4096, b.len(), b.len() + 1] {
+                let got = summary(&scan_file_by(&backing, 0, "j", window));
+                assert_eq!(got, want, "{what}, window {window}");
+            }
+        }
     }
 }

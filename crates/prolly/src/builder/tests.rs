@@ -367,33 +367,6 @@ proptest! {
     }
 }
 
-#[test]
-fn exact_words_sort_as_a_plain_sort_does() {
-    // Spread words (bucketed), words sharing their high bits, equal words, and few words.
-    let spread: Vec<u64> = (0..50_000u64)
-        .map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15))
-        .collect();
-    let narrow: Vec<u64> = spread.iter().map(|w| (1 << 40) | (w >> 50)).collect();
-    let same = vec![7u64; 5000];
-    let few: Vec<u64> = spread[..100].to_vec();
-    // The bucketing array is reused: longer and shorter than needed, holding old words.
-    let mut spare = vec![7u128; 60_000];
-    for words in [spread, narrow, same, few] {
-        let v: Vec<u128> = words
-            .iter()
-            .enumerate()
-            .map(|(i, &w)| (u128::from(w) << 64) | i as u128)
-            .collect();
-        let mut want = v.clone();
-        want.sort_unstable();
-        for two_threads in [false, true] {
-            let mut got = v.clone();
-            super::sort_words(&mut got, &mut spare, two_threads);
-            assert_eq!(got, want);
-        }
-    }
-}
-
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(24))]
 

@@ -27,6 +27,7 @@ use crate::error::{bad_chunk, DoltError, Result};
 use crate::schema::{key_encoding, Column, Schema};
 use crate::write::maps::address_map::{address_map_entries, edit_address_map, empty_address_map};
 use crate::write::storage::overlay::Overlay;
+use crate::write::tables::bulk_insert::Packed;
 use crate::write::tables::checks::RowChecks;
 use crate::write::tables::table_edit::{empty_value, index_schema, Cell, EditTable};
 use prollystore_format::tuple::{Tuple, TupleBuilder, TupleDesc, TupleError};
@@ -582,7 +583,7 @@ pub(in crate::write) fn merge_rows(
                     .map_err(tree)?
             }
             None => {
-                let mut keys = SortKeys::default();
+                let mut keys = Packed::default();
                 let ts = final_map.schema().clone();
                 match raw_index_fields(ms, ix) {
                     // Fields copied as stored: no row is decoded.
@@ -659,74 +660,6 @@ pub(in crate::write) fn merge_rows(
     .encode()
     .map_err(|e| crate::error::encode(format!("table {name:?}"), e))?;
     Ok(Some(chunk))
-}
-
-/// Index keys gathered before sorting: one buffer (no allocation per key) and each key's end.
-#[derive(Default)]
-struct SortKeys {
-    bytes: Vec<u8>,
-    ends: Vec<usize>,
-}
-
-impl SortKeys {
-    fn push(&mut self, key: &[u8]) {
-        self.bytes.extend_from_slice(key);
-        self.ends.push(self.bytes.len());
-    }
-
-    fn get(&self, i: usize) -> &[u8] {
-        let start = i.checked_sub(1).map_or(0, |p| self.ends[p]);
-        &self.bytes[start..self.ends[i]]
-    }
-
-    /// The keys' positions in `desc`'s order. When the first field is an integer, keys are
-    /// ordered by its value first (two words compared per step, no tuple decoded), and `desc`'s
-    /// full order decides between keys whose first fields are equal.
-    fn sorted(&self, desc: &prollystore_format::tuple::TupleDesc) -> Vec<u32> {
-        let enc = desc.types().first().map(|t| t.enc);
-        let mut order: Vec<(u128, u32)> = (0..self.ends.len())
-            .map(|i| {
-                let first = desc.field(Tuple::new_unverified(self.get(i)), 0);
-                (int_rank(enc, first), i as u32)
-            })
-            .collect();
-        order.sort_unstable_by(|a, b| {
-            a.0.cmp(&b.0)
-                .then_with(|| desc.compare(self.get(a.1 as usize), self.get(b.1 as usize)))
-        });
-        order.into_iter().map(|(_, i)| i).collect()
-    }
-}
-
-/// A rank of an integer field's value that orders as Dolt's tuple order orders the field:
-/// NULL first, then by value; a field of the wrong width last (as the order puts malformed
-/// fields after well-formed ones; the full order then decides among them). 0 for every field
-/// of another encoding (the full order decides).
-fn int_rank(enc: Option<prollystore_format::Encoding>, field: Option<&[u8]>) -> u128 {
-    use prollystore_format::Encoding as E;
-    let signed = match enc {
-        Some(E::Int8 | E::Int16 | E::Int32 | E::Int64) => true,
-        Some(E::Uint8 | E::Uint16 | E::Uint32 | E::Uint64) => false,
-        _ => return 0,
-    };
-    let Some(f) = field else { return 0 };
-    let width = match enc {
-        Some(E::Int8 | E::Uint8) => 1,
-        Some(E::Int16 | E::Uint16) => 2,
-        Some(E::Int32 | E::Uint32) => 4,
-        _ => 8,
-    };
-    if f.len() != width {
-        return u128::MAX;
-    }
-    let mut le = [0u8; 8];
-    le[..width].copy_from_slice(f);
-    if signed && f[width - 1] & 0x80 != 0 {
-        le[width..].fill(0xff);
-    }
-    let v = u64::from_le_bytes(le);
-    let ordered = if signed { v ^ (1 << 63) } else { v };
-    (1u128 << 64) | u128::from(ordered)
 }
 
 /// Where each key field of index `ix` of a table of schema `s` is in a stored row: `(true, i)`

@@ -46,7 +46,7 @@ use std::path::{Path, PathBuf};
 use prollystore_format::Address;
 
 use super::lock::WriterLock;
-use crate::chunks::journal::{scan_records, Journal};
+use crate::chunks::journal::{scan_records, AddressHash, Journal};
 use crate::chunks::journal_record::{chunk_record, root_record, ROOT_RECORD_LEN};
 use crate::chunks::manifest::{Manifest, TableSpec, JOURNAL_NAME};
 use crate::error::{conflict, DoltError, Result};
@@ -71,10 +71,10 @@ pub(crate) struct JournalAppender {
     /// Offset just after the last valid record: where the next record goes.
     end: u64,
     /// Chunks already in the journal or pending, so each is written once.
-    present: HashSet<Address>,
+    present: HashSet<Address, AddressHash>,
     /// Address prefixes of the chunks the reader's `journal.idx` located (see
     /// [`JournalAppender::open_read`]): in the journal too.
-    indexed: HashSet<[u8; 16]>,
+    indexed: HashSet<[u8; 16], AddressHash>,
     /// Encoded chunk records not yet written.
     pending: Vec<u8>,
     /// How many chunk records `pending` holds.
@@ -179,8 +179,8 @@ impl JournalAppender {
                 manifest,
                 listed,
                 end: 0,
-                present: HashSet::new(),
-                indexed: HashSet::new(),
+                present: HashSet::default(),
+                indexed: HashSet::default(),
                 pending: Vec::new(),
                 pending_chunks: 0,
                 root: None,
@@ -221,7 +221,7 @@ impl JournalAppender {
             listed,
             end: scan.end,
             present: scan.chunks.iter().map(|(a, _)| *a).collect(),
-            indexed: HashSet::new(),
+            indexed: HashSet::default(),
             pending: Vec::new(),
             pending_chunks: 0,
             root,

@@ -5,11 +5,10 @@
 //! ones row-by-row inserts give, since a prolly tree does not depend on its edit history.
 
 use std::borrow::Cow;
-use std::cmp::Ordering;
 
 use prollystore::blob::StoreBlobs;
-use prollystore::Map;
-use prollystore_format::tuple::{BlobStore, NoBlobStore, Tuple, TupleBuilder, TupleDesc};
+use prollystore::{sort, Map};
+use prollystore_format::tuple::{BlobStore, NoBlobStore, TupleBuilder, TupleDesc};
 
 use super::checks::RowChecks;
 use super::fast_fields::FastFields;
@@ -21,7 +20,7 @@ use crate::write::storage::overlay::Overlay;
 /// Byte strings packed end to end: two allocations for millions of short tuples instead of one
 /// per tuple.
 #[derive(Default)]
-struct Packed {
+pub(crate) struct Packed {
     bytes: Vec<u8>,
     /// Where each string ends in `bytes`.
     ends: Vec<usize>,
@@ -32,7 +31,7 @@ impl Packed {
         self.ends.len()
     }
 
-    fn get(&self, i: usize) -> &[u8] {
+    pub(crate) fn get(&self, i: usize) -> &[u8] {
         let start = match i {
             0 => 0,
             _ => self.ends[i - 1],
@@ -50,14 +49,7 @@ impl Packed {
     /// position order, when those fields are integers that fit 64 bits together (`None`
     /// otherwise). For index keys whose remaining fields order as the positions do.
     fn sorted_by_prefix(&self, desc: &TupleDesc, fields: usize) -> Option<Vec<u32>> {
-        let prefix = desc.prefix(fields);
-        let pairs = (0..self.len())
-            .map(|i| {
-                let key = int_sort_key(&prefix, self.get(i))?;
-                Some((u64::try_from(key).ok()?, i as u32))
-            })
-            .collect::<Option<Vec<(u64, u32)>>>()?;
-        Some(radix_sort(pairs).into_iter().map(|(_, i)| i).collect())
+        sort::sorted_positions_by_prefix(self.len(), |i| self.get(i), desc, fields)
     }
 
     /// Ends the string appended to `bytes` since the last one.
@@ -65,33 +57,15 @@ impl Packed {
         self.ends.push(self.bytes.len());
     }
 
-    fn push(&mut self, b: &[u8]) {
+    pub(crate) fn push(&mut self, b: &[u8]) {
         self.bytes.extend_from_slice(b);
         self.seal();
     }
 
-    /// Positions `0..len` in the order of `desc` (ties: by position); already ordered strings
-    /// cost one pass. Keys made only of integers (most secondary indexes: the indexed column
-    /// and the primary key) are sorted as numbers that order as the tuples do.
-    fn sorted(&self, desc: &TupleDesc) -> Vec<u32> {
-        let ascending =
-            (1..self.len()).all(|i| desc.compare(self.get(i - 1), self.get(i)) == Ordering::Less);
-        if ascending {
-            return (0..self.len() as u32).collect();
-        }
-        if let Some(mut numbered) = (0..self.len())
-            .map(|i| Some((int_sort_key(desc, self.get(i))?, i as u32)))
-            .collect::<Option<Vec<(u128, u32)>>>()
-        {
-            numbered.sort_unstable();
-            return numbered.into_iter().map(|(_, i)| i).collect();
-        }
-        let mut order: Vec<u32> = (0..self.len() as u32).collect();
-        order.sort_unstable_by(|&a, &b| {
-            desc.compare(self.get(a as usize), self.get(b as usize))
-                .then(a.cmp(&b))
-        });
-        order
+    /// Positions `0..len` in the order of `desc`, ties by position
+    /// ([`sort::sorted_positions`]).
+    pub(crate) fn sorted(&self, desc: &TupleDesc) -> Vec<u32> {
+        sort::sorted_positions(self.len(), |i| self.get(i), desc)
     }
 }
 
@@ -107,77 +81,6 @@ fn suffix_is_primary_key(s: &Schema, ix: &Index) -> bool {
             .key_columns
             .iter()
             .all(|&c| key_encoding(s.columns[c].encoding).integer().is_some())
-}
-
-/// Sorts `(key, position)` pairs by key, stably (equal keys keep their order): least
-/// significant digit first, 11 bits a pass, only as many passes as the keys' range needs.
-fn radix_sort(mut pairs: Vec<(u64, u32)>) -> Vec<(u64, u32)> {
-    let Some(min) = pairs.iter().map(|p| p.0).min() else {
-        return pairs;
-    };
-    let max = pairs.iter().map(|p| p.0).max().unwrap_or(min);
-    let bits = 64 - (max - min).leading_zeros();
-    const DIGIT: u32 = 11;
-    let mut other = vec![(0u64, 0u32); pairs.len()];
-    let mut shift = 0;
-    while shift < bits {
-        let digit = |k: u64| ((k - min) >> shift) as usize & ((1 << DIGIT) - 1);
-        let mut starts = vec![0usize; 1 << DIGIT];
-        for p in &pairs {
-            starts[digit(p.0)] += 1;
-        }
-        let mut at = 0;
-        for s in starts.iter_mut() {
-            let n = *s;
-            *s = at;
-            at += n;
-        }
-        for &p in &pairs {
-            let d = digit(p.0);
-            other[starts[d]] = p;
-            starts[d] += 1;
-        }
-        std::mem::swap(&mut pairs, &mut other);
-        shift += DIGIT;
-    }
-    pairs
-}
-
-/// A number that orders as `tuple` does under `desc`, when every field is an integer and
-/// they fit in 128 bits together (a nullable field takes a bit more: NULL sorts first);
-/// `None` for any other descriptor or a field not stored as its encoding says.
-fn int_sort_key(desc: &TupleDesc, tuple: &[u8]) -> Option<u128> {
-    let t = Tuple::new_unverified(tuple);
-    let (mut key, mut bits) = (0u128, 0u32);
-    for (i, ty) in desc.types().iter().enumerate() {
-        let (width, signed) = ty.enc.integer()?;
-        let field = desc.field(t, i);
-        bits += 8 * width as u32 + u32::from(ty.nullable);
-        if bits > 128 {
-            return None;
-        }
-        if ty.nullable {
-            key = key << 1 | u128::from(field.is_some());
-        }
-        let value = match field {
-            None if ty.nullable => 0,
-            None => return None,
-            Some(b) if b.len() != width => return None,
-            Some(b) => {
-                let mut le = [0u8; 8];
-                le[..width].copy_from_slice(b);
-                let raw = u64::from_le_bytes(le);
-                // Signed: flip the sign bit so that negative numbers come first.
-                if signed {
-                    raw ^ 1 << (8 * width - 1)
-                } else {
-                    raw
-                }
-            }
-        };
-        key = key << (8 * width) | u128::from(value);
-    }
-    Some(key)
 }
 
 /// One row's text fields (`None`: NULL).
@@ -514,58 +417,5 @@ impl EditTable {
             .root();
         self.indexes = roots;
         Ok(BulkInsert::Inserted(keys.len()))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn integer_keys_sort_as_their_tuples() {
-        use prollystore_format::tuple::{TupleBuilder, TupleDesc, Type};
-        use prollystore_format::Encoding;
-        let desc = TupleDesc::new(vec![
-            Type::nullable(Encoding::Int32),
-            Type::nullable(Encoding::Uint8),
-            Type::not_null(Encoding::Int64),
-        ]);
-        let mut keys = super::Packed::default();
-        let mut b = TupleBuilder::new(desc.clone());
-        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
-        for _ in 0..2000 {
-            x = x
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            let v = (x >> 33) as i64;
-            if v % 5 != 0 {
-                b.put_int32(0, [i32::MIN, -7, 0, 3, i32::MAX][(v % 5) as usize])
-                    .unwrap();
-            }
-            if v % 3 != 0 {
-                b.put_uint8(1, (v % 256) as u8).unwrap();
-            }
-            b.put_int64(2, [i64::MIN, -1, 0, 1, i64::MAX, v][(v % 6) as usize])
-                .unwrap();
-            keys.push(b.build().unwrap().as_bytes());
-        }
-        let fast = keys.sorted(&desc);
-        let mut slow: Vec<u32> = (0..keys.len() as u32).collect();
-        slow.sort_by(|&a, &b| {
-            desc.compare(keys.get(a as usize), keys.get(b as usize))
-                .then(a.cmp(&b))
-        });
-        assert_eq!(fast, slow);
-        // By the first two fields only (the third, 64 bits, no longer fits), ties by position.
-        let prefix = desc.prefix(2);
-        let mut by_prefix: Vec<u32> = (0..keys.len() as u32).collect();
-        by_prefix.sort_by(|&a, &b| {
-            prefix
-                .compare(keys.get(a as usize), keys.get(b as usize))
-                .then(a.cmp(&b))
-        });
-        assert_eq!(keys.sorted_by_prefix(&desc, 2), Some(by_prefix));
-        assert_eq!(keys.sorted_by_prefix(&desc, 3), None);
-        assert!(super::int_sort_key(&desc, keys.get(0)).is_some());
-        let text = TupleDesc::new(vec![Type::nullable(Encoding::String)]);
-        assert_eq!(super::int_sort_key(&text, keys.get(0)), None);
     }
 }
