@@ -125,6 +125,12 @@ impl FieldSink for PySink<'_, '_> {
         let made = py_str(self.py, b);
         self.push(Ok(made))
     }
+    #[inline]
+    fn stored_str(&mut self, b: &[u8]) -> Option<bool> {
+        // CPython checks the UTF-8 as it decodes (text that is not takes the general route,
+        // which reports it).
+        Some(self.text(b))
+    }
     fn json(&mut self, _b: &[u8]) -> bool {
         false
     }

@@ -274,6 +274,14 @@ pub trait FieldSink {
     fn str(&mut self, s: &str) -> bool {
         self.text(s.as_bytes())
     }
+    /// Text stored as UTF-8 (a plain string field) and not checked yet: a sink whose own
+    /// handling checks it anyway (ASCII text printed as it is, a strict UTF-8 decoder) takes
+    /// it here and returns `Some`; `None`, the default, has the decoder check it and call
+    /// [`FieldSink::str`] (or report text that is not UTF-8).
+    #[inline]
+    fn stored_str(&mut self, _b: &[u8]) -> Option<bool> {
+        None
+    }
     /// Text bytes not checked as UTF-8 (shown with replacement characters where they are not).
     fn text(&mut self, b: &[u8]) -> bool;
     /// JSON text (bytes not checked as UTF-8).
@@ -470,7 +478,9 @@ impl RowPlan {
             // Plain strings are NUL-terminated UTF-8 (checked: the checked route reports
             // invalid text as the error it is).
             Read::String => match b.split_last() {
-                Some((0, s)) => text_of(s).map(|s| sink.str(s)),
+                Some((0, s)) => sink
+                    .stored_str(s)
+                    .or_else(|| text_of(s).map(|s| sink.str(s))),
                 _ => None,
             },
             Read::Adaptive => match Adaptive::from_bytes(b) {

@@ -166,6 +166,14 @@ impl FieldSink for CsvSink<'_> {
         true
     }
     #[inline(always)]
+    fn stored_str(&mut self, b: &[u8]) -> Option<bool> {
+        // Plain ASCII is valid UTF-8 and printed as it is: one pass over the bytes.
+        is_plain_text(b).then(|| {
+            self.out.extend_from_slice(b);
+            true
+        })
+    }
+    #[inline(always)]
     fn text(&mut self, b: &[u8]) -> bool {
         write_text(b, self.out);
         true
