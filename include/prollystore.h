@@ -28,8 +28,8 @@
  * - The prolly_remote_* functions (push, pull, clone through object storage; a remote opened
  *   read-only in place) are in libraries built with the `remote` Cargo feature (off by
  *   default).
- * - prolly_dolt_clone (a Dolt database cloned from a Dolt remote) is in libraries built with
- *   the `dolt-remote` Cargo feature (off by default).
+ * - prolly_dolt_clone, prolly_dolt_fetch, prolly_dolt_pull and prolly_dolt_push (Dolt remotes)
+ *   are in libraries built with the `dolt-remote` Cargo feature (off by default).
  */
 
 #ifndef PROLLYSTORE_H
@@ -1843,6 +1843,33 @@ int64_t prolly_dolt_writer_branch(const struct prolly_dolt_writer *writer,
  * `PROLLY_RESULT_ERR_INVALID_ARGUMENT`: a bad URL or destination).
  */
 prolly_result prolly_dolt_clone(const char *url, const char *dir);
+
+/**
+ * Fetches remote `remote` (a name in the database's `repo_state.json`, e.g. `origin`) into
+ * the database at `dir`, as `dolt fetch REMOTE` does: only the chunks the database lacks
+ * move, then `refs/remotes/REMOTE/BRANCH` is set for each of the remote's branches.
+ * `prune`: then the remote-tracking refs of branches the remote no longer has are removed,
+ * as `dolt fetch --prune` does. `PROLLY_RESULT_ERR_INVALID_ARGUMENT`: an unknown remote or
+ * not a database.
+ */
+prolly_result prolly_dolt_fetch(const char *dir, const char *remote, bool prune);
+
+/**
+ * Fetches `remote`, then fast-forwards the current branch of the database at `dir` to the
+ * remote's `branch` (NULL: the current branch's upstream, else the branch of the same name),
+ * as `dolt pull --ff-only` does. Refused, with only the fetch done, when the branch has
+ * uncommitted changes or has diverged (the reason in `prolly_last_error_message`).
+ */
+prolly_result prolly_dolt_pull(const char *dir, const char *remote, const char *branch);
+
+/**
+ * Pushes local branch `branch` of the database at `dir` to the same branch of `remote`, as
+ * `dolt push REMOTE BRANCH` does, fast-forward only: only the chunks the remote lacks move,
+ * the remote's root moves last (compare-and-set), then `refs/remotes/REMOTE/BRANCH` follows.
+ * `PROLLY_RESULT_ERR_ROOT_CONFLICT`: refused (not a fast-forward, or another push moved the
+ * remote meanwhile); nothing changed on either side.
+ */
+prolly_result prolly_dolt_push(const char *dir, const char *remote, const char *branch);
 
 /**
  * Reads field `field` of `tuple` (`tuple_len` bytes; a `prolly_side` of `schema`) as an int8.

@@ -236,6 +236,19 @@ def clone(
     branch: Optional[str] = None,
     remote: str = "origin",
 ) -> Dict[str, Any]: ...
+def remote_add(dir: Union[str, "os.PathLike[str]"], name: str, url: str) -> str: ...
+def fetch(
+    dir: Union[str, "os.PathLike[str]"], remote: str = "origin", prune: bool = False
+) -> Dict[str, Any]: ...
+def pull(
+    dir: Union[str, "os.PathLike[str]"],
+    remote: str = "origin",
+    branch: Optional[str] = None,
+    prune: bool = False,
+) -> Dict[str, Any]: ...
+def push(
+    dir: Union[str, "os.PathLike[str]"], remote: str = "origin", branch: Optional[str] = None
+) -> Dict[str, Any]: ...
 def merge(
     path: Union[str, "os.PathLike[str]"],
     branch: str,

@@ -1,6 +1,7 @@
 """Dolt databases: read with ``prollystore.dolt.open(path)``, written with
 ``prollystore.dolt.Writer(path)`` (plus ``create_branch``, ``checkout``, ``merge``), cloned
-from a Dolt remote with ``prollystore.dolt.clone(url, dir)``.
+from a Dolt remote with ``prollystore.dolt.clone(url, dir)`` (and ``remote_add``, ``fetch``,
+``pull``, ``push`` on a database's remotes).
 
 A :class:`Database` lists branches, tags and the log and gives tables at any state; a
 :class:`Table` answers keyed reads (``get``), scans (``scan``) and becomes Arrow, pandas or
@@ -15,7 +16,7 @@ from typing import Any, Iterable, List, Optional, Sequence, Tuple
 
 from ._native import Database, Diff, Rows, Table
 from ._native import Writer as _NativeWriter
-from ._native import checkout, clone, create_branch, delete_branch, merge
+from ._native import checkout, clone, create_branch, delete_branch, fetch, merge, pull, push, remote_add
 
 __all__ = [
     "Database",
@@ -27,8 +28,12 @@ __all__ = [
     "clone",
     "create_branch",
     "delete_branch",
+    "fetch",
     "merge",
     "open",
+    "pull",
+    "push",
+    "remote_add",
 ]
 
 

@@ -222,6 +222,19 @@ pub enum DoltCommand {
     Remote(crate::dolt_remote::RemoteCommand),
 }
 
+/// Refuses a directory without a Dolt database, before a command opens it (writes open it
+/// themselves, once, for writing).
+fn expect_database(dir: &Path) -> Result<()> {
+    let has_noms = dir.join(".dolt").join("noms").is_dir() || dir.join("noms").is_dir();
+    if !has_noms {
+        return Err(Error::msg(format!(
+            "no Dolt database at {} (expected a .dolt directory there)",
+            dir.display()
+        )));
+    }
+    Ok(())
+}
+
 /// Runs a `dolt` subcommand, writing its text to `out` (export may write to a file instead).
 pub fn run(args: DoltArgs, quiet: bool, out: &mut dyn Write) -> Result<()> {
     if let DoltCommand::Clone(clone) = args.command {
@@ -233,6 +246,11 @@ pub fn run(args: DoltArgs, quiet: bool, out: &mut dyn Write) -> Result<()> {
     if let DoltCommand::Remote(command) = args.command {
         return crate::dolt_remote::run(&args.dir, command, out);
     }
+    if let DoltCommand::Vc(command) = args.command {
+        // They open the database themselves (for writing where they write).
+        expect_database(&args.dir)?;
+        return crate::dolt_vc::run(&args.dir, command, out);
+    }
     // Writes open the database themselves, for writing.
     match args.command {
         DoltCommand::Import {
@@ -242,7 +260,7 @@ pub fn run(args: DoltArgs, quiet: bool, out: &mut dyn Write) -> Result<()> {
             replace,
             delete,
         } => {
-            open(&args.dir)?;
+            expect_database(&args.dir)?;
             let mode = match (replace, delete) {
                 (true, _) => crate::dolt_write::ImportMode::Replace,
                 (_, true) => crate::dolt_write::ImportMode::Delete,
@@ -258,7 +276,7 @@ pub fn run(args: DoltArgs, quiet: bool, out: &mut dyn Write) -> Result<()> {
             );
         }
         DoltCommand::Alter { sql } => {
-            open(&args.dir)?;
+            expect_database(&args.dir)?;
             return crate::dolt_write::alter(&args.dir, &sql, out);
         }
         DoltCommand::Commit {
@@ -266,7 +284,7 @@ pub fn run(args: DoltArgs, quiet: bool, out: &mut dyn Write) -> Result<()> {
             author,
             date,
         } => {
-            open(&args.dir)?;
+            expect_database(&args.dir)?;
             return crate::dolt_write::commit(
                 &args.dir,
                 &message,
@@ -286,10 +304,6 @@ pub fn run(args: DoltArgs, quiet: bool, out: &mut dyn Write) -> Result<()> {
         db = db.with_verify_hashes(false);
     }
     match args.command {
-        DoltCommand::Vc(command) => {
-            drop(db);
-            crate::dolt_vc::run(&args.dir, command, out)
-        }
         DoltCommand::Branches => branches(&db, out),
         DoltCommand::Tags => tags(&db, out),
         DoltCommand::Log { oneline, branch } => {
@@ -326,7 +340,8 @@ pub fn run(args: DoltArgs, quiet: bool, out: &mut dyn Write) -> Result<()> {
         | DoltCommand::Commit { .. }
         | DoltCommand::Alter { .. }
         | DoltCommand::Clone(_)
-        | DoltCommand::Remote(_) => Ok(()),
+        | DoltCommand::Remote(_)
+        | DoltCommand::Vc(_) => Ok(()),
         DoltCommand::Scan {
             table,
             index,
@@ -465,13 +480,7 @@ fn get(
 
 /// Opens `dir` read-only, with a clear error when it holds no Dolt database.
 fn open(dir: &Path) -> Result<Database> {
-    let has_noms = dir.join(".dolt").join("noms").is_dir() || dir.join("noms").is_dir();
-    if !has_noms {
-        return Err(Error::msg(format!(
-            "no Dolt database at {} (expected a .dolt directory there)",
-            dir.display()
-        )));
-    }
+    expect_database(dir)?;
     prollystore_sql::open(dir)
         .map_err(|e| Error::from(e).context(format!("opening {}", dir.display())))
 }

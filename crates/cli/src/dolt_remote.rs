@@ -63,6 +63,10 @@ pub enum RemoteCommand {
         /// The remote (default `origin`).
         #[arg(default_value = "origin")]
         remote: String,
+        /// After fetching, remove the remote-tracking refs of branches the remote no longer
+        /// has, like `dolt fetch --prune`.
+        #[arg(short, long)]
+        prune: bool,
     },
     /// Fetch, then fast-forward the current branch to the remote's branch, like `dolt pull
     /// --ff-only` (refused when the branch has uncommitted changes or has diverged).
@@ -72,6 +76,10 @@ pub enum RemoteCommand {
         remote: String,
         /// The remote branch (default: the current branch's upstream, else the same name).
         branch: Option<String>,
+        /// After fetching, remove the remote-tracking refs of branches the remote no longer
+        /// has, like `dolt pull --prune`.
+        #[arg(short, long)]
+        prune: bool,
     },
     /// Push a branch to a remote, like `dolt push REMOTE BRANCH` (fast-forward only: refused
     /// when the remote's branch has commits this database lacks); only the chunks the remote
@@ -137,9 +145,9 @@ pub fn run(dir: &std::path::Path, command: RemoteCommand, out: &mut dyn Write) -
                 }
             }
         },
-        RemoteCommand::Fetch { remote } => {
-            let report =
-                r::fetch(dir, &remote, &r::CloneOptions::default()).map_err(remote_error)?;
+        RemoteCommand::Fetch { remote, prune } => {
+            let report = r::fetch(dir, &remote, &r::CloneOptions::with_prune(prune))
+                .map_err(remote_error)?;
             fetch_lines(&report, out)?;
         }
         RemoteCommand::Push { remote, branch } => {
@@ -165,9 +173,18 @@ pub fn run(dir: &std::path::Path, command: RemoteCommand, out: &mut dyn Write) -
                 }
             }
         }
-        RemoteCommand::Pull { remote, branch } => {
-            let report = r::pull(dir, &remote, branch.as_deref(), &r::CloneOptions::default())
-                .map_err(remote_error)?;
+        RemoteCommand::Pull {
+            remote,
+            branch,
+            prune,
+        } => {
+            let report = r::pull(
+                dir,
+                &remote,
+                branch.as_deref(),
+                &r::CloneOptions::with_prune(prune),
+            )
+            .map_err(remote_error)?;
             fetch_lines(&report.fetch, out)?;
             match report.outcome {
                 r::FastForward::UpToDate => writeln!(out, "Everything up-to-date")?,
@@ -185,8 +202,7 @@ fn current_branch(dir: &std::path::Path) -> Result<String> {
     let state = prollystore_dolt::write::repo_state::RepoState::read(&dir.join(".dolt"))
         .map_err(|e| Error::Msg(e.to_string()))?;
     state
-        .head
-        .strip_prefix("refs/heads/")
+        .current_branch()
         .map(str::to_string)
         .ok_or_else(|| Error::Msg(format!("HEAD is {:?}, not a branch", state.head)))
 }
@@ -210,6 +226,9 @@ fn fetch_lines(report: &prollystore_dolt_remote::FetchReport, out: &mut dyn Writ
                 u.new, u.branch, report.remote, u.branch
             )?,
         }
+    }
+    for b in &report.pruned {
+        writeln!(out, " - [deleted] {}/{b}", report.remote)?;
     }
     Ok(())
 }

@@ -2,7 +2,8 @@
 //! binary, on a writable copy of the golden vectors' Dolt-made `vecdb` taken as a `file://`
 //! remote (its `.dolt/noms`: a manifest and storage files, what a file remote holds): clone it,
 //! commit to the source with `prolly dolt import` + `commit`, fetch and pull, and the clone's
-//! log and rows equal the source's. With `PROLLY_DOLT` set, `dolt fsck` and `dolt log` run in
+//! log and rows equal the source's; a branch the source gains and loses is pruned by `fetch
+//! --prune` only. With `PROLLY_DOLT` set, `dolt fsck` and `dolt log` run in
 //! the pulled clone too. Bad input (unknown remote, a dirty working set) fails with one line
 //! and changes nothing.
 
@@ -95,6 +96,17 @@ fn clone_remote_fetch_pull_through_the_cli() {
     assert!(out.contains("main -> origin/main"), "{out}");
     let out = ok(&["dolt", s(&ours), "pull", "origin"]);
     assert!(out.contains("Fast-forward"), "{out}");
+
+    // A branch the remote gains, then loses: a plain fetch keeps its tracking ref, `--prune`
+    // removes it (as `dolt fetch --prune`).
+    ok(&["dolt", s(&src), "branch", "gone"]);
+    let out = ok(&["dolt", s(&ours), "fetch"]);
+    assert!(out.contains("[new branch] gone -> origin/gone"), "{out}");
+    ok(&["dolt", s(&src), "branch", "-d", "gone"]);
+    assert!(!ok(&["dolt", s(&ours), "fetch"]).contains("[deleted]"));
+    let out = ok(&["dolt", s(&ours), "fetch", "--prune"]);
+    assert!(out.ends_with(" - [deleted] origin/gone\n"), "{out}");
+    assert!(!ok(&["dolt", s(&ours), "fetch", "-p"]).contains("[deleted]"));
     for args in [
         vec!["log", "--oneline"],
         vec!["export", "keyless_log"],

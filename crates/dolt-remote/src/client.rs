@@ -91,9 +91,12 @@ impl RemoteClient {
                 reason: status.message().to_string(),
             };
         }
+        // A connection closed before an answer (tonic's "transport error") may be a server
+        // that speaks something else and hangs up, or a cut: the two look the same here.
+        let transport = source_text(&status).contains("transport error");
         match code {
-            // The first call: whatever answered (an HTTP/1 server, another gRPC service, a
-            // connection that is cut) did not answer as Dolt's service does.
+            // The first call: whatever answered (an HTTP/1 server, another gRPC service) did
+            // not answer as Dolt's service does.
             Code::Unimplemented
             | Code::Unknown
             | Code::Internal
@@ -101,9 +104,14 @@ impl RemoteClient {
             | Code::Unavailable
                 if call == "GetRepoMetadata" =>
             {
+                let what = if transport {
+                    "not a Dolt remote, or the connection was cut"
+                } else {
+                    "not a Dolt remote"
+                };
                 RemoteError::NotARemote {
                     url,
-                    reason: format!("not a Dolt remote ({call} failed: {reason})"),
+                    reason: format!("{what} ({call} failed: {reason})"),
                 }
             }
             _ => RemoteError::Call {
@@ -258,7 +266,7 @@ impl RemoteClient {
             .body(table.data.clone())
             .send()
             .await
-            .map_err(|e| fail(source_text(&e)))?;
+            .map_err(|e| fail(source_text(&e.without_url())))?;
         let status = response.status();
         if !status.is_success() {
             let body = response.text().await.unwrap_or_default();
@@ -362,7 +370,7 @@ impl RemoteClient {
 }
 
 /// An error and its sources, on one line.
-fn source_text(e: &dyn std::error::Error) -> String {
+pub(crate) fn source_text(e: &dyn std::error::Error) -> String {
     let mut text = e.to_string();
     let mut next = e.source();
     while let Some(s) = next {

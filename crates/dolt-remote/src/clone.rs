@@ -24,7 +24,7 @@ use futures::StreamExt;
 use prollystore_dolt::write::clone_target::{chunk_refs, set_clone_refs, CloneRefs, CloneTarget};
 use prollystore_format::Address;
 
-use crate::client::RemoteClient;
+use crate::client::{source_text, RemoteClient};
 use crate::error::{RemoteError, Result};
 use crate::locations::{
     decode_dictionary, decode_record, merge_ranges, slice, ChunkRange, Dictionary, Span,
@@ -46,6 +46,19 @@ pub struct CloneOptions {
     pub user_email: Option<String>,
     /// HTTP range requests in flight at once.
     pub concurrency: usize,
+    /// Fetch and pull only: remove the remote-tracking refs (`refs/remotes/REMOTE/B`) of
+    /// branches the remote no longer has, as `dolt fetch --prune` does.
+    pub prune: bool,
+}
+
+impl CloneOptions {
+    /// The default options, with [`CloneOptions::prune`] set as given (fetch and pull).
+    pub fn with_prune(prune: bool) -> CloneOptions {
+        CloneOptions {
+            prune,
+            ..Default::default()
+        }
+    }
 }
 
 impl Default for CloneOptions {
@@ -56,6 +69,7 @@ impl Default for CloneOptions {
             user_name: None,
             user_email: None,
             concurrency: 8,
+            prune: false,
         }
     }
 }
@@ -583,7 +597,9 @@ async fn read_span(
     span: &Span,
 ) -> Result<Vec<u8>> {
     let last = span.offset + span.length - 1;
-    let call = format!("GET {file} bytes {}-{last}", span.offset);
+    // The file named without its signed query (a short-lived token, noise in an error).
+    let name = file.split_once('?').map_or(file, |(path, _)| path);
+    let call = format!("GET {name} bytes {}-{last}", span.offset);
     let fail = |reason: String| RemoteError::Call {
         url: remote.to_string(),
         call: call.clone(),
@@ -594,12 +610,15 @@ async fn read_span(
         .header("Range", format!("bytes={}-{last}", span.offset))
         .send()
         .await
-        .map_err(|e| fail(e.to_string()))?;
+        .map_err(|e| fail(source_text(&e.without_url())))?;
     let status = response.status();
     if status.as_u16() != 206 && status.as_u16() != 200 {
         return Err(fail(format!("HTTP {status}")));
     }
-    let body = response.bytes().await.map_err(|e| fail(e.to_string()))?;
+    let body = response
+        .bytes()
+        .await
+        .map_err(|e| fail(source_text(&e.without_url())))?;
     let body = if status.as_u16() == 200 {
         // A server that ignored the range sent the whole file.
         slice(0, &body, span.offset, span.length)

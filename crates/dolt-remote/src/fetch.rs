@@ -7,9 +7,11 @@
 //! against its address. The chunks are made durable first (journal records and a root record
 //! of the unchanged local root, one fsync), then the remote-tracking refs
 //! `refs/remotes/REMOTE/BRANCH` are set to the remote's branches in one store-root update, as
-//! `dolt fetch` sets them (branches gone from the remote are kept: Dolt prunes only with
-//! `--prune`). Tags follow as Dolt's `FetchFollowTags` makes them: each remote tag whose tag
-//! object the database did not hold is set as `refs/tags/NAME`.
+//! `dolt fetch` sets them (branches gone from the remote are kept unless
+//! [`CloneOptions::prune`] asks, as `dolt fetch --prune`: then their tracking refs are
+//! removed, after the others are set, as Dolt's `pruneBranches` does). Tags follow as Dolt's
+//! `FetchFollowTags` makes them: each remote tag whose tag object the database did not hold is
+//! set as `refs/tags/NAME`.
 //!
 //! A pull fetches, then fast-forwards the current branch (and its working set) to the
 //! remote's branch of the same name, or to its upstream's (`repo_state.json` `branches`).
@@ -19,8 +21,8 @@
 use std::path::Path;
 
 use prollystore_dolt::write::clone_target::{
-    branches_at, fast_forward_branch, set_tags, set_tracking_refs, tags_at, CloneRefs, CloneTarget,
-    FastForward, TrackingUpdate,
+    branches_at, fast_forward_branch, prune_tracking_refs, set_tags, set_tracking_refs, tags_at,
+    CloneRefs, CloneTarget, FastForward, TrackingUpdate,
 };
 use prollystore_dolt::write::repo_state::{normalize_remote_url, RemoteConfig, RepoState};
 use prollystore_format::Address;
@@ -50,6 +52,9 @@ pub struct FetchReport {
     pub requests: u64,
     /// The remote-tracking refs that moved.
     pub updated: Vec<TrackingUpdate>,
+    /// The remote-tracking refs removed by [`CloneOptions::prune`] (branch names): branches
+    /// the remote no longer has.
+    pub pruned: Vec<String>,
     /// The remote's branches and their commits.
     pub branches: Vec<(String, Address)>,
     /// The remote's tags set locally (`refs/tags/NAME`: name, tag object), as `dolt fetch`
@@ -187,6 +192,11 @@ fn fetch_from(dir: &Path, config: &RemoteConfig, options: &CloneOptions) -> Resu
     };
     let branches = branches_at(dir, report.root)?;
     let updated = set_tracking_refs(dir, &config.name, &branches, now_secs())?;
+    let pruned = if options.prune {
+        prune_tracking_refs(dir, &config.name, &branches, now_secs())?
+    } else {
+        Vec::new()
+    };
     // Tags follow as `dolt fetch` makes them follow (`FetchFollowTags`): a remote tag whose
     // object the database did not hold before is set locally (the walk copied it and its
     // commit); one it held already is left as the database has it.
@@ -203,6 +213,7 @@ fn fetch_from(dir: &Path, config: &RemoteConfig, options: &CloneOptions) -> Resu
         bytes: report.bytes,
         requests: report.requests,
         updated,
+        pruned,
         branches,
         tags,
     })

@@ -16,7 +16,7 @@ use prollystore_dolt_remote::{
 };
 
 mod common;
-use common::{dolt, dolt_bin, home, Server};
+use common::{dolt, dolt_bin, home, snapshot, Server};
 
 fn make_source(bin: &Path, home: &Path, dir: &Path) {
     std::fs::create_dir_all(dir).unwrap();
@@ -65,24 +65,6 @@ fn views(bin: &Path, home: &Path, dir: &Path) -> Vec<String> {
     .iter()
     .map(|args| dolt(bin, home, dir, args))
     .collect()
-}
-
-/// Every file under `dir` with its bytes (to show nothing changed).
-fn snapshot(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut out = Vec::new();
-    let mut todo = vec![dir.to_path_buf()];
-    while let Some(d) = todo.pop() {
-        for e in std::fs::read_dir(&d).unwrap().flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                todo.push(p);
-            } else if !p.ends_with("LOCK") {
-                out.push((p.display().to_string(), std::fs::read(&p).unwrap()));
-            }
-        }
-    }
-    out.sort();
-    out
 }
 
 /// The scenario, on a remote at `url` that `commit_more` advances (as Dolt does it).
@@ -281,4 +263,57 @@ fn remotes_are_recorded_as_dolt_records_them() {
             "after remote remove {name}"
         );
     }
+}
+
+/// `fetch` with `prune` against `dolt fetch --prune`: a branch deleted on the remote (`dolt
+/// push origin :feature`) keeps its tracking ref through a plain fetch on both sides and loses
+/// it through a pruning one; `dolt branch -a` reads alike in our directory and Dolt's.
+#[test]
+fn fetch_prune_as_dolt_prunes() {
+    let Some(bin) = dolt_bin() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    let home = home(root);
+    let src = root.join("src");
+    make_source(&bin, &home, &src);
+    dolt(&bin, &home, &src, &["branch", "other"]);
+    let remote = root.join("remote");
+    let url = format!("file://{}", remote.display());
+    dolt(&bin, &home, &src, &["remote", "add", "origin", &url]);
+    for b in ["main", "feature", "other"] {
+        dolt(&bin, &home, &src, &["push", "origin", b]);
+    }
+    let ours = root.join("ours");
+    let theirs = root.join("theirs");
+    clone(&url, &ours, &CloneOptions::default()).unwrap();
+    dolt(
+        &bin,
+        &home,
+        root,
+        &["clone", &url, theirs.to_str().unwrap()],
+    );
+    let branches = |dir: &Path| dolt(&bin, &home, dir, &["branch", "-a"]);
+    assert_eq!(branches(&ours), branches(&theirs));
+    assert!(branches(&ours).contains("remotes/origin/feature"));
+
+    dolt(&bin, &home, &src, &["push", "origin", ":feature"]);
+    let plain = fetch(&ours, "origin", &CloneOptions::default()).unwrap();
+    assert!(plain.pruned.is_empty(), "{plain:?}");
+    dolt(&bin, &home, &theirs, &["fetch"]);
+    assert_eq!(branches(&ours), branches(&theirs));
+    assert!(branches(&ours).contains("remotes/origin/feature"));
+
+    let prune = CloneOptions {
+        prune: true,
+        ..Default::default()
+    };
+    let r = fetch(&ours, "origin", &prune).unwrap();
+    assert_eq!(r.pruned, ["feature"], "{r:?}");
+    dolt(&bin, &home, &theirs, &["fetch", "--prune"]);
+    assert_eq!(branches(&ours), branches(&theirs));
+    assert!(!branches(&ours).contains("remotes/origin/feature"));
+    assert!(branches(&ours).contains("remotes/origin/other"));
+    dolt(&bin, &home, &ours, &["fsck"]);
+    // Nothing left to prune.
+    assert!(fetch(&ours, "origin", &prune).unwrap().pruned.is_empty());
 }

@@ -6,7 +6,7 @@
 //! remote reads back with our reader (every chunk checked against its address), and a clone of
 //! it has our commit and rows.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use prollystore_dolt::chunks::DoltChunkSource;
 use prollystore_dolt::csv_field::{write_csv_header, write_csv_row};
@@ -14,9 +14,8 @@ use prollystore_dolt::db::{Database, State};
 use prollystore_dolt::write::{CommitMeta, DoltWriter, RowMode};
 use prollystore_dolt_remote::{clone, fetch, pull, push, CloneOptions, PushOutcome, RemoteError};
 
-fn data() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data")
-}
+mod common;
+use common::{data, remote_copy};
 
 /// The recorded heads (`main`, `feature`) and the rows of `t` as `dolt sql -r csv` printed them.
 fn expected() -> (Vec<(String, String)>, String) {
@@ -30,22 +29,6 @@ fn expected() -> (Vec<(String, String)>, String) {
         })
         .collect();
     (heads, rows.to_string())
-}
-
-/// A copy of the recorded remote (pushes write to it).
-fn remote_copy(root: &Path) -> (PathBuf, String) {
-    let dst = root.join("remote");
-    std::fs::create_dir_all(dst.join("oldgen")).unwrap();
-    for e in std::fs::read_dir(data().join("file-remote"))
-        .unwrap()
-        .flatten()
-    {
-        if e.path().is_file() {
-            std::fs::copy(e.path(), dst.join(e.file_name())).unwrap();
-        }
-    }
-    let url = format!("file://{}", dst.display());
-    (dst, url)
 }
 
 /// The rows of `t` on `branch` in `dir`, as `dolt sql -r csv` prints them.
@@ -87,8 +70,17 @@ fn clone_fetch_pull_from_the_recorded_remote() {
     let o = CloneOptions::default();
     clone(&url, &ours, &o).unwrap();
     let (heads, expected_rows) = expected();
+    let db = Database::open(ours.join(".dolt")).unwrap();
     for (branch, hash) in &heads {
         assert_eq!(&head(&ours, &format!("origin/{branch}")), hash, "{branch}");
+        // Remote-tracking branches resolve as `dolt log origin/B` resolves them.
+        for spec in [
+            format!("origin/{branch}"),
+            format!("remotes/origin/{branch}"),
+            format!("refs/remotes/origin/{branch}"),
+        ] {
+            assert_eq!(&db.resolve(&spec).unwrap().to_string(), hash, "{spec}");
+        }
     }
     assert_eq!(head(&ours, "main"), heads[0].1);
     assert_eq!(rows(&ours, "main"), expected_rows);

@@ -418,13 +418,37 @@ impl Database {
             .ok_or_else(|| DoltError::NotFound(format!("branch {branch:?}")))
     }
 
-    /// Resolves a branch name, tag name or commit hash to a commit address.
+    /// Resolves a branch name, tag name, remote-tracking branch (`origin/main`), full ref
+    /// (`refs/heads/main`) or commit hash to a commit address. Names are tried as Dolt tries
+    /// them: `refs/NAME`, `refs/heads/NAME`, `refs/tags/NAME`, `refs/remotes/NAME` (a name
+    /// starting with `refs/` first as given), then a commit hash.
+    ///
+    /// ```
+    /// use prollystore_dolt::Database;
+    /// # fn main() -> prollystore_dolt::Result<()> {
+    /// # let dir = prollystore_test_vectors::require("dolt-db/vecdb");
+    /// let db = Database::open(&dir)?;
+    /// assert_eq!(db.resolve("refs/heads/main")?, db.resolve("main")?);
+    /// assert!(db.resolve("origin/main").is_err()); // no remote-tracking refs here
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn resolve(&self, spec: &str) -> Result<Address> {
-        if let Ok(a) = self.branch_head(spec) {
-            return Ok(a);
-        }
-        if let Some(t) = self.tags()?.into_iter().find(|t| t.name == spec) {
-            return Ok(t.commit);
+        let datasets = self.datasets()?;
+        let exact = spec.starts_with("refs/").then(|| spec.to_string());
+        let candidates = exact.into_iter().chain(
+            ["refs/", "refs/heads/", "refs/tags/", "refs/remotes/"]
+                .iter()
+                .map(|p| format!("{p}{spec}")),
+        );
+        for candidate in candidates {
+            if let Some(tag) = candidate.strip_prefix("refs/tags/") {
+                if let Some(t) = self.tags()?.into_iter().find(|t| t.name == tag) {
+                    return Ok(t.commit);
+                }
+            } else if let Some((_, a)) = datasets.iter().find(|(k, _)| *k == candidate) {
+                return Ok(*a);
+            }
         }
         if let Ok(a) = Address::from_base32(spec) {
             if self.source.contains(&a) {

@@ -7,7 +7,7 @@
 use std::borrow::Cow;
 use std::ops::Bound;
 
-use prollystore::map::Cursor;
+use prollystore::map::{KeyWindow, Window};
 use prollystore::{Map, TreeError};
 use prollystore_format::tuple::{Tuple, TupleBuilder, TupleDesc};
 
@@ -546,26 +546,19 @@ impl<'a> TableReader<'a> {
                 (Bound::Excluded(v), Some(e)) => Some((e.encode(v)?, v.len(), false)),
             })
         };
-        let from = encode(&range.from)?;
-        let to = encode(&range.to)?;
-        let key = map.schema().key.clone();
-        let store = map.store();
-        let (start, stop) = if range.reverse {
-            (to, from)
-        } else {
-            (from, to)
+        let window = PrefixWindow {
+            key: map.schema().key.clone(),
+            from: encode(&range.from)?,
+            to: encode(&range.to)?,
         };
-        let cursor = position(&map, &key, start.as_ref(), range.reverse)
+        let entries = map
+            .window(window, range.reverse)
             .map_err(|e| tree_error(self.table, e))?;
         Ok(Rows {
             db: self.db,
             table: self.table,
             decoder: self.decoder.clone(),
-            store,
-            key,
-            cursor,
-            reverse: range.reverse,
-            stop,
+            entries,
             lookup,
             pk: Vec::new(),
             left: range.limit,
@@ -621,31 +614,28 @@ fn encoder(table: &Table, positions: &[usize], desc: TupleDesc) -> KeyEncoder {
     KeyEncoder::new(&table.name, columns, desc)
 }
 
-/// A cursor on the first row of a scan of `map`: the first key at or after (before, in
-/// reverse) the start bound, comparing the bound's fields only.
-fn position<'a>(
-    map: &IndexMap<'a>,
-    key: &TupleDesc,
-    start: Option<&(Vec<u8>, usize, bool)>,
-    reverse: bool,
-) -> Result<Cursor<'a>, TreeError> {
-    let Some((b, n, incl)) = start else {
-        return if reverse {
-            map.seek_last()
-        } else {
-            map.seek_first()
-        };
-    };
-    // The keys before the start: below the bound, and the bound itself where a forward scan
-    // excludes it or a reverse scan includes it.
-    let bound_before = *incl == reverse;
-    map.seek_partition(
-        |k| {
-            let o = key.compare_prefix(k, b, *n);
-            o.is_lt() || (bound_before && o.is_eq())
-        },
-        reverse,
-    )
+/// A scan's range as bounds on the leading fields of keys: each bound is a key tuple of the
+/// fields it bounds, their number, and whether it is inclusive.
+struct PrefixWindow {
+    key: TupleDesc,
+    from: Option<(Vec<u8>, usize, bool)>,
+    to: Option<(Vec<u8>, usize, bool)>,
+}
+
+impl KeyWindow for PrefixWindow {
+    fn below(&self, k: &[u8]) -> bool {
+        self.from.as_ref().is_some_and(|(b, n, incl)| {
+            let o = self.key.compare_prefix(k, b, *n);
+            o.is_lt() || (!incl && o.is_eq())
+        })
+    }
+
+    fn above(&self, k: &[u8]) -> bool {
+        self.to.as_ref().is_some_and(|(b, n, incl)| {
+            let o = self.key.compare_prefix(k, b, *n);
+            o.is_gt() || (!incl && o.is_eq())
+        })
+    }
 }
 
 /// How an index scan turns index keys into rows.
@@ -664,12 +654,7 @@ pub struct Rows<'a> {
     db: &'a Database,
     table: &'a Table,
     decoder: RowDecoder<'a>,
-    store: &'a DoltChunkSource,
-    key: TupleDesc,
-    cursor: Cursor<'a>,
-    reverse: bool,
-    /// The far bound: key tuple, fields it bounds, inclusive.
-    stop: Option<(Vec<u8>, usize, bool)>,
+    entries: Window<'a, DoltChunkSource, PrefixWindow>,
     lookup: Option<IndexLookup<'a>>,
     /// Index scans: the primary key of the current entry (reused).
     pk: Vec<u8>,
@@ -687,7 +672,6 @@ impl std::fmt::Debug for Rows<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Rows")
             .field("table", &self.table.name)
-            .field("reverse", &self.reverse)
             .field("done", &self.done)
             .finish_non_exhaustive()
     }
@@ -700,28 +684,13 @@ impl<'a> Rows<'a> {
     /// The next stored entry within the range, as (primary key, row value), stepping past it.
     /// Index scans leave the primary key in `self.pk` and return `None` for it.
     fn next_entry(&mut self) -> Result<Option<Entry<'a>>> {
-        if self.done || !self.cursor.valid() {
+        if self.done {
             return Ok(None);
         }
-        let (k, v) = (self.cursor.key(), self.cursor.value());
-        if let Some((b, n, incl)) = &self.stop {
-            let o = self.key.compare_prefix(k, b, *n);
-            let inside = match (self.reverse, incl) {
-                (false, true) => o.is_le(),
-                (false, false) => o.is_lt(),
-                (true, true) => o.is_ge(),
-                (true, false) => o.is_gt(),
-            };
-            if !inside {
-                return Ok(None);
-            }
-        }
-        let step = if self.reverse {
-            self.cursor.retreat(self.store)
-        } else {
-            self.cursor.advance(self.store)
+        let Some(entry) = self.entries.next() else {
+            return Ok(None);
         };
-        step.map_err(|e| tree_error(self.table, e))?;
+        let (k, v) = entry.map_err(|e| tree_error(self.table, e))?;
         let Some(lookup) = &mut self.lookup else {
             return Ok(Some((Some(k), v)));
         };

@@ -84,6 +84,19 @@ pub(crate) unsafe fn text<'a>(p: *const c_char, name: &str) -> Result<&'a str, E
         .map_err(|_| Error::invalid(format!("`{name}` is not valid UTF-8")))
 }
 
+/// [`text`] for an optional argument: NULL is `None`.
+///
+/// # Safety
+/// `p` is NULL or points to a NUL-terminated string that stays unchanged during `'a`.
+#[inline]
+pub(crate) unsafe fn opt_text<'a>(p: *const c_char, name: &str) -> Result<Option<&'a str>, Error> {
+    if p.is_null() {
+        return Ok(None);
+    }
+    // SAFETY: forwarded contract.
+    unsafe { text(p, name) }.map(Some)
+}
+
 /// An output location, checked non-NULL up front and written only once the call succeeds.
 pub(crate) struct Out<T>(NonNull<T>);
 

@@ -1,14 +1,16 @@
 //! Dolt remotes from C (the `dolt-remote` feature, off by default: it brings an async runtime,
 //! gRPC and HTTP clients): `prolly_dolt_clone`, a Dolt database cloned from
 //! `http://HOST:PORT/DB` (a `dolt sql-server --remotesapi-port`) or a `file://` directory
-//! `dolt push` wrote, as `dolt clone` leaves it.
+//! `dolt push` wrote, as `dolt clone` leaves it; `prolly_dolt_fetch`, `prolly_dolt_pull` and
+//! `prolly_dolt_push` on a database's remotes (`repo_state.json`), as `dolt fetch`, `dolt pull
+//! --ff-only` and `dolt push` do.
 
 use std::ffi::c_char;
 use std::path::Path;
 
 use prollystore_dolt_remote::{CloneOptions, RemoteError};
 
-use crate::args::text;
+use crate::args::{opt_text, text};
 use crate::result::{ffi, prolly_result, Error};
 
 impl From<RemoteError> for Error {
@@ -17,9 +19,12 @@ impl From<RemoteError> for Error {
         match e {
             RemoteError::Local(d) => d.into(),
             RemoteError::NoSuchDatabase { .. } => Error::new(R::NotFound, e.to_string()),
-            RemoteError::BadUrl { .. } | RemoteError::Destination { .. } => {
-                Error::invalid(e.to_string())
-            }
+            RemoteError::BadUrl { .. }
+            | RemoteError::Destination { .. }
+            | RemoteError::UnknownRemote { .. }
+            | RemoteError::RemoteExists { .. } => Error::invalid(e.to_string()),
+            RemoteError::NoSuchBranch { .. } => Error::new(R::NotFound, e.to_string()),
+            RemoteError::Rejected { .. } => Error::new(R::ErrRootConflict, e.to_string()),
             RemoteError::MissingChunk { .. } => Error::new(R::ErrMissingChunk, e.to_string()),
             RemoteError::BadResponse { .. } => Error::new(R::ErrCorrupted, e.to_string()),
             _ => Error::new(R::ErrIo, e.to_string()),
@@ -40,4 +45,84 @@ pub extern "C" fn prolly_dolt_clone(url: *const c_char, dir: *const c_char) -> p
         prollystore_dolt_remote::clone(url, Path::new(dir), &CloneOptions::default())?;
         Ok(())
     })
+}
+
+/// The calls on a database's remote (fetch, pull, push): `dir` and `remote` read (NULL or
+/// not UTF-8 refused), then `run` with them.
+///
+/// # Safety
+/// `dir` and `remote` are NULL or NUL-terminated strings valid for the call.
+unsafe fn on_remote(
+    dir: *const c_char,
+    remote: *const c_char,
+    run: impl FnOnce(&Path, &str) -> Result<(), Error>,
+) -> prolly_result {
+    ffi!({
+        // SAFETY: the caller's contract.
+        let (dir, remote) = unsafe { (text(dir, "dir")?, text(remote, "remote")?) };
+        run(Path::new(dir), remote)
+    })
+}
+
+/// Fetches remote `remote` (a name in the database's `repo_state.json`, e.g. `origin`) into
+/// the database at `dir`, as `dolt fetch REMOTE` does: only the chunks the database lacks
+/// move, then `refs/remotes/REMOTE/BRANCH` is set for each of the remote's branches.
+/// `prune`: then the remote-tracking refs of branches the remote no longer has are removed,
+/// as `dolt fetch --prune` does. `PROLLY_RESULT_ERR_INVALID_ARGUMENT`: an unknown remote or
+/// not a database.
+#[no_mangle]
+pub extern "C" fn prolly_dolt_fetch(
+    dir: *const c_char,
+    remote: *const c_char,
+    prune: bool,
+) -> prolly_result {
+    let options = CloneOptions::with_prune(prune);
+    // SAFETY: C caller's contract: NUL-terminated strings.
+    unsafe {
+        on_remote(dir, remote, |dir, remote| {
+            prollystore_dolt_remote::fetch(dir, remote, &options)?;
+            Ok(())
+        })
+    }
+}
+
+/// Fetches `remote`, then fast-forwards the current branch of the database at `dir` to the
+/// remote's `branch` (NULL: the current branch's upstream, else the branch of the same name),
+/// as `dolt pull --ff-only` does. Refused, with only the fetch done, when the branch has
+/// uncommitted changes or has diverged (the reason in `prolly_last_error_message`).
+#[no_mangle]
+pub extern "C" fn prolly_dolt_pull(
+    dir: *const c_char,
+    remote: *const c_char,
+    branch: *const c_char,
+) -> prolly_result {
+    // SAFETY: C caller's contract: NUL-terminated strings, `branch` may be NULL.
+    unsafe {
+        on_remote(dir, remote, |dir, remote| {
+            let branch = opt_text(branch, "branch")?;
+            prollystore_dolt_remote::pull(dir, remote, branch, &CloneOptions::default())?;
+            Ok(())
+        })
+    }
+}
+
+/// Pushes local branch `branch` of the database at `dir` to the same branch of `remote`, as
+/// `dolt push REMOTE BRANCH` does, fast-forward only: only the chunks the remote lacks move,
+/// the remote's root moves last (compare-and-set), then `refs/remotes/REMOTE/BRANCH` follows.
+/// `PROLLY_RESULT_ERR_ROOT_CONFLICT`: refused (not a fast-forward, or another push moved the
+/// remote meanwhile); nothing changed on either side.
+#[no_mangle]
+pub extern "C" fn prolly_dolt_push(
+    dir: *const c_char,
+    remote: *const c_char,
+    branch: *const c_char,
+) -> prolly_result {
+    // SAFETY: C caller's contract: NUL-terminated strings.
+    unsafe {
+        on_remote(dir, remote, |dir, remote| {
+            let branch = text(branch, "branch")?;
+            prollystore_dolt_remote::push(dir, remote, branch, &CloneOptions::default())?;
+            Ok(())
+        })
+    }
 }

@@ -374,7 +374,7 @@ impl<'s, S: StoreFastPaths + ?Sized, T: TreeSchema> Map<'s, S, T> {
     /// of the key's fields, say). Forwards: a cursor at the first row for which `before` is
     /// false (past the end if none). Backwards (`reverse`): at the last row for which it is
     /// true (before the start if none). The ranges of [`Map::range`], [`Map::range_rev`] and
-    /// [`Map::prefix_range`] start here.
+    /// [`Map::prefix_range`] and [`Map::window`] start here.
     pub fn seek_partition(
         &self,
         before: impl FnMut(&[u8]) -> bool,
@@ -527,15 +527,30 @@ impl<'s, S: StoreFastPaths + ?Sized, T: TreeSchema> Map<'s, S, T> {
 
     /// Rows whose keys satisfy `in_prefix` where keys below the prefix give `Less`, keys in it
     /// `Equal` and keys above it `Greater` (for example a descriptor's prefix comparison).
-    pub fn prefix_range<F>(&self, cmp: F) -> Result<PrefixIter<'s, S, F>, TreeError>
+    pub fn prefix_range<F>(&self, cmp: F) -> Result<Window<'s, S, F>, TreeError>
     where
         F: Fn(&[u8]) -> Ordering,
     {
-        let c = self.seek_partition(|k| cmp(k).is_lt(), false)?;
-        Ok(PrefixIter {
+        self.window(cmp, false)
+    }
+
+    /// The rows of a [`KeyWindow`] — a range told by tests on keys rather than by bound keys
+    /// (bounds on some of a key's fields, say) — in key order, or descending (`reverse`).
+    pub fn window<W: KeyWindow>(
+        &self,
+        window: W,
+        reverse: bool,
+    ) -> Result<Window<'s, S, W>, TreeError> {
+        let cursor = if reverse {
+            self.seek_partition(|k| !window.above(k), true)?
+        } else {
+            self.seek_partition(|k| window.below(k), false)?
+        };
+        Ok(Window {
             store: self.store,
-            cursor: c,
-            cmp,
+            cursor,
+            window,
+            reverse,
             done: false,
         })
     }
@@ -1094,15 +1109,47 @@ impl<'s, S: StoreFastPaths + ?Sized, T: TreeSchema> Iterator for Runs<'s, '_, S,
     }
 }
 
-/// Iterator over the rows of a key prefix (see [`Map::prefix_range`]).
-pub struct PrefixIter<'s, S: StoreFastPaths + ?Sized, F> {
+/// A range of keys told by tests on keys: for ranges whose bounds compare only some of a key's
+/// fields, or that are not given as keys at all. Both tests are monotone in key order (`below`
+/// true up to some key and false from there on, `above` false up to some key and true from
+/// there on). A function giving `Less` below the range, `Equal` in it and `Greater` above it is
+/// one.
+pub trait KeyWindow {
+    /// True for keys before the window's first key.
+    fn below(&self, key: &[u8]) -> bool;
+    /// True for keys after the window's last key.
+    fn above(&self, key: &[u8]) -> bool;
+}
+
+impl<F: Fn(&[u8]) -> Ordering> KeyWindow for F {
+    #[inline]
+    fn below(&self, key: &[u8]) -> bool {
+        self(key).is_lt()
+    }
+
+    #[inline]
+    fn above(&self, key: &[u8]) -> bool {
+        self(key).is_gt()
+    }
+}
+
+/// The rows of a [`KeyWindow`] (see [`Map::window`], [`Map::prefix_range`]).
+pub struct Window<'s, S: StoreFastPaths + ?Sized, W> {
     store: &'s S,
     cursor: Cursor<'s>,
-    cmp: F,
+    window: W,
+    reverse: bool,
     done: bool,
 }
 
-impl<'s, S: StoreFastPaths + ?Sized, F: Fn(&[u8]) -> Ordering> Iterator for PrefixIter<'s, S, F> {
+impl<S: StoreFastPaths + ?Sized, W> Window<'_, S, W> {
+    /// The window's tests.
+    pub fn window(&self) -> &W {
+        &self.window
+    }
+}
+
+impl<'s, S: StoreFastPaths + ?Sized, W: KeyWindow> Iterator for Window<'s, S, W> {
     type Item = Result<Row<'s>, TreeError>;
 
     fn next(&mut self) -> Option<Self::Item> {
@@ -1110,11 +1157,20 @@ impl<'s, S: StoreFastPaths + ?Sized, F: Fn(&[u8]) -> Ordering> Iterator for Pref
             return None;
         }
         let (k, v) = (self.cursor.key(), self.cursor.value());
-        if !(self.cmp)(k).is_eq() {
-            self.done = true;
-            return None;
-        }
-        if let Err(e) = self.cursor.advance(self.store) {
+        let step = if self.reverse {
+            if self.window.below(k) {
+                self.done = true;
+                return None;
+            }
+            self.cursor.retreat(self.store)
+        } else {
+            if self.window.above(k) {
+                self.done = true;
+                return None;
+            }
+            self.cursor.advance(self.store)
+        };
+        if let Err(e) = step {
             self.done = true;
             return Some(Err(e));
         }
@@ -1185,6 +1241,50 @@ mod tests {
                 );
                 assert!(it.next().is_none());
                 return got;
+            }
+        }
+    }
+
+    /// A window gives the rows its tests admit, forwards and backwards, for windows that
+    /// start and end at every kind of place (inside a leaf, between rows, past either end,
+    /// empty).
+    #[test]
+    fn windows_forward_and_reverse() {
+        let store = MemoryStore::new(HashProfile::Blake3);
+        let rows: Vec<Vec<u8>> = (0..20_000).map(|i| tup(2 * i)).collect();
+        let m =
+            Map::from_sorted(&store, BytesSchema, rows.iter().map(|k| (&k[..], &k[..]))).unwrap();
+        let ends = [0u32, 1, 2, 777, 778, 20_000, 39_998, 39_999, 40_000, 50_000];
+        for lo in ends {
+            for hi in ends {
+                let (l, h) = (tup(lo), tup(hi));
+                let window = |k: &[u8]| {
+                    if k < &l[..] {
+                        Ordering::Less
+                    } else if k > &h[..] {
+                        Ordering::Greater
+                    } else {
+                        Ordering::Equal
+                    }
+                };
+                let want: Vec<&[u8]> = rows
+                    .iter()
+                    .map(|k| &k[..])
+                    .filter(|k| window(k).is_eq())
+                    .collect();
+                let got: Vec<&[u8]> = m
+                    .window(window, false)
+                    .unwrap()
+                    .map(|r| r.unwrap().0)
+                    .collect();
+                assert_eq!(got, want, "forward {lo}..={hi}");
+                let mut back: Vec<&[u8]> = m
+                    .window(window, true)
+                    .unwrap()
+                    .map(|r| r.unwrap().0)
+                    .collect();
+                back.reverse();
+                assert_eq!(back, want, "reverse {lo}..={hi}");
             }
         }
     }

@@ -11,7 +11,7 @@ use prollystore_format::{Address, Encoding};
 
 use crate::blob::read_blob;
 use crate::error::TreeError;
-use crate::map::{Map, PrefixIter};
+use crate::map::{Map, Window};
 use crate::store::StoreFastPaths;
 use crate::tree::prefetch::{prefetch_at, prefetch_ptr, touch_keys};
 use crate::tree::schema::TreeSchema;
@@ -575,7 +575,7 @@ impl<'s, S: StoreFastPaths + ?Sized> Map<'s, S, TupleSchema> {
         &'p self,
         prefix: &'p [u8],
         n: usize,
-    ) -> Result<PrefixIter<'s, S, impl Fn(&[u8]) -> Ordering + 'p>, TreeError> {
+    ) -> Result<Window<'s, S, impl Fn(&[u8]) -> Ordering + 'p>, TreeError> {
         let desc = &self.schema().key;
         self.prefix_range(move |k: &[u8]| desc.compare_prefix(k, prefix, n))
     }

@@ -97,12 +97,13 @@ fn column(
         options,
     };
     column_into(&mut scratch, &c).map_err(|e| e.in_sql("ALTER TABLE", sql))?;
-    if !scratch.primary_key.is_empty() || !scratch.indexes.is_empty() {
+    if !scratch.primary_key.is_empty() || !scratch.indexes.is_empty() || !scratch.checks.is_empty()
+    {
         return Err(bad(
             sql,
             format!(
-                "column {:?}: an inline PRIMARY KEY or UNIQUE (not done yet: add the index \
-                 in its own clause)",
+                "column {:?}: an inline PRIMARY KEY, UNIQUE or CHECK (not done yet: add the \
+                 index or check in its own clause)",
                 name.value
             ),
         ));

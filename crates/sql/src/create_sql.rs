@@ -1,10 +1,10 @@
 //! `CREATE TABLE` text (MySQL dialect, parsed with `sqlparser`) as a [`TableDef`]: column
 //! types spelled as `dolt schema show` prints them, NOT NULL, defaults, comments, collations,
 //! AUTO_INCREMENT, the primary key, UNIQUE and plain indexes (key parts with prefix lengths,
-//! `name(10)`, included), named CHECK constraints, and the table's collation and comment,
-//! foreign keys with their ON DELETE / ON UPDATE actions, spatial types with their SRID
-//! attribute. Clauses this writer cannot store as Dolt does (expression key parts,
-//! partitions, …) are errors naming the clause.
+//! `name(10)`, included), CHECK constraints (an unnamed one named by the writer as Dolt
+//! names it), and the table's collation and comment, foreign keys with their ON DELETE /
+//! ON UPDATE actions, spatial types with their SRID attribute. Clauses this writer cannot
+//! store as Dolt does (expression key parts, partitions, …) are errors naming the clause.
 
 use sqlparser::ast::{
     ColumnOption, CreateTable, Expr, ReferentialAction, SqlOption, Statement, TableConstraint,
@@ -543,6 +543,9 @@ pub(crate) fn column_into(def: &mut TableDef, c: &sqlparser::ast::ColumnDef) -> 
                 col.nullable = false;
                 def.primary_key = vec![col.name.clone()];
             }
+            ColumnOption::Check(c) => {
+                constraint_into(def, &TableConstraint::Check(c.clone()))?;
+            }
             ColumnOption::Unique(_) => def.indexes.push(IndexDef {
                 name: col.name.clone(),
                 columns: vec![col.name.clone()],
@@ -631,9 +634,11 @@ pub(crate) fn constraint_into(def: &mut TableDef, k: &TableConstraint) -> Result
             });
         }
         TableConstraint::Check(c) => {
-            let name = c.name.as_ref().map(|i| i.value.clone()).ok_or_else(|| {
-                unsupported("a CHECK without a name (name it: CONSTRAINT n CHECK (…))")
-            })?;
+            if c.enforced == Some(false) {
+                return Err(unsupported(format!("{k}: NOT ENFORCED (not done yet)")));
+            }
+            // Unnamed: the writer names it as Dolt does.
+            let name = c.name.as_ref().map(|i| i.value.clone()).unwrap_or_default();
             def.checks.push(CheckDef {
                 name,
                 expr: check_text(&c.expr)?,

@@ -97,10 +97,12 @@ fn collation_name(id: u16) -> Result<&'static str> {
     }
 }
 
-/// The character set of a collation, from its name (MySQL collation names start with their
-/// character set's name: `latin1_swedish_ci`, `utf8mb4_0900_bin`, `binary`).
+/// The character set of a collation (the name itself if no collation has that name).
 fn charset_of(collation: &str) -> &str {
-    collation.split('_').next().unwrap_or(collation)
+    match Collation::from_name(collation) {
+        Ok(c) => c.charset(),
+        Err(_) => collation,
+    }
 }
 
 /// A column's type as `SHOW CREATE TABLE` prints it: `(0)` dropped from DATETIME/TIMESTAMP,

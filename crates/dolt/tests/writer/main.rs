@@ -11,6 +11,7 @@ mod helpers;
 mod api_tests;
 mod bulk_insert;
 mod tests_alter;
+mod tests_alter_generated;
 mod tests_errors;
 mod tests_fk_actions;
 mod tests_geometry;

@@ -10,21 +10,9 @@ use std::path::Path;
 
 use prollystore_dolt::write::vc::{self, MergeOptions, MergeResult, OnConflict, Signature};
 
-use crate::args::{text, Out};
+use crate::args::{opt_text, text, Out};
 use crate::result::{ffi, prolly_result, Error};
 use crate::store::prolly_address;
-
-/// `text` for an optional argument: NULL is `None`.
-///
-/// # Safety
-/// `p` is NULL or a NUL-terminated string valid for the call.
-unsafe fn opt_text<'a>(p: *const c_char, name: &str) -> Result<Option<&'a str>, Error> {
-    if p.is_null() {
-        return Ok(None);
-    }
-    // SAFETY: forwarded contract.
-    unsafe { text(p, name) }.map(Some)
-}
 
 /// Creates branch `name` at the commit `from` names (a branch, tag, commit hash or `HEAD`, with
 /// `~N`/`^N`), like `dolt branch NAME FROM`. Writes its head commit to `out_commit` (NULL to

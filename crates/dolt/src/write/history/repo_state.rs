@@ -61,6 +61,11 @@ pub struct RepoState {
 }
 
 impl RepoState {
+    /// The current branch's name (`None` when HEAD is not a branch ref).
+    pub fn current_branch(&self) -> Option<&str> {
+        self.head.strip_prefix("refs/heads/")
+    }
+
     /// A state with `head` and nothing else (what `dolt init` writes).
     pub fn new(head: &str) -> RepoState {
         RepoState {

@@ -110,6 +110,7 @@ impl WorkingEdits {
         };
         let mut def = def.clone();
         let (names, added) = foreign_keys::prepare_new_table(&mut def, &existing)?;
+        def.name_checks(&names);
         let schema = def.schema_chunk_with_system_indexes(&mut used, &added)?;
         let table = EditTable::create(&store, &def.name, &schema)?;
         // A CHECK the evaluator cannot run is refused now, not at the first row.

@@ -46,6 +46,10 @@ pub(in crate::write) struct RowRewrites {
     pub left_change: bool,
     /// The same for their side.
     pub right_change: bool,
+    /// An `ALTER TABLE` (ours and theirs are the same table): generated columns' stored
+    /// values are carried as Dolt's rewrite projects them, new STORED ones computed. (A merge
+    /// of two sides' rows with generated columns is not done yet.)
+    pub alter: bool,
 }
 
 /// What merging three schemas gave.

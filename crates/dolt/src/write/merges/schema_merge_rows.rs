@@ -89,7 +89,7 @@ impl Rows<'_, '_> {
             .enumerate()
             .filter_map(|(m, p)| p.map(|p| (m, cells[p].clone())))
             .collect();
-        let full = self.merged.full_row(0, given)?;
+        let full = self.merged.carried_row(given)?;
         self.encode(key, &full)
     }
 
@@ -311,11 +311,9 @@ pub(in crate::write) fn merge_rows(
 ) -> Result<Option<Vec<u8>>> {
     let merged = EditTable::create(store, name, schema_chunk)?;
     let ms = &merged.schema;
-    if let Some(c) = ms
-        .columns
-        .iter()
-        .find(|c| (c.generated || c.virtual_ || c.on_update.is_some()) && !c.hidden)
-    {
+    if let Some(c) = ms.columns.iter().find(|c| {
+        ((c.generated || c.virtual_) && !rewrites.alter || c.on_update.is_some()) && !c.hidden
+    }) {
         return Err(DoltError::Unsupported(format!(
             "merging schema changes of {name:?}: column {:?} is generated or has ON UPDATE \
              (not done here)",

@@ -219,20 +219,38 @@ pub fn tracking_refs(dir: &Path, remote: &str) -> Result<Vec<(String, Address)>>
 /// Removes every remote-tracking ref of `remote` (what `dolt remote remove` does to them), in
 /// one store-root update.
 pub fn remove_tracking_refs(dir: &Path, remote: &str, timestamp_secs: u64) -> Result<()> {
+    prune_tracking_refs(dir, remote, &[], timestamp_secs).map(drop)
+}
+
+/// Removes the remote-tracking refs of `remote` whose branch is not among `keep` (the
+/// remote's branches), in one store-root update, as `dolt fetch --prune` deletes them. Returns
+/// the branches removed (name order).
+pub fn prune_tracking_refs(
+    dir: &Path,
+    remote: &str,
+    keep: &[(String, Address)],
+    timestamp_secs: u64,
+) -> Result<Vec<String>> {
     let mut writer = StoreWriter::open(dir)?;
     let prefix = format!("refs/remotes/{remote}/");
     let names: Vec<String> = writer
         .datasets()?
         .into_iter()
         .filter_map(|(k, _)| String::from_utf8(k).ok())
-        .filter(|n| n.starts_with(&prefix))
+        .filter(|n| {
+            n.strip_prefix(&prefix)
+                .is_some_and(|b| !keep.iter().any(|(k, _)| k == b))
+        })
         .collect();
-    if names.is_empty() {
-        return Ok(());
+    if !names.is_empty() {
+        let changes: Vec<(&str, Option<Address>)> =
+            names.iter().map(|n| (n.as_str(), None)).collect();
+        writer.update_datasets(&changes, timestamp_secs)?;
     }
-    let changes: Vec<(&str, Option<Address>)> = names.iter().map(|n| (n.as_str(), None)).collect();
-    writer.update_datasets(&changes, timestamp_secs)?;
-    Ok(())
+    Ok(names
+        .iter()
+        .map(|n| n[prefix.len()..].to_string())
+        .collect())
 }
 
 /// What [`fast_forward_branch`] did.

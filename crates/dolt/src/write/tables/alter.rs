@@ -152,6 +152,8 @@ struct Effects {
     /// Columns whose stored rows must be checked against the new definition (NOT NULL added,
     /// a type narrowed): new positions.
     check_columns: Vec<String>,
+    /// The names of the foreign keys the table declares (an unnamed CHECK's name avoids them).
+    fk_names: Vec<String>,
 }
 
 fn find_column(def: &TableDef, name: &str) -> Result<usize> {
@@ -420,6 +422,13 @@ fn apply(
             sort_indexes(def);
         }
         AlterOp::AddCheck(c) => {
+            let mut c = c.clone();
+            if c.name.is_empty() {
+                c.name = CheckDef::dolt_name(&t, &c.expr, |n| {
+                    def.checks.iter().any(|x| x.name.eq_ignore_ascii_case(n))
+                        || fx.fk_names.iter().any(|f| f.eq_ignore_ascii_case(n))
+                });
+            }
             if def
                 .checks
                 .iter()
@@ -431,7 +440,7 @@ fn apply(
                     format!("a constraint named {:?} exists", c.name),
                 ));
             }
-            def.checks.push(c.clone());
+            def.checks.push(c);
         }
         AlterOp::DropConstraint(name) => {
             if let Some(at) = def
@@ -532,6 +541,15 @@ fn rename_everywhere(def: &mut TableDef, from: &str, to: &str) {
     for ch in &mut def.checks {
         ch.expr = replace_quoted(&ch.expr, from, to);
     }
+    // Generated columns' and expression defaults' references follow, as GMS renames them.
+    for c in &mut def.columns {
+        if let Some(g) = &mut c.generated {
+            g.expr = replace_quoted(&g.expr, from, to);
+        }
+        if let Some(d) = c.default.as_mut().filter(|d| d.starts_with('(')) {
+            *d = replace_quoted(d, from, to);
+        }
+    }
 }
 
 fn replace_quoted(expr: &str, from: &str, to: &str) -> String {
@@ -586,7 +604,9 @@ fn reinsert(store: &Overlay<'_>, old: &EditTable, schema: &[u8]) -> Result<EditT
         .columns
         .iter()
         .map(|c| {
-            (!c.hidden)
+            // Generated columns are computed again by the insert (from the values they were
+            // computed from, which the rewrite keeps).
+            (!c.hidden && !c.generated)
                 .then(|| new.schema.columns.iter().position(|n| n.tag == c.tag))
                 .flatten()
         })
@@ -690,8 +710,17 @@ fn alter_root(
         .map(|ix| ix.name.clone())
         .collect();
     let mut used = tags_of(store, &[root, head_root])?;
-    let mut fx = Effects::default();
+    let mut fx = Effects {
+        fk_names: fks
+            .iter()
+            .filter(|f| f.child_table == name)
+            .map(|f| f.name.clone())
+            .collect(),
+        ..Effects::default()
+    };
     let mut added_fks = Vec::new();
+    // Indexes Dolt added for foreign keys that a user's index over the same columns replaced.
+    let mut replaced: Vec<String> = Vec::new();
     let mut dropped_indexes = Vec::new();
     for op in &stmt.ops {
         match op {
@@ -711,8 +740,40 @@ fn alter_root(
                     // Before the other checks of a dropped column, as GMS makes it.
                     column_in_no_key(&name, &prev, n, &fks)?;
                 }
+                // An index over the same columns as an existing one (Dolt's
+                // `GetIndexByColumnNames`): one Dolt added for a foreign key is replaced, and
+                // the keys that used the existing index use the new one (Dolt moves them for
+                // a user's index too).
+                let same_columns = match op {
+                    AlterOp::AddIndex(ix) => prev
+                        .indexes
+                        .iter()
+                        .find(|x| {
+                            x.columns.len() == ix.columns.len()
+                                && tags(&prev, &x.columns) == tags(&prev, &ix.columns)
+                        })
+                        .map(|x| x.name.clone()),
+                    _ => None,
+                };
+                if let Some(old) = &same_columns {
+                    if let Some(at) = system.iter().position(|s| s == old) {
+                        system.remove(at);
+                        def.indexes.retain(|x| &x.name != old);
+                        replaced.push(old.clone());
+                    }
+                }
                 apply(&mut def, op, &mut fx, &mut used)?;
                 follow_foreign_keys(&name, &prev, &def, op, &mut fks)?;
+                if let (Some(old), AlterOp::AddIndex(ix)) = (&same_columns, op) {
+                    for f in fks.iter_mut() {
+                        if f.child_table == name && &f.child_index == old {
+                            f.child_index = ix.name.clone();
+                        }
+                        if f.parent_table == name && &f.parent_index == old {
+                            f.parent_index = ix.name.clone();
+                        }
+                    }
+                }
                 match op {
                     AlterOp::DropIndex(n) => dropped_indexes.push(n.clone()),
                     AlterOp::RenameIndex(from, to) => {
@@ -768,6 +829,7 @@ fn alter_root(
                 right_rewrite: false,
                 left_change: fx.rewrite,
                 right_change: false,
+                alter: true,
             };
             let sides = Sides {
                 base: address,
@@ -825,6 +887,7 @@ fn alter_root(
             AlterOp::DropIndex(n) | AlterOp::RenameIndex(n, _) if !fx.rewrite => Some(n.clone()),
             _ => None,
         })
+        .chain(replaced)
         .collect();
     let new_address = keep_stale_indexes(store, address, new_address, &forget)?;
     if !fk_names.is_empty() || !dropped_indexes.is_empty() {
@@ -951,8 +1014,8 @@ fn fk_type_change_allowed(from: &str, to: &str) -> bool {
 /// What clause `op` (which turned `prev` into `def`) does to the foreign keys of `table`, as
 /// Dolt and GMS treat them: a column a key uses may not change type (but for a string made
 /// longer), nor become NOT NULL under a SET NULL key; a renamed column is
-/// renamed in the keys; an index a key needs may not be dropped; a new primary key is not
-/// done yet on a table with keys.
+/// renamed in the keys; an index a key needs may not be dropped; a dropped primary key moves
+/// the keys that reference it to another index (or is refused when none serves).
 fn follow_foreign_keys(
     table: &str,
     prev: &TableDef,
@@ -1086,8 +1149,8 @@ fn follow_foreign_keys(
             }
         }
         AlterOp::DropPrimaryKey => {
-            // Dolt (go-mysql-server) refuses to drop the primary key of a key's parent or
-            // child table when no other index serves the key's columns on that side.
+            // Dolt (go-mysql-server) refuses to drop the primary key of a key's child table
+            // when the key uses the primary key, or no other index serves the key's columns.
             let served = |cols: &[u64]| {
                 def.indexes
                     .iter()
@@ -1100,38 +1163,67 @@ fn follow_foreign_keys(
                                 .all(|(c, &t)| tag_of(def, c) == Some(t))
                     })
             };
-            if let Some(f) = fks.iter().find(|f| {
-                (f.parent_table == table && !served(&f.parent_columns))
-                    || (f.child_table == table && !served(&f.child_columns))
-            }) {
-                return Err(bad(
+            let needed = |f: &StoredForeignKey| {
+                bad(
                     table,
                     "",
                     format!(
                         "can't drop index 'PRIMARY': needed in foreign key constraint {}",
                         f.name
                     ),
-                ));
+                )
+            };
+            if let Some(f) = fks.iter().find(|f| {
+                f.child_table == table && (f.child_index.is_empty() || !served(&f.child_columns))
+            }) {
+                return Err(needed(f));
             }
-            refuse_parent_key_change(table, fks)?;
+            // A key that references the primary key moves to the index Dolt's
+            // `backupFkcIndexesForPkDrop` picks: one whose first columns are all the primary
+            // key's; else the drop is refused.
+            let backup = backup_index(prev);
+            for f in fks
+                .iter_mut()
+                .filter(|f| f.parent_table == table && f.parent_index.is_empty())
+            {
+                match &backup {
+                    Some(ix) => f.parent_index = ix.clone(),
+                    None => return Err(needed(f)),
+                }
+            }
         }
-        AlterOp::AddPrimaryKey(_) => refuse_parent_key_change(table, fks)?,
         _ => {}
     }
     Ok(())
 }
 
-/// A new primary key on a table that foreign keys reference (Dolt re-resolves the keys'
-/// referenced indexes then) is refused by name; on a table that is only a child the keys and
-/// their indexes stay as they are, as Dolt keeps them.
-fn refuse_parent_key_change(table: &str, fks: &[StoredForeignKey]) -> Result<()> {
-    if fks.iter().any(|f| f.parent_table == table) {
-        return Err(refused(
-            table,
-            "changing the primary key of a table that foreign keys reference (not done yet)",
-        ));
-    }
-    Ok(())
+/// Dolt's `FindIndexWithPrefix` over the primary key's columns of `def`: among the indexes
+/// whose first columns are the key's columns (in any order), one of exactly the key's length,
+/// else the longest; then a unique one; then the first by name.
+fn backup_index(def: &TableDef) -> Option<String> {
+    let pk: Vec<String> = def
+        .primary_key
+        .iter()
+        .map(|c| c.to_ascii_lowercase())
+        .collect();
+    let n = pk.len();
+    let mut found: Vec<&IndexDef> = def
+        .indexes
+        .iter()
+        .filter(|ix| {
+            let cols: Vec<String> = ix.columns.iter().map(|c| c.to_ascii_lowercase()).collect();
+            cols.len() >= n && pk.iter().all(|c| cols[..n].contains(c))
+        })
+        .collect();
+    found.sort_by(|a, b| {
+        let (la, lb) = (a.columns.len(), b.columns.len());
+        (lb == n)
+            .cmp(&(la == n))
+            .then(lb.cmp(&la))
+            .then(b.unique.cmp(&a.unique))
+            .then(a.name.cmp(&b.name))
+    });
+    found.first().map(|ix| ix.name.clone())
 }
 
 /// RENAME TABLE `from` (spelled `spelled` in the statement) TO `to` in the keys: their

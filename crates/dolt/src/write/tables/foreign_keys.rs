@@ -7,6 +7,7 @@
 use prollystore::store::ChunkStore;
 use prollystore::tuples::TupleSchema;
 use prollystore::Map;
+use prollystore_format::collation::Collation;
 use prollystore_format::message::objects::{
     ForeignKeyCollectionFields, ForeignKeyFields, RootValueFields,
 };
@@ -388,8 +389,8 @@ pub(crate) fn resolve_new(
 /// one character set, of any lengths; binary types (BINARY, VARBINARY, BLOB…).
 fn comparable_types(a: &SqlType, b: &SqlType) -> bool {
     let charset = |c: &Option<String>| {
-        let c = c.as_deref().unwrap_or("utf8mb4");
-        c.split('_').next().unwrap_or(c).to_ascii_lowercase()
+        let c = c.as_deref().unwrap_or("utf8mb4_0900_bin");
+        Collation::from_name(c).map(Collation::charset).ok()
     };
     match (a, b) {
         (SqlType::Text { collation: x, .. }, SqlType::Text { collation: y, .. }) => {

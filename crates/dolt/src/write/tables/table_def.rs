@@ -68,10 +68,49 @@ pub struct IndexDef {
 /// One declared CHECK constraint.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CheckDef {
-    /// Name.
+    /// Name; empty for an unnamed check, which the writer names as Dolt 2.3.1 does
+    /// (`<table>_chk_` and 8 characters of the stored expression's address).
     pub name: String,
     /// The expression as `dolt schema show` prints it inside `CHECK (...)`.
     pub expr: String,
+}
+
+impl CheckDef {
+    /// The name Dolt 2.3.1 gives an unnamed check of table `table` (its `generateCheckName`):
+    /// `<table>_chk_` and the first 8 characters of the address (SHA-512, base32) of the
+    /// stored expression text, deterministic; while that name is `taken` (case-insensitively,
+    /// by a check or foreign key of the table) `_0`, `_1`, … is appended.
+    pub(crate) fn dolt_name(table: &str, expr: &str, taken: impl Fn(&str) -> bool) -> String {
+        let hash = prollystore_format::HashProfile::Dolt
+            .address_of(expr.as_bytes())
+            .to_base32();
+        let base = format!("{table}_chk_{}", &hash[..8]);
+        let mut name = base.clone();
+        let mut i = 0;
+        while taken(&name) {
+            name = format!("{base}_{i}");
+            i += 1;
+        }
+        name
+    }
+}
+
+impl TableDef {
+    /// Names the unnamed checks as Dolt names them, in order (each sees the checks before it
+    /// and the foreign keys `fk_names`, as Dolt adds checks one by one after the keys).
+    pub(crate) fn name_checks(&mut self, fk_names: &[String]) {
+        for i in 0..self.checks.len() {
+            if !self.checks[i].name.is_empty() {
+                continue;
+            }
+            let (before, rest) = self.checks.split_at(i);
+            let name = CheckDef::dolt_name(&self.name, &rest[0].expr, |n| {
+                before.iter().any(|c| c.name.eq_ignore_ascii_case(n))
+                    || fk_names.iter().any(|f| f.eq_ignore_ascii_case(n))
+            });
+            self.checks[i].name = name;
+        }
+    }
 }
 
 /// What a foreign key does to child rows when their parent row is deleted or its referenced

@@ -730,11 +730,36 @@ impl EditTable {
         row: usize,
         given: impl IntoIterator<Item = (usize, Cell)>,
     ) -> Result<Vec<Cell>> {
+        self.fill_row(row, given, false)
+    }
+
+    /// A stored row carried into this table's layout (a schema change): like
+    /// [`full_row`](Self::full_row), but the generated columns' values given are kept as they
+    /// were stored (as Dolt's rewrite projects them) and only the STORED generated columns not
+    /// given (new ones) are computed.
+    pub(in crate::write) fn carried_row(
+        &self,
+        given: impl IntoIterator<Item = (usize, Cell)>,
+    ) -> Result<Vec<Cell>> {
+        self.fill_row(0, given, true)
+    }
+
+    fn fill_row(
+        &self,
+        row: usize,
+        given: impl IntoIterator<Item = (usize, Cell)>,
+        carried: bool,
+    ) -> Result<Vec<Cell>> {
         let s = &self.schema;
         let mut cells: Vec<Option<Cell>> = vec![None; s.columns.len()];
         let mut computed = Vec::new();
+        let mut kept = Vec::new();
         for (c, v) in given {
-            self.refuse_generated(row, c)?;
+            if carried {
+                kept.push(c);
+            } else {
+                self.refuse_generated(row, c)?;
+            }
             cells[c] = Some(v);
         }
         // Collected in place (the bulk import calls this for every row).
@@ -764,7 +789,11 @@ impl EditTable {
             };
             out.push(cell);
         }
-        computed.extend(self.stored_generated());
+        computed.extend(
+            self.stored_generated()
+                .into_iter()
+                .filter(|c| !kept.contains(c)),
+        );
         if !computed.is_empty() {
             self.fill_computed(row, &computed, &mut out)?;
         }

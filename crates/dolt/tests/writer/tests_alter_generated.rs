@@ -1,0 +1,233 @@
+//! `ALTER TABLE` on tables with generated columns, and the other gaps issue #32 left (unnamed
+//! CHECKs, a new primary key on a foreign key's parent), each statement run by
+//! [`DoltWriter::alter`](prollystore_dolt::write::DoltWriter) and by `dolt sql` on a copy of
+//! the `basic/before` write scenario, committed with a pinned author and date. The hashes below
+//! are the commits Dolt 2.3.1 (`/work/dolt-bin/dolt`, the vectors' build) made of the same
+//! statements; with `PROLLY_DOLT` set the tests run Dolt and compare live.
+
+use prollystore_sql::{FromSql, SqlWriter};
+
+use super::helpers::DOLT_ENV;
+use super::tests_alter::{before, dolt_commit_of, meta};
+use prollystore_dolt::write::{RowMode, TableDef};
+
+/// Runs `create` (CREATE TABLE texts), `insert` (INSERT texts, run by the writer's SQL
+/// entry) and `alters` through the writer and commits; with `PROLLY_DOLT`, the same through
+/// Dolt, and the commits compared; else ours compared with `want`.
+pub(super) fn same_as_dolt(create: &[&str], insert: &[&str], alters: &[&str], want: &str) {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("ours");
+    before(&dir);
+    let mut w = prollystore_sql::writer(&dir).unwrap();
+    let mut defs = Vec::new();
+    for t in create {
+        let def = TableDef::from_sql(t).unwrap();
+        w.create_table(&def).unwrap_or_else(|e| panic!("{t}: {e}"));
+        defs.push(def);
+    }
+    for q in insert {
+        let (table, mut columns, rows) = parse_insert(q);
+        if columns.is_empty() {
+            let def = defs.iter().find(|d| d.name == table).unwrap();
+            columns = def.columns.iter().map(|c| c.name.clone()).collect();
+        }
+        let columns: Vec<&str> = columns.iter().map(String::as_str).collect();
+        let rows: Vec<Vec<Option<&str>>> = rows
+            .iter()
+            .map(|r| r.iter().map(|v| v.as_deref()).collect())
+            .collect();
+        w.apply_text(RowMode::Insert, &table, &columns, &rows)
+            .unwrap_or_else(|e| panic!("{q}: {e}"));
+    }
+    for sql in alters {
+        w.alter(sql).unwrap_or_else(|e| panic!("{sql}: {e}"));
+    }
+    let commit = w.commit(&meta()).unwrap().to_string();
+    drop(w);
+    if std::env::var_os(DOLT_ENV)
+        .filter(|v| !v.is_empty())
+        .is_none()
+    {
+        assert_eq!(commit, want, "the commit Dolt made");
+        return;
+    }
+    let mut all: Vec<&str> = create.to_vec();
+    all.extend(insert);
+    all.extend(alters);
+    let head = dolt_commit_of(&tmp.path().join("theirs"), &all);
+    eprintln!("Dolt's commit: {head}");
+    if head == commit {
+        return;
+    }
+    // Dolt 2.3.1 does not always make the same commit of the same statements: the
+    // parent-key sequences give `2odjs81p…` or `i5igqavo…` (with rows) and `ho0b87ks…` or
+    // `dul27bmm…` (without), the second of each in about one run in three (seen in this
+    // test, session 25). Ours must be one that Dolt makes.
+    let mut seen = vec![head];
+    for run in 1..=6 {
+        let again = dolt_commit_of(&tmp.path().join(format!("theirs-{run}")), &all);
+        if again == commit {
+            eprintln!("Dolt's commits of the same statements vary ({seen:?}, then {again}); ours is one of them");
+            return;
+        }
+        seen.push(again);
+    }
+    panic!("ours {commit}, Dolt's commits of the same statements: {seen:?}");
+}
+
+const GEN_TABLE: &str = "CREATE TABLE g (id INT PRIMARY KEY, a INT, b INT AS (a * 2) STORED, \
+    c INT AS (a + 1) VIRTUAL, s VARCHAR(20), KEY kb (b))";
+const GEN_ROWS: &str = "INSERT INTO g (id, a, s) VALUES (1, 5, 'x'), (2, NULL, 'y'), (3, 7, NULL)";
+
+/// ALTERs of a table with a STORED and a VIRTUAL generated column.
+const GEN_ALTERS: [&str; 15] = [
+    "ALTER TABLE g ADD COLUMN e INT",
+    "ALTER TABLE g ADD COLUMN f INT DEFAULT 4 AFTER a",
+    "ALTER TABLE g ADD COLUMN h VARCHAR(5) FIRST",
+    "ALTER TABLE g MODIFY COLUMN s VARCHAR(40)",
+    "ALTER TABLE g DROP COLUMN s",
+    "ALTER TABLE g RENAME COLUMN e TO e2",
+    "ALTER TABLE g ADD UNIQUE INDEX ub (b, id)",
+    "ALTER TABLE g ADD COLUMN d INT AS (a * 3) STORED",
+    "ALTER TABLE g COMMENT = 'gen'",
+    "ALTER TABLE g ADD COLUMN v2 INT AS (a - 1) VIRTUAL AFTER id",
+    "ALTER TABLE g ADD COLUMN n INT NOT NULL DEFAULT 0 FIRST, ADD COLUMN m INT AFTER b",
+    "ALTER TABLE g ADD CONSTRAINT bpos CHECK (b >= 0)",
+    "ALTER TABLE g ADD INDEX ci (c)",
+    "ALTER TABLE g MODIFY COLUMN a BIGINT",
+    "ALTER TABLE g RENAME COLUMN a TO a2",
+];
+
+/// Dolt 2.3.1's commit of GEN_TABLE, GEN_ROWS and GEN_ALTERS.
+const DOLT_GEN_COMMIT: &str = "pb1ju5ni5lr3vk7irr6pvfupng2bttc5";
+
+#[test]
+fn alters_of_a_table_with_generated_columns_commit_as_dolt_commits_them() {
+    same_as_dolt(&[GEN_TABLE], &[GEN_ROWS], &GEN_ALTERS, DOLT_GEN_COMMIT);
+}
+
+/// `INSERT INTO t [(a, b)] VALUES (1, 'x'), (NULL, 'y')` (numbers, NULL and quoted strings
+/// without quotes or commas inside) as the table, its columns and the rows' texts.
+#[allow(clippy::type_complexity)]
+fn parse_insert(q: &str) -> (String, Vec<String>, Vec<Vec<Option<String>>>) {
+    let rest = q.strip_prefix("INSERT INTO ").unwrap();
+    let (table, columns, rest) = match rest.split_once(" VALUES ") {
+        // No column list: every column, in order.
+        Some((table, rest)) if !table.contains('(') => (table, Vec::new(), rest),
+        _ => {
+            let (table, rest) = rest.split_once(" (").unwrap();
+            let (cols, rest) = rest.split_once(") VALUES ").unwrap();
+            let columns = cols.split(',').map(|c| c.trim().to_string()).collect();
+            (table, columns, rest)
+        }
+    };
+    let rows = rest
+        .trim()
+        .trim_start_matches('(')
+        .trim_end_matches(')')
+        .split("), (")
+        .map(|r| {
+            r.split(',')
+                .map(|v| match v.trim() {
+                    "NULL" => None,
+                    v => Some(v.trim_matches('\'').to_string()),
+                })
+                .collect()
+        })
+        .collect();
+    (table.to_string(), columns, rows)
+}
+
+const CHK_TABLES: [&str; 2] = [
+    // Column and table checks without names, one expression twice (Dolt appends `_0`).
+    "CREATE TABLE Tx (id INT PRIMARY KEY, a INT CHECK (a > 0), b INT, CHECK (b < 10), \
+     CHECK (a > 0), CONSTRAINT named CHECK (b <> 1))",
+    "CREATE TABLE u (id INT PRIMARY KEY, v INT)",
+];
+const CHK_ROWS: [&str; 1] = ["INSERT INTO Tx (id, a, b) VALUES (1, 5, 2), (2, 7, NULL)"];
+const CHK_ALTERS: [&str; 4] = [
+    "ALTER TABLE Tx ADD CHECK (b <> 5)",
+    "ALTER TABLE Tx ADD CONSTRAINT CHECK (b <> 6)",
+    "ALTER TABLE u ADD CHECK (v > 0), ADD CHECK (v > 0)",
+    "ALTER TABLE tx ADD CHECK (id < 100)",
+];
+
+/// Dolt 2.3.1's commit of CHK_TABLES, CHK_ROWS and CHK_ALTERS: `Tx_chk_bjbllm91`,
+/// `Tx_chk_oq1s9so2`, `Tx_chk_bjbllm91_0`, `Tx_chk_gl6r2as1`, `Tx_chk_qulfsbnn`, ….
+const DOLT_CHK_COMMIT: &str = "tku9ckp37o9cuuaocjnjsdkrfh54b3gg";
+
+#[test]
+fn unnamed_checks_are_named_as_dolt_names_them() {
+    same_as_dolt(&CHK_TABLES, &CHK_ROWS, &CHK_ALTERS, DOLT_CHK_COMMIT);
+}
+
+/// New primary keys on a foreign key's parent table (Dolt moves a key that referenced the
+/// primary key to the index `backupFkcIndexesForPkDrop` picks), with and without rows.
+const PARENT_PK_ALTERS: [&str; 8] = [
+    "ALTER TABLE c ADD FOREIGN KEY (pid) REFERENCES p(id)",
+    "ALTER TABLE c ADD CONSTRAINT fk2 FOREIGN KEY (pcode) REFERENCES p(code)",
+    "ALTER TABLE p ADD UNIQUE INDEX uid (id, v), DROP PRIMARY KEY",
+    "ALTER TABLE p ADD PRIMARY KEY (v, id)",
+    "ALTER TABLE c ADD COLUMN pv INT, ADD CONSTRAINT fk3 FOREIGN KEY (pv, pid) REFERENCES p(v, id)",
+    // Exactly the key's columns first wins over longer; then unique; then the name.
+    "ALTER TABLE p ADD INDEX vi3 (v, id, code), ADD INDEX zz (id, v), ADD INDEX aa (v, id), \
+     DROP PRIMARY KEY",
+    "ALTER TABLE p ADD PRIMARY KEY (id)",
+    // An index over the same columns as another: the keys that used the other use it (Dolt
+    // moves them for a user's index too).
+    "ALTER TABLE p ADD INDEX zz2 (id, v)",
+];
+
+/// Dolt 2.3.1's commits of FK_TABLES and PARENT_PK_ALTERS: with FK_ROWS, and without rows.
+const DOLT_PARENT_PK_COMMITS: [&str; 2] = [
+    "2odjs81pi5fjbaabq5lkrl63df2ts2mn",
+    "ho0b87ksmht9m7knbonufp5eenkes4vh",
+];
+
+#[test]
+fn parent_primary_key_changes_commit_as_dolt_commits_them() {
+    use super::tests_alter::{FK_ROWS, FK_TABLES};
+    let alters = &PARENT_PK_ALTERS[..];
+    same_as_dolt(&FK_TABLES, &FK_ROWS, alters, DOLT_PARENT_PK_COMMITS[0]);
+    same_as_dolt(&FK_TABLES, &[], alters, DOLT_PARENT_PK_COMMITS[1]);
+}
+
+/// A user's index over the columns of an index Dolt added for a foreign key replaces it (the
+/// key moves to the new index), on a child table with rows.
+const REPLACE_ALTERS: [&str; 2] = [
+    "ALTER TABLE c ADD FOREIGN KEY (pid) REFERENCES p(id)",
+    "ALTER TABLE c ADD INDEX pidx (pid)",
+];
+
+/// Dolt 2.3.1's commit of FK_TABLES, FK_ROWS and REPLACE_ALTERS.
+const DOLT_REPLACE_COMMIT: &str = "fi0km411eo8v03msghkmdlekkgqdii97";
+
+#[test]
+fn an_index_replaces_the_one_dolt_added_for_a_key_as_dolt_replaces_it() {
+    use super::tests_alter::{FK_ROWS, FK_TABLES};
+    same_as_dolt(&FK_TABLES, &FK_ROWS, &REPLACE_ALTERS, DOLT_REPLACE_COMMIT);
+}
+
+/// The same on tables without rows.
+#[test]
+fn an_index_replaces_the_one_dolt_added_for_a_key_on_an_empty_table() {
+    use super::tests_alter::FK_TABLES;
+    same_as_dolt(
+        &FK_TABLES,
+        &[],
+        &REPLACE_ALTERS,
+        "jcu4mepi06vr360k1vogrf9mpgqk8tkr",
+    );
+}
+
+/// PARENT_PK_ALTERS then `ADD INDEX pidx (pid)` on the child, without rows, gives another
+/// commit than Dolt's `q3b3qae438m1sao3qbm3dqtrrbv0po1r` (with rows it is Dolt's
+/// `3d1a7vncaq9rsk8lmpmch8a9qe12eihr`); not found yet why.
+#[test]
+#[ignore = "open: a replaced foreign-key index after parent key changes, tables without rows"]
+fn replaced_key_index_after_parent_key_changes_without_rows() {
+    use super::tests_alter::FK_TABLES;
+    let mut alters = PARENT_PK_ALTERS.to_vec();
+    alters.push("ALTER TABLE c ADD INDEX pidx (pid)");
+    same_as_dolt(&FK_TABLES, &[], &alters, "q3b3qae438m1sao3qbm3dqtrrbv0po1r");
+}
