@@ -485,16 +485,40 @@ impl RowPlan {
             },
             Read::Adaptive => match Adaptive::from_bytes(b) {
                 Some(Adaptive::Inline(p)) => Some(payload_into(&f.kind, p, sink)),
-                Some(Adaptive::OutOfBand { len, address }) => {
-                    read_blob_exact(db, address, len, scratch)?;
-                    Some(payload_into(&f.kind, scratch, sink))
-                }
-                None => None,
+                _ => None,
             },
             Read::Value => None,
         };
-        if let Some(taken) = fast {
-            return Ok(taken);
+        match fast {
+            Some(taken) => Ok(taken),
+            None => self.decode_checked(db, table, f, desc, t, i, scratch, sink),
+        }
+    }
+
+    /// The route of [`RowPlan::decode`] for the fields its fast paths leave: out-of-band
+    /// values read from their blob trees, and everything else through the tuple's checked
+    /// [`Value`] (which says what is wrong with a field that is not its encoding's). Kept out
+    /// of line so that the fast paths inlined into each sink's loop stay small.
+    #[inline(never)]
+    #[allow(clippy::too_many_arguments)]
+    fn decode_checked<S: FieldSink>(
+        &self,
+        db: &Database,
+        table: &Table,
+        f: &Field,
+        desc: &TupleDesc,
+        t: Tuple<'_>,
+        i: usize,
+        scratch: &mut Vec<u8>,
+        sink: &mut S,
+    ) -> Result<bool> {
+        if f.read == Read::Adaptive {
+            if let Some(Adaptive::OutOfBand { len, address }) =
+                desc.field(t, i).and_then(Adaptive::from_bytes)
+            {
+                read_blob_exact(db, address, len, scratch)?;
+                return Ok(payload_into(&f.kind, scratch, sink));
+            }
         }
         let col = table
             .schema
