@@ -10,9 +10,9 @@ use std::sync::Mutex;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString, PyTuple};
 
-use prollystore::format::tuple::{Adaptive, Date, Tuple, TupleBuilder, TupleDesc, Value};
+use prollystore::format::tuple::{Date, Decimal, Tuple, TupleBuilder, TupleDesc};
 use prollystore::format::Encoding;
-use prollystore_dolt::codec::{self, RowPlan, Slot};
+use prollystore_dolt::codec::{FieldSink, Kind, RowPlan, Slot, Storage};
 use prollystore_dolt::key_encode::{put_field, KeyEncoder};
 use prollystore_dolt::schema::key_encoding;
 use prollystore_dolt::sql_value::write_decimal;
@@ -21,36 +21,121 @@ use prollystore_dolt::{Column, DoltError, SqlValue, Table, TableReader};
 use crate::errors::dolt_err;
 use crate::values::{py_date, py_datetime, py_decimal, py_to_sql, sql_row_to_py};
 
-/// How a stored field becomes a Python object without a [`SqlValue`] in between.
-#[derive(Clone, Copy, Debug)]
-enum Kind {
-    /// Signed or unsigned integers, BIT, YEAR: `int`.
-    Int,
-    /// FLOAT and DOUBLE: `float`.
-    Float,
-    /// Text stored inline or adaptive (inline only; out-of-band takes the general route).
-    Text,
-    /// DECIMAL with this many fraction digits: `decimal.Decimal`.
-    Decimal(u8),
-    /// DATETIME (naive) or TIMESTAMP (aware UTC, when true): `datetime.datetime`.
-    Datetime(bool),
-    /// DATE: `datetime.date`.
-    Date,
+/// True if the Python sink ([`PySink`]) takes every value of a column of kind `kind`:
+/// integers, BIT, YEAR, FLOAT, DOUBLE, text, DECIMAL, DATETIME/TIMESTAMP and DATE. Tables with
+/// another kind of column take the general route.
+fn direct(kind: &Kind) -> bool {
+    matches!(
+        kind,
+        Kind::Int
+            | Kind::Bit
+            | Kind::Year
+            | Kind::Float
+            | Kind::Double
+            | Kind::Text(Storage::Plain | Storage::Adaptive)
+            | Kind::Decimal { .. }
+            | Kind::Datetime { .. }
+            | Kind::Date
+    )
 }
 
-impl Kind {
-    /// The fast route of a column of the codec's kind `kind`, when there is one.
-    fn of(kind: &codec::Kind) -> Option<Kind> {
-        use codec::{Kind as K, Storage};
-        Some(match kind {
-            K::Int | K::Bit | K::Year => Kind::Int,
-            K::Float | K::Double => Kind::Float,
-            K::Text(Storage::Plain | Storage::Adaptive) => Kind::Text,
-            K::Decimal { scale, .. } => Kind::Decimal(*scale),
-            K::Datetime { timestamp, .. } => Kind::Datetime(*timestamp),
-            K::Date => Kind::Date,
-            _ => return None,
-        })
+/// The Python sink of the codec: each decoded value as a Python object pushed to `items`.
+/// Refuses (false) what the general route must make (values of other kinds, text that is not
+/// UTF-8, dates and datetimes Python cannot hold), and keeps the first Python error raised.
+struct PySink<'s, 'py> {
+    py: Python<'py>,
+    items: &'s mut Vec<Py<PyAny>>,
+    text: &'s mut Vec<u8>,
+    dates: &'s mut DateCache,
+    err: Option<PyErr>,
+}
+
+impl PySink<'_, '_> {
+    #[inline]
+    fn push(&mut self, made: PyResult<Option<Py<PyAny>>>) -> bool {
+        match made {
+            Ok(Some(obj)) => {
+                self.items.push(obj);
+                true
+            }
+            Ok(None) => false,
+            Err(e) => {
+                self.err = Some(e);
+                false
+            }
+        }
+    }
+}
+
+impl FieldSink for PySink<'_, '_> {
+    #[inline]
+    fn null(&mut self) {
+        self.items.push(self.py.None());
+    }
+    #[inline]
+    fn int(&mut self, v: i64) -> bool {
+        let obj = v.into_pyobject(self.py).map(|o| o.into_any().unbind());
+        self.push(Ok(obj.ok()))
+    }
+    #[inline]
+    fn uint(&mut self, v: u64) -> bool {
+        let obj = v.into_pyobject(self.py).map(|o| o.into_any().unbind());
+        self.push(Ok(obj.ok()))
+    }
+    #[inline]
+    fn float(&mut self, v: f32) -> bool {
+        self.double(f64::from(v))
+    }
+    #[inline]
+    fn double(&mut self, v: f64) -> bool {
+        let obj = v.into_pyobject(self.py).map(|o| o.into_any().unbind());
+        self.push(Ok(obj.ok()))
+    }
+    fn decimal(&mut self, d: &Decimal<'_>, scale: u8) -> bool {
+        self.text.clear();
+        write_decimal(self.text, d, scale);
+        let made = py_decimal(self.py, std::str::from_utf8(self.text).unwrap_or("NaN"));
+        self.push(made.map(|o| Some(o.unbind())))
+    }
+    #[inline]
+    fn year(&mut self, y: u16) -> bool {
+        self.uint(u64::from(y))
+    }
+    #[inline]
+    fn date(&mut self, d: Date) -> bool {
+        let made = self.dates.date(self.py, d);
+        self.push(made)
+    }
+    fn time(&mut self, _us: i64) -> bool {
+        false
+    }
+    #[inline]
+    fn datetime(&mut self, us: i64, _fsp: u8, timestamp: bool) -> bool {
+        let made = py_datetime(self.py, us, timestamp);
+        self.push(made)
+    }
+    fn enumeration(&mut self, _index: u16, _members: &[String]) -> bool {
+        false
+    }
+    fn set(&mut self, _bits: u64, _members: &[String]) -> bool {
+        false
+    }
+    #[inline]
+    fn text(&mut self, b: &[u8]) -> bool {
+        let made = py_str(self.py, b);
+        self.push(Ok(made))
+    }
+    #[inline]
+    fn stored_str(&mut self, b: &[u8]) -> Option<bool> {
+        // CPython checks the UTF-8 as it decodes (text that is not takes the general route,
+        // which reports it).
+        Some(self.text(b))
+    }
+    fn json(&mut self, _b: &[u8]) -> bool {
+        false
+    }
+    fn bytes(&mut self, _b: &[u8]) -> bool {
+        false
     }
 }
 
@@ -129,19 +214,25 @@ impl DateCache {
 }
 
 /// What a get reuses from one call to the next: the key builder, the row's items, the text of
-/// a decimal and the cache of dates.
-struct Scratch {
-    builder: TupleBuilder,
+/// a decimal, an out-of-band value's bytes and the cache of dates.
+#[derive(Default)]
+struct RowParts {
     items: Vec<Py<PyAny>>,
     text: Vec<u8>,
+    blob: Vec<u8>,
+}
+
+/// What a get reuses from one call to the next.
+struct Scratch {
+    builder: TupleBuilder,
+    parts: RowParts,
     dates: DateCache,
 }
 
 /// The parts of [`Scratch`] a row's conversion uses (the key builder stays borrowed by the
 /// key it built).
 struct RowScratch<'s> {
-    items: &'s mut Vec<Py<PyAny>>,
-    text: &'s mut Vec<u8>,
+    parts: &'s mut RowParts,
     dates: &'s mut DateCache,
 }
 
@@ -154,11 +245,10 @@ pub struct GetPlan {
     scratch: Mutex<Scratch>,
     /// The descriptor of whole key tuples (for builders made when the shared one is busy).
     key_tuple_desc: TupleDesc,
-    key_desc: TupleDesc,
-    value_desc: TupleDesc,
-    /// Per visible column, where it is and how it converts; `None` when some column needs the
-    /// general route (then every get takes it).
-    fields: Option<Vec<(Slot, Kind)>>,
+    /// The table's row plan, when every visible column is stored and of a kind the Python
+    /// sink takes ([`direct`]); `None` when some column needs the general route (then every
+    /// get takes it).
+    rows: Option<RowPlan>,
     /// Visible column names as Python strings, made once (dict rows).
     names: Vec<Py<PyString>>,
     /// Per visible column: a TIMESTAMP (general route: aware datetimes).
@@ -196,22 +286,18 @@ impl GetPlan {
     pub fn new(py: Python<'_>, table: &Table, enc: &KeyEncoder, utc: Vec<bool>) -> GetPlan {
         let s = &table.schema;
         let visible = s.visible_columns();
-        let fields = RowPlan::new(s, table.schema_address).ok().and_then(|rows| {
+        let rows = RowPlan::new(s, table.schema_address).ok().filter(|rows| {
             rows.fields
                 .iter()
-                .map(|f| match f.slot {
-                    Slot::Virtual => None,
-                    slot => Some((slot, Kind::of(&f.kind)?)),
-                })
-                .collect::<Option<Vec<_>>>()
+                .all(|f| f.slot != Slot::Virtual && direct(&f.kind))
         });
         let names = visible
             .iter()
             .filter_map(|&i| s.columns.get(i))
             .map(|c| PyString::intern(py, &c.name).unbind())
             .collect();
-        let dates = match &fields {
-            Some(f) if f.iter().any(|(_, k)| matches!(k, Kind::Date)) => DATE_CACHE,
+        let dates = match &rows {
+            Some(r) if r.fields.iter().any(|f| f.kind == Kind::Date) => DATE_CACHE,
             _ => 0,
         };
         GetPlan {
@@ -219,14 +305,11 @@ impl GetPlan {
             key_columns: enc.columns().to_vec(),
             scratch: Mutex::new(Scratch {
                 builder: TupleBuilder::new(enc.desc().clone()),
-                items: Vec::new(),
-                text: Vec::new(),
+                parts: RowParts::default(),
                 dates: DateCache::new(dates),
             }),
             key_tuple_desc: enc.desc().clone(),
-            key_desc: s.key_desc(),
-            value_desc: s.value_desc(),
-            fields,
+            rows,
             names,
             utc,
         }
@@ -271,8 +354,7 @@ impl GetPlan {
             Err(_) => {
                 own = Scratch {
                     builder: TupleBuilder::new(self.key_tuple_desc.clone()),
-                    items: Vec::new(),
-                    text: Vec::new(),
+                    parts: RowParts::default(),
                     dates: DateCache::new(0),
                 };
                 &mut own
@@ -280,11 +362,10 @@ impl GetPlan {
         };
         let Scratch {
             builder: b,
-            items,
-            text,
+            parts,
             dates,
         } = scratch;
-        let mut row = RowScratch { items, text, dates };
+        let mut row = RowScratch { parts, dates };
         b.reset();
         for (i, (col, v)) in self.key_columns.iter().zip(vals).enumerate() {
             put_field(b, i, col, key_encoding(col.encoding), v.as_ref()).map_err(|reason| {
@@ -307,13 +388,15 @@ impl GetPlan {
                 .get_stored_value(k.as_bytes())
                 .map_err(dolt_err)?
                 .map(|sv| {
-                    self.fast_row(py, k.as_bytes(), sv, as_dict, &mut row)
+                    self.fast_row(py, reader, k.as_bytes(), sv, as_dict, &mut row)
                         .transpose()
                 })
         } else {
             reader
                 .get_stored(k.as_bytes(), |sk, sv| {
-                    Ok(self.fast_row(py, sk, sv, as_dict, &mut row).transpose())
+                    Ok(self
+                        .fast_row(py, reader, sk, sv, as_dict, &mut row)
+                        .transpose())
                 })
                 .map_err(dolt_err)?
         };
@@ -358,14 +441,15 @@ impl GetPlan {
     fn fast_row<'py>(
         &self,
         py: Python<'py>,
+        reader: &TableReader<'_>,
         key: &[u8],
         value: &[u8],
         as_dict: bool,
         scratch: &mut RowScratch<'_>,
     ) -> PyResult<Option<Bound<'py, PyAny>>> {
-        scratch.items.clear();
-        let row = self.fast_fields(py, key, value, scratch);
-        let items = &mut *scratch.items;
+        scratch.parts.items.clear();
+        let row = self.fast_fields(py, reader, key, value, scratch);
+        let items = &mut scratch.parts.items;
         match row {
             Ok(true) => {}
             Ok(false) => {
@@ -386,100 +470,43 @@ impl GetPlan {
         }))
     }
 
-    /// Converts the fields of a stored pair into `scratch.items`; false when a value needs
-    /// the general route.
+    /// Converts the fields of a stored pair into `scratch`'s items through the codec's
+    /// decoder and the Python sink; false when a value needs the general route.
     fn fast_fields(
         &self,
         py: Python<'_>,
+        reader: &TableReader<'_>,
         key: &[u8],
         value: &[u8],
         scratch: &mut RowScratch<'_>,
     ) -> PyResult<bool> {
-        let Some(fields) = &self.fields else {
+        let Some(rows) = &self.rows else {
             return Ok(false);
-        };
-        let bad = |what: &str, e: &dyn std::fmt::Display| {
-            dolt_err(prollystore_dolt::error::malformed(
-                format!("a stored {what} tuple"),
-                e.to_string(),
-            ))
         };
         // Both are valid tuples: the key was built here, the value comes from a tree node,
         // verified (tuples included) when it was read. Unchecked views never read out of
         // bounds either way.
         let kt = Tuple::new_unverified(key);
         let vt = Tuple::new_unverified(value);
-        let RowScratch { items, text, dates } = scratch;
-        for &(slot, kind) in fields {
-            if let Kind::Text = kind {
-                // Text is read as bytes and checked as UTF-8 once, by CPython, as it decodes
-                // them (`TupleDesc::value` would check it first).
-                let (desc, t, i) = match slot {
-                    Slot::Key(i) => (&self.key_desc, kt, i),
-                    Slot::Value(i) => (&self.value_desc, vt, i),
-                    Slot::Virtual => return Ok(false),
+        let RowParts { items, text, blob } = &mut *scratch.parts;
+        let mut sink = PySink {
+            py,
+            items,
+            text,
+            dates: &mut *scratch.dates,
+            err: None,
+        };
+        let (db, table) = (reader.database(), reader.table());
+        for f in &rows.fields {
+            if !rows
+                .decode(db, table, f, kt, vt, blob, &mut sink)
+                .map_err(dolt_err)?
+            {
+                return match sink.err.take() {
+                    Some(e) => Err(e),
+                    None => Ok(false),
                 };
-                let bytes = match desc.types().get(i).map(|ty| ty.enc) {
-                    Some(Encoding::StringAdaptive) => {
-                        match desc.get_adaptive(t, i).map_err(|e| bad("row", &e))? {
-                            None => None,
-                            Some(Adaptive::Inline(b)) => Some(b),
-                            Some(_) => return Ok(false),
-                        }
-                    }
-                    _ => desc.get_string_bytes(t, i).map_err(|e| bad("row", &e))?,
-                };
-                items.push(match bytes {
-                    None => py.None(),
-                    Some(b) => match py_str(py, b) {
-                        Some(s) => s,
-                        None => return Ok(false),
-                    },
-                });
-                continue;
             }
-            let v = match slot {
-                Slot::Key(i) => self.key_desc.value(kt, i),
-                Slot::Value(i) => self.value_desc.value(vt, i),
-                Slot::Virtual => return Ok(false),
-            }
-            .map_err(|e| bad("row", &e))?;
-            let Some(v) = v else {
-                items.push(py.None());
-                continue;
-            };
-            let obj = match (kind, v) {
-                (Kind::Int, Value::Int8(x)) => x.into_pyobject(py)?.into_any().unbind(),
-                (Kind::Int, Value::Int16(x)) => x.into_pyobject(py)?.into_any().unbind(),
-                (Kind::Int, Value::Int32(x)) => x.into_pyobject(py)?.into_any().unbind(),
-                (Kind::Int, Value::Int64(x)) => x.into_pyobject(py)?.into_any().unbind(),
-                (Kind::Int, Value::Uint8(x)) => x.into_pyobject(py)?.into_any().unbind(),
-                (Kind::Int, Value::Uint16(x)) => x.into_pyobject(py)?.into_any().unbind(),
-                (Kind::Int, Value::Uint32(x)) => x.into_pyobject(py)?.into_any().unbind(),
-                (Kind::Int, Value::Uint64(x) | Value::Bit64(x)) => {
-                    x.into_pyobject(py)?.into_any().unbind()
-                }
-                (Kind::Int, Value::Year(x)) => x.into_pyobject(py)?.into_any().unbind(),
-                (Kind::Float, Value::Float32(x)) => {
-                    f64::from(x).into_pyobject(py)?.into_any().unbind()
-                }
-                (Kind::Float, Value::Float64(x)) => x.into_pyobject(py)?.into_any().unbind(),
-                (Kind::Decimal(scale), Value::Decimal(d)) => {
-                    text.clear();
-                    write_decimal(text, &d, scale);
-                    py_decimal(py, std::str::from_utf8(text).unwrap_or("NaN"))?.unbind()
-                }
-                (Kind::Datetime(utc), Value::Datetime(us)) => match py_datetime(py, us, utc)? {
-                    Some(x) => x,
-                    None => return Ok(false),
-                },
-                (Kind::Date, Value::Date(d)) => match dates.date(py, d)? {
-                    Some(x) => x,
-                    None => return Ok(false),
-                },
-                _ => return Ok(false),
-            };
-            items.push(obj);
         }
         Ok(true)
     }

@@ -167,7 +167,7 @@ impl ColumnBuilder {
 
     /// Appends a signed integer; false if this column does not take one or it does not fit.
     #[inline]
-    fn append_int(&mut self, v: i64) -> bool {
+    pub(crate) fn append_int(&mut self, v: i64) -> bool {
         use ColumnBuilder as B;
         match self {
             B::I8(b) => i8::try_from(v).map(|v| b.append_value(v)).is_ok(),
@@ -183,7 +183,7 @@ impl ColumnBuilder {
 
     /// Appends an unsigned integer; false if this column does not take one or it does not fit.
     #[inline]
-    fn append_uint(&mut self, v: u64) -> bool {
+    pub(crate) fn append_uint(&mut self, v: u64) -> bool {
         use ColumnBuilder as B;
         match self {
             B::U8(b) => u8::try_from(v).map(|v| b.append_value(v)).is_ok(),

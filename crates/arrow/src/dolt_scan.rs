@@ -1,147 +1,165 @@
 //! The fast whole-table path: a Dolt table's clustered index walked with a map cursor, each
-//! stored field appended straight to its column's Arrow builder (no [`SqlValue`] per cell).
-//! Chosen per table when every visible column is of a kind it knows ([`FastKind::of`], from
-//! the Dolt crate's codec plan, [`RowPlan`]); tables
-//! with VIRTUAL generated columns or without a primary key take the row decoder's path.
+//! stored field decoded by the Dolt crate's codec ([`RowPlan::decode`]) straight into its
+//! column's Arrow builder, the codec's builder sink (no [`SqlValue`] per cell). Chosen per
+//! table when every visible column is of a kind the sink takes; tables with VIRTUAL generated
+//! columns or without a primary key take the row decoder's path.
 //!
 //! [`SqlValue`]: prollystore_dolt::SqlValue
 
 use prollystore::map::Cursor;
-use prollystore_dolt::codec::{payload, set_text, Kind, RowPlan, Slot, Storage};
-use prollystore_dolt::schema::SqlType;
+use prollystore_dolt::codec::{set_text, FieldSink, Kind, RowPlan, Slot, Storage};
 use prollystore_dolt::{Database, DoltError, Table};
-use prollystore_format::tuple::{Adaptive, Tuple, TupleDesc, Value};
-use prollystore_format::Encoding;
+use prollystore_format::tuple::{Date, Decimal, Tuple};
 
 use crate::columns::{date_days, ColumnBuilder};
 use crate::error::{Error, Result};
-use prollystore_format::tuple::text_of;
 
-/// How a column's stored value goes to its builder.
-#[derive(Clone, Debug)]
-pub(crate) enum FastKind {
-    /// As stored: numbers, temporal values, text, bytes, JSON, enum indexes.
-    Plain,
-    /// A decimal rescaled to the column's scale.
-    Decimal(u8),
-    /// SET bits shown as the member names, comma-joined.
-    Set(Vec<String>),
-    /// BINARY(n), zero-padded to n bytes as Dolt shows it.
-    Fixed(usize),
-}
-
-impl FastKind {
-    /// The fast path of a column of kind `kind` (the codec's: its SQL type with its stored
-    /// encoding), if there is one; `ty` gives a SET's member names.
-    pub(crate) fn of(kind: &Kind, ty: &SqlType) -> Option<FastKind> {
-        let stored = |s: &Storage| *s != Storage::Mismatch;
-        Some(match kind {
-            Kind::Int
-            | Kind::Bit
-            | Kind::Float
-            | Kind::Double
-            | Kind::Year
-            | Kind::Date
-            | Kind::Time(_)
-            | Kind::Datetime { .. }
-            | Kind::Enum => FastKind::Plain,
-            Kind::Decimal { scale, .. } => FastKind::Decimal(*scale),
-            Kind::Set => match ty {
-                SqlType::Set(m) => FastKind::Set(m.clone()),
-                _ => return None,
-            },
-            Kind::Binary {
-                storage,
-                fixed: Some(n),
-            } => stored(storage).then_some(FastKind::Fixed(*n as usize))?,
-            Kind::Text(s) | Kind::Binary { storage: s, .. } | Kind::Json(s) | Kind::Geometry(s) => {
-                stored(s).then_some(FastKind::Plain)?
-            }
-            Kind::Other => return None,
-        })
-    }
-}
-
-/// The common pairs of stored encoding and builder, appended without a [`Value`] in between
-/// (one getter and one push; anything unexpected takes the general path). On the mixed 1M-row
-/// bench table appending a row took 1,548 instructions instead of 2,073 (callgrind).
-#[derive(Clone, Copy, Debug)]
-enum Direct {
-    Int32,
-    Int64,
-    Float64,
-    Datetime,
-    Date,
-    Decimal(u8),
-    /// Plain text (`String`), when ASCII.
-    Text,
-    /// Adaptive text or bytes stored inline.
-    Inline,
-    /// The general path only.
-    No,
-}
-
-impl Direct {
-    fn of(enc: Encoding, kind: &FastKind) -> Direct {
-        match (kind, enc) {
-            (FastKind::Decimal(scale), Encoding::Decimal) => Direct::Decimal(*scale),
-            (FastKind::Plain, Encoding::Int32) => Direct::Int32,
-            (FastKind::Plain, Encoding::Int64) => Direct::Int64,
-            (FastKind::Plain, Encoding::Float64) => Direct::Float64,
-            (FastKind::Plain, Encoding::Datetime) => Direct::Datetime,
-            (FastKind::Plain, Encoding::Date) => Direct::Date,
-            (FastKind::Plain, Encoding::String) => Direct::Text,
-            (FastKind::Plain, e) if e.is_adaptive() => Direct::Inline,
-            _ => Direct::No,
+/// True if the codec's sink into builders shows a column of kind `kind` as the row decoder's
+/// typed values do: every kind but those read by their stored value alone.
+fn direct(kind: &Kind) -> bool {
+    match kind {
+        Kind::Other => false,
+        Kind::Text(s) | Kind::Binary { storage: s, .. } | Kind::Json(s) | Kind::Geometry(s) => {
+            *s != Storage::Mismatch
         }
+        _ => true,
     }
 }
 
-/// Where a visible column is stored, and how it is appended.
-#[derive(Clone, Debug)]
-struct Field {
-    in_key: bool,
-    index: usize,
-    kind: FastKind,
-    direct: Direct,
-}
-
-/// The fast plan of a table: one entry per visible column.
+/// The fast plan of a table: the codec's row plan, every visible column stored and of a kind
+/// [`direct`] takes.
 #[derive(Clone, Debug)]
 pub(crate) struct Plan {
-    fields: Vec<Field>,
-    key: TupleDesc,
-    value: TupleDesc,
+    rows: RowPlan,
 }
 
 impl Plan {
     /// The plan for `table`, or `None` when some column needs the row decoder.
     pub(crate) fn for_table(table: &Table) -> Option<Plan> {
-        let s = &table.schema;
-        if s.keyless {
+        if table.schema.keyless {
             return None;
         }
-        let rows = RowPlan::new(s, table.schema_address).ok()?;
-        let mut fields = Vec::with_capacity(rows.fields.len());
-        for f in &rows.fields {
-            let (in_key, index) = match f.slot {
-                Slot::Key(i) => (true, i),
-                Slot::Value(i) => (false, i),
-                Slot::Virtual => return None,
-            };
-            let kind = FastKind::of(&f.kind, &s.columns.get(f.column)?.sql_type)?;
-            fields.push(Field {
-                in_key,
-                index,
-                direct: Direct::of(f.enc, &kind),
-                kind,
-            });
+        let rows = RowPlan::new(&table.schema, table.schema_address).ok()?;
+        rows.fields
+            .iter()
+            .all(|f| f.slot != Slot::Virtual && direct(&f.kind))
+            .then_some(Plan { rows })
+    }
+}
+
+/// The builders' sink of the codec: each decoded value appended straight to its column's
+/// builder (one getter and one push for the common pairs; no [`Value`] in between). On the
+/// mixed 1M-row bench table appending a row took 1,548 instructions instead of 2,073 through
+/// values (callgrind, docs/PERF.md).
+///
+/// [`Value`]: prollystore_format::tuple::Value
+impl FieldSink for ColumnBuilder {
+    #[inline]
+    fn null(&mut self) {
+        self.append_null();
+    }
+    #[inline]
+    fn int(&mut self, v: i64) -> bool {
+        // BIGINT and INT columns, the common ones, straight to their builders.
+        match self {
+            ColumnBuilder::I64(b) => b.append_value(v),
+            ColumnBuilder::I32(b) => match i32::try_from(v) {
+                Ok(v) => b.append_value(v),
+                Err(_) => return false,
+            },
+            _ => return self.append_int(v),
         }
-        Some(Plan {
-            fields,
-            key: rows.key_desc,
-            value: rows.value_desc,
-        })
+        true
+    }
+    #[inline]
+    fn uint(&mut self, v: u64) -> bool {
+        self.append_uint(v)
+    }
+    #[inline]
+    fn float(&mut self, v: f32) -> bool {
+        match self {
+            ColumnBuilder::F32(b) => b.append_value(v),
+            _ => return false,
+        }
+        true
+    }
+    #[inline]
+    fn double(&mut self, v: f64) -> bool {
+        match self {
+            ColumnBuilder::F64(b) => b.append_value(v),
+            _ => return false,
+        }
+        true
+    }
+    #[inline]
+    fn decimal(&mut self, d: &Decimal<'_>, scale: u8) -> bool {
+        self.append_decimal(d, scale)
+    }
+    #[inline]
+    fn year(&mut self, y: u16) -> bool {
+        self.append_uint(u64::from(y))
+    }
+    #[inline]
+    fn date(&mut self, d: Date) -> bool {
+        match self {
+            ColumnBuilder::Date(b) => b.append_option(date_days(d)),
+            _ => return false,
+        }
+        true
+    }
+    #[inline]
+    fn time(&mut self, us: i64) -> bool {
+        match self {
+            ColumnBuilder::Duration(b) => b.append_value(us),
+            _ => return false,
+        }
+        true
+    }
+    #[inline]
+    fn datetime(&mut self, us: i64, _fsp: u8, _timestamp: bool) -> bool {
+        match self {
+            ColumnBuilder::Timestamp(b) => b.append_value(us),
+            _ => return false,
+        }
+        true
+    }
+    #[inline]
+    fn enumeration(&mut self, index: u16, _members: &[String]) -> bool {
+        match self {
+            ColumnBuilder::Enum(b, values) => {
+                let key = index
+                    .checked_sub(1)
+                    .filter(|k| usize::from(*k) < values.len());
+                b.append_option(key);
+                true
+            }
+            _ => self.append_uint(u64::from(index)),
+        }
+    }
+    fn set(&mut self, bits: u64, members: &[String]) -> bool {
+        self.append_bytes(set_text(members, bits).as_bytes())
+    }
+    #[inline]
+    fn str(&mut self, s: &str) -> bool {
+        match self {
+            ColumnBuilder::Utf8(b) => {
+                b.append_value(s);
+                true
+            }
+            _ => self.append_bytes(s.as_bytes()),
+        }
+    }
+    #[inline]
+    fn text(&mut self, b: &[u8]) -> bool {
+        self.append_bytes(b)
+    }
+    #[inline]
+    fn json(&mut self, b: &[u8]) -> bool {
+        self.append_bytes(b)
+    }
+    #[inline]
+    fn bytes(&mut self, b: &[u8]) -> bool {
+        self.append_bytes(b)
     }
 }
 
@@ -190,100 +208,18 @@ impl<'a> RowAppender<'a> {
         builders: &mut [ColumnBuilder],
         row: u64,
     ) -> Result<()> {
-        for (c, (f, b)) in self.plan.fields.iter().zip(builders.iter_mut()).enumerate() {
-            let (desc, t) = if f.in_key {
-                (&self.plan.key, kt)
-            } else {
-                (&self.plan.value, vt)
-            };
-            match direct(f, desc, t, b) {
-                Ok(true) => continue,
-                Ok(false) => {}
+        let rows = &self.plan.rows;
+        for (c, (f, b)) in rows.fields.iter().zip(builders.iter_mut()).enumerate() {
+            match rows.decode(self.db, self.table, f, kt, vt, &mut self.scratch, b) {
+                Ok(true) => {}
+                Ok(false) => {
+                    return Err(self.bad(row, c, "the stored value does not fit its Arrow type"))
+                }
                 Err(e) => return Err(self.bad(row, c, e)),
-            }
-            let v = match desc.value(t, f.index) {
-                Ok(v) => v,
-                Err(e) => return Err(self.bad(row, c, e)),
-            };
-            let Some(v) = v else {
-                b.append_null();
-                continue;
-            };
-            if !append(b, &f.kind, &v, self.db, &mut self.scratch)? {
-                return Err(self.bad(row, c, format!("stored value {v:?} does not fit")));
             }
         }
         Ok(())
     }
-}
-
-/// Appends field `f` of `t` by its [`Direct`] pair; false if it must take the general path
-/// (no direct pair, another builder, non-ASCII text, an out-of-band value).
-#[inline(always)]
-fn direct(
-    f: &Field,
-    desc: &TupleDesc,
-    t: Tuple<'_>,
-    b: &mut ColumnBuilder,
-) -> std::result::Result<bool, prollystore_format::tuple::TupleError> {
-    use ColumnBuilder as B;
-    let i = f.index;
-    Ok(match (f.direct, b) {
-        (Direct::Int64, B::I64(b)) => {
-            b.append_option(desc.get_int64(t, i)?);
-            true
-        }
-        (Direct::Int32, B::I32(b)) => {
-            b.append_option(desc.get_int32(t, i)?);
-            true
-        }
-        (Direct::Float64, B::F64(b)) => {
-            b.append_option(desc.get_float64(t, i)?);
-            true
-        }
-        (Direct::Datetime, B::Timestamp(b)) => {
-            b.append_option(desc.get_datetime(t, i)?);
-            true
-        }
-        (Direct::Date, B::Date(b)) => {
-            match desc.get_date(t, i)? {
-                Some(d) => b.append_option(date_days(d)),
-                None => b.append_null(),
-            }
-            true
-        }
-        (Direct::Decimal(scale), b) => match desc.get_decimal(t, i)? {
-            Some(d) => b.append_decimal(&d, scale),
-            None => {
-                b.append_null();
-                true
-            }
-        },
-        (Direct::Text, B::Utf8(b)) => match desc.get_string_bytes(t, i)? {
-            // Non-ASCII text takes the general path, which checks it as UTF-8.
-            Some(bytes) if !bytes.is_ascii() => false,
-            Some(bytes) => match text_of(bytes) {
-                Some(s) => {
-                    b.append_value(s);
-                    true
-                }
-                None => false,
-            },
-            None => {
-                b.append_null();
-                true
-            }
-        },
-        (Direct::Inline, b @ (B::Utf8(_) | B::Binary(..))) => match desc.get_adaptive(t, i)? {
-            Some(Adaptive::Inline(bytes)) => b.append_bytes(bytes),
-            Some(Adaptive::OutOfBand { .. }) => false,
-            None => {
-                b.append_null();
-                true
-            }
-        },
-        _ => false,
-    })
 }
 
 /// A cursor over a table's clustered index, with the appender of its rows.
@@ -341,33 +277,4 @@ impl<'a> Scan<'a> {
         }
         Ok(done)
     }
-}
-
-/// Appends one stored value of a fast column; false if it does not fit.
-#[inline]
-fn append(
-    b: &mut ColumnBuilder,
-    kind: &FastKind,
-    v: &Value<'_>,
-    db: &Database,
-    scratch: &mut Vec<u8>,
-) -> Result<bool> {
-    let bytes = payload(db, v, scratch)?;
-    Ok(match (kind, v) {
-        (FastKind::Plain, _) => b.append_value(v, bytes),
-        (FastKind::Decimal(scale), Value::Decimal(d)) => b.append_decimal(d, *scale),
-        (FastKind::Set(names), Value::Set(bits)) => {
-            b.append_bytes(set_text(names, *bits).as_bytes())
-        }
-        (FastKind::Fixed(n), _) => match bytes {
-            Some(x) if x.len() >= *n => b.append_bytes(x),
-            Some(x) => {
-                let mut padded = x.to_vec();
-                padded.resize(*n, 0);
-                b.append_bytes(&padded)
-            }
-            None => false,
-        },
-        _ => false,
-    })
 }

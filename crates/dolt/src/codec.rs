@@ -1,20 +1,26 @@
 //! The one codec of Dolt values: how a column's SQL type and its stored [`Encoding`] go
 //! together ([`Kind`], decided once per column), where each visible column lives in a row's
-//! tuples ([`Slot`]), and a table's [`RowPlan`] compiled once from its schema. Every reader
-//! and writer of rows starts from it: the typed row decoder (`value_of`, into [`SqlValue`]),
-//! the CSV export, the Arrow crate's direct builders, the Python module's point gets and the
-//! writer's direct import fields. Each of those keeps its own fast path (a getter straight into
-//! a builder, ASCII text as it is) but takes the decision of which path a column may take from
-//! the plan, so a new type or encoding is taught here once.
+//! tuples ([`Slot`]), how its stored bytes are read ([`Read`]), and a table's [`RowPlan`]
+//! compiled once from its schema.
+//!
+//! One decoder, [`RowPlan::decode`], reads a stored field and hands it to a [`FieldSink`]:
+//! the typed row decoder's [`SqlValue`]s (`value_of`), the CSV export's text, the Arrow
+//! crate's column builders and the Python module's objects are sinks, each a small impl in
+//! its own crate. The fast paths live in the decoder (fixed-width numbers, dates and
+//! one-word decimals read straight from the field's bytes, inline text handed over as it is,
+//! ASCII checked first) and in the sinks' methods (a value straight into a builder); sinks are
+//! generic parameters, so nothing is dispatched dynamically per field. A new type or encoding
+//! is taught here once. The writer's direct import fields take their per-column choice from
+//! the same [`Kind`].
 //!
 //! Values are printed as Dolt prints them by [`SqlValue::to_text`] / [`SqlValue::csv_bytes`]
 //! (`value_text` holds the number, date and time formatting they call).
 
 use prollystore_format::message::BlobNode;
-use prollystore_format::tuple::{Adaptive, TupleDesc, Value};
+use prollystore_format::tuple::{text_of, Adaptive, Date, Decimal, Tuple, TupleDesc, Value};
 use prollystore_format::{Address, Encoding};
 
-use crate::db::Database;
+use crate::db::{Database, Table};
 use crate::error::{bad_chunk, DoltError, Result};
 use crate::schema::{Column, Schema, SqlType};
 use crate::sql_value::{decimal_text, SqlValue};
@@ -164,6 +170,199 @@ pub struct Field {
     /// The encoding of its field in the tuple it is stored in (a key tuple's may differ from
     /// the column's, see [`crate::schema::key_encoding`]); the column's for VIRTUAL columns.
     pub enc: Encoding,
+    /// How [`RowPlan::decode`] reads its stored bytes.
+    pub read: Read,
+}
+
+/// How a field's stored bytes are read, chosen once per column from its [`Kind`] and the
+/// encoding of its field: the common pairs straight from the bytes, the rest through the
+/// tuple's checked [`Value`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Read {
+    /// A signed integer of this many bytes (1, 2, 4, 8).
+    Int(u8),
+    /// An unsigned integer or BIT of this many bytes (1, 2, 4, 8).
+    Uint(u8),
+    /// FLOAT in `Float32`.
+    Float,
+    /// DOUBLE in `Float64`.
+    Double,
+    /// DECIMAL with this scale.
+    Decimal(u8),
+    /// DATE in `Date`.
+    Date,
+    /// DATETIME/TIMESTAMP in `Datetime`.
+    Datetime {
+        /// Fraction digits shown.
+        fsp: u8,
+        /// TIMESTAMP rather than DATETIME.
+        timestamp: bool,
+    },
+    /// Text in a plain `String` field (NUL-terminated UTF-8).
+    String,
+    /// Text, bytes, JSON or geometry in an adaptive field (inline, or out of band in a blob
+    /// tree).
+    Adaptive,
+    /// Through the tuple's checked [`Value`].
+    Value,
+}
+
+impl Read {
+    /// The read of a column of kind `kind` whose field is stored in encoding `enc`.
+    pub fn of(kind: &Kind, enc: Encoding) -> Read {
+        use Encoding as E;
+        match (kind, enc) {
+            (Kind::Int, E::Int8) => Read::Int(1),
+            (Kind::Int, E::Int16) => Read::Int(2),
+            (Kind::Int, E::Int32) => Read::Int(4),
+            (Kind::Int, E::Int64) => Read::Int(8),
+            (Kind::Int, E::Uint8) => Read::Uint(1),
+            (Kind::Int, E::Uint16) => Read::Uint(2),
+            (Kind::Int, E::Uint32) => Read::Uint(4),
+            (Kind::Int, E::Uint64) | (Kind::Bit, E::Bit64) => Read::Uint(8),
+            (Kind::Float, E::Float32) => Read::Float,
+            (Kind::Double, E::Float64) => Read::Double,
+            (Kind::Decimal { scale, .. }, E::Decimal) => Read::Decimal(*scale),
+            (Kind::Date, E::Date) => Read::Date,
+            (Kind::Datetime { fsp, timestamp }, E::Datetime) => Read::Datetime {
+                fsp: *fsp,
+                timestamp: *timestamp,
+            },
+            (Kind::Text(_), E::String) => Read::String,
+            (
+                Kind::Text(s) | Kind::Binary { storage: s, .. } | Kind::Json(s) | Kind::Geometry(s),
+                e,
+            ) if e.is_adaptive() && *s == Storage::Adaptive => Read::Adaptive,
+            _ => Read::Value,
+        }
+    }
+}
+
+/// Where decoded fields go: CSV text, Arrow builders, Python objects, [`SqlValue`]s. Each
+/// method takes one non-NULL value of the kind it names and returns false when the sink does
+/// not take it (a builder of another type, a value the fast route leaves to a slower one);
+/// [`RowPlan::decode`] passes that on. Text and bytes given to a method are borrowed: a sink
+/// copies what it keeps.
+pub trait FieldSink {
+    /// A NULL.
+    fn null(&mut self);
+    /// A signed integer (TINYINT … BIGINT).
+    fn int(&mut self, v: i64) -> bool;
+    /// An unsigned integer, a BIT value, or an ENUM/SET number outside its own kind.
+    fn uint(&mut self, v: u64) -> bool;
+    /// A FLOAT.
+    fn float(&mut self, v: f32) -> bool;
+    /// A DOUBLE.
+    fn double(&mut self, v: f64) -> bool;
+    /// A DECIMAL shown with `scale` fraction digits.
+    fn decimal(&mut self, d: &Decimal<'_>, scale: u8) -> bool;
+    /// A YEAR.
+    fn year(&mut self, y: u16) -> bool;
+    /// A DATE (its stored parts; zero dates included).
+    fn date(&mut self, d: Date) -> bool;
+    /// A TIME in microseconds.
+    fn time(&mut self, us: i64) -> bool;
+    /// A DATETIME (or TIMESTAMP, UTC, when `timestamp`) in Unix microseconds, shown with
+    /// `fsp` fraction digits.
+    fn datetime(&mut self, us: i64, fsp: u8, timestamp: bool) -> bool;
+    /// An ENUM member: its 1-based index (0: the empty value) among `members`.
+    fn enumeration(&mut self, index: u16, members: &[String]) -> bool;
+    /// A SET: its member bits over `members`.
+    fn set(&mut self, bits: u64, members: &[String]) -> bool;
+    /// Text known to be UTF-8.
+    #[inline]
+    fn str(&mut self, s: &str) -> bool {
+        self.text(s.as_bytes())
+    }
+    /// Text stored as UTF-8 (a plain string field) and not checked yet: a sink whose own
+    /// handling checks it anyway (ASCII text printed as it is, a strict UTF-8 decoder) takes
+    /// it here and returns `Some`; `None`, the default, has the decoder check it and call
+    /// [`FieldSink::str`] (or report text that is not UTF-8).
+    #[inline]
+    fn stored_str(&mut self, _b: &[u8]) -> Option<bool> {
+        None
+    }
+    /// Text bytes not checked as UTF-8 (shown with replacement characters where they are not).
+    fn text(&mut self, b: &[u8]) -> bool;
+    /// JSON text (bytes not checked as UTF-8).
+    fn json(&mut self, b: &[u8]) -> bool;
+    /// Bytes: BINARY (already padded to its width), VARBINARY, BLOB, GEOMETRY, and values of
+    /// kinds read by their stored value alone.
+    fn bytes(&mut self, b: &[u8]) -> bool;
+}
+
+/// The ENUM or SET member names of `col` (none for other types).
+#[inline]
+pub fn members(col: &Column) -> &[String] {
+    match &col.sql_type {
+        SqlType::Enum(names) | SqlType::Set(names) => names,
+        _ => &[],
+    }
+}
+
+/// Field `b` as a little-endian `N`-byte value, if it has that width.
+#[inline(always)]
+fn le<const N: usize>(b: &[u8]) -> Option<[u8; N]> {
+    b.try_into().ok()
+}
+
+/// Hands the payload `b` of a text, bytes, JSON or geometry value of kind `kind` to `sink`.
+#[inline(always)]
+fn payload_into<S: FieldSink>(kind: &Kind, b: &[u8], sink: &mut S) -> bool {
+    match kind {
+        Kind::Text(_) => sink.text(b),
+        Kind::Json(_) => sink.json(b),
+        Kind::Binary { fixed: Some(n), .. } if b.len() < *n as usize => {
+            let mut padded = b.to_vec();
+            padded.resize(*n as usize, 0);
+            sink.bytes(&padded)
+        }
+        _ => sink.bytes(b),
+    }
+}
+
+/// Hands a decoded value `v` of column `col` (kind `kind`) to `sink`; `bytes` is the payload
+/// of a string, bytes, JSON, geometry or adaptive value (blob trees already read, see
+/// [`payload`]). False if the sink does not take it, or if nothing can show it (an encoding
+/// with no value Dolt shows).
+#[inline]
+pub fn decode_value<S: FieldSink>(
+    col: &Column,
+    kind: &Kind,
+    v: &Value<'_>,
+    bytes: Option<&[u8]>,
+    sink: &mut S,
+) -> bool {
+    match (kind, v) {
+        (Kind::Decimal { scale, .. }, Value::Decimal(d)) => sink.decimal(d, *scale),
+        (Kind::Enum, Value::Enum(e)) => sink.enumeration(*e, members(col)),
+        (Kind::Set, Value::Set(bits)) => sink.set(*bits, members(col)),
+        (Kind::Datetime { fsp, timestamp }, Value::Datetime(us)) => {
+            sink.datetime(*us, *fsp, *timestamp)
+        }
+        (Kind::Json(_) | Kind::Text(_) | Kind::Binary { fixed: Some(_), .. }, _) => {
+            payload_into(kind, bytes.unwrap_or(&[]), sink)
+        }
+        (_, Value::Int8(x)) => sink.int((*x).into()),
+        (_, Value::Int16(x)) => sink.int((*x).into()),
+        (_, Value::Int32(x)) => sink.int((*x).into()),
+        (_, Value::Int64(x)) => sink.int(*x),
+        (_, Value::Uint8(x)) => sink.uint((*x).into()),
+        (_, Value::Uint16(x)) => sink.uint((*x).into()),
+        (_, Value::Uint32(x)) => sink.uint((*x).into()),
+        (_, Value::Uint64(x) | Value::Bit64(x) | Value::Set(x)) => sink.uint(*x),
+        (_, Value::Enum(e)) => sink.uint((*e).into()),
+        (_, Value::Float32(x)) => sink.float(*x),
+        (_, Value::Float64(x)) => sink.double(*x),
+        (_, Value::Year(y)) => sink.year(*y),
+        (_, Value::Date(d)) => sink.date(*d),
+        (_, Value::Time(us)) => sink.time(*us),
+        (_, Value::Datetime(us)) => sink.datetime(*us, 6, false),
+        (_, _) => match bytes {
+            Some(b) => sink.bytes(b),
+            None => false,
+        },
+    }
 }
 
 /// A table's row layout, compiled once from its schema: the key and value tuple descriptors
@@ -207,10 +406,12 @@ impl RowPlan {
                 Slot::Virtual => None,
             }
             .map_or(col.encoding, |t| t.enc);
+            let kind = Kind::of_column(col);
             fields.push(Field {
                 column,
                 slot,
-                kind: Kind::of_column(col),
+                read: Read::of(&kind, enc),
+                kind,
                 enc,
             });
         }
@@ -224,6 +425,115 @@ impl RowPlan {
     /// True if some visible column is VIRTUAL (computed, not stored).
     pub fn has_virtual(&self) -> bool {
         self.fields.iter().any(|f| f.slot == Slot::Virtual)
+    }
+
+    /// Decodes field `f` of the row stored as key tuple `kt` and value tuple `vt` of `table`
+    /// (the plan's table) into `sink`: [`FieldSink::null`] for NULL and for VIRTUAL columns
+    /// (computed by the caller), else the method of the value's kind. `scratch` holds
+    /// out-of-band values read from their blob trees. Returns false if the sink did not take
+    /// the value; fails for a field whose bytes are not its encoding's, and for a blob tree
+    /// that cannot be read.
+    #[inline]
+    #[allow(clippy::too_many_arguments)]
+    pub fn decode<S: FieldSink>(
+        &self,
+        db: &Database,
+        table: &Table,
+        f: &Field,
+        kt: Tuple<'_>,
+        vt: Tuple<'_>,
+        scratch: &mut Vec<u8>,
+        sink: &mut S,
+    ) -> Result<bool> {
+        let (desc, t, i) = match f.slot {
+            Slot::Key(i) => (&self.key_desc, kt, i),
+            Slot::Value(i) => (&self.value_desc, vt, i),
+            Slot::Virtual => {
+                sink.null();
+                return Ok(true);
+            }
+        };
+        let Some(b) = desc.field(t, i) else {
+            sink.null();
+            return Ok(true);
+        };
+        // The common pairs of kind and encoding, straight from the bytes; a field not of the
+        // expected shape takes the checked route below, which says what is wrong with it.
+        let fast = match f.read {
+            Read::Int(1) => le::<1>(b).map(|a| sink.int(i8::from_le_bytes(a).into())),
+            Read::Int(2) => le::<2>(b).map(|a| sink.int(i16::from_le_bytes(a).into())),
+            Read::Int(4) => le::<4>(b).map(|a| sink.int(i32::from_le_bytes(a).into())),
+            Read::Int(_) => le::<8>(b).map(|a| sink.int(i64::from_le_bytes(a))),
+            Read::Uint(1) => le::<1>(b).map(|a| sink.uint(a[0].into())),
+            Read::Uint(2) => le::<2>(b).map(|a| sink.uint(u16::from_le_bytes(a).into())),
+            Read::Uint(4) => le::<4>(b).map(|a| sink.uint(u32::from_le_bytes(a).into())),
+            Read::Uint(_) => le::<8>(b).map(|a| sink.uint(u64::from_le_bytes(a))),
+            Read::Float => le::<4>(b).map(|a| sink.float(f32::from_le_bytes(a))),
+            Read::Double => le::<8>(b).map(|a| sink.double(f64::from_le_bytes(a))),
+            Read::Decimal(scale) => Decimal::from_bytes(b).map(|d| sink.decimal(&d, scale)),
+            Read::Date => le::<4>(b).map(|a| sink.date(Date::from_raw(u32::from_le_bytes(a)))),
+            Read::Datetime { fsp, timestamp } => {
+                le::<8>(b).map(|a| sink.datetime(i64::from_le_bytes(a), fsp, timestamp))
+            }
+            // Plain strings are NUL-terminated UTF-8 (checked: the checked route reports
+            // invalid text as the error it is).
+            Read::String => match b.split_last() {
+                Some((0, s)) => sink
+                    .stored_str(s)
+                    .or_else(|| text_of(s).map(|s| sink.str(s))),
+                _ => None,
+            },
+            Read::Adaptive => match Adaptive::from_bytes(b) {
+                Some(Adaptive::Inline(p)) => Some(payload_into(&f.kind, p, sink)),
+                _ => None,
+            },
+            Read::Value => None,
+        };
+        match fast {
+            Some(taken) => Ok(taken),
+            None => self.decode_checked(db, table, f, desc, t, i, scratch, sink),
+        }
+    }
+
+    /// The route of [`RowPlan::decode`] for the fields its fast paths leave: out-of-band
+    /// values read from their blob trees, and everything else through the tuple's checked
+    /// [`Value`] (which says what is wrong with a field that is not its encoding's). Kept out
+    /// of line so that the fast paths inlined into each sink's loop stay small.
+    #[inline(never)]
+    #[allow(clippy::too_many_arguments)]
+    fn decode_checked<S: FieldSink>(
+        &self,
+        db: &Database,
+        table: &Table,
+        f: &Field,
+        desc: &TupleDesc,
+        t: Tuple<'_>,
+        i: usize,
+        scratch: &mut Vec<u8>,
+        sink: &mut S,
+    ) -> Result<bool> {
+        if f.read == Read::Adaptive {
+            if let Some(Adaptive::OutOfBand { len, address }) =
+                desc.field(t, i).and_then(Adaptive::from_bytes)
+            {
+                read_blob_exact(db, address, len, scratch)?;
+                return Ok(payload_into(&f.kind, scratch, sink));
+            }
+        }
+        let col = table
+            .schema
+            .columns
+            .get(f.column)
+            .ok_or_else(|| bad_chunk(table.schema_address, "a field names no column"))?;
+        let v = desc
+            .value(t, i)
+            .map_err(|e| bad_chunk(table.address, format!("column {}: {e}", col.name)))?;
+        let Some(v) = v else {
+            sink.null();
+            return Ok(true);
+        };
+        let bytes = payload(db, &v, scratch)?;
+        Ok(decode_value(col, &f.kind, &v, bytes, sink))
     }
 }
 
@@ -264,65 +574,122 @@ pub(crate) fn value_of(
     v: Value<'_>,
     bytes: Option<&[u8]>,
 ) -> Result<SqlValue> {
-    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
-    let out = match (kind, v) {
-        (Kind::Decimal { scale, .. }, Value::Decimal(d)) => {
-            SqlValue::Decimal(decimal_text(&d, *scale))
-        }
-        (Kind::Enum, Value::Enum(e)) => SqlValue::Enum(
-            e,
-            match &col.sql_type {
-                SqlType::Enum(names) => names
-                    .get(usize::from(e).wrapping_sub(1))
-                    .cloned()
-                    .unwrap_or_default(),
-                _ => String::new(),
-            },
-        ),
-        (Kind::Set, Value::Set(bits)) => SqlValue::Set(
-            bits,
-            match &col.sql_type {
-                SqlType::Set(names) => set_text(names, bits),
-                _ => String::new(),
-            },
-        ),
-        (Kind::Datetime { fsp, .. }, Value::Datetime(us)) => SqlValue::Datetime(us, *fsp),
-        (Kind::Json(_), _) => SqlValue::Json(text(bytes.unwrap_or(&[]))),
-        (Kind::Text(_), _) => SqlValue::Text(text(bytes.unwrap_or(&[]))),
-        (Kind::Binary { fixed: Some(n), .. }, _) => {
-            let mut b = bytes.unwrap_or(&[]).to_vec();
-            if b.len() < *n as usize {
-                b.resize(*n as usize, 0);
-            }
-            SqlValue::Bytes(b)
-        }
-        (_, Value::Int8(x)) => SqlValue::Int(x.into()),
-        (_, Value::Int16(x)) => SqlValue::Int(x.into()),
-        (_, Value::Int32(x)) => SqlValue::Int(x.into()),
-        (_, Value::Int64(x)) => SqlValue::Int(x),
-        (_, Value::Uint8(x)) => SqlValue::Uint(x.into()),
-        (_, Value::Uint16(x)) => SqlValue::Uint(x.into()),
-        (_, Value::Uint32(x)) => SqlValue::Uint(x.into()),
-        (_, Value::Uint64(x)) | (_, Value::Bit64(x)) => SqlValue::Uint(x),
-        (_, Value::Float32(x)) => SqlValue::Float(x),
-        (_, Value::Float64(x)) => SqlValue::Double(x),
-        (_, Value::Year(y)) => SqlValue::Year(y),
-        (_, Value::Date(d)) => SqlValue::Date(d),
-        (_, Value::Time(us)) => SqlValue::Time(us),
-        (_, Value::Datetime(us)) => SqlValue::Datetime(us, 6),
-        (_, Value::Enum(e)) => SqlValue::Uint(e.into()),
-        (_, Value::Set(s)) => SqlValue::Uint(s),
-        (_, _) => match bytes {
-            Some(b) => SqlValue::Bytes(b.to_vec()),
-            None => {
-                return Err(DoltError::Unsupported(format!(
-                    "column {} ({}): cannot show encoding {}",
-                    col.name, col.sql_type_text, col.encoding
-                )))
-            }
-        },
-    };
-    Ok(out)
+    let mut sink = SqlValueSink::default();
+    decode_value(col, kind, &v, bytes, &mut sink);
+    sink.0.ok_or_else(|| cannot_show(col))
+}
+
+/// The error for a field no sink can show.
+fn cannot_show(col: &Column) -> DoltError {
+    DoltError::Unsupported(format!(
+        "column {} ({}): cannot show encoding {}",
+        col.name, col.sql_type_text, col.encoding
+    ))
+}
+
+/// Field `f` of a stored row of `table` (by `plan`) as the value Dolt shows (`None`: NULL, or
+/// a VIRTUAL column, which the caller computes).
+#[inline]
+pub(crate) fn sql_value_of(
+    db: &Database,
+    table: &Table,
+    plan: &RowPlan,
+    f: &Field,
+    kt: Tuple<'_>,
+    vt: Tuple<'_>,
+    scratch: &mut Vec<u8>,
+) -> Result<Option<SqlValue>> {
+    let mut sink = SqlValueSink::default();
+    if plan.decode(db, table, f, kt, vt, scratch, &mut sink)? {
+        return Ok(sink.0);
+    }
+    match table.schema.columns.get(f.column) {
+        Some(col) => Err(cannot_show(col)),
+        None => Ok(None),
+    }
+}
+
+/// The [`SqlValue`] sink: the value Dolt shows (`None` for NULL). Takes every value.
+#[derive(Default)]
+pub(crate) struct SqlValueSink(pub(crate) Option<SqlValue>);
+
+impl SqlValueSink {
+    #[inline]
+    fn put(&mut self, v: SqlValue) -> bool {
+        self.0 = Some(v);
+        true
+    }
+}
+
+impl FieldSink for SqlValueSink {
+    #[inline]
+    fn null(&mut self) {
+        self.0 = None;
+    }
+    #[inline]
+    fn int(&mut self, v: i64) -> bool {
+        self.put(SqlValue::Int(v))
+    }
+    #[inline]
+    fn uint(&mut self, v: u64) -> bool {
+        self.put(SqlValue::Uint(v))
+    }
+    #[inline]
+    fn float(&mut self, v: f32) -> bool {
+        self.put(SqlValue::Float(v))
+    }
+    #[inline]
+    fn double(&mut self, v: f64) -> bool {
+        self.put(SqlValue::Double(v))
+    }
+    #[inline]
+    fn decimal(&mut self, d: &Decimal<'_>, scale: u8) -> bool {
+        self.put(SqlValue::Decimal(decimal_text(d, scale)))
+    }
+    #[inline]
+    fn year(&mut self, y: u16) -> bool {
+        self.put(SqlValue::Year(y))
+    }
+    #[inline]
+    fn date(&mut self, d: Date) -> bool {
+        self.put(SqlValue::Date(d))
+    }
+    #[inline]
+    fn time(&mut self, us: i64) -> bool {
+        self.put(SqlValue::Time(us))
+    }
+    #[inline]
+    fn datetime(&mut self, us: i64, fsp: u8, _timestamp: bool) -> bool {
+        self.put(SqlValue::Datetime(us, fsp))
+    }
+    #[inline]
+    fn enumeration(&mut self, index: u16, members: &[String]) -> bool {
+        let name = members
+            .get(usize::from(index).wrapping_sub(1))
+            .cloned()
+            .unwrap_or_default();
+        self.put(SqlValue::Enum(index, name))
+    }
+    #[inline]
+    fn set(&mut self, bits: u64, members: &[String]) -> bool {
+        self.put(SqlValue::Set(bits, set_text(members, bits)))
+    }
+    #[inline]
+    fn str(&mut self, s: &str) -> bool {
+        self.put(SqlValue::Text(s.to_owned()))
+    }
+    #[inline]
+    fn text(&mut self, b: &[u8]) -> bool {
+        self.put(SqlValue::Text(String::from_utf8_lossy(b).into_owned()))
+    }
+    #[inline]
+    fn json(&mut self, b: &[u8]) -> bool {
+        self.put(SqlValue::Json(String::from_utf8_lossy(b).into_owned()))
+    }
+    #[inline]
+    fn bytes(&mut self, b: &[u8]) -> bool {
+        self.put(SqlValue::Bytes(b.to_vec()))
+    }
 }
 
 /// The members of a SET value `bits`, comma-joined as Dolt shows them.
@@ -342,7 +709,20 @@ pub fn set_text(names: &[String], bits: u64) -> String {
 /// Reads the whole contents of a blob tree.
 pub fn read_blob(db: &Database, root: Address, expected_len: u64) -> Result<Vec<u8>> {
     let mut out = Vec::with_capacity(usize::try_from(expected_len.min(1 << 24)).unwrap_or(0));
-    read_blob_into(db, root, &mut out, 0)?;
+    read_blob_exact(db, root, expected_len, &mut out)?;
+    Ok(out)
+}
+
+/// Reads the whole contents of a blob tree into `out` (cleared first), which must come to
+/// `expected_len` bytes.
+fn read_blob_exact(
+    db: &Database,
+    root: Address,
+    expected_len: u64,
+    out: &mut Vec<u8>,
+) -> Result<()> {
+    out.clear();
+    read_blob_into(db, root, out, 0)?;
     if out.len() as u64 != expected_len {
         return Err(bad_chunk(
             root,
@@ -352,7 +732,7 @@ pub fn read_blob(db: &Database, root: Address, expected_len: u64) -> Result<Vec<
             ),
         ));
     }
-    Ok(out)
+    Ok(())
 }
 
 pub(crate) fn read_blob_into(

@@ -606,10 +606,25 @@ mod tests {
     /// vector databases, and the CLI text of each value parses back to it.
     #[test]
     fn every_vector_value_round_trips() {
+        use crate::codec::{payload, sql_value_of, value_of, Kind, RowPlan, Slot};
         use crate::db::{Database, State};
-        use crate::table_rows::decode_field;
         use prollystore_format::tuple::{Tuple, Type};
-        let mut checked = 0usize;
+        // Field `i` of `t` as `col` shows it, through the tuple's checked value.
+        let decode_field = |db: &Database,
+                            col: &Column,
+                            kind: &Kind,
+                            desc: &TupleDesc,
+                            t: Tuple<'_>,
+                            i: usize|
+         -> crate::Result<Option<SqlValue>> {
+            let Some(v) = desc.value(t, i).unwrap() else {
+                return Ok(None);
+            };
+            let mut scratch = Vec::new();
+            let bytes = payload(db, &v, &mut scratch)?;
+            value_of(col, kind, v, bytes).map(Some)
+        };
+        let (mut checked, mut decoded) = (0usize, 0usize);
         for name in ["vecdb", "vecdb_journal"] {
             let dir = prollystore_test_vectors::require(&format!("dolt-db/{name}"));
             let db = Database::open(&dir).unwrap();
@@ -618,10 +633,26 @@ mod tests {
                 let t = db.table(&root, table_name).unwrap();
                 let s = &t.schema;
                 let (kd, vd) = (s.key_desc(), s.value_desc());
+                let plan = RowPlan::new(s, t.schema_address).unwrap();
+                let mut scratch = Vec::new();
                 let map = t.primary_scan_map(&db);
                 for entry in map.iter().unwrap().step_by(3) {
                     let (k, v) = entry.unwrap();
                     let (kt, vt) = (Tuple::new(k).unwrap(), Tuple::new(v).unwrap());
+                    // The codec's decoder (fast reads from the bytes) gives what the checked
+                    // values give.
+                    for f in &plan.fields {
+                        let (desc, tuple, i) = match f.slot {
+                            Slot::Key(i) => (&kd, kt, i),
+                            Slot::Value(i) => (&vd, vt, i),
+                            Slot::Virtual => continue,
+                        };
+                        let col = &s.columns[f.column];
+                        let fast = sql_value_of(&db, &t, &plan, f, kt, vt, &mut scratch).unwrap();
+                        let checked = decode_field(&db, col, &f.kind, desc, tuple, i).unwrap();
+                        assert_eq!(fast, checked, "{table_name}.{} decoded", col.name);
+                        decoded += 1;
+                    }
                     for i in s.visible_columns() {
                         let col = &s.columns[i];
                         if matches!(col.sql_type, SqlType::Geometry(_)) || col.virtual_ {
@@ -665,6 +696,7 @@ mod tests {
             }
         }
         assert!(checked > 10_000, "{checked} values");
+        assert!(decoded > checked, "{decoded} values decoded");
     }
 
     #[test]

@@ -168,6 +168,11 @@ impl<'a> TableReader<'a> {
         self.table
     }
 
+    /// The database the table is read from.
+    pub fn database(&self) -> &'a Database {
+        self.db
+    }
+
     /// Names of the visible columns, in row order.
     pub fn column_names(&self) -> Vec<&'a str> {
         let s = &self.table.schema;

@@ -4,35 +4,14 @@
 
 use std::sync::Arc;
 
-use prollystore_format::tuple::{Tuple, TupleDesc};
-use prollystore_format::Address;
+use prollystore_format::tuple::Tuple;
 
 pub use crate::codec::read_blob;
-use crate::codec::{payload, value_of, Kind, RowPlan, Slot};
+use crate::codec::{sql_value_of, RowPlan};
 use crate::db::{Database, Table};
 use crate::error::{bad_chunk, Result};
 use crate::expressions::VirtualColumns;
-use crate::schema::Column;
 use crate::sql_value::SqlValue;
-
-/// Decodes one stored field into the value Dolt shows for `col` (of kind `kind`).
-pub(crate) fn decode_field(
-    db: &Database,
-    col: &Column,
-    kind: &Kind,
-    desc: &TupleDesc,
-    t: Tuple<'_>,
-    i: usize,
-) -> Result<Option<SqlValue>> {
-    let owner = Address::ZERO;
-    let v = desc
-        .value(t, i)
-        .map_err(|e| bad_chunk(owner, format!("column {}: {e}", col.name)))?;
-    let Some(v) = v else { return Ok(None) };
-    let mut scratch = Vec::new();
-    let bytes = payload(db, &v, &mut scratch)?;
-    value_of(col, kind, v, bytes).map(Some)
-}
 
 /// How to decode one schema's stored (key, value) pairs into the values of its visible
 /// columns: its [`RowPlan`] with the evaluator of its VIRTUAL columns, made once per schema
@@ -103,16 +82,9 @@ impl<'t> RowDecoder<'t> {
         row.clear();
         let rows = &plan.rows;
         row.reserve(rows.fields.len());
+        let mut scratch = Vec::new();
         for f in &rows.fields {
-            let Some(col) = table.schema.columns.get(f.column) else {
-                continue;
-            };
-            let value = match f.slot {
-                Slot::Key(k) => decode_field(db, col, &f.kind, &rows.key_desc, kt, k)?,
-                Slot::Value(j) => decode_field(db, col, &f.kind, &rows.value_desc, vt, j)?,
-                Slot::Virtual => None,
-            };
-            row.push(value);
+            row.push(sql_value_of(db, table, rows, f, kt, vt, &mut scratch)?);
         }
         if let Some(v) = &plan.virtuals {
             v.fill(row)?;
