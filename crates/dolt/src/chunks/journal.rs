@@ -54,6 +54,19 @@ pub struct JournalScan {
     pub stop: Option<ScanStop>,
 }
 
+impl JournalScan {
+    /// Leaves out the chunk records after the last root record (all of them, if there is
+    /// none). No root reaches them: they are what is left of a write cut short (a `write` a
+    /// kill interrupts stops between pages, keeping whole records without the root record
+    /// that was to follow). They stay in the file, as Dolt keeps them, but a store must not
+    /// count them as held: a writer skips whole subtrees whose top chunk the store holds, and
+    /// such a chunk's children may be the part of the batch that was never written.
+    pub fn drop_unrooted(&mut self) {
+        let last = self.roots.last().map_or(0, |r| r.offset);
+        self.chunks.retain(|(_, loc)| loc.payload_offset < last);
+    }
+}
+
 /// Scans journal records in `bytes`, which start at file offset `base`.
 ///
 /// A record that cannot be read (bad length, bad CRC, cut short) ends the scan like a torn tail
@@ -459,6 +472,8 @@ impl Journal {
         index_root: Option<Address>,
         index_covered: (u64, u64),
     ) -> Journal {
+        let mut scan = scan;
+        scan.drop_unrooted();
         let mut by_address = HashMap::with_capacity_and_hasher(scan.chunks.len(), AddressHash);
         by_address.extend(scan.chunks);
         Journal {
@@ -710,5 +725,36 @@ mod window_tests {
                 assert_eq!(got, want, "{what}, window {window}");
             }
         }
+    }
+
+    /// Chunk records after the last root record (a write cut before its root record) stay
+    /// in the file and are read past, but the journal does not count them as held: a writer
+    /// must write them again rather than trust the subtree under them.
+    #[test]
+    fn chunks_after_the_last_root_are_not_held() {
+        let (kept, orphan) = (Address([1; 20]), Address([2; 20]));
+        let mut bytes = root_record(Address([9; 20]), 1).to_vec();
+        chunk_record(kept, b"kept", &mut bytes).unwrap();
+        bytes.extend_from_slice(&root_record(kept, 2));
+        chunk_record(orphan, b"orphan", &mut bytes).unwrap();
+        let whole = bytes.len() as u64;
+        bytes.extend_from_slice(&[7, 0, 0]);
+        let j = Journal::open(
+            Backing::Memory {
+                name: "j".into(),
+                bytes,
+            },
+            None,
+        )
+        .unwrap();
+        assert!(j.has(&kept));
+        assert!(!j.has(&orphan));
+        assert_eq!(j.root(), Some(kept));
+        assert_eq!(
+            j.end(),
+            whole,
+            "the orphan record is read past, not cut off"
+        );
+        assert_eq!(j.chunk_keys().0.count(), 1);
     }
 }

@@ -11,10 +11,15 @@
 //!
 //! Durability: [`JournalAppender::commit_root`] writes the pending chunk records and the root
 //! record after them in one `write`, then fsyncs once — what Dolt's `commitRootHash` does
-//! (flush the buffered chunk records and root record, one `Sync`). A killed process leaves
-//! either nothing of the write or all of it (the page cache keeps what `write` returned); a
-//! crash of the machine during the fsync can leave a prefix whose last records fail their
-//! CRC, which readers (Dolt's and ours) take as a torn tail, i.e. the old root. Every record
+//! (flush the buffered chunk records and root record, one `Sync`). A killed process can leave
+//! a prefix of the write (Linux stops a `write` between pages when a kill arrives): whole
+//! chunk records and a torn one, without the root record; a crash of the machine during the
+//! fsync can leave a prefix whose last records fail their CRC. Readers (Dolt's and ours) take
+//! either as a torn tail, i.e. the old root, and whole chunk records after the last root
+//! record are not counted as held ([`crate::chunks::journal::JournalScan::drop_unrooted`]),
+//! so a rerun writes them again; the batch holds children before parents
+//! ([`super::writer::StoreWriter::write_reachable`]), so no prefix of it has a chunk whose
+//! children are missing. Every record
 //! is checksummed, so a root record whose chunks were lost would follow a damaged record —
 //! the case Dolt refuses as possible data loss rather than silently opening.
 //!
@@ -189,7 +194,7 @@ impl JournalAppender {
         }
         let bytes = std::fs::read(&path).map_err(io)?;
         // Errors here are Dolt's data-loss refusals (damage with durable records after it).
-        let scan = scan_records(&bytes, 0, &name)?;
+        let mut scan = scan_records(&bytes, 0, &name)?;
         let file = OpenOptions::new()
             .read(true)
             .write(true)
@@ -203,6 +208,9 @@ impl JournalAppender {
         // A journal the manifest does not name (a crash between its creation and the manifest
         // rewrite) is unread by readers: it may hold only the manifest's own root.
         let root = scan.roots.last().map(|r| r.root);
+        // Records after the last root record are written again if needed (see
+        // `JournalScan::drop_unrooted`).
+        scan.drop_unrooted();
         if !listed && root.is_some_and(|r| r != manifest.root) {
             return Err(conflict(
                 format!("the chunk journal {name}"),

@@ -129,21 +129,33 @@ impl StoreWriter {
 
     /// Queues for the journal every chunk reachable from `root` that only the session store
     /// holds (the journal's records are made straight from the session's bytes; a large
-    /// batch's on two threads), in the order of a depth-first walk from `root`.
+    /// batch's on two threads), children before their parents (a depth-first walk from `root`
+    /// in key order, each chunk after everything under it). So every prefix of the batch is
+    /// closed under references: a write cut short leaves no chunk whose children are missing,
+    /// and a later walk that skips a subtree whose top chunk is stored (ours after
+    /// `JournalScan::drop_unrooted`, Dolt's pull) never skips one left incomplete.
     pub(crate) fn write_reachable(&mut self, root: Address) -> Result<()> {
         let source = self.db.source();
         let session = &self.session;
         let journal = &mut self.journal;
         let mut out: Vec<(Address, &[u8])> = Vec::new();
         let mut seen = HashSet::new();
-        let mut todo = vec![root];
-        while let Some(a) = todo.pop() {
+        // `Some(chunk)`: the walk is done with everything under it, so it goes out.
+        let mut todo: Vec<(Address, Option<&[u8]>)> = vec![(root, None)];
+        let mut refs = Vec::new();
+        while let Some((a, done)) = todo.pop() {
+            if let Some(chunk) = done {
+                out.push((a, chunk));
+                continue;
+            }
             if !seen.insert(a) || journal.contains(&a) || source.contains(&a) {
                 continue;
             }
             let Some(chunk) = session.get(&a)? else {
                 return Err(DoltError::MissingChunk(a));
             };
+            todo.push((a, Some(chunk)));
+            refs.clear();
             if file_id(chunk).is_ok_and(|id| id == *b"TUPM") {
                 // Through the store's node view: the nodes a build wrote here are not
                 // verified again (the walk over a million-row import's leaves was mostly
@@ -151,13 +163,13 @@ impl StoreWriter {
                 let node = session.get_node(&a)?;
                 Message::ProllyTree(node).for_each_ref(|r| {
                     if !r.is_zero() {
-                        todo.push(r);
+                        refs.push(r);
                     }
                 });
             } else {
-                for_each_ref(a, chunk, &mut |r| todo.push(r))?;
+                for_each_ref(a, chunk, &mut |r| refs.push(r))?;
             }
-            out.push((a, chunk));
+            todo.extend(refs.iter().rev().map(|r| (*r, None)));
         }
         journal.put_all(&out)
     }
