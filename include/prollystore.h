@@ -28,8 +28,9 @@
  * - The prolly_remote_* functions (push, pull, clone through object storage; a remote opened
  *   read-only in place) are in libraries built with the `remote` Cargo feature (off by
  *   default).
- * - prolly_dolt_clone, prolly_dolt_fetch, prolly_dolt_pull and prolly_dolt_push (Dolt remotes)
- *   are in libraries built with the `dolt-remote` Cargo feature (off by default).
+ * - prolly_dolt_clone, prolly_dolt_fetch, prolly_dolt_pull, prolly_dolt_push and
+ *   prolly_dolt_open_remote (Dolt remotes, cloned or read in place) are in libraries built with
+ *   the `dolt-remote` Cargo feature (off by default).
  */
 
 #ifndef PROLLYSTORE_H
@@ -1843,6 +1844,20 @@ int64_t prolly_dolt_writer_branch(const struct prolly_dolt_writer *writer,
  * `PROLLY_RESULT_ERR_INVALID_ARGUMENT`: a bad URL or destination).
  */
 prolly_result prolly_dolt_clone(const char *url, const char *dir);
+
+/**
+ * Opens the Dolt database at `url` (`http://HOST:PORT/DB`, a `dolt sql-server
+ * --remotesapi-port`, or a `file://` directory `dolt push` wrote) read-only, in place: the
+ * remote is asked for its root now, and chunks are fetched as reads need them (batched range
+ * reads, each chunk checked against its address), nothing is cloned. `cache_bytes` bounds the
+ * decompressed-chunk cache (0: the default). The handle is a `prolly_dolt` like
+ * `prolly_dolt_open`'s; a remote has no current branch, so name one in each read. Free with
+ * `prolly_dolt_free`. `PROLLY_RESULT_NOT_FOUND`: no Dolt database at `url`;
+ * `PROLLY_RESULT_ERR_INVALID_ARGUMENT`: a bad URL.
+ */
+prolly_result prolly_dolt_open_remote(const char *url,
+                                      size_t cache_bytes,
+                                      struct prolly_dolt **out_db);
 
 /**
  * Fetches remote `remote` (a name in the database's `repo_state.json`, e.g. `origin`) into

@@ -223,3 +223,70 @@ fn push_to_a_copy_of_the_recorded_remote() {
         live_manifest
     );
 }
+
+/// A fetch queues chunks as it finds them, level by level from the remote's root (parents
+/// first), and writes them in one batch; a kill can cut that write short, keeping whole
+/// records without the root record. The batch is therefore written children first: every
+/// chunk record it adds refers only to chunks the database held before or that the batch
+/// wrote earlier, so no prefix of it holds a parent without its children (Dolt's pull skips
+/// what is under a chunk it holds).
+#[test]
+fn a_fetch_writes_children_before_parents() {
+    use prollystore_dolt::chunks::journal::scan_records;
+    use prollystore_dolt::write::clone_target::chunk_refs;
+
+    let tmp = tempfile::tempdir().unwrap();
+    let (_, url) = remote_copy(tmp.path());
+    let o = CloneOptions::default();
+    let (ours, other) = (tmp.path().join("ours"), tmp.path().join("other"));
+    clone(&url, &ours, &o).unwrap();
+    clone(&url, &other, &o).unwrap();
+    // Enough new rows for a tree of more than one level, pushed from the other clone.
+    let mut w = DoltWriter::open(&other).unwrap();
+    let ids: Vec<String> = (0..4000).map(|i| (20_000 + i).to_string()).collect();
+    let rows: Vec<Vec<Option<&str>>> = ids
+        .iter()
+        .map(|id| vec![Some(id.as_str()), Some("fetched"), Some(id.as_str())])
+        .collect();
+    w.apply_text(RowMode::Upsert, "t", &["id", "name", "v"], &rows)
+        .unwrap();
+    w.commit(&CommitMeta::at(
+        "Other",
+        "o@example.com",
+        "rows to fetch",
+        1_767_312_060_000,
+    ))
+    .unwrap();
+    drop(w);
+    push(&other, "origin", "main", &o).unwrap();
+
+    let journal = ours
+        .join(".dolt/noms")
+        .join("vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv");
+    let before = std::fs::read(&journal).unwrap().len();
+    let held_before = DoltChunkSource::open(ours.join(".dolt/noms")).unwrap();
+    let r = fetch(&ours, "origin", &o).unwrap();
+    assert!(
+        r.chunks > 20,
+        "a fetch of {} chunks is too small to tell",
+        r.chunks
+    );
+    let bytes = std::fs::read(&journal).unwrap();
+    let added = scan_records(&bytes[before..], before as u64, "added").unwrap();
+    let after = DoltChunkSource::open(ours.join(".dolt/noms")).unwrap();
+    let mut written = std::collections::HashSet::new();
+    for (a, _) in &added.chunks {
+        let chunk = after.chunk(a).unwrap();
+        chunk_refs(*a, &chunk, &mut |r| {
+            assert!(
+                written.contains(&r) || held_before.contains(&r),
+                "the fetch wrote chunk {a} before {r}, which it refers to"
+            );
+        })
+        .unwrap();
+        written.insert(*a);
+    }
+    // The fetched chunks, then the store root and dataset map of the tracking refs' update.
+    assert!(written.len() as u64 > r.chunks, "{} records", written.len());
+    assert_eq!(head(&ours, "origin/main"), head(&other, "main"));
+}

@@ -90,6 +90,13 @@ pub struct prolly_dolt {
     pub(crate) db: Arc<Database>,
 }
 
+impl prolly_dolt {
+    /// A handle of `db`.
+    pub(crate) fn new(db: Database) -> prolly_dolt {
+        prolly_dolt { db: Arc::new(db) }
+    }
+}
+
 /// Opens the Dolt database at `path`: the directory holding `.dolt`, or the `.dolt` directory
 /// itself. Reads the manifest, journal, table files and archives of both generations; never
 /// writes to the directory (it may be open in Dolt at the same time). Free with
@@ -105,7 +112,7 @@ pub extern "C" fn prolly_dolt_open(
         // SAFETY: C caller's contract: writable or NULL.
         let out = unsafe { Out::new(out_db, "out_db") }?;
         let db = prollystore_sql::open(Path::new(path))?;
-        out.set(into_handle(prolly_dolt { db: Arc::new(db) }));
+        out.set(into_handle(prolly_dolt::new(db)));
         Ok(())
     })
 }

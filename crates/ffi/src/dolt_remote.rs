@@ -3,14 +3,16 @@
 //! `http://HOST:PORT/DB` (a `dolt sql-server --remotesapi-port`) or a `file://` directory
 //! `dolt push` wrote, as `dolt clone` leaves it; `prolly_dolt_fetch`, `prolly_dolt_pull` and
 //! `prolly_dolt_push` on a database's remotes (`repo_state.json`), as `dolt fetch`, `dolt pull
-//! --ff-only` and `dolt push` do.
+//! --ff-only` and `dolt push` do; `prolly_dolt_open_remote`, a database on a remote read in
+//! place, without cloning.
 
 use std::ffi::c_char;
 use std::path::Path;
 
 use prollystore_dolt_remote::{CloneOptions, RemoteError};
 
-use crate::args::{opt_text, text};
+use crate::args::{into_handle, opt_text, text, Out};
+use crate::dolt::prolly_dolt;
 use crate::result::{ffi, prolly_result, Error};
 
 impl From<RemoteError> for Error {
@@ -43,6 +45,36 @@ pub extern "C" fn prolly_dolt_clone(url: *const c_char, dir: *const c_char) -> p
         // SAFETY: C caller's contract: NUL-terminated strings.
         let (url, dir) = unsafe { (text(url, "url")?, text(dir, "dir")?) };
         prollystore_dolt_remote::clone(url, Path::new(dir), &CloneOptions::default())?;
+        Ok(())
+    })
+}
+
+/// Opens the Dolt database at `url` (`http://HOST:PORT/DB`, a `dolt sql-server
+/// --remotesapi-port`, or a `file://` directory `dolt push` wrote) read-only, in place: the
+/// remote is asked for its root now, and chunks are fetched as reads need them (batched range
+/// reads, each chunk checked against its address), nothing is cloned. `cache_bytes` bounds the
+/// decompressed-chunk cache (0: the default). The handle is a `prolly_dolt` like
+/// `prolly_dolt_open`'s; a remote has no current branch, so name one in each read. Free with
+/// `prolly_dolt_free`. `PROLLY_RESULT_NOT_FOUND`: no Dolt database at `url`;
+/// `PROLLY_RESULT_ERR_INVALID_ARGUMENT`: a bad URL.
+#[no_mangle]
+pub extern "C" fn prolly_dolt_open_remote(
+    url: *const c_char,
+    cache_bytes: usize,
+    out_db: *mut *mut prolly_dolt,
+) -> prolly_result {
+    ffi!({
+        // SAFETY: C caller's contract: a NUL-terminated string or NULL.
+        let url = unsafe { text(url, "url") }?;
+        // SAFETY: C caller's contract: writable or NULL.
+        let out = unsafe { Out::new(out_db, "out_db") }?;
+        let mut options = prollystore_dolt_remote::OpenOptions::default();
+        if cache_bytes > 0 {
+            options.cache_bytes = cache_bytes;
+        }
+        let db = prollystore_dolt_remote::open_remote(url, &options)?
+            .with_expressions(prollystore_sql::engine());
+        out.set(into_handle(prolly_dolt::new(db)));
         Ok(())
     })
 }

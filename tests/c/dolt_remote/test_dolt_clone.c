@@ -1,10 +1,11 @@
-/* prolly_dolt_clone from C (library built with the `dolt-remote` feature; compiled and run by
- * crates/ffi/tests/dolt_remote_c.rs):
+/* prolly_dolt_clone and prolly_dolt_open_remote from C (library built with the `dolt-remote`
+ * feature; compiled and run by crates/ffi/tests/dolt_remote_c.rs):
  *
  *   test_dolt_clone URL DIR BRANCH TABLE EXPECTED_CSV
  *
  * clones URL (a file:// remote or a dolt sql-server's remotesapi) into DIR, opens the clone and
- * checks TABLE at BRANCH exports exactly EXPECTED_CSV (made by `dolt sql -r csv`). Then the bad
+ * checks TABLE at BRANCH exports exactly EXPECTED_CSV (made by `dolt sql -r csv`); opens URL in
+ * place (no clone) and checks the same export from there. Then the bad
  * inputs: a second clone into the now non-empty DIR, an unknown scheme and a file:// directory
  * that is no Dolt remote each fail with their own code and message, and create nothing. */
 #include "../common.h"
@@ -63,8 +64,21 @@ int main(int argc, char **argv) {
   char *want = read_file(argv[5], &want_len);
   CHECK(got.len == want_len);
   CHECK(memcmp(got.data, want, want_len) == 0);
-  free(want);
   free(got.data);
+
+  /* The remote read in place: the same bytes, with a small cache and with the default. */
+  size_t caches[2] = {1 << 16, 0};
+  for (int i = 0; i < 2; i++) {
+    prolly_dolt *remote = NULL;
+    OK(prolly_dolt_open_remote(url, caches[i], &remote));
+    struct buf in_place = {0};
+    OK(prolly_dolt_export_csv_write(remote, branch, table, to_buf, &in_place));
+    prolly_dolt_free(remote);
+    CHECK(in_place.len == want_len);
+    CHECK(memcmp(in_place.data, want, want_len) == 0);
+    free(in_place.data);
+  }
+  free(want);
 
   /* Bad input: one message each, nothing created. */
   char msg[512];
@@ -90,8 +104,18 @@ int main(int argc, char **argv) {
   CHECK(stat(dest, &st) != 0);
 
   EXPECT(prolly_dolt_clone(NULL, dest), PROLLY_RESULT_ERR_NULL_ARGUMENT);
+
+  prolly_dolt *none = NULL;
+  EXPECT(prolly_dolt_open_remote("gs://bucket/db", 0, &none), PROLLY_RESULT_ERR_INVALID_ARGUMENT);
+  last_error(msg, sizeof msg);
+  CHECK(strstr(msg, "unknown remote scheme") != NULL);
+  CHECK(prolly_dolt_open_remote(not_remote, 0, &none) != PROLLY_RESULT_OK);
+  CHECK(none == NULL);
+  EXPECT(prolly_dolt_open_remote(NULL, 0, &none), PROLLY_RESULT_ERR_NULL_ARGUMENT);
+  EXPECT(prolly_dolt_open_remote(url, 0, NULL), PROLLY_RESULT_ERR_NULL_ARGUMENT);
   rm_rf(tmp);
-  printf("test_dolt_clone: %d checks passed (%s cloned, %s/%s identical to dolt's)\n", g_checks,
-         url, branch, table);
+  printf("test_dolt_clone: %d checks passed (%s cloned and read in place, %s/%s identical to "
+         "dolt's)\n",
+         g_checks, url, branch, table);
   return 0;
 }

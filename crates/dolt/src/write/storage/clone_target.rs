@@ -14,6 +14,7 @@
 //! [`chunk_refs`] is the writer's reference walk (`write::refs`), public for the clone's
 //! walk from the remote's root.
 
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use prollystore_format::message::objects::StoreRootFields;
@@ -21,7 +22,7 @@ use prollystore_format::{Address, HashProfile};
 
 use super::chunk_io::ChunkIo;
 use super::journal_append::JournalAppender;
-use super::refs::for_each_ref;
+use super::refs::{children_first, for_each_ref};
 use super::writer::{StoreWriter, WorkingSetMeta};
 use crate::chunks::manifest::Manifest;
 use crate::chunks::DoltChunkSource;
@@ -43,6 +44,8 @@ pub struct CloneTarget {
     chunks: u64,
     /// What an existing database held when opened for a fetch ([`CloneTarget::open_existing`]).
     existing: Option<DoltChunkSource>,
+    /// For a fetch: the chunks each queued chunk refers to, to write children before parents.
+    refs: HashMap<Address, Vec<Address>>,
 }
 
 impl CloneTarget {
@@ -73,6 +76,7 @@ impl CloneTarget {
             journal: JournalAppender::open(&noms)?,
             chunks: 0,
             existing: None,
+            refs: HashMap::new(),
         })
     }
 
@@ -95,6 +99,7 @@ impl CloneTarget {
             journal,
             chunks: 0,
             existing: Some(existing),
+            refs: HashMap::new(),
         })
     }
 
@@ -136,6 +141,13 @@ impl CloneTarget {
         }
         self.journal.put_all(chunks)?;
         self.chunks += chunks.len() as u64;
+        if self.existing.is_some() {
+            for (a, c) in chunks {
+                let mut out = Vec::new();
+                for_each_ref(*a, c, &mut |r| out.push(r))?;
+                self.refs.insert(*a, out);
+            }
+        }
         Ok(())
     }
 
@@ -153,8 +165,37 @@ impl CloneTarget {
             return Ok(());
         }
         let root = self.local_root();
+        self.journal
+            .reorder_pending(&children_first_ranks(&self.refs));
         self.journal.commit_root(root, timestamp_secs)
     }
+}
+
+/// Ranks the chunks of `refs` (each with the chunks it refers to) so that every chunk comes
+/// after the ones it refers to ([`children_first`] from those no other refers to). A fetch
+/// queues chunks as they come, parents first; a kill can cut the write of that batch short,
+/// and the whole records it leaves must not include a parent without its children (Dolt's
+/// pull skips the subtree of a chunk it holds).
+fn children_first_ranks(refs: &HashMap<Address, Vec<Address>>) -> HashMap<Address, usize> {
+    let referenced: HashSet<&Address> = refs.values().flatten().collect();
+    let mut tops: Vec<Address> = refs
+        .keys()
+        .filter(|a| !referenced.contains(a))
+        .copied()
+        .collect();
+    tops.sort();
+    let mut rank = HashMap::with_capacity(refs.len());
+    // The walk's callbacks never fail here.
+    let _ = children_first(
+        tops,
+        |a| Ok(refs.get(&a).cloned()),
+        |a| {
+            let next = rank.len();
+            rank.insert(a, next);
+            Ok(())
+        },
+    );
+    rank
 }
 
 /// One remote-tracking ref moved by [`set_tracking_refs`].
@@ -544,4 +585,34 @@ pub fn push_head(dir: &Path, branch: &str, remote_head: Option<Address>) -> Resu
         )));
     }
     Ok(PushHead::FastForward(head))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+
+    use prollystore_format::Address;
+
+    use super::children_first_ranks;
+
+    /// A chunk shared at two depths (the root refers to it, and so does a grandchild): ranked
+    /// before every chunk that refers to it, though a walk by levels meets it first.
+    #[test]
+    fn every_chunk_ranks_after_what_it_refers_to() {
+        let a = |n: u8| Address([n; 20]);
+        let refs: HashMap<Address, Vec<Address>> = HashMap::from([
+            (a(1), vec![a(2), a(5)]),
+            (a(2), vec![a(3)]),
+            (a(3), vec![a(5), a(9)]),
+            (a(5), vec![]),
+            (a(6), vec![a(3)]),
+        ]);
+        let rank = children_first_ranks(&refs);
+        assert_eq!(rank.len(), refs.len());
+        for (parent, children) in &refs {
+            for c in children.iter().filter(|c| refs.contains_key(c)) {
+                assert!(rank[c] < rank[parent], "{c} must come before {parent}");
+            }
+        }
+    }
 }

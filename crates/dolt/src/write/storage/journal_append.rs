@@ -84,6 +84,8 @@ pub(crate) struct JournalAppender {
     pending: Vec<u8>,
     /// How many chunk records `pending` holds.
     pending_chunks: usize,
+    /// Each pending chunk record's address and where it starts in `pending`, in order.
+    pending_records: Vec<(Address, usize)>,
     /// The last root record's root.
     root: Option<Address>,
     _lock: WriterLock,
@@ -149,6 +151,7 @@ impl JournalAppender {
             indexed: indexed.copied().collect(),
             pending: Vec::new(),
             pending_chunks: 0,
+            pending_records: Vec::new(),
             root: journal.root(),
             _lock: lock,
         })
@@ -188,6 +191,7 @@ impl JournalAppender {
                 indexed: HashSet::default(),
                 pending: Vec::new(),
                 pending_chunks: 0,
+                pending_records: Vec::new(),
                 root: None,
                 _lock: lock,
             });
@@ -232,6 +236,7 @@ impl JournalAppender {
             indexed: HashSet::default(),
             pending: Vec::new(),
             pending_chunks: 0,
+            pending_records: Vec::new(),
             root,
             _lock: lock,
         })
@@ -251,10 +256,45 @@ impl JournalAppender {
         if self.contains(&address) {
             return Ok(());
         }
+        let start = self.pending.len();
         chunk_record(address, chunk, &mut self.pending)?;
-        self.pending_chunks += 1;
-        self.present.insert(address);
+        self.queued(address, start);
         Ok(())
+    }
+
+    /// Notes the chunk record of `address` just made at `start` in `pending`.
+    fn queued(&mut self, address: Address, start: usize) {
+        self.present.insert(address);
+        self.pending_chunks += 1;
+        self.pending_records.push((address, start));
+    }
+
+    /// Puts the pending chunk records in the order of `rank` (lowest first; records of
+    /// addresses it lacks keep their order, after the ranked ones): a writer that queued
+    /// chunks as they came (a fetch, level by level from the root) orders them children
+    /// first before they are written.
+    pub(crate) fn reorder_pending(&mut self, rank: &std::collections::HashMap<Address, usize>) {
+        let mut records: Vec<(usize, Address, std::ops::Range<usize>)> = self
+            .pending_records
+            .iter()
+            .enumerate()
+            .map(|(i, (a, start))| {
+                let end = self
+                    .pending_records
+                    .get(i + 1)
+                    .map_or(self.pending.len(), |(_, next)| *next);
+                (rank.get(a).copied().unwrap_or(usize::MAX), *a, *start..end)
+            })
+            .collect();
+        // Stable: unranked records keep their order.
+        records.sort_by_key(|(r, _, _)| *r);
+        let mut pending = Vec::with_capacity(self.pending.len());
+        self.pending_records.clear();
+        for (_, a, range) in records {
+            self.pending_records.push((a, pending.len()));
+            pending.extend_from_slice(&self.pending[range]);
+        }
+        self.pending = pending;
     }
 
     /// [`JournalAppender::put_addressed`] for each of `chunks`, in order. When they are many
@@ -297,6 +337,7 @@ impl JournalAppender {
             (ends, None)
         };
         let mut pending = std::mem::take(&mut self.pending);
+        let first_start = pending.len();
         let mut later = Vec::new();
         let ((made, error), (later_ends, later_error)) = std::thread::scope(|s| {
             let other = s.spawn(|| records(second, &mut later));
@@ -307,16 +348,22 @@ impl JournalAppender {
             (made, later)
         });
         self.pending = pending;
-        let mut queued = |(a, _): &(Address, &[u8])| {
-            self.present.insert(*a);
-            self.pending_chunks += 1;
-        };
-        first.iter().take(made.len()).for_each(&mut queued);
+        // Each record made is queued; a part's record starts where the one before it ended.
+        let mut start = first_start;
+        for ((a, _), end) in first.iter().zip(&made) {
+            self.queued(*a, start);
+            start = *end;
+        }
         if let Some(e) = error {
             return Err(e);
         }
+        let base = self.pending.len();
+        let mut start = base;
+        for ((a, _), end) in second.iter().zip(&later_ends) {
+            self.queued(*a, start);
+            start = base + end;
+        }
         let end = later_ends.last().copied().unwrap_or(0);
-        second.iter().take(later_ends.len()).for_each(&mut queued);
         self.pending.extend_from_slice(&later[..end]);
         later_error.map_or(Ok(()), Err)
     }
@@ -347,6 +394,7 @@ impl JournalAppender {
         batch.clear();
         self.pending = batch;
         self.pending_chunks = 0;
+        self.pending_records.clear();
         self.root = Some(root);
         Ok(())
     }
@@ -478,5 +526,42 @@ mod tests {
         assert_eq!(all.pending_chunks, 1500);
         assert!(all.pending == one.pending, "different records");
         assert_eq!(all.present, one.present);
+        assert_eq!(all.pending_records, one.pending_records);
+        // Reordered by rank (the unranked after, in their order), the records are the same
+        // records, each still where its start says.
+        let rank: std::collections::HashMap<Address, usize> = chunks[..1500]
+            .iter()
+            .rev()
+            .step_by(2)
+            .enumerate()
+            .map(|(i, (a, _))| (*a, i))
+            .collect();
+        let before = all.pending.clone();
+        let starts = all.pending_records.clone();
+        all.reorder_pending(&rank);
+        assert_eq!(all.pending.len(), before.len());
+        let record = |pending: &[u8], records: &[(Address, usize)], i: usize| {
+            let end = records.get(i + 1).map_or(pending.len(), |r| r.1);
+            pending[records[i].1..end].to_vec()
+        };
+        let by_address: std::collections::HashMap<Address, Vec<u8>> = (0..starts.len())
+            .map(|i| (starts[i].0, record(&before, &starts, i)))
+            .collect();
+        for (i, (a, _)) in all.pending_records.iter().enumerate() {
+            assert_eq!(record(&all.pending, &all.pending_records, i), by_address[a]);
+            if i < rank.len() {
+                assert_eq!(rank[a], i, "ranked records first, by rank");
+            }
+        }
+        let unranked: Vec<Address> = starts
+            .iter()
+            .map(|(a, _)| *a)
+            .filter(|a| !rank.contains_key(a))
+            .collect();
+        let after: Vec<Address> = all.pending_records[rank.len()..]
+            .iter()
+            .map(|(a, _)| *a)
+            .collect();
+        assert_eq!(after, unranked);
     }
 }

@@ -91,6 +91,39 @@ pub(crate) fn for_each_ref(
     Ok(())
 }
 
+/// Walks depth first from each of `tops` in turn, in the order of the children `enter`
+/// gives, and calls `leave` for each chunk once everything under it is done: children before
+/// parents. `enter(a)` returns the chunks `a` refers to, or `None` to leave `a` (and what is
+/// under it) out of the walk; each chunk is entered once. Writers queue chunks in this order so
+/// that every prefix of a batch is closed under references: a write cut short leaves no chunk
+/// whose children are missing.
+pub(crate) fn children_first(
+    tops: impl IntoIterator<Item = Address>,
+    mut enter: impl FnMut(Address) -> Result<Option<Vec<Address>>>,
+    mut leave: impl FnMut(Address) -> Result<()>,
+) -> Result<()> {
+    let mut entered = std::collections::HashSet::new();
+    let mut todo: Vec<(Address, bool)> = Vec::new();
+    for top in tops {
+        todo.push((top, false));
+        while let Some((a, done)) = todo.pop() {
+            if done {
+                leave(a)?;
+                continue;
+            }
+            if !entered.insert(a) {
+                continue;
+            }
+            let Some(children) = enter(a)? else {
+                continue;
+            };
+            todo.push((a, true));
+            todo.extend(children.into_iter().rev().map(|c| (c, false)));
+        }
+    }
+    Ok(())
+}
+
 /// The references of a tree node (a chunk, or a root embedded in another message).
 fn embedded(owner: Address, node: &[u8], f: &mut dyn FnMut(&[u8])) -> Result<()> {
     let m = Message::verify(node).map_err(|e| bad_chunk(owner, e.to_string()))?;

@@ -8,7 +8,6 @@
 //! root reaches straight from there into the journal's records ([`StoreWriter::write_reachable`]),
 //! and later reads find them there, so nothing is copied back out of the journal.
 
-use std::collections::HashSet;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -20,7 +19,7 @@ use prollystore_format::{Address, HashProfile};
 use super::chunk_io::ChunkIo;
 use super::journal_append::JournalAppender;
 use super::lock::WriterLock;
-use super::refs::for_each_ref;
+use super::refs::{children_first, for_each_ref};
 use crate::chunks::journal::{extend_index, INDEX_BATCH_MIN_CHUNKS};
 use crate::chunks::source::ChunkFile;
 use crate::db::Database;
@@ -139,38 +138,36 @@ impl StoreWriter {
         let session = &self.session;
         let journal = &mut self.journal;
         let mut out: Vec<(Address, &[u8])> = Vec::new();
-        let mut seen = HashSet::new();
-        // `Some(chunk)`: the walk is done with everything under it, so it goes out.
-        let mut todo: Vec<(Address, Option<&[u8]>)> = vec![(root, None)];
-        let mut refs = Vec::new();
-        while let Some((a, done)) = todo.pop() {
-            if let Some(chunk) = done {
-                out.push((a, chunk));
-                continue;
-            }
-            if !seen.insert(a) || journal.contains(&a) || source.contains(&a) {
-                continue;
-            }
-            let Some(chunk) = session.get(&a)? else {
-                return Err(DoltError::MissingChunk(a));
-            };
-            todo.push((a, Some(chunk)));
-            refs.clear();
-            if file_id(chunk).is_ok_and(|id| id == *b"TUPM") {
-                // Through the store's node view: the nodes a build wrote here are not
-                // verified again (the walk over a million-row import's leaves was mostly
-                // that verification).
-                let node = session.get_node(&a)?;
-                Message::ProllyTree(node).for_each_ref(|r| {
-                    if !r.is_zero() {
-                        refs.push(r);
-                    }
-                });
-            } else {
-                for_each_ref(a, chunk, &mut |r| refs.push(r))?;
-            }
-            todo.extend(refs.iter().rev().map(|r| (*r, None)));
-        }
+        let held = |a: &Address| journal.contains(a) || source.contains(a);
+        let chunk_of = |a: Address| session.get(&a)?.ok_or(DoltError::MissingChunk(a));
+        children_first(
+            [root],
+            |a| {
+                if held(&a) {
+                    return Ok(None);
+                }
+                let chunk = chunk_of(a)?;
+                let mut refs = Vec::new();
+                if file_id(chunk).is_ok_and(|id| id == *b"TUPM") {
+                    // Through the store's node view: the nodes a build wrote here are not
+                    // verified again (the walk over a million-row import's leaves was mostly
+                    // that verification).
+                    let node = session.get_node(&a)?;
+                    Message::ProllyTree(node).for_each_ref(|r| {
+                        if !r.is_zero() {
+                            refs.push(r);
+                        }
+                    });
+                } else {
+                    for_each_ref(a, chunk, &mut |r| refs.push(r))?;
+                }
+                Ok(Some(refs))
+            },
+            |a| {
+                out.push((a, chunk_of(a)?));
+                Ok(())
+            },
+        )?;
         journal.put_all(&out)
     }
 
