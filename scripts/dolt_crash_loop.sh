@@ -9,7 +9,8 @@
 #     random after each trial, all of them at the end),
 #   * a killed import left the working set either as it was or as the finished import leaves
 #     it (rows compared), never half of it; a killed ALTER TABLE likewise (schema and rows),
-#   * `dolt fsck` finds nothing wrong.
+#   * `dolt fsck` finds nothing wrong, and `dolt status` reads the working set (fsck walks
+#     commits only).
 # Each trial kills one step of a cycle (import on main, commit, branch + import + commit on a
 # side branch that turns a VARCHAR column of main into TEXT, merge into main, one ALTER TABLE
 # + its commit); the killed step is then rerun
@@ -145,6 +146,10 @@ check() {
     grep -q "$h" "$work/dolt_all.txt" || fail "commit $h returned success but is not in dolt log --all"
   done <"$committed"
   (cd "$db" && "$dolt" fsck >"$work/fsck.txt" 2>&1) || fail "dolt fsck: $(head -c 500 "$work/fsck.txt")"
+  # `dolt fsck` walks commits, not working sets: `dolt status` reads the working set, its
+  # roots and their tables (a working set reaching a chunk never written fails here).
+  (cd "$db" && "$dolt" status >/dev/null 2>"$work/dolt_err.txt") ||
+    fail "dolt status: $(cat "$work/dolt_err.txt")"
   fscks=$((fscks + 1))
   local n
   n=$(wc -l <"$committed")
