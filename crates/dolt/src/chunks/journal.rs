@@ -467,12 +467,11 @@ impl Journal {
 
     fn from_scan(
         backing: Backing,
-        scan: JournalScan,
+        mut scan: JournalScan,
         by_prefix: HashMap<[u8; 16], ChunkLocation, AddressHash>,
         index_root: Option<Address>,
         index_covered: (u64, u64),
     ) -> Journal {
-        let mut scan = scan;
         scan.drop_unrooted();
         let mut by_address = HashMap::with_capacity_and_hasher(scan.chunks.len(), AddressHash);
         by_address.extend(scan.chunks);
@@ -663,7 +662,7 @@ impl Journal {
 }
 
 #[cfg(test)]
-mod window_tests {
+mod scan_tests {
     use super::*;
     use crate::chunks::journal_record::{chunk_record, root_record};
 
