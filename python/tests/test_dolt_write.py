@@ -243,3 +243,63 @@ def test_error_kinds(db):
             w.alter("ALTER TABLE items ADD FULLTEXT INDEX ft (name)")
     with pytest.raises(prollystore.BadInputError, match="a..b"):
         pd_.create_branch(db, "a..b")
+
+
+def test_fractions_beyond_the_column_round_and_decimals_in_exponent_form(db):
+    """A DATETIME keeps no fraction and a TIMESTAMP(2) two digits: more is rounded half up, as
+    Dolt stores it (`dolt table import` of the same text makes the same table). Decimals whose
+    text Python writes with an exponent (`Decimal("1E+3")`, `Decimal("0.0000001")` is
+    `1E-7`) are read as Dolt reads `1e3`."""
+    with pd_.Writer(db) as w:
+        w.create_table(
+            "CREATE TABLE r (id INT PRIMARY KEY, a DATETIME, b TIMESTAMP(2), d DECIMAL(10,2))"
+        )
+        w.insert(
+            "r",
+            [
+                (
+                    1,
+                    datetime.datetime(2024, 1, 5, 12, 0, 0, 600000),
+                    datetime.datetime(2024, 1, 5, 12, 0, 0, 125000, tzinfo=UTC),
+                    decimal.Decimal("1E+3"),
+                ),
+                (
+                    2,
+                    datetime.datetime(1969, 12, 31, 23, 59, 59, 500000),
+                    datetime.datetime(1999, 12, 31, 23, 59, 59, 995000, tzinfo=UTC),
+                    decimal.Decimal("0.0000001"),
+                ),
+                (
+                    3,
+                    datetime.datetime(2024, 1, 5, 12, 0, 0, 499999),
+                    datetime.datetime(2024, 1, 5, 12, 0, 0, 4999, tzinfo=UTC),
+                    decimal.Decimal("-4.5E-3"),
+                ),
+            ],
+        )
+        w.commit("rounding", "Ada", "ada@example.com", WHEN)
+    with pd_.open(db) as r:
+        t = r.table("r")
+        assert t.get(1) == (
+            1,
+            datetime.datetime(2024, 1, 5, 12, 0, 1),
+            datetime.datetime(2024, 1, 5, 12, 0, 0, 130000, tzinfo=UTC),
+            decimal.Decimal("1000.00"),
+        )
+        assert t.get(2) == (
+            2,
+            datetime.datetime(1970, 1, 1),
+            datetime.datetime(2000, 1, 1, tzinfo=UTC),
+            decimal.Decimal("0.00"),
+        )
+        assert t.get(3)[1:3] == (
+            datetime.datetime(2024, 1, 5, 12, 0, 0),
+            datetime.datetime(2024, 1, 5, 12, 0, 0, tzinfo=UTC),
+        )
+    got = dolt_csv(db, "select * from r order by id")
+    if got is not None:
+        assert got[1:] == [
+            ["1", "2024-01-05 12:00:01", "2024-01-05 12:00:00.13", "1000.00"],
+            ["2", "1970-01-01 00:00:00", "2000-01-01 00:00:00.00", "0.00"],
+            ["3", "2024-01-05 12:00:00", "2024-01-05 12:00:00.00", "0.00"],
+        ]

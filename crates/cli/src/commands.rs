@@ -261,7 +261,7 @@ pub enum Command {
         /// The new store directory.
         dir: PathBuf,
     },
-    /// Read a real Dolt database, read-only: `prolly dolt DBDIR branches|tags|log|tables|schema|export|get|scan`.
+    /// A real Dolt database: read it (`branches`, `log`, `tables`, `schema`, `export`, `get`, `scan`, `diff`), write it (`import`, `alter`, `commit`, `branch`, `merge`, …) and share it (`clone`, `fetch`, `pull`, `push`) as Dolt does.
     Dolt(DoltArgs),
 }
 

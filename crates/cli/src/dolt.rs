@@ -1,10 +1,11 @@
-//! `prolly dolt DBDIR ...`: read-only views of a real Dolt database (branches, tags, log,
-//! tables, schemas, CSV export, keyed gets and range scans) printed the way the `dolt` CLI
-//! prints them, and version control ([`crate::dolt_vc`]: branch, checkout, tag, merge,
-//! status).
+//! `prolly dolt DBDIR ...`: the views of a real Dolt database (branches, tags, log, tables,
+//! schemas, CSV export, keyed gets, range scans, diffs) printed the way the `dolt` CLI prints
+//! them. Writing is [`crate::dolt_write`]'s (import, alter, commit) and
+//! [`crate::dolt_vc`]'s (branch, checkout, tag, merge, status); remotes are
+//! [`crate::dolt_remote`]'s.
 //!
-//! Every subcommand is one thin call into `prollystore-dolt`; only the version-control ones
-//! write into the database directory (under Dolt's writer lock).
+//! Every subcommand is one thin call into `prollystore-dolt`; only the writing ones touch the
+//! database directory (under Dolt's writer lock).
 
 use std::fs::File;
 use std::io::{BufWriter, Write};

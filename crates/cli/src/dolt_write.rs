@@ -476,23 +476,7 @@ pub fn commit(
     date: Option<&str>,
     out: &mut dyn Write,
 ) -> Result<()> {
-    let (name, email) = match author {
-        Some(a) => parse_author(a)?,
-        None => identity(dir),
-    };
-    if name.is_empty() {
-        return Err(Error::msg(
-            "no author: give --author 'Name <email>' or set user.name and user.email in Dolt's config",
-        ));
-    }
-    let millis = match date {
-        Some(d) => parse_date_millis(d).ok_or_else(|| {
-            Error::msg(format!(
-                "--date {d:?}: expected YYYY-MM-DD, YYYY-MM-DDTHH:MM:SS or with Z / ±HH:MM"
-            ))
-        })?,
-        None => now_millis(),
-    };
+    let (name, email, millis) = author_and_date(dir, author, date)?;
     let mut w = prollystore_sql::writer(dir)?;
     if w.is_clean()? {
         return Err(Error::msg(format!(
@@ -510,6 +494,33 @@ pub fn commit(
     })?;
     writeln!(out, "{address}")?;
     Ok(())
+}
+
+/// The author of a commit, merge or tag — `--author 'Name <email>'`, else Dolt's configured
+/// user — and its time in Unix milliseconds: `--date`, else now.
+pub(crate) fn author_and_date(
+    dir: &Path,
+    author: Option<&str>,
+    date: Option<&str>,
+) -> Result<(String, String, i64)> {
+    let (name, email) = match author {
+        Some(a) => parse_author(a)?,
+        None => identity(dir),
+    };
+    if name.is_empty() || email.is_empty() {
+        return Err(Error::msg(
+            "no author: give --author 'Name <email>' or set user.name and user.email in Dolt's config",
+        ));
+    }
+    let millis = match date {
+        Some(d) => parse_date_millis(d).ok_or_else(|| {
+            Error::msg(format!(
+                "--date {d:?}: expected YYYY-MM-DD, YYYY-MM-DDTHH:MM:SS or with Z / ±HH:MM"
+            ))
+        })?,
+        None => now_millis(),
+    };
+    Ok((name, email, millis))
 }
 
 /// `Name <email>` as (name, email).
@@ -594,5 +605,6 @@ mod tests {
             parse_author("Ada L <ada@example.com>").unwrap(),
             ("Ada L".into(), "ada@example.com".into())
         );
+        assert!(parse_author("nobody").is_err());
     }
 }

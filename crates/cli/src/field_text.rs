@@ -20,8 +20,11 @@ use std::io::Write;
 use prollystore::store::StoreFastPaths;
 use prollystore::tuples::field_bytes;
 use prollystore_format::tuple::{
-    datetime_text, days_from_civil, time_text, year_to_raw, BlobStore, Date, Decimal, Tuple,
-    TupleBuilder, TupleDesc, Type, ZERO_DATETIME_MICROS,
+    datetime_text, time_text, year_to_raw, BlobStore, Decimal, Tuple, TupleBuilder, TupleDesc, Type,
+};
+use prollystore_format::value_parse::{
+    hex_digit, parse_date, parse_datetime, parse_decimal_text, parse_hex_into, parse_i64,
+    parse_time, parse_u64,
 };
 use prollystore_format::{Address, Encoding};
 
@@ -94,81 +97,6 @@ impl NullText {
     }
 }
 
-/// Parses a decimal integer from ASCII bytes, with an optional sign.
-#[inline]
-pub fn parse_i64(t: &[u8]) -> Option<i64> {
-    let (neg, digits) = match t.split_first()? {
-        (b'-', rest) => (true, rest),
-        (b'+', rest) => (false, rest),
-        _ => (false, t),
-    };
-    if digits.is_empty() || digits.len() > 19 {
-        return None;
-    }
-    let mut v: u64 = 0;
-    for &c in digits {
-        let d = c.wrapping_sub(b'0');
-        if d > 9 {
-            return None;
-        }
-        v = v * 10 + u64::from(d);
-    }
-    if neg {
-        if v > 1 << 63 {
-            None
-        } else {
-            Some((v as i64).wrapping_neg())
-        }
-    } else {
-        i64::try_from(v).ok()
-    }
-}
-
-/// Parses an unsigned decimal integer from ASCII bytes.
-#[inline]
-pub fn parse_u64(t: &[u8]) -> Option<u64> {
-    let digits = t.strip_prefix(b"+").unwrap_or(t);
-    if digits.is_empty() || digits.len() > 20 {
-        return None;
-    }
-    let mut v: u64 = 0;
-    for &c in digits {
-        let d = c.wrapping_sub(b'0');
-        if d > 9 {
-            return None;
-        }
-        v = v.checked_mul(10)?.checked_add(u64::from(d))?;
-    }
-    Some(v)
-}
-
-fn hex_val(c: u8) -> Option<u8> {
-    match c {
-        b'0'..=b'9' => Some(c - b'0'),
-        b'a'..=b'f' => Some(c - b'a' + 10),
-        b'A'..=b'F' => Some(c - b'A' + 10),
-        _ => None,
-    }
-}
-
-/// Decodes hex text into `out` (cleared first).
-pub fn parse_hex(t: &[u8], out: &mut Vec<u8>) -> Result<(), String> {
-    out.clear();
-    if !t.len().is_multiple_of(2) {
-        return Err("odd number of hex digits".into());
-    }
-    for pair in t.chunks_exact(2) {
-        match (
-            pair.first().and_then(|&c| hex_val(c)),
-            pair.get(1).and_then(|&c| hex_val(c)),
-        ) {
-            (Some(h), Some(l)) => out.push(h << 4 | l),
-            _ => return Err("not hex".into()),
-        }
-    }
-    Ok(())
-}
-
 /// Appends lower-case hex of `b`.
 pub fn write_hex(b: &[u8], out: &mut Vec<u8>) {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";
@@ -177,84 +105,6 @@ pub fn write_hex(b: &[u8], out: &mut Vec<u8>) {
         out.push(DIGITS[usize::from(x >> 4)]);
         out.push(DIGITS[usize::from(x & 15)]);
     }
-}
-
-fn two(t: &[u8]) -> Option<u32> {
-    match t {
-        [a, b] if a.is_ascii_digit() && b.is_ascii_digit() => {
-            Some(u32::from(a - b'0') * 10 + u32::from(b - b'0'))
-        }
-        _ => None,
-    }
-}
-
-/// `YYYY-MM-DD` (zero parts allowed, as MySQL's zero dates).
-pub fn parse_date(t: &[u8]) -> Option<Date> {
-    let mut it = t.splitn(3, |&c| c == b'-');
-    let y = it.next().filter(|y| !y.is_empty() && y.len() <= 5)?;
-    let year = u16::try_from(parse_u64(y)?).ok()?;
-    let month = two(it.next()?)?;
-    let day = two(it.next()?)?;
-    if month > 12 || day > 31 {
-        return None;
-    }
-    Some(Date {
-        year,
-        month: month as u8,
-        day: day as u8,
-    })
-}
-
-/// `HH:MM:SS[.ffffff]` of a time of day or duration: microseconds.
-fn parse_hms(t: &[u8], max_hours: u64) -> Option<i64> {
-    let (hms, frac) = match t.iter().position(|&c| c == b'.') {
-        Some(p) => (t.get(..p)?, Some(t.get(p + 1..)?)),
-        None => (t, None),
-    };
-    let mut it = hms.splitn(3, |&c| c == b':');
-    let h = it.next().filter(|h| !h.is_empty() && h.len() <= 4)?;
-    let h = parse_u64(h).filter(|&h| h <= max_hours)?;
-    let m = two(it.next()?).filter(|&m| m < 60)?;
-    let s = two(it.next()?).filter(|&s| s < 60)?;
-    let mut micros = ((h * 60 + u64::from(m)) * 60 + u64::from(s)) * 1_000_000;
-    if let Some(f) = frac {
-        if f.is_empty() || f.len() > 6 || !f.iter().all(u8::is_ascii_digit) {
-            return None;
-        }
-        let mut v = parse_u64(f)?;
-        for _ in f.len()..6 {
-            v *= 10;
-        }
-        micros += v;
-    }
-    i64::try_from(micros).ok()
-}
-
-/// A TIME: `[-]HH:MM:SS[.ffffff]` → signed microseconds.
-pub fn parse_time(t: &[u8]) -> Option<i64> {
-    match t.split_first()? {
-        (b'-', rest) => parse_hms(rest, 9999).map(|v| -v),
-        _ => parse_hms(t, 9999),
-    }
-}
-
-/// A DATETIME: `YYYY-MM-DD[( |T)HH:MM:SS[.ffffff]]`, UTC → Unix microseconds.
-pub fn parse_datetime(t: &[u8]) -> Option<i64> {
-    let (date, time) = match t.iter().position(|&c| c == b' ' || c == b'T') {
-        Some(p) => (t.get(..p)?, Some(t.get(p + 1..)?)),
-        None => (t, None),
-    };
-    let d = parse_date(date)?;
-    let tod = match time {
-        Some(x) => parse_hms(x, 23)?,
-        None => 0,
-    };
-    if d.month == 0 || d.day == 0 {
-        // Only the all-zero datetime exists among zero dates.
-        return (d == Date::ZERO && tod == 0).then_some(ZERO_DATETIME_MICROS);
-    }
-    let days = days_from_civil(i64::from(d.year), i64::from(d.month), i64::from(d.day));
-    days.checked_mul(86_400_000_000)?.checked_add(tod)
 }
 
 /// The canonical text of a DATETIME: like [`datetime_text`] without a `.000000` fraction.
@@ -279,33 +129,12 @@ fn parse_decimal<'a>(t: &[u8], coeff: &'a mut Vec<u8>) -> Option<Decimal<'a>> {
         b"-inf" | b"-infinity" => return Some(Decimal::NEG_INFINITY),
         _ => {}
     }
-    let (neg, rest) = match t.split_first()? {
-        (b'-', r) => (true, r),
-        (b'+', r) => (false, r),
-        _ => (false, t),
-    };
-    let (mantissa, exp) = match rest.iter().position(|&c| c == b'e' || c == b'E') {
-        Some(p) => {
-            let e = parse_i64(rest.get(p + 1..)?)?;
-            (rest.get(..p)?, i32::try_from(e).ok()?)
-        }
-        None => (rest, 0),
-    };
-    let (int, frac): (&[u8], &[u8]) = match mantissa.iter().position(|&c| c == b'.') {
-        Some(p) => (mantissa.get(..p)?, mantissa.get(p + 1..)?),
-        None => (mantissa, b""),
-    };
-    if int.is_empty() && frac.is_empty() {
-        return None;
-    }
+    let d = parse_decimal_text(t)?;
+    let (neg, int, frac) = (d.negative, d.whole, d.fraction);
     // Coefficient digits → u32 limbs (little-endian), then big-endian bytes.
     let mut limbs: Vec<u32> = Vec::new();
     for &c in int.iter().chain(frac) {
-        let d = c.wrapping_sub(b'0');
-        if d > 9 {
-            return None;
-        }
-        let mut carry = u64::from(d);
+        let mut carry = u64::from(c - b'0');
         for l in limbs.iter_mut() {
             let v = u64::from(*l) * 10 + carry;
             *l = v as u32;
@@ -319,7 +148,7 @@ fn parse_decimal<'a>(t: &[u8], coeff: &'a mut Vec<u8>) -> Option<Decimal<'a>> {
     for l in limbs.iter().rev() {
         coeff.extend_from_slice(&l.to_be_bytes());
     }
-    let exponent = exp.checked_sub(i32::try_from(frac.len()).ok()?)?;
+    let exponent = d.exponent.checked_sub(i32::try_from(frac.len()).ok()?)?;
     Some(Decimal::finite(exponent, neg, coeff))
 }
 
@@ -380,8 +209,8 @@ pub fn fixed_bytes(enc: Encoding, t: &[u8], buf: &mut [u8; 20]) -> Option<usize>
                 return None;
             }
             for (k, pair) in t.chunks_exact(2).enumerate() {
-                let h = hex_val(*pair.first()?)?;
-                let l = hex_val(*pair.get(1)?)?;
+                let h = hex_digit(*pair.first()?)?;
+                let l = hex_digit(*pair.get(1)?)?;
                 *buf.get_mut(k)? = h << 4 | l;
             }
             w
@@ -474,7 +303,7 @@ impl FieldParser {
             }
             _ => {
                 let content: &[u8] = if is_hex_content(enc) {
-                    parse_hex(t, &mut self.scratch).map_err(|why| bad(&why))?;
+                    parse_hex_into(t, &mut self.scratch).map_err(bad)?;
                     &self.scratch
                 } else {
                     if matches!(enc, E::StringAdaptive | E::StringAddr) {
@@ -742,19 +571,6 @@ mod tests {
     use prollystore_format::tuple::NoBlobStore;
 
     #[test]
-    fn integers() {
-        assert_eq!(parse_i64(b"-9223372036854775808"), Some(i64::MIN));
-        assert_eq!(parse_i64(b"9223372036854775807"), Some(i64::MAX));
-        assert_eq!(parse_i64(b"9223372036854775808"), None);
-        assert_eq!(parse_i64(b"-"), None);
-        assert_eq!(parse_i64(b"+12"), Some(12));
-        assert_eq!(parse_i64(b"1x"), None);
-        assert_eq!(parse_u64(b"18446744073709551615"), Some(u64::MAX));
-        assert_eq!(parse_u64(b"18446744073709551616"), None);
-        assert_eq!(parse_u64(b"-1"), None);
-    }
-
-    #[test]
     fn temporal() {
         assert_eq!(
             parse_datetime(b"2000-02-29 12:34:56.123456").map(datetime_canonical),
@@ -766,7 +582,7 @@ mod tests {
         );
         assert_eq!(
             parse_datetime(b"0000-00-00 00:00:00"),
-            Some(ZERO_DATETIME_MICROS)
+            Some(prollystore_format::tuple::ZERO_DATETIME_MICROS)
         );
         assert_eq!(parse_datetime(b"2000-01-01 24:00:00"), None);
         assert_eq!(

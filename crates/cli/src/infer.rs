@@ -6,7 +6,8 @@
 use std::path::Path;
 
 use crate::error::{Error, Result};
-use crate::field_text::{parse_i64, NullText};
+use crate::field_text::NullText;
+use prollystore_format::value_parse::parse_i64;
 
 /// How many data rows the guess reads.
 pub const SAMPLE_ROWS: usize = 10_000;

@@ -487,3 +487,118 @@ fn csv_whitespace_is_read_as_dolt_reads_it() {
         "a rejected import wrote something"
     );
 }
+
+/// The spellings of numbers, decimals, dates, times and datetimes that `dolt table import`
+/// takes (tried by hand on Dolt 2.3.1): exponents in a DECIMAL, one-digit months and days, a
+/// time without seconds, a DATE given a datetime, MySQL's zero dates, signs and leading zeros,
+/// and fractions of a second beyond what a DATETIME or TIMESTAMP keeps (Dolt rounds them).
+/// Each one is repeated down the rows, so that both the direct import fields and the general
+/// path read them.
+fn spellings_csv() -> Vec<u8> {
+    const ROWS: [&str; 12] = [
+        "+0007,18446744073709551615,1e3,2024-1-5,2024-1-5 1:2:3,838:59:59,2024-01-05 12:00:00.6,2024-01-05 12:00:00.125",
+        "-0,0,1.5E-1,0000-00-00,0000-00-00 00:00:00,12:30,2024-12-31 23:59:59.5,1999-12-31 23:59:59.995",
+        "9223372036854775807,+42,+12.345,2024-01-05 12:30,2024-01-05T10:00:00,-1:00:00.5,1969-12-31 23:59:59.5,2024-01-05 12:00:00.994",
+        "-9223372036854775808,007,-0.004,0000-01-01,0000-00-00,0:0:0,2024-01-05 12:00:00.4,2024-01-05 12:00:00.005",
+        "11,1,.5,2024-02-29,2024-02-29 23:59:59.999999,-838:59:59,2024-01-05 12:00:00.499999,2038-01-19 03:14:07.004999",
+        "12,2,5.,2000-2-29,1970-01-01 00:00,00:00:00.,2024-01-05,1970-01-01 00:00:01.5",
+        "13,3,99999999.99,9999-12-31,9999-12-31 23:59:59,1:2,2024-1-5 1:2:3.5,2024-01-05 12:00:00.12",
+        "14,4,-99999999.99,1000-01-01,1969-12-31 23:59:59.5,100:00:00.000001,0000-00-00 00:00:00,2024-01-05 12:00:00",
+        "15,5,1.005,2024-01-05,2024-01-05 00:00:00,10:11:12,2000-02-28 23:59:59.9,2000-02-28 23:59:59.999",
+        "16,6,12,2024-12-31,2024-12-31 12:00:00.5,23:59:59,2024-01-05 12:00:00.000001,2024-01-05 12:00:00.01",
+        "17,7,0.125e1,2024-06-30,2024-06-30 6:30,-0:30:00,1000-01-01 00:00:00.5,1999-01-01 00:00:00.555",
+        "18,8,2.5e-2,1999-1-01,1999-01-1 01:01:01,1:01:01,9999-12-31 23:59:59.4,2001-09-09 01:46:40.0049",
+    ];
+    let mut t = String::from("i,u,d,dd,dt,tm,r0,r2\n");
+    for k in 0..300 {
+        for (r, row) in ROWS.iter().enumerate() {
+            let (i, rest) = row.split_once(',').unwrap();
+            // Distinct keys: the row's own spelling first, then offsets far from it.
+            let key = if k == 0 {
+                i.to_string()
+            } else {
+                (1_000 + k * 16 + r).to_string()
+            };
+            t.push_str(&key);
+            t.push(',');
+            t.push_str(rest);
+            t.push('\n');
+        }
+    }
+    t.into_bytes()
+}
+
+/// The table Dolt 2.3.1 made with `dolt table import -u` of [`spellings_csv`] (table `vs`)
+/// into the `basic` scenario's `before` database, the table created first by `dolt sql -q`
+/// (printed by `value_spellings_are_read_as_dolt_reads_them` with `PROLLY_DOLT` set).
+const DOLT_SPELLINGS_TABLE: &str = "af1rpkii7756l4rv6spn52lo0qf8q5ul";
+
+/// `prolly dolt DB import` takes every spelling of [`spellings_csv`] to the same stored values
+/// as `dolt table import` (the same table hash; live with `PROLLY_DOLT`, else the hash Dolt
+/// made), and refuses, with nothing written, the spellings Dolt refuses: a day the month does
+/// not have, a zero month or day in an otherwise real date, hour 24, a five-digit year.
+#[test]
+fn value_spellings_are_read_as_dolt_reads_them() {
+    let base = prollystore_test_vectors::require("dolt-write/basic");
+    let tmp = tempfile::tempdir().unwrap();
+    let create = "CREATE TABLE vs (i BIGINT PRIMARY KEY, u BIGINT UNSIGNED, d DECIMAL(10,2), \
+                  dd DATE, dt DATETIME(6), tm TIME(6), r0 DATETIME, r2 TIMESTAMP(2))";
+    let csv = tmp.path().join("vs.csv");
+    std::fs::write(&csv, spellings_csv()).unwrap();
+    let ours = tmp.path().join("ours");
+    copy_tree(&base.join("before"), &ours);
+    let o = run(
+        &ours,
+        &["import", "vs", csv.to_str().unwrap(), "--create", create],
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let got = working_tables(&ours).remove("vs");
+    let theirs = tmp.path().join("theirs");
+    copy_tree(&base.join("before"), &theirs);
+    let live = dolt(&theirs, &["sql", "-q", create]) == Some(true)
+        && dolt(
+            &theirs,
+            &["table", "import", "-u", "vs", csv.to_str().unwrap()],
+        ) == Some(true);
+    let want = if live {
+        let w = working_tables(&theirs).remove("vs").unwrap();
+        eprintln!("Dolt's table vs: {w}");
+        w
+    } else {
+        DOLT_SPELLINGS_TABLE.to_string()
+    };
+    assert_eq!(got.as_deref(), Some(want.as_str()));
+
+    let before = snapshot(&ours);
+    for (k, (column, text)) in [
+        ("dd", "2024-02-30"),
+        ("dd", "2023-02-29"),
+        ("dd", "2024-00-10"),
+        ("dd", "2024-01-00"),
+        ("dd", "10000-01-01"),
+        ("dt", "2024-01-05 24:00:00"),
+        ("dt", "0000-00-00 00:00:01"),
+        ("tm", "12:60:00"),
+        ("d", "1e"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let bad = tmp.path().join(format!("bad{k}.csv"));
+        std::fs::write(&bad, format!("i,{column}\n{},{text}\n", 90_000 + k)).unwrap();
+        let o = run(&ours, &["import", "vs", bad.to_str().unwrap()]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{column} {text:?}: {err}");
+        assert!(err.contains(text), "{column} {text:?}: {err}");
+        if let Some(ok) = dolt(
+            &theirs,
+            &["table", "import", "-u", "vs", bad.to_str().unwrap()],
+        ) {
+            assert!(!ok, "Dolt took {column} {text:?}");
+        }
+    }
+    assert!(
+        snapshot(&ours) == before,
+        "a rejected import wrote something"
+    );
+}

@@ -612,7 +612,7 @@ pub fn from_wkt(text: &str, srid: u32) -> Result<Vec<u8>, String> {
 pub fn from_text(text: &str) -> Result<Vec<u8>, String> {
     let t = text.trim_start();
     if let Some(hex) = t.strip_prefix("hex:").or_else(|| t.strip_prefix("0x")) {
-        let bytes = crate::value_text::parse_hex(hex)
+        let bytes = crate::value_parse::parse_hex(hex)
             .ok_or_else(|| format!("{text:?} is not hex digits"))?;
         return from_ewkb(&bytes);
     }

@@ -3,15 +3,18 @@
 //! Text keys are compared under the index's collation by the map itself, so a spelling that the
 //! collation calls equal finds the row, as in Dolt.
 //!
-//! [`parse_value`] is the one reader of a Dolt value's text (`parse_date`, `parse_time`,
-//! `parse_datetime`, `decimal_parts`): the writer, generated columns and the test tables use
-//! it. The writer's import fast path (`write::fast_fields`) takes only the plain spellings of
-//! the same grammar, to the same values, and gives anything else to it.
+//! [`parse_value`] reads a Dolt value's text for a column, through the one grammar of
+//! [`value_parse`] (numbers, dates, times) and [`decimal_parts`] (a decimal scaled to its
+//! column): the writer, generated columns and the test tables use it. The writer's direct
+//! import fields (`write::tables::fast_fields`) read with the same grammar, to the same
+//! values, and give anything they do not take whole to it.
 
 use prollystore::blob::StoreBlobs;
 use prollystore::MemoryStore;
-use prollystore_format::tuple::{days_from_civil, Date, Decimal, TupleBuilder, TupleDesc};
-use prollystore_format::{Encoding, HashProfile};
+use prollystore_format::tuple::{
+    civil_from_days, round_datetime, Date, Decimal, TupleBuilder, TupleDesc,
+};
+use prollystore_format::{value_parse, Encoding, HashProfile};
 
 use crate::error::{DoltError, Result};
 use crate::schema::{key_encoding, Column, SqlType};
@@ -253,7 +256,8 @@ pub fn put_field(
             other => return Err(format!("{other:?} is not a time")),
         },
         Encoding::Datetime => match v {
-            V::Datetime(us, _) => b.put_datetime(i, *us),
+            // More fraction digits than the column keeps are rounded, as Dolt stores them.
+            V::Datetime(us, _) => b.put_datetime(i, round_datetime(*us, col.sql_type.fsp())),
             other => return Err(format!("{other:?} is not a datetime")),
         },
         Encoding::Enum => match v {
@@ -299,21 +303,29 @@ pub fn put_field(
     r.map_err(|e| e.to_string())
 }
 
-/// Splits decimal text into sign, digits (no point, no leading zeros needed) and the power of
-/// ten they are scaled by.
+/// Splits decimal text (`[+-]digits[.digits][e[+-]n]`, spaces around it ignored) into sign,
+/// digits and the power of ten they are scaled by (never positive; zeros are put in front so
+/// that there are at least as many digits as the fraction has).
 pub fn decimal_parts(text: &str) -> std::result::Result<(bool, String, i32), String> {
-    let t = text.trim();
-    let (negative, body) = match t.strip_prefix('-') {
-        Some(r) => (true, r),
-        None => (false, t.strip_prefix('+').unwrap_or(t)),
-    };
-    let (whole, frac) = body.split_once('.').unwrap_or((body, ""));
-    let ok = |s: &str| s.bytes().all(|c| c.is_ascii_digit());
-    if (whole.is_empty() && frac.is_empty()) || !ok(whole) || !ok(frac) || frac.len() > 65 {
-        return Err(format!("{text:?} is not a decimal number"));
+    let bad = || format!("{text:?} is not a decimal number");
+    let d = value_parse::parse_decimal_text(text.trim().as_bytes()).ok_or_else(bad)?;
+    // The digits a DECIMAL(65, 30) can hold, with room to round: anything longer is refused
+    // rather than spelled out digit by digit.
+    const MOST: i64 = 130;
+    let exponent = i64::from(d.exponent) - d.fraction.len() as i64;
+    let zeros_after = exponent.max(0);
+    let written = (d.whole.len() + d.fraction.len()) as i64;
+    if written + zeros_after > MOST || exponent < -MOST {
+        return Err(bad());
     }
-    let digits = format!("{whole}{frac}");
-    Ok((negative, digits, -(frac.len() as i32)))
+    let zeros_before = (-exponent - written).max(0);
+    let mut digits = String::with_capacity((written + zeros_before + zeros_after) as usize);
+    digits.extend(std::iter::repeat_n('0', zeros_before as usize));
+    for &c in d.whole.iter().chain(d.fraction) {
+        digits.push(char::from(c));
+    }
+    digits.extend(std::iter::repeat_n('0', zeros_after as usize));
+    Ok((d.negative, digits, exponent.min(0) as i32))
 }
 
 /// Decimal digits as an unsigned big-endian integer.
@@ -409,11 +421,12 @@ pub fn parse_value(col: &Column, text: &str) -> std::result::Result<SqlValue, St
     Ok(match &col.sql_type {
         SqlType::Int {
             unsigned: false, ..
-        } => SqlValue::Int(text.trim().parse().map_err(|_| bad("an integer"))?),
+        } => SqlValue::Int(
+            value_parse::parse_i64(text.trim().as_bytes()).ok_or_else(|| bad("an integer"))?,
+        ),
         SqlType::Int { unsigned: true, .. } | SqlType::Bit(_) => SqlValue::Uint(
-            text.trim()
-                .parse()
-                .map_err(|_| bad("an unsigned integer"))?,
+            value_parse::parse_u64(text.trim().as_bytes())
+                .ok_or_else(|| bad("an unsigned integer"))?,
         ),
         SqlType::Float => SqlValue::Float(text.trim().parse().map_err(|_| bad("a number"))?),
         SqlType::Double => SqlValue::Double(text.trim().parse().map_err(|_| bad("a number"))?),
@@ -429,9 +442,11 @@ pub fn parse_value(col: &Column, text: &str) -> std::result::Result<SqlValue, St
                 .ok_or_else(|| bad("a year (0 or 1901..2155)"))?,
         ),
         SqlType::Date => SqlValue::Date(parse_date(text.trim()).ok_or_else(|| bad("a date"))?),
-        SqlType::Time(_) => SqlValue::Time(parse_time(text.trim()).ok_or_else(|| bad("a time"))?),
+        SqlType::Time(_) => SqlValue::Time(
+            value_parse::parse_time(text.trim().as_bytes()).ok_or_else(|| bad("a time"))?,
+        ),
         SqlType::Datetime(f) | SqlType::Timestamp(f) => SqlValue::Datetime(
-            parse_datetime(text.trim()).ok_or_else(|| bad("a datetime"))?,
+            value_parse::parse_datetime(text.trim().as_bytes()).ok_or_else(|| bad("a datetime"))?,
             *f,
         ),
         SqlType::Enum(members) => {
@@ -455,7 +470,7 @@ pub fn parse_value(col: &Column, text: &str) -> std::result::Result<SqlValue, St
         SqlType::Binary { fixed, .. } => {
             let mut bytes = match text.strip_prefix("0x") {
                 Some(hex) => {
-                    crate::value_text::parse_hex(hex).ok_or_else(|| bad("0x and hex digits"))?
+                    crate::value_parse::parse_hex(hex).ok_or_else(|| bad("0x and hex digits"))?
                 }
                 None => text.as_bytes().to_vec(),
             };
@@ -525,51 +540,22 @@ fn scaled_decimal_text(negative: bool, digits: &str, exponent: i32, scale: u8) -
     out
 }
 
-/// `Y-M-D` (numbers; month at most 12, day at most 31).
-pub(crate) fn parse_date(t: &str) -> Option<Date> {
-    let mut it = t.splitn(3, '-');
-    let year: u16 = it.next()?.parse().ok()?;
-    let month: u8 = it.next()?.parse().ok()?;
-    let day: u8 = it.next()?.parse().ok()?;
-    if month > 12 || day > 31 {
-        return None;
-    }
-    Some(Date { year, month, day })
-}
-
-/// `DATE[( |T)TIME]`, a time of day (`00:00:00` when none is given): Unix microseconds.
-pub(crate) fn parse_datetime(t: &str) -> Option<i64> {
-    let (d, rest) = t.split_once([' ', 'T']).unwrap_or((t, "00:00:00"));
-    let date = parse_date(d)?;
-    let time = parse_time(rest).filter(|us| (0..86_400_000_000).contains(us))?;
-    let days = days_from_civil(
-        i64::from(date.year),
-        i64::from(date.month),
-        i64::from(date.day),
-    );
-    Some(days * 86_400_000_000 + time)
-}
-
-/// `[-]H:MM:SS[.ffffff]` in microseconds.
-pub(crate) fn parse_time(t: &str) -> Option<i64> {
-    let (negative, t) = match t.strip_prefix('-') {
-        Some(r) => (true, r),
-        None => (false, t),
-    };
-    let (hms, frac) = t.split_once('.').unwrap_or((t, ""));
-    let mut it = hms.splitn(3, ':');
-    let h: i64 = it.next()?.parse().ok()?;
-    let m: i64 = it.next()?.parse().ok()?;
-    let s: i64 = it.next().unwrap_or("0").parse().ok()?;
-    if m > 59 || s > 59 || frac.len() > 6 || !frac.bytes().all(|c| c.is_ascii_digit()) {
-        return None;
-    }
-    let mut us: i64 = 0;
-    for k in 0..6 {
-        us = us * 10 + frac.as_bytes().get(k).map_or(0, |d| i64::from(d - b'0'));
-    }
-    let total = ((h * 60 + m) * 60 + s) * 1_000_000 + us;
-    Some(if negative { -total } else { total })
+/// A DATE's text: a date, or a datetime whose time of day is dropped (as Dolt stores
+/// `2024-01-05 12:30` in a DATE column).
+fn parse_date(t: &str) -> Option<Date> {
+    let t = t.as_bytes();
+    value_parse::parse_date(t).or_else(|| {
+        let micros = value_parse::parse_datetime(t)?;
+        if micros == prollystore_format::tuple::ZERO_DATETIME_MICROS {
+            return Some(Date::ZERO);
+        }
+        let (y, m, d) = civil_from_days(micros.div_euclid(86_400_000_000));
+        Some(Date {
+            year: u16::try_from(y).ok()?,
+            month: m as u8,
+            day: d as u8,
+        })
+    })
 }
 
 #[cfg(test)]
@@ -588,7 +574,15 @@ mod tests {
         assert_eq!(t("-0.00001", 4), "0.0000");
         assert_eq!(t("12", 0), "12");
         assert_eq!(t(".5", 2), "0.50");
-        assert!(decimal_parts("1e5").is_err());
+        // Exponents, as `dolt table import` takes them (1e3 → 1000.00, 1.5E-1 → 0.15).
+        assert_eq!(t("1e3", 2), "1000.00");
+        assert_eq!(t("1.5E-1", 2), "0.15");
+        assert_eq!(t("+12.345", 2), "12.35");
+        assert_eq!(t("5e-3", 2), "0.01");
+        assert_eq!(t("-4e-3", 2), "0.00");
+        assert!(decimal_parts("1e-400").is_err());
+        assert!(decimal_parts("1e400").is_err());
+        assert!(decimal_parts("1e").is_err());
     }
 
     #[test]
@@ -699,14 +693,13 @@ mod tests {
         assert!(decoded > checked, "{decoded} values decoded");
     }
 
+    /// A DATE column takes a datetime's text and keeps its date, as Dolt does.
     #[test]
-    fn times() {
-        assert_eq!(
-            parse_time("427:04:32"),
-            Some(((427 * 60 + 4) * 60 + 32) * 1_000_000)
-        );
-        assert_eq!(parse_time("-00:00:00.000001"), Some(-1));
-        assert_eq!(parse_time("1:60:00"), None);
-        assert_eq!(crate::value_text::parse_hex("0aFF"), Some(vec![10, 255]));
+    fn dates_from_datetime_text() {
+        let d = |t: &str| parse_date(t).map(|d| d.to_string());
+        assert_eq!(d("2024-01-05 12:30").as_deref(), Some("2024-01-05"));
+        assert_eq!(d("1969-12-31T23:59:59.5").as_deref(), Some("1969-12-31"));
+        assert_eq!(d("0000-00-00 00:00:00").as_deref(), Some("0000-00-00"));
+        assert_eq!(d("2024-02-30 00:00:00"), None);
     }
 }

@@ -108,6 +108,7 @@ pub mod sql_value;
 pub mod table_diff;
 pub mod table_reader;
 pub mod table_rows;
+pub use prollystore_format::value_parse;
 pub use prollystore_format::value_text;
 // Parts of the writer's crate-internal foundation are used only by its tests so far, hence the
 // allowance.

@@ -15,8 +15,9 @@
 //! * [`sql_type`]: MySQL column types, parsed once into a type that knows its encoding and limits.
 //! * [`varint`]: the two varint codes Dolt uses.
 //! * [`value_text`]: SQL values as `dolt sql` prints them (Go's shortest float text, decimals
-//!   at a column's scale, dates, times, datetimes), appended without allocating; the one reader
-//!   of hex text.
+//!   at a column's scale, dates, times, datetimes), appended without allocating.
+//! * [`value_parse`]: the one reader of SQL value text (integers, decimals, dates, times,
+//!   datetimes, hex), with the spellings Dolt's importer takes.
 //!
 //! Chunks:
 //! * [`message`]: chunk messages — Dolt's 4-byte prefix plus a FlatBuffers table (tree nodes
@@ -71,6 +72,7 @@ pub mod json_order;
 pub mod message;
 pub mod sql_type;
 pub mod tuple;
+pub mod value_parse;
 pub mod value_text;
 pub mod varint;
 

@@ -324,6 +324,15 @@ impl SqlType {
         Some((max, base.contains("text")))
     }
 
+    /// The fraction digits a DATETIME or TIMESTAMP keeps; 6 for every other type (Dolt keeps
+    /// a TIME's microseconds whatever its type says).
+    pub fn fsp(&self) -> u8 {
+        match self {
+            SqlType::Datetime(f) | SqlType::Timestamp(f) => *f,
+            _ => 6,
+        }
+    }
+
     /// For a binary type: the most bytes a value may hold (`None`: no limit the writer
     /// checks, or not a binary type).
     pub fn byte_limit(&self) -> Option<u64> {

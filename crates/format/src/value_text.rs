@@ -1,8 +1,7 @@
 //! Allocation-free text forms of SQL values, appended to a byte buffer exactly as `dolt sql`
 //! prints them: integers, Go's shortest float text, decimals with the column's scale, dates,
 //! times and datetimes. The CSV export writes every row through these, so none of them touches
-//! the heap in the common cases. Also the one reader of hex text (`parse_hex`), for binary and
-//! geometry values given as hex.
+//! the heap in the common cases. Reading text is [`crate::value_parse`]'s.
 
 use std::fmt::Write as _;
 
@@ -677,17 +676,6 @@ fn put_pair(t: &mut [u8], at: usize, v: u64) {
     if let (Some(dst), Some(src)) = (t.get_mut(at..at + 2), DIGIT_PAIRS.get(i..i + 2)) {
         dst.copy_from_slice(src);
     }
-}
-
-/// The bytes spelled by `hex` (two hex digits a byte), or `None` for anything else.
-pub fn parse_hex(hex: &str) -> Option<Vec<u8>> {
-    if !hex.len().is_multiple_of(2) {
-        return None;
-    }
-    (0..hex.len())
-        .step_by(2)
-        .map(|k| u8::from_str_radix(hex.get(k..k + 2)?, 16).ok())
-        .collect()
 }
 
 #[cfg(test)]

@@ -5,9 +5,10 @@
 use prollystore::tuples::TupleSchema;
 use prollystore::TreeSchema;
 
-use crate::field_text::{parse_i64, parse_u64, NullText};
+use crate::field_text::NullText;
 use crate::map_schema::{Column, MapSchema};
 use crate::records::PlainRun;
+use prollystore_format::value_parse::{parse_i64, parse_u64};
 
 use super::batch::Batch;
 use super::int64_layout::Int64Layout;

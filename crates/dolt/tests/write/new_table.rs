@@ -17,8 +17,9 @@ use prollystore_format::{Address, Encoding, HashProfile};
 
 use super::maps::single_leaf::address_map_leaf;
 use crate::error::{DoltError, Result};
-use crate::key_encode::{decimal_parts, parse_datetime};
+use crate::key_encode::decimal_parts;
 use crate::schema::{Schema, SqlType};
+use prollystore_format::value_parse::parse_datetime;
 
 /// A column as declared.
 #[derive(Clone, Debug)]
@@ -152,7 +153,10 @@ fn put_text(b: &mut TupleBuilder, i: usize, enc: Encoding, text: Option<&str>) -
             let d = Decimal::finite(exponent, negative, &be);
             b.put_decimal(i, &d)
         }
-        Encoding::Datetime => b.put_datetime(i, parse_datetime(t).ok_or_else(|| bad("datetime"))?),
+        Encoding::Datetime => b.put_datetime(
+            i,
+            parse_datetime(t.as_bytes()).ok_or_else(|| bad("datetime"))?,
+        ),
         _ => return Err(bad("this encoding (not done yet)")),
     };
     r.map_err(|e| bad(&e.to_string()))

@@ -26,8 +26,8 @@ pub use refs::{keyless_key, keyless_key_desc};
 #[cfg(feature = "chrono")]
 pub use temporal::YearOutOfRange;
 pub use temporal::{
-    civil_from_days, datetime_text, days_from_civil, time_text, year_from_raw, year_to_raw, Date,
-    MAX_YEAR, MIN_YEAR, ZERO_DATETIME_MICROS,
+    civil_from_days, datetime_text, days_from_civil, round_datetime, time_text, year_from_raw,
+    year_to_raw, Date, MAX_YEAR, MIN_YEAR, ZERO_DATETIME_MICROS,
 };
 pub use value::text_of;
 pub use value::{Adaptive, Value};

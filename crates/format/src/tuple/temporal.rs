@@ -162,6 +162,32 @@ const MICROS_PER_DAY: i64 = 86_400 * MICROS_PER_SECOND;
 /// −0001-11-30T00:00:00Z).
 pub const ZERO_DATETIME_MICROS: i64 = -62_169_984_000_000_000;
 
+/// A DATETIME or TIMESTAMP (Unix microseconds) rounded to `fsp` fraction digits, half up in
+/// wall-clock time, as Dolt stores a value with more digits than its column keeps
+/// (`12:00:00.6` in a DATETIME is stored as `12:00:01`, `1969-12-31 23:59:59.5` as
+/// `1970-01-01 00:00:00`).
+///
+/// ```
+/// use prollystore_format::tuple::round_datetime;
+/// assert_eq!(round_datetime(600_000, 0), 1_000_000);
+/// assert_eq!(round_datetime(-500_000, 0), 0);
+/// assert_eq!(round_datetime(125_000, 2), 130_000);
+/// assert_eq!(round_datetime(-1, 6), -1);
+/// ```
+pub fn round_datetime(micros: i64, fsp: u8) -> i64 {
+    if fsp >= 6 || micros == ZERO_DATETIME_MICROS {
+        return micros;
+    }
+    let unit = 10i64.pow(6 - u32::from(fsp));
+    let below = micros.rem_euclid(unit);
+    let down = micros - below;
+    if below * 2 >= unit {
+        down.saturating_add(unit)
+    } else {
+        down
+    }
+}
+
 /// Text of a TIME (signed microseconds) as Dolt prints it: `[-]HH:MM:SS` with at least two
 /// hour digits, and `.ffffff` only when the fraction is non-zero.
 pub fn time_text(micros: i64) -> String {

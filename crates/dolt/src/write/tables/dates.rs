@@ -1,48 +1,29 @@
 //! Dates as `dolt commit --date` takes them.
 
-use prollystore_format::tuple::days_from_civil;
+use prollystore_format::value_parse::{parse_datetime, parse_u64};
 
 /// A date as the ops and Dolt's `--date` take it (`2024-01-02T09:30:00Z`,
-/// `2024-01-02T09:30:00`, `2024-01-02`, or with a `±HH:MM` offset), in Unix milliseconds.
+/// `2024-01-02T09:30:00`, `2024-01-02`, or with a `±HH:MM` offset), in Unix milliseconds. The
+/// date and time are read as every other datetime text is ([`parse_datetime`]).
 pub fn parse_date_millis(date: &str) -> Option<i64> {
     let d = date.trim();
-    let n = |s: &str| s.parse::<i64>().ok();
-    let (y, m, day) = (n(d.get(0..4)?)?, n(d.get(5..7)?)?, n(d.get(8..10)?)?);
-    if d.get(4..5)? != "-" || d.get(7..8)? != "-" {
-        return None;
-    }
-    let mut secs = days_from_civil(y, m, day) * 86_400;
-    let rest = &d[10..];
-    if rest.is_empty() {
-        return Some(secs * 1000);
-    }
-    let rest = rest.strip_prefix(['T', ' '])?;
-    let (hh, mm, ss) = (
-        n(rest.get(0..2)?)?,
-        n(rest.get(3..5)?)?,
-        n(rest.get(6..8)?)?,
-    );
-    secs += hh * 3600 + mm * 60 + ss;
-    let mut tail = &rest[8..];
-    let mut millis = 0;
-    if let Some(frac) = tail.strip_prefix('.') {
-        let digits = frac.len() - frac.trim_start_matches(|c: char| c.is_ascii_digit()).len();
-        let f = format!("{:0<3}", &frac[..digits]);
-        millis = n(&f[..3])?;
-        tail = &frac[digits..];
-    }
-    let offset = match tail {
-        "" | "Z" => 0,
-        t => {
-            let sign = match t.get(0..1)? {
-                "+" => 1,
-                "-" => -1,
-                _ => return None,
-            };
-            sign * (n(t.get(1..3)?)? * 3600 + n(t.get(4..6)?)? * 60)
+    let time_at = d.find(['T', ' ']).map_or(d.len(), |p| p + 1);
+    let (local, offset_secs) = if let Some(local) = d.strip_suffix('Z') {
+        (local, 0)
+    } else if let Some(at) = d[time_at..].rfind(['+', '-']).map(|p| time_at + p) {
+        let (local, zone) = d.split_at(at);
+        let (h, m) = zone[1..].split_once(':')?;
+        let (h, m) = (parse_u64(h.as_bytes())?, parse_u64(m.as_bytes())?);
+        if h > 23 || m > 59 {
+            return None;
         }
+        let secs = (h * 3600 + m * 60) as i64;
+        (local, if zone.starts_with('-') { -secs } else { secs })
+    } else {
+        (d, 0)
     };
-    Some((secs - offset) * 1000 + millis)
+    let micros = parse_datetime(local.as_bytes())?;
+    Some(micros.div_euclid(1000) - offset_secs * 1000)
 }
 
 #[cfg(test)]
@@ -65,6 +46,13 @@ mod tests {
             parse_date_millis("2024-01-01T00:00:00.250Z"),
             Some(1_704_067_200_250)
         );
+        assert_eq!(
+            parse_date_millis("2024-02-05 18:45:00-02:00"),
+            Some(1_707_165_900_000)
+        );
         assert_eq!(parse_date_millis("2024/01/01"), None);
+        assert_eq!(parse_date_millis("2024-13-01"), None);
+        assert_eq!(parse_date_millis("2024-01-01T00:00:00+25:00"), None);
+        assert_eq!(parse_date_millis("yesterday"), None);
     }
 }

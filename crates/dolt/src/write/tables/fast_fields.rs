@@ -1,21 +1,19 @@
 //! Text fields encoded straight into tuples for the column types an import mostly holds
 //! (integers, FLOAT, DOUBLE, DECIMAL, DATE, DATETIME/TIMESTAMP, CHAR/VARCHAR/TEXT): no
-//! `SqlValue`, no cell `Vec`s, the column's limits worked out once. Only text the general
-//! path would take as it is is accepted here, and it is encoded to the same bytes; any other
-//! field (spaces, a sign, a fraction to round, a value out of range, a NULL in a NOT NULL
-//! column, …) makes [`FastFields::encode`] give the row back, and the general path then
-//! stores it or names its error exactly as before.
+//! `SqlValue`, no cell `Vec`s, the column's limits worked out once. Text is read with the
+//! same grammar as the general path's ([`value_parse`]) and encoded to the same bytes; a
+//! field it does not take whole (spaces around it, a decimal exponent or a fraction to round,
+//! a value out of range, a NULL in a NOT NULL column, …) makes [`FastFields::parse`] give the
+//! row back, and the general path then stores it or names its error exactly as before.
 
 use std::borrow::Cow;
 
-use prollystore_format::tuple::{days_from_civil, Date, Decimal, TupleBuilder};
+use prollystore_format::tuple::{round_datetime, Date, Decimal, TupleBuilder};
+use prollystore_format::value_parse;
 use prollystore_format::Encoding;
 
 use crate::codec::{self, Storage};
 use crate::schema::{key_encoding, Column, Schema, SqlType};
-
-/// Microseconds in a day.
-const DAY_MICROS: i64 = 86_400_000_000;
 
 /// How one column's text becomes its field.
 #[derive(Clone, Copy, Debug)]
@@ -31,8 +29,8 @@ enum Kind {
     Decimal { whole: usize, scale: u32 },
     /// DATE.
     Date,
-    /// DATETIME or TIMESTAMP.
-    Datetime,
+    /// DATETIME or TIMESTAMP keeping `fsp` fraction digits.
+    Datetime { fsp: u8 },
     /// Text: UTF-8 of at most `max` characters (bytes for the TEXT types).
     Text { max: Option<u64>, bytes: bool },
 }
@@ -232,7 +230,7 @@ fn kind_of(col: &Column) -> Option<Kind> {
             scale: u32::from(scale),
         },
         codec::Kind::Date => Kind::Date,
-        codec::Kind::Datetime { .. } => Kind::Datetime,
+        codec::Kind::Datetime { fsp, .. } => Kind::Datetime { fsp },
         codec::Kind::Text(Storage::Plain | Storage::Adaptive) => {
             let (max, bytes) = col.sql_type.text_limit()?;
             Kind::Text { max, bytes }
@@ -267,7 +265,7 @@ fn fits(kind: Kind, enc: Encoding) -> bool {
         Kind::Float64 => enc == Encoding::Float64,
         Kind::Decimal { .. } => enc == Encoding::Decimal,
         Kind::Date => enc == Encoding::Date,
-        Kind::Datetime => enc == Encoding::Datetime,
+        Kind::Datetime { .. } => enc == Encoding::Datetime,
         Kind::Text { .. } => enc == Encoding::String,
     }
 }
@@ -277,19 +275,13 @@ fn fits(kind: Kind, enc: Encoding) -> bool {
 fn parse(kind: Kind, field: usize, text: &[u8]) -> Option<Parsed> {
     Some(match kind {
         Kind::Int { signed, lo, hi } => {
-            let (negative, digits) = match text.split_first() {
-                Some((b'-', rest)) if signed => (true, rest),
-                _ => (false, text),
-            };
-            let magnitude = i128::from(digits_u64(digits)?);
-            let x = if negative { -magnitude } else { magnitude };
-            // The general path parses an i64 (signed) or u64, then checks the range.
-            let parsed_range = if signed {
-                i128::from(i64::MIN)..=i128::from(i64::MAX)
+            // Parsed as the general path parses (an i64, or a u64), then its range checked.
+            let x = if signed {
+                i128::from(value_parse::parse_i64(text)?)
             } else {
-                0..=i128::from(u64::MAX)
+                i128::from(value_parse::parse_u64(text)?)
             };
-            if !parsed_range.contains(&x) || x < lo || x > hi {
+            if x < lo || x > hi {
                 return None;
             }
             Parsed::Int(x)
@@ -297,45 +289,33 @@ fn parse(kind: Kind, field: usize, text: &[u8]) -> Option<Parsed> {
         Kind::Float32 => Parsed::Float32(std::str::from_utf8(text).ok()?.trim().parse().ok()?),
         Kind::Float64 => Parsed::Float64(std::str::from_utf8(text).ok()?.trim().parse().ok()?),
         Kind::Decimal { whole, scale } => {
-            let (negative, body) = match text.split_first() {
-                Some((b'-', rest)) => (true, rest),
-                _ => (false, text),
-            };
-            let (w, f) = match body.iter().position(|&c| c == b'.') {
-                Some(p) => (&body[..p], &body[p + 1..]),
-                None => (body, &body[body.len()..]),
-            };
-            if (w.is_empty() && f.is_empty()) || f.len() > scale as usize {
+            let d = value_parse::parse_decimal_text(text)?;
+            // An exponent, a fraction to round or too many digits: the general path's.
+            if d.exponent != 0 || d.fraction.len() > scale as usize {
                 return None;
             }
-            let first = w.iter().position(|&c| c != b'0').unwrap_or(w.len());
-            let w = &w[first..];
+            let first = d
+                .whole
+                .iter()
+                .position(|&c| c != b'0')
+                .unwrap_or(d.whole.len());
+            let w = &d.whole[first..];
             if w.len() > whole {
                 return None;
             }
             let mut coefficient = 0u128;
-            for &d in w.iter().chain(f) {
-                if !d.is_ascii_digit() {
-                    return None;
-                }
-                coefficient = coefficient * 10 + u128::from(d - b'0');
+            for &digit in w.iter().chain(d.fraction) {
+                coefficient = coefficient * 10 + u128::from(digit - b'0');
             }
-            coefficient *= 10u128.pow(scale - f.len() as u32);
+            coefficient *= 10u128.pow(scale - d.fraction.len() as u32);
             Parsed::Decimal {
-                negative: negative && coefficient != 0,
+                negative: d.negative && coefficient != 0,
                 coefficient,
             }
         }
-        Kind::Date => Parsed::Date(date(text)?),
-        Kind::Datetime => {
-            let d = date(text.get(..10)?)?;
-            let time = match text.get(10..) {
-                Some([]) => 0,
-                Some([b' ' | b'T', t @ ..]) => time_of_day(t)?,
-                _ => return None,
-            };
-            let days = days_from_civil(i64::from(d.year), i64::from(d.month), i64::from(d.day));
-            Parsed::Datetime(days * DAY_MICROS + time)
+        Kind::Date => Parsed::Date(value_parse::parse_date(text)?),
+        Kind::Datetime { fsp } => {
+            Parsed::Datetime(round_datetime(value_parse::parse_datetime(text)?, fsp))
         }
         Kind::Text { max, bytes } => {
             let s = std::str::from_utf8(text).ok()?;
@@ -354,84 +334,21 @@ fn parse(kind: Kind, field: usize, text: &[u8]) -> Option<Parsed> {
     })
 }
 
-/// 1 to 20 ASCII digits as a `u64` (`None` if not, or too large).
-fn digits_u64(digits: &[u8]) -> Option<u64> {
-    if digits.is_empty() || digits.len() > 20 {
-        return None;
-    }
-    let mut x = 0u64;
-    for &d in digits {
-        if !d.is_ascii_digit() {
-            return None;
-        }
-        x = x.checked_mul(10)?.checked_add(u64::from(d - b'0'))?;
-    }
-    Some(x)
-}
-
-/// Two ASCII digits.
-fn two(b: &[u8]) -> Option<u8> {
-    match b {
-        [a @ b'0'..=b'9', c @ b'0'..=b'9'] => Some((a - b'0') * 10 + (c - b'0')),
-        _ => None,
-    }
-}
-
-/// `YYYY-MM-DD` exactly (month at most 12, day at most 31, as the general path checks).
-fn date(t: &[u8]) -> Option<Date> {
-    let [y0, y1, y2, y3, b'-', m0, m1, b'-', d0, d1] = *t else {
-        return None;
-    };
-    let year = u16::from(two(&[y0, y1])?) * 100 + u16::from(two(&[y2, y3])?);
-    let month = two(&[m0, m1])?;
-    let day = two(&[d0, d1])?;
-    if month > 12 || day > 31 {
-        return None;
-    }
-    Some(Date { year, month, day })
-}
-
-/// `HH:MM:SS[.f…]` (one to six fraction digits) within a day, in microseconds.
-fn time_of_day(t: &[u8]) -> Option<i64> {
-    let (hms, frac) = match t.get(8) {
-        None => (t, &t[t.len()..]),
-        Some(b'.') => (&t[..8], &t[9..]),
-        Some(_) => return None,
-    };
-    let [h0, h1, b':', m0, m1, b':', s0, s1] = *hms else {
-        return None;
-    };
-    let (h, m, s) = (two(&[h0, h1])?, two(&[m0, m1])?, two(&[s0, s1])?);
-    if h > 23 || m > 59 || s > 59 || frac.is_empty() && t.len() > 8 || frac.len() > 6 {
-        return None;
-    }
-    let mut us = 0i64;
-    for k in 0..6 {
-        let d = match frac.get(k) {
-            Some(d) if d.is_ascii_digit() => i64::from(d - b'0'),
-            Some(_) => return None,
-            None => 0,
-        };
-        us = us * 10 + d;
-    }
-    Some(((i64::from(h) * 60 + i64::from(m)) * 60 + i64::from(s)) * 1_000_000 + us)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn only_plain_text_is_taken() {
+    fn only_what_the_general_path_reads_alike_is_taken() {
         let int = Kind::Int {
             signed: true,
             lo: -128,
             hi: 127,
         };
         assert!(matches!(parse(int, 0, b"-128"), Some(Parsed::Int(-128))));
+        assert!(matches!(parse(int, 0, b"+001"), Some(Parsed::Int(1))));
         for t in [
             &b"128"[..],
-            b"+1",
             b" 1",
             b"",
             b"-",
@@ -453,26 +370,31 @@ mod tests {
         assert_eq!(d(b"-007.01"), Some((true, 701)));
         assert_eq!(d(b".5"), Some((false, 50)));
         assert_eq!(d(b"1."), Some((false, 100)));
-        for t in [&b"1234"[..], b"1.234", b".", b"", b"+1", b"1e5", b"1.2.3"] {
+        assert_eq!(d(b"+1"), Some((false, 100)));
+        // Exponents and fractions to round are the general path's.
+        for t in [&b"1234"[..], b"1.234", b".", b"", b"1e5", b"1.2.3"] {
             assert_eq!(d(t), None, "{t:?}");
         }
         assert!(matches!(
-            parse(Kind::Datetime, 0, b"1970-01-02 00:00:01.5"),
+            parse(Kind::Datetime { fsp: 6 }, 0, b"1970-01-02 00:00:01.5"),
             Some(Parsed::Datetime(86_401_500_000))
         ));
         assert!(matches!(
-            parse(Kind::Datetime, 0, b"1970-01-01"),
+            parse(Kind::Datetime { fsp: 6 }, 0, b"1970-01-01"),
             Some(Parsed::Datetime(0))
+        ));
+        assert!(matches!(
+            parse(Kind::Datetime { fsp: 0 }, 0, b"1970-1-1 0:0:0.5"),
+            Some(Parsed::Datetime(1_000_000))
         ));
         for t in [
             &b"1970-01-01 24:00:00"[..],
-            b"1970-01-01 00:00:00.",
             b"1970-01-01 00:00:00.1234567",
-            b"1970-1-01 00:00:00",
-            b"1970-01-01 00:00",
+            b"1970-02-30 00:00:00",
             b"1970-13-01",
+            b" 1970-01-01",
         ] {
-            assert!(parse(Kind::Datetime, 0, t).is_none(), "{t:?}");
+            assert!(parse(Kind::Datetime { fsp: 6 }, 0, t).is_none(), "{t:?}");
         }
         let text = Kind::Text {
             max: Some(3),

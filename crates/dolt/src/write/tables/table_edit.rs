@@ -1574,7 +1574,7 @@ pub(crate) fn cell_from_text(
         return Ok(Cell::Null);
     };
     if let (SqlType::Binary { fixed, .. }, Some(hex)) = (&col.sql_type, t.strip_prefix("hex:")) {
-        let mut bytes = crate::value_text::parse_hex(hex)
+        let mut bytes = crate::value_parse::parse_hex(hex)
             .ok_or_else(|| format!("{t:?} is not hex: and hex digits"))?;
         if let Some(n) = fixed {
             bytes.resize((*n as usize).max(bytes.len()), 0);

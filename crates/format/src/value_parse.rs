@@ -1,0 +1,372 @@
+//! The one reader of SQL value text: integers, decimals, dates, times, datetimes and hex, as
+//! Dolt's importer takes them (checked against `dolt table import` of the same fields). Every
+//! text importer reads through these — the CLI's native rows, the Dolt writer's general path
+//! and its direct import fields, keys given on the command line, `--date` of a commit — so a
+//! spelling is taken, refused or read to the same value everywhere. Nothing here allocates
+//! except [`parse_hex`]; callers trim spaces where their format allows them.
+//!
+//! | value | text |
+//! | --- | --- |
+//! | integer | `[+-]digits` (leading zeros allowed) |
+//! | decimal | `[+-]digits[.digits][(e\|E)[+-]digits]` ([`parse_decimal_text`], split, not scaled) |
+//! | date | `Y-M-D`: a year of 1–4 digits, month and day of 1–2; a real calendar date, or the zero date `0000-00-00` |
+//! | time | `[-]H:MM[:SS][.ffffff]`, hours of 1–4 digits |
+//! | datetime | `DATE[( \|T)H:MM[:SS][.ffffff]]` (hours below 24; none is midnight); the zero date only as `0000-00-00 00:00:00` |
+//! | hex | two hex digits a byte, either case |
+//!
+//! ```
+//! use prollystore_format::value_parse::{parse_date, parse_datetime, parse_time};
+//! assert_eq!(parse_date(b"2024-1-5").unwrap().to_string(), "2024-01-05");
+//! assert!(parse_date(b"2024-02-30").is_none()); // no such day, as Dolt refuses it
+//! assert_eq!(parse_time(b"-1:00:00.5"), Some(-3_600_500_000));
+//! assert_eq!(parse_datetime(b"1970-01-01T00:01"), Some(60_000_000));
+//! ```
+
+use crate::tuple::{days_from_civil, Date, ZERO_DATETIME_MICROS};
+
+/// Microseconds in a day.
+const DAY_MICROS: i64 = 86_400_000_000;
+
+/// An optionally signed decimal integer (`-12`, `+7`, `007`).
+#[inline]
+pub fn parse_i64(t: &[u8]) -> Option<i64> {
+    let (negative, digits) = match t.split_first()? {
+        (b'-', rest) => (true, rest),
+        (b'+', rest) => (false, rest),
+        _ => (false, t),
+    };
+    let v = parse_digits(digits)?;
+    if negative {
+        (v <= 1 << 63).then(|| (v as i64).wrapping_neg())
+    } else {
+        i64::try_from(v).ok()
+    }
+}
+
+/// An unsigned decimal integer (`+` allowed, leading zeros too).
+#[inline]
+pub fn parse_u64(t: &[u8]) -> Option<u64> {
+    parse_digits(t.strip_prefix(b"+").unwrap_or(t))
+}
+
+/// One or more ASCII digits as a `u64`; `None` when empty, not all digits, or too large.
+#[inline]
+fn parse_digits(mut d: &[u8]) -> Option<u64> {
+    while let [b'0', rest @ ..] = d {
+        if rest.is_empty() {
+            break;
+        }
+        d = rest;
+    }
+    if d.is_empty() || d.len() > 20 {
+        return None;
+    }
+    let mut v: u64 = 0;
+    if d.len() < 20 {
+        // At most 19 digits: below 10^19, no overflow possible.
+        for &c in d {
+            let x = c.wrapping_sub(b'0');
+            if x > 9 {
+                return None;
+            }
+            v = v * 10 + u64::from(x);
+        }
+    } else {
+        for &c in d {
+            let x = c.wrapping_sub(b'0');
+            if x > 9 {
+                return None;
+            }
+            v = v.checked_mul(10)?.checked_add(u64::from(x))?;
+        }
+    }
+    Some(v)
+}
+
+/// Decimal text split into its parts, borrowed from the text: the digits before and after the
+/// point and the power of ten written after them (`12.50e3`: `12`, `50`, `3`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DecimalText<'a> {
+    /// A `-` was written (also for a zero).
+    pub negative: bool,
+    /// The digits before the point (possibly empty, possibly with leading zeros).
+    pub whole: &'a [u8],
+    /// The digits after the point (possibly empty).
+    pub fraction: &'a [u8],
+    /// The exponent written after `e`/`E`, 0 when none.
+    pub exponent: i32,
+}
+
+/// `[+-]digits[.digits][(e|E)[+-]digits]`, with at least one digit before or after the point.
+pub fn parse_decimal_text(t: &[u8]) -> Option<DecimalText<'_>> {
+    let (negative, rest) = match t.split_first()? {
+        (b'-', r) => (true, r),
+        (b'+', r) => (false, r),
+        _ => (false, t),
+    };
+    let (mantissa, exponent) = match rest.iter().position(|&c| c == b'e' || c == b'E') {
+        Some(p) => (&rest[..p], i32::try_from(parse_i64(&rest[p + 1..])?).ok()?),
+        None => (rest, 0),
+    };
+    let (whole, fraction) = match mantissa.iter().position(|&c| c == b'.') {
+        Some(p) => (&mantissa[..p], &mantissa[p + 1..]),
+        None => (mantissa, &mantissa[mantissa.len()..]),
+    };
+    let digits = |s: &[u8]| s.iter().all(u8::is_ascii_digit);
+    if (whole.is_empty() && fraction.is_empty()) || !digits(whole) || !digits(fraction) {
+        return None;
+    }
+    Some(DecimalText {
+        negative,
+        whole,
+        fraction,
+        exponent,
+    })
+}
+
+/// `Y-M-D`: a year of one to four digits, a month and a day of one or two (`2024-01-05`,
+/// `2024-1-5`), naming a real calendar date (`2024-02-30` is refused, as Dolt refuses it), or
+/// MySQL's zero date `0000-00-00`. A zero month or day in an otherwise real date is refused,
+/// as Dolt refuses it.
+pub fn parse_date(t: &[u8]) -> Option<Date> {
+    let (year, rest) = leading_number(t, 4)?;
+    let (month, rest) = leading_number(rest.strip_prefix(b"-")?, 2)?;
+    let (day, rest) = leading_number(rest.strip_prefix(b"-")?, 2)?;
+    let date = Date {
+        year: year as u16,
+        month: month as u8,
+        day: day as u8,
+    };
+    let real = (1..=12).contains(&month) && day >= 1 && day <= days_in_month(year, month);
+    (rest.is_empty() && (real || date == Date::ZERO)).then_some(date)
+}
+
+/// The days of `month` (1–12) in `year` of the proleptic Gregorian calendar.
+fn days_in_month(year: u32, month: u32) -> u32 {
+    match month {
+        4 | 6 | 9 | 11 => 30,
+        2 if year.is_multiple_of(4) && (!year.is_multiple_of(100) || year.is_multiple_of(400)) => {
+            29
+        }
+        2 => 28,
+        _ => 31,
+    }
+}
+
+/// A TIME: `[-]H:MM[:SS][.ffffff]` (hours of one to four digits; minutes and seconds of one or
+/// two, below 60; up to six fraction digits) → signed microseconds.
+pub fn parse_time(t: &[u8]) -> Option<i64> {
+    match t.split_first()? {
+        (b'-', rest) => clock(rest, 4).map(|v| -v),
+        _ => clock(t, 4),
+    }
+}
+
+/// A DATETIME: `DATE[( |T)H:MM[:SS][.ffffff]]` (a time of day; none is midnight), UTC → Unix
+/// microseconds. The zero date only as the zero datetime (`0000-00-00 00:00:00`).
+pub fn parse_datetime(t: &[u8]) -> Option<i64> {
+    let (date, time) = match t.iter().position(|&c| c == b' ' || c == b'T') {
+        Some(p) => (&t[..p], Some(&t[p + 1..])),
+        None => (t, None),
+    };
+    let d = parse_date(date)?;
+    let time_of_day = match time {
+        Some(x) => clock(x, 2).filter(|&us| us < DAY_MICROS)?,
+        None => 0,
+    };
+    if d == Date::ZERO {
+        return (time_of_day == 0).then_some(ZERO_DATETIME_MICROS);
+    }
+    let days = days_from_civil(i64::from(d.year), i64::from(d.month), i64::from(d.day));
+    days.checked_mul(DAY_MICROS)?.checked_add(time_of_day)
+}
+
+/// `H:MM[:SS][.ffffff]` with at most `hour_digits` hour digits → microseconds.
+fn clock(t: &[u8], hour_digits: usize) -> Option<i64> {
+    let (h, rest) = leading_number(t, hour_digits)?;
+    let (m, mut rest) = leading_number(rest.strip_prefix(b":")?, 2)?;
+    let mut s = 0;
+    if let Some(r) = rest.strip_prefix(b":") {
+        (s, rest) = leading_number(r, 2)?;
+    }
+    let mut micros = 0i64;
+    if let Some(f) = rest.strip_prefix(b".") {
+        if f.len() > 6 || !f.iter().all(u8::is_ascii_digit) {
+            return None;
+        }
+        for k in 0..6 {
+            micros = micros * 10 + f.get(k).map_or(0, |d| i64::from(d - b'0'));
+        }
+        rest = &[];
+    }
+    if !rest.is_empty() || m > 59 || s > 59 {
+        return None;
+    }
+    Some(((i64::from(h) * 60 + i64::from(m)) * 60 + i64::from(s)) * 1_000_000 + micros)
+}
+
+/// The one to `max` ASCII digits `t` starts with, as a number, and what follows them.
+#[inline]
+fn leading_number(t: &[u8], max: usize) -> Option<(u32, &[u8])> {
+    let n = t
+        .iter()
+        .take(max + 1)
+        .take_while(|c| c.is_ascii_digit())
+        .count();
+    if n == 0 || n > max {
+        return None;
+    }
+    let v = t[..n]
+        .iter()
+        .fold(0u32, |v, &c| v * 10 + u32::from(c - b'0'));
+    Some((v, &t[n..]))
+}
+
+/// The value of one hex digit (either case).
+#[inline]
+pub fn hex_digit(c: u8) -> Option<u8> {
+    match c {
+        b'0'..=b'9' => Some(c - b'0'),
+        b'a'..=b'f' => Some(c - b'a' + 10),
+        b'A'..=b'F' => Some(c - b'A' + 10),
+        _ => None,
+    }
+}
+
+/// Hex text (two digits a byte, either case) into `out`, cleared first; why not on failure.
+pub fn parse_hex_into(t: &[u8], out: &mut Vec<u8>) -> Result<(), &'static str> {
+    out.clear();
+    if !t.len().is_multiple_of(2) {
+        return Err("odd number of hex digits");
+    }
+    out.reserve(t.len() / 2);
+    for pair in t.chunks_exact(2) {
+        match (hex_digit(pair[0]), hex_digit(pair[1])) {
+            (Some(h), Some(l)) => out.push(h << 4 | l),
+            _ => return Err("not hex"),
+        }
+    }
+    Ok(())
+}
+
+/// The bytes spelled by `hex` (two hex digits a byte), or `None` for anything else.
+pub fn parse_hex(hex: &str) -> Option<Vec<u8>> {
+    let mut out = Vec::new();
+    parse_hex_into(hex.as_bytes(), &mut out).ok()?;
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn integers() {
+        assert_eq!(parse_i64(b"-9223372036854775808"), Some(i64::MIN));
+        assert_eq!(parse_i64(b"9223372036854775808"), None);
+        assert_eq!(parse_i64(b"+0007"), Some(7));
+        assert_eq!(parse_i64(b"00000000000000000000000000042"), Some(42));
+        assert_eq!(parse_i64(b"-"), None);
+        assert_eq!(parse_i64(b""), None);
+        assert_eq!(parse_i64(b"1 "), None);
+        assert_eq!(parse_u64(b"18446744073709551615"), Some(u64::MAX));
+        assert_eq!(parse_u64(b"18446744073709551616"), None);
+        assert_eq!(parse_u64(b"99999999999999999999"), None);
+        assert_eq!(parse_u64(b"-1"), None);
+        assert_eq!(parse_u64(b"0"), Some(0));
+    }
+
+    #[test]
+    fn decimals() {
+        let d = parse_decimal_text(b"-012.50e+3").unwrap();
+        assert_eq!(
+            (d.negative, d.whole, d.fraction, d.exponent),
+            (true, &b"012"[..], &b"50"[..], 3)
+        );
+        assert_eq!(parse_decimal_text(b".5").unwrap().fraction, b"5");
+        assert_eq!(parse_decimal_text(b"5.").unwrap().whole, b"5");
+        for bad in [
+            &b""[..],
+            b".",
+            b"-",
+            b"1e",
+            b"1.2.3",
+            b"1,5",
+            b" 1",
+            b"e3",
+            b"nan",
+        ] {
+            assert_eq!(
+                parse_decimal_text(bad),
+                None,
+                "{:?}",
+                String::from_utf8_lossy(bad)
+            );
+        }
+    }
+
+    /// The spellings `dolt table import` (Dolt 2.3.1) took and refused in DATE and DATETIME
+    /// columns, tried by hand on a scratch database.
+    #[test]
+    fn dates_as_dolt_takes_them() {
+        let d = |t: &str| parse_date(t.as_bytes()).map(|d| d.to_string());
+        assert_eq!(d("2024-1-5").as_deref(), Some("2024-01-05"));
+        assert_eq!(d("0000-01-01").as_deref(), Some("0000-01-01"));
+        assert_eq!(d("0000-00-00").as_deref(), Some("0000-00-00"));
+        assert_eq!(d("2024-02-29").as_deref(), Some("2024-02-29"));
+        for refused in [
+            "2024-00-10",
+            "2024-01-00",
+            "2024-02-30",
+            "2023-02-29",
+            "2024-02-31",
+            "10000-01-01",
+            "2024-13-01",
+            "2024/01/05",
+            "20240105",
+        ] {
+            assert_eq!(d(refused), None, "{refused}");
+        }
+        let dt = |t: &str| parse_datetime(t.as_bytes());
+        assert_eq!(dt("1970-01-01 00:00:01.5"), Some(1_500_000));
+        assert_eq!(dt("2024-01-05 12:30"), dt("2024-01-05 12:30:00"));
+        assert_eq!(dt("2024-01-05 7:5:3"), dt("2024-01-05 07:05:03"));
+        assert_eq!(dt("0000-00-00 00:00:00"), Some(ZERO_DATETIME_MICROS));
+        assert_eq!(dt("0000-00-00"), Some(ZERO_DATETIME_MICROS));
+        assert_eq!(dt("0000-00-00 00:00:01"), None);
+        assert_eq!(dt("2024-01-05 24:00:00"), None);
+        assert_eq!(dt("2024-01-05 23:59:59.9999999"), None);
+    }
+
+    #[test]
+    fn times() {
+        assert_eq!(
+            parse_time(b"838:59:59"),
+            Some(((838 * 60 + 59) * 60 + 59) * 1_000_000)
+        );
+        assert_eq!(parse_time(b"12:30"), Some(45_000_000_000));
+        assert_eq!(parse_time(b"-0:00:00.000001"), Some(-1));
+        assert_eq!(parse_time(b"12:00:00."), Some(43_200_000_000));
+        for refused in [
+            "12:60:00",
+            "12:00:60",
+            "12345:00:00",
+            "12",
+            "1:2:3:4",
+            "--1:00:00",
+            "1:00:00.1234567",
+        ] {
+            assert_eq!(parse_time(refused.as_bytes()), None, "{refused}");
+        }
+    }
+
+    #[test]
+    fn hex() {
+        assert_eq!(parse_hex("0aFF"), Some(vec![10, 255]));
+        assert_eq!(parse_hex("0a0"), None);
+        assert_eq!(parse_hex("zz"), None);
+        let mut out = vec![1, 2, 3];
+        parse_hex_into(b"", &mut out).unwrap();
+        assert!(out.is_empty());
+    }
+}
