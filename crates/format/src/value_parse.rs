@@ -104,16 +104,30 @@ pub fn parse_decimal_text(t: &[u8]) -> Option<DecimalText<'_>> {
         (b'+', r) => (false, r),
         _ => (false, t),
     };
-    let (mantissa, exponent) = match rest.iter().position(|&c| c == b'e' || c == b'E') {
-        Some(p) => (&rest[..p], i32::try_from(parse_i64(&rest[p + 1..])?).ok()?),
-        None => (rest, 0),
+    // One pass: digits, at most one point, then an exponent or the end.
+    let mut point = None;
+    let mut end = rest.len();
+    for (k, &c) in rest.iter().enumerate() {
+        match c {
+            b'0'..=b'9' => {}
+            b'.' if point.is_none() => point = Some(k),
+            b'e' | b'E' => {
+                end = k;
+                break;
+            }
+            _ => return None,
+        }
+    }
+    let mantissa = &rest[..end];
+    let exponent = match rest.get(end + 1..) {
+        Some(e) => i32::try_from(parse_i64(e)?).ok()?,
+        None => 0,
     };
-    let (whole, fraction) = match mantissa.iter().position(|&c| c == b'.') {
+    let (whole, fraction) = match point {
         Some(p) => (&mantissa[..p], &mantissa[p + 1..]),
         None => (mantissa, &mantissa[mantissa.len()..]),
     };
-    let digits = |s: &[u8]| s.iter().all(u8::is_ascii_digit);
-    if (whole.is_empty() && fraction.is_empty()) || !digits(whole) || !digits(fraction) {
+    if whole.is_empty() && fraction.is_empty() {
         return None;
     }
     Some(DecimalText {
@@ -129,16 +143,37 @@ pub fn parse_decimal_text(t: &[u8]) -> Option<DecimalText<'_>> {
 /// MySQL's zero date `0000-00-00`. A zero month or day in an otherwise real date is refused,
 /// as Dolt refuses it.
 pub fn parse_date(t: &[u8]) -> Option<Date> {
-    let (year, rest) = leading_number(t, 4)?;
-    let (month, rest) = leading_number(rest.strip_prefix(b"-")?, 2)?;
-    let (day, rest) = leading_number(rest.strip_prefix(b"-")?, 2)?;
+    let (year, month, day) = match *t {
+        // The usual spelling, read without a loop.
+        [y0, y1, y2, y3, b'-', m0, m1, b'-', d0, d1] => (
+            two_digits(y0, y1)? * 100 + two_digits(y2, y3)?,
+            two_digits(m0, m1)?,
+            two_digits(d0, d1)?,
+        ),
+        _ => {
+            let (year, rest) = leading_number(t, 4)?;
+            let (month, rest) = leading_number(rest.strip_prefix(b"-")?, 2)?;
+            let (day, rest) = leading_number(rest.strip_prefix(b"-")?, 2)?;
+            if !rest.is_empty() {
+                return None;
+            }
+            (year, month, day)
+        }
+    };
     let date = Date {
         year: year as u16,
         month: month as u8,
         day: day as u8,
     };
     let real = (1..=12).contains(&month) && day >= 1 && day <= days_in_month(year, month);
-    (rest.is_empty() && (real || date == Date::ZERO)).then_some(date)
+    (real || date == Date::ZERO).then_some(date)
+}
+
+/// Two ASCII digits as a number.
+#[inline]
+fn two_digits(a: u8, b: u8) -> Option<u32> {
+    let (a, b) = (a.wrapping_sub(b'0'), b.wrapping_sub(b'0'));
+    (a < 10 && b < 10).then(|| u32::from(a) * 10 + u32::from(b))
 }
 
 /// The days of `month` (1–12) in `year` of the proleptic Gregorian calendar.
@@ -165,7 +200,11 @@ pub fn parse_time(t: &[u8]) -> Option<i64> {
 /// A DATETIME: `DATE[( |T)H:MM[:SS][.ffffff]]` (a time of day; none is midnight), UTC → Unix
 /// microseconds. The zero date only as the zero datetime (`0000-00-00 00:00:00`).
 pub fn parse_datetime(t: &[u8]) -> Option<i64> {
-    let (date, time) = match t.iter().position(|&c| c == b' ' || c == b'T') {
+    let at = match t.get(10) {
+        Some(b' ' | b'T') => Some(10),
+        _ => t.iter().position(|&c| c == b' ' || c == b'T'),
+    };
+    let (date, time) = match at {
         Some(p) => (&t[..p], Some(&t[p + 1..])),
         None => (t, None),
     };
@@ -183,19 +222,36 @@ pub fn parse_datetime(t: &[u8]) -> Option<i64> {
 
 /// `H:MM[:SS][.ffffff]` with at most `hour_digits` hour digits → microseconds.
 fn clock(t: &[u8], hour_digits: usize) -> Option<i64> {
-    let (h, rest) = leading_number(t, hour_digits)?;
-    let (m, mut rest) = leading_number(rest.strip_prefix(b":")?, 2)?;
-    let mut s = 0;
-    if let Some(r) = rest.strip_prefix(b":") {
-        (s, rest) = leading_number(r, 2)?;
-    }
+    let (h, m, s, mut rest) = match *t {
+        // The usual spelling, read without a loop.
+        [h0, h1, b':', m0, m1, b':', s0, s1, ref rest @ ..] => (
+            two_digits(h0, h1)?,
+            two_digits(m0, m1)?,
+            two_digits(s0, s1)?,
+            rest,
+        ),
+        _ => {
+            let (h, rest) = leading_number(t, hour_digits)?;
+            let (m, mut rest) = leading_number(rest.strip_prefix(b":")?, 2)?;
+            let mut s = 0;
+            if let Some(r) = rest.strip_prefix(b":") {
+                (s, rest) = leading_number(r, 2)?;
+            }
+            (h, m, s, rest)
+        }
+    };
     let mut micros = 0i64;
     if let Some(f) = rest.strip_prefix(b".") {
-        if f.len() > 6 || !f.iter().all(u8::is_ascii_digit) {
+        if f.len() > 6 {
             return None;
         }
         for k in 0..6 {
-            micros = micros * 10 + f.get(k).map_or(0, |d| i64::from(d - b'0'));
+            let d = match f.get(k) {
+                Some(&d) if d.is_ascii_digit() => d - b'0',
+                Some(_) => return None,
+                None => 0,
+            };
+            micros = micros * 10 + i64::from(d);
         }
         rest = &[];
     }
