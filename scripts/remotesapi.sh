@@ -23,7 +23,7 @@ esac
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 
-cargo run --release -q --locked --manifest-path "$root/Cargo.toml" \
+cargo run --profile codegen -q --locked --manifest-path "$root/Cargo.toml" \
   -p prollystore-dolt-remote-codegen -- "$proto_dir" "$tmp/gen"
 
 if [ "$check" = 1 ]; then
