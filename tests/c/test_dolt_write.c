@@ -23,6 +23,12 @@ static prolly_dolt_value v_text(const char *s) {
   return v;
 }
 
+static prolly_dolt_value v_dec(const char *s) {
+  prolly_dolt_value v = v_text(s);
+  v.kind = PROLLY_DOLT_KIND_DECIMAL;
+  return v;
+}
+
 static prolly_dolt_value v_null(void) {
   prolly_dolt_value v = {0};
   v.kind = PROLLY_DOLT_KIND_NULL;
@@ -104,8 +110,11 @@ int main(int argc, char **argv) {
   const char *upd_cols[] = {"id", "price"};
   prolly_dolt_value upd[] = {v_int(2), v_text("22.25")};
   OK(prolly_dolt_writer_apply(w, PROLLY_DOLT_ROW_MODE_UPDATE, "items", upd_cols, 2, upd, 1));
-  prolly_dolt_value ups[] = {v_int(3), v_text("drei"), v_text("3.30"), v_int(4), v_text("four"), v_null()};
-  OK(prolly_dolt_writer_apply(w, PROLLY_DOLT_ROW_MODE_UPSERT, "items", cols, 3, ups, 2));
+  /* Decimal text as Dolt reads it: an exponent, and a DECIMAL value stored at the column's scale. */
+  prolly_dolt_value ups[] = {v_int(3), v_text("drei"), v_text("3.30"),
+                             v_int(4), v_text("four"), v_text("2.5E1"),
+                             v_int(5), v_text("five"), v_dec("1.5")};
+  OK(prolly_dolt_writer_apply(w, PROLLY_DOLT_ROW_MODE_UPSERT, "items", cols, 3, ups, 3));
   const char *key_col[] = {"id"};
   prolly_dolt_value del[] = {v_int(1)};
   OK(prolly_dolt_writer_apply(w, PROLLY_DOLT_ROW_MODE_DELETE, "items", key_col, 1, del, 1));
@@ -155,6 +164,16 @@ int main(int argc, char **argv) {
   OK(prolly_dolt_rows_get(t, &key, 1, &r));
   OK(prolly_dolt_rows_next(r, got, 3, &n));
   CHECK(got[2].text_len == 5 && memcmp(got[2].text, "22.25", 5) == 0);
+  prolly_dolt_rows_free(r);
+  key = v_int(4);
+  OK(prolly_dolt_rows_get(t, &key, 1, &r));
+  OK(prolly_dolt_rows_next(r, got, 3, &n));
+  CHECK(got[2].text_len == 5 && memcmp(got[2].text, "25.00", 5) == 0);
+  prolly_dolt_rows_free(r);
+  key = v_int(5);
+  OK(prolly_dolt_rows_get(t, &key, 1, &r));
+  OK(prolly_dolt_rows_next(r, got, 3, &n));
+  CHECK(got[2].text_len == 4 && memcmp(got[2].text, "1.50", 4) == 0);
   prolly_dolt_rows_free(r);
   key = v_int(1);
   r = NULL;

@@ -239,6 +239,11 @@ pub fn put_field(
                 V::Int(_) | V::Uint(_) => int()?.to_string().into(),
                 other => return Err(format!("{other:?} is not a decimal")),
             };
+            // At the column's scale, as Dolt stores it (`1.5` in a DECIMAL(8,2) is `1.50`).
+            let text = match col.sql_type {
+                SqlType::Decimal { scale, .. } => decimal_at_scale(&text, scale)?.into(),
+                _ => text,
+            };
             let (negative, digits, exponent) = decimal_parts(&text)?;
             let coefficient = decimal_digits_to_be(&digits);
             b.put_decimal(i, &Decimal::finite(exponent, negative, &coefficient))
@@ -430,10 +435,7 @@ pub fn parse_value(col: &Column, text: &str) -> std::result::Result<SqlValue, St
         ),
         SqlType::Float => SqlValue::Float(text.trim().parse().map_err(|_| bad("a number"))?),
         SqlType::Double => SqlValue::Double(text.trim().parse().map_err(|_| bad("a number"))?),
-        SqlType::Decimal { scale, .. } => {
-            let (negative, digits, exponent) = decimal_parts(text)?;
-            SqlValue::Decimal(scaled_decimal_text(negative, &digits, exponent, *scale))
-        }
+        SqlType::Decimal { scale, .. } => SqlValue::Decimal(decimal_at_scale(text, *scale)?),
         SqlType::Year => SqlValue::Year(
             text.trim()
                 .parse()
@@ -489,6 +491,14 @@ pub fn parse_value(col: &Column, text: &str) -> std::result::Result<SqlValue, St
         }
         _ => SqlValue::Text(text.to_string()),
     })
+}
+
+/// Decimal text (any spelling [`decimal_parts`] reads) with exactly `scale` fraction digits,
+/// rounded half away from zero as MySQL stores a longer fraction: what Dolt stores for it in
+/// a DECIMAL column of that scale.
+pub fn decimal_at_scale(text: &str, scale: u8) -> std::result::Result<String, String> {
+    let (negative, digits, exponent) = decimal_parts(text)?;
+    Ok(scaled_decimal_text(negative, &digits, exponent, scale))
 }
 
 /// Decimal text with exactly `scale` fraction digits (rounding half away from zero, as MySQL
@@ -691,6 +701,47 @@ mod tests {
         }
         assert!(checked > 10_000, "{checked} values");
         assert!(decoded > checked, "{decoded} values decoded");
+    }
+
+    /// A DECIMAL is stored at its column's scale whatever the text's scale or exponent, as
+    /// Dolt stores it: `1.5`, `1.50`, `15e-1` and `1.500` are the same bytes in a DECIMAL(8,2).
+    #[test]
+    fn decimals_are_stored_at_the_columns_scale() {
+        let col = Column {
+            name: "price".into(),
+            sql_type_text: "decimal(8,2)".into(),
+            sql_type: SqlType::parse("decimal(8,2)"),
+            encoding: Encoding::Decimal,
+            tag: 1,
+            primary_key: false,
+            nullable: true,
+            auto_increment: false,
+            hidden: false,
+            generated: false,
+            virtual_: false,
+            default_value: None,
+            on_update: None,
+            comment: None,
+        };
+        let stored = |text: &str| {
+            let desc = TupleDesc::new(vec![prollystore_format::tuple::Type::nullable(
+                Encoding::Decimal,
+            )]);
+            let mut b = TupleBuilder::new(desc);
+            put_field(
+                &mut b,
+                0,
+                &col,
+                Encoding::Decimal,
+                Some(&SqlValue::Decimal(text.into())),
+            )
+            .unwrap();
+            b.build().unwrap().as_bytes().to_vec()
+        };
+        for t in ["1.5", "15e-1", "1.500", "+1.50"] {
+            assert_eq!(stored(t), stored("1.50"), "{t}");
+        }
+        assert_ne!(stored("1.51"), stored("1.50"));
     }
 
     /// A DATE column takes a datetime's text and keeps its date, as Dolt does.

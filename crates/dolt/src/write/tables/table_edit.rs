@@ -323,7 +323,12 @@ impl EditTable {
                 return Err(what(format!("{x} does not fit {}", c.sql_type_text)))
             }
             (SqlType::Decimal { precision, scale }, SqlValue::Decimal(d)) => {
-                let whole = d.trim_start_matches('-').split('.').next().unwrap_or("");
+                let scaled = crate::key_encode::decimal_at_scale(d, *scale).map_err(what)?;
+                let whole = scaled
+                    .trim_start_matches('-')
+                    .split('.')
+                    .next()
+                    .unwrap_or("");
                 let whole = whole.trim_start_matches('0');
                 if whole.len() > usize::from(precision.saturating_sub(*scale)) {
                     return Err(what(format!("{d} is out of range for {}", c.sql_type_text)));
