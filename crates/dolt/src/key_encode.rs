@@ -496,7 +496,7 @@ pub fn parse_value(col: &Column, text: &str) -> std::result::Result<SqlValue, St
 /// Decimal text (any spelling [`decimal_parts`] reads) with exactly `scale` fraction digits,
 /// rounded half away from zero as MySQL stores a longer fraction: what Dolt stores for it in
 /// a DECIMAL column of that scale.
-pub fn decimal_at_scale(text: &str, scale: u8) -> std::result::Result<String, String> {
+pub(crate) fn decimal_at_scale(text: &str, scale: u8) -> std::result::Result<String, String> {
     let (negative, digits, exponent) = decimal_parts(text)?;
     Ok(scaled_decimal_text(negative, &digits, exponent, scale))
 }
