@@ -239,8 +239,8 @@ typedef enum prolly_dolt_merge_kind {
 } prolly_dolt_merge_kind;
 
 /**
- * Field encodings, with Dolt's numeric codes (`serial.Encoding`). Pass as a plain `uint8_t` in
- * `prolly_type.encoding`.
+ * How one tuple field is stored. The numeric values are Dolt's (`serial/encoding.fbs`) and are
+ * what schemas and the golden vectors record.
  */
 enum prolly_encoding
 #ifdef __cplusplus
@@ -256,71 +256,71 @@ enum prolly_encoding
    */
   PROLLY_ENCODING_UINT8 = 2,
   /**
-   * Signed 16-bit integer.
+   * Signed 16-bit integer, little-endian.
    */
   PROLLY_ENCODING_INT16 = 3,
   /**
-   * Unsigned 16-bit integer.
+   * Unsigned 16-bit integer, little-endian.
    */
   PROLLY_ENCODING_UINT16 = 4,
   /**
-   * Signed 32-bit integer.
+   * Signed 32-bit integer, little-endian (also MEDIUMINT).
    */
   PROLLY_ENCODING_INT32 = 7,
   /**
-   * Unsigned 32-bit integer.
+   * Unsigned 32-bit integer, little-endian.
    */
   PROLLY_ENCODING_UINT32 = 8,
   /**
-   * Signed 64-bit integer.
+   * Signed 64-bit integer, little-endian.
    */
   PROLLY_ENCODING_INT64 = 9,
   /**
-   * Unsigned 64-bit integer.
+   * Unsigned 64-bit integer, little-endian (also BIT(n) columns).
    */
   PROLLY_ENCODING_UINT64 = 10,
   /**
-   * IEEE-754 single.
+   * IEEE-754 single, bits little-endian.
    */
   PROLLY_ENCODING_FLOAT32 = 11,
   /**
-   * IEEE-754 double.
+   * IEEE-754 double, bits little-endian.
    */
   PROLLY_ENCODING_FLOAT64 = 12,
   /**
-   * 64-bit bit field.
+   * 64-bit bit field, little-endian.
    */
   PROLLY_ENCODING_BIT64 = 13,
   /**
-   * 16 raw bytes.
+   * 16 raw bytes (keyless row ids).
    */
   PROLLY_ENCODING_HASH128 = 14,
   /**
-   * YEAR (1901..=2155, or 0).
+   * One byte: `year - 1901`, or 255 for year 0.
    */
   PROLLY_ENCODING_YEAR = 15,
   /**
-   * DATE (year, month, day).
+   * `year << 16 | month << 8 | day`, u32 little-endian; 0 is the zero date.
    */
   PROLLY_ENCODING_DATE = 16,
   /**
-   * TIME in signed microseconds.
+   * Signed microseconds, i64 little-endian.
    */
   PROLLY_ENCODING_TIME = 17,
   /**
-   * DATETIME / TIMESTAMP in Unix microseconds UTC.
+   * Unix microseconds UTC, i64 little-endian (DATETIME and TIMESTAMP).
    */
   PROLLY_ENCODING_DATETIME = 18,
   /**
-   * ENUM member index (1-based; 0 = empty).
+   * 1-based enum member index, u16 little-endian (0 = empty).
    */
   PROLLY_ENCODING_ENUM = 19,
   /**
-   * SET member bitmask.
+   * Set member bitmask, u64 little-endian.
    */
   PROLLY_ENCODING_SET = 20,
   /**
-   * Address of a blob tree of bytes.
+   * Address of a blob tree holding bytes.
    */
   PROLLY_ENCODING_BYTES_ADDR = 21,
   /**
@@ -328,55 +328,55 @@ enum prolly_encoding
    */
   PROLLY_ENCODING_COMMIT_ADDR = 22,
   /**
-   * Address of a blob tree of UTF-8 text.
+   * Address of a blob tree holding UTF-8 text.
    */
   PROLLY_ENCODING_STRING_ADDR = 23,
   /**
-   * Address of a JSON document tree.
+   * Address of a JSON document tree (or plain blob tree).
    */
   PROLLY_ENCODING_JSON_ADDR = 24,
   /**
-   * Spatial index cell (17 bytes).
+   * Spatial index cell: level byte + 16-byte Z-value.
    */
   PROLLY_ENCODING_CELL = 25,
   /**
-   * Address of a geometry blob tree.
+   * Address of a blob tree holding serialized geometry.
    */
   PROLLY_ENCODING_GEOM_ADDR = 26,
   /**
-   * Address of an extended-type blob.
+   * Address of a blob holding a handler-serialized value.
    */
   PROLLY_ENCODING_EXTENDED_ADDR = 27,
   /**
-   * Inline UTF-8 text.
+   * UTF-8 text followed by a 0x00 terminator.
    */
   PROLLY_ENCODING_STRING = 128,
   /**
-   * Inline bytes.
+   * Raw bytes followed by a 0x00 terminator.
    */
   PROLLY_ENCODING_BYTES = 129,
   /**
-   * Decimal.
+   * Decimal: i32 LE exponent, sign byte, big-endian coefficient in 8-byte words.
    */
   PROLLY_ENCODING_DECIMAL = 130,
   /**
-   * Legacy inline JSON.
+   * Legacy inline JSON text + 0x00.
    */
   PROLLY_ENCODING_JSON = 131,
   /**
-   * Legacy inline geometry.
+   * Legacy inline serialized geometry + 0x00.
    */
   PROLLY_ENCODING_GEOMETRY = 133,
   /**
-   * Handler-serialized bytes.
+   * Handler-serialized bytes, no terminator.
    */
   PROLLY_ENCODING_EXTENDED = 134,
   /**
-   * Adaptive (inline or out-of-band) text.
+   * Adaptive (inline or out-of-band) UTF-8 text.
    */
   PROLLY_ENCODING_STRING_ADAPTIVE = 135,
   /**
-   * Adaptive bytes.
+   * Adaptive bytes (BLOB, VECTOR).
    */
   PROLLY_ENCODING_BYTES_ADAPTIVE = 136,
   /**
@@ -384,11 +384,11 @@ enum prolly_encoding
    */
   PROLLY_ENCODING_EXTENDED_ADAPTIVE = 137,
   /**
-   * Adaptive geometry.
+   * Adaptive serialized geometry.
    */
   PROLLY_ENCODING_GEOM_ADAPTIVE = 138,
   /**
-   * Adaptive JSON.
+   * Adaptive JSON text.
    */
   PROLLY_ENCODING_JSON_ADAPTIVE = 139,
 };
@@ -1301,7 +1301,8 @@ typedef struct prolly_conflict {
  */
 typedef struct prolly_type {
   /**
-   * A `prolly_encoding` code.
+   * A `prolly_encoding` code: Dolt's numeric field encodings (`serial.Encoding`), the header's
+   * copy of the format crate's `Encoding`.
    */
   uint8_t encoding;
   /**

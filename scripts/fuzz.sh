@@ -26,6 +26,14 @@ run() {
 }
 
 targets=$(cargo +nightly fuzz list)
+# Every target built first, in one cargo invocation (the targets' own crates compile and link
+# in parallel); the runs below then find them built.
+echo "--- build every target"
+if ! cargo +nightly fuzz build >"$log" 2>&1; then
+  tail -n 40 "$log"
+  echo "!!! building the fuzz targets failed" >&2
+  exit 1
+fi
 for t in $targets; do
   if [ -d "regressions/$t" ] && [ -n "$(ls -A "regressions/$t")" ]; then
     echo "--- replay regressions/$t"

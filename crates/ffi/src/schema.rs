@@ -9,90 +9,12 @@ use prollystore::tuples::TupleSchema;
 use crate::args::{array, free_handle, input, into_handle, Out};
 use crate::result::{ffi, prolly_result, Error};
 
-/// Field encodings, with Dolt's numeric codes (`serial.Encoding`). Pass as a plain `uint8_t` in
-/// `prolly_type.encoding`.
-#[repr(u8)]
-#[derive(Clone, Copy, Debug)]
-pub enum prolly_encoding {
-    /// Signed 8-bit integer (also BOOL).
-    Int8 = 1,
-    /// Unsigned 8-bit integer.
-    Uint8 = 2,
-    /// Signed 16-bit integer.
-    Int16 = 3,
-    /// Unsigned 16-bit integer.
-    Uint16 = 4,
-    /// Signed 32-bit integer.
-    Int32 = 7,
-    /// Unsigned 32-bit integer.
-    Uint32 = 8,
-    /// Signed 64-bit integer.
-    Int64 = 9,
-    /// Unsigned 64-bit integer.
-    Uint64 = 10,
-    /// IEEE-754 single.
-    Float32 = 11,
-    /// IEEE-754 double.
-    Float64 = 12,
-    /// 64-bit bit field.
-    Bit64 = 13,
-    /// 16 raw bytes.
-    Hash128 = 14,
-    /// YEAR (1901..=2155, or 0).
-    Year = 15,
-    /// DATE (year, month, day).
-    Date = 16,
-    /// TIME in signed microseconds.
-    Time = 17,
-    /// DATETIME / TIMESTAMP in Unix microseconds UTC.
-    Datetime = 18,
-    /// ENUM member index (1-based; 0 = empty).
-    Enum = 19,
-    /// SET member bitmask.
-    Set = 20,
-    /// Address of a blob tree of bytes.
-    BytesAddr = 21,
-    /// Address of a commit.
-    CommitAddr = 22,
-    /// Address of a blob tree of UTF-8 text.
-    StringAddr = 23,
-    /// Address of a JSON document tree.
-    JsonAddr = 24,
-    /// Spatial index cell (17 bytes).
-    Cell = 25,
-    /// Address of a geometry blob tree.
-    GeomAddr = 26,
-    /// Address of an extended-type blob.
-    ExtendedAddr = 27,
-    /// Inline UTF-8 text.
-    String = 128,
-    /// Inline bytes.
-    Bytes = 129,
-    /// Decimal.
-    Decimal = 130,
-    /// Legacy inline JSON.
-    Json = 131,
-    /// Legacy inline geometry.
-    Geometry = 133,
-    /// Handler-serialized bytes.
-    Extended = 134,
-    /// Adaptive (inline or out-of-band) text.
-    StringAdaptive = 135,
-    /// Adaptive bytes.
-    BytesAdaptive = 136,
-    /// Adaptive handler bytes.
-    ExtendedAdaptive = 137,
-    /// Adaptive geometry.
-    GeomAdaptive = 138,
-    /// Adaptive JSON.
-    JsonAdaptive = 139,
-}
-
 /// One field of a schema description.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct prolly_type {
-    /// A `prolly_encoding` code.
+    /// A `prolly_encoding` code: Dolt's numeric field encodings (`serial.Encoding`), the header's
+    /// copy of the format crate's `Encoding`.
     pub encoding: u8,
     /// Non-zero if the field may be NULL.
     pub nullable: u8,

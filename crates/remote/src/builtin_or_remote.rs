@@ -3,12 +3,9 @@
 //! store contract and every fast path to the store inside.
 
 use std::collections::BTreeMap;
-use std::ops::Range;
 
-use prollystore::format::message::Node;
-use prollystore::format::{Address, HashProfile};
-use prollystore::store::{LentSpace, NodeHint};
-use prollystore::{BuiltinStore, ChunkStore, FileStore, StoreError, StoreFastPaths};
+use prollystore::format::Address;
+use prollystore::{BuiltinStore, FileStore};
 
 use crate::RemoteStore;
 
@@ -76,73 +73,4 @@ macro_rules! forward {
     };
 }
 
-impl ChunkStore for BuiltinOrRemote {
-    #[inline]
-    fn profile(&self) -> HashProfile {
-        forward!(self, s => ChunkStore::profile(s))
-    }
-    #[inline]
-    fn get(&self, address: &Address) -> Result<Option<&[u8]>, StoreError> {
-        forward!(self, s => ChunkStore::get(s, address))
-    }
-    #[inline]
-    fn get_node(&self, address: &Address) -> Result<Node<'_>, StoreError> {
-        forward!(self, s => ChunkStore::get_node(s, address))
-    }
-    #[inline]
-    fn has(&self, address: &Address) -> Result<bool, StoreError> {
-        forward!(self, s => ChunkStore::has(s, address))
-    }
-    #[inline]
-    fn put(&self, chunk: &[u8]) -> Result<Address, StoreError> {
-        forward!(self, s => ChunkStore::put(s, chunk))
-    }
-}
-
-impl StoreFastPaths for BuiltinOrRemote {
-    #[inline]
-    unsafe fn put_node(&self, chunk: &[u8]) -> Result<Address, StoreError> {
-        // SAFETY: the caller's promise (this method's contract) is the inner store's.
-        forward!(self, s => unsafe { s.put_node(chunk) })
-    }
-    #[inline]
-    fn get_node_hinted(&self, address: &Address) -> Result<(Node<'_>, NodeHint), StoreError> {
-        forward!(self, s => s.get_node_hinted(address))
-    }
-    #[inline]
-    fn get_child(
-        &self,
-        parent: &Node<'_>,
-        hint: NodeHint,
-        i: usize,
-    ) -> Result<(Node<'_>, NodeHint), StoreError> {
-        forward!(self, s => s.get_child(parent, hint, i))
-    }
-    #[inline]
-    fn descend<'a>(
-        &'a self,
-        node: &mut Node<'a>,
-        hint: &mut NodeHint,
-        i: usize,
-    ) -> Result<(), StoreError> {
-        forward!(self, s => s.descend(node, hint, i))
-    }
-    #[inline]
-    unsafe fn put_node_hashed(&self, address: Address, chunk: &[u8]) -> Result<(), StoreError> {
-        // SAFETY: the caller's promise (this method's contract) is the inner store's.
-        forward!(self, s => unsafe { s.put_node_hashed(address, chunk) })
-    }
-    #[inline]
-    fn lend(&self, want: usize) -> Option<LentSpace<'_>> {
-        forward!(self, s => s.lend(want))
-    }
-    #[inline]
-    unsafe fn adopt(
-        &self,
-        space: LentSpace<'_>,
-        chunks: &[(Address, Range<usize>)],
-    ) -> Result<(), StoreError> {
-        // SAFETY: the caller's promise (this method's contract) is the inner store's.
-        forward!(self, s => unsafe { s.adopt(space, chunks) })
-    }
-}
+prollystore::forward_store_traits!(BuiltinOrRemote, forward);

@@ -1,12 +1,7 @@
 //! One type over the built-in stores, for callers that choose a store at run time (the C ABI,
 //! the command-line tool) and still want every fast path the concrete store has.
 
-use std::ops::Range;
-
-use prollystore_format::message::Node;
-use prollystore_format::{Address, HashProfile};
-
-use super::{ChunkStore, FileStore, LentSpace, MemoryStore, NodeHint, StoreError, StoreFastPaths};
+use super::{FileStore, MemoryStore};
 
 /// A [`MemoryStore`] or a [`FileStore`], forwarding the contract and every fast path to the
 /// store inside (a `&dyn` of either would lose inlining; a wrapper forwarding only some
@@ -41,80 +36,116 @@ macro_rules! forward {
     };
 }
 
-impl ChunkStore for BuiltinStore {
-    #[inline]
-    fn profile(&self) -> HashProfile {
-        forward!(self, s => ChunkStore::profile(s))
-    }
-    #[inline]
-    fn get(&self, address: &Address) -> Result<Option<&[u8]>, StoreError> {
-        forward!(self, s => ChunkStore::get(s, address))
-    }
-    #[inline]
-    fn get_node(&self, address: &Address) -> Result<Node<'_>, StoreError> {
-        forward!(self, s => ChunkStore::get_node(s, address))
-    }
-    #[inline]
-    fn has(&self, address: &Address) -> Result<bool, StoreError> {
-        forward!(self, s => ChunkStore::has(s, address))
-    }
-    #[inline]
-    fn put(&self, chunk: &[u8]) -> Result<Address, StoreError> {
-        forward!(self, s => ChunkStore::put(s, chunk))
-    }
+/// Implements [`ChunkStore`](crate::ChunkStore) and [`StoreFastPaths`](crate::StoreFastPaths) for an enum over stores by forwarding
+/// every method to the store inside. `$forward` is a macro of the enum's own, called as
+/// `$forward!(self, s => call)`, that binds `s` to the store inside and evaluates `call`. The
+/// one list of what a store enum forwards, for [`BuiltinStore`] here and the remote crate's
+/// store enum: a fast path missing from it would fall back, silently, to the trait's slow
+/// default in every such enum.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! forward_store_traits {
+    ($ty:ty, $forward:ident) => {
+        impl $crate::ChunkStore for $ty {
+            #[inline]
+            fn profile(&self) -> $crate::format::HashProfile {
+                $forward!(self, s => $crate::ChunkStore::profile(s))
+            }
+            #[inline]
+            fn get(
+                &self,
+                address: &$crate::format::Address,
+            ) -> Result<Option<&[u8]>, $crate::StoreError> {
+                $forward!(self, s => $crate::ChunkStore::get(s, address))
+            }
+            #[inline]
+            fn get_node(
+                &self,
+                address: &$crate::format::Address,
+            ) -> Result<$crate::format::message::Node<'_>, $crate::StoreError> {
+                $forward!(self, s => $crate::ChunkStore::get_node(s, address))
+            }
+            #[inline]
+            fn has(&self, address: &$crate::format::Address) -> Result<bool, $crate::StoreError> {
+                $forward!(self, s => $crate::ChunkStore::has(s, address))
+            }
+            #[inline]
+            fn put(&self, chunk: &[u8]) -> Result<$crate::format::Address, $crate::StoreError> {
+                $forward!(self, s => $crate::ChunkStore::put(s, chunk))
+            }
+        }
+
+        impl $crate::StoreFastPaths for $ty {
+            #[inline]
+            unsafe fn put_node(
+                &self,
+                chunk: &[u8],
+            ) -> Result<$crate::format::Address, $crate::StoreError> {
+                // SAFETY: the caller's promise (this method's contract) is the inner store's.
+                $forward!(self, s => unsafe { $crate::StoreFastPaths::put_node(s, chunk) })
+            }
+            #[inline]
+            fn get_node_hinted(
+                &self,
+                address: &$crate::format::Address,
+            ) -> Result<($crate::format::message::Node<'_>, $crate::store::NodeHint), $crate::StoreError>
+            {
+                $forward!(self, s => $crate::StoreFastPaths::get_node_hinted(s, address))
+            }
+            #[inline]
+            fn get_child(
+                &self,
+                parent: &$crate::format::message::Node<'_>,
+                hint: $crate::store::NodeHint,
+                i: usize,
+            ) -> Result<($crate::format::message::Node<'_>, $crate::store::NodeHint), $crate::StoreError>
+            {
+                $forward!(self, s => $crate::StoreFastPaths::get_child(s, parent, hint, i))
+            }
+            #[inline]
+            fn descend<'a>(
+                &'a self,
+                node: &mut $crate::format::message::Node<'a>,
+                hint: &mut $crate::store::NodeHint,
+                i: usize,
+            ) -> Result<(), $crate::StoreError> {
+                $forward!(self, s => $crate::StoreFastPaths::descend(s, node, hint, i))
+            }
+            #[inline]
+            unsafe fn put_node_hashed(
+                &self,
+                address: $crate::format::Address,
+                chunk: &[u8],
+            ) -> Result<(), $crate::StoreError> {
+                // SAFETY: the caller's promise (this method's contract) is the inner store's.
+                $forward!(self, s => unsafe {
+                    $crate::StoreFastPaths::put_node_hashed(s, address, chunk)
+                })
+            }
+            #[inline]
+            fn lend(&self, want: usize) -> Option<$crate::store::LentSpace<'_>> {
+                $forward!(self, s => $crate::StoreFastPaths::lend(s, want))
+            }
+            #[inline]
+            unsafe fn adopt(
+                &self,
+                space: $crate::store::LentSpace<'_>,
+                chunks: &[($crate::format::Address, std::ops::Range<usize>)],
+            ) -> Result<(), $crate::StoreError> {
+                // SAFETY: the caller's promise (this method's contract) is the inner store's.
+                $forward!(self, s => unsafe { $crate::StoreFastPaths::adopt(s, space, chunks) })
+            }
+        }
+    };
 }
 
-impl StoreFastPaths for BuiltinStore {
-    #[inline]
-    unsafe fn put_node(&self, chunk: &[u8]) -> Result<Address, StoreError> {
-        // SAFETY: the caller's promise (this method's contract) is the inner store's.
-        forward!(self, s => unsafe { s.put_node(chunk) })
-    }
-    #[inline]
-    fn get_node_hinted(&self, address: &Address) -> Result<(Node<'_>, NodeHint), StoreError> {
-        forward!(self, s => s.get_node_hinted(address))
-    }
-    #[inline]
-    fn get_child(
-        &self,
-        parent: &Node<'_>,
-        hint: NodeHint,
-        i: usize,
-    ) -> Result<(Node<'_>, NodeHint), StoreError> {
-        forward!(self, s => s.get_child(parent, hint, i))
-    }
-    #[inline]
-    fn descend<'a>(
-        &'a self,
-        node: &mut Node<'a>,
-        hint: &mut NodeHint,
-        i: usize,
-    ) -> Result<(), StoreError> {
-        forward!(self, s => s.descend(node, hint, i))
-    }
-    #[inline]
-    unsafe fn put_node_hashed(&self, address: Address, chunk: &[u8]) -> Result<(), StoreError> {
-        // SAFETY: the caller's promise (this method's contract) is the inner store's.
-        forward!(self, s => unsafe { s.put_node_hashed(address, chunk) })
-    }
-    #[inline]
-    fn lend(&self, want: usize) -> Option<LentSpace<'_>> {
-        forward!(self, s => s.lend(want))
-    }
-    #[inline]
-    unsafe fn adopt(
-        &self,
-        space: LentSpace<'_>,
-        chunks: &[(Address, Range<usize>)],
-    ) -> Result<(), StoreError> {
-        // SAFETY: the caller's promise (this method's contract) is the inner store's.
-        forward!(self, s => unsafe { s.adopt(space, chunks) })
-    }
-}
+crate::forward_store_traits!(BuiltinStore, forward);
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::format::HashProfile;
+    use crate::StoreFastPaths;
 
     /// A store that implements every fast path must be forwarded every one: this fails to
     /// compile if `StoreFastPaths` gains a method `BuiltinStore` does not list (the list below
