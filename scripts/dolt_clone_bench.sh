@@ -19,25 +19,9 @@ db=$(cd "$2" && pwd)
 root="$(cd "$(dirname "$0")/.." && pwd)"
 dolt=${DOLT:-$(command -v dolt || echo /work/dolt-bin/dolt)}
 prolly=${PROLLY:-$root/target/release/prolly}
-work=$(mktemp -d)
-home="$work/home"
-mkdir -p "$home" "$work/served" "$work/out"
-export HOME="$home" TZ=UTC
-"$dolt" config --global --add user.name bench >/dev/null
-"$dolt" config --global --add user.email bench@example.com >/dev/null
-"$dolt" config --global --add metrics.disabled true >/dev/null
-name=$(basename "$db")
-cp -r "$db" "$work/served/$name"
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-sqlport=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-(cd "$work/served" && exec "$dolt" sql-server --host 127.0.0.1 --port "$sqlport" --remotesapi-port "$port" >"$work/server.log" 2>&1) &
-server=$!
-trap 'kill $server 2>/dev/null; wait $server 2>/dev/null; rm -rf "$work"' EXIT
-for _ in $(seq 100); do
-  (echo >/dev/tcp/127.0.0.1/"$port") 2>/dev/null && break
-  sleep 0.1
-done
-url="http://127.0.0.1:$port/$name"
+# shellcheck source=scripts/dolt_serve.sh
+. "$root/scripts/dolt_serve.sh"
+mkdir -p "$work/out"
 n=0
 # Seconds one clone takes.
 run() {

@@ -417,7 +417,7 @@ pub(crate) async fn copy_reachable(
                 &file,
                 &ranges,
                 options.concurrency.max(1),
-                &mut |pairs, file| target.put_verified(pairs, file),
+                &mut |pairs, payloads, file| target.put_verified_payloads(pairs, payloads, file),
                 report,
                 &mut |a| {
                     if seen.insert(a) {
@@ -444,10 +444,12 @@ pub(crate) fn http_client(remote: &str) -> Result<reqwest::Client> {
 }
 
 /// What receives the chunks read from a file: `(address, bytes)` pairs not yet checked
-/// against their addresses, and the file they came from; a hash mismatch is reported as
-/// [`prollystore_dolt::error::DoltError::HashMismatch`].
-pub(crate) type ChunkSink<'a> =
-    dyn FnMut(&[(Address, &[u8])], &str) -> prollystore_dolt::error::Result<()> + 'a;
+/// against their addresses; for each, its payload as the file stores it when that is a
+/// snappy block ‖ CRC-32C with its CRC checked (what a journal record can keep as it is;
+/// `None` for an archive's zstd chunk); and the file they came from. A hash mismatch is
+/// reported as [`prollystore_dolt::error::DoltError::HashMismatch`].
+pub(crate) type ChunkSink<'a> = dyn FnMut(&[(Address, &[u8])], &[Option<&[u8]>], &str) -> prollystore_dolt::error::Result<()>
+    + 'a;
 
 /// Reads the chunks `addresses` of a gRPC remote (located, range-read, decoded) into `put`.
 pub(crate) async fn read_chunks(
@@ -532,6 +534,7 @@ pub(crate) async fn fetch_file(
         let end = span.offset + span.length;
         let first = by_offset.partition_point(|r| r.offset < span.offset);
         let mut chunks: Vec<(Address, Arc<[u8]>)> = Vec::new();
+        let mut payloads: Vec<Option<&[u8]>> = Vec::new();
         for r in by_offset[first..].iter().take_while(|r| r.offset < end) {
             let what = || format!("chunk {} in {file} at {}", r.address, r.offset);
             let record =
@@ -547,9 +550,11 @@ pub(crate) async fn fetch_file(
             let chunk =
                 decode_record(record, dictionary, file, r.offset).map_err(|e| bad(what(), e))?;
             chunks.push((r.address, chunk));
+            // A snappy record (its CRC checked by the decoding) is a journal payload as it is.
+            payloads.push(dictionary.is_none().then_some(record));
         }
         let pairs: Vec<(Address, &[u8])> = chunks.iter().map(|(a, c)| (*a, &c[..])).collect();
-        put(&pairs, file).map_err(|e| match e {
+        put(&pairs, &payloads, file).map_err(|e| match e {
             prollystore_dolt::error::DoltError::HashMismatch {
                 address, actual, ..
             } => bad(

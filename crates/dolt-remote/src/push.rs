@@ -354,7 +354,7 @@ impl Side {
                 runtime.block_on(read_chunks(
                     client,
                     &[a],
-                    &mut |pairs, file| {
+                    &mut |pairs, _, file| {
                         for (address, chunk) in pairs {
                             known.insert(*address, chunk, file)?;
                             got |= *address == a;

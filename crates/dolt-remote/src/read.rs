@@ -185,7 +185,7 @@ impl RemoteFetcher {
         let mut report = empty_report(Address::ZERO);
         let mut got: HashMap<Address, Arc<[u8]>> = HashMap::with_capacity(addresses.len());
         for (file, ranges) in plan {
-            let mut put = |pairs: &[(Address, &[u8])], file: &str| {
+            let mut put = |pairs: &[(Address, &[u8])], _: &[Option<&[u8]>], file: &str| {
                 for (address, chunk) in pairs {
                     let actual = HashProfile::Dolt.address_of(chunk);
                     if actual != *address {

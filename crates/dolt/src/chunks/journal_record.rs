@@ -264,7 +264,32 @@ pub fn chunk_record(address: Address, chunk: &[u8], out: &mut Vec<u8>) -> Result
             out.truncate(start);
             encode(format!("the journal record of chunk {address}"), e)
         })?;
-    let len = CHUNK_RECORD_OVERHEAD + compressed;
+    out.truncate(start + CHUNK_PAYLOAD_AT + compressed);
+    let payload_crc = crc32c::crc32c(&out[start + CHUNK_PAYLOAD_AT..]);
+    out.extend_from_slice(&payload_crc.to_be_bytes());
+    close_chunk_record(address, start, out)
+}
+
+/// [`chunk_record`] for a chunk whose payload is at hand: its snappy block ‖ CRC-32C, the
+/// form a table file's record and a journal's payload share. A chunk read from either (a
+/// clone's) is kept as it was compressed instead of being compressed again. The caller has
+/// checked the payload: its CRC, and the chunk it holds against `address`.
+pub fn chunk_record_from_payload(
+    address: Address,
+    payload: &[u8],
+    out: &mut Vec<u8>,
+) -> Result<()> {
+    let start = out.len();
+    out.resize(start + CHUNK_PAYLOAD_AT, 0);
+    out.extend_from_slice(payload);
+    close_chunk_record(address, start, out)
+}
+
+/// Completes the chunk record that starts at `start` of `out`, whose payload follows its head
+/// there: fills in the head (length, kind, address) and appends the record's CRC-32C; refuses
+/// (and removes the record) when it is longer than Dolt's journal takes.
+fn close_chunk_record(address: Address, start: usize, out: &mut Vec<u8>) -> Result<()> {
+    let len = out.len() - start + 4;
     if len > MAX_RECORD_LEN as usize {
         out.truncate(start);
         return Err(encode(
@@ -272,14 +297,11 @@ pub fn chunk_record(address: Address, chunk: &[u8], out: &mut Vec<u8>) -> Result
             format!("it needs {len} bytes; Dolt's journal takes at most {MAX_RECORD_LEN}"),
         ));
     }
-    out.truncate(start + CHUNK_PAYLOAD_AT + compressed);
     let head = &mut out[start..start + CHUNK_PAYLOAD_AT];
     head[..4].copy_from_slice(&(len as u32).to_be_bytes());
     head[4..7].copy_from_slice(&[TAG_KIND, KIND_CHUNK, TAG_ADDRESS]);
     head[7..27].copy_from_slice(address.as_bytes());
     head[27] = TAG_PAYLOAD;
-    let payload_crc = crc32c::crc32c(&out[start + CHUNK_PAYLOAD_AT..]);
-    out.extend_from_slice(&payload_crc.to_be_bytes());
     let crc = crc32c::crc32c(&out[start..]);
     out.extend_from_slice(&crc.to_be_bytes());
     Ok(())
@@ -369,6 +391,27 @@ mod tests {
             }
             prop_assert_eq!(pos, journal.len());
             prop_assert_eq!(frame(&journal[pos..]), Err(ScanStop::TruncatedTail));
+        }
+
+        /// A record made around a chunk's stored payload (a clone keeps a table file's
+        /// snappy block ‖ CRC-32C as it is) is byte for byte the record made by compressing
+        /// the chunk, when the payload is that compression.
+        #[test]
+        fn records_from_payloads_equal_compressed_ones(
+            a in any::<[u8; 20]>(),
+            chunk in prop_oneof![
+                proptest::collection::vec(any::<u8>(), 0..3000),
+                proptest::collection::vec(0u8..3, 0..20_000),
+            ],
+        ) {
+            let address = Address::from_slice(&a).unwrap();
+            let mut compressed = Vec::new();
+            chunk_record(address, &chunk, &mut compressed).unwrap();
+            let payload = &compressed[CHUNK_PAYLOAD_AT..compressed.len() - 4];
+            let mut kept = vec![7u8; 3];
+            chunk_record_from_payload(address, payload, &mut kept).unwrap();
+            prop_assert_eq!(&kept[..3], &[7u8; 3][..]);
+            prop_assert_eq!(&kept[3..], &compressed[..]);
         }
 
         /// The whole-layout fast path of `decode` agrees with the field walk on any record

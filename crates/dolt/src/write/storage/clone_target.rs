@@ -126,6 +126,20 @@ impl CloneTarget {
     /// its address; `origin` names where they came from, for the error. On a mismatch nothing
     /// of this batch is queued.
     pub fn put_verified(&mut self, chunks: &[(Address, &[u8])], origin: &str) -> Result<()> {
+        self.put_verified_payloads(chunks, &[], origin)
+    }
+
+    /// [`CloneTarget::put_verified`] for chunks that come with their stored payloads:
+    /// `payloads[i]`, when given, is chunk `i` as a table file or journal stores it (snappy
+    /// block ‖ CRC-32C, its CRC checked by the caller), and goes into the journal as it is
+    /// instead of the chunk being compressed again (a clone's largest cost after hashing).
+    /// `None`, or no entry, for a chunk stored otherwise (an archive's zstd frame).
+    pub fn put_verified_payloads(
+        &mut self,
+        chunks: &[(Address, &[u8])],
+        payloads: &[Option<&[u8]>],
+        origin: &str,
+    ) -> Result<()> {
         let bytes: Vec<&[u8]> = chunks.iter().map(|(_, c)| *c).collect();
         let mut actual = vec![Address::ZERO; chunks.len()];
         HashProfile::Dolt.addresses_of(&bytes, &mut actual);
@@ -139,7 +153,14 @@ impl CloneTarget {
                 });
             }
         }
-        self.journal.put_all(chunks)?;
+        let mut to_compress = Vec::with_capacity(chunks.len());
+        for (i, &(address, chunk)) in chunks.iter().enumerate() {
+            match payloads.get(i).copied().flatten() {
+                Some(payload) => self.journal.put_payload(address, payload)?,
+                None => to_compress.push((address, chunk)),
+            }
+        }
+        self.journal.put_all(&to_compress)?;
         self.chunks += chunks.len() as u64;
         if self.existing.is_some() {
             for (a, c) in chunks {

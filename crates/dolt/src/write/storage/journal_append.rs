@@ -52,7 +52,9 @@ use prollystore_format::Address;
 
 use super::lock::WriterLock;
 use crate::chunks::journal::{scan_records, AddressHash, Journal};
-use crate::chunks::journal_record::{chunk_record, root_record, ROOT_RECORD_LEN};
+use crate::chunks::journal_record::{
+    chunk_record, chunk_record_from_payload, root_record, ROOT_RECORD_LEN,
+};
 use crate::chunks::manifest::{Manifest, TableSpec, JOURNAL_NAME};
 use crate::error::{conflict, DoltError, Result};
 
@@ -258,6 +260,19 @@ impl JournalAppender {
         }
         let start = self.pending.len();
         chunk_record(address, chunk, &mut self.pending)?;
+        self.queued(address, start);
+        Ok(())
+    }
+
+    /// [`JournalAppender::put_addressed`] for a chunk given as its checked payload (snappy
+    /// block ‖ CRC-32C, as a table file stores it), which becomes the record's payload as it
+    /// is: nothing is compressed again.
+    pub(crate) fn put_payload(&mut self, address: Address, payload: &[u8]) -> Result<()> {
+        if self.contains(&address) {
+            return Ok(());
+        }
+        let start = self.pending.len();
+        chunk_record_from_payload(address, payload, &mut self.pending)?;
         self.queued(address, start);
         Ok(())
     }
