@@ -27,7 +27,11 @@ pub(crate) fn be_u64(bytes: &[u8], at: usize) -> Option<u64> {
 }
 
 /// Checks a snappy‖CRC-32C record's CRC and returns its snappy bytes and decompressed length.
-fn snappy_payload<'r>(record: &'r [u8], file: &str, offset: u64) -> Result<(&'r [u8], usize)> {
+pub(crate) fn snappy_payload<'r>(
+    record: &'r [u8],
+    file: &str,
+    offset: u64,
+) -> Result<(&'r [u8], usize)> {
     let Some(split) = record.len().checked_sub(4) else {
         return Err(corrupt(
             file,

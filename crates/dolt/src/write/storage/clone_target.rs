@@ -24,6 +24,7 @@ use super::chunk_io::ChunkIo;
 use super::journal_append::JournalAppender;
 use super::refs::{children_first, for_each_ref};
 use super::writer::{StoreWriter, WorkingSetMeta};
+use crate::chunks::codec::snappy_payload;
 use crate::chunks::manifest::Manifest;
 use crate::chunks::DoltChunkSource;
 use crate::error::{bad_chunk, DoltError, Result};
@@ -131,8 +132,9 @@ impl CloneTarget {
 
     /// [`CloneTarget::put_verified`] for chunks that come with their stored payloads:
     /// `payloads[i]`, when given, is chunk `i` as a table file or journal stores it (snappy
-    /// block ‖ CRC-32C, its CRC checked by the caller), and goes into the journal as it is
-    /// instead of the chunk being compressed again (a clone's largest cost after hashing).
+    /// block ‖ CRC-32C), and goes into the journal as it is instead of the chunk being
+    /// compressed again (a clone's largest cost after hashing); its CRC and decompressed
+    /// length are checked against the chunk here.
     /// `None`, or no entry, for a chunk stored otherwise (an archive's zstd frame).
     pub fn put_verified_payloads(
         &mut self,
@@ -156,7 +158,22 @@ impl CloneTarget {
         let mut to_compress = Vec::with_capacity(chunks.len());
         for (i, &(address, chunk)) in chunks.iter().enumerate() {
             match payloads.get(i).copied().flatten() {
-                Some(payload) => self.journal.put_payload(address, payload)?,
+                Some(payload) => {
+                    // Checked on the way in, so that the journal never keeps a payload that
+                    // is not this chunk's: its CRC, and the length it decompresses to.
+                    let (_, len) = snappy_payload(payload, origin, 0)?;
+                    if len != chunk.len() {
+                        return Err(bad_chunk(
+                            address,
+                            format!(
+                                "its stored payload from {origin} decompresses to {len} bytes, \
+                                 the chunk has {}",
+                                chunk.len()
+                            ),
+                        ));
+                    }
+                    self.journal.put_payload(address, payload)?
+                }
                 None => to_compress.push((address, chunk)),
             }
         }
@@ -614,7 +631,39 @@ mod tests {
 
     use prollystore_format::Address;
 
-    use super::children_first_ranks;
+    use super::{children_first_ranks, CloneTarget};
+    use crate::chunks::journal_record::{chunk_record, CHUNK_PAYLOAD_AT};
+
+    /// A chunk's stored payload is kept only when it is that chunk's: one with a bad CRC, or
+    /// one that decompresses to another length, is refused; the right one is taken.
+    #[test]
+    fn payloads_that_are_not_the_chunks_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut target = CloneTarget::create(dir.path().join("db")).unwrap();
+        let chunk = b"a chunk of some bytes".to_vec();
+        let address = prollystore_format::HashProfile::Dolt.address_of(&chunk);
+        let payload_of = |c: &[u8]| {
+            let mut record = Vec::new();
+            chunk_record(address, c, &mut record).unwrap();
+            record[CHUNK_PAYLOAD_AT..record.len() - 4].to_vec()
+        };
+        let other = payload_of(b"another chunk, longer than the first one");
+        let err = target
+            .put_verified_payloads(&[(address, &chunk)], &[Some(&other)], "f")
+            .unwrap_err();
+        assert!(err.to_string().contains("decompresses to"), "{err}");
+        let mut bad_crc = payload_of(&chunk);
+        *bad_crc.last_mut().unwrap() ^= 1;
+        assert!(target
+            .put_verified_payloads(&[(address, &chunk)], &[Some(&bad_crc)], "f")
+            .is_err());
+        assert_eq!(target.chunk_count(), 0);
+        target
+            .put_verified_payloads(&[(address, &chunk)], &[Some(&payload_of(&chunk))], "f")
+            .unwrap();
+        assert!(target.contains(&address));
+        assert_eq!(target.chunk_count(), 1);
+    }
 
     /// A chunk shared at two depths (the root refers to it, and so does a grandchild): ranked
     /// before every chunk that refers to it, though a walk by levels meets it first.
