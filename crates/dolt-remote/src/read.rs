@@ -21,10 +21,10 @@ use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use prollystore_dolt::chunks::{DoltChunkSource, FetchChunks};
+use prollystore_dolt::chunks::{check_chunks, DoltChunkSource, FetchChunks};
 use prollystore_dolt::error::DoltError;
 use prollystore_dolt::Database;
-use prollystore_format::{Address, HashProfile};
+use prollystore_format::Address;
 
 use crate::client::RemoteClient;
 use crate::clone::{empty_report, fetch_file, http_client, open_file_remote, runtime};
@@ -186,16 +186,8 @@ impl RemoteFetcher {
         let mut got: HashMap<Address, Arc<[u8]>> = HashMap::with_capacity(addresses.len());
         for (file, ranges) in plan {
             let mut put = |pairs: &[(Address, &[u8])], _: &[Option<&[u8]>], file: &str| {
+                check_chunks(pairs, file)?;
                 for (address, chunk) in pairs {
-                    let actual = HashProfile::Dolt.address_of(chunk);
-                    if actual != *address {
-                        return Err(DoltError::HashMismatch {
-                            address: *address,
-                            actual,
-                            file: file.to_string(),
-                            offset: 0,
-                        });
-                    }
                     got.insert(*address, Arc::from(*chunk));
                 }
                 Ok(())

@@ -3,8 +3,8 @@
 //!
 //! Reading a leaf (positioned read, CRC-32C, snappy, SHA-512 address check, node verification)
 //! costs about as much as using its rows, so it happens on reader threads, one per core: a
-//! walker thread lists the leaves in key order off a map cursor, in batches of `BATCH`; each
-//! reader takes a batch, reads it (records that lie close together in one positioned read,
+//! walker thread lists the leaves in key order off a map cursor, in batches of `BATCH`
+//! (`FETCHED_BATCH` for a database read in place from a remote); each reader takes a batch, reads it (records that lie close together in one positioned read,
 //! decompressed into reused buffers), checks every leaf's address, four SHA-512s side by side
 //! ([`HashProfile::addresses_of`](prollystore_format::HashProfile::addresses_of)), verifies the
 //! nodes and runs the caller's per-batch work on them; the calling thread then takes the
@@ -14,11 +14,27 @@
 use prollystore_format::message::{Node, NodeLayout};
 use prollystore_format::Address;
 
+use crate::chunks::DoltChunkSource;
 use crate::db::{Database, Table};
 use crate::error::{bad_chunk, DoltError, Result};
 
 /// Leaves per batch handed from the tree walker to a reader and on to the caller.
 const BATCH: usize = 64;
+
+/// Leaves per batch when the database is read in place from a remote: each batch is one
+/// fetch (a location call and its range requests), and a fetch's cost on both sides is mostly
+/// per request (measured on a 1M-row table from `dolt sql-server`: 64 leaves a batch, 623
+/// requests; 256, 318 requests and 30% less time).
+const FETCHED_BATCH: usize = 256;
+
+/// The leaves per batch for `db`'s chunk source.
+fn batch_len(db: &Database) -> usize {
+    if db.source().is_fetched() {
+        FETCHED_BATCH
+    } else {
+        BATCH
+    }
+}
 
 /// Batches in flight per reader thread (read ahead of the caller, or waiting for it).
 const BATCHES_PER_READER: usize = 3;
@@ -42,7 +58,7 @@ struct LeafBuf {
     layout: Option<NodeLayout>,
 }
 
-/// Up to [`BATCH`] consecutive leaves, and what the readers' work made of them (`out`).
+/// Up to [`batch_len`] consecutive leaves, and what the readers' work made of them (`out`).
 #[derive(Default)]
 pub(crate) struct LeafBatch<O> {
     /// Position in key order.
@@ -82,6 +98,8 @@ struct Walker<'c, O> {
     jobs: std::sync::mpsc::Sender<LeafBatch<O>>,
     current: Option<LeafBatch<O>>,
     seq: u64,
+    /// Leaves per batch ([`batch_len`]).
+    batch_len: usize,
 }
 
 impl<O> Walker<'_, O> {
@@ -105,7 +123,7 @@ impl<O> Walker<'_, O> {
             }),
         }
         batch.n += 1;
-        batch.n < BATCH || self.flush()
+        batch.n < self.batch_len || self.flush()
     }
 
     /// Sends the batch being filled; false once the readers have stopped.
@@ -127,14 +145,14 @@ fn read_batch<O>(
     scratch: &mut Vec<u8>,
     keep: bool,
 ) -> Result<()> {
-    let n = batch.n.min(BATCH);
+    let n = batch.n.min(FETCHED_BATCH);
     let source = db.source();
-    let mut spans = [None; BATCH];
+    let mut spans = [None; FETCHED_BATCH];
     for (span, leaf) in spans.iter_mut().zip(batch.leaves.iter_mut().take(n)) {
         leaf.layout = None;
         *span = source.record_span(&leaf.address);
     }
-    let mut fetched_leaves = [false; BATCH];
+    let mut fetched_leaves = [false; FETCHED_BATCH];
     if source.is_fetched() {
         // Leaves no local file holds (a remote read in place): fetched in one call, which
         // groups them into few requests.
@@ -202,8 +220,8 @@ fn read_batch<O>(
         i = j;
     }
     // Every leaf's address is checked, the batch's hashed side by side.
-    let mut addresses = [Address::ZERO; BATCH];
-    let mut chunks: [&[u8]; BATCH] = [&[]; BATCH];
+    let mut addresses = [Address::ZERO; FETCHED_BATCH];
+    let mut chunks: [&[u8]; FETCHED_BATCH] = [&[]; FETCHED_BATCH];
     for ((a, c), leaf) in addresses.iter_mut().zip(&mut chunks).zip(&batch.leaves) {
         *a = leaf.address;
         *c = &leaf.bytes;
@@ -250,9 +268,15 @@ pub(crate) fn run_leaves<O: Default + Send, S: Default>(
         take(&mut batch)?;
         return Ok(());
     }
-    let readers = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .clamp(1, MAX_READERS);
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    // A database read in place from a remote: twice as many readers as cores, so that while
+    // some wait for their fetch the others use the cores (a 1M-row CSV export from a local
+    // `dolt sql-server` on 2 cores: 0.73 s with 2 readers, 0.56 s with 4, 0.54 s with 8).
+    let readers = match db.source().is_fetched() {
+        true => cores * 2,
+        false => cores,
+    }
+    .clamp(1, MAX_READERS);
     let in_flight = readers * BATCHES_PER_READER;
     let (job_tx, job_rx) = std::sync::mpsc::channel::<LeafBatch<O>>();
     let job_rx = std::sync::Mutex::new(job_rx);
@@ -300,6 +324,7 @@ pub(crate) fn run_leaves<O: Default + Send, S: Default>(
                 jobs: job_tx,
                 current: None,
                 seq: 0,
+                batch_len: batch_len(db),
             };
             let r = send_leaves(db, table, &mut walker);
             let sent = walker.flush();
@@ -338,13 +363,116 @@ pub(crate) fn run_leaves<O: Default + Send, S: Default>(
     })
 }
 
+/// Level-1 nodes fetched at once, ahead of the walk, when the database is read in place from a
+/// remote (about 200 leaves each: a window lists some 25,000 leaves).
+const PARENTS_AHEAD: usize = 128;
+
+/// The leaves of `table`'s clustered index in key order with their row counts, as their
+/// level-1 parents list them (no leaf is read). A database read in place from a remote
+/// fetches those parents [`PARENTS_AHEAD`] at a time, ahead of the walk, into the chunk arena
+/// where the walk then finds them: one request per window instead of one per parent, which the
+/// walk would otherwise wait for one after the other.
+struct LeafList<'d> {
+    db: &'d Database,
+    leaves: prollystore::map::Leaves<'d, DoltChunkSource>,
+    /// The parents not fetched yet, and the rows under each fetched parent the walk has not
+    /// finished, first to last (`None` for a local database).
+    parents: Option<Parents<'d>>,
+}
+
+/// [`LeafList`]'s level-1 nodes: those not fetched yet, and the rows left under each fetched one.
+struct Parents<'d> {
+    rest: prollystore::map::Leaves<'d, DoltChunkSource>,
+    fetched: std::collections::VecDeque<u64>,
+    /// Parents per window ([`PARENTS_AHEAD`]; fewer in tests).
+    window: usize,
+}
+
+impl<'d> LeafList<'d> {
+    fn new(db: &'d Database, table: &Table) -> Result<LeafList<'d>> {
+        LeafList::with_window(db, table, PARENTS_AHEAD)
+    }
+
+    /// [`LeafList::new`] fetching `window` parents at a time.
+    fn with_window(db: &'d Database, table: &Table, window: usize) -> Result<LeafList<'d>> {
+        let tree = |e: prollystore::TreeError| bad_chunk(table.address, e.to_string());
+        let map = table.primary_scan_map(db);
+        let mut parents = match db.source().is_fetched() {
+            true => Some(Parents {
+                rest: map.nodes_at(1).map_err(tree)?,
+                fetched: std::collections::VecDeque::new(),
+                window: window.max(2),
+            }),
+            false => None,
+        };
+        // The first window before the walk's first descent, which reads the first parent.
+        if let Some(p) = &mut parents {
+            p.fetch(db, table.address)?;
+        }
+        Ok(LeafList {
+            db,
+            leaves: map.leaves().map_err(tree)?,
+            parents,
+        })
+    }
+
+    /// The next leaf and its row count.
+    fn next(&mut self, table: Address) -> Option<Result<(Address, u64)>> {
+        if let Some(p) = &mut self.parents {
+            if let Err(e) = p.fetch(self.db, table) {
+                return Some(Err(e));
+            }
+        }
+        let leaf = self
+            .leaves
+            .next()?
+            .map_err(|e| bad_chunk(table, e.to_string()));
+        let front = self.parents.as_mut().and_then(|p| p.fetched.front_mut());
+        if let (Ok((_, rows)), Some(front)) = (&leaf, front) {
+            *front = front.saturating_sub(*rows);
+            if *front == 0 {
+                self.parents.as_mut().map(|p| p.fetched.pop_front());
+            }
+        }
+        Some(leaf)
+    }
+}
+
+impl Parents<'_> {
+    /// Fetches the next window of parents into the chunk arena while fewer than half a window
+    /// are left ahead of the walk (at least two: the walk reads the next parent as it gives the
+    /// last leaf of one).
+    fn fetch(&mut self, db: &Database, table: Address) -> Result<()> {
+        if self.fetched.len() >= self.window / 2 {
+            return Ok(());
+        }
+        let tree = |e: prollystore::TreeError| bad_chunk(table, e.to_string());
+        let mut window = Vec::with_capacity(self.window);
+        for parent in self.rest.by_ref().take(self.window) {
+            let (address, rows) = parent.map_err(tree)?;
+            window.push(address);
+            self.fetched.push_back(rows);
+        }
+        if window.is_empty() {
+            return Ok(());
+        }
+        let source = db.source();
+        for (address, chunk) in window.iter().zip(source.fetch_many(&window)?) {
+            if let Some(chunk) = chunk {
+                source.keep_checked(*address, &chunk);
+            }
+        }
+        Ok(())
+    }
+}
+
 /// Queues the leaves of `table`'s clustered index in key order: the map's leaves as their
 /// parents list them, without loading a leaf (the readers do). Returns `Ok(false)` when the
 /// caller has stopped (then stops quietly).
 fn send_leaves<O>(db: &Database, table: &Table, walker: &mut Walker<'_, O>) -> Result<bool> {
-    let tree = |e: prollystore::TreeError| bad_chunk(table.address, e.to_string());
-    for leaf in table.primary_scan_map(db).leaves().map_err(tree)? {
-        let (address, _) = leaf.map_err(tree)?;
+    let mut leaves = LeafList::new(db, table)?;
+    while let Some(leaf) = leaves.next(table.address) {
+        let (address, _) = leaf?;
         if !walker.push(address) {
             return Ok(false);
         }
@@ -491,7 +619,7 @@ impl<'p> PartLeaves<'p> {
                     ),
                 ));
             }
-            let n = rest.len().min(BATCH);
+            let n = rest.len().min(batch_len(self.db));
             self.batch.n = n;
             for (k, (address, _)) in rest.iter().take(n).enumerate() {
                 match self.batch.leaves.get_mut(k) {
@@ -712,13 +840,13 @@ fn send_parts(
     part_rows: u64,
     send: &mut dyn FnMut(Part) -> bool,
 ) -> Result<()> {
-    let tree = |e: prollystore::TreeError| bad_chunk(table.address, e.to_string());
     let mut span = PartSpan::default();
     let mut leaves: Vec<(Address, u64)> = Vec::new();
     // Rows before the current leaf.
     let mut at = 0u64;
-    for leaf in table.primary_scan_map(db).leaves().map_err(tree)? {
-        let (address, count) = leaf.map_err(tree)?;
+    let mut list = LeafList::new(db, table)?;
+    while let Some(leaf) = list.next(table.address) {
+        let (address, count) = leaf?;
         let end = at.saturating_add(count);
         // The leaf's rows, part by part.
         let mut from = at;
@@ -746,4 +874,122 @@ fn send_parts(
         send((span, leaves));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::chunks::FetchChunks;
+    use crate::write::{ColumnDef, CommitMeta, DoltWriter, TableDef};
+    use crate::{SqlValue, State};
+
+    /// Chunks fetched from a local database, counting the calls and the chunks asked for.
+    #[derive(Debug)]
+    struct Counting {
+        db: Database,
+        calls: AtomicUsize,
+        chunks: AtomicUsize,
+    }
+
+    impl FetchChunks for Counting {
+        fn name(&self) -> &str {
+            "counting"
+        }
+        fn fetch(&self, addresses: &[Address]) -> Result<Vec<Option<Arc<[u8]>>>> {
+            self.calls.fetch_add(1, Ordering::Relaxed);
+            self.chunks.fetch_add(addresses.len(), Ordering::Relaxed);
+            addresses
+                .iter()
+                .map(|a| self.db.source().read_uncached(a))
+                .collect()
+        }
+    }
+
+    /// A table tall enough for several windows of level-1 parents (its root at level 2 or
+    /// more), read through a fetcher: the leaf list equals the local one for every window
+    /// size, the parents come in windows (few single fetches), and the bulk readers (whole
+    /// leaves, parts) give the local entries.
+    #[test]
+    fn fetched_leaf_lists_come_in_windows_and_equal_local_ones() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = prollystore_test_vectors::writable_copy("dolt-db/vecdb", tmp.path()).unwrap();
+        let mut w = DoltWriter::open(&dir).unwrap();
+        let column = |name: &str, sql_type: &str| ColumnDef {
+            name: name.into(),
+            sql_type: sql_type.into(),
+            nullable: name != "id",
+            default: None,
+            auto_increment: false,
+            comment: None,
+            tag: None,
+            generated: None,
+        };
+        let def = TableDef {
+            name: "tall".into(),
+            columns: vec![column("id", "int"), column("body", "varchar(1000)")],
+            primary_key: vec!["id".into()],
+            ..TableDef::default()
+        };
+        w.create_table(&def).unwrap();
+        let rows: Vec<Vec<SqlValue>> = (0..20_000)
+            .map(|i| vec![SqlValue::Int(i), SqlValue::Text(format!("{i:0>900}"))])
+            .collect();
+        w.insert("tall", &["id", "body"], &rows).unwrap();
+        w.commit(&CommitMeta::at(
+            "T",
+            "t@example.com",
+            "tall",
+            1_800_000_000_000,
+        ))
+        .unwrap();
+        drop(w);
+
+        let local = Database::open(&dir).unwrap();
+        let root = local.root_at("main", State::Committed).unwrap();
+        let table = local.table(&root, "tall").unwrap();
+        let map = table.primary_scan_map(&local);
+        assert!(
+            map.height().unwrap() >= 2,
+            "the table needs level-1 parents to fetch"
+        );
+        let parents = map.nodes_at(1).unwrap().count();
+        let want: Vec<(Address, u64)> = map.leaves().unwrap().map(Result::unwrap).collect();
+
+        for window in [2, 3, 8, PARENTS_AHEAD] {
+            let fetcher = Arc::new(Counting {
+                db: Database::open(&dir).unwrap(),
+                calls: AtomicUsize::new(0),
+                chunks: AtomicUsize::new(0),
+            });
+            let source = DoltChunkSource::fetched(local.source().root(), fetcher.clone());
+            let remote = Database::from_source("counting", source);
+            let root = remote.root_at("main", State::Committed).unwrap();
+            let t = remote.table(&root, "tall").unwrap();
+            let before = fetcher.calls.load(Ordering::Relaxed);
+            let mut list = LeafList::with_window(&remote, &t, window).unwrap();
+            let mut got = Vec::new();
+            while let Some(leaf) = list.next(t.address) {
+                got.push(leaf.unwrap());
+            }
+            assert_eq!(got, want, "window {window}");
+            let calls = fetcher.calls.load(Ordering::Relaxed) - before;
+            // A window per `window / 2` parents, plus the descents to the first parent.
+            let most = parents.div_ceil(window / 2) + usize::from(map.height().unwrap()) + 1;
+            assert!(
+                calls <= most,
+                "window {window}: {calls} fetches for {parents} parents"
+            );
+
+            let mut rows = 0u64;
+            for_each_leaf(&remote, &t, false, &mut |node| {
+                rows += node.count() as u64;
+                Ok(true)
+            })
+            .unwrap();
+            assert_eq!(rows, 20_000);
+        }
+    }
 }

@@ -395,11 +395,25 @@ impl<'s, S: StoreFastPaths + ?Sized, T: TreeSchema> Map<'s, S, T> {
     /// them: no leaf is read (for callers that read leaves themselves, ahead or in parallel).
     /// A map that is a single leaf gives its root.
     pub fn leaves(&self) -> Result<Leaves<'s, S>, TreeError> {
-        let cursor = Cursor::node_start_at_level(self.store, &self.root, 1, &[], &BytesSchema)?;
-        let single = (cursor.height() < 2).then(|| (self.root, cursor.leaf().count() as u64));
+        self.nodes_at(0)
+    }
+
+    /// The map's nodes at `level` (0: the leaves) in key order, each with the number of rows
+    /// under it, as their parents list them: no node at `level` is read (a reader that fetches
+    /// from far away asks for a window of them at once). A map whose root is at `level` gives
+    /// its root; a lower map gives nothing.
+    pub fn nodes_at(&self, level: u8) -> Result<Leaves<'s, S>, TreeError> {
+        let level = usize::from(level);
+        // Frames stop at the parents' level, or at the root when it is not above them (so that
+        // nothing below the root is read for a map too low to have parents at that level).
+        let stop = (level + 1).min(usize::from(self.height()?));
+        let cursor = Cursor::node_start_at_level(self.store, &self.root, stop, &[], &BytesSchema)?;
+        let single =
+            (cursor.height() == level + 1).then(|| (self.root, cursor.at(level).0.tree_count()));
         Ok(Leaves {
             store: self.store,
             cursor,
+            level,
             single,
             counts: Vec::new(),
             counts_of: None,
@@ -663,14 +677,17 @@ impl<'s> Cursor<'s> {
     }
 }
 
-/// The leaves of a map in key order, with their row counts ([`Map::leaves`]).
+/// The nodes of a map at one level in key order, with their row counts ([`Map::leaves`],
+/// [`Map::nodes_at`]).
 pub struct Leaves<'s, S: StoreFastPaths + ?Sized> {
     store: &'s S,
-    /// Frames down to level 1 (none below).
+    /// Frames down to the parents' level, `level + 1` (none below).
     cursor: Cursor<'s>,
-    /// The root, for a map that is one leaf (taken when given out).
+    /// The level of the nodes given.
+    level: usize,
+    /// The root, for a map whose root is at `level` (taken when given out).
     single: Option<(Address, u64)>,
-    /// The subtree counts of the level-1 node `counts_of` (its chunk's address in memory).
+    /// The subtree counts of the parent `counts_of` (its chunk's address in memory).
     counts: Vec<u64>,
     counts_of: Option<usize>,
 }
@@ -679,13 +696,14 @@ impl<S: StoreFastPaths + ?Sized> Iterator for Leaves<'_, S> {
     type Item = Result<(Address, u64), TreeError>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        if self.cursor.height() < 2 {
+        let parent = self.level + 1;
+        if self.cursor.height() <= parent {
             return self.single.take().map(Ok);
         }
-        if !self.cursor.valid_at(1) {
+        if !self.cursor.valid_at(parent) {
             return None;
         }
-        let (node, i) = self.cursor.at(1);
+        let (node, i) = self.cursor.at(parent);
         let id = node.chunk().as_ptr() as usize;
         if self.counts_of != Some(id) {
             self.counts.clear();
@@ -693,9 +711,9 @@ impl<S: StoreFastPaths + ?Sized> Iterator for Leaves<'_, S> {
             self.counts_of = Some(id);
         }
         let leaf = (node.child(i), self.counts.get(i).copied().unwrap_or(0));
-        if let Err(e) = self.cursor.advance_at(self.store, 1) {
+        if let Err(e) = self.cursor.advance_at(self.store, parent) {
             // Nothing after an error.
-            self.cursor.set_index(1, node.count());
+            self.cursor.set_index(parent, node.count());
             return Some(Err(e));
         }
         Some(Ok(leaf))
@@ -1287,6 +1305,56 @@ mod tests {
                 assert_eq!(back, want, "reverse {lo}..={hi}");
             }
         }
+    }
+
+    /// `nodes_at(level)` lists every node of that level once, in key order, with the rows
+    /// under it, at every level of a tall map: the leaves as `leaves` gives them, the root at
+    /// the root's level, nothing above; each level's nodes are the children of the level above.
+    #[test]
+    fn nodes_at_every_level() {
+        let store = MemoryStore::new(HashProfile::Blake3);
+        let rows: Vec<Vec<u8>> = (0..200_000).map(tup).collect();
+        let m =
+            Map::from_sorted(&store, BytesSchema, rows.iter().map(|k| (&k[..], &k[..]))).unwrap();
+        let height = m.height().unwrap();
+        assert!(height >= 2, "needs a level between the root and the leaves");
+        let leaves: Vec<_> = m.leaves().unwrap().map(Result::unwrap).collect();
+        assert_eq!(
+            m.nodes_at(0)
+                .unwrap()
+                .map(Result::unwrap)
+                .collect::<Vec<_>>(),
+            leaves
+        );
+        let mut below = leaves;
+        for level in 1..=height {
+            let nodes: Vec<_> = m.nodes_at(level).unwrap().map(Result::unwrap).collect();
+            assert_eq!(nodes.iter().map(|n| n.1).sum::<u64>(), rows.len() as u64);
+            let mut children = Vec::new();
+            for (address, count) in &nodes {
+                let node = store.get_node(address).unwrap();
+                assert_eq!(node.level(), level);
+                assert_eq!(node.tree_count(), *count);
+                children.extend(
+                    (0..node.count())
+                        .map(|i| (node.child(i), node.subtree_counts().nth(i).unwrap())),
+                );
+            }
+            assert_eq!(
+                children, below,
+                "level {level}: children of the level above"
+            );
+            below = nodes;
+        }
+        assert_eq!(below, vec![(m.root(), rows.len() as u64)]);
+        assert_eq!(m.nodes_at(height + 1).unwrap().count(), 0);
+        let one = Map::from_sorted(
+            &store,
+            BytesSchema,
+            rows[..3].iter().map(|k| (&k[..], &k[..])),
+        )
+        .unwrap();
+        assert_eq!(one.nodes_at(1).unwrap().count(), 0);
     }
 
     /// `leaves` lists every leaf once, in order, with its row count; `seek_partition` starts

@@ -9,9 +9,9 @@
 
 use std::sync::Arc;
 
-use prollystore_format::Address;
+use prollystore_format::{Address, HashProfile};
 
-use crate::error::Result;
+use crate::error::{DoltError, Result};
 
 /// A read-only supply of chunks by address, fetched on demand.
 pub trait FetchChunks: Send + Sync + std::fmt::Debug {
@@ -22,4 +22,21 @@ pub trait FetchChunks: Send + Sync + std::fmt::Debug {
     /// address by the fetcher (the source does not check them again); `None` for a chunk the
     /// supply does not have. May be called from several threads at once.
     fn fetch(&self, addresses: &[Address]) -> Result<Vec<Option<Arc<[u8]>>>>;
+}
+
+/// Checks that every chunk of `chunks` (address, bytes) hashes to its address (Dolt's
+/// SHA-512/20, several side by side): what a fetcher or a clone does with every chunk that
+/// arrives before anything uses it. `origin` names where they came from, for the error.
+pub fn check_chunks(chunks: &[(Address, &[u8])], origin: &str) -> Result<()> {
+    let addresses: Vec<Address> = chunks.iter().map(|(a, _)| *a).collect();
+    let bytes: Vec<&[u8]> = chunks.iter().map(|(_, c)| *c).collect();
+    match HashProfile::Dolt.first_mismatch(&addresses, &bytes) {
+        Some((i, actual)) => Err(DoltError::HashMismatch {
+            address: addresses[i],
+            actual,
+            file: origin.to_string(),
+            offset: 0,
+        }),
+        None => Ok(()),
+    }
 }

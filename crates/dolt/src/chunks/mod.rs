@@ -19,5 +19,5 @@ pub mod manifest;
 pub mod source;
 pub mod table_file;
 
-pub use fetched::FetchChunks;
+pub use fetched::{check_chunks, FetchChunks};
 pub use source::{ChunkFile, DoltChunkSource, Generation};

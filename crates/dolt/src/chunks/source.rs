@@ -639,17 +639,10 @@ impl DoltChunkSource {
         if !self.verify_hashes {
             return Ok(());
         }
-        const GROUP: usize = 64;
-        for (want, group) in addresses.chunks(GROUP).zip(chunks.chunks(GROUP)) {
-            let mut actual = [Address::ZERO; GROUP];
-            HashProfile::Dolt.addresses_of(group, &mut actual);
-            for ((a, got), chunk) in want.iter().zip(&actual).zip(group) {
-                if a != got {
-                    return Err(self.mismatch(a, got, chunk));
-                }
-            }
+        match HashProfile::Dolt.first_mismatch(addresses, chunks) {
+            Some((i, actual)) => Err(self.mismatch(&addresses[i], &actual, chunks[i])),
+            None => Ok(()),
         }
-        Ok(())
     }
 
     /// The error for `chunk`, read for `address`, hashing to `actual` instead: names the file

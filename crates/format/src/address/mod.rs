@@ -190,6 +190,29 @@ impl HashProfile {
         }
     }
 
+    /// Checks that `chunks[i]` hashes to `addresses[i]` for every `i` (as many as both hold),
+    /// hashing them side by side ([`HashProfile::addresses_of`]) without allocating: the first
+    /// mismatch, as its index and the address that chunk hashes to, or `None`.
+    pub fn first_mismatch(
+        self,
+        addresses: &[Address],
+        chunks: &[&[u8]],
+    ) -> Option<(usize, Address)> {
+        const GROUP: usize = 64;
+        let mut actual = [Address::ZERO; GROUP];
+        for (g, (want, group)) in addresses
+            .chunks(GROUP)
+            .zip(chunks.chunks(GROUP))
+            .enumerate()
+        {
+            self.addresses_of(group, &mut actual);
+            if let Some(i) = want.iter().zip(&actual).position(|(a, b)| a != b) {
+                return Some((g * GROUP + i, actual[i]));
+            }
+        }
+        None
+    }
+
     /// A stable one-byte tag, for recording the profile in a store.
     pub fn tag(self) -> u8 {
         self as u8
@@ -251,6 +274,38 @@ mod tests {
             for (c, a) in chunks.iter().zip(&out) {
                 assert_eq!(*a, profile.address_of(c), "{profile:?}, length {}", c.len());
             }
+        }
+    }
+
+    /// `first_mismatch` finds the first wrong address wherever it is (in the first group of
+    /// 64 or a later one) with the address its chunk does hash to, and none when all are right.
+    #[test]
+    fn first_mismatch_finds_the_first_wrong_address() {
+        let chunks: Vec<Vec<u8>> = (0..150u32).map(|i| i.to_le_bytes().repeat(9)).collect();
+        let chunks: Vec<&[u8]> = chunks.iter().map(Vec::as_slice).collect();
+        for profile in [HashProfile::Blake3, HashProfile::Dolt] {
+            let mut right: Vec<Address> = chunks.iter().map(|c| profile.address_of(c)).collect();
+            assert_eq!(profile.first_mismatch(&right, &chunks), None);
+            for wrong in [0, 63, 64, 70, 149] {
+                let mut addresses = right.clone();
+                addresses[wrong] = Address::ZERO;
+                addresses[149] = if wrong == 149 {
+                    Address::ZERO
+                } else {
+                    right[149]
+                };
+                assert_eq!(
+                    profile.first_mismatch(&addresses, &chunks),
+                    Some((wrong, right[wrong])),
+                    "{profile:?}, wrong at {wrong}"
+                );
+            }
+            right.truncate(10);
+            assert_eq!(
+                profile.first_mismatch(&right, &chunks),
+                None,
+                "shorter list"
+            );
         }
     }
 

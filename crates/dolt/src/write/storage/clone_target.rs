@@ -18,7 +18,7 @@ use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use prollystore_format::message::objects::StoreRootFields;
-use prollystore_format::{Address, HashProfile};
+use prollystore_format::Address;
 
 use super::chunk_io::ChunkIo;
 use super::journal_append::JournalAppender;
@@ -26,7 +26,7 @@ use super::refs::{children_first, for_each_ref};
 use super::writer::{StoreWriter, WorkingSetMeta};
 use crate::chunks::codec::snappy_payload;
 use crate::chunks::manifest::Manifest;
-use crate::chunks::DoltChunkSource;
+use crate::chunks::{check_chunks, DoltChunkSource};
 use crate::error::{bad_chunk, DoltError, Result};
 use crate::write::history::ancestry::is_ancestor;
 use crate::write::history::repo_state::{BranchConfig, RemoteConfig, RepoState};
@@ -142,19 +142,7 @@ impl CloneTarget {
         payloads: &[Option<&[u8]>],
         origin: &str,
     ) -> Result<()> {
-        let bytes: Vec<&[u8]> = chunks.iter().map(|(_, c)| *c).collect();
-        let mut actual = vec![Address::ZERO; chunks.len()];
-        HashProfile::Dolt.addresses_of(&bytes, &mut actual);
-        for ((address, _), actual) in chunks.iter().zip(&actual) {
-            if address != actual {
-                return Err(DoltError::HashMismatch {
-                    address: *address,
-                    actual: *actual,
-                    file: origin.to_string(),
-                    offset: 0,
-                });
-            }
-        }
+        check_chunks(chunks, origin)?;
         let mut to_compress = Vec::with_capacity(chunks.len());
         for (i, &(address, chunk)) in chunks.iter().enumerate() {
             match payloads.get(i).copied().flatten() {
