@@ -490,6 +490,7 @@ impl<'s, S: StoreFastPaths + ?Sized, T: TreeSchema> Map<'s, S, T> {
             entries: Entries::default(),
             loaded: false,
             unbounded: matches!(hi, Bound::Unbounded),
+            ahead: ReadAhead::default(),
         })
     }
 
@@ -536,6 +537,7 @@ impl<'s, S: StoreFastPaths + ?Sized, T: TreeSchema> Map<'s, S, T> {
             entries: Entries::default(),
             loaded: false,
             unbounded: matches!(lo, Bound::Unbounded),
+            ahead: ReadAhead::default(),
         })
     }
 
@@ -734,9 +736,64 @@ pub struct Iter<'s, 'b, S: StoreFastPaths + ?Sized, T: TreeSchema> {
     loaded: bool,
     /// True if `bound` is `Unbounded`: spares the per-row bound check.
     unbounded: bool,
+    /// Forward scans: how far the next leaves have been announced to the store.
+    ahead: ReadAhead,
+}
+
+/// Leaves a forward scan crosses before it announces the next ones to the store
+/// ([`StoreFastPaths::prefetch`]): a scan of a leaf or two (a point range) reads nothing more.
+const READ_AHEAD_AFTER: u32 = 2;
+
+/// Leaves announced at once; the next window goes out when half of one is left.
+const READ_AHEAD: usize = 64;
+
+/// Where a forward scan's read-ahead stands: the level-1 node whose children it announced (its
+/// chunk's address in memory) and the index of the first child not announced yet.
+#[derive(Default)]
+struct ReadAhead {
+    leaves: u32,
+    parent: usize,
+    to: usize,
 }
 
 impl<'s, S: StoreFastPaths + ?Sized, T: TreeSchema> Iter<'s, '_, S, T> {
+    /// Announces the next leaves of the current level-1 node to the store, up to
+    /// [`READ_AHEAD`] of them and none past the far bound, once the scan has crossed
+    /// [`READ_AHEAD_AFTER`] leaves and less than half a window is announced ahead of it.
+    fn read_ahead(&mut self) {
+        self.ahead.leaves = self.ahead.leaves.saturating_add(1);
+        if self.ahead.leaves < READ_AHEAD_AFTER || self.cursor.height() < 2 {
+            return;
+        }
+        let (parent, i) = self.cursor.at(1);
+        let id = parent.chunk().as_ptr() as usize;
+        if self.ahead.parent != id {
+            self.ahead = ReadAhead {
+                leaves: self.ahead.leaves,
+                parent: id,
+                to: i + 1,
+            };
+        }
+        if self.ahead.to > i + READ_AHEAD / 2 {
+            return;
+        }
+        let from = self.ahead.to.max(i + 1);
+        let mut to = from;
+        let end = (i + 1 + READ_AHEAD).min(parent.count());
+        // Child `j` can hold rows inside the bound only if child `j - 1`'s last key is inside.
+        while to < end && (self.unbounded || self.inside(parent.key(to - 1))) {
+            to += 1;
+        }
+        let mut next = [Address::ZERO; READ_AHEAD];
+        for (slot, j) in next.iter_mut().zip(from..to) {
+            *slot = parent.child(j);
+        }
+        if to > from {
+            self.store.prefetch(&next[..to - from]);
+        }
+        self.ahead.to = to;
+    }
+
     /// True if `k` is within the far bound.
     #[inline]
     fn inside(&self, k: &[u8]) -> bool {
@@ -780,6 +837,7 @@ impl<'s, S: StoreFastPaths + ?Sized, T: TreeSchema> Iter<'s, '_, S, T> {
             return Ok(false);
         }
         self.entries = self.cursor.leaf().entries();
+        self.read_ahead();
         Ok(true)
     }
 
@@ -1303,6 +1361,102 @@ mod tests {
                     .collect();
                 back.reverse();
                 assert_eq!(back, want, "reverse {lo}..={hi}");
+            }
+        }
+    }
+
+    /// A memory store that records what scans announce through `prefetch`.
+    struct Announced {
+        inner: MemoryStore,
+        seen: std::sync::Mutex<Vec<Address>>,
+    }
+
+    impl ChunkStore for Announced {
+        fn profile(&self) -> HashProfile {
+            self.inner.profile()
+        }
+        fn get(&self, address: &Address) -> Result<Option<&[u8]>, crate::StoreError> {
+            self.inner.get(address)
+        }
+        fn get_node(
+            &self,
+            address: &Address,
+        ) -> Result<prollystore_format::message::Node<'_>, crate::StoreError> {
+            self.inner.get_node(address)
+        }
+        fn has(&self, address: &Address) -> Result<bool, crate::StoreError> {
+            self.inner.has(address)
+        }
+        fn put(&self, chunk: &[u8]) -> Result<Address, crate::StoreError> {
+            self.inner.put(chunk)
+        }
+    }
+
+    impl StoreFastPaths for Announced {
+        fn prefetch(&self, addresses: &[Address]) {
+            self.seen.lock().unwrap().extend_from_slice(addresses);
+        }
+    }
+
+    /// A forward scan announces only leaves it goes on to read, each once, none past its far
+    /// bound, nearly all of them ahead of time on a long scan, and nothing on a scan of a leaf
+    /// or two; the rows are those of a scan without read-ahead.
+    #[test]
+    fn forward_scans_announce_the_leaves_they_will_read() {
+        let store = Announced {
+            inner: MemoryStore::new(HashProfile::Blake3),
+            seen: std::sync::Mutex::new(Vec::new()),
+        };
+        let rows: Vec<Vec<u8>> = (0..60_000).map(tup).collect();
+        let m =
+            Map::from_sorted(&store, BytesSchema, rows.iter().map(|k| (&k[..], &k[..]))).unwrap();
+        let leaves: Vec<(Address, u64)> = m.leaves().unwrap().map(Result::unwrap).collect();
+        assert!(leaves.len() > 3 * READ_AHEAD, "{} leaves", leaves.len());
+        let first_row = |leaf: usize| leaves[..leaf].iter().map(|l| l.1).sum::<u64>() as usize;
+        for (lo, hi) in [(0, rows.len() - 1), (5, 40_000), (1_000, 1_001), (100, 130)] {
+            store.seen.lock().unwrap().clear();
+            let got: Vec<Vec<u8>> = m
+                .range(
+                    Bound::Included(&rows[lo][..]),
+                    Bound::Included(&rows[hi][..]),
+                )
+                .unwrap()
+                .map(|r| r.unwrap().0.to_vec())
+                .collect();
+            assert_eq!(got, rows[lo..=hi].to_vec());
+            let seen = store.seen.lock().unwrap().clone();
+            // The leaves the scan read: from the one holding `lo` to the one holding `hi`.
+            let read: Vec<Address> = (0..leaves.len())
+                .filter(|&l| first_row(l) <= hi && first_row(l + 1) > lo)
+                .map(|l| leaves[l].0)
+                .collect();
+            let mut unique = seen.clone();
+            unique.sort();
+            unique.dedup();
+            assert_eq!(
+                unique.len(),
+                seen.len(),
+                "{lo}..={hi}: a leaf announced twice"
+            );
+            assert!(
+                seen.iter().all(|a| read.contains(a)),
+                "{lo}..={hi}: announced a leaf not read"
+            );
+            if read.len() <= READ_AHEAD_AFTER as usize {
+                assert!(
+                    seen.is_empty(),
+                    "{lo}..={hi}: a short scan announced leaves"
+                );
+            } else {
+                // All but the first leaves of the scan and of each level-1 node (announced
+                // only once the scan is in it).
+                let parents = m.nodes_at(1).unwrap().count();
+                assert!(
+                    seen.len() + READ_AHEAD_AFTER as usize + parents >= read.len(),
+                    "{lo}..={hi}: {} of {} leaves announced",
+                    seen.len(),
+                    read.len()
+                );
             }
         }
     }

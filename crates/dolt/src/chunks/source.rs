@@ -45,7 +45,7 @@ use super::fetched::FetchChunks;
 use super::journal::Journal;
 use super::manifest::{Manifest, JOURNAL_NAME};
 use super::table_file::TableFile;
-use crate::error::{corrupt, DoltError, Result};
+use crate::error::{bad_chunk, corrupt, DoltError, Result};
 
 /// Where a chunk's compressed record lies ([`DoltChunkSource::record_span`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -227,6 +227,10 @@ impl TwoGenCache {
         self.young.insert(a, c);
     }
 }
+
+/// Chunks a read-ahead batch must hold before it is split between two threads
+/// ([`DoltChunkSource::read_ahead`]).
+const READ_AHEAD_SPLIT: usize = 16;
 
 /// A Dolt database's chunk store (`.dolt/noms` and `.dolt/noms/oldgen`), read-only.
 pub struct DoltChunkSource {
@@ -791,6 +795,77 @@ impl DoltChunkSource {
         }
     }
 
+    /// Reads the chunks at `addresses` that are not in the arena yet into it, as one batch:
+    /// from a fetcher in one call, from the local files with their addresses checked side by
+    /// side ([`DoltChunkSource::check_addresses`]) rather than one by one as tree reads would.
+    /// A chunk no file holds is skipped (the read that needs it reports it); a failed check
+    /// keeps none of the batch.
+    pub fn read_ahead(&self, addresses: &[Address]) -> Result<()> {
+        // A warm scan (its leaves read before) asks about every window: its ends in the arena
+        // say it is one, without a lookup per chunk.
+        match (addresses.first(), addresses.last()) {
+            (Some(first), Some(last)) if self.is_kept(first) && self.is_kept(last) => return Ok(()),
+            (None, _) => return Ok(()),
+            _ => {}
+        }
+        let wanted: Vec<Address> = addresses
+            .iter()
+            .filter(|a| !self.is_kept(a))
+            .copied()
+            .collect();
+        if wanted.is_empty() {
+            return Ok(());
+        }
+        if self.fetched.is_some() {
+            for (address, chunk) in wanted.iter().zip(self.fetch_many(&wanted)?) {
+                if let Some(chunk) = chunk {
+                    self.keep_checked(*address, &chunk);
+                }
+            }
+            return Ok(());
+        }
+        // Reading a chunk (CRC, snappy, SHA-512) costs about what a scan does with it: a
+        // large batch is read in two halves on two threads.
+        let read = if wanted.len() >= READ_AHEAD_SPLIT {
+            let (first, second) = wanted.split_at(wanted.len() / 2);
+            std::thread::scope(|s| {
+                let other = s.spawn(|| self.read_checked(second));
+                let mut read = self.read_checked(first)?;
+                match other.join() {
+                    Ok(rest) => read.extend(rest?),
+                    Err(_) => return Err(bad_chunk(second[0], "the read-ahead thread panicked")),
+                }
+                Ok(read)
+            })?
+        } else {
+            self.read_checked(&wanted)?
+        };
+        for (address, chunk) in &read {
+            self.keep_checked(*address, chunk);
+        }
+        Ok(())
+    }
+
+    /// The chunks at `addresses` that the local files hold, read and checked against their
+    /// addresses (four hashes side by side).
+    fn read_checked(&self, addresses: &[Address]) -> Result<Vec<(Address, Vec<u8>)>> {
+        let mut scratch = Vec::new();
+        let mut read: Vec<(Address, Vec<u8>)> = Vec::with_capacity(addresses.len());
+        for address in addresses {
+            let mut chunk = Vec::new();
+            if self
+                .read_into_from_files(address, &mut scratch, &mut chunk)?
+                .is_some()
+            {
+                read.push((*address, chunk));
+            }
+        }
+        let addresses: Vec<Address> = read.iter().map(|(a, _)| *a).collect();
+        let chunks: Vec<&[u8]> = read.iter().map(|(_, c)| c.as_slice()).collect();
+        self.check_addresses(&addresses, &chunks)?;
+        Ok(read)
+    }
+
     /// The arena slot of the chunk at `address`, read on first use.
     #[inline]
     fn arena_slot(&self, address: &Address) -> Result<Option<u32>, StoreError> {
@@ -967,5 +1042,10 @@ impl StoreFastPaths for DoltChunkSource {
     ) -> Result<(), StoreError> {
         (*node, *hint) = self.child_node(node, *hint, i)?;
         Ok(())
+    }
+
+    /// [`DoltChunkSource::read_ahead`], its errors left to the reads that follow.
+    fn prefetch(&self, addresses: &[Address]) {
+        let _ = self.read_ahead(addresses);
     }
 }

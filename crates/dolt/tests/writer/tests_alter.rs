@@ -446,3 +446,44 @@ fn child_primary_key_changes_commit_as_dolt_commits_them() {
         );
     }
 }
+
+/// ADD INDEX on a table large enough that its rows are read in two halves on two threads (they
+/// lie in the database's files, the writer reopened) makes the commit the one-thread read makes
+/// (the rows still in the writer's memory, the same statements in one session).
+#[test]
+fn a_large_index_built_from_the_files_equals_one_built_in_memory() {
+    let tmp = tempfile::tempdir().unwrap();
+    let rows: Vec<Vec<String>> = (0..150_000)
+        .map(|i: i64| {
+            vec![
+                i.to_string(),
+                ((i * 7919) % 1000).to_string(),
+                format!("b{}", i % 37),
+            ]
+        })
+        .collect();
+    let rows: Vec<Vec<Option<&str>>> = rows
+        .iter()
+        .map(|r| r.iter().map(|v| Some(v.as_str())).collect())
+        .collect();
+    let create = "CREATE TABLE big (id INT PRIMARY KEY, a INT, b VARCHAR(20))";
+    let index = "ALTER TABLE big ADD INDEX iab (a, b)";
+    let load = |dir: &Path, reopen: bool| -> String {
+        before(dir);
+        let mut w = prollystore_sql::writer(dir).unwrap();
+        w.create_table(&TableDef::from_sql(create).unwrap())
+            .unwrap();
+        w.apply_text(RowMode::Insert, "big", &["id", "a", "b"], &rows)
+            .unwrap();
+        if reopen {
+            w.save(("T", "t@example.com"), 1_704_067_200).unwrap();
+            drop(w);
+            w = prollystore_sql::writer(dir).unwrap();
+        }
+        w.alter(index).unwrap();
+        w.commit(&meta()).unwrap().to_string()
+    };
+    let in_memory = load(&tmp.path().join("memory"), false);
+    let from_files = load(&tmp.path().join("files"), true);
+    assert_eq!(from_files, in_memory);
+}

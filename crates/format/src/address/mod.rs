@@ -281,19 +281,14 @@ mod tests {
     /// 64 or a later one) with the address its chunk does hash to, and none when all are right.
     #[test]
     fn first_mismatch_finds_the_first_wrong_address() {
-        let chunks: Vec<Vec<u8>> = (0..150u32).map(|i| i.to_le_bytes().repeat(9)).collect();
+        let chunks: Vec<Vec<u8>> = (0..70u32).map(|i| i.to_le_bytes().repeat(9)).collect();
         let chunks: Vec<&[u8]> = chunks.iter().map(Vec::as_slice).collect();
         for profile in [HashProfile::Blake3, HashProfile::Dolt] {
             let mut right: Vec<Address> = chunks.iter().map(|c| profile.address_of(c)).collect();
             assert_eq!(profile.first_mismatch(&right, &chunks), None);
-            for wrong in [0, 63, 64, 70, 149] {
+            for wrong in [0, 64, 69] {
                 let mut addresses = right.clone();
                 addresses[wrong] = Address::ZERO;
-                addresses[149] = if wrong == 149 {
-                    Address::ZERO
-                } else {
-                    right[149]
-                };
                 assert_eq!(
                     profile.first_mismatch(&addresses, &chunks),
                     Some((wrong, right[wrong])),

@@ -135,6 +135,10 @@ macro_rules! forward_store_traits {
                 // SAFETY: the caller's promise (this method's contract) is the inner store's.
                 $forward!(self, s => unsafe { $crate::StoreFastPaths::adopt(s, space, chunks) })
             }
+            #[inline]
+            fn prefetch(&self, addresses: &[$crate::format::Address]) {
+                $forward!(self, s => $crate::StoreFastPaths::prefetch(s, addresses))
+            }
         }
     };
 }

@@ -270,6 +270,15 @@ pub trait StoreFastPaths: ChunkStore {
         // SAFETY: the caller's promise for the ranges is `copy_lent`'s.
         unsafe { copy_lent(self, &space, chunks) }
     }
+
+    /// Says that the nodes at `addresses` are about to be read, in that order (the next leaves
+    /// of a forward scan): a store whose reads cost per chunk may read and check them together
+    /// beforehand, several hashes side by side or one request for many, so that the reads that
+    /// follow find them ready. Nothing is reported here: a node that cannot be read fails the
+    /// read that needs it. The default does nothing.
+    fn prefetch(&self, addresses: &[Address]) {
+        let _ = addresses;
+    }
 }
 
 mod arena;

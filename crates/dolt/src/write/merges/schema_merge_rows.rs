@@ -12,8 +12,9 @@
 //! merge changed; new or changed indexes are built from the merged rows; dropped ones go.
 
 use std::collections::HashSet;
+use std::ops::Bound;
 
-use prollystore::store::ChunkStore;
+use prollystore::store::{ChunkStore, StoreFastPaths};
 use prollystore::tuples::TupleSchema;
 use prollystore::Map;
 use prollystore_format::message::objects::TableFields;
@@ -584,31 +585,16 @@ pub(in crate::write) fn merge_rows(
             }
             None => {
                 let mut keys = Packed::default();
-                let ts = final_map.schema().clone();
                 match raw_index_fields(ms, ix) {
                     // Fields copied as stored: no row is decoded.
                     Some(fields) => {
-                        let mut b = TupleBuilder::new(its.key.clone());
-                        let raw = |e: TupleError| {
-                            DoltError::Unsupported(format!("index {:?} of {name:?}: {e}", ix.name))
+                        let raw = RawKeys {
+                            fields: &fields,
+                            key: &its.key,
+                            table: name,
+                            index: &ix.name,
                         };
-                        for r in final_map.iter().map_err(tree)? {
-                            let (k, v) = r.map_err(tree)?;
-                            b.reset();
-                            for (f, &(in_key, at)) in fields.iter().enumerate() {
-                                let field = if in_key {
-                                    ts.key.field(Tuple::new_unverified(k), at)
-                                } else {
-                                    ts.value.field(Tuple::new_unverified(v), at)
-                                };
-                                match field {
-                                    Some(bytes) => b.put_raw(f, bytes),
-                                    None => b.put_null(f),
-                                }
-                                .map_err(raw)?;
-                            }
-                            keys.push(b.build().map_err(raw)?.as_bytes());
-                        }
+                        keys = raw.of_map(store, &final_map)?;
                     }
                     None => {
                         for r in final_map.iter().map_err(tree)? {
@@ -660,6 +646,102 @@ pub(in crate::write) fn merge_rows(
     .encode()
     .map_err(|e| crate::error::encode(format!("table {name:?}"), e))?;
     Ok(Some(chunk))
+}
+
+/// Rows a table must hold before a new index reads its two halves on two threads.
+const SPLIT_ROWS: u64 = 100_000;
+
+/// How a new index's keys are copied out of stored rows, field by field ([`raw_index_fields`]).
+struct RawKeys<'a> {
+    fields: &'a [(bool, usize)],
+    key: &'a TupleDesc,
+    table: &'a str,
+    index: &'a str,
+}
+
+impl RawKeys<'_> {
+    /// The index keys of every row of `map`, in row order. Reading the rows (and their leaves)
+    /// costs more than sorting the keys, so a large table held in the database's files is read
+    /// in two halves on two threads (the session's own chunks are not shared between threads;
+    /// a tree whose root is in the files lies wholly in them).
+    fn of_map(
+        &self,
+        store: &Overlay<'_>,
+        map: &Map<'_, Overlay<'_>, TupleSchema>,
+    ) -> Result<Packed> {
+        let in_files = !store.new.has(&map.root())?;
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        if !in_files || cores < 2 || map.count().map_err(DoltError::from)? < SPLIT_ROWS {
+            return self.of_rows(map, Bound::Unbounded, Bound::Unbounded);
+        }
+        let files = Map::new(store.base, map.root(), map.schema().clone());
+        let Some(mid) = middle_key(&files)? else {
+            return self.of_rows(map, Bound::Unbounded, Bound::Unbounded);
+        };
+        std::thread::scope(|s| {
+            let upper = s.spawn(|| self.of_rows(&files, Bound::Included(&mid), Bound::Unbounded));
+            let mut keys = self.of_rows(&files, Bound::Unbounded, Bound::Excluded(&mid))?;
+            match upper.join() {
+                Ok(rest) => keys.append(rest?),
+                Err(_) => {
+                    return Err(bad_chunk(
+                        map.root(),
+                        "the thread reading the upper half of the rows panicked",
+                    ))
+                }
+            }
+            Ok(keys)
+        })
+    }
+
+    /// The index keys of the rows of `map` within `lo..hi`, in row order.
+    fn of_rows<S: StoreFastPaths>(
+        &self,
+        map: &Map<'_, S, TupleSchema>,
+        lo: Bound<&[u8]>,
+        hi: Bound<&[u8]>,
+    ) -> Result<Packed> {
+        let raw = |e: TupleError| {
+            DoltError::Unsupported(format!("index {:?} of {:?}: {e}", self.index, self.table))
+        };
+        let ts = map.schema();
+        let mut keys = Packed::default();
+        let mut b = TupleBuilder::new(self.key.clone());
+        for r in map.range(lo, hi).map_err(DoltError::from)? {
+            let (k, v) = r.map_err(DoltError::from)?;
+            b.reset();
+            for (f, &(in_key, at)) in self.fields.iter().enumerate() {
+                let field = if in_key {
+                    ts.key.field(Tuple::new_unverified(k), at)
+                } else {
+                    ts.value.field(Tuple::new_unverified(v), at)
+                };
+                match field {
+                    Some(bytes) => b.put_raw(f, bytes),
+                    None => b.put_null(f),
+                }
+                .map_err(raw)?;
+            }
+            keys.push(b.build().map_err(raw)?.as_bytes());
+        }
+        Ok(keys)
+    }
+}
+
+/// The first key of the leaf where the second half of `map`'s rows begins (`None` for a map
+/// of one leaf).
+fn middle_key<S: StoreFastPaths>(map: &Map<'_, S, TupleSchema>) -> Result<Option<Vec<u8>>> {
+    let rows = map.count().map_err(DoltError::from)?;
+    let mut before = 0u64;
+    for leaf in map.leaves().map_err(DoltError::from)? {
+        let (address, count) = leaf.map_err(DoltError::from)?;
+        if before >= rows / 2 && before > 0 {
+            let node = map.store().get_node(&address)?;
+            return Ok((node.count() > 0).then(|| node.key(0).to_vec()));
+        }
+        before += count;
+    }
+    Ok(None)
 }
 
 /// Where each key field of index `ix` of a table of schema `s` is in a stored row: `(true, i)`

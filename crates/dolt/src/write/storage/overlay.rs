@@ -56,7 +56,8 @@ impl ChunkStore for Overlay<'_> {
 
 /// Puts go to the memory store, so its fast paths for them serve here too: nodes a build has
 /// already hashed (on its hash thread) are not hashed again, and leaves are serialized into
-/// memory the store lends. Reads keep the defaults (they must look in three places).
+/// memory the store lends. Reads keep the defaults (they must look in three places), but
+/// read-ahead reaches the database's files.
 impl StoreFastPaths for Overlay<'_> {
     unsafe fn put_node(&self, chunk: &[u8]) -> Result<Address, StoreError> {
         // SAFETY: the caller's promise (this method's contract) is the inner store's.
@@ -79,6 +80,16 @@ impl StoreFastPaths for Overlay<'_> {
     ) -> Result<(), StoreError> {
         // SAFETY: the caller's promise (this method's contract) is the inner store's.
         unsafe { self.new.adopt(space, chunks) }
+    }
+
+    /// The database's files read ahead for the nodes this session did not make.
+    fn prefetch(&self, addresses: &[Address]) {
+        let base: Vec<Address> = addresses
+            .iter()
+            .filter(|a| !self.new.has(a).unwrap_or(true))
+            .copied()
+            .collect();
+        self.base.prefetch(&base);
     }
 }
 

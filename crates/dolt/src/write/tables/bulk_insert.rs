@@ -57,6 +57,13 @@ impl Packed {
         self.ends.push(self.bytes.len());
     }
 
+    /// Appends `other`'s strings after these, in order.
+    pub(crate) fn append(&mut self, other: Packed) {
+        let at = self.bytes.len();
+        self.bytes.extend_from_slice(&other.bytes);
+        self.ends.extend(other.ends.iter().map(|e| e + at));
+    }
+
     pub(crate) fn push(&mut self, b: &[u8]) {
         self.bytes.extend_from_slice(b);
         self.seal();
