@@ -761,6 +761,9 @@ impl<'s, S: StoreFastPaths + ?Sized, T: TreeSchema> Iter<'s, '_, S, T> {
     /// [`READ_AHEAD`] of them and none past the far bound, once the scan has crossed
     /// [`READ_AHEAD_AFTER`] leaves and less than half a window is announced ahead of it.
     fn read_ahead(&mut self) {
+        if !S::PREFETCHES {
+            return;
+        }
         self.ahead.leaves = self.ahead.leaves.saturating_add(1);
         if self.ahead.leaves < READ_AHEAD_AFTER || self.cursor.height() < 2 {
             return;
@@ -1393,6 +1396,7 @@ mod tests {
     }
 
     impl StoreFastPaths for Announced {
+        const PREFETCHES: bool = true;
         fn prefetch(&self, addresses: &[Address]) {
             self.seen.lock().unwrap().extend_from_slice(addresses);
         }

@@ -1044,6 +1044,8 @@ impl StoreFastPaths for DoltChunkSource {
         Ok(())
     }
 
+    const PREFETCHES: bool = true;
+
     /// [`DoltChunkSource::read_ahead`], its errors left to the reads that follow.
     fn prefetch(&self, addresses: &[Address]) {
         let _ = self.read_ahead(addresses);

@@ -135,6 +135,8 @@ macro_rules! forward_store_traits {
                 // SAFETY: the caller's promise (this method's contract) is the inner store's.
                 $forward!(self, s => unsafe { $crate::StoreFastPaths::adopt(s, space, chunks) })
             }
+            // `PREFETCHES` keeps its default (false): none of the built-in stores reads ahead;
+            // a wrapped store that does needs `const PREFETCHES: bool = true;` here.
             #[inline]
             fn prefetch(&self, addresses: &[$crate::format::Address]) {
                 $forward!(self, s => $crate::StoreFastPaths::prefetch(s, addresses))

@@ -279,6 +279,10 @@ pub trait StoreFastPaths: ChunkStore {
     fn prefetch(&self, addresses: &[Address]) {
         let _ = addresses;
     }
+
+    /// True if [`StoreFastPaths::prefetch`] does something: scans of other stores skip the
+    /// read-ahead's bookkeeping altogether (a constant, so it costs them nothing).
+    const PREFETCHES: bool = false;
 }
 
 mod arena;

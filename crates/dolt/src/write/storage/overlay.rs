@@ -82,6 +82,8 @@ impl StoreFastPaths for Overlay<'_> {
         unsafe { self.new.adopt(space, chunks) }
     }
 
+    const PREFETCHES: bool = true;
+
     /// The database's files read ahead for the nodes this session did not make.
     fn prefetch(&self, addresses: &[Address]) {
         let base: Vec<Address> = addresses
