@@ -235,21 +235,38 @@ def clone(
     dir: Union[str, "os.PathLike[str]"],
     branch: Optional[str] = None,
     remote: str = "origin",
+    user: Optional[str] = None,
+    password: Optional[str] = None,
 ) -> Dict[str, Any]: ...
-def open_remote(url: str, cache_bytes: Optional[int] = None) -> Database: ...
+def open_remote(
+    url: str,
+    cache_bytes: Optional[int] = None,
+    user: Optional[str] = None,
+    password: Optional[str] = None,
+) -> Database: ...
 def default_branch(db: Database) -> Optional[str]: ...
 def remote_add(dir: Union[str, "os.PathLike[str]"], name: str, url: str) -> str: ...
 def fetch(
-    dir: Union[str, "os.PathLike[str]"], remote: str = "origin", prune: bool = False
+    dir: Union[str, "os.PathLike[str]"],
+    remote: str = "origin",
+    prune: bool = False,
+    user: Optional[str] = None,
+    password: Optional[str] = None,
 ) -> Dict[str, Any]: ...
 def pull(
     dir: Union[str, "os.PathLike[str]"],
     remote: str = "origin",
     branch: Optional[str] = None,
     prune: bool = False,
+    user: Optional[str] = None,
+    password: Optional[str] = None,
 ) -> Dict[str, Any]: ...
 def push(
-    dir: Union[str, "os.PathLike[str]"], remote: str = "origin", branch: Optional[str] = None
+    dir: Union[str, "os.PathLike[str]"],
+    remote: str = "origin",
+    branch: Optional[str] = None,
+    user: Optional[str] = None,
+    password: Optional[str] = None,
 ) -> Dict[str, Any]: ...
 def merge(
     path: Union[str, "os.PathLike[str]"],

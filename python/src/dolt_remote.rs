@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use prollystore_dolt_remote::{CloneOptions, RemoteError};
+use prollystore_dolt_remote::{CloneOptions, Credentials, RemoteError};
 
 use crate::errors::{dolt_err, Error, NotFoundError};
 
@@ -20,6 +20,7 @@ fn remote_err(e: RemoteError) -> PyErr {
     match e {
         RemoteError::Local(d) => dolt_err(d),
         RemoteError::NoSuchDatabase { .. } => NotFoundError::new_err(msg),
+        RemoteError::Credentials { .. } => pyo3::exceptions::PyPermissionError::new_err(msg),
         RemoteError::BadUrl { .. }
         | RemoteError::Destination { .. }
         | RemoteError::UnknownRemote { .. }
@@ -28,21 +29,40 @@ fn remote_err(e: RemoteError) -> PyErr {
     }
 }
 
+/// `user` and `password` as the remote functions take them: no user, no credentials (a `dolt
+/// sql-server` then takes `root` with no password); a user without a password takes it from
+/// `DOLT_REMOTE_PASSWORD`, as `dolt --user` does.
+fn credentials(user: Option<String>, password: Option<String>) -> PyResult<Option<Credentials>> {
+    match (user, password) {
+        (None, None) => Ok(None),
+        (None, Some(_)) => Err(pyo3::exceptions::PyValueError::new_err(
+            "a password without a user: give user= too",
+        )),
+        (Some(user), Some(password)) => Ok(Some(Credentials { user, password })),
+        (Some(user), None) => Credentials::from_env(&user).map(Some).map_err(remote_err),
+    }
+}
+
 /// Clones the Dolt database at `url` into `dir` (which must not exist, or be empty), checking
 /// out `branch` (default: `main`, else `master`, else the first by name), as `dolt clone`
-/// does. Returns a dict: `branch`, `root`, `chunks`, `bytes`, `requests`.
+/// does. Returns a dict: `branch`, `root`, `chunks`, `bytes`, `requests`. `user` (and
+/// `password`, else `DOLT_REMOTE_PASSWORD`) authenticate to a password-protected `dolt
+/// sql-server`, as `dolt --user` does; the other remote functions take them too.
 #[pyfunction]
-#[pyo3(signature = (url, dir, branch = None, remote = "origin".to_string()))]
+#[pyo3(signature = (url, dir, branch = None, remote = "origin".to_string(), user = None, password = None))]
 fn clone<'py>(
     py: Python<'py>,
     url: String,
     dir: PathBuf,
     branch: Option<String>,
     remote: String,
+    user: Option<String>,
+    password: Option<String>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let options = CloneOptions {
         remote_name: remote,
         branch,
+        credentials: credentials(user, password)?,
         ..Default::default()
     };
     let report = py
@@ -86,15 +106,21 @@ fn fetch_dict<'py>(
 /// `chunks`, `bytes`, `updated` (the remote branches whose tracking refs moved), `pruned`
 /// (those whose tracking refs were removed).
 #[pyfunction]
-#[pyo3(signature = (dir, remote = "origin".to_string(), prune = false))]
+#[pyo3(signature = (dir, remote = "origin".to_string(), prune = false, user = None, password = None))]
 fn fetch<'py>(
     py: Python<'py>,
     dir: PathBuf,
     remote: String,
     prune: bool,
+    user: Option<String>,
+    password: Option<String>,
 ) -> PyResult<Bound<'py, PyDict>> {
+    let options = CloneOptions {
+        credentials: credentials(user, password)?,
+        ..CloneOptions::with_prune(prune)
+    };
     let report = py
-        .detach(|| prollystore_dolt_remote::fetch(&dir, &remote, &CloneOptions::with_prune(prune)))
+        .detach(|| prollystore_dolt_remote::fetch(&dir, &remote, &options))
         .map_err(remote_err)?;
     fetch_dict(py, &report)
 }
@@ -104,23 +130,22 @@ fn fetch<'py>(
 /// Returns the fetch's dict plus `moved` (whether the branch moved) and `head` (its head now,
 /// when it moved).
 #[pyfunction]
-#[pyo3(signature = (dir, remote = "origin".to_string(), branch = None, prune = false))]
+#[pyo3(signature = (dir, remote = "origin".to_string(), branch = None, prune = false, user = None, password = None))]
 fn pull<'py>(
     py: Python<'py>,
     dir: PathBuf,
     remote: String,
     branch: Option<String>,
     prune: bool,
+    user: Option<String>,
+    password: Option<String>,
 ) -> PyResult<Bound<'py, PyDict>> {
+    let options = CloneOptions {
+        credentials: credentials(user, password)?,
+        ..CloneOptions::with_prune(prune)
+    };
     let report = py
-        .detach(|| {
-            prollystore_dolt_remote::pull(
-                &dir,
-                &remote,
-                branch.as_deref(),
-                &CloneOptions::with_prune(prune),
-            )
-        })
+        .detach(|| prollystore_dolt_remote::pull(&dir, &remote, branch.as_deref(), &options))
         .map_err(remote_err)?;
     let d = fetch_dict(py, &report.fetch)?;
     match report.outcome {
@@ -137,13 +162,19 @@ fn pull<'py>(
 /// `dolt push REMOTE BRANCH`, fast-forward only; a refusal raises). Returns a dict: `pushed`
 /// (whether the remote's branch moved), `head`, `chunks`, `bytes`.
 #[pyfunction]
-#[pyo3(signature = (dir, remote = "origin".to_string(), branch = None))]
+#[pyo3(signature = (dir, remote = "origin".to_string(), branch = None, user = None, password = None))]
 fn push<'py>(
     py: Python<'py>,
     dir: PathBuf,
     remote: String,
     branch: Option<String>,
+    user: Option<String>,
+    password: Option<String>,
 ) -> PyResult<Bound<'py, PyDict>> {
+    let options = CloneOptions {
+        credentials: credentials(user, password)?,
+        ..Default::default()
+    };
     let branch = match branch {
         Some(b) => b,
         None => {
@@ -159,7 +190,7 @@ fn push<'py>(
         }
     };
     let report = py
-        .detach(|| prollystore_dolt_remote::push(&dir, &remote, &branch, &CloneOptions::default()))
+        .detach(|| prollystore_dolt_remote::push(&dir, &remote, &branch, &options))
         .map_err(remote_err)?;
     let d = PyDict::new(py);
     match report.outcome {
@@ -179,13 +210,18 @@ fn push<'py>(
 /// against its address, kept in a cache of `cache_bytes`), nothing is cloned. A remote has no
 /// current branch: name one (`at="main"`); `default_branch` is what a clone would check out.
 #[pyfunction]
-#[pyo3(signature = (url, cache_bytes = None))]
+#[pyo3(signature = (url, cache_bytes = None, user = None, password = None))]
 fn open_remote(
     py: Python<'_>,
     url: String,
     cache_bytes: Option<usize>,
+    user: Option<String>,
+    password: Option<String>,
 ) -> PyResult<crate::dolt::PyDatabase> {
-    let mut options = prollystore_dolt_remote::OpenOptions::default();
+    let mut options = prollystore_dolt_remote::OpenOptions {
+        credentials: credentials(user, password)?,
+        ..Default::default()
+    };
     if let Some(bytes) = cache_bytes {
         options.cache_bytes = bytes;
     }

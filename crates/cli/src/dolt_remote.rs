@@ -26,6 +26,10 @@ pub struct CloneArgs {
     /// The remote's name in the clone.
     #[arg(long, default_value = "origin")]
     pub remote: String,
+    /// The user to authenticate as, like `dolt --user` (the password from
+    /// `DOLT_REMOTE_PASSWORD`); without it a `dolt sql-server` takes `root` with no password.
+    #[arg(short, long)]
+    pub user: Option<String>,
 }
 
 /// Runs the clone and prints what it did.
@@ -33,6 +37,7 @@ pub fn clone(args: CloneArgs, out: &mut dyn Write) -> Result<()> {
     let options = prollystore_dolt_remote::CloneOptions {
         remote_name: args.remote,
         branch: args.branch,
+        credentials: credentials(args.user.as_deref())?,
         ..Default::default()
     };
     let report = prollystore_dolt_remote::clone(&args.url, &args.dir, &options)
@@ -70,6 +75,10 @@ pub enum RemoteCommand {
         /// has, like `dolt fetch --prune`.
         #[arg(short, long)]
         prune: bool,
+        /// The user to authenticate as, like `dolt --user` (the password from
+        /// `DOLT_REMOTE_PASSWORD`); without it a `dolt sql-server` takes `root` with no password.
+        #[arg(short, long)]
+        user: Option<String>,
     },
     /// Fetch, then fast-forward the current branch to the remote's branch, like `dolt pull
     /// --ff-only` (refused when the branch has uncommitted changes or has diverged).
@@ -83,6 +92,10 @@ pub enum RemoteCommand {
         /// has, like `dolt pull --prune`.
         #[arg(short, long)]
         prune: bool,
+        /// The user to authenticate as, like `dolt --user` (the password from
+        /// `DOLT_REMOTE_PASSWORD`); without it a `dolt sql-server` takes `root` with no password.
+        #[arg(short, long)]
+        user: Option<String>,
     },
     /// Push a branch to a remote, like `dolt push REMOTE BRANCH` (fast-forward only: refused
     /// when the remote's branch has commits this database lacks); only the chunks the remote
@@ -93,6 +106,10 @@ pub enum RemoteCommand {
         remote: String,
         /// The branch (default: the current branch).
         branch: Option<String>,
+        /// The user to authenticate as, like `dolt --user` (the password from
+        /// `DOLT_REMOTE_PASSWORD`); without it a `dolt sql-server` takes `root` with no password.
+        #[arg(short, long)]
+        user: Option<String>,
     },
 }
 
@@ -145,6 +162,13 @@ pub fn remote_default_branch(db: &prollystore_dolt::Database) -> Result<Option<S
     Ok(prollystore_dolt_remote::default_branch(db)?)
 }
 
+/// `--user USER` as Dolt takes it: the password from `DOLT_REMOTE_PASSWORD`.
+fn credentials(user: Option<&str>) -> Result<Option<prollystore_dolt_remote::Credentials>> {
+    user.map(prollystore_dolt_remote::Credentials::from_env)
+        .transpose()
+        .map_err(remote_error)
+}
+
 fn remote_error(e: prollystore_dolt_remote::RemoteError) -> Error {
     Error::Msg(e.to_string())
 }
@@ -173,18 +197,32 @@ pub fn run(dir: &std::path::Path, command: RemoteCommand, out: &mut dyn Write) -
                 }
             }
         },
-        RemoteCommand::Fetch { remote, prune } => {
-            let report = r::fetch(dir, &remote, &r::CloneOptions::with_prune(prune))
-                .map_err(remote_error)?;
+        RemoteCommand::Fetch {
+            remote,
+            prune,
+            user,
+        } => {
+            let options = r::CloneOptions {
+                credentials: credentials(user.as_deref())?,
+                ..r::CloneOptions::with_prune(prune)
+            };
+            let report = r::fetch(dir, &remote, &options).map_err(remote_error)?;
             fetch_lines(&report, out)?;
         }
-        RemoteCommand::Push { remote, branch } => {
+        RemoteCommand::Push {
+            remote,
+            branch,
+            user,
+        } => {
             let branch = match branch {
                 Some(b) => b,
                 None => current_branch(dir)?,
             };
-            let report = r::push(dir, &remote, &branch, &r::CloneOptions::default())
-                .map_err(remote_error)?;
+            let options = r::CloneOptions {
+                credentials: credentials(user.as_deref())?,
+                ..Default::default()
+            };
+            let report = r::push(dir, &remote, &branch, &options).map_err(remote_error)?;
             writeln!(out, "To {}", report.url)?;
             match report.outcome {
                 r::PushOutcome::UpToDate => writeln!(out, "Everything up-to-date")?,
@@ -205,14 +243,14 @@ pub fn run(dir: &std::path::Path, command: RemoteCommand, out: &mut dyn Write) -
             remote,
             branch,
             prune,
+            user,
         } => {
-            let report = r::pull(
-                dir,
-                &remote,
-                branch.as_deref(),
-                &r::CloneOptions::with_prune(prune),
-            )
-            .map_err(remote_error)?;
+            let options = r::CloneOptions {
+                credentials: credentials(user.as_deref())?,
+                ..r::CloneOptions::with_prune(prune)
+            };
+            let report =
+                r::pull(dir, &remote, branch.as_deref(), &options).map_err(remote_error)?;
             fetch_lines(&report.fetch, out)?;
             match report.outcome {
                 r::FastForward::UpToDate => writeln!(out, "Everything up-to-date")?,

@@ -27,19 +27,106 @@ const MAX_MESSAGE: usize = 64 << 20;
 /// Hashes per download-location request (Dolt's client sends batches of this order).
 pub const LOCATION_BATCH: usize = 4096;
 
+/// Who a request to a remote says it comes from: a user and password, sent as Dolt's client
+/// sends them (`authorization: Basic …` on every call). A `dolt sql-server` checks them against
+/// its SQL users; without credentials it takes a request as `root` with an empty password.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Credentials {
+    /// The user name.
+    pub user: String,
+    /// The password.
+    pub password: String,
+}
+
+impl std::fmt::Debug for Credentials {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Credentials")
+            .field("user", &self.user)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The environment variable Dolt reads a remote user's password from (`dolt push --user`).
+pub const PASSWORD_ENV: &str = "DOLT_REMOTE_PASSWORD";
+
+impl Credentials {
+    /// `user` with the password in [`PASSWORD_ENV`], as `dolt --user USER` takes it; an error
+    /// naming the variable when it is not set (an empty value is an empty password).
+    pub fn from_env(user: &str) -> Result<Credentials> {
+        match std::env::var(PASSWORD_ENV) {
+            Ok(password) => Ok(Credentials {
+                user: user.to_string(),
+                password,
+            }),
+            Err(_) => Err(RemoteError::BadUrl {
+                url: format!("--user {user}"),
+                reason: format!("set {PASSWORD_ENV} to the user's password (empty for none)"),
+            }),
+        }
+    }
+
+    /// The `authorization` header value.
+    fn header(&self) -> String {
+        use base64::Engine as _;
+        let pair = format!("{}:{}", self.user, self.password);
+        format!(
+            "Basic {}",
+            base64::engine::general_purpose::STANDARD.encode(pair)
+        )
+    }
+}
+
+/// Adds the credentials' header to every call.
+#[derive(Clone)]
+struct Auth(Option<tonic::metadata::MetadataValue<tonic::metadata::Ascii>>);
+
+impl tonic::service::Interceptor for Auth {
+    fn call(
+        &mut self,
+        mut request: tonic::Request<()>,
+    ) -> std::result::Result<tonic::Request<()>, tonic::Status> {
+        if let Some(value) = &self.0 {
+            request
+                .metadata_mut()
+                .insert("authorization", value.clone());
+        }
+        Ok(request)
+    }
+}
+
+type Service = tonic::service::interceptor::InterceptedService<Channel, Auth>;
+
 /// A connected client for one database on one remote.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct RemoteClient {
-    client: ChunkStoreServiceClient<Channel>,
+    client: ChunkStoreServiceClient<Service>,
     url: String,
     repo_path: String,
     repo_id: Option<RepoId>,
+    /// The user the calls name, for errors (`root` when no credentials were given).
+    user: String,
+}
+
+impl std::fmt::Debug for RemoteClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RemoteClient")
+            .field("url", &self.url)
+            .field("repo_path", &self.repo_path)
+            .field("user", &self.user)
+            .finish_non_exhaustive()
+    }
 }
 
 impl RemoteClient {
-    /// Connects to `endpoint` (`http://HOST:PORT`) for database `repo_path`; `url` is the
-    /// remote's URL as the user gave it, for errors.
-    pub async fn connect(url: &str, endpoint: &str, repo_path: &str) -> Result<RemoteClient> {
+    /// Connects to `endpoint` (`http://HOST:PORT`) for database `repo_path`, every call sent
+    /// with `credentials` when given; `url` is the remote's URL as the user gave it, for
+    /// errors.
+    pub async fn connect(
+        url: &str,
+        endpoint: &str,
+        repo_path: &str,
+        credentials: Option<&Credentials>,
+    ) -> Result<RemoteClient> {
         let not_remote = |reason: String| RemoteError::NotARemote {
             url: url.to_string(),
             reason,
@@ -52,7 +139,17 @@ impl RemoteClient {
             .map_err(|e| {
                 not_remote(format!("cannot connect to {endpoint}: {}", source_text(&e)))
             })?;
-        let client = ChunkStoreServiceClient::new(channel)
+        let header = match credentials {
+            Some(c) => Some(c.header().parse().map_err(|_| RemoteError::BadUrl {
+                url: url.to_string(),
+                reason: format!(
+                    "user {:?}: the name or password cannot be sent in a header",
+                    c.user
+                ),
+            })?),
+            None => None,
+        };
+        let client = ChunkStoreServiceClient::with_interceptor(channel, Auth(header))
             .max_decoding_message_size(MAX_MESSAGE)
             .max_encoding_message_size(MAX_MESSAGE);
         let tokens: Vec<&str> = repo_path.split('/').collect();
@@ -68,6 +165,7 @@ impl RemoteClient {
             url: url.to_string(),
             repo_path: repo_path.to_string(),
             repo_id,
+            user: credentials.map_or_else(|| "root".to_string(), |c| c.user.clone()),
         })
     }
 
@@ -84,6 +182,13 @@ impl RemoteClient {
             format!("{code:?}: {}", status.message())
         };
         let url = self.url.clone();
+        if matches!(code, Code::Unauthenticated | Code::PermissionDenied) {
+            return RemoteError::Credentials {
+                url,
+                user: self.user.clone(),
+                reason: format!("{call}: {reason}"),
+            };
+        }
         if code == Code::NotFound || status.message().contains("database not found") {
             // Dolt's sql-server says "database not found: NAME" with code Unknown.
             return RemoteError::NoSuchDatabase {

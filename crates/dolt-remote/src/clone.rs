@@ -24,7 +24,7 @@ use futures::StreamExt;
 use prollystore_dolt::write::clone_target::{chunk_refs, set_clone_refs, CloneRefs, CloneTarget};
 use prollystore_format::Address;
 
-use crate::client::{source_text, RemoteClient};
+use crate::client::{source_text, Credentials, RemoteClient};
 use crate::error::{RemoteError, Result};
 use crate::locations::{
     decode_dictionary, decode_record, merge_ranges, slice, ChunkRange, Dictionary, Span,
@@ -49,6 +49,10 @@ pub struct CloneOptions {
     /// Fetch and pull only: remove the remote-tracking refs (`refs/remotes/REMOTE/B`) of
     /// branches the remote no longer has, as `dolt fetch --prune` does.
     pub prune: bool,
+    /// Who the calls to a `dolt sql-server` remote say they come from (`dolt --user`;
+    /// [`Credentials::from_env`] reads the password as Dolt does). `None`: no credentials,
+    /// which such a server takes as `root` with an empty password.
+    pub credentials: Option<Credentials>,
 }
 
 impl CloneOptions {
@@ -70,6 +74,7 @@ impl Default for CloneOptions {
             user_email: None,
             concurrency: 8,
             prune: false,
+            credentials: None,
         }
     }
 }
@@ -180,7 +185,8 @@ async fn clone_grpc(
     temp: &Path,
     options: &CloneOptions,
 ) -> Result<CloneReport> {
-    let mut client = RemoteClient::connect(url, endpoint, repo_path).await?;
+    let mut client =
+        RemoteClient::connect(url, endpoint, repo_path, options.credentials.as_ref()).await?;
     client.metadata().await?;
     let root = client.root().await?;
     let mut target = new_target(url, root, temp)?;

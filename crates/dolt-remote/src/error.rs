@@ -29,6 +29,17 @@ pub enum RemoteError {
         /// What the server said.
         reason: String,
     },
+    /// The remote refused who we said we are, or what that user may do (a password-protected
+    /// `dolt sql-server`: give a user and `DOLT_REMOTE_PASSWORD`, as for `dolt --user`).
+    #[error("{url}: the remote refused the credentials of {user}: {reason}")]
+    Credentials {
+        /// The remote's URL.
+        url: String,
+        /// The user the request named (`root`, with an empty password, when none was given).
+        user: String,
+        /// What the remote said.
+        reason: String,
+    },
     /// A remote call failed.
     #[error("{url}: {call} failed: {reason}")]
     Call {

@@ -167,7 +167,9 @@ fn fetch_from(dir: &Path, config: &RemoteConfig, options: &CloneOptions) -> Resu
             endpoint,
             repo_path,
         } => runtime(dir)?.block_on(async {
-            let mut client = RemoteClient::connect(url, &endpoint, &repo_path).await?;
+            let mut client =
+                RemoteClient::connect(url, &endpoint, &repo_path, options.credentials.as_ref())
+                    .await?;
             client.metadata().await?;
             let root = client.root().await?;
             check_root(url, root)?;

@@ -69,6 +69,7 @@ mod push;
 mod read;
 pub mod remote_url;
 
+pub use client::{Credentials, PASSWORD_ENV};
 pub use clone::{clone, CloneOptions, CloneReport};
 pub use error::{RemoteError, Result};
 pub use fetch::{fetch, pull, remote_add, remote_list, remote_remove, FetchReport, PullReport};

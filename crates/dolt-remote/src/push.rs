@@ -30,7 +30,7 @@ use prollystore_dolt::write::push_target::{
 };
 use prollystore_format::Address;
 
-use crate::client::{RemoteClient, LOCATION_BATCH};
+use crate::client::{Credentials, RemoteClient, LOCATION_BATCH};
 use crate::clone::{empty_report, http_client, now_secs, read_chunks, runtime, CloneOptions};
 use crate::error::{RemoteError, Result};
 use crate::fetch::{read_state, remote_of};
@@ -87,11 +87,10 @@ pub fn push(
     options: &CloneOptions,
 ) -> Result<PushReport> {
     let dir = dir.as_ref();
-    let _ = options;
     let state = read_state(dir)?;
     let config = remote_of(&state, remote)?;
     let url = config.url.clone();
-    let mut side = Side::open(dir, &url)?;
+    let mut side = Side::open(dir, &url, options.credentials.as_ref())?;
     let last = side.root()?;
     // The remote's datasets, its address map read chunk by chunk as asked for.
     let mut known = RemoteRoot::new();
@@ -244,7 +243,7 @@ enum Side {
 }
 
 impl Side {
-    fn open(dir: &Path, url: &str) -> Result<Side> {
+    fn open(dir: &Path, url: &str, credentials: Option<&Credentials>) -> Result<Side> {
         match RemoteUrl::parse(url)? {
             RemoteUrl::Grpc {
                 endpoint,
@@ -252,7 +251,8 @@ impl Side {
             } => {
                 let runtime = runtime(dir)?;
                 let (client, metadata) = runtime.block_on(async {
-                    let mut client = RemoteClient::connect(url, &endpoint, &repo_path).await?;
+                    let mut client =
+                        RemoteClient::connect(url, &endpoint, &repo_path, credentials).await?;
                     let metadata = client.metadata().await?;
                     Ok::<_, RemoteError>((client, metadata))
                 })?;

@@ -26,7 +26,7 @@ use prollystore_dolt::error::DoltError;
 use prollystore_dolt::Database;
 use prollystore_format::Address;
 
-use crate::client::RemoteClient;
+use crate::client::{Credentials, RemoteClient};
 use crate::clone::{empty_report, fetch_file, http_client, open_file_remote, runtime};
 use crate::error::{RemoteError, Result};
 use crate::remote_url::RemoteUrl;
@@ -41,6 +41,8 @@ pub struct OpenOptions {
     pub cache_bytes: usize,
     /// Where to count what is fetched (`None`: not counted).
     pub stats: Option<Arc<FetchStats>>,
+    /// Who the calls say they come from (see [`crate::CloneOptions::credentials`]).
+    pub credentials: Option<Credentials>,
 }
 
 impl Default for OpenOptions {
@@ -49,6 +51,7 @@ impl Default for OpenOptions {
             concurrency: 8,
             cache_bytes: prollystore_dolt::chunks::source::DEFAULT_CACHE_BYTES,
             stats: None,
+            credentials: None,
         }
     }
 }
@@ -116,7 +119,9 @@ pub fn open_remote(url: &str, options: &OpenOptions) -> Result<Database> {
         } => {
             let runtime = runtime(Path::new(url))?;
             let (client, root) = runtime.block_on(async {
-                let mut client = RemoteClient::connect(url, &endpoint, &repo_path).await?;
+                let mut client =
+                    RemoteClient::connect(url, &endpoint, &repo_path, options.credentials.as_ref())
+                        .await?;
                 client.metadata().await?;
                 let root = client.root().await?;
                 Ok::<_, RemoteError>((client, root))
