@@ -100,3 +100,54 @@ def test_read_a_sql_server_remote_in_place(tmp_path):
     finally:
         server.kill()
         server.wait()
+
+
+@pytest.mark.skipif(not DOLT, reason="set PROLLY_DOLT to a dolt binary to serve a remote with users")
+def test_credentials_for_a_password_protected_server(tmp_path, monkeypatch):
+    home = tmp_path / "home"
+    (home / ".dolt").mkdir(parents=True)
+    (home / ".dolt" / "config_global.json").write_text(
+        '{"user.name":"Py Bot","user.email":"py@example.com","metrics.disabled":"true"}'
+    )
+    env = dict(os.environ, HOME=str(home), TZ="UTC", NO_COLOR="1")
+    served = tmp_path / "served"
+    src = served / "src"
+    src.mkdir(parents=True)
+
+    def dolt(*args, cwd=src):
+        return subprocess.run([DOLT, *args], cwd=cwd, env=env, check=True, capture_output=True, text=True).stdout
+
+    dolt("init")
+    dolt("sql", "-q", "create table t (id int primary key, v varchar(10)); insert into t values (1, 'a')")
+    dolt("commit", "-Am", "rows")
+    dolt("sql", "-q", "create user alice@'%' identified by 'secret'; grant all on *.* to alice@'%' "
+         "with grant option; alter user root@localhost identified by 'rootpw'", cwd=served)
+    port = _port()
+    server = subprocess.Popen(
+        [DOLT, "sql-server", "--host", "127.0.0.1", "--port", str(_port()), "--remotesapi-port", str(port)],
+        cwd=served, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.time() + 60
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                assert time.time() < deadline, "dolt sql-server did not start"
+                time.sleep(0.1)
+        url = f"http://127.0.0.1:{port}/src"
+        pd.clone(url, tmp_path / "c1", user="alice", password="secret")
+        assert list(pd.open(tmp_path / "c1").table("t").scan()) == [(1, "a")]
+        monkeypatch.setenv("DOLT_REMOTE_PASSWORD", "secret")
+        assert pd.open_remote(url, user="alice").table("t", at="main").get(1) == (1, "a")
+        for kwargs in ({"user": "alice", "password": "wrong"}, {}):
+            with pytest.raises(PermissionError, match="refused the credentials") as e:
+                pd.clone(url, tmp_path / "refused", **kwargs)
+            assert "\n" not in str(e.value)
+            assert not (tmp_path / "refused").exists()
+        with pytest.raises(ValueError, match="without a user"):
+            pd.clone(url, tmp_path / "c2", password="secret")
+    finally:
+        server.kill()
+        server.wait()
