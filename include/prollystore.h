@@ -163,6 +163,11 @@ enum prolly_result
    */
   PROLLY_RESULT_ERR_PROFILE_MISMATCH = 26,
   /**
+   * A remote refused the credentials given, or what that user may do
+   * (`prolly_dolt_remote_credentials`).
+   */
+  PROLLY_RESULT_ERR_DENIED = 27,
+  /**
    * A schema description is invalid (unknown encoding, no key fields, unordered key type).
    */
   PROLLY_RESULT_ERR_INVALID_SCHEMA = 30,
@@ -1836,6 +1841,15 @@ prolly_result prolly_dolt_writer_commit(struct prolly_dolt_writer *writer,
 int64_t prolly_dolt_writer_branch(const struct prolly_dolt_writer *writer,
                                   char *buf,
                                   size_t buf_len);
+
+/**
+ * Sets the credentials that the Dolt remote calls this thread makes from now on send, as
+ * `dolt --user USER` does with `DOLT_REMOTE_PASSWORD`: `user` and `password` (NULL: read
+ * from `DOLT_REMOTE_PASSWORD`, `PROLLY_RESULT_ERR_INVALID_ARGUMENT` when it is not set). A
+ * NULL `user` clears them; a `dolt sql-server` then takes a call as `root` with no password.
+ * A remote that refuses them fails the call with `PROLLY_RESULT_ERR_DENIED`.
+ */
+prolly_result prolly_dolt_remote_credentials(const char *user, const char *password);
 
 /**
  * Clones the Dolt database at `url` into `dir` (which must not exist, or be empty), checking

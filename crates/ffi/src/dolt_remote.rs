@@ -6,10 +6,11 @@
 //! --ff-only` and `dolt push` do; `prolly_dolt_open_remote`, a database on a remote read in
 //! place, without cloning.
 
+use std::cell::RefCell;
 use std::ffi::c_char;
 use std::path::Path;
 
-use prollystore_dolt_remote::{CloneOptions, RemoteError};
+use prollystore_dolt_remote::{CloneOptions, Credentials, RemoteError};
 
 use crate::args::{into_handle, opt_text, text, Out};
 use crate::dolt::prolly_dolt;
@@ -29,9 +30,50 @@ impl From<RemoteError> for Error {
             RemoteError::Rejected { .. } => Error::new(R::ErrRootConflict, e.to_string()),
             RemoteError::MissingChunk { .. } => Error::new(R::ErrMissingChunk, e.to_string()),
             RemoteError::BadResponse { .. } => Error::new(R::ErrCorrupted, e.to_string()),
+            RemoteError::Credentials { .. } => Error::new(R::ErrDenied, e.to_string()),
             _ => Error::new(R::ErrIo, e.to_string()),
         }
     }
+}
+
+thread_local! {
+    /// What this thread's remote calls send (`prolly_dolt_remote_credentials`).
+    static CREDENTIALS: RefCell<Option<Credentials>> = const { RefCell::new(None) };
+}
+
+/// The options of this thread's remote calls: its credentials, and `prune`.
+fn options(prune: bool) -> CloneOptions {
+    CloneOptions {
+        credentials: CREDENTIALS.with(|c| c.borrow().clone()),
+        ..CloneOptions::with_prune(prune)
+    }
+}
+
+/// Sets the credentials that the Dolt remote calls this thread makes from now on send, as
+/// `dolt --user USER` does with `DOLT_REMOTE_PASSWORD`: `user` and `password` (NULL: read
+/// from `DOLT_REMOTE_PASSWORD`, `PROLLY_RESULT_ERR_INVALID_ARGUMENT` when it is not set). A
+/// NULL `user` clears them; a `dolt sql-server` then takes a call as `root` with no password.
+/// A remote that refuses them fails the call with `PROLLY_RESULT_ERR_DENIED`.
+#[no_mangle]
+pub extern "C" fn prolly_dolt_remote_credentials(
+    user: *const c_char,
+    password: *const c_char,
+) -> prolly_result {
+    ffi!({
+        // SAFETY: C caller's contract: NUL-terminated strings or NULL.
+        let (user, password) =
+            unsafe { (opt_text(user, "user")?, opt_text(password, "password")?) };
+        let credentials = match (user, password) {
+            (None, _) => None,
+            (Some(user), Some(password)) => Some(Credentials {
+                user: user.to_string(),
+                password: password.to_string(),
+            }),
+            (Some(user), None) => Some(Credentials::from_env(user)?),
+        };
+        CREDENTIALS.with(|c| *c.borrow_mut() = credentials);
+        Ok(())
+    })
 }
 
 /// Clones the Dolt database at `url` into `dir` (which must not exist, or be empty), checking
@@ -44,7 +86,7 @@ pub extern "C" fn prolly_dolt_clone(url: *const c_char, dir: *const c_char) -> p
     ffi!({
         // SAFETY: C caller's contract: NUL-terminated strings.
         let (url, dir) = unsafe { (text(url, "url")?, text(dir, "dir")?) };
-        prollystore_dolt_remote::clone(url, Path::new(dir), &CloneOptions::default())?;
+        prollystore_dolt_remote::clone(url, Path::new(dir), &options(false))?;
         Ok(())
     })
 }
@@ -68,7 +110,10 @@ pub extern "C" fn prolly_dolt_open_remote(
         let url = unsafe { text(url, "url") }?;
         // SAFETY: C caller's contract: writable or NULL.
         let out = unsafe { Out::new(out_db, "out_db") }?;
-        let mut options = prollystore_dolt_remote::OpenOptions::default();
+        let mut options = prollystore_dolt_remote::OpenOptions {
+            credentials: CREDENTIALS.with(|c| c.borrow().clone()),
+            ..Default::default()
+        };
         if cache_bytes > 0 {
             options.cache_bytes = cache_bytes;
         }
@@ -108,7 +153,7 @@ pub extern "C" fn prolly_dolt_fetch(
     remote: *const c_char,
     prune: bool,
 ) -> prolly_result {
-    let options = CloneOptions::with_prune(prune);
+    let options = options(prune);
     // SAFETY: C caller's contract: NUL-terminated strings.
     unsafe {
         on_remote(dir, remote, |dir, remote| {
@@ -132,7 +177,7 @@ pub extern "C" fn prolly_dolt_pull(
     unsafe {
         on_remote(dir, remote, |dir, remote| {
             let branch = opt_text(branch, "branch")?;
-            prollystore_dolt_remote::pull(dir, remote, branch, &CloneOptions::default())?;
+            prollystore_dolt_remote::pull(dir, remote, branch, &options(false))?;
             Ok(())
         })
     }
@@ -153,7 +198,7 @@ pub extern "C" fn prolly_dolt_push(
     unsafe {
         on_remote(dir, remote, |dir, remote| {
             let branch = text(branch, "branch")?;
-            prollystore_dolt_remote::push(dir, remote, branch, &CloneOptions::default())?;
+            prollystore_dolt_remote::push(dir, remote, branch, &options(false))?;
             Ok(())
         })
     }

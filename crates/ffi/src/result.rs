@@ -48,6 +48,9 @@ pub enum prolly_result {
     ErrRootConflict = 25,
     /// The store was created with another hash profile.
     ErrProfileMismatch = 26,
+    /// A remote refused the credentials given, or what that user may do
+    /// (`prolly_dolt_remote_credentials`).
+    ErrDenied = 27,
     /// A schema description is invalid (unknown encoding, no key fields, unordered key type).
     ErrInvalidSchema = 30,
     /// A field was accessed with an accessor of another encoding.
@@ -95,6 +98,7 @@ fn message(code: c_int) -> &'static str {
         R::ErrReadOnly,
         R::ErrRootConflict,
         R::ErrProfileMismatch,
+        R::ErrDenied,
         R::ErrInvalidSchema,
         R::ErrWrongEncoding,
         R::ErrFieldOutOfRange,
@@ -135,6 +139,7 @@ impl prolly_result {
             R::ErrReadOnly => "the store was opened read-only\0",
             R::ErrRootConflict => "root compare-and-swap failed\0",
             R::ErrProfileMismatch => "the store uses another hash profile\0",
+            R::ErrDenied => "the remote refused the credentials\0",
             R::ErrInvalidSchema => "invalid schema\0",
             R::ErrWrongEncoding => "the field has another encoding\0",
             R::ErrFieldOutOfRange => "field index out of range\0",

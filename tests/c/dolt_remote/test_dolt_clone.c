@@ -7,7 +7,8 @@
  * checks TABLE at BRANCH exports exactly EXPECTED_CSV (made by `dolt sql -r csv`); opens URL in
  * place (no clone) and checks the same export from there. Then the bad
  * inputs: a second clone into the now non-empty DIR, an unknown scheme and a file:// directory
- * that is no Dolt remote each fail with their own code and message, and create nothing. */
+ * that is no Dolt remote each fail with their own code and message, and create nothing; and
+ * prolly_dolt_remote_credentials (a user with no password anywhere is refused). */
 #include "../common.h"
 
 #include <sys/stat.h>
@@ -113,6 +114,20 @@ int main(int argc, char **argv) {
   CHECK(none == NULL);
   EXPECT(prolly_dolt_open_remote(NULL, 0, &none), PROLLY_RESULT_ERR_NULL_ARGUMENT);
   EXPECT(prolly_dolt_open_remote(url, 0, NULL), PROLLY_RESULT_ERR_NULL_ARGUMENT);
+
+  /* Credentials (sent to a dolt sql-server; a file:// remote has no users): a user without a
+   * password and no DOLT_REMOTE_PASSWORD is refused by name; set ones leave a clone of a
+   * file:// remote as it was; a NULL user clears them. */
+  unsetenv("DOLT_REMOTE_PASSWORD");
+  EXPECT(prolly_dolt_remote_credentials("alice", NULL), PROLLY_RESULT_ERR_INVALID_ARGUMENT);
+  last_error(msg, sizeof msg);
+  CHECK(strstr(msg, "DOLT_REMOTE_PASSWORD") != NULL);
+  OK(prolly_dolt_remote_credentials("alice", "secret"));
+  OK(prolly_dolt_clone(url, dest));
+  rm_rf(dest);
+  setenv("DOLT_REMOTE_PASSWORD", "secret", 1);
+  OK(prolly_dolt_remote_credentials("alice", NULL));
+  OK(prolly_dolt_remote_credentials(NULL, NULL));
   rm_rf(tmp);
   printf("test_dolt_clone: %d checks passed (%s cloned and read in place, %s/%s identical to "
          "dolt's)\n",
