@@ -54,6 +54,26 @@ def _port():
         return s.getsockname()[1]
 
 
+def _serve(served, env):
+    """`dolt sql-server` serving the databases under `served` as remotes, once it listens: the
+    process and its remotesapi port."""
+    port = _port()
+    server = subprocess.Popen(
+        [DOLT, "sql-server", "--host", "127.0.0.1", "--port", str(_port()), "--remotesapi-port", str(port)],
+        cwd=served, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    deadline = time.time() + 60
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return server, port
+        except OSError:
+            if time.time() > deadline:
+                server.kill()
+                raise AssertionError("dolt sql-server did not start")
+            time.sleep(0.1)
+
+
 @pytest.mark.skipif(not DOLT, reason="set PROLLY_DOLT to a dolt binary to read a sql-server remote")
 def test_read_a_sql_server_remote_in_place(tmp_path):
     home = tmp_path / "home"
@@ -75,20 +95,8 @@ def test_read_a_sql_server_remote_in_place(tmp_path):
     dolt("branch", "old")
     dolt("sql", "-q", "update t set v = -v where id % 100 = 0")
     dolt("commit", "-am", "negate")
-    port = _port()
-    server = subprocess.Popen(
-        [DOLT, "sql-server", "--host", "127.0.0.1", "--port", str(_port()), "--remotesapi-port", str(port)],
-        cwd=src.parent, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )
+    server, port = _serve(src.parent, env)
     try:
-        deadline = time.time() + 60
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                assert time.time() < deadline, "dolt sql-server did not start"
-                time.sleep(0.1)
         db = pd.open_remote(f"http://127.0.0.1:{port}/src")
         local = pd.open(src)
         assert db.branches() == local.branches()
@@ -122,20 +130,8 @@ def test_credentials_for_a_password_protected_server(tmp_path, monkeypatch):
     dolt("commit", "-Am", "rows")
     dolt("sql", "-q", "create user alice@'%' identified by 'secret'; grant all on *.* to alice@'%' "
          "with grant option; alter user root@localhost identified by 'rootpw'", cwd=served)
-    port = _port()
-    server = subprocess.Popen(
-        [DOLT, "sql-server", "--host", "127.0.0.1", "--port", str(_port()), "--remotesapi-port", str(port)],
-        cwd=served, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )
+    server, port = _serve(served, env)
     try:
-        deadline = time.time() + 60
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                assert time.time() < deadline, "dolt sql-server did not start"
-                time.sleep(0.1)
         url = f"http://127.0.0.1:{port}/src"
         pd.clone(url, tmp_path / "c1", user="alice", password="secret")
         assert list(pd.open(tmp_path / "c1").table("t").scan()) == [(1, "a")]

@@ -162,6 +162,17 @@ pub fn remote_default_branch(db: &prollystore_dolt::Database) -> Result<Option<S
     Ok(prollystore_dolt_remote::default_branch(db)?)
 }
 
+/// The options of `fetch`, `pull` and `push`: `--prune` and `--user`.
+fn remote_options(
+    prune: bool,
+    user: Option<&str>,
+) -> Result<prollystore_dolt_remote::CloneOptions> {
+    Ok(prollystore_dolt_remote::CloneOptions {
+        credentials: credentials(user)?,
+        ..prollystore_dolt_remote::CloneOptions::with_prune(prune)
+    })
+}
+
 /// `--user USER` as Dolt takes it: the password from `DOLT_REMOTE_PASSWORD`.
 fn credentials(user: Option<&str>) -> Result<Option<prollystore_dolt_remote::Credentials>> {
     user.map(prollystore_dolt_remote::Credentials::from_env)
@@ -202,10 +213,7 @@ pub fn run(dir: &std::path::Path, command: RemoteCommand, out: &mut dyn Write) -
             prune,
             user,
         } => {
-            let options = r::CloneOptions {
-                credentials: credentials(user.as_deref())?,
-                ..r::CloneOptions::with_prune(prune)
-            };
+            let options = remote_options(prune, user.as_deref())?;
             let report = r::fetch(dir, &remote, &options).map_err(remote_error)?;
             fetch_lines(&report, out)?;
         }
@@ -218,10 +226,7 @@ pub fn run(dir: &std::path::Path, command: RemoteCommand, out: &mut dyn Write) -
                 Some(b) => b,
                 None => current_branch(dir)?,
             };
-            let options = r::CloneOptions {
-                credentials: credentials(user.as_deref())?,
-                ..Default::default()
-            };
+            let options = remote_options(false, user.as_deref())?;
             let report = r::push(dir, &remote, &branch, &options).map_err(remote_error)?;
             writeln!(out, "To {}", report.url)?;
             match report.outcome {
@@ -245,10 +250,7 @@ pub fn run(dir: &std::path::Path, command: RemoteCommand, out: &mut dyn Write) -
             prune,
             user,
         } => {
-            let options = r::CloneOptions {
-                credentials: credentials(user.as_deref())?,
-                ..r::CloneOptions::with_prune(prune)
-            };
+            let options = remote_options(prune, user.as_deref())?;
             let report =
                 r::pull(dir, &remote, branch.as_deref(), &options).map_err(remote_error)?;
             fetch_lines(&report.fetch, out)?;

@@ -22,7 +22,12 @@
 //! * [`open_remote`]: a database on a remote read in place (read-only, chunks fetched as reads
 //!   need them, in batched range reads), without cloning it.
 //!
-//! Not yet: `aws://` and `gs://` remotes.
+//! * [`Credentials`]: a user and password sent with every call, as `dolt --user` sends them
+//!   (`Credentials::from_env` takes the password from `DOLT_REMOTE_PASSWORD`), for a `dolt
+//!   sql-server` whose users have passwords; a refusal is [`RemoteError::Credentials`].
+//!
+//! Not yet: `aws://` and `gs://` remotes (S3 with DynamoDB, Google Cloud Storage): nothing here
+//! could serve them for tests.
 //!
 //! A database cloned from a `file://` remote (a copy of one `dolt push` wrote), changed with the
 //! writer and pushed back, as `dolt clone`, `dolt commit` and `dolt push` would:
