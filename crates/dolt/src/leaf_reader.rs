@@ -4,7 +4,9 @@
 //! Reading a leaf (positioned read, CRC-32C, snappy, SHA-512 address check, node verification)
 //! costs about as much as using its rows, so it happens on reader threads, one per core: a
 //! walker thread lists the leaves in key order off a map cursor, in batches of `BATCH`
-//! (`FETCHED_BATCH` for a database read in place from a remote); each reader takes a batch, reads it (records that lie close together in one positioned read,
+//! (`FETCHED_BATCH` for a database read in place from a remote, whose level-1 nodes the map's
+//! leaf walk fetches in windows ahead of it); each reader takes a batch, reads it (records that
+//! lie close together in one positioned read,
 //! decompressed into reused buffers), checks every leaf's address, four SHA-512s side by side
 //! ([`HashProfile::addresses_of`](prollystore_format::HashProfile::addresses_of)), verifies the
 //! nodes and runs the caller's per-batch work on them; the calling thread then takes the
@@ -14,7 +16,6 @@
 use prollystore_format::message::{Node, NodeLayout};
 use prollystore_format::Address;
 
-use crate::chunks::DoltChunkSource;
 use crate::db::{Database, Table};
 use crate::error::{bad_chunk, DoltError, Result};
 
@@ -363,116 +364,13 @@ pub(crate) fn run_leaves<O: Default + Send, S: Default>(
     })
 }
 
-/// Level-1 nodes fetched at once, ahead of the walk, when the database is read in place from a
-/// remote (about 200 leaves each: a window lists some 25,000 leaves).
-const PARENTS_AHEAD: usize = 128;
-
-/// The leaves of `table`'s clustered index in key order with their row counts, as their
-/// level-1 parents list them (no leaf is read). A database read in place from a remote
-/// fetches those parents [`PARENTS_AHEAD`] at a time, ahead of the walk, into the chunk arena
-/// where the walk then finds them: one request per window instead of one per parent, which the
-/// walk would otherwise wait for one after the other.
-struct LeafList<'d> {
-    db: &'d Database,
-    leaves: prollystore::map::Leaves<'d, DoltChunkSource>,
-    /// The parents not fetched yet, and the rows under each fetched parent the walk has not
-    /// finished, first to last (`None` for a local database).
-    parents: Option<Parents<'d>>,
-}
-
-/// [`LeafList`]'s level-1 nodes: those not fetched yet, and the rows left under each fetched one.
-struct Parents<'d> {
-    rest: prollystore::map::Leaves<'d, DoltChunkSource>,
-    fetched: std::collections::VecDeque<u64>,
-    /// Parents per window ([`PARENTS_AHEAD`]; fewer in tests).
-    window: usize,
-}
-
-impl<'d> LeafList<'d> {
-    fn new(db: &'d Database, table: &Table) -> Result<LeafList<'d>> {
-        LeafList::with_window(db, table, PARENTS_AHEAD)
-    }
-
-    /// [`LeafList::new`] fetching `window` parents at a time.
-    fn with_window(db: &'d Database, table: &Table, window: usize) -> Result<LeafList<'d>> {
-        let tree = |e: prollystore::TreeError| bad_chunk(table.address, e.to_string());
-        let map = table.primary_scan_map(db);
-        let mut parents = match db.source().is_fetched() {
-            true => Some(Parents {
-                rest: map.nodes_at(1).map_err(tree)?,
-                fetched: std::collections::VecDeque::new(),
-                window: window.max(2),
-            }),
-            false => None,
-        };
-        // The first window before the walk's first descent, which reads the first parent.
-        if let Some(p) = &mut parents {
-            p.fetch(db, table.address)?;
-        }
-        Ok(LeafList {
-            db,
-            leaves: map.leaves().map_err(tree)?,
-            parents,
-        })
-    }
-
-    /// The next leaf and its row count.
-    fn next(&mut self, table: Address) -> Option<Result<(Address, u64)>> {
-        if let Some(p) = &mut self.parents {
-            if let Err(e) = p.fetch(self.db, table) {
-                return Some(Err(e));
-            }
-        }
-        let leaf = self
-            .leaves
-            .next()?
-            .map_err(|e| bad_chunk(table, e.to_string()));
-        let front = self.parents.as_mut().and_then(|p| p.fetched.front_mut());
-        if let (Ok((_, rows)), Some(front)) = (&leaf, front) {
-            *front = front.saturating_sub(*rows);
-            if *front == 0 {
-                self.parents.as_mut().map(|p| p.fetched.pop_front());
-            }
-        }
-        Some(leaf)
-    }
-}
-
-impl Parents<'_> {
-    /// Fetches the next window of parents into the chunk arena while fewer than half a window
-    /// are left ahead of the walk (at least two: the walk reads the next parent as it gives the
-    /// last leaf of one).
-    fn fetch(&mut self, db: &Database, table: Address) -> Result<()> {
-        if self.fetched.len() >= self.window / 2 {
-            return Ok(());
-        }
-        let tree = |e: prollystore::TreeError| bad_chunk(table, e.to_string());
-        let mut window = Vec::with_capacity(self.window);
-        for parent in self.rest.by_ref().take(self.window) {
-            let (address, rows) = parent.map_err(tree)?;
-            window.push(address);
-            self.fetched.push_back(rows);
-        }
-        if window.is_empty() {
-            return Ok(());
-        }
-        let source = db.source();
-        for (address, chunk) in window.iter().zip(source.fetch_many(&window)?) {
-            if let Some(chunk) = chunk {
-                source.keep_checked(*address, &chunk);
-            }
-        }
-        Ok(())
-    }
-}
-
 /// Queues the leaves of `table`'s clustered index in key order: the map's leaves as their
 /// parents list them, without loading a leaf (the readers do). Returns `Ok(false)` when the
 /// caller has stopped (then stops quietly).
 fn send_leaves<O>(db: &Database, table: &Table, walker: &mut Walker<'_, O>) -> Result<bool> {
-    let mut leaves = LeafList::new(db, table)?;
-    while let Some(leaf) = leaves.next(table.address) {
-        let (address, _) = leaf?;
+    let tree = |e: prollystore::TreeError| bad_chunk(table.address, e.to_string());
+    for leaf in table.primary_scan_map(db).leaves().map_err(tree)? {
+        let (address, _) = leaf.map_err(tree)?;
         if !walker.push(address) {
             return Ok(false);
         }
@@ -844,9 +742,9 @@ fn send_parts(
     let mut leaves: Vec<(Address, u64)> = Vec::new();
     // Rows before the current leaf.
     let mut at = 0u64;
-    let mut list = LeafList::new(db, table)?;
-    while let Some(leaf) = list.next(table.address) {
-        let (address, count) = leaf?;
+    let tree = |e: prollystore::TreeError| bad_chunk(table.address, e.to_string());
+    for leaf in table.primary_scan_map(db).leaves().map_err(tree)? {
+        let (address, count) = leaf.map_err(tree)?;
         let end = at.saturating_add(count);
         // The leaf's rows, part by part.
         let mut from = at;
@@ -882,9 +780,9 @@ mod tests {
     use std::sync::Arc;
 
     use super::*;
-    use crate::chunks::FetchChunks;
+    use crate::chunks::{DoltChunkSource, FetchChunks};
     use crate::write::{ColumnDef, CommitMeta, DoltWriter, TableDef};
-    use crate::{SqlValue, State};
+    use crate::{SqlValue, State, Table};
 
     /// Chunks fetched from a local database, counting the calls and the chunks asked for.
     #[derive(Debug)]
@@ -909,11 +807,11 @@ mod tests {
     }
 
     /// A table tall enough for several windows of level-1 parents (its root at level 2 or
-    /// more), read through a fetcher: the leaf list equals the local one for every window
-    /// size, the parents come in windows (few single fetches), and the bulk readers (whole
-    /// leaves, parts) give the local entries.
+    /// more), read through a fetcher: the leaves come in batches and their parents in windows
+    /// (at most half as many fetches as a parent at a time would take), and the entries are the
+    /// local ones.
     #[test]
-    fn fetched_leaf_lists_come_in_windows_and_equal_local_ones() {
+    fn fetched_leaves_and_their_parents_come_in_batches() {
         let tmp = tempfile::tempdir().unwrap();
         let dir = prollystore_test_vectors::writable_copy("dolt-db/vecdb", tmp.path()).unwrap();
         let mut w = DoltWriter::open(&dir).unwrap();
@@ -956,40 +854,35 @@ mod tests {
             "the table needs level-1 parents to fetch"
         );
         let parents = map.nodes_at(1).unwrap().count();
-        let want: Vec<(Address, u64)> = map.leaves().unwrap().map(Result::unwrap).collect();
-
-        for window in [2, 3, 8, PARENTS_AHEAD] {
-            let fetcher = Arc::new(Counting {
-                db: Database::open(&dir).unwrap(),
-                calls: AtomicUsize::new(0),
-                chunks: AtomicUsize::new(0),
-            });
-            let source = DoltChunkSource::fetched(local.source().root(), fetcher.clone());
-            let remote = Database::from_source("counting", source);
-            let root = remote.root_at("main", State::Committed).unwrap();
-            let t = remote.table(&root, "tall").unwrap();
-            let before = fetcher.calls.load(Ordering::Relaxed);
-            let mut list = LeafList::with_window(&remote, &t, window).unwrap();
-            let mut got = Vec::new();
-            while let Some(leaf) = list.next(t.address) {
-                got.push(leaf.unwrap());
-            }
-            assert_eq!(got, want, "window {window}");
-            let calls = fetcher.calls.load(Ordering::Relaxed) - before;
-            // A window per `window / 2` parents, plus the descents to the first parent.
-            let most = parents.div_ceil(window / 2) + usize::from(map.height().unwrap()) + 1;
-            assert!(
-                calls <= most,
-                "window {window}: {calls} fetches for {parents} parents"
-            );
-
-            let mut rows = 0u64;
-            for_each_leaf(&remote, &t, false, &mut |node| {
-                rows += node.count() as u64;
+        let leaves = map.leaves().unwrap().count();
+        let entries = |db: &Database, t: &Table| {
+            let mut out = Vec::new();
+            for_each_leaf(db, t, false, &mut |node| {
+                out.extend((0..node.count()).map(|e| node.key(e).to_vec()));
                 Ok(true)
             })
             .unwrap();
-            assert_eq!(rows, 20_000);
-        }
+            out
+        };
+        let want = entries(&local, &table);
+        assert_eq!(want.len(), 20_000);
+
+        let fetcher = Arc::new(Counting {
+            db: Database::open(&dir).unwrap(),
+            calls: AtomicUsize::new(0),
+            chunks: AtomicUsize::new(0),
+        });
+        let source = DoltChunkSource::fetched(local.source().root(), fetcher.clone());
+        let remote = Database::from_source("counting", source);
+        let root = remote.root_at("main", State::Committed).unwrap();
+        let t = remote.table(&root, "tall").unwrap();
+        let before = fetcher.calls.load(Ordering::Relaxed);
+        assert_eq!(entries(&remote, &t), want);
+        let calls = fetcher.calls.load(Ordering::Relaxed) - before;
+        let batches = leaves.div_ceil(FETCHED_BATCH);
+        assert!(
+            calls <= batches + parents / 2,
+            "{calls} fetches for {leaves} leaves ({batches} batches) under {parents} parents"
+        );
     }
 }

@@ -415,6 +415,7 @@ impl<'s, S: StoreFastPaths + ?Sized, T: TreeSchema> Map<'s, S, T> {
             cursor,
             level,
             single,
+            ahead: ReadAhead::default(),
             counts: Vec::new(),
             counts_of: None,
         })
@@ -689,6 +690,8 @@ pub struct Leaves<'s, S: StoreFastPaths + ?Sized> {
     level: usize,
     /// The root, for a map whose root is at `level` (taken when given out).
     single: Option<(Address, u64)>,
+    /// The next parents announced to the store as the walk moves on.
+    ahead: ReadAhead,
     /// The subtree counts of the parent `counts_of` (its chunk's address in memory).
     counts: Vec<u64>,
     counts_of: Option<usize>,
@@ -711,6 +714,9 @@ impl<S: StoreFastPaths + ?Sized> Iterator for Leaves<'_, S> {
             self.counts.clear();
             self.counts.extend(node.subtree_counts());
             self.counts_of = Some(id);
+            // A walk that fetches its nodes from far away gets the next parents in batches.
+            self.ahead
+                .crossed(self.store, &self.cursor, parent + 1, |_| true);
         }
         let leaf = (node.child(i), self.counts.get(i).copied().unwrap_or(0));
         if let Err(e) = self.cursor.advance_at(self.store, parent) {
@@ -740,51 +746,79 @@ pub struct Iter<'s, 'b, S: StoreFastPaths + ?Sized, T: TreeSchema> {
     ahead: ReadAhead,
 }
 
-/// Leaves a forward scan crosses before it announces the next ones to the store
+/// True if `k` is within the far bound `bound` of a walk (`forward` or backwards).
+fn within<T: TreeSchema>(schema: &T, bound: Bound<&[u8]>, forward: bool, k: &[u8]) -> bool {
+    match bound {
+        Bound::Unbounded => true,
+        Bound::Included(b) => {
+            let c = schema.compare_keys(k, b);
+            if forward {
+                c.is_le()
+            } else {
+                c.is_ge()
+            }
+        }
+        Bound::Excluded(b) => {
+            let c = schema.compare_keys(k, b);
+            if forward {
+                c.is_lt()
+            } else {
+                c.is_gt()
+            }
+        }
+    }
+}
+
+/// Nodes a forward walk crosses before it announces the next ones to the store
 /// ([`StoreFastPaths::prefetch`]): a scan of a leaf or two (a point range) reads nothing more.
 const READ_AHEAD_AFTER: u32 = 2;
 
-/// Leaves announced at once; the next window goes out when half of one is left.
+/// Nodes announced at once; the next window goes out when half of one is left.
 const READ_AHEAD: usize = 64;
 
-/// Where a forward scan's read-ahead stands: the level-1 node whose children it announced (its
-/// chunk's address in memory) and the index of the first child not announced yet.
+/// Where a forward walk's read-ahead stands: the nodes crossed so far, the parent whose
+/// children it announced (its chunk's address in memory) and the index of the first child not
+/// announced yet.
 #[derive(Default)]
 struct ReadAhead {
-    leaves: u32,
+    crossed: u32,
     parent: usize,
     to: usize,
 }
 
-impl<'s, S: StoreFastPaths + ?Sized, T: TreeSchema> Iter<'s, '_, S, T> {
-    /// Announces the next leaves of the current level-1 node to the store, up to
-    /// [`READ_AHEAD`] of them and none past the far bound, once the scan has crossed
-    /// [`READ_AHEAD_AFTER`] leaves and less than half a window is announced ahead of it.
-    fn read_ahead(&mut self) {
+impl ReadAhead {
+    /// After the walk of `cursor` has moved to another node below the frame at `level`:
+    /// announces to `store` the next children of that frame's node, up to [`READ_AHEAD`] and
+    /// none that `inside` (given the key of the child before) says lies past the walk's end,
+    /// once [`READ_AHEAD_AFTER`] nodes are crossed and less than half a window is announced
+    /// ahead. Stores that do not read ahead skip all of it.
+    fn crossed<S: StoreFastPaths + ?Sized>(
+        &mut self,
+        store: &S,
+        cursor: &Cursor<'_>,
+        level: usize,
+        inside: impl Fn(&[u8]) -> bool,
+    ) {
         if !S::PREFETCHES {
             return;
         }
-        self.ahead.leaves = self.ahead.leaves.saturating_add(1);
-        if self.ahead.leaves < READ_AHEAD_AFTER || self.cursor.height() < 2 {
+        self.crossed = self.crossed.saturating_add(1);
+        if self.crossed < READ_AHEAD_AFTER || cursor.height() <= level {
             return;
         }
-        let (parent, i) = self.cursor.at(1);
+        let (parent, i) = cursor.at(level);
         let id = parent.chunk().as_ptr() as usize;
-        if self.ahead.parent != id {
-            self.ahead = ReadAhead {
-                leaves: self.ahead.leaves,
-                parent: id,
-                to: i + 1,
-            };
+        if self.parent != id {
+            (self.parent, self.to) = (id, i + 1);
         }
-        if self.ahead.to > i + READ_AHEAD / 2 {
+        if self.to > i + READ_AHEAD / 2 {
             return;
         }
-        let from = self.ahead.to.max(i + 1);
+        let from = self.to.max(i + 1);
         let mut to = from;
         let end = (i + 1 + READ_AHEAD).min(parent.count());
-        // Child `j` can hold rows inside the bound only if child `j - 1`'s last key is inside.
-        while to < end && (self.unbounded || self.inside(parent.key(to - 1))) {
+        // Child `j` can hold keys inside the walk only if child `j - 1`'s last key is inside.
+        while to < end && inside(parent.key(to - 1)) {
             to += 1;
         }
         let mut next = [Address::ZERO; READ_AHEAD];
@@ -792,33 +826,17 @@ impl<'s, S: StoreFastPaths + ?Sized, T: TreeSchema> Iter<'s, '_, S, T> {
             *slot = parent.child(j);
         }
         if to > from {
-            self.store.prefetch(&next[..to - from]);
+            store.prefetch(&next[..to - from]);
         }
-        self.ahead.to = to;
+        self.to = to;
     }
+}
 
+impl<'s, S: StoreFastPaths + ?Sized, T: TreeSchema> Iter<'s, '_, S, T> {
     /// True if `k` is within the far bound.
     #[inline]
     fn inside(&self, k: &[u8]) -> bool {
-        match self.bound {
-            Bound::Unbounded => true,
-            Bound::Included(b) => {
-                let c = self.schema.compare_keys(k, b);
-                if self.forward {
-                    c.is_le()
-                } else {
-                    c.is_ge()
-                }
-            }
-            Bound::Excluded(b) => {
-                let c = self.schema.compare_keys(k, b);
-                if self.forward {
-                    c.is_lt()
-                } else {
-                    c.is_gt()
-                }
-            }
-        }
+        within(self.schema, self.bound, self.forward, k)
     }
 
     /// Moves a forward scan to its next leaf: the cursor's own leaf (from the cursor's index)
@@ -840,7 +858,9 @@ impl<'s, S: StoreFastPaths + ?Sized, T: TreeSchema> Iter<'s, '_, S, T> {
             return Ok(false);
         }
         self.entries = self.cursor.leaf().entries();
-        self.read_ahead();
+        let (schema, bound, forward) = (self.schema, self.bound, self.forward);
+        let inside = |k: &[u8]| within(schema, bound, forward, k);
+        self.ahead.crossed(self.store, &self.cursor, 1, inside);
         Ok(true)
     }
 
@@ -1463,6 +1483,53 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// A leaf walk (`leaves`, `nodes_at`) announces the level-1 nodes it goes on to read, each
+    /// once, all but the first few, and gives the same leaves as without a store that reads
+    /// ahead.
+    #[test]
+    fn leaf_walks_announce_their_parents() {
+        let store = Announced {
+            inner: MemoryStore::new(HashProfile::Blake3),
+            seen: std::sync::Mutex::new(Vec::new()),
+        };
+        let rows: Vec<Vec<u8>> = (0..100_000).map(tup).collect();
+        let value = [7u8; 200];
+        let m = Map::from_sorted(
+            &store,
+            BytesSchema,
+            rows.iter().map(|k| (&k[..], &value[..])),
+        )
+        .unwrap();
+        let parents: Vec<Address> = m.nodes_at(1).unwrap().map(|p| p.unwrap().0).collect();
+        assert!(parents.len() > 8, "{} parents", parents.len());
+        store.seen.lock().unwrap().clear();
+        let leaves: Vec<(Address, u64)> = m.leaves().unwrap().map(Result::unwrap).collect();
+        let plain = Map::new(&store.inner, m.root(), BytesSchema);
+        assert_eq!(
+            leaves,
+            plain
+                .leaves()
+                .unwrap()
+                .map(Result::unwrap)
+                .collect::<Vec<_>>()
+        );
+        let seen = store.seen.lock().unwrap().clone();
+        let mut unique = seen.clone();
+        unique.sort();
+        unique.dedup();
+        assert_eq!(unique.len(), seen.len(), "a parent announced twice");
+        assert!(
+            seen.iter().all(|a| parents.contains(a)),
+            "announced a node not a parent"
+        );
+        assert!(
+            seen.len() + READ_AHEAD_AFTER as usize >= parents.len(),
+            "{} of {} parents announced",
+            seen.len(),
+            parents.len()
+        );
     }
 
     /// `nodes_at(level)` lists every node of that level once, in key order, with the rows

@@ -800,7 +800,7 @@ impl DoltChunkSource {
     /// side ([`DoltChunkSource::check_addresses`]) rather than one by one as tree reads would.
     /// A chunk no file holds is skipped (the read that needs it reports it); a failed check
     /// keeps none of the batch.
-    pub fn read_ahead(&self, addresses: &[Address]) -> Result<()> {
+    pub(crate) fn read_ahead(&self, addresses: &[Address]) -> Result<()> {
         // A warm scan (its leaves read before) asks about every window: its ends in the arena
         // say it is one, without a lookup per chunk.
         match (addresses.first(), addresses.last()) {
@@ -1046,7 +1046,9 @@ impl StoreFastPaths for DoltChunkSource {
 
     const PREFETCHES: bool = true;
 
-    /// [`DoltChunkSource::read_ahead`], its errors left to the reads that follow.
+    /// Reads the chunks not in the arena yet into it, as one batch (hashes checked side by
+    /// side, on two threads for a large batch; one call to a fetcher), its errors left to the
+    /// reads that follow.
     fn prefetch(&self, addresses: &[Address]) {
         let _ = self.read_ahead(addresses);
     }
