@@ -235,7 +235,7 @@ fn read_batch<O>(
         }
         leaf.layout = Some(node.layout());
         if keep {
-            source.keep_checked(leaf.address, &leaf.bytes);
+            source.keep_checked(leaf.address, leaf.bytes.as_slice());
         }
     }
     Ok(())

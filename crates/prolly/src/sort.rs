@@ -147,7 +147,7 @@ pub(crate) fn both<A: Send, B: Send>(
 }
 
 /// Makes room for `n` elements in `v`, advising huge pages for a new allocation.
-pub(crate) fn reserve_advised<T>(v: &mut Vec<T>, n: usize) {
+pub fn reserve_advised<T>(v: &mut Vec<T>, n: usize) {
     if v.capacity() < n {
         v.reserve_exact(n - v.len());
         advise_huge_pages(v);
@@ -155,7 +155,7 @@ pub(crate) fn reserve_advised<T>(v: &mut Vec<T>, n: usize) {
 }
 
 /// Below this many rows a buffer is sorted and written on one thread.
-pub(crate) const TWO_THREADS_MIN: usize = 1 << 15;
+pub const TWO_THREADS_MIN: usize = 1 << 15;
 
 /// Positions `0..n` of the tuples `key(i)` in `desc`'s order, ties by position (a stable
 /// sort). Tuples already in order cost one pass; tuples of integers whose fields' ranges fit
@@ -164,7 +164,7 @@ pub(crate) const TWO_THREADS_MIN: usize = 1 << 15;
 /// after a first pass by their first field when that is an integer.
 pub fn sorted_positions<'a>(
     n: usize,
-    key: impl Fn(usize) -> &'a [u8],
+    key: impl Fn(usize) -> &'a [u8] + Sync,
     desc: &TupleDesc,
 ) -> Vec<u32> {
     if (1..n).all(|i| desc.compare(key(i - 1), key(i)) == Ordering::Less) {
@@ -191,7 +191,7 @@ pub fn sorted_positions<'a>(
 /// keys ending with the primary key, gathered in primary-key order).
 pub fn sorted_positions_by_prefix<'a>(
     n: usize,
-    key: impl Fn(usize) -> &'a [u8],
+    key: impl Fn(usize) -> &'a [u8] + Sync,
     desc: &TupleDesc,
     fields: usize,
 ) -> Option<Vec<u32>> {
@@ -201,10 +201,12 @@ pub fn sorted_positions_by_prefix<'a>(
 /// Sorts the tuples by exact words of their first `fields` fields and returns their
 /// positions, when every one of those fields is an integer of its encoding's width in every
 /// tuple and the fields' ranges of values (NULL taking one value below a nullable field's
-/// least) fit 64 bits together.
+/// least) fit 64 bits together. The tuples are read twice (for the ranges, then for the
+/// words) rather than their values kept between the passes, and each pass reads the two
+/// halves of the tuples on two threads when there are many.
 fn exact_words<'a>(
     n: usize,
-    key: &impl Fn(usize) -> &'a [u8],
+    key: &(impl Fn(usize) -> &'a [u8] + Sync),
     desc: &TupleDesc,
     fields: usize,
 ) -> Option<Vec<u32>> {
@@ -217,24 +219,40 @@ fn exact_words<'a>(
         .iter()
         .map(|t| t.enc.integer())
         .collect::<Option<_>>()?;
-    // Each field's value in every tuple (read once), least and greatest value (as unsigned
-    // numbers in the field's order) and whether it is NULL anywhere.
-    let mut values: Vec<Option<u64>> = Vec::with_capacity(n * fields);
-    let mut ranges = vec![(u64::MAX, 0u64, false); fields];
-    for i in 0..n {
+    let two_threads = n >= TWO_THREADS_MIN && background_hashing();
+    // Each field's value in tuple `i` (as an unsigned number in the field's order; `None`:
+    // NULL), or `None` when a field is not an integer of its width.
+    let values = |i: usize, out: &mut [Option<u64>]| -> Option<()> {
         let t = Tuple::new_unverified(key(i));
-        for (f, (&(width, signed), range)) in ints.iter().zip(&mut ranges).enumerate() {
-            let v = ordered_int(desc.field(t, f), width, signed)?;
-            match v {
-                Some(v) => {
-                    range.0 = range.0.min(v);
-                    range.1 = range.1.max(v);
-                }
-                None => range.2 = true,
-            }
-            values.push(v);
+        for (f, (&(width, signed), v)) in ints.iter().zip(out.iter_mut()).enumerate() {
+            *v = ordered_int(desc.field(t, f), width, signed)?;
         }
-    }
+        Some(())
+    };
+    // Each field's least and greatest value and whether it is NULL anywhere, over `part`.
+    let ranges_of = |part: std::ops::Range<usize>| -> Option<Vec<(u64, u64, bool)>> {
+        let mut ranges = vec![(u64::MAX, 0u64, false); fields];
+        let mut v = vec![None; fields];
+        for i in part {
+            values(i, &mut v)?;
+            for (range, v) in ranges.iter_mut().zip(&v) {
+                match *v {
+                    Some(v) => {
+                        range.0 = range.0.min(v);
+                        range.1 = range.1.max(v);
+                    }
+                    None => range.2 = true,
+                }
+            }
+        }
+        Some(ranges)
+    };
+    let (a, b) = both(two_threads, || ranges_of(0..n / 2), || ranges_of(n / 2..n));
+    let ranges: Vec<(u64, u64, bool)> = a?
+        .iter()
+        .zip(&b?)
+        .map(|(a, b)| (a.0.min(b.0), a.1.max(b.1), a.2 || b.2))
+        .collect();
     // Bits each field takes: its values less its least, plus one (NULL as 0) if NULL occurs.
     let mut total = 0u32;
     let mut packing = Vec::with_capacity(fields);
@@ -250,24 +268,29 @@ fn exact_words<'a>(
     }
     let mut words: Vec<u128> = Vec::new();
     reserve_advised(&mut words, n);
-    for (i, tuple) in values.chunks_exact(fields).enumerate() {
-        let mut word = 0u64;
-        for (v, &(lo, null, bits)) in tuple.iter().zip(&packing) {
-            let v = match v {
-                Some(v) => v - lo + u64::from(null),
-                None => 0,
-            };
-            word = if bits == 64 { v } else { word << bits | v };
+    // The words of tuples `start..` into `out`, one per tuple.
+    let fill = |start: usize, out: &mut [u128]| {
+        let mut v = vec![None; fields];
+        for (j, w) in out.iter_mut().enumerate() {
+            let i = start + j;
+            // The first pass read every tuple's fields as integers.
+            let _ = values(i, &mut v);
+            let mut word = 0u64;
+            for (v, &(lo, null, bits)) in v.iter().zip(&packing) {
+                let v = match v {
+                    Some(v) => v - lo + u64::from(null),
+                    None => 0,
+                };
+                word = if bits == 64 { v } else { word << bits | v };
+            }
+            *w = u128::from(word) << 64 | i as u128;
         }
-        words.push(u128::from(word) << 64 | i as u128);
-    }
-    drop(values);
+    };
+    words.resize(n, 0);
+    let (first, second) = words.split_at_mut(n / 2);
+    both(two_threads, || fill(0, first), || fill(n / 2, second));
     let mut spare = Vec::new();
-    sort_words(
-        &mut words,
-        &mut spare,
-        n >= TWO_THREADS_MIN && background_hashing(),
-    );
+    sort_words(&mut words, &mut spare, two_threads);
     Some(words.into_iter().map(|w| w as u32).collect())
 }
 

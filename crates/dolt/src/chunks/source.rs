@@ -272,10 +272,10 @@ struct ArenaChunk {
 const NO_SLOT: u32 = u32::MAX;
 
 impl ArenaChunk {
-    fn new(address: Address, bytes: &[u8]) -> ArenaChunk {
+    fn new(address: Address, bytes: Box<[u8]>) -> ArenaChunk {
         ArenaChunk {
             layout: OnceLock::new(),
-            bytes: Box::from(bytes),
+            bytes,
             children: OnceLock::new(),
             address,
         }
@@ -746,14 +746,14 @@ impl DoltChunkSource {
         let address = HashProfile::Dolt.address_of(chunk);
         if !self.is_kept(&address) {
             // Only a full arena (2^32 chunks) fails; the chunk then reads as missing.
-            let _ = self.add_to_arena(address, chunk);
+            let _ = self.add_to_arena(address, chunk.into());
         }
         address
     }
 
     /// Copies `chunk` into the arena under `address`; returns its slot (the first one's, if
     /// another thread added the same chunk meanwhile).
-    fn add_to_arena(&self, address: Address, chunk: &[u8]) -> Result<u32, StoreError> {
+    fn add_to_arena(&self, address: Address, chunk: Box<[u8]>) -> Result<u32, StoreError> {
         let full = || StoreError::InvalidArgument("more than 2^32 chunks read".to_string());
         let slot = self
             .arena
@@ -788,10 +788,10 @@ impl DoltChunkSource {
 
     /// Keeps `chunk`, already read and checked against `address` by a bulk reader, in the
     /// arena (unless it is there), so later tree reads find it there.
-    pub(crate) fn keep_checked(&self, address: Address, chunk: &[u8]) {
+    pub(crate) fn keep_checked(&self, address: Address, chunk: impl Into<Box<[u8]>>) {
         if !self.is_kept(&address) {
             // As in `pin_chunk`: only a full arena fails, and the chunk is then read again.
-            let _ = self.add_to_arena(address, chunk);
+            let _ = self.add_to_arena(address, chunk.into());
         }
     }
 
@@ -819,7 +819,7 @@ impl DoltChunkSource {
         if self.fetched.is_some() {
             for (address, chunk) in wanted.iter().zip(self.fetch_many(&wanted)?) {
                 if let Some(chunk) = chunk {
-                    self.keep_checked(*address, &chunk);
+                    self.keep_checked(*address, &chunk[..]);
                 }
             }
             return Ok(());
@@ -840,8 +840,9 @@ impl DoltChunkSource {
         } else {
             self.read_checked(&wanted)?
         };
-        for (address, chunk) in &read {
-            self.keep_checked(*address, chunk);
+        // Moved in, not copied: the chunks were read for the arena.
+        for (address, chunk) in read {
+            self.keep_checked(address, chunk);
         }
         Ok(())
     }
@@ -881,7 +882,7 @@ impl DoltChunkSource {
     fn read_into_arena(&self, address: &Address) -> Result<Option<u32>, StoreError> {
         match self.read_uncached(address).map_err(to_store_error)? {
             None => Ok(None),
-            Some(bytes) => self.add_to_arena(*address, &bytes).map(Some),
+            Some(bytes) => self.add_to_arena(*address, Box::from(&bytes[..])).map(Some),
         }
     }
 

@@ -12,7 +12,6 @@
 //! merge changed; new or changed indexes are built from the merged rows; dropped ones go.
 
 use std::collections::HashSet;
-use std::ops::Bound;
 
 use prollystore::store::{ChunkStore, StoreFastPaths};
 use prollystore::tuples::TupleSchema;
@@ -603,14 +602,14 @@ pub(in crate::write) fn merge_rows(
                         }
                     }
                 }
-                // Every key ends with the row's primary key: no two are equal.
-                let order = keys.sorted(&its.key);
-                Map::from_sorted(
-                    store,
-                    its.clone(),
-                    order.iter().map(|&i| (keys.get(i as usize), &empty[..])),
-                )
-                .map_err(tree)?
+                // Every key ends with the row's primary key: no two are equal. The keys come
+                // in the rows' order.
+                let order = keys.sorted_index_keys(ms, ix, &its.key, true);
+                let runs = keys.gathered(&order);
+                drop((keys, order));
+                let items = runs.iter().flat_map(Packed::iter);
+                Map::from_sorted(store, its.clone(), items.map(|k| (k, &empty[..])))
+                    .map_err(tree)?
             }
         };
         if ix.unique {
@@ -648,8 +647,12 @@ pub(in crate::write) fn merge_rows(
     Ok(Some(chunk))
 }
 
-/// Rows a table must hold before a new index reads its two halves on two threads.
+/// Rows a table must hold before a new index reads its rows in parts on several threads.
 const SPLIT_ROWS: u64 = 100_000;
+
+/// Parts a new index's rows are read in, per core: reading a part waits on its store's
+/// read-ahead now and then, and another part's thread fills the core meanwhile.
+const PARTS_PER_CORE: usize = 2;
 
 /// How a new index's keys are copied out of stored rows, field by field ([`raw_index_fields`]).
 struct RawKeys<'a> {
@@ -661,55 +664,93 @@ struct RawKeys<'a> {
 
 impl RawKeys<'_> {
     /// The index keys of every row of `map`, in row order. Reading the rows (and their leaves)
-    /// costs more than sorting the keys, so a large table held in the database's files is read
-    /// in two halves on two threads (the session's own chunks are not shared between threads;
-    /// a tree whose root is in the files lies wholly in them).
+    /// costs more than sorting the keys, so a large table is read in two halves on two
+    /// threads, each half a run of the root's subtrees. The halves read the database's files
+    /// only (the session's own chunks are not shared between threads), which hold every
+    /// subtree of an unchanged table: its root node, carried inside the table chunk, is the
+    /// one node the session store holds.
     fn of_map(
         &self,
         store: &Overlay<'_>,
         map: &Map<'_, Overlay<'_>, TupleSchema>,
     ) -> Result<Packed> {
-        let in_files = !store.new.has(&map.root())?;
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-        if !in_files || cores < 2 || map.count().map_err(DoltError::from)? < SPLIT_ROWS {
-            return self.of_rows(map, Bound::Unbounded, Bound::Unbounded);
-        }
-        let files = Map::new(store.base, map.root(), map.schema().clone());
-        let Some(mid) = middle_key(&files)? else {
-            return self.of_rows(map, Bound::Unbounded, Bound::Unbounded);
+        let whole = || {
+            let mut keys = Packed::default();
+            self.of_rows(map, &mut keys).map(|()| keys)
         };
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        if cores < 2 || map.count().map_err(DoltError::from)? < SPLIT_ROWS {
+            return whole();
+        }
+        let Some(subtrees) = subtrees_in_files(store, map.root())? else {
+            return whole();
+        };
+        // Runs of subtrees with nearly equal row counts, as many as PARTS_PER_CORE per core.
+        let parts = (cores * PARTS_PER_CORE).min(subtrees.len());
+        let total: u64 = subtrees.iter().map(|&(_, n)| n).sum();
+        let mut starts = vec![0];
+        let mut before = 0u64;
+        for (i, &(_, n)) in subtrees.iter().enumerate().take(subtrees.len() - 1) {
+            before += n;
+            if starts.len() < parts && before * parts as u64 >= total * starts.len() as u64 {
+                starts.push(i + 1);
+            }
+        }
+        starts.push(subtrees.len());
+        let (files, schema) = (store.base, map.schema());
+        let runs: Vec<&[(Address, u64)]> =
+            starts.windows(2).map(|w| &subtrees[w[0]..w[1]]).collect();
+        // Room for every key (the first part's, where the others are appended); a key's bytes
+        // estimated from its fields' widths (16 for a field of no fixed width).
+        let key_bytes: usize = self
+            .key
+            .types()
+            .iter()
+            .map(|t| t.enc.fixed_width().unwrap_or(16) + 2)
+            .sum();
+        let read = |part: &[(Address, u64)], room: u64| -> Result<Packed> {
+            let mut keys = Packed::default();
+            keys.reserve(room as usize, room as usize * key_bytes);
+            for &(root, _) in part {
+                self.of_rows(&Map::new(files, root, schema.clone()), &mut keys)?;
+            }
+            Ok(keys)
+        };
+        let rows = |run: &[(Address, u64)]| run.iter().map(|&(_, n)| n).sum::<u64>();
         std::thread::scope(|s| {
-            let upper = s.spawn(|| self.of_rows(&files, Bound::Included(&mid), Bound::Unbounded));
-            let mut keys = self.of_rows(&files, Bound::Unbounded, Bound::Excluded(&mid))?;
-            match upper.join() {
-                Ok(rest) => keys.append(rest?),
-                Err(_) => {
-                    return Err(bad_chunk(
-                        map.root(),
-                        "the thread reading the upper half of the rows panicked",
-                    ))
+            let later: Vec<_> = runs[1..]
+                .iter()
+                .map(|&run| s.spawn(move || read(run, rows(run))))
+                .collect();
+            let mut keys = read(runs[0], total)?;
+            for handle in later {
+                match handle.join() {
+                    Ok(rest) => keys.append(rest?),
+                    Err(_) => {
+                        return Err(bad_chunk(
+                            map.root(),
+                            "a thread reading part of the rows panicked",
+                        ))
+                    }
                 }
             }
             Ok(keys)
         })
     }
 
-    /// The index keys of the rows of `map` within `lo..hi`, in row order.
+    /// Adds the index keys of the rows of `map` to `keys`, in row order.
     fn of_rows<S: StoreFastPaths>(
         &self,
         map: &Map<'_, S, TupleSchema>,
-        lo: Bound<&[u8]>,
-        hi: Bound<&[u8]>,
-    ) -> Result<Packed> {
+        keys: &mut Packed,
+    ) -> Result<()> {
         let raw = |e: TupleError| {
             DoltError::Unsupported(format!("index {:?} of {:?}: {e}", self.index, self.table))
         };
         let ts = map.schema();
-        let mut keys = Packed::default();
         let mut b = TupleBuilder::new(self.key.clone());
-        for r in map.range(lo, hi).map_err(DoltError::from)? {
+        for r in map.iter().map_err(DoltError::from)? {
             let (k, v) = r.map_err(DoltError::from)?;
-            b.reset();
             for (f, &(in_key, at)) in self.fields.iter().enumerate() {
                 let field = if in_key {
                     ts.key.field(Tuple::new_unverified(k), at)
@@ -722,26 +763,29 @@ impl RawKeys<'_> {
                 }
                 .map_err(raw)?;
             }
-            keys.push(b.build().map_err(raw)?.as_bytes());
+            keys.push_built(&mut b).map_err(raw)?;
         }
-        Ok(keys)
+        Ok(())
     }
 }
 
-/// The first key of the leaf where the second half of `map`'s rows begins (`None` for a map
-/// of one leaf).
-fn middle_key<S: StoreFastPaths>(map: &Map<'_, S, TupleSchema>) -> Result<Option<Vec<u8>>> {
-    let rows = map.count().map_err(DoltError::from)?;
-    let mut before = 0u64;
-    for leaf in map.leaves().map_err(DoltError::from)? {
-        let (address, count) = leaf.map_err(DoltError::from)?;
-        if before >= rows / 2 && before > 0 {
-            let node = map.store().get_node(&address)?;
-            return Ok((node.count() > 0).then(|| node.key(0).to_vec()));
-        }
-        before += count;
+/// The subtrees under `root` with their row counts, in key order, when every one of them lies
+/// in the database's files (`None` for a root that is a leaf, or whose children this session
+/// made).
+fn subtrees_in_files(store: &Overlay<'_>, root: Address) -> Result<Option<Vec<(Address, u64)>>> {
+    let node = store.get_node(&root)?;
+    if node.is_leaf() || node.count() < 2 {
+        return Ok(None);
     }
-    Ok(None)
+    let mut subtrees = Vec::with_capacity(node.count());
+    for (i, rows) in (0..node.count()).zip(node.subtree_counts()) {
+        let child = node.child(i);
+        if store.new.has(&child)? {
+            return Ok(None);
+        }
+        subtrees.push((child, rows));
+    }
+    Ok(Some(subtrees))
 }
 
 /// Where each key field of index `ix` of a table of schema `s` is in a stored row: `(true, i)`
