@@ -1807,6 +1807,20 @@ prolly_result prolly_dolt_writer_apply(struct prolly_dolt_writer *writer,
                                        size_t row_count);
 
 /**
+ * Applies every row of the Arrow stream `stream` to `table` in `mode` (a
+ * `prolly_dolt_row_mode`): each stream column goes to the table column of its name (the
+ * others get their defaults). Text and binary values are taken as they are; every other value
+ * as the text `dolt sql` prints for it, so the values are checked and stored as a CSV import
+ * of them would be. Timestamps with a time zone are instants (a TIMESTAMP column takes only
+ * those). The call consumes the stream (it is released, whatever the result). All rows or
+ * none: an error names the column and row and changes nothing.
+ */
+prolly_result prolly_dolt_writer_apply_arrow(struct prolly_dolt_writer *writer,
+                                             uint32_t mode,
+                                             const char *table,
+                                             struct ArrowArrayStream *stream);
+
+/**
  * Writes the working changes as the branch's working set (uncommitted, as after a `dolt sql`
  * transaction: `dolt status` lists them), stamped with `name`, `email` and `timestamp_secs`
  * (Unix seconds). Without changes, writes nothing.

@@ -40,6 +40,16 @@ __all__ = [
 ]
 
 
+def _arrow_native(data: Any, columns: Optional[Sequence[str]]) -> bool:
+    """Whether ``data`` goes to the writer as Arrow data: pyarrow tables, batches and readers,
+    Polars DataFrames and anything else with ``__arrow_c_stream__``, when no ``columns`` pick
+    among them. Their values are written as ``dolt sql`` prints them and read back by the
+    writer's one text reader, with no Python object per value. pandas DataFrames go row by row:
+    there a float NaN is a value, which Arrow would turn into NULL."""
+    mod = type(data).__module__.split(".")[0]
+    return columns is None and mod != "pandas" and hasattr(data, "__arrow_c_stream__")
+
+
 def _rows_of(data: Any, columns: Optional[Sequence[str]]) -> Tuple[Optional[List[str]], Iterable[Any]]:
     """Column names and rows of ``data``: a pyarrow Table or RecordBatch, a pandas or Polars
     DataFrame, any object with ``__arrow_c_stream__`` (through pyarrow), or an iterable of
@@ -104,16 +114,22 @@ class Writer:
 
     def insert(self, table: str, data: Any, columns: Optional[Sequence[str]] = None) -> int:
         """Inserts the rows of ``data``; a duplicate key is an error. Returns the count."""
+        if _arrow_native(data, columns):
+            return self._w.insert(table, data, None)
         cols, rows = _rows_of(data, columns)
         return self._w.insert(table, rows, cols)
 
     def upsert(self, table: str, data: Any, columns: Optional[Sequence[str]] = None) -> int:
         """Inserts rows with new keys and updates the others. Returns the count."""
+        if _arrow_native(data, columns):
+            return self._w.upsert(table, data, None)
         cols, rows = _rows_of(data, columns)
         return self._w.upsert(table, rows, cols)
 
     def update(self, table: str, data: Any, columns: Optional[Sequence[str]] = None) -> int:
         """Updates rows by primary key (``columns`` include the key). Returns the count."""
+        if _arrow_native(data, columns):
+            return self._w.update(table, data, None)
         cols, rows = _rows_of(data, columns)
         return self._w.update(table, rows, cols)
 

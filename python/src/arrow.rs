@@ -177,3 +177,34 @@ impl PyStream {
         to_polars(slf.as_any())
     }
 }
+
+/// Whether `obj` is a pandas DataFrame (without importing pandas).
+fn is_pandas(obj: &Bound<'_, PyAny>) -> PyResult<bool> {
+    let t = obj.get_type();
+    let name = t.name()?;
+    Ok(t.module()?.to_cow()?.starts_with("pandas") && name.to_cow()? == "DataFrame")
+}
+
+/// Whether `obj` is Arrow data (anything with `__arrow_c_stream__`: pyarrow tables and
+/// readers, Polars and DuckDB results) or a pandas DataFrame.
+pub(crate) fn is_arrow_data(obj: &Bound<'_, PyAny>) -> PyResult<bool> {
+    Ok(obj.hasattr("__arrow_c_stream__")? || is_pandas(obj)?)
+}
+
+/// `obj` as something with `__arrow_c_stream__`: pandas DataFrames through
+/// `pyarrow.Table.from_pandas` (index dropped).
+pub(crate) fn arrow_source<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    if is_pandas(obj)? {
+        let pa = obj.py().import("pyarrow").map_err(|e| {
+            pyo3::exceptions::PyImportError::new_err(format!(
+                "reading a pandas DataFrame needs pyarrow ({e})"
+            ))
+        })?;
+        let kw = pyo3::types::PyDict::new(obj.py());
+        kw.set_item("preserve_index", false)?;
+        return pa
+            .getattr("Table")?
+            .call_method("from_pandas", (obj,), Some(&kw));
+    }
+    Ok(obj.clone())
+}

@@ -19,6 +19,12 @@ use prollystore_dolt::write::{CommitMeta, DoltWriter, RowMode, TableDef};
 use prollystore_dolt::{Column, SqlValue};
 use prollystore_sql::{FromSql, SqlWriter};
 
+use arrow_array::ffi_stream::ArrowArrayStreamReader;
+use arrow_array::RecordBatch;
+use arrow_pyarrow::FromPyArrow;
+use prollystore_arrow::dolt_write::write_batches;
+
+use crate::arrow::{arrow_err, arrow_source, is_arrow_data};
 use crate::errors::{closed, dolt_err};
 use crate::values::py_to_sql_at;
 
@@ -134,6 +140,9 @@ impl PyWriter {
         rows: &Bound<'_, PyAny>,
         columns: Option<Vec<String>>,
     ) -> PyResult<usize> {
+        if is_arrow_data(rows)? {
+            return self.apply_arrow(mode, table, rows, columns);
+        }
         self.with(|w| {
             let cols = w.columns(table).map_err(dolt_err)?;
             let names =
@@ -145,6 +154,34 @@ impl PyWriter {
                 .detach(|| w.apply(mode, table, &refs, &vals))
                 .map_err(dolt_err)?;
             Ok(n)
+        })
+    }
+}
+
+impl PyWriter {
+    /// [`PyWriter::apply`] of Arrow data or a pandas DataFrame: its columns by name, through
+    /// the writer's streamed path ([`prollystore_arrow::dolt_write`]).
+    fn apply_arrow(
+        &self,
+        mode: RowMode,
+        table: &str,
+        data: &Bound<'_, PyAny>,
+        columns: Option<Vec<String>>,
+    ) -> PyResult<usize> {
+        if columns.is_some() {
+            return Err(PyTypeError::new_err(
+                "Arrow data and DataFrames name their own columns: columns= is for rows of values",
+            ));
+        }
+        let data = arrow_source(data)?;
+        let reader = ArrowArrayStreamReader::from_pyarrow_bound(&data)?;
+        let batches: Vec<RecordBatch> = reader
+            .collect::<Result<_, _>>()
+            .map_err(|e| PyValueError::new_err(format!("reading the Arrow data: {e}")))?;
+        self.with(|w| {
+            data.py()
+                .detach(|| write_batches(w, mode, table, batches))
+                .map_err(arrow_err)
         })
     }
 }
@@ -203,7 +240,9 @@ impl PyWriter {
     }
 
     /// Inserts `rows` (tuples or lists of values for `columns`, default every visible column,
-    /// or dicts by column name); a duplicate key is an error. All rows or none. Returns the
+    /// or dicts by column name; or Arrow data — a pyarrow Table or RecordBatchReader, a Polars
+    /// or DuckDB result, anything with `__arrow_c_stream__` — or a pandas DataFrame, whose
+    /// columns name the table's); a duplicate key is an error. All rows or none. Returns the
     /// count.
     #[pyo3(signature = (table, rows, columns = None))]
     fn insert(

@@ -30,7 +30,9 @@ use arrow_schema::{ArrowError, SchemaRef};
 use prollystore_arrow::{build_map, infer_row_schema, map_schema, MapBatches, DEFAULT_BATCH_ROWS};
 use pyo3::types::PyCapsule;
 
-use crate::arrow::{arrow_err, stream_capsule, to_pandas, to_polars, to_pyarrow};
+use crate::arrow::{
+    arrow_err, arrow_source, is_arrow_data, stream_capsule, to_pandas, to_polars, to_pyarrow,
+};
 use crate::errors::{catalog_err, closed, row_err, store_err, tree_err};
 use crate::values::{py_to_held, value_to_py, Held};
 
@@ -132,31 +134,6 @@ fn encode_rows(
         out.push((k.to_vec(), v.to_vec()));
     }
     Ok(out)
-}
-
-/// Whether `obj` is a pandas DataFrame (without importing pandas).
-fn is_pandas(obj: &Bound<'_, PyAny>) -> PyResult<bool> {
-    let t = obj.get_type();
-    let name = t.name()?;
-    Ok(t.module()?.to_cow()?.starts_with("pandas") && name.to_cow()? == "DataFrame")
-}
-
-/// `obj` as something with `__arrow_c_stream__`: pandas DataFrames through
-/// `pyarrow.Table.from_pandas` (index dropped).
-fn arrow_source<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
-    if is_pandas(obj)? {
-        let pa = obj.py().import("pyarrow").map_err(|e| {
-            pyo3::exceptions::PyImportError::new_err(format!(
-                "building a map from a pandas DataFrame needs pyarrow ({e})"
-            ))
-        })?;
-        let kw = pyo3::types::PyDict::new(obj.py());
-        kw.set_item("preserve_index", false)?;
-        return pa
-            .getattr("Table")?
-            .call_method("from_pandas", (obj,), Some(&kw));
-    }
-    Ok(obj.clone())
 }
 
 /// One Python row (a sequence, or a dict by column name) as held values.
@@ -316,7 +293,7 @@ impl PyStore {
         key: &str,
         value: &str,
     ) -> PyResult<PyMap> {
-        if rows.hasattr("__arrow_c_stream__")? || is_pandas(rows)? {
+        if is_arrow_data(rows)? {
             return self.build_from_arrow(
                 py,
                 rows,

@@ -303,3 +303,69 @@ def test_fractions_beyond_the_column_round_and_decimals_in_exponent_form(db):
             ["2", "1970-01-01 00:00:00", "2000-01-01 00:00:00.00", "0.00"],
             ["3", "2024-01-05 12:00:00", "2024-01-05 12:00:00.00", "0.00"],
         ]
+
+
+def test_arrow_data_is_written_as_its_rows_are(db):
+    """A pyarrow Table goes to the writer as Arrow data (no Python object per value) and
+    stores what the same rows given as tuples store; a Polars DataFrame too."""
+    pa = pytest.importorskip("pyarrow")
+    create = (
+        "CREATE TABLE {} (id BIGINT PRIMARY KEY, name VARCHAR(30), price DECIMAL(10,2), "
+        "day DATE, added DATETIME(6), seen TIMESTAMP, score DOUBLE, ok TINYINT, bin VARBINARY(8))"
+    )
+    tuples = [
+        (
+            i,
+            None if i == 2 else f"item {i}",
+            decimal.Decimal(f"{i}.5{i}"),
+            datetime.date(2024, 1, i),
+            datetime.datetime(2024, 1, i, 8, 30, 0, 250),
+            datetime.datetime(2024, 2, i, 9, 0, tzinfo=UTC),
+            i / 4,
+            i % 2,
+            bytes([0xFF, i]),
+        )
+        for i in range(1, 4)
+    ]
+    columns = list(zip(*tuples))
+    table = pa.table(
+        {
+            "id": pa.array(columns[0], pa.int64()),
+            "name": pa.array(columns[1], pa.string()),
+            "price": pa.array(columns[2], pa.decimal128(10, 2)),
+            "day": pa.array(columns[3], pa.date32()),
+            "added": pa.array(columns[4], pa.timestamp("us")),
+            "seen": pa.array(columns[5], pa.timestamp("us", tz="UTC")),
+            "score": pa.array(columns[6], pa.float64()),
+            "ok": pa.array([bool(x) for x in columns[7]], pa.bool_()),
+            "bin": pa.array(columns[8], pa.binary()),
+        }
+    )
+    with pd_.Writer(db) as w:
+        w.create_table(create.format("by_rows"))
+        w.create_table(create.format("by_arrow"))
+        assert w.insert("by_rows", tuples) == 3
+        assert w.insert("by_arrow", table) == 3
+        # A naive timestamp for the TIMESTAMP column is refused, as a naive datetime is.
+        with pytest.raises(ValueError, match="time zone"):
+            w.insert("by_arrow", table.set_column(5, "seen", pa.array(columns[4], pa.timestamp("us"))))
+        w.commit("arrow", "Ada", "ada@example.com", WHEN)
+    with pd_.open(db) as r:
+        assert list(r.table("by_arrow").scan()) == list(r.table("by_rows").scan()) == tuples
+    query = "select id, name, price, day, added, seen, score, ok, hex(bin) from {} order by id"
+    by_rows = dolt_csv(db, query.format("by_rows"))
+    if by_rows is not None:
+        assert dolt_csv(db, query.format("by_arrow")) == by_rows
+        assert by_rows[2] == [
+            "2", "", "2.52", "2024-01-02", "2024-01-02 08:30:00.000250", "2024-02-02 09:00:00",
+            "0.5", "0", "FF02",
+        ]
+    pl = pytest.importorskip("polars")
+    with pd_.Writer(db) as w:
+        w.create_table("CREATE TABLE p (id BIGINT PRIMARY KEY, v DOUBLE, s VARCHAR(5))")
+        w.insert("p", pl.DataFrame({"id": [1, 2], "v": [0.5, None], "s": ["x", None]}))
+        with pytest.raises(ValueError, match='"s"'):
+            w.insert("p", pl.DataFrame({"id": [3], "v": [1.0], "s": ["toolong"]}))
+        w.commit("polars", "Ada", "ada@example.com", WHEN)
+    with pd_.open(db) as r:
+        assert list(r.table("p").scan()) == [(1, 0.5, "x"), (2, None, None)]

@@ -178,6 +178,33 @@ int main(int argc, char **argv) {
   key = v_int(1);
   r = NULL;
   EXPECT(prolly_dolt_rows_get(t, &key, 1, &r), PROLLY_RESULT_NOT_FOUND);
+
+  /* Arrow in: the committed table read as an Arrow stream, written into a twin table. */
+  struct ArrowArrayStream s;
+  OK(prolly_dolt_table_arrow(t, 0, &s));
+  prolly_dolt_table_free(t);
+  prolly_dolt_root_free(root);
+  prolly_dolt_free(db);
+  OK(prolly_dolt_writer_open(tmp, &w));
+  OK(prolly_dolt_writer_create_table(
+      w, "CREATE TABLE twin (id int PRIMARY KEY, name varchar(20) NOT NULL, price decimal(8,2))"));
+  OK(prolly_dolt_writer_apply_arrow(w, PROLLY_DOLT_ROW_MODE_INSERT, "twin", &s));
+  CHECK(s.release == NULL); /* the call took the stream */
+  EXPECT(prolly_dolt_writer_apply_arrow(w, PROLLY_DOLT_ROW_MODE_INSERT, "twin", NULL),
+         PROLLY_RESULT_ERR_INVALID_ARGUMENT);
+  OK(prolly_dolt_writer_commit(w, "twin", "C Tester", "c@example.com", 1704067200000LL, NULL, NULL,
+                               -1, NULL));
+  prolly_dolt_writer_free(w);
+  OK(prolly_dolt_open(tmp, &db));
+  OK(prolly_dolt_root_open(db, "main", PROLLY_DOLT_STATE_COMMITTED, &root));
+  OK(prolly_dolt_table_open(root, "twin", &t));
+  key = v_int(4);
+  OK(prolly_dolt_rows_get(t, &key, 1, &r));
+  OK(prolly_dolt_rows_next(r, got, 3, &n));
+  CHECK(n == 3 && got[1].text_len == 4 && memcmp(got[1].text, "four", 4) == 0);
+  CHECK(got[2].kind == PROLLY_DOLT_KIND_DECIMAL && got[2].text_len == 5 &&
+        memcmp(got[2].text, "25.00", 5) == 0);
+  prolly_dolt_rows_free(r);
   prolly_dolt_table_free(t);
   prolly_dolt_root_free(root);
   prolly_dolt_free(db);

@@ -12,6 +12,8 @@
 //!   [`DiffBatches`]).
 //! * [`map`]: prollystore maps with a typed row schema as record batches ([`MapBatches`]), and
 //!   maps built from record batches ([`build_map`]).
+//! * [`dolt_write`]: record batches written into a Dolt table through a writer
+//!   ([`dolt_write::write_batches`]).
 //! * [`dolt_types`]: the Arrow type of each Dolt SQL type (the table in `docs/ARROW.md`) and
 //!   the Arrow schema of a Dolt table.
 //! * [`error`]: what can go wrong turning rows into arrays or arrays into rows.
@@ -54,6 +56,7 @@ mod columns;
 pub mod dolt;
 mod dolt_scan;
 pub mod dolt_types;
+pub mod dolt_write;
 pub mod error;
 mod leaf_feed;
 pub mod map;

@@ -448,7 +448,8 @@ pub fn parse_value(col: &Column, text: &str) -> std::result::Result<SqlValue, St
             value_parse::parse_time(text.trim().as_bytes()).ok_or_else(|| bad("a time"))?,
         ),
         SqlType::Datetime(f) | SqlType::Timestamp(f) => SqlValue::Datetime(
-            value_parse::parse_datetime(text.trim().as_bytes()).ok_or_else(|| bad("a datetime"))?,
+            value_parse::parse_datetime_at(text.trim().as_bytes(), *f)
+                .ok_or_else(|| bad("a datetime"))?,
             *f,
         ),
         SqlType::Enum(members) => {

@@ -11,7 +11,7 @@
 //! | decimal | `[+-]digits[.digits][(e\|E)[+-]digits]` ([`parse_decimal_text`], split, not scaled) |
 //! | date | `Y-M-D`: a year of 1–4 digits, month and day of 1–2; a real calendar date, or the zero date `0000-00-00` |
 //! | time | `[-]H:MM[:SS][.ffffff]`, hours of 1–4 digits |
-//! | datetime | `DATE[( \|T)H:MM[:SS][.ffffff]]` (hours below 24; none is midnight); the zero date only as `0000-00-00 00:00:00` |
+//! | datetime | `DATE[( \|T)H:MM[:SS][.ffffff]]` (hours below 24; none is midnight; more fraction digits round to the microsecond); the zero date only as `0000-00-00 00:00:00` |
 //! | hex | two hex digits a byte, either case |
 //!
 //! ```
@@ -22,7 +22,7 @@
 //! assert_eq!(parse_datetime(b"1970-01-01T00:01"), Some(60_000_000));
 //! ```
 
-use crate::tuple::{days_from_civil, Date, ZERO_DATETIME_MICROS};
+use crate::tuple::{days_from_civil, round_datetime, Date, ZERO_DATETIME_MICROS};
 
 /// Microseconds in a day.
 const DAY_MICROS: i64 = 86_400_000_000;
@@ -189,17 +189,32 @@ fn days_in_month(year: u32, month: u32) -> u32 {
 }
 
 /// A TIME: `[-]H:MM[:SS][.ffffff]` (hours of one to four digits; minutes and seconds of one or
-/// two, below 60; up to six fraction digits) → signed microseconds.
+/// two, below 60; up to six fraction digits) → signed microseconds. (Dolt 2.3.1 takes more
+/// digits for a TIME too, but rounds them by the last digit alone: `.12345649` to `.123457`,
+/// `.12345650` to `.123456`; such text is refused here rather than stored either way.)
 pub fn parse_time(t: &[u8]) -> Option<i64> {
-    match t.split_first()? {
-        (b'-', rest) => clock(rest, 4).map(|v| -v),
-        _ => clock(t, 4),
+    let (negative, t) = match t.split_first()? {
+        (b'-', rest) => (true, rest),
+        _ => (false, t),
+    };
+    match clock(t, 4)? {
+        (us, Rest::None) => Some(if negative { -us } else { us }),
+        _ => None,
     }
 }
 
 /// A DATETIME: `DATE[( |T)H:MM[:SS][.ffffff]]` (a time of day; none is midnight), UTC → Unix
-/// microseconds. The zero date only as the zero datetime (`0000-00-00 00:00:00`).
+/// microseconds. The zero date only as the zero datetime (`0000-00-00 00:00:00`). More than
+/// six fraction digits round to the nearest microsecond, halves up, from the first nine (as
+/// Dolt reads them: `.1234565` is `.123457`, `23:59:59.9999995` the next midnight).
 pub fn parse_datetime(t: &[u8]) -> Option<i64> {
+    parse_datetime_at(t, 6)
+}
+
+/// [`parse_datetime`] rounded to `fsp` fraction digits (a column's precision) in one step,
+/// halves up, as Dolt rounds the text it is given: `00:00:00.4999996` is `00:00:00` at
+/// precision 0, where rounding its microseconds first would give `00:00:01`.
+pub fn parse_datetime_at(t: &[u8], fsp: u8) -> Option<i64> {
     let at = match t.get(10) {
         Some(b' ' | b'T') => Some(10),
         _ => t.iter().position(|&c| c == b' ' || c == b'T'),
@@ -209,19 +224,39 @@ pub fn parse_datetime(t: &[u8]) -> Option<i64> {
         None => (t, None),
     };
     let d = parse_date(date)?;
-    let time_of_day = match time {
-        Some(x) => clock(x, 2).filter(|&us| us < DAY_MICROS)?,
-        None => 0,
+    let (time_of_day, past) = match time {
+        Some(x) => clock(x, 2).filter(|&(us, _)| us < DAY_MICROS)?,
+        None => (0, Rest::None),
     };
     if d == Date::ZERO {
         return (time_of_day == 0).then_some(ZERO_DATETIME_MICROS);
     }
     let days = days_from_civil(i64::from(d.year), i64::from(d.month), i64::from(d.day));
-    days.checked_mul(DAY_MICROS)?.checked_add(time_of_day)
+    let micros = days.checked_mul(DAY_MICROS)?.checked_add(time_of_day)?;
+    Some(match (fsp, past) {
+        (6.., Rest::Up) => micros + 1,
+        (6.., _) => micros,
+        // Below microseconds, the truncated value rounds as the whole one does: a half of a
+        // coarser unit is a whole number of microseconds.
+        _ => round_datetime(micros, fsp),
+    })
 }
 
-/// `H:MM[:SS][.ffffff]` with at most `hour_digits` hour digits → microseconds.
-fn clock(t: &[u8], hour_digits: usize) -> Option<i64> {
+/// What a clock's fraction digits past the sixth say about its microseconds.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Rest {
+    /// Six digits or fewer.
+    None,
+    /// More, rounding down (the seventh to ninth below 500).
+    Down,
+    /// More, rounding up.
+    Up,
+}
+
+/// `H:MM[:SS][.ffffff…]` with at most `hour_digits` hour digits → microseconds, and what any
+/// fraction digits past the sixth say (digits past the ninth are ignored, as Dolt ignores
+/// them).
+fn clock(t: &[u8], hour_digits: usize) -> Option<(i64, Rest)> {
     let (h, m, s, mut rest) = match *t {
         // The usual spelling, read without a loop.
         [h0, h1, b':', m0, m1, b':', s0, s1, ref rest @ ..] => (
@@ -241,9 +276,18 @@ fn clock(t: &[u8], hour_digits: usize) -> Option<i64> {
         }
     };
     let mut micros = 0i64;
+    let mut past = Rest::None;
     if let Some(f) = rest.strip_prefix(b".") {
         if f.len() > 6 {
-            return None;
+            if !f.iter().all(u8::is_ascii_digit) {
+                return None;
+            }
+            let nanos = f[6..]
+                .iter()
+                .take(3)
+                .fold(0, |n, &d| n * 10 + u32::from(d - b'0'));
+            let nanos = nanos * 10u32.pow(3 - f[6..].len().min(3) as u32);
+            past = if nanos >= 500 { Rest::Up } else { Rest::Down };
         }
         for k in 0..6 {
             let d = match f.get(k) {
@@ -258,7 +302,8 @@ fn clock(t: &[u8], hour_digits: usize) -> Option<i64> {
     if !rest.is_empty() || m > 59 || s > 59 {
         return None;
     }
-    Some(((i64::from(h) * 60 + i64::from(m)) * 60 + i64::from(s)) * 1_000_000 + micros)
+    let us = ((i64::from(h) * 60 + i64::from(m)) * 60 + i64::from(s)) * 1_000_000 + micros;
+    Some((us, past))
 }
 
 /// The one to `max` ASCII digits `t` starts with, as a number, and what follows them.
@@ -315,6 +360,63 @@ pub fn parse_hex(hex: &str) -> Option<Vec<u8>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Dolt 2.3.1's readings of datetimes with more than six fraction digits (`dolt sql -q
+    /// "INSERT …"` into a DATETIME(6), then `SELECT`): the nearest microsecond, halves up,
+    /// from the first nine digits. A TIME with as many is refused (Dolt rounds those by
+    /// their last digit alone).
+    #[test]
+    fn datetimes_with_more_than_six_fraction_digits_round_as_dolt_rounds_them() {
+        let text = |t: &[u8]| {
+            let us = parse_datetime(t).unwrap();
+            crate::tuple::datetime_text(us)
+        };
+        for (given, dolt) in [
+            (
+                "2024-01-01 00:00:00.123456789",
+                "2024-01-01 00:00:00.123457",
+            ),
+            ("2024-01-01 00:00:00.12345649", "2024-01-01 00:00:00.123456"),
+            ("2024-01-01 00:00:00.12345650", "2024-01-01 00:00:00.123457"),
+            (
+                "2024-01-01 00:00:00.1234564999",
+                "2024-01-01 00:00:00.123456",
+            ),
+            (
+                "2024-01-01 00:00:00.123456999999",
+                "2024-01-01 00:00:00.123457",
+            ),
+            ("2024-01-01 23:59:59.9999995", "2024-01-02 00:00:00.000000"),
+            ("1969-12-31 23:59:59.9999988", "1969-12-31 23:59:59.999999"),
+        ] {
+            assert_eq!(text(given.as_bytes()), dolt, "{given}");
+        }
+        // Rounded once, to the column's precision: Dolt's `dolt table import` of the same text
+        // into DATETIME and TIMESTAMP(3) columns.
+        let at = |t: &str, fsp| {
+            crate::tuple::datetime_text(parse_datetime_at(t.as_bytes(), fsp).unwrap())
+        };
+        assert_eq!(
+            at("2024-01-01 00:00:00.4999996", 0),
+            "2024-01-01 00:00:00.000000"
+        );
+        assert_eq!(
+            at("2024-01-01 23:59:59.9999995", 0),
+            "2024-01-02 00:00:00.000000"
+        );
+        assert_eq!(
+            at("2024-01-01 00:00:00.1234999999", 3),
+            "2024-01-01 00:00:00.123000"
+        );
+        assert_eq!(
+            at("2024-01-01 00:00:00.9995001", 3),
+            "2024-01-01 00:00:01.000000"
+        );
+        assert_eq!(at("2024-01-01 00:00:00.5", 0), "2024-01-01 00:00:01.000000");
+        assert_eq!(parse_datetime(b"2024-01-01 00:00:00.1234567x"), None);
+        assert_eq!(parse_time(b"10:00:00.1234567"), None);
+        assert_eq!(parse_time(b"-10:00:00.123456"), Some(-36_000_123_456));
+    }
 
     #[test]
     fn integers() {
@@ -391,7 +493,8 @@ mod tests {
         assert_eq!(dt("0000-00-00"), Some(ZERO_DATETIME_MICROS));
         assert_eq!(dt("0000-00-00 00:00:01"), None);
         assert_eq!(dt("2024-01-05 24:00:00"), None);
-        assert_eq!(dt("2024-01-05 23:59:59.9999999"), None);
+        // Rounded into the next day, as Dolt rounds it.
+        assert_eq!(dt("2024-01-05 23:59:59.9999999"), dt("2024-01-06 00:00:00"));
     }
 
     #[test]

@@ -11,6 +11,8 @@
 use std::ffi::c_char;
 use std::path::Path;
 
+use arrow_array::ffi_stream::{ArrowArrayStreamReader, FFI_ArrowArrayStream};
+use prollystore_arrow::dolt_write::write_batches;
 use prollystore_dolt::write::{CommitMeta, DoltWriter, RowMode, TableDef};
 use prollystore_dolt::SqlValue;
 use prollystore_sql::{FromSql, SqlWriter};
@@ -147,17 +149,7 @@ pub extern "C" fn prolly_dolt_writer_apply(
     row_count: usize,
 ) -> prolly_result {
     ffi!({
-        let mode = match mode {
-            m if m == prolly_dolt_row_mode::Insert as u32 => RowMode::Insert,
-            m if m == prolly_dolt_row_mode::Update as u32 => RowMode::Update,
-            m if m == prolly_dolt_row_mode::Upsert as u32 => RowMode::Upsert,
-            m if m == prolly_dolt_row_mode::Delete as u32 => RowMode::Delete,
-            m => {
-                return Err(Error::invalid(format!(
-                    "mode {m} is not a prolly_dolt_row_mode"
-                )))
-            }
-        };
+        let mode = row_mode(mode)?;
         let cells = row_count
             .checked_mul(column_count)
             .ok_or_else(|| Error::invalid("row_count * column_count overflows"))?;
@@ -193,6 +185,54 @@ pub extern "C" fn prolly_dolt_writer_apply(
             .collect::<Result<Vec<_>, Error>>()?;
         w.writer.apply(mode, table, &names, &rows)?;
         Ok(())
+    })
+}
+
+/// Applies every row of the Arrow stream `stream` to `table` in `mode` (a
+/// `prolly_dolt_row_mode`): each stream column goes to the table column of its name (the
+/// others get their defaults). Text and binary values are taken as they are; every other value
+/// as the text `dolt sql` prints for it, so the values are checked and stored as a CSV import
+/// of them would be. Timestamps with a time zone are instants (a TIMESTAMP column takes only
+/// those). The call consumes the stream (it is released, whatever the result). All rows or
+/// none: an error names the column and row and changes nothing.
+#[no_mangle]
+pub extern "C" fn prolly_dolt_writer_apply_arrow(
+    writer: *mut prolly_dolt_writer,
+    mode: u32,
+    table: *const c_char,
+    stream: *mut FFI_ArrowArrayStream,
+) -> prolly_result {
+    ffi!({
+        if stream.is_null() {
+            return Err(Error::invalid("stream is NULL"));
+        }
+        // SAFETY: C caller's contract: `stream` points to a valid ArrowArrayStream the caller
+        // gives up; the reader moves it out, leaving a released one in its place.
+        let reader = unsafe { ArrowArrayStreamReader::from_raw(stream) }
+            .map_err(prollystore_arrow::Error::from)?;
+        let mode = row_mode(mode)?;
+        // SAFETY: C caller's contract: valid handle, NUL-terminated string.
+        let (w, table) = unsafe { (input_mut(writer, "writer")?, text(table, "table")?) };
+        let batches = reader
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(prollystore_arrow::Error::from)?;
+        write_batches(&mut w.writer, mode, table, batches)?;
+        Ok(())
+    })
+}
+
+/// The row mode a `prolly_dolt_row_mode` value names.
+fn row_mode(mode: u32) -> Result<RowMode, Error> {
+    Ok(match mode {
+        m if m == prolly_dolt_row_mode::Insert as u32 => RowMode::Insert,
+        m if m == prolly_dolt_row_mode::Update as u32 => RowMode::Update,
+        m if m == prolly_dolt_row_mode::Upsert as u32 => RowMode::Upsert,
+        m if m == prolly_dolt_row_mode::Delete as u32 => RowMode::Delete,
+        m => {
+            return Err(Error::invalid(format!(
+                "mode {m} is not a prolly_dolt_row_mode"
+            )))
+        }
     })
 }
 

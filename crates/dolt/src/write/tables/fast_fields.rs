@@ -8,7 +8,7 @@
 
 use std::borrow::Cow;
 
-use prollystore_format::tuple::{round_datetime, Date, Decimal, TupleBuilder};
+use prollystore_format::tuple::{Date, Decimal, TupleBuilder};
 use prollystore_format::value_parse;
 use prollystore_format::Encoding;
 
@@ -314,9 +314,7 @@ fn parse(kind: Kind, field: usize, text: &[u8]) -> Option<Parsed> {
             }
         }
         Kind::Date => Parsed::Date(value_parse::parse_date(text)?),
-        Kind::Datetime { fsp } => {
-            Parsed::Datetime(round_datetime(value_parse::parse_datetime(text)?, fsp))
-        }
+        Kind::Datetime { fsp } => Parsed::Datetime(value_parse::parse_datetime_at(text, fsp)?),
         Kind::Text { max, bytes } => {
             let s = std::str::from_utf8(text).ok()?;
             if let Some(max) = max {
@@ -387,9 +385,18 @@ mod tests {
             parse(Kind::Datetime { fsp: 0 }, 0, b"1970-1-1 0:0:0.5"),
             Some(Parsed::Datetime(1_000_000))
         ));
+        // More fraction digits than a microsecond round once, to the column's precision.
+        assert!(matches!(
+            parse(Kind::Datetime { fsp: 6 }, 0, b"1970-01-01 00:00:00.1234565"),
+            Some(Parsed::Datetime(123_457))
+        ));
+        assert!(matches!(
+            parse(Kind::Datetime { fsp: 0 }, 0, b"1970-01-01 00:00:00.4999996"),
+            Some(Parsed::Datetime(0))
+        ));
         for t in [
             &b"1970-01-01 24:00:00"[..],
-            b"1970-01-01 00:00:00.1234567",
+            b"1970-01-01 00:00:00.1234567x",
             b"1970-02-30 00:00:00",
             b"1970-13-01",
             b" 1970-01-01",
