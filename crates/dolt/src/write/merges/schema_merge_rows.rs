@@ -664,11 +664,11 @@ struct RawKeys<'a> {
 
 impl RawKeys<'_> {
     /// The index keys of every row of `map`, in row order. Reading the rows (and their leaves)
-    /// costs more than sorting the keys, so a large table is read in two halves on two
-    /// threads, each half a run of the root's subtrees. The halves read the database's files
-    /// only (the session's own chunks are not shared between threads), which hold every
-    /// subtree of an unchanged table: its root node, carried inside the table chunk, is the
-    /// one node the session store holds.
+    /// costs more than sorting the keys, so a large table is read in parts on several threads
+    /// ([`PARTS_PER_CORE`] per core), each part a run of the root's subtrees with about as
+    /// many rows as the others. The parts read the database's files only (the session's own
+    /// chunks are not shared between threads), which hold every subtree of an unchanged table:
+    /// its root node, carried inside the table chunk, is the one node the session store holds.
     fn of_map(
         &self,
         store: &Overlay<'_>,
