@@ -263,7 +263,9 @@ fn write_value(name: &str, array: &ArrayRef, r: usize, out: &mut Vec<u8>) -> Res
         DataType::UInt16 => value_text::write_u64(out, v::<UInt16Type>(array, r).into()),
         DataType::UInt32 => value_text::write_u64(out, v::<UInt32Type>(array, r).into()),
         DataType::UInt64 => value_text::write_u64(out, v::<UInt64Type>(array, r)),
-        DataType::Float32 => value_text::write_f32(out, v::<Float32Type>(array, r)),
+        // Widened exactly: its text reads back as the same number into a DOUBLE column, and
+        // rounds back to it in a FLOAT one.
+        DataType::Float32 => value_text::write_f64(out, f64::from(v::<Float32Type>(array, r))),
         DataType::Float64 => value_text::write_f64(out, v::<Float64Type>(array, r)),
         &DataType::Decimal128(_, scale) => {
             let c = v::<Decimal128Type>(array, r);

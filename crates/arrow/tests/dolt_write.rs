@@ -94,6 +94,26 @@ fn nanoseconds_round_as_the_column_keeps_them() {
 }
 
 #[test]
+fn a_float32_keeps_its_exact_value_in_float_and_double_columns() {
+    let (_tmp, dir) = with_table("CREATE TABLE t (id BIGINT PRIMARY KEY, f FLOAT, d DOUBLE)");
+    let x = arrow_array::Float32Array::from(vec![0.1f32, 16_777_217.0, -3.5e-20]);
+    let b = batch(vec![
+        ("id", Arc::new(Int64Array::from(vec![1, 2, 3])) as ArrayRef),
+        ("f", Arc::new(x.clone()) as ArrayRef),
+        ("d", Arc::new(x) as ArrayRef),
+    ]);
+    let mut w = prollystore_sql::writer(&dir).unwrap();
+    write_batches(&mut w, RowMode::Insert, "t", [b]).unwrap();
+    w.save(WHO, WHEN).unwrap();
+    drop(w);
+    // As Dolt prints a FLOAT (32-bit shortest text) and a DOUBLE (the widened value).
+    assert_eq!(
+        csv(&dir),
+        "id,f,d\n1,0.1,0.10000000149011612\n2,1.6777216e+07,1.6777216e+07\n3,-3.5e-20,-3.499999888929329e-20\n"
+    );
+}
+
+#[test]
 fn what_a_table_cannot_hold_is_refused_with_nothing_written() {
     let (_tmp, dir) = with_table("CREATE TABLE t (id BIGINT PRIMARY KEY, n TINYINT, s VARCHAR(3))");
     let before = csv(&dir);
