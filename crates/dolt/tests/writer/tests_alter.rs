@@ -172,6 +172,8 @@ fn bad_alter_statements_change_nothing() {
             "ALTER TABLE t ADD CONSTRAINT fk FOREIGN KEY (qty) REFERENCES t(nope)",
             "nope",
         ),
+        // A check the stored rows break (Dolt: `Check constraint "ck" violated`).
+        ("ALTER TABLE t ADD CONSTRAINT ck CHECK (id > 1)", "\"ck\""),
     ];
     for (sql, named) in cases {
         let mut w = prollystore_sql::writer(&dir).unwrap();

@@ -17,7 +17,7 @@ use prollystore::store::ChunkStore;
 use prollystore::Map;
 
 use super::alter_op::{AlterOp, AlterStatement, Position};
-use super::checks::stored_value;
+use super::checks::{stored_value, RowChecks};
 use super::column_tags::{auto_generate_tag, kind_of};
 use super::foreign_keys::{self, StoredForeignKey};
 use super::table_def::{
@@ -154,6 +154,9 @@ struct Effects {
     check_columns: Vec<String>,
     /// The names of the foreign keys the table declares (an unnamed CHECK's name avoids them).
     fk_names: Vec<String>,
+    /// A CHECK constraint was added: every stored row must meet it, as Dolt refuses the
+    /// ALTER otherwise.
+    check_added: bool,
 }
 
 fn find_column(def: &TableDef, name: &str) -> Result<usize> {
@@ -440,6 +443,7 @@ fn apply(
                     format!("a constraint named {:?} exists", c.name),
                 ));
             }
+            fx.check_added = true;
             def.checks.push(c);
         }
         AlterOp::DropConstraint(name) => {
@@ -664,6 +668,25 @@ fn check_rows(store: &Overlay<'_>, table: &EditTable, columns: &[String]) -> Res
     Ok(())
 }
 
+/// Every row of `table` checked against its enforced CHECK constraints (after one was added).
+fn check_constraints(store: &Overlay<'_>, table: &EditTable) -> Result<()> {
+    let Some(checks) = RowChecks::for_schema(store.engine, &table.name, &table.schema)? else {
+        return Ok(());
+    };
+    let map = Map::new(store, table.primary, table.schema.primary_tuple_schema()?);
+    let tree = DoltError::from;
+    for (row, r) in map.iter().map_err(tree)?.enumerate() {
+        let (k, v) = r.map_err(tree)?;
+        let cells = table.cells_of(store, k, v)?;
+        checks.check(
+            &table.name,
+            row,
+            table.visible_values(checks.visible(), &cells)?,
+        )?;
+    }
+    Ok(())
+}
+
 impl WorkingEdits {
     /// Runs one `ALTER TABLE` (or `RENAME TABLE`) statement on `branch`'s working root. Nothing
     /// changes when it fails.
@@ -865,6 +888,9 @@ fn alter_root(
         };
         let mut t = EditTable::load(store, &new_name, table)?;
         check_rows(store, &t, &fx.check_columns)?;
+        if fx.check_added {
+            check_constraints(store, &t)?;
+        }
         if let Some(n) = fx.auto_increment {
             t.auto_increment = n;
             t.store(store)?
