@@ -23,8 +23,11 @@ const KEYLESS: &str = "CREATE TABLE k (a INT, b VARCHAR(10))";
 const KEYLESS_ROWS: &str = "INSERT INTO k VALUES (1, 'x'), (2, 'y')";
 
 /// The statements, each run by `DoltWriter::alter` and by `dolt sql -q`.
-const ALTERS: [&str; 11] = [
+const ALTERS: [&str; 12] = [
     "ALTER TABLE t ADD COLUMN extra INT",
+    // NOT NULL without a default: the stored rows take the type's implicit value.
+    "ALTER TABLE t ADD COLUMN z INT NOT NULL, ADD COLUMN zs VARCHAR(3) NOT NULL, \
+     ADD COLUMN zd DATETIME NOT NULL",
     "ALTER TABLE t ADD COLUMN flag TINYINT NOT NULL DEFAULT 1 AFTER code",
     "ALTER TABLE t MODIFY COLUMN name VARCHAR(40) COLLATE utf8mb4_0900_ai_ci",
     "ALTER TABLE t MODIFY COLUMN qty BIGINT",
@@ -38,7 +41,7 @@ const ALTERS: [&str; 11] = [
 ];
 
 /// Dolt 2.3.1's commit of CREATE, ROWS, KEYLESS, KEYLESS_ROWS and ALTERS, then DROP TABLE k2.
-const DOLT_COMMIT: &str = "l8d6otnoihe41gpfb7oi4q5s5kv2ukpp";
+const DOLT_COMMIT: &str = "rviahrpgh6ourh3nqrfb95sfcnn04j0s";
 
 pub(super) fn meta() -> CommitMeta {
     CommitMeta {

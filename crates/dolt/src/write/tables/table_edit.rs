@@ -777,6 +777,13 @@ impl EditTable {
                 None => match col.default_value.as_deref().filter(|d| !d.is_empty()) {
                     None if col.nullable && !col.primary_key => Cell::Null,
                     None if col.auto_increment => Cell::Null,
+                    // A NOT NULL column added without a default: the rows already stored take
+                    // the type's implicit value, as Dolt's ALTER gives them.
+                    None if carried && implicit_default(col).is_some() => {
+                        let text = implicit_default(col).unwrap_or_default();
+                        default_cell(col, text)
+                            .map_err(|e| bad(&self.name, &col.name, format!("row {row}: {e}")))?
+                    }
                     None => {
                         return Err(bad(
                             &self.name,
@@ -1553,6 +1560,20 @@ fn with_copies(value: &[u8], n: u64) -> Vec<u8> {
     let mut v = value.to_vec();
     v[..8].copy_from_slice(&n.to_le_bytes());
     v
+}
+
+/// The value MySQL gives a NOT NULL column that has no default, as default text: zero,
+/// the empty string, the zero date; `None` where ours was not shown to match Dolt's (TIME,
+/// which Dolt stores otherwise; ENUM, YEAR, JSON, geometry, vectors).
+fn implicit_default(col: &crate::schema::Column) -> Option<&'static str> {
+    use crate::schema::SqlType as T;
+    Some(match &col.sql_type {
+        T::Int { .. } | T::Float | T::Double | T::Decimal { .. } | T::Bit(_) => "0",
+        T::Text { .. } | T::Binary { .. } | T::Set(_) => "''",
+        T::Date => "'0000-00-00'",
+        T::Datetime(_) | T::Timestamp(_) => "'0000-00-00 00:00:00'",
+        _ => return None,
+    })
 }
 
 /// A column default as printed (`'new'`, `'0'`, `NULL`, `42`) as a cell.
