@@ -118,6 +118,31 @@ fn position(p: &Option<MySQLColumnPosition>) -> Option<Position> {
     })
 }
 
+/// The table of a `DROP TABLE [IF EXISTS] name` statement, and whether it said IF EXISTS
+/// (`None` for any other statement). Several tables at once are not done.
+pub(crate) fn parse_drop_table(sql: &str) -> Result<Option<(String, bool)>> {
+    let Ok(statements) = Parser::parse_sql(&MySqlDialect {}, sql) else {
+        return Ok(None);
+    };
+    match statements.as_slice() {
+        [Statement::Drop {
+            object_type: sqlparser::ast::ObjectType::Table,
+            if_exists,
+            names,
+            temporary: false,
+            ..
+        }] => match names.as_slice() {
+            [one] => Ok(Some((unquote(&one.to_string()), *if_exists))),
+            _ => Err(prollystore_dolt::error::unsupported_sql(
+                "DROP TABLE",
+                sql,
+                "DROP TABLE of several tables (not done yet)",
+            )),
+        },
+        _ => Ok(None),
+    }
+}
+
 /// Parses one `ALTER TABLE` statement (or `RENAME TABLE a TO b`).
 pub fn parse_alter(sql: &str) -> Result<AlterStatement> {
     if let Some(s) = special(sql)? {

@@ -101,8 +101,9 @@ pub trait SqlWriter {
     /// Creates a table from one `CREATE TABLE` statement.
     fn create_table_sql(&mut self, sql: &str) -> Result<()>;
 
-    /// Runs one `ALTER TABLE …` statement (or `RENAME TABLE a TO b`) on the working root as
-    /// Dolt 2.3.1 runs it (see [`DoltWriter::alter_table`]); nothing changes when it fails.
+    /// Runs one `ALTER TABLE …` statement (or `RENAME TABLE a TO b`, or `DROP TABLE [IF
+    /// EXISTS] t`) on the working root as Dolt 2.3.1 runs it (see
+    /// [`DoltWriter::alter_table`]); nothing changes when it fails.
     fn alter(&mut self, sql: &str) -> Result<()>;
 }
 
@@ -112,6 +113,17 @@ impl SqlWriter for DoltWriter {
     }
 
     fn alter(&mut self, sql: &str) -> Result<()> {
+        if let Some((table, if_exists)) = alter_sql::parse_drop_table(sql)? {
+            if if_exists
+                && !self
+                    .tables()?
+                    .iter()
+                    .any(|t| t.eq_ignore_ascii_case(&table))
+            {
+                return Ok(());
+            }
+            return self.drop_table(&table);
+        }
         self.alter_table(&parse_alter(sql)?)
     }
 }

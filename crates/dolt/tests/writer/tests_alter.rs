@@ -86,7 +86,9 @@ fn ours(dir: &Path) -> String {
     for sql in ALTERS {
         w.alter(sql).unwrap_or_else(|e| panic!("{sql}: {e}"));
     }
-    w.drop_table("k2").unwrap();
+    // Through the SQL entry point, as `dolt sql` runs it.
+    w.alter("DROP TABLE k2").unwrap();
+    w.alter("DROP TABLE IF EXISTS k2").unwrap();
     w.commit(&meta()).unwrap().to_string()
 }
 
@@ -175,6 +177,8 @@ fn bad_alter_statements_change_nothing() {
             "ALTER TABLE t ADD CONSTRAINT fk FOREIGN KEY (qty) REFERENCES t(nope)",
             "nope",
         ),
+        ("DROP TABLE nope", "nope"),
+        ("DROP TABLE t, t", "several tables"),
         // A check the stored rows break (Dolt: `Check constraint "ck" violated`).
         ("ALTER TABLE t ADD CONSTRAINT ck CHECK (id > 1)", "\"ck\""),
     ];
