@@ -61,6 +61,13 @@ fn batch(columns: Vec<(&str, ArrayRef)>) -> RecordBatch {
     RecordBatch::try_from_iter(columns).unwrap()
 }
 
+/// Inserts `b` into `t` and saves the working set.
+fn inserted(dir: &std::path::Path, b: RecordBatch) {
+    let mut w = prollystore_sql::writer(dir).unwrap();
+    write_batches(&mut w, RowMode::Insert, "t", [b]).unwrap();
+    w.save(WHO, WHEN).unwrap();
+}
+
 /// The table's rows as `dolt sql -r csv` would print them (through our CSV export).
 fn csv(dir: &std::path::Path) -> String {
     let db = Database::open(dir).unwrap();
@@ -83,10 +90,7 @@ fn nanoseconds_round_as_the_column_keeps_them() {
         ("at", Arc::new(ns.clone()) as ArrayRef),
         ("d", Arc::new(ns) as ArrayRef),
     ]);
-    let mut w = prollystore_sql::writer(&dir).unwrap();
-    write_batches(&mut w, RowMode::Insert, "t", [b]).unwrap();
-    w.save(WHO, WHEN).unwrap();
-    drop(w);
+    inserted(&dir, b);
     assert_eq!(
         csv(&dir),
         "id,at,d\n1,2024-01-01 00:00:00.123457,2024-01-01 00:00:00\n2,1969-12-31 23:59:59.999999,1970-01-01 00:00:00\n"
@@ -102,10 +106,7 @@ fn a_float32_keeps_its_exact_value_in_float_and_double_columns() {
         ("f", Arc::new(x.clone()) as ArrayRef),
         ("d", Arc::new(x) as ArrayRef),
     ]);
-    let mut w = prollystore_sql::writer(&dir).unwrap();
-    write_batches(&mut w, RowMode::Insert, "t", [b]).unwrap();
-    w.save(WHO, WHEN).unwrap();
-    drop(w);
+    inserted(&dir, b);
     // As Dolt prints a FLOAT (32-bit shortest text) and a DOUBLE (the widened value).
     assert_eq!(
         csv(&dir),

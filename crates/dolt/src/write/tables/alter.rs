@@ -641,6 +641,21 @@ fn reinsert(store: &Overlay<'_>, old: &EditTable, schema: &[u8]) -> Result<EditT
     Ok(new)
 }
 
+/// Calls `f` with each stored row of `table` (its number and cells), in key order.
+fn for_each_row(
+    store: &Overlay<'_>,
+    table: &EditTable,
+    mut f: impl FnMut(usize, &[Cell]) -> Result<()>,
+) -> Result<()> {
+    let map = Map::new(store, table.primary, table.schema.primary_tuple_schema()?);
+    let tree = DoltError::from;
+    for (row, r) in map.iter().map_err(tree)?.enumerate() {
+        let (k, v) = r.map_err(tree)?;
+        f(row, &table.cells_of(store, k, v)?)?;
+    }
+    Ok(())
+}
+
 /// NOT NULL and lengths of `columns` checked over every row of `table` (after a MODIFY).
 fn check_rows(store: &Overlay<'_>, table: &EditTable, columns: &[String]) -> Result<()> {
     let cols: Vec<usize> = columns
@@ -650,11 +665,7 @@ fn check_rows(store: &Overlay<'_>, table: &EditTable, columns: &[String]) -> Res
     if cols.is_empty() {
         return Ok(());
     }
-    let map = Map::new(store, table.primary, table.schema.primary_tuple_schema()?);
-    let tree = DoltError::from;
-    for (row, r) in map.iter().map_err(tree)?.enumerate() {
-        let (k, v) = r.map_err(tree)?;
-        let cells = table.cells_of(store, k, v)?;
+    for_each_row(store, table, |row, cells| {
         for &c in &cols {
             let cell = match &cells[c] {
                 Cell::Stored(bytes) => {
@@ -664,8 +675,8 @@ fn check_rows(store: &Overlay<'_>, table: &EditTable, columns: &[String]) -> Res
             };
             table.check_cell(row, c, &cell)?;
         }
-    }
-    Ok(())
+        Ok(())
+    })
 }
 
 /// Every row of `table` checked against its enforced CHECK constraints (after one was added).
@@ -673,18 +684,13 @@ fn check_constraints(store: &Overlay<'_>, table: &EditTable) -> Result<()> {
     let Some(checks) = RowChecks::for_schema(store.engine, &table.name, &table.schema)? else {
         return Ok(());
     };
-    let map = Map::new(store, table.primary, table.schema.primary_tuple_schema()?);
-    let tree = DoltError::from;
-    for (row, r) in map.iter().map_err(tree)?.enumerate() {
-        let (k, v) = r.map_err(tree)?;
-        let cells = table.cells_of(store, k, v)?;
+    for_each_row(store, table, |row, cells| {
         checks.check(
             &table.name,
             row,
-            table.visible_values(checks.visible(), &cells)?,
-        )?;
-    }
-    Ok(())
+            table.visible_values(checks.visible(), cells)?,
+        )
+    })
 }
 
 impl WorkingEdits {
