@@ -164,10 +164,21 @@ impl Schema {
             .collect();
         let mut indexes = Vec::new();
         for ix in s.secondary_indexes().iter().flatten() {
+            let columns: Vec<usize> = ix.index_columns().iter().map(pos).collect::<Result<_>>()?;
+            // A keyed table's index is keyed by its columns, then the primary key's others in
+            // key order, which Dolt derives again when it reads a schema: the stored list may
+            // have them in column order (Dolt 2.3.1 writes it so after changing a column in
+            // place), and the index's rows are not keyed that way.
+            let key_columns = if keyless {
+                ix.key_columns().iter().map(pos).collect::<Result<_>>()?
+            } else {
+                let rest = key_columns.iter().filter(|k| !columns.contains(k));
+                columns.iter().chain(rest).copied().collect()
+            };
             indexes.push(Index {
                 name: ix.name().unwrap_or("").to_string(),
-                columns: ix.index_columns().iter().map(pos).collect::<Result<_>>()?,
-                key_columns: ix.key_columns().iter().map(pos).collect::<Result<_>>()?,
+                columns,
+                key_columns,
                 unique: ix.unique_key(),
                 prefix_lengths: ix
                     .prefix_lengths()

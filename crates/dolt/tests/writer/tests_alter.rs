@@ -167,6 +167,8 @@ fn bad_alter_statements_change_nothing() {
         ("ALTER TABLE t DROP INDEX nope", "nope"),
         ("ALTER TABLE t RENAME INDEX nope TO other", "nope"),
         ("ALTER TABLE t ADD COLUMN name INT", "name"),
+        // A column renamed to its own name, in any case (Dolt: `Column "Name" already exists`).
+        ("ALTER TABLE t RENAME COLUMN name TO Name", "already exists"),
         (
             "ALTER TABLE t ADD UNIQUE INDEX ucode (code)",
             "Duplicate entry",

@@ -29,7 +29,7 @@ use crate::write::maps::address_map::{address_map_entries, edit_address_map, emp
 use crate::write::storage::overlay::Overlay;
 use crate::write::tables::bulk_insert::Packed;
 use crate::write::tables::checks::RowChecks;
-use crate::write::tables::table_edit::{empty_value, index_schema, Cell, EditTable};
+use crate::write::tables::table_edit::{copies, empty_value, index_schema, Cell, EditTable};
 use prollystore_format::tuple::{Tuple, TupleBuilder, TupleDesc, TupleError};
 use prollystore_format::Encoding;
 
@@ -614,6 +614,9 @@ pub(in crate::write) fn merge_rows(
         };
         if ix.unique {
             check_unique(&edited, ix.columns.len(), name, &ix.name, conflicts)?;
+            if ms.keyless {
+                unique_copies(store, &final_map, &rows.merged, mi, name, conflicts)?;
+            }
         }
         roots.push((ix.name.as_bytes().to_vec(), Some(edited.root())));
     }
@@ -767,6 +770,37 @@ impl RawKeys<'_> {
         }
         Ok(())
     }
+}
+
+/// A keyless table's row stored more than once (its count above 1) has one entry in each
+/// index, so [`check_unique`] cannot see it: a unique index `index` (of `table`, position in
+/// its schema) over values none of which is NULL is broken by it, as Dolt refuses it.
+fn unique_copies(
+    store: &Overlay<'_>,
+    rows: &Map<'_, Overlay<'_>, TupleSchema>,
+    table: &EditTable,
+    index: usize,
+    name: &str,
+    conflicts: &mut Vec<MergeConflict>,
+) -> Result<()> {
+    let ix = &table.schema.indexes[index];
+    for r in rows.iter().map_err(DoltError::from)? {
+        let (k, v) = r.map_err(DoltError::from)?;
+        if copies(v)? < 2 {
+            continue;
+        }
+        let key = table.index_key(store, index, k, v)?;
+        let t = Tuple::new_unverified(&key);
+        if (0..ix.columns.len()).all(|f| t.field(f).is_some()) {
+            conflicts.push(MergeConflict {
+                table: name.to_string(),
+                key: Vec::new(),
+                reason: format!("a row stored twice breaks unique index {:?}", ix.name),
+            });
+            return Ok(());
+        }
+    }
+    Ok(())
 }
 
 /// The subtrees under `root` with their row counts, in key order, when every one of them lies

@@ -21,7 +21,7 @@ use super::checks::{stored_value, RowChecks};
 use super::column_tags::{auto_generate_tag, kind_of};
 use super::foreign_keys::{self, StoredForeignKey};
 use super::table_def::{
-    column_type, CheckDef, ColumnDef, ForeignKeyAction, GeneratedDef, IndexDef, TableDef,
+    column_type, CheckDef, ColumnDef, ForeignKeyAction, GeneratedDef, IndexDef, KeyOrder, TableDef,
 };
 use super::table_edit::{copies, Cell, EditTable};
 use crate::error::{bad_chunk, DoltError, Result};
@@ -157,6 +157,9 @@ struct Effects {
     /// A CHECK constraint was added: every stored row must meet it, as Dolt refuses the
     /// ALTER otherwise.
     check_added: bool,
+    /// The last clause changed a column in place (no rewrite: Dolt's `modifyColumn`), so
+    /// the schema is written as that path writes it.
+    modified_in_place: bool,
 }
 
 fn find_column(def: &TableDef, name: &str) -> Result<usize> {
@@ -207,15 +210,28 @@ fn length_of(t: &str) -> Option<u64> {
         .ok()
 }
 
+/// The collation of a text type's text (`utf8mb4_0900_bin` where it names none, as Dolt
+/// stores it), lower case.
+fn collation_of(t: &str) -> String {
+    let lower = t.to_ascii_lowercase();
+    let mut words = lower.split_whitespace().skip_while(|w| *w != "collate");
+    words.nth(1).unwrap_or("utf8mb4_0900_bin").to_string()
+}
+
 /// Dolt's `IsTypeChangeCompatible` for the changes this writer does: the same type, or a
 /// string type made longer, reads the stored rows as they are; any other change rewrites them.
+/// A new collation rewrites them too: Dolt counts it as invalidating the secondary indexes
+/// (their order changes), and go-mysql-server then rewrites the whole table.
 fn needs_rewrite(from: &str, to: &str) -> bool {
     if from == to {
         return false;
     }
+    if is_text_type(from) && collation_of(from) != collation_of(to) {
+        return true;
+    }
     let ((fb, fname), (tb, tname)) = (type_base(from), type_base(to));
     if fb == tb {
-        // A collation change only.
+        // The same collation, spelled otherwise.
         return false;
     }
     let widened = fname == tname
@@ -231,6 +247,7 @@ fn apply(
     used: &mut HashSet<u64>,
 ) -> Result<()> {
     let t = def.name.clone();
+    fx.modified_in_place = false;
     match op {
         AlterOp::AddColumn(col, at) => {
             if def
@@ -293,29 +310,23 @@ fn apply(
                 ));
             }
             let gone = def.columns.remove(at).name;
-            // Indexes lose the column; an index left without columns goes.
-            for ix in &mut def.indexes {
-                if let Some(p) = ix
-                    .columns
-                    .iter()
-                    .position(|c| c.eq_ignore_ascii_case(&gone))
-                {
-                    ix.columns.remove(p);
-                    if !ix.prefix_lengths.is_empty() {
-                        ix.prefix_lengths.remove(p);
-                    }
-                }
-            }
-            def.indexes.retain(|ix| !ix.columns.is_empty());
+            // Every index over the column goes, however many columns it has (Dolt's
+            // `dropIndexesOnDroppedColumn`; MySQL would keep the others). Its map stays in the
+            // table, stale, as Dolt leaves it.
+            def.indexes
+                .retain(|ix| !ix.columns.iter().any(|c| c.eq_ignore_ascii_case(&gone)));
             fx.rewrite = true;
             def.comment = None;
         }
         AlterOp::RenameColumn(from, to) => {
             let at = find_column(def, from)?;
-            if !from.eq_ignore_ascii_case(to) && find_column(def, to).is_ok() {
-                return Err(bad(&t, to, "Duplicate column name"));
+            // Any column of the name, the renamed one too (in any case), as go-mysql-server
+            // refuses it.
+            if find_column(def, to).is_ok() {
+                return Err(bad(&t, to, format!("Column {to:?} already exists")));
             }
             rename_everywhere(def, &def.columns[at].name.clone(), to);
+            fx.modified_in_place = true;
         }
         AlterOp::ChangeColumn(old, col, at) => {
             let from = find_column(def, old)?;
@@ -349,16 +360,13 @@ fn apply(
                 }
             }
             if needs_rewrite(&old_col.sql_type, &new.sql_type) {
-                if key {
-                    return Err(refused(
-                        &t,
-                        format!("changing the type of primary-key column {old:?} (not done yet)"),
-                    ));
-                }
                 fx.rewrite = true;
                 fx.key_changed = true;
             } else if old_col.nullable && !new.nullable {
+                // go-mysql-server rewrites the table to check the rows.
                 fx.check_columns.push(new.name.clone());
+            } else {
+                fx.modified_in_place = true;
             }
             let new_name = new.name.clone();
             def.columns.remove(from);
@@ -371,6 +379,7 @@ fn apply(
             };
             if to != from {
                 fx.rewrite = true;
+                fx.modified_in_place = false;
             }
             if !old_col.name.eq_ignore_ascii_case(&new_name) || old_col.name != new_name {
                 let keep = def.columns[to].clone();
@@ -386,6 +395,7 @@ fn apply(
                 Some(d) => Some(d.for_type(&c.sql_type)?),
                 None => None,
             };
+            fx.modified_in_place = true;
         }
         AlterOp::AddIndex(ix) => {
             if def
@@ -636,7 +646,7 @@ fn reinsert(store: &Overlay<'_>, old: &EditTable, schema: &[u8]) -> Result<EditT
             rows.push(row.clone());
         }
     }
-    new.insert(store, &rows)?;
+    new.insert_carried(store, &rows)?;
     new.auto_increment = old.auto_increment;
     Ok(new)
 }
@@ -832,11 +842,18 @@ fn alter_root(
         }
         rename_in_foreign_keys(&name, &stmt.table, to, &mut fks);
     }
-    let new_address = if def_equal(&def, &before) {
+    let new_address = if def_equal(&def, &before) && !fx.modified_in_place {
         address
     } else {
-        let schema = def.schema_chunk_with_system_indexes(&mut used.clone(), &system)?;
-        let table = if fx.key_changed {
+        let order = if fx.modified_in_place {
+            KeyOrder::Columns
+        } else {
+            KeyOrder::PrimaryKey
+        };
+        let schema = def.schema_chunk_as_written(&mut used.clone(), &system, order)?;
+        // A keyless table's rows are keyed by the hash of their values: a rewrite that
+        // changes the values moves every row.
+        let table = if fx.key_changed || (fx.rewrite && old.schema.keyless) {
             let t = reinsert(store, &old, &schema)?;
             t.store(store)?
         } else {

@@ -338,6 +338,20 @@ fn charset_max_bytes(charset: &str) -> u64 {
     }
 }
 
+/// How a schema message lists the primary-key columns that end each secondary index's key.
+///
+/// Only the message's bytes differ: Dolt reads an index's key as its own columns followed by
+/// the primary key's in key order, whatever the message lists (readers must too).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum KeyOrder {
+    /// In primary-key order, as the index's rows are keyed (how Dolt writes a schema it built
+    /// or read whole).
+    PrimaryKey,
+    /// In column order: how Dolt 2.3.1 writes a schema after changing a column in place (its
+    /// `modifyColumn` adds the indexes before it sets the key order).
+    Columns,
+}
+
 /// A table definition resolved into what the schema message holds.
 #[derive(Clone, Debug)]
 pub(crate) struct ResolvedTable {
@@ -675,9 +689,28 @@ impl TableDef {
         used: &mut HashSet<u64>,
         system: &[String],
     ) -> Result<Vec<u8>> {
+        self.schema_chunk_as_written(used, system, KeyOrder::PrimaryKey)
+    }
+
+    /// [`TableDef::schema_chunk_with_system_indexes`], with the secondary indexes' key columns
+    /// listed as `order` says.
+    pub(crate) fn schema_chunk_as_written(
+        &self,
+        used: &mut HashSet<u64>,
+        system: &[String],
+        order: KeyOrder,
+    ) -> Result<Vec<u8>> {
         let mut r = self.resolve(used)?;
         for (flag, ix) in r.system_defined.iter_mut().zip(&self.indexes) {
             *flag = system.contains(&ix.name);
+        }
+        if order == KeyOrder::Columns {
+            let mut pk = r.key_columns.clone();
+            pk.sort_unstable();
+            for (cols, keys) in &mut r.index_columns {
+                keys.truncate(cols.len());
+                keys.extend(pk.iter().filter(|k| !cols.contains(k)));
+            }
         }
         self.schema_fields(&r)
             .encode()

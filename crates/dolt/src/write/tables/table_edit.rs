@@ -883,10 +883,30 @@ impl EditTable {
         store: &Overlay<'_>,
         rows: &[Vec<(usize, Cell)>],
     ) -> Result<()> {
+        self.insert_rows(store, rows, false)
+    }
+
+    /// [`insert`](Self::insert) of stored rows carried into this table's layout by a schema
+    /// change (see [`carried_row`](Self::carried_row)): a NOT NULL column they lack takes its
+    /// type's implicit value.
+    pub(in crate::write) fn insert_carried(
+        &mut self,
+        store: &Overlay<'_>,
+        rows: &[Vec<(usize, Cell)>],
+    ) -> Result<()> {
+        self.insert_rows(store, rows, true)
+    }
+
+    fn insert_rows(
+        &mut self,
+        store: &Overlay<'_>,
+        rows: &[Vec<(usize, Cell)>],
+        carried: bool,
+    ) -> Result<()> {
         let mut batch = Vec::new();
         let checks = RowChecks::for_schema(&self.engine, &self.name, &self.schema)?;
         for (r, given) in rows.iter().enumerate() {
-            let mut cells = self.full_row(r, given.iter().cloned())?;
+            let mut cells = self.fill_row(r, given.iter().cloned(), carried)?;
             self.assign_auto_increment(&mut cells)?;
             for (c, cell) in cells.iter().enumerate() {
                 if !self.schema.columns[c].hidden {
