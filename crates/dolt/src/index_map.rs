@@ -14,11 +14,17 @@ use crate::db::{Database, Table};
 use crate::error::{bad_chunk, collation_stored, malformed, DoltError, Result};
 use crate::schema::{key_encoding, Column, Index, Schema, SqlType};
 
+/// `utf8mb4_0900_bin`: the collation of a text column whose stored type names none.
+const BIN_COLLATION: u16 = 309;
+
 /// One Dolt index (primary or secondary) of one table state, as a prolly map.
 pub type IndexMap<'d> = Map<'d, DoltChunkSource, TupleSchema>;
 
 impl Schema {
-    /// The collation that orders `col` in keys: its own `COLLATE`, else the table's.
+    /// The collation that orders `col` in keys: its own `COLLATE`, else `utf8mb4_0900_bin`.
+    /// Dolt stores a text column's type with its collation whenever that is not
+    /// `utf8mb4_0900_bin`, whatever the table's (`varchar(5) COLLATE utf8mb4_0900_ai_ci` for
+    /// a column that took an `_ai_ci` table's, `varchar(5)` for one declared `_bin` there).
     /// `None` for columns that are not text.
     pub fn column_collation(&self, col: &Column) -> Result<Option<Collation>> {
         let SqlType::Text { collation, .. } = &col.sql_type else {
@@ -26,7 +32,7 @@ impl Schema {
         };
         let found = match collation {
             Some(name) => Collation::from_name(name),
-            None => Collation::from_id(self.collation),
+            None => Collation::from_id(BIN_COLLATION),
         };
         found
             .map(Some)

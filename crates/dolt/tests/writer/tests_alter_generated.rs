@@ -344,49 +344,65 @@ fn rewrites_of_a_keyless_table_commit_as_dolt_commits_them() {
     );
 }
 
-/// A keyless table's row stored twice breaks a new UNIQUE index over values that are not
-/// NULL (Dolt: `duplicate unique key given: [4]`): refused by the index's name, nothing
-/// written. A row stored twice with NULL in the index's column does not break it (as Dolt
-/// adds it, same hashes checked by hand with `dolt sql`).
-#[test]
-fn a_unique_index_over_a_row_stored_twice_is_refused() {
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("db");
+/// Runs `create` and `insert` (as [`same_as_dolt`] reads them) and commits; then each
+/// statement of `cases` must be refused with an error containing its text, the files as they
+/// were.
+fn refused_after(create: &str, insert: &str, cases: &[(&str, &str)]) -> std::path::PathBuf {
+    let tmp = tempfile::tempdir().unwrap().keep();
+    let dir = tmp.join("db");
     before(&dir);
     {
         let mut w = prollystore_sql::writer(&dir).unwrap();
-        w.create_table(&TableDef::from_sql(KEYLESS_T).unwrap())
-            .unwrap();
-        let (table, _, rows) = parse_insert(KEYLESS_T_ROWS);
+        let def = TableDef::from_sql(create).unwrap();
+        w.create_table(&def).unwrap();
+        let (table, _, rows) = parse_insert(insert);
         let rows: Vec<Vec<Option<&str>>> = rows
             .iter()
             .map(|r| r.iter().map(|v| v.as_deref()).collect())
             .collect();
-        w.apply_text(RowMode::Insert, &table, &["a", "b", "c", "d"], &rows)
+        let columns: Vec<&str> = def.columns.iter().map(|c| c.name.as_str()).collect();
+        w.apply_text(RowMode::Insert, &table, &columns, &rows)
             .unwrap();
         w.commit(&meta()).unwrap();
     }
     let files = super::api_tests::snapshot(&dir);
-    for (sql, index) in [
-        ("ALTER TABLE kl ADD UNIQUE INDEX ua (a)", "\"ua\""),
-        ("ALTER TABLE kl ADD UNIQUE INDEX ubd (b, d)", "\"ubd\""),
-    ] {
+    for (sql, named) in cases {
         let mut w = prollystore_sql::writer(&dir).unwrap();
         let err = w
             .alter(sql)
             .err()
             .unwrap_or_else(|| panic!("{sql} was accepted"));
         let text = err.to_string();
-        assert!(
-            text.contains("stored twice") && text.contains(index),
-            "{sql}: {text}"
-        );
+        assert!(text.contains(named), "{sql}: {text}");
         drop(w);
         assert!(
             super::api_tests::snapshot(&dir) == files,
             "{sql} changed the files"
         );
     }
+    dir
+}
+
+/// A keyless table's row stored twice breaks a new UNIQUE index over values that are not
+/// NULL (Dolt: `duplicate unique key given: [4]`): refused by the index's name, nothing
+/// written. A row stored twice with NULL in the index's column does not break it (as Dolt
+/// adds it, same hashes checked by hand with `dolt sql`).
+#[test]
+fn a_unique_index_over_a_row_stored_twice_is_refused() {
+    let dir = refused_after(
+        KEYLESS_T,
+        KEYLESS_T_ROWS,
+        &[
+            (
+                "ALTER TABLE kl ADD UNIQUE INDEX ua (a)",
+                "stored twice breaks unique index \"ua\"",
+            ),
+            (
+                "ALTER TABLE kl ADD UNIQUE INDEX ubd (b, d)",
+                "stored twice breaks unique index \"ubd\"",
+            ),
+        ],
+    );
     let mut w = prollystore_sql::writer(&dir).unwrap();
     w.create_table(&TableDef::from_sql("CREATE TABLE kn (a INT, b VARCHAR(5))").unwrap())
         .unwrap();
@@ -398,4 +414,26 @@ fn a_unique_index_over_a_row_stored_twice_is_refused() {
     w.apply_text(RowMode::Insert, "kn", &["a", "b"], &twice)
         .unwrap();
     w.alter("ALTER TABLE kn ADD UNIQUE INDEX ua (a)").unwrap();
+    drop(w);
+    std::fs::remove_dir_all(dir.parent().unwrap()).unwrap();
+}
+
+/// Values equal under the column's collation (`'b'` and `'B'` under `_ai_ci`) break a new
+/// UNIQUE index, as Dolt refuses it (`duplicate unique key given: [B,3]`); a `_bin` column of
+/// the same table keeps them apart.
+#[test]
+fn a_unique_index_over_values_equal_under_the_collation_is_refused() {
+    let dir = refused_after(
+        "CREATE TABLE cu (id INT PRIMARY KEY, b VARCHAR(10), c VARCHAR(10) COLLATE \
+         utf8mb4_0900_bin) COLLATE utf8mb4_0900_ai_ci",
+        "INSERT INTO cu VALUES (1, 'b', 'b'), (2, 'x', 'x'), (3, 'B', 'B'), (4, 'Straße', 'ss')",
+        &[(
+            "ALTER TABLE cu ADD UNIQUE INDEX ub (b)",
+            "unique index \"ub\"",
+        )],
+    );
+    let mut w = prollystore_sql::writer(&dir).unwrap();
+    w.alter("ALTER TABLE cu ADD UNIQUE INDEX uc (c)").unwrap();
+    drop(w);
+    std::fs::remove_dir_all(dir.parent().unwrap()).unwrap();
 }

@@ -84,7 +84,8 @@ pub(crate) fn report(
 }
 
 /// Reports unique-index keys whose indexed columns (the first `n` fields, none NULL) occur
-/// more than once after the merge.
+/// more than once after the merge: equal as the index compares them, so `'b'` and `'B'`
+/// under a `_ci` collation (Dolt: "duplicate unique key given").
 pub(crate) fn check_unique(
     index: &Map<'_, Overlay<'_>, TupleSchema>,
     n: usize,
@@ -92,12 +93,19 @@ pub(crate) fn check_unique(
     index_name: &str,
     conflicts: &mut Vec<MergeConflict>,
 ) -> Result<()> {
-    let mut prev: Option<Vec<Option<Vec<u8>>>> = None;
+    let desc = &index.schema().key;
+    let mut prev: Option<Vec<u8>> = None;
     for item in index.iter()? {
         let (k, _) = item?;
         let t = Tuple::new_unverified(k);
-        let fields: Vec<Option<Vec<u8>>> = (0..n).map(|i| t.field(i).map(<[u8]>::to_vec)).collect();
-        if fields.iter().all(Option::is_some) && prev.as_ref() == Some(&fields) {
+        if !(0..n).all(|i| t.field(i).is_some()) {
+            prev = None;
+            continue;
+        }
+        if prev
+            .as_deref()
+            .is_some_and(|p| desc.compare_prefix(p, k, n).is_eq())
+        {
             conflicts.push(MergeConflict {
                 table: table.to_string(),
                 key: Vec::new(),
@@ -105,7 +113,7 @@ pub(crate) fn check_unique(
             });
             return Ok(());
         }
-        prev = Some(fields);
+        prev = Some(k.to_vec());
     }
     Ok(())
 }
