@@ -437,3 +437,62 @@ fn a_unique_index_over_values_equal_under_the_collation_is_refused() {
     drop(w);
     std::fs::remove_dir_all(dir.parent().unwrap()).unwrap();
 }
+
+/// A nullable column added FIRST or AFTER another to a keyless table: Dolt 2.3.1 leaves the
+/// stored rows in the old layout, and then cannot read the table (`panic: byte slice is not
+/// of expected size`). We rewrite the rows (their keys are hashes of their values, so they
+/// move); Dolt reads the result, row for row.
+#[test]
+fn a_column_added_first_to_a_keyless_table_leaves_it_readable() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("db");
+    before(&dir);
+    let mut w = prollystore_sql::writer(&dir).unwrap();
+    w.create_table(&TableDef::from_sql(KEYLESS_T).unwrap())
+        .unwrap();
+    let (table, _, rows) = parse_insert(KEYLESS_T_ROWS);
+    let rows: Vec<Vec<Option<&str>>> = rows
+        .iter()
+        .map(|r| r.iter().map(|v| v.as_deref()).collect())
+        .collect();
+    w.apply_text(RowMode::Insert, &table, &["a", "b", "c", "d"], &rows)
+        .unwrap();
+    w.alter("ALTER TABLE kl ADD COLUMN e INT FIRST, ADD COLUMN f INT AFTER a")
+        .unwrap();
+    w.commit(&meta()).unwrap();
+    drop(w);
+    let db = prollystore_dolt::Database::open(&dir).unwrap();
+    let t = db
+        .table_at("main", prollystore_dolt::State::Committed, "kl")
+        .unwrap();
+    let names: Vec<&str> = t
+        .schema
+        .columns
+        .iter()
+        .filter(|c| !c.hidden)
+        .map(|c| c.name.as_str())
+        .collect();
+    assert_eq!(names, ["e", "a", "f", "b", "c", "d"]);
+    let read = t
+        .reader(&db)
+        .unwrap()
+        .scan(&prollystore_dolt::KeyRange::all())
+        .unwrap();
+    let mut n = 0;
+    for row in read {
+        let row = row.unwrap();
+        assert!(row[0].is_none() && row[2].is_none(), "{row:?}");
+        n += 1;
+    }
+    assert_eq!(n, 6);
+    if let Some(out) = super::helpers::dolt(
+        &dir,
+        &["sql", "-r", "csv", "-q", "select * from kl order by a, b"],
+    ) {
+        assert_eq!(
+            out,
+            "e,a,f,b,c,d\n,1,,Straße,2,1.50\n,2,,b,3,\n,3,,,4,2.25\n,4,,d,5,0.00\n,4,,d,5,0.00\n,5,,B,6,9.99\n"
+        );
+        super::helpers::dolt(&dir, &["fsck"]);
+    }
+}
