@@ -6,7 +6,21 @@
 //! after the last non-key column, a column moved or given a type stored differently. A column
 //! added at the end as nullable leaves the stored rows as they are (they read NULL there). The
 //! rows are carried by the schema merge's row rewriter (`schema_merge_rows`), which also keeps,
-//! builds and drops secondary indexes; a changed primary key re-inserts every row.
+//! builds and drops secondary indexes; a changed primary key re-inserts every row, and so does
+//! any rewrite of a keyless table (its rows are keyed by the hash of their values).
+//!
+//! Where Dolt differs from MySQL, this follows Dolt:
+//! - a text column's new collation rewrites the table, its indexes (and, for a key column, the
+//!   primary index) then ordered by it; values equal under it break a primary or unique key;
+//! - `DROP COLUMN` drops every index over the column, however many columns it has, and
+//!   leaves the index's map in the table, unreferenced;
+//! - a column changed in place (no rewrite) writes the schema with each secondary index's
+//!   trailing primary-key columns in column order ([`KeyOrder::Columns`]);
+//! - `RENAME COLUMN c TO C` is refused ("Column already exists").
+//!
+//! One deliberate difference: a nullable column added FIRST or AFTER another to a keyless
+//! table. Dolt 2.3.1 leaves the stored rows in the old layout and cannot read the table
+//! afterwards; this rewrites them, and Dolt reads the result.
 //!
 //! New columns get their tags as Dolt's `GenerateTagsForNewColumns` picks them: seeded by the
 //! table's column kinds, avoiding every tag of the working and head roots.
