@@ -293,17 +293,18 @@ const OUT_OF_ORDER_ROWS: &str = "INSERT INTO o VALUES ('Straße', 1, 1, 'b', 1),
 /// index too, take the new order), a dropped column (every index over it goes, its map stays
 /// stale), then changes in place (Dolt writes the schema with the indexes' trailing key columns
 /// in column order), the last ones last so that the schema Dolt committed is the in-place one.
-const OUT_OF_ORDER_ALTERS: [&str; 6] = [
+const OUT_OF_ORDER_ALTERS: [&str; 7] = [
     "ALTER TABLE o MODIFY COLUMN u VARCHAR(20) COLLATE utf8mb4_0900_ai_ci",
     "ALTER TABLE o MODIFY COLUMN k VARCHAR(8) COLLATE utf8mb4_0900_ai_ci",
     "ALTER TABLE o DROP COLUMN w",
+    "ALTER TABLE o MODIFY COLUMN v INT UNIQUE",
     "ALTER TABLE o RENAME COLUMN v TO v2",
     "ALTER TABLE o ALTER COLUMN u SET DEFAULT 'q'",
     "ALTER TABLE o MODIFY COLUMN v2 INT COMMENT 'in place', CHANGE COLUMN u U VARCHAR(30) COLLATE utf8mb4_0900_ai_ci",
 ];
 
 /// Dolt 2.3.1's commit of OUT_OF_ORDER, OUT_OF_ORDER_ROWS and OUT_OF_ORDER_ALTERS.
-const DOLT_OUT_OF_ORDER_COMMIT: &str = "ua6ocb2p5d2idkuc23r08sq7fl7i0sfe";
+const DOLT_OUT_OF_ORDER_COMMIT: &str = "hnp7hjtai04j6du5tbcmgfenh22rcu6m";
 
 #[test]
 fn collation_drop_and_in_place_alters_of_an_out_of_order_key_commit_as_dolt_commits_them() {
@@ -322,17 +323,20 @@ const KEYLESS_T_ROWS: &str = "INSERT INTO kl VALUES (1, 'Straße', 2, 1.5), (2, 
 
 /// ALTERs that rewrite a keyless table: its rows are keyed by the hash of their values, so
 /// every row moves (and a row stored twice keeps its count).
-const KEYLESS_ALTERS: [&str; 6] = [
+const KEYLESS_ALTERS: [&str; 8] = [
     "ALTER TABLE kl ADD COLUMN e INT NOT NULL",
     "ALTER TABLE kl ADD COLUMN f VARCHAR(5) DEFAULT 'z'",
     "ALTER TABLE kl DROP COLUMN d",
     "ALTER TABLE kl MODIFY COLUMN b VARCHAR(20) COLLATE utf8mb4_0900_ai_ci",
     "ALTER TABLE kl MODIFY COLUMN a BIGINT",
     "ALTER TABLE kl ADD COLUMN g DATE NOT NULL AFTER a",
+    "ALTER TABLE kl ADD COLUMN u INT UNIQUE, ADD COLUMN w INT CHECK (w <> 0)",
+    // Numbered in stored (row hash) order, as Dolt numbers them; the counter goes on from 7.
+    "ALTER TABLE kl ADD COLUMN id INT PRIMARY KEY AUTO_INCREMENT FIRST",
 ];
 
 /// Dolt 2.3.1's commit of KEYLESS_T, KEYLESS_T_ROWS and KEYLESS_ALTERS.
-const DOLT_KEYLESS_COMMIT: &str = "1k3d90e2qp6j6j0euqjoi2fh8ljrqccj";
+const DOLT_KEYLESS_COMMIT: &str = "33c01df4h9qdkkjanketc1k9v1kp5abj";
 
 #[test]
 fn rewrites_of_a_keyless_table_commit_as_dolt_commits_them() {

@@ -661,7 +661,9 @@ fn reinsert(store: &Overlay<'_>, old: &EditTable, schema: &[u8]) -> Result<EditT
         }
     }
     new.insert_carried(store, &rows)?;
-    new.auto_increment = old.auto_increment;
+    // A column made AUTO_INCREMENT here numbered the rows (in stored order, as Dolt does):
+    // the counter goes on from them.
+    new.auto_increment = new.auto_increment.max(old.auto_increment);
     Ok(new)
 }
 
