@@ -9,7 +9,8 @@ use super::tests::sql_meta;
 use crate::db::Database;
 use crate::error::DoltError;
 
-/// A stored collation id no collation has: the stored schema is malformed.
+/// A stored collation no collation has: the stored schema is malformed. (A text column whose
+/// type names no collation is `utf8mb4_0900_bin`, whatever the table's.)
 #[test]
 fn unknown_stored_collation_is_malformed() {
     let db = Database::open(scenario("basic/after")).unwrap();
@@ -30,10 +31,15 @@ fn unknown_stored_collation_is_malformed() {
     if let crate::schema::SqlType::Text { collation, .. } = &mut col.sql_type {
         *collation = None;
     }
+    let bin = schema.column_collation(&col).unwrap().unwrap();
+    assert_eq!(bin.name(), "utf8mb4_0900_bin");
+    if let crate::schema::SqlType::Text { collation, .. } = &mut col.sql_type {
+        *collation = Some("utf8mb4_no_such_ci".into());
+    }
     let e = schema.column_collation(&col).unwrap_err();
     assert!(matches!(e, DoltError::Malformed { .. }), "{e:?}");
     assert!(std::error::Error::source(&e).is_some(), "{e:?}");
-    assert!(e.to_string().contains("9999"), "{e}");
+    assert!(e.to_string().contains("utf8mb4_no_such_ci"), "{e}");
 }
 
 /// A commit whose first parent is not the branch head (the head moved since it was read) is

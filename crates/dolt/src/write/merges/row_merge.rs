@@ -6,10 +6,12 @@
 
 use prollystore::tuples::TupleSchema;
 use prollystore::{DiffEntry, Map};
-use prollystore_format::tuple::Tuple;
+use prollystore_format::tuple::{Tuple, Value};
 
+use crate::codec::{value_of, Kind};
 use crate::error::Result;
 use crate::schema::Schema;
+use crate::sql_value::SqlValue;
 use crate::write::storage::overlay::Overlay;
 
 /// What to do with rows both sides changed in ways that do not merge.
@@ -35,15 +37,30 @@ pub(crate) struct MergeConflict {
     pub reason: String,
 }
 
-/// Renders a primary key for a conflict report.
+/// A primary key's fields as `dolt sql` prints them (text quoted), for messages; `?` for a
+/// field no value shows (a keyless table's row hash).
 pub(crate) fn key_text(schema: &Schema, key: &[u8]) -> Vec<String> {
     let t = Tuple::new_unverified(key);
     let desc = schema.key_desc();
-    (0..schema.key_columns.len())
-        .map(|i| match desc.value(t, i) {
-            Ok(Some(v)) => format!("{v:?}"),
-            Ok(None) => "NULL".into(),
-            Err(_) => "?".into(),
+    schema
+        .key_columns
+        .iter()
+        .enumerate()
+        .map(|(i, &c)| match (desc.value(t, i), schema.columns.get(c)) {
+            (Ok(None), _) => "NULL".into(),
+            (Ok(Some(v)), Some(col)) => {
+                let bytes = match &v {
+                    Value::String(s) => Some(s.as_bytes()),
+                    Value::Bytes(b) => Some(*b),
+                    _ => None,
+                };
+                match value_of(col, &Kind::of_column(col), v, bytes) {
+                    Ok(SqlValue::Text(s)) => format!("'{s}'"),
+                    Ok(v) => v.to_string(),
+                    Err(_) => "?".into(),
+                }
+            }
+            _ => "?".into(),
         })
         .collect()
 }

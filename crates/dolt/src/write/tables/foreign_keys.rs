@@ -11,14 +11,15 @@ use prollystore_format::collation::Collation;
 use prollystore_format::message::objects::{
     ForeignKeyCollectionFields, ForeignKeyFields, RootValueFields,
 };
-use prollystore_format::tuple::{Tuple, TupleBuilder, TupleDesc, Type, Value};
+use prollystore_format::tuple::{Tuple, TupleBuilder, TupleDesc};
 use prollystore_format::Address;
 
 use super::table_def::{ForeignKeyAction, IndexDef, TableDef};
 use super::table_edit::{copies, index_schema, Cell, EditTable};
 use crate::error::{bad_chunk, DoltError, Result};
 use crate::schema::{key_encoding, Schema, SqlType};
-use crate::write::merges::row_merge::row_changes;
+use crate::sql_value::SqlValue;
+use crate::write::merges::row_merge::{key_text, row_changes};
 use crate::write::storage::overlay::Overlay;
 
 /// One stored foreign key (owned fields of `serial.ForeignKey`).
@@ -627,23 +628,6 @@ pub(in crate::write) fn same_values(
     Ok(l.schema.key.compare_prefix(&pa, &pb, a.len()).is_eq())
 }
 
-/// A value for an error message.
-fn label(v: Option<Value<'_>>) -> String {
-    match v {
-        None => "NULL".into(),
-        Some(Value::Int8(x)) => x.to_string(),
-        Some(Value::Int16(x)) => x.to_string(),
-        Some(Value::Int32(x)) => x.to_string(),
-        Some(Value::Int64(x)) => x.to_string(),
-        Some(Value::Uint8(x)) => x.to_string(),
-        Some(Value::Uint16(x)) => x.to_string(),
-        Some(Value::Uint32(x)) => x.to_string(),
-        Some(Value::Uint64(x)) => x.to_string(),
-        Some(Value::String(s)) => format!("'{s}'"),
-        Some(other) => format!("{other:?}"),
-    }
-}
-
 /// A stored row as text: its primary key (`(1)`, `(1,'a')`), or for a keyless table
 /// (whose key is a hash) its visible values, from `cells`.
 pub(in crate::write) fn row_label(t: &EditTable, key: &[u8], cells: &[Cell]) -> String {
@@ -656,33 +640,23 @@ pub(in crate::write) fn row_label(t: &EditTable, key: &[u8], cells: &[Cell]) -> 
             .collect();
         return format!("({})", parts.join(","));
     }
-    let desc = t.schema.key_desc();
-    let parts: Vec<String> = (0..desc.len())
-        .map(|i| label(desc.value(Tuple::new_unverified(key), i).ok().flatten()))
-        .collect();
-    format!("({})", parts.join(","))
+    format!("({})", key_text(&t.schema, key).join(","))
 }
 
-/// One cell of column `col` as text.
+/// One cell of column `col` as text, as `dolt sql` prints it (text quoted).
 fn cell_label(col: &crate::schema::Column, cell: &Cell) -> String {
-    match cell {
-        Cell::Null => "NULL".into(),
-        Cell::Value(v) => format!("{v:?}"),
-        Cell::Stored(b) if col.encoding.is_adaptive() => {
-            format!("'{}'", String::from_utf8_lossy(b))
-        }
-        Cell::Stored(b) => {
-            let desc = TupleDesc::new(vec![Type::nullable(col.encoding)]);
-            let mut tb = TupleBuilder::new(desc.clone());
-            match tb.put_raw(0, b).ok().and_then(|_| tb.build().ok()) {
-                Some(t) => label(
-                    desc.value(Tuple::new_unverified(t.as_bytes()), 0)
-                        .ok()
-                        .flatten(),
-                ),
-                None => "?".into(),
-            }
-        }
+    let value = match cell {
+        Cell::Null => return "NULL".into(),
+        Cell::Value(v) => v.clone(),
+        Cell::Stored(b) => match super::checks::stored_value(col, b) {
+            Ok(Some(v)) => v,
+            Ok(None) => return "NULL".into(),
+            Err(_) => return "?".into(),
+        },
+    };
+    match value {
+        SqlValue::Text(s) => format!("'{s}'"),
+        v => v.to_string(),
     }
 }
 
