@@ -5,7 +5,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use prollystore_dolt::geometry;
+use prollystore_format::geometry;
 
 fuzz_target!(|data: &[u8]| {
     let mut accepted = Vec::new();

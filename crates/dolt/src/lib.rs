@@ -42,8 +42,8 @@
 //! * [`expressions`]: the seam to a SQL expression engine, given explicitly, that computes
 //!   VIRTUAL generated columns on read and the writer's STORED columns, expression defaults
 //!   and CHECK constraints (`prollystore-sql` implements it; this crate parses no SQL).
-//! * [`geometry`]: geometry values as WKT text, and values to store from WKT or WKB
-//!   (`geometry_srids`: the spatial reference ids Dolt accepts).
+//! * [`geometry`]: geometry values as WKT text, and values to store from WKT or WKB (the
+//!   format crate's, with the other value text).
 //!
 //! Writing:
 //! * [`write::DoltWriter`]: a database open for writing under Dolt's writer lock: tables
@@ -96,8 +96,6 @@ pub mod csv_field;
 pub mod db;
 pub mod error;
 pub mod expressions;
-pub mod geometry;
-mod geometry_srids;
 pub mod index_map;
 pub mod key_encode;
 pub mod leaf_reader;
@@ -108,6 +106,7 @@ pub mod sql_value;
 pub mod table_diff;
 pub mod table_reader;
 pub mod table_rows;
+pub use prollystore_format::geometry;
 pub use prollystore_format::value_parse;
 pub use prollystore_format::value_text;
 // Parts of the writer's crate-internal foundation are used only by its tests so far, hence the

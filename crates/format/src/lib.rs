@@ -18,6 +18,8 @@
 //!   at a column's scale, dates, times, datetimes), appended without allocating.
 //! * [`value_parse`]: the one reader of SQL value text (integers, decimals, dates, times,
 //!   datetimes, hex), with the spellings Dolt's importer takes.
+//! * [`geometry`]: geometry values as WKT text (`ST_AsText`), and values to store from WKT or
+//!   WKB, checked against a column's type and SRID (`geometry_srids`: the SRIDs Dolt accepts).
 //!
 //! Chunks:
 //! * [`message`]: chunk messages — Dolt's 4-byte prefix plus a FlatBuffers table (tree nodes
@@ -67,6 +69,8 @@ pub mod address;
 pub mod collation;
 pub mod encoding;
 pub mod error;
+pub mod geometry;
+mod geometry_srids;
 pub mod json;
 pub mod json_order;
 pub mod message;

@@ -4,8 +4,6 @@
 //! import` takes them), in the form Dolt stores (always little-endian), checked against a
 //! column's type and SRID as Dolt's SQL engine checks them.
 
-use crate::sql_value::SqlValue;
-
 struct Reader<'a> {
     b: &'a [u8],
     pos: usize,
@@ -40,7 +38,9 @@ impl Reader<'_> {
 }
 
 fn num(v: f64) -> String {
-    SqlValue::Double(v).to_text()
+    let mut out = Vec::with_capacity(24);
+    crate::value_text::write_f64(&mut out, v);
+    String::from_utf8_lossy(&out).into_owned()
 }
 
 fn point(r: &mut Reader<'_>, swap: bool) -> Option<String> {
