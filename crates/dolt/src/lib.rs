@@ -109,9 +109,6 @@ pub mod table_rows;
 pub use prollystore_format::geometry;
 pub use prollystore_format::value_parse;
 pub use prollystore_format::value_text;
-// Parts of the writer's crate-internal foundation are used only by its tests so far, hence the
-// allowance.
-#[allow(dead_code)]
 pub mod write;
 
 pub use chunks::DoltChunkSource;

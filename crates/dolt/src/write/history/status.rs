@@ -103,6 +103,7 @@ pub(crate) fn status(db: &Database) -> Result<Status> {
 
 impl Status {
     /// True when `dolt status` would say "nothing to commit, working tree clean".
+    #[cfg(test)]
     pub(crate) fn is_clean(&self) -> bool {
         self.staged.is_empty() && self.unstaged.is_empty() && self.untracked.is_empty()
     }

@@ -111,7 +111,8 @@ impl StoreWriter {
         &self.session
     }
 
-    /// The current store root.
+    /// The current store root (the writer's tests check it).
+    #[cfg(test)]
     pub(crate) fn root(&self) -> Address {
         self.root
     }

@@ -34,16 +34,12 @@ const RESERVED_TAG_MIN: u64 = 1 << 50;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(u8)]
 pub(crate) enum NomsKind {
-    /// `BOOL` (legacy).
-    Bool = 0,
     /// `FLOAT`, `DOUBLE`.
     Float = 1,
     /// `CHAR`, `VARCHAR`.
     String = 2,
     /// `TEXT` and `BLOB` types.
     Blob = 3,
-    /// `UUID`.
-    Uuid = 14,
     /// Signed integers, `TIME`, `YEAR`.
     Int = 15,
     /// Unsigned integers, `BIT`, `ENUM`, `SET`.
