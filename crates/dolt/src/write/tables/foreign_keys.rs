@@ -399,8 +399,8 @@ fn comparable_types(a: &SqlType, b: &SqlType) -> bool {
         }
         (SqlType::Binary { .. }, SqlType::Binary { .. })
         | (SqlType::Decimal { .. }, SqlType::Decimal { .. })
-        | (SqlType::Enum(_), SqlType::Enum(_))
-        | (SqlType::Set(_), SqlType::Set(_)) => true,
+        | (SqlType::Enum { .. }, SqlType::Enum { .. })
+        | (SqlType::Set { .. }, SqlType::Set { .. }) => true,
         _ => a == b,
     }
 }

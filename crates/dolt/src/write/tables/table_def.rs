@@ -410,7 +410,7 @@ impl TableDef {
             }
             let collation = matches!(
                 ty,
-                SqlType::Text { .. } | SqlType::Enum(_) | SqlType::Set(_)
+                SqlType::Text { .. } | SqlType::Enum { .. } | SqlType::Set { .. }
             )
             .then(|| parts.explicit_collation.unwrap_or(table_collation));
             type_texts.push(stored_type_text(&ty, &parts.base, collation));
