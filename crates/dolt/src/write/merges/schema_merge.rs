@@ -336,13 +336,10 @@ fn type_change_merges(from: &ColumnFields<'_>, to: &ColumnFields<'_>) -> Option<
     {
         return (t.len() > f.len() && t.starts_with(&f)).then_some(true);
     }
-    let varchar = |text: &str| match SqlType::parse(text) {
-        SqlType::Text { base, collation } => base
-            .strip_prefix("varchar(")
-            .and_then(|r| r.strip_suffix(')'))
-            .and_then(|n| n.parse::<u32>().ok())
-            .map(|n| (n, collation)),
-        _ => None,
+    let varchar = |text: &str| {
+        let t = SqlType::parse(text);
+        let n = t.length().filter(|_| t.name() == Some("varchar"))?;
+        Some((n, t.collation().map(str::to_string)))
     };
     match (varchar(from.sql_type), varchar(to.sql_type)) {
         (Some((f, fc)), Some((t, tc))) if fc == tc => Some(t >= f),
