@@ -459,7 +459,7 @@ fn sql_value(v: &Bound<'_, PyAny>, col: &DoltColumn, place: &str) -> PyResult<Sq
             let need_zone = matches!(col.sql_type, SqlType::Timestamp(_));
             SqlValue::Datetime(datetime_micros(v, place, need_zone)?, *fsp)
         }
-        SqlType::Enum(_) | SqlType::Set(_) => {
+        SqlType::Enum { .. } | SqlType::Set { .. } => {
             if v.is_instance_of::<pyo3::types::PyInt>() {
                 parse(&v.str()?.to_string())?
             } else {

@@ -83,7 +83,7 @@ pub(crate) fn extras(table: &Table) -> Vec<Extra> {
     visible(&table.schema)
         .map(|c| Extra {
             members: match &c.sql_type {
-                SqlType::Enum(m) => m.clone(),
+                SqlType::Enum { members: m, .. } => m.clone(),
                 _ => Vec::new(),
             },
             wkb: matches!(c.sql_type, SqlType::Geometry(_)),

@@ -54,10 +54,10 @@ pub fn arrow_type(col: &Column) -> DataType {
         SqlType::Timestamp(_) => {
             DataType::Timestamp(TimeUnit::Microsecond, Some(TIMESTAMP_ZONE.into()))
         }
-        SqlType::Enum(_) => {
+        SqlType::Enum { .. } => {
             DataType::Dictionary(Box::new(DataType::UInt16), Box::new(DataType::Utf8))
         }
-        SqlType::Set(_) | SqlType::Text { .. } | SqlType::Json | SqlType::Other(_) => {
+        SqlType::Set { .. } | SqlType::Text { .. } | SqlType::Json | SqlType::Other(_) => {
             DataType::Utf8
         }
         SqlType::Binary { .. } | SqlType::Geometry(_) | SqlType::Vector(_) => DataType::Binary,

@@ -126,8 +126,8 @@ impl Kind {
                     timestamp: matches!(ty, SqlType::Timestamp(_)),
                 },
             ),
-            SqlType::Enum(_) => when(enc == E::Enum, Kind::Enum),
-            SqlType::Set(_) => when(enc == E::Set, Kind::Set),
+            SqlType::Enum { .. } => when(enc == E::Enum, Kind::Enum),
+            SqlType::Set { .. } => when(enc == E::Set, Kind::Set),
             SqlType::Text { .. } => Kind::Text(family(E::String, E::StringAdaptive, E::StringAddr)),
             SqlType::Binary { fixed, .. } => Kind::Binary {
                 storage: family(E::Bytes, E::BytesAdaptive, E::BytesAddr),
@@ -295,7 +295,7 @@ pub trait FieldSink {
 #[inline]
 pub fn members(col: &Column) -> &[String] {
     match &col.sql_type {
-        SqlType::Enum(names) | SqlType::Set(names) => names,
+        SqlType::Enum { members: names, .. } | SqlType::Set { members: names, .. } => names,
         _ => &[],
     }
 }

@@ -14,9 +14,6 @@ use crate::db::{Database, Table};
 use crate::error::{bad_chunk, collation_stored, malformed, DoltError, Result};
 use crate::schema::{key_encoding, Column, Index, Schema, SqlType};
 
-/// `utf8mb4_0900_bin`: the collation of a text column whose stored type names none.
-const BIN_COLLATION: u16 = 309;
-
 /// One Dolt index (primary or secondary) of one table state, as a prolly map.
 pub type IndexMap<'d> = Map<'d, DoltChunkSource, TupleSchema>;
 
@@ -27,14 +24,10 @@ impl Schema {
     /// a column that took an `_ai_ci` table's, `varchar(5)` for one declared `_bin` there).
     /// `None` for columns that are not text.
     pub fn column_collation(&self, col: &Column) -> Result<Option<Collation>> {
-        let SqlType::Text { collation, .. } = &col.sql_type else {
+        let (SqlType::Text { .. }, Some(name)) = (&col.sql_type, col.sql_type.collation()) else {
             return Ok(None);
         };
-        let found = match collation {
-            Some(name) => Collation::from_name(name),
-            None => Collation::from_id(BIN_COLLATION),
-        };
-        found
+        Collation::from_name(name)
             .map(Some)
             .map_err(|e| collation_stored(format!("the schema's column {:?}", col.name), e))
     }

@@ -14,6 +14,8 @@ use prollystore::MemoryStore;
 use prollystore_format::tuple::{
     civil_from_days, round_datetime, Date, Decimal, TupleBuilder, TupleDesc,
 };
+use prollystore_format::value_parse::decimal_at_scale;
+pub use prollystore_format::value_parse::decimal_parts;
 use prollystore_format::{value_parse, Encoding, HashProfile};
 
 use crate::error::{DoltError, Result};
@@ -308,31 +310,6 @@ pub fn put_field(
     r.map_err(|e| e.to_string())
 }
 
-/// Splits decimal text (`[+-]digits[.digits][e[+-]n]`, spaces around it ignored) into sign,
-/// digits and the power of ten they are scaled by (never positive; zeros are put in front so
-/// that there are at least as many digits as the fraction has).
-pub fn decimal_parts(text: &str) -> std::result::Result<(bool, String, i32), String> {
-    let bad = || format!("{text:?} is not a decimal number");
-    let d = value_parse::parse_decimal_text(text.trim().as_bytes()).ok_or_else(bad)?;
-    // The digits a DECIMAL(65, 30) can hold, with room to round: anything longer is refused
-    // rather than spelled out digit by digit.
-    const MOST: i64 = 130;
-    let exponent = i64::from(d.exponent) - d.fraction.len() as i64;
-    let zeros_after = exponent.max(0);
-    let written = (d.whole.len() + d.fraction.len()) as i64;
-    if written + zeros_after > MOST || exponent < -MOST {
-        return Err(bad());
-    }
-    let zeros_before = (-exponent - written).max(0);
-    let mut digits = String::with_capacity((written + zeros_before + zeros_after) as usize);
-    digits.extend(std::iter::repeat_n('0', zeros_before as usize));
-    for &c in d.whole.iter().chain(d.fraction) {
-        digits.push(char::from(c));
-    }
-    digits.extend(std::iter::repeat_n('0', zeros_after as usize));
-    Ok((d.negative, digits, exponent.min(0) as i32))
-}
-
 /// Decimal digits as an unsigned big-endian integer.
 fn decimal_digits_to_be(digits: &str) -> Vec<u8> {
     // Up to 38 digits fit a u128 (the usual DECIMAL): its bytes without leading zeros.
@@ -363,7 +340,7 @@ fn decimal_digits_to_be(digits: &str) -> Vec<u8> {
 /// The 1-based index of enum member `name` (exact, else ASCII case-insensitive as MySQL
 /// matches enum members), or a number given as text.
 fn enum_index(col: &Column, name: &str) -> std::result::Result<u16, String> {
-    let SqlType::Enum(members) = &col.sql_type else {
+    let SqlType::Enum { members, .. } = &col.sql_type else {
         return Err(format!("{} is not an enum", col.sql_type_text));
     };
     let found = members
@@ -383,7 +360,7 @@ fn enum_index(col: &Column, name: &str) -> std::result::Result<u16, String> {
 
 /// The bitmask of comma-separated set members.
 fn set_bits(col: &Column, names: &str) -> std::result::Result<u64, String> {
-    let SqlType::Set(members) = &col.sql_type else {
+    let SqlType::Set { members, .. } = &col.sql_type else {
         return Err(format!("{} is not a set", col.sql_type_text));
     };
     let mut bits = 0u64;
@@ -452,7 +429,7 @@ pub fn parse_value(col: &Column, text: &str) -> std::result::Result<SqlValue, St
                 .ok_or_else(|| bad("a datetime"))?,
             *f,
         ),
-        SqlType::Enum(members) => {
+        SqlType::Enum { members, .. } => {
             let i = enum_index(col, text)?;
             let name = members
                 .get(usize::from(i).wrapping_sub(1))
@@ -460,7 +437,7 @@ pub fn parse_value(col: &Column, text: &str) -> std::result::Result<SqlValue, St
                 .unwrap_or_default();
             SqlValue::Enum(i, name)
         }
-        SqlType::Set(members) => {
+        SqlType::Set { members, .. } => {
             let bits = set_bits(col, text)?;
             let names: Vec<&str> = members
                 .iter()
@@ -494,63 +471,6 @@ pub fn parse_value(col: &Column, text: &str) -> std::result::Result<SqlValue, St
     })
 }
 
-/// Decimal text (any spelling [`decimal_parts`] reads) with exactly `scale` fraction digits,
-/// rounded half away from zero as MySQL stores a longer fraction: what Dolt stores for it in
-/// a DECIMAL column of that scale.
-pub(crate) fn decimal_at_scale(text: &str, scale: u8) -> std::result::Result<String, String> {
-    let (negative, digits, exponent) = decimal_parts(text)?;
-    Ok(scaled_decimal_text(negative, &digits, exponent, scale))
-}
-
-/// Decimal text with exactly `scale` fraction digits (rounding half away from zero, as MySQL
-/// stores a longer fraction).
-fn scaled_decimal_text(negative: bool, digits: &str, exponent: i32, scale: u8) -> String {
-    let frac_len = (-exponent) as usize;
-    let split = digits.len() - frac_len;
-    let (whole, frac) = digits.split_at(split);
-    let mut frac = frac.to_string();
-    let scale = usize::from(scale);
-    let mut whole: Vec<u8> = whole.trim_start_matches('0').bytes().collect();
-    let mut round_up = false;
-    if frac.len() > scale {
-        round_up = frac.as_bytes().get(scale).is_some_and(|&d| d >= b'5');
-        frac.truncate(scale);
-    }
-    while frac.len() < scale {
-        frac.push('0');
-    }
-    let mut all: Vec<u8> = whole.drain(..).chain(frac.bytes()).collect();
-    if round_up {
-        let mut k = all.len();
-        loop {
-            if k == 0 {
-                all.insert(0, b'1');
-                break;
-            }
-            k -= 1;
-            if all[k] == b'9' {
-                all[k] = b'0';
-            } else {
-                all[k] += 1;
-                break;
-            }
-        }
-    }
-    let (w, f) = all.split_at(all.len() - scale);
-    let w = if w.is_empty() { "0".as_bytes() } else { w };
-    let zero = w.iter().chain(f).all(|&d| d == b'0');
-    let mut out = String::new();
-    if negative && !zero {
-        out.push('-');
-    }
-    out.push_str(std::str::from_utf8(w).unwrap_or("0"));
-    if scale > 0 {
-        out.push('.');
-        out.push_str(std::str::from_utf8(f).unwrap_or(""));
-    }
-    out
-}
-
 /// A DATE's text: a date, or a datetime whose time of day is dropped (as Dolt stores
 /// `2024-01-05 12:30` in a DATE column).
 fn parse_date(t: &str) -> Option<Date> {
@@ -572,29 +492,6 @@ fn parse_date(t: &str) -> Option<Date> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn decimal_text_is_scaled_and_rounded() {
-        let t = |s: &str, scale| {
-            let (n, d, e) = decimal_parts(s).unwrap();
-            scaled_decimal_text(n, &d, e, scale)
-        };
-        assert_eq!(t("1.5", 4), "1.5000");
-        assert_eq!(t("-603398.8078", 4), "-603398.8078");
-        assert_eq!(t("0.99995", 4), "1.0000");
-        assert_eq!(t("-0.00001", 4), "0.0000");
-        assert_eq!(t("12", 0), "12");
-        assert_eq!(t(".5", 2), "0.50");
-        // Exponents, as `dolt table import` takes them (1e3 → 1000.00, 1.5E-1 → 0.15).
-        assert_eq!(t("1e3", 2), "1000.00");
-        assert_eq!(t("1.5E-1", 2), "0.15");
-        assert_eq!(t("+12.345", 2), "12.35");
-        assert_eq!(t("5e-3", 2), "0.01");
-        assert_eq!(t("-4e-3", 2), "0.00");
-        assert!(decimal_parts("1e-400").is_err());
-        assert!(decimal_parts("1e400").is_err());
-        assert!(decimal_parts("1e").is_err());
-    }
 
     #[test]
     fn big_coefficients() {

@@ -37,15 +37,25 @@ pub enum SqlType {
     Datetime(u8),
     /// TIMESTAMP(fsp).
     Timestamp(u8),
-    /// ENUM members.
-    Enum(Vec<String>),
-    /// SET members.
-    Set(Vec<String>),
+    /// ENUM, with the collation if given.
+    Enum {
+        /// The members, in order.
+        members: Vec<String>,
+        /// `COLLATE` name, if the type text has one (see [`SqlType::collation`]).
+        collation: Option<String>,
+    },
+    /// SET, with the collation if given.
+    Set {
+        /// The members, in order.
+        members: Vec<String>,
+        /// `COLLATE` name, if the type text has one (see [`SqlType::collation`]).
+        collation: Option<String>,
+    },
     /// CHAR/VARCHAR/TEXT types (UTF-8 text), with the collation if given.
     Text {
         /// The base type name (`varchar(60)`, `longtext`…).
         base: String,
-        /// `COLLATE` name, if the type text has one (default `utf8mb4_0900_bin`).
+        /// `COLLATE` name, if the type text has one (see [`SqlType::collation`]).
         collation: Option<String>,
     },
     /// BINARY/VARBINARY/BLOB types.
@@ -112,6 +122,9 @@ fn paren_limit(base: &str) -> Option<u64> {
     n.parse().ok()
 }
 
+/// The collation of a text, ENUM or SET column whose type names none, as Dolt stores it.
+pub const DEFAULT_COLLATION: &str = "utf8mb4_0900_bin";
+
 /// The words a declared type may have besides its name and arguments.
 const DECLARED_WORDS: [&str; 5] = ["unsigned", "signed", "zerofill", "precision", "varying"];
 
@@ -124,7 +137,9 @@ impl SqlType {
         let base = lower.split_whitespace().next().unwrap_or("");
         let name = base.split('(').next().unwrap_or("");
         let unsigned = lower.contains(" unsigned");
-        let collation = lower
+        // After the arguments, so that an ENUM member spelled `collate` is not taken for one.
+        let suffix = lower.rfind(')').map_or(lower.as_str(), |at| &lower[at..]);
+        let collation = suffix
             .split_whitespace()
             .skip_while(|w| *w != "collate")
             .nth(1)
@@ -151,8 +166,14 @@ impl SqlType {
             "time" => SqlType::Time(fsp()),
             "datetime" => SqlType::Datetime(fsp()),
             "timestamp" => SqlType::Timestamp(fsp()),
-            "enum" => SqlType::Enum(quoted_members(paren_args(text).unwrap_or(""))),
-            "set" => SqlType::Set(quoted_members(paren_args(text).unwrap_or(""))),
+            "enum" => SqlType::Enum {
+                members: quoted_members(paren_args(text).unwrap_or("")),
+                collation,
+            },
+            "set" => SqlType::Set {
+                members: quoted_members(paren_args(text).unwrap_or("")),
+                collation,
+            },
             "char" | "varchar" | "tinytext" | "text" | "mediumtext" | "longtext" => SqlType::Text {
                 base: base.to_string(),
                 collation,
@@ -244,8 +265,8 @@ impl SqlType {
             SqlType::Time(_) => "time",
             SqlType::Datetime(_) => "datetime",
             SqlType::Timestamp(_) => "timestamp",
-            SqlType::Enum(_) => "enum",
-            SqlType::Set(_) => "set",
+            SqlType::Enum { .. } => "enum",
+            SqlType::Set { .. } => "set",
             SqlType::Text { base, .. } | SqlType::Binary { base, .. } => {
                 base.split('(').next().unwrap_or_default()
             }
@@ -276,8 +297,8 @@ impl SqlType {
             SqlType::Date => E::Date,
             SqlType::Time(_) => E::Time,
             SqlType::Datetime(_) | SqlType::Timestamp(_) => E::Datetime,
-            SqlType::Enum(_) => E::Enum,
-            SqlType::Set(_) => E::Set,
+            SqlType::Enum { .. } => E::Enum,
+            SqlType::Set { .. } => E::Set,
             SqlType::Text { .. } if self.is_lob() => E::StringAdaptive,
             SqlType::Text { .. } => E::String,
             SqlType::Binary { .. } if self.is_lob() => E::BytesAdaptive,
@@ -347,6 +368,118 @@ impl SqlType {
             _ => paren_limit(base),
         }
     }
+
+    /// The collation a text, ENUM or SET type's values are in: the one its text names, else
+    /// [`DEFAULT_COLLATION`] (Dolt stores a column in that one naming none); `None` for other
+    /// types.
+    pub fn collation(&self) -> Option<&str> {
+        self.collation_field()
+            .map(|c| c.as_deref().unwrap_or(DEFAULT_COLLATION))
+    }
+
+    /// The collation the type text names (`COLLATE x`), if any.
+    pub fn named_collation(&self) -> Option<&str> {
+        self.collation_field()?.as_deref()
+    }
+
+    fn collation_field(&self) -> Option<&Option<String>> {
+        match self {
+            SqlType::Text { collation, .. }
+            | SqlType::Enum { collation, .. }
+            | SqlType::Set { collation, .. } => Some(collation),
+            _ => None,
+        }
+    }
+
+    /// The length a CHAR, VARCHAR, BINARY or VARBINARY is declared with (`varchar(40)` → 40).
+    pub fn length(&self) -> Option<u64> {
+        let (SqlType::Text { base, .. } | SqlType::Binary { base, .. }) = self else {
+            return None;
+        };
+        let sized = matches!(self.name()?, "char" | "varchar" | "binary" | "varbinary");
+        sized.then(|| paren_limit(base)).flatten()
+    }
+
+    /// Whether `other` is the same type, its collation named or left to the default.
+    pub fn same_type(&self, other: &SqlType) -> bool {
+        use SqlType as T;
+        let same = match (self, other) {
+            (T::Text { base: a, .. }, T::Text { base: b, .. }) => a == b,
+            (T::Enum { members: a, .. }, T::Enum { members: b, .. })
+            | (T::Set { members: a, .. }, T::Set { members: b, .. }) => a == b,
+            _ => return self == other,
+        };
+        same && self.collation() == other.collation()
+    }
+
+    /// Whether `to` is this CHAR, VARCHAR, BINARY or VARBINARY made no shorter, in the same
+    /// collation: a change that keeps every stored value as it is.
+    pub fn lengthened_to(&self, to: &SqlType) -> bool {
+        self.name() == to.name()
+            && self.collation() == to.collation()
+            && matches!((self.length(), to.length()), (Some(a), Some(b)) if b >= a)
+    }
+
+    /// Whether text `s` fits a text type's length (in characters, or bytes for the TEXT
+    /// types); `Err` says why not, naming the type as `shown`. Other types take any text.
+    pub fn check_text(&self, s: &str, shown: &str) -> Result<(), String> {
+        let Some((Some(max), in_bytes)) = self.text_limit() else {
+            return Ok(());
+        };
+        let len = if in_bytes {
+            s.len() as u64
+        } else {
+            s.chars().count() as u64
+        };
+        if len <= max {
+            return Ok(());
+        }
+        let unit = if in_bytes { "bytes" } else { "characters" };
+        Err(format!(
+            "{len} {unit} is longer than {shown} allows ({max})"
+        ))
+    }
+
+    /// Whether `b` fits a binary type's length; `Err` says why not, naming the type as
+    /// `shown`. Other types take any bytes.
+    pub fn check_bytes(&self, b: &[u8], shown: &str) -> Result<(), String> {
+        match self.byte_limit() {
+            Some(max) if b.len() as u64 > max => Err(format!(
+                "{} bytes is longer than {shown} allows ({max})",
+                b.len()
+            )),
+            _ => Ok(()),
+        }
+    }
+
+    /// Whether `x` fits a BIT(n)'s bits; `Err` says why not, naming the type as `shown`.
+    /// Other types take any number here (their ranges are checked as they are encoded).
+    pub fn check_bits(&self, x: u64, shown: &str) -> Result<(), String> {
+        match self {
+            SqlType::Bit(n) if *n < 64 && x >> n != 0 => Err(format!("{x} does not fit {shown}")),
+            _ => Ok(()),
+        }
+    }
+
+    /// Whether decimal text `d`, rounded to a DECIMAL's scale, has no more whole digits than
+    /// its precision leaves; `Err` says why not (or that `d` is no decimal), naming the type
+    /// as `shown`. Other types take any decimal here.
+    pub fn check_decimal(&self, d: &str, shown: &str) -> Result<(), String> {
+        let SqlType::Decimal { precision, scale } = self else {
+            return Ok(());
+        };
+        let scaled = crate::value_parse::decimal_at_scale(d, *scale)?;
+        let whole = scaled
+            .trim_start_matches('-')
+            .split('.')
+            .next()
+            .unwrap_or("");
+        let whole = whole.trim_start_matches('0');
+        if whole.len() > usize::from(precision.saturating_sub(*scale)) {
+            return Err(format!("{d} is out of range for {shown}"));
+        }
+        Ok(())
+    }
 }
 
 #[cfg(test)]
@@ -357,8 +490,17 @@ mod tests {
     fn parses_stored_types() {
         assert_eq!(
             SqlType::parse("enum('red','gr''een','blue')"),
-            SqlType::Enum(vec!["red".into(), "gr'een".into(), "blue".into()])
+            SqlType::Enum {
+                members: vec!["red".into(), "gr'een".into(), "blue".into()],
+                collation: None
+            }
         );
+        let e = SqlType::parse("enum('a collate b','c') COLLATE utf8mb4_0900_ai_ci");
+        assert_eq!(e.named_collation(), Some("utf8mb4_0900_ai_ci"));
+        let e = SqlType::parse("set('a collate b','c')");
+        assert_eq!(e.named_collation(), None);
+        assert_eq!(e.collation(), Some(DEFAULT_COLLATION));
+        assert_eq!(SqlType::parse("int").collation(), None);
         assert_eq!(
             SqlType::parse("decimal(12,4)"),
             SqlType::Decimal {
@@ -418,5 +560,46 @@ mod tests {
         assert_eq!(t("varbinary(9)").byte_limit(), Some(9));
         assert_eq!(t("int").text_limit(), None);
         assert!(t("mediumblob").is_lob() && !t("varchar(3)").is_lob());
+        assert_eq!(
+            t("varchar(3)").check_text("abcd", "v"),
+            Err("4 characters is longer than v allows (3)".into())
+        );
+        assert_eq!(
+            t("tinytext").check_text(&"é".repeat(128), "v"),
+            Err("256 bytes is longer than v allows (255)".into())
+        );
+        assert_eq!(t("longtext").check_text("abcd", "v"), Ok(()));
+        assert_eq!(
+            t("binary(2)").check_bytes(b"abc", "b"),
+            Err("3 bytes is longer than b allows (2)".into())
+        );
+        assert_eq!(
+            t("bit(3)").check_bits(8, "b"),
+            Err("8 does not fit b".into())
+        );
+        assert_eq!(t("bit(64)").check_bits(u64::MAX, "b"), Ok(()));
+        let d = t("decimal(4,2)");
+        assert_eq!(d.check_decimal("99.994", "d"), Ok(()));
+        assert_eq!(
+            d.check_decimal("99.995", "d"),
+            Err("99.995 is out of range for d".into())
+        );
+        assert!(d.check_decimal("x", "d").is_err());
+    }
+
+    #[test]
+    fn type_changes() {
+        let t = |s: &str| SqlType::parse(s);
+        assert_eq!(t("char(5)").length(), Some(5));
+        assert_eq!(t("varbinary(9)").length(), Some(9));
+        assert_eq!(t("text").length(), None);
+        assert!(t("varchar(5)").same_type(&t("VARCHAR(5) COLLATE utf8mb4_0900_bin")));
+        assert!(!t("varchar(5)").same_type(&t("varchar(5) COLLATE utf8mb4_0900_ai_ci")));
+        assert!(!t("enum('a')").same_type(&t("enum('a') COLLATE utf8mb4_0900_ai_ci")));
+        assert!(t("varchar(5)").lengthened_to(&t("varchar(5)")));
+        assert!(t("varchar(5)").lengthened_to(&t("varchar(9)")));
+        assert!(!t("varchar(9)").lengthened_to(&t("varchar(5)")));
+        assert!(!t("varchar(5)").lengthened_to(&t("varchar(9) COLLATE utf8mb4_0900_ai_ci")));
+        assert!(!t("varchar(5)").lengthened_to(&t("char(9)")));
     }
 }

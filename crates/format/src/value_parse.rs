@@ -3,7 +3,8 @@
 //! text importer reads through these — the CLI's native rows, the Dolt writer's general path
 //! and its direct import fields, keys given on the command line, `--date` of a commit — so a
 //! spelling is taken, refused or read to the same value everywhere. Nothing here allocates
-//! except [`parse_hex`]; callers trim spaces where their format allows them.
+//! except [`parse_hex`] and the decimal scaling ([`decimal_parts`], [`decimal_at_scale`]);
+//! callers trim spaces where their format allows them.
 //!
 //! | value | text |
 //! | --- | --- |
@@ -136,6 +137,88 @@ pub fn parse_decimal_text(t: &[u8]) -> Option<DecimalText<'_>> {
         fraction,
         exponent,
     })
+}
+
+/// Splits decimal text (`[+-]digits[.digits][e[+-]n]`, spaces around it ignored) into sign,
+/// digits and the power of ten they are scaled by (never positive; zeros are put in front so
+/// that there are at least as many digits as the fraction has).
+pub fn decimal_parts(text: &str) -> std::result::Result<(bool, String, i32), String> {
+    let bad = || format!("{text:?} is not a decimal number");
+    let d = parse_decimal_text(text.trim().as_bytes()).ok_or_else(bad)?;
+    // The digits a DECIMAL(65, 30) can hold, with room to round: anything longer is refused
+    // rather than spelled out digit by digit.
+    const MOST: i64 = 130;
+    let exponent = i64::from(d.exponent) - d.fraction.len() as i64;
+    let zeros_after = exponent.max(0);
+    let written = (d.whole.len() + d.fraction.len()) as i64;
+    if written + zeros_after > MOST || exponent < -MOST {
+        return Err(bad());
+    }
+    let zeros_before = (-exponent - written).max(0);
+    let mut digits = String::with_capacity((written + zeros_before + zeros_after) as usize);
+    digits.extend(std::iter::repeat_n('0', zeros_before as usize));
+    for &c in d.whole.iter().chain(d.fraction) {
+        digits.push(char::from(c));
+    }
+    digits.extend(std::iter::repeat_n('0', zeros_after as usize));
+    Ok((d.negative, digits, exponent.min(0) as i32))
+}
+
+/// Decimal text (any spelling [`decimal_parts`] reads) with exactly `scale` fraction digits,
+/// rounded half away from zero as MySQL stores a longer fraction: what Dolt stores for it in
+/// a DECIMAL column of that scale.
+pub fn decimal_at_scale(text: &str, scale: u8) -> std::result::Result<String, String> {
+    let (negative, digits, exponent) = decimal_parts(text)?;
+    Ok(scaled_decimal_text(negative, &digits, exponent, scale))
+}
+
+/// Decimal text with exactly `scale` fraction digits (rounding half away from zero, as MySQL
+/// stores a longer fraction).
+fn scaled_decimal_text(negative: bool, digits: &str, exponent: i32, scale: u8) -> String {
+    let frac_len = (-exponent) as usize;
+    let split = digits.len() - frac_len;
+    let (whole, frac) = digits.split_at(split);
+    let mut frac = frac.to_string();
+    let scale = usize::from(scale);
+    let mut whole: Vec<u8> = whole.trim_start_matches('0').bytes().collect();
+    let mut round_up = false;
+    if frac.len() > scale {
+        round_up = frac.as_bytes().get(scale).is_some_and(|&d| d >= b'5');
+        frac.truncate(scale);
+    }
+    while frac.len() < scale {
+        frac.push('0');
+    }
+    let mut all: Vec<u8> = whole.drain(..).chain(frac.bytes()).collect();
+    if round_up {
+        let mut k = all.len();
+        loop {
+            if k == 0 {
+                all.insert(0, b'1');
+                break;
+            }
+            k -= 1;
+            if all[k] == b'9' {
+                all[k] = b'0';
+            } else {
+                all[k] += 1;
+                break;
+            }
+        }
+    }
+    let (w, f) = all.split_at(all.len() - scale);
+    let w = if w.is_empty() { "0".as_bytes() } else { w };
+    let zero = w.iter().chain(f).all(|&d| d == b'0');
+    let mut out = String::new();
+    if negative && !zero {
+        out.push('-');
+    }
+    out.push_str(std::str::from_utf8(w).unwrap_or("0"));
+    if scale > 0 {
+        out.push('.');
+        out.push_str(std::str::from_utf8(f).unwrap_or(""));
+    }
+    out
 }
 
 /// `Y-M-D`: a year of one to four digits, a month and a day of one or two (`2024-01-05`,
@@ -360,6 +443,29 @@ pub fn parse_hex(hex: &str) -> Option<Vec<u8>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn decimal_text_is_scaled_and_rounded() {
+        let t = |s: &str, scale| {
+            let (n, d, e) = decimal_parts(s).unwrap();
+            scaled_decimal_text(n, &d, e, scale)
+        };
+        assert_eq!(t("1.5", 4), "1.5000");
+        assert_eq!(t("-603398.8078", 4), "-603398.8078");
+        assert_eq!(t("0.99995", 4), "1.0000");
+        assert_eq!(t("-0.00001", 4), "0.0000");
+        assert_eq!(t("12", 0), "12");
+        assert_eq!(t(".5", 2), "0.50");
+        // Exponents, as `dolt table import` takes them (1e3 → 1000.00, 1.5E-1 → 0.15).
+        assert_eq!(t("1e3", 2), "1000.00");
+        assert_eq!(t("1.5E-1", 2), "0.15");
+        assert_eq!(t("+12.345", 2), "12.35");
+        assert_eq!(t("5e-3", 2), "0.01");
+        assert_eq!(t("-4e-3", 2), "0.00");
+        assert!(decimal_parts("1e-400").is_err());
+        assert!(decimal_parts("1e400").is_err());
+        assert!(decimal_parts("1e").is_err());
+    }
 
     /// Dolt 2.3.1's readings of datetimes with more than six fraction digits (`dolt sql -q
     /// "INSERT …"` into a DATETIME(6), then `SELECT`): the nearest microsecond, halves up,

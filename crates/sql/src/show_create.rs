@@ -126,7 +126,7 @@ fn column_type(c: &Column, table_collation: &str) -> (String, Option<String>) {
         Some((at, word))
     };
     // ENUM/SET members may contain these words; only look after the closing parenthesis.
-    let tail_start = if matches!(c.sql_type, SqlType::Enum(_) | SqlType::Set(_)) {
+    let tail_start = if matches!(c.sql_type, SqlType::Enum { .. } | SqlType::Set { .. }) {
         lower.rfind(')').unwrap_or(0)
     } else {
         0
@@ -141,17 +141,10 @@ fn column_type(c: &Column, table_collation: &str) -> (String, Option<String>) {
         .min()
         .unwrap_or(text.len());
     let mut out = text.get(..cut).unwrap_or(&text).to_string();
-    let textual = matches!(
-        c.sql_type,
-        SqlType::Text { .. } | SqlType::Enum(_) | SqlType::Set(_)
-    );
-    if textual {
-        let coll = collate
-            .map(|(_, n)| n)
-            .unwrap_or_else(|| "utf8mb4_0900_bin".to_string());
+    if let Some(coll) = c.sql_type.collation() {
         let cs = charset
             .map(|(_, n)| n)
-            .unwrap_or_else(|| charset_of(&coll).to_string());
+            .unwrap_or_else(|| charset_of(coll).to_string());
         if !cs.eq_ignore_ascii_case(charset_of(table_collation)) {
             out.push_str(&format!(" CHARACTER SET {cs}"));
         }
@@ -231,12 +224,12 @@ fn default_text(c: &Column, d: &str) -> String {
                 return format!("b'{v:b}'");
             }
         }
-        SqlType::Enum(members) => {
+        SqlType::Enum { members, .. } => {
             if let Some(i) = unquote(d).and_then(|n| enum_index(members, &n)) {
                 return format!("'{i}'");
             }
         }
-        SqlType::Set(members) => {
+        SqlType::Set { members, .. } => {
             if let Some(chosen) = unquote(d) {
                 let mut bits = 0u64;
                 for name in chosen.split(',').filter(|n| !n.is_empty()) {

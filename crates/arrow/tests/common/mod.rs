@@ -21,7 +21,7 @@ pub fn as_arrow_sees(row: &Row, columns: &[&Column]) -> Row {
             (Some(SqlValue::Bytes(b)), SqlType::Geometry(_)) => {
                 Some(SqlValue::Bytes(b.get(4..).unwrap_or(&[]).to_vec()))
             }
-            (Some(SqlValue::Enum(i, _)), SqlType::Enum(m))
+            (Some(SqlValue::Enum(i, _)), SqlType::Enum { members: m, .. })
                 if *i == 0 || usize::from(*i) > m.len() =>
             {
                 None
@@ -114,7 +114,7 @@ pub fn cell(array: &dyn Array, row: usize, col: &Column) -> Option<SqlValue> {
         (DataType::Utf8, SqlType::Json) => {
             SqlValue::Json(array.as_string::<i32>().value(row).to_string())
         }
-        (DataType::Utf8, SqlType::Set(_)) => {
+        (DataType::Utf8, SqlType::Set { .. }) => {
             SqlValue::Set(0, array.as_string::<i32>().value(row).to_string())
         }
         (DataType::Utf8, _) => SqlValue::Text(array.as_string::<i32>().value(row).to_string()),

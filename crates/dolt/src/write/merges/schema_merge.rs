@@ -312,8 +312,8 @@ fn type_change_merges(from: &ColumnFields<'_>, to: &ColumnFields<'_>) -> Option<
     let family = |text: &str| match SqlType::parse(text) {
         SqlType::Text { .. } => 1,
         SqlType::Binary { .. } => 2,
-        SqlType::Enum(_) => 3,
-        SqlType::Set(_) => 4,
+        SqlType::Enum { .. } => 3,
+        SqlType::Set { .. } => 4,
         _ => 0,
     };
     let (ff, tf) = (family(from.sql_type), family(to.sql_type));
@@ -331,18 +331,15 @@ fn type_change_merges(from: &ColumnFields<'_>, to: &ColumnFields<'_>) -> Option<
     }
     // ENUM members appended at the end: every stored member number still names the same
     // member, so rows merge as they are (Dolt merges this without a rewrite).
-    if let (SqlType::Enum(f), SqlType::Enum(t)) =
+    if let (SqlType::Enum { members: f, .. }, SqlType::Enum { members: t, .. }) =
         (SqlType::parse(from.sql_type), SqlType::parse(to.sql_type))
     {
         return (t.len() > f.len() && t.starts_with(&f)).then_some(true);
     }
-    let varchar = |text: &str| match SqlType::parse(text) {
-        SqlType::Text { base, collation } => base
-            .strip_prefix("varchar(")
-            .and_then(|r| r.strip_suffix(')'))
-            .and_then(|n| n.parse::<u32>().ok())
-            .map(|n| (n, collation)),
-        _ => None,
+    let varchar = |text: &str| {
+        let t = SqlType::parse(text);
+        let n = t.length().filter(|_| t.name() == Some("varchar"))?;
+        Some((n, t.collation().map(str::to_string)))
     };
     match (varchar(from.sql_type), varchar(to.sql_type)) {
         (Some((f, fc)), Some((t, tc))) if fc == tc => Some(t >= f),

@@ -29,6 +29,7 @@ use std::collections::HashSet;
 
 use prollystore::store::ChunkStore;
 use prollystore::Map;
+use prollystore_format::sql_type::DEFAULT_COLLATION;
 
 use super::alter_op::{AlterOp, AlterStatement, Position};
 use super::checks::{stored_value, RowChecks};
@@ -39,7 +40,7 @@ use super::table_def::{
 };
 use super::table_edit::{copies, Cell, EditTable};
 use crate::error::{bad_chunk, DoltError, Result};
-use crate::schema::Schema;
+use crate::schema::{Schema, SqlType};
 use crate::write::history::working::{root_tables, set_root_tables, WorkingEdits};
 use crate::write::maps::address_map::address_map_entries;
 use crate::write::maps::single_leaf::address_map_leaf;
@@ -84,9 +85,9 @@ pub(crate) fn table_def_of(name: &str, s: &Schema) -> Result<TableDef> {
         }
         let mut sql_type = c.sql_type_text.clone();
         // A text column stored without COLLATE has utf8mb4_0900_bin, whatever the table's.
-        if table_collation.id() != 309 && is_text_type(&sql_type) && !sql_type.contains(" COLLATE ")
-        {
-            sql_type.push_str(" COLLATE utf8mb4_0900_bin");
+        if table_collation.id() != 309 && names_no_collation(&c.sql_type) {
+            sql_type.push_str(" COLLATE ");
+            sql_type.push_str(DEFAULT_COLLATION);
         }
         let default = c.default_value.clone().filter(|d| !d.is_empty());
         columns.push(ColumnDef {
@@ -206,52 +207,20 @@ fn last_non_key(def: &TableDef, name: &str) -> bool {
         .is_some_and(|c| c.name.eq_ignore_ascii_case(name))
 }
 
-/// The base of a type text (`varchar(40)` of `varchar(40) COLLATE x`), and its name.
-fn type_base(t: &str) -> (&str, &str) {
-    let base = t.split(" COLLATE ").next().unwrap_or(t);
-    let base = base.split(" CHARACTER SET ").next().unwrap_or(base).trim();
-    (base, base.split(['(', ' ']).next().unwrap_or(base))
-}
-
-fn length_of(t: &str) -> Option<u64> {
-    let (base, _) = type_base(t);
-    base.split_once('(')?
-        .1
-        .split([')', ','])
-        .next()?
-        .trim()
-        .parse()
-        .ok()
-}
-
-/// The collation of a text type's text (`utf8mb4_0900_bin` where it names none, as Dolt
-/// stores it), lower case.
-fn collation_of(t: &str) -> String {
-    let lower = t.to_ascii_lowercase();
-    let mut words = lower.split_whitespace().skip_while(|w| *w != "collate");
-    words.nth(1).unwrap_or("utf8mb4_0900_bin").to_string()
+/// A text, ENUM or SET type that names no collation (so is in the default one, whatever the
+/// table's).
+fn names_no_collation(t: &SqlType) -> bool {
+    t.collation().is_some() && t.named_collation().is_none()
 }
 
 /// Dolt's `IsTypeChangeCompatible` for the changes this writer does: the same type, or a
-/// string type made longer, reads the stored rows as they are; any other change rewrites them.
-/// A new collation rewrites them too: Dolt counts it as invalidating the secondary indexes
-/// (their order changes), and go-mysql-server then rewrites the whole table.
+/// VARCHAR/VARBINARY made longer, reads the stored rows as they are; any other change rewrites
+/// them. A new collation rewrites them too: Dolt counts it as invalidating the secondary
+/// indexes (their order changes), and go-mysql-server then rewrites the whole table.
 fn needs_rewrite(from: &str, to: &str) -> bool {
-    if from == to {
-        return false;
-    }
-    if is_text_type(from) && collation_of(from) != collation_of(to) {
-        return true;
-    }
-    let ((fb, fname), (tb, tname)) = (type_base(from), type_base(to));
-    if fb == tb {
-        // The same collation, spelled otherwise.
-        return false;
-    }
-    let widened = fname == tname
-        && matches!(fname, "varchar" | "varbinary")
-        && matches!((length_of(fb), length_of(tb)), (Some(a), Some(b)) if b >= a);
-    !widened
+    let (from, to) = (SqlType::parse(from), SqlType::parse(to));
+    let widened = matches!(from.name(), Some("varchar" | "varbinary")) && from.lengthened_to(&to);
+    !(from.same_type(&to) || widened)
 }
 
 fn apply(
@@ -368,8 +337,8 @@ fn apply(
                 new.nullable = false;
             }
             // The table's collation applies to a text column given without one.
-            if let (Some(tc), false) = (&def.collation, new.sql_type.contains(" COLLATE ")) {
-                if tc != "utf8mb4_0900_bin" && is_text_type(&new.sql_type) {
+            if let Some(tc) = &def.collation {
+                if tc != DEFAULT_COLLATION && names_no_collation(&SqlType::parse(&new.sql_type)) {
                     new.sql_type = format!("{} COLLATE {tc}", new.sql_type);
                 }
             }
@@ -530,14 +499,6 @@ fn apply(
         AlterOp::RenameTable(to) => fx.rename = Some(to.clone()),
     }
     Ok(())
-}
-
-fn is_text_type(t: &str) -> bool {
-    let (_, name) = type_base(t);
-    matches!(
-        name,
-        "char" | "varchar" | "tinytext" | "text" | "mediumtext" | "longtext" | "enum" | "set"
-    )
 }
 
 /// Whether a stored CHECK expression names column `name` (as `` `name` ``).
@@ -1064,16 +1025,8 @@ fn column_in_no_key(
 /// True when a column a key uses may change from type `from` to `to`, as GMS allows it: the
 /// same type, or a CHAR/VARCHAR/BINARY/VARBINARY made no shorter in the same collation.
 fn fk_type_change_allowed(from: &str, to: &str) -> bool {
-    let (from, to) = (from.to_ascii_lowercase(), to.to_ascii_lowercase());
-    if from == to {
-        return true;
-    }
-    let ((fb, fname), (tb, tname)) = (type_base(&from), type_base(&to));
-    let collation = |t: &str| t.split(" collate ").nth(1).map(str::trim).map(String::from);
-    fname == tname
-        && matches!(fname, "char" | "varchar" | "binary" | "varbinary")
-        && collation(&from) == collation(&to)
-        && matches!((length_of(fb), length_of(tb)), (Some(a), Some(b)) if b >= a)
+    let (from, to) = (SqlType::parse(from), SqlType::parse(to));
+    from.same_type(&to) || from.lengthened_to(&to)
 }
 
 /// What clause `op` (which turned `prev` into `def`) does to the foreign keys of `table`, as

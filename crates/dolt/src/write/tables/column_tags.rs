@@ -75,8 +75,8 @@ pub(crate) fn kind_of(ty: &SqlType) -> Option<NomsKind> {
     Some(match ty {
         SqlType::Int { unsigned: true, .. }
         | SqlType::Bit(_)
-        | SqlType::Enum(_)
-        | SqlType::Set(_) => NomsKind::Uint,
+        | SqlType::Enum { .. }
+        | SqlType::Set { .. } => NomsKind::Uint,
         SqlType::Int { .. } | SqlType::Time(_) | SqlType::Year => NomsKind::Int,
         SqlType::Float | SqlType::Double => NomsKind::Float,
         SqlType::Decimal { .. } => NomsKind::Decimal,

@@ -389,18 +389,17 @@ pub(crate) fn resolve_new(
 /// ENUM or SET on both sides whatever their arguments; text types (CHAR, VARCHAR, TEXT…) of
 /// one character set, of any lengths; binary types (BINARY, VARBINARY, BLOB…).
 fn comparable_types(a: &SqlType, b: &SqlType) -> bool {
-    let charset = |c: &Option<String>| {
-        let c = c.as_deref().unwrap_or("utf8mb4_0900_bin");
-        Collation::from_name(c).map(Collation::charset).ok()
+    let charset = |t: &SqlType| {
+        Collation::from_name(t.collation()?)
+            .map(Collation::charset)
+            .ok()
     };
     match (a, b) {
-        (SqlType::Text { collation: x, .. }, SqlType::Text { collation: y, .. }) => {
-            charset(x) == charset(y)
-        }
+        (SqlType::Text { .. }, SqlType::Text { .. }) => charset(a) == charset(b),
         (SqlType::Binary { .. }, SqlType::Binary { .. })
         | (SqlType::Decimal { .. }, SqlType::Decimal { .. })
-        | (SqlType::Enum(_), SqlType::Enum(_))
-        | (SqlType::Set(_), SqlType::Set(_)) => true,
+        | (SqlType::Enum { .. }, SqlType::Enum { .. })
+        | (SqlType::Set { .. }, SqlType::Set { .. }) => true,
         _ => a == b,
     }
 }

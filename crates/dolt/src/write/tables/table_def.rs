@@ -316,17 +316,6 @@ fn stored_type_text(ty: &SqlType, base: &str, collation: Option<Collation>) -> S
     text
 }
 
-/// The number in a type's parentheses (`varchar(40)` → 40).
-fn paren_number(text: &str) -> Option<u64> {
-    text.split_once('(')?
-        .1
-        .split(')')
-        .next()?
-        .trim()
-        .parse()
-        .ok()
-}
-
 /// The most bytes one character of `charset` takes.
 fn charset_max_bytes(charset: &str) -> u64 {
     match charset {
@@ -408,11 +397,9 @@ impl TableDef {
             if enc == Encoding::GeomAdaptive {
                 spatial_srid(t, &c.name, &parts.base)?;
             }
-            let collation = matches!(
-                ty,
-                SqlType::Text { .. } | SqlType::Enum(_) | SqlType::Set(_)
-            )
-            .then(|| parts.explicit_collation.unwrap_or(table_collation));
+            let collation = ty
+                .collation()
+                .map(|_| parts.explicit_collation.unwrap_or(table_collation));
             type_texts.push(stored_type_text(&ty, &parts.base, collation));
             encodings.push(enc);
             types.push(ty);
@@ -560,17 +547,17 @@ impl TableDef {
                 continue;
             }
             // Characters for text (at most 3072 bytes' worth), bytes for binary.
-            let per_char = match Collation::from_name(text.rsplit(' ').next().unwrap_or("")) {
-                Ok(c) if text.contains(" COLLATE ") => charset_max_bytes(c.charset()),
+            let per_char = match ty.named_collation().map(Collation::from_name) {
+                Some(Ok(c)) => charset_max_bytes(c.charset()),
                 _ => 4,
             };
             let (max, key_max) = match base {
-                "char" | "varchar" => (paren_number(text), 3072 / per_char),
+                "char" | "varchar" => (ty.length(), 3072 / per_char),
                 "tinytext" => (Some(255 / per_char), 3072 / per_char),
                 "text" => (Some(65_535 / per_char), 3072 / per_char),
                 "mediumtext" => (Some(16_777_215 / per_char), 3072 / per_char),
                 "longtext" => (Some(4_294_967_295 / per_char), 3072 / per_char),
-                "binary" | "varbinary" => (paren_number(text), 3072),
+                "binary" | "varbinary" => (ty.length(), 3072),
                 "tinyblob" => (Some(255), 3072),
                 "blob" => (Some(65_535), 3072),
                 "mediumblob" => (Some(16_777_215), 3072),

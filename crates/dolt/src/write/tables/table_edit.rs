@@ -293,50 +293,15 @@ impl EditTable {
             Cell::Value(v) => v,
             _ => return Ok(()),
         };
-        match (&c.sql_type, v) {
-            (SqlType::Text { .. }, SqlValue::Text(s)) => {
-                let (max, bytes_limited) = c.sql_type.text_limit().unwrap_or_default();
-                let len = if bytes_limited {
-                    s.len() as u64
-                } else {
-                    s.chars().count() as u64
-                };
-                if let Some(max) = max.filter(|&m| len > m) {
-                    return Err(what(format!(
-                        "{len} {} is longer than {} allows ({max})",
-                        if bytes_limited { "bytes" } else { "characters" },
-                        c.sql_type_text
-                    )));
-                }
-            }
-            (SqlType::Binary { .. }, SqlValue::Bytes(b)) => {
-                let max = c.sql_type.byte_limit();
-                if let Some(max) = max.filter(|&m| b.len() as u64 > m) {
-                    return Err(what(format!(
-                        "{} bytes is longer than {} allows ({max})",
-                        b.len(),
-                        c.sql_type_text
-                    )));
-                }
-            }
-            (SqlType::Bit(n), SqlValue::Uint(x)) if *n < 64 && *x >> n != 0 => {
-                return Err(what(format!("{x} does not fit {}", c.sql_type_text)))
-            }
-            (SqlType::Decimal { precision, scale }, SqlValue::Decimal(d)) => {
-                let scaled = crate::key_encode::decimal_at_scale(d, *scale).map_err(what)?;
-                let whole = scaled
-                    .trim_start_matches('-')
-                    .split('.')
-                    .next()
-                    .unwrap_or("");
-                let whole = whole.trim_start_matches('0');
-                if whole.len() > usize::from(precision.saturating_sub(*scale)) {
-                    return Err(what(format!("{d} is out of range for {}", c.sql_type_text)));
-                }
-            }
-            _ => {}
+        let (ty, shown) = (&c.sql_type, c.sql_type_text.as_str());
+        match v {
+            SqlValue::Text(s) => ty.check_text(s, shown),
+            SqlValue::Bytes(b) => ty.check_bytes(b, shown),
+            SqlValue::Uint(x) => ty.check_bits(*x, shown),
+            SqlValue::Decimal(d) => ty.check_decimal(d, shown),
+            _ => Ok(()),
         }
-        Ok(())
+        .map_err(what)
     }
 
     /// Encodes a full row (`cells` per column of `schema.columns`, hidden ones ignored) into
@@ -1589,7 +1554,7 @@ fn implicit_default(col: &crate::schema::Column) -> Option<&'static str> {
     use crate::schema::SqlType as T;
     Some(match &col.sql_type {
         T::Int { .. } | T::Float | T::Double | T::Decimal { .. } | T::Bit(_) => "0",
-        T::Text { .. } | T::Binary { .. } | T::Set(_) => "''",
+        T::Text { .. } | T::Binary { .. } | T::Set { .. } => "''",
         T::Date => "'0000-00-00'",
         T::Datetime(_) | T::Timestamp(_) => "'0000-00-00 00:00:00'",
         _ => return None,
