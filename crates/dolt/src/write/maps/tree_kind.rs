@@ -572,7 +572,7 @@ mod tests {
     /// ones (every seventh round up to 400 edits).
     fn address_map_batches(seed: u64) -> Vec<Vec<Edit>> {
         let kind = TreeKind::AddressMap;
-        let mut r = Rng(seed * 0x9e37_79b9_7f4a_7c15);
+        let mut r = Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15));
         let mut names: Vec<Vec<u8>> = Vec::new();
         let mut batches = Vec::new();
         for round in 0..40 {
