@@ -792,7 +792,9 @@ pub(in crate::write) fn merge_schemas(
                 // The merged indexes cover merged columns only: a bug if reached.
                 encode(
                     format!("the merged schema of {table:?}"),
-                    format!("column tag {tag}, used by a key or an index, is not one of its columns"),
+                    format!(
+                        "column tag {tag}, used by a key or an index, is not one of its columns"
+                    ),
                 )
             })
     };
