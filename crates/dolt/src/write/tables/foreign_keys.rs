@@ -152,7 +152,7 @@ fn positions(schema: &Schema, table: &str, names: &[String]) -> Result<Vec<usize
                 .iter()
                 .position(|c| c.name.eq_ignore_ascii_case(n))
                 .ok_or_else(|| {
-                    bad_foreign_key(format!("foreign key: table {table:?} has no column {n:?}"))
+                    bad_foreign_key(format!("table {table:?} has no column {n:?}"))
                 })
         })
         .collect()
@@ -206,7 +206,7 @@ pub(crate) fn prepare_new_table(
         def.columns
             .iter()
             .position(|c| c.name.eq_ignore_ascii_case(n))
-            .ok_or_else(|| bad_foreign_key(format!("foreign key: table {t:?} has no column {n:?}")))
+            .ok_or_else(|| bad_foreign_key(format!("table {t:?} has no column {n:?}")))
     };
     for fk in def.foreign_keys.clone() {
         if fk.columns.is_empty() || fk.columns.len() != fk.parent_columns.len() {
