@@ -151,9 +151,7 @@ fn positions(schema: &Schema, table: &str, names: &[String]) -> Result<Vec<usize
                 .columns
                 .iter()
                 .position(|c| c.name.eq_ignore_ascii_case(n))
-                .ok_or_else(|| {
-                    bad_foreign_key(format!("table {table:?} has no column {n:?}"))
-                })
+                .ok_or_else(|| bad_foreign_key(format!("table {table:?} has no column {n:?}")))
         })
         .collect()
 }
