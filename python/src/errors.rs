@@ -84,6 +84,7 @@ pub fn dolt_err(e: DoltError) -> PyErr {
         DoltError::Encode { .. } => EncodeError::new_err(msg),
         DoltError::Locked { .. } => LockedError::new_err(msg),
         DoltError::BadValue { .. } => pyo3::exceptions::PyValueError::new_err(msg),
+        DoltError::Tree(t) => tree_err(t),
         _ => Error::new_err(msg),
     }
 }

@@ -30,6 +30,7 @@
 //! * [`dolt_write`]: `import` and `commit`, table changes written as Dolt writes them.
 //! * [`dolt_vc`]: `branch`, `checkout`, `tag`, `merge` and `status`, as the `dolt` commands of
 //!   the same names do them.
+//! * [`dolt_remote`]: `clone URL DIR`, and remote URLs read in place by the read commands.
 
 pub mod catalog;
 pub mod commands;

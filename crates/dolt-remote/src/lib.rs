@@ -10,6 +10,8 @@
 //!   every failure an error naming the remote and the call.
 //! * [`locations`]: the download locations and the bytes the range reads return, decoded and
 //!   checked by hand (never trusted, never a panic; fuzzed).
+//! * [`remote_url`]: [`RemoteUrl`], a remote URL parsed: which transport, which database.
+//! * [`error`]: [`RemoteError`], every failure naming the remote (and chunk or file) and why.
 //! * [`clone()`]: a database copied from `file:///DIR` or `http://HOST:PORT/DATABASE` (a `dolt sql-server
 //!   --remotesapi-port`) into a new directory Dolt opens as its own clone.
 //!
@@ -19,8 +21,8 @@
 //!
 //! * [`push()`]: a branch pushed to a remote (fast-forward only) as `dolt push` pushes it.
 //!
-//! * [`open_remote`]: a database on a remote read in place (read-only, chunks fetched as reads
-//!   need them, in batched range reads), without cloning it.
+//! * [`open_remote`] (module `read`): a database on a remote read in place (read-only, chunks
+//!   fetched as reads need them, in batched range reads), without cloning it.
 //!
 //! * [`Credentials`]: a user and password sent with every call, as `dolt --user` sends them
 //!   (`Credentials::from_env` takes the password from `DOLT_REMOTE_PASSWORD`), for a `dolt

@@ -21,7 +21,7 @@ use prollystore_format::tuple::{text_of, Adaptive, Date, Decimal, Tuple, TupleDe
 use prollystore_format::{Address, Encoding};
 
 use crate::db::{Database, Table};
-use crate::error::{bad_chunk, DoltError, Result};
+use crate::error::{bad_chunk, malformed, DoltError, Result};
 use crate::schema::{Column, Schema, SqlType};
 use crate::sql_value::{decimal_text, SqlValue};
 
@@ -579,12 +579,17 @@ pub(crate) fn value_of(
     sink.0.ok_or_else(|| cannot_show(col))
 }
 
-/// The error for a field no sink can show.
+/// The error for a stored field no sink can show: every encoding Dolt writes for a column
+/// is shown, so the column's stored encoding does not fit its type (a value of another kind,
+/// a hash or spatial cell).
 fn cannot_show(col: &Column) -> DoltError {
-    DoltError::Unsupported(format!(
-        "column {} ({}): cannot show encoding {}",
-        col.name, col.sql_type_text, col.encoding
-    ))
+    malformed(
+        format!("column {:?} ({})", col.name, col.sql_type_text),
+        format!(
+            "its stored encoding {} holds no value of its type to show",
+            col.encoding
+        ),
+    )
 }
 
 /// Field `f` of a stored row of `table` (by `plan`) as the value Dolt shows (`None`: NULL, or

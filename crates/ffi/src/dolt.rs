@@ -34,6 +34,11 @@ pub mod write;
 impl From<DoltError> for Error {
     fn from(e: DoltError) -> Error {
         use prolly_result as R;
+        // A tree or store error (a read-only store, unsorted input) keeps its own code.
+        let e = match e {
+            DoltError::Tree(t) => return t.into(),
+            e => e,
+        };
         let code = match &e {
             DoltError::Io { .. } => R::ErrIo,
             DoltError::MissingChunk(_) => R::ErrMissingChunk,

@@ -33,6 +33,8 @@
 //!   streams.
 //! * `remote` (feature `remote`, off by default): push, pull and clone through object storage,
 //!   and remotes opened read-only as store handles.
+//! * `dolt_remote` (feature `dolt-remote`, off by default): Dolt databases cloned, fetched,
+//!   pulled and pushed over Dolt remotes, and read in place on one.
 
 // C names for C types; the pointer contracts are documented on each function (C callers
 // cannot see Rust's `unsafe`, as in rustls-ffi).

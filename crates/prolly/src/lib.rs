@@ -29,6 +29,8 @@
 //!   ([`map::Leaves`]), batch edits ([`Map::apply`], [`map::MapEditor`]), diffs.
 //! * [`builder`]: rows one at a time: [`builder::MapBuilder`] for sorted input,
 //!   [`builder::SortingBuilder`] for any order within a memory bound (sorted runs on disk).
+//! * [`sort`]: sorting many keys fast (exact sort words, bucketed), for that builder and for
+//!   Dolt's bulk imports and index builds.
 //! * [`tuples`]: [`tuples::TupleSchema`] (Dolt tuple order and value addresses) and field access
 //!   that follows out-of-band values.
 //! * [`rows`]: typed rows: named columns with SQL type names ([`rows::RowSchema`]), rows of

@@ -10,6 +10,7 @@ use super::history::branches::working_set_ref;
 use super::tables::foreign_keys::{decode_collection, encode_collection};
 use super::tables::table_def::{ColumnDef, ForeignKeyAction, ForeignKeyDef, TableDef};
 use super::tests::{copy_tree, dolt, scenario, sql_meta};
+use crate::error::DoltError;
 use crate::sql_value::SqlValue;
 
 fn int_column(name: &str, nullable: bool, default: Option<&str>) -> ColumnDef {
@@ -65,23 +66,7 @@ fn parent_and_child() -> (tempfile::TempDir, std::path::PathBuf) {
 #[test]
 fn a_stored_set_default_key_is_refused() {
     let (_tmp, dir) = parent_and_child();
-    {
-        let mut w = super::storage::writer::StoreWriter::open(&dir).unwrap();
-        let root = w.commit_root(w.head_of("main").unwrap()).unwrap();
-        let chunk = w.chunk(&root).unwrap();
-        let mut r = RootValueFields::decode(&chunk).unwrap();
-        let at = Address(r.foreign_key_addr);
-        let mut keys = decode_collection(&w.chunk(&at).unwrap(), at).unwrap();
-        keys[0].on_delete = 5;
-        let fk = w.put(&encode_collection(&keys).unwrap()).unwrap();
-        r.foreign_key_addr = fk.0;
-        let new_root = w.put(&r.encode().unwrap()).unwrap();
-        let ws = w
-            .put_working_set(new_root, &sql_meta(1_710_000_000))
-            .unwrap();
-        w.update_datasets(&[(&working_set_ref("main"), Some(ws))], 1_710_000_000)
-            .unwrap();
-    }
+    store_on_delete(&dir, 5);
     // Dolt's engine does act on such a key: the child row takes the column's default.
     // Not done here (refused instead), so the difference is checked, not hidden.
     let theirs = _tmp.path().join("theirs");
@@ -99,4 +84,41 @@ fn a_stored_set_default_key_is_refused() {
     assert!(e.contains("\"k\"") && e.contains("SET DEFAULT"), "{e}");
     drop(w);
     assert!(snapshot(&dir) == before, "a refused delete wrote something");
+}
+
+/// A key stored with an action code no Dolt writes is malformed data, not a missing feature.
+#[test]
+fn a_stored_unknown_action_code_is_malformed() {
+    let (_tmp, dir) = parent_and_child();
+    store_on_delete(&dir, 9);
+    let before = snapshot(&dir);
+    let mut w = DoltWriter::open(&dir).unwrap();
+    let e = w.delete("p", &[vec![SqlValue::Int(1)]]).unwrap_err();
+    assert!(
+        matches!(&e, DoltError::Malformed { what, .. } if what.contains("\"k\"")),
+        "{e:?}"
+    );
+    assert!(e.to_string().contains("code 9"), "{e}");
+    drop(w);
+    assert!(snapshot(&dir) == before, "a refused delete wrote something");
+}
+
+/// Rewrites the working set of `main` in `dir` with its first foreign key's ON DELETE action
+/// stored as `code`.
+fn store_on_delete(dir: &std::path::Path, code: u8) {
+    let mut w = super::storage::writer::StoreWriter::open(dir).unwrap();
+    let root = w.commit_root(w.head_of("main").unwrap()).unwrap();
+    let chunk = w.chunk(&root).unwrap();
+    let mut r = RootValueFields::decode(&chunk).unwrap();
+    let at = Address(r.foreign_key_addr);
+    let mut keys = decode_collection(&w.chunk(&at).unwrap(), at).unwrap();
+    keys[0].on_delete = code;
+    let fk = w.put(&encode_collection(&keys).unwrap()).unwrap();
+    r.foreign_key_addr = fk.0;
+    let new_root = w.put(&r.encode().unwrap()).unwrap();
+    let ws = w
+        .put_working_set(new_root, &sql_meta(1_710_000_000))
+        .unwrap();
+    w.update_datasets(&[(&working_set_ref("main"), Some(ws))], 1_710_000_000)
+        .unwrap();
 }

@@ -24,8 +24,13 @@ enum Kind {
 }
 
 /// A statement, the kind of error we give for it, and whether Dolt 2.3.1 runs it.
-const STATEMENTS: [(&str, Kind, bool); 10] = [
+const STATEMENTS: [(&str, Kind, bool); 11] = [
     ("CREATE TABLE (nonsense", Kind::BadInput, false),
+    (
+        "CREATE TABLE u (id INT PRIMARY KEY, x FROBNICATE)",
+        Kind::BadInput,
+        false,
+    ),
     (
         "CREATE TABLE u (id INT PRIMARY KEY, id INT)",
         Kind::BadInput,

@@ -377,9 +377,11 @@ impl KindStore<'_> {
                 .put(&own)
                 .map_err(|e| self.fail(e, StoreError::Missing(Address::ZERO)))?,
             Io::Read(_) => {
-                let e =
-                    DoltError::Unsupported(format!("{:?} edit on a read-only store", self.kind));
-                return Err(self.fail(e, StoreError::Missing(Address::ZERO)));
+                // Only `entries` reads through `Io::Read`: an edit here is a bug.
+                let read_only = || StoreError::ReadOnly {
+                    path: format!("(the {:?} tree, opened to be read)", self.kind),
+                };
+                return Err(self.fail(read_only().into(), read_only()));
             }
         };
         self.written.borrow_mut().insert(address, Arc::from(own));
@@ -430,10 +432,9 @@ pub(crate) fn apply_edits(
         .collect();
     let address = match map.apply_sorted(&edits) {
         Ok(m) => m.root(),
-        Err(prollystore::TreeError::Unsorted { .. }) => {
-            return Err(DoltError::Unsupported(format!(
-                "{kind:?} edits must be sorted with one per key"
-            )))
+        // The callers sort and deduplicate their edits: unsorted ones are a bug.
+        Err(e @ prollystore::TreeError::Unsorted { .. }) => {
+            return Err(encode(format!("{kind:?} tree edits"), e))
         }
         Err(e) => return Err(store.error(e)),
     };
@@ -606,7 +607,7 @@ mod tests {
     fn closure_batches(seed: u64) -> Vec<Vec<Edit>> {
         let kind = TreeKind::CommitClosure;
         let added = || Some(vec![0u8]);
-        let mut r = Rng(seed * 0x2545_f491_4f6c_dd1d);
+        let mut r = Rng(seed.wrapping_mul(0x2545_f491_4f6c_dd1d));
         let mut keys: Vec<Vec<u8>> = Vec::new();
         let mut height = 1u64;
         let mut batches = Vec::new();

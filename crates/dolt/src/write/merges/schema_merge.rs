@@ -26,7 +26,7 @@ use prollystore_format::message::objects::{
     CheckFields, ColumnFields, IndexFields, TableSchemaFields,
 };
 
-use crate::error::{DoltError, Result};
+use crate::error::{encode, DoltError, Result};
 use crate::schema::SqlType;
 use prollystore_format::collation::Collation;
 
@@ -786,7 +786,13 @@ pub(in crate::write) fn merge_schemas(
             .position(|c| c.tag == tag)
             .and_then(|p| u16::try_from(p).ok())
             .ok_or_else(|| {
-                DoltError::Unsupported(format!("merging {table:?}: column tag {tag} is lost"))
+                // The merged indexes cover merged columns only: a bug if reached.
+                encode(
+                    format!("the merged schema of {table:?}"),
+                    format!(
+                        "column tag {tag}, used by a key or an index, is not one of its columns"
+                    ),
+                )
             })
     };
     let key_positions = o.clustered_index.key_columns.clone();
@@ -876,7 +882,7 @@ pub(in crate::write) fn merge_schemas(
     };
     let chunk = fields
         .encode()
-        .map_err(|e| crate::error::encode(format!("the merged schema of {table:?}"), e))?;
+        .map_err(|e| encode(format!("the merged schema of {table:?}"), e))?;
     Ok(SchemaMerge::Merged {
         chunk,
         rewrites,

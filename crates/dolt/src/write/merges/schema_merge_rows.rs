@@ -23,7 +23,7 @@ use super::row_merge::{
     check_unique, report, row_changes, ConflictChoice, MergeConflict, OverlayIo,
 };
 use super::schema_merge::RowRewrites;
-use crate::error::{bad_chunk, DoltError, Result};
+use crate::error::{bad_chunk, encode, DoltError, Result};
 use crate::schema::{key_encoding, Column, Schema};
 use crate::write::maps::address_map::{address_map_entries, edit_address_map, empty_address_map};
 use crate::write::storage::overlay::Overlay;
@@ -154,10 +154,11 @@ impl Rows<'_, '_> {
     fn encode(&self, key: &[u8], cells: &[Cell]) -> Result<Vec<u8>> {
         let (k, v) = self.merged.encode_full_row(self.store, cells)?;
         if k != key {
-            return Err(DoltError::Unsupported(format!(
-                "merging {:?}: a row's key changed when rewritten into the merged schema",
-                self.merged.name
-            )));
+            // The merge refuses a primary key that differs between the sides: a bug if reached.
+            return Err(encode(
+                format!("a merged row of {:?}", self.merged.name),
+                "its key changed when rewritten into the merged schema",
+            ));
         }
         Ok(v)
     }
@@ -646,7 +647,7 @@ pub(in crate::write) fn merge_rows(
         ..ours_fields
     }
     .encode()
-    .map_err(|e| crate::error::encode(format!("table {name:?}"), e))?;
+    .map_err(|e| encode(format!("table {name:?}"), e))?;
     Ok(Some(chunk))
 }
 
@@ -748,7 +749,10 @@ impl RawKeys<'_> {
         keys: &mut Packed,
     ) -> Result<()> {
         let raw = |e: TupleError| {
-            DoltError::Unsupported(format!("index {:?} of {:?}: {e}", self.index, self.table))
+            encode(
+                format!("a key of index {:?} of {:?}", self.index, self.table),
+                e,
+            )
         };
         let ts = map.schema();
         let mut b = TupleBuilder::new(self.key.clone());

@@ -56,8 +56,8 @@ impl CloneTarget {
         let dir = dir.as_ref();
         let dot = dir.join(".dolt");
         if dot.exists() {
-            return Err(DoltError::Unsupported(format!(
-                "{} already holds a Dolt database",
+            return Err(DoltError::Refused(format!(
+                "a new Dolt store in {}: it already holds a Dolt database (.dolt)",
                 dir.display()
             )));
         }
@@ -386,10 +386,10 @@ impl ChunkIo for SourceIo<'_> {
             .ok_or(DoltError::MissingChunk(*address))
     }
 
-    fn put(&mut self, _chunk: &[u8]) -> Result<Address> {
-        Err(DoltError::Unsupported(
-            "writing through a read-only chunk source".into(),
-        ))
+    /// The source refuses every put ([`prollystore::StoreError::ReadOnly`], naming its
+    /// directory): these walks only read.
+    fn put(&mut self, chunk: &[u8]) -> Result<Address> {
+        Ok(prollystore::store::ChunkStore::put(self.0, chunk)?)
     }
 }
 

@@ -31,7 +31,7 @@ use super::foreign_keys::{
 };
 use super::table_def::ForeignKeyAction;
 use super::table_edit::{copies, Cell, EditTable};
-use crate::error::{DoltError, Result};
+use crate::error::{malformed, DoltError, Result};
 use crate::write::merges::row_merge::row_changes;
 use crate::write::storage::overlay::Overlay;
 
@@ -57,10 +57,6 @@ type Affected<'k> = (&'k StoredForeignKey, Vec<usize>, Vec<Cell>);
 
 fn pick(cells: &[Cell], cols: &[usize]) -> Vec<Cell> {
     cols.iter().map(|&c| cells[c].clone()).collect()
-}
-
-fn unsupported(what: String) -> DoltError {
-    DoltError::Unsupported(what)
 }
 
 impl<'s, 'o> Tables<'s, 'o> {
@@ -175,17 +171,23 @@ impl<'s, 'o> Tables<'s, 'o> {
     /// the way, this parent's included) acting as RESTRICT.
     /// A stored SET DEFAULT (code 5) is refused: Dolt's MySQL dialect never creates one
     /// (`CREATE TABLE` refuses it), though Dolt's engine, given one, sets the child's
-    /// columns to their defaults (not done here).
+    /// columns to their defaults (not done here). Any other unknown code is malformed data.
     fn action(fk: &StoredForeignKey, updated: bool, chain: &[String]) -> Result<ForeignKeyAction> {
         let code = if updated { fk.on_update } else { fk.on_delete };
+        let on = if updated { "UPDATE" } else { "DELETE" };
         let action = ForeignKeyAction::from_code(code).ok_or_else(|| {
-            unsupported(format!(
-                "foreign key {:?}: ON {} action code {code} ({}; not done: Dolt's MySQL \
-                 dialect refuses to create it)",
-                fk.name,
-                if updated { "UPDATE" } else { "DELETE" },
-                if code == 5 { "SET DEFAULT" } else { "unknown" }
-            ))
+            if code == 5 {
+                DoltError::Unsupported(format!(
+                    "foreign key {:?}: ON {on} SET DEFAULT (action code 5; not done: Dolt's \
+                     MySQL dialect refuses to create it)",
+                    fk.name
+                ))
+            } else {
+                malformed(
+                    format!("foreign key {:?}", fk.name),
+                    format!("ON {on} action code {code} is none Dolt writes"),
+                )
+            }
         })?;
         Ok(match action {
             ForeignKeyAction::Cascade | ForeignKeyAction::SetNull

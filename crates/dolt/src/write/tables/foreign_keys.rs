@@ -40,7 +40,8 @@ pub(crate) struct StoredForeignKey {
     pub match_type: u8,
 }
 
-fn unsupported(what: String) -> DoltError {
+/// [`DoltError::BadInput`] for a foreign key definition that cannot be added.
+fn bad_foreign_key(what: String) -> DoltError {
     crate::error::bad_input("FOREIGN KEY", what)
 }
 
@@ -150,9 +151,7 @@ fn positions(schema: &Schema, table: &str, names: &[String]) -> Result<Vec<usize
                 .columns
                 .iter()
                 .position(|c| c.name.eq_ignore_ascii_case(n))
-                .ok_or_else(|| {
-                    unsupported(format!("foreign key: table {table:?} has no column {n:?}"))
-                })
+                .ok_or_else(|| bad_foreign_key(format!("table {table:?} has no column {n:?}")))
         })
         .collect()
 }
@@ -205,11 +204,11 @@ pub(crate) fn prepare_new_table(
         def.columns
             .iter()
             .position(|c| c.name.eq_ignore_ascii_case(n))
-            .ok_or_else(|| unsupported(format!("foreign key: table {t:?} has no column {n:?}")))
+            .ok_or_else(|| bad_foreign_key(format!("table {t:?} has no column {n:?}")))
     };
     for fk in def.foreign_keys.clone() {
         if fk.columns.is_empty() || fk.columns.len() != fk.parent_columns.len() {
-            return Err(unsupported(format!(
+            return Err(bad_foreign_key(format!(
                 "table {t:?}: a foreign key needs as many referenced columns as columns"
             )));
         }
@@ -220,7 +219,7 @@ pub(crate) fn prepare_new_table(
                     e.child_table.eq_ignore_ascii_case(&t) && e.name.eq_ignore_ascii_case(n)
                 }) || names.iter().any(|e| e.eq_ignore_ascii_case(n));
                 if taken {
-                    return Err(unsupported(format!(
+                    return Err(bad_foreign_key(format!(
                         "table {t:?}: duplicate foreign key name {n:?}"
                     )));
                 }
@@ -275,7 +274,7 @@ pub(crate) fn prepare_new_table(
                 }
                 n
             } else if taken(&name) {
-                return Err(unsupported(format!(
+                return Err(bad_foreign_key(format!(
                     "table {t:?}: duplicate key name {name:?}"
                 )));
             } else {
@@ -321,13 +320,13 @@ pub(crate) fn resolve_new(
         for (&c, &p) in cols.iter().zip(&pcols) {
             let (cc, pc) = (&child.schema.columns[c], &parent.schema.columns[p]);
             if !comparable_types(&cc.sql_type, &pc.sql_type) {
-                return Err(unsupported(format!(
+                return Err(bad_foreign_key(format!(
                     "foreign key {name:?}: column {:?} ({}) and referenced column {:?} ({}) differ in type",
                     cc.name, cc.sql_type_text, pc.name, pc.sql_type_text
                 )));
             }
             if cc.encoding.is_adaptive() {
-                return Err(unsupported(format!(
+                return Err(bad_foreign_key(format!(
                     "foreign key {name:?}: TEXT/BLOB column {:?} cannot be in a foreign key",
                     cc.name
                 )));
@@ -335,7 +334,7 @@ pub(crate) fn resolve_new(
             let set_null = fk.on_delete == ForeignKeyAction::SetNull
                 || fk.on_update == ForeignKeyAction::SetNull;
             if set_null && !cc.nullable {
-                return Err(unsupported(format!(
+                return Err(bad_foreign_key(format!(
                     "foreign key {name:?}: SET NULL on NOT NULL column {:?}",
                     cc.name
                 )));
@@ -351,7 +350,7 @@ pub(crate) fn resolve_new(
                 && ix.key_columns[..pcols.len()] == pcols[..]
         });
         if !ordered_pk && !ordered_ix {
-            return Err(unsupported(format!(
+            return Err(bad_foreign_key(format!(
                 "foreign key {name:?}: table {:?} has no index starting with the referenced columns",
                 parent.name
             )));
@@ -856,9 +855,8 @@ pub(crate) fn check_rows_have_parents(
     let pcols = cols_of_tags(parent, &fk.parent_columns, &fk.name)?;
     let l = lookup(parent, &fk.parent_index, &pcols)?;
     let map = Map::new(store, child.primary, child.schema.primary_tuple_schema()?);
-    let err = |e: prollystore::TreeError| unsupported(format!("foreign key check: {e}"));
-    for r in map.iter().map_err(err)? {
-        let (k, v) = r.map_err(err)?;
+    for r in map.iter().map_err(DoltError::from)? {
+        let (k, v) = r.map_err(DoltError::from)?;
         let cells = child.cells_of(store, k, v)?;
         let vals: Vec<Cell> = ccols.iter().map(|&c| cells[c].clone()).collect();
         if vals.iter().any(|v| matches!(v, Cell::Null)) || has_row(store, parent, &l, &vals)? {

@@ -388,12 +388,21 @@ impl TableDef {
             }
             let parts = split_type(t, &c.name, &c.sql_type)?;
             let ty = SqlType::parse(&parts.base);
-            let enc = written_encoding(&ty).ok_or_else(|| {
-                DoltError::Unsupported(format!(
-                    "table {t:?}, column {:?}: type {:?} (not done yet)",
-                    c.name, c.sql_type
-                ))
-            })?;
+            let enc = match written_encoding(&ty) {
+                Some(enc) => enc,
+                None if matches!(ty, SqlType::Other(_)) => {
+                    return Err(bad(format!(
+                        "table {t:?}, column {:?}: unknown type {:?}",
+                        c.name, c.sql_type
+                    )))
+                }
+                None => {
+                    return Err(DoltError::Unsupported(format!(
+                        "table {t:?}, column {:?}: type {:?} (not done yet)",
+                        c.name, c.sql_type
+                    )))
+                }
+            };
             if enc == Encoding::GeomAdaptive {
                 spatial_srid(t, &c.name, &parts.base)?;
             }
