@@ -572,7 +572,7 @@ mod tests {
     /// ones (every seventh round up to 400 edits).
     fn address_map_batches(seed: u64) -> Vec<Vec<Edit>> {
         let kind = TreeKind::AddressMap;
-        let mut r = Rng(seed * 0x9e37_79b9_7f4a_7c15);
+        let mut r = Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15));
         let mut names: Vec<Vec<u8>> = Vec::new();
         let mut batches = Vec::new();
         for round in 0..40 {
@@ -606,7 +606,7 @@ mod tests {
     fn closure_batches(seed: u64) -> Vec<Vec<Edit>> {
         let kind = TreeKind::CommitClosure;
         let added = || Some(vec![0u8]);
-        let mut r = Rng(seed * 0x2545_f491_4f6c_dd1d);
+        let mut r = Rng(seed.wrapping_mul(0x2545_f491_4f6c_dd1d));
         let mut keys: Vec<Vec<u8>> = Vec::new();
         let mut height = 1u64;
         let mut batches = Vec::new();
