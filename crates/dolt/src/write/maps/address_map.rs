@@ -60,8 +60,10 @@ pub(crate) fn new_address_map(
     if names.windows(2).any(|w| w[0] == w[1]) {
         return Err(encode("address map", "a name twice"));
     }
-    let changes: Vec<(&[u8], Option<Address>)> =
-        entries.iter().map(|(k, a)| (k.as_slice(), Some(*a))).collect();
+    let changes: Vec<(&[u8], Option<Address>)> = entries
+        .iter()
+        .map(|(k, a)| (k.as_slice(), Some(*a)))
+        .collect();
     edit_address_map(io, &empty_address_map()?, &changes)
 }
 
@@ -96,7 +98,11 @@ mod tests {
     fn dolts_maps_are_remade_byte_for_byte() {
         let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
         let mut index_maps = 0;
-        for dir in ["index_forms/db", "dolt-db/output_forms", "dolt-db/binary_keys"] {
+        for dir in [
+            "index_forms/db",
+            "dolt-db/output_forms",
+            "dolt-db/binary_keys",
+        ] {
             let db = Database::open(data.join(dir)).unwrap();
             let mut io = MemIo {
                 db: Some(&db),
@@ -118,8 +124,11 @@ mod tests {
                         remade(&mut io, t.secondary_indexes),
                         "{dir} {branch}: index map of {what}"
                     );
-                    index_maps +=
-                        usize::from(!address_map_entries(&io, t.secondary_indexes).unwrap().is_empty());
+                    index_maps += usize::from(
+                        !address_map_entries(&io, t.secondary_indexes)
+                            .unwrap()
+                            .is_empty(),
+                    );
                 }
             }
         }
