@@ -15,7 +15,8 @@ use prollystore_format::message::objects::{
 use prollystore_format::tuple::{Decimal, TupleBuilder};
 use prollystore_format::{Address, Encoding, HashProfile};
 
-use super::maps::single_leaf::address_map_leaf;
+use super::maps::address_map::{empty_address_map, new_address_map};
+use super::storage::chunk_io::ChunkIo;
 use crate::error::{DoltError, Result};
 use crate::key_encode::decimal_parts;
 use crate::schema::{Schema, SqlType};
@@ -223,7 +224,7 @@ pub(crate) fn primary_index(
 /// (Dolt writes the zero address in each conflict, violation and artifact field of a clean
 /// table).
 pub(crate) fn table_chunk(schema: Address, primary_root_node: &[u8]) -> Result<Vec<u8>> {
-    let no_indexes = address_map_leaf(&[])?;
+    let no_indexes = empty_address_map()?;
     let zero = [0u8; 20];
     TableFields {
         schema: schema.0,
@@ -243,11 +244,16 @@ pub(crate) fn table_chunk(schema: Address, primary_root_node: &[u8]) -> Result<V
     .map_err(|e| unsupported(format!("table: {e}")))
 }
 
-/// `base` (a root value chunk) with its table map set to `tables`.
-pub(crate) fn root_with_tables(base: &[u8], tables: &[(Vec<u8>, Address)]) -> Result<Vec<u8>> {
+/// `base` (a root value chunk) with its table map set to `tables` (the map's nodes below its
+/// root put into `io`).
+pub(crate) fn root_with_tables(
+    io: &mut dyn ChunkIo,
+    base: &[u8],
+    tables: &[(Vec<u8>, Address)],
+) -> Result<Vec<u8>> {
     let mut r =
         RootValueFields::decode(base).map_err(|e| unsupported(format!("root value: {e}")))?;
-    let map = address_map_leaf(tables)?;
+    let map = new_address_map(io, tables)?;
     r.tables = &map;
     r.encode()
         .map_err(|e| unsupported(format!("root value: {e}")))

@@ -644,7 +644,7 @@ fn a_new_table_from_rows_hashes_as_dolts() {
     let parent = addr(&steps[0]["commit"]);
     let parent_root = w.database().commit(parent).unwrap().root;
     let base_root = w.chunk(&parent_root).unwrap();
-    let root = root_with_tables(&base_root, &[(b"items".to_vec(), table_address)]).unwrap();
+    let root = root_with_tables(&mut w, &base_root, &[(b"items".to_vec(), table_address)]).unwrap();
     let root_address = prollystore_format::HashProfile::Dolt.address_of(&root);
     assert_eq!(root_address, addr(&step["root"]), "root value hash");
 

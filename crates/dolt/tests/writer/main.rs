@@ -17,5 +17,6 @@ mod tests_fk_actions;
 mod tests_geometry;
 mod tests_json;
 mod tests_keyless_fk;
+mod tests_many_indexes;
 mod tests_prefix_index;
 mod tests_rules;

@@ -42,8 +42,7 @@ use super::table_edit::{copies, Cell, EditTable};
 use crate::error::{bad_chunk, DoltError, Result};
 use crate::schema::{Schema, SqlType};
 use crate::write::history::working::{root_tables, set_root_tables, WorkingEdits};
-use crate::write::maps::address_map::address_map_entries;
-use crate::write::maps::single_leaf::address_map_leaf;
+use crate::write::maps::address_map::{address_map_entries, new_address_map};
 use crate::write::merges::row_merge::OverlayIo;
 use crate::write::merges::row_merge::{ConflictChoice, MergeConflict};
 use crate::write::merges::schema_merge::RowRewrites;
@@ -1275,7 +1274,7 @@ fn keep_stale_indexes(
     let (old_chunk, new_chunk) = (read(old)?, read(new)?);
     let of = TableFields::decode(&old_chunk).map_err(|e| bad_chunk(old, e.to_string()))?;
     let nf = TableFields::decode(&new_chunk).map_err(|e| bad_chunk(new, e.to_string()))?;
-    let io = OverlayIo(store);
+    let mut io = OverlayIo(store);
     let mut entries = address_map_entries(&io, nf.secondary_indexes)?;
     let before = entries.len();
     for (name, a) in address_map_entries(&io, of.secondary_indexes)? {
@@ -1289,7 +1288,7 @@ fn keep_stale_indexes(
     if entries.len() == before {
         return Ok(new);
     }
-    let map = address_map_leaf(&entries)?;
+    let map = new_address_map(&mut io, &entries)?;
     let chunk = TableFields {
         secondary_indexes: &map,
         ..nf

@@ -11,7 +11,6 @@ use prollystore::store::ChunkStore;
 use prollystore::tuples::{field_bytes, TupleSchema};
 use prollystore::{Map, TreeError};
 use prollystore_format::message::objects::TableFields;
-use prollystore_format::message::AddressMapNode;
 use prollystore_format::tuple::{Tuple, TupleBuilder, TupleDesc, TupleError};
 use prollystore_format::{Address, Encoding};
 
@@ -21,8 +20,8 @@ use crate::expressions::{is_expression_default, DefaultExprs, Engine, VirtualCol
 use crate::key_encode::{parse_value, put_field};
 use crate::schema::{key_encoding, Index, Schema, SqlType};
 use crate::sql_value::SqlValue;
-use crate::write::maps::single_leaf::address_map_leaf;
-use crate::write::storage::overlay::Overlay;
+use crate::write::maps::address_map::{address_map_entries, empty_address_map, new_address_map};
+use crate::write::storage::overlay::{Overlay, OverlayIo};
 
 /// A table of a working root, opened for editing.
 #[derive(Clone, Debug)]
@@ -118,19 +117,14 @@ impl EditTable {
             .ok_or(DoltError::MissingChunk(schema_address))?;
         let schema = Schema::decode(schema_chunk, schema_address)?;
         let primary = store.put(t.primary_index)?;
-        let node = AddressMapNode::verify(t.secondary_indexes)
-            .map_err(|e| bad_chunk(address, e.to_string()))?;
-        if !node.is_leaf() {
-            return Err(DoltError::Unsupported(format!(
-                "table {name:?}: an index map of several nodes"
-            )));
-        }
+        let trees = address_map_entries(&OverlayIo(store), t.secondary_indexes)?;
         let mut indexes = Vec::with_capacity(schema.indexes.len());
         for ix in &schema.indexes {
-            let at = (0..node.count())
-                .find(|&i| node.key(i) == ix.name.as_bytes())
+            let (_, tree) = trees
+                .iter()
+                .find(|(n, _)| n.as_slice() == ix.name.as_bytes())
                 .ok_or_else(|| bad_chunk(address, format!("index {:?} has no tree", ix.name)))?;
-            indexes.push(node.address(at));
+            indexes.push(*tree);
         }
         let auto_increment = t.auto_increment_value;
         Ok(EditTable {
@@ -164,7 +158,7 @@ impl EditTable {
             .collect::<Result<Vec<_>>>()?;
         let auto_increment = u64::from(schema.columns.iter().any(|c| c.auto_increment));
         let zero = [0u8; 20];
-        let no_indexes = address_map_leaf(&[])?;
+        let no_indexes = empty_address_map()?;
         let placeholder = TableFields {
             schema: schema_address.0,
             primary_index: store
@@ -236,14 +230,12 @@ impl EditTable {
         // An index tree Dolt left in the table's index map though its schema no longer has
         // the index (an ALTER that rewrites the rows keeps the dropped column's index) stays.
         let mut entries = entries;
-        if let Ok(node) = AddressMapNode::verify(old.secondary_indexes) {
-            for i in 0..node.count() {
-                if !entries.iter().any(|(n, _)| n.as_slice() == node.key(i)) {
-                    entries.push((node.key(i).to_vec(), node.address(i)));
-                }
+        for (name, tree) in address_map_entries(&OverlayIo(store), old.secondary_indexes)? {
+            if !entries.iter().any(|(n, _)| *n == name) {
+                entries.push((name, tree));
             }
         }
-        let index_map = address_map_leaf(&entries)?;
+        let index_map = new_address_map(&mut OverlayIo(store), &entries)?;
         let chunk = TableFields {
             primary_index: root_node,
             secondary_indexes: &index_map,
