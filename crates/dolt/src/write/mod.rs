@@ -13,7 +13,8 @@
 //! | folder | what it holds |
 //! |---|---|
 //! | `api.rs`, [`vc`] | the public writer and version control |
-//! | `tables/` | a table's schema (`table_def`, `column_tags`, `alter_op`, `alter`), its rows (`table_edit`, `bulk_insert`, `fast_fields`, `dates`) and constraints (`checks`, `foreign_keys`, `fk_actions`) |
+//! | `tables/` | a table's schema (`table_def`, `column_tags`, `alter_op`, `alter`) and its rows (`table_edit`, `bulk_insert`, `fast_fields`, `dates`) |
+//! | `constraints/` | what a row change must pass: CHECKs, foreign keys and their ON DELETE/UPDATE actions, at a few named calls from `tables/` |
 //! | `history/` | commits, branches, tags, working sets, status, merge bases, checkout |
 //! | `merges/` | three-way merges: rows cell by cell, JSON documents, schemas, rows carried into a merged schema |
 //! | `maps/` | Dolt's address maps and commit closures, read and edited as Dolt edits them |
@@ -26,6 +27,7 @@
 
 mod api;
 // The conformance crate's scenario replayer's door into the writer (test machinery).
+pub(crate) mod constraints;
 pub(crate) mod history;
 pub(crate) mod maps;
 pub(crate) mod merges;

@@ -5,9 +5,9 @@ use prollystore_format::message::objects::RootValueFields;
 use prollystore_format::Address;
 
 use super::api::DoltWriter;
+use super::constraints::foreign_keys::{decode_collection, encode_collection};
 use super::helpers::{column, meta, snapshot};
 use super::history::branches::working_set_ref;
-use super::tables::foreign_keys::{decode_collection, encode_collection};
 use super::tables::table_def::{ColumnDef, ForeignKeyAction, ForeignKeyDef, TableDef};
 use super::tests::{copy_tree, dolt, scenario, sql_meta};
 use crate::error::DoltError;

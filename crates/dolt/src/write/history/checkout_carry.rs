@@ -16,10 +16,12 @@ use prollystore_format::message::objects::RootValueFields;
 use prollystore_format::Address;
 
 use crate::error::{bad_chunk, encode, DoltError, Result};
+use crate::write::constraints::foreign_keys::{
+    decode_collection, encode_collection, StoredForeignKey,
+};
 use crate::write::maps::address_map::{address_map_entries, edit_address_map, empty_address_map};
 use crate::write::storage::chunk_io::ChunkIo;
 use crate::write::storage::writer::StoreWriter;
-use crate::write::tables::foreign_keys::{decode_collection, encode_collection, StoredForeignKey};
 
 /// A root value's tables by name and its foreign-key collection address.
 struct RootParts {

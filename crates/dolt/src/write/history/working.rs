@@ -11,11 +11,11 @@ use prollystore_format::Address;
 
 use super::commit::NewCommit;
 use crate::error::{bad_chunk, encode, DoltError, Result};
+use crate::write::constraints::fk_actions;
+use crate::write::constraints::foreign_keys;
 use crate::write::maps::address_map::{address_map_entries, edit_address_map, empty_address_map};
 use crate::write::storage::overlay::{Overlay, OverlayIo};
 use crate::write::storage::writer::{StoreWriter, WorkingSetMeta};
-use crate::write::tables::fk_actions;
-use crate::write::tables::foreign_keys;
 use crate::write::tables::table_def::TableDef;
 use crate::write::tables::table_edit::EditTable;
 
@@ -114,7 +114,7 @@ impl WorkingEdits {
         let schema = def.schema_chunk_with_system_indexes(&mut used, &added)?;
         let table = EditTable::create(&store, &def.name, &schema)?;
         // A CHECK the evaluator cannot run is refused now, not at the first row.
-        crate::write::tables::checks::RowChecks::for_schema(
+        crate::write::constraints::checks::RowChecks::for_schema(
             store.engine,
             &def.name,
             &table.schema,

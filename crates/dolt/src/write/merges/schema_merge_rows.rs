@@ -25,10 +25,10 @@ use super::row_merge::{
 use super::schema_merge::RowRewrites;
 use crate::error::{bad_chunk, encode, DoltError, Result};
 use crate::schema::{key_encoding, Column, Schema};
+use crate::write::constraints::checks::RowChecks;
 use crate::write::maps::address_map::{address_map_entries, edit_address_map, empty_address_map};
 use crate::write::storage::overlay::Overlay;
 use crate::write::tables::bulk_insert::Packed;
-use crate::write::tables::checks::RowChecks;
 use crate::write::tables::table_edit::{copies, empty_value, index_schema, Cell, EditTable};
 use prollystore_format::tuple::{Tuple, TupleBuilder, TupleDesc, TupleError};
 use prollystore_format::Encoding;

@@ -32,15 +32,15 @@ use prollystore::Map;
 use prollystore_format::sql_type::DEFAULT_COLLATION;
 
 use super::alter_op::{AlterOp, AlterStatement, Position};
-use super::checks::{stored_value, RowChecks};
 use super::column_tags::{auto_generate_tag, kind_of};
-use super::foreign_keys::{self, StoredForeignKey};
 use super::table_def::{
     column_type, CheckDef, ColumnDef, ForeignKeyAction, GeneratedDef, IndexDef, KeyOrder, TableDef,
 };
 use super::table_edit::{copies, Cell, EditTable};
 use crate::error::{bad_chunk, DoltError, Result};
 use crate::schema::{Schema, SqlType};
+use crate::write::constraints::checks::{stored_value, RowChecks};
+use crate::write::constraints::foreign_keys::{self, StoredForeignKey};
 use crate::write::history::working::{root_tables, set_root_tables, WorkingEdits};
 use crate::write::maps::address_map::{address_map_entries, new_address_map};
 use crate::write::merges::row_merge::OverlayIo;

@@ -11,11 +11,11 @@ use prollystore::process::background_hashing;
 use prollystore::{sort, Map};
 use prollystore_format::tuple::{BlobStore, NoBlobStore, TupleBuilder, TupleDesc, TupleError};
 
-use super::checks::RowChecks;
 use super::fast_fields::FastFields;
 use super::table_edit::{bad, empty_value, index_schema, tree, Cell, EditTable};
 use crate::error::Result;
 use crate::schema::{key_encoding, Index, Schema};
+use crate::write::constraints::checks::RowChecks;
 use crate::write::storage::overlay::Overlay;
 
 /// Byte strings packed end to end: two allocations for millions of short tuples instead of one

@@ -10,22 +10,14 @@
 //!   edits in memory; `bulk_insert`: rows streamed into an empty table (the import path:
 //!   encoded once into packed buffers, each index sorted and built bottom-up); `fast_fields`:
 //!   the common column types' text encoded straight into tuples; `dates`: date text.
-//! * Constraints: `checks` (CHECK constraints through the writer's expression engine),
-//!   `foreign_keys` (kept in the root value's collection as Dolt keeps them, names and the
-//!   index Dolt adds generated as it generates them, checked on every change of a table they
-//!   name), `fk_actions` (ON DELETE/UPDATE CASCADE and SET NULL carried out as Dolt's engine
-//!   carries them out, recursively within MySQL's depth limit; SET DEFAULT refused with
-//!   Dolt's own message, as Dolt 2.3.1 refuses it).
+//! The constraints a row change must pass are the sibling folder `constraints/`.
 
 pub(in crate::write) mod alter;
 pub(in crate::write) mod alter_op;
 pub(in crate::write) mod bulk_insert;
-pub(crate) mod checks;
 pub(crate) mod column_tags;
 pub(in crate::write) mod column_tags_cooked;
 pub(in crate::write) mod dates;
 pub(in crate::write) mod fast_fields;
-pub(crate) mod fk_actions;
-pub(crate) mod foreign_keys;
 pub(in crate::write) mod table_def;
 pub(crate) mod table_edit;

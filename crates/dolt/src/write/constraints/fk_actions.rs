@@ -29,11 +29,11 @@ use prollystore_format::Address;
 use super::foreign_keys::{
     check_change, cols_of_tags, lookup, matching_rows, row_label, same_values, StoredForeignKey,
 };
-use super::table_def::ForeignKeyAction;
-use super::table_edit::{copies, Cell, EditTable};
 use crate::error::{malformed, DoltError, Result};
 use crate::write::merges::row_merge::row_changes;
 use crate::write::storage::overlay::Overlay;
+use crate::write::tables::table_def::ForeignKeyAction;
+use crate::write::tables::table_edit::{copies, Cell, EditTable};
 
 /// MySQL's limit on the depth of cascading changes.
 const MAX_DEPTH: usize = 15;

@@ -14,13 +14,13 @@ use prollystore_format::message::objects::{
 use prollystore_format::tuple::{Tuple, TupleBuilder, TupleDesc};
 use prollystore_format::Address;
 
-use super::table_def::{ForeignKeyAction, IndexDef, TableDef};
-use super::table_edit::{copies, index_schema, Cell, EditTable};
 use crate::error::{bad_chunk, DoltError, Result};
 use crate::schema::{key_encoding, Schema, SqlType};
 use crate::sql_value::SqlValue;
 use crate::write::merges::row_merge::{key_text, row_changes};
 use crate::write::storage::overlay::Overlay;
+use crate::write::tables::table_def::{ForeignKeyAction, IndexDef, TableDef};
+use crate::write::tables::table_edit::{copies, index_schema, Cell, EditTable};
 
 /// One stored foreign key (owned fields of `serial.ForeignKey`).
 #[derive(Clone, Debug, PartialEq, Eq)]
