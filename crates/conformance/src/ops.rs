@@ -1,7 +1,8 @@
 //! The operations of a Dolt write scenario (`ops.jsonl` of `shared/vectors/dolt-write`, one
 //! JSON object per line, values as `dolt sql -r csv` prints them) applied to a database with
-//! the public API of `prollystore-dolt` (`DoltWriter`, `write::vc`), reporting the commit, root value and table hashes after every commit so they can
-//! be compared with what Dolt made (`expected/steps.jsonl`).
+//! the public API of `prollystore-dolt` (`DoltWriter`, `write::vc`), reporting the commit,
+//! root value and table hashes after every commit so they can be compared with what Dolt made
+//! (`expected/steps.jsonl`).
 
 use std::path::{Path, PathBuf};
 
