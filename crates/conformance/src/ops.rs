@@ -1,17 +1,207 @@
 //! The operations of a Dolt write scenario (`ops.jsonl` of `shared/vectors/dolt-write`, one
 //! JSON object per line, values as `dolt sql -r csv` prints them) applied to a database with
-//! our writer, reporting the commit, root value and table hashes after every commit so they can
-//! be compared with what Dolt made (`expected/steps.jsonl`).
+//! the public API of `prollystore-dolt` (`DoltWriter`, `write::vc`), reporting the commit,
+//! root value and table hashes after every commit so they can be compared with what Dolt made
+//! (`expected/steps.jsonl`).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-pub use prollystore_dolt::write::replay::StepState;
-use prollystore_dolt::write::replay::{CommitOp, Replayer, RowOp};
-use prollystore_dolt::write::{parse_date_millis, CheckDef, ColumnDef, IndexDef, TableDef};
-use prollystore_dolt::{DoltError, Result};
+use prollystore_dolt::write::vc::{self, MergeOptions, MergeResult, OnConflict, Signature};
+use prollystore_dolt::write::{
+    parse_date_millis, AlterStatement, CheckDef, ColumnDef, CommitMeta, DoltWriter, IndexDef,
+    RowMode, TableDef,
+};
+use prollystore_dolt::{Database, DoltError, Result, State};
 use prollystore_format::Address;
 use prollystore_sql::{parse_alter, FromSql};
 use serde_json::Value;
+
+/// What the database holds after a recorded step.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StepState {
+    /// The op's line index in `ops.jsonl`.
+    pub step: usize,
+    /// The op (`commit`, `merge`, `tag`).
+    pub op: String,
+    /// The current branch after the op.
+    pub branch: String,
+    /// The current branch's head commit (for a tag, the tagged commit).
+    pub commit: Address,
+    /// That commit's root value.
+    pub root: Address,
+    /// Every table of that root: name (as stored) → table chunk address.
+    pub tables: Vec<(String, Address)>,
+}
+
+/// A row change of an op.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum RowOp {
+    /// Rows inserted.
+    Insert,
+    /// Rows updated (by primary key).
+    Update,
+    /// Rows of a keyless table deleted (one copy each).
+    DeleteRows,
+    /// Rows deleted by primary key (values in key order).
+    DeleteKeys,
+}
+
+/// Scenario ops applied through the public API, each as the `dolt` command that made it ran:
+/// the database opened for the op (a [`DoltWriter`] whose changes are saved as the working
+/// set, or committed, before it is dropped; or one [`vc`] call), so nothing is held between
+/// ops but who Dolt's config names and the time of the last dated op.
+struct Replayer {
+    dir: PathBuf,
+    /// Who Dolt's config names (the `init` op's author): it stamps working sets and tags.
+    identity: (String, String),
+    /// The time of the last dated op, Unix seconds (working sets of undated ops).
+    last_secs: u64,
+}
+
+impl Replayer {
+    fn new(dir: &Path) -> Replayer {
+        Replayer {
+            dir: dir.to_path_buf(),
+            identity: (String::new(), String::new()),
+            last_secs: 0,
+        }
+    }
+
+    /// The database for reading.
+    fn database(&self) -> Result<Database> {
+        Database::open(&self.dir)
+    }
+
+    /// Runs `change` on a writer (with the SQL expression engine) and saves its working set.
+    fn edit(&self, change: impl FnOnce(&mut DoltWriter) -> Result<()>) -> Result<()> {
+        let mut w = DoltWriter::open(&self.dir)?.with_expressions(prollystore_sql::engine());
+        change(&mut w)?;
+        w.save((&self.identity.0, &self.identity.1), self.last_secs)
+    }
+
+    /// The `init` op: who Dolt's config names, and when the database was made.
+    fn init(&mut self, name: &str, email: &str, millis: Option<i64>) {
+        self.identity = (name.to_string(), email.to_string());
+        self.last_secs = millis.map_or(0, |m| (m / 1000).max(0) as u64);
+    }
+
+    fn create_table(&self, def: &TableDef) -> Result<()> {
+        self.edit(|w| w.create_table(def))
+    }
+
+    fn drop_table(&self, name: &str) -> Result<()> {
+        self.edit(|w| w.drop_table(name))
+    }
+
+    fn alter_table(&self, stmt: &AlterStatement) -> Result<()> {
+        self.edit(|w| w.alter_table(stmt))
+    }
+
+    /// The names of `table`'s columns, in order (the columns of an op that names none).
+    fn column_names(&self, table: &str) -> Result<Vec<String>> {
+        let w = DoltWriter::open(&self.dir)?;
+        Ok(w.columns(table)?.into_iter().map(|c| c.name).collect())
+    }
+
+    /// The names of `table`'s primary-key columns in key order, on the current branch's
+    /// working root.
+    fn key_names(&self, table: &str) -> Result<Vec<String>> {
+        let db = self.database()?;
+        let root = db.root_at("HEAD", State::Working)?;
+        let s = db.table(&root, table)?.schema;
+        Ok(s.key_columns
+            .iter()
+            .map(|&c| s.columns[c].name.clone())
+            .collect())
+    }
+
+    /// Changes rows of `table`: `rows` are values of `columns` as `dolt sql -r csv` prints
+    /// them (for [`RowOp::DeleteKeys`], of the primary key in key order, `columns` unused).
+    fn edit_rows(
+        &self,
+        table: &str,
+        op: RowOp,
+        columns: &[String],
+        rows: &[Vec<Option<&str>>],
+    ) -> Result<()> {
+        let (mode, columns) = match op {
+            RowOp::Insert => (RowMode::Insert, columns.to_vec()),
+            RowOp::Update => (RowMode::Update, columns.to_vec()),
+            RowOp::DeleteRows => (RowMode::Delete, columns.to_vec()),
+            RowOp::DeleteKeys => (RowMode::Delete, self.key_names(table)?),
+        };
+        let columns: Vec<&str> = columns.iter().map(String::as_str).collect();
+        self.edit(|w| w.apply_text(mode, table, &columns, rows))
+    }
+
+    /// Commits the current branch's working root; returns the commit.
+    fn commit(&mut self, meta: &CommitMeta) -> Result<Address> {
+        let committer_millis = meta.committer_millis.unwrap_or(meta.author_millis);
+        self.last_secs = (committer_millis / 1000).max(0) as u64;
+        let mut w = DoltWriter::open(&self.dir)?.with_expressions(prollystore_sql::engine());
+        w.commit(meta)
+    }
+
+    /// Tags `spec` as `name`, signed by the identity at `millis`; returns the tagged commit.
+    fn tag(&self, name: &str, spec: &str, message: &str, millis: i64) -> Result<Address> {
+        let tagger = Signature::new(&self.identity.0, &self.identity.1, millis);
+        vc::tag(&self.dir, name, spec, message, &tagger)?;
+        self.database()?.resolve_revision(spec)
+    }
+
+    /// Merges `branch` into the current one (conflicts stop it, named); returns the current
+    /// branch's head after it.
+    fn merge(
+        &mut self,
+        branch: &str,
+        author: (&str, &str),
+        message: &str,
+        millis: i64,
+    ) -> Result<Address> {
+        self.last_secs = (millis / 1000).max(0) as u64;
+        let mut options = MergeOptions::new(Signature::new(author.0, author.1, millis));
+        options.message = Some(message.to_string());
+        options.on_conflict = OnConflict::Stop;
+        options.expressions = Some(prollystore_sql::engine());
+        match vc::merge(&self.dir, branch, &options)? {
+            MergeResult::UpToDate => {
+                let db = self.database()?;
+                let current = db
+                    .current_branch()
+                    .ok_or_else(|| DoltError::NotFound("the current branch".into()))?;
+                db.branch_head(&current)
+            }
+            MergeResult::FastForward(commit) | MergeResult::Merged { commit, .. } => Ok(commit),
+            MergeResult::Conflicts(c) => {
+                let keys: Vec<String> = c
+                    .iter()
+                    .map(|c| format!("{} ({}): {}", c.table, c.key.join(","), c.reason))
+                    .collect();
+                Err(DoltError::Refused(format!(
+                    "merge conflicts: {}",
+                    keys.join("; ")
+                )))
+            }
+        }
+    }
+
+    /// What the database holds after step `step` (op `op`): `commit`, its root and tables.
+    fn state(&self, step: usize, op: &str, commit: Address) -> Result<StepState> {
+        let db = self.database()?;
+        let branch = db
+            .current_branch()
+            .ok_or_else(|| DoltError::NotFound("the current branch".into()))?;
+        let root = db.root_value(db.commit(commit)?.root)?;
+        Ok(StepState {
+            step,
+            op: op.to_string(),
+            branch,
+            commit,
+            root: root.address,
+            tables: root.tables,
+        })
+    }
+}
 
 fn bad_op(step: usize, what: impl std::fmt::Display) -> DoltError {
     prollystore_dolt::error::bad_input(format!("ops line {step}"), what.to_string())
@@ -288,7 +478,7 @@ pub fn apply_ops(
     ops_jsonl: &str,
     on_step: &mut dyn FnMut(&StepState) -> Result<()>,
 ) -> Result<()> {
-    let mut r = Replayer::open(dir, Some(prollystore_sql::engine()))?;
+    let mut r = Replayer::new(dir);
     for (step, line) in ops_jsonl.lines().enumerate() {
         if line.trim().is_empty() {
             continue;
@@ -330,24 +520,37 @@ pub fn apply_ops(
                     Some(d) => parse_date_millis(d).ok_or_else(|| bad_op(step, "bad date"))?,
                     None => author_millis,
                 };
-                let address = r.commit(&CommitOp {
-                    author: (
-                        text(&op, "author_name", step)?,
-                        text(&op, "author_email", step)?,
-                    ),
-                    committer: (
-                        op.get("committer_name").and_then(Value::as_str),
-                        op.get("committer_email").and_then(Value::as_str),
-                    ),
-                    message: text(&op, "message", step)?,
+                let (author_name, author_email) = (
+                    text(&op, "author_name", step)?,
+                    text(&op, "author_email", step)?,
+                );
+                // A committer half the op leaves out is the author's.
+                let committer = match (
+                    op.get("committer_name").and_then(Value::as_str),
+                    op.get("committer_email").and_then(Value::as_str),
+                ) {
+                    (None, None) => None,
+                    (n, e) => Some((
+                        n.unwrap_or(author_name).to_string(),
+                        e.unwrap_or(author_email).to_string(),
+                    )),
+                };
+                let address = r.commit(&CommitMeta {
+                    message: text(&op, "message", step)?.to_string(),
+                    author_name: author_name.to_string(),
+                    author_email: author_email.to_string(),
                     author_millis,
-                    committer_millis,
+                    committer,
+                    committer_millis: Some(committer_millis),
                 })?;
                 on_step(&r.state(step, kind, address)?)?;
             }
-            "branch" => r.create_branch(text(&op, "name", step)?, text(&op, "from", step)?)?,
-            "checkout" => r.checkout(text(&op, "branch", step)?)?,
-            "delete_branch" => r.delete_branch(
+            "branch" => {
+                vc::create_branch(dir, text(&op, "name", step)?, text(&op, "from", step)?)?;
+            }
+            "checkout" => vc::checkout(dir, text(&op, "branch", step)?)?,
+            "delete_branch" => vc::delete_branch(
+                dir,
                 text(&op, "name", step)?,
                 op["force"].as_bool().unwrap_or(false),
             )?,

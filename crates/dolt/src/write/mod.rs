@@ -19,20 +19,16 @@
 //! | `merges/` | three-way merges: rows cell by cell, JSON documents, schemas, rows carried into a merged schema |
 //! | `maps/` | Dolt's address maps and commit closures, read and edited as Dolt edits them |
 //! | `storage/` | the locked store under the writer: chunks in a session overlay, the chunk journal appended, the writer lock, what each message refers to, the target a clone fills |
-//! | [`replay`] | the conformance crate's door for Dolt-dated scenario replays (test machinery, hidden) |
 //!
 //! What the writer does not do yet is refused by name with nothing written: CHECK and
 //! expression forms the evaluator lacks, UNIQUE indexes over spatial columns, expression key
 //! parts, and the three-way schema merges listed in `merges/schema_merge.rs`.
 
 mod api;
-// The conformance crate's scenario replayer's door into the writer (test machinery).
 pub(crate) mod constraints;
 pub(crate) mod history;
 pub(crate) mod maps;
 pub(crate) mod merges;
-#[doc(hidden)]
-pub mod replay;
 pub(crate) mod storage;
 pub(crate) mod tables;
 pub mod vc;

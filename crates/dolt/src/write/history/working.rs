@@ -66,12 +66,6 @@ impl WorkingEdits {
         self.working.insert(branch.to_string(), root);
     }
 
-    /// Forgets `branch`'s uncommitted changes made here (its working root is read again from
-    /// the database next time).
-    pub(crate) fn discard(&mut self, branch: &str) {
-        self.working.remove(branch);
-    }
-
     /// The tables of root value `root`: name → table chunk address.
     pub(crate) fn tables(&self, w: &StoreWriter, root: Address) -> Result<Vec<(String, Address)>> {
         let store = self.overlay(w);

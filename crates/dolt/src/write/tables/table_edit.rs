@@ -247,15 +247,6 @@ impl EditTable {
         Ok(store.put(&chunk)?)
     }
 
-    /// The visible columns' names, in schema order.
-    pub(crate) fn column_names(&self) -> Vec<&str> {
-        self.schema
-            .visible_columns()
-            .into_iter()
-            .map(|i| self.schema.columns[i].name.as_str())
-            .collect()
-    }
-
     /// Position (in `schema.columns`) of the visible column `name` (case-insensitive).
     pub(crate) fn column(&self, name: &str) -> Result<usize> {
         self.schema
