@@ -8,12 +8,12 @@ use prollystore_format::collation::Collation;
 use prollystore_format::message::objects::{
     CheckFields, ColumnFields, IndexFields, TableSchemaFields,
 };
+use prollystore_format::sql_type::TypeTextError;
 use prollystore_format::Encoding;
 
 use super::column_tags::{kind_of, tags_for_new_table};
 use crate::error::{bad_input, collation_input, encode, DoltError, Result};
 use crate::schema::SqlType;
-use prollystore_format::sql_type::TypeTextError;
 
 /// One declared column.
 #[derive(Clone, Debug, PartialEq, Eq)]
