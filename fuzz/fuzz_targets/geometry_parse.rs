@@ -6,6 +6,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use prollystore_format::geometry;
+use prollystore_format::sql_type::SqlType;
 
 fuzz_target!(|data: &[u8]| {
     let mut accepted = Vec::new();
@@ -17,6 +18,7 @@ fuzz_target!(|data: &[u8]| {
             accepted.push(v);
         }
     }
+    let column = SqlType::parse("point SRID 4326");
     for v in accepted {
         assert_eq!(geometry::from_ewkb(&v).as_ref(), Ok(&v), "stored form not stable");
         let srid = geometry::srid(&v).expect("an SRID");
@@ -24,7 +26,7 @@ fuzz_target!(|data: &[u8]| {
         if let Ok(again) = geometry::from_wkt(&wkt, srid) {
             assert_eq!(again, v, "WKT round trip: {wkt}");
         }
-        let _ = geometry::check_column(&v, "point SRID 4326", "c");
+        let _ = geometry::check_column(&v, &column, "c");
         assert!(geometry::z_cell(&v).is_some(), "no spatial cell for a stored value");
     }
 });

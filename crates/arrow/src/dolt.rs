@@ -86,7 +86,7 @@ pub(crate) fn extras(table: &Table) -> Vec<Extra> {
                 SqlType::Enum { members: m, .. } => m.clone(),
                 _ => Vec::new(),
             },
-            wkb: matches!(c.sql_type, SqlType::Geometry(_)),
+            wkb: matches!(c.sql_type, SqlType::Geometry { .. }),
         })
         .collect()
 }

@@ -60,7 +60,7 @@ pub fn arrow_type(col: &Column) -> DataType {
         SqlType::Set { .. } | SqlType::Text { .. } | SqlType::Json | SqlType::Other(_) => {
             DataType::Utf8
         }
-        SqlType::Binary { .. } | SqlType::Geometry(_) | SqlType::Vector(_) => DataType::Binary,
+        SqlType::Binary { .. } | SqlType::Geometry { .. } | SqlType::Vector(_) => DataType::Binary,
     }
 }
 

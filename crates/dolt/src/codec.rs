@@ -134,7 +134,7 @@ impl Kind {
                 fixed: *fixed,
             },
             SqlType::Json => Kind::Json(family(E::Json, E::JsonAdaptive, E::JsonAddr)),
-            SqlType::Geometry(_) => {
+            SqlType::Geometry { .. } => {
                 Kind::Geometry(family(E::Geometry, E::GeomAdaptive, E::GeomAddr))
             }
             SqlType::Vector(_) | SqlType::Other(_) => Kind::Other,

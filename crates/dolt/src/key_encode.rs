@@ -298,7 +298,7 @@ pub fn put_field(
                 V::Text(t) => crate::geometry::from_text(t)?,
                 other => return Err(format!("{other:?} is not a geometry")),
             };
-            crate::geometry::check_column(&stored, &col.sql_type_text, &col.name)?;
+            crate::geometry::check_column(&stored, &col.sql_type, &col.name)?;
             b.put_adaptive_inline(i, &stored)
         }
         other => {
@@ -462,9 +462,9 @@ pub fn parse_value(col: &Column, text: &str) -> std::result::Result<SqlValue, St
             SqlValue::Bytes(bytes)
         }
         SqlType::Json => SqlValue::Json(text.to_string()),
-        SqlType::Geometry(_) => {
+        SqlType::Geometry { .. } => {
             let stored = crate::geometry::from_text(text)?;
-            crate::geometry::check_column(&stored, &col.sql_type_text, &col.name)?;
+            crate::geometry::check_column(&stored, &col.sql_type, &col.name)?;
             SqlValue::Bytes(stored)
         }
         _ => SqlValue::Text(text.to_string()),
@@ -557,7 +557,7 @@ mod tests {
                     }
                     for i in s.visible_columns() {
                         let col = &s.columns[i];
-                        if matches!(col.sql_type, SqlType::Geometry(_)) || col.virtual_ {
+                        if matches!(col.sql_type, SqlType::Geometry { .. }) || col.virtual_ {
                             continue;
                         }
                         let kind = crate::codec::Kind::of_column(col);

@@ -4,6 +4,8 @@
 //! import` takes them), in the form Dolt stores (always little-endian), checked against a
 //! column's type and SRID as Dolt's SQL engine checks them.
 
+use crate::sql_type::SqlType;
+
 struct Reader<'a> {
     b: &'a [u8],
     pos: usize,
@@ -567,8 +569,9 @@ pub fn srid_supported(srid: u32) -> bool {
     ranges.get(i).is_some_and(|&(lo, _)| lo <= srid)
 }
 
-/// Checks that `srid` is one Dolt knows (as `ST_GeomFromText` does).
-fn check_srid(srid: u32) -> Result<(), String> {
+/// Checks that `srid` is one Dolt knows (as `ST_GeomFromText` does, and as Dolt checks a
+/// column's SRID attribute).
+pub(crate) fn check_srid(srid: u32) -> Result<(), String> {
     if srid_supported(srid) {
         Ok(())
     } else {
@@ -647,29 +650,25 @@ pub fn srid(stored: &[u8]) -> Option<u32> {
     Some(u32::from_le_bytes(stored.get(..4)?.try_into().ok()?))
 }
 
-/// What a geometry column takes, from its stored type text (`point`, `geometry SRID 4326`):
-/// the one WKB type name it takes (`None`: any, for `geometry`) and its SRID, if declared.
-pub fn column_constraint(type_text: &str) -> (Option<&'static str>, Option<u32>) {
-    let t = type_text.trim().to_ascii_lowercase();
-    let mut words = t.split_whitespace();
-    let base = words.next().unwrap_or_default();
+/// What a geometry column of type `ty` takes: the one WKB type name it takes (`None`: any,
+/// for `geometry` or a type that is not spatial) and its SRID, if declared.
+fn column_constraint(ty: &SqlType) -> (Option<&'static str>, Option<u32>) {
+    let SqlType::Geometry { name, srid } = ty else {
+        return (None, None);
+    };
     let kind = TYPE_NAMES
         .iter()
         .copied()
-        .find(|&n| n == base || (base == "geomcollection" && n == "geometrycollection"));
-    let srid = match (words.next(), words.next()) {
-        (Some("srid"), Some(n)) => n.parse().ok(),
-        _ => None,
-    };
-    (kind, srid)
+        .find(|&n| n == name || (name == "geomcollection" && n == "geometrycollection"));
+    (kind, *srid)
 }
 
-/// Checks a stored value against a column of type text `type_text` as Dolt's SQL engine
-/// checks it: the column's geometry type (any for `geometry`) and its SRID, if declared.
+/// Checks a stored value against a column of type `ty` as Dolt's SQL engine checks it: the
+/// column's geometry type (any for `geometry`) and its SRID, if declared.
 /// (`dolt table import` skips both checks for SRID + WKB bytes, and takes SRIDs Dolt does
 /// not know: values SQL could not store; writes here refuse them everywhere.)
-pub fn check_column(stored: &[u8], type_text: &str, column: &str) -> Result<(), String> {
-    let (kind, want) = column_constraint(type_text);
+pub fn check_column(stored: &[u8], ty: &SqlType, column: &str) -> Result<(), String> {
+    let (kind, want) = column_constraint(ty);
     let got_kind = type_name(stored).ok_or_else(|| invalid("no geometry type"))?;
     if let Some(k) = kind.filter(|&k| k != got_kind) {
         return Err(format!(
@@ -900,15 +899,23 @@ mod write_tests {
         let p = from_wkt("POINT(1 2)", 0).unwrap();
         let g = from_wkt("POINT(1 2)", 4326).unwrap();
         let l = from_wkt("LINESTRING(1 2,3 4)", 4326).unwrap();
-        assert!(check_column(&p, "point", "c").is_ok());
-        assert!(check_column(&l, "geometry", "c").is_ok());
-        assert!(check_column(&g, "point SRID 4326", "c").is_ok());
-        let e = check_column(&p, "point SRID 4326", "c").unwrap_err();
+        let t = SqlType::parse;
+        assert!(check_column(&p, &t("point"), "c").is_ok());
+        assert!(check_column(&l, &t("geometry"), "c").is_ok());
+        assert!(check_column(&g, &t("point SRID 4326"), "c").is_ok());
+        let e = check_column(&p, &t("point SRID 4326"), "c").unwrap_err();
         assert!(e.contains("SRID") && e.contains("4326"), "{e}");
-        let e = check_column(&l, "point SRID 4326", "c").unwrap_err();
+        let e = check_column(&l, &t("point SRID 4326"), "c").unwrap_err();
         assert!(e.contains("LINESTRING") && e.contains("POINT"), "{e}");
-        assert!(check_column(&p, "geometrycollection", "c").is_err());
-        assert_eq!(column_constraint("geometry SRID 3857"), (None, Some(3857)));
+        assert!(check_column(&p, &t("geometrycollection"), "c").is_err());
+        assert_eq!(
+            column_constraint(&t("geometry SRID 3857")),
+            (None, Some(3857))
+        );
+        assert_eq!(
+            column_constraint(&t("geomcollection")),
+            (Some("geometrycollection"), None)
+        );
     }
 
     #[test]

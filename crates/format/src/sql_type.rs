@@ -1,7 +1,8 @@
 //! MySQL column types: the one parser of SQL type text (as Dolt stores it in schemas, and as
-//! people write it), into [`SqlType`], which knows the type's storage [`Encoding`] and its
-//! length limits.
+//! people write it), into [`SqlType`], which knows the type's storage [`Encoding`], its
+//! length limits, its character set, collation and SRID, and how Dolt prints it.
 
+use crate::collation::{Collation, CollationError};
 use crate::Encoding;
 
 /// A column's SQL type, parsed from MySQL type text.
@@ -43,6 +44,8 @@ pub enum SqlType {
         members: Vec<String>,
         /// `COLLATE` name, if the type text has one (see [`SqlType::collation`]).
         collation: Option<String>,
+        /// `CHARACTER SET` name, if the type text has one (see [`SqlType::charset`]).
+        charset: Option<String>,
     },
     /// SET, with the collation if given.
     Set {
@@ -50,6 +53,8 @@ pub enum SqlType {
         members: Vec<String>,
         /// `COLLATE` name, if the type text has one (see [`SqlType::collation`]).
         collation: Option<String>,
+        /// `CHARACTER SET` name, if the type text has one (see [`SqlType::charset`]).
+        charset: Option<String>,
     },
     /// CHAR/VARCHAR/TEXT types (UTF-8 text), with the collation if given.
     Text {
@@ -57,6 +62,8 @@ pub enum SqlType {
         base: String,
         /// `COLLATE` name, if the type text has one (see [`SqlType::collation`]).
         collation: Option<String>,
+        /// `CHARACTER SET` name, if the type text has one (see [`SqlType::charset`]).
+        charset: Option<String>,
     },
     /// BINARY/VARBINARY/BLOB types.
     Binary {
@@ -67,8 +74,13 @@ pub enum SqlType {
     },
     /// JSON.
     Json,
-    /// GEOMETRY and subtypes (the type name).
-    Geometry(String),
+    /// GEOMETRY and subtypes.
+    Geometry {
+        /// The type name as written (`point`, `geomcollection`).
+        name: String,
+        /// The `SRID n` attribute, if the type text has one.
+        srid: Option<u32>,
+    },
     /// VECTOR(n).
     Vector(u32),
     /// Anything else, kept as text.
@@ -122,6 +134,62 @@ fn paren_limit(base: &str) -> Option<u64> {
     n.parse().ok()
 }
 
+/// The word after the words `keyword` (`collate`, `character set`) in lower-case type text
+/// `lower`, looked for after its arguments: an ENUM member spelled `collate` is not one.
+fn attribute(lower: &str, keyword: &[&str]) -> Option<String> {
+    let tail = lower.rfind(')').map_or(lower, |at| &lower[at..]);
+    let words: Vec<&str> = tail.split_whitespace().collect();
+    let n = keyword.len();
+    words
+        .windows(n + 1)
+        .find(|w| w[..n] == *keyword)
+        .map(|w| w[n].to_string())
+}
+
+/// A spatial type's `SRID n` attribute in lower-case type text `lower`: `Ok(None)` without
+/// one, `Err` when the words after the type name are not one.
+fn srid_attribute(lower: &str) -> Result<Option<u32>, ()> {
+    let mut words = lower.split_whitespace().skip(1);
+    match (words.next(), words.next(), words.next()) {
+        (None, _, _) => Ok(None),
+        (Some("srid"), Some(n), None) => n.parse().map(Some).map_err(drop),
+        _ => Err(()),
+    }
+}
+
+/// `text` without its `CHARACTER SET` and `COLLATE` attributes (`varchar(40)`), as written.
+fn base_text(text: &str) -> &str {
+    let lower = text.to_ascii_lowercase();
+    let tail = lower.rfind(')').unwrap_or(0);
+    let cut = [" character set ", " collate "]
+        .iter()
+        .filter_map(|kw| lower[tail..].find(kw))
+        .min()
+        .map_or(text.len(), |at| tail + at);
+    text[..cut].trim()
+}
+
+/// Why [`SqlType::parse_checked`] refuses a column's type text.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum TypeTextError {
+    /// Its `COLLATE` names no collation this library orders by.
+    #[error(transparent)]
+    Collation(CollationError),
+    /// `CHARACTER SET` without `COLLATE` (the collation would be the set's default, which
+    /// is not known here).
+    #[error("CHARACTER SET {0} without a COLLATE")]
+    CharsetWithoutCollation(String),
+    /// A spatial type's attribute is not `SRID n` with an SRID Dolt knows.
+    #[error("{0}")]
+    Srid(String),
+}
+
+/// The character set of collation `name` (the name itself when no collation this library
+/// orders by has that name).
+pub fn collation_charset(name: &str) -> &str {
+    Collation::from_name(name).map_or(name, |c| c.charset())
+}
+
 /// The collation of a text, ENUM or SET column whose type names none, as Dolt stores it.
 pub const DEFAULT_COLLATION: &str = "utf8mb4_0900_bin";
 
@@ -137,13 +205,8 @@ impl SqlType {
         let base = lower.split_whitespace().next().unwrap_or("");
         let name = base.split('(').next().unwrap_or("");
         let unsigned = lower.contains(" unsigned");
-        // After the arguments, so that an ENUM member spelled `collate` is not taken for one.
-        let suffix = lower.rfind(')').map_or(lower.as_str(), |at| &lower[at..]);
-        let collation = suffix
-            .split_whitespace()
-            .skip_while(|w| *w != "collate")
-            .nth(1)
-            .map(str::to_string);
+        let collation = attribute(&lower, &["collate"]);
+        let charset = attribute(&lower, &["character", "set"]);
         let fsp = || first_num(base).unwrap_or(0) as u8;
         match name {
             "tinyint" | "bool" | "boolean" => SqlType::Int { bits: 8, unsigned },
@@ -169,14 +232,17 @@ impl SqlType {
             "enum" => SqlType::Enum {
                 members: quoted_members(paren_args(text).unwrap_or("")),
                 collation,
+                charset,
             },
             "set" => SqlType::Set {
                 members: quoted_members(paren_args(text).unwrap_or("")),
                 collation,
+                charset,
             },
             "char" | "varchar" | "tinytext" | "text" | "mediumtext" | "longtext" => SqlType::Text {
                 base: base.to_string(),
                 collation,
+                charset,
             },
             "binary" => SqlType::Binary {
                 base: base.to_string(),
@@ -188,9 +254,10 @@ impl SqlType {
             },
             "json" => SqlType::Json,
             "geometry" | "point" | "linestring" | "polygon" | "multipoint" | "multilinestring"
-            | "multipolygon" | "geometrycollection" | "geomcollection" => {
-                SqlType::Geometry(name.to_string())
-            }
+            | "multipolygon" | "geometrycollection" | "geomcollection" => SqlType::Geometry {
+                name: name.to_string(),
+                srid: srid_attribute(&lower).ok().flatten(),
+            },
             "vector" => SqlType::Vector(first_num(base).unwrap_or(0)),
             _ => SqlType::Other(text.to_string()),
         }
@@ -271,7 +338,7 @@ impl SqlType {
                 base.split('(').next().unwrap_or_default()
             }
             SqlType::Json => "json",
-            SqlType::Geometry(name) => name,
+            SqlType::Geometry { name, .. } => name,
             SqlType::Vector(_) => "vector",
             SqlType::Other(_) => return None,
         })
@@ -304,7 +371,7 @@ impl SqlType {
             SqlType::Binary { .. } if self.is_lob() => E::BytesAdaptive,
             SqlType::Binary { .. } => E::Bytes,
             SqlType::Json => E::JsonAdaptive,
-            SqlType::Geometry(_) => E::GeomAdaptive,
+            SqlType::Geometry { .. } => E::GeomAdaptive,
             SqlType::Vector(_) => E::BytesAdaptive,
             SqlType::Other(_) => return None,
         })
@@ -383,11 +450,138 @@ impl SqlType {
     }
 
     fn collation_field(&self) -> Option<&Option<String>> {
+        self.text_attributes().map(|(collation, _)| collation)
+    }
+
+    /// A text, ENUM or SET type's `COLLATE` and `CHARACTER SET` names.
+    fn text_attributes(&self) -> Option<(&Option<String>, &Option<String>)> {
         match self {
-            SqlType::Text { collation, .. }
-            | SqlType::Enum { collation, .. }
-            | SqlType::Set { collation, .. } => Some(collation),
+            SqlType::Text {
+                collation, charset, ..
+            }
+            | SqlType::Enum {
+                collation, charset, ..
+            }
+            | SqlType::Set {
+                collation, charset, ..
+            } => Some((collation, charset)),
             _ => None,
+        }
+    }
+
+    /// The character set a text, ENUM or SET type's values are in: the one its text names,
+    /// else its collation's; `None` for other types.
+    pub fn charset(&self) -> Option<&str> {
+        let (_, named) = self.text_attributes()?;
+        let collation = self.collation()?;
+        Some(
+            named
+                .as_deref()
+                .unwrap_or_else(|| collation_charset(collation)),
+        )
+    }
+
+    /// The most bytes one character of the type's character set takes (4, utf8mb4's, for a
+    /// type that is not text).
+    pub fn max_char_bytes(&self) -> u64 {
+        match self.charset().unwrap_or("utf8mb4") {
+            "utf8mb4" | "utf16" | "utf32" => 4,
+            "utf8mb3" | "utf8" => 3,
+            "ucs2" => 2,
+            _ => 1,
+        }
+    }
+
+    /// A spatial type's SRID attribute (`point SRID 4326` → 4326), if it has one.
+    pub fn srid(&self) -> Option<u32> {
+        match self {
+            SqlType::Geometry { srid, .. } => *srid,
+            _ => None,
+        }
+    }
+
+    /// Parses a column's type text as a table definition declares it (`varchar(40) COLLATE
+    /// x`, `point SRID 4326`), refusing what the writer cannot store as Dolt does: a
+    /// collation it does not order by, `CHARACTER SET` without `COLLATE`, a spatial
+    /// attribute other than `SRID n` or an SRID Dolt does not know.
+    pub fn parse_checked(text: &str) -> Result<SqlType, TypeTextError> {
+        let text = text.trim();
+        let lower = text.to_ascii_lowercase();
+        match attribute(&lower, &["collate"]) {
+            Some(c) => drop(Collation::from_name(&c).map_err(TypeTextError::Collation)?),
+            None => {
+                if let Some(cs) = attribute(&lower, &["character", "set"]) {
+                    return Err(TypeTextError::CharsetWithoutCollation(cs));
+                }
+            }
+        }
+        let ty = SqlType::parse(text);
+        if let SqlType::Geometry { .. } = ty {
+            let srid = srid_attribute(&lower)
+                .map_err(|()| TypeTextError::Srid("SRID n expected after the type name".into()))?;
+            if let Some(n) = srid {
+                crate::geometry::check_srid(n).map_err(TypeTextError::Srid)?;
+            }
+        }
+        Ok(ty)
+    }
+
+    /// The type text Dolt stores for a column of this type declared as `declared`
+    /// (`sqlTypeString`), in a table of collation `table_collation`: DATETIME and TIMESTAMP
+    /// with their precision, a spatial type as `name SRID n`, a text, ENUM or SET type with
+    /// ` CHARACTER SET x` when its collation (its own, else the table's) is not utf8mb4's and
+    /// ` COLLATE y` when it is not [`DEFAULT_COLLATION`]; other types as declared.
+    pub fn stored_text(&self, declared: &str, table_collation: Collation) -> String {
+        let mut text = self.text_without_attributes(declared, true);
+        if let Some(n) = self.srid() {
+            text.push_str(&format!(" SRID {n}"));
+        }
+        if self.collation().is_some() {
+            let c = self
+                .named_collation()
+                .and_then(|n| Collation::from_name(n).ok())
+                .unwrap_or(table_collation);
+            if c.charset() != "utf8mb4" {
+                text.push_str(" CHARACTER SET ");
+                text.push_str(c.charset());
+            }
+            if c.name() != DEFAULT_COLLATION {
+                text.push_str(" COLLATE ");
+                text.push_str(c.name());
+            }
+        }
+        text
+    }
+
+    /// The type as `SHOW CREATE TABLE` prints a column of stored type text `stored` in a
+    /// table of collation `table_collation`: DATETIME and TIMESTAMP without a `(0)`, a
+    /// spatial type without its SRID (printed later in the line, see [`SqlType::srid`]),
+    /// `CHARACTER SET` only where the column's differs from the table's and `COLLATE` only
+    /// where the collation does.
+    pub fn shown_text(&self, stored: &str, table_collation: &str) -> String {
+        let mut text = self.text_without_attributes(stored, false);
+        if let (Some(coll), Some(cs)) = (self.collation(), self.charset()) {
+            if !cs.eq_ignore_ascii_case(collation_charset(table_collation)) {
+                text.push_str(" CHARACTER SET ");
+                text.push_str(cs);
+            }
+            if !coll.eq_ignore_ascii_case(table_collation) {
+                text.push_str(" COLLATE ");
+                text.push_str(coll);
+            }
+        }
+        text
+    }
+
+    /// `text` without its `CHARACTER SET`, `COLLATE` and `SRID` attributes; a DATETIME or
+    /// TIMESTAMP with its precision, spelled out when 0 only if `zero_fsp`.
+    fn text_without_attributes(&self, text: &str, zero_fsp: bool) -> String {
+        let name = self.name().unwrap_or_default();
+        match self {
+            SqlType::Datetime(0) | SqlType::Timestamp(0) if !zero_fsp => name.to_string(),
+            SqlType::Datetime(f) | SqlType::Timestamp(f) => format!("{name}({f})"),
+            SqlType::Geometry { .. } => name.to_string(),
+            _ => base_text(text).to_string(),
         }
     }
 
@@ -492,7 +686,8 @@ mod tests {
             SqlType::parse("enum('red','gr''een','blue')"),
             SqlType::Enum {
                 members: vec!["red".into(), "gr'een".into(), "blue".into()],
-                collation: None
+                collation: None,
+                charset: None
             }
         );
         let e = SqlType::parse("enum('a collate b','c') COLLATE utf8mb4_0900_ai_ci");
@@ -520,7 +715,8 @@ mod tests {
             SqlType::parse("varchar(60) COLLATE utf8mb4_0900_ai_ci"),
             SqlType::Text {
                 base: "varchar(60)".into(),
-                collation: Some("utf8mb4_0900_ai_ci".into())
+                collation: Some("utf8mb4_0900_ai_ci".into()),
+                charset: None
             }
         );
     }
@@ -585,6 +781,48 @@ mod tests {
             Err("99.995 is out of range for d".into())
         );
         assert!(d.check_decimal("x", "d").is_err());
+    }
+
+    #[test]
+    fn attributes_and_printing() {
+        let t = |s: &str| SqlType::parse(s);
+        let latin = t("varchar(9) CHARACTER SET latin1 COLLATE latin1_swedish_ci");
+        assert_eq!(latin.charset(), Some("latin1"));
+        assert_eq!(latin.max_char_bytes(), 1);
+        assert_eq!(t("text").charset(), Some("utf8mb4"));
+        assert_eq!(t("int").charset(), None);
+        assert_eq!(t("point SRID 4326").srid(), Some(4326));
+        assert_eq!(t("point").srid(), None);
+        let bin = "utf8mb4_0900_bin";
+        assert_eq!(
+            latin.shown_text(
+                "varchar(9) CHARACTER SET latin1 COLLATE latin1_swedish_ci",
+                bin
+            ),
+            "varchar(9) CHARACTER SET latin1 COLLATE latin1_swedish_ci"
+        );
+        assert_eq!(
+            latin.shown_text("varchar(9) CHARACTER SET latin1", "latin1_swedish_ci"),
+            "varchar(9)"
+        );
+        assert_eq!(
+            t("text").shown_text("text", "latin1_bin"),
+            "text CHARACTER SET utf8mb4 COLLATE utf8mb4_0900_bin"
+        );
+        assert_eq!(t("datetime(0)").shown_text("datetime(0)", bin), "datetime");
+        assert_eq!(
+            t("datetime(3)").shown_text("datetime(3)", bin),
+            "datetime(3)"
+        );
+        assert_eq!(t("point SRID 0").shown_text("point SRID 0", bin), "point");
+        let e = "enum('a collate b') COLLATE utf8mb4_0900_ai_ci";
+        assert_eq!(t(e).shown_text(e, bin), e);
+        assert_eq!(
+            SqlType::parse_checked("varchar(3) character set latin1"),
+            Err(TypeTextError::CharsetWithoutCollation("latin1".into()))
+        );
+        assert!(SqlType::parse_checked("point SRID 4326 x").is_err());
+        assert!(SqlType::parse_checked("text COLLATE LATIN1_BIN").is_ok());
     }
 
     #[test]

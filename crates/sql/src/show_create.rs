@@ -4,6 +4,7 @@
 use prollystore_dolt::{Column, Database, DoltError, Result, RootValue, Schema, SqlType, Table};
 use prollystore_format::collation::{Collation, CollationError};
 use prollystore_format::message::objects::ForeignKeyCollectionFields;
+use prollystore_format::sql_type::collation_charset;
 
 fn quote_ident(name: &str) -> String {
     format!("`{}`", name.replace('`', "``"))
@@ -95,64 +96,6 @@ fn collation_name(id: u16) -> Result<&'static str> {
             e,
         )),
     }
-}
-
-/// The character set of a collation (the name itself if no collation has that name).
-fn charset_of(collation: &str) -> &str {
-    match Collation::from_name(collation) {
-        Ok(c) => c.charset(),
-        Err(_) => collation,
-    }
-}
-
-/// A column's type as `SHOW CREATE TABLE` prints it: `(0)` dropped from DATETIME/TIMESTAMP,
-/// `CHARACTER SET` only where the column's differs from the table's, `COLLATE` only where the
-/// collation does; and a geometry column's SRID (printed later in the line).
-fn column_type(c: &Column, table_collation: &str) -> (String, Option<String>) {
-    // Dolt stores DATETIME/TIMESTAMP with an explicit precision; SHOW CREATE drops `(0)`.
-    let text = ["datetime(0)", "timestamp(0)"]
-        .iter()
-        .find_map(|p| {
-            c.sql_type_text
-                .strip_prefix(p)
-                .map(|rest| format!("{}{rest}", &p[..p.len() - 3]))
-        })
-        .unwrap_or_else(|| c.sql_type_text.clone());
-    let lower = text.to_ascii_lowercase();
-    let clause = |kw: &str| -> Option<(usize, String)> {
-        let at = lower.find(kw)?;
-        let rest = text.get(at + kw.len()..)?;
-        let word: String = rest.chars().take_while(|ch| !ch.is_whitespace()).collect();
-        Some((at, word))
-    };
-    // ENUM/SET members may contain these words; only look after the closing parenthesis.
-    let tail_start = if matches!(c.sql_type, SqlType::Enum { .. } | SqlType::Set { .. }) {
-        lower.rfind(')').unwrap_or(0)
-    } else {
-        0
-    };
-    let find = |kw: &str| clause(kw).filter(|(at, _)| *at >= tail_start);
-    let charset = find(" character set ");
-    let collate = find(" collate ");
-    let srid = find(" srid ");
-    let cut = [&charset, &collate, &srid]
-        .iter()
-        .filter_map(|x| x.as_ref().map(|(at, _)| *at))
-        .min()
-        .unwrap_or(text.len());
-    let mut out = text.get(..cut).unwrap_or(&text).to_string();
-    if let Some(coll) = c.sql_type.collation() {
-        let cs = charset
-            .map(|(_, n)| n)
-            .unwrap_or_else(|| charset_of(coll).to_string());
-        if !cs.eq_ignore_ascii_case(charset_of(table_collation)) {
-            out.push_str(&format!(" CHARACTER SET {cs}"));
-        }
-        if !coll.eq_ignore_ascii_case(table_collation) {
-            out.push_str(&format!(" COLLATE {coll}"));
-        }
-    }
-    (out, srid.map(|(_, id)| id))
 }
 
 /// The text of a single-quoted SQL string literal as Dolt stores defaults (`''` for a quote,
@@ -271,7 +214,7 @@ pub fn create_table(db: &Database, root: &RootValue, table: &Table) -> Result<St
     let mut lines = Vec::new();
     for i in s.visible_columns() {
         let Some(c) = s.columns.get(i) else { continue };
-        let (ty, srid) = column_type(c, table_collation);
+        let ty = c.sql_type.shown_text(&c.sql_type_text, table_collation);
         let mut l = format!("  {} {ty}", quote_ident(&c.name));
         if !c.nullable || c.primary_key {
             l.push_str(" NOT NULL");
@@ -279,7 +222,7 @@ pub fn create_table(db: &Database, root: &RootValue, table: &Table) -> Result<St
         if c.auto_increment {
             l.push_str(" AUTO_INCREMENT");
         }
-        if let Some(id) = srid {
+        if let Some(id) = c.sql_type.srid() {
             l.push_str(&format!(" /*!80003 SRID {id} */"));
         }
         if c.generated {
@@ -368,7 +311,7 @@ pub fn create_table(db: &Database, root: &RootValue, table: &Table) -> Result<St
     }
     out.push_str(&format!(
         " DEFAULT CHARSET={} COLLATE={table_collation}",
-        charset_of(table_collation)
+        collation_charset(table_collation)
     ));
     // Dolt leaves the table comment out when the table has a VIRTUAL column (the table it
     // shows is then a wrapper that does not pass the comment on).

@@ -18,7 +18,7 @@ pub fn as_arrow_sees(row: &Row, columns: &[&Column]) -> Row {
         .zip(columns)
         .map(|(v, c)| match (v, &c.sql_type) {
             (Some(SqlValue::Date(d)), _) if d.month == 0 || d.day == 0 => None,
-            (Some(SqlValue::Bytes(b)), SqlType::Geometry(_)) => {
+            (Some(SqlValue::Bytes(b)), SqlType::Geometry { .. }) => {
                 Some(SqlValue::Bytes(b.get(4..).unwrap_or(&[]).to_vec()))
             }
             (Some(SqlValue::Enum(i, _)), SqlType::Enum { members: m, .. })

@@ -712,7 +712,7 @@ fn field_cell(
         column: col.name.clone(),
         reason: format!("row {row}: {reason}"),
     };
-    if let SqlType::Geometry(_) = col.sql_type {
+    if let SqlType::Geometry { .. } = col.sql_type {
         // SRID + WKB bytes as `dolt table import` takes them; WKT and the other text forms too.
         let stored = match crate::geometry::from_ewkb(&bytes) {
             Ok(v) => v,
@@ -721,7 +721,7 @@ fn field_cell(
                 Err(_) => return Err(bad(e)),
             },
         };
-        crate::geometry::check_column(&stored, &col.sql_type_text, &col.name).map_err(bad)?;
+        crate::geometry::check_column(&stored, &col.sql_type, &col.name).map_err(bad)?;
         return Ok(Cell::Value(SqlValue::Bytes(stored)));
     }
     let text = std::str::from_utf8(&bytes).map_err(|_| bad("a value is not UTF-8".into()))?;

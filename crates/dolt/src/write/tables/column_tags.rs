@@ -85,7 +85,7 @@ pub(crate) fn kind_of(ty: &SqlType) -> Option<NomsKind> {
         SqlType::Text { .. } => NomsKind::String,
         SqlType::Binary { .. } => NomsKind::InlineBlob,
         SqlType::Json => NomsKind::Json,
-        SqlType::Geometry(name) => match name.as_str() {
+        SqlType::Geometry { name, .. } => match name.as_str() {
             "geometry" => NomsKind::Geometry,
             "point" => NomsKind::Point,
             "linestring" => NomsKind::LineString,

@@ -8,6 +8,7 @@ use prollystore_format::collation::Collation;
 use prollystore_format::message::objects::{
     CheckFields, ColumnFields, IndexFields, TableSchemaFields,
 };
+use prollystore_format::sql_type::TypeTextError;
 use prollystore_format::Encoding;
 
 use super::column_tags::{kind_of, tags_for_new_table};
@@ -200,82 +201,18 @@ fn bad(what: String) -> DoltError {
     bad_input("table definition", what)
 }
 
-/// A declared type split into its base (`varchar(40)`) and the collation that applies to it
-/// (for text types), from the printed form's `CHARACTER SET x` / `COLLATE y` suffixes.
-struct TypeParts {
-    base: String,
-    explicit_collation: Option<Collation>,
-}
-
-/// Column `col`'s type, parsed from its declared text (its `CHARACTER SET`/`COLLATE` suffixes
-/// aside): the one way the writer reads a column definition's type.
+/// Column `col`'s type, parsed from its declared text and checked as Dolt checks it (its
+/// collation, its SRID): the one way the writer reads a column definition's type.
 pub(crate) fn column_type(table: &str, col: &ColumnDef) -> Result<SqlType> {
-    Ok(SqlType::parse(
-        &split_type(table, &col.name, &col.sql_type)?.base,
-    ))
-}
-
-fn split_type(table: &str, col: &str, printed: &str) -> Result<TypeParts> {
-    let lower = printed.trim().to_string();
-    let column = || format!("table {table:?}, column {col:?}");
-    let mut base = lower.as_str();
-    let mut collation = None;
-    let mut charset = None;
-    // Suffixes are outside any parentheses or quotes: find them from the end of the text.
-    for kw in [" COLLATE ", " collate "] {
-        if let Some(at) = base.rfind(kw) {
-            if !base[at..].contains(['\'', ')']) {
-                collation = Some(base[at + kw.len()..].trim().to_string());
-                base = &base[..at];
-            }
-        }
-    }
-    for kw in [" CHARACTER SET ", " character set "] {
-        if let Some(at) = base.rfind(kw) {
-            if !base[at..].contains(['\'', ')']) {
-                charset = Some(base[at + kw.len()..].trim().to_string());
-                base = &base[..at];
-            }
-        }
-    }
-    let explicit_collation = match (collation, charset) {
-        (Some(c), _) => Some(Collation::from_name(&c).map_err(|e| collation_input(column(), e))?),
-        (None, Some(cs)) => {
-            return Err(DoltError::Unsupported(format!(
-                "{}: CHARACTER SET {cs} without a COLLATE (not done yet)",
-                column()
-            )))
-        }
-        (None, None) => None,
-    };
-    Ok(TypeParts {
-        base: base.trim().to_string(),
-        explicit_collation,
+    let column = || format!("table {table:?}, column {:?}", col.name);
+    SqlType::parse_checked(&col.sql_type).map_err(|e| match e {
+        TypeTextError::Collation(e) => collation_input(column(), e),
+        TypeTextError::CharsetWithoutCollation(cs) => DoltError::Unsupported(format!(
+            "{}: CHARACTER SET {cs} without a COLLATE (not done yet)",
+            column()
+        )),
+        TypeTextError::Srid(e) => bad(format!("{}: type {:?}: {e}", column(), col.sql_type.trim())),
     })
-}
-
-/// A spatial type's SRID attribute (`point SRID 4326`): `None` without one; an error for
-/// text after the name that is not one, or an SRID Dolt does not know.
-fn spatial_srid(table: &str, col: &str, base: &str) -> Result<Option<u32>> {
-    let bad = |e: &str| {
-        bad(format!(
-            "table {table:?}, column {col:?}: type {base:?}: {e}"
-        ))
-    };
-    let mut words = base.split_whitespace().skip(1);
-    let srid = match (words.next(), words.next(), words.next()) {
-        (None, _, _) => return Ok(None),
-        (Some(w), Some(n), None) if w.eq_ignore_ascii_case("srid") => n
-            .parse::<u32>()
-            .map_err(|_| bad("SRID n expected after the type name"))?,
-        _ => return Err(bad("SRID n expected after the type name")),
-    };
-    if !crate::geometry::srid_supported(srid) {
-        return Err(bad(&format!(
-            "there's no spatial reference with SRID {srid}"
-        )));
-    }
-    Ok(Some(srid))
 }
 
 /// The encoding the writer stores `ty` in; `None` for the types it does not write yet
@@ -283,47 +220,8 @@ fn spatial_srid(table: &str, col: &str, base: &str) -> Result<Option<u32>> {
 fn written_encoding(ty: &SqlType) -> Option<Encoding> {
     match ty {
         SqlType::Vector(_) => None,
-        SqlType::Geometry(g) if g == "geomcollection" => None,
+        SqlType::Geometry { name, .. } if name == "geomcollection" => None,
         t => t.encoding(),
-    }
-}
-
-/// The type text Dolt stores (`sqlTypeString`): DATETIME and TIMESTAMP with an explicit
-/// precision; text types with ` CHARACTER SET x` when not utf8mb4 and ` COLLATE y` when not
-/// `utf8mb4_0900_bin` (the column's own collation, else the table's).
-fn stored_type_text(ty: &SqlType, base: &str, collation: Option<Collation>) -> String {
-    let name = ty.name().unwrap_or_default();
-    let mut text = match ty {
-        SqlType::Datetime(_) | SqlType::Timestamp(_) if !base.contains('(') => {
-            format!("{name}(0)")
-        }
-        SqlType::Geometry(_) => match base.split_whitespace().nth(2) {
-            Some(srid) => format!("{name} SRID {srid}"),
-            None => name.to_string(),
-        },
-        _ => base.to_string(),
-    };
-    if let Some(c) = collation {
-        if c.charset() != "utf8mb4" {
-            text.push_str(" CHARACTER SET ");
-            text.push_str(c.charset());
-        }
-        if c.name() != "utf8mb4_0900_bin" {
-            text.push_str(" COLLATE ");
-            text.push_str(c.name());
-        }
-    }
-    text
-}
-
-/// The most bytes one character of `charset` takes.
-fn charset_max_bytes(charset: &str) -> u64 {
-    match charset {
-        "utf8mb4" => 4,
-        "utf8mb3" | "utf8" => 3,
-        "utf16" | "utf32" => 4,
-        "ucs2" => 2,
-        _ => 1,
     }
 }
 
@@ -386,8 +284,7 @@ impl TableDef {
                     c.name
                 )));
             }
-            let parts = split_type(t, &c.name, &c.sql_type)?;
-            let ty = SqlType::parse(&parts.base);
+            let ty = column_type(t, c)?;
             let enc = match written_encoding(&ty) {
                 Some(enc) => enc,
                 None if matches!(ty, SqlType::Other(_)) => {
@@ -403,13 +300,7 @@ impl TableDef {
                     )))
                 }
             };
-            if enc == Encoding::GeomAdaptive {
-                spatial_srid(t, &c.name, &parts.base)?;
-            }
-            let collation = ty
-                .collation()
-                .map(|_| parts.explicit_collation.unwrap_or(table_collation));
-            type_texts.push(stored_type_text(&ty, &parts.base, collation));
+            type_texts.push(ty.stored_text(&c.sql_type, table_collation));
             encodings.push(enc);
             types.push(ty);
         }
@@ -556,10 +447,7 @@ impl TableDef {
                 continue;
             }
             // Characters for text (at most 3072 bytes' worth), bytes for binary.
-            let per_char = match ty.named_collation().map(Collation::from_name) {
-                Some(Ok(c)) => charset_max_bytes(c.charset()),
-                _ => 4,
-            };
+            let per_char = ty.max_char_bytes();
             let (max, key_max) = match base {
                 "char" | "varchar" => (ty.length(), 3072 / per_char),
                 "tinytext" => (Some(255 / per_char), 3072 / per_char),
@@ -720,26 +608,43 @@ mod tests {
 
     #[test]
     fn stored_type_texts() {
-        let c = |n| Collation::from_name(n).ok();
-        let stored_type_text = |base: &str, c| stored_type_text(&SqlType::parse(base), base, c);
-        assert_eq!(stored_type_text("datetime", None), "datetime(0)");
-        assert_eq!(stored_type_text("timestamp", None), "timestamp(0)");
-        assert_eq!(stored_type_text("datetime(6)", None), "datetime(6)");
+        let col = |ty: &str| ColumnDef {
+            name: "c".into(),
+            sql_type: ty.into(),
+            nullable: true,
+            default: None,
+            auto_increment: false,
+            comment: None,
+            tag: None,
+            generated: None,
+        };
+        let bin = Collation::from_name("utf8mb4_0900_bin").unwrap();
+        let stored = |ty: &str| column_type("t", &col(ty)).unwrap().stored_text(ty, bin);
+        assert_eq!(stored("datetime"), "datetime(0)");
+        assert_eq!(stored("timestamp"), "timestamp(0)");
+        assert_eq!(stored("datetime(6)"), "datetime(6)");
+        assert_eq!(stored("varchar(30)"), "varchar(30)");
         assert_eq!(
-            stored_type_text("varchar(30)", c("utf8mb4_0900_bin")),
-            "varchar(30)"
-        );
-        assert_eq!(
-            stored_type_text("varchar(30)", c("utf8mb4_0900_ai_ci")),
+            stored("varchar(30) COLLATE utf8mb4_0900_ai_ci"),
             "varchar(30) COLLATE utf8mb4_0900_ai_ci"
         );
-        let p = split_type("t", "c", "varchar(40) COLLATE utf8mb4_0900_ai_ci").unwrap();
-        assert_eq!(p.base, "varchar(40)");
         assert_eq!(
-            p.explicit_collation.map(|c| c.name()),
-            Some("utf8mb4_0900_ai_ci")
+            stored("varchar(30) CHARACTER SET latin1 COLLATE latin1_swedish_ci"),
+            "varchar(30) CHARACTER SET latin1 COLLATE latin1_swedish_ci"
         );
-        let p = split_type("t", "c", "enum('a COLLATE b','c')").unwrap();
-        assert_eq!(p.base, "enum('a COLLATE b','c')");
+        assert_eq!(stored("enum('a COLLATE b','c')"), "enum('a COLLATE b','c')");
+        assert_eq!(stored("point SRID 4326"), "point SRID 4326");
+        let ai = Collation::from_name("utf8mb4_0900_ai_ci").unwrap();
+        let ty = column_type("t", &col("text")).unwrap();
+        assert_eq!(
+            ty.stored_text("text", ai),
+            "text COLLATE utf8mb4_0900_ai_ci"
+        );
+        let err = |ty: &str| column_type("t", &col(ty)).unwrap_err().to_string();
+        assert!(err("varchar(3) COLLATE nope").contains("nope"));
+        assert!(err("varchar(3) CHARACTER SET latin1").contains("without a COLLATE"));
+        assert!(err("point SRID 1").contains("no spatial reference with SRID 1"));
+        assert!(err("point SRID x").contains("SRID n expected"));
+        assert!(err("point srid").contains("SRID n expected"));
     }
 }
