@@ -4,6 +4,8 @@
 //! import` takes them), in the form Dolt stores (always little-endian), checked against a
 //! column's type and SRID as Dolt's SQL engine checks them.
 
+use crate::geometry_srids::check_srid;
+pub use crate::geometry_srids::srid_supported;
 use crate::sql_type::SqlType;
 
 struct Reader<'a> {
@@ -560,23 +562,6 @@ pub fn z_cell(stored: &[u8]) -> Option<[u8; 17]> {
         cell[1..9].copy_from_slice(&clear(lo[0], u32::from(level - 32) << 1).to_be_bytes());
     }
     Some(cell)
-}
-
-/// True for the SRIDs Dolt knows (its table of spatial reference systems).
-pub fn srid_supported(srid: u32) -> bool {
-    let ranges = crate::geometry_srids::SUPPORTED_SRIDS;
-    let i = ranges.partition_point(|&(_, hi)| hi < srid);
-    ranges.get(i).is_some_and(|&(lo, _)| lo <= srid)
-}
-
-/// Checks that `srid` is one Dolt knows (as `ST_GeomFromText` does, and as Dolt checks a
-/// column's SRID attribute).
-pub(crate) fn check_srid(srid: u32) -> Result<(), String> {
-    if srid_supported(srid) {
-        Ok(())
-    } else {
-        Err(format!("there's no spatial reference with SRID {srid}"))
-    }
 }
 
 /// Serializes `g` and checks that Dolt can read the result back (its readers want more bytes

@@ -2,6 +2,23 @@
 //! 5,153 ids, listed here as inclusive ranges; made from that table at the Dolt source commit
 //! of the vectors by listing its keys in order and joining consecutive ones).
 
+/// True for the SRIDs Dolt knows (its table of spatial reference systems).
+pub fn srid_supported(srid: u32) -> bool {
+    let ranges = SUPPORTED_SRIDS;
+    let i = ranges.partition_point(|&(_, hi)| hi < srid);
+    ranges.get(i).is_some_and(|&(lo, _)| lo <= srid)
+}
+
+/// Checks that `srid` is one Dolt knows (as `ST_GeomFromText` does, and as Dolt checks a
+/// column's SRID attribute).
+pub(crate) fn check_srid(srid: u32) -> Result<(), String> {
+    if srid_supported(srid) {
+        Ok(())
+    } else {
+        Err(format!("there's no spatial reference with SRID {srid}"))
+    }
+}
+
 /// Inclusive ranges of the supported SRIDs, in increasing order.
 pub(crate) const SUPPORTED_SRIDS: &[(u32, u32)] = &[
     (0, 0),

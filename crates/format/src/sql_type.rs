@@ -520,7 +520,7 @@ impl SqlType {
             let srid = srid_attribute(&lower)
                 .map_err(|()| TypeTextError::Srid("SRID n expected after the type name".into()))?;
             if let Some(n) = srid {
-                crate::geometry::check_srid(n).map_err(TypeTextError::Srid)?;
+                crate::geometry_srids::check_srid(n).map_err(TypeTextError::Srid)?;
             }
         }
         Ok(ty)

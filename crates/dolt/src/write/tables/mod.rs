@@ -10,6 +10,7 @@
 //!   edits in memory; `bulk_insert`: rows streamed into an empty table (the import path:
 //!   encoded once into packed buffers, each index sorted and built bottom-up); `fast_fields`:
 //!   the common column types' text encoded straight into tuples; `dates`: date text.
+//!
 //! The constraints a row change must pass are the sibling folder `constraints/`.
 
 pub(in crate::write) mod alter;
