@@ -680,6 +680,21 @@ impl SqlType {
 mod tests {
     use super::*;
 
+    proptest::proptest! {
+        /// Stored type text comes from chunks: any text parses, and every reading and printing
+        /// of the parsed type returns (no slicing past a boundary, no panic).
+        #[test]
+        fn any_type_text_reads_and_prints(text in "[a-zA-Z0-9 ()',é_]{0,40}( (COLLATE|collate|CHARACTER SET|SRID|character set) [a-z0-9_é]{0,12}){0,3}") {
+            let bin = Collation::from_name(DEFAULT_COLLATION).unwrap();
+            for ty in [Some(SqlType::parse(&text)), SqlType::parse_checked(&text).ok()].into_iter().flatten() {
+                let _ = (ty.name(), ty.encoding(), ty.collation(), ty.charset(), ty.srid());
+                let _ = (ty.length(), ty.max_char_bytes(), ty.same_type(&ty));
+                let _ = ty.stored_text(&text, bin);
+                let _ = ty.shown_text(&text, DEFAULT_COLLATION);
+            }
+        }
+    }
+
     #[test]
     fn parses_stored_types() {
         assert_eq!(
