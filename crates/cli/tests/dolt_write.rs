@@ -343,6 +343,25 @@ fn dolt(dir: &Path, args: &[&str]) -> Option<bool> {
     Some(o.status.success())
 }
 
+/// The hash of table `name` that Dolt makes in a copy (at `dir`) of the `before` database of
+/// `base` by `dolt sql -q CREATE` and `dolt table import -u` of `csv`; `None` without
+/// `PROLLY_DOLT` (the callers then compare with the hash Dolt made when the test was written).
+fn dolt_made_table(
+    base: &Path,
+    dir: &Path,
+    name: &str,
+    create: &str,
+    csv: &Path,
+) -> Option<String> {
+    copy_tree(&base.join("before"), dir);
+    let made = dolt(dir, &["sql", "-q", create])?
+        && dolt(dir, &["table", "import", "-u", name, csv.to_str().unwrap()])?;
+    assert!(made, "Dolt refused {create}");
+    let hash = working_tables(dir).remove(name).unwrap();
+    eprintln!("Dolt's table {name}: {hash}");
+    Some(hash)
+}
+
 /// The working set's table addresses of the Dolt database at `dir`.
 fn working_tables(dir: &Path) -> BTreeMap<String, String> {
     let db = prollystore_sql::open(dir).unwrap();
@@ -554,19 +573,8 @@ fn value_spellings_are_read_as_dolt_reads_them() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let got = working_tables(&ours).remove("vs");
     let theirs = tmp.path().join("theirs");
-    copy_tree(&base.join("before"), &theirs);
-    let live = dolt(&theirs, &["sql", "-q", create]) == Some(true)
-        && dolt(
-            &theirs,
-            &["table", "import", "-u", "vs", csv.to_str().unwrap()],
-        ) == Some(true);
-    let want = if live {
-        let w = working_tables(&theirs).remove("vs").unwrap();
-        eprintln!("Dolt's table vs: {w}");
-        w
-    } else {
-        DOLT_SPELLINGS_TABLE.to_string()
-    };
+    let want = dolt_made_table(&base, &theirs, "vs", create, &csv)
+        .unwrap_or_else(|| DOLT_SPELLINGS_TABLE.to_string());
     assert_eq!(got.as_deref(), Some(want.as_str()));
 
     let before = snapshot(&ours);
@@ -600,5 +608,106 @@ fn value_spellings_are_read_as_dolt_reads_them() {
     assert!(
         snapshot(&ours) == before,
         "a rejected import wrote something"
+    );
+}
+
+/// Tables declared with character sets (a column's set named alone or with its collation,
+/// `utf8` for `utf8mb3`, a table's `DEFAULT CHARSET`), each with one row imported, and the
+/// table hashes Dolt 2.3.1 made of the same statements and rows (`dolt sql -q` then `dolt
+/// table import -u`, read with `dolt_hashof_table`; live with `PROLLY_DOLT`).
+const DOLT_CHARSET_TABLES: [(&str, &str, &str); 4] = [
+    (
+        "CREATE TABLE t (id INT PRIMARY KEY, x VARCHAR(10) CHARACTER SET latin1, \
+         y VARCHAR(10) CHARACTER SET utf8mb4, z CHAR(3) CHARACTER SET utf8, \
+         w TEXT CHARACTER SET ascii, e ENUM('a','b') CHARACTER SET latin1) \
+         COLLATE utf8mb4_0900_ai_ci",
+        "id,x,y,z,w,e\n1,Äb,y,zz,w,b\n",
+        "37va1jnmh433aiopc15r5fhbrjel7d40",
+    ),
+    (
+        "CREATE TABLE t (id INT PRIMARY KEY, x VARCHAR(10), y varchar(4) character set utf8mb4) \
+         DEFAULT CHARSET=latin1",
+        "id,x,y\n1,xé,y\n",
+        "0k16fokn659j7mrneq0ooj0745rv6fav",
+    ),
+    (
+        "CREATE TABLE t (k VARCHAR(10) CHARACTER SET latin1 PRIMARY KEY, \
+         v VARCHAR(10) CHARACTER SET latin1 COLLATE latin1_bin, KEY iv (v))",
+        "k,v\nAb,cD\n",
+        "i84qhfbpb7117iuq2h95tcpddqfnbe9p",
+    ),
+    (
+        "CREATE TABLE t (id INT PRIMARY KEY, s SET('p','q') CHARACTER SET utf16, \
+         c CHAR(2) CHARACTER SET utf32, l LONGTEXT CHARACTER SET latin7) \
+         DEFAULT CHARACTER SET = ascii",
+        "id,s,c,l\n1,\"p,q\",ab,ll\n",
+        "ngcd65vjn2pesgjij5k7hh7grer7qeq6",
+    ),
+];
+
+/// `import --create` with character sets stores what Dolt stores (a set named alone takes its
+/// default collation, as `SHOW CHARACTER SET` lists it), and refuses, with nothing written,
+/// what Dolt refuses: an unknown set, a set the collation is not of, TIME with a fraction
+/// length other than 6.
+#[test]
+fn character_sets_are_stored_as_dolt_stores_them() {
+    let base = prollystore_test_vectors::require("dolt-write/basic");
+    let tmp = tempfile::tempdir().unwrap();
+    for (n, (create, rows, want)) in DOLT_CHARSET_TABLES.into_iter().enumerate() {
+        let csv = tmp.path().join(format!("t{n}.csv"));
+        std::fs::write(&csv, rows).unwrap();
+        let ours = tmp.path().join(format!("ours{n}"));
+        copy_tree(&base.join("before"), &ours);
+        let o = run(
+            &ours,
+            &["import", "t", csv.to_str().unwrap(), "--create", create],
+        );
+        assert!(
+            o.status.success(),
+            "{create}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let got = working_tables(&ours).remove("t");
+        let theirs = tmp.path().join(format!("theirs{n}"));
+        let want =
+            dolt_made_table(&base, &theirs, "t", create, &csv).unwrap_or_else(|| want.to_string());
+        assert_eq!(got.as_deref(), Some(want.as_str()), "{create}");
+    }
+    let csv = tmp.path().join("one.csv");
+    std::fs::write(&csv, "id,x\n1,x\n").unwrap();
+    let ours = tmp.path().join("refused");
+    copy_tree(&base.join("before"), &ours);
+    let theirs = tmp.path().join("refused-by-dolt");
+    copy_tree(&base.join("before"), &theirs);
+    let before = snapshot(&ours);
+    for (create, says) in [
+        (
+            "CREATE TABLE t (id INT PRIMARY KEY, x VARCHAR(10) CHARACTER SET nope)",
+            "Unknown character set: nope",
+        ),
+        (
+            "CREATE TABLE t (id INT PRIMARY KEY, x VARCHAR(10) CHARACTER SET latin1 COLLATE utf8mb4_bin)",
+            "latin1 is not a valid character set for utf8mb4_bin",
+        ),
+        (
+            "CREATE TABLE t (id INT PRIMARY KEY, x VARCHAR(10)) CHARSET=latin1 COLLATE utf8mb4_bin",
+            "latin1 is not a valid character set for utf8mb4_bin",
+        ),
+        (
+            "CREATE TABLE t (id INT PRIMARY KEY, x TIME(2))",
+            "TIME length not yet supported",
+        ),
+    ] {
+        let o = run(&ours, &["import", "t", csv.to_str().unwrap(), "--create", create]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{create}: {err}");
+        assert!(err.contains(says), "{create}: {err}");
+        if let Some(ok) = dolt(&theirs, &["sql", "-q", create]) {
+            assert!(!ok, "Dolt took {create}");
+        }
+    }
+    assert!(
+        snapshot(&ours) == before,
+        "a refused import wrote something"
     );
 }

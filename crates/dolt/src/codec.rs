@@ -179,10 +179,22 @@ pub struct Field {
 /// tuple's checked [`Value`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Read {
-    /// A signed integer of this many bytes (1, 2, 4, 8).
-    Int(u8),
-    /// An unsigned integer or BIT of this many bytes (1, 2, 4, 8).
-    Uint(u8),
+    /// TINYINT in `Int8`.
+    Int8,
+    /// SMALLINT in `Int16`.
+    Int16,
+    /// INT or MEDIUMINT in `Int32`.
+    Int32,
+    /// BIGINT in `Int64`.
+    Int64,
+    /// TINYINT UNSIGNED in `Uint8`.
+    Uint8,
+    /// SMALLINT UNSIGNED in `Uint16`.
+    Uint16,
+    /// INT or MEDIUMINT UNSIGNED in `Uint32`.
+    Uint32,
+    /// BIGINT UNSIGNED in `Uint64`, or BIT in `Bit64`.
+    Uint64,
     /// FLOAT in `Float32`.
     Float,
     /// DOUBLE in `Float64`.
@@ -212,14 +224,14 @@ impl Read {
     pub fn of(kind: &Kind, enc: Encoding) -> Read {
         use Encoding as E;
         match (kind, enc) {
-            (Kind::Int, E::Int8) => Read::Int(1),
-            (Kind::Int, E::Int16) => Read::Int(2),
-            (Kind::Int, E::Int32) => Read::Int(4),
-            (Kind::Int, E::Int64) => Read::Int(8),
-            (Kind::Int, E::Uint8) => Read::Uint(1),
-            (Kind::Int, E::Uint16) => Read::Uint(2),
-            (Kind::Int, E::Uint32) => Read::Uint(4),
-            (Kind::Int, E::Uint64) | (Kind::Bit, E::Bit64) => Read::Uint(8),
+            (Kind::Int, E::Int8) => Read::Int8,
+            (Kind::Int, E::Int16) => Read::Int16,
+            (Kind::Int, E::Int32) => Read::Int32,
+            (Kind::Int, E::Int64) => Read::Int64,
+            (Kind::Int, E::Uint8) => Read::Uint8,
+            (Kind::Int, E::Uint16) => Read::Uint16,
+            (Kind::Int, E::Uint32) => Read::Uint32,
+            (Kind::Int, E::Uint64) | (Kind::Bit, E::Bit64) => Read::Uint64,
             (Kind::Float, E::Float32) => Read::Float,
             (Kind::Double, E::Float64) => Read::Double,
             (Kind::Decimal { scale, .. }, E::Decimal) => Read::Decimal(*scale),
@@ -460,14 +472,14 @@ impl RowPlan {
         // The common pairs of kind and encoding, straight from the bytes; a field not of the
         // expected shape takes the checked route below, which says what is wrong with it.
         let fast = match f.read {
-            Read::Int(1) => le::<1>(b).map(|a| sink.int(i8::from_le_bytes(a).into())),
-            Read::Int(2) => le::<2>(b).map(|a| sink.int(i16::from_le_bytes(a).into())),
-            Read::Int(4) => le::<4>(b).map(|a| sink.int(i32::from_le_bytes(a).into())),
-            Read::Int(_) => le::<8>(b).map(|a| sink.int(i64::from_le_bytes(a))),
-            Read::Uint(1) => le::<1>(b).map(|a| sink.uint(a[0].into())),
-            Read::Uint(2) => le::<2>(b).map(|a| sink.uint(u16::from_le_bytes(a).into())),
-            Read::Uint(4) => le::<4>(b).map(|a| sink.uint(u32::from_le_bytes(a).into())),
-            Read::Uint(_) => le::<8>(b).map(|a| sink.uint(u64::from_le_bytes(a))),
+            Read::Int8 => le::<1>(b).map(|a| sink.int(i8::from_le_bytes(a).into())),
+            Read::Int16 => le::<2>(b).map(|a| sink.int(i16::from_le_bytes(a).into())),
+            Read::Int32 => le::<4>(b).map(|a| sink.int(i32::from_le_bytes(a).into())),
+            Read::Int64 => le::<8>(b).map(|a| sink.int(i64::from_le_bytes(a))),
+            Read::Uint8 => le::<1>(b).map(|a| sink.uint(a[0].into())),
+            Read::Uint16 => le::<2>(b).map(|a| sink.uint(u16::from_le_bytes(a).into())),
+            Read::Uint32 => le::<4>(b).map(|a| sink.uint(u32::from_le_bytes(a).into())),
+            Read::Uint64 => le::<8>(b).map(|a| sink.uint(u64::from_le_bytes(a))),
             Read::Float => le::<4>(b).map(|a| sink.float(f32::from_le_bytes(a))),
             Read::Double => le::<8>(b).map(|a| sink.double(f64::from_le_bytes(a))),
             Read::Decimal(scale) => Decimal::from_bytes(b).map(|d| sink.decimal(&d, scale)),

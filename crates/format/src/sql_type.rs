@@ -175,10 +175,24 @@ pub enum TypeTextError {
     /// Its `COLLATE` names no collation this library orders by.
     #[error(transparent)]
     Collation(CollationError),
-    /// `CHARACTER SET` without `COLLATE` (the collation would be the set's default, which
-    /// is not known here).
-    #[error("CHARACTER SET {0} without a COLLATE")]
-    CharsetWithoutCollation(String),
+    /// `CHARACTER SET` names a set Dolt does not know (Dolt's words).
+    #[error("Unknown character set: {0}")]
+    UnknownCharset(String),
+    /// `CHARACTER SET` and `COLLATE` disagree (Dolt's words).
+    #[error("{charset} is not a valid character set for {collation}")]
+    CharsetMismatch {
+        /// The set named.
+        charset: String,
+        /// The collation named, of another set.
+        collation: String,
+    },
+    /// `TIME(n)` with `n` other than 6: Dolt keeps TIME's microseconds and refuses any other
+    /// fraction length (in its words).
+    #[error("TIME length not yet supported")]
+    TimeLength,
+    /// `CHARACTER SET binary`, which MySQL turns into a binary type.
+    #[error("CHARACTER SET binary: declare the binary type (BINARY, VARBINARY, BLOB) instead")]
+    BinaryCharset,
     /// A spatial type's attribute is not `SRID n` with an SRID Dolt knows.
     #[error("{0}")]
     Srid(String),
@@ -188,6 +202,34 @@ pub enum TypeTextError {
 /// orders by has that name).
 pub fn collation_charset(name: &str) -> &str {
     Collation::from_name(name).map_or(name, |c| c.charset())
+}
+
+/// Each character set Dolt accepts and the collation a column or table that names only the
+/// set takes: the `Default collation` column of Dolt 2.3.1's `SHOW CHARACTER SET`.
+const CHARSET_DEFAULTS: [(&str, &str); 14] = [
+    ("armscii8", "armscii8_general_ci"),
+    ("ascii", "ascii_general_ci"),
+    ("binary", "binary"),
+    ("cp1256", "cp1256_general_ci"),
+    ("cp1257", "cp1257_general_ci"),
+    ("dec8", "dec8_swedish_ci"),
+    ("geostd8", "geostd8_general_ci"),
+    ("latin1", "latin1_swedish_ci"),
+    ("latin7", "latin7_general_ci"),
+    ("swe7", "swe7_swedish_ci"),
+    ("utf16", "utf16_general_ci"),
+    ("utf32", "utf32_general_ci"),
+    ("utf8mb3", "utf8mb3_general_ci"),
+    ("utf8mb4", "utf8mb4_0900_ai_ci"),
+];
+
+/// Character set `name` (any letter case; `utf8` is `utf8mb3`'s other name) as Dolt names it,
+/// with the collation a column or table naming only the set takes; `None` for a set Dolt
+/// does not know.
+pub fn charset_default(name: &str) -> Option<(&'static str, &'static str)> {
+    let name = name.to_ascii_lowercase();
+    let name = if name == "utf8" { "utf8mb3" } else { &name };
+    CHARSET_DEFAULTS.iter().copied().find(|(cs, _)| *cs == name)
 }
 
 /// The collation of a text, ENUM or SET column whose type names none, as Dolt stores it.
@@ -501,21 +543,40 @@ impl SqlType {
     }
 
     /// Parses a column's type text as a table definition declares it (`varchar(40) COLLATE
-    /// x`, `point SRID 4326`), refusing what the writer cannot store as Dolt does: a
-    /// collation it does not order by, `CHARACTER SET` without `COLLATE`, a spatial
-    /// attribute other than `SRID n` or an SRID Dolt does not know.
+    /// x`, `char(3) CHARACTER SET latin1`, `point SRID 4326`), refusing what the writer cannot
+    /// store as Dolt does: a collation it does not order by, a character set Dolt does not
+    /// know or that is not the collation's, a spatial attribute other than `SRID n` or an
+    /// SRID Dolt does not know. A `CHARACTER SET` without `COLLATE` takes the set's default
+    /// collation, as in Dolt, and the type names both.
     pub fn parse_checked(text: &str) -> Result<SqlType, TypeTextError> {
         let text = text.trim();
         let lower = text.to_ascii_lowercase();
-        match attribute(&lower, &["collate"]) {
-            Some(c) => drop(Collation::from_name(&c).map_err(TypeTextError::Collation)?),
-            None => {
-                if let Some(cs) = attribute(&lower, &["character", "set"]) {
-                    return Err(TypeTextError::CharsetWithoutCollation(cs));
-                }
-            }
+        let collation = attribute(&lower, &["collate"])
+            .map(|c| Collation::from_name(&c).map_err(TypeTextError::Collation))
+            .transpose()?;
+        let mut ty = SqlType::parse(text);
+        if matches!(ty, SqlType::Time(fsp) if fsp != 6) && base_text(text).contains('(') {
+            return Err(TypeTextError::TimeLength);
         }
-        let ty = SqlType::parse(text);
+        if let Some(named) = attribute(&lower, &["character", "set"]) {
+            let (charset, default) =
+                charset_default(&named).ok_or(TypeTextError::UnknownCharset(named))?;
+            let collation = match collation {
+                Some(c) if c.charset() != charset => {
+                    return Err(TypeTextError::CharsetMismatch {
+                        charset: charset.to_string(),
+                        collation: c.name().to_string(),
+                    })
+                }
+                Some(c) => c.name(),
+                None if charset == "binary" => return Err(TypeTextError::BinaryCharset),
+                None => default,
+            };
+            ty = SqlType::parse(&format!(
+                "{} CHARACTER SET {charset} COLLATE {collation}",
+                base_text(text)
+            ));
+        }
         if let SqlType::Geometry { .. } = ty {
             let srid = srid_attribute(&lower)
                 .map_err(|()| TypeTextError::Srid("SRID n expected after the type name".into()))?;
@@ -832,9 +893,39 @@ mod tests {
         assert_eq!(t("point SRID 0").shown_text("point SRID 0", bin), "point");
         let e = "enum('a collate b') COLLATE utf8mb4_0900_ai_ci";
         assert_eq!(t(e).shown_text(e, bin), e);
+        // A set without a collation takes the set's default (Dolt's SHOW CHARACTER SET).
+        let latin = SqlType::parse_checked("varchar(3) character set latin1").unwrap();
+        assert_eq!(latin.collation(), Some("latin1_swedish_ci"));
+        assert_eq!(latin.charset(), Some("latin1"));
+        let utf8 = SqlType::parse_checked("char(3) CHARACTER SET UTF8").unwrap();
+        assert_eq!(utf8.collation(), Some("utf8mb3_general_ci"));
+        assert_eq!(utf8.charset(), Some("utf8mb3"));
         assert_eq!(
-            SqlType::parse_checked("varchar(3) character set latin1"),
-            Err(TypeTextError::CharsetWithoutCollation("latin1".into()))
+            SqlType::parse_checked("text character set utf8mb4")
+                .unwrap()
+                .collation(),
+            Some("utf8mb4_0900_ai_ci")
+        );
+        assert_eq!(
+            SqlType::parse_checked("varchar(3) character set nope"),
+            Err(TypeTextError::UnknownCharset("nope".into()))
+        );
+        assert_eq!(
+            SqlType::parse_checked("varchar(3) character set latin1 collate utf8mb4_bin")
+                .unwrap_err()
+                .to_string(),
+            "latin1 is not a valid character set for utf8mb4_bin"
+        );
+        assert_eq!(
+            SqlType::parse_checked("time(2)"),
+            Err(TypeTextError::TimeLength)
+        );
+        assert!(SqlType::parse_checked("time").is_ok());
+        assert!(SqlType::parse_checked("time(6)").is_ok());
+        assert!(SqlType::parse_checked("time(0)").is_err());
+        assert_eq!(
+            SqlType::parse_checked("varchar(3) character set binary"),
+            Err(TypeTextError::BinaryCharset)
         );
         assert!(SqlType::parse_checked("point SRID 4326 x").is_err());
         assert!(SqlType::parse_checked("text COLLATE LATIN1_BIN").is_ok());

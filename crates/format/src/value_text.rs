@@ -87,7 +87,7 @@ const POW10: [u64; 20] = {
 /// Appends the decimal `(−1)^negative · c · 10^−scale` with exactly `scale` fraction digits
 /// (as [`write_decimal_digits`] prints it, with no minus sign for zero). False, having written
 /// nothing, when `scale` is beyond 19.
-#[inline]
+#[inline(always)]
 pub fn write_scaled_u64(out: &mut Vec<u8>, negative: bool, c: u64, scale: u8) -> bool {
     let Some(&p) = POW10.get(usize::from(scale)) else {
         return false;
@@ -144,6 +144,7 @@ impl std::fmt::Write for StackText {
 }
 
 /// Appends Go's `strconv.FormatFloat(v, 'g', -1, 64)` of a DOUBLE.
+#[inline]
 pub fn write_f64(out: &mut Vec<u8>, v: f64) {
     if !v.is_finite() {
         write_go_g(out, v, "");
@@ -154,6 +155,7 @@ pub fn write_f64(out: &mut Vec<u8>, v: f64) {
 }
 
 /// Appends Go's `strconv.FormatFloat(float64(v), 'g', -1, 32)` of a FLOAT.
+#[inline]
 pub fn write_f32(out: &mut Vec<u8>, v: f32) {
     if !v.is_finite() {
         write_go_g(out, f64::from(v), "");

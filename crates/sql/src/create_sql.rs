@@ -19,6 +19,8 @@ use prollystore_dolt::write::{
     CheckDef, ColumnDef, ForeignKeyAction, ForeignKeyDef, GeneratedDef, IndexDef, TableDef,
 };
 use prollystore_dolt::{DoltError, Result};
+use prollystore_format::sql_type::charset_default;
+use prollystore_format::Collation;
 
 fn unsupported(what: impl std::fmt::Display) -> DoltError {
     DoltError::Unsupported(format!("CREATE TABLE: {what}"))
@@ -483,6 +485,24 @@ fn foreign_key(fk: &sqlparser::ast::ForeignKeyConstraint) -> Result<ForeignKeyDe
     })
 }
 
+/// The collation of a table declared with character set `named` and collation `collate`
+/// (if any): the collation, which must be of that set, else the set's default, as in Dolt.
+fn table_collation(named: &str, collate: Option<String>) -> Result<String> {
+    let bad = |what: String| prollystore_dolt::error::bad_input("CREATE TABLE", what);
+    let (charset, default) =
+        charset_default(named).ok_or_else(|| bad(format!("Unknown character set: {named}")))?;
+    match collate {
+        None => Ok(default.to_string()),
+        Some(c) => match Collation::from_name(&c) {
+            Ok(k) if k.charset() != charset => Err(bad(format!(
+                "{charset} is not a valid character set for {c}"
+            ))),
+            // An unknown collation is the writer's to report, with the others.
+            _ => Ok(c),
+        },
+    }
+}
+
 /// Parses one `CREATE TABLE` statement. Column tags are left for the writer to derive as
 /// Dolt does. (`TableDef::from_sql` with [`crate::FromSql`] in scope.)
 pub fn table_def(sql: &str) -> Result<TableDef> {
@@ -511,6 +531,7 @@ pub(crate) fn column_into(def: &mut TableDef, c: &sqlparser::ast::ColumnDef) -> 
         generated: None,
     };
     let mut collate = None;
+    let mut charset = None;
     let mut srid = None;
     for o in &c.options {
         match &o.option {
@@ -520,6 +541,7 @@ pub(crate) fn column_into(def: &mut TableDef, c: &sqlparser::ast::ColumnDef) -> 
             ColumnOption::Comment(s) => col.comment = Some(s.clone()),
             ColumnOption::Srid(e) => srid = Some(srid_of(&col.name, e)?),
             ColumnOption::Collation(n) => collate = Some(n.to_string()),
+            ColumnOption::CharacterSet(n) => charset = Some(n.to_string()),
             ColumnOption::Generated {
                 generation_expr: Some(e),
                 generation_expr_mode,
@@ -567,6 +589,11 @@ pub(crate) fn column_into(def: &mut TableDef, c: &sqlparser::ast::ColumnDef) -> 
                 )))
             }
         }
+    }
+    // The writer checks the set and the collation and gives a set named alone its default
+    // collation, as Dolt does (`SqlType::parse_checked`).
+    if let Some(cs) = charset {
+        col.sql_type = format!("{} CHARACTER SET {}", col.sql_type, cs.to_ascii_lowercase());
     }
     if let Some(c) = collate {
         col.sql_type = format!("{} COLLATE {}", col.sql_type, c.to_ascii_lowercase());
@@ -709,6 +736,7 @@ fn from_create(ct: &CreateTable) -> Result<TableDef> {
         sqlparser::ast::CreateTableOptions::Plain(o) => o,
         other => return Err(unsupported(format!("table options {other}"))),
     };
+    let mut charset = None;
     for o in options {
         match o {
             SqlOption::KeyValue { key, value } => {
@@ -717,8 +745,9 @@ fn from_create(ct: &CreateTable) -> Result<TableDef> {
                 match k.as_str() {
                     "ENGINE" => {}
                     "COLLATE" | "DEFAULT COLLATE" => def.collation = Some(v.to_ascii_lowercase()),
-                    "CHARSET" | "DEFAULT CHARSET" | "CHARACTER SET" | "DEFAULT CHARACTER SET"
-                        if v.eq_ignore_ascii_case("utf8mb4") => {}
+                    "CHARSET" | "DEFAULT CHARSET" | "CHARACTER SET" | "DEFAULT CHARACTER SET" => {
+                        charset = Some(v)
+                    }
                     _ => return Err(unsupported(format!("table option {o} (not done yet)"))),
                 }
             }
@@ -730,6 +759,9 @@ fn from_create(ct: &CreateTable) -> Result<TableDef> {
             }
             other => return Err(unsupported(format!("table option {other} (not done yet)"))),
         }
+    }
+    if let Some(named) = charset {
+        def.collation = Some(table_collation(&named, def.collation.take())?);
     }
     // Dolt keeps indexes ordered by name.
     def.indexes.sort_by(|a, b| {

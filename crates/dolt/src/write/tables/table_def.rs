@@ -207,11 +207,8 @@ pub(crate) fn column_type(table: &str, col: &ColumnDef) -> Result<SqlType> {
     let column = || format!("table {table:?}, column {:?}", col.name);
     SqlType::parse_checked(&col.sql_type).map_err(|e| match e {
         TypeTextError::Collation(e) => collation_input(column(), e),
-        TypeTextError::CharsetWithoutCollation(cs) => DoltError::Unsupported(format!(
-            "{}: CHARACTER SET {cs} without a COLLATE (not done yet)",
-            column()
-        )),
-        TypeTextError::Srid(e) => bad(format!("{}: type {:?}: {e}", column(), col.sql_type.trim())),
+        TypeTextError::BinaryCharset => DoltError::Unsupported(format!("{}: {e}", column())),
+        e => bad(format!("{}: type {:?}: {e}", column(), col.sql_type.trim())),
     })
 }
 
@@ -642,7 +639,11 @@ mod tests {
         );
         let err = |ty: &str| column_type("t", &col(ty)).unwrap_err().to_string();
         assert!(err("varchar(3) COLLATE nope").contains("nope"));
-        assert!(err("varchar(3) CHARACTER SET latin1").contains("without a COLLATE"));
+        assert!(err("varchar(3) CHARACTER SET nope").contains("Unknown character set: nope"));
+        assert_eq!(
+            stored("varchar(3) CHARACTER SET latin1"),
+            "varchar(3) CHARACTER SET latin1 COLLATE latin1_swedish_ci"
+        );
         assert!(err("point SRID 1").contains("no spatial reference with SRID 1"));
         assert!(err("point SRID x").contains("SRID n expected"));
         assert!(err("point srid").contains("SRID n expected"));
