@@ -12,8 +12,8 @@ use pyo3::types::{PyDict, PyString, PyTuple};
 
 use prollystore::format::tuple::{Date, Decimal, Tuple, TupleBuilder, TupleDesc};
 use prollystore::format::Encoding;
+use prollystore_dolt::codec::encode::{put_field, KeyEncoder};
 use prollystore_dolt::codec::{FieldSink, Kind, RowPlan, Slot, Storage};
-use prollystore_dolt::key_encode::{put_field, KeyEncoder};
 use prollystore_dolt::schema::key_encoding;
 use prollystore_dolt::sql_value::write_decimal;
 use prollystore_dolt::{Column, DoltError, SqlValue, Table, TableReader};

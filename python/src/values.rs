@@ -418,7 +418,7 @@ fn sql_value(v: &Bound<'_, PyAny>, col: &DoltColumn, place: &str) -> PyResult<Sq
     let py = v.py();
     let c = classes(py)?;
     let parse = |text: &str| {
-        prollystore_dolt::key_encode::parse_value(col, text)
+        prollystore_dolt::codec::encode::parse_value(col, text)
             .map_err(|e| PyValueError::new_err(format!("{place}: {e}")))
     };
     Ok(match &col.sql_type {

@@ -27,12 +27,14 @@
 //! Rows and values:
 //! * [`codec`]: the one codec of Dolt values: each column's [`codec::Kind`] (SQL type with its
 //!   stored encoding) and a table's [`codec::RowPlan`], compiled once, that the row decoder,
-//!   the CSV export, the writer's import, the Arrow crate and the Python module all read by.
+//!   the CSV export, the writer's import, the Arrow crate and the Python module all read by;
+//!   [`codec::encode`], the one encoder of values into stored fields and key tuples (also
+//!   at its older path, `key_encode`).
 //! * [`index_map`]: a table's primary and secondary indexes as [`prollystore::Map`]s, keyed as
 //!   Dolt orders them (collations included).
 //! * [`table_rows`]: a table's rows as typed values; [`table_reader`]: keyed reads (gets by
 //!   primary key, key ranges, secondary-index lookups) as row iterators, with keys built from
-//!   typed values by [`key_encode`].
+//!   typed values by [`codec::encode`].
 //! * [`table_diff`]: the rows and tables that differ between two states (`dolt_diff`).
 //! * [`sql_value`]: a SQL value as Dolt shows it ([`SqlValue`]; NULL is `None` in rows, keys
 //!   and bounds alike, see the module); [`value_text`]:
@@ -97,7 +99,6 @@ pub mod db;
 pub mod error;
 pub mod expressions;
 pub mod index_map;
-pub mod key_encode;
 pub mod leaf_reader;
 pub mod log_text;
 mod message;
@@ -106,6 +107,8 @@ pub mod sql_value;
 pub mod table_diff;
 pub mod table_reader;
 pub mod table_rows;
+/// The encoder's old path, kept for callers: [`codec::encode`].
+pub use codec::encode as key_encode;
 pub use prollystore_format::geometry;
 pub use prollystore_format::value_parse;
 pub use prollystore_format::value_text;

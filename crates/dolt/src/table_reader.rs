@@ -12,10 +12,10 @@ use prollystore::{Map, TreeError};
 use prollystore_format::tuple::{Tuple, TupleBuilder, TupleDesc};
 
 use crate::chunks::DoltChunkSource;
+use crate::codec::encode::KeyEncoder;
 use crate::db::{Database, Table};
 use crate::error::{bad_chunk, bad_input, DoltError, Result};
 use crate::index_map::IndexMap;
-use crate::key_encode::KeyEncoder;
 use crate::schema::{Column, Index};
 use crate::sql_value::{Nullable, SqlValue};
 use crate::table_rows::RowDecoder;

@@ -6,8 +6,8 @@
 use std::ops::Bound;
 use std::path::Path;
 
+use prollystore_dolt::codec::encode::parse_value;
 use prollystore_dolt::csv_field::{csv_fields, csv_records, write_csv_row};
-use prollystore_dolt::key_encode::parse_value;
 use prollystore_dolt::{Database, KeyRange, Row, SqlValue, State, Table};
 
 const DATABASES: [&str; 4] = ["vecdb", "vecdb_journal", "vecdb_tablefiles", "vecdb_zstd"];

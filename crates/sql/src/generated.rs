@@ -24,7 +24,7 @@ use sqlparser::parser::Parser;
 
 use prollystore_format::collation::Collation;
 
-use prollystore_dolt::key_encode::{decimal_parts, parse_value};
+use prollystore_dolt::codec::encode::{decimal_parts, parse_value};
 use prollystore_dolt::{
     Column, Expression, ExpressionKind, Expressions, Result, Schema, SqlType, SqlValue,
 };

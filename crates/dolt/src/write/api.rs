@@ -24,9 +24,9 @@ use super::tables::alter_op::AlterStatement;
 use super::tables::bulk_insert::BulkInsert;
 use super::tables::table_def::TableDef;
 use super::tables::table_edit::{cell_from_text, Cell, EditTable};
+use crate::codec::encode::parse_value;
 use crate::error::{DoltError, Result};
 use crate::expressions::Expressions;
-use crate::key_encode::parse_value;
 use crate::schema::{Column, SqlType};
 use crate::sql_value::{Nullable, SqlValue};
 

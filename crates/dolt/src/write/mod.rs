@@ -13,7 +13,7 @@
 //! | folder | what it holds |
 //! |---|---|
 //! | `api.rs`, [`vc`] | the public writer and version control |
-//! | `tables/` | a table's schema (`table_def`, `column_tags`, `alter_op`, `alter`) and its rows (`table_edit`, `bulk_insert`, `fast_fields`, `dates`) |
+//! | `tables/` | a table's schema (`table_def`, `column_tags`, `alter_op`, `alter`) and its rows (`table_edit`, `bulk_insert`, `dates`) |
 //! | `constraints/` | what a row change must pass: CHECKs, foreign keys and their ON DELETE/UPDATE actions, at a few named calls from `tables/` |
 //! | `history/` | commits, branches, tags, working sets, status, merge bases, checkout |
 //! | `merges/` | three-way merges: rows cell by cell, JSON documents, schemas, rows carried into a merged schema |

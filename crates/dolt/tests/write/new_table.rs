@@ -17,8 +17,8 @@ use prollystore_format::{Address, Encoding, HashProfile};
 
 use super::maps::address_map::{empty_address_map, new_address_map};
 use super::storage::chunk_io::ChunkIo;
+use crate::codec::encode::decimal_parts;
 use crate::error::{DoltError, Result};
-use crate::key_encode::decimal_parts;
 use crate::schema::{Schema, SqlType};
 use prollystore_format::value_parse::parse_datetime;
 

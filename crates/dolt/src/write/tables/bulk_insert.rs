@@ -11,8 +11,8 @@ use prollystore::process::background_hashing;
 use prollystore::{sort, Map};
 use prollystore_format::tuple::{BlobStore, NoBlobStore, TupleBuilder, TupleDesc, TupleError};
 
-use super::fast_fields::FastFields;
 use super::table_edit::{bad, empty_value, index_schema, tree, Cell, EditTable};
+use crate::codec::text_fields::FastFields;
 use crate::error::Result;
 use crate::schema::{key_encoding, Index, Schema};
 use crate::write::constraints::checks::RowChecks;
@@ -355,7 +355,7 @@ impl EditTable {
     /// must have a primary key and no rows. The same checks, defaults, AUTO_INCREMENT values,
     /// errors and trees as [`EditTable::insert`] (or [`EditTable::upsert`] when `upsert`) of
     /// the cells `to_cells` makes of each row; all rows or none. Rows of the common column
-    /// types are encoded from their text directly (see `fast_fields`); `to_cells` serves the
+    /// types are encoded from their text directly (see `codec::text_fields`); `to_cells` serves the
     /// others. The rows `later` holds follow `rows`: they are encoded on a second thread
     /// meanwhile, as far as the direct encoder takes them (the rest, in order, here after
     /// `rows`, so every row keeps its number and the first error is the one rows one by one

@@ -8,8 +8,8 @@
 //!   trees, keyless rows by hash with counts, every index maintained, unique keys enforced,
 //!   prefix indexes cut as Dolt cuts them, VIRTUAL columns computed for index keys) as map
 //!   edits in memory; `bulk_insert`: rows streamed into an empty table (the import path:
-//!   encoded once into packed buffers, each index sorted and built bottom-up); `fast_fields`:
-//!   the common column types' text encoded straight into tuples; `dates`: date text.
+//!   encoded once into packed buffers, each index sorted and built bottom-up; the common column types'
+//!   text is encoded straight into tuples by `codec::text_fields`); `dates`: date text.
 //!
 //! The constraints a row change must pass are the sibling folder `constraints/`.
 
@@ -19,6 +19,5 @@ pub(in crate::write) mod bulk_insert;
 pub(crate) mod column_tags;
 pub(in crate::write) mod column_tags_cooked;
 pub(in crate::write) mod dates;
-pub(in crate::write) mod fast_fields;
 pub(in crate::write) mod table_def;
 pub(crate) mod table_edit;

@@ -14,9 +14,9 @@ use prollystore_format::message::objects::TableFields;
 use prollystore_format::tuple::{Tuple, TupleBuilder, TupleDesc, TupleError};
 use prollystore_format::{Address, Encoding};
 
+use crate::codec::encode::{parse_value, put_field};
 use crate::error::{bad_chunk, bad_input, encode, malformed, malformed_from, DoltError, Result};
 use crate::expressions::{is_expression_default, DefaultExprs, Engine, VirtualColumns};
-use crate::key_encode::{parse_value, put_field};
 use crate::schema::{key_encoding, Index, Schema, SqlType};
 use crate::sql_value::SqlValue;
 use crate::write::constraints::checks::{stored_value, RowChecks};

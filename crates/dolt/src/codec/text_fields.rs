@@ -63,7 +63,7 @@ struct FastColumn {
 
 /// A table's columns as the direct encoder takes them, and the row being encoded.
 #[derive(Clone, Debug)]
-pub(in crate::write) struct FastFields {
+pub(crate) struct FastFields {
     columns: Vec<FastColumn>,
     /// Per schema column: its encoding in value tuples and in key tuples.
     encodings: Vec<(Encoding, Encoding)>,
@@ -75,11 +75,7 @@ impl FastFields {
     /// The encoder for rows giving columns `positions` (one field each, in row order) of a
     /// table with `schema`; `None` when a column's type, a default, a generated or
     /// AUTO_INCREMENT column, a CHECK or an index form needs the general path.
-    pub(in crate::write) fn new(
-        schema: &Schema,
-        positions: &[usize],
-        has_checks: bool,
-    ) -> Option<Self> {
+    pub(crate) fn new(schema: &Schema, positions: &[usize], has_checks: bool) -> Option<Self> {
         if has_checks || schema.keyless {
             return None;
         }
@@ -137,7 +133,7 @@ impl FastFields {
 
     /// Parses `row` (a field per given column); `false` when a field needs the general path.
     /// Then [`FastFields::put`] puts its columns.
-    pub(in crate::write) fn parse(&mut self, row: &[Option<Cow<'_, [u8]>>]) -> bool {
+    pub(crate) fn parse(&mut self, row: &[Option<Cow<'_, [u8]>>]) -> bool {
         self.parsed.clear();
         if row.len() != self.width {
             return false;
@@ -159,7 +155,7 @@ impl FastFields {
 
     /// Puts schema column `c` of the parsed row as field `f` of `b`, in its value encoding
     /// (`key == false`) or key encoding.
-    pub(in crate::write) fn put(
+    pub(crate) fn put(
         &self,
         row: &[Option<Cow<'_, [u8]>>],
         b: &mut TupleBuilder,

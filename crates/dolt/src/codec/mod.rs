@@ -15,6 +15,15 @@
 //!
 //! Values are printed as Dolt prints them by [`SqlValue::to_text`] / [`SqlValue::csv_bytes`]
 //! (`value_text` holds the number, date and time formatting they call).
+//!
+//! The other direction, in this module's two children:
+//! * [`encode`]: a [`SqlValue`] (or its text, read by [`encode::parse_value`]) into a column's
+//!   stored field ([`encode::put_field`], the one encoder: the writer, key lookups and
+//!   bounds, Arrow and Python values all come through it) and key tuples of an index
+//!   ([`encode::KeyEncoder`]).
+//! * `text_fields`: the bulk import's direct path, a CSV field's text encoded straight into
+//!   its stored field for the common kinds (same grammar, same bytes), everything else handed
+//!   back to [`encode`].
 
 use prollystore_format::message::BlobNode;
 use prollystore_format::tuple::{text_of, Adaptive, Date, Decimal, Tuple, TupleDesc, Value};
@@ -24,6 +33,9 @@ use crate::db::{Database, Table};
 use crate::error::{bad_chunk, malformed, DoltError, Result};
 use crate::schema::{Column, Schema, SqlType};
 use crate::sql_value::{decimal_text, SqlValue};
+
+pub mod encode;
+pub(crate) mod text_fields;
 
 /// How the bytes of a text, binary, JSON or geometry column are stored.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
