@@ -110,11 +110,40 @@ pub struct SplitOptions {
     pub location: Option<String>,
 }
 
+/// A state resolved once, for cutting tables of it: what parts record of where they come from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Origin {
+    /// The state as asked for ([`parse_at`]'s forms).
+    pub at: String,
+    /// The commit it resolved to (committed states).
+    pub commit: Option<Address>,
+    /// The root value it resolved to.
+    pub root: Address,
+}
+
+impl Origin {
+    /// Resolves `at` (as [`parse_at`] reads it) in `db`. A committed state is resolved once,
+    /// to a commit and then its root, so the two agree however the branch moves meanwhile.
+    pub fn resolve(db: &Database, at: &str) -> Result<Origin> {
+        let (spec, state) = parse_at(at);
+        let (commit, root) = match state {
+            State::Committed if !matches!(spec, "WORKING" | "STAGED") => {
+                let commit = db.resolve_revision(spec)?;
+                (Some(commit), db.commit(commit)?.root)
+            }
+            _ => (None, db.root_at(spec, state)?.address),
+        };
+        Ok(Origin {
+            at: at.to_string(),
+            commit,
+            root,
+        })
+    }
+}
+
 /// Cuts table `table` of state `at` (as [`parse_at`] reads it: a branch, tag, commit,
 /// `HEAD~N`, `WORKING`, `BRANCH@WORKING`, `BRANCH@STAGED`) into `n` parts of nearly equal row
-/// counts (they differ by at most one row) from the tree's internal counts: one descent per
-/// boundary, no scan. Fewer parts when the range has fewer than `n` rows (one row each), and
-/// a single empty part for an empty range, so a reader still gets the schema.
+/// counts ([`split_table`]).
 pub fn split(
     db: &Database,
     at: &str,
@@ -122,25 +151,31 @@ pub fn split(
     n: usize,
     options: &SplitOptions,
 ) -> Result<Vec<Part>> {
+    let origin = Origin::resolve(db, at)?;
+    let t = db.table(&db.root_value(origin.root)?, table)?;
+    split_table(db, &origin, &t, n, options)
+}
+
+/// Cuts `table` (read from `origin`'s root) into `n` parts of nearly equal row counts (they
+/// differ by at most one row) from the tree's internal counts: one descent per boundary, no
+/// scan. Fewer parts when the range has fewer than `n` rows (one row each), and a single
+/// empty part for an empty range, so a reader still gets the schema.
+pub fn split_table(
+    db: &Database,
+    origin: &Origin,
+    table: &Table,
+    n: usize,
+    options: &SplitOptions,
+) -> Result<Vec<Part>> {
     if n == 0 {
         return Err(bad_input(
-            format!("splitting table {table:?} into 0 parts"),
+            format!("splitting table {:?} into 0 parts", table.name),
             "ask for at least one part",
         ));
     }
-    let (spec, state) = parse_at(at);
-    // A committed state is resolved once, to a commit and then its root, so the two agree
-    // however the branch moves meanwhile.
-    let (commit, root) = match state {
-        State::Committed if !matches!(spec, "WORKING" | "STAGED") => {
-            let commit = db.resolve_revision(spec)?;
-            (Some(commit), db.root_value(db.commit(commit)?.root)?)
-        }
-        _ => (None, db.root_at(spec, state)?),
-    };
-    let t = db.table(&root, table)?;
+    let t = table;
     if let Some(columns) = &options.columns {
-        projection(&t, columns)?;
+        projection(t, columns)?;
     }
     let database = match &options.location {
         Some(l) => l.clone(),
@@ -171,9 +206,9 @@ pub fn split(
         parts.push(Part {
             format: PART_FORMAT.to_string(),
             database: database.clone(),
-            at: at.to_string(),
-            commit,
-            root: root.address,
+            at: origin.at.clone(),
+            commit: origin.commit,
+            root: origin.root,
             table: t.name.clone(),
             table_hash: t.address,
             rows_root: map.root(),
@@ -190,9 +225,13 @@ pub fn split(
     Ok(parts)
 }
 
-/// The `file://` URL of the directory `db` was opened from (the one holding `.dolt`).
+/// The `file://` URL of the directory `db` was opened from (the one holding `.dolt`). A
+/// database read in place from a remote ([`Database::from_source`]) is located by its URL.
 fn location(db: &Database) -> Result<String> {
     let dot = db.dot_dolt();
+    if let Some(url) = dot.to_str().filter(|s| s.contains("://")) {
+        return Ok(url.to_string());
+    }
     let dir = if dot.file_name().is_some_and(|n| n == ".dolt") {
         dot.parent().unwrap_or(dot)
     } else {
