@@ -9,7 +9,7 @@ the graph runs changes nothing. Needs ``dask[dataframe]`` (``pip install 'prolly
 """
 
 import os
-from typing import TYPE_CHECKING, Any, List, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Any, Optional, Sequence, Union
 
 from . import dolt
 from ._native import Part
@@ -73,16 +73,7 @@ def read_dolt(
             f"prollystore.dask needs dask ({e}); install it, e.g. `pip install 'prollystore[dask]'`"
         ) from e
     n = npartitions if npartitions is not None else (os.cpu_count() or 1)
-    with dolt.open(path) as db:
-        t = db.table(table, at=at or "WORKING")
-        parts: List[Part] = t.split(
-            n,
-            list(columns) if columns is not None else None,
-            start=start,
-            end=end,
-            prefix=prefix,
-            location=location,
-        )
+    parts, _ = dolt.split(path, table, n, columns, at, start=start, end=end, prefix=prefix, location=location)
     # The columns and their pandas types, from the first part's schema (no row is read).
     meta = _to_pandas(parts[0].read().schema.empty_table(), dtype_backend)
     return dd.from_map(

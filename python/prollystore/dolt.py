@@ -40,6 +40,7 @@ __all__ = [
     "pull",
     "push",
     "remote_add",
+    "split",
 ]
 
 
@@ -171,6 +172,24 @@ def open(path: Union[str, "os.PathLike[str]"], verify_hashes: bool = True) -> Da
     still checked): faster, for databases you trust.
     """
     return Database(os.fspath(path), verify_hashes)
+
+
+def split(
+    path: Union[str, "os.PathLike[str]"],
+    table: str,
+    n: int,
+    columns: Optional[Sequence[str]] = None,
+    at: Optional[str] = None,
+    **kwargs: Any,
+) -> Tuple[List[Part], bool]:
+    """Opens the database at ``path``, cuts ``table`` at ``at`` (default ``WORKING``) into ``n``
+    parts (:meth:`Table.split`; ``kwargs``: ``start``, ``end``, ``prefix``, ``location``) and
+    closes it again: the parts, and whether the table is keyless (its rows may repeat, so a
+    part's ``rows`` counts distinct rows). What the Dask and Ray helpers start from."""
+    with open(path) as db:
+        t = db.table(table, at=at or "WORKING")
+        parts = t.split(max(1, n), list(columns) if columns is not None else None, **kwargs)
+        return parts, bool(t.schema["keyless"])
 
 
 def part_batches(part: Union[Part, str], batch_rows: int = 65536) -> Iterator[Any]:

@@ -54,24 +54,21 @@ class DoltDatasource(Datasource):
         self._path = os.fspath(path)
         self._table = table
         self._columns = list(columns) if columns is not None else None
-        self._at = at or "WORKING"
+        self._at = at
         self._range = {"start": start, "end": end, "prefix": prefix}
         self._location = location
-
-    def _split(self, n: int) -> List[Part]:
-        with dolt.open(self._path) as db:
-            t = db.table(self._table, at=self._at)
-            self._keyless = bool(t.schema["keyless"])
-            return t.split(max(1, n), self._columns, location=self._location, **self._range)
 
     def estimate_inmemory_data_size(self) -> Optional[int]:
         return None
 
     def get_read_tasks(self, parallelism: int, per_task_row_limit: Optional[int] = None, data_context: Any = None) -> List[ReadTask]:
         tasks = []
-        for part in self._split(parallelism):
+        parts, keyless = dolt.split(
+            self._path, self._table, parallelism, self._columns, self._at, location=self._location, **self._range
+        )
+        for part in parts:
             # Stored rows: exact for tables with a primary key (a keyless row may repeat).
-            rows = None if self._keyless else part.rows
+            rows = None if keyless else part.rows
             meta = BlockMetadata(num_rows=rows, size_bytes=None, exec_stats=None, input_files=None)
             tasks.append(ReadTask(lambda p=part: _read(p), meta))
         return tasks
