@@ -154,3 +154,42 @@ def test_map_in_arrow_generator(vecdb):
             pa.record_batch([pa.array([p.to_json() for p in parts[2:]])], names=["part"])]
     got = pa.Table.from_batches(list(pd.parts_in_arrow(iter(jobs)))).combine_chunks()
     assert got.equals(whole)
+
+
+@pytest.mark.skipif(not __import__("os").environ.get("PROLLY_DOLT"),
+                    reason="set PROLLY_DOLT to a dolt binary to serve a remote")
+def test_parts_of_a_remote_read_in_place(tmp_path):
+    """A database read in place from `dolt sql-server --remotesapi-port`: its parts name the
+    remote's URL, and each opens the remote on its own."""
+    import os
+    import subprocess
+
+    from test_dolt_open_remote import DOLT, _serve
+
+    home = tmp_path / "home"
+    (home / ".dolt").mkdir(parents=True)
+    (home / ".dolt" / "config_global.json").write_text(
+        '{"user.name":"Py Bot","user.email":"py@example.com","metrics.disabled":"true"}'
+    )
+    env = dict(os.environ, HOME=str(home), TZ="UTC", NO_COLOR="1")
+    src = tmp_path / "served" / "src"
+    src.mkdir(parents=True)
+
+    def dolt(*args):
+        subprocess.run([DOLT, *args], cwd=src, env=env, check=True, capture_output=True)
+
+    dolt("init")
+    dolt("sql", "-q", "create table t (id int primary key, name varchar(40), v double)")
+    dolt("sql", "-q", "insert into t values " + ",".join(f"({i}, 'n{i}', {i / 4})" for i in range(5000)))
+    dolt("commit", "-Am", "rows")
+    server, port = _serve(src.parent, env)
+    try:
+        url = f"http://127.0.0.1:{port}/src"
+        parts = pd.open_remote(url).table("t", at="main").split(3, ["id", "v"])
+        assert {p.database for p in parts} == {url}
+        parts = [pickle.loads(pickle.dumps(p)) for p in parts]
+        want = pd.open(src).table("t", at="main").to_arrow().select(["id", "v"]).combine_chunks()
+        assert _concat(parts).equals(want)
+    finally:
+        server.kill()
+        server.wait()
