@@ -711,7 +711,14 @@ impl PyTable {
         } else {
             KeyRange::all()
         };
-        crate::parts::split(py, self, n, columns, range, location)
+        let owner = self.owner();
+        let options = prollystore_dolt::parts::SplitOptions {
+            range,
+            columns,
+            location,
+        };
+        let at = (&self.origin, &owner.table);
+        crate::parts::split(py, owner.shared.check()?, at, n, options)
     }
 
     /// Number of rows (keyless rows counted with their copies).

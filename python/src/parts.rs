@@ -8,31 +8,22 @@ use pyo3::prelude::*;
 use pyo3::types::{PyCapsule, PyType};
 
 use prollystore_arrow::{TableBatches, DEFAULT_BATCH_ROWS};
-use prollystore_dolt::parts::{split_table, Part, SplitOptions};
-use prollystore_dolt::{Database, KeyRange};
+use prollystore_dolt::parts::{split_table, Origin, Part, SplitOptions};
+use prollystore_dolt::{Database, Table};
 
 use crate::arrow::{arrow_err, stream_capsule, to_pandas, to_pyarrow, BoxedReader, PyStream};
-use crate::dolt::PyTable;
 use crate::errors::dolt_err;
 
-/// Cuts `table` (at the state it was read at) into `n` parts; see `Table.split`.
+/// Cuts `table`, read from `db` at `origin`, into `n` parts; see `Table.split`.
 pub(crate) fn split(
     py: Python<'_>,
-    table: &PyTable,
+    db: &Database,
+    (origin, table): (&Origin, &Table),
     n: usize,
-    columns: Option<Vec<String>>,
-    range: KeyRange,
-    location: Option<String>,
+    options: SplitOptions,
 ) -> PyResult<Vec<PyPart>> {
-    let owner = table.owner();
-    let db = owner.shared.check()?;
-    let options = SplitOptions {
-        range,
-        columns,
-        location,
-    };
     let parts = py
-        .detach(|| split_table(db, &table.origin, &owner.table, n, &options))
+        .detach(|| split_table(db, origin, table, n, &options))
         .map_err(dolt_err)?;
     Ok(parts.into_iter().map(|part| PyPart { part }).collect())
 }
