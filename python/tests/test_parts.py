@@ -161,17 +161,11 @@ def test_map_in_arrow_generator(vecdb):
 def test_parts_of_a_remote_read_in_place(tmp_path):
     """A database read in place from `dolt sql-server --remotesapi-port`: its parts name the
     remote's URL, and each opens the remote on its own."""
-    import os
     import subprocess
 
-    from test_dolt_open_remote import DOLT, _serve
+    from test_dolt_open_remote import DOLT, _serve, dolt_env
 
-    home = tmp_path / "home"
-    (home / ".dolt").mkdir(parents=True)
-    (home / ".dolt" / "config_global.json").write_text(
-        '{"user.name":"Py Bot","user.email":"py@example.com","metrics.disabled":"true"}'
-    )
-    env = dict(os.environ, HOME=str(home), TZ="UTC", NO_COLOR="1")
+    env = dolt_env(tmp_path)
     src = tmp_path / "served" / "src"
     src.mkdir(parents=True)
 
