@@ -13,15 +13,16 @@ of SQL types).
 import os
 from typing import Union
 
-from typing import Any, Iterable, List, Optional, Sequence, Tuple
+from typing import Any, Iterable, Iterator, List, Optional, Sequence, Tuple
 
-from ._native import Database, Diff, Rows, Table
+from ._native import Database, Diff, Part, Rows, Table
 from ._native import Writer as _NativeWriter
 from ._native import checkout, clone, create_branch, default_branch, delete_branch, fetch, merge, open_remote, pull, push, remote_add
 
 __all__ = [
     "Database",
     "Diff",
+    "Part",
     "Rows",
     "Table",
     "Writer",
@@ -34,9 +35,12 @@ __all__ = [
     "merge",
     "open",
     "open_remote",
+    "part_batches",
+    "parts_in_arrow",
     "pull",
     "push",
     "remote_add",
+    "split",
 ]
 
 
@@ -168,3 +172,43 @@ def open(path: Union[str, "os.PathLike[str]"], verify_hashes: bool = True) -> Da
     still checked): faster, for databases you trust.
     """
     return Database(os.fspath(path), verify_hashes)
+
+
+def split(
+    path: Union[str, "os.PathLike[str]"],
+    table: str,
+    n: int,
+    columns: Optional[Sequence[str]] = None,
+    at: Optional[str] = None,
+    **kwargs: Any,
+) -> Tuple[List[Part], bool]:
+    """Opens the database at ``path``, cuts ``table`` at ``at`` (default ``WORKING``) into ``n``
+    parts (:meth:`Table.split`; ``kwargs``: ``start``, ``end``, ``prefix``, ``location``) and
+    closes it again: the parts, and whether the table is keyless (its rows may repeat, so a
+    part's ``rows`` counts distinct rows). What the Dask and Ray helpers start from."""
+    with open(path) as db:
+        t = db.table(table, at=at or "WORKING")
+        parts = t.split(max(1, n), list(columns) if columns is not None else None, **kwargs)
+        return parts, bool(t.schema["keyless"])
+
+
+def part_batches(part: Union[Part, str], batch_rows: int = 65536) -> Iterator[Any]:
+    """The ``pyarrow.RecordBatch``es of one part (a :class:`Part` or its JSON), read in this
+    process: the per-part Arrow reader for any engine that runs Python on its workers."""
+    if isinstance(part, str):
+        part = Part.from_json(part)
+    yield from part.read(batch_rows)
+
+
+def parts_in_arrow(batches: Iterable[Any], column: str = "part", batch_rows: int = 65536) -> Iterator[Any]:
+    """For Spark's ``DataFrame.mapInArrow``: given the record batches of a DataFrame with a
+    column of part JSON (``column``), yields the record batches of each part named there::
+
+        parts = db.table("t", at="main").split(64)
+        schema = parts[0].read().schema  # pyarrow schema; Spark: from_arrow_schema(schema)
+        jobs = spark.createDataFrame([(p.to_json(),) for p in parts], "part string")
+        df = jobs.repartition(len(parts)).mapInArrow(prollystore.dolt.parts_in_arrow, spark_schema)
+    """
+    for batch in batches:
+        for text in batch.column(column).to_pylist():
+            yield from part_batches(text, batch_rows)

@@ -11,9 +11,11 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple};
 use self_cell::self_cell;
 
+use prollystore_dolt::db::parse_at;
+use prollystore_dolt::parts::Origin;
 use prollystore_dolt::schema::SqlType;
 use prollystore_dolt::table_diff::{RowChange, TableDiff};
-use prollystore_dolt::{Commit, Database, KeyRange, Rows, State, Table, TableReader};
+use prollystore_dolt::{Commit, Database, KeyRange, Rows, Table, TableReader};
 
 use prollystore_arrow::{DiffBatches, TableBatches, DEFAULT_BATCH_ROWS};
 use pyo3::types::PyCapsule;
@@ -97,19 +99,6 @@ self_cell!(
     }
 );
 
-/// Parses `at` into the spec and state [`Database::root_at`] takes: `WORKING`, `STAGED`,
-/// `HEAD`, a branch, tag or commit (optionally with `~N`/`^`), or `BRANCH@WORKING` /
-/// `BRANCH@STAGED`.
-fn parse_at(at: &str) -> (&str, State) {
-    if let Some(b) = at.strip_suffix("@WORKING") {
-        (b, State::Working)
-    } else if let Some(b) = at.strip_suffix("@STAGED") {
-        (b, State::Staged)
-    } else {
-        (at, State::Committed)
-    }
-}
-
 fn commit_dict<'py>(py: Python<'py>, c: &Commit) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     d.set_item("hash", c.address.to_string())?;
@@ -148,12 +137,13 @@ impl PyDatabase {
         self.shared.check()
     }
 
-    fn table_state(&self, py: Python<'_>, name: &str, at: &str) -> PyResult<Table> {
+    /// Table `name` at `at`, and the state it was resolved from (what its parts record).
+    fn table_state(&self, py: Python<'_>, name: &str, at: &str) -> PyResult<(Table, Origin)> {
         let db = self.db()?;
-        let (spec, state) = parse_at(at);
         py.detach(|| {
-            let root = db.root_at(spec, state)?;
-            db.table(&root, name)
+            let origin = Origin::resolve(db, at)?;
+            let table = db.table(&db.root_value(origin.root)?, name)?;
+            Ok((table, origin))
         })
         .map_err(dolt_err)
     }
@@ -298,8 +288,8 @@ impl PyDatabase {
     /// optional `~N`, or `BRANCH@WORKING` / `BRANCH@STAGED`.
     #[pyo3(signature = (name, at = "WORKING"))]
     fn table(&self, py: Python<'_>, name: &str, at: &str) -> PyResult<PyTable> {
-        let table = self.table_state(py, name, at)?;
-        PyTable::new(py, self.shared.clone(), table, at)
+        let (table, origin) = self.table_state(py, name, at)?;
+        PyTable::new(py, self.shared.clone(), table, origin)
     }
 
     /// The rows of `table` that differ between `from_` and `to` (revisions as in `table`),
@@ -351,14 +341,20 @@ pub struct PyTable {
     /// The point-get plan, made once (None for keyless tables and keys without Dolt's
     /// order).
     get_plan: Option<GetPlan>,
-    at: String,
+    /// The state it was read at, resolved (`at` as given, its commit and root).
+    pub(crate) origin: Origin,
     /// Per visible column: a TIMESTAMP (values are aware UTC datetimes).
     utc: Vec<bool>,
     columns: Vec<String>,
 }
 
 impl PyTable {
-    fn new(py: Python<'_>, shared: Arc<DbShared>, table: Table, at: &str) -> PyResult<PyTable> {
+    fn new(
+        py: Python<'_>,
+        shared: Arc<DbShared>,
+        table: Table,
+        origin: Origin,
+    ) -> PyResult<PyTable> {
         let owner = Arc::new(TableOwner { shared, table });
         let cell = ReaderCell::try_new(owner, |o| TableReader::new(&o.shared.db, &o.table))
             .map_err(dolt_err)?;
@@ -374,13 +370,13 @@ impl PyTable {
         Ok(PyTable {
             get_plan,
             cell,
-            at: at.to_string(),
+            origin,
             utc,
             columns,
         })
     }
 
-    fn owner(&self) -> &Arc<TableOwner> {
+    pub(crate) fn owner(&self) -> &Arc<TableOwner> {
         self.cell.borrow_owner()
     }
 
@@ -420,7 +416,7 @@ impl PyTable {
     /// The key range of a scan: `prefix` (the rows whose leading key values equal it), or
     /// `start` (inclusive) to `end` (exclusive); never both.
     #[allow(clippy::too_many_arguments)]
-    fn range(
+    pub(crate) fn range(
         &self,
         start: Option<&Bound<'_, PyAny>>,
         end: Option<&Bound<'_, PyAny>>,
@@ -483,7 +479,7 @@ impl PyTable {
     /// The state it was read at.
     #[getter]
     fn at(&self) -> &str {
-        &self.at
+        &self.origin.at
     }
 
     /// The visible column names, in row order.
@@ -686,6 +682,45 @@ impl PyTable {
         to_polars(slf.as_any())
     }
 
+    /// Cuts the table (at the state it was read at) into `n` parts of nearly equal row
+    /// counts, from the tree's counts (no scan): a list of `Part`s, in key order, that
+    /// together hold every row once. `columns` picks the columns every part reads; `start`,
+    /// `end` and `prefix` cut only that primary-key range (as in `scan`). Fewer parts when
+    /// there are fewer rows than `n`; one empty part when there are none. `location` says
+    /// where workers find the database, if not where it was opened from.
+    #[pyo3(signature = (n, columns = None, *, start = None, end = None, prefix = None, location = None))]
+    #[allow(clippy::too_many_arguments)]
+    fn split(
+        &self,
+        py: Python<'_>,
+        n: usize,
+        columns: Option<Vec<String>>,
+        start: Option<&Bound<'_, PyAny>>,
+        end: Option<&Bound<'_, PyAny>>,
+        prefix: Option<&Bound<'_, PyAny>>,
+        location: Option<String>,
+    ) -> PyResult<Vec<crate::parts::PyPart>> {
+        self.check()?;
+        let bounded = [start, end, prefix]
+            .iter()
+            .any(|v| v.is_some_and(|v| !v.is_none()));
+        let range = if bounded {
+            let reader = self.cell.borrow_dependent();
+            let cols = reader.primary_key().map_err(dolt_err)?.columns().to_vec();
+            self.range(start, end, prefix, &cols, false, None)?
+        } else {
+            KeyRange::all()
+        };
+        let owner = self.owner();
+        let options = prollystore_dolt::parts::SplitOptions {
+            range,
+            columns,
+            location,
+        };
+        let at = (&self.origin, &owner.table);
+        crate::parts::split(py, owner.shared.check()?, at, n, options)
+    }
+
     /// Number of rows (keyless rows counted with their copies).
     fn count(&self, py: Python<'_>) -> PyResult<u64> {
         self.check()?;
@@ -714,7 +749,7 @@ impl PyTable {
         format!(
             "<prollystore.dolt.Table {:?} at {:?}>",
             self.name(),
-            self.at
+            self.origin.at
         )
     }
 }

@@ -7,6 +7,8 @@
 //!   TABLE` text, rows inserted, updated, upserted and deleted, commits), branches, checkout
 //!   and merge.
 //! * `dolt_remote`: `prollystore.dolt.clone(url, dir)` from a Dolt remote.
+//! * `parts`: `Table.split(n)` and `Part`: a table cut into parts that pickle and read on
+//!   their own in another process (Dask, Ray, Spark).
 //! * `store`: native stores and maps — built from rows, pandas or Arrow; get, scan, edit, diff,
 //!   three-way merge, copy, verify.
 //! * `arrow`: tables, scans, diffs and maps as Arrow streams (the PyCapsule protocol), and
@@ -21,6 +23,7 @@ mod dolt;
 mod dolt_remote;
 mod dolt_write;
 mod errors;
+mod parts;
 mod point_get;
 mod store;
 mod values;
@@ -32,6 +35,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     dolt::register(m)?;
     dolt_write::register(m)?;
     dolt_remote::register(m)?;
+    parts::register(m)?;
     store::register(m)?;
     Ok(())
 }

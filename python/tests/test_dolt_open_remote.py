@@ -54,6 +54,16 @@ def _port():
         return s.getsockname()[1]
 
 
+def dolt_env(tmp_path):
+    """The environment to run dolt in: a throwaway HOME (under `tmp_path`) with a user set."""
+    home = tmp_path / "home"
+    (home / ".dolt").mkdir(parents=True)
+    (home / ".dolt" / "config_global.json").write_text(
+        '{"user.name":"Py Bot","user.email":"py@example.com","metrics.disabled":"true"}'
+    )
+    return dict(os.environ, HOME=str(home), TZ="UTC", NO_COLOR="1")
+
+
 def _serve(served, env):
     """`dolt sql-server` serving the databases under `served` as remotes, once it listens: the
     process and its remotesapi port."""
@@ -76,12 +86,7 @@ def _serve(served, env):
 
 @pytest.mark.skipif(not DOLT, reason="set PROLLY_DOLT to a dolt binary to read a sql-server remote")
 def test_read_a_sql_server_remote_in_place(tmp_path):
-    home = tmp_path / "home"
-    (home / ".dolt").mkdir(parents=True)
-    (home / ".dolt" / "config_global.json").write_text(
-        '{"user.name":"Py Bot","user.email":"py@example.com","metrics.disabled":"true"}'
-    )
-    env = dict(os.environ, HOME=str(home), TZ="UTC", NO_COLOR="1")
+    env = dolt_env(tmp_path)
     src = tmp_path / "served" / "src"
     src.mkdir(parents=True)
 
@@ -112,12 +117,7 @@ def test_read_a_sql_server_remote_in_place(tmp_path):
 
 @pytest.mark.skipif(not DOLT, reason="set PROLLY_DOLT to a dolt binary to serve a remote with users")
 def test_credentials_for_a_password_protected_server(tmp_path, monkeypatch):
-    home = tmp_path / "home"
-    (home / ".dolt").mkdir(parents=True)
-    (home / ".dolt" / "config_global.json").write_text(
-        '{"user.name":"Py Bot","user.email":"py@example.com","metrics.disabled":"true"}'
-    )
-    env = dict(os.environ, HOME=str(home), TZ="UTC", NO_COLOR="1")
+    env = dolt_env(tmp_path)
     served = tmp_path / "served"
     src = served / "src"
     src.mkdir(parents=True)

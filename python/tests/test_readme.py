@@ -24,6 +24,8 @@ def test_readme_example_runs(index, vecdb, tmp_path):
 
         vecdb = writable_copy(tmp_path)
     code = code.replace("path/to/doltdb", str(vecdb))
+    if "prollystore.dask" in code:
+        pytest.importorskip("dask.dataframe")
     if "duckdb" in code:
         pytest.importorskip("duckdb")
         pytest.importorskip("polars")

@@ -7,11 +7,13 @@
 //! the schema and no batch. Keyless rows come once per copy, in stored order, as
 //! [`Table::rows`] gives them.
 
+use std::ops::Range;
 use std::sync::Arc;
 
 use arrow_array::{RecordBatch, RecordBatchReader};
 use arrow_schema::{ArrowError, DataType, Field, Schema as ArrowSchema, SchemaRef, TimeUnit};
 use prollystore_dolt::leaf_reader::first_leaf_kept;
+use prollystore_dolt::parts::{projection, Part};
 use prollystore_dolt::schema::SqlType;
 use prollystore_dolt::table_diff::{RowChange, RowChanges, TableDiff};
 use prollystore_dolt::{Database, KeyRange, Rows, SqlValue, Table};
@@ -100,13 +102,21 @@ fn check_batch_rows(batch_rows: usize) -> Result<usize> {
     Ok(batch_rows)
 }
 
-/// A table's rows (all, or a key or index range) as record batches.
+/// A table's rows (all, a key or index range, or the positions of a [`Part`]) as record
+/// batches.
 pub struct TableBatches {
     rows: RowSource,
     builders: Builders,
     batch_rows: usize,
     /// Rows returned so far (for error messages).
     row: u64,
+    /// Stored entries the direct path may still read (a read by positions).
+    left: Option<u64>,
+    /// The visible columns read, by position, when not all (the typed-value path picks them
+    /// from each row; the direct path's plan decodes only them).
+    projection: Option<Vec<usize>>,
+    /// A decoded row, reused (the typed-value path with a projection).
+    scratch: Vec<Option<SqlValue>>,
     done: bool,
 }
 
@@ -165,6 +175,9 @@ impl TableBatches {
                 builders: Builders::new(schema, &extras, 0)?,
                 batch_rows,
                 row: 0,
+                left: None,
+                projection: None,
+                scratch: Vec::new(),
                 done: false,
             });
         }
@@ -176,6 +189,9 @@ impl TableBatches {
             builders: Builders::new(schema, &extras, batch_rows.min(DEFAULT_BATCH_ROWS))?,
             batch_rows,
             row: 0,
+            left: None,
+            projection: None,
+            scratch: Vec::new(),
             done: false,
         })
     }
@@ -219,8 +235,118 @@ impl TableBatches {
             builders: Builders::new(schema, &extras, batch_rows.min(DEFAULT_BATCH_ROWS))?,
             batch_rows,
             row: 0,
+            left: None,
+            projection: None,
+            scratch: Vec::new(),
             done: false,
         })
+    }
+
+    /// The rows at positions `ordinals` of the clustered index
+    /// ([`prollystore_dolt::TableReader::scan_ordinals`]: keyless rows with all their copies),
+    /// only the visible columns at `columns` (in that order; `None`: all), `batch_rows` a
+    /// batch, on the calling thread (a distributed engine runs one part per core). On the
+    /// direct path only the columns asked for are decoded.
+    pub fn ordinals(
+        db: Arc<Database>,
+        table: Table,
+        ordinals: Range<u64>,
+        columns: Option<&[usize]>,
+        batch_rows: usize,
+    ) -> Result<TableBatches> {
+        let visible = visible(&table.schema).count();
+        if let Some(&c) = columns.and_then(|c| c.iter().find(|&&c| c >= visible)) {
+            return Err(Error::Mismatch(format!(
+                "table {:?} has {visible} visible columns; column {c} was asked for",
+                table.name
+            )));
+        }
+        let project = |schema: SchemaRef, extras: Vec<Extra>| -> Result<(SchemaRef, Vec<Extra>)> {
+            Ok(match columns {
+                None => (schema, extras),
+                Some(c) => (
+                    Arc::new(schema.project(c)?),
+                    c.iter().map(|&i| extras[i].clone()).collect(),
+                ),
+            })
+        };
+        let (schema, extras) = project(table_schema(&table.schema), extras(&table))?;
+        let batch_rows = check_batch_rows(batch_rows)?;
+        let builders = Builders::new(schema, &extras, batch_rows.min(DEFAULT_BATCH_ROWS))?;
+        let rows = ordinals.end.saturating_sub(ordinals.start);
+        let (rows, left, projection) = match Plan::for_table(&table) {
+            Some(plan) => {
+                let plan = match columns {
+                    Some(c) => plan.project(c),
+                    None => plan,
+                };
+                let scan = OwnedScan::try_new(Source { db, table }, |s| {
+                    Scan::new(&s.db, &s.table, plan, ordinals.start)
+                })?;
+                (RowSource::Scan(scan), Some(rows), None)
+            }
+            None => {
+                let r = OwnedRows::try_new(Source { db, table }, |s| {
+                    s.table.reader(&s.db)?.scan_ordinals(ordinals.clone())
+                })?;
+                (RowSource::Rows(r), None, columns.map(<[usize]>::to_vec))
+            }
+        };
+        Ok(TableBatches {
+            rows,
+            builders,
+            batch_rows,
+            row: 0,
+            left,
+            projection,
+            scratch: Vec::new(),
+            done: false,
+        })
+    }
+
+    /// The rows and columns of `part` ([`prollystore_dolt::parts`]) read from `db`: the table
+    /// chunk it was cut from, whatever its branch holds now (an error if `db` does not hold
+    /// it, naming the part and why).
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use prollystore_arrow::{TableBatches, DEFAULT_BATCH_ROWS};
+    /// use prollystore_dolt::parts::{split, Part, SplitOptions};
+    /// use prollystore_dolt::Database;
+    ///
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let dir = prollystore_test_vectors::require("dolt-db/vecdb");
+    /// let db = Database::open(&dir)?;
+    /// let options = SplitOptions { columns: Some(vec!["id".into(), "name".into()]), ..Default::default() };
+    /// let parts: Vec<String> = split(&db, "main", "items", 8, &options)?.iter().map(Part::to_json).collect();
+    ///
+    /// // Anywhere else: a part's JSON is all a worker needs.
+    /// let mut rows = 0;
+    /// for json in &parts {
+    ///     for batch in TableBatches::open_part(&Part::from_json(json)?, DEFAULT_BATCH_ROWS)? {
+    ///         let batch = batch?;
+    ///         assert_eq!(batch.num_columns(), 2);
+    ///         rows += batch.num_rows();
+    ///     }
+    /// }
+    /// assert_eq!(rows as u64, db.table_at("main", Default::default(), "items")?.primary_map(&db)?.count()?);
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn part(db: Arc<Database>, part: &Part, batch_rows: usize) -> Result<TableBatches> {
+        let table = part.table(&db)?;
+        let columns = match &part.columns {
+            Some(c) => Some(projection(&table, c)?),
+            None => None,
+        };
+        Self::ordinals(db, table, part.ordinals(), columns.as_deref(), batch_rows)
+    }
+
+    /// [`TableBatches::part`] on the database the part names, opened here ([`Part::open_database`]:
+    /// without a SQL expression engine; a table with VIRTUAL columns needs
+    /// `TableBatches::part(Arc::new(prollystore_sql::open(part.database_path()?)?), …)`).
+    pub fn open_part(part: &Part, batch_rows: usize) -> Result<TableBatches> {
+        Self::part(Arc::new(part.open_database()?), part, batch_rows)
     }
 
     /// True if rows go from stored fields straight to the builders; false if they go
@@ -249,24 +375,44 @@ impl TableBatches {
             return next;
         }
         let (builders, batch_rows, row) = (&mut self.builders, self.batch_rows, &mut self.row);
+        let (left, projection, scratch) = (&mut self.left, &self.projection, &mut self.scratch);
         let end = match &mut self.rows {
             RowSource::ReadAhead(..) | RowSource::Leaves(..) => Ok(true),
-            RowSource::Scan(scan) => scan.with_dependent_mut(|_, scan| -> Result<bool> {
-                let n = scan.fill(&mut builders.builders, batch_rows, *row)?;
+            RowSource::Scan(scan) => scan.with_dependent_mut(|source, scan| -> Result<bool> {
+                let want = match *left {
+                    Some(left) => batch_rows.min(usize::try_from(left).unwrap_or(usize::MAX)),
+                    None => batch_rows,
+                };
+                let n = scan.fill(&mut builders.builders, want, *row)?;
                 builders.rows += n;
                 *row += n as u64;
+                if let Some(left) = left {
+                    *left -= n as u64;
+                    if n < want {
+                        return Err(Error::Mismatch(format!(
+                            "table {:?}: the rows ended {left} before the part's end",
+                            source.table.name
+                        )));
+                    }
+                    return Ok(*left == 0);
+                }
                 Ok(n < batch_rows)
             }),
             RowSource::Rows(rows) => rows.with_dependent_mut(|_, rows| -> Result<bool> {
                 while builders.rows < batch_rows {
-                    match rows.next() {
-                        None => return Ok(true),
-                        Some(r) => {
-                            builders.append(0, &r?, *row)?;
-                            builders.rows += 1;
-                            *row += 1;
+                    if !rows.next_into(scratch)? {
+                        return Ok(true);
+                    }
+                    match projection {
+                        None => builders.append(0, scratch, *row)?,
+                        Some(p) => {
+                            let values: Vec<Option<SqlValue>> =
+                                p.iter().map(|&i| scratch[i].clone()).collect();
+                            builders.append(0, &values, *row)?
                         }
                     }
+                    builders.rows += 1;
+                    *row += 1;
                 }
                 Ok(false)
             }),

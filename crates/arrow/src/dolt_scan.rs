@@ -45,6 +45,17 @@ impl Plan {
             .all(|f| f.slot != Slot::Virtual && direct(&f.kind))
             .then_some(Plan { rows })
     }
+
+    /// The plan of only the visible columns at `columns` (in that order): the others are not
+    /// decoded.
+    pub(crate) fn project(mut self, columns: &[usize]) -> Plan {
+        let fields = std::mem::take(&mut self.rows.fields);
+        self.rows.fields = columns
+            .iter()
+            .filter_map(|&c| fields.get(c).cloned())
+            .collect();
+        self
+    }
 }
 
 /// The builders' sink of the codec: each decoded value appended straight to its column's
@@ -184,12 +195,15 @@ impl<'a> RowAppender<'a> {
         }
     }
 
+    /// An error about field `col` of the plan (a visible column, or a projected one).
     fn bad(&self, row: u64, col: usize, why: impl std::fmt::Display) -> Error {
         let s = &self.table.schema;
-        let name = s
-            .visible_columns()
+        let name = self
+            .plan
+            .rows
+            .fields
             .get(col)
-            .and_then(|&i| s.columns.get(i))
+            .and_then(|f| s.columns.get(f.column))
             .map(|c| c.name.clone())
             .unwrap_or_default();
         Error::Mismatch(format!(

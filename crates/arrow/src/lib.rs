@@ -9,7 +9,8 @@
 //! What callers use:
 //! * [`dolt`]: Dolt tables as record batches — a whole table at a state, a primary-key range,
 //!   a secondary-index range, the diff of a table between two states ([`TableBatches`],
-//!   [`DiffBatches`]).
+//!   [`DiffBatches`]), and one part of a table cut for a distributed engine
+//!   ([`TableBatches::part`], parts cut by [`prollystore_dolt::parts::split`]).
 //! * [`map`]: prollystore maps with a typed row schema as record batches ([`MapBatches`]), and
 //!   maps built from record batches ([`build_map`]).
 //! * [`dolt_write`]: record batches written into a Dolt table through a writer

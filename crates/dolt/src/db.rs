@@ -205,6 +205,26 @@ pub enum State {
     Staged,
 }
 
+/// Reads a state as people write it into the spec and state [`Database::root_at`] takes:
+/// `WORKING`, `STAGED`, `HEAD`, a branch, tag or commit (optionally with `~N`/`^`), or
+/// `BRANCH@WORKING` / `BRANCH@STAGED`.
+///
+/// ```
+/// use prollystore_dolt::{db::parse_at, State};
+/// assert_eq!(parse_at("main"), ("main", State::Committed));
+/// assert_eq!(parse_at("feature@WORKING"), ("feature", State::Working));
+/// assert_eq!(parse_at("main@STAGED"), ("main", State::Staged));
+/// ```
+pub fn parse_at(at: &str) -> (&str, State) {
+    if let Some(b) = at.strip_suffix("@WORKING") {
+        (b, State::Working)
+    } else if let Some(b) = at.strip_suffix("@STAGED") {
+        (b, State::Staged)
+    } else {
+        (at, State::Committed)
+    }
+}
+
 /// An open Dolt database, for reading (writing: [`crate::write::DoltWriter`]).
 ///
 /// ```
@@ -625,6 +645,13 @@ impl Database {
                     root.table_names().join(", ")
                 ))
             })?;
+        self.table_by_address(address, name)
+    }
+
+    /// The table stored in table chunk `address` (`dolt_hashof_table`), named `name`: what a
+    /// root value lists, read without the root value (a table cut into parts is read by its
+    /// chunk, whatever root holds it now).
+    pub fn table_by_address(&self, address: Address, name: &str) -> Result<Table> {
         // A table chunk decodes the same wherever it is listed: decoded once per open
         // database (the schema parse and the chunk's checks are most of a diff's set-up).
         let decoded = self

@@ -36,6 +36,8 @@
 //!   primary key, key ranges, secondary-index lookups) as row iterators, with keys built from
 //!   typed values by [`codec::encode`].
 //! * [`table_diff`]: the rows and tables that differ between two states (`dolt_diff`).
+//! * [`parts`]: a table cut into parts of nearly equal row counts from the tree's counts, each
+//!   a JSON description ([`parts::Part`]) another process opens on its own (distributed reads).
 //! * [`sql_value`]: a SQL value as Dolt shows it ([`SqlValue`]; NULL is `None` in rows, keys
 //!   and bounds alike, see the module); [`value_text`]:
 //!   allocation-free text of numbers, decimals and temporal values.
@@ -102,6 +104,7 @@ pub mod index_map;
 pub mod leaf_reader;
 pub mod log_text;
 mod message;
+pub mod parts;
 pub mod schema;
 pub mod sql_value;
 pub mod table_diff;

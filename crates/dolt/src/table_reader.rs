@@ -356,6 +356,90 @@ impl<'a> TableReader<'a> {
         self.rows_of(map.clone(), Some(enc.clone()), &range, None)
     }
 
+    /// The rows stored at positions `ordinals` of the clustered index (0: the first), in key
+    /// order: a part of the table cut by row counts ([`crate::parts`]). Positions count
+    /// stored entries, so a keyless row comes with all its copies. A whole-index walk from a
+    /// position never compares keys: it works for any key collation.
+    pub fn scan_ordinals(&self, ordinals: std::ops::Range<u64>) -> Result<Rows<'a>> {
+        let window = PrefixWindow {
+            key: self.scan_map.schema().key.clone(),
+            from: None,
+            to: None,
+        };
+        let entries = self
+            .scan_map
+            .window_from_ordinal(ordinals.start, window)
+            .map_err(|e| tree_error(self.table, e))?;
+        let mut rows = self.rows_at(entries, None, None);
+        rows.entries_left = Some(ordinals.end.saturating_sub(ordinals.start));
+        Ok(rows)
+    }
+
+    /// The positions in the clustered index (as [`TableReader::scan_ordinals`] takes them) of
+    /// the rows of primary-key range `range`, found by two descents (no row is read past
+    /// them). A `limit` shortens the end; a `reverse` range is refused (positions run in key
+    /// order).
+    ///
+    /// ```
+    /// use std::ops::Bound;
+    /// use prollystore_dolt::{Database, KeyRange, SqlValue, State};
+    /// # fn main() -> prollystore_dolt::Result<()> {
+    /// # let dir = prollystore_test_vectors::require("dolt-db/vecdb");
+    /// let db = Database::open(&dir)?;
+    /// let items = db.table_at("main", State::Committed, "items")?;
+    /// let reader = items.reader(&db)?;
+    /// let range = KeyRange::between(Bound::Included(vec![SqlValue::Int(100)]), Bound::Excluded(vec![SqlValue::Int(200)]));
+    /// let at = reader.ordinals(&range)?;
+    /// let by_key: Vec<_> = reader.scan(&range)?.collect::<Result<_, _>>()?;
+    /// let by_position: Vec<_> = reader.scan_ordinals(at)?.collect::<Result<_, _>>()?;
+    /// assert_eq!(by_key, by_position);
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn ordinals(&self, range: &KeyRange) -> Result<std::ops::Range<u64>> {
+        if range.reverse {
+            return Err(bad_input(
+                format!("the positions of a range of table {:?}", self.table.name),
+                "the range is reversed (positions run in key order)",
+            ));
+        }
+        let unbounded = matches!(
+            (&range.from, &range.to),
+            (Bound::Unbounded, Bound::Unbounded)
+        );
+        let err = |e| tree_error(self.table, e);
+        let (start, end) = if unbounded {
+            (0, self.scan_map.count().map_err(err)?)
+        } else {
+            let (map, enc) = self.primary()?;
+            let range = without_impossible_nulls(range, enc.desc());
+            let encode = |b: &Bound<Vec<Option<SqlValue>>>| -> Result<_> {
+                Ok(match b {
+                    Bound::Unbounded => None,
+                    Bound::Included(v) => Some((enc.encode(v)?, v.len(), true)),
+                    Bound::Excluded(v) => Some((enc.encode(v)?, v.len(), false)),
+                })
+            };
+            let window = PrefixWindow {
+                key: map.schema().key.clone(),
+                from: encode(&range.from)?,
+                to: encode(&range.to)?,
+            };
+            let first = map
+                .seek_partition(|k| window.below(k), false)
+                .map_err(err)?;
+            let past = map
+                .seek_partition(|k| !window.above(k), false)
+                .map_err(err)?;
+            (first.ordinal(), past.ordinal().max(first.ordinal()))
+        };
+        let end = match range.limit {
+            Some(n) => end.min(start.saturating_add(n)),
+            None => end,
+        };
+        Ok(start..end)
+    }
+
     /// The rows whose index `index` keys are in `range`, as whole rows, in index order.
     ///
     /// An index that does not hold whole values — a prefix length (`KEY (name(3))`; Dolt cuts
@@ -554,19 +638,30 @@ impl<'a> TableReader<'a> {
         let entries = map
             .window(window, range.reverse)
             .map_err(|e| tree_error(self.table, e))?;
-        Ok(Rows {
+        Ok(self.rows_at(entries, lookup, range.limit))
+    }
+
+    /// The rows of `entries`, at most `limit` of them.
+    fn rows_at(
+        &self,
+        entries: Window<'a, DoltChunkSource, PrefixWindow>,
+        lookup: Option<IndexLookup<'a>>,
+        limit: Option<u64>,
+    ) -> Rows<'a> {
+        Rows {
             db: self.db,
             table: self.table,
             decoder: self.decoder.clone(),
             entries,
             lookup,
             pk: Vec::new(),
-            left: range.limit,
+            left: limit,
+            entries_left: None,
             repeat: Vec::new(),
             repeats: 0,
             filter: None,
             done: false,
-        })
+        }
     }
 }
 
@@ -660,6 +755,8 @@ pub struct Rows<'a> {
     pk: Vec<u8>,
     /// Rows still allowed by the limit.
     left: Option<u64>,
+    /// Stored entries still to read (a scan by positions).
+    entries_left: Option<u64>,
     /// A keyless row still owed, and how many more copies of it.
     repeat: Row,
     repeats: u64,
@@ -684,12 +781,15 @@ impl<'a> Rows<'a> {
     /// The next stored entry within the range, as (primary key, row value), stepping past it.
     /// Index scans leave the primary key in `self.pk` and return `None` for it.
     fn next_entry(&mut self) -> Result<Option<Entry<'a>>> {
-        if self.done {
+        if self.done || self.entries_left == Some(0) {
             return Ok(None);
         }
         let Some(entry) = self.entries.next() else {
             return Ok(None);
         };
+        if let Some(n) = &mut self.entries_left {
+            *n -= 1;
+        }
         let (k, v) = entry.map_err(|e| tree_error(self.table, e))?;
         let Some(lookup) = &mut self.lookup else {
             return Ok(Some((Some(k), v)));

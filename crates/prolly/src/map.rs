@@ -571,6 +571,24 @@ impl<'s, S: StoreFastPaths + ?Sized, T: TreeSchema> Map<'s, S, T> {
             done: false,
         })
     }
+
+    /// The rows of a [`KeyWindow`] in key order from the row at position `ordinal` on (none
+    /// if `ordinal` is past the end): a part of a map cut by row counts rather than by keys
+    /// (the window's `below` is not consulted; its `above` still ends the walk).
+    pub fn window_from_ordinal<W: KeyWindow>(
+        &self,
+        ordinal: u64,
+        window: W,
+    ) -> Result<Window<'s, S, W>, TreeError> {
+        let cursor = self.seek_ordinal(ordinal)?;
+        Ok(Window {
+            store: self.store,
+            cursor,
+            window,
+            reverse: false,
+            done: false,
+        })
+    }
 }
 
 /// [`Map::get`] of the tree at `root`, for callers that hold the schema behind a reference

@@ -1,0 +1,227 @@
+//! `Table.split(n)` and `Part`: a Dolt table cut into parts of nearly equal row counts
+//! (`prollystore_dolt::parts`), each a small JSON description that pickles, travels to a Dask
+//! or Ray worker process or a Spark executor, and reads there on its own as Arrow.
+
+use std::sync::Arc;
+
+use pyo3::prelude::*;
+use pyo3::types::{PyCapsule, PyType};
+
+use prollystore_arrow::{TableBatches, DEFAULT_BATCH_ROWS};
+use prollystore_dolt::parts::{split_table, Origin, Part, SplitOptions};
+use prollystore_dolt::{Database, Table};
+
+use crate::arrow::{arrow_err, stream_capsule, to_pandas, to_pyarrow, BoxedReader, PyStream};
+use crate::errors::dolt_err;
+
+/// Cuts `table`, read from `db` at `origin`, into `n` parts; see `Table.split`.
+pub(crate) fn split(
+    py: Python<'_>,
+    db: &Database,
+    (origin, table): (&Origin, &Table),
+    n: usize,
+    options: SplitOptions,
+) -> PyResult<Vec<PyPart>> {
+    let parts = py
+        .detach(|| split_table(db, origin, table, n, &options))
+        .map_err(dolt_err)?;
+    Ok(parts.into_iter().map(|part| PyPart { part }).collect())
+}
+
+/// The database a part names, opened in this process: a local directory (`file://` URL or
+/// path) with the SQL expression engine (VIRTUAL columns), or a Dolt remote read in place
+/// (`http(s)://`, no credentials).
+fn open_database(part: &Part) -> prollystore_dolt::Result<Database> {
+    let l = &part.database;
+    if l.starts_with("http://") || l.starts_with("https://") {
+        let options = prollystore_dolt_remote::OpenOptions::default();
+        return prollystore_dolt_remote::open_remote(l, &options)
+            .map(|db| db.with_expressions(prollystore_sql::engine()))
+            .map_err(|e| prollystore_dolt::error::bad_input(part.describe(), e.to_string()));
+    }
+    prollystore_sql::open(part.database_path()?)
+}
+
+/// One part of a Dolt table: where the database is, the state and table chunk it was cut
+/// from, the rows (positions and boundary keys) and columns it reads. Picklable; `to_json()`
+/// and `Part.from_json(text)` for anything else. `read()` opens the database in this process
+/// and reads just the part's rows, whatever the branch holds now.
+#[pyclass(module = "prollystore._native", name = "Part", frozen)]
+pub struct PyPart {
+    part: Part,
+}
+
+impl PyPart {
+    fn reader(&self, py: Python<'_>, batch_rows: usize) -> PyResult<BoxedReader> {
+        let part = &self.part;
+        let batches = py
+            .detach(|| {
+                let db = open_database(part)?;
+                TableBatches::part(Arc::new(db), part, batch_rows)
+            })
+            .map_err(arrow_err)?;
+        Ok(Box::new(batches))
+    }
+}
+
+#[pymethods]
+impl PyPart {
+    /// The part as one line of JSON.
+    fn to_json(&self) -> String {
+        self.part.to_json()
+    }
+
+    /// A part from its JSON (`to_json`); anything else raises `BadInputError` saying what.
+    #[classmethod]
+    fn from_json(_cls: &Bound<'_, PyType>, text: &str) -> PyResult<PyPart> {
+        Part::from_json(text)
+            .map(|part| PyPart { part })
+            .map_err(dolt_err)
+    }
+
+    /// Pickled as its JSON.
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, PyAny>, (String,))> {
+        let from_json = slf.get_type().getattr("from_json")?;
+        Ok((from_json, (slf.get().part.to_json(),)))
+    }
+
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
+        other
+            .downcast::<PyPart>()
+            .is_ok_and(|o| o.get().part == self.part)
+    }
+
+    fn __hash__(&self) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        self.part.to_json().hash(&mut h);
+        h.finish()
+    }
+
+    fn __repr__(&self) -> String {
+        let p = &self.part;
+        format!(
+            "<prollystore.dolt.Part {} of {} of {:?} at {:?}: rows {}..{}>",
+            p.index, p.of, p.table, p.at, p.start, p.end
+        )
+    }
+
+    /// This part's number, from 0.
+    #[getter]
+    fn index(&self) -> u64 {
+        self.part.index
+    }
+
+    /// How many parts the table (or range) was cut into.
+    #[getter]
+    fn of(&self) -> u64 {
+        self.part.of
+    }
+
+    /// The first row position (0: the table's first row in key order).
+    #[getter]
+    fn start(&self) -> u64 {
+        self.part.start
+    }
+
+    /// One past the last row position.
+    #[getter]
+    fn end(&self) -> u64 {
+        self.part.end
+    }
+
+    /// Rows in the part (stored rows: a keyless row counts once with all its copies).
+    #[getter]
+    fn rows(&self) -> u64 {
+        self.part.rows()
+    }
+
+    /// The table's name.
+    #[getter]
+    fn table(&self) -> &str {
+        &self.part.table
+    }
+
+    /// Where the database is (a `file://` URL, a path, or a remote's URL).
+    #[getter]
+    fn database(&self) -> &str {
+        &self.part.database
+    }
+
+    /// The state the table was read at, as given.
+    #[getter]
+    fn at(&self) -> &str {
+        &self.part.at
+    }
+
+    /// The commit that state resolved to (None for working and staged states).
+    #[getter]
+    fn commit(&self) -> Option<String> {
+        self.part.commit.map(|c| c.to_string())
+    }
+
+    /// The root value the part was cut from.
+    #[getter]
+    fn root(&self) -> String {
+        self.part.root.to_string()
+    }
+
+    /// The table chunk the part reads (`dolt_hashof_table`).
+    #[getter]
+    fn table_hash(&self) -> String {
+        self.part.table_hash.to_string()
+    }
+
+    /// The columns read (None: every visible column).
+    #[getter]
+    fn columns(&self) -> Option<Vec<String>> {
+        self.part.columns.clone()
+    }
+
+    /// The part's rows as a `pyarrow.RecordBatchReader` of `batch_rows`-row batches (needs
+    /// pyarrow), read from the database opened in this process.
+    #[pyo3(signature = (batch_rows = DEFAULT_BATCH_ROWS))]
+    fn read<'py>(&self, py: Python<'py>, batch_rows: usize) -> PyResult<Bound<'py, PyAny>> {
+        let stream = Bound::new(py, PyStream::new(self.reader(py, batch_rows)?))?;
+        let pa = py.import("pyarrow").map_err(|e| {
+            pyo3::exceptions::PyImportError::new_err(format!(
+                "Part.read needs pyarrow ({e}); install it, e.g. `pip install pyarrow`"
+            ))
+        })?;
+        pa.getattr("RecordBatchReader")?
+            .call_method1("from_stream", (stream,))
+    }
+
+    /// Record batches of the part, one at a time (for Spark's `mapInArrow`, or any loop).
+    #[pyo3(signature = (batch_rows = DEFAULT_BATCH_ROWS))]
+    fn batches(&self, py: Python<'_>, batch_rows: usize) -> PyResult<PyStream> {
+        Ok(PyStream::new(self.reader(py, batch_rows)?))
+    }
+
+    /// The Arrow PyCapsule protocol: the part's rows as an `arrow_array_stream` capsule.
+    #[pyo3(signature = (requested_schema = None))]
+    fn __arrow_c_stream__<'py>(
+        &self,
+        py: Python<'py>,
+        requested_schema: Option<Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyCapsule>> {
+        let _ = requested_schema; // the protocol lets a producer keep its own schema
+        stream_capsule(py, self.reader(py, DEFAULT_BATCH_ROWS)?)
+    }
+
+    /// The part's rows as a `pyarrow.Table`.
+    fn to_arrow<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        to_pyarrow(slf.as_any())
+    }
+
+    /// The part's rows as a `pandas.DataFrame`.
+    fn to_pandas<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        to_pandas(slf.as_any())
+    }
+}
+
+/// Registers the class.
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyPart>()?;
+    Ok(())
+}
