@@ -1,6 +1,7 @@
 //! A table cut into parts of nearly equal row counts, for distributed engines (Dask, Ray,
 //! Spark): each [`Part`] is a small JSON description that any process can open on its own
-//! and read just its rows (the Arrow crate's `PartBatches` reads one as record batches).
+//! and read just its rows (the Arrow crate's `TableBatches::part` and `open_part` read one
+//! as record batches).
 //!
 //! Why by positions: every internal node of a prolly tree stores the row count under each
 //! child, so the row at position `k` is found by one descent that reads a single leaf. Part
