@@ -780,6 +780,13 @@ typedef struct prolly_dolt_diff prolly_dolt_diff;
 typedef struct prolly_dolt_log_iter prolly_dolt_log_iter;
 
 /**
+ * The parts `prolly_dolt_split` cut a table into: each part's description, one line of JSON
+ * that any process reads on its own (`prolly_dolt_part_arrow`, `prolly dolt read-part`, the
+ * Python `Part`). Immutable: any number of threads.
+ */
+typedef struct prolly_dolt_parts prolly_dolt_parts;
+
+/**
  * A snapshot list of the branches or tags of a database, sorted by name. Immutable: any
  * number of threads.
  */
@@ -1393,6 +1400,19 @@ prolly_result prolly_dolt_range_arrow(const struct prolly_dolt_table *table,
                                       struct ArrowArrayStream *out_stream);
 
 /**
+ * Fills `out_stream` with the rows of one part, `part_json` being a description that
+ * `prolly_dolt_split` (or `prolly dolt split`, or Python's `Table.split`) made: only the part's
+ * rows and columns, in key order, `batch_rows` rows a batch (0: 65,536). The part opens its
+ * database on its own (the location it names) and reads the table chunk it was cut from.
+ * `PROLLY_RESULT_ERR_INVALID_ARGUMENT` for a description that does not parse as a part or
+ * does not match its database (another database's, or one whose state was removed).
+ * Release with `out_stream->release`.
+ */
+prolly_result prolly_dolt_part_arrow(const char *part_json,
+                                     uint64_t batch_rows_,
+                                     struct ArrowArrayStream *out_stream);
+
+/**
  * Fills `out_stream` with the row changes of table `table` from revision `from` to revision
  * `to` (as `prolly_dolt_diff_open` takes them), with `dolt_diff`'s columns: `to_<column>`…,
  * `to_commit`, `to_commit_date`, `from_<column>`…, `from_commit`, `from_commit_date`,
@@ -1466,6 +1486,41 @@ prolly_result prolly_dolt_refs_count(const struct prolly_dolt_refs *refs, size_t
 prolly_result prolly_dolt_refs_get(const struct prolly_dolt_refs *refs,
                                    size_t index,
                                    struct prolly_dolt_ref *out_ref);
+
+/**
+ * Cuts table `table` of state `at` (a branch, tag, commit, `HEAD~N`, or `BRANCH@WORKING` /
+ * `BRANCH@STAGED`) of `db` into `parts` parts of nearly equal row counts, found from the
+ * tree's counts without a scan (fewer parts when the table has fewer rows; one empty part for
+ * an empty table). `columns`: NULL for every column, else comma-separated column names that
+ * each part reads, in that order. Each part records the table chunk it was cut from, so it
+ * reads the same rows however the branch moves. `PROLLY_RESULT_NOT_FOUND` for an unknown
+ * state, table or column. Free with `prolly_dolt_parts_free`.
+ */
+prolly_result prolly_dolt_split(const struct prolly_dolt *db,
+                                const char *at,
+                                const char *table,
+                                uint64_t parts,
+                                const char *columns,
+                                struct prolly_dolt_parts **out_parts);
+
+/**
+ * Writes the number of parts of `parts` to `*out_count`.
+ */
+prolly_result prolly_dolt_parts_count(const struct prolly_dolt_parts *parts, size_t *out_count);
+
+/**
+ * Writes part `index` (0-based, below the count) of `parts` to `*out_json`: its description as
+ * NUL-terminated JSON, valid until the list is freed (copy it to send it elsewhere).
+ * `PROLLY_RESULT_ERR_INVALID_ARGUMENT` when out of range.
+ */
+prolly_result prolly_dolt_parts_get(const struct prolly_dolt_parts *parts,
+                                    size_t index,
+                                    const char **out_json);
+
+/**
+ * Frees a part list (NULL is a no-op); its strings become invalid.
+ */
+void prolly_dolt_parts_free(struct prolly_dolt_parts *parts);
 
 /**
  * Frees a ref list (NULL is a no-op); its strings become invalid.

@@ -3,8 +3,9 @@
  * prolly_dolt_table_arrow in batches of 100 by walking each ArrowArray's children and buffers,
  * and every cell is checked against the CSV the dolt CLI printed (vecdb.expected); a key range
  * and an index range come back as the rows they should; a diff of the dolt_diff test database
- * comes back with dolt_diff's columns; every schema, array and stream is released (valgrind and
- * LeakSanitizer check it).
+ * comes back with dolt_diff's columns; the table cut into parts (prolly_dolt_split) and each part
+ * read on its own (prolly_dolt_part_arrow) gives the same cells; every schema, array and stream
+ * is released (valgrind and LeakSanitizer check it).
  *
  *   test_arrow [VECTORS_DIR]     default: $PROLLY_VECTORS. Run from the repository root. */
 #include "common.h"
@@ -264,6 +265,45 @@ int main(int argc, char **argv) {
   EXPECT(prolly_dolt_table_arrow(table, 0, NULL), PROLLY_RESULT_ERR_NULL_ARGUMENT);
   prolly_dolt_table_free(table);
   prolly_dolt_root_free(root);
+
+  /* The table cut into 3 parts (main's commit, which its working set equals), each read on its
+   * own from its JSON: one after another they are the whole table, cell for cell, and their
+   * sizes differ by at most one row. A part of two columns reads those, in the order asked. */
+  prolly_dolt_parts *parts = NULL;
+  OK(prolly_dolt_split(db, "main", "pairs", 3, NULL, &parts));
+  size_t nparts = 0;
+  OK(prolly_dolt_parts_count(parts, &nparts));
+  CHECK(nparts == 3);
+  int64_t from = 0;
+  const char *json = NULL;
+  for (size_t i = 0; i < nparts; i++) {
+    OK(prolly_dolt_parts_get(parts, i, &json));
+    OK(prolly_dolt_part_arrow(json, 50, &s));
+    check_pairs_schema(&s);
+    memcpy(copy, csv, csv_len + 1);
+    int64_t got = check_pairs(&s, copy, from, 50);
+    CHECK(got >= total / 3 && got <= total / 3 + 1);
+    from += got;
+    s.release(&s);
+  }
+  CHECK(from == total);
+  EXPECT(prolly_dolt_parts_get(parts, 3, &json), PROLLY_RESULT_ERR_INVALID_ARGUMENT);
+  prolly_dolt_parts_free(parts);
+  OK(prolly_dolt_split(db, "main", "pairs", 2, "v, a", &parts));
+  OK(prolly_dolt_parts_get(parts, 1, &json));
+  OK(prolly_dolt_part_arrow(json, 0, &s));
+  struct ArrowSchema two;
+  CHECK(s.get_schema(&s, &two) == 0);
+  CHECK(two.n_children == 2 && strcmp(two.children[0]->name, "v") == 0 &&
+        strcmp(two.children[1]->name, "a") == 0);
+  two.release(&two);
+  s.release(&s);
+  prolly_dolt_parts_free(parts);
+  EXPECT(prolly_dolt_part_arrow("{\"format\": 1}", 0, &s), PROLLY_RESULT_ERR_INVALID_ARGUMENT);
+  EXPECT(prolly_dolt_split(db, "main", "nope", 2, NULL, &parts), PROLLY_RESULT_NOT_FOUND);
+  EXPECT(prolly_dolt_split(db, "main", "pairs", 2, "a,nope", &parts), PROLLY_RESULT_NOT_FOUND);
+  EXPECT(prolly_dolt_split(NULL, "main", "pairs", 2, NULL, &parts),
+         PROLLY_RESULT_ERR_NULL_ARGUMENT);
   prolly_dolt_free(db);
 
   /* A diff (crates/dolt/tests/data/dolt_diff): HEAD~2 -> HEAD~1 on t modifies id 2, removes

@@ -19,6 +19,7 @@ use indicatif::ProgressBar;
 use prollystore_dolt::csv_export::export_csv;
 use prollystore_dolt::csv_field::{write_csv_header, write_csv_row};
 use prollystore_dolt::log_text::{log_oneline_text, log_text, tag_text};
+use prollystore_dolt::parts::{projection, split, Part, SplitOptions};
 use prollystore_dolt::{Database, KeyRange, RootValue, Rows, SqlValue, Table, TableReader};
 use prollystore_format::tuple::Tuple;
 
@@ -214,6 +215,35 @@ pub enum DoltCommand {
         #[arg(long)]
         date: Option<String>,
     },
+    /// Cuts TABLE into N parts of nearly equal row counts (from the tree's counts, no scan)
+    /// and prints each part's description, one JSON object a line: where the database is,
+    /// the state and table chunk it was cut from, its rows and columns. Any process can read
+    /// a part on its own with `prolly dolt read-part`, the Python `Part`, or Rust.
+    Split {
+        /// The table.
+        table: String,
+        /// How many parts (fewer when the table has fewer rows).
+        parts: usize,
+        /// Only these columns, in this order (comma-separated; default: every column).
+        #[arg(long, value_delimiter = ',', value_name = "NAMES")]
+        columns: Option<Vec<String>>,
+        /// Where the readers will find the database, if not where it is here (a path or
+        /// `file://` URL as the workers see it).
+        #[arg(long, value_name = "LOCATION")]
+        location: Option<String>,
+        /// Which branch state to cut.
+        #[command(flatten)]
+        state: StateArgs,
+    },
+    /// The rows of one part that `split` printed, as CSV with a header, in key order:
+    /// `prolly dolt read-part PART` (no DBDIR: the part names its database; with a DBDIR,
+    /// the database is read there instead). PART is a file holding the part's JSON line, or
+    /// `-` for standard input. The part reads the table chunk it was cut from, whatever the
+    /// branch did since, or says it cannot.
+    ReadPart {
+        /// The part's JSON: a file, or `-` for standard input.
+        part: PathBuf,
+    },
     /// Version control: branch, checkout, tag, merge, status.
     #[command(flatten)]
     Vc(crate::dolt_vc::VcCommand),
@@ -247,6 +277,10 @@ fn expect_database(dir: &Path) -> Result<()> {
 pub fn run(args: DoltArgs, quiet: bool, out: &mut dyn Write) -> Result<()> {
     if let DoltCommand::Clone(clone) = args.command {
         return crate::dolt_remote::clone(clone, out);
+    }
+    if let DoltCommand::ReadPart { part } = &args.command {
+        let dir = (args.dir.as_os_str() != NO_DBDIR).then_some(args.dir.as_path());
+        return read_part(part, dir, out);
     }
     if args.dir.as_os_str() == NO_DBDIR {
         return Err(Error::Msg("the DBDIR argument is missing".into()));
@@ -344,7 +378,30 @@ pub fn run(args: DoltArgs, quiet: bool, out: &mut dyn Write) -> Result<()> {
             csv,
         } => crate::dolt_diff::diff(&db, &from, &to, table.as_deref(), csv, out),
         DoltCommand::Get { table, key, state } => get(&db, &table, &key, &state, out),
+        DoltCommand::Split {
+            table,
+            parts,
+            columns,
+            location,
+            state,
+        } => {
+            let spec = branch_or_current(&db, state.branch.clone())?;
+            let at = match state.working {
+                true => format!("{spec}@WORKING"),
+                false => spec,
+            };
+            let options = SplitOptions {
+                columns,
+                location,
+                ..SplitOptions::default()
+            };
+            for part in split(&db, &at, &table, parts, &options)? {
+                writeln!(out, "{}", part.to_json())?;
+            }
+            Ok(())
+        }
         DoltCommand::Import { .. }
+        | DoltCommand::ReadPart { .. }
         | DoltCommand::Commit { .. }
         | DoltCommand::Alter { .. }
         | DoltCommand::Clone(_)
@@ -395,7 +452,7 @@ pub fn run(args: DoltArgs, quiet: bool, out: &mut dyn Write) -> Result<()> {
                 Some(name) => reader.index_scan(name, &range)?,
                 None => reader.scan(&range)?,
             };
-            write_rows(&reader, rows, out).map(|_| ())
+            write_rows(&reader, rows, None, out).map(|_| ())
         }
     }
 }
@@ -427,13 +484,32 @@ fn bound_field(text: &str) -> Result<Option<std::borrow::Cow<'_, str>>> {
     Ok(Some(out.into()))
 }
 
-/// Writes a CSV header of `reader`'s columns, then `rows`; returns how many rows.
-fn write_rows(reader: &TableReader<'_>, rows: Rows<'_>, out: &mut dyn Write) -> Result<u64> {
+/// Writes a CSV header of `reader`'s columns, then `rows`; returns how many rows. With
+/// `picked`, only those columns (positions among the visible ones), in that order.
+fn write_rows(
+    reader: &TableReader<'_>,
+    rows: Rows<'_>,
+    picked: Option<&[usize]>,
+    out: &mut dyn Write,
+) -> Result<u64> {
     let mut buf = Vec::with_capacity(1 << 16);
-    write_csv_header(reader.column_names(), &mut buf);
+    let names = reader.column_names();
+    match picked {
+        Some(p) => write_csv_header(p.iter().filter_map(|&i| names.get(i).copied()), &mut buf),
+        None => write_csv_header(names, &mut buf),
+    }
+    let mut cells = Vec::new();
     let mut n = 0u64;
     for row in rows {
-        write_csv_row(&row?, &mut buf);
+        let mut row = row?;
+        match picked {
+            Some(p) => {
+                cells.clear();
+                cells.extend(p.iter().map(|&i| row.get_mut(i).and_then(Option::take)));
+                write_csv_row(&cells, &mut buf);
+            }
+            None => write_csv_row(&row, &mut buf),
+        }
         n += 1;
         if buf.len() >= 1 << 16 {
             out.write_all(&buf)?;
@@ -442,6 +518,30 @@ fn write_rows(reader: &TableReader<'_>, rows: Rows<'_>, out: &mut dyn Write) -> 
     }
     out.write_all(&buf)?;
     Ok(n)
+}
+
+/// `read-part`: the rows of the part described in `file` (`-`: standard input) as CSV, read
+/// from the database the part names, or from `dir` when given.
+fn read_part(file: &Path, dir: Option<&Path>, out: &mut dyn Write) -> Result<()> {
+    let text = if file.as_os_str() == "-" {
+        std::io::read_to_string(std::io::stdin())?
+    } else {
+        std::fs::read_to_string(file)
+            .map_err(|e| Error::from(e).context(format!("reading {}", file.display())))?
+    };
+    let part = Part::from_json(text.trim())?;
+    let db = open(&match dir {
+        Some(d) => d.to_path_buf(),
+        None => part.database_path()?,
+    })?;
+    let table = part.table(&db)?;
+    let reader = table.reader(&db)?;
+    let rows = reader.scan_ordinals(part.ordinals())?;
+    let picked = match &part.columns {
+        Some(columns) => Some(projection(&table, columns)?),
+        None => None,
+    };
+    write_rows(&reader, rows, picked.as_deref(), out).map(|_| ())
 }
 
 /// `get`: the row with primary key `key` (the CLI's text per key column).

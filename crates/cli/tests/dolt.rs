@@ -433,27 +433,36 @@ fn leading_fields(record: &[u8], n: usize) -> Vec<String> {
         .collect()
 }
 
+/// The tables the keyed-read tests compare with Dolt's CSV (database, table, state arguments,
+/// expected file): orders (order_no, line) in the wip branch's working set, pairs (a, b)
+/// committed on main.
+const DOLT_TABLES: [(&str, &str, &[&str], &str); 2] = [
+    (
+        "vecdb_journal",
+        "orders",
+        &["-b", "wip", "-w"],
+        "wip/orders.csv",
+    ),
+    ("vecdb", "pairs", &["-b", "main"], "main/pairs.csv"),
+];
+
+/// The CSV records (header first) Dolt printed for database `name` at `csv`.
+fn expected_records(dbs: &Path, name: &str, csv: &str) -> Vec<Vec<u8>> {
+    let file = dbs.join(format!("{name}.expected")).join(csv);
+    csv_records(&std::fs::read(&file).expect("expected csv"))
+}
+
 #[test]
 fn get_and_scan_match_dolt() {
     let vectors = vectors();
     let dbs = vectors.join("dolt-db");
-    // orders (order_no, line) in the wip branch's working set; pairs (a, b) committed on main.
-    for (name, table, state, csv) in [
-        (
-            "vecdb_journal",
-            "orders",
-            vec!["-b", "wip", "-w"],
-            "wip/orders.csv",
-        ),
-        ("vecdb", "pairs", vec!["-b", "main"], "main/pairs.csv"),
-    ] {
+    for (name, table, state, csv) in DOLT_TABLES {
         let db = dbs.join(name);
-        let csv = dbs.join(format!("{name}.expected")).join(csv);
-        let want = csv_records(&std::fs::read(&csv).expect("expected csv"));
+        let want = expected_records(&dbs, name, csv);
         let (header, rows) = want.split_first().expect("header");
         let with_state = |args: &[&str]| -> Vec<u8> {
             let mut all: Vec<&str> = args.to_vec();
-            all.extend(&state);
+            all.extend(state);
             ok(&db, &all)
         };
         for record in rows.iter().step_by(97) {
@@ -593,4 +602,124 @@ fn scan_bounds_spell_null_as_an_empty_value() {
         ],
     );
     assert!(e.contains("quoted CSV field"), "{e}");
+}
+
+/// `prolly dolt read-part PART` with no DBDIR (the part names its database), PART a file or `-`.
+fn read_part(part: &str, dir: Option<&Path>) -> Output {
+    use std::io::Write;
+    let mut cmd = Command::new(BIN);
+    cmd.arg("dolt");
+    if let Some(d) = dir {
+        cmd.arg(d);
+    }
+    let mut child = cmd
+        .args(["read-part", "-"])
+        .env_remove("PROLLY_STORE")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run prolly");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(part.as_bytes())
+        .expect("write part");
+    child.wait_with_output().expect("wait")
+}
+
+/// `split` cuts a table into parts whose rows, each read on its own by `read-part`, are Dolt's
+/// CSV of the table row for row (two databases, a committed state and a working set); a part
+/// of chosen columns reads those; a part still reads the rows it was cut from after the branch
+/// moves; a description that is not a part, or of another database, is refused by name.
+#[test]
+fn split_parts_read_back_as_dolt_prints_the_table() {
+    let vectors = vectors();
+    let dbs = vectors.join("dolt-db");
+    for (name, table, state, csv) in DOLT_TABLES {
+        let db = dbs.join(name);
+        let want = expected_records(&dbs, name, csv);
+        let (header, rows) = want.split_first().expect("header");
+        let mut args = vec!["split", table, "4"];
+        args.extend(state);
+        let parts = String::from_utf8(ok(&db, &args)).expect("utf-8");
+        let parts: Vec<&str> = parts.lines().collect();
+        assert_eq!(parts.len(), 4.min(rows.len()), "{name}");
+        let mut got = Vec::new();
+        for part in &parts {
+            let o = read_part(part, None);
+            assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+            let records = csv_records(&o.stdout);
+            assert_eq!(&records[0], header, "{name}: each part's header");
+            let n = records.len() as i64 - 1;
+            assert!(
+                (n - rows.len() as i64 / 4).abs() <= 1,
+                "{name}: part of {n} rows"
+            );
+            got.extend(records.into_iter().skip(1));
+        }
+        assert!(got == rows, "{name}: the parts' rows are not Dolt's table");
+    }
+
+    // Two integer columns of `pairs`, in the order asked.
+    let db = dbs.join("vecdb");
+    let want = expected_records(&dbs, "vecdb", "main/pairs.csv");
+    let parts = ok(
+        &db,
+        &["split", "pairs", "2", "--columns", "v,a", "-b", "main"],
+    );
+    let mut got = Vec::new();
+    for part in String::from_utf8(parts).unwrap().lines() {
+        got.extend(csv_records(&read_part(part, None).stdout));
+    }
+    let picked: Vec<Vec<u8>> = want
+        .iter()
+        .map(|r| {
+            let f = leading_fields(r, 3);
+            format!("{},{}\n", f[2], f[0]).into_bytes()
+        })
+        .collect();
+    assert_eq!(got[0], picked[0], "header");
+    let rows: Vec<&Vec<u8>> = got.iter().filter(|r| *r != &picked[0]).collect();
+    assert!(rows.iter().copied().eq(picked[1..].iter()), "v,a rows");
+
+    // The branch moves after the cut: the part reads the rows it was cut from.
+    let tmp = tempfile::tempdir().unwrap();
+    let copy = tmp.path().join("vecdb");
+    copy_tree(&db, &copy);
+    let parts = String::from_utf8(ok(&copy, &["split", "pairs", "3", "-b", "main"])).unwrap();
+    let last = parts.lines().last().unwrap().to_string();
+    let before = read_part(&last, None).stdout;
+    let one = tmp.path().join("one.csv");
+    std::fs::write(&one, [want[0].clone(), want[1].clone()].concat()).unwrap();
+    let o = run(
+        &copy,
+        &["import", "pairs", one.to_str().unwrap(), "--replace"],
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = run(
+        &copy,
+        &["commit", "-m", "one row", "--author", "T <t@example.com>"],
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(
+        csv_records(&ok(&copy, &["scan", "pairs", "-b", "main"])).len(),
+        2
+    );
+    assert_eq!(
+        read_part(&last, None).stdout,
+        before,
+        "a part after the branch moved"
+    );
+    assert!(csv_records(&before).len() > 2);
+
+    // Not a part; a part of another database (read where DBDIR says).
+    let o = read_part("{\"format\": 1}", None);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("part description"));
+    let o = read_part(&last, Some(&dbs.join("vecdb_journal")));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("does not hold table chunk"), "{err}");
 }

@@ -12,9 +12,12 @@ use std::ffi::c_char;
 use std::ops::Bound;
 
 use arrow_array::ffi_stream::FFI_ArrowArrayStream;
+use std::sync::Arc;
+
 use arrow_array::RecordBatchReader;
 use prollystore::rows::RowSchema;
 use prollystore_arrow::{DiffBatches, MapBatches, TableBatches, DEFAULT_BATCH_ROWS};
+use prollystore_dolt::parts::Part;
 
 use crate::args::{input, text, Out};
 use crate::dolt::{prolly_dolt, prolly_dolt_bound, prolly_dolt_table, range_args};
@@ -95,6 +98,33 @@ pub extern "C" fn prolly_dolt_range_arrow(
             Some(name) => TableBatches::index_range(db, table, name, &range, n)?,
             None => TableBatches::range(db, table, &range, n)?,
         };
+        stream(out, reader);
+        Ok(())
+    })
+}
+
+/// Fills `out_stream` with the rows of one part, `part_json` being a description that
+/// `prolly_dolt_split` (or `prolly dolt split`, or Python's `Table.split`) made: only the part's
+/// rows and columns, in key order, `batch_rows` rows a batch (0: 65,536). The part opens its
+/// database on its own (the location it names) and reads the table chunk it was cut from.
+/// `PROLLY_RESULT_ERR_INVALID_ARGUMENT` for a description that does not parse as a part or
+/// does not match its database (another database's, or one whose state was removed).
+/// Release with `out_stream->release`.
+#[no_mangle]
+pub extern "C" fn prolly_dolt_part_arrow(
+    part_json: *const c_char,
+    batch_rows_: u64,
+    out_stream: *mut FFI_ArrowArrayStream,
+) -> prolly_result {
+    ffi!({
+        // SAFETY: C caller's contract: NUL-terminated string or NULL.
+        let json = unsafe { text(part_json, "part_json") }?;
+        // SAFETY: C caller's contract: writable or NULL.
+        let out = unsafe { Out::new(out_stream, "out_stream") }?;
+        let part = Part::from_json(json)?;
+        // Opened as prolly_dolt_open opens a database (VIRTUAL columns computed).
+        let db = prollystore_sql::open(part.database_path()?)?;
+        let reader = TableBatches::part(Arc::new(db), &part, batch_rows(batch_rows_))?;
         stream(out, reader);
         Ok(())
     })

@@ -16,12 +16,13 @@ use std::sync::Arc;
 use prollystore::format::tuple::Date;
 use prollystore::format::Address;
 use prollystore_dolt::csv_export::export_csv;
+use prollystore_dolt::parts::{split, SplitOptions};
 use prollystore_dolt::sql_value::SqlValue;
 use prollystore_dolt::{
     Commit, Database, DoltError, KeyRange, RootValue, Row, Rows, Table, TableReader,
 };
 
-use crate::args::{free_handle, input, input_mut, into_handle, text, Out};
+use crate::args::{free_handle, input, input_mut, into_handle, opt_text, text, Out};
 use crate::iter::prolly_bound_kind;
 use crate::map::extend;
 use crate::result::{ffi, ffi_status, prolly_result, Error};
@@ -258,6 +259,103 @@ pub extern "C" fn prolly_dolt_refs_get(
         });
         Ok(())
     })
+}
+
+/// The parts `prolly_dolt_split` cut a table into: each part's description, one line of JSON
+/// that any process reads on its own (`prolly_dolt_part_arrow`, `prolly dolt read-part`, the
+/// Python `Part`). Immutable: any number of threads.
+pub struct prolly_dolt_parts {
+    parts: Vec<Box<[u8]>>,
+}
+
+/// Cuts table `table` of state `at` (a branch, tag, commit, `HEAD~N`, or `BRANCH@WORKING` /
+/// `BRANCH@STAGED`) of `db` into `parts` parts of nearly equal row counts, found from the
+/// tree's counts without a scan (fewer parts when the table has fewer rows; one empty part for
+/// an empty table). `columns`: NULL for every column, else comma-separated column names that
+/// each part reads, in that order. Each part records the table chunk it was cut from, so it
+/// reads the same rows however the branch moves. `PROLLY_RESULT_NOT_FOUND` for an unknown
+/// state, table or column. Free with `prolly_dolt_parts_free`.
+#[no_mangle]
+pub extern "C" fn prolly_dolt_split(
+    db: *const prolly_dolt,
+    at: *const c_char,
+    table: *const c_char,
+    parts: u64,
+    columns: *const c_char,
+    out_parts: *mut *mut prolly_dolt_parts,
+) -> prolly_result {
+    ffi!({
+        // SAFETY: C caller's contract: valid handle or NULL.
+        let db = unsafe { input(db, "db") }?;
+        // SAFETY: C caller's contract: NUL-terminated strings or NULL.
+        let (at, table) = unsafe { (text(at, "at")?, text(table, "table")?) };
+        // SAFETY: C caller's contract: NUL-terminated string or NULL.
+        let columns = unsafe { opt_text(columns, "columns") }?;
+        // SAFETY: C caller's contract: writable or NULL.
+        let out = unsafe { Out::new(out_parts, "out_parts") }?;
+        let n = usize::try_from(parts).unwrap_or(usize::MAX);
+        let options = SplitOptions {
+            columns: columns.map(|c| c.split(',').map(|n| n.trim().to_string()).collect()),
+            ..SplitOptions::default()
+        };
+        let parts = split(&db.db, at, table, n, &options)?
+            .iter()
+            .map(|p| c_string(p.to_json().as_bytes()))
+            .collect();
+        out.set(into_handle(prolly_dolt_parts { parts }));
+        Ok(())
+    })
+}
+
+/// Writes the number of parts of `parts` to `*out_count`.
+#[no_mangle]
+pub extern "C" fn prolly_dolt_parts_count(
+    parts: *const prolly_dolt_parts,
+    out_count: *mut usize,
+) -> prolly_result {
+    ffi!({
+        // SAFETY: C caller's contract: valid handle or NULL.
+        let parts = unsafe { input(parts, "parts") }?;
+        // SAFETY: C caller's contract: writable or NULL.
+        let out = unsafe { Out::new(out_count, "out_count") }?;
+        out.set(parts.parts.len());
+        Ok(())
+    })
+}
+
+/// Writes part `index` (0-based, below the count) of `parts` to `*out_json`: its description as
+/// NUL-terminated JSON, valid until the list is freed (copy it to send it elsewhere).
+/// `PROLLY_RESULT_ERR_INVALID_ARGUMENT` when out of range.
+#[no_mangle]
+pub extern "C" fn prolly_dolt_parts_get(
+    parts: *const prolly_dolt_parts,
+    index: usize,
+    out_json: *mut *const c_char,
+) -> prolly_result {
+    ffi!({
+        // SAFETY: C caller's contract: valid handle or NULL.
+        let parts = unsafe { input(parts, "parts") }?;
+        // SAFETY: C caller's contract: writable or NULL.
+        let out = unsafe { Out::new(out_json, "out_json") }?;
+        let p = parts.parts.get(index).ok_or_else(|| {
+            Error::invalid(format!(
+                "part index {index} out of range (count {})",
+                parts.parts.len()
+            ))
+        })?;
+        out.set(c_ptr(p));
+        Ok(())
+    })
+}
+
+/// Frees a part list (NULL is a no-op); its strings become invalid.
+#[no_mangle]
+pub extern "C" fn prolly_dolt_parts_free(parts: *mut prolly_dolt_parts) {
+    let _ = ffi!({
+        // SAFETY: C caller's contract: NULL or a handle from this library, not used afterwards.
+        unsafe { free_handle(parts) };
+        Ok(())
+    });
 }
 
 /// Frees a ref list (NULL is a no-op); its strings become invalid.
