@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use arrow_array::{RecordBatch, RecordBatchReader};
 use arrow_schema::{ArrowError, DataType, Field, Schema as ArrowSchema, SchemaRef, TimeUnit};
-use prollystore_dolt::leaf_reader::first_leaf_kept;
+use prollystore_dolt::leaf_reader::{first_leaf_kept, leaf_kept_at};
 use prollystore_dolt::parts::{projection, Part};
 use prollystore_dolt::schema::SqlType;
 use prollystore_dolt::table_diff::{RowChange, RowChanges, TableDiff};
@@ -167,7 +167,16 @@ impl TableBatches {
                 RowSource::ReadAhead(workers, Box::new(table))
             } else {
                 // Cold: the export's bulk reader reads and checks the leaves on its threads.
-                let feed = LeafFeed::start(db, table.clone(), plan, s, e, batch_rows, threads);
+                let feed = LeafFeed::start(
+                    db,
+                    table.clone(),
+                    0..u64::MAX,
+                    plan,
+                    s,
+                    e,
+                    batch_rows,
+                    threads,
+                );
                 RowSource::Leaves(feed, Box::new(table))
             };
             return Ok(TableBatches {
@@ -272,9 +281,36 @@ impl TableBatches {
         };
         let (schema, extras) = project(table_schema(&table.schema), extras(&table))?;
         let batch_rows = check_batch_rows(batch_rows)?;
-        let builders = Builders::new(schema, &extras, batch_rows.min(DEFAULT_BATCH_ROWS))?;
+        let builders = Builders::new(schema.clone(), &extras, batch_rows.min(DEFAULT_BATCH_ROWS))?;
         let rows = ordinals.end.saturating_sub(ordinals.start);
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
         let (rows, left, projection) = match Plan::for_table(&table) {
+            Some(plan)
+                if threads > 1
+                    && rows > 0
+                    && !leaf_kept_at(&db, &table, ordinals.start + rows / 2)? =>
+            {
+                // Cold (its middle leaf not in the arena; the leaves at its ends may be there,
+                // read by a part's boundary check or by the range before it): read as the
+                // whole-table cold pass reads, from the range's first leaf (leaves in batched
+                // reads, hashes checked four at a time, batches built on several threads),
+                // rather than one chunk at a time through a cursor.
+                let plan = match columns {
+                    Some(c) => plan.project(c),
+                    None => plan,
+                };
+                let feed = LeafFeed::start(
+                    db,
+                    table.clone(),
+                    ordinals,
+                    plan,
+                    schema.clone(),
+                    extras.clone(),
+                    batch_rows,
+                    threads.min(MAX_THREADS),
+                );
+                (RowSource::Leaves(feed, Box::new(table)), None, None)
+            }
             Some(plan) => {
                 let plan = match columns {
                     Some(c) => plan.project(c),

@@ -1,5 +1,5 @@
-//! The cold whole-table pass: batches built from the leaves the bulk leaf reader hands over
-//! ([`for_each_part`]), leaves read in batched positioned reads and hash-checked as the CSV
+//! The cold pass over a whole table or a part of it: batches built from the leaves the bulk
+//! leaf reader hands over ([`for_each_part_of`]), leaves read in batched positioned reads and hash-checked as the CSV
 //! export reads them, instead of one chunk at a time through a cursor. The table's rows are cut
 //! into parts of one batch each; each worker thread takes the next batch when it is free, reading
 //! the leaves of its own batch and appending their rows, so both the reading and the building
@@ -7,13 +7,14 @@
 //! over through a channel. The leaves stay in the chunk arena, so later passes find them warm
 //! and take the cursor paths.
 
+use std::ops::Range;
 use std::sync::mpsc::{sync_channel, Receiver};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 
 use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
-use prollystore_dolt::leaf_reader::{for_each_part, PartLeaves};
+use prollystore_dolt::leaf_reader::{for_each_part_of, PartLeaves};
 use prollystore_dolt::{Database, Table};
 use prollystore_format::tuple::Tuple;
 
@@ -63,10 +64,13 @@ pub(crate) struct LeafFeed {
 }
 
 impl LeafFeed {
-    /// Starts building the batches of `table`, `batch_rows` rows each, on `threads` workers.
+    /// Starts building the batches of the rows of `table` at positions `rows` (`0..u64::MAX`:
+    /// every row), `batch_rows` rows each, on `threads` workers.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn start(
         db: Arc<Database>,
         table: Table,
+        rows: Range<u64>,
         plan: Plan,
         schema: SchemaRef,
         extras: Vec<Extra>,
@@ -87,9 +91,10 @@ impl LeafFeed {
             let mut failed: Option<Error> = None;
             let mut stopped = false;
             let work = |part: &mut PartLeaves<'_>| Ok(job.batch(part));
-            let read = for_each_part(
+            let read = for_each_part_of(
                 &job.db,
                 &job.table,
+                rows,
                 true,
                 batch_rows as u64,
                 threads,

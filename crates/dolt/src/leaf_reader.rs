@@ -404,13 +404,23 @@ pub fn for_each_leaf(
 /// leaves are warm and a cursor walk will not touch the files. Also true when the whole index
 /// is one node (held in the table itself).
 pub fn first_leaf_kept(db: &Database, table: &Table) -> Result<bool> {
+    leaf_kept_at(db, table, 0)
+}
+
+/// [`first_leaf_kept`] for the leaf holding row `ordinal` (0: the first row): whether a read
+/// that starts there finds its leaves warm. True past the last row.
+pub fn leaf_kept_at(db: &Database, table: &Table, ordinal: u64) -> Result<bool> {
     let root =
         Node::verify(&table.primary_index).map_err(|e| bad_chunk(table.address, e.to_string()))?;
     if root.is_leaf() {
         return Ok(true);
     }
     let tree = |e: prollystore::TreeError| bad_chunk(table.address, e.to_string());
-    match table.primary_scan_map(db).leaves().map_err(tree)?.next() {
+    let (mut leaves, _) = table
+        .primary_scan_map(db)
+        .leaves_from(ordinal)
+        .map_err(tree)?;
+    match leaves.next() {
         Some(leaf) => Ok(db.source().is_kept(&leaf.map_err(tree)?.0)),
         None => Ok(true),
     }
@@ -589,6 +599,24 @@ pub fn for_each_part<P: Send>(
     work: &PartWork<'_, P>,
     take: &mut dyn FnMut(P) -> Result<bool>,
 ) -> Result<()> {
+    for_each_part_of(db, table, 0..u64::MAX, keep, part_rows, threads, work, take)
+}
+
+/// [`for_each_part`] over the rows at positions `rows` only (0: the table's first row; an end
+/// past the last row stops there): the walker starts at the leaf holding `rows.start`, found
+/// from the parents' counts, and parts are cut from `rows.start` on (a part of a table cut by
+/// row counts, read cold).
+#[allow(clippy::too_many_arguments)]
+pub fn for_each_part_of<P: Send>(
+    db: &Database,
+    table: &Table,
+    rows: std::ops::Range<u64>,
+    keep: bool,
+    part_rows: u64,
+    threads: usize,
+    work: &PartWork<'_, P>,
+    take: &mut dyn FnMut(P) -> Result<bool>,
+) -> Result<()> {
     if part_rows == 0 {
         return Err(DoltError::Refused(
             "parts of the rows must hold at least one row".into(),
@@ -610,15 +638,15 @@ pub fn for_each_part<P: Send>(
             out: (),
         };
         let mut scratch = Vec::new();
-        let total = root.count() as u64;
+        let end = rows.end.min(root.count() as u64);
         let mut index = 0u64;
-        while index.saturating_mul(part_rows) < total {
-            let first_row = index * part_rows;
+        while rows.start.saturating_add(index.saturating_mul(part_rows)) < end {
+            let first_row = rows.start + index * part_rows;
             batch.n = 1;
             let span = PartSpan {
                 index,
                 first_row,
-                rows: part_rows.min(total - first_row),
+                rows: part_rows.min(end - first_row),
                 skip: first_row,
             };
             let mut part = PartLeaves::new(
@@ -698,7 +726,7 @@ pub fn for_each_part<P: Send>(
                 index += 1;
                 sent
             };
-            if let Err(e) = send_parts(db, table, part_rows, &mut |job| send(Ok(job))) {
+            if let Err(e) = send_parts(db, table, &rows, part_rows, &mut |job| send(Ok(job))) {
                 // After every part before it, so the caller meets it in order.
                 send(Err(e));
             }
@@ -729,36 +757,44 @@ pub fn for_each_part<P: Send>(
     })
 }
 
-/// Lists the leaves of `table`'s clustered index in key order with their row counts (from
-/// their level-1 parents; no leaf is loaded) and sends them to `send` in parts of `part_rows`
-/// rows. Returns `Ok(())` also when `send` returns false (the caller stopped).
+/// Lists the leaves of `table`'s clustered index that hold the rows at positions `rows`, in key
+/// order with their row counts (from their level-1 parents; no leaf is loaded), and sends them
+/// to `send` in parts of `part_rows` rows from `rows.start` on. Returns `Ok(())` also when
+/// `send` returns false (the caller stopped).
 fn send_parts(
     db: &Database,
     table: &Table,
+    rows: &std::ops::Range<u64>,
     part_rows: u64,
     send: &mut dyn FnMut(Part) -> bool,
 ) -> Result<()> {
     let mut span = PartSpan::default();
     let mut leaves: Vec<(Address, u64)> = Vec::new();
-    // Rows before the current leaf.
-    let mut at = 0u64;
     let tree = |e: prollystore::TreeError| bad_chunk(table.address, e.to_string());
-    for leaf in table.primary_scan_map(db).leaves().map_err(tree)? {
+    // Rows before the current leaf.
+    let (walk, mut at) = table
+        .primary_scan_map(db)
+        .leaves_from(rows.start)
+        .map_err(tree)?;
+    for leaf in walk {
+        if at >= rows.end {
+            break;
+        }
         let (address, count) = leaf.map_err(tree)?;
         let end = at.saturating_add(count);
         // The leaf's rows, part by part.
-        let mut from = at;
-        while from < end {
+        let mut from = at.max(rows.start);
+        while from < end.min(rows.end) {
             if leaves.is_empty() {
-                span.first_row = span.index.saturating_mul(part_rows);
+                span.first_row = rows.start + span.index.saturating_mul(part_rows);
                 span.skip = span.first_row - at;
             }
             leaves.push((address, count));
-            let part_end = span.first_row.saturating_add(part_rows);
+            let part_end = span.first_row.saturating_add(part_rows).min(rows.end);
             if end < part_end {
                 break;
             }
-            span.rows = part_rows;
+            span.rows = part_end - span.first_row;
             if !send((span, std::mem::take(&mut leaves))) {
                 return Ok(());
             }
@@ -768,7 +804,7 @@ fn send_parts(
         at = end;
     }
     if !leaves.is_empty() {
-        span.rows = at - span.first_row;
+        span.rows = at.min(rows.end) - span.first_row;
         send((span, leaves));
     }
     Ok(())

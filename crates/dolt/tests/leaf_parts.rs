@@ -1,11 +1,12 @@
 //! The bulk leaf reader's parts ([`for_each_part`]) against its leaf-by-leaf pass
 //! ([`for_each_leaf`]): the same entries in the same order, cut into parts of exactly the size
 //! asked for (the last one fewer), numbered in order, whatever the part size and the number of
-//! worker threads, on every table of the vector databases (one-node tables included).
+//! worker threads, on every table of the vector databases (one-node tables included); and the
+//! parts of a range of rows ([`for_each_part_of`]) are that range's entries, cut from its start.
 
 use std::sync::Arc;
 
-use prollystore_dolt::leaf_reader::{for_each_leaf, for_each_part, PartLeaves};
+use prollystore_dolt::leaf_reader::{for_each_leaf, for_each_part, for_each_part_of, PartLeaves};
 use prollystore_dolt::{Database, State, Table};
 
 const DATABASES: [&str; 4] = ["vecdb", "vecdb_journal", "vecdb_tablefiles", "vecdb_zstd"];
@@ -36,19 +37,40 @@ fn part(p: &mut PartLeaves<'_>) -> prollystore_dolt::Result<Part> {
     Ok((p.index(), p.first_row(), p.rows(), rows))
 }
 
-#[test]
-fn parts_hold_the_leaves_entries_in_order() {
-    let (mut tables, mut multi_leaf) = (0, 0);
+/// Every keyed table on main of the vector databases: the database's directory and name, the
+/// table read through a warm handle, and its entries.
+fn keyed_tables() -> Vec<(
+    std::path::PathBuf,
+    String,
+    Database,
+    Table,
+    Vec<(Vec<u8>, Vec<u8>)>,
+)> {
+    let mut out = Vec::new();
     for name in DATABASES {
         let dir = prollystore_test_vectors::require(&format!("dolt-db/{name}"));
-        let warm = Database::open(&dir).unwrap();
-        let root = warm.root_at("main", State::Committed).unwrap();
+        let root = Database::open(&dir)
+            .unwrap()
+            .root_at("main", State::Committed)
+            .unwrap();
         for (tname, _) in &root.tables {
+            let warm = Database::open(&dir).unwrap();
             let t = warm.table(&root, tname).unwrap();
             if t.schema.keyless {
                 continue;
             }
             let all = entries(&warm, &t);
+            out.push((dir.clone(), format!("{name} {tname}"), warm, t, all));
+        }
+    }
+    out
+}
+
+#[test]
+fn parts_hold_the_leaves_entries_in_order() {
+    let (mut tables, mut multi_leaf) = (0, 0);
+    for (dir, name, warm, t, all) in keyed_tables() {
+        {
             let mut leaves = 0;
             for_each_leaf(&warm, &t, false, &mut |_| {
                 leaves += 1;
@@ -67,7 +89,7 @@ fn parts_hold_the_leaves_entries_in_order() {
                         Ok(true)
                     })
                     .unwrap();
-                    let what = format!("{name} {tname}: parts of {part_rows}, {threads} threads");
+                    let what = format!("{name}: parts of {part_rows}, {threads} threads");
                     let mut got = Vec::new();
                     for (k, (index, first, rows, part)) in parts.into_iter().enumerate() {
                         assert_eq!(index, k as u64, "{what}");
@@ -88,7 +110,7 @@ fn parts_hold_the_leaves_entries_in_order() {
                 Ok(false)
             })
             .unwrap();
-            assert!(taken <= 1, "{name} {tname}");
+            assert!(taken <= 1, "{name}");
         }
     }
     assert!(
@@ -106,4 +128,50 @@ fn parts_of_no_rows_are_refused() {
     let t = db.table(&root, tname).unwrap();
     let r = for_each_part(&db, &t, false, 0, 2, &part, &mut |_| Ok(true));
     assert!(r.is_err());
+}
+
+/// Parts of a range of positions hold that range's entries, cut from its start (first rows
+/// `start + k * part_rows`), for ranges that start and end inside leaves, at the ends, past
+/// the end and empty, on a fresh handle each time.
+#[test]
+fn parts_of_a_range_hold_its_entries() {
+    let mut checked = 0;
+    for (dir, name, _, t, all) in keyed_tables() {
+        {
+            let n = all.len() as u64;
+            let ranges = [
+                (0, n),
+                (1, n),
+                (0, n.saturating_sub(1)),
+                (n / 3, 2 * n / 3 + 1),
+                (n / 2, n / 2),
+                (n.saturating_sub(2), n + 10),
+                (n + 1, n + 5),
+            ];
+            for (start, end) in ranges {
+                for part_rows in [1u64, 5, 97, u64::MAX / 2] {
+                    let db = Arc::new(Database::open(&dir).unwrap());
+                    let mut parts = Vec::new();
+                    for_each_part_of(&db, &t, start..end, true, part_rows, 2, &part, &mut |p| {
+                        parts.push(p);
+                        Ok(true)
+                    })
+                    .unwrap();
+                    let what = format!("{name}: rows {start}..{end}, parts of {part_rows}");
+                    let mut got = Vec::new();
+                    for (k, (index, first, rows, part)) in parts.into_iter().enumerate() {
+                        assert_eq!(index, k as u64, "{what}");
+                        assert_eq!(first, start + k as u64 * part_rows, "{what}");
+                        assert_eq!(rows, part.len() as u64, "{what}");
+                        got.extend(part);
+                    }
+                    let want = &all
+                        [(start.min(n) as usize)..(end.min(n) as usize).max(start.min(n) as usize)];
+                    assert_eq!(got, want, "{what}");
+                    checked += 1;
+                }
+            }
+        }
+    }
+    assert!(checked >= 100, "{checked}");
 }

@@ -421,6 +421,51 @@ impl<'s, S: StoreFastPaths + ?Sized, T: TreeSchema> Map<'s, S, T> {
         })
     }
 
+    /// The map's leaves from the one holding the row at position `ordinal` on, as
+    /// [`Map::leaves`] gives them (no leaf read), and the position of that first leaf's first
+    /// row: one descent through the parents' counts, for a reader that starts part-way (a part
+    /// of a table cut by row counts). Past the end: no leaves, and the map's count.
+    pub fn leaves_from(&self, ordinal: u64) -> Result<(Leaves<'s, S>, u64), TreeError> {
+        let stop = 1.min(usize::from(self.height()?));
+        // Rows in the subtrees passed over on the way down.
+        let mut before = 0u64;
+        let mut past_end = false;
+        let cursor = Cursor::descend_to(self.store, &self.root, stop, |n| {
+            if past_end {
+                return n.count();
+            }
+            if n.is_leaf() {
+                // The root itself is the one leaf: its entries are not chosen.
+                return 0;
+            }
+            for (i, count) in n.subtree_counts().enumerate() {
+                if ordinal < before + count {
+                    return i;
+                }
+                before += count;
+            }
+            past_end = true;
+            n.count()
+        })?;
+        let single = (cursor.height() == 1).then(|| (self.root, cursor.at(0).0.tree_count()));
+        let single = single.filter(|&(_, count)| ordinal < count);
+        if cursor.height() == 1 && single.is_none() {
+            before = cursor.at(0).0.tree_count();
+        }
+        Ok((
+            Leaves {
+                store: self.store,
+                cursor,
+                level: 0,
+                single,
+                ahead: ReadAhead::default(),
+                counts: Vec::new(),
+                counts_of: None,
+            },
+            before,
+        ))
+    }
+
     /// Every row in key order.
     pub fn iter(&self) -> Result<Iter<'s, '_, S, T>, TreeError> {
         self.range(Bound::Unbounded, Bound::Unbounded)
@@ -1437,6 +1482,43 @@ mod tests {
         const PREFETCHES: bool = true;
         fn prefetch(&self, addresses: &[Address]) {
             self.seen.lock().unwrap().extend_from_slice(addresses);
+        }
+    }
+
+    /// `leaves_from(o)` is the suffix of `leaves()` that starts with the leaf holding row `o`,
+    /// with the position of that leaf's first row; past the end, nothing and the count. Maps
+    /// of one leaf, two levels and three.
+    #[test]
+    fn leaves_from_a_position_are_the_suffix_of_the_leaves() {
+        let store = MemoryStore::new(HashProfile::Blake3);
+        for n in [0usize, 1, 40, 3_000, 200_000] {
+            let rows: Vec<Vec<u8>> = (0..n as u32).map(tup).collect();
+            let m = Map::from_sorted(&store, BytesSchema, rows.iter().map(|k| (&k[..], &k[..])))
+                .unwrap();
+            let leaves: Vec<(Address, u64)> = m.leaves().unwrap().map(Result::unwrap).collect();
+            let mut starts = vec![0u64];
+            for l in &leaves {
+                starts.push(starts.last().unwrap() + l.1);
+            }
+            let step = (n / 97).max(1);
+            for o in (0..n + 2)
+                .step_by(step)
+                .chain([n.saturating_sub(1), n, n + 5])
+            {
+                let (from, first) = m.leaves_from(o as u64).unwrap();
+                let got: Vec<(Address, u64)> = from.map(Result::unwrap).collect();
+                let k = starts[1..].iter().position(|&end| end > o as u64);
+                match k {
+                    Some(k) => {
+                        assert_eq!(first, starts[k], "{n} rows, position {o}");
+                        assert_eq!(got, leaves[k..].to_vec(), "{n} rows, position {o}");
+                    }
+                    None => {
+                        assert_eq!(first, n as u64, "{n} rows, position {o}");
+                        assert!(got.is_empty(), "{n} rows, position {o}");
+                    }
+                }
+            }
         }
     }
 

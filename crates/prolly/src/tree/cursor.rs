@@ -79,7 +79,7 @@ impl<'s> Cursor<'s> {
     }
 
     /// Like `descend` but stops at `stop` (the frames below it are left unset).
-    fn descend_to<S: StoreFastPaths + ?Sized>(
+    pub(crate) fn descend_to<S: StoreFastPaths + ?Sized>(
         store: &'s S,
         root: &Address,
         stop: usize,
