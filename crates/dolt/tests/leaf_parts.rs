@@ -37,15 +37,21 @@ fn part(p: &mut PartLeaves<'_>) -> prollystore_dolt::Result<Part> {
     Ok((p.index(), p.first_row(), p.rows(), rows))
 }
 
-/// Every keyed table on main of the vector databases: the database's directory and name, the
-/// table read through a warm handle, and its entries.
-fn keyed_tables() -> Vec<(
-    std::path::PathBuf,
-    String,
-    Database,
-    Table,
-    Vec<(Vec<u8>, Vec<u8>)>,
-)> {
+/// A keyed table on main of a vector database.
+struct KeyedTable {
+    /// The database's directory (for fresh handles).
+    dir: std::path::PathBuf,
+    /// Database and table, for messages.
+    name: String,
+    /// The handle the table was read through.
+    warm: Database,
+    table: Table,
+    /// Its entries, leaf by leaf.
+    all: Vec<(Vec<u8>, Vec<u8>)>,
+}
+
+/// Every keyed table on main of the vector databases.
+fn keyed_tables() -> Vec<KeyedTable> {
     let mut out = Vec::new();
     for name in DATABASES {
         let dir = prollystore_test_vectors::require(&format!("dolt-db/{name}"));
@@ -55,12 +61,18 @@ fn keyed_tables() -> Vec<(
             .unwrap();
         for (tname, _) in &root.tables {
             let warm = Database::open(&dir).unwrap();
-            let t = warm.table(&root, tname).unwrap();
-            if t.schema.keyless {
+            let table = warm.table(&root, tname).unwrap();
+            if table.schema.keyless {
                 continue;
             }
-            let all = entries(&warm, &t);
-            out.push((dir.clone(), format!("{name} {tname}"), warm, t, all));
+            let all = entries(&warm, &table);
+            out.push(KeyedTable {
+                dir: dir.clone(),
+                name: format!("{name} {tname}"),
+                warm,
+                table,
+                all,
+            });
         }
     }
     out
@@ -69,7 +81,14 @@ fn keyed_tables() -> Vec<(
 #[test]
 fn parts_hold_the_leaves_entries_in_order() {
     let (mut tables, mut multi_leaf) = (0, 0);
-    for (dir, name, warm, t, all) in keyed_tables() {
+    for KeyedTable {
+        dir,
+        name,
+        warm,
+        table: t,
+        all,
+    } in keyed_tables()
+    {
         {
             let mut leaves = 0;
             for_each_leaf(&warm, &t, false, &mut |_| {
@@ -136,7 +155,14 @@ fn parts_of_no_rows_are_refused() {
 #[test]
 fn parts_of_a_range_hold_its_entries() {
     let mut checked = 0;
-    for (dir, name, _, t, all) in keyed_tables() {
+    for KeyedTable {
+        dir,
+        name,
+        table: t,
+        all,
+        ..
+    } in keyed_tables()
+    {
         {
             let n = all.len() as u64;
             let ranges = [
