@@ -6,7 +6,7 @@
 //! [`parse_value`] reads a Dolt value's text for a column, through the one grammar of
 //! [`value_parse`] (numbers, dates, times) and [`decimal_parts`] (a decimal scaled to its
 //! column): the writer, generated columns and the test tables use it. The writer's direct
-//! import fields ([`super::text_fields`]) read with the same grammar, to the same
+//! import fields (`codec::text_fields`) read with the same grammar, to the same
 //! values, and give anything they do not take whole to it.
 
 use prollystore::blob::StoreBlobs;
