@@ -89,48 +89,46 @@ fn parts_hold_the_leaves_entries_in_order() {
         all,
     } in keyed_tables()
     {
-        {
-            let mut leaves = 0;
-            for_each_leaf(&warm, &t, false, &mut |_| {
-                leaves += 1;
-                Ok(true)
-            })
-            .unwrap();
-            multi_leaf += usize::from(leaves > 1);
-            tables += 1;
-            for part_rows in [1u64, 2, 7, 64, 1000, u64::MAX / 2] {
-                for threads in [1, 2, 3] {
-                    // A fresh handle each time: the leaves are read from the files.
-                    let db = Arc::new(Database::open(&dir).unwrap());
-                    let mut parts = Vec::new();
-                    for_each_part(&db, &t, true, part_rows, threads, &part, &mut |p| {
-                        parts.push(p);
-                        Ok(true)
-                    })
-                    .unwrap();
-                    let what = format!("{name}: parts of {part_rows}, {threads} threads");
-                    let mut got = Vec::new();
-                    for (k, (index, first, rows, part)) in parts.into_iter().enumerate() {
-                        assert_eq!(index, k as u64, "{what}");
-                        assert_eq!(first, k as u64 * part_rows, "{what}");
-                        assert_eq!(rows, part.len() as u64, "{what}");
-                        let last = first + rows == all.len() as u64;
-                        assert!(rows == part_rows || (last && rows > 0), "{what}: part {k}");
-                        got.extend(part);
-                    }
-                    assert_eq!(got, all, "{what}");
+        let mut leaves = 0;
+        for_each_leaf(&warm, &t, false, &mut |_| {
+            leaves += 1;
+            Ok(true)
+        })
+        .unwrap();
+        multi_leaf += usize::from(leaves > 1);
+        tables += 1;
+        for part_rows in [1u64, 2, 7, 64, 1000, u64::MAX / 2] {
+            for threads in [1, 2, 3] {
+                // A fresh handle each time: the leaves are read from the files.
+                let db = Arc::new(Database::open(&dir).unwrap());
+                let mut parts = Vec::new();
+                for_each_part(&db, &t, true, part_rows, threads, &part, &mut |p| {
+                    parts.push(p);
+                    Ok(true)
+                })
+                .unwrap();
+                let what = format!("{name}: parts of {part_rows}, {threads} threads");
+                let mut got = Vec::new();
+                for (k, (index, first, rows, part)) in parts.into_iter().enumerate() {
+                    assert_eq!(index, k as u64, "{what}");
+                    assert_eq!(first, k as u64 * part_rows, "{what}");
+                    assert_eq!(rows, part.len() as u64, "{what}");
+                    let last = first + rows == all.len() as u64;
+                    assert!(rows == part_rows || (last && rows > 0), "{what}: part {k}");
+                    got.extend(part);
                 }
+                assert_eq!(got, all, "{what}");
             }
-            // Stopped after the first part: the workers and the walker stop.
-            let db = Database::open(&dir).unwrap();
-            let mut taken = 0;
-            for_each_part(&db, &t, false, 3, 2, &part, &mut |_| {
-                taken += 1;
-                Ok(false)
-            })
-            .unwrap();
-            assert!(taken <= 1, "{name}");
         }
+        // Stopped after the first part: the workers and the walker stop.
+        let db = Database::open(&dir).unwrap();
+        let mut taken = 0;
+        for_each_part(&db, &t, false, 3, 2, &part, &mut |_| {
+            taken += 1;
+            Ok(false)
+        })
+        .unwrap();
+        assert!(taken <= 1, "{name}");
     }
     assert!(
         tables >= 10 && multi_leaf >= 1,
@@ -163,39 +161,37 @@ fn parts_of_a_range_hold_its_entries() {
         ..
     } in keyed_tables()
     {
-        {
-            let n = all.len() as u64;
-            let ranges = [
-                (0, n),
-                (1, n),
-                (0, n.saturating_sub(1)),
-                (n / 3, 2 * n / 3 + 1),
-                (n / 2, n / 2),
-                (n.saturating_sub(2), n + 10),
-                (n + 1, n + 5),
-            ];
-            for (start, end) in ranges {
-                for part_rows in [1u64, 5, 97, u64::MAX / 2] {
-                    let db = Arc::new(Database::open(&dir).unwrap());
-                    let mut parts = Vec::new();
-                    for_each_part_of(&db, &t, start..end, true, part_rows, 2, &part, &mut |p| {
-                        parts.push(p);
-                        Ok(true)
-                    })
-                    .unwrap();
-                    let what = format!("{name}: rows {start}..{end}, parts of {part_rows}");
-                    let mut got = Vec::new();
-                    for (k, (index, first, rows, part)) in parts.into_iter().enumerate() {
-                        assert_eq!(index, k as u64, "{what}");
-                        assert_eq!(first, start + k as u64 * part_rows, "{what}");
-                        assert_eq!(rows, part.len() as u64, "{what}");
-                        got.extend(part);
-                    }
-                    let want = &all
-                        [(start.min(n) as usize)..(end.min(n) as usize).max(start.min(n) as usize)];
-                    assert_eq!(got, want, "{what}");
-                    checked += 1;
+        let n = all.len() as u64;
+        let ranges = [
+            (0, n),
+            (1, n),
+            (0, n.saturating_sub(1)),
+            (n / 3, 2 * n / 3 + 1),
+            (n / 2, n / 2),
+            (n.saturating_sub(2), n + 10),
+            (n + 1, n + 5),
+        ];
+        for (start, end) in ranges {
+            for part_rows in [1u64, 5, 97, u64::MAX / 2] {
+                let db = Arc::new(Database::open(&dir).unwrap());
+                let mut parts = Vec::new();
+                for_each_part_of(&db, &t, start..end, true, part_rows, 2, &part, &mut |p| {
+                    parts.push(p);
+                    Ok(true)
+                })
+                .unwrap();
+                let what = format!("{name}: rows {start}..{end}, parts of {part_rows}");
+                let mut got = Vec::new();
+                for (k, (index, first, rows, part)) in parts.into_iter().enumerate() {
+                    assert_eq!(index, k as u64, "{what}");
+                    assert_eq!(first, start + k as u64 * part_rows, "{what}");
+                    assert_eq!(rows, part.len() as u64, "{what}");
+                    got.extend(part);
                 }
+                let want =
+                    &all[(start.min(n) as usize)..(end.min(n) as usize).max(start.min(n) as usize)];
+                assert_eq!(got, want, "{what}");
+                checked += 1;
             }
         }
     }
