@@ -697,6 +697,10 @@ fn character_sets_are_stored_as_dolt_stores_them() {
             "CREATE TABLE t (id INT PRIMARY KEY, x TIME(2))",
             "TIME length not yet supported",
         ),
+        (
+            "CREATE TABLE t (id INT PRIMARY KEY, x INT CHARACTER SET latin1)",
+            "Only character columns, enums, and sets can have a CHARACTER SET option",
+        ),
     ] {
         let o = run(&ours, &["import", "t", csv.to_str().unwrap(), "--create", create]);
         let err = String::from_utf8_lossy(&o.stderr);

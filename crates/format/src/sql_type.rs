@@ -190,6 +190,9 @@ pub enum TypeTextError {
     /// fraction length (in its words).
     #[error("TIME length not yet supported")]
     TimeLength,
+    /// `CHARACTER SET` on a type that holds no text (Dolt's words).
+    #[error("Only character columns, enums, and sets can have a CHARACTER SET option")]
+    CharsetOnNonText,
     /// `CHARACTER SET binary`, which MySQL turns into a binary type.
     #[error("CHARACTER SET binary: declare the binary type (BINARY, VARBINARY, BLOB) instead")]
     BinaryCharset,
@@ -559,6 +562,9 @@ impl SqlType {
             return Err(TypeTextError::TimeLength);
         }
         if let Some(named) = attribute(&lower, &["character", "set"]) {
+            if ty.text_attributes().is_none() {
+                return Err(TypeTextError::CharsetOnNonText);
+            }
             let (charset, default) =
                 charset_default(&named).ok_or(TypeTextError::UnknownCharset(named))?;
             let collation = match collation {
@@ -915,6 +921,14 @@ mod tests {
                 .unwrap_err()
                 .to_string(),
             "latin1 is not a valid character set for utf8mb4_bin"
+        );
+        assert_eq!(
+            SqlType::parse_checked("int CHARACTER SET latin1"),
+            Err(TypeTextError::CharsetOnNonText)
+        );
+        assert_eq!(
+            SqlType::parse_checked("varbinary(5) character set latin1"),
+            Err(TypeTextError::CharsetOnNonText)
         );
         assert_eq!(
             SqlType::parse_checked("time(2)"),

@@ -439,10 +439,11 @@ impl<'s, S: StoreFastPaths + ?Sized, T: TreeSchema> Map<'s, S, T> {
                 return 0;
             }
             for (i, count) in n.subtree_counts().enumerate() {
-                if ordinal < before + count {
+                // Counts come from stored nodes: a corrupt one must not overflow.
+                if ordinal < before.saturating_add(count) {
                     return i;
                 }
-                before += count;
+                before = before.saturating_add(count);
             }
             past_end = true;
             n.count()
