@@ -15,7 +15,7 @@ use arrow_schema::{ArrowError, DataType, Field, Schema as ArrowSchema, SchemaRef
 use prollystore_dolt::leaf_reader::{first_leaf_kept, leaf_kept_at};
 use prollystore_dolt::parts::{projection, Part};
 use prollystore_dolt::schema::SqlType;
-use prollystore_dolt::table_diff::{RowChange, RowChanges, TableDiff};
+use prollystore_dolt::table_diff::{DiffSide, RowChange, RowChanges, TableDiff};
 use prollystore_dolt::{Database, KeyRange, Rows, SqlValue, Table};
 use self_cell::self_cell;
 
@@ -552,8 +552,29 @@ impl DiffBatches {
         name: &str,
         batch_rows: usize,
     ) -> Result<DiffBatches> {
-        let batch_rows = check_batch_rows(batch_rows)?;
         let diff = OwnedDiff::try_new(db, |db| TableDiff::new(db, from, to, name))?;
+        Self::of(diff, name, batch_rows)
+    }
+
+    /// The diff between two sides already resolved ([`TableDiff::from_sides`]): a side that is
+    /// not a revision [`TableDiff::new`] takes (another branch's working set, a root read
+    /// by address), named by its `spec` in `to_commit` / `from_commit`.
+    pub fn from_sides(
+        db: Arc<Database>,
+        from: DiffSide,
+        to: DiffSide,
+        batch_rows: usize,
+    ) -> Result<DiffBatches> {
+        let name = match (&to.table, &from.table) {
+            (Some(t), _) | (None, Some(t)) => t.name.clone(),
+            (None, None) => String::new(),
+        };
+        let diff = OwnedDiff::try_new(db, |db| TableDiff::from_sides(db, from, to))?;
+        Self::of(diff, &name, batch_rows)
+    }
+
+    fn of(diff: OwnedDiff, name: &str, batch_rows: usize) -> Result<DiffBatches> {
+        let batch_rows = check_batch_rows(batch_rows)?;
         let d = diff.borrow_dependent();
         let (Some(to_table), Some(from_table)) = (
             d.to().table.as_ref().or(d.from().table.as_ref()),

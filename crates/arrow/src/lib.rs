@@ -15,6 +15,8 @@
 //!   maps built from record batches ([`build_map`]).
 //! * [`dolt_write`]: record batches written into a Dolt table through a writer
 //!   ([`dolt_write::write_batches`]).
+//! * [`cell_text`]: one Arrow value's text as `dolt sql` shows it ([`cell_text::write_cell`]),
+//!   the text writes into Dolt read.
 //! * [`dolt_types`]: the Arrow type of each Dolt SQL type (the table in `docs/ARROW.md`) and
 //!   the Arrow schema of a Dolt table.
 //! * [`error`]: what can go wrong turning rows into arrays or arrays into rows.
@@ -53,6 +55,7 @@
 //! # }
 //! ```
 
+pub mod cell_text;
 mod columns;
 pub mod dolt;
 mod dolt_scan;

@@ -1,0 +1,292 @@
+//! # prollystore-query
+//!
+//! SQL over Dolt databases with [Apache DataFusion](https://datafusion.apache.org): tables
+//! at any state, read by key ranges where the `WHERE` clause allows, only the columns a query
+//! uses decoded, and every core used; Dolt's system tables `dolt_log`, `dolt_branches` and
+//! `dolt_diff_<table>`; Dolt's `AS OF`. No query engine is written here: DataFusion plans
+//! and runs the query, this crate is where it reads.
+//!
+//! * [`DoltSession`]: a DataFusion `SessionContext` with a database's states as schemas;
+//!   [`DoltSession::sql`] runs a query, [`DoltSession::context`] is DataFusion's own API.
+//! * [`DoltTable`]: one table at one state as a DataFusion `TableProvider`, to register in a
+//!   context of your own.
+//! * [`key_ranges`](crate::DoltTable::pushdown): which filters become key ranges (the
+//!   pushdown table is in the module's documentation and the README).
+//! * [`output`]: results printed as `dolt sql -r csv|json|table` prints them.
+//! * The `prolly-sql` command (`prolly dolt DB sql "SELECT …"` runs it).
+//!
+//! ```
+//! use prollystore_query::DoltSession;
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! # let dir = prollystore_test_vectors::require("dolt-db/vecdb");
+//! let session = DoltSession::open(&dir, None)?; // the checked-out branch's working set
+//! let df = session
+//!     .sql("SELECT count(*) AS n FROM items WHERE id BETWEEN 1 AND 3")
+//!     .await?;
+//! let batches = df.collect().await?;
+//! assert_eq!(batches[0].num_rows(), 1);
+//! // Another state: a schema named as the state, or Dolt's AS OF.
+//! session.sql("SELECT * FROM `main`.items").await?.collect().await?;
+//! session.sql("SELECT * FROM items AS OF 'main'").await?.collect().await?;
+//! session.sql("SELECT commit_hash, message FROM dolt_log").await?.collect().await?;
+//! # Ok(())
+//! # }
+//! ```
+
+pub mod as_of;
+mod catalog;
+pub mod error;
+mod key_ranges;
+pub mod output;
+mod scan;
+mod system;
+mod table;
+
+use std::path::Path;
+use std::sync::Arc;
+
+use datafusion::arrow::record_batch::RecordBatch;
+use datafusion::common::config::Dialect;
+use datafusion::dataframe::DataFrame;
+use datafusion::execution::context::SessionState;
+use datafusion::prelude::{SessionConfig, SessionContext};
+use datafusion::sql::parser::Statement as DfStatement;
+use datafusion::sql::sqlparser::ast::{Expr, SelectItem, SetExpr, Statement, Value};
+use datafusion::sql::sqlparser::dialect::MySqlDialect;
+use datafusion::sql::sqlparser::keywords::Keyword;
+use datafusion::sql::sqlparser::tokenizer::{Location, Token, TokenWithSpan, Tokenizer};
+use prollystore_dolt::Database;
+
+pub use catalog::{DoltCatalog, DoltSchema};
+pub use error::{Error, Result};
+pub use table::DoltTable;
+
+/// The catalog name a session's states are schemas of.
+pub const CATALOG: &str = "dolt";
+
+/// The state a session reads when none is given: the checked-out branch's working set, as
+/// `dolt sql` reads.
+pub const DEFAULT_STATE: &str = "WORKING";
+
+/// A DataFusion session over one Dolt database: catalog [`CATALOG`], whose schemas are the
+/// database's states (the default schema is the state the session was opened at).
+pub struct DoltSession {
+    ctx: SessionContext,
+    catalog: Arc<DoltCatalog>,
+}
+
+impl std::fmt::Debug for DoltSession {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DoltSession")
+            .field("catalog", &self.catalog)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A query's result with the column headers `dolt sql` prints: each select item's text as
+/// written (its alias if it has one).
+#[derive(Debug)]
+pub struct QueryResult {
+    /// One header per column.
+    pub headers: Vec<String>,
+    /// The rows.
+    pub batches: Vec<RecordBatch>,
+}
+
+impl DoltSession {
+    /// A session over `db` whose unqualified tables are those of state `at` (as
+    /// [`prollystore_dolt::db::parse_at`] reads it; `None`: [`DEFAULT_STATE`]). Fails if
+    /// the state does not resolve.
+    pub fn new(db: Arc<Database>, at: Option<&str>) -> Result<DoltSession> {
+        let at = at.unwrap_or(DEFAULT_STATE);
+        let catalog = Arc::new(DoltCatalog::new(db, at));
+        catalog.state(at)?;
+        let mut config = SessionConfig::new()
+            .with_default_catalog_and_schema(CATALOG, at)
+            .with_create_default_catalog_and_schema(false)
+            .with_information_schema(true);
+        // Backquoted names, as Dolt and MySQL write them.
+        config.options_mut().sql_parser.dialect = Dialect::MySQL;
+        let ctx = SessionContext::new_with_config(config);
+        ctx.register_catalog(CATALOG, catalog.clone());
+        Ok(DoltSession { ctx, catalog })
+    }
+
+    /// [`DoltSession::new`] on the database at `path` (the directory holding `.dolt`), opened
+    /// with the MySQL expression engine so VIRTUAL generated columns are computed.
+    pub fn open(path: impl AsRef<Path>, at: Option<&str>) -> Result<DoltSession> {
+        let db = prollystore_sql::open(path.as_ref())?;
+        DoltSession::new(Arc::new(db), at)
+    }
+
+    /// DataFusion's context: register more tables, set options, use its DataFrame API.
+    pub fn context(&self) -> &SessionContext {
+        &self.ctx
+    }
+
+    /// The session's catalog.
+    pub fn catalog(&self) -> &Arc<DoltCatalog> {
+        &self.catalog
+    }
+
+    /// Plans `sql` (one statement; Dolt's `AS OF` allowed) and returns its DataFrame. A state
+    /// named in the query that does not resolve is reported as the database says why.
+    pub async fn sql(&self, sql: &str) -> Result<DataFrame> {
+        let (df, _) = self.plan(sql).await?;
+        Ok(df)
+    }
+
+    /// Runs `sql` and returns its rows with the headers `dolt sql` would print.
+    pub async fn query(&self, sql: &str) -> Result<QueryResult> {
+        let (df, items) = self.plan(sql).await?;
+        let names: Vec<String> = df
+            .schema()
+            .fields()
+            .iter()
+            .map(|f| f.name().clone())
+            .collect();
+        let headers = match items {
+            Some(items) if items.len() == names.len() => items,
+            _ => names,
+        };
+        let batches = df.collect().await?;
+        Ok(QueryResult { headers, batches })
+    }
+
+    async fn plan(&self, sql: &str) -> Result<(DataFrame, Option<Vec<String>>)> {
+        let sql = as_of::rewrite(sql)?;
+        let state: SessionState = self.ctx.state();
+        let statement = state.sql_to_statement(&sql, &Dialect::MySQL)?;
+        // Name the reason when a state a table is qualified with does not resolve.
+        for r in state.resolve_table_references(&statement)? {
+            if let Some(schema) = r.schema() {
+                if r.catalog().is_none_or(|c| c == CATALOG) {
+                    self.catalog.state(schema)?;
+                }
+            }
+        }
+        let items = select_texts(&statement, &sql);
+        let plan = state.statement_to_plan(statement).await?;
+        let df = self.ctx.execute_logical_plan(plan).await?;
+        Ok((df, items))
+    }
+}
+
+/// Each select item's header as `dolt sql` prints it (`None` if the statement is not a
+/// plain SELECT, or has a `*`): its alias, else its text as written, a string literal's
+/// value without its quotes.
+fn select_texts(statement: &DfStatement, sql: &str) -> Option<Vec<String>> {
+    let DfStatement::Statement(s) = statement else {
+        return None;
+    };
+    let Statement::Query(q) = s.as_ref() else {
+        return None;
+    };
+    let SetExpr::Select(select) = q.body.as_ref() else {
+        return None;
+    };
+    let texts = item_texts(sql)?;
+    if texts.len() != select.projection.len() {
+        return None;
+    }
+    select
+        .projection
+        .iter()
+        .zip(texts)
+        .map(|(item, text)| match item {
+            SelectItem::UnnamedExpr(Expr::Value(v)) => match &v.value {
+                Value::SingleQuotedString(s) | Value::DoubleQuotedString(s) => Some(s.clone()),
+                _ => Some(text),
+            },
+            SelectItem::UnnamedExpr(_) => Some(text),
+            SelectItem::ExprWithAlias { alias, .. } => Some(alias.value.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The source text of each item of the first SELECT's list: the tokens between `SELECT`
+/// (and `DISTINCT`/`ALL`) and the clause after the list, cut at commas outside
+/// parentheses.
+fn item_texts(sql: &str) -> Option<Vec<String>> {
+    let tokens = Tokenizer::new(&MySqlDialect {}, sql)
+        .tokenize_with_location()
+        .ok()?;
+    let significant: Vec<&TokenWithSpan> = tokens
+        .iter()
+        .filter(|t| !matches!(t.token, Token::Whitespace(_)))
+        .collect();
+    let keyword = |t: &TokenWithSpan| match &t.token {
+        Token::Word(w) if w.quote_style.is_none() => Some(w.keyword),
+        _ => None,
+    };
+    let start = significant.iter().position(|t| keyword(t) == Some(Keyword::SELECT))? + 1;
+    let mut at = start;
+    while significant
+        .get(at)
+        .is_some_and(|t| matches!(keyword(t), Some(Keyword::DISTINCT | Keyword::ALL)))
+    {
+        at += 1;
+    }
+    let mut items = Vec::new();
+    let mut depth = 0usize;
+    let mut first: Option<&TokenWithSpan> = None;
+    let mut last: Option<&TokenWithSpan> = None;
+    let mut close = |first: &mut Option<&TokenWithSpan>, last: &mut Option<&TokenWithSpan>| {
+        if let (Some(f), Some(l)) = (first.take(), last.take()) {
+            items.push(text_between(sql, f.span.start, l.span.end));
+        }
+    };
+    for t in &significant[at..] {
+        match &t.token {
+            Token::LParen => depth += 1,
+            Token::RParen => depth = depth.saturating_sub(1),
+            Token::Comma if depth == 0 => {
+                close(&mut first, &mut last);
+                continue;
+            }
+            Token::SemiColon if depth == 0 => break,
+            _ if depth == 0
+                && matches!(
+                    keyword(t),
+                    Some(
+                        Keyword::FROM
+                            | Keyword::WHERE
+                            | Keyword::GROUP
+                            | Keyword::HAVING
+                            | Keyword::ORDER
+                            | Keyword::LIMIT
+                            | Keyword::UNION
+                            | Keyword::INTO
+                            | Keyword::WINDOW
+                    )
+                ) =>
+            {
+                break
+            }
+            _ => {}
+        }
+        first.get_or_insert(t);
+        last = Some(t);
+    }
+    close(&mut first, &mut last);
+    items.into_iter().collect()
+}
+
+/// The text of `sql` from `start` to `end` (the tokenizer's 1-based lines and columns).
+fn text_between(sql: &str, start: Location, end: Location) -> Option<String> {
+    let offset = |loc: Location| -> Option<usize> {
+        let mut at = 0;
+        for (n, l) in sql.split_inclusive('\n').enumerate() {
+            if n as u64 + 1 == loc.line {
+                let col = usize::try_from(loc.column.checked_sub(1)?).ok()?;
+                return Some(at + l.char_indices().nth(col).map_or(l.len(), |(i, _)| i));
+            }
+            at += l.len();
+        }
+        (loc.line as usize > sql.split_inclusive('\n').count()).then_some(sql.len())
+    };
+    sql.get(offset(start)?..offset(end)?).map(str::to_string)
+}

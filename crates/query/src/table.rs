@@ -1,0 +1,254 @@
+//! A Dolt table at one state as a DataFusion table: its visible columns as Arrow types
+//! ([`prollystore_arrow::table_schema`]), scanned by key ranges where the filters allow
+//! ([`crate::key_ranges`]), only the columns asked for decoded, cut into partitions of nearly
+//! equal row counts by the tree's internal counts so every core works.
+
+use std::any::Any;
+use std::ops::Range;
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use datafusion::arrow::datatypes::SchemaRef;
+use datafusion::catalog::Session;
+use datafusion::common::stats::Precision;
+use datafusion::common::{Result, Statistics};
+use datafusion::datasource::{TableProvider, TableType};
+use datafusion::logical_expr::{Expr, TableProviderFilterPushDown};
+use datafusion::physical_plan::ExecutionPlan;
+use prollystore_dolt::{Database, Table};
+
+use crate::error::dolt_error;
+use crate::key_ranges::{self, Pushed};
+use crate::scan::{DoltScan, Work};
+
+/// Fewest rows a partition is given: below this, one thread reads faster than several
+/// start.
+const MIN_PARTITION_ROWS: u64 = 100_000;
+
+/// A Dolt table at one state, for DataFusion.
+///
+/// ```
+/// use std::sync::Arc;
+/// use datafusion::prelude::SessionContext;
+/// use prollystore_dolt::{Database, State};
+/// use prollystore_query::DoltTable;
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// # let dir = prollystore_test_vectors::require("dolt-db/vecdb");
+/// let db = Arc::new(Database::open(&dir)?);
+/// let items = db.table_at("main", State::Committed, "items")?;
+/// let ctx = SessionContext::new();
+/// ctx.register_table("items", Arc::new(DoltTable::new(db, items)))?;
+/// let batches = ctx.sql("SELECT count(*) FROM items WHERE id < 3").await?.collect().await?;
+/// assert_eq!(batches[0].num_rows(), 1);
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Debug)]
+pub struct DoltTable {
+    db: Arc<Database>,
+    table: Table,
+    schema: SchemaRef,
+}
+
+impl DoltTable {
+    /// `table` of `db`, as [`Database::table_at`] or [`Database::table`] opened it.
+    pub fn new(db: Arc<Database>, table: Table) -> DoltTable {
+        let schema = prollystore_arrow::table_schema(&table.schema);
+        DoltTable { db, table, schema }
+    }
+
+    /// The Dolt table read.
+    pub fn table(&self) -> &Table {
+        &self.table
+    }
+
+    /// How each filter would be used by a scan (for `EXPLAIN`-like checks and tests):
+    /// `Exact`, `Inexact` (narrows the scan, checked again) or `Unsupported`.
+    pub fn pushdown(&self, filters: &[&Expr]) -> Vec<TableProviderFilterPushDown> {
+        key_ranges::plan(&self.table, filters)
+            .pushed
+            .into_iter()
+            .map(|p| match p {
+                Pushed::No => TableProviderFilterPushDown::Unsupported,
+                Pushed::Inexact => TableProviderFilterPushDown::Inexact,
+                Pushed::Exact => TableProviderFilterPushDown::Exact,
+            })
+            .collect()
+    }
+
+    /// The scan's work: positions of the clustered index, or ranges of a secondary index,
+    /// and the exact row count when known.
+    fn work(&self, filters: &[Expr], limit: Option<usize>) -> Result<(Vec<Work>, Option<u64>)> {
+        let refs: Vec<&Expr> = filters.iter().collect();
+        let plan = key_ranges::plan(&self.table, &refs);
+        let reader = self.table.reader(&self.db).map_err(dolt_error)?;
+        let limit = limit.map(|l| l as u64);
+        if let (Some(index), Some(ranges)) = (&plan.index, &plan.ranges) {
+            let work = ranges
+                .iter()
+                .map(|r| Work::Index {
+                    name: index.clone(),
+                    range: r.clone(),
+                })
+                .collect();
+            return Ok((work, None));
+        }
+        let mut spans: Vec<Range<u64>> = match &plan.ranges {
+            None => vec![reader
+                .ordinals(&prollystore_dolt::KeyRange::all())
+                .map_err(dolt_error)?],
+            Some(ranges) => ranges
+                .iter()
+                .map(|r| reader.ordinals(r).map_err(dolt_error))
+                .collect::<Result<_>>()?,
+        };
+        // Disjoint and in key order (IN lists may repeat a value or come in any order).
+        spans.retain(|s| !s.is_empty());
+        spans.sort_by_key(|s| s.start);
+        let mut merged: Vec<Range<u64>> = Vec::with_capacity(spans.len());
+        for s in spans {
+            match merged.last_mut() {
+                Some(last) if s.start <= last.end => last.end = last.end.max(s.end),
+                _ => merged.push(s),
+            }
+        }
+        if let Some(mut left) = limit {
+            merged.retain_mut(|s| {
+                let take = (s.end - s.start).min(left);
+                s.end = s.start + take;
+                left -= take;
+                take > 0
+            });
+        }
+        let rows: u64 = merged.iter().map(|s| s.end - s.start).sum();
+        // Keyless tables: a position holds a row and its count of copies.
+        let exact = (!self.table.schema.keyless).then_some(rows);
+        Ok((merged.into_iter().map(Work::Ordinals).collect(), exact))
+    }
+}
+
+/// Cuts `work` into at most `n` partitions of nearly equal row counts (positions only; index
+/// ranges stay in one partition, in order).
+fn spread(work: Vec<Work>, rows: u64, n: usize) -> Vec<Vec<Work>> {
+    let n = (rows / MIN_PARTITION_ROWS).clamp(1, n.max(1) as u64);
+    if n == 1 || work.iter().any(|w| matches!(w, Work::Index { .. })) {
+        return vec![work];
+    }
+    let share = rows.div_ceil(n);
+    let mut parts: Vec<Vec<Work>> = vec![Vec::new()];
+    let mut room = share;
+    for w in work {
+        let Work::Ordinals(mut span) = w else {
+            unreachable!("index work returned above")
+        };
+        while !span.is_empty() {
+            if room == 0 {
+                parts.push(Vec::new());
+                room = share;
+            }
+            let take = (span.end - span.start).min(room);
+            let part = parts.last_mut().expect("one part at least");
+            part.push(Work::Ordinals(span.start..span.start + take));
+            span.start += take;
+            room -= take;
+        }
+    }
+    parts
+}
+
+#[async_trait]
+impl TableProvider for DoltTable {
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+
+    fn schema(&self) -> SchemaRef {
+        self.schema.clone()
+    }
+
+    fn table_type(&self) -> TableType {
+        TableType::Base
+    }
+
+    fn supports_filters_pushdown(
+        &self,
+        filters: &[&Expr],
+    ) -> Result<Vec<TableProviderFilterPushDown>> {
+        Ok(self.pushdown(filters))
+    }
+
+    async fn scan(
+        &self,
+        state: &dyn Session,
+        projection: Option<&Vec<usize>>,
+        filters: &[Expr],
+        limit: Option<usize>,
+    ) -> Result<Arc<dyn ExecutionPlan>> {
+        let (work, exact_rows) = self.work(filters, limit)?;
+        let rows = exact_rows.unwrap_or_else(|| {
+            work.iter()
+                .map(|w| match w {
+                    Work::Ordinals(s) => s.end - s.start,
+                    Work::Index { .. } => 0,
+                })
+                .sum()
+        });
+        let config = state.config();
+        let partitions = spread(work, rows, config.target_partitions());
+        let columns = projection.cloned();
+        let schema = match &columns {
+            Some(c) => Arc::new(self.schema.project(c)?),
+            None => self.schema.clone(),
+        };
+        Ok(Arc::new(DoltScan::new(
+            self.db.clone(),
+            self.table.clone(),
+            schema,
+            columns,
+            partitions,
+            exact_rows,
+            config.batch_size(),
+        )))
+    }
+
+    fn statistics(&self) -> Option<Statistics> {
+        if self.table.schema.keyless {
+            return None;
+        }
+        let rows = self.table.primary_scan_map(&self.db).count().ok()?;
+        let mut stats = Statistics::new_unknown(&self.schema);
+        stats.num_rows = Precision::Exact(usize::try_from(rows).ok()?);
+        Some(stats)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spread_cuts_positions_into_nearly_equal_parts() {
+        let work = vec![
+            Work::Ordinals(0..250_000),
+            Work::Ordinals(300_000..450_000),
+        ];
+        let parts = spread(work, 400_000, 4);
+        assert_eq!(parts.len(), 4);
+        let sizes: Vec<u64> = parts
+            .iter()
+            .map(|p| {
+                p.iter()
+                    .map(|w| match w {
+                        Work::Ordinals(s) => s.end - s.start,
+                        Work::Index { .. } => 0,
+                    })
+                    .sum()
+            })
+            .collect();
+        assert_eq!(sizes, [100_000; 4]);
+        // Few rows: one partition.
+        assert_eq!(spread(vec![Work::Ordinals(0..10)], 10, 8).len(), 1);
+    }
+}
