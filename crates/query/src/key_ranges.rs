@@ -265,6 +265,23 @@ fn plan_on(
 /// The hold of filter `e` on one visible column, if it has a form the seek uses.
 fn hold(e: &Expr, visible: &[&Column]) -> Option<(usize, Hold)> {
     match e {
+        // `c = a OR c = b`: DataFusion writes short IN lists so.
+        Expr::BinaryExpr(BinaryExpr {
+            left,
+            op: Operator::Or,
+            right,
+        }) => {
+            let (Some((lc, Hold::Equal(mut lv))), Some((rc, Hold::Equal(rv)))) =
+                (hold(left, visible), hold(right, visible))
+            else {
+                return None;
+            };
+            if lc != rc {
+                return None;
+            }
+            lv.extend(rv);
+            Some((lc, Hold::Equal(lv)))
+        }
         Expr::BinaryExpr(BinaryExpr { left, op, right }) => {
             let (col, value, op) = match (column(left, visible), column(right, visible)) {
                 (Some(c), None) => (c, right.as_ref(), *op),

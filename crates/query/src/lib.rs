@@ -200,6 +200,10 @@ fn select_texts(statement: &DfStatement, sql: &str) -> Option<Vec<String>> {
                 Value::SingleQuotedString(s) | Value::DoubleQuotedString(s) => Some(s.clone()),
                 _ => Some(text),
             },
+            // A qualified column is headed by its name alone.
+            SelectItem::UnnamedExpr(Expr::CompoundIdentifier(parts)) => {
+                parts.last().map(|p| p.value.clone())
+            }
             SelectItem::UnnamedExpr(_) => Some(text),
             SelectItem::ExprWithAlias { alias, .. } => Some(alias.value.clone()),
             _ => None,

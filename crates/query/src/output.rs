@@ -1,7 +1,7 @@
 //! A query's result printed as `dolt sql -r csv|json|table` prints it: every value as Dolt's
 //! text ([`prollystore_arrow::cell_text::write_cell`]); CSV quoted as Dolt quotes it (an
 //! empty string as `""`, NULL as nothing); JSON as `{"rows": [...]}` with each row's keys in
-//! byte order, numbers and booleans bare and NULLs left out; a table boxed with `+---+` rules,
+//! byte order, numbers, booleans and JSON values bare and NULLs left out; a table boxed with `+---+` rules,
 //! NULL shown as `NULL`.
 
 use std::io::Write;
@@ -9,6 +9,7 @@ use std::io::Write;
 use datafusion::arrow::array::{Array, ArrayRef, RecordBatch};
 use datafusion::arrow::datatypes::{DataType, Field};
 use prollystore_arrow::cell_text::write_cell;
+use prollystore_arrow::dolt_types::{EXTENSION_NAME, JSON_EXTENSION};
 use prollystore_dolt::csv_field::write_csv_field;
 
 use crate::error::{Error, Result};
@@ -117,7 +118,10 @@ fn write_json(
                 text.extend(serde_json::to_string(&headers[c]).unwrap_or_default().bytes());
                 text.push(b':');
                 let value = String::from_utf8_lossy(&buf);
-                if bare(field.data_type()) && value.parse::<f64>().is_ok_and(f64::is_finite)
+                let json = field.metadata().get(EXTENSION_NAME).map(String::as_str)
+                    == Some(JSON_EXTENSION);
+                if json
+                    || bare(field.data_type()) && value.parse::<f64>().is_ok_and(f64::is_finite)
                     || *field.data_type() == DataType::Boolean
                 {
                     text.extend_from_slice(&buf);

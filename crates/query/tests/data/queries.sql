@@ -1,0 +1,48 @@
+# One query a line: the result format (csv, json or tabular), a space, the query. make.sh
+# records Dolt's output of each in expected/NN.FORMAT (NN: its number among the queries);
+# tests/dolt_made.rs checks ours is byte for byte the same.
+csv select * from t
+csv select * from t order by id desc
+csv select * from t where id = 2
+csv select * from t where id in (5, 1, 99) order by id
+csv select id, name from t where id >= 2 and id < 5
+csv select * from t where id between 2 and 4
+csv select count(*) from t
+csv select count(*) from t where id > 1
+csv select * from t as of 'main~1'
+csv select * from t as of 'feat'
+csv select * from t as of 'v1'
+csv select * from `sysdb/feat`.t
+csv select name, score from t where name = 'bb'
+csv select * from u
+csv select * from u where k = 'apple'
+csv select * from u where k in ('BANANA', 'cherry') order by v
+csv select * from u where k = 'eclair'
+csv select * from types
+csv select id, dec1, dt, e, st from types where id = 1
+csv select sum(dec1), count(dt), max(ts) from types
+csv select k, n from vb order by k
+csv select n from vb where k = 0xff00
+csv select * from kl order by a, b
+csv select count(*) from kl
+csv select a, count(*) from kl group by a order by a
+csv select * from pk2
+csv select * from pk2 where a = 2
+csv select * from pk2 where a = 1 and b = 'y'
+csv select * from pk2 where c = 10 order by a, b
+csv select * from pk2 where a > 1 and c is null
+csv select * from child
+csv select t.name, child.id from t join child on t.id = child.tid order by child.id
+csv select * from dolt_log
+csv select * from dolt_branches
+csv select * from dolt_diff_t
+csv select * from dolt_diff_u
+csv select to_id, diff_type from dolt_diff_t where from_commit = 'WORKING' or to_commit = 'WORKING'
+csv select commit_hash, message from dolt_log as of 'feat'
+csv select name, sum(score) as total, count(*) from t group by name order by name
+csv select 1 > 0, true, 'a,b', '', 'x' as y
+json select * from t order by id
+json select id, j, e from types order by id
+json select id from t where id > 100
+tabular select * from t order by id
+tabular select id, name from t where id > 100

@@ -1,0 +1,109 @@
+//! Our answers against Dolt's: every query of `data/queries.sql` run over the Dolt-made
+//! database `data/sysdb` must print byte for byte what `dolt sql -r FORMAT` printed
+//! (`data/expected/`, made by `data/make.sh` with Dolt 2.3.1). With `PROLLY_DOLT` set to a
+//! `dolt` binary, Dolt is also run again on a copy of the database and must still agree.
+
+use std::path::{Path, PathBuf};
+
+use prollystore_query::output::{self, Format};
+use prollystore_query::DoltSession;
+
+fn data() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data")
+}
+
+/// The queries: (number, format, query).
+fn queries() -> Vec<(usize, String, String)> {
+    let text = std::fs::read_to_string(data().join("queries.sql")).unwrap();
+    text.lines()
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .enumerate()
+        .map(|(i, l)| {
+            let (format, query) = l.split_once(' ').unwrap();
+            (i + 1, format.to_string(), query.to_string())
+        })
+        .collect()
+}
+
+fn format(name: &str) -> Format {
+    match name {
+        "csv" => Format::Csv,
+        "json" => Format::Json,
+        _ => Format::Table,
+    }
+}
+
+async fn ours(session: &DoltSession, f: &str, query: &str) -> String {
+    let result = match session.query(query).await {
+        Ok(r) => r,
+        Err(e) => return format!("error: {e}\n"),
+    };
+    let mut out = Vec::new();
+    output::write(format(f), &result.headers, &result.batches, &mut out).unwrap();
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Queries whose answers differ from Dolt's by type, with the reason (the README's list).
+const KNOWN_DIFFERENCES: &[(usize, &str)] = &[(
+    20,
+    "MAX over a TIMESTAMP column: DataFusion's aggregate keeps the Arrow type but not the \
+     column's SQL type, so the value prints with six fraction digits",
+)];
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_query_prints_what_dolt_printed() {
+    let session = DoltSession::open(data().join("sysdb"), None).unwrap();
+    let mut failed = Vec::new();
+    for (n, f, query) in queries() {
+        let expected = String::from_utf8_lossy(
+            &std::fs::read(data().join(format!("expected/{n:02}.{f}"))).unwrap(),
+        )
+        .into_owned();
+        let got = ours(&session, &f, &query).await;
+        if let Some((_, why)) = KNOWN_DIFFERENCES.iter().find(|(k, _)| *k == n) {
+            assert_ne!(got, expected, "query {n:02} now agrees with Dolt ({why}): update the list");
+            continue;
+        }
+        if got != expected {
+            failed.push(format!("query {n:02} ({f}): {query}\n--- dolt\n{expected}--- ours\n{got}"));
+        }
+    }
+    assert!(failed.is_empty(), "{} of {} differ:\n{}", failed.len(), queries().len(), failed.join("\n"));
+}
+
+/// With `PROLLY_DOLT`: Dolt itself, run now on a copy, still prints the pinned outputs.
+#[test]
+fn pinned_outputs_are_still_dolts() {
+    let Ok(dolt) = std::env::var("PROLLY_DOLT") else {
+        eprintln!("PROLLY_DOLT not set: Dolt's outputs are checked against the pinned files only");
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let db = tmp.path().join("sysdb");
+    copy_dir(&data().join("sysdb"), &db);
+    let home = tmp.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    for (n, f, query) in queries() {
+        let out = std::process::Command::new(&dolt)
+            .args(["sql", "-r", &f, "-q", &query])
+            .current_dir(&db)
+            .env("HOME", &home)
+            .output()
+            .unwrap();
+        let expected = std::fs::read(data().join(format!("expected/{n:02}.{f}"))).unwrap();
+        assert!(out.stdout == expected, "query {n:02}: {query}: Dolt now prints\n{}", String::from_utf8_lossy(&out.stdout));
+    }
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let target = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &target);
+        } else {
+            std::fs::copy(e.path(), &target).unwrap();
+        }
+    }
+}
