@@ -244,6 +244,23 @@ pub enum DoltCommand {
         /// The part's JSON: a file, or `-` for standard input.
         part: PathBuf,
     },
+    /// Runs one SQL query (Apache DataFusion's SQL, with Dolt's `AS OF` and the system
+    /// tables `dolt_log`, `dolt_branches`, `dolt_diff_<table>`) and prints the result as
+    /// `dolt sql -r FORMAT` does. The query runs in `prolly-sql` (crate `prollystore-query`),
+    /// found beside `prolly` or on PATH (`PROLLY_SQL` names another).
+    Sql {
+        /// The query.
+        query: String,
+        /// `csv`, `json` or `table` (also `tabular`, Dolt's name).
+        #[arg(short = 'r', long = "result-format", default_value = "table")]
+        format: String,
+        /// Read this branch's working set (default: the checked-out branch's).
+        #[arg(short, long, conflicts_with = "at")]
+        branch: Option<String>,
+        /// Read this state instead: a branch, tag or commit, `HEAD~2`, `feature@WORKING`.
+        #[arg(long)]
+        at: Option<String>,
+    },
     /// Version control: branch, checkout, tag, merge, status.
     #[command(flatten)]
     Vc(crate::dolt_vc::VcCommand),
@@ -287,6 +304,16 @@ pub fn run(args: DoltArgs, quiet: bool, out: &mut dyn Write) -> Result<()> {
     }
     if let DoltCommand::Remote(command) = args.command {
         return crate::dolt_remote::run(&args.dir, command, out);
+    }
+    if let DoltCommand::Sql {
+        query,
+        format,
+        branch,
+        at,
+    } = &args.command
+    {
+        expect_database(&args.dir)?;
+        return sql(&args.dir, query, format, branch.as_deref(), at.as_deref(), out);
     }
     if let DoltCommand::Vc(command) = args.command {
         // They open the database themselves (for writing where they write).
@@ -402,6 +429,7 @@ pub fn run(args: DoltArgs, quiet: bool, out: &mut dyn Write) -> Result<()> {
         }
         DoltCommand::Import { .. }
         | DoltCommand::ReadPart { .. }
+        | DoltCommand::Sql { .. }
         | DoltCommand::Commit { .. }
         | DoltCommand::Alter { .. }
         | DoltCommand::Clone(_)
@@ -792,4 +820,55 @@ impl Write for RowCounter<'_> {
     fn flush(&mut self) -> std::io::Result<()> {
         self.inner.flush()
     }
+}
+
+/// `prolly dolt DIR sql`: runs `prolly-sql`, streaming its output to `out`.
+fn sql(
+    dir: &Path,
+    query: &str,
+    format: &str,
+    branch: Option<&str>,
+    at: Option<&str>,
+    out: &mut dyn Write,
+) -> Result<()> {
+    let program = std::env::var_os("PROLLY_SQL")
+        .map(PathBuf::from)
+        .or_else(|| {
+            let beside = std::env::current_exe().ok()?.with_file_name("prolly-sql");
+            beside.is_file().then_some(beside)
+        })
+        .unwrap_or_else(|| PathBuf::from("prolly-sql"));
+    let mut command = std::process::Command::new(&program);
+    command.arg("--db").arg(dir).args(["-r", format]);
+    if let Some(b) = branch {
+        command.args(["--branch", b]);
+    }
+    if let Some(a) = at {
+        command.args(["--at", a]);
+    }
+    command.arg("--").arg(query);
+    let mut child = command
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .map_err(|e| {
+            Error::msg(format!(
+                "running {} for `sql`: {e} (install it with `cargo install --path crates/query`, \
+                 or name it with PROLLY_SQL)",
+                program.display()
+            ))
+        })?;
+    let mut stdout = child.stdout.take().expect("stdout is piped");
+    let copied = std::io::copy(&mut stdout, out);
+    drop(stdout);
+    let output = child.wait_with_output()?;
+    copied?;
+    if !output.status.success() {
+        let text = String::from_utf8_lossy(&output.stderr);
+        let text = text.trim();
+        return Err(Error::msg(
+            text.strip_prefix("error: ").unwrap_or(text).to_string(),
+        ));
+    }
+    Ok(())
 }

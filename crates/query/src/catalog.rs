@@ -109,6 +109,11 @@ impl DoltSchema {
         &self.origin
     }
 
+    /// The state's user tables.
+    pub fn root_table_names(&self) -> Vec<String> {
+        self.root.table_names()
+    }
+
     /// The stored name of user table `name` (exact, else the one table whose name matches
     /// ignoring ASCII case, as Dolt's table names do).
     fn user_table(&self, name: &str) -> Option<String> {

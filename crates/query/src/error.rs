@@ -13,8 +13,9 @@ pub enum Error {
     /// Rows into Arrow arrays.
     #[error(transparent)]
     Arrow(#[from] prollystore_arrow::Error),
-    /// Parsing, planning or running the query.
-    #[error(transparent)]
+    /// Parsing, planning or running the query (a database error met while running it is
+    /// shown as the database's own message).
+    #[error("{}", describe(.0))]
     DataFusion(#[from] DataFusionError),
     /// The query text asks for something this crate does not do (the message says what).
     #[error("{0}")]
@@ -30,6 +31,15 @@ impl Error {
             Error::DataFusion(e) => find_dolt(e),
             _ => None,
         }
+    }
+}
+
+/// DataFusion's message, or the database's or reader's own when DataFusion only carries it.
+fn describe(e: &DataFusionError) -> String {
+    match e {
+        DataFusionError::External(inner) => inner.to_string(),
+        DataFusionError::Context(c, inner) => format!("{c}: {}", describe(inner)),
+        other => other.to_string(),
     }
 }
 

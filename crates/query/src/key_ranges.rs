@@ -7,18 +7,20 @@
 //!
 //! | column type | `=`, `IN` | `<`, `<=`, `>`, `>=`, `BETWEEN` | `LIKE 'p%'` | exact |
 //! |---|---|---|---|---|
-//! | integers, `DATE` | yes | yes | — | yes (primary key) |
+//! | integers, `DATE` | yes | yes | — | yes |
 //! | `DATETIME`, `TIMESTAMP` | yes | yes | — | no |
-//! | text in `utf8mb4_0900_bin` (Dolt's default; byte order) | yes | yes | yes | no |
-//! | text in any other collation | yes | — | — | no |
-//! | `BINARY`, `VARBINARY`, `BLOB` | yes | yes | yes | no |
+//! | text in `utf8mb4_0900_bin` (Dolt's default; byte order) | yes | yes | yes | `=`, `IN` |
+//! | text in any other collation | yes | — | — | `=`, `IN` (the collation's equality) |
+//! | `VARBINARY`, `BLOB` | yes | yes | yes | `=`, `IN` |
+//! | `BINARY(n)` (stored padded) | yes | yes | yes | no |
 //! | floats, decimals, `ENUM`, `SET`, `BIT`, `YEAR`, JSON, spatial | — | — | — | — |
 //!
-//! Equal bytes are equal under every collation, so an equality under a case- or
-//! accent-insensitive collation seeks a superset of DataFusion's rows and DataFusion filters
-//! the rest; a range under such a collation could miss rows DataFusion's byte order keeps, so
-//! it is not pushed. Filters on a secondary index are never exact (its keys may be cut to a
-//! prefix or hold NULLs), so DataFusion always checks them again.
+//! "Exact" is for the primary key. An equality on a text key with a case- or
+//! accent-insensitive collation finds the values equal under that collation, as Dolt does
+//! (`k = 'apple'` finds `Apple`), and DataFusion keeps them; a range under such a
+//! collation could miss rows DataFusion's byte order keeps, so it is not pushed. Filters on a
+//! secondary index are never exact (its keys may be cut to a prefix or hold NULLs), so
+//! DataFusion always checks them again.
 
 use std::ops::Bound;
 
@@ -76,6 +78,18 @@ fn agreement(col: &Column) -> Agreement {
             _ => Agreement::EqualityOnly,
         },
         _ => Agreement::None,
+    }
+}
+
+/// Whether the key's equality is exactly the rows a primary-key seek finds: integers and
+/// dates, text (byte equality in `utf8mb4_0900_bin`; any other collation's own equality, as
+/// Dolt compares), `VARBINARY`/`BLOB`. Not `DATETIME` (a literal finer than the column's
+/// precision is rounded to seek) nor `BINARY(n)` (stored padded).
+fn equality_exact(col: &Column) -> bool {
+    match &col.sql_type {
+        SqlType::Int { .. } | SqlType::Date | SqlType::Text { .. } => true,
+        SqlType::Binary { fixed, .. } => fixed.is_none(),
+        _ => false,
     }
 }
 
@@ -149,7 +163,7 @@ fn plan_on(
         // its collation, as Dolt compares them (`k = 'apple'` finds `Apple` under a
         // case-insensitive collation): exact, so DataFusion keeps Dolt's answer.
         let exact_equal = |p: &mut Pushed| {
-            *p = if primary && agree != Agreement::Ordered {
+            *p = if primary && equality_exact(c) {
                 Pushed::Exact
             } else {
                 Pushed::Inexact

@@ -51,6 +51,7 @@ use datafusion::arrow::record_batch::RecordBatch;
 use datafusion::common::config::Dialect;
 use datafusion::dataframe::DataFrame;
 use datafusion::execution::context::SessionState;
+use datafusion::catalog::SchemaProvider;
 use datafusion::prelude::{SessionConfig, SessionContext};
 use datafusion::sql::parser::Statement as DfStatement;
 use datafusion::sql::sqlparser::ast::{Expr, SelectItem, SetExpr, Statement, Value};
@@ -75,6 +76,7 @@ pub const DEFAULT_STATE: &str = "WORKING";
 pub struct DoltSession {
     ctx: SessionContext,
     catalog: Arc<DoltCatalog>,
+    default_at: String,
 }
 
 impl std::fmt::Debug for DoltSession {
@@ -111,7 +113,11 @@ impl DoltSession {
         config.options_mut().sql_parser.dialect = Dialect::MySQL;
         let ctx = SessionContext::new_with_config(config);
         ctx.register_catalog(CATALOG, catalog.clone());
-        Ok(DoltSession { ctx, catalog })
+        Ok(DoltSession {
+            ctx,
+            catalog,
+            default_at: at.to_string(),
+        })
     }
 
     /// [`DoltSession::new`] on the database at `path` (the directory holding `.dolt`), opened
@@ -159,12 +165,23 @@ impl DoltSession {
         let sql = as_of::rewrite(sql)?;
         let state: SessionState = self.ctx.state();
         let statement = state.sql_to_statement(&sql, &Dialect::MySQL)?;
-        // Name the reason when a state a table is qualified with does not resolve.
+        // Say why a table is not there: its state does not resolve, or the state has no
+        // such table (DataFusion's own message names neither).
         for r in state.resolve_table_references(&statement)? {
-            if let Some(schema) = r.schema() {
-                if r.catalog().is_none_or(|c| c == CATALOG) {
-                    self.catalog.state(schema)?;
-                }
+            if r.catalog().is_some_and(|c| c != CATALOG) || r.schema() == Some("information_schema") {
+                continue;
+            }
+            let at = r.schema().unwrap_or(&self.default_at);
+            let schema = self.catalog.state(at)?;
+            if !schema.table_exist(r.table()) {
+                let mut tables = schema.root_table_names();
+                tables.sort();
+                return Err(Error::Dolt(prollystore_dolt::DoltError::NotFound(format!(
+                    "table {:?} in state {at} (its tables: {}; system tables: dolt_log, \
+                     dolt_branches, dolt_diff_<table>)",
+                    r.table(),
+                    tables.join(", ")
+                ))));
             }
         }
         let items = select_texts(&statement, &sql);
