@@ -24,10 +24,14 @@ pub fn rewrite(sql: &str) -> Result<String> {
     }
     let tokens = Tokenizer::new(&MySqlDialect {}, sql)
         .tokenize()
-        .map_err(|e| Error::DataFusion(datafusion::error::DataFusionError::SQL(Box::new(e.into()), None)))?;
-    let significant = |from: usize| {
-        (from..tokens.len()).find(|&i| !matches!(tokens[i], Token::Whitespace(_)))
-    };
+        .map_err(|e| {
+            Error::DataFusion(datafusion::error::DataFusionError::SQL(
+                Box::new(e.into()),
+                None,
+            ))
+        })?;
+    let significant =
+        |from: usize| (from..tokens.len()).find(|&i| !matches!(tokens[i], Token::Whitespace(_)));
     let mut out: Vec<Token> = Vec::with_capacity(tokens.len());
     let mut i = 0;
     let mut changed = false;

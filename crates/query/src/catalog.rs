@@ -133,7 +133,9 @@ impl DoltSchema {
             let table = self.db.table(&self.root, &stored).map_err(dolt_error)?;
             return Ok(Some(Arc::new(DoltTable::new(self.db.clone(), table))));
         }
-        system::table(&self.db, &self.origin, &self.root, name, |t| self.user_table(t))
+        system::table(&self.db, &self.origin, &self.root, name, |t| {
+            self.user_table(t)
+        })
     }
 }
 

@@ -116,8 +116,7 @@ pub(crate) fn plan(table: &Table, filters: &[&Expr]) -> KeyPlan {
         .into_iter()
         .filter_map(|i| schema.columns.get(i))
         .collect();
-    let holds: Vec<Option<(usize, Hold)>> =
-        filters.iter().map(|f| hold(f, &visible)).collect();
+    let holds: Vec<Option<(usize, Hold)>> = filters.iter().map(|f| hold(f, &visible)).collect();
     let none = || KeyPlan {
         index: None,
         ranges: None,

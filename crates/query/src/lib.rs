@@ -48,10 +48,10 @@ use std::path::Path;
 use std::sync::Arc;
 
 use datafusion::arrow::record_batch::RecordBatch;
+use datafusion::catalog::SchemaProvider;
 use datafusion::common::config::Dialect;
 use datafusion::dataframe::DataFrame;
 use datafusion::execution::context::SessionState;
-use datafusion::catalog::SchemaProvider;
 use datafusion::prelude::{SessionConfig, SessionContext};
 use datafusion::sql::parser::Statement as DfStatement;
 use datafusion::sql::sqlparser::ast::{Expr, SelectItem, SetExpr, Statement, Value};
@@ -168,7 +168,8 @@ impl DoltSession {
         // Say why a table is not there: its state does not resolve, or the state has no
         // such table (DataFusion's own message names neither).
         for r in state.resolve_table_references(&statement)? {
-            if r.catalog().is_some_and(|c| c != CATALOG) || r.schema() == Some("information_schema") {
+            if r.catalog().is_some_and(|c| c != CATALOG) || r.schema() == Some("information_schema")
+            {
                 continue;
             }
             let at = r.schema().unwrap_or(&self.default_at);
@@ -243,7 +244,10 @@ fn item_texts(sql: &str) -> Option<Vec<String>> {
         Token::Word(w) if w.quote_style.is_none() => Some(w.keyword),
         _ => None,
     };
-    let start = significant.iter().position(|t| keyword(t) == Some(Keyword::SELECT))? + 1;
+    let start = significant
+        .iter()
+        .position(|t| keyword(t) == Some(Keyword::SELECT))?
+        + 1;
     let mut at = start;
     while significant
         .get(at)

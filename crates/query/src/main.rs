@@ -26,7 +26,12 @@ struct Args {
     #[arg(long)]
     at: Option<String>,
     /// How to print the result.
-    #[arg(short = 'r', long = "result-format", value_enum, default_value = "table")]
+    #[arg(
+        short = 'r',
+        long = "result-format",
+        value_enum,
+        default_value = "table"
+    )]
     format: Format,
     /// The query (`-q` as `dolt sql -q` takes it, or alone).
     #[arg(short = 'q', long = "query")]
@@ -38,7 +43,10 @@ struct Args {
 
 fn main() -> ExitCode {
     let args = Args::parse();
-    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
         Ok(r) => r,
         Err(e) => {
             eprintln!("error: starting the query runtime: {e}");
@@ -71,7 +79,9 @@ async fn run(args: Args) -> prollystore_query::Result<()> {
     }
     if let Err(e) = out.flush() {
         if e.kind() != std::io::ErrorKind::BrokenPipe {
-            return Err(prollystore_query::Error::Unsupported(format!("writing the result: {e}")));
+            return Err(prollystore_query::Error::Unsupported(format!(
+                "writing the result: {e}"
+            )));
         }
     }
     Ok(())

@@ -51,7 +51,11 @@ pub fn write(
     }
 }
 
-fn write_csv(headers: &[String], batches: &[RecordBatch], out: &mut dyn Write) -> std::io::Result<()> {
+fn write_csv(
+    headers: &[String],
+    batches: &[RecordBatch],
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
     let mut line = Vec::new();
     for (i, h) in headers.iter().enumerate() {
         if i > 0 {
@@ -70,7 +74,8 @@ fn write_csv(headers: &[String], batches: &[RecordBatch], out: &mut dyn Write) -
                 if c > 0 {
                     line.push(b',');
                 }
-                let present = cell(schema.field(c), array, r, &mut buf).map_err(std::io::Error::other)?;
+                let present =
+                    cell(schema.field(c), array, r, &mut buf).map_err(std::io::Error::other)?;
                 write_csv_field(present.then_some(&buf[..]), &mut line);
             }
             line.push(b'\n');
@@ -115,7 +120,11 @@ fn write_json(
                     text.push(b',');
                 }
                 first_key = false;
-                text.extend(serde_json::to_string(&headers[c]).unwrap_or_default().bytes());
+                text.extend(
+                    serde_json::to_string(&headers[c])
+                        .unwrap_or_default()
+                        .bytes(),
+                );
                 text.push(b':');
                 let value = String::from_utf8_lossy(&buf);
                 let json = field.metadata().get(EXTENSION_NAME).map(String::as_str)

@@ -15,7 +15,9 @@ use datafusion::execution::{SendableRecordBatchStream, TaskContext};
 use datafusion::physical_expr::EquivalenceProperties;
 use datafusion::physical_plan::execution_plan::{Boundedness, EmissionType};
 use datafusion::physical_plan::stream::RecordBatchReceiverStream;
-use datafusion::physical_plan::{DisplayAs, DisplayFormatType, ExecutionPlan, Partitioning, PlanProperties};
+use datafusion::physical_plan::{
+    DisplayAs, DisplayFormatType, ExecutionPlan, Partitioning, PlanProperties,
+};
 use prollystore_arrow::TableBatches;
 use prollystore_dolt::{Database, KeyRange, Table};
 
@@ -90,7 +92,12 @@ impl DisplayAs for DoltScan {
             write!(f, ", rows={rows}")?;
         }
         if let Some(c) = &self.columns {
-            let names: Vec<&str> = self.schema.fields().iter().map(|f| f.name().as_str()).collect();
+            let names: Vec<&str> = self
+                .schema
+                .fields()
+                .iter()
+                .map(|f| f.name().as_str())
+                .collect();
             write!(f, ", columns=[{}]", names.join(", "))?;
             debug_assert_eq!(c.len(), names.len());
         }
@@ -180,8 +187,11 @@ impl Reader<'_> {
                 while at < span.end {
                     let n = (span.end - at).min(self.batch_rows as u64);
                     let options = RecordBatchOptions::new().with_row_count(Some(n as usize));
-                    let batch =
-                        RecordBatch::try_new_with_options(self.schema.clone(), Vec::new(), &options)?;
+                    let batch = RecordBatch::try_new_with_options(
+                        self.schema.clone(),
+                        Vec::new(),
+                        &options,
+                    )?;
                     if !send(batch) {
                         return Ok(false);
                     }
@@ -203,7 +213,11 @@ impl Reader<'_> {
                     self.batch_rows,
                 )
                 .map_err(arrow_error)?;
-                self.drain(batches, columns.is_some_and(<[usize]>::is_empty).then_some(&[]), send)
+                self.drain(
+                    batches,
+                    columns.is_some_and(<[usize]>::is_empty).then_some(&[]),
+                    send,
+                )
             }
             (Work::Index { name, range }, columns) => {
                 let batches = TableBatches::index_range(

@@ -19,8 +19,8 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use datafusion::arrow::array::{
-    new_null_array, Array, ArrayRef, BooleanArray, RecordBatch, StringArray, TimestampMicrosecondArray,
-    UInt64Array,
+    new_null_array, Array, ArrayRef, BooleanArray, RecordBatch, StringArray,
+    TimestampMicrosecondArray, UInt64Array,
 };
 use datafusion::arrow::compute::cast;
 use datafusion::arrow::datatypes::{DataType, Field, Schema, SchemaRef, TimeUnit};
@@ -121,7 +121,9 @@ struct Computed {
 
 impl std::fmt::Debug for Computed {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Computed").field("schema", &self.schema).finish()
+        f.debug_struct("Computed")
+            .field("schema", &self.schema)
+            .finish()
     }
 }
 
@@ -173,9 +175,15 @@ fn text(name: &str, nullable: bool) -> Field {
 
 /// A DATETIME(3) column, as Dolt's commit dates are.
 fn date3(name: &str) -> Field {
-    Field::new(name, DataType::Timestamp(TimeUnit::Microsecond, None), false).with_metadata(
-        HashMap::from([(SQL_TYPE_METADATA.to_string(), "datetime(3)".to_string())]),
+    Field::new(
+        name,
+        DataType::Timestamp(TimeUnit::Microsecond, None),
+        false,
     )
+    .with_metadata(HashMap::from([(
+        SQL_TYPE_METADATA.to_string(),
+        "datetime(3)".to_string(),
+    )]))
 }
 
 fn log_schema() -> SchemaRef {
@@ -252,7 +260,9 @@ fn log_batch(db: &Database, head: Address) -> Result<RecordBatch> {
         col(&|c| people(c).committer_email.to_string()),
         dates(&|p| p.date),
         col(&|c| c.message.clone()),
-        Arc::new(UInt64Array::from_iter_values(commits.iter().map(|c| c.height))),
+        Arc::new(UInt64Array::from_iter_values(
+            commits.iter().map(|c| c.height),
+        )),
         col(&|c| {
             c.parents
                 .iter()
@@ -290,6 +300,14 @@ fn branches_schema() -> SchemaRef {
     ]))
 }
 
+/// One branch as `dolt_branches` shows it.
+struct BranchRow {
+    name: String,
+    commit: Commit,
+    dirty: bool,
+    upstream: Option<prollystore_dolt::write::repo_state::BranchConfig>,
+}
+
 fn branches_batch(db: &Database) -> Result<RecordBatch> {
     let repo = prollystore_dolt::write::repo_state::RepoState::read(db.dot_dolt()).ok();
     let mut rows = Vec::new();
@@ -304,34 +322,43 @@ fn branches_batch(db: &Database) -> Result<RecordBatch> {
                 ws.working_root != staged || commit.root != ws.working_root
             }
         };
-        let upstream = repo.as_ref().and_then(|r| r.branches.get(&name));
-        rows.push((name, commit, dirty, upstream.cloned()));
+        let upstream = repo.as_ref().and_then(|r| r.branches.get(&name)).cloned();
+        rows.push(BranchRow {
+            name,
+            commit,
+            dirty,
+            upstream,
+        });
     }
-    let col = |f: &dyn Fn(&(String, Commit, bool, Option<_>)) -> String| -> ArrayRef {
+    let col = |f: &dyn Fn(&BranchRow) -> String| -> ArrayRef {
         Arc::new(StringArray::from_iter_values(rows.iter().map(f)))
     };
     let dates = |f: &dyn Fn(&People) -> i64| -> ArrayRef {
         Arc::new(TimestampMicrosecondArray::from_iter_values(
-            rows.iter().map(|r| f(&people(&r.1))),
+            rows.iter().map(|r| f(&people(&r.commit))),
         ))
     };
     let columns: Vec<ArrayRef> = vec![
-        col(&|r| r.0.clone()),
-        col(&|r| r.1.address.to_string()),
-        col(&|r| people(&r.1).committer.to_string()),
-        col(&|r| people(&r.1).committer_email.to_string()),
+        col(&|r| r.name.clone()),
+        col(&|r| r.commit.address.to_string()),
+        col(&|r| people(&r.commit).committer.to_string()),
+        col(&|r| people(&r.commit).committer_email.to_string()),
         dates(&|p| p.date),
-        col(&|r| r.1.message.clone()),
-        col(&|r| r.3.as_ref().map_or(String::new(), |u| u.remote.clone())),
+        col(&|r| r.commit.message.clone()),
         col(&|r| {
-            r.3.as_ref().map_or(String::new(), |u| {
+            r.upstream
+                .as_ref()
+                .map_or(String::new(), |u| u.remote.clone())
+        }),
+        col(&|r| {
+            r.upstream.as_ref().map_or(String::new(), |u| {
                 let m = u.merge.as_str();
                 m.strip_prefix("refs/heads/").unwrap_or(m).to_string()
             })
         }),
-        Arc::new(rows.iter().map(|r| Some(r.2)).collect::<BooleanArray>()),
-        col(&|r| r.1.name.clone()),
-        col(&|r| r.1.email.clone()),
+        Arc::new(rows.iter().map(|r| Some(r.dirty)).collect::<BooleanArray>()),
+        col(&|r| r.commit.name.clone()),
+        col(&|r| r.commit.email.clone()),
         dates(&|p| p.author_date),
     ];
     Ok(RecordBatch::try_new(branches_schema(), columns)?)
@@ -437,14 +464,17 @@ fn diff_history(
                 date_micros: s.date.unwrap_or(0),
             })
         };
-        let diff = DiffBatches::from_sides(db.clone(), side(&from)?, side(&to)?, DEFAULT_BATCH_ROWS)
-            .map_err(arrow_error)?;
+        let diff =
+            DiffBatches::from_sides(db.clone(), side(&from)?, side(&to)?, DEFAULT_BATCH_ROWS)
+                .map_err(arrow_error)?;
         for batch in diff {
             let batch = batch?;
             batches.push(conform(&batch, schema, to.date.is_none())?);
         }
     }
-    Ok(datafusion::arrow::compute::concat_batches(schema, &batches)?)
+    Ok(datafusion::arrow::compute::concat_batches(
+        schema, &batches,
+    )?)
 }
 
 /// `batch` (one diff's columns) with `schema`'s columns, matched by name: cast where a
@@ -476,11 +506,13 @@ mod tests {
     #[test]
     fn system_names_follow_user_tables() {
         let n = names(&["t".into(), "U".into()]);
-        assert_eq!(n, ["dolt_log", "dolt_branches", "dolt_diff_t", "dolt_diff_U"]);
+        assert_eq!(
+            n,
+            ["dolt_log", "dolt_branches", "dolt_diff_t", "dolt_diff_U"]
+        );
         let user = |t: &str| (t.eq_ignore_ascii_case("u")).then(|| "U".to_string());
         assert!(exists("dolt_diff_u", user));
         assert!(exists("DOLT_LOG", user));
         assert!(!exists("dolt_diff_v", user));
-        assert_eq!(Array::len(&StringArray::from(vec!["x"])), 1);
     }
 }

@@ -230,10 +230,7 @@ mod tests {
 
     #[test]
     fn spread_cuts_positions_into_nearly_equal_parts() {
-        let work = vec![
-            Work::Ordinals(0..250_000),
-            Work::Ordinals(300_000..450_000),
-        ];
+        let work = vec![Work::Ordinals(0..250_000), Work::Ordinals(300_000..450_000)];
         let parts = spread(work, 400_000, 4);
         assert_eq!(parts.len(), 4);
         let sizes: Vec<u64> = parts

@@ -61,14 +61,25 @@ async fn every_query_prints_what_dolt_printed() {
         .into_owned();
         let got = ours(&session, &f, &query).await;
         if let Some((_, why)) = KNOWN_DIFFERENCES.iter().find(|(k, _)| *k == n) {
-            assert_ne!(got, expected, "query {n:02} now agrees with Dolt ({why}): update the list");
+            assert_ne!(
+                got, expected,
+                "query {n:02} now agrees with Dolt ({why}): update the list"
+            );
             continue;
         }
         if got != expected {
-            failed.push(format!("query {n:02} ({f}): {query}\n--- dolt\n{expected}--- ours\n{got}"));
+            failed.push(format!(
+                "query {n:02} ({f}): {query}\n--- dolt\n{expected}--- ours\n{got}"
+            ));
         }
     }
-    assert!(failed.is_empty(), "{} of {} differ:\n{}", failed.len(), queries().len(), failed.join("\n"));
+    assert!(
+        failed.is_empty(),
+        "{} of {} differ:\n{}",
+        failed.len(),
+        queries().len(),
+        failed.join("\n")
+    );
 }
 
 /// With `PROLLY_DOLT`: Dolt itself, run now on a copy, still prints the pinned outputs.
@@ -91,7 +102,11 @@ fn pinned_outputs_are_still_dolts() {
             .output()
             .unwrap();
         let expected = std::fs::read(data().join(format!("expected/{n:02}.{f}"))).unwrap();
-        assert!(out.stdout == expected, "query {n:02}: {query}: Dolt now prints\n{}", String::from_utf8_lossy(&out.stdout));
+        assert!(
+            out.stdout == expected,
+            "query {n:02}: {query}: Dolt now prints\n{}",
+            String::from_utf8_lossy(&out.stdout)
+        );
     }
 }
 

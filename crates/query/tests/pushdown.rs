@@ -41,7 +41,13 @@ fn filters_on_leading_key_columns_become_ranges() {
                 col("score").gt(lit(1.0)),
             ]
         ),
-        [P::Exact, P::Unsupported, P::Unsupported, P::Unsupported, P::Unsupported]
+        [
+            P::Exact,
+            P::Unsupported,
+            P::Unsupported,
+            P::Unsupported,
+            P::Unsupported
+        ]
     );
     // One equality list (the shortest) or one range per key column: the others stay with
     // DataFusion.
@@ -54,11 +60,18 @@ fn filters_on_leading_key_columns_become_ranges() {
         [P::Exact, P::Exact]
     );
     // A secondary index narrows the scan, never exactly.
-    assert_eq!(pushdown(&db, "t", &[col("name").eq(lit("bb"))]), [P::Inexact]);
+    assert_eq!(
+        pushdown(&db, "t", &[col("name").eq(lit("bb"))]),
+        [P::Inexact]
+    );
     // A case-insensitive key: equality under its collation (exact, as Dolt compares), no
     // ranges (DataFusion orders bytes).
     assert_eq!(
-        pushdown(&db, "u", &[col("k").eq(lit("apple")), col("k").gt(lit("b"))]),
+        pushdown(
+            &db,
+            "u",
+            &[col("k").eq(lit("apple")), col("k").gt(lit("b"))]
+        ),
         [P::Exact, P::Unsupported]
     );
     // Two-column key: the second column only after an equality on the first.
@@ -76,12 +89,19 @@ fn filters_on_leading_key_columns_become_ranges() {
         pushdown(
             &db,
             "vb",
-            &[col("k").gt(lit(datafusion::scalar::ScalarValue::Binary(Some(vec![0x61]))))]
+            &[
+                col("k").gt(lit(datafusion::scalar::ScalarValue::Binary(Some(vec![
+                    0x61
+                ]))))
+            ]
         ),
         [P::Inexact]
     );
     // Keyless table: nothing to seek.
-    assert_eq!(pushdown(&db, "kl", &[col("a").eq(lit(1))]), [P::Unsupported]);
+    assert_eq!(
+        pushdown(&db, "kl", &[col("a").eq(lit(1))]),
+        [P::Unsupported]
+    );
 }
 
 /// A database with table `big` of `rows` rows (id, v = id % 7, s text), made by our writer
@@ -101,7 +121,8 @@ fn big_db(tmp: &Path, rows: i64) -> PathBuf {
         })
         .collect();
     w.insert("big", &["id", "v", "s"], &data).unwrap();
-    w.commit(&CommitMeta::now("Ada", "ada@example.com", "big")).unwrap();
+    w.commit(&CommitMeta::now("Ada", "ada@example.com", "big"))
+        .unwrap();
     dir
 }
 
@@ -119,7 +140,10 @@ async fn plan_text(session: &DoltSession, sql: &str) -> String {
         .await
         .unwrap();
     let plans = batches[0].column(1).as_string::<i32>();
-    (0..plans.len()).map(|i| plans.value(i)).collect::<Vec<_>>().join("\n")
+    (0..plans.len())
+        .map(|i| plans.value(i))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -130,7 +154,10 @@ async fn a_key_range_reads_only_its_leaves() {
     let session = DoltSession::new(db.clone(), Some("main")).unwrap();
     let q = "SELECT count(*), sum(v) FROM big WHERE id BETWEEN 30000 AND 30099";
     let batches = session.sql(q).await.unwrap().collect().await.unwrap();
-    assert_eq!(batches[0].column(0).as_primitive::<Int64Type>().value(0), 100);
+    assert_eq!(
+        batches[0].column(0).as_primitive::<Int64Type>().value(0),
+        100
+    );
     let table = db.table_at("main", State::Committed, "big").unwrap();
     let leaves: Vec<_> = table
         .primary_scan_map(&db)
@@ -154,15 +181,24 @@ async fn scans_push_down_ranges_limits_and_columns() {
     let dir = big_db(tmp.path(), 250_000);
     let session = DoltSession::open(&dir, Some("main")).unwrap();
     let plan = plan_text(&session, "SELECT s FROM big WHERE id >= 10 AND id < 20").await;
-    assert!(plan.contains("DoltScan: table=big, ranges=1, rows=10, columns=[s]"), "{plan}");
-    assert!(!plan.contains("FilterExec"), "exact filters are not applied again:\n{plan}");
+    assert!(
+        plan.contains("DoltScan: table=big, ranges=1, rows=10, columns=[s]"),
+        "{plan}"
+    );
+    assert!(
+        !plan.contains("FilterExec"),
+        "exact filters are not applied again:\n{plan}"
+    );
     let plan = plan_text(&session, "SELECT * FROM big LIMIT 5").await;
     assert!(plan.contains("rows=5"), "{plan}");
     let plan = plan_text(&session, "SELECT * FROM big WHERE id IN (3, 1, 3, 200000)").await;
     assert!(plan.contains("ranges=3, rows=3"), "{plan}");
     // Whole scans are cut into partitions by position; the answer is the same with one.
     let plan = plan_text(&session, "SELECT v, count(*) FROM big GROUP BY v").await;
-    assert!(plan.contains("ranges=2") || plan.contains("ranges=4"), "{plan}");
+    assert!(
+        plan.contains("ranges=2") || plan.contains("ranges=4"),
+        "{plan}"
+    );
     let many = session
         .sql("SELECT v, count(*) AS n, sum(id) AS total FROM big GROUP BY v ORDER BY v")
         .await
@@ -207,7 +243,11 @@ async fn bad_queries_say_what_is_wrong() {
     ];
     for (sql, says) in cases {
         let result = match session.sql(sql).await {
-            Ok(df) => df.collect().await.map(|_| ()).map_err(prollystore_query::Error::from),
+            Ok(df) => df
+                .collect()
+                .await
+                .map(|_| ())
+                .map_err(prollystore_query::Error::from),
             Err(e) => Err(e),
         };
         match result {
