@@ -9,7 +9,7 @@
 //! * [`DoltSession`]: a DataFusion `SessionContext` with a database's states as schemas;
 //!   [`DoltSession::sql`] runs a query, [`DoltSession::context`] is DataFusion's own API.
 //! * [`DoltTable`]: one table at one state as a DataFusion `TableProvider`, to register in a
-//!   context of your own.
+//!   context of your own; [`MapTable`]: a prollystore map with a typed row schema.
 //! * [`key_ranges`](crate::DoltTable::pushdown): which filters become key ranges (the
 //!   pushdown table is in the module's documentation and the README).
 //! * [`output`]: results printed as `dolt sql -r csv|json|table` prints them.
@@ -39,6 +39,7 @@ pub mod as_of;
 mod catalog;
 pub mod error;
 mod key_ranges;
+mod map_table;
 pub mod output;
 mod scan;
 mod system;
@@ -62,6 +63,7 @@ use prollystore_dolt::Database;
 
 pub use catalog::{DoltCatalog, DoltSchema};
 pub use error::{Error, Result};
+pub use map_table::MapTable;
 pub use table::DoltTable;
 
 /// The catalog name a session's states are schemas of.
@@ -140,13 +142,13 @@ impl DoltSession {
     /// Plans `sql` (one statement; Dolt's `AS OF` allowed) and returns its DataFrame. A state
     /// named in the query that does not resolve is reported as the database says why.
     pub async fn sql(&self, sql: &str) -> Result<DataFrame> {
-        let (df, _) = self.plan(sql).await?;
+        let (df, _) = self.plan(sql, false).await?;
         Ok(df)
     }
 
     /// Runs `sql` and returns its rows with the headers `dolt sql` would print.
     pub async fn query(&self, sql: &str) -> Result<QueryResult> {
-        let (df, items) = self.plan(sql).await?;
+        let (df, items) = self.plan(sql, true).await?;
         let names: Vec<String> = df
             .schema()
             .fields()
@@ -161,7 +163,7 @@ impl DoltSession {
         Ok(QueryResult { headers, batches })
     }
 
-    async fn plan(&self, sql: &str) -> Result<(DataFrame, Option<Vec<String>>)> {
+    async fn plan(&self, sql: &str, headers: bool) -> Result<(DataFrame, Option<Vec<String>>)> {
         let sql = as_of::rewrite(sql)?;
         let state: SessionState = self.ctx.state();
         let statement = state.sql_to_statement(&sql, &Dialect::MySQL)?;
@@ -185,7 +187,11 @@ impl DoltSession {
                 ))));
             }
         }
-        let items = select_texts(&statement, &sql);
+        let items = if headers {
+            select_texts(&statement, &sql)
+        } else {
+            None
+        };
         let plan = state.statement_to_plan(statement).await?;
         let df = self.ctx.execute_logical_plan(plan).await?;
         Ok((df, items))
