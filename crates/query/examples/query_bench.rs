@@ -82,7 +82,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             let db = Arc::new(Database::open(db_dir)?);
             let session = DoltSession::new(db.clone(), Some("main"))?;
             let start = Instant::now();
-            let q = format!("SELECT count(*), sum(qty) FROM t WHERE id >= 5000000 AND id < {}", 5_000_000 + rows);
+            let q = format!(
+                "SELECT count(*), sum(qty) FROM t WHERE id >= 5000000 AND id < {}",
+                5_000_000 + rows
+            );
             session.sql(&q).await?.collect().await?;
             let took = start.elapsed();
             let table = db.table_at("main", State::Committed, "t")?;
@@ -90,7 +93,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                 .primary_scan_map(&db)
                 .leaves()?
                 .collect::<Result<Vec<_>, _>>()?;
-            let read = leaves.iter().filter(|(a, _)| db.source().is_kept(a)).count();
+            let read = leaves
+                .iter()
+                .filter(|(a, _)| db.source().is_kept(a))
+                .count();
             println!(
                 "{rows}-row key range: {read} of {} leaves read, {:.3} ms",
                 leaves.len(),

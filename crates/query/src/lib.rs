@@ -108,6 +108,9 @@ impl DoltSession {
         let catalog = Arc::new(DoltCatalog::new(db, at));
         catalog.state(at)?;
         let mut config = SessionConfig::new()
+            // Batches of the size the Arrow readers make best; a table of up to this many
+            // rows is one batch, so its rows keep key order through every plan.
+            .with_batch_size(prollystore_arrow::DEFAULT_BATCH_ROWS)
             .with_default_catalog_and_schema(CATALOG, at)
             .with_create_default_catalog_and_schema(false)
             .with_information_schema(true);

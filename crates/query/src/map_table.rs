@@ -120,9 +120,7 @@ impl<S: StoreFastPaths + Send + Sync + ?Sized + 'static> TableProvider for MapTa
     ) -> Result<Arc<dyn ExecutionPlan>> {
         let rows = limit.map_or(self.count, |l| self.count.min(l as u64));
         let n = (rows / MIN_PARTITION_ROWS).clamp(1, state.config().target_partitions() as u64);
-        let spans: Vec<(u64, u64)> = (0..n)
-            .map(|i| (rows * i / n, rows * (i + 1) / n))
-            .collect();
+        let spans: Vec<(u64, u64)> = (0..n).map(|i| (rows * i / n, rows * (i + 1) / n)).collect();
         let schema = match projection {
             Some(p) => Arc::new(self.schema.project(p)?),
             None => self.schema.clone(),

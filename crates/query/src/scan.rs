@@ -14,7 +14,7 @@ use datafusion::common::{Result, Statistics};
 use datafusion::execution::{SendableRecordBatchStream, TaskContext};
 use datafusion::physical_expr::EquivalenceProperties;
 use datafusion::physical_plan::execution_plan::{Boundedness, EmissionType};
-use datafusion::physical_plan::stream::RecordBatchReceiverStream;
+use datafusion::physical_plan::stream::{RecordBatchReceiverStream, RecordBatchStreamAdapter};
 use datafusion::physical_plan::{
     DisplayAs, DisplayFormatType, ExecutionPlan, Partitioning, PlanProperties,
 };
@@ -22,6 +22,9 @@ use prollystore_arrow::TableBatches;
 use prollystore_dolt::{Database, KeyRange, Table};
 
 use crate::error::arrow_error;
+
+/// Most rows a partition reads on the calling task rather than on a blocking thread.
+const INLINE_ROWS: u64 = 4096;
 
 /// One stretch of a partition's reading.
 #[derive(Clone, Debug)]
@@ -135,6 +138,32 @@ impl ExecutionPlan for DoltScan {
         _context: Arc<TaskContext>,
     ) -> Result<SendableRecordBatchStream> {
         let work = self.partitions.get(partition).cloned().unwrap_or_default();
+        let small = work.iter().all(|w| match w {
+            Work::Ordinals(span) => span.end - span.start <= INLINE_ROWS,
+            Work::Index { .. } => false,
+        }) && work.len() <= 1;
+        if small {
+            // A point or short range: read here, on the task that asked (a thread hand-off
+            // would cost more than the read).
+            let reader = Reader {
+                db: &self.db,
+                table: &self.table,
+                schema: &self.schema,
+                columns: self.columns.as_deref(),
+                batch_rows: self.batch_rows,
+            };
+            let mut batches = Vec::new();
+            for w in &work {
+                reader.read(w, &mut |b| {
+                    batches.push(Ok(b));
+                    true
+                })?;
+            }
+            return Ok(Box::pin(RecordBatchStreamAdapter::new(
+                self.schema.clone(),
+                futures::stream::iter(batches),
+            )));
+        }
         let mut builder = RecordBatchReceiverStream::builder(self.schema.clone(), 2);
         let tx = builder.tx();
         let (db, table, schema) = (self.db.clone(), self.table.clone(), self.schema.clone());
