@@ -89,6 +89,8 @@ pub struct DoltSchema {
     origin: Origin,
     root: RootValue,
     tables: Mutex<HashMap<String, Arc<dyn TableProvider>>>,
+    /// Tables registered by the caller (`SessionContext::register_table`), found first.
+    registered: Mutex<HashMap<String, Arc<dyn TableProvider>>>,
 }
 
 impl DoltSchema {
@@ -101,6 +103,7 @@ impl DoltSchema {
             origin,
             root,
             tables: Mutex::new(HashMap::new()),
+            registered: Mutex::new(HashMap::new()),
         })
     }
 
@@ -149,10 +152,20 @@ impl SchemaProvider for DoltSchema {
         let user = self.root.table_names();
         let mut names = system::names(&user);
         names.extend(user);
+        names.extend(
+            self.registered
+                .lock()
+                .expect("registry poisoned")
+                .keys()
+                .cloned(),
+        );
         names
     }
 
     async fn table(&self, name: &str) -> Result<Option<Arc<dyn TableProvider>>, DataFusionError> {
+        if let Some(t) = self.registered.lock().expect("registry poisoned").get(name) {
+            return Ok(Some(t.clone()));
+        }
         let key = name.to_ascii_lowercase();
         if let Some(t) = self.tables.lock().expect("table cache poisoned").get(&key) {
             return Ok(Some(t.clone()));
@@ -168,6 +181,39 @@ impl SchemaProvider for DoltSchema {
     }
 
     fn table_exist(&self, name: &str) -> bool {
-        self.user_table(name).is_some() || system::exists(name, |t| self.user_table(t))
+        self.registered
+            .lock()
+            .expect("registry poisoned")
+            .contains_key(name)
+            || self.user_table(name).is_some()
+            || system::exists(name, |t| self.user_table(t))
+    }
+
+    /// Registers a table of the caller's beside the state's (a name of the state's own is
+    /// refused: the state's tables are not replaced).
+    fn register_table(
+        &self,
+        name: String,
+        table: Arc<dyn TableProvider>,
+    ) -> Result<Option<Arc<dyn TableProvider>>> {
+        if self.user_table(&name).is_some() || system::exists(&name, |t| self.user_table(t)) {
+            return Err(DataFusionError::Plan(format!(
+                "table {name:?} is a table of state {}: register it under another name",
+                self.origin.at
+            )));
+        }
+        Ok(self
+            .registered
+            .lock()
+            .expect("registry poisoned")
+            .insert(name, table))
+    }
+
+    fn deregister_table(&self, name: &str) -> Result<Option<Arc<dyn TableProvider>>> {
+        Ok(self
+            .registered
+            .lock()
+            .expect("registry poisoned")
+            .remove(name))
     }
 }

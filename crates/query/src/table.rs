@@ -11,9 +11,14 @@ use async_trait::async_trait;
 use datafusion::arrow::datatypes::SchemaRef;
 use datafusion::catalog::Session;
 use datafusion::common::stats::Precision;
-use datafusion::common::{Result, Statistics};
+use datafusion::common::{DFSchema, Result, Statistics};
 use datafusion::datasource::{TableProvider, TableType};
+use datafusion::logical_expr::utils::conjunction;
 use datafusion::logical_expr::{Expr, TableProviderFilterPushDown};
+use datafusion::physical_expr::expressions::Column;
+use datafusion::physical_expr::PhysicalExpr;
+use datafusion::physical_plan::filter::FilterExec;
+use datafusion::physical_plan::projection::ProjectionExec;
 use datafusion::physical_plan::ExecutionPlan;
 use prollystore_dolt::{Database, Table};
 
@@ -80,9 +85,11 @@ impl DoltTable {
 
     /// The scan's work: positions of the clustered index, or ranges of a secondary index,
     /// and the exact row count when known.
-    fn work(&self, filters: &[Expr], limit: Option<usize>) -> Result<(Vec<Work>, Option<u64>)> {
-        let refs: Vec<&Expr> = filters.iter().collect();
-        let plan = key_ranges::plan(&self.table, &refs);
+    fn work(
+        &self,
+        plan: &key_ranges::KeyPlan,
+        limit: Option<usize>,
+    ) -> Result<(Vec<Work>, Option<u64>)> {
         let reader = self.table.reader(&self.db).map_err(dolt_error)?;
         let limit = limit.map(|l| l as u64);
         if let (Some(index), Some(ranges)) = (&plan.index, &plan.ranges) {
@@ -186,7 +193,21 @@ impl TableProvider for DoltTable {
         filters: &[Expr],
         limit: Option<usize>,
     ) -> Result<Arc<dyn ExecutionPlan>> {
-        let (work, exact_rows) = self.work(filters, limit)?;
+        let refs: Vec<&Expr> = filters.iter().collect();
+        let plan = key_ranges::plan(&self.table, &refs);
+        // The filters this seek does not answer exactly. DataFusion's optimizer may ask about
+        // filters one at a time and hand them over together, and a filter exact alone (one
+        // range) may not be exact beside another on the same column (one range per column):
+        // whatever the seek leaves is applied here, on the rows read, so every filter given
+        // to the scan holds on its output.
+        let residual: Vec<Expr> = filters
+            .iter()
+            .zip(&plan.pushed)
+            .filter(|(_, p)| **p != Pushed::Exact)
+            .map(|(f, _)| f.clone())
+            .collect();
+        let limit = if residual.is_empty() { limit } else { None };
+        let (work, exact_rows) = self.work(&plan, limit)?;
         let rows = exact_rows.unwrap_or_else(|| {
             work.iter()
                 .map(|w| match w {
@@ -197,20 +218,47 @@ impl TableProvider for DoltTable {
         });
         let config = state.config();
         let partitions = spread(work, rows, config.target_partitions());
-        let columns = projection.cloned();
-        let schema = match &columns {
-            Some(c) => Arc::new(self.schema.project(c)?),
-            None => self.schema.clone(),
+        let wanted: Vec<usize> = match projection {
+            Some(p) => p.clone(),
+            None => (0..self.schema.fields().len()).collect(),
         };
-        Ok(Arc::new(DoltScan::new(
+        // The residual filters' columns are read too, then projected away.
+        let mut columns = wanted.clone();
+        for e in &residual {
+            for c in e.column_refs() {
+                let i = self.schema.index_of(&c.name)?;
+                if !columns.contains(&i) {
+                    columns.push(i);
+                }
+            }
+        }
+        let schema = Arc::new(self.schema.project(&columns)?);
+        let scan: Arc<dyn ExecutionPlan> = Arc::new(DoltScan::new(
             self.db.clone(),
             self.table.clone(),
-            schema,
-            columns,
+            schema.clone(),
+            Some(columns.clone()),
             partitions,
-            exact_rows,
+            exact_rows.filter(|_| residual.is_empty()),
             config.batch_size(),
-        )))
+        ));
+        let Some(predicate) = conjunction(residual) else {
+            return Ok(scan);
+        };
+        let df_schema = DFSchema::try_from(schema.as_ref().clone())?;
+        let predicate = state.create_physical_expr(predicate, &df_schema)?;
+        let filtered: Arc<dyn ExecutionPlan> = Arc::new(FilterExec::try_new(predicate, scan)?);
+        if columns.len() == wanted.len() {
+            return Ok(filtered);
+        }
+        let keep = wanted.iter().enumerate().map(|(at, _)| {
+            let name = schema.field(at).name().clone();
+            (
+                Arc::new(Column::new(&name, at)) as Arc<dyn PhysicalExpr>,
+                name,
+            )
+        });
+        Ok(Arc::new(ProjectionExec::try_new(keep, filtered)?))
     }
 
     fn statistics(&self) -> Option<Statistics> {
