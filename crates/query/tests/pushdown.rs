@@ -286,7 +286,7 @@ async fn random_key_filters_agree_with_filtering_every_row() {
         x ^= x << 17;
         x % n
     };
-    let mut clause = |next: &mut dyn FnMut(u64) -> u64| -> String {
+    let clause = |next: &mut dyn FnMut(u64) -> u64| -> String {
         let c = next(3_200) as i64 - 100;
         match next(8) {
             0 => format!("id = {c}"),
