@@ -22,7 +22,8 @@ use crate::dolt_types::SQL_TYPE_METADATA;
 use crate::error::{Error, Result};
 
 /// Appends the text `dolt sql` shows for non-NULL row `r` of `array`, a column of a query's
-/// result with field `field`: text and bytes as they are, an ENUM's member, numbers, decimals,
+/// result with field `field`: text and bytes as they are (a geometry with its SRID before its
+/// WKB, as Dolt stores it), an ENUM's member, numbers, decimals,
 /// dates and times as Dolt prints them (a DATETIME or TIMESTAMP with the fraction digits its
 /// field's SQL type gives, six without one), booleans as `true` / `false`. Lists, structs,
 /// maps and intervals have no Dolt text and are refused.
@@ -39,7 +40,18 @@ use crate::error::{Error, Result};
 /// assert_eq!(out, b"0.1");
 /// ```
 pub fn write_cell(field: &Field, array: &ArrayRef, r: usize, out: &mut Vec<u8>) -> Result<()> {
+    let sql_type = || {
+        field
+            .metadata()
+            .get(SQL_TYPE_METADATA)
+            .map(|t| SqlType::parse(t))
+    };
     if let Some(b) = bytes_at(array.as_ref(), r) {
+        // A geometry is WKB in Arrow; Dolt shows it as stored: its SRID (four bytes, little
+        // endian: the column's, else 0), then the WKB.
+        if let Some(SqlType::Geometry { srid, .. }) = sql_type() {
+            out.extend_from_slice(&srid.unwrap_or(0).to_le_bytes());
+        }
         out.extend_from_slice(b);
         return Ok(());
     }
@@ -56,14 +68,10 @@ pub fn write_cell(field: &Field, array: &ArrayRef, r: usize, out: &mut Vec<u8>) 
             value_text::write_f32(out, array.as_primitive::<Float32Type>().value(r))
         }
         DataType::Timestamp(unit, _) => {
-            let fsp = field
-                .metadata()
-                .get(SQL_TYPE_METADATA)
-                .and_then(|t| match SqlType::parse(t) {
-                    SqlType::Datetime(f) | SqlType::Timestamp(f) => Some(f),
-                    _ => None,
-                })
-                .unwrap_or(6);
+            let fsp = match sql_type() {
+                Some(SqlType::Datetime(f) | SqlType::Timestamp(f)) => f,
+                _ => 6,
+            };
             let raw = timestamp_raw(array, *unit, r);
             let (us, _) = micros(raw, *unit, true).ok_or_else(|| out_of_range(field.name(), r))?;
             value_text::write_datetime(out, us, fsp);

@@ -195,5 +195,3 @@ impl ColumnText {
         }
     }
 }
-
-

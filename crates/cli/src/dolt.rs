@@ -313,7 +313,14 @@ pub fn run(args: DoltArgs, quiet: bool, out: &mut dyn Write) -> Result<()> {
     } = &args.command
     {
         expect_database(&args.dir)?;
-        return sql(&args.dir, query, format, branch.as_deref(), at.as_deref(), out);
+        return sql(
+            &args.dir,
+            query,
+            format,
+            branch.as_deref(),
+            at.as_deref(),
+            out,
+        );
     }
     if let DoltCommand::Vc(command) = args.command {
         // They open the database themselves (for writing where they write).

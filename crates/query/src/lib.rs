@@ -114,9 +114,14 @@ impl DoltSession {
             .with_default_catalog_and_schema(CATALOG, at)
             .with_create_default_catalog_and_schema(false)
             .with_information_schema(true);
-        // Backquoted names, as Dolt and MySQL write them.
+        // Backquoted names, as Dolt and MySQL write them; NULLs first in ascending order,
+        // as MySQL sorts them.
         config.options_mut().sql_parser.dialect = Dialect::MySQL;
+        config.options_mut().sql_parser.default_null_ordering = "nulls_min".into();
         let ctx = SessionContext::new_with_config(config);
+        // MySQL's LENGTH counts bytes (CHAR_LENGTH counts characters).
+        let bytes = datafusion::functions::string::octet_length();
+        ctx.register_udf(bytes.as_ref().clone().with_aliases(["length"]));
         ctx.register_catalog(CATALOG, catalog.clone());
         Ok(DoltSession {
             ctx,

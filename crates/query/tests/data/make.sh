@@ -33,6 +33,8 @@ $D sql -q "create table pk2 (a int, b varchar(10), c int, primary key (a, b), ke
 $D sql -q "insert into pk2 values (1,'x',10),(1,'y',20),(2,'x',10),(2,'z',30),(3,'a',NULL)"
 $D sql -q "create table child (id int primary key, tid int, foreign key (tid) references t(id))"
 $D sql -q "insert into child values (1,1),(2,2)"
+$D sql -q "create table more (id bigint unsigned primary key, b bit(8), c char(5), f float, dbl double, d6 datetime(6), t6 time(6), ts3 timestamp(3), y year, bl blob, g geometry, p point, big text, u8 tinyint unsigned, i8 tinyint, m mediumint, dec2 decimal(30,10))"
+$D sql -q "insert into more values (18446744073709551615, b'101', 'ab', 3.4e38, -1.7976931348623157e308, '9999-12-31 23:59:59.999999', '-838:59:59.000000', '2001-02-03 04:05:06.789', 2155, 0xDEADBEEF00, ST_GeomFromText('LINESTRING(0 0, 1 1)'), point(1.5, -2), repeat('é', 20000), 255, -128, -8388608, -12345678901234567890.0123456789), (0, NULL, '', 1e-45, 5e-324, NULL, '00:00:00.000001', NULL, 1901, '', NULL, NULL, '', 0, 0, 0, 0), (5, b'0', 'z ', -0.0, 1e21, '1970-01-01 00:00:00', '838:59:59', '2038-01-19 03:14:07.999', NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL)"
 c 2024-01-01T10:00:00 "first"
 $D sql -q "update t set name='bb' where id=2; delete from t where id=3; insert into t values (4,'d',4.0,'2024-04-04')"
 $D sql -q "update u set v = 20 where k = 'banana'"

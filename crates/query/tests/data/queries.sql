@@ -41,6 +41,11 @@ csv select to_id, diff_type from dolt_diff_t where from_commit = 'WORKING' or to
 csv select commit_hash, message from dolt_log as of 'feat'
 csv select name, sum(score) as total, count(*) from t group by name order by name
 csv select 1 > 0, true, 'a,b', '', 'x' as y
+csv select * from more order by id
+csv select length(big), char_length(big), c from more order by id
+csv select id, y from more order by y
+csv select max(dec2), min(f), sum(u8), count(b) from more
+csv select id from more where id = 18446744073709551615
 json select * from t order by id
 json select id, j, e from types order by id
 json select id from t where id > 100
