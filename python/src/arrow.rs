@@ -48,9 +48,19 @@ fn import<'py>(py: Python<'py>, module: &str, extra: &str) -> PyResult<Bound<'py
     })
 }
 
-/// `obj` (anything with `__arrow_c_stream__`) as a `pyarrow.Table`.
+/// `obj` (anything with `__arrow_c_stream__`) as a `pyarrow.Table`: its stream read whole
+/// through `pyarrow.RecordBatchReader.from_stream` (pyarrow 15 on), which is what
+/// `pyarrow.table(obj)` does after asking whether `obj` is a pandas DataFrame; that question
+/// imports pandas (when installed) on the first call in a process, 0.2-0.3 s of a first read
+/// (`docs/PERF.md`, "First read in a fresh process"). Older pyarrow: `pyarrow.table`.
 pub fn to_pyarrow<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
     let pa = import(obj.py(), "pyarrow", "pyarrow")?;
+    let reader = pa.getattr("RecordBatchReader")?;
+    if reader.hasattr("from_stream")? {
+        return reader
+            .call_method1("from_stream", (obj,))?
+            .call_method0("read_all");
+    }
     pa.call_method1("table", (obj,))
 }
 
