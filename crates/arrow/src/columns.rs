@@ -2,6 +2,7 @@
 //! typed [`SqlValue`]s, from raw tuple fields, or from bytes already resolved) and finished into
 //! an array of exactly the field's type.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use arrow_array::builder::{
@@ -93,9 +94,65 @@ macro_rules! prim {
     };
 }
 
+/// Value bytes reserved per row for a variable-width column when nothing better is known.
+const DEFAULT_VALUE_BYTES: usize = 8;
+
+/// What each variable-width column of one read took per row in the batches built so far (the
+/// most seen, in sixteenths of a byte), shared by the threads that build the read's batches:
+/// a batch reserves that much for its values up front instead of growing the buffer by
+/// doubling, each time a copy into fresh memory whose every page then faults in
+/// (`docs/PERF.md`, "First read in a fresh process").
+#[derive(Debug)]
+pub(crate) struct ValueBytes(Vec<AtomicUsize>);
+
+impl ValueBytes {
+    /// Nothing known yet about the `columns` columns.
+    pub(crate) fn new(columns: usize) -> ValueBytes {
+        ValueBytes((0..columns).map(|_| AtomicUsize::new(0)).collect())
+    }
+
+    /// Bytes to reserve for column `i`'s values in a batch of `rows`: the most per row seen,
+    /// and 1/32 more (a batch's mean varies a little), or the default before any batch.
+    fn reserve(&self, i: usize, rows: usize) -> usize {
+        match self.0.get(i).map_or(0, |a| a.load(Ordering::Relaxed)) {
+            0 => rows.saturating_mul(DEFAULT_VALUE_BYTES),
+            sixteenths => {
+                let bytes = rows.saturating_mul(sixteenths).div_ceil(16);
+                bytes.saturating_add(bytes / 32)
+            }
+        }
+    }
+
+    /// Records the value bytes per row of `builders`, which hold `builders.rows` rows.
+    pub(crate) fn record(&self, builders: &Builders) {
+        if builders.rows == 0 {
+            return;
+        }
+        for (seen, b) in self.0.iter().zip(&builders.builders) {
+            let bytes = match b {
+                ColumnBuilder::Utf8(b) => b.values_slice().len(),
+                ColumnBuilder::Binary(b, _) => b.values_slice().len(),
+                _ => continue,
+            };
+            let sixteenths = bytes.saturating_mul(16).div_ceil(builders.rows);
+            seen.fetch_max(sixteenths, Ordering::Relaxed);
+        }
+    }
+}
+
 impl ColumnBuilder {
     /// A builder for `field`'s type with room for `rows` values.
     pub(crate) fn new(field: &Field, extra: &Extra, rows: usize) -> Result<ColumnBuilder> {
+        Self::with_value_bytes(field, extra, rows, rows.saturating_mul(DEFAULT_VALUE_BYTES))
+    }
+
+    /// [`ColumnBuilder::new`] with room for `value_bytes` bytes of variable-width values.
+    fn with_value_bytes(
+        field: &Field,
+        extra: &Extra,
+        rows: usize,
+        value_bytes: usize,
+    ) -> Result<ColumnBuilder> {
         let dt = field.data_type();
         Ok(match dt {
             DataType::Int8 => prim!(I8, Int8Builder, dt, rows),
@@ -119,9 +176,9 @@ impl ColumnBuilder {
             DataType::Date32 => prim!(Date, Date32Builder, dt, rows),
             DataType::Timestamp(..) => prim!(Timestamp, TimestampMicrosecondBuilder, dt, rows),
             DataType::Duration(..) => prim!(Duration, DurationMicrosecondBuilder, dt, rows),
-            DataType::Utf8 => ColumnBuilder::Utf8(StringBuilder::with_capacity(rows, rows * 8)),
+            DataType::Utf8 => ColumnBuilder::Utf8(StringBuilder::with_capacity(rows, value_bytes)),
             DataType::Binary => {
-                ColumnBuilder::Binary(BinaryBuilder::with_capacity(rows, rows * 8), extra.wkb)
+                ColumnBuilder::Binary(BinaryBuilder::with_capacity(rows, value_bytes), extra.wkb)
             }
             DataType::FixedSizeBinary(n) => {
                 ColumnBuilder::Fixed(FixedSizeBinaryBuilder::with_capacity(rows, *n))
@@ -468,6 +525,28 @@ impl Builders {
             .iter()
             .zip(extras)
             .map(|(f, e)| ColumnBuilder::new(f, e, capacity))
+            .collect::<Result<_>>()?;
+        Ok(Builders {
+            schema,
+            builders,
+            rows: 0,
+        })
+    }
+
+    /// [`Builders::new`] for one of a read's batches, of `rows` rows: variable-width columns
+    /// reserve what `seen` says the read's batches so far took per row.
+    pub(crate) fn sized(
+        schema: SchemaRef,
+        extras: &[Extra],
+        rows: usize,
+        seen: &ValueBytes,
+    ) -> Result<Builders> {
+        let builders = schema
+            .fields()
+            .iter()
+            .zip(extras)
+            .enumerate()
+            .map(|(i, (f, e))| ColumnBuilder::with_value_bytes(f, e, rows, seen.reserve(i, rows)))
             .collect::<Result<_>>()?;
         Ok(Builders {
             schema,

@@ -18,7 +18,7 @@ use prollystore_dolt::leaf_reader::{for_each_part_of, PartLeaves};
 use prollystore_dolt::{Database, Table};
 use prollystore_format::tuple::Tuple;
 
-use crate::columns::{Builders, Extra};
+use crate::columns::{Builders, Extra, ValueBytes};
 use crate::dolt_scan::{Plan, RowAppender};
 use crate::error::{Error, Result};
 
@@ -32,6 +32,8 @@ struct Job {
     plan: Plan,
     schema: SchemaRef,
     extras: Vec<Extra>,
+    /// What the string and binary columns' values took per row in the batches so far.
+    value_bytes: ValueBytes,
 }
 
 impl Job {
@@ -39,7 +41,8 @@ impl Job {
     fn batch(&self, part: &mut PartLeaves<'_>) -> Result<RecordBatch> {
         let rows = usize::try_from(part.rows())
             .map_err(|_| Error::Mismatch("a batch of more rows than memory holds".into()))?;
-        let mut builders = Builders::new(self.schema.clone(), &self.extras, rows)?;
+        let mut builders =
+            Builders::sized(self.schema.clone(), &self.extras, rows, &self.value_bytes)?;
         let mut appender = RowAppender::new(&self.db, &self.table, self.plan.clone());
         let mut row = part.first_row();
         while let Some((node, range)) = part.next_leaf()? {
@@ -52,6 +55,7 @@ impl Job {
             }
         }
         builders.rows = rows;
+        self.value_bytes.record(&builders);
         builders.finish()
     }
 }
@@ -82,6 +86,7 @@ impl LeafFeed {
             db,
             table,
             plan,
+            value_bytes: ValueBytes::new(schema.fields().len()),
             schema,
             extras,
         };

@@ -12,7 +12,7 @@ use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
 use prollystore_dolt::{Database, Table};
 
-use crate::columns::{Builders, Extra};
+use crate::columns::{Builders, Extra, ValueBytes};
 use crate::dolt_scan::{Plan, Scan};
 use crate::error::{Error, Result};
 
@@ -25,6 +25,8 @@ struct Job {
     extras: Vec<Extra>,
     batch_rows: usize,
     rows: u64,
+    /// What the string and binary columns' values took per row in the batches so far.
+    value_bytes: ValueBytes,
 }
 
 impl Job {
@@ -32,7 +34,8 @@ impl Job {
     fn batch(&self, k: usize) -> Result<RecordBatch> {
         let first = k as u64 * self.batch_rows as u64;
         let n = (self.rows - first).min(self.batch_rows as u64) as usize;
-        let mut builders = Builders::new(self.schema.clone(), &self.extras, n)?;
+        let mut builders =
+            Builders::sized(self.schema.clone(), &self.extras, n, &self.value_bytes)?;
         let mut scan = Scan::new(&self.db, &self.table, self.plan.clone(), first)?;
         let got = scan.fill(&mut builders.builders, n, first)?;
         if got != n {
@@ -44,6 +47,7 @@ impl Job {
             )));
         }
         builders.rows = n;
+        self.value_bytes.record(&builders);
         builders.finish()
     }
 }
@@ -74,6 +78,7 @@ impl ReadAhead {
             db,
             table,
             plan,
+            value_bytes: ValueBytes::new(schema.fields().len()),
             schema,
             extras,
             batch_rows,
