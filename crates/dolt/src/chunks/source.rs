@@ -35,7 +35,9 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
-use prollystore::store::{AddressHasher, ChunkStore, NodeHint, StoreError, StoreFastPaths};
+use prollystore::store::{
+    AddressHasher, ChunkStore, NodeHint, SharedArena, StoreError, StoreFastPaths,
+};
 use prollystore_format::message::{Node, NodeLayout};
 use prollystore_format::{Address, HashProfile};
 
@@ -240,8 +242,13 @@ pub struct DoltChunkSource {
     cache: Mutex<TwoGenCache>,
     cache_budget: usize,
     verify_hashes: bool,
-    /// Chunks read through the trait, by slot (a slot is also a node's [`NodeHint`]).
+    /// Chunks read through the trait, by slot (a slot is also a node's [`NodeHint`]). Declared
+    /// before `chunk_bytes`, whose memory its chunks borrow, so it drops first.
     arena: Arena,
+    /// The bytes of the chunks in `arena`, copied into large blocks (a bulk read keeps tens of
+    /// thousands of leaves: one heap allocation each cost more than reading them; see
+    /// [`SharedArena`]).
+    chunk_bytes: SharedArena,
     /// Address → slot in `arena` (addresses are uniformly random: 8 of their bytes hash them).
     arena_index: RwLock<HashMap<Address, u32, BuildHasherDefault<AddressHasher>>>,
     /// The slot last found by address in `arena_index`: gets from one root look it up again and
@@ -262,7 +269,9 @@ pub struct DoltChunkSource {
 struct ArenaChunk {
     /// `Some` once verified as a node; `None` inside when it is not one.
     layout: OnceLock<Option<NodeLayout>>,
-    bytes: Box<[u8]>,
+    /// In the source's `chunk_bytes`, which outlives the chunk (see
+    /// [`DoltChunkSource::add_to_arena`]); handed out only as borrows of the chunk.
+    bytes: &'static [u8],
     /// Per child, its slot, or [`NO_SLOT`] until first visited.
     children: OnceLock<Box<[AtomicU32]>>,
     address: Address,
@@ -272,7 +281,7 @@ struct ArenaChunk {
 const NO_SLOT: u32 = u32::MAX;
 
 impl ArenaChunk {
-    fn new(address: Address, bytes: Box<[u8]>) -> ArenaChunk {
+    fn new(address: Address, bytes: &'static [u8]) -> ArenaChunk {
         ArenaChunk {
             layout: OnceLock::new(),
             bytes,
@@ -287,7 +296,7 @@ impl ArenaChunk {
         match self.layout.get() {
             // SAFETY: the layout is set once, by `verify_node`, from the verified view of
             // `self.bytes`, which never change.
-            Some(Some(layout)) => Ok(unsafe { Node::from_verified(&self.bytes, *layout) }),
+            Some(Some(layout)) => Ok(unsafe { Node::from_verified(self.bytes, *layout) }),
             _ => self.verify_node(),
         }
     }
@@ -298,11 +307,11 @@ impl ArenaChunk {
     fn verify_node(&self) -> Result<Node<'_>, StoreError> {
         let layout = self
             .layout
-            .get_or_init(|| Node::verify(&self.bytes).ok().map(|n| n.layout()));
+            .get_or_init(|| Node::verify(self.bytes).ok().map(|n| n.layout()));
         match layout {
             // SAFETY: just set from the verified view of `self.bytes`, which never change.
-            Some(layout) => Ok(unsafe { Node::from_verified(&self.bytes, *layout) }),
-            None => Err(Node::verify(&self.bytes).err().map_or(
+            Some(layout) => Ok(unsafe { Node::from_verified(self.bytes, *layout) }),
+            None => Err(Node::verify(self.bytes).err().map_or(
                 StoreError::Missing(self.address),
                 |source| StoreError::BadMessage {
                     address: self.address,
@@ -432,6 +441,7 @@ impl DoltChunkSource {
             cache_budget: DEFAULT_CACHE_BYTES,
             verify_hashes: true,
             arena: Arena::new(),
+            chunk_bytes: SharedArena::new(),
             arena_index: RwLock::default(),
             last_found: AtomicU32::new(NO_SLOT),
             embedded: elsa::sync::FrozenMap::new(),
@@ -746,18 +756,25 @@ impl DoltChunkSource {
         let address = HashProfile::Dolt.address_of(chunk);
         if !self.is_kept(&address) {
             // Only a full arena (2^32 chunks) fails; the chunk then reads as missing.
-            let _ = self.add_to_arena(address, chunk.into());
+            let _ = self.add_to_arena(address, chunk);
         }
         address
     }
 
     /// Copies `chunk` into the arena under `address`; returns its slot (the first one's, if
     /// another thread added the same chunk meanwhile).
-    fn add_to_arena(&self, address: Address, chunk: Box<[u8]>) -> Result<u32, StoreError> {
+    fn add_to_arena(&self, address: Address, chunk: &[u8]) -> Result<u32, StoreError> {
         let full = || StoreError::InvalidArgument("more than 2^32 chunks read".to_string());
+        let bytes = self.chunk_bytes.copy(chunk);
+        // SAFETY: the copy stays in `self.chunk_bytes`, unchanged, until that arena drops or is
+        // replaced, and the slot arena holding the chunk goes first in both cases (it is
+        // declared before it, and `clear_arena` replaces it first). Slots hand the bytes out
+        // only as borrows of `&self` (`get`, the node views of `arena_node` and `child_node`),
+        // so no reference to them outlives the arena that holds them.
+        let bytes: &'static [u8] = unsafe { &*std::ptr::from_ref(bytes) };
         let slot = self
             .arena
-            .push(ArenaChunk::new(address, chunk))
+            .push(ArenaChunk::new(address, bytes))
             .ok_or_else(full)?;
         let mut index = self.arena_index.write().map_err(|_| {
             StoreError::InvalidArgument(
@@ -788,10 +805,10 @@ impl DoltChunkSource {
 
     /// Keeps `chunk`, already read and checked against `address` by a bulk reader, in the
     /// arena (unless it is there), so later tree reads find it there.
-    pub(crate) fn keep_checked(&self, address: Address, chunk: impl Into<Box<[u8]>>) {
+    pub(crate) fn keep_checked(&self, address: Address, chunk: &[u8]) {
         if !self.is_kept(&address) {
             // As in `pin_chunk`: only a full arena fails, and the chunk is then read again.
-            let _ = self.add_to_arena(address, chunk.into());
+            let _ = self.add_to_arena(address, chunk);
         }
     }
 
@@ -840,9 +857,8 @@ impl DoltChunkSource {
         } else {
             self.read_checked(&wanted)?
         };
-        // Moved in, not copied: the chunks were read for the arena.
-        for (address, chunk) in read {
-            self.keep_checked(address, chunk);
+        for (address, chunk) in &read {
+            self.keep_checked(*address, chunk);
         }
         Ok(())
     }
@@ -882,7 +898,7 @@ impl DoltChunkSource {
     fn read_into_arena(&self, address: &Address) -> Result<Option<u32>, StoreError> {
         match self.read_uncached(address).map_err(to_store_error)? {
             None => Ok(None),
-            Some(bytes) => self.add_to_arena(*address, Box::from(&bytes[..])).map(Some),
+            Some(bytes) => self.add_to_arena(*address, &bytes).map(Some),
         }
     }
 
@@ -954,7 +970,9 @@ impl DoltChunkSource {
 
     /// Drops every chunk read through the [`ChunkStore`] trait.
     pub fn clear_arena(&mut self) {
+        // The slots first: they borrow `chunk_bytes` (see `add_to_arena`).
         self.arena = Arena::new();
+        self.chunk_bytes = SharedArena::new();
         self.arena_index = RwLock::default();
         self.last_found = AtomicU32::new(NO_SLOT);
         self.embedded = elsa::sync::FrozenMap::new();
@@ -997,7 +1015,7 @@ impl ChunkStore for DoltChunkSource {
     }
 
     fn get(&self, address: &Address) -> Result<Option<&[u8]>, StoreError> {
-        Ok(self.arena_chunk(address)?.map(|c| &c.bytes[..]))
+        Ok(self.arena_chunk(address)?.map(|c| c.bytes))
     }
 
     fn get_node(&self, address: &Address) -> Result<Node<'_>, StoreError> {

@@ -253,6 +253,50 @@ impl Arena {
     }
 }
 
+/// An [`Arena`] several threads copy into: byte strings kept, unchanged and in place, for as
+/// long as it lives, in large blocks instead of one heap allocation each (used by the Dolt chunk
+/// source for the chunks its readers keep). One small allocation per chunk from reader threads
+/// went through glibc's per-thread heaps, which grow a few pages at a time (an `mprotect` per
+/// chunk) and fault each page in on first write: most of what the first read of a table into
+/// Arrow did beyond a warm read (`docs/PERF.md`, "First read in a fresh process").
+pub struct SharedArena {
+    inner: Mutex<Arena>,
+}
+
+impl std::fmt::Debug for SharedArena {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SharedArena").finish_non_exhaustive()
+    }
+}
+
+impl Default for SharedArena {
+    fn default() -> Self {
+        SharedArena::new()
+    }
+}
+
+impl SharedArena {
+    /// An empty arena (allocates nothing until the first copy). Its blocks come from, and on
+    /// drop go back to, the same process-wide spares as the memory stores' blocks.
+    pub fn new() -> SharedArena {
+        SharedArena {
+            inner: Mutex::new(Arena::new(false)),
+        }
+    }
+
+    /// Copies `bytes` into the arena; the copy stays valid and unchanged until the arena drops.
+    pub fn copy(&self, bytes: &[u8]) -> &[u8] {
+        // A panic while the lock was held left the arena whole: a copy only ever moves a
+        // block's fill mark past bytes that are then written and handed out.
+        let arena = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        let copy = arena.copy(bytes);
+        // SAFETY: the copy lives in a block of `self.inner`'s arena, which stays where it is,
+        // never written again, until the arena drops with `self` (see `Arena::copy`): it may
+        // borrow `self` rather than the lock guard.
+        unsafe { &*std::ptr::from_ref(copy) }
+    }
+}
+
 impl Arena {
     /// Starts mapping and faulting in the next full-size block on a thread of its own, unless
     /// one is under way or a spare is waiting: a growing store then finds its next block ready
@@ -397,6 +441,33 @@ mod tests {
         }
         assert_eq!(big_copy, &big[..]);
         assert!(arena.copy(&[]).is_empty());
+    }
+
+    #[test]
+    fn shared_copies_from_several_threads_stay_valid() {
+        let arena = SharedArena::new();
+        let per_thread = if cfg!(miri) { 20 } else { 2000usize };
+        let copies: Vec<Vec<(&[u8], Vec<u8>)>> = std::thread::scope(|s| {
+            let threads: Vec<_> = (0..3usize)
+                .map(|t| {
+                    let arena = &arena;
+                    s.spawn(move || {
+                        (0..per_thread)
+                            .map(|i| {
+                                let bytes: Vec<u8> = (0..(i * 53 + t) % 5000)
+                                    .map(|j| (i ^ j ^ t) as u8)
+                                    .collect();
+                                (arena.copy(&bytes), bytes)
+                            })
+                            .collect()
+                    })
+                })
+                .collect();
+            threads.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        for (copy, want) in copies.iter().flatten() {
+            assert_eq!(*copy, &want[..]);
+        }
     }
 
     #[test]

@@ -290,6 +290,7 @@ mod builtin;
 pub mod file;
 mod lend;
 mod memory;
+pub use arena::SharedArena;
 pub use builtin::BuiltinStore;
 pub use file::{FileStore, OpenOptions, RootUpdate};
 pub use lend::LentSpace;
