@@ -33,6 +33,8 @@ pub(crate) enum Work {
     Ordinals(Range<u64>),
     /// Rows of secondary index `name` whose keys are in `range`, in index order.
     Index { name: String, range: KeyRange },
+    /// The row whose whole primary key this range holds, if there is one.
+    Point(KeyRange),
 }
 
 /// The scan of one Dolt table: partitions of [`Work`].
@@ -84,10 +86,17 @@ impl DisplayAs for DoltScan {
         let ranges: usize = self.partitions.iter().map(Vec::len).sum();
         let index = self.partitions.iter().flatten().find_map(|w| match w {
             Work::Index { name, .. } => Some(name.as_str()),
-            Work::Ordinals(_) => None,
+            Work::Ordinals(_) | Work::Point(_) => None,
         });
         write!(f, "DoltScan: table={}", self.table.name)?;
+        let points = self
+            .partitions
+            .iter()
+            .flatten()
+            .filter(|w| matches!(w, Work::Point(_)));
+        let points = points.count();
         match index {
+            _ if points > 0 => write!(f, ", points={points}")?,
             Some(name) => write!(f, ", index={name}, ranges={ranges}")?,
             None => write!(f, ", ranges={ranges}")?,
         }
@@ -138,10 +147,10 @@ impl ExecutionPlan for DoltScan {
         _context: Arc<TaskContext>,
     ) -> Result<SendableRecordBatchStream> {
         let work = self.partitions.get(partition).cloned().unwrap_or_default();
-        let small = work.iter().all(|w| match w {
-            Work::Ordinals(span) => span.end - span.start <= INLINE_ROWS,
-            Work::Index { .. } => false,
-        }) && work.len() <= 1;
+        let small = match work.as_slice() {
+            [Work::Ordinals(span)] => span.end - span.start <= INLINE_ROWS,
+            points => points.iter().all(|w| matches!(w, Work::Point(_))),
+        };
         if small {
             // A point or short range: read here, on the task that asked (a thread hand-off
             // would cost more than the read).
@@ -247,6 +256,16 @@ impl Reader<'_> {
                     columns.is_some_and(<[usize]>::is_empty).then_some(&[]),
                     send,
                 )
+            }
+            (Work::Point(range), columns) => {
+                let batches = TableBatches::range(
+                    self.db.clone(),
+                    self.table.clone(),
+                    range,
+                    self.batch_rows,
+                )
+                .map_err(arrow_error)?;
+                self.drain(batches, columns, send)
             }
             (Work::Index { name, range }, columns) => {
                 let batches = TableBatches::index_range(

@@ -4,7 +4,7 @@
 //! equal row counts by the tree's internal counts so every core works.
 
 use std::any::Any;
-use std::ops::Range;
+use std::ops::{Bound, Range};
 use std::sync::Arc;
 
 use async_trait::async_trait;
@@ -29,6 +29,10 @@ use crate::scan::{DoltScan, Work};
 /// Fewest rows a partition is given: below this, one thread reads faster than several
 /// start.
 const MIN_PARTITION_ROWS: u64 = 100_000;
+
+/// Most whole-key lookups a scan makes one by one (a longer `IN` list is read as ranges of
+/// positions).
+const MAX_POINTS: usize = 64;
 
 /// A Dolt table at one state, for DataFusion.
 ///
@@ -90,8 +94,26 @@ impl DoltTable {
         plan: &key_ranges::KeyPlan,
         limit: Option<usize>,
     ) -> Result<(Vec<Work>, Option<u64>)> {
-        let reader = self.table.reader(&self.db).map_err(dolt_error)?;
         let limit = limit.map(|l| l as u64);
+        // Whole primary keys (`id = 5`, `id IN (…)`): each looked up when the scan runs, with
+        // no positions found first (a point query's planning is most of its time).
+        let key_len = self.table.schema.key_positions().len();
+        if let (None, Some(ranges)) = (&plan.index, &plan.ranges) {
+            let whole = |r: &prollystore_dolt::KeyRange| {
+                matches!((&r.from, &r.to), (Bound::Included(a), Bound::Included(b))
+                    if a == b && a.len() == key_len)
+            };
+            if key_len > 0 && ranges.len() <= MAX_POINTS && ranges.iter().all(whole) {
+                let mut points: Vec<Work> = Vec::with_capacity(ranges.len());
+                for r in ranges {
+                    if !points.iter().any(|p| matches!(p, Work::Point(q) if q == r)) {
+                        points.push(Work::Point(r.clone()));
+                    }
+                }
+                return Ok((points, None));
+            }
+        }
+        let reader = self.table.reader(&self.db).map_err(dolt_error)?;
         if let (Some(index), Some(ranges)) = (&plan.index, &plan.ranges) {
             let work = ranges
                 .iter()
@@ -140,7 +162,7 @@ impl DoltTable {
 /// ranges stay in one partition, in order).
 fn spread(work: Vec<Work>, rows: u64, n: usize) -> Vec<Vec<Work>> {
     let n = (rows / MIN_PARTITION_ROWS).clamp(1, n.max(1) as u64);
-    if n == 1 || work.iter().any(|w| matches!(w, Work::Index { .. })) {
+    if n == 1 || work.iter().any(|w| !matches!(w, Work::Ordinals(_))) {
         return vec![work];
     }
     let share = rows.div_ceil(n);
@@ -148,7 +170,7 @@ fn spread(work: Vec<Work>, rows: u64, n: usize) -> Vec<Vec<Work>> {
     let mut room = share;
     for w in work {
         let Work::Ordinals(mut span) = w else {
-            unreachable!("index work returned above")
+            unreachable!("index and point work returned above")
         };
         while !span.is_empty() {
             if room == 0 {
@@ -212,7 +234,7 @@ impl TableProvider for DoltTable {
             work.iter()
                 .map(|w| match w {
                     Work::Ordinals(s) => s.end - s.start,
-                    Work::Index { .. } => 0,
+                    Work::Index { .. } | Work::Point(_) => 0,
                 })
                 .sum()
         });
@@ -287,7 +309,7 @@ mod tests {
                 p.iter()
                     .map(|w| match w {
                         Work::Ordinals(s) => s.end - s.start,
-                        Work::Index { .. } => 0,
+                        Work::Index { .. } | Work::Point(_) => 0,
                     })
                     .sum()
             })

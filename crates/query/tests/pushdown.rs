@@ -192,7 +192,17 @@ async fn scans_push_down_ranges_limits_and_columns() {
     let plan = plan_text(&session, "SELECT * FROM big LIMIT 5").await;
     assert!(plan.contains("rows=5"), "{plan}");
     let plan = plan_text(&session, "SELECT * FROM big WHERE id IN (3, 1, 3, 200000)").await;
-    assert!(plan.contains("ranges=3, rows=3"), "{plan}");
+    assert!(plan.contains("points=3"), "{plan}");
+    // An OR of equalities and a range is not one seek: the whole table, filtered.
+    let plan = plan_text(
+        &session,
+        "SELECT * FROM big WHERE id IN (3, 1, 5) OR id > 249990",
+    )
+    .await;
+    assert!(
+        plan.contains("FilterExec") && plan.contains("rows=250000"),
+        "{plan}"
+    );
     // Whole scans are cut into partitions by position; the answer is the same with one.
     let plan = plan_text(&session, "SELECT v, count(*) FROM big GROUP BY v").await;
     assert!(
