@@ -7,7 +7,7 @@
 //! `groupby` runs `SELECT day, sum(qty), sum(price), count(*) FROM t GROUP BY day` RUNS times
 //! (default 5): the first on a database opened for it (cold: leaves read from disk), then warm.
 //! `point` plans and runs QUERIES (default 2000) point queries, each with its own text, on one
-//! session, and prints the mean and the median time per query (planning included); with
+//! session (`DoltSession::query`, as `prolly-sql` runs a query), and prints the mean and the median time per query (planning included); with
 //! `WARM=1` it runs them twice and times the second pass (their leaves read by the first);
 //! `QUERY_OPTIONS="datafusion.x = y;…"` sets DataFusion options first.
 //! `range` reads ROWS rows of a key range (default 1000) on a fresh handle and counts the
@@ -79,10 +79,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                     let id = 1 + x % rows;
                     let start = Instant::now();
                     let batches = session
-                        .sql(&format!("SELECT * FROM t WHERE id = {id}"))
+                        .query(&format!("SELECT * FROM t WHERE id = {id}"))
                         .await?
-                        .collect()
-                        .await?;
+                        .batches;
                     times.push(start.elapsed().as_secs_f64() * 1e6);
                     assert_eq!(batches.iter().map(|b| b.num_rows()).sum::<usize>(), 1);
                 }

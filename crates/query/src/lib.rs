@@ -53,6 +53,8 @@ use datafusion::catalog::SchemaProvider;
 use datafusion::common::config::Dialect;
 use datafusion::dataframe::DataFrame;
 use datafusion::execution::context::SessionState;
+use datafusion::execution::TaskContext;
+use datafusion::logical_expr::LogicalPlan;
 use datafusion::prelude::{SessionConfig, SessionContext};
 use datafusion::sql::parser::Statement as DfStatement;
 use datafusion::sql::sqlparser::ast::{Expr, SelectItem, SetExpr, Statement, Value};
@@ -156,8 +158,8 @@ impl DoltSession {
 
     /// Runs `sql` and returns its rows with the headers `dolt sql` would print.
     pub async fn query(&self, sql: &str) -> Result<QueryResult> {
-        let (df, items) = self.plan(sql, true).await?;
-        let names: Vec<String> = df
+        let (state, plan, items) = self.logical(sql, true).await?;
+        let names: Vec<String> = plan
             .schema()
             .fields()
             .iter()
@@ -167,11 +169,34 @@ impl DoltSession {
             Some(items) if items.len() == names.len() => items,
             _ => names,
         };
-        let batches = df.collect().await?;
+        let batches = match plan {
+            // A query runs on the state it was planned with (no second copy of the session's
+            // state, which is a good part of a point query's time).
+            LogicalPlan::Ddl(_) | LogicalPlan::Statement(_) | LogicalPlan::Dml(_) => {
+                self.ctx.execute_logical_plan(plan).await?.collect().await?
+            }
+            plan => {
+                let physical = state.create_physical_plan(&plan).await?;
+                let task = Arc::new(TaskContext::from(&state));
+                datafusion::physical_plan::collect(physical, task).await?
+            }
+        };
         Ok(QueryResult { headers, batches })
     }
 
     async fn plan(&self, sql: &str, headers: bool) -> Result<(DataFrame, Option<Vec<String>>)> {
+        let (state, plan, items) = self.logical(sql, headers).await?;
+        drop(state);
+        let df = self.ctx.execute_logical_plan(plan).await?;
+        Ok((df, items))
+    }
+
+    /// `sql`'s logical plan, the session state it was planned with, and the headers.
+    async fn logical(
+        &self,
+        sql: &str,
+        headers: bool,
+    ) -> Result<(SessionState, LogicalPlan, Option<Vec<String>>)> {
         let sql = as_of::rewrite(sql)?;
         let state: SessionState = self.ctx.state();
         let statement = state.sql_to_statement(&sql, &Dialect::MySQL)?;
@@ -201,8 +226,7 @@ impl DoltSession {
             None
         };
         let plan = state.statement_to_plan(statement).await?;
-        let df = self.ctx.execute_logical_plan(plan).await?;
-        Ok((df, items))
+        Ok((state, plan, items))
     }
 }
 
