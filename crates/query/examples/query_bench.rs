@@ -47,6 +47,15 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                 );
             }
         }
+        "groupwarm" => {
+            // One handle, RUNS runs (for profiles of the warm pass).
+            let session = DoltSession::open(db_dir, Some("main"))?;
+            for run in 0..n.max(2) {
+                let start = Instant::now();
+                session.sql(GROUP_BY).await?.collect().await?;
+                println!("run {run}: {:.3} s", start.elapsed().as_secs_f64());
+            }
+        }
         "point" => {
             let queries = if n == 0 { 2000 } else { n };
             let session = DoltSession::open(db_dir, Some("main"))?;
