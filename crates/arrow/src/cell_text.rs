@@ -18,7 +18,7 @@ use prollystore_dolt::schema::SqlType;
 use prollystore_format::tuple::{civil_from_days, Date};
 use prollystore_format::value_text;
 
-use crate::dolt_types::SQL_TYPE_METADATA;
+use crate::dolt_types::{GEOMETRY_BYTES_METADATA, SQL_TYPE_METADATA};
 use crate::error::{Error, Result};
 
 /// Appends the text `dolt sql` shows for non-NULL row `r` of `array`, a column of a query's
@@ -47,9 +47,13 @@ pub fn write_cell(field: &Field, array: &ArrayRef, r: usize, out: &mut Vec<u8>) 
             .map(|t| SqlType::parse(t))
     };
     if let Some(b) = bytes_at(array.as_ref(), r) {
-        // A geometry is WKB in Arrow; Dolt shows it as stored: its SRID (four bytes, little
-        // endian: the column's, else 0), then the WKB.
-        if let Some(SqlType::Geometry { srid, .. }) = sql_type() {
+        // Dolt shows a geometry as stored: its SRID (four bytes, little endian), then the
+        // WKB. Read as WKB, the SRID is gone: the column's declared one, else 0, is shown.
+        let stored = field
+            .metadata()
+            .get(GEOMETRY_BYTES_METADATA)
+            .map(String::as_str);
+        if let (Some(SqlType::Geometry { srid, .. }), None) = (sql_type(), stored) {
             out.extend_from_slice(&srid.unwrap_or(0).to_le_bytes());
         }
         out.extend_from_slice(b);

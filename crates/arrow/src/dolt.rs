@@ -80,15 +80,31 @@ self_cell!(
     }
 );
 
+/// How a reader gives geometry values.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum GeometryBytes {
+    /// Standard WKB, Dolt's SRID dropped: what GIS libraries read (the Arrow table in
+    /// `docs/ARROW.md`).
+    #[default]
+    Wkb,
+    /// As Dolt stores them and MySQL returns them: the SRID (four bytes, little endian), then
+    /// the WKB. A column without a declared SRID may hold values of several.
+    Stored,
+}
+
 /// The extra facts the builders of a table's visible columns need.
 pub(crate) fn extras(table: &Table) -> Vec<Extra> {
+    extras_with(table, GeometryBytes::Wkb)
+}
+
+fn extras_with(table: &Table, geometry: GeometryBytes) -> Vec<Extra> {
     visible(&table.schema)
         .map(|c| Extra {
             members: match &c.sql_type {
                 SqlType::Enum { members: m, .. } => m.clone(),
                 _ => Vec::new(),
             },
-            wkb: matches!(c.sql_type, SqlType::Geometry { .. }),
+            wkb: geometry == GeometryBytes::Wkb && matches!(c.sql_type, SqlType::Geometry { .. }),
         })
         .collect()
 }
@@ -212,7 +228,20 @@ impl TableBatches {
         range: &KeyRange,
         batch_rows: usize,
     ) -> Result<TableBatches> {
-        Self::with_rows(db, table, batch_rows, |db, t| t.reader(db)?.scan(range))
+        Self::range_with(db, table, range, batch_rows, GeometryBytes::Wkb)
+    }
+
+    /// [`TableBatches::range`], geometry values given as `geometry` says.
+    pub fn range_with(
+        db: Arc<Database>,
+        table: Table,
+        range: &KeyRange,
+        batch_rows: usize,
+        geometry: GeometryBytes,
+    ) -> Result<TableBatches> {
+        Self::with_rows(db, table, batch_rows, geometry, |db, t| {
+            t.reader(db)?.scan(range)
+        })
     }
 
     /// The rows whose keys in secondary index `index` are in `range`, whole rows in index
@@ -224,7 +253,19 @@ impl TableBatches {
         range: &KeyRange,
         batch_rows: usize,
     ) -> Result<TableBatches> {
-        Self::with_rows(db, table, batch_rows, |db, t| {
+        Self::index_range_with(db, table, index, range, batch_rows, GeometryBytes::Wkb)
+    }
+
+    /// [`TableBatches::index_range`], geometry values given as `geometry` says.
+    pub fn index_range_with(
+        db: Arc<Database>,
+        table: Table,
+        index: &str,
+        range: &KeyRange,
+        batch_rows: usize,
+        geometry: GeometryBytes,
+    ) -> Result<TableBatches> {
+        Self::with_rows(db, table, batch_rows, geometry, |db, t| {
             t.reader(db)?.index_scan(index, range)
         })
     }
@@ -233,11 +274,12 @@ impl TableBatches {
         db: Arc<Database>,
         table: Table,
         batch_rows: usize,
+        geometry: GeometryBytes,
         rows: impl for<'a> FnOnce(&'a Database, &'a Table) -> prollystore_dolt::Result<Rows<'a>>,
     ) -> Result<TableBatches> {
         let batch_rows = check_batch_rows(batch_rows)?;
         let schema = table_schema(&table.schema);
-        let extras = extras(&table);
+        let extras = extras_with(&table, geometry);
         let rows = OwnedRows::try_new(Source { db, table }, |s| rows(&s.db, &s.table))?;
         Ok(TableBatches {
             rows: RowSource::Rows(rows),
@@ -263,6 +305,18 @@ impl TableBatches {
         columns: Option<&[usize]>,
         batch_rows: usize,
     ) -> Result<TableBatches> {
+        Self::ordinals_with(db, table, ordinals, columns, batch_rows, GeometryBytes::Wkb)
+    }
+
+    /// [`TableBatches::ordinals`], geometry values given as `geometry` says.
+    pub fn ordinals_with(
+        db: Arc<Database>,
+        table: Table,
+        ordinals: Range<u64>,
+        columns: Option<&[usize]>,
+        batch_rows: usize,
+        geometry: GeometryBytes,
+    ) -> Result<TableBatches> {
         let visible = visible(&table.schema).count();
         if let Some(&c) = columns.and_then(|c| c.iter().find(|&&c| c >= visible)) {
             return Err(Error::Mismatch(format!(
@@ -279,7 +333,7 @@ impl TableBatches {
                 ),
             })
         };
-        let (schema, extras) = project(table_schema(&table.schema), extras(&table))?;
+        let (schema, extras) = project(table_schema(&table.schema), extras_with(&table, geometry))?;
         let batch_rows = check_batch_rows(batch_rows)?;
         let builders = Builders::new(schema.clone(), &extras, batch_rows.min(DEFAULT_BATCH_ROWS))?;
         let rows = ordinals.end.saturating_sub(ordinals.start);

@@ -17,6 +17,10 @@ pub const JSON_EXTENSION: &str = "arrow.json";
 /// consumer can tell `DATETIME(3)` from `DATETIME(6)` or a geometry subtype.
 pub const SQL_TYPE_METADATA: &str = "prollystore:sql_type";
 
+/// Field metadata key saying a geometry column's values are as Dolt stores them (value
+/// `stored`: SRID, then WKB; [`crate::GeometryBytes::Stored`]) rather than WKB.
+pub const GEOMETRY_BYTES_METADATA: &str = "prollystore:geometry_bytes";
+
 /// The time zone of TIMESTAMP columns: Dolt stores them in UTC.
 pub const TIMESTAMP_ZONE: &str = "UTC";
 

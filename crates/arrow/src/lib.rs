@@ -67,7 +67,7 @@ pub mod map;
 mod read_ahead;
 
 pub use columns::{date_days, date_from_days};
-pub use dolt::{DiffBatches, TableBatches, DEFAULT_BATCH_ROWS};
+pub use dolt::{DiffBatches, GeometryBytes, TableBatches, DEFAULT_BATCH_ROWS};
 pub use dolt_types::{arrow_field, arrow_type, table_schema};
 pub use error::{Error, Result};
 pub use map::{build_map, infer_row_schema, map_schema, MapBatches};

@@ -18,7 +18,7 @@ use datafusion::physical_plan::stream::{RecordBatchReceiverStream, RecordBatchSt
 use datafusion::physical_plan::{
     DisplayAs, DisplayFormatType, ExecutionPlan, Partitioning, PlanProperties,
 };
-use prollystore_arrow::TableBatches;
+use prollystore_arrow::{GeometryBytes, TableBatches};
 use prollystore_dolt::{Database, KeyRange, Table};
 
 use crate::error::arrow_error;
@@ -243,12 +243,13 @@ impl Reader<'_> {
                     Some([]) => Some(&[0][..]),
                     c => c,
                 };
-                let batches = TableBatches::ordinals(
+                let batches = TableBatches::ordinals_with(
                     self.db.clone(),
                     self.table.clone(),
                     span.clone(),
                     read_cols,
                     self.batch_rows,
+                    GeometryBytes::Stored,
                 )
                 .map_err(arrow_error)?;
                 self.drain(
@@ -258,22 +259,24 @@ impl Reader<'_> {
                 )
             }
             (Work::Point(range), columns) => {
-                let batches = TableBatches::range(
+                let batches = TableBatches::range_with(
                     self.db.clone(),
                     self.table.clone(),
                     range,
                     self.batch_rows,
+                    GeometryBytes::Stored,
                 )
                 .map_err(arrow_error)?;
                 self.drain(batches, columns, send)
             }
             (Work::Index { name, range }, columns) => {
-                let batches = TableBatches::index_range(
+                let batches = TableBatches::index_range_with(
                     self.db.clone(),
                     self.table.clone(),
                     name,
                     range,
                     self.batch_rows,
+                    GeometryBytes::Stored,
                 )
                 .map_err(arrow_error)?;
                 self.drain(batches, columns, send)
@@ -293,6 +296,13 @@ impl Reader<'_> {
                 Some(p) => batch.project(p)?,
                 None => batch,
             };
+            // The scan's schema (its fields' metadata say how geometry is given).
+            let options = RecordBatchOptions::new().with_row_count(Some(batch.num_rows()));
+            let batch = RecordBatch::try_new_with_options(
+                self.schema.clone(),
+                batch.columns().to_vec(),
+                &options,
+            )?;
             if !send(batch) {
                 return Ok(false);
             }

@@ -20,6 +20,8 @@ use datafusion::physical_expr::PhysicalExpr;
 use datafusion::physical_plan::filter::FilterExec;
 use datafusion::physical_plan::projection::ProjectionExec;
 use datafusion::physical_plan::ExecutionPlan;
+use prollystore_arrow::dolt_types::{GEOMETRY_BYTES_METADATA, SQL_TYPE_METADATA};
+use prollystore_dolt::schema::SqlType;
 use prollystore_dolt::{Database, Table};
 
 use crate::error::dolt_error;
@@ -64,7 +66,26 @@ pub struct DoltTable {
 impl DoltTable {
     /// `table` of `db`, as [`Database::table_at`] or [`Database::table`] opened it.
     pub fn new(db: Arc<Database>, table: Table) -> DoltTable {
-        let schema = prollystore_arrow::table_schema(&table.schema);
+        // Geometry as Dolt stores it and MySQL returns it (SRID, then WKB), so every value
+        // keeps its SRID.
+        let fields = prollystore_arrow::table_schema(&table.schema)
+            .fields()
+            .iter()
+            .map(|f| {
+                let geometry = f
+                    .metadata()
+                    .get(SQL_TYPE_METADATA)
+                    .is_some_and(|t| matches!(SqlType::parse(t), SqlType::Geometry { .. }));
+                let mut f = f.as_ref().clone();
+                if geometry {
+                    let mut meta = f.metadata().clone();
+                    meta.insert(GEOMETRY_BYTES_METADATA.into(), "stored".into());
+                    f = f.with_metadata(meta);
+                }
+                f
+            })
+            .collect::<Vec<_>>();
+        let schema = Arc::new(datafusion::arrow::datatypes::Schema::new(fields));
         DoltTable { db, table, schema }
     }
 
