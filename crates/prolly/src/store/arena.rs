@@ -255,11 +255,11 @@ impl Arena {
 
 /// An arena (the memory store's block allocator) several threads copy into: byte strings
 /// kept, unchanged and in place, for as long as it lives, in large blocks instead of one heap
-/// allocation each (used by the Dolt chunk
-/// source for the chunks its readers keep). One small allocation per chunk from reader threads
-/// went through glibc's per-thread heaps, which grow a few pages at a time (an `mprotect` per
-/// chunk) and fault each page in on first write: most of what the first read of a table into
-/// Arrow did beyond a warm read (`docs/PERF.md`, "First read in a fresh process").
+/// allocation each (used by the Dolt chunk source for the chunks its readers keep). One small
+/// allocation per chunk from reader threads went through glibc's per-thread heaps, which grow
+/// a few pages at a time (an `mprotect` per chunk) and fault each page in on first write: most
+/// of what the first read of a table into Arrow did beyond a warm read (`docs/PERF.md`, "First
+/// read in a fresh process").
 pub struct SharedArena {
     inner: Mutex<Arena>,
 }
