@@ -151,7 +151,7 @@ pub fn write_f64(out: &mut Vec<u8>, v: f64) {
         return;
     }
     let mut buf = zmij::Buffer::new();
-    write_go_float(out, v, buf.format_finite(v));
+    write_go_float(out, v, buf.format_finite(v), |t| t.parse::<f64>() == Ok(v));
 }
 
 /// Appends Go's `strconv.FormatFloat(float64(v), 'g', -1, 32)` of a FLOAT.
@@ -162,7 +162,7 @@ pub fn write_f32(out: &mut Vec<u8>, v: f32) {
         return;
     }
     let mut buf = zmij::Buffer::new();
-    write_go_float(out, f64::from(v), buf.format_finite(v));
+    write_go_float(out, f64::from(v), buf.format_finite(v), |t| t.parse::<f32>() == Ok(v));
 }
 
 /// The significant digits (no leading or trailing zeros, at most 20) and the decimal exponent
@@ -336,8 +336,16 @@ fn is_midpoint(v: f64, digits: &[u8], e10: i32) -> bool {
 /// Given shortest round-trip text of a finite value (`shortest`, any notation), appends Go's
 /// `'g'` text of `v`. Shortest digits can round an exact tie up where Go rounds it to even, so
 /// a value exactly at a midpoint is re-formatted exactly with the same number of digits
-/// (Rust's exact formatting rounds half to even).
-fn write_go_float(out: &mut Vec<u8>, v: f64, shortest: &str) {
+/// (Rust's exact formatting rounds half to even) — unless those digits do not read back as
+/// the value (`round_trips`): at a power of two the gap below is half the gap above, so the
+/// even neighbour of a tie can belong to the next float down, and Go keeps the digits that
+/// read back (2^-24 is `5.960464477539063e-08`).
+fn write_go_float(
+    out: &mut Vec<u8>,
+    v: f64,
+    shortest: &str,
+    round_trips: impl Fn(&str) -> bool,
+) {
     if write_plain_fast(out, v, shortest.as_bytes()) {
         return;
     }
@@ -352,8 +360,10 @@ fn write_go_float(out: &mut Vec<u8>, v: f64, shortest: &str) {
             out.extend_from_slice(format_go_float_slow(v, shortest).as_bytes());
             return;
         }
-        write_go_g(out, v, exact.as_str());
-        return;
+        if round_trips(exact.as_str()) {
+            write_go_g(out, v, exact.as_str());
+            return;
+        }
     }
     write_go_digits(out, v.is_sign_negative(), sig, e10);
 }
@@ -683,6 +693,24 @@ fn put_pair(t: &mut [u8], at: usize, v: u64) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Powers of two whose shortest digits end in a tie: Go keeps the digits that read back
+    /// (outputs of Go 1.26's `strconv.FormatFloat`; found by the `geometry_parse` fuzz target).
+    #[test]
+    fn ties_at_powers_of_two_keep_digits_that_read_back() {
+        let f64_text = |bits: u64| {
+            let mut out = Vec::new();
+            write_f64(&mut out, f64::from_bits(bits));
+            String::from_utf8(out).unwrap()
+        };
+        assert_eq!(f64_text(0x3E70_0000_0000_0000), "5.960464477539063e-08");
+        assert_eq!(f64_text(0x3E6F_FFFF_FFFF_FFFF), "5.960464477539062e-08");
+        assert_eq!(f64_text(0x4340_0000_0000_0000), "9.007199254740992e+15");
+        assert_eq!(f64_text(0x4330_0000_0000_0001), "4.503599627370497e+15");
+        let mut out = Vec::new();
+        write_f32(&mut out, f32::from_bits(0x3380_0000));
+        assert_eq!(out, b"5.9604645e-08");
+    }
 
     fn s(f: impl FnOnce(&mut Vec<u8>)) -> String {
         let mut out = Vec::new();
