@@ -162,7 +162,9 @@ pub fn write_f32(out: &mut Vec<u8>, v: f32) {
         return;
     }
     let mut buf = zmij::Buffer::new();
-    write_go_float(out, f64::from(v), buf.format_finite(v), |t| t.parse::<f32>() == Ok(v));
+    write_go_float(out, f64::from(v), buf.format_finite(v), |t| {
+        t.parse::<f32>() == Ok(v)
+    });
 }
 
 /// The significant digits (no leading or trailing zeros, at most 20) and the decimal exponent
@@ -340,12 +342,7 @@ fn is_midpoint(v: f64, digits: &[u8], e10: i32) -> bool {
 /// the value (`round_trips`): at a power of two the gap below is half the gap above, so the
 /// even neighbour of a tie can belong to the next float down, and Go keeps the digits that
 /// read back (2^-24 is `5.960464477539063e-08`).
-fn write_go_float(
-    out: &mut Vec<u8>,
-    v: f64,
-    shortest: &str,
-    round_trips: impl Fn(&str) -> bool,
-) {
+fn write_go_float(out: &mut Vec<u8>, v: f64, shortest: &str, round_trips: impl Fn(&str) -> bool) {
     if write_plain_fast(out, v, shortest.as_bytes()) {
         return;
     }
