@@ -59,6 +59,11 @@ pub fn write_cell(field: &Field, array: &ArrayRef, r: usize, out: &mut Vec<u8>) 
         out.extend_from_slice(b);
         return Ok(());
     }
+    // An ENUM column (UInt16 keys, as `arrow_type` gives it): the one key, not every row's.
+    if let Some(dict) = array.as_dictionary_opt::<UInt16Type>() {
+        let key = usize::from(dict.keys().value(r));
+        return write_cell(field, dict.values(), key, out);
+    }
     if let Some(dict) = array.as_any_dictionary_opt() {
         let key = dict.normalized_keys()[r];
         return write_cell(field, dict.values(), key, out);
