@@ -607,7 +607,10 @@ pub(crate) fn decimal_i128(d: &Decimal<'_>, scale: u8) -> Option<i128> {
     let c = i128::try_from(d.coefficient_u128()?).ok()?;
     let shift = d.exponent().checked_add(i32::from(scale))?;
     let p = *POW10.get(usize::try_from(shift.unsigned_abs()).ok()?)?;
-    let scaled = if shift >= 0 {
+    let scaled = if shift == 0 {
+        // Stored at the column's scale, as Dolt writes them: no 128-bit multiplication.
+        c
+    } else if shift > 0 {
         c.checked_mul(p)?
     } else {
         if c % p != 0 {

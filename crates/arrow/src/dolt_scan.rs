@@ -229,22 +229,14 @@ impl<'a> RowAppender<'a> {
     ) -> Result<()> {
         let rows = &self.plan.rows;
         let want = entries.len();
-        let mut pairs = leaf.entries();
-        pairs.skip_pairs(entries.start);
-        pairs.truncate(want);
         for (c, (f, b)) in rows.fields.iter().zip(builders.iter_mut()).enumerate() {
             let (db, table, scratch) = (self.db, self.table, &mut self.scratch);
-            let pairs = pairs.clone();
-            let got = match f.slot {
-                Slot::Key(_) => {
-                    let keys = pairs.map(|(k, _)| Tuple::new_unverified(k));
-                    rows.decode_column(db, table, f, keys, scratch, b)
-                }
-                _ => {
-                    let values = pairs.map(|(_, v)| Tuple::new_unverified(v));
-                    rows.decode_column(db, table, f, values, scratch, b)
-                }
+            let tuples = match f.slot {
+                Slot::Key(_) => leaf.keys_in(entries.clone()),
+                _ => leaf.values_in(entries.clone()),
             };
+            let tuples = tuples.map(Tuple::new_unverified);
+            let got = rows.decode_column(db, table, f, tuples, scratch, b);
             let at = |n: usize| first_row + n as u64;
             match got {
                 Ok(n) if n == want => {}
