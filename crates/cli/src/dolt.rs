@@ -565,10 +565,10 @@ fn read_part(file: &Path, dir: Option<&Path>, out: &mut dyn Write) -> Result<()>
             .map_err(|e| Error::from(e).context(format!("reading {}", file.display())))?
     };
     let part = Part::from_json(text.trim())?;
-    let db = open(&match dir {
-        Some(d) => d.to_path_buf(),
-        None => part.database_path()?,
-    })?;
+    let db = match dir {
+        Some(d) => open(d)?,
+        None => crate::dolt_remote::open_part(&part)?,
+    };
     let table = part.table(&db)?;
     let reader = table.reader(&db)?;
     let rows = reader.scan_ordinals(part.ordinals())?;
