@@ -35,7 +35,8 @@ const NO_DBDIR: &str = "\u{0}";
 #[command(subcommand_negates_reqs = true)]
 pub struct DoltArgs {
     /// The Dolt database directory (the one containing `.dolt`); for the read commands also a
-    /// remote URL (`http://HOST:PORT/DB`, `file:///DIR`), read in place without cloning.
+    /// remote URL (`http://HOST:PORT/DB`, `file:///DIR`, `s3://BUCKET/PATH?endpoint=URL&path-style=true`
+    /// with credentials in the AWS_* environment), read in place without cloning.
     #[arg(
         value_name = "DBDIR",
         required = true,

@@ -251,14 +251,23 @@ impl RangeRead for Object {
     }
 
     fn read_at(&self, offset: u64, len: usize) -> prollystore_dolt::Result<Vec<u8>> {
-        let range = offset..offset.saturating_add(len as u64);
-        let mut got = self
-            .remote
-            .run(self.remote.read_ranges(&self.key, &[range]))
+        self.remote
+            .run(read_range(&self.remote, &self.key, offset, len as u64))
             .map_err(|e| DoltError::Io {
                 file: self.url.clone(),
                 source: std::io::Error::other(e.to_string()),
-            })?;
-        Ok(got.pop().map(|b| b.to_vec()).unwrap_or_default())
+            })
     }
+}
+
+/// Exactly `len` bytes of object `key` at `offset` (a short read is an error).
+pub(crate) async fn read_range(
+    remote: &Remote,
+    key: &str,
+    offset: u64,
+    len: u64,
+) -> std::result::Result<Vec<u8>, prollystore_remote::RemoteError> {
+    let range = offset..offset.saturating_add(len);
+    let mut got = remote.read_ranges(key, &[range]).await?;
+    Ok(got.pop().map(|b| b.to_vec()).unwrap_or_default())
 }

@@ -614,16 +614,13 @@ impl Spans<'_> {
         match self {
             Spans::Http(http) => read_span(http, remote, file, span).await,
             Spans::Bucket(bucket) => {
-                let range = span.offset..span.offset.saturating_add(span.length);
-                let mut got = bucket
-                    .read_ranges(file, std::slice::from_ref(&range))
+                crate::bucket::read_range(bucket, file, span.offset, span.length)
                     .await
                     .map_err(|e| RemoteError::Call {
                         url: remote.to_string(),
-                        call: format!("GET {file} bytes {}-{}", range.start, range.end),
+                        call: format!("GET {file} bytes {}+{}", span.offset, span.length),
                         reason: e.to_string(),
-                    })?;
-                Ok(got.pop().map(|b| b.to_vec()).unwrap_or_default())
+                    })
             }
         }
     }

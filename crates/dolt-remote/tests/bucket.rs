@@ -54,6 +54,16 @@ fn options(m: &Minio) -> OpenOptions {
     }
 }
 
+/// The database at `prefix`, with what reading it fetches counted.
+fn open_counted(m: &Minio, prefix: &str) -> (Database, std::sync::Arc<FetchStats>) {
+    let stats = std::sync::Arc::new(FetchStats::default());
+    let options = OpenOptions {
+        stats: Some(stats.clone()),
+        ..options(m)
+    };
+    (open_remote(&url(m, prefix), &options).unwrap(), stats)
+}
+
 /// Uploads the files of `dir` as objects under `prefix`.
 fn upload(m: &Minio, dir: &Path, prefix: &str) {
     let remote = prollystore_remote::Remote::open_with(
@@ -116,15 +126,7 @@ fn assert_same_rows(db: &Database, local: &Database) {
 fn recorded_remote_in_a_bucket_reads_as_dolt_wrote_it() {
     let Some(m) = Minio::start() else { return };
     upload(&m, &recorded(), "dbs/recorded");
-    let stats = std::sync::Arc::new(FetchStats::default());
-    let db = open_remote(
-        &url(&m, "dbs/recorded"),
-        &OpenOptions {
-            stats: Some(stats.clone()),
-            ..options(&m)
-        },
-    )
-    .unwrap();
+    let (db, stats) = open_counted(&m, "dbs/recorded");
     let expected = std::fs::read_to_string(common::data().join("bucket-remote.expected")).unwrap();
     for line in expected.lines() {
         let fields: Vec<&str> = line.split(' ').collect();
@@ -139,15 +141,7 @@ fn recorded_remote_in_a_bucket_reads_as_dolt_wrote_it() {
     let fetched = stats.counts();
     assert!(fetched.chunks > 0 && fetched.requests > 0, "{fetched:?}");
     // An export reads its leaves in batches: far fewer requests than chunks.
-    let stats = std::sync::Arc::new(FetchStats::default());
-    let fresh = open_remote(
-        &url(&m, "dbs/recorded"),
-        &OpenOptions {
-            stats: Some(stats.clone()),
-            ..options(&m)
-        },
-    )
-    .unwrap();
+    let (fresh, stats) = open_counted(&m, "dbs/recorded");
     assert_eq!(csv_of(&fresh, "main", "ints").lines().count(), 10_002);
     let fetched = stats.counts();
     assert!(fetched.requests * 4 < fetched.chunks, "{fetched:?}");
