@@ -30,7 +30,7 @@ use prollystore_format::Address;
 use prollystore_remote::Remote;
 
 use crate::error::{RemoteError, Result};
-use crate::locations::ChunkRange;
+use crate::locations::{check_range, ChunkRange};
 
 /// Index files opened at once.
 const PARALLEL_OPENS: usize = 8;
@@ -171,9 +171,13 @@ impl Bucket {
     }
 
     /// Where `addresses` are: per object name, the chunk ranges to read (a chunk held by
-    /// several files is read from the first the manifest lists). Addresses no file holds are
-    /// left out (the caller reports them missing).
-    pub(crate) fn locate(&self, addresses: &[Address]) -> BTreeMap<String, Vec<ChunkRange>> {
+    /// several files is read from the first the manifest lists), each range checked as a
+    /// gRPC remote's locations are. Addresses no file holds are left out (the caller reports
+    /// them missing).
+    pub(crate) fn locate(
+        &self,
+        addresses: &[Address],
+    ) -> Result<BTreeMap<String, Vec<ChunkRange>>> {
         let mut plan: BTreeMap<String, Vec<ChunkRange>> = BTreeMap::new();
         for &address in addresses {
             let found = self.files.iter().find_map(|(name, index)| {
@@ -196,11 +200,24 @@ impl Bucket {
                 }?;
                 Some((name, range))
             });
-            if let Some((name, range)) = found {
-                plan.entry(name.clone()).or_default().push(range);
-            }
+            let Some((name, range)) = found else { continue };
+            let checked =
+                check_range(range.offset, range.length, &address, "record").and_then(|()| {
+                    match range.dictionary {
+                        Some((offset, length)) => {
+                            check_range(offset, length, &address, "dictionary")
+                        }
+                        None => Ok(()),
+                    }
+                });
+            checked.map_err(|reason| RemoteError::BadResponse {
+                url: self.remote.url().to_string(),
+                what: format!("the index of {name}"),
+                reason,
+            })?;
+            plan.entry(name.clone()).or_default().push(range);
         }
-        plan
+        Ok(plan)
     }
 }
 

@@ -264,7 +264,7 @@ impl RemoteFetcher {
                 self.stats.location_calls.fetch_add(1, Ordering::Relaxed);
                 (client.locations(addresses).await?, Spans::Http(http))
             }
-            Transport::Bucket(bucket) => (bucket.locate(addresses), Spans::Bucket(&bucket.remote)),
+            Transport::Bucket(bucket) => (bucket.locate(addresses)?, Spans::Bucket(&bucket.remote)),
         };
         let mut report = empty_report(Address::ZERO);
         let mut got: HashMap<Address, Arc<[u8]>> = HashMap::with_capacity(addresses.len());
