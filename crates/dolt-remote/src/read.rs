@@ -180,7 +180,15 @@ pub fn open_part_database(part: &Part, options: &OpenOptions) -> Result<Database
     if REMOTE_SCHEMES.iter().any(|s| l.starts_with(s)) {
         return open_remote(l, options);
     }
-    Ok(Database::open(part.database_path()?)?)
+    let path = part.database_path()?;
+    // A `file://` remote's directory (a manifest, no `.dolt`): what a part cut from a
+    // database opened with `open_remote("file://…")` records.
+    if !path.join(".dolt").exists() && path.join("manifest").is_file() {
+        if let Ok(url) = url::Url::from_directory_path(&path) {
+            return open_remote(url.as_str(), options);
+        }
+    }
+    Ok(Database::open(path)?)
 }
 
 /// The URL schemes of databases read in place from a remote (what a part's `database` holds

@@ -327,3 +327,29 @@ fn dolt_pushed_to_s3_reads_as_the_local_database() {
     let copied = open_remote(&url(&m, "dbs/copied"), &options(&m)).unwrap();
     assert_same_rows(&copied, &local);
 }
+
+/// Parts cut from a `file://` remote read in place name its directory, and a worker opens
+/// them as the remote they are (a manifest, no `.dolt`), not as a local database.
+#[test]
+fn parts_of_a_file_remote_open_as_that_remote() {
+    let db = open_remote(
+        &format!("file://{}", recorded().display()),
+        &OpenOptions::default(),
+    )
+    .unwrap();
+    let parts = split(&db, "main", "ints", 3, &Default::default()).unwrap();
+    let mut read = 0;
+    for p in &parts {
+        let worker = open_part_database(p, &OpenOptions::default()).unwrap();
+        let t = p.table(&worker).unwrap();
+        let n = t
+            .reader(&worker)
+            .unwrap()
+            .scan_ordinals(p.ordinals())
+            .unwrap()
+            .count() as u64;
+        assert_eq!(n, p.rows());
+        read += n;
+    }
+    assert_eq!(read, rows(&db, "main", "ints"));
+}
