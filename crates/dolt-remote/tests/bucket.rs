@@ -163,16 +163,7 @@ fn recorded_remote_in_a_bucket_reads_as_dolt_wrote_it() {
         assert_eq!(p.database, url(&m, "dbs/recorded"));
         let json = p.to_json();
         assert!(!json.contains(&m.password), "{json}");
-        let worker = open_part_database(p, &options(&m)).unwrap();
-        let t = p.table(&worker).unwrap();
-        let n = t
-            .reader(&worker)
-            .unwrap()
-            .scan_ordinals(p.ordinals())
-            .unwrap()
-            .count() as u64;
-        assert_eq!(n, p.rows());
-        read += n;
+        read += read_part(p, &options(&m));
     }
     assert_eq!(read, whole);
 }
@@ -338,18 +329,24 @@ fn parts_of_a_file_remote_open_as_that_remote() {
     )
     .unwrap();
     let parts = split(&db, "main", "ints", 3, &Default::default()).unwrap();
-    let mut read = 0;
-    for p in &parts {
-        let worker = open_part_database(p, &OpenOptions::default()).unwrap();
-        let t = p.table(&worker).unwrap();
-        let n = t
-            .reader(&worker)
-            .unwrap()
-            .scan_ordinals(p.ordinals())
-            .unwrap()
-            .count() as u64;
-        assert_eq!(n, p.rows());
-        read += n;
-    }
+    let read: u64 = parts
+        .iter()
+        .map(|p| read_part(p, &OpenOptions::default()))
+        .sum();
     assert_eq!(read, rows(&db, "main", "ints"));
+}
+
+/// Opens `part`'s database as a worker would and counts the part's rows (checked against the
+/// part's own count).
+fn read_part(part: &prollystore_dolt::parts::Part, options: &OpenOptions) -> u64 {
+    let worker = open_part_database(part, options).unwrap();
+    let t = part.table(&worker).unwrap();
+    let n = t
+        .reader(&worker)
+        .unwrap()
+        .scan_ordinals(part.ordinals())
+        .unwrap()
+        .count() as u64;
+    assert_eq!(n, part.rows());
+    n
 }
