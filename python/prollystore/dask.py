@@ -64,6 +64,14 @@ def read_dolt(
     pyarrow's NumPy conversion (integers with NULLs become floats; Dask's string conversion,
     ``dataframe.convert-string``, then fails on binary columns: turn it off for those).
     """
+    dd = _dask(dtype_backend)
+    n = npartitions if npartitions is not None else (os.cpu_count() or 1)
+    parts, _ = dolt.split(path, table, n, columns, at, start=start, end=end, prefix=prefix, location=location)
+    return _from_parts(dd, parts, dtype_backend, f"read-dolt-{table}")
+
+
+def _dask(dtype_backend: str) -> Any:
+    """``dask.dataframe``, once ``dtype_backend`` is known to be one we make."""
     if dtype_backend not in ("pyarrow", "numpy"):
         raise ValueError(f'dtype_backend must be "pyarrow" or "numpy", not {dtype_backend!r}')
     try:
@@ -72,8 +80,11 @@ def read_dolt(
         raise ImportError(
             f"prollystore.dask needs dask ({e}); install it, e.g. `pip install 'prollystore[dask]'`"
         ) from e
-    n = npartitions if npartitions is not None else (os.cpu_count() or 1)
-    parts, _ = dolt.split(path, table, n, columns, at, start=start, end=end, prefix=prefix, location=location)
+    return dd
+
+
+def _from_parts(dd: Any, parts: Sequence[Union[Part, DiffPart]], dtype_backend: str, label: str) -> Any:
+    """A Dask DataFrame of one partition per part."""
     # The columns and their pandas types, from the first part's schema (no row is read).
     meta = _to_pandas(parts[0].read().schema.empty_table(), dtype_backend)
     return dd.from_map(
@@ -81,7 +92,7 @@ def read_dolt(
         parts,
         dtype_backend=dtype_backend,
         meta=meta,
-        label=f"read-dolt-{table}",
+        label=label,
         enforce_metadata=False,
     )
 
@@ -105,22 +116,7 @@ def read_dolt_diff(
     ``diff_type``); the partitions, in order, hold the whole diff's rows in its order.
     ``location`` and ``dtype_backend`` as in :func:`read_dolt`.
     """
-    if dtype_backend not in ("pyarrow", "numpy"):
-        raise ValueError(f'dtype_backend must be "pyarrow" or "numpy", not {dtype_backend!r}')
-    try:
-        import dask.dataframe as dd
-    except ImportError as e:  # pragma: no cover - exercised only without dask
-        raise ImportError(
-            f"prollystore.dask needs dask ({e}); install it, e.g. `pip install 'prollystore[dask]'`"
-        ) from e
+    dd = _dask(dtype_backend)
     n = npartitions if npartitions is not None else (os.cpu_count() or 1)
     parts = dolt.split_diff(path, from_, to, table, n, location=location)
-    meta = _to_pandas(parts[0].read().schema.empty_table(), dtype_backend)
-    return dd.from_map(
-        read_part,
-        parts,
-        dtype_backend=dtype_backend,
-        meta=meta,
-        label=f"read-dolt-diff-{table}",
-        enforce_metadata=False,
-    )
+    return _from_parts(dd, parts, dtype_backend, f"read-dolt-diff-{table}")

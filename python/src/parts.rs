@@ -43,6 +43,30 @@ fn open_database(part: &impl Located) -> prollystore_dolt::Result<Database> {
     prollystore_sql::open(part.database_path()?)
 }
 
+/// `reader` as a `pyarrow.RecordBatchReader` (`what` names the method needing pyarrow).
+fn pyarrow_reader<'py>(
+    py: Python<'py>,
+    reader: BoxedReader,
+    what: &str,
+) -> PyResult<Bound<'py, PyAny>> {
+    let stream = Bound::new(py, PyStream::new(reader))?;
+    let pa = py.import("pyarrow").map_err(|e| {
+        pyo3::exceptions::PyImportError::new_err(format!(
+            "{what} needs pyarrow ({e}); install it, e.g. `pip install pyarrow`"
+        ))
+    })?;
+    pa.getattr("RecordBatchReader")?
+        .call_method1("from_stream", (stream,))
+}
+
+/// A part's hash: its JSON's.
+fn json_hash(json: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    json.hash(&mut h);
+    h.finish()
+}
+
 /// One part of a Dolt table: where the database is, the state and table chunk it was cut
 /// from, the rows (positions and boundary keys) and columns it reads. Picklable; `to_json()`
 /// and `Part.from_json(text)` for anything else. `read()` opens the database in this process
@@ -93,10 +117,7 @@ impl PyPart {
     }
 
     fn __hash__(&self) -> u64 {
-        use std::hash::{Hash, Hasher};
-        let mut h = std::collections::hash_map::DefaultHasher::new();
-        self.part.to_json().hash(&mut h);
-        h.finish()
+        json_hash(&self.part.to_json())
     }
 
     fn __repr__(&self) -> String {
@@ -183,14 +204,7 @@ impl PyPart {
     /// pyarrow), read from the database opened in this process.
     #[pyo3(signature = (batch_rows = DEFAULT_BATCH_ROWS))]
     fn read<'py>(&self, py: Python<'py>, batch_rows: usize) -> PyResult<Bound<'py, PyAny>> {
-        let stream = Bound::new(py, PyStream::new(self.reader(py, batch_rows)?))?;
-        let pa = py.import("pyarrow").map_err(|e| {
-            pyo3::exceptions::PyImportError::new_err(format!(
-                "Part.read needs pyarrow ({e}); install it, e.g. `pip install pyarrow`"
-            ))
-        })?;
-        pa.getattr("RecordBatchReader")?
-            .call_method1("from_stream", (stream,))
+        pyarrow_reader(py, self.reader(py, batch_rows)?, "Part.read")
     }
 
     /// Record batches of the part, one at a time (for Spark's `mapInArrow`, or any loop).
@@ -286,10 +300,7 @@ impl PyDiffPart {
     }
 
     fn __hash__(&self) -> u64 {
-        use std::hash::{Hash, Hasher};
-        let mut h = std::collections::hash_map::DefaultHasher::new();
-        self.part.to_json().hash(&mut h);
-        h.finish()
+        json_hash(&self.part.to_json())
     }
 
     fn __repr__(&self) -> String {
@@ -371,14 +382,7 @@ impl PyDiffPart {
     /// batches (needs pyarrow), read from the database opened in this process.
     #[pyo3(signature = (batch_rows = DEFAULT_BATCH_ROWS))]
     fn read<'py>(&self, py: Python<'py>, batch_rows: usize) -> PyResult<Bound<'py, PyAny>> {
-        let stream = Bound::new(py, PyStream::new(self.reader(py, batch_rows)?))?;
-        let pa = py.import("pyarrow").map_err(|e| {
-            pyo3::exceptions::PyImportError::new_err(format!(
-                "DiffPart.read needs pyarrow ({e}); install it, e.g. `pip install pyarrow`"
-            ))
-        })?;
-        pa.getattr("RecordBatchReader")?
-            .call_method1("from_stream", (stream,))
+        pyarrow_reader(py, self.reader(py, batch_rows)?, "DiffPart.read")
     }
 
     /// Record batches of the part, one at a time.

@@ -12,8 +12,8 @@ use std::sync::Arc;
 
 use arrow_array::{RecordBatch, RecordBatchReader};
 use arrow_schema::{ArrowError, DataType, Field, Schema as ArrowSchema, SchemaRef, TimeUnit};
-use prollystore_dolt::leaf_reader::{first_leaf_kept, leaf_kept_at};
 use prollystore_dolt::diff_parts::DiffPart;
+use prollystore_dolt::leaf_reader::{first_leaf_kept, leaf_kept_at};
 use prollystore_dolt::parts::{projection, Part};
 use prollystore_dolt::schema::SqlType;
 use prollystore_dolt::table_diff::{DiffSide, RowChange, RowChanges, TableDiff};

@@ -29,7 +29,9 @@ fn read_parts(parts: &[DiffPart], batch_rows: usize) -> Vec<RecordBatch> {
     let mut out = Vec::new();
     for p in parts {
         let p = DiffPart::from_json(&p.to_json()).unwrap();
-        out.extend(rows_of(DiffBatches::open_diff_part(&p, batch_rows).unwrap()));
+        out.extend(rows_of(
+            DiffBatches::open_diff_part(&p, batch_rows).unwrap(),
+        ));
     }
     out
 }
@@ -68,7 +70,11 @@ fn make(dir: &std::path::Path, n: i64, ops: &[Op]) -> (Model, Model) {
     for o in ops {
         match *o {
             Op::Update(k, s) | Op::Insert(k, s) => {
-                let k = if matches!(o, Op::Update(..)) { 2 * k } else { 2 * k + 1 };
+                let k = if matches!(o, Op::Update(..)) {
+                    2 * k
+                } else {
+                    2 * k + 1
+                };
                 to.insert(k, text(k, s));
             }
             Op::Delete(k) => {
@@ -162,7 +168,10 @@ fn check(n: i64, ops: &[Op], cuts: &[usize]) {
                 assert_eq!(w[0].last_key, w[1].after_key);
             }
             let got = read_parts(&cut, 97);
-            assert!(got == whole, "{table}: {parts} parts give other rows than the diff");
+            assert!(
+                got == whole,
+                "{table}: {parts} parts give other rows than the diff"
+            );
         }
     }
 }
@@ -215,23 +224,38 @@ fn parts_are_pinned_and_checked() {
     w.commit(&CommitMeta::now("T", "t@example.com", "moved"))
         .unwrap();
     drop(w);
-    assert_eq!(read_parts(&parts, 50), whole, "the states cut, not main's new one");
+    assert_eq!(
+        read_parts(&parts, 50),
+        whole,
+        "the states cut, not main's new one"
+    );
 
     // Another database holds neither table chunk.
-    let other = Arc::new(Database::open(prollystore_test_vectors::require("dolt-db/vecdb")).unwrap());
-    let e = DiffBatches::part(other, &parts[0], 10).unwrap_err().to_string();
+    let other =
+        Arc::new(Database::open(prollystore_test_vectors::require("dolt-db/vecdb")).unwrap());
+    let e = DiffBatches::part(other, &parts[0], 10)
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("another database") && e.contains("\"t\""), "{e}");
 
     // A boundary key that is no stored key, a rows root that is not the table's.
     let db = Arc::new(Database::open(&dir).unwrap());
     let mut bad = parts[0].clone();
     bad.last_key = Some(vec![1, 2, 3]);
-    let e = DiffBatches::part(db.clone(), &bad, 10).unwrap_err().to_string();
-    assert!(e.contains("boundary key 010203") && e.contains("changed after"), "{e}");
+    let e = DiffBatches::part(db.clone(), &bad, 10)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("boundary key 010203") && e.contains("changed after"),
+        "{e}"
+    );
     let mut bad = parts[1].clone();
     bad.to.rows_root = bad.from.rows_root;
     let e = DiffBatches::part(db, &bad, 10).unwrap_err().to_string();
-    assert!(e.contains("row data root") && e.contains("changed after"), "{e}");
+    assert!(
+        e.contains("row data root") && e.contains("changed after"),
+        "{e}"
+    );
     // Not a diff part at all.
     let e = DiffPart::from_json("{\"format\":\"prollystore.dolt.part/1\"}").unwrap_err();
     assert!(e.to_string().contains("diff part"), "{e}");

@@ -18,8 +18,8 @@ use indicatif::ProgressBar;
 
 use prollystore_dolt::csv_export::export_csv;
 use prollystore_dolt::csv_field::{write_csv_header, write_csv_row};
-use prollystore_dolt::log_text::{log_oneline_text, log_text, tag_text};
 use prollystore_dolt::diff_parts::{split_diff, DiffPart, DIFF_PART_FORMAT};
+use prollystore_dolt::log_text::{log_oneline_text, log_text, tag_text};
 use prollystore_dolt::parts::{projection, split, Part, SplitOptions};
 use prollystore_dolt::{Database, KeyRange, RootValue, Rows, SqlValue, Table, TableReader};
 use prollystore_format::tuple::Tuple;

@@ -58,9 +58,10 @@ use prollystore_format::Address;
 use serde::{Deserialize, Serialize};
 
 use crate::db::{Database, Table};
-use crate::error::{bad_input, bad_input_from, Result};
+use crate::error::{bad_input, Result};
 use crate::parts::{
-    address_text, local_path, location, opt_address_text, opt_hex, pinned_table, Located, Origin,
+    address_text, local_path, location, opt_address_text, opt_hex, parse_description, pinned_table,
+    Located, Origin,
 };
 use crate::table_diff::{commit_micros, now_micros, DiffSide, TableDiff};
 
@@ -215,17 +216,8 @@ impl DiffPart {
     /// is a [`crate::DoltError::BadInput`] that says what.
     pub fn from_json(text: &str) -> Result<DiffPart> {
         let what = "a diff part description (JSON)";
-        let part: DiffPart = serde_json::from_str(text)
-            .map_err(|e| bad_input_from(what, "it does not parse as a diff part", e))?;
-        if part.format != DIFF_PART_FORMAT {
-            return Err(bad_input(
-                what,
-                format!(
-                    "its format is {:?}; this reader reads {DIFF_PART_FORMAT:?}",
-                    part.format
-                ),
-            ));
-        }
+        let kind = "a diff part";
+        let part = parse_description(text, what, kind, DIFF_PART_FORMAT, |p: &DiffPart| &p.format)?;
         let sides_agree = |s: &DiffPartSide| s.table_hash.is_some() == s.rows_root.is_some();
         if part.index >= part.of
             || !sides_agree(&part.from)
@@ -367,7 +359,10 @@ mod tests {
             ("{", "does not parse"),
             ("null", "does not parse"),
             (&good.replace("\"00ff07\"", "\"0g\""), "not hex"),
-            (&good.replace("\"table\":\"t\",", ""), "missing field `table`"),
+            (
+                &good.replace("\"table\":\"t\",", ""),
+                "missing field `table`",
+            ),
             (
                 &good.replace("\"at\":\"WORKING\"", "\"at\":\"WORKING\",\"x\":1"),
                 "unknown field `x`",

@@ -289,17 +289,8 @@ impl Part {
     /// part — is a [`DoltError::BadInput`] that says what.
     pub fn from_json(text: &str) -> Result<Part> {
         let what = "a part description (JSON)";
-        let part: Part = serde_json::from_str(text)
-            .map_err(|e| bad_input_from(what, "it does not parse as a part", e))?;
-        if part.format != PART_FORMAT {
-            return Err(bad_input(
-                what,
-                format!(
-                    "its format is {:?}; this reader reads {PART_FORMAT:?}",
-                    part.format
-                ),
-            ));
-        }
+        let part: Part =
+            parse_description(text, what, "a part", PART_FORMAT, |p: &Part| &p.format)?;
         if part.start > part.end || part.index >= part.of {
             return Err(bad_input(
                 what,
@@ -391,6 +382,27 @@ impl Part {
         }
         Ok(table)
     }
+}
+
+/// A part description of kind `kind` parsed from JSON and checked to carry `format` (`what`
+/// names the text in errors).
+pub(crate) fn parse_description<T: serde::de::DeserializeOwned>(
+    text: &str,
+    what: &str,
+    kind: &str,
+    format: &str,
+    format_of: impl Fn(&T) -> &str,
+) -> Result<T> {
+    let part: T = serde_json::from_str(text)
+        .map_err(|e| bad_input_from(what, format!("it does not parse as {kind}"), e))?;
+    let got = format_of(&part);
+    if got != format {
+        return Err(bad_input(
+            what,
+            format!("its format is {got:?}; this reader reads {format:?}"),
+        ));
+    }
+    Ok(part)
 }
 
 /// What any kind of part says about where its database is: a table's [`Part`] or a diff's

@@ -296,8 +296,16 @@ impl<'d> TableDiff<'d> {
     /// added or removed. Fails when the primary key changed ([`TableDiff::primary_key_changed`]).
     pub fn rows(&self) -> Result<RowChanges<'_, 'd>> {
         self.refuse_changed_key()?;
-        let lo = self.keys.0.as_deref().map_or(Bound::Unbounded, Bound::Excluded);
-        let hi = self.keys.1.as_deref().map_or(Bound::Unbounded, Bound::Included);
+        let lo = self
+            .keys
+            .0
+            .as_deref()
+            .map_or(Bound::Unbounded, Bound::Excluded);
+        let hi = self
+            .keys
+            .1
+            .as_deref()
+            .map_or(Bound::Unbounded, Bound::Included);
         let tree = |e| self.tree_error(e);
         let walk = match (&self.from_map, &self.to_map) {
             (Some(f), Some(t)) if self.keys == (None, None) => Walk::Diff(f.diff(t).map_err(tree)?),
@@ -306,7 +314,9 @@ impl<'d> TableDiff<'d> {
                 ChangeKind::Removed,
                 Box::new(f.range(lo, hi).map_err(tree)?),
             ),
-            (None, Some(t)) => Walk::All(ChangeKind::Added, Box::new(t.range(lo, hi).map_err(tree)?)),
+            (None, Some(t)) => {
+                Walk::All(ChangeKind::Added, Box::new(t.range(lo, hi).map_err(tree)?))
+            }
             (None, None) => Walk::Done,
         };
         let keyless = [&self.from.table, &self.to.table]
@@ -438,7 +448,10 @@ impl DiffSide {
             "WORKING" | "STAGED" => (db.root_at(spec, State::Committed)?, now_micros()),
             _ => {
                 let commit = db.commit(db.resolve_revision(spec)?)?;
-                (db.root_value(commit.root)?, commit_micros(commit.timestamp_millis))
+                (
+                    db.root_value(commit.root)?,
+                    commit_micros(commit.timestamp_millis),
+                )
             }
         };
         DiffSide::in_root(db, spec, &root, date_micros, name)
@@ -485,7 +498,6 @@ fn table_name<'r>(root: &'r RootValue, name: &str) -> Option<&'r str> {
         .find(|n| *n == name)
         .or_else(|| names().find(|n| n.eq_ignore_ascii_case(name)))
 }
-
 
 fn columns(table: Option<&Table>) -> Vec<String> {
     let Some(t) = table else { return Vec::new() };

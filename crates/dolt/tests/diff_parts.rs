@@ -13,12 +13,20 @@ use prollystore_dolt::Database;
 use sha2::{Digest, Sha256};
 
 fn data(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(name)
 }
 
 /// The diff's CSV rebuilt from `n` parts (each through its JSON, read on its own): the first
 /// part's header, then every part's rows. Also the parts' `rows_compared`.
-fn csv_from_parts(db: &Database, from: &str, to: &str, table: &str, n: usize) -> (Vec<u8>, Vec<u64>) {
+fn csv_from_parts(
+    db: &Database,
+    from: &str,
+    to: &str,
+    table: &str,
+    n: usize,
+) -> (Vec<u8>, Vec<u64>) {
     let parts = split_diff(db, from, to, table, n, None).unwrap();
     assert!(!parts.is_empty() && parts.len() <= n);
     let mut out = Vec::new();
@@ -75,7 +83,11 @@ fn mask_clock(text: &str) -> String {
             .flatten()
             .min();
         let Some(p) = at else { break };
-        let label = if rest[p..].starts_with("WORKING,") { 8 } else { 7 };
+        let label = if rest[p..].starts_with("WORKING,") {
+            8
+        } else {
+            7
+        };
         out.push_str(&rest[..p + label]);
         out.push_str("<now>");
         rest = rest[p + label..].get(26..).unwrap_or("");

@@ -233,18 +233,24 @@ fn check_parts<T: TreeSchema + Clone>(
         Map::new(store, from, schema.clone()),
         Map::new(store, to, schema.clone()),
     );
-    let changed: Vec<ChangedLeaf<'_>> = f
-        .changed_leaves(&t)
-        .unwrap()
-        .map(|r| r.unwrap())
-        .collect();
+    let changed: Vec<ChangedLeaf<'_>> = f.changed_leaves(&t).unwrap().map(|r| r.unwrap()).collect();
     let work: u64 = changed.iter().map(|c| c.from_rows + c.to_rows).sum();
-    assert!(work >= want.len() as u64, "{what}: {work} rows compared, {} differences", want.len());
+    assert!(
+        work >= want.len() as u64,
+        "{what}: {work} rows compared, {} differences",
+        want.len()
+    );
     for w in changed.windows(2) {
-        assert!(schema.compare_keys(w[0].last_key, w[1].last_key).is_lt(), "{what}: leaves out of order");
+        assert!(
+            schema.compare_keys(w[0].last_key, w[1].last_key).is_lt(),
+            "{what}: leaves out of order"
+        );
     }
     if want.is_empty() {
-        assert!(changed.is_empty() || from != to, "{what}: equal trees list no leaf");
+        assert!(
+            changed.is_empty() || from != to,
+            "{what}: equal trees list no leaf"
+        );
     }
     let cut_sets: [Vec<Vec<u8>>; 2] = [
         changed.iter().map(|c| c.last_key.to_vec()).collect(),
@@ -259,10 +265,17 @@ fn check_parts<T: TreeSchema + Clone>(
         for cut in cuts.iter().map(|c| Some(&c[..])).chain([None]) {
             let start = after.map_or(Bound::Unbounded, Bound::Excluded);
             let end = cut.map_or(Bound::Unbounded, Bound::Included);
-            got.extend(f.diff_range(&t, start, end).unwrap().map(|r| own(r.unwrap())));
+            got.extend(
+                f.diff_range(&t, start, end)
+                    .unwrap()
+                    .map(|r| own(r.unwrap())),
+            );
             after = cut;
         }
-        assert!(got == want, "{what}: the diff cut at cut set {n} differs from the whole");
+        assert!(
+            got == want,
+            "{what}: the diff cut at cut set {n} differs from the whole"
+        );
         // The same cuts as [start, end) ranges.
         let mut got = Vec::new();
         let mut start: Option<&[u8]> = None;
@@ -272,7 +285,10 @@ fn check_parts<T: TreeSchema + Clone>(
             got.extend(f.diff_range(&t, lo, hi).unwrap().map(|r| own(r.unwrap())));
             start = cut;
         }
-        assert!(got == want, "{what}: the diff cut at cut set {n} (half-open) differs");
+        assert!(
+            got == want,
+            "{what}: the diff cut at cut set {n} (half-open) differs"
+        );
     }
 }
 

@@ -306,10 +306,7 @@ impl<'s, 't, S: StoreFastPaths + ?Sized, T: TreeSchema + ?Sized, const FLOOR: us
     fn give(&mut self, from: bool, to: bool) {
         if FLOOR > 0 {
             let w = &mut *self.walks;
-            w.given = [
-                from.then(|| w.from.at(FLOOR)),
-                to.then(|| w.to.at(FLOOR)),
-            ];
+            w.given = [from.then(|| w.from.at(FLOOR)), to.then(|| w.to.at(FLOOR))];
         }
     }
 
@@ -530,7 +527,11 @@ fn all_leaves<'s, S: StoreFastPaths + ?Sized>(
     let mut out = Vec::new();
     while c.valid_at(1) {
         let (node, _) = c.at(1);
-        out.extend(node.subtree_counts().enumerate().map(|(i, n)| (node.key(i), n)));
+        out.extend(
+            node.subtree_counts()
+                .enumerate()
+                .map(|(i, n)| (node.key(i), n)),
+        );
         c.set_index(1, node.count().saturating_sub(1));
         c.advance_forward_at(store, 1)?;
     }
