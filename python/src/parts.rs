@@ -348,8 +348,8 @@ impl PyDiffPart {
     }
 
     /// The table chunk in the `from` state (None: the table is not there).
-    #[getter]
-    fn from_table_hash(&self) -> Option<String> {
+    #[getter(from_table_hash)]
+    fn older_table_hash(&self) -> Option<String> {
         self.part.from.table_hash.map(|a| a.to_string())
     }
 
