@@ -59,12 +59,120 @@ fn pyarrow_reader<'py>(
         .call_method1("from_stream", (stream,))
 }
 
+/// The rows of `part` as made by `read` on its database, opened here (without the GIL).
+fn part_reader<P, R>(
+    py: Python<'_>,
+    part: &P,
+    read: impl FnOnce(Arc<Database>, &P) -> prollystore_arrow::Result<R> + Send,
+) -> PyResult<BoxedReader>
+where
+    P: Located + Sync,
+    R: arrow_array::RecordBatchReader + Send + 'static,
+{
+    let batches = py
+        .detach(|| read(Arc::new(open_database(part)?), part))
+        .map_err(arrow_err)?;
+    Ok(Box::new(batches))
+}
+
 /// A part's hash: its JSON's.
 fn json_hash(json: &str) -> u64 {
     use std::hash::{Hash, Hasher};
     let mut h = std::collections::hash_map::DefaultHasher::new();
     json.hash(&mut h);
     h.finish()
+}
+
+/// The methods both kinds of part have in Python: JSON and pickling, equality and hashing by
+/// their JSON, and their rows as Arrow (`read`, `batches`, the PyCapsule stream, `to_arrow`,
+/// `to_pandas`) from the class's `reader`; the class's own methods go in the braces.
+macro_rules! part_methods {
+    ($class:ty, $name:literal { $($own:tt)* }) => {
+        #[pymethods]
+        impl $class {
+            $($own)*
+
+            /// The part as one line of JSON.
+            fn to_json(&self) -> String {
+                self.part.to_json()
+            }
+
+            /// A part from its JSON (`to_json`); anything else raises `BadInputError` saying what.
+            #[classmethod]
+            fn from_json(_cls: &Bound<'_, PyType>, text: &str) -> PyResult<Self> {
+                FromJson::from_json(text)
+                    .map(|part| Self { part })
+                    .map_err(dolt_err)
+            }
+
+            /// Pickled as its JSON.
+            fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, PyAny>, (String,))> {
+                let from_json = slf.get_type().getattr("from_json")?;
+                Ok((from_json, (slf.get().part.to_json(),)))
+            }
+
+            fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
+                other
+                    .downcast::<Self>()
+                    .is_ok_and(|o| o.get().part == self.part)
+            }
+
+            fn __hash__(&self) -> u64 {
+                json_hash(&self.part.to_json())
+            }
+
+            /// The part's rows as a `pyarrow.RecordBatchReader` of `batch_rows`-row batches (needs
+            /// pyarrow), read from the database opened in this process.
+            #[pyo3(signature = (batch_rows = DEFAULT_BATCH_ROWS))]
+            fn read<'py>(&self, py: Python<'py>, batch_rows: usize) -> PyResult<Bound<'py, PyAny>> {
+                pyarrow_reader(py, self.reader(py, batch_rows)?, concat!($name, ".read"))
+            }
+
+            /// Record batches of the part, one at a time (for Spark's `mapInArrow`, or any loop).
+            #[pyo3(signature = (batch_rows = DEFAULT_BATCH_ROWS))]
+            fn batches(&self, py: Python<'_>, batch_rows: usize) -> PyResult<PyStream> {
+                Ok(PyStream::new(self.reader(py, batch_rows)?))
+            }
+
+            /// The Arrow PyCapsule protocol: the part's rows as an `arrow_array_stream` capsule.
+            #[pyo3(signature = (requested_schema = None))]
+            fn __arrow_c_stream__<'py>(
+                &self,
+                py: Python<'py>,
+                requested_schema: Option<Bound<'py, PyAny>>,
+            ) -> PyResult<Bound<'py, PyCapsule>> {
+                let _ = requested_schema; // the protocol lets a producer keep its own schema
+                stream_capsule(py, self.reader(py, DEFAULT_BATCH_ROWS)?)
+            }
+
+            /// The part's rows as a `pyarrow.Table`.
+            fn to_arrow<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+                to_pyarrow(slf.as_any())
+            }
+
+            /// The part's rows as a `pandas.DataFrame`.
+            fn to_pandas<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+                to_pandas(slf.as_any())
+            }
+        }
+    };
+}
+
+/// A part description read from its JSON (either kind).
+trait FromJson: Sized {
+    fn from_json(text: &str) -> prollystore_dolt::Result<Self>;
+}
+
+impl FromJson for Part {
+    fn from_json(text: &str) -> prollystore_dolt::Result<Part> {
+        Part::from_json(text)
+    }
+}
+
+impl FromJson for DiffPart {
+    fn from_json(text: &str) -> prollystore_dolt::Result<DiffPart> {
+        DiffPart::from_json(text)
+    }
 }
 
 /// One part of a Dolt table: where the database is, the state and table chunk it was cut
@@ -78,48 +186,13 @@ pub struct PyPart {
 
 impl PyPart {
     fn reader(&self, py: Python<'_>, batch_rows: usize) -> PyResult<BoxedReader> {
-        let part = &self.part;
-        let batches = py
-            .detach(|| {
-                let db = open_database(part)?;
-                TableBatches::part(Arc::new(db), part, batch_rows)
-            })
-            .map_err(arrow_err)?;
-        Ok(Box::new(batches))
+        part_reader(py, &self.part, |db, part| {
+            TableBatches::part(db, part, batch_rows)
+        })
     }
 }
 
-#[pymethods]
-impl PyPart {
-    /// The part as one line of JSON.
-    fn to_json(&self) -> String {
-        self.part.to_json()
-    }
-
-    /// A part from its JSON (`to_json`); anything else raises `BadInputError` saying what.
-    #[classmethod]
-    fn from_json(_cls: &Bound<'_, PyType>, text: &str) -> PyResult<PyPart> {
-        Part::from_json(text)
-            .map(|part| PyPart { part })
-            .map_err(dolt_err)
-    }
-
-    /// Pickled as its JSON.
-    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, PyAny>, (String,))> {
-        let from_json = slf.get_type().getattr("from_json")?;
-        Ok((from_json, (slf.get().part.to_json(),)))
-    }
-
-    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
-        other
-            .downcast::<PyPart>()
-            .is_ok_and(|o| o.get().part == self.part)
-    }
-
-    fn __hash__(&self) -> u64 {
-        json_hash(&self.part.to_json())
-    }
-
+part_methods!(PyPart, "Part" {
     fn __repr__(&self) -> String {
         let p = &self.part;
         format!(
@@ -200,40 +273,7 @@ impl PyPart {
         self.part.columns.clone()
     }
 
-    /// The part's rows as a `pyarrow.RecordBatchReader` of `batch_rows`-row batches (needs
-    /// pyarrow), read from the database opened in this process.
-    #[pyo3(signature = (batch_rows = DEFAULT_BATCH_ROWS))]
-    fn read<'py>(&self, py: Python<'py>, batch_rows: usize) -> PyResult<Bound<'py, PyAny>> {
-        pyarrow_reader(py, self.reader(py, batch_rows)?, "Part.read")
-    }
-
-    /// Record batches of the part, one at a time (for Spark's `mapInArrow`, or any loop).
-    #[pyo3(signature = (batch_rows = DEFAULT_BATCH_ROWS))]
-    fn batches(&self, py: Python<'_>, batch_rows: usize) -> PyResult<PyStream> {
-        Ok(PyStream::new(self.reader(py, batch_rows)?))
-    }
-
-    /// The Arrow PyCapsule protocol: the part's rows as an `arrow_array_stream` capsule.
-    #[pyo3(signature = (requested_schema = None))]
-    fn __arrow_c_stream__<'py>(
-        &self,
-        py: Python<'py>,
-        requested_schema: Option<Bound<'py, PyAny>>,
-    ) -> PyResult<Bound<'py, PyCapsule>> {
-        let _ = requested_schema; // the protocol lets a producer keep its own schema
-        stream_capsule(py, self.reader(py, DEFAULT_BATCH_ROWS)?)
-    }
-
-    /// The part's rows as a `pyarrow.Table`.
-    fn to_arrow<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
-        to_pyarrow(slf.as_any())
-    }
-
-    /// The part's rows as a `pandas.DataFrame`.
-    fn to_pandas<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
-        to_pandas(slf.as_any())
-    }
-}
+});
 
 /// Cuts the diff of `table` from `from` to `to` into `n` parts; see `Database.split_diff`.
 pub(crate) fn split_diff_parts(
@@ -261,48 +301,13 @@ pub struct PyDiffPart {
 
 impl PyDiffPart {
     fn reader(&self, py: Python<'_>, batch_rows: usize) -> PyResult<BoxedReader> {
-        let part = &self.part;
-        let batches = py
-            .detach(|| {
-                let db = open_database(part)?;
-                DiffBatches::part(Arc::new(db), part, batch_rows)
-            })
-            .map_err(arrow_err)?;
-        Ok(Box::new(batches))
+        part_reader(py, &self.part, |db, part| {
+            DiffBatches::part(db, part, batch_rows)
+        })
     }
 }
 
-#[pymethods]
-impl PyDiffPart {
-    /// The part as one line of JSON.
-    fn to_json(&self) -> String {
-        self.part.to_json()
-    }
-
-    /// A part from its JSON (`to_json`); anything else raises `BadInputError` saying what.
-    #[classmethod]
-    fn from_json(_cls: &Bound<'_, PyType>, text: &str) -> PyResult<PyDiffPart> {
-        DiffPart::from_json(text)
-            .map(|part| PyDiffPart { part })
-            .map_err(dolt_err)
-    }
-
-    /// Pickled as its JSON.
-    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, PyAny>, (String,))> {
-        let from_json = slf.get_type().getattr("from_json")?;
-        Ok((from_json, (slf.get().part.to_json(),)))
-    }
-
-    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
-        other
-            .downcast::<PyDiffPart>()
-            .is_ok_and(|o| o.get().part == self.part)
-    }
-
-    fn __hash__(&self) -> u64 {
-        json_hash(&self.part.to_json())
-    }
-
+part_methods!(PyDiffPart, "DiffPart" {
     fn __repr__(&self) -> String {
         let p = &self.part;
         format!(
@@ -378,40 +383,7 @@ impl PyDiffPart {
         self.part.rows_compared
     }
 
-    /// The part's rows of the diff as a `pyarrow.RecordBatchReader` of `batch_rows`-row
-    /// batches (needs pyarrow), read from the database opened in this process.
-    #[pyo3(signature = (batch_rows = DEFAULT_BATCH_ROWS))]
-    fn read<'py>(&self, py: Python<'py>, batch_rows: usize) -> PyResult<Bound<'py, PyAny>> {
-        pyarrow_reader(py, self.reader(py, batch_rows)?, "DiffPart.read")
-    }
-
-    /// Record batches of the part, one at a time.
-    #[pyo3(signature = (batch_rows = DEFAULT_BATCH_ROWS))]
-    fn batches(&self, py: Python<'_>, batch_rows: usize) -> PyResult<PyStream> {
-        Ok(PyStream::new(self.reader(py, batch_rows)?))
-    }
-
-    /// The Arrow PyCapsule protocol: the part's rows as an `arrow_array_stream` capsule.
-    #[pyo3(signature = (requested_schema = None))]
-    fn __arrow_c_stream__<'py>(
-        &self,
-        py: Python<'py>,
-        requested_schema: Option<Bound<'py, PyAny>>,
-    ) -> PyResult<Bound<'py, PyCapsule>> {
-        let _ = requested_schema; // the protocol lets a producer keep its own schema
-        stream_capsule(py, self.reader(py, DEFAULT_BATCH_ROWS)?)
-    }
-
-    /// The part's rows as a `pyarrow.Table`.
-    fn to_arrow<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
-        to_pyarrow(slf.as_any())
-    }
-
-    /// The part's rows as a `pandas.DataFrame`.
-    fn to_pandas<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
-        to_pandas(slf.as_any())
-    }
-}
+});
 
 /// Registers the classes.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
