@@ -52,6 +52,9 @@ def read_dolt(
 ) -> "dask.dataframe.DataFrame":
     """Table ``table`` of the Dolt database at ``path`` as a Dask DataFrame of ``npartitions``
     partitions (default: the number of CPUs), each one part of the table in primary-key order.
+    ``path`` may be a remote's URL read in place, such as a bucket Dolt pushed to
+    (``s3://BUCKET/PATH?endpoint=URL&path-style=true``; credentials from the standard AWS
+    environment variables, in the workers' environment too): see :func:`prollystore.dolt.split`.
 
     ``columns`` picks the columns read (the others are never decoded); ``at`` is the state
     (``WORKING`` by default, as :meth:`prollystore.dolt.Database.table` takes it: a branch,

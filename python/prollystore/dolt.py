@@ -176,6 +176,10 @@ def open(path: Union[str, "os.PathLike[str]"], verify_hashes: bool = True) -> Da
     return Database(os.fspath(path), verify_hashes)
 
 
+# The URL schemes of databases read in place (as `prollystore_dolt_remote::REMOTE_SCHEMES`).
+_REMOTE_SCHEMES = ("http://", "https://", "s3://")
+
+
 def split(
     path: Union[str, "os.PathLike[str]"],
     table: str,
@@ -187,8 +191,19 @@ def split(
     """Opens the database at ``path``, cuts ``table`` at ``at`` (default ``WORKING``) into ``n``
     parts (:meth:`Table.split`; ``kwargs``: ``start``, ``end``, ``prefix``, ``location``) and
     closes it again: the parts, and whether the table is keyless (its rows may repeat, so a
-    part's ``rows`` counts distinct rows). What the Dask and Ray helpers start from."""
-    with open(path) as db:
+    part's ``rows`` counts distinct rows). What the Dask and Ray helpers start from.
+
+    ``path`` may be a remote's URL (``http(s)://HOST:PORT/DB``, or
+    ``s3://BUCKET/PATH?endpoint=URL&path-style=true`` with credentials in the standard AWS
+    environment variables, which the workers need too): the database is read in place, ``at``
+    defaults to the branch a clone would check out, and the parts name the URL, so each worker
+    reads its rows from the remote."""
+    if isinstance(path, str) and path.startswith(_REMOTE_SCHEMES):
+        db = open_remote(path)
+        at = at or default_branch(db)
+    else:
+        db = open(path)
+    with db:
         t = db.table(table, at=at or "WORKING")
         parts = t.split(max(1, n), list(columns) if columns is not None else None, **kwargs)
         return parts, bool(t.schema["keyless"])

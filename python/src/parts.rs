@@ -29,18 +29,17 @@ pub(crate) fn split(
     Ok(parts.into_iter().map(|part| PyPart { part }).collect())
 }
 
-/// The database a part names, opened in this process: a local directory (`file://` URL or
-/// path) with the SQL expression engine (VIRTUAL columns), or a Dolt remote read in place
-/// (`http(s)://`, no credentials).
+/// The database a part names, opened in this process (a remote read in place: `http(s)://`
+/// or `s3://`, credentials from the environment; else a local directory), with the SQL
+/// expression engine (VIRTUAL columns).
 fn open_database(part: &impl Located) -> prollystore_dolt::Result<Database> {
-    let l = part.database();
-    if l.starts_with("http://") || l.starts_with("https://") {
-        let options = prollystore_dolt_remote::OpenOptions::default();
-        return prollystore_dolt_remote::open_remote(l, &options)
-            .map(|db| db.with_expressions(prollystore_sql::engine()))
-            .map_err(|e| prollystore_dolt::error::bad_input(part.describe(), e.to_string()));
-    }
-    prollystore_sql::open(part.database_path()?)
+    let options = prollystore_dolt_remote::OpenOptions::default();
+    prollystore_dolt_remote::open_part_database(part, &options)
+        .map(|db| db.with_expressions(prollystore_sql::engine()))
+        .map_err(|e| match e {
+            prollystore_dolt_remote::RemoteError::Local(e) => e,
+            e => prollystore_dolt::error::bad_input(part.describe(), e.to_string()),
+        })
 }
 
 /// `reader` as a `pyarrow.RecordBatchReader` (`what` names the method needing pyarrow).

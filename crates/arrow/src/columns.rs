@@ -315,6 +315,7 @@ impl ColumnBuilder {
 
     /// Appends a stored decimal to a decimal column of `scale` fraction digits; false if it
     /// is not finite or does not fit.
+    #[inline]
     pub(crate) fn append_decimal(&mut self, d: &Decimal<'_>, scale: u8) -> bool {
         if d.form() != DecimalForm::Finite {
             return false;
@@ -323,6 +324,13 @@ impl ColumnBuilder {
             b.append_value(v);
             return true;
         }
+        self.append_wide_decimal(d, scale)
+    }
+
+    /// [`ColumnBuilder::append_decimal`] of a finite decimal that is not a 128-bit column's
+    /// value (out of line: rare, and it formats text).
+    #[inline(never)]
+    fn append_wide_decimal(&mut self, d: &Decimal<'_>, scale: u8) -> bool {
         // Wide decimals: through their text, with the fraction set to `scale` digits.
         let mut text = Vec::new();
         write_decimal_text(d, &mut text);
@@ -594,13 +602,17 @@ impl Builders {
 }
 
 /// A decimal's coefficient scaled to `scale` fraction digits, if it fits 128 bits exactly.
+#[inline]
 pub(crate) fn decimal_i128(d: &Decimal<'_>, scale: u8) -> Option<i128> {
     let c = i128::try_from(d.coefficient_u128()?).ok()?;
     let shift = d.exponent().checked_add(i32::from(scale))?;
-    let scaled = if shift >= 0 {
-        c.checked_mul(10i128.checked_pow(shift.unsigned_abs())?)?
+    let p = *POW10.get(usize::try_from(shift.unsigned_abs()).ok()?)?;
+    let scaled = if shift == 0 {
+        // Stored at the column's scale, as Dolt writes them: no 128-bit multiplication.
+        c
+    } else if shift > 0 {
+        c.checked_mul(p)?
     } else {
-        let p = 10i128.checked_pow(shift.unsigned_abs())?;
         if c % p != 0 {
             return None;
         }
@@ -608,3 +620,14 @@ pub(crate) fn decimal_i128(d: &Decimal<'_>, scale: u8) -> Option<i128> {
     };
     Some(if d.is_negative() { -scaled } else { scaled })
 }
+
+/// `10^i` for every `i` an `i128` holds.
+const POW10: [i128; 39] = {
+    let mut p = [1i128; 39];
+    let mut i = 1;
+    while i < p.len() {
+        p[i] = p[i - 1] * 10;
+        i += 1;
+    }
+    p
+};

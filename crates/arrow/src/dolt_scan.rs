@@ -6,9 +6,12 @@
 //!
 //! [`SqlValue`]: prollystore_dolt::SqlValue
 
+use std::ops::Range;
+
 use prollystore::map::Cursor;
 use prollystore_dolt::codec::{set_text, FieldSink, Kind, RowPlan, Slot, Storage};
 use prollystore_dolt::{Database, DoltError, Table};
+use prollystore_format::message::Node;
 use prollystore_format::tuple::{Date, Decimal, Tuple};
 
 use crate::columns::{date_days, ColumnBuilder};
@@ -212,24 +215,35 @@ impl<'a> RowAppender<'a> {
         ))
     }
 
-    /// Appends the row stored as key tuple `kt` and value tuple `vt`, row number `row` (for
-    /// error messages), to `builders`.
-    #[inline]
-    pub(crate) fn append(
+    /// Appends the rows of `leaf`'s `entries`, row numbers from `first_row` (for error
+    /// messages), to `builders`: a column at a time ([`RowPlan::decode_column`]). A verified
+    /// leaf's keys and values are valid tuples.
+    ///
+    /// [`RowPlan::decode_column`]: prollystore_dolt::codec::RowPlan::decode_column
+    pub(crate) fn append_leaf(
         &mut self,
-        kt: Tuple<'_>,
-        vt: Tuple<'_>,
+        leaf: &Node<'_>,
+        entries: Range<usize>,
         builders: &mut [ColumnBuilder],
-        row: u64,
+        first_row: u64,
     ) -> Result<()> {
         let rows = &self.plan.rows;
+        let want = entries.len();
         for (c, (f, b)) in rows.fields.iter().zip(builders.iter_mut()).enumerate() {
-            match rows.decode(self.db, self.table, f, kt, vt, &mut self.scratch, b) {
-                Ok(true) => {}
-                Ok(false) => {
-                    return Err(self.bad(row, c, "the stored value does not fit its Arrow type"))
+            let (db, table, scratch) = (self.db, self.table, &mut self.scratch);
+            let tuples = match f.slot {
+                Slot::Key(_) => leaf.keys_in(entries.clone()),
+                _ => leaf.values_in(entries.clone()),
+            };
+            let tuples = tuples.map(Tuple::new_unverified);
+            let got = rows.decode_column(db, table, f, tuples, scratch, b);
+            let at = |n: usize| first_row + n as u64;
+            match got {
+                Ok(n) if n == want => {}
+                Ok(n) => {
+                    return Err(self.bad(at(n), c, "the stored value does not fit its Arrow type"))
                 }
-                Err(e) => return Err(self.bad(row, c, e)),
+                Err((n, e)) => return Err(self.bad(at(n), c, e)),
             }
         }
         Ok(())
@@ -271,15 +285,15 @@ impl<'a> Scan<'a> {
         let store = self.rows.db.source();
         let table = self.rows.table;
         let mut done = 0;
+        // A leaf (or what the batch has room for) at a time, decoded a column at a time.
         while done < n && self.cursor.valid() {
-            let row = first_row + done as u64;
-            let kt = Tuple::new(self.cursor.key())
-                .map_err(|e| self.rows.bad(row, 0, format!("key tuple: {e}")))?;
-            let vt = Tuple::new(self.cursor.value())
-                .map_err(|e| self.rows.bad(row, 0, format!("value tuple: {e}")))?;
-            self.rows.append(kt, vt, builders, row)?;
+            let (leaf, rest) = self.cursor.rest_of_leaf();
+            let take = rest.len().min(n - done);
+            let entries = rest.start..rest.start + take;
+            self.rows
+                .append_leaf(&leaf, entries, builders, first_row + done as u64)?;
             self.cursor
-                .advance(store)
+                .advance_by(store, take)
                 .map_err(|e| Error::Dolt(DoltError::from(e)))
                 .map_err(|e| match e {
                     Error::Dolt(DoltError::Tree(t)) => {
@@ -287,7 +301,7 @@ impl<'a> Scan<'a> {
                     }
                     other => other,
                 })?;
-            done += 1;
+            done += take;
         }
         Ok(done)
     }

@@ -16,7 +16,6 @@ use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
 use prollystore_dolt::leaf_reader::{for_each_part_of, PartLeaves};
 use prollystore_dolt::{Database, Table};
-use prollystore_format::tuple::Tuple;
 
 use crate::columns::{Builders, Extra, ValueBytes};
 use crate::dolt_scan::{Plan, RowAppender};
@@ -46,13 +45,9 @@ impl Job {
         let mut appender = RowAppender::new(&self.db, &self.table, self.plan.clone());
         let mut row = part.first_row();
         while let Some((node, range)) = part.next_leaf()? {
-            for e in range {
-                // A verified node's keys and leaf values are valid tuples.
-                let kt = Tuple::new_unverified(node.key(e));
-                let vt = Tuple::new_unverified(node.value(e));
-                appender.append(kt, vt, &mut builders.builders, row)?;
-                row += 1;
-            }
+            let n = range.len() as u64;
+            appender.append_leaf(&node, range, &mut builders.builders, row)?;
+            row += n;
         }
         builders.rows = rows;
         self.value_bytes.record(&builders);

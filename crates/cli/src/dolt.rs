@@ -36,7 +36,8 @@ const NO_DBDIR: &str = "\u{0}";
 #[command(subcommand_negates_reqs = true)]
 pub struct DoltArgs {
     /// The Dolt database directory (the one containing `.dolt`); for the read commands also a
-    /// remote URL (`http://HOST:PORT/DB`, `file:///DIR`), read in place without cloning.
+    /// remote URL (`http://HOST:PORT/DB`, `file:///DIR`, `s3://BUCKET/PATH?endpoint=URL&path-style=true`
+    /// with credentials in the AWS_* environment), read in place without cloning.
     #[arg(
         value_name = "DBDIR",
         required = true,
@@ -606,17 +607,17 @@ fn read_part(file: &Path, dir: Option<&Path>, out: &mut dyn Write) -> Result<()>
         .and_then(|v| v.get("format")?.as_str().map(str::to_string));
     if format.as_deref() == Some(DIFF_PART_FORMAT) {
         let part = DiffPart::from_json(text)?;
-        let db = open(&match dir {
-            Some(d) => d.to_path_buf(),
-            None => part.database_path()?,
-        })?;
+        let db = match dir {
+            Some(d) => open(d)?,
+            None => crate::dolt_remote::open_part(&part)?,
+        };
         return Ok(part.diff(&db)?.write_csv(out)?);
     }
     let part = Part::from_json(text)?;
-    let db = open(&match dir {
-        Some(d) => d.to_path_buf(),
-        None => part.database_path()?,
-    })?;
+    let db = match dir {
+        Some(d) => open(d)?,
+        None => crate::dolt_remote::open_part(&part)?,
+    };
     let table = part.table(&db)?;
     let reader = table.reader(&db)?;
     let rows = reader.scan_ordinals(part.ordinals())?;

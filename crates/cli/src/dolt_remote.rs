@@ -4,7 +4,8 @@
 //! One thin call into `prollystore-dolt-remote`.
 //!
 //! The read commands also take a remote URL in place of DBDIR (`prolly dolt
-//! http://HOST:PORT/DB export T`): the database is then read in place ([`open_in_place`]).
+//! http://HOST:PORT/DB export T`, `prolly dolt s3://BUCKET/PATH export T`): the database is
+//! then read in place ([`open_in_place`]).
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -137,16 +138,30 @@ pub enum RemoteAction {
     },
 }
 
-/// The URL schemes a DBDIR read in place may have.
-const IN_PLACE_SCHEMES: [&str; 3] = ["http://", "https://", "file://"];
-
-/// True if DBDIR is a remote URL rather than a directory.
+/// True if DBDIR is a remote URL rather than a directory: a remote read in place
+/// (`http(s)://`, `s3://`) or a `file://` remote directory.
 pub fn is_remote_url(dir: &std::path::Path) -> bool {
-    dir.to_str()
-        .is_some_and(|t| IN_PLACE_SCHEMES.iter().any(|s| t.starts_with(s)))
+    dir.to_str().is_some_and(|t| {
+        t.starts_with("file://")
+            || prollystore_dolt_remote::REMOTE_SCHEMES
+                .iter()
+                .any(|s| t.starts_with(s))
+    })
 }
 
-/// DBDIR given as a remote URL (`http://HOST:PORT/DB`, `file:///DIR`): the database there read
+/// The database a part names (a remote read in place, or a local directory), with the MySQL
+/// expression engine.
+pub fn open_part(
+    part: &impl prollystore_dolt::parts::Located,
+) -> Result<prollystore_dolt::Database> {
+    let options = prollystore_dolt_remote::OpenOptions::default();
+    let db = prollystore_dolt_remote::open_part_database(part, &options).map_err(remote_error)?;
+    Ok(db.with_expressions(prollystore_sql::engine()))
+}
+
+/// DBDIR given as a remote URL (`http://HOST:PORT/DB`, `file:///DIR`,
+/// `s3://BUCKET/PATH?endpoint=URL&path-style=true`, credentials from the standard AWS
+/// environment variables): the database there read
 /// in place, read-only, with the MySQL expression engine; `None` for a directory.
 pub fn open_in_place(dir: &std::path::Path) -> Result<Option<prollystore_dolt::Database>> {
     let Some(url) = dir.to_str().filter(|_| is_remote_url(dir)) else {

@@ -111,6 +111,7 @@ pub fn clone(url: &str, dir: impl AsRef<Path>, options: &CloneOptions) -> Result
             repo_path,
         } => runtime(dir)?.block_on(clone_grpc(url, &endpoint, &repo_path, &temp, options)),
         RemoteUrl::File { path } => clone_file(url, &path, &temp),
+        RemoteUrl::Bucket { .. } => Err(crate::remote_url::read_in_place_only(url, "a clone")),
     }
     .and_then(|mut report| {
         let (name, email) = user(options);
@@ -418,7 +419,7 @@ pub(crate) async fn copy_reachable(
         let mut next = Vec::new();
         for (file, ranges) in plan {
             fetch_file(
-                &http,
+                Spans::Http(&http),
                 client.url(),
                 &file,
                 &ranges,
@@ -468,7 +469,7 @@ pub(crate) async fn read_chunks(
     let plan = client.locations(addresses).await?;
     for (file, ranges) in plan {
         fetch_file(
-            &http,
+            Spans::Http(&http),
             client.url(),
             &file,
             &ranges,
@@ -486,7 +487,7 @@ pub(crate) async fn read_chunks(
 /// `put` (which checks them against their addresses) and reports their references to `refs`.
 #[allow(clippy::too_many_arguments)]
 pub(crate) async fn fetch_file(
-    http: &reqwest::Client,
+    spans_from: Spans<'_>,
     remote: &str,
     file: &str,
     ranges: &[ChunkRange],
@@ -508,7 +509,7 @@ pub(crate) async fn fetch_file(
     let mut dictionaries: HashMap<(u64, u64), Dictionary> = HashMap::new();
     if !dict_ranges.is_empty() {
         let spans = merge_ranges(dict_ranges.clone());
-        let bodies = read_spans(http, remote, file, &spans, concurrency, report).await?;
+        let bodies = read_spans(spans_from, remote, file, &spans, concurrency, report).await?;
         for (offset, length) in dict_ranges {
             let (span, body) = bodies
                 .iter()
@@ -525,12 +526,9 @@ pub(crate) async fn fetch_file(
     let mut by_offset: Vec<&ChunkRange> = ranges.iter().collect();
     by_offset.sort_unstable_by_key(|r| r.offset);
     let spans = merge_ranges(ranges.iter().map(|r| (r.offset, r.length)).collect());
-    let mut stream = futures::stream::iter(spans.into_iter().map(|span| {
-        let http = http.clone();
-        async move {
-            let body = read_span(&http, remote, file, &span).await;
-            (span, body)
-        }
+    let mut stream = futures::stream::iter(spans.into_iter().map(|span| async move {
+        let body = spans_from.read(remote, file, &span).await;
+        (span, body)
     }))
     .buffer_unordered(concurrency);
     while let Some((span, body)) = stream.next().await {
@@ -578,7 +576,7 @@ pub(crate) async fn fetch_file(
 }
 
 async fn read_spans(
-    http: &reqwest::Client,
+    spans_from: Spans<'_>,
     remote: &str,
     file: &str,
     spans: &[Span],
@@ -586,7 +584,7 @@ async fn read_spans(
     report: &mut CloneReport,
 ) -> Result<Vec<(Span, Vec<u8>)>> {
     let mut stream = futures::stream::iter(spans.iter().cloned().map(|span| async move {
-        let body = read_span(http, remote, file, &span).await;
+        let body = spans_from.read(remote, file, &span).await;
         (span, body)
     }))
     .buffer_unordered(concurrency);
@@ -598,6 +596,34 @@ async fn read_spans(
         out.push((span, body));
     }
     Ok(out)
+}
+
+/// Where the records of a file are read from: download URLs over HTTP (gRPC remotes), or the
+/// objects of a bucket (`s3://` remotes, `file` an object's name under the prefix).
+#[derive(Clone, Copy)]
+pub(crate) enum Spans<'a> {
+    /// HTTP range requests of the URL.
+    Http(&'a reqwest::Client),
+    /// Range reads of an object in the bucket.
+    Bucket(&'a prollystore_remote::Remote),
+}
+
+impl Spans<'_> {
+    /// Exactly the span's bytes of `file`, or an error naming the file and range.
+    async fn read(self, remote: &str, file: &str, span: &Span) -> Result<Vec<u8>> {
+        match self {
+            Spans::Http(http) => read_span(http, remote, file, span).await,
+            Spans::Bucket(bucket) => {
+                crate::bucket::read_range(bucket, file, span.offset, span.length)
+                    .await
+                    .map_err(|e| RemoteError::Call {
+                        url: remote.to_string(),
+                        call: format!("GET {file} bytes {}+{}", span.offset, span.length),
+                        reason: e.to_string(),
+                    })
+            }
+        }
+    }
 }
 
 /// One HTTP range request: exactly the span's bytes, or an error naming the file and range.

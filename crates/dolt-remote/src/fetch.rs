@@ -191,6 +191,9 @@ fn fetch_from(dir: &Path, config: &RemoteConfig, options: &CloneOptions) -> Resu
             target.finish_fetch(now_secs())?;
             report
         }
+        RemoteUrl::Bucket { .. } => {
+            return Err(crate::remote_url::read_in_place_only(url, "a fetch"))
+        }
     };
     let branches = branches_at(dir, report.root)?;
     let updated = set_tracking_refs(dir, &config.name, &branches, now_secs())?;

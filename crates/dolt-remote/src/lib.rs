@@ -22,14 +22,17 @@
 //! * [`push()`]: a branch pushed to a remote (fast-forward only) as `dolt push` pushes it.
 //!
 //! * [`open_remote`] (module `read`): a database on a remote read in place (read-only, chunks
-//!   fetched as reads need them, in batched range reads), without cloning it.
+//!   fetched as reads need them, in batched range reads), without cloning it: `http(s)://`,
+//!   `file://`, and `s3://BUCKET/PATH` (a bucket Dolt pushed to, or a `file://` remote copied
+//!   there; module `bucket`). [`open_part_database`]: the database a table part names.
 //!
 //! * [`Credentials`]: a user and password sent with every call, as `dolt --user` sends them
 //!   (`Credentials::from_env` takes the password from `DOLT_REMOTE_PASSWORD`), for a `dolt
 //!   sql-server` whose users have passwords; a refusal is [`RemoteError::Credentials`].
 //!
 //! Not yet: `aws://` and `gs://` remotes (S3 with DynamoDB, Google Cloud Storage): nothing here
-//! could serve them for tests.
+//! could serve them for tests; and `s3://` remotes are read in place only (no clone, fetch or
+//! push).
 //!
 //! A database cloned from a `file://` remote (a copy of one `dolt push` wrote), changed with the
 //! writer and pushed back, as `dolt clone`, `dolt commit` and `dolt push` would:
@@ -67,6 +70,7 @@
 //! # }
 //! ```
 
+mod bucket;
 pub mod client;
 mod clone;
 pub mod error;
@@ -83,7 +87,10 @@ pub use fetch::{fetch, pull, remote_add, remote_list, remote_remove, FetchReport
 pub use prollystore_dolt::write::clone_target::{FastForward, TrackingUpdate};
 pub use prollystore_dolt::write::repo_state::RemoteConfig;
 pub use push::{push, PushOutcome, PushReport};
-pub use read::{default_branch, open_remote, FetchCounts, FetchStats, OpenOptions};
+pub use read::{
+    default_branch, open_part_database, open_remote, FetchCounts, FetchStats, OpenOptions,
+    REMOTE_SCHEMES,
+};
 pub use remote_url::RemoteUrl;
 
 /// Dolt's remote API (`dolt.services.remotesapi.v1alpha1`), generated from the vendored

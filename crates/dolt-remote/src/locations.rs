@@ -100,7 +100,13 @@ fn check_url(text: &str) -> Result<(), String> {
     }
 }
 
-fn check_range(offset: u64, length: u64, address: &Address, what: &str) -> Result<(), String> {
+/// Checks one record's or dictionary's range: a length within [`MAX_RECORD_LEN`], no overflow.
+pub(crate) fn check_range(
+    offset: u64,
+    length: u64,
+    address: &Address,
+    what: &str,
+) -> Result<(), String> {
     if !(4..=MAX_RECORD_LEN).contains(&length) {
         return Err(format!(
             "chunk {address}: a {what} of {length} bytes (must be 4 to {MAX_RECORD_LEN})"

@@ -309,6 +309,7 @@ impl Side {
                     source,
                 })
             }
+            RemoteUrl::Bucket { .. } => Err(crate::remote_url::read_in_place_only(url, "a push")),
         }
     }
 

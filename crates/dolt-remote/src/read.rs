@@ -13,6 +13,13 @@
 //!   a local database; nothing is written to disk.
 //! * `file:///DIR` (a directory as `dolt push` writes it: a manifest and table or archive
 //!   files): opened with the local chunk reader, in place.
+//! * `s3://BUCKET/PATH[?endpoint=URL&region=R&path-style=true]` (what Dolt's `s3://` remotes
+//!   write, the same layout as a `file://` remote; see the `bucket` module): the manifest and
+//!   every chunk file's index read at open, chunks located in those indexes and read with the
+//!   same batched range reads and checks as above. Credentials and any endpoint not in the
+//!   URL come from the standard AWS environment variables (`AWS_ACCESS_KEY_ID`,
+//!   `AWS_SECRET_ACCESS_KEY`, `AWS_REGION`, `AWS_ENDPOINT_URL`, …), as for prollystore's own
+//!   `s3://` remotes.
 //!
 //! The remote's root is read once, at open: the database shows the remote as it was then.
 
@@ -26,8 +33,11 @@ use prollystore_dolt::error::DoltError;
 use prollystore_dolt::Database;
 use prollystore_format::Address;
 
+use prollystore_dolt::parts::Located;
+
+use crate::bucket::Bucket;
 use crate::client::{Credentials, RemoteClient};
-use crate::clone::{empty_report, fetch_file, http_client, open_file_remote, runtime};
+use crate::clone::{empty_report, fetch_file, http_client, open_file_remote, runtime, Spans};
 use crate::error::{RemoteError, Result};
 use crate::remote_url::RemoteUrl;
 
@@ -43,6 +53,10 @@ pub struct OpenOptions {
     pub stats: Option<Arc<FetchStats>>,
     /// Who the calls say they come from (see [`crate::CloneOptions::credentials`]).
     pub credentials: Option<Credentials>,
+    /// `s3://` remotes: object-store options (keys as `object_store` names them:
+    /// `aws_access_key_id`, `aws_secret_access_key`, `aws_endpoint`, …) that override the
+    /// environment and the URL's query, as `prollystore_remote::Remote::open_with` takes them.
+    pub store_options: Vec<(String, String)>,
 }
 
 impl Default for OpenOptions {
@@ -52,12 +66,13 @@ impl Default for OpenOptions {
             cache_bytes: prollystore_dolt::chunks::source::DEFAULT_CACHE_BYTES,
             stats: None,
             credentials: None,
+            store_options: Vec::new(),
         }
     }
 }
 
-/// What reading a remote in place has fetched so far (`http://` remotes; a `file://` remote
-/// is read from its files and counts nothing).
+/// What reading a remote in place has fetched so far (`http://` and `s3://` remotes; a
+/// `file://` remote is read from its files and counts nothing).
 #[derive(Debug, Default)]
 pub struct FetchStats {
     chunks: AtomicU64,
@@ -71,9 +86,9 @@ pub struct FetchStats {
 pub struct FetchCounts {
     /// Chunks fetched (and checked against their addresses).
     pub chunks: u64,
-    /// Bytes received in HTTP range responses.
+    /// Bytes received in range responses (HTTP, or the bucket's).
     pub bytes: u64,
-    /// HTTP range requests made.
+    /// Range requests made (the indexes an `s3://` remote reads at open are not counted).
     pub requests: u64,
     /// `StreamDownloadLocations` calls made.
     pub location_calls: u64,
@@ -132,21 +147,70 @@ pub fn open_remote(url: &str, options: &OpenOptions) -> Result<Database> {
                     reason: "the remote holds no Dolt data (its root is empty)".into(),
                 });
             }
-            let fetcher = RemoteFetcher {
+            let transport = Transport::Grpc {
                 http: http_client(url)?,
                 runtime,
-                client,
-                url: url.to_string(),
-                concurrency: options.concurrency.max(1),
-                stats: options.stats.clone().unwrap_or_default(),
+                client: Box::new(client),
             };
-            DoltChunkSource::fetched(root, Arc::new(fetcher))
+            DoltChunkSource::fetched(root, Arc::new(RemoteFetcher::new(url, transport, options)))
+        }
+        RemoteUrl::Bucket {
+            store_url,
+            options: mut store_options,
+        } => {
+            store_options.extend(options.store_options.iter().cloned());
+            let bucket = off_runtime(url, || Bucket::open(url, &store_url, &store_options))?;
+            let root = bucket.root;
+            let transport = Transport::Bucket(bucket);
+            DoltChunkSource::fetched(root, Arc::new(RemoteFetcher::new(url, transport, options)))
         }
     };
     Ok(Database::from_source(
         url,
         source.with_cache_bytes(options.cache_bytes),
     ))
+}
+
+/// The database a part names (a table's [`Part`](prollystore_dolt::parts::Part) or a diff's
+/// [`DiffPart`](prollystore_dolt::diff_parts::DiffPart)), opened in this process: a remote's URL
+/// (`http(s)://`, `s3://`) read in place with `options` ([`open_remote`]), else a local
+/// database directory (a `file://` URL or a path, [`Located::database_path`]). Add an expression
+/// engine for tables with VIRTUAL columns (`.with_expressions(prollystore_sql::engine())`).
+pub fn open_part_database(part: &impl Located, options: &OpenOptions) -> Result<Database> {
+    let l = part.database();
+    if REMOTE_SCHEMES.iter().any(|s| l.starts_with(s)) {
+        return open_remote(l, options);
+    }
+    let path = part.database_path()?;
+    // A `file://` remote's directory (a manifest, no `.dolt`): what a part cut from a
+    // database opened with `open_remote("file://…")` records.
+    if !path.join(".dolt").exists() && path.join("manifest").is_file() {
+        if let Ok(url) = url::Url::from_directory_path(&path) {
+            return open_remote(url.as_str(), options);
+        }
+    }
+    Ok(Database::open(path)?)
+}
+
+/// The URL schemes of databases read in place from a remote (what a part's `database` holds
+/// when it was cut from one); a `file://` part location is a local database directory.
+pub const REMOTE_SCHEMES: [&str; 3] = ["http://", "https://", "s3://"];
+
+/// Runs `f` where it may block on a runtime of its own: here, or, called from inside another
+/// runtime (an async caller, where blocking would panic), on a thread of its own.
+fn off_runtime<T: Send>(url: &str, f: impl FnOnce() -> Result<T> + Send) -> Result<T> {
+    if tokio::runtime::Handle::try_current().is_err() {
+        return f();
+    }
+    std::thread::scope(|s| {
+        s.spawn(f).join().unwrap_or_else(|_| {
+            Err(RemoteError::Call {
+                url: url.to_string(),
+                call: "fetch".into(),
+                reason: "the fetching thread panicked (a bug)".into(),
+            })
+        })
+    })
 }
 
 /// The branch a read of a remote defaults to, as a clone of it would check out: `main`, else
@@ -162,11 +226,21 @@ pub fn default_branch(db: &Database) -> prollystore_dolt::Result<Option<String>>
     ))
 }
 
-/// The chunks of a gRPC remote, fetched on demand for a [`DoltChunkSource`].
+/// How a remote's chunks are located and read.
+enum Transport {
+    /// A gRPC remote: located with `StreamDownloadLocations`, read over HTTP, on `runtime`.
+    Grpc {
+        runtime: tokio::runtime::Runtime,
+        client: Box<RemoteClient>,
+        http: reqwest::Client,
+    },
+    /// A bucket: located in the indexes read at open, read from its objects.
+    Bucket(Bucket),
+}
+
+/// The chunks of a remote, fetched on demand for a [`DoltChunkSource`].
 struct RemoteFetcher {
-    runtime: tokio::runtime::Runtime,
-    client: RemoteClient,
-    http: reqwest::Client,
+    transport: Transport,
     url: String,
     concurrency: usize,
     stats: Arc<FetchStats>,
@@ -182,11 +256,25 @@ impl std::fmt::Debug for RemoteFetcher {
 }
 
 impl RemoteFetcher {
+    fn new(url: &str, transport: Transport, options: &OpenOptions) -> RemoteFetcher {
+        RemoteFetcher {
+            transport,
+            url: url.to_string(),
+            concurrency: options.concurrency.max(1),
+            stats: options.stats.clone().unwrap_or_default(),
+        }
+    }
+
     /// Locates, reads, decodes and checks `addresses`.
     async fn fetch_async(&self, addresses: &[Address]) -> Result<HashMap<Address, Arc<[u8]>>> {
-        let mut client = self.client.clone();
-        self.stats.location_calls.fetch_add(1, Ordering::Relaxed);
-        let plan = client.locations(addresses).await?;
+        let (plan, spans) = match &self.transport {
+            Transport::Grpc { client, http, .. } => {
+                let mut client = RemoteClient::clone(client);
+                self.stats.location_calls.fetch_add(1, Ordering::Relaxed);
+                (client.locations(addresses).await?, Spans::Http(http))
+            }
+            Transport::Bucket(bucket) => (bucket.locate(addresses)?, Spans::Bucket(&bucket.remote)),
+        };
         let mut report = empty_report(Address::ZERO);
         let mut got: HashMap<Address, Arc<[u8]>> = HashMap::with_capacity(addresses.len());
         for (file, ranges) in plan {
@@ -198,7 +286,7 @@ impl RemoteFetcher {
                 Ok(())
             };
             let result = fetch_file(
-                &self.http,
+                spans,
                 &self.url,
                 &file,
                 &ranges,
@@ -220,6 +308,14 @@ impl RemoteFetcher {
             .fetch_add(got.len() as u64, Ordering::Relaxed);
         Ok(got)
     }
+
+    /// [`RemoteFetcher::fetch_async`], waited for on the transport's runtime.
+    fn fetch_blocking(&self, addresses: &[Address]) -> Result<HashMap<Address, Arc<[u8]>>> {
+        match &self.transport {
+            Transport::Grpc { runtime, .. } => runtime.block_on(self.fetch_async(addresses)),
+            Transport::Bucket(bucket) => bucket.remote.run(self.fetch_async(addresses)),
+        }
+    }
 }
 
 impl FetchChunks for RemoteFetcher {
@@ -231,24 +327,7 @@ impl FetchChunks for RemoteFetcher {
         let mut wanted: Vec<Address> = addresses.to_vec();
         wanted.sort_unstable();
         wanted.dedup();
-        // Called from inside another runtime (an async caller), blocking on this one would
-        // panic: the fetch then runs on a thread of its own.
-        let got = if tokio::runtime::Handle::try_current().is_ok() {
-            std::thread::scope(|s| {
-                s.spawn(|| self.runtime.block_on(self.fetch_async(&wanted)))
-                    .join()
-                    .unwrap_or_else(|_| {
-                        Err(RemoteError::Call {
-                            url: self.url.clone(),
-                            call: "fetch".into(),
-                            reason: "the fetching thread panicked (a bug)".into(),
-                        })
-                    })
-            })
-        } else {
-            self.runtime.block_on(self.fetch_async(&wanted))
-        }
-        .map_err(to_dolt_error)?;
+        let got = off_runtime(&self.url, || self.fetch_blocking(&wanted)).map_err(to_dolt_error)?;
         Ok(addresses.iter().map(|a| got.get(a).cloned()).collect())
     }
 }

@@ -122,7 +122,12 @@ pub extern "C" fn prolly_dolt_part_arrow(
         // SAFETY: C caller's contract: writable or NULL.
         let out = unsafe { Out::new(out_stream, "out_stream") }?;
         let part = Part::from_json(json)?;
-        // Opened as prolly_dolt_open opens a database (VIRTUAL columns computed).
+        // Opened as prolly_dolt_open opens a database (VIRTUAL columns computed); with the
+        // dolt-remote feature, a part cut from a remote (`http(s)://`, `s3://`) is read there.
+        #[cfg(feature = "dolt-remote")]
+        let db = prollystore_dolt_remote::open_part_database(&part, &Default::default())?
+            .with_expressions(prollystore_sql::engine());
+        #[cfg(not(feature = "dolt-remote"))]
         let db = prollystore_sql::open(part.database_path()?)?;
         let reader = TableBatches::part(Arc::new(db), &part, batch_rows(batch_rows_))?;
         stream(out, reader);

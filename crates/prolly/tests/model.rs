@@ -567,3 +567,47 @@ fn cursors_turn_around_at_both_ends() {
     // From before the start, the first step lands on the first row.
     assert!(fwd == keys, "forward walk differs");
 }
+
+/// A cursor moved by `advance_by` in random steps, from a random position, lands where as many
+/// single steps land; the rest of its leaf holds the rows that follow it.
+#[test]
+fn cursors_advance_by_steps_as_single_steps_do() {
+    let store = MemoryStore::default();
+    let mut model = BTreeMap::new();
+    for i in 0..5000u32 {
+        model.insert(key(i), value(i, 3, false));
+    }
+    let map = Map::new(&store, build(&store, &model), BytesSchema);
+    assert!(map.height().unwrap() >= 1);
+    let keys: Vec<_> = model.keys().cloned().collect();
+    let mut x: u64 = 0x2545_F491_4F6C_DD1D;
+    let mut next = |n: u64| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x % n
+    };
+    for _ in 0..200 {
+        let start = next(keys.len() as u64) as usize;
+        let mut c = map.seek_ordinal(start as u64).unwrap();
+        let mut at = start;
+        while at < keys.len() {
+            let (leaf, rest) = c.rest_of_leaf();
+            assert!(!rest.is_empty());
+            assert_eq!(leaf.key(rest.start), &keys[at][..]);
+            let last = at + rest.len() - 1;
+            assert_eq!(leaf.key(rest.end - 1), &keys[last][..]);
+            let step = 1 + next(700) as usize;
+            let valid = c.advance_by(&store, step).unwrap();
+            at += step;
+            assert_eq!(valid, at < keys.len(), "from {start}, at {at}");
+            if valid {
+                assert_eq!(c.key(), &keys[at][..]);
+                assert_eq!(c.ordinal(), at as u64);
+            }
+        }
+        assert!(!c.valid());
+        assert!(c.rest_of_leaf().1.is_empty());
+        assert!(!c.advance_by(&store, 1).unwrap());
+    }
+}

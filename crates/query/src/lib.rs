@@ -46,7 +46,7 @@ mod system;
 mod table;
 
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use datafusion::arrow::record_batch::RecordBatch;
 use datafusion::catalog::SchemaProvider;
@@ -81,6 +81,16 @@ pub struct DoltSession {
     ctx: SessionContext,
     catalog: Arc<DoltCatalog>,
     default_at: String,
+    /// A copy of the context's state, with its task context, kept for the next
+    /// [`DoltSession::query`]: copying both took a fifth of a point query (`docs/PERF.md`,
+    /// "SQL"). Dropped whenever the context may have changed (see [`DoltSession::context`]).
+    reused: Mutex<Option<Reused>>,
+}
+
+/// What [`DoltSession::query`] reuses from one query to the next.
+struct Reused {
+    state: SessionState,
+    task: Arc<TaskContext>,
 }
 
 impl std::fmt::Debug for DoltSession {
@@ -129,6 +139,7 @@ impl DoltSession {
             ctx,
             catalog,
             default_at: at.to_string(),
+            reused: Mutex::new(None),
         })
     }
 
@@ -139,9 +150,17 @@ impl DoltSession {
         DoltSession::new(Arc::new(db), at)
     }
 
-    /// DataFusion's context: register more tables, set options, use its DataFrame API.
+    /// DataFusion's context: register more tables, set options, use its DataFrame API. (The
+    /// copy of its state that [`DoltSession::query`] reuses is dropped, so changes made
+    /// through it reach the next query.)
     pub fn context(&self) -> &SessionContext {
+        self.forget_state();
         &self.ctx
+    }
+
+    /// Drops the state [`DoltSession::query`] reuses.
+    fn forget_state(&self) {
+        *self.reused.lock().unwrap_or_else(|e| e.into_inner()) = None;
     }
 
     /// The session's catalog.
@@ -158,7 +177,18 @@ impl DoltSession {
 
     /// Runs `sql` and returns its rows with the headers `dolt sql` would print.
     pub async fn query(&self, sql: &str) -> Result<QueryResult> {
-        let (state, plan, items) = self.logical(sql, true).await?;
+        // The state (and task context) of the last query, marked as this query's start; a
+        // fresh copy of the context's if there is none (the first query, one running beside
+        // this one, or a change since).
+        let reused = self.reused.lock().unwrap_or_else(|e| e.into_inner()).take();
+        let (state, task) = match reused {
+            Some(Reused { mut state, task }) => {
+                state.mark_start_execution();
+                (state, Some(task))
+            }
+            None => (self.ctx.state(), None),
+        };
+        let (plan, items) = self.logical(&state, sql, true).await?;
         let names: Vec<String> = plan
             .schema()
             .fields()
@@ -170,35 +200,41 @@ impl DoltSession {
             _ => names,
         };
         let batches = match plan {
-            // A query runs on the state it was planned with (no second copy of the session's
-            // state, which is a good part of a point query's time).
+            // Statements may change the context (`SET`, `CREATE VIEW`): run on it, and
+            // keep no copy of its state from before.
             LogicalPlan::Ddl(_) | LogicalPlan::Statement(_) | LogicalPlan::Dml(_) => {
                 self.ctx.execute_logical_plan(plan).await?.collect().await?
             }
             plan => {
                 let physical = state.create_physical_plan(&plan).await?;
-                let task = Arc::new(TaskContext::from(&state));
-                datafusion::physical_plan::collect(physical, task).await?
+                let task = task.unwrap_or_else(|| Arc::new(TaskContext::from(&state)));
+                let batches = datafusion::physical_plan::collect(physical, task.clone()).await?;
+                *self.reused.lock().unwrap_or_else(|e| e.into_inner()) =
+                    Some(Reused { state, task });
+                batches
             }
         };
         Ok(QueryResult { headers, batches })
     }
 
     async fn plan(&self, sql: &str, headers: bool) -> Result<(DataFrame, Option<Vec<String>>)> {
-        let (state, plan, items) = self.logical(sql, headers).await?;
+        // The DataFrame may run a statement that changes the context.
+        self.forget_state();
+        let state = self.ctx.state();
+        let (plan, items) = self.logical(&state, sql, headers).await?;
         drop(state);
         let df = self.ctx.execute_logical_plan(plan).await?;
         Ok((df, items))
     }
 
-    /// `sql`'s logical plan, the session state it was planned with, and the headers.
+    /// `sql`'s logical plan, made with `state`, and the headers.
     async fn logical(
         &self,
+        state: &SessionState,
         sql: &str,
         headers: bool,
-    ) -> Result<(SessionState, LogicalPlan, Option<Vec<String>>)> {
+    ) -> Result<(LogicalPlan, Option<Vec<String>>)> {
         let sql = as_of::rewrite(sql)?;
-        let state: SessionState = self.ctx.state();
         let statement = state.sql_to_statement(&sql, &Dialect::MySQL)?;
         // Say why a table is not there: its state does not resolve, or the state has no
         // such table (DataFusion's own message names neither).
@@ -226,7 +262,7 @@ impl DoltSession {
             None
         };
         let plan = state.statement_to_plan(statement).await?;
-        Ok((state, plan, items))
+        Ok((plan, items))
     }
 }
 

@@ -347,3 +347,33 @@ async fn random_key_filters_agree_with_filtering_every_row() {
         );
     }
 }
+
+/// `DoltSession::query` reuses its state from one query to the next, yet sees what changed in
+/// between: a `SET` it ran, and a change made through `context()`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn queries_see_settings_changed_between_them() {
+    let session = DoltSession::open(sysdb(), None).unwrap();
+    let tables = "SELECT count(*) FROM information_schema.tables";
+    for _ in 0..2 {
+        assert_eq!(session.query(tables).await.unwrap().batches.len(), 1);
+        let rows = session
+            .query("SELECT id FROM t WHERE id = 2")
+            .await
+            .unwrap();
+        assert_eq!(rows.batches.iter().map(|b| b.num_rows()).sum::<usize>(), 1);
+    }
+    session
+        .query("SET datafusion.catalog.information_schema = false")
+        .await
+        .unwrap();
+    assert!(session.query(tables).await.is_err());
+    session
+        .context()
+        .sql("SET datafusion.catalog.information_schema = true")
+        .await
+        .unwrap()
+        .collect()
+        .await
+        .unwrap();
+    assert_eq!(session.query(tables).await.unwrap().batches.len(), 1);
+}

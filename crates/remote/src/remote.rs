@@ -296,8 +296,10 @@ impl Remote {
         Ok((record.seq, entries))
     }
 
-    /// Reads byte ranges of one object (in parallel, a single round trip when awaited alone).
-    pub(crate) async fn read_ranges(
+    /// Reads byte ranges of object `name` under the prefix (in parallel, a single round trip
+    /// when awaited alone; drive it with [`Remote::run`]). A short read is an error naming the
+    /// object and offset.
+    pub async fn read_ranges(
         &self,
         name: &str,
         ranges: &[Range<u64>],
@@ -327,7 +329,7 @@ impl Remote {
 
     /// The length of object `name` and its age (since its last write, by the remote's clock
     /// against this machine's), or `None` if it is absent.
-    pub(crate) async fn size_of(
+    pub async fn size_of(
         &self,
         name: &str,
     ) -> Result<Option<(u64, std::time::Duration)>, RemoteError> {
@@ -336,6 +338,21 @@ impl Remote {
             Ok(meta) => Ok(Some((meta.size, age(&meta)))),
             Err(object_store::Error::NotFound { .. }) => Ok(None),
             Err(e) => Err(RemoteError::object("checking", path.as_ref(), e)),
+        }
+    }
+
+    /// The whole of object `name` under the prefix, or `None` if it is absent (drive it with
+    /// [`Remote::run`]).
+    pub async fn read_object(&self, name: &str) -> Result<Option<Bytes>, RemoteError> {
+        let path = self.path(name);
+        let got = async { self.store.get(&path).await?.bytes().await }.await;
+        match got {
+            Ok(bytes) => {
+                self.count_in(bytes.len());
+                Ok(Some(bytes))
+            }
+            Err(object_store::Error::NotFound { .. }) => Ok(None),
+            Err(e) => Err(RemoteError::object("reading", path.as_ref(), e)),
         }
     }
 

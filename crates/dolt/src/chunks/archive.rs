@@ -15,6 +15,9 @@ pub const ARCHIVE_SIGNATURE: &[u8; 7] = b"DOLTARC";
 const FOOTER_V3: usize = 220;
 const FOOTER_V1: usize = 216;
 
+/// Offset and length of a byte span in the file.
+pub type ByteSpan = (u64, u64);
+
 type Dictionary = Arc<zstd::dict::DecoderDictionary<'static>>;
 
 /// An open archive: index in memory, spans read on demand, dictionaries decoded once.
@@ -245,7 +248,8 @@ impl Archive {
         self.id_of(address).is_some()
     }
 
-    fn span(&self, id: u32) -> Result<(u64, Vec<u8>)> {
+    /// Offset and length of span `id` (span 0 is empty).
+    fn span_range(&self, id: u32) -> (u64, u64) {
         let i = id as usize;
         let end = self.span_ends.get(i.wrapping_sub(1)).copied().unwrap_or(0);
         let start = if i >= 2 {
@@ -253,11 +257,21 @@ impl Archive {
         } else {
             0
         };
-        Ok((
-            start,
-            self.backing
-                .read_at(start, (end - start.min(end)) as usize)?,
-        ))
+        (start, end - start.min(end))
+    }
+
+    fn span(&self, id: u32) -> Result<(u64, Vec<u8>)> {
+        let (start, len) = self.span_range(id);
+        Ok((start, self.backing.read_at(start, len as usize)?))
+    }
+
+    /// Where the chunk's record is, for readers that fetch it themselves: its data span
+    /// (offset, length) and, for a zstd chunk, its dictionary's span (a zstd frame itself);
+    /// `None` if the archive does not hold it.
+    pub fn record_spans(&self, address: &Address) -> Option<(ByteSpan, Option<ByteSpan>)> {
+        let &(dict, data) = self.refs.get(self.id_of(address)?)?;
+        let dictionary = (dict != 0).then(|| self.span_range(dict));
+        Some((self.span_range(data), dictionary))
     }
 
     fn dictionary(&self, id: u32) -> Result<Dictionary> {

@@ -237,12 +237,25 @@ fn read_exact_at(file: &File, mut buf: &mut [u8], mut offset: u64) -> std::io::R
     Ok(())
 }
 
-/// Where a chunk file's bytes come from: a file on disk (read on demand) or memory (tests,
-/// fuzzing, embedding).
+/// A chunk file whose bytes are read by range from elsewhere (an object in a bucket: the
+/// crate that talks to the bucket implements it; this crate does no network I/O).
+pub trait RangeRead: Send + Sync + std::fmt::Debug {
+    /// The name used in errors (the object's URL).
+    fn name(&self) -> &str;
+    /// Total length in bytes.
+    fn size(&self) -> u64;
+    /// Exactly `len` bytes at `offset`, or an error naming the file and offset.
+    fn read_at(&self, offset: u64, len: usize) -> Result<Vec<u8>>;
+}
+
+/// Where a chunk file's bytes come from: a file on disk (read on demand), memory (tests,
+/// fuzzing, embedding) or range reads of a remote object ([`RangeRead`]).
 #[derive(Debug)]
 pub enum Backing {
     /// A file read with positioned reads.
     File(PositionedFile),
+    /// A remote object read by range.
+    Ranged(std::sync::Arc<dyn RangeRead>),
     /// Bytes held in memory, with a name for errors.
     Memory {
         /// Name used in errors.
@@ -257,6 +270,7 @@ impl Backing {
     pub fn name(&self) -> &str {
         match self {
             Backing::File(f) => f.name(),
+            Backing::Ranged(r) => r.name(),
             Backing::Memory { name, .. } => name,
         }
     }
@@ -265,6 +279,7 @@ impl Backing {
     pub fn len(&self) -> u64 {
         match self {
             Backing::File(f) => f.len(),
+            Backing::Ranged(r) => r.size(),
             Backing::Memory { bytes, .. } => bytes.len() as u64,
         }
     }
@@ -278,6 +293,7 @@ impl Backing {
     pub fn read_at(&self, offset: u64, len: usize) -> Result<Vec<u8>> {
         match self {
             Backing::File(f) => f.read_at(offset, len),
+            Backing::Ranged(r) => r.read_at(offset, len),
             Backing::Memory { name, bytes } => usize::try_from(offset)
                 .ok()
                 .and_then(|o| bytes.get(o..o.checked_add(len)?))
@@ -300,6 +316,10 @@ impl Backing {
     pub fn read_at_into(&self, offset: u64, len: usize, buf: &mut Vec<u8>) -> Result<()> {
         match self {
             Backing::File(f) => f.read_at_into(offset, len, buf),
+            Backing::Ranged(r) => {
+                *buf = r.read_at(offset, len)?;
+                Ok(())
+            }
             Backing::Memory { name, bytes } => {
                 let src = usize::try_from(offset)
                     .ok()

@@ -99,7 +99,7 @@ pub use address_map::{AddressMapNode, AddressMapWriter};
 pub use blob::{BlobNode, BlobWriter};
 pub use commit_closure::{CommitClosureNode, CommitClosureWriter, COMMIT_CLOSURE_KEY_LEN};
 pub use error::MessageError;
-pub use node::{Entries, InternalInput, LeafInput, Node, NodeLayout, NodeWriter};
+pub use node::{Entries, InternalInput, Items, LeafInput, Node, NodeLayout, NodeWriter};
 pub use subtree_counts::SubtreeCounts;
 
 use builder::{MESSAGE_KIND, PREFIX_LEN};

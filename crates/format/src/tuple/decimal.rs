@@ -142,7 +142,16 @@ impl<'a> Decimal<'a> {
     }
 
     /// The coefficient if it fits in 128 bits.
+    #[inline]
     pub fn coefficient_u128(&self) -> Option<u128> {
+        // Dolt writes whole 8-byte words: one or two are read as they are.
+        let c = self.coefficient;
+        if let Ok(word) = <[u8; 8]>::try_from(c) {
+            return Some(u64::from_be_bytes(word).into());
+        }
+        if let Ok(words) = <[u8; 16]>::try_from(c) {
+            return Some(u128::from_be_bytes(words));
+        }
         let c = self.coeff_trimmed();
         (c.len() <= 16).then(|| c.iter().fold(0u128, |acc, &b| (acc << 8) | u128::from(b)))
     }

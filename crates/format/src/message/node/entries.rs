@@ -136,3 +136,44 @@ impl<'a> Iterator for Entries<'a> {
 }
 
 impl ExactSizeIterator for Entries<'_> {}
+
+/// Iterator over one side of a node's items in a range: its keys, or a leaf's values (see
+/// [`Node::keys_in`](super::Node::keys_in), [`Node::values_in`](super::Node::values_in)).
+/// [`Entries`] gives both sides of each pair; a reader that decodes a column at a time needs
+/// one, and finding the other for every row cost a fifth of reading a field.
+#[derive(Clone, Debug, Default)]
+pub struct Items<'a> {
+    pub(super) items: &'a [u8],
+    pub(super) offsets: &'a [u8],
+    /// Length of every item, or 0 to read the offsets.
+    pub(super) width: usize,
+    pub(super) next: usize,
+    pub(super) end: usize,
+}
+
+impl<'a> Iterator for Items<'a> {
+    type Item = &'a [u8];
+
+    /// The next item (on a layout that does not belong to the chunk, empty or wrong bytes,
+    /// never an out-of-bounds read).
+    #[inline]
+    fn next(&mut self) -> Option<&'a [u8]> {
+        if self.next >= self.end {
+            return None;
+        }
+        let i = self.next;
+        self.next += 1;
+        Some(match self.width {
+            0 => item(self.items, self.offsets, i),
+            w => fixed_item(self.items, w, i),
+        })
+    }
+
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = self.end - self.next;
+        (n, Some(n))
+    }
+}
+
+impl ExactSizeIterator for Items<'_> {}

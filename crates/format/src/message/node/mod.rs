@@ -19,7 +19,7 @@ mod verify;
 mod view;
 mod writer;
 
-pub use entries::Entries;
+pub use entries::{Entries, Items};
 pub use layout::NodeLayout;
 #[cfg(test)]
 pub(super) use reference::ReferenceWriter;

@@ -72,5 +72,15 @@ fn widths_are_detected_and_accessors_agree() {
         skipped.skip_pairs(3);
         assert_eq!(skipped.len(), keys.len() - 3);
         assert_eq!(skipped.next(), Some(pairs[3]));
+        // One side of a range: the keys or values of those pairs, ranges past the end
+        // clamped.
+        for (start, end) in [(0, 9), (2, 5), (4, 4), (7, 20), (12, 15)] {
+            let want: Vec<_> = pairs.iter().take(end).skip(start).collect();
+            let keys_in: Vec<_> = node.keys_in(start..end).collect();
+            let values_in: Vec<_> = node.values_in(start..end).collect();
+            assert_eq!(keys_in, want.iter().map(|p| p.0).collect::<Vec<_>>());
+            assert_eq!(values_in, want.iter().map(|p| p.1).collect::<Vec<_>>());
+            assert_eq!(node.values_in(start..end).len(), want.len());
+        }
     }
 }

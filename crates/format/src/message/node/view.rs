@@ -1,8 +1,9 @@
 //! [`Node`]: the view of a verified `ProllyTreeNode` chunk, and its accessors.
 
 use std::cmp::Ordering;
+use std::ops::Range;
 
-use super::entries::{fixed_item, item, Entries};
+use super::entries::{fixed_item, item, Entries, Items};
 use super::layout::NodeLayout;
 use crate::message::table::u16_at;
 use crate::message::SubtreeCounts;
@@ -276,6 +277,38 @@ impl<'a> Node<'a> {
             },
             next: 0,
             end: self.count(),
+        }
+    }
+
+    /// Keys `range` in order (clamped to the node), as [`Node::key`] gives them: one side of
+    /// [`Node::entries`], for readers that decode a column at a time.
+    #[inline]
+    pub fn keys_in(&self, range: Range<usize>) -> Items<'a> {
+        let end = range.end.min(self.count());
+        Items {
+            items: self.key_items(),
+            offsets: self.key_offsets_bytes(),
+            width: usize::from(self.layout.key_width),
+            next: range.start.min(end),
+            end,
+        }
+    }
+
+    /// A leaf's values `range` in order (clamped to the node; none on internal nodes), as
+    /// [`Node::value`] gives them.
+    #[inline]
+    pub fn values_in(&self, range: Range<usize>) -> Items<'a> {
+        let end = if self.is_leaf() {
+            range.end.min(self.count())
+        } else {
+            0
+        };
+        Items {
+            items: self.values(),
+            offsets: self.value_offsets_bytes(),
+            width: usize::from(self.layout.value_width),
+            next: range.start.min(end),
+            end,
         }
     }
 
