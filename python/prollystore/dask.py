@@ -12,15 +12,15 @@ import os
 from typing import TYPE_CHECKING, Any, Optional, Sequence, Union
 
 from . import dolt
-from ._native import Part
+from ._native import DiffPart, Part
 
 if TYPE_CHECKING:  # pragma: no cover
     import dask.dataframe
 
-__all__ = ["read_dolt", "read_part"]
+__all__ = ["read_dolt", "read_dolt_diff", "read_part"]
 
 
-def read_part(part: Part, dtype_backend: str = "pyarrow") -> Any:
+def read_part(part: Union[Part, DiffPart], dtype_backend: str = "pyarrow") -> Any:
     """One part's rows as a ``pandas.DataFrame`` (what each Dask partition runs), with
     ``pandas.ArrowDtype`` columns (``dtype_backend="pyarrow"``) or pyarrow's default
     conversion to NumPy types (``"numpy"``)."""
@@ -67,6 +67,14 @@ def read_dolt(
     pyarrow's NumPy conversion (integers with NULLs become floats; Dask's string conversion,
     ``dataframe.convert-string``, then fails on binary columns: turn it off for those).
     """
+    dd = _dask(dtype_backend)
+    n = npartitions if npartitions is not None else (os.cpu_count() or 1)
+    parts, _ = dolt.split(path, table, n, columns, at, start=start, end=end, prefix=prefix, location=location)
+    return _from_parts(dd, parts, dtype_backend, f"read-dolt-{table}")
+
+
+def _dask(dtype_backend: str) -> Any:
+    """``dask.dataframe``, once ``dtype_backend`` is known to be one we make."""
     if dtype_backend not in ("pyarrow", "numpy"):
         raise ValueError(f'dtype_backend must be "pyarrow" or "numpy", not {dtype_backend!r}')
     try:
@@ -75,8 +83,11 @@ def read_dolt(
         raise ImportError(
             f"prollystore.dask needs dask ({e}); install it, e.g. `pip install 'prollystore[dask]'`"
         ) from e
-    n = npartitions if npartitions is not None else (os.cpu_count() or 1)
-    parts, _ = dolt.split(path, table, n, columns, at, start=start, end=end, prefix=prefix, location=location)
+    return dd
+
+
+def _from_parts(dd: Any, parts: Sequence[Union[Part, DiffPart]], dtype_backend: str, label: str) -> Any:
+    """A Dask DataFrame of one partition per part."""
     # The columns and their pandas types, from the first part's schema (no row is read).
     meta = _to_pandas(parts[0].read().schema.empty_table(), dtype_backend)
     return dd.from_map(
@@ -84,6 +95,31 @@ def read_dolt(
         parts,
         dtype_backend=dtype_backend,
         meta=meta,
-        label=f"read-dolt-{table}",
+        label=label,
         enforce_metadata=False,
     )
+
+
+def read_dolt_diff(
+    path: Union[str, "os.PathLike[str]"],
+    from_: str,
+    to: str,
+    table: str,
+    npartitions: Optional[int] = None,
+    *,
+    location: Optional[str] = None,
+    dtype_backend: str = "pyarrow",
+) -> "dask.dataframe.DataFrame":
+    """The diff of table ``table`` of the Dolt database at ``path`` from state ``from_`` to
+    state ``to`` as a Dask DataFrame of at most ``npartitions`` partitions (default: the number
+    of CPUs), each one :class:`prollystore.dolt.DiffPart`: a key range of the diff, cut from
+    the trees' internal nodes so that each compares about as many rows (see
+    :func:`prollystore.dolt.split_diff`). The columns are ``dolt_diff``'s (``to_<col>``…,
+    ``to_commit``, ``to_commit_date``, ``from_<col>``…, ``from_commit``, ``from_commit_date``,
+    ``diff_type``); the partitions, in order, hold the whole diff's rows in its order.
+    ``location`` and ``dtype_backend`` as in :func:`read_dolt`.
+    """
+    dd = _dask(dtype_backend)
+    n = npartitions if npartitions is not None else (os.cpu_count() or 1)
+    parts = dolt.split_diff(path, from_, to, table, n, location=location)
+    return _from_parts(dd, parts, dtype_backend, f"read-dolt-diff-{table}")

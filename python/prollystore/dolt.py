@@ -15,13 +15,14 @@ from typing import Union
 
 from typing import Any, Iterable, Iterator, List, Optional, Sequence, Tuple
 
-from ._native import Database, Diff, Part, Rows, Table
+from ._native import Database, Diff, DiffPart, Part, Rows, Table
 from ._native import Writer as _NativeWriter
 from ._native import checkout, clone, create_branch, default_branch, delete_branch, fetch, merge, open_remote, pull, push, remote_add
 
 __all__ = [
     "Database",
     "Diff",
+    "DiffPart",
     "Part",
     "Rows",
     "Table",
@@ -41,6 +42,7 @@ __all__ = [
     "push",
     "remote_add",
     "split",
+    "split_diff",
 ]
 
 
@@ -207,11 +209,29 @@ def split(
         return parts, bool(t.schema["keyless"])
 
 
-def part_batches(part: Union[Part, str], batch_rows: int = 65536) -> Iterator[Any]:
-    """The ``pyarrow.RecordBatch``es of one part (a :class:`Part` or its JSON), read in this
-    process: the per-part Arrow reader for any engine that runs Python on its workers."""
+def split_diff(
+    path: Union[str, "os.PathLike[str]"],
+    from_: str,
+    to: str,
+    table: str,
+    n: int,
+    location: Optional[str] = None,
+) -> List[DiffPart]:
+    """Opens the database at ``path``, cuts the diff of ``table`` from state ``from_`` to
+    state ``to`` into ``n`` parts of nearly equal work (:meth:`Database.split_diff`: the rows
+    of the leaves the two states do not share, found from the trees' internal nodes) and
+    closes it again. Each part's ``read()`` gives its rows of the diff (``dolt_diff``'s
+    columns) in any process; the parts' rows, one after the other, are the whole diff's."""
+    with open(path) as db:
+        return db.split_diff(from_, to, table, max(1, n), location=location)
+
+
+def part_batches(part: Union[Part, DiffPart, str], batch_rows: int = 65536) -> Iterator[Any]:
+    """The ``pyarrow.RecordBatch``es of one part (a :class:`Part`, a :class:`DiffPart` or
+    either one's JSON), read in this process: the per-part Arrow reader for any engine that
+    runs Python on its workers."""
     if isinstance(part, str):
-        part = Part.from_json(part)
+        part = DiffPart.from_json(part) if '"prollystore.dolt.diff-part/' in part else Part.from_json(part)
     yield from part.read(batch_rows)
 
 

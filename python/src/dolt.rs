@@ -323,6 +323,27 @@ impl PyDatabase {
             to_utc,
         })
     }
+
+    /// The diff of `table` from `from_` to `to` (states as in `table`) cut into `n` parts of
+    /// nearly equal work, from the trees' internal nodes (no leaf is read): the rows of the
+    /// leaves the two states do not share are what is balanced (the number of changed rows
+    /// is only known by reading them). Each part reads on its own, in any process
+    /// (`DiffPart.read()`); their rows, one part after the other, are `diff(...)`'s. Fewer
+    /// parts when fewer leaves changed; one empty part when none did. `location` says where
+    /// workers find the database, if not where it was opened from.
+    #[pyo3(signature = (from_, to, table, n, *, location = None))]
+    fn split_diff(
+        &self,
+        py: Python<'_>,
+        from_: &str,
+        to: &str,
+        table: &str,
+        n: usize,
+        location: Option<&str>,
+    ) -> PyResult<Vec<crate::parts::PyDiffPart>> {
+        let db = self.db()?;
+        crate::parts::split_diff_parts(py, db, (from_, to, table), n, location)
+    }
 }
 
 /// Per visible column of `table`: a TIMESTAMP (its values are aware UTC datetimes).

@@ -7,7 +7,8 @@
 //!   TABLE` text, rows inserted, updated, upserted and deleted, commits), branches, checkout
 //!   and merge.
 //! * `dolt_remote`: `prollystore.dolt.clone(url, dir)` from a Dolt remote.
-//! * `parts`: `Table.split(n)` and `Part`: a table cut into parts that pickle and read on
+//! * `parts`: `Table.split(n)` and `Part`, `Database.split_diff(...)` and `DiffPart`: a table
+//!   (or a diff) cut into parts that pickle and read on
 //!   their own in another process (Dask, Ray, Spark).
 //! * `store`: native stores and maps — built from rows, pandas or Arrow; get, scan, edit, diff,
 //!   three-way merge, copy, verify.

@@ -7,8 +7,9 @@ use std::sync::Arc;
 use pyo3::prelude::*;
 use pyo3::types::{PyCapsule, PyType};
 
-use prollystore_arrow::{TableBatches, DEFAULT_BATCH_ROWS};
-use prollystore_dolt::parts::{split_table, Origin, Part, SplitOptions};
+use prollystore_arrow::{DiffBatches, TableBatches, DEFAULT_BATCH_ROWS};
+use prollystore_dolt::diff_parts::{split_diff, DiffPart};
+use prollystore_dolt::parts::{split_table, Located, Origin, Part, SplitOptions};
 use prollystore_dolt::{Database, Table};
 
 use crate::arrow::{arrow_err, stream_capsule, to_pandas, to_pyarrow, BoxedReader, PyStream};
@@ -31,7 +32,7 @@ pub(crate) fn split(
 /// The database a part names, opened in this process (a remote read in place: `http(s)://`
 /// or `s3://`, credentials from the environment; else a local directory), with the SQL
 /// expression engine (VIRTUAL columns).
-fn open_database(part: &Part) -> prollystore_dolt::Result<Database> {
+fn open_database(part: &impl Located) -> prollystore_dolt::Result<Database> {
     let options = prollystore_dolt_remote::OpenOptions::default();
     prollystore_dolt_remote::open_part_database(part, &options)
         .map(|db| db.with_expressions(prollystore_sql::engine()))
@@ -39,6 +40,138 @@ fn open_database(part: &Part) -> prollystore_dolt::Result<Database> {
             prollystore_dolt_remote::RemoteError::Local(e) => e,
             e => prollystore_dolt::error::bad_input(part.describe(), e.to_string()),
         })
+}
+
+/// `reader` as a `pyarrow.RecordBatchReader` (`what` names the method needing pyarrow).
+fn pyarrow_reader<'py>(
+    py: Python<'py>,
+    reader: BoxedReader,
+    what: &str,
+) -> PyResult<Bound<'py, PyAny>> {
+    let stream = Bound::new(py, PyStream::new(reader))?;
+    let pa = py.import("pyarrow").map_err(|e| {
+        pyo3::exceptions::PyImportError::new_err(format!(
+            "{what} needs pyarrow ({e}); install it, e.g. `pip install pyarrow`"
+        ))
+    })?;
+    pa.getattr("RecordBatchReader")?
+        .call_method1("from_stream", (stream,))
+}
+
+/// The rows of `part` as made by `read` on its database, opened here (without the GIL).
+fn part_reader<P, R>(
+    py: Python<'_>,
+    part: &P,
+    read: impl FnOnce(Arc<Database>, &P) -> prollystore_arrow::Result<R> + Send,
+) -> PyResult<BoxedReader>
+where
+    P: Located + Sync,
+    R: arrow_array::RecordBatchReader + Send + 'static,
+{
+    let batches = py
+        .detach(|| read(Arc::new(open_database(part)?), part))
+        .map_err(arrow_err)?;
+    Ok(Box::new(batches))
+}
+
+/// A part's hash: its JSON's.
+fn json_hash(json: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    json.hash(&mut h);
+    h.finish()
+}
+
+/// The methods both kinds of part have in Python: JSON and pickling, equality and hashing by
+/// their JSON, and their rows as Arrow (`read`, `batches`, the PyCapsule stream, `to_arrow`,
+/// `to_pandas`) from the class's `reader`; the class's own methods go in the braces.
+macro_rules! part_methods {
+    ($class:ty, $name:literal { $($own:tt)* }) => {
+        #[pymethods]
+        impl $class {
+            $($own)*
+
+            /// The part as one line of JSON.
+            fn to_json(&self) -> String {
+                self.part.to_json()
+            }
+
+            /// A part from its JSON (`to_json`); anything else raises `BadInputError` saying what.
+            #[classmethod]
+            fn from_json(_cls: &Bound<'_, PyType>, text: &str) -> PyResult<Self> {
+                FromJson::from_json(text)
+                    .map(|part| Self { part })
+                    .map_err(dolt_err)
+            }
+
+            /// Pickled as its JSON.
+            fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, PyAny>, (String,))> {
+                let from_json = slf.get_type().getattr("from_json")?;
+                Ok((from_json, (slf.get().part.to_json(),)))
+            }
+
+            fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
+                other
+                    .downcast::<Self>()
+                    .is_ok_and(|o| o.get().part == self.part)
+            }
+
+            fn __hash__(&self) -> u64 {
+                json_hash(&self.part.to_json())
+            }
+
+            /// The part's rows as a `pyarrow.RecordBatchReader` of `batch_rows`-row batches (needs
+            /// pyarrow), read from the database opened in this process.
+            #[pyo3(signature = (batch_rows = DEFAULT_BATCH_ROWS))]
+            fn read<'py>(&self, py: Python<'py>, batch_rows: usize) -> PyResult<Bound<'py, PyAny>> {
+                pyarrow_reader(py, self.reader(py, batch_rows)?, concat!($name, ".read"))
+            }
+
+            /// Record batches of the part, one at a time (for Spark's `mapInArrow`, or any loop).
+            #[pyo3(signature = (batch_rows = DEFAULT_BATCH_ROWS))]
+            fn batches(&self, py: Python<'_>, batch_rows: usize) -> PyResult<PyStream> {
+                Ok(PyStream::new(self.reader(py, batch_rows)?))
+            }
+
+            /// The Arrow PyCapsule protocol: the part's rows as an `arrow_array_stream` capsule.
+            #[pyo3(signature = (requested_schema = None))]
+            fn __arrow_c_stream__<'py>(
+                &self,
+                py: Python<'py>,
+                requested_schema: Option<Bound<'py, PyAny>>,
+            ) -> PyResult<Bound<'py, PyCapsule>> {
+                let _ = requested_schema; // the protocol lets a producer keep its own schema
+                stream_capsule(py, self.reader(py, DEFAULT_BATCH_ROWS)?)
+            }
+
+            /// The part's rows as a `pyarrow.Table`.
+            fn to_arrow<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+                to_pyarrow(slf.as_any())
+            }
+
+            /// The part's rows as a `pandas.DataFrame`.
+            fn to_pandas<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+                to_pandas(slf.as_any())
+            }
+        }
+    };
+}
+
+/// A part description read from its JSON (either kind).
+trait FromJson: Sized {
+    fn from_json(text: &str) -> prollystore_dolt::Result<Self>;
+}
+
+impl FromJson for Part {
+    fn from_json(text: &str) -> prollystore_dolt::Result<Part> {
+        Part::from_json(text)
+    }
+}
+
+impl FromJson for DiffPart {
+    fn from_json(text: &str) -> prollystore_dolt::Result<DiffPart> {
+        DiffPart::from_json(text)
+    }
 }
 
 /// One part of a Dolt table: where the database is, the state and table chunk it was cut
@@ -52,51 +185,13 @@ pub struct PyPart {
 
 impl PyPart {
     fn reader(&self, py: Python<'_>, batch_rows: usize) -> PyResult<BoxedReader> {
-        let part = &self.part;
-        let batches = py
-            .detach(|| {
-                let db = open_database(part)?;
-                TableBatches::part(Arc::new(db), part, batch_rows)
-            })
-            .map_err(arrow_err)?;
-        Ok(Box::new(batches))
+        part_reader(py, &self.part, |db, part| {
+            TableBatches::part(db, part, batch_rows)
+        })
     }
 }
 
-#[pymethods]
-impl PyPart {
-    /// The part as one line of JSON.
-    fn to_json(&self) -> String {
-        self.part.to_json()
-    }
-
-    /// A part from its JSON (`to_json`); anything else raises `BadInputError` saying what.
-    #[classmethod]
-    fn from_json(_cls: &Bound<'_, PyType>, text: &str) -> PyResult<PyPart> {
-        Part::from_json(text)
-            .map(|part| PyPart { part })
-            .map_err(dolt_err)
-    }
-
-    /// Pickled as its JSON.
-    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, PyAny>, (String,))> {
-        let from_json = slf.get_type().getattr("from_json")?;
-        Ok((from_json, (slf.get().part.to_json(),)))
-    }
-
-    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
-        other
-            .downcast::<PyPart>()
-            .is_ok_and(|o| o.get().part == self.part)
-    }
-
-    fn __hash__(&self) -> u64 {
-        use std::hash::{Hash, Hasher};
-        let mut h = std::collections::hash_map::DefaultHasher::new();
-        self.part.to_json().hash(&mut h);
-        h.finish()
-    }
-
+part_methods!(PyPart, "Part" {
     fn __repr__(&self) -> String {
         let p = &self.part;
         format!(
@@ -177,50 +272,121 @@ impl PyPart {
         self.part.columns.clone()
     }
 
-    /// The part's rows as a `pyarrow.RecordBatchReader` of `batch_rows`-row batches (needs
-    /// pyarrow), read from the database opened in this process.
-    #[pyo3(signature = (batch_rows = DEFAULT_BATCH_ROWS))]
-    fn read<'py>(&self, py: Python<'py>, batch_rows: usize) -> PyResult<Bound<'py, PyAny>> {
-        let stream = Bound::new(py, PyStream::new(self.reader(py, batch_rows)?))?;
-        let pa = py.import("pyarrow").map_err(|e| {
-            pyo3::exceptions::PyImportError::new_err(format!(
-                "Part.read needs pyarrow ({e}); install it, e.g. `pip install pyarrow`"
-            ))
-        })?;
-        pa.getattr("RecordBatchReader")?
-            .call_method1("from_stream", (stream,))
-    }
+});
 
-    /// Record batches of the part, one at a time (for Spark's `mapInArrow`, or any loop).
-    #[pyo3(signature = (batch_rows = DEFAULT_BATCH_ROWS))]
-    fn batches(&self, py: Python<'_>, batch_rows: usize) -> PyResult<PyStream> {
-        Ok(PyStream::new(self.reader(py, batch_rows)?))
-    }
+/// Cuts the diff of `table` from `from` to `to` into `n` parts; see `Database.split_diff`.
+pub(crate) fn split_diff_parts(
+    py: Python<'_>,
+    db: &Database,
+    (from, to, table): (&str, &str, &str),
+    n: usize,
+    location: Option<&str>,
+) -> PyResult<Vec<PyDiffPart>> {
+    let parts = py
+        .detach(|| split_diff(db, from, to, table, n, location))
+        .map_err(dolt_err)?;
+    Ok(parts.into_iter().map(|part| PyDiffPart { part }).collect())
+}
 
-    /// The Arrow PyCapsule protocol: the part's rows as an `arrow_array_stream` capsule.
-    #[pyo3(signature = (requested_schema = None))]
-    fn __arrow_c_stream__<'py>(
-        &self,
-        py: Python<'py>,
-        requested_schema: Option<Bound<'py, PyAny>>,
-    ) -> PyResult<Bound<'py, PyCapsule>> {
-        let _ = requested_schema; // the protocol lets a producer keep its own schema
-        stream_capsule(py, self.reader(py, DEFAULT_BATCH_ROWS)?)
-    }
+/// One part of a table's diff between two states: where the database is, the two states and
+/// table chunks it was cut from, and its key range. Picklable; `to_json()` and
+/// `DiffPart.from_json(text)` for anything else. `read()` opens the database in this process
+/// and reads just the part's rows of the diff (`dolt_diff`'s columns), whatever the branches
+/// hold now; the parts' rows, one part after the other, are the whole diff's.
+#[pyclass(module = "prollystore._native", name = "DiffPart", frozen)]
+pub struct PyDiffPart {
+    part: DiffPart,
+}
 
-    /// The part's rows as a `pyarrow.Table`.
-    fn to_arrow<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
-        to_pyarrow(slf.as_any())
-    }
-
-    /// The part's rows as a `pandas.DataFrame`.
-    fn to_pandas<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
-        to_pandas(slf.as_any())
+impl PyDiffPart {
+    fn reader(&self, py: Python<'_>, batch_rows: usize) -> PyResult<BoxedReader> {
+        part_reader(py, &self.part, |db, part| {
+            DiffBatches::part(db, part, batch_rows)
+        })
     }
 }
 
-/// Registers the class.
+part_methods!(PyDiffPart, "DiffPart" {
+    fn __repr__(&self) -> String {
+        let p = &self.part;
+        format!(
+            "<prollystore.dolt.DiffPart {} of {} of the diff of {:?} from {:?} to {:?}: {} rows compared>",
+            p.index, p.of, p.table, p.from.at, p.to.at, p.rows_compared
+        )
+    }
+
+    /// This part's number, from 0.
+    #[getter]
+    fn index(&self) -> u64 {
+        self.part.index
+    }
+
+    /// How many parts the diff was cut into.
+    #[getter]
+    fn of(&self) -> u64 {
+        self.part.of
+    }
+
+    /// The table's name.
+    #[getter]
+    fn table(&self) -> &str {
+        &self.part.table
+    }
+
+    /// Where the database is (a `file://` URL, a path, or a remote's URL).
+    #[getter]
+    fn database(&self) -> &str {
+        &self.part.database
+    }
+
+    /// The state the diff is from, as given.
+    #[getter]
+    fn from_(&self) -> &str {
+        &self.part.from.at
+    }
+
+    /// The state the diff is to, as given.
+    #[getter]
+    fn to(&self) -> &str {
+        &self.part.to.at
+    }
+
+    /// The table chunk in the `from` state (None: the table is not there).
+    #[getter(from_table_hash)]
+    fn older_table_hash(&self) -> Option<String> {
+        self.part.from.table_hash.map(|a| a.to_string())
+    }
+
+    /// The table chunk in the `to` state (None: the table is not there).
+    #[getter]
+    fn to_table_hash(&self) -> Option<String> {
+        self.part.to.table_hash.map(|a| a.to_string())
+    }
+
+    /// The stored key the part's keys come after (exclusive), as bytes; None for the first.
+    #[getter]
+    fn after_key(&self) -> Option<Vec<u8>> {
+        self.part.after_key.clone()
+    }
+
+    /// The stored key the part's keys go up to (inclusive), as bytes; None for the last.
+    #[getter]
+    fn last_key(&self) -> Option<Vec<u8>> {
+        self.part.last_key.clone()
+    }
+
+    /// Stored rows the part compares (the rows of the leaves the two states do not share):
+    /// what the parts were balanced by, not the number of rows the part gives.
+    #[getter]
+    fn rows_compared(&self) -> u64 {
+        self.part.rows_compared
+    }
+
+});
+
+/// Registers the classes.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyPart>()?;
+    m.add_class::<PyDiffPart>()?;
     Ok(())
 }

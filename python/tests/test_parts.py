@@ -187,3 +187,56 @@ def test_parts_of_a_remote_read_in_place(tmp_path):
     finally:
         server.kill()
         server.wait()
+
+
+def test_diff_parts_give_the_whole_diff_in_order(vecdb):
+    """A diff cut into parts: read on their own, one after the other, they give the whole
+    diff's rows and columns; they pickle and travel as JSON; bad JSON raises."""
+    with pd.open(vecdb) as db:
+        for name in ["items", "pairs", "docs"]:
+            whole = db.diff("main", "feature", name).to_arrow().combine_chunks()
+            for n in [1, 2, 3, 8]:
+                parts = db.split_diff("main", "feature", name, n)
+                assert 1 <= len(parts) <= n
+                assert [p.index for p in parts] == list(range(len(parts)))
+                assert all(a.last_key == b.after_key for a, b in zip(parts, parts[1:]))
+                assert parts[0].after_key is None and parts[-1].last_key is None
+                parts = [pickle.loads(pickle.dumps(p)) for p in parts]
+                assert _concat(parts).equals(whole), (name, n)
+        (same,) = db.split_diff("main", "main", "items", 4)
+        assert same.rows_compared == 0 and same.to_arrow().num_rows == 0
+        with pytest.raises(prollystore.BadInputError, match="0 parts"):
+            db.split_diff("main", "feature", "items", 0)
+    parts = pd.split_diff(vecdb, "main", "feature", "items", 2)
+    p = parts[0]
+    assert (p.from_, p.to, p.table) == ("main", "feature", "items")
+    assert p.database.startswith("file://") and p.from_table_hash and p.to_table_hash
+    assert pd.DiffPart.from_json(p.to_json()) == p
+    assert sum(b.num_rows for b in pd.part_batches(p.to_json(), batch_rows=10)) == p.to_arrow().num_rows
+    for bad in ["", "{", "null", p.to_json().replace('"index":0', '"index":9'),
+                db_part_json(vecdb)]:
+        with pytest.raises(prollystore.BadInputError, match="diff part"):
+            pd.DiffPart.from_json(bad)
+
+
+def db_part_json(vecdb):
+    with pd.open(vecdb) as db:
+        return db.table("items", at="main").split(2)[0].to_json()
+
+
+def test_dask_local_cluster_reads_a_diff_through_parts(vecdb):
+    dd = pytest.importorskip("dask.dataframe")
+    distributed = pytest.importorskip("distributed")
+    from prollystore.dask import read_dolt_diff
+
+    with pd.open(vecdb) as db:
+        want = {name: db.diff("main", "feature", name).to_arrow() for name in ["items", "pairs"]}
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster, distributed.Client(cluster):
+        for name, whole in want.items():
+            df = read_dolt_diff(vecdb, "main", "feature", name, npartitions=3)
+            assert isinstance(df, dd.DataFrame) and 1 <= df.npartitions <= 3
+            got = df.compute().reset_index(drop=True)
+            back = pa.Table.from_pandas(got, preserve_index=False)
+            assert back.to_pylist() == whole.to_pylist(), name
+            assert back.schema.types == whole.schema.types, name

@@ -12,6 +12,7 @@ use std::sync::Arc;
 
 use arrow_array::{RecordBatch, RecordBatchReader};
 use arrow_schema::{ArrowError, DataType, Field, Schema as ArrowSchema, SchemaRef, TimeUnit};
+use prollystore_dolt::diff_parts::DiffPart;
 use prollystore_dolt::leaf_reader::{first_leaf_kept, leaf_kept_at};
 use prollystore_dolt::parts::{projection, Part};
 use prollystore_dolt::schema::SqlType;
@@ -625,6 +626,48 @@ impl DiffBatches {
         };
         let diff = OwnedDiff::try_new(db, |db| TableDiff::from_sides(db, from, to))?;
         Self::of(diff, &name, batch_rows)
+    }
+
+    /// The rows of diff part `part` ([`prollystore_dolt::diff_parts`]) read from `db`: the
+    /// two table chunks it was cut from, whatever their branches hold now, restricted to the
+    /// part's keys. The same columns as [`DiffBatches::new`] gives for the whole diff, and
+    /// the same rows for those keys: the parts' batches, one part after the other, are the
+    /// whole diff's rows.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use prollystore_arrow::{DiffBatches, DEFAULT_BATCH_ROWS};
+    /// use prollystore_dolt::diff_parts::{split_diff, DiffPart};
+    /// use prollystore_dolt::Database;
+    ///
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let dir = prollystore_test_vectors::require("dolt-db/vecdb");
+    /// let db = Arc::new(Database::open(&dir)?);
+    /// let parts: Vec<String> =
+    ///     split_diff(&db, "main", "feature", "items", 4, None)?.iter().map(DiffPart::to_json).collect();
+    /// let mut rows = 0;
+    /// for json in &parts {
+    ///     // Anywhere else: a part's JSON is all a worker needs.
+    ///     for batch in DiffBatches::open_diff_part(&DiffPart::from_json(json)?, DEFAULT_BATCH_ROWS)? {
+    ///         rows += batch?.num_rows();
+    ///     }
+    /// }
+    /// let whole: usize = DiffBatches::new(db, "main", "feature", "items", DEFAULT_BATCH_ROWS)?
+    ///     .map(|b| b.map(|b| b.num_rows()))
+    ///     .sum::<Result<_, _>>()?;
+    /// assert_eq!(rows, whole);
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn part(db: Arc<Database>, part: &DiffPart, batch_rows: usize) -> Result<DiffBatches> {
+        let diff = OwnedDiff::try_new(db, |db| part.diff(db))?;
+        Self::of(diff, &part.table, batch_rows)
+    }
+
+    /// [`DiffBatches::part`] on the database the part names, opened here
+    /// ([`DiffPart::open_database`]: without a SQL expression engine).
+    pub fn open_diff_part(part: &DiffPart, batch_rows: usize) -> Result<DiffBatches> {
+        Self::part(Arc::new(part.open_database()?), part, batch_rows)
     }
 
     fn of(diff: OwnedDiff, name: &str, batch_rows: usize) -> Result<DiffBatches> {

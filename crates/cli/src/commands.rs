@@ -261,7 +261,7 @@ pub enum Command {
         /// The new store directory.
         dir: PathBuf,
     },
-    /// A real Dolt database: read it (`branches`, `log`, `tables`, `schema`, `export`, `get`, `scan`, `diff`, `split`, `read-part`), write it (`import`, `alter`, `commit`, `branch`, `merge`, …) and share it (`clone`, `fetch`, `pull`, `push`) as Dolt does.
+    /// A real Dolt database: read it (`branches`, `log`, `tables`, `schema`, `export`, `get`, `scan`, `diff`, `split`, `split-diff`, `read-part`), write it (`import`, `alter`, `commit`, `branch`, `merge`, …) and share it (`clone`, `fetch`, `pull`, `push`) as Dolt does.
     Dolt(DoltArgs),
 }
 

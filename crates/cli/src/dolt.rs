@@ -18,6 +18,7 @@ use indicatif::ProgressBar;
 
 use prollystore_dolt::csv_export::export_csv;
 use prollystore_dolt::csv_field::{write_csv_header, write_csv_row};
+use prollystore_dolt::diff_parts::{split_diff, DiffPart, DIFF_PART_FORMAT};
 use prollystore_dolt::log_text::{log_oneline_text, log_text, tag_text};
 use prollystore_dolt::parts::{projection, split, Part, SplitOptions};
 use prollystore_dolt::{Database, KeyRange, RootValue, Rows, SqlValue, Table, TableReader};
@@ -236,11 +237,32 @@ pub enum DoltCommand {
         #[command(flatten)]
         state: StateArgs,
     },
+    /// Cuts the diff of TABLE from state FROM to state TO into N parts of nearly equal work
+    /// (the rows of the leaves the two states do not share, found from the trees' internal
+    /// nodes: no leaf is read) and prints each part's description, one JSON object a line:
+    /// where the database is, both states and table chunks, and the part's key range. Any
+    /// process reads a part on its own with `prolly dolt read-part`, the Python `DiffPart`, or
+    /// Rust; the parts' rows, one part after the other, are the whole diff's.
+    SplitDiff {
+        /// The older state (a branch, tag, commit, `HEAD~N`, `WORKING`, `STAGED`).
+        from: String,
+        /// The newer state.
+        to: String,
+        /// The table.
+        table: String,
+        /// How many parts (fewer when the diff has fewer changed leaves).
+        parts: usize,
+        /// Where the readers will find the database, if not where it is here (a path or
+        /// `file://` URL as the workers see it).
+        #[arg(long, value_name = "LOCATION")]
+        location: Option<String>,
+    },
     /// The rows of one part that `split` printed, as CSV with a header, in key order:
     /// `prolly dolt read-part PART` (no DBDIR: the part names its database; with a DBDIR,
     /// the database is read there instead). PART is a file holding the part's JSON line, or
     /// `-` for standard input. The part reads the table chunk it was cut from, whatever the
-    /// branch did since, or says it cannot.
+    /// branch did since, or says it cannot. A part of a diff (`split-diff`) prints its rows
+    /// of the diff as `diff --csv` prints the whole diff's.
     ReadPart {
         /// The part's JSON: a file, or `-` for standard input.
         part: PathBuf,
@@ -435,6 +457,19 @@ pub fn run(args: DoltArgs, quiet: bool, out: &mut dyn Write) -> Result<()> {
             }
             Ok(())
         }
+        DoltCommand::SplitDiff {
+            from,
+            to,
+            table,
+            parts,
+            location,
+        } => {
+            let parts = split_diff(&db, &from, &to, &table, parts, location.as_deref())?;
+            for part in parts {
+                writeln!(out, "{}", part.to_json())?;
+            }
+            Ok(())
+        }
         DoltCommand::Import { .. }
         | DoltCommand::ReadPart { .. }
         | DoltCommand::Sql { .. }
@@ -565,7 +600,20 @@ fn read_part(file: &Path, dir: Option<&Path>, out: &mut dyn Write) -> Result<()>
         std::fs::read_to_string(file)
             .map_err(|e| Error::from(e).context(format!("reading {}", file.display())))?
     };
-    let part = Part::from_json(text.trim())?;
+    let text = text.trim();
+    // Either kind of part, told apart by its `format`.
+    let format = serde_json::from_str::<serde_json::Value>(text)
+        .ok()
+        .and_then(|v| v.get("format")?.as_str().map(str::to_string));
+    if format.as_deref() == Some(DIFF_PART_FORMAT) {
+        let part = DiffPart::from_json(text)?;
+        let db = match dir {
+            Some(d) => open(d)?,
+            None => crate::dolt_remote::open_part(&part)?,
+        };
+        return Ok(part.diff(&db)?.write_csv(out)?);
+    }
+    let part = Part::from_json(text)?;
     let db = match dir {
         Some(d) => open(d)?,
         None => crate::dolt_remote::open_part(&part)?,

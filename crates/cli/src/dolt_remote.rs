@@ -151,7 +151,9 @@ pub fn is_remote_url(dir: &std::path::Path) -> bool {
 
 /// The database a part names (a remote read in place, or a local directory), with the MySQL
 /// expression engine.
-pub fn open_part(part: &prollystore_dolt::parts::Part) -> Result<prollystore_dolt::Database> {
+pub fn open_part(
+    part: &impl prollystore_dolt::parts::Located,
+) -> Result<prollystore_dolt::Database> {
     let options = prollystore_dolt_remote::OpenOptions::default();
     let db = prollystore_dolt_remote::open_part_database(part, &options).map_err(remote_error)?;
     Ok(db.with_expressions(prollystore_sql::engine()))

@@ -723,3 +723,50 @@ fn split_parts_read_back_as_dolt_prints_the_table() {
     assert_eq!(o.status.code(), Some(1), "{err}");
     assert!(err.contains("does not hold table chunk"), "{err}");
 }
+
+/// `split-diff` cuts a diff into parts whose rows, each read on its own by `read-part`, are
+/// `diff --csv`'s rows in order (the Dolt-made database of the Dolt crate's diff-part tests: a
+/// collated VARCHAR key and a non-UTF-8 VARBINARY key, edits spread and clustered); a part
+/// of another database is refused.
+#[test]
+fn split_diff_parts_read_back_as_the_whole_diff() {
+    let db = Path::new(env!("CARGO_MANIFEST_DIR")).join("../dolt/tests/data/diff_parts/db");
+    for (from, to, table) in [
+        ("main~1", "spread", "cs"),
+        ("cluster", "spread", "vb"),
+        ("main", "main", "cs"),
+    ] {
+        let whole = ok(&db, &["diff", from, to, table, "--csv"]);
+        let parts = String::from_utf8(ok(&db, &["split-diff", from, to, table, "5"])).unwrap();
+        let parts: Vec<&str> = parts.lines().collect();
+        assert_eq!(
+            parts.len(),
+            if from == to { 1 } else { 5 },
+            "{from} {to} {table}"
+        );
+        let mut got = Vec::new();
+        for (i, part) in parts.iter().enumerate() {
+            let o = read_part(part, None);
+            assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+            let header = o.stdout.iter().position(|&b| b == b'\n').unwrap() + 1;
+            got.extend_from_slice(if i == 0 {
+                &o.stdout
+            } else {
+                &o.stdout[header..]
+            });
+        }
+        assert!(
+            got == whole,
+            "{from} {to} {table}: the parts are not the whole diff"
+        );
+    }
+    let parts = String::from_utf8(ok(&db, &["split-diff", "main~1", "main", "vb", "2"])).unwrap();
+    let vectors = vectors();
+    let o = read_part(
+        parts.lines().next().unwrap(),
+        Some(&vectors.join("dolt-db/vecdb")),
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("does not hold table chunk"), "{err}");
+}

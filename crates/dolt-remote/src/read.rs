@@ -33,7 +33,7 @@ use prollystore_dolt::error::DoltError;
 use prollystore_dolt::Database;
 use prollystore_format::Address;
 
-use prollystore_dolt::parts::Part;
+use prollystore_dolt::parts::Located;
 
 use crate::bucket::Bucket;
 use crate::client::{Credentials, RemoteClient};
@@ -171,12 +171,13 @@ pub fn open_remote(url: &str, options: &OpenOptions) -> Result<Database> {
     ))
 }
 
-/// The database a [`Part`] names, opened in this process: a remote's URL (`http(s)://`,
-/// `s3://`) read in place with `options` ([`open_remote`]), else a local database directory
-/// (a `file://` URL or a path, [`Part::database_path`]). Add an expression engine for tables
-/// with VIRTUAL columns (`.with_expressions(prollystore_sql::engine())`).
-pub fn open_part_database(part: &Part, options: &OpenOptions) -> Result<Database> {
-    let l = part.database.as_str();
+/// The database a part names (a table's [`Part`](prollystore_dolt::parts::Part) or a diff's
+/// [`DiffPart`](prollystore_dolt::diff_parts::DiffPart)), opened in this process: a remote's URL
+/// (`http(s)://`, `s3://`) read in place with `options` ([`open_remote`]), else a local
+/// database directory (a `file://` URL or a path, [`Located::database_path`]). Add an expression
+/// engine for tables with VIRTUAL columns (`.with_expressions(prollystore_sql::engine())`).
+pub fn open_part_database(part: &impl Located, options: &OpenOptions) -> Result<Database> {
+    let l = part.database();
     if REMOTE_SCHEMES.iter().any(|s| l.starts_with(s)) {
         return open_remote(l, options);
     }

@@ -38,6 +38,8 @@
 //! * [`table_diff`]: the rows and tables that differ between two states (`dolt_diff`).
 //! * [`parts`]: a table cut into parts of nearly equal row counts from the tree's counts, each
 //!   a JSON description ([`parts::Part`]) another process opens on its own (distributed reads).
+//! * [`diff_parts`]: a table's diff between two states cut the same way, into key ranges of
+//!   nearly equal work found from the trees' internal nodes ([`diff_parts::DiffPart`]).
 //! * [`sql_value`]: a SQL value as Dolt shows it ([`SqlValue`]; NULL is `None` in rows, keys
 //!   and bounds alike, see the module); [`value_text`]:
 //!   allocation-free text of numbers, decimals and temporal values.
@@ -98,6 +100,7 @@ pub mod codec;
 pub mod csv_export;
 pub mod csv_field;
 pub mod db;
+pub mod diff_parts;
 pub mod error;
 pub mod expressions;
 pub mod index_map;

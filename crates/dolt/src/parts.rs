@@ -228,7 +228,7 @@ pub fn split_table(
 
 /// The `file://` URL of the directory `db` was opened from (the one holding `.dolt`). A
 /// database read in place from a remote ([`Database::from_source`]) is located by its URL.
-fn location(db: &Database) -> Result<String> {
+pub(crate) fn location(db: &Database) -> Result<String> {
     let dot = db.dot_dolt();
     if let Some(url) = dot.to_str().filter(|s| s.contains("://")) {
         return Ok(url.to_string());
@@ -289,17 +289,8 @@ impl Part {
     /// part — is a [`DoltError::BadInput`] that says what.
     pub fn from_json(text: &str) -> Result<Part> {
         let what = "a part description (JSON)";
-        let part: Part = serde_json::from_str(text)
-            .map_err(|e| bad_input_from(what, "it does not parse as a part", e))?;
-        if part.format != PART_FORMAT {
-            return Err(bad_input(
-                what,
-                format!(
-                    "its format is {:?}; this reader reads {PART_FORMAT:?}",
-                    part.format
-                ),
-            ));
-        }
+        let part: Part =
+            parse_description(text, what, "a part", PART_FORMAT, |p: &Part| &p.format)?;
         if part.start > part.end || part.index >= part.of {
             return Err(bad_input(
                 what,
@@ -333,25 +324,7 @@ impl Part {
     /// The local directory of the database: a `file://` URL's path, or a plain path. Other
     /// schemes are refused here (open such a database yourself and use [`Part::table`]).
     pub fn database_path(&self) -> Result<PathBuf> {
-        let l = &self.database;
-        if l.starts_with("file:") {
-            let url = url::Url::parse(l).map_err(|e| {
-                bad_input_from(self.describe(), format!("database {l:?} is not a URL"), e)
-            })?;
-            return url.to_file_path().map_err(|()| {
-                bad_input(
-                    self.describe(),
-                    format!("database {l:?} is not a local file:// URL"),
-                )
-            });
-        }
-        if l.contains("://") {
-            return Err(DoltError::Unsupported(format!(
-                "{}: database {l:?} is not local: open it yourself and read the part with Part::table",
-                self.describe()
-            )));
-        }
-        Ok(PathBuf::from(l))
+        local_path(&self.database, &self.describe(), "Part::table")
     }
 
     /// Opens the part's database for reading (without a SQL expression engine: tables with
@@ -365,34 +338,9 @@ impl Part {
     /// database, or one whose state was garbage-collected) or whose table does not match the
     /// part's row data is an error naming both.
     pub fn table(&self, db: &Database) -> Result<Table> {
-        let table = match db.table_by_address(self.table_hash, &self.table) {
-            Ok(t) => t,
-            Err(DoltError::MissingChunk(a)) if a == self.table_hash => {
-                return Err(bad_input(
-                    self.describe(),
-                    format!(
-                        "the database at {} does not hold table chunk {}: the part comes from \
-                         another database, or the state it was cut from was removed (dolt gc \
-                         after its branch moved); split the table again",
-                        db.dot_dolt().display(),
-                        self.table_hash
-                    ),
-                ))
-            }
-            Err(e) => return Err(e),
-        };
+        let what = self.describe();
+        let table = pinned_table(db, &what, &self.table, self.table_hash, self.rows_root)?;
         let map = table.primary_scan_map(db);
-        if map.root() != self.rows_root {
-            return Err(bad_input(
-                self.describe(),
-                format!(
-                    "its row data root is {} but the table chunk's is {}: the description was \
-                     changed after it was cut",
-                    self.rows_root,
-                    map.root()
-                ),
-            ));
-        }
         let count = map.count().map_err(DoltError::from)?;
         if self.end > count {
             return Err(bad_input(
@@ -436,8 +384,112 @@ impl Part {
     }
 }
 
+/// A part description of kind `kind` parsed from JSON and checked to carry `format` (`what`
+/// names the text in errors).
+pub(crate) fn parse_description<T: serde::de::DeserializeOwned>(
+    text: &str,
+    what: &str,
+    kind: &str,
+    format: &str,
+    format_of: impl Fn(&T) -> &str,
+) -> Result<T> {
+    let part: T = serde_json::from_str(text)
+        .map_err(|e| bad_input_from(what, format!("it does not parse as {kind}"), e))?;
+    let got = format_of(&part);
+    if got != format {
+        return Err(bad_input(
+            what,
+            format!("its format is {got:?}; this reader reads {format:?}"),
+        ));
+    }
+    Ok(part)
+}
+
+/// What any kind of part says about where its database is: a table's [`Part`] or a diff's
+/// [`crate::diff_parts::DiffPart`], for code that opens either kind's database.
+pub trait Located {
+    /// The database's location as the part records it.
+    fn database(&self) -> &str;
+    /// What errors name the part by.
+    fn describe(&self) -> String;
+    /// The local directory of the database, or an error if the location is not local.
+    fn database_path(&self) -> Result<PathBuf>;
+}
+
+impl Located for Part {
+    fn database(&self) -> &str {
+        &self.database
+    }
+    fn describe(&self) -> String {
+        Part::describe(self)
+    }
+    fn database_path(&self) -> Result<PathBuf> {
+        Part::database_path(self)
+    }
+}
+
+/// The local directory a part's `database` names: a `file://` URL's path, or a plain path.
+/// Other schemes are refused (the caller opens such a database itself and reads the part with
+/// `reader`, which `what` names).
+pub(crate) fn local_path(location: &str, what: &str, reader: &str) -> Result<PathBuf> {
+    let l = location;
+    if l.starts_with("file:") {
+        let url = url::Url::parse(l)
+            .map_err(|e| bad_input_from(what, format!("database {l:?} is not a URL"), e))?;
+        return url
+            .to_file_path()
+            .map_err(|()| bad_input(what, format!("database {l:?} is not a local file:// URL")));
+    }
+    if l.contains("://") {
+        return Err(DoltError::Unsupported(format!(
+            "{what}: database {l:?} is not local: open it yourself and read the part with {reader}"
+        )));
+    }
+    Ok(PathBuf::from(l))
+}
+
+/// Table `name` read from `db` by its chunk `table_hash`, checked to hold row data `rows_root`:
+/// what a part was cut from, whatever its branch holds now. A database without that chunk (a
+/// part from another database, or one whose state was garbage-collected) or a table whose row
+/// data differs is an error naming the part (`what`) and why.
+pub(crate) fn pinned_table(
+    db: &Database,
+    what: &str,
+    name: &str,
+    table_hash: Address,
+    rows_root: Address,
+) -> Result<Table> {
+    let table = match db.table_by_address(table_hash, name) {
+        Ok(t) => t,
+        Err(DoltError::MissingChunk(a)) if a == table_hash => {
+            return Err(bad_input(
+                what,
+                format!(
+                    "the database at {} does not hold table chunk {}: the part comes from \
+                     another database, or the state it was cut from was removed (dolt gc \
+                     after its branch moved); split the table again",
+                    db.dot_dolt().display(),
+                    table_hash
+                ),
+            ))
+        }
+        Err(e) => return Err(e),
+    };
+    let root = table.primary_scan_map(db).root();
+    if root != rows_root {
+        return Err(bad_input(
+            what,
+            format!(
+                "its row data root is {rows_root} but the table chunk's is {root}: the \
+                 description was changed after it was cut"
+            ),
+        ));
+    }
+    Ok(table)
+}
+
 /// Addresses as the base32 text Dolt shows.
-mod address_text {
+pub(crate) mod address_text {
     use prollystore_format::Address;
     use serde::{de::Error, Deserialize, Deserializer, Serializer};
 
@@ -453,7 +505,7 @@ mod address_text {
 }
 
 /// Optional addresses: base32 text or `null`.
-mod opt_address_text {
+pub(crate) mod opt_address_text {
     use prollystore_format::Address;
     use serde::{Deserialize, Deserializer, Serializer};
 
@@ -472,7 +524,7 @@ mod opt_address_text {
 }
 
 /// Optional byte strings as lowercase hex or `null`.
-mod opt_hex {
+pub(crate) mod opt_hex {
     use serde::{de::Error, Deserialize, Deserializer, Serializer};
 
     pub fn serialize<S: Serializer>(b: &Option<Vec<u8>>, s: S) -> Result<S::Ok, S::Error> {

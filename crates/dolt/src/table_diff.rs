@@ -8,6 +8,7 @@
 
 use std::cmp::Ordering;
 use std::io::Write;
+use std::ops::Bound;
 
 use prollystore::tuples::TupleSchema;
 use prollystore::{Diff, DiffEntry, Map, TreeError, TreeSchema};
@@ -80,6 +81,9 @@ pub struct TableDiff<'d> {
     to: DiffSide,
     from_map: Option<Map<'d, DoltChunkSource, DiffSchema>>,
     to_map: Option<Map<'d, DoltChunkSource, DiffSchema>>,
+    /// The keys the rows are restricted to ([`TableDiff::between`]): after the first
+    /// (exclusive), up to the second (inclusive); `None`: no bound.
+    keys: (Option<Vec<u8>>, Option<Vec<u8>>),
 }
 
 impl std::fmt::Debug for TableDiff<'_> {
@@ -129,6 +133,7 @@ impl<'d> TableDiff<'d> {
             to,
             from_map: None,
             to_map: None,
+            keys: (None, None),
         };
         if !diff.primary_key_changed() {
             // Keys in both states order alike (same key columns and types); Dolt orders
@@ -158,6 +163,86 @@ impl<'d> TableDiff<'d> {
             }
         }
         Ok(diff)
+    }
+
+    /// The same diff restricted to the rows whose stored keys come after `after` (exclusive)
+    /// and up to `through` (inclusive), in the table's key order (`None`: unbounded): what
+    /// [`TableDiff::rows`] gives for those keys, in the same order, at the cost of that
+    /// range ([`prollystore::Map::diff_range`]). Bounds after a leaf's last key are what a
+    /// diff part holds ([`crate::diff_parts`]).
+    pub fn between(mut self, after: Option<Vec<u8>>, through: Option<Vec<u8>>) -> TableDiff<'d> {
+        self.keys = (after, through);
+        self
+    }
+
+    /// Where the diff's work is, cut into at most `n` pieces of nearly equal work: for each
+    /// piece its last key (inclusive; `None` for the last piece, which runs to the end) and
+    /// the stored rows it compares. With both sides, the work is the rows of the leaves the
+    /// two states do not share, found from the internal nodes only
+    /// ([`prollystore::Map::changed_leaves`]) and cut at leaf ends; with one side (a table
+    /// added or dropped) it is every row, cut at exact positions (one descent each). At
+    /// least one piece; fails as [`TableDiff::rows`] does when the primary key changed.
+    pub fn cuts(&self, n: usize) -> Result<Vec<(Option<Vec<u8>>, u64)>> {
+        self.refuse_changed_key()?;
+        let n = n.max(1) as u64;
+        let tree = |e| self.tree_error(e);
+        let (leaves, total): (Vec<(&[u8], u64)>, u64) = match (&self.from_map, &self.to_map) {
+            (Some(f), Some(t)) => {
+                let mut leaves = Vec::new();
+                for leaf in f.changed_leaves(t).map_err(tree)? {
+                    let leaf = leaf.map_err(tree)?;
+                    leaves.push((leaf.last_key, leaf.from_rows + leaf.to_rows));
+                }
+                let total = leaves.iter().map(|l| l.1).sum();
+                (leaves, total)
+            }
+            (Some(m), None) | (None, Some(m)) => {
+                // Every row changes: cut at positions, exactly.
+                let rows = m.count().map_err(tree)?;
+                let count = n.min(rows).max(1);
+                let bound = |i: u64| (i as u128 * rows as u128 / count as u128) as u64;
+                let mut cuts = Vec::with_capacity(count as usize);
+                for i in 0..count {
+                    let end = bound(i + 1);
+                    let last = if i + 1 == count {
+                        None
+                    } else {
+                        let row = m.get_ordinal(end - 1).map_err(tree)?;
+                        row.map(|(k, _)| k.to_vec())
+                    };
+                    cuts.push((last, end - bound(i)));
+                }
+                return Ok(cuts);
+            }
+            (None, None) => (Vec::new(), 0),
+        };
+        let mut cuts = Vec::new();
+        let (mut done, mut piece) = (0u64, 0u64);
+        for (i, (key, rows)) in leaves.iter().enumerate() {
+            done += rows;
+            piece += rows;
+            let parts = cuts.len() as u64 + 1;
+            if i + 1 < leaves.len()
+                && parts < n
+                && done as u128 * n as u128 >= parts as u128 * total as u128
+            {
+                cuts.push((Some(key.to_vec()), piece));
+                piece = 0;
+            }
+        }
+        cuts.push((None, piece));
+        Ok(cuts)
+    }
+
+    /// True if `key` is a stored key of the `from` or the `to` side's rows (a part's boundary
+    /// keys are: each is a leaf's last key on one side).
+    pub(crate) fn holds_key(&self, key: &[u8]) -> Result<bool> {
+        for map in [&self.from_map, &self.to_map].into_iter().flatten() {
+            if map.get(key).map_err(|e| self.tree_error(e))?.is_some() {
+                return Ok(true);
+            }
+        }
+        Ok(false)
     }
 
     /// The table's name (as stored in the `to` state, else the `from` state).
@@ -210,22 +295,28 @@ impl<'d> TableDiff<'d> {
     /// per row `dolt_diff` returns: a keyless row whose count changed by n comes n times, as
     /// added or removed. Fails when the primary key changed ([`TableDiff::primary_key_changed`]).
     pub fn rows(&self) -> Result<RowChanges<'_, 'd>> {
-        if self.primary_key_changed() {
-            return Err(DoltError::Refused(format!(
-                "table {:?}: the primary key differs between {} and {}, so rows cannot be matched",
-                self.name, self.from.spec, self.to.spec
-            )));
-        }
+        self.refuse_changed_key()?;
+        let lo = self
+            .keys
+            .0
+            .as_deref()
+            .map_or(Bound::Unbounded, Bound::Excluded);
+        let hi = self
+            .keys
+            .1
+            .as_deref()
+            .map_or(Bound::Unbounded, Bound::Included);
+        let tree = |e| self.tree_error(e);
         let walk = match (&self.from_map, &self.to_map) {
-            (Some(f), Some(t)) => Walk::Diff(f.diff(t).map_err(|e| self.tree_error(e))?),
+            (Some(f), Some(t)) if self.keys == (None, None) => Walk::Diff(f.diff(t).map_err(tree)?),
+            (Some(f), Some(t)) => Walk::Diff(f.diff_range(t, lo, hi).map_err(tree)?),
             (Some(f), None) => Walk::All(
                 ChangeKind::Removed,
-                Box::new(f.iter().map_err(|e| self.tree_error(e))?),
+                Box::new(f.range(lo, hi).map_err(tree)?),
             ),
-            (None, Some(t)) => Walk::All(
-                ChangeKind::Added,
-                Box::new(t.iter().map_err(|e| self.tree_error(e))?),
-            ),
+            (None, Some(t)) => {
+                Walk::All(ChangeKind::Added, Box::new(t.range(lo, hi).map_err(tree)?))
+            }
             (None, None) => Walk::Done,
         };
         let keyless = [&self.from.table, &self.to.table]
@@ -239,6 +330,16 @@ impl<'d> TableDiff<'d> {
             keyless,
             pending: None,
         })
+    }
+
+    fn refuse_changed_key(&self) -> Result<()> {
+        if self.primary_key_changed() {
+            return Err(DoltError::Refused(format!(
+                "table {:?}: the primary key differs between {} and {}, so rows cannot be matched",
+                self.name, self.from.spec, self.to.spec
+            )));
+        }
+        Ok(())
     }
 
     /// Writes the diff as `dolt sql -r csv -q "select * from dolt_diff('FROM','TO','T')"`
@@ -347,12 +448,25 @@ impl DiffSide {
             "WORKING" | "STAGED" => (db.root_at(spec, State::Committed)?, now_micros()),
             _ => {
                 let commit = db.commit(db.resolve_revision(spec)?)?;
-                let millis = i64::try_from(commit.timestamp_millis).unwrap_or(i64::MAX / 1000);
-                (db.root_value(commit.root)?, millis.saturating_mul(1000))
+                (
+                    db.root_value(commit.root)?,
+                    commit_micros(commit.timestamp_millis),
+                )
             }
         };
-        let table = match table_name(&root, name) {
-            Some(stored) => Some(db.table(&root, stored)?),
+        DiffSide::in_root(db, spec, &root, date_micros, name)
+    }
+
+    /// Side `spec` of a diff of table `name` whose root value and date are already known.
+    pub fn in_root(
+        db: &Database,
+        spec: &str,
+        root: &RootValue,
+        date_micros: i64,
+        name: &str,
+    ) -> Result<DiffSide> {
+        let table = match table_name(root, name) {
+            Some(stored) => Some(db.table(root, stored)?),
             None => None,
         };
         Ok(DiffSide {
@@ -363,19 +477,26 @@ impl DiffSide {
     }
 }
 
+/// A commit's date as `dolt_diff` shows it: Unix microseconds.
+pub(crate) fn commit_micros(timestamp_millis: u64) -> i64 {
+    let millis = i64::try_from(timestamp_millis).unwrap_or(i64::MAX / 1000);
+    millis.saturating_mul(1000)
+}
+
+/// Now, in Unix microseconds: the date of a `WORKING` or `STAGED` side.
+pub(crate) fn now_micros() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| i64::try_from(d.as_micros()).unwrap_or(i64::MAX))
+        .unwrap_or(0)
+}
+
 /// The stored name of table `name` in `root`: exact, else ignoring ASCII case (SQL names).
 fn table_name<'r>(root: &'r RootValue, name: &str) -> Option<&'r str> {
     let names = || root.tables.iter().map(|(n, _)| n.as_str());
     names()
         .find(|n| *n == name)
         .or_else(|| names().find(|n| n.eq_ignore_ascii_case(name)))
-}
-
-fn now_micros() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| i64::try_from(d.as_micros()).unwrap_or(i64::MAX))
-        .unwrap_or(0)
 }
 
 fn columns(table: Option<&Table>) -> Vec<String> {

@@ -117,6 +117,6 @@ pub use datum::Datum;
 pub use error::TreeError;
 pub use map::Map;
 pub use store::{BuiltinStore, ChunkStore, FileStore, MemoryStore, StoreError, StoreFastPaths};
-pub use tree::diff::{Diff, DiffEntry};
+pub use tree::diff::{ChangedLeaf, ChangedLeaves, Diff, DiffEntry};
 pub use tree::schema::{BytesSchema, TreeSchema};
 pub use typed::{TypedError, TypedMap};

@@ -11,7 +11,7 @@ use crate::error::TreeError;
 use crate::process::background_hashing;
 use crate::store::StoreFastPaths;
 use crate::tree::build::TreeBuilder;
-use crate::tree::diff::Diff;
+use crate::tree::diff::{ChangedLeaves, Diff};
 use crate::tree::merge::{merge, Conflict, Resolution};
 use crate::tree::mutate::{apply_edits, normalize_edits};
 use crate::tree::schema::{BytesSchema, TreeSchema};
@@ -217,6 +217,26 @@ impl<'s, S: StoreFastPaths + ?Sized, T: TreeSchema> Map<'s, S, T> {
     /// ```
     pub fn diff<'m>(&'m self, to: &Map<'s, S, T>) -> Result<Diff<'s, 'm, S, T>, TreeError> {
         Diff::new(self.store, &self.schema, self.root, to.root)
+    }
+
+    /// The differences to `to` whose keys are within `start` and `end` ([`Diff::range`]):
+    /// what [`Map::diff`] gives for those keys, in the same order, at the cost of that range.
+    pub fn diff_range<'m>(
+        &'m self,
+        to: &Map<'s, S, T>,
+        start: Bound<&[u8]>,
+        end: Bound<&[u8]>,
+    ) -> Result<Diff<'s, 'm, S, T>, TreeError> {
+        Diff::range(self.store, &self.schema, self.root, to.root, start, end)
+    }
+
+    /// The leaves this map and `to` do not share, with their row counts, from the internal
+    /// nodes alone ([`ChangedLeaves`]): where a diff's work is, for cutting it into parts.
+    pub fn changed_leaves<'m>(
+        &'m self,
+        to: &Map<'s, S, T>,
+    ) -> Result<ChangedLeaves<'s, 'm, S, T>, TreeError> {
+        ChangedLeaves::new(self.store, &self.schema, self.root, to.root)
     }
 
     /// Merges into this map (the left side) the changes made from `base` to `right`, asking

@@ -6,11 +6,14 @@
 //! boundaries, and trees of different heights.
 
 use std::cmp::Ordering;
+use std::ops::Bound;
 
 use prollystore::format::tuple::{TupleDesc, Type};
 use prollystore::format::{Address, Encoding};
 use prollystore::tuples::TupleSchema;
-use prollystore::{BytesSchema, ChunkStore, Diff, DiffEntry, Map, MemoryStore, TreeSchema};
+use prollystore::{
+    BytesSchema, ChangedLeaf, ChunkStore, Diff, DiffEntry, Map, MemoryStore, TreeSchema,
+};
 use proptest::prelude::*;
 
 /// The shape of the rows.
@@ -211,6 +214,81 @@ fn check_both_ways<T: TreeSchema + Clone>(
         let want = plain_diff(store, schema, x, y);
         assert_eq!(got.len(), want.len(), "{what}: entry counts differ");
         assert!(got == want, "{what}: entries differ");
+        check_parts(store, schema, x, y, &want, what);
+    }
+}
+
+/// The leaves the trees do not share cover every difference, and the diff cut at their last
+/// keys (and at some of the differences' own keys) into key ranges gives, range after range,
+/// every difference once, in order.
+fn check_parts<T: TreeSchema + Clone>(
+    store: &MemoryStore,
+    schema: &T,
+    from: Address,
+    to: Address,
+    want: &[Owned],
+    what: &str,
+) {
+    let (f, t) = (
+        Map::new(store, from, schema.clone()),
+        Map::new(store, to, schema.clone()),
+    );
+    let changed: Vec<ChangedLeaf<'_>> = f.changed_leaves(&t).unwrap().map(|r| r.unwrap()).collect();
+    let work: u64 = changed.iter().map(|c| c.from_rows + c.to_rows).sum();
+    assert!(
+        work >= want.len() as u64,
+        "{what}: {work} rows compared, {} differences",
+        want.len()
+    );
+    for w in changed.windows(2) {
+        assert!(
+            schema.compare_keys(w[0].last_key, w[1].last_key).is_lt(),
+            "{what}: leaves out of order"
+        );
+    }
+    if want.is_empty() {
+        assert!(
+            changed.is_empty() || from != to,
+            "{what}: equal trees list no leaf"
+        );
+    }
+    let cut_sets: [Vec<Vec<u8>>; 2] = [
+        changed.iter().map(|c| c.last_key.to_vec()).collect(),
+        want.iter()
+            .step_by((want.len() / 40).max(3))
+            .map(|e| e.1.clone())
+            .collect(),
+    ];
+    for (n, cuts) in cut_sets.iter().enumerate() {
+        let mut got = Vec::new();
+        let mut after: Option<&[u8]> = None;
+        for cut in cuts.iter().map(|c| Some(&c[..])).chain([None]) {
+            let start = after.map_or(Bound::Unbounded, Bound::Excluded);
+            let end = cut.map_or(Bound::Unbounded, Bound::Included);
+            got.extend(
+                f.diff_range(&t, start, end)
+                    .unwrap()
+                    .map(|r| own(r.unwrap())),
+            );
+            after = cut;
+        }
+        assert!(
+            got == want,
+            "{what}: the diff cut at cut set {n} differs from the whole"
+        );
+        // The same cuts as [start, end) ranges.
+        let mut got = Vec::new();
+        let mut start: Option<&[u8]> = None;
+        for cut in cuts.iter().map(|c| Some(&c[..])).chain([None]) {
+            let lo = start.map_or(Bound::Unbounded, Bound::Included);
+            let hi = cut.map_or(Bound::Unbounded, Bound::Excluded);
+            got.extend(f.diff_range(&t, lo, hi).unwrap().map(|r| own(r.unwrap())));
+            start = cut;
+        }
+        assert!(
+            got == want,
+            "{what}: the diff cut at cut set {n} (half-open) differs"
+        );
     }
 }
 

@@ -1,7 +1,13 @@
 //! Two-way diff of trees in key order, skipping subtrees the two trees share (same address),
 //! so the cost follows the size of the change, not of the trees.
+//!
+//! The same walk also runs on a key range ([`Diff::range`]: cursors seeked to its start, the
+//! walk ended at its end) and one level up ([`ChangedLeaves`]: the entries of the leaves'
+//! parents, so the leaves both trees do not share are listed, with their row counts, without
+//! reading one), which is how a diff is cut into parts of nearly equal work.
 
 use std::cmp::Ordering;
+use std::ops::Bound;
 
 use prollystore_format::message::Node;
 use prollystore_format::{Address, ADDRESS_LEN};
@@ -52,7 +58,13 @@ impl<'s> DiffEntry<'s> {
 }
 
 /// Iterator over the differences from one tree to another (Dolt's `Differ`).
-pub struct Diff<'s, 't, S: StoreFastPaths + ?Sized, T: TreeSchema + ?Sized> {
+///
+/// `FLOOR` is the level whose entries the walk compares: 0, the rows (every public
+/// constructor); 1, the leaves' parents, whose entries are (a leaf's last key, its address),
+/// for [`ChangedLeaves`]. Entries there are the same walk's: shared subtrees skipped by
+/// address, then entries matched by key; a value is a child's address.
+pub struct Diff<'s, 't, S: StoreFastPaths + ?Sized, T: TreeSchema + ?Sized, const FLOOR: usize = 0>
+{
     store: &'s S,
     schema: &'t T,
     /// The two walks, on the heap: a diff is moved into a `Result` and out of it, and with
@@ -60,41 +72,101 @@ pub struct Diff<'s, 't, S: StoreFastPaths + ?Sized, T: TreeSchema + ?Sized> {
     /// one allocation per diff (`docs/PERF.md`, "Diff").
     walks: Box<Walks<'s>>,
     failed: bool,
+    /// Where the walk ends ([`Diff::range`]): the first entry past it ends it.
+    end: Option<(Box<[u8]>, bool)>,
 }
 
 /// The cursors of the two trees a [`Diff`] walks.
 struct Walks<'s> {
     from: Cursor<'s>,
     to: Cursor<'s>,
+    /// Above the leaves: the node and index of the entry each side last gave (`None` when the
+    /// last entry had nothing on that side), for its row count.
+    given: [Option<(Node<'s>, usize)>; 2],
 }
 
 impl<'s, 't, S: StoreFastPaths + ?Sized, T: TreeSchema + ?Sized> Diff<'s, 't, S, T> {
     /// Diff from the tree at `from` to the tree at `to`, both in `store`.
     pub fn new(store: &'s S, schema: &'t T, from: Address, to: Address) -> Result<Self, TreeError> {
-        let mut d = Diff {
+        let mut d = Self::unstarted(store, schema);
+        d.start(from, to)?;
+        Ok(d)
+    }
+
+    /// The differences whose keys are within `start` and `end`, in key order: the entries
+    /// [`Diff::new`] gives for those keys. Both walks start at the range's first key (one
+    /// descent each) and the walk ends at the first difference past its end, so a range
+    /// costs what its own changes cost, plus at most one leaf on each side beyond it.
+    pub fn range(
+        store: &'s S,
+        schema: &'t T,
+        from: Address,
+        to: Address,
+        start: Bound<&[u8]>,
+        end: Bound<&[u8]>,
+    ) -> Result<Self, TreeError> {
+        let mut d = Self::unstarted(store, schema);
+        d.end = match end {
+            Bound::Unbounded => None,
+            Bound::Included(k) => Some((k.into(), true)),
+            Bound::Excluded(k) => Some((k.into(), false)),
+        };
+        let seek = |root: &Address, key: &[u8], inclusive: bool| {
+            let mut c = if inclusive {
+                Cursor::at_key(store, root, key, schema)?
+            } else {
+                Cursor::at_partition(store, root, |x| schema.compare_keys(x, key).is_le())?
+            };
+            // A descent may end one past the end of a leaf that is not the last.
+            c.fix_forward(store)?;
+            Ok::<_, TreeError>(c)
+        };
+        match start {
+            Bound::Unbounded => d.start(from, to)?,
+            Bound::Included(k) | Bound::Excluded(k) => {
+                let inclusive = matches!(start, Bound::Included(_));
+                d.walks.from = seek(&from, k, inclusive)?;
+                d.walks.to = seek(&to, k, inclusive)?;
+            }
+        }
+        Ok(d)
+    }
+}
+
+impl<'s, 't, S: StoreFastPaths + ?Sized, T: TreeSchema + ?Sized, const FLOOR: usize>
+    Diff<'s, 't, S, T, FLOOR>
+{
+    fn unstarted(store: &'s S, schema: &'t T) -> Self {
+        Diff {
             store,
             schema,
             walks: Box::new(Walks {
                 from: Cursor::unloaded(),
                 to: Cursor::unloaded(),
+                given: [None, None],
             }),
             failed: false,
-        };
-        d.start(from, to)?;
-        Ok(d)
+            end: None,
+        }
     }
 
-    /// Loads both roots, then goes down to the first leaves that can differ.
+    /// Loads both roots, then goes down to the first nodes at `FLOOR` that can differ.
     fn start(&mut self, from: Address, to: Address) -> Result<(), TreeError> {
         let store = self.store;
         self.walks.from.start_at_root(store, &from)?;
         self.walks.to.start_at_root(store, &to)?;
+        if self.walks.from.height() <= FLOOR || self.walks.to.height() <= FLOOR {
+            return Err(TreeError::Malformed {
+                address: from,
+                reason: "a diff above the leaves of a tree without that level",
+            });
+        }
         // While the trees are equally tall, go down both along their first difference: the
         // children before it have the same addresses in both, so they are shared and skipped
         // without being loaded. (The cursors are loaded where they stay: each is over a
         // kilobyte, and moving one is a `memcpy`.)
         let (from, to) = (&mut self.walks.from, &mut self.walks.to);
-        while from.bottom() > 0 && from.bottom() == to.bottom() {
+        while from.bottom() > FLOOR && from.bottom() == to.bottom() {
             let (fnode, _) = from.at_ref(from.bottom());
             let (tnode, _) = to.at_ref(to.bottom());
             let shared = common_prefix(fnode.address_array(), tnode.address_array()) / ADDRESS_LEN;
@@ -106,10 +178,10 @@ impl<'s, 't, S: StoreFastPaths + ?Sized, T: TreeSchema + ?Sized> Diff<'s, 't, S,
             from.descend_into(store, i)?;
             to.descend_into(store, i)?;
         }
-        while from.bottom() > 0 {
+        while from.bottom() > FLOOR {
             from.descend_into(store, 0)?;
         }
-        while to.bottom() > 0 {
+        while to.bottom() > FLOOR {
             to.descend_into(store, 0)?;
         }
         Ok(())
@@ -121,7 +193,7 @@ impl<'s, 't, S: StoreFastPaths + ?Sized, T: TreeSchema + ?Sized> Diff<'s, 't, S,
     fn rest_is_shared(&self, level: usize) -> bool {
         let h = self.walks.from.height();
         h == self.walks.to.height()
-            && (level.max(1)..h).all(|l| {
+            && (level.max(FLOOR + 1)..h).all(|l| {
                 let (fnode, fi) = self.walks.from.at_ref(l);
                 let (tnode, ti) = self.walks.to.at_ref(l);
                 tail(fnode.address_array(), (fi + 1) * ADDRESS_LEN)
@@ -131,21 +203,22 @@ impl<'s, 't, S: StoreFastPaths + ?Sized, T: TreeSchema + ?Sized> Diff<'s, 't, S,
 
     /// Ends both walks (everything left is shared).
     fn finish_both(&mut self) {
-        let (fl, _) = self.walks.from.at_ref(0);
-        let (tl, _) = self.walks.to.at_ref(0);
-        self.walks.from.set_leaf_index(fl.count());
-        self.walks.to.set_leaf_index(tl.count());
+        let (fl, _) = self.walks.from.at_ref(FLOOR);
+        let (tl, _) = self.walks.to.at_ref(FLOOR);
+        let (fc, tc) = (fl.count(), tl.count());
+        self.walks.from.set_index(FLOOR, fc);
+        self.walks.to.set_index(FLOOR, tc);
     }
 
     /// Steps both cursors over whole subtrees they share.
     fn skip_common(&mut self) -> Result<(), TreeError> {
         loop {
-            if !(self.walks.from.valid() && self.walks.to.valid()) {
+            if !(valid::<FLOOR>(&self.walks.from) && valid::<FLOOR>(&self.walks.to)) {
                 return Ok(());
             }
             let h = self.walks.from.height().min(self.walks.to.height());
             let mut best = 0usize;
-            for l in 1..h {
+            for l in FLOOR + 1..h {
                 let (_, fi) = self.walks.from.at_ref(l - 1);
                 let (_, ti) = self.walks.to.at_ref(l - 1);
                 if fi != 0 || ti != 0 {
@@ -189,16 +262,16 @@ impl<'s, 't, S: StoreFastPaths + ?Sized, T: TreeSchema + ?Sized> Diff<'s, 't, S,
     /// leaves (and the trees are equally tall), what follows is compared at the levels above
     /// first, so that leaves both trees share are skipped without being loaded.
     fn next_both(&mut self) -> Result<(), TreeError> {
-        let (fl, fi) = self.walks.from.at_ref(0);
-        let (tl, ti) = self.walks.to.at_ref(0);
+        let (fl, fi) = self.walks.from.at_ref(FLOOR);
+        let (tl, ti) = self.walks.to.at_ref(FLOOR);
         if fi + 1 >= fl.count()
             && ti + 1 >= tl.count()
             && self.walks.from.height() == self.walks.to.height()
         {
             return self.skip_after_leaves();
         }
-        next_item(&mut self.walks.from, self.store)?;
-        next_item(&mut self.walks.to, self.store)
+        next_item::<S, FLOOR>(&mut self.walks.from, self.store)?;
+        next_item::<S, FLOOR>(&mut self.walks.to, self.store)
     }
 
     /// Both walks are done with their leaves and the trees are equally tall: from level 1 up,
@@ -206,7 +279,7 @@ impl<'s, 't, S: StoreFastPaths + ?Sized, T: TreeSchema + ?Sized> Diff<'s, 't, S,
     /// blocks of the address arrays, nothing loaded), going up while both nodes are used up,
     /// then steps both past the shared run (loading the first subtrees that differ).
     fn skip_after_leaves(&mut self) -> Result<(), TreeError> {
-        for l in 1..self.walks.from.height() {
+        for l in FLOOR + 1..self.walks.from.height() {
             let (fnode, fi) = self.walks.from.at_ref(l);
             let (tnode, ti) = self.walks.to.at_ref(l);
             let shared = common_prefix(
@@ -228,46 +301,70 @@ impl<'s, 't, S: StoreFastPaths + ?Sized, T: TreeSchema + ?Sized> Diff<'s, 't, S,
         Ok(())
     }
 
+    /// Records what the entry about to be given has on each side (above the leaves only).
+    #[inline(always)]
+    fn give(&mut self, from: bool, to: bool) {
+        if FLOOR > 0 {
+            let w = &mut *self.walks;
+            w.given = [from.then(|| w.from.at(FLOOR)), to.then(|| w.to.at(FLOOR))];
+        }
+    }
+
     fn step(&mut self) -> Result<Option<DiffEntry<'s>>, TreeError> {
         loop {
             self.skip_common()?;
-            match (self.walks.from.valid(), self.walks.to.valid()) {
+            match (
+                valid::<FLOOR>(&self.walks.from),
+                valid::<FLOOR>(&self.walks.to),
+            ) {
                 (false, false) => return Ok(None),
                 (true, false) => {
+                    let (n, i) = self.walks.from.at_ref(FLOOR);
                     let e = DiffEntry::Removed {
-                        key: self.walks.from.key(),
-                        from: self.walks.from.value(),
+                        key: n.key(i),
+                        from: n.value(i),
                     };
-                    next_item(&mut self.walks.from, self.store)?;
+                    self.give(true, false);
+                    next_item::<S, FLOOR>(&mut self.walks.from, self.store)?;
                     return Ok(Some(e));
                 }
                 (false, true) => {
+                    let (n, i) = self.walks.to.at_ref(FLOOR);
                     let e = DiffEntry::Added {
-                        key: self.walks.to.key(),
-                        to: self.walks.to.value(),
+                        key: n.key(i),
+                        to: n.value(i),
                     };
-                    next_item(&mut self.walks.to, self.store)?;
+                    self.give(false, true);
+                    next_item::<S, FLOOR>(&mut self.walks.to, self.store)?;
                     return Ok(Some(e));
                 }
                 (true, true) => {
                     // Skip the byte-identical items in both leaves without the comparator
-                    // (block compares of the item bytes, not item by item).
-                    let (fl, fi) = self.walks.from.at_ref(0);
-                    let (tl, ti) = self.walks.to.at_ref(0);
-                    let run = identical_run(fl, fi, tl, ti);
+                    // (block compares of the item bytes, not item by item); above the leaves,
+                    // the children both nodes list at the same place.
+                    let (fl, fi) = self.walks.from.at_ref(FLOOR);
+                    let (tl, ti) = self.walks.to.at_ref(FLOOR);
+                    let run = if FLOOR == 0 {
+                        identical_run(fl, fi, tl, ti)
+                    } else {
+                        common_prefix(
+                            tail(fl.address_array(), fi * ADDRESS_LEN),
+                            tail(tl.address_array(), ti * ADDRESS_LEN),
+                        ) / ADDRESS_LEN
+                    };
                     let (i, j) = (fi + run, ti + run);
                     if run > 0 && (i >= fl.count() || j >= tl.count()) {
                         // A leaf ran out: step over the run's last items (changing leaves).
-                        self.walks.from.set_leaf_index(i - 1);
-                        self.walks.to.set_leaf_index(j - 1);
+                        self.walks.from.set_index(FLOOR, i - 1);
+                        self.walks.to.set_index(FLOOR, j - 1);
                         self.next_both()?;
                         continue;
                     }
                     let (fk, tk) = (fl.key(i), tl.key(j));
                     let (fv, tv) = (fl.value(i), tl.value(j));
                     if run > 0 {
-                        self.walks.from.set_leaf_index(i);
-                        self.walks.to.set_leaf_index(j);
+                        self.walks.from.set_index(FLOOR, i);
+                        self.walks.to.set_index(FLOOR, j);
                     }
                     // Equal bytes are equal keys; only different bytes need the comparator.
                     let order = if fk == tk {
@@ -278,17 +375,26 @@ impl<'s, 't, S: StoreFastPaths + ?Sized, T: TreeSchema + ?Sized> Diff<'s, 't, S,
                     match order {
                         Ordering::Less => {
                             let e = DiffEntry::Removed { key: fk, from: fv };
-                            next_item(&mut self.walks.from, self.store)?;
+                            self.give(true, false);
+                            next_item::<S, FLOOR>(&mut self.walks.from, self.store)?;
                             return Ok(Some(e));
                         }
                         Ordering::Greater => {
                             let e = DiffEntry::Added { key: tk, to: tv };
-                            next_item(&mut self.walks.to, self.store)?;
+                            self.give(false, true);
+                            next_item::<S, FLOOR>(&mut self.walks.to, self.store)?;
                             return Ok(Some(e));
                         }
                         Ordering::Equal => {
+                            // Above the leaves a value is a child's address: different
+                            // addresses are different children.
+                            let differ =
+                                fv != tv && (FLOOR > 0 || !self.schema.values_equivalent(fv, tv));
+                            if differ {
+                                self.give(true, true);
+                            }
                             self.next_both()?;
-                            if fv != tv && !self.schema.values_equivalent(fv, tv) {
+                            if differ {
                                 return Ok(Some(DiffEntry::Modified {
                                     key: fk,
                                     from: fv,
@@ -301,21 +407,184 @@ impl<'s, 't, S: StoreFastPaths + ?Sized, T: TreeSchema + ?Sized> Diff<'s, 't, S,
             }
         }
     }
+
+    /// True if `key` lies past the walk's end.
+    fn past_end(&self, key: &[u8]) -> bool {
+        match &self.end {
+            None => false,
+            Some((end, inclusive)) => match self.schema.compare_keys(key, end) {
+                Ordering::Less => false,
+                Ordering::Equal => !inclusive,
+                Ordering::Greater => true,
+            },
+        }
+    }
+}
+
+/// True if `cursor` is on an entry at `FLOOR`.
+#[inline(always)]
+fn valid<const FLOOR: usize>(cursor: &Cursor<'_>) -> bool {
+    if FLOOR == 0 {
+        cursor.valid()
+    } else {
+        cursor.valid_at(FLOOR)
+    }
+}
+
+/// A leaf one tree lists and the other does not list at the same place (a changed, added or
+/// removed leaf), as [`ChangedLeaves`] gives it: its last key and rows, from the parents.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ChangedLeaf<'s> {
+    /// The leaf's last key, as its parent lists it (the `from` tree's spelling when both
+    /// trees have a leaf ending at this key).
+    pub last_key: &'s [u8],
+    /// Rows of the `from` tree's leaf ending at this key (0: `from` has none ending here).
+    pub from_rows: u64,
+    /// Rows of the `to` tree's leaf ending at this key (0: `to` has none ending here).
+    pub to_rows: u64,
+}
+
+/// The leaves two trees do not share, in key order, found from their internal nodes only:
+/// the diff's own walk one level up (shared subtrees skipped by address, the leaves' parents'
+/// entries matched by last key), so no leaf is read and only the parents on changed paths
+/// are. The rows under them are what a diff of the two trees compares: the work of the diff
+/// (the rows that actually changed are known only by reading those leaves). A tree that is a
+/// single leaf has no parents to compare: every leaf of both trees is then listed.
+///
+/// Made by [`Map::changed_leaves`](crate::Map::changed_leaves).
+pub struct ChangedLeaves<'s, 't, S: StoreFastPaths + ?Sized, T: TreeSchema + ?Sized> {
+    walk: LeafWalk<'s, 't, S, T>,
+}
+
+enum LeafWalk<'s, 't, S: StoreFastPaths + ?Sized, T: TreeSchema + ?Sized> {
+    /// Both trees have parents of leaves: the diff at level 1, and each side's parent whose
+    /// subtree counts were decoded last (its chunk's address in memory, the counts).
+    Parents(Diff<'s, 't, S, T, 1>, [(usize, Vec<u64>); 2]),
+    /// Every leaf of both trees, merged by key.
+    Listed(std::vec::IntoIter<ChangedLeaf<'s>>),
+}
+
+impl<'s, 't, S: StoreFastPaths + ?Sized, T: TreeSchema + ?Sized> ChangedLeaves<'s, 't, S, T> {
+    /// The leaves that differ from the tree at `from` to the tree at `to`, both in `store`.
+    pub fn new(store: &'s S, schema: &'t T, from: Address, to: Address) -> Result<Self, TreeError> {
+        let (f, t) = (store.get_node(&from)?, store.get_node(&to)?);
+        if f.level() > 0 && t.level() > 0 {
+            let mut diff = Diff::<S, T, 1>::unstarted(store, schema);
+            diff.start(from, to)?;
+            let counts = [(0, Vec::new()), (0, Vec::new())];
+            return Ok(ChangedLeaves {
+                walk: LeafWalk::Parents(diff, counts),
+            });
+        }
+        let (fl, tl) = (all_leaves(store, &from)?, all_leaves(store, &to)?);
+        let mut merged = Vec::with_capacity(fl.len() + tl.len());
+        let (mut fi, mut ti) = (fl.into_iter().peekable(), tl.into_iter().peekable());
+        loop {
+            let next = match (fi.peek(), ti.peek()) {
+                (None, None) => break,
+                (Some(_), None) => fi.next().map(|(k, n)| (k, n, 0)),
+                (None, Some(_)) => ti.next().map(|(k, n)| (k, 0, n)),
+                (Some(a), Some(b)) => match schema.compare_keys(a.0, b.0) {
+                    Ordering::Less => fi.next().map(|(k, n)| (k, n, 0)),
+                    Ordering::Greater => ti.next().map(|(k, n)| (k, 0, n)),
+                    Ordering::Equal => {
+                        let to_rows = b.1;
+                        ti.next();
+                        fi.next().map(|(k, n)| (k, n, to_rows))
+                    }
+                },
+            };
+            if let Some((last_key, from_rows, to_rows)) = next {
+                merged.push(ChangedLeaf {
+                    last_key,
+                    from_rows,
+                    to_rows,
+                });
+            }
+        }
+        Ok(ChangedLeaves {
+            walk: LeafWalk::Listed(merged.into_iter()),
+        })
+    }
+}
+
+/// Every leaf of the tree at `root` as (last key, rows), from the parents (a single-leaf tree:
+/// its root, if it has rows).
+fn all_leaves<'s, S: StoreFastPaths + ?Sized>(
+    store: &'s S,
+    root: &Address,
+) -> Result<Vec<(&'s [u8], u64)>, TreeError> {
+    let mut c = Cursor::descend_to(store, root, 1, |_| 0)?;
+    if c.height() == 1 {
+        let (leaf, _) = c.at(0);
+        let n = leaf.count();
+        return Ok(if n == 0 {
+            Vec::new()
+        } else {
+            vec![(leaf.key(n - 1), leaf.tree_count())]
+        });
+    }
+    let mut out = Vec::new();
+    while c.valid_at(1) {
+        let (node, _) = c.at(1);
+        out.extend(
+            node.subtree_counts()
+                .enumerate()
+                .map(|(i, n)| (node.key(i), n)),
+        );
+        c.set_index(1, node.count().saturating_sub(1));
+        c.advance_forward_at(store, 1)?;
+    }
+    Ok(out)
+}
+
+impl<'s, S: StoreFastPaths + ?Sized, T: TreeSchema + ?Sized> Iterator
+    for ChangedLeaves<'s, '_, S, T>
+{
+    type Item = Result<ChangedLeaf<'s>, TreeError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let (diff, counts) = match &mut self.walk {
+            LeafWalk::Listed(leaves) => return leaves.next().map(Ok),
+            LeafWalk::Parents(diff, counts) => (diff, counts),
+        };
+        let entry = match diff.next()? {
+            Ok(e) => e,
+            Err(e) => return Some(Err(e)),
+        };
+        let mut rows = [0u64; 2];
+        for (side, given) in diff.walks.given.iter().enumerate() {
+            let Some((node, i)) = given else { continue };
+            let id = node.chunk().as_ptr() as usize;
+            let (of, c) = &mut counts[side];
+            if *of != id {
+                c.clear();
+                c.extend(node.subtree_counts());
+                *of = id;
+            }
+            rows[side] = c.get(*i).copied().unwrap_or(0);
+        }
+        Some(Ok(ChangedLeaf {
+            last_key: entry.key(),
+            from_rows: rows[0],
+            to_rows: rows[1],
+        }))
+    }
 }
 
 /// Moves `cursor` to the next item: within its leaf by setting the index, otherwise by the
 /// cursor's general step (which loads the next leaf).
 #[inline]
-fn next_item<'s, S: StoreFastPaths + ?Sized>(
+fn next_item<'s, S: StoreFastPaths + ?Sized, const FLOOR: usize>(
     cursor: &mut Cursor<'s>,
     store: &'s S,
 ) -> Result<(), TreeError> {
-    let (leaf, i) = cursor.at_ref(0);
+    let (leaf, i) = cursor.at_ref(FLOOR);
     if i + 1 < leaf.count() {
-        cursor.set_leaf_index(i + 1);
+        cursor.set_index(FLOOR, i + 1);
         return Ok(());
     }
-    cursor.advance_forward_at(store, 0).map(|_| ())
+    cursor.advance_forward_at(store, FLOOR).map(|_| ())
 }
 
 /// The 8 bytes of `bytes` from `at` as a little-endian word (`at + 8 <= len`).
@@ -501,7 +770,9 @@ fn identical_run(fl: &Node<'_>, fi: usize, tl: &Node<'_>, ti: usize) -> usize {
     run
 }
 
-impl<'s, S: StoreFastPaths + ?Sized, T: TreeSchema + ?Sized> Iterator for Diff<'s, '_, S, T> {
+impl<'s, S: StoreFastPaths + ?Sized, T: TreeSchema + ?Sized, const FLOOR: usize> Iterator
+    for Diff<'s, '_, S, T, FLOOR>
+{
     type Item = Result<DiffEntry<'s>, TreeError>;
 
     fn next(&mut self) -> Option<Self::Item> {
@@ -509,6 +780,10 @@ impl<'s, S: StoreFastPaths + ?Sized, T: TreeSchema + ?Sized> Iterator for Diff<'
             return None;
         }
         match self.step() {
+            Ok(Some(e)) if self.end.is_some() && self.past_end(e.key()) => {
+                self.failed = true;
+                None
+            }
             Ok(Some(e)) => Some(Ok(e)),
             Ok(None) => None,
             Err(e) => {
