@@ -245,7 +245,8 @@ impl DiffPart {
     }
 
     /// The local directory of the database: a `file://` URL's path, or a plain path. Other
-    /// schemes are refused here (open such a database yourself and use [`DiffPart::diff`]).
+    /// schemes are refused here: `prollystore_dolt_remote::open_part_database` opens any part's
+    /// database, remote ones included (or open it yourself and use [`DiffPart::diff`]).
     pub fn database_path(&self) -> Result<PathBuf> {
         local_path(&self.database, &self.describe(), "DiffPart::diff")
     }
