@@ -314,6 +314,15 @@ mod tests {
     use super::*;
     use crate::DoltError;
 
+    /// The fuzz target's seed is a description that parses (and writes back as itself).
+    #[test]
+    fn the_fuzz_seed_parses() {
+        let seed = include_str!("../../../fuzz/seeds/dolt_part_json/diff_part1.json");
+        let p = DiffPart::from_json(seed.trim()).unwrap();
+        assert_eq!(DiffPart::from_json(&p.to_json()).unwrap(), p);
+        assert_eq!((p.index, p.of, p.rows_compared), (1, 3, 480));
+    }
+
     fn sample() -> DiffPart {
         let a = |b| Address::from_slice(&[b; 20]).unwrap();
         DiffPart {
