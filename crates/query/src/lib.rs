@@ -91,6 +91,9 @@ pub struct DoltSession {
 struct Reused {
     state: SessionState,
     task: Arc<TaskContext>,
+    /// The optimizer passes the session is configured with (the state's own setting is
+    /// changed per query, see [`one_table`]).
+    passes: usize,
 }
 
 impl std::fmt::Debug for DoltSession {
@@ -181,14 +184,26 @@ impl DoltSession {
         // fresh copy of the context's if there is none (the first query, one running beside
         // this one, or a change since).
         let reused = self.reused.lock().unwrap_or_else(|e| e.into_inner()).take();
-        let (state, task) = match reused {
-            Some(Reused { mut state, task }) => {
+        let (mut state, task, passes) = match reused {
+            Some(Reused {
+                mut state,
+                task,
+                passes,
+            }) => {
                 state.mark_start_execution();
-                (state, Some(task))
+                (state, Some(task), passes)
             }
-            None => (self.ctx.state(), None),
+            None => {
+                let state = self.ctx.state();
+                let passes = state.config().options().optimizer.max_passes;
+                (state, None, passes)
+            }
         };
         let (plan, items) = self.logical(&state, sql, true).await?;
+        // A plan over one table reaches the optimizer's fixed point in its first pass; the
+        // second would only confirm it (a tenth of a point query).
+        state.config_mut().options_mut().optimizer.max_passes =
+            if one_table(&plan) { 1 } else { passes };
         let names: Vec<String> = plan
             .schema()
             .fields()
@@ -209,8 +224,11 @@ impl DoltSession {
                 let physical = state.create_physical_plan(&plan).await?;
                 let task = task.unwrap_or_else(|| Arc::new(TaskContext::from(&state)));
                 let batches = datafusion::physical_plan::collect(physical, task.clone()).await?;
-                *self.reused.lock().unwrap_or_else(|e| e.into_inner()) =
-                    Some(Reused { state, task });
+                *self.reused.lock().unwrap_or_else(|e| e.into_inner()) = Some(Reused {
+                    state,
+                    task,
+                    passes,
+                });
                 batches
             }
         };
@@ -264,6 +282,36 @@ impl DoltSession {
         let plan = state.statement_to_plan(statement).await?;
         Ok((plan, items))
     }
+}
+
+/// True if `plan` reads at most one table through nodes that DataFusion's optimizer settles
+/// in one pass: scans, filters, projections, aggregates, sorts and limits, with no subquery
+/// (`tests::one_table_plans_settle_in_one_pass` checks it on every Dolt-checked query).
+fn one_table(plan: &LogicalPlan) -> bool {
+    use datafusion::common::tree_node::{TreeNode, TreeNodeRecursion};
+    let (mut nodes, mut scans, mut simple) = (0usize, 0usize, true);
+    let _ = plan.apply(|p| {
+        nodes += 1;
+        match p {
+            LogicalPlan::TableScan(_) => scans += 1,
+            LogicalPlan::Filter(_)
+            | LogicalPlan::Projection(_)
+            | LogicalPlan::Aggregate(_)
+            | LogicalPlan::Sort(_)
+            | LogicalPlan::Limit(_)
+            | LogicalPlan::SubqueryAlias(_)
+            | LogicalPlan::EmptyRelation(_) => {}
+            _ => simple = false,
+        }
+        Ok(TreeNodeRecursion::Continue)
+    });
+    // Subqueries in expressions are visited only with their plans: more nodes then.
+    let mut with_subqueries = 0usize;
+    let _ = plan.apply_with_subqueries(|_| {
+        with_subqueries += 1;
+        Ok(TreeNodeRecursion::Continue)
+    });
+    simple && scans <= 1 && with_subqueries == nodes
 }
 
 /// Each select item's header as `dolt sql` prints it (`None` if the statement is not a
@@ -388,4 +436,42 @@ fn text_between(sql: &str, start: Location, end: Location) -> Option<String> {
         (loc.line as usize > sql.split_inclusive('\n').count()).then_some(sql.len())
     };
     sql.get(offset(start)?..offset(end)?).map(str::to_string)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every Dolt-checked query (`tests/data/queries.sql`) whose plan [`one_table`] accepts is
+    /// optimized into the same plan by one pass as by DataFusion's default three.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn one_table_plans_settle_in_one_pass() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+        let session = DoltSession::open(dir.join("sysdb"), None).unwrap();
+        let text = std::fs::read_to_string(dir.join("queries.sql")).unwrap();
+        let (mut checked, mut others) = (0, 0);
+        for sql in text.lines().filter(|l| !l.starts_with('#')) {
+            let sql = sql.split_once(' ').map_or(sql, |(_, q)| q);
+            let mut state = session.context().state();
+            let Ok((plan, _)) = session.logical(&state, sql, false).await else {
+                continue; // a query that is meant to fail
+            };
+            if !one_table(&plan) {
+                others += 1;
+                continue;
+            }
+            let optimized = |state: &SessionState| {
+                let plan = state.optimize(&plan).unwrap();
+                format!("{}", plan.display_indent_schema())
+            };
+            let three = optimized(&state);
+            state.config_mut().options_mut().optimizer.max_passes = 1;
+            assert_eq!(optimized(&state), three, "{sql}");
+            checked += 1;
+        }
+        assert!(
+            checked >= 40 && others >= 1,
+            "{checked} one-table plans, {others} others"
+        );
+    }
 }
