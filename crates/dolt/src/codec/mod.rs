@@ -489,10 +489,11 @@ impl RowPlan {
 
     /// [`RowPlan::decode`] of field `f` of every row, a column at a time: `tuples` gives, in
     /// order, each row's tuple that holds the field (its key tuple for a [`Slot::Key`] field,
-    /// else its value tuple; nothing is read from them for a VIRTUAL one). One loop per column: the choice of how to read the field is made once for the column instead of once
-    /// per row, so each common kind runs a loop of its own (a leaf of rows decoded this way
-    /// took about half the time, `docs/PERF.md`, "SQL"). Stops at the first row the sink does
-    /// not take and returns how many rows it took (all of them: `rows`' length); an error
+    /// else its value tuple; nothing is read from them for a VIRTUAL one). How to read the
+    /// field is chosen once for the column instead of once per row, and each common kind
+    /// runs a loop of its own (with the scans taking a leaf at a time, a warm GROUP BY took
+    /// 0.76 of the time; `docs/PERF.md`, "SQL"). Stops at the first row the sink does not
+    /// take and returns how many rows it took (all of them: the length of `tuples`); an error
     /// comes with the number of the row (from 0) it is about.
     #[allow(clippy::too_many_arguments)]
     pub fn decode_column<'t, S: FieldSink>(
