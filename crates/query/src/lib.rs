@@ -202,8 +202,12 @@ impl DoltSession {
         let (plan, items) = self.logical(&state, sql, true).await?;
         // A plan over one table reaches the optimizer's fixed point in its first pass; the
         // second would only confirm it (a tenth of a point query).
-        state.config_mut().options_mut().optimizer.max_passes =
-            if one_table(&plan) { 1 } else { passes };
+        let want = if one_table(&plan) { 1 } else { passes };
+        if state.config().options().optimizer.max_passes != want {
+            // Only on a change: the options are shared with the task context, so setting
+            // them copies them.
+            state.config_mut().options_mut().optimizer.max_passes = want;
+        }
         let names: Vec<String> = plan
             .schema()
             .fields()
