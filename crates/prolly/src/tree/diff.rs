@@ -71,6 +71,10 @@ pub struct Diff<'s, 't, S: StoreFastPaths + ?Sized, T: TreeSchema + ?Sized, cons
     /// the cursors inline (over a kilobyte each) those moves are `memcpy`s that cost more than
     /// one allocation per diff (`docs/PERF.md`, "Diff").
     walks: Box<Walks<'s>>,
+    /// Above the leaves: the node and index of the entry each side last gave (`None` when the
+    /// last entry had nothing on that side), for its row count. Kept out of `walks`: a larger
+    /// allocation made every row diff's `malloc` slower (`docs/PERF.md`, "Trees").
+    given: [Option<(Node<'s>, usize)>; 2],
     failed: bool,
     /// Where the walk ends ([`Diff::range`]): the first entry past it ends it.
     end: Option<(Box<[u8]>, bool)>,
@@ -80,9 +84,6 @@ pub struct Diff<'s, 't, S: StoreFastPaths + ?Sized, T: TreeSchema + ?Sized, cons
 struct Walks<'s> {
     from: Cursor<'s>,
     to: Cursor<'s>,
-    /// Above the leaves: the node and index of the entry each side last gave (`None` when the
-    /// last entry had nothing on that side), for its row count.
-    given: [Option<(Node<'s>, usize)>; 2],
 }
 
 impl<'s, 't, S: StoreFastPaths + ?Sized, T: TreeSchema + ?Sized> Diff<'s, 't, S, T> {
@@ -143,8 +144,8 @@ impl<'s, 't, S: StoreFastPaths + ?Sized, T: TreeSchema + ?Sized, const FLOOR: us
             walks: Box::new(Walks {
                 from: Cursor::unloaded(),
                 to: Cursor::unloaded(),
-                given: [None, None],
             }),
+            given: [None, None],
             failed: false,
             end: None,
         }
@@ -305,8 +306,8 @@ impl<'s, 't, S: StoreFastPaths + ?Sized, T: TreeSchema + ?Sized, const FLOOR: us
     #[inline(always)]
     fn give(&mut self, from: bool, to: bool) {
         if FLOOR > 0 {
-            let w = &mut *self.walks;
-            w.given = [from.then(|| w.from.at(FLOOR)), to.then(|| w.to.at(FLOOR))];
+            let w = &*self.walks;
+            self.given = [from.then(|| w.from.at(FLOOR)), to.then(|| w.to.at(FLOOR))];
         }
     }
 
@@ -553,7 +554,7 @@ impl<'s, S: StoreFastPaths + ?Sized, T: TreeSchema + ?Sized> Iterator
             Err(e) => return Some(Err(e)),
         };
         let mut rows = [0u64; 2];
-        for (side, given) in diff.walks.given.iter().enumerate() {
+        for (side, given) in diff.given.iter().enumerate() {
             let Some((node, i)) = given else { continue };
             let id = node.chunk().as_ptr() as usize;
             let (of, c) = &mut counts[side];
