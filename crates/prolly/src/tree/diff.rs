@@ -460,7 +460,7 @@ pub struct ChangedLeaves<'s, 't, S: StoreFastPaths + ?Sized, T: TreeSchema + ?Si
 enum LeafWalk<'s, 't, S: StoreFastPaths + ?Sized, T: TreeSchema + ?Sized> {
     /// Both trees have parents of leaves: the diff at level 1, and each side's parent whose
     /// subtree counts were decoded last (its chunk's address in memory, the counts).
-    Parents(Diff<'s, 't, S, T, 1>, [(usize, Vec<u64>); 2]),
+    Parents(Box<Diff<'s, 't, S, T, 1>>, [(usize, Vec<u64>); 2]),
     /// Every leaf of both trees, merged by key.
     Listed(std::vec::IntoIter<ChangedLeaf<'s>>),
 }
@@ -474,7 +474,7 @@ impl<'s, 't, S: StoreFastPaths + ?Sized, T: TreeSchema + ?Sized> ChangedLeaves<'
             diff.start(from, to)?;
             let counts = [(0, Vec::new()), (0, Vec::new())];
             return Ok(ChangedLeaves {
-                walk: LeafWalk::Parents(diff, counts),
+                walk: LeafWalk::Parents(Box::new(diff), counts),
             });
         }
         let (fl, tl) = (all_leaves(store, &from)?, all_leaves(store, &to)?);
