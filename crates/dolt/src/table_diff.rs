@@ -308,8 +308,10 @@ impl<'d> TableDiff<'d> {
             .map_or(Bound::Unbounded, Bound::Included);
         let tree = |e| self.tree_error(e);
         let walk = match (&self.from_map, &self.to_map) {
-            (Some(f), Some(t)) if self.keys == (None, None) => Walk::Diff(f.diff(t).map_err(tree)?),
-            (Some(f), Some(t)) => Walk::Diff(f.diff_range(t, lo, hi).map_err(tree)?),
+            (Some(f), Some(t)) if self.keys == (None, None) => {
+                Walk::Diff(Box::new(f.diff(t).map_err(tree)?))
+            }
+            (Some(f), Some(t)) => Walk::Diff(Box::new(f.diff_range(t, lo, hi).map_err(tree)?)),
             (Some(f), None) => Walk::All(
                 ChangeKind::Removed,
                 Box::new(f.range(lo, hi).map_err(tree)?),
@@ -561,7 +563,7 @@ impl TreeSchema for DiffSchema {
 /// What a [`RowChanges`] walks.
 enum Walk<'a, 'd> {
     /// Both states have the table: the map diff.
-    Diff(Diff<'d, 'a, DoltChunkSource, DiffSchema>),
+    Diff(Box<Diff<'d, 'a, DoltChunkSource, DiffSchema>>),
     /// Only one state has it: every row, as this kind.
     All(
         ChangeKind,
