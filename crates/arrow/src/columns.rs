@@ -5,11 +5,11 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use arrow_array::builder::{
-    BinaryBuilder, Date32Builder, Decimal128Builder, Decimal256Builder, DurationMicrosecondBuilder,
-    FixedSizeBinaryBuilder, Float32Builder, Float64Builder, Int16Builder, Int32Builder,
-    Int64Builder, Int8Builder, StringBuilder, TimestampMicrosecondBuilder, UInt16Builder,
-    UInt32Builder, UInt64Builder, UInt8Builder,
+use arrow_array::builder::{BinaryBuilder, FixedSizeBinaryBuilder, StringBuilder};
+use arrow_array::types::{
+    Date32Type, Decimal128Type, Decimal256Type, DurationMicrosecondType, Float32Type, Float64Type,
+    Int16Type, Int32Type, Int64Type, Int8Type, TimestampMicrosecondType, UInt16Type, UInt32Type,
+    UInt64Type, UInt8Type,
 };
 use arrow_array::{ArrayRef, DictionaryArray, RecordBatch, StringArray};
 use arrow_buffer::i256;
@@ -18,6 +18,7 @@ use prollystore_dolt::SqlValue;
 use prollystore_format::tuple::{days_from_civil, text_of, Date, Decimal, DecimalForm, Value};
 
 use crate::error::{Error, Result};
+use crate::primitive::PrimitiveColumn;
 
 /// Days since 1970-01-01 of a stored date; `None` for MySQL's zero-in-date values
 /// (`0000-00-00`, `2020-00-15`), which no calendar day is.
@@ -55,28 +56,28 @@ pub fn date_from_days(days: i64) -> Option<Date> {
 /// The builder of one column.
 #[derive(Debug)]
 pub(crate) enum ColumnBuilder {
-    I8(Int8Builder),
-    I16(Int16Builder),
-    I32(Int32Builder),
-    I64(Int64Builder),
-    U8(UInt8Builder),
-    U16(UInt16Builder),
-    U32(UInt32Builder),
-    U64(UInt64Builder),
-    F32(Float32Builder),
-    F64(Float64Builder),
+    I8(PrimitiveColumn<Int8Type>),
+    I16(PrimitiveColumn<Int16Type>),
+    I32(PrimitiveColumn<Int32Type>),
+    I64(PrimitiveColumn<Int64Type>),
+    U8(PrimitiveColumn<UInt8Type>),
+    U16(PrimitiveColumn<UInt16Type>),
+    U32(PrimitiveColumn<UInt32Type>),
+    U64(PrimitiveColumn<UInt64Type>),
+    F32(PrimitiveColumn<Float32Type>),
+    F64(PrimitiveColumn<Float64Type>),
     /// Decimals, with their scale.
-    D128(Decimal128Builder, u32),
-    D256(Decimal256Builder, u32),
-    Date(Date32Builder),
-    Timestamp(TimestampMicrosecondBuilder),
-    Duration(DurationMicrosecondBuilder),
+    D128(PrimitiveColumn<Decimal128Type>, u32),
+    D256(PrimitiveColumn<Decimal256Type>, u32),
+    Date(PrimitiveColumn<Date32Type>),
+    Timestamp(PrimitiveColumn<TimestampMicrosecondType>),
+    Duration(PrimitiveColumn<DurationMicrosecondType>),
     Utf8(StringBuilder),
     /// Binary; `wkb`: values carry Dolt's 4-byte SRID before the WKB, which is dropped.
     Binary(BinaryBuilder, bool),
     Fixed(FixedSizeBinaryBuilder),
     /// ENUM: member indexes into a fixed dictionary of the member names.
-    Enum(UInt16Builder, ArrayRef),
+    Enum(PrimitiveColumn<UInt16Type>, ArrayRef),
 }
 
 /// How a column's builder is made.
@@ -90,7 +91,7 @@ pub(crate) struct Extra {
 
 macro_rules! prim {
     ($variant:ident, $b:ty, $dt:expr, $n:expr) => {
-        ColumnBuilder::$variant(<$b>::with_capacity($n).with_data_type($dt.clone()))
+        ColumnBuilder::$variant(PrimitiveColumn::<$b>::new($dt.clone(), $n))
     };
 }
 
@@ -155,27 +156,27 @@ impl ColumnBuilder {
     ) -> Result<ColumnBuilder> {
         let dt = field.data_type();
         Ok(match dt {
-            DataType::Int8 => prim!(I8, Int8Builder, dt, rows),
-            DataType::Int16 => prim!(I16, Int16Builder, dt, rows),
-            DataType::Int32 => prim!(I32, Int32Builder, dt, rows),
-            DataType::Int64 => prim!(I64, Int64Builder, dt, rows),
-            DataType::UInt8 => prim!(U8, UInt8Builder, dt, rows),
-            DataType::UInt16 => prim!(U16, UInt16Builder, dt, rows),
-            DataType::UInt32 => prim!(U32, UInt32Builder, dt, rows),
-            DataType::UInt64 => prim!(U64, UInt64Builder, dt, rows),
-            DataType::Float32 => prim!(F32, Float32Builder, dt, rows),
-            DataType::Float64 => prim!(F64, Float64Builder, dt, rows),
+            DataType::Int8 => prim!(I8, Int8Type, dt, rows),
+            DataType::Int16 => prim!(I16, Int16Type, dt, rows),
+            DataType::Int32 => prim!(I32, Int32Type, dt, rows),
+            DataType::Int64 => prim!(I64, Int64Type, dt, rows),
+            DataType::UInt8 => prim!(U8, UInt8Type, dt, rows),
+            DataType::UInt16 => prim!(U16, UInt16Type, dt, rows),
+            DataType::UInt32 => prim!(U32, UInt32Type, dt, rows),
+            DataType::UInt64 => prim!(U64, UInt64Type, dt, rows),
+            DataType::Float32 => prim!(F32, Float32Type, dt, rows),
+            DataType::Float64 => prim!(F64, Float64Type, dt, rows),
             DataType::Decimal128(_, s) => ColumnBuilder::D128(
-                Decimal128Builder::with_capacity(rows).with_data_type(dt.clone()),
+                PrimitiveColumn::new(dt.clone(), rows),
                 u32::try_from(*s).unwrap_or(0),
             ),
             DataType::Decimal256(_, s) => ColumnBuilder::D256(
-                Decimal256Builder::with_capacity(rows).with_data_type(dt.clone()),
+                PrimitiveColumn::new(dt.clone(), rows),
                 u32::try_from(*s).unwrap_or(0),
             ),
-            DataType::Date32 => prim!(Date, Date32Builder, dt, rows),
-            DataType::Timestamp(..) => prim!(Timestamp, TimestampMicrosecondBuilder, dt, rows),
-            DataType::Duration(..) => prim!(Duration, DurationMicrosecondBuilder, dt, rows),
+            DataType::Date32 => prim!(Date, Date32Type, dt, rows),
+            DataType::Timestamp(..) => prim!(Timestamp, TimestampMicrosecondType, dt, rows),
+            DataType::Duration(..) => prim!(Duration, DurationMicrosecondType, dt, rows),
             DataType::Utf8 => ColumnBuilder::Utf8(StringBuilder::with_capacity(rows, value_bytes)),
             DataType::Binary => {
                 ColumnBuilder::Binary(BinaryBuilder::with_capacity(rows, value_bytes), extra.wkb)
@@ -184,7 +185,7 @@ impl ColumnBuilder {
                 ColumnBuilder::Fixed(FixedSizeBinaryBuilder::with_capacity(rows, *n))
             }
             DataType::Dictionary(..) => ColumnBuilder::Enum(
-                UInt16Builder::with_capacity(rows),
+                PrimitiveColumn::new(DataType::UInt16, rows),
                 Arc::new(StringArray::from_iter_values(&extra.members)),
             ),
             other => {
@@ -315,7 +316,7 @@ impl ColumnBuilder {
 
     /// Appends a stored decimal to a decimal column of `scale` fraction digits; false if it
     /// is not finite or does not fit.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn append_decimal(&mut self, d: &Decimal<'_>, scale: u8) -> bool {
         if d.form() != DecimalForm::Finite {
             return false;

@@ -64,6 +64,7 @@ pub mod dolt_write;
 pub mod error;
 mod leaf_feed;
 pub mod map;
+mod primitive;
 mod read_ahead;
 
 pub use columns::{date_days, date_from_days};

@@ -235,7 +235,7 @@ fn read_batch<O>(
         }
         leaf.layout = Some(node.layout());
         if keep {
-            source.keep_checked(leaf.address, leaf.bytes.as_slice());
+            source.keep_verified(leaf.address, &node);
         }
     }
     Ok(())
@@ -840,6 +840,77 @@ mod tests {
                 .map(|a| self.db.source().read_uncached(a))
                 .collect()
         }
+    }
+
+    /// A kept bulk read leaves each leaf in the arena with the layout it verified, so the
+    /// first cursor pass does not verify it again; the cursor then reads the same entries.
+    #[test]
+    fn kept_leaves_stay_verified() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = prollystore_test_vectors::writable_copy("dolt-db/vecdb", tmp.path()).unwrap();
+        let mut w = DoltWriter::open(&dir).unwrap();
+        let column = |name: &str, sql_type: &str| ColumnDef {
+            name: name.into(),
+            sql_type: sql_type.into(),
+            nullable: name != "id",
+            default: None,
+            auto_increment: false,
+            comment: None,
+            tag: None,
+            generated: None,
+        };
+        let def = TableDef {
+            name: "kept".into(),
+            columns: vec![column("id", "int"), column("body", "varchar(100)")],
+            primary_key: vec!["id".into()],
+            ..TableDef::default()
+        };
+        w.create_table(&def).unwrap();
+        let rows: Vec<Vec<SqlValue>> = (0..3_000)
+            .map(|i| vec![SqlValue::Int(i), SqlValue::Text(format!("{i:0>60}"))])
+            .collect();
+        w.insert("kept", &["id", "body"], &rows).unwrap();
+        w.commit(&CommitMeta::at(
+            "T",
+            "t@example.com",
+            "kept",
+            1_800_000_000_000,
+        ))
+        .unwrap();
+        drop(w);
+
+        // The leaves' addresses, found on a handle of their own.
+        let other = Database::open(&dir).unwrap();
+        let root = other.root_at("main", State::Committed).unwrap();
+        let table = other.table(&root, "kept").unwrap();
+        let leaves: Vec<Address> = table
+            .primary_scan_map(&other)
+            .leaves()
+            .unwrap()
+            .map(|l| l.unwrap().0)
+            .collect();
+        assert!(leaves.len() > 2, "{} leaves", leaves.len());
+
+        let db = Database::open(&dir).unwrap();
+        let root = db.root_at("main", State::Committed).unwrap();
+        let table = db.table(&root, "kept").unwrap();
+        let mut bulk = Vec::new();
+        for_each_leaf(&db, &table, true, &mut |node| {
+            bulk.extend((0..node.count()).map(|e| node.key(e).to_vec()));
+            Ok(true)
+        })
+        .unwrap();
+        for a in &leaves {
+            assert!(db.source().kept_verified(a), "leaf {a} kept unverified");
+        }
+        let map = table.primary_scan_map(&db);
+        let mut cursor = map.seek_ordinal(0).unwrap();
+        let mut walked = Vec::new();
+        while cursor.valid() {
+            walked.push(cursor.key().to_vec());
+            cursor.advance(db.source()).unwrap();
+        }
+        assert_eq!(walked, bulk);
     }
 
     /// A table tall enough for several windows of level-1 parents (its root at level 2 or

@@ -517,31 +517,15 @@ impl RowPlan {
                 return Ok(n);
             }
         };
-        // One loop per way of reading, each with `read` a constant: `decode_fast` is inlined
-        // into it and its choice folded away.
+        // One loop per way of reading, each a function of its own with `read` a constant:
+        // `decode_fast` is inlined into it and its choice folded away, and the loop is small
+        // enough for the sink's appends to be inlined too.
         macro_rules! each_row {
-            ($read:expr) => {{
-                let mut n = 0;
-                for t in tuples {
-                    let taken = match desc.field(t, i) {
-                        None => {
-                            sink.null();
-                            true
-                        }
-                        Some(b) => match decode_fast(f, $read, b, sink) {
-                            Some(taken) => taken,
-                            None => self
-                                .decode_checked(db, table, f, desc, t, i, scratch, sink)
-                                .map_err(|e| (n, e))?,
-                        },
-                    };
-                    if !taken {
-                        return Ok(n);
-                    }
-                    n += 1;
-                }
-                Ok(n)
-            }};
+            ($read:expr) => {
+                self.column_loop(db, table, f, desc, i, tuples, scratch, sink, |b, sink| {
+                    decode_fast(f, $read, b, sink)
+                })
+            };
         }
         match f.read {
             Read::Int8 => each_row!(Read::Int8),
@@ -561,6 +545,44 @@ impl RowPlan {
             Read::Adaptive => each_row!(Read::Adaptive),
             Read::Value => each_row!(Read::Value),
         }
+    }
+
+    /// The loop of [`RowPlan::decode_column`] over one column's fields, each read by `fast`
+    /// (a fast path of [`decode_fast`], or `None` for the checked route).
+    #[inline(never)]
+    #[allow(clippy::too_many_arguments)]
+    fn column_loop<'t, S: FieldSink>(
+        &self,
+        db: &Database,
+        table: &Table,
+        f: &Field,
+        desc: &TupleDesc,
+        i: usize,
+        tuples: impl Iterator<Item = Tuple<'t>>,
+        scratch: &mut Vec<u8>,
+        sink: &mut S,
+        fast: impl Fn(&[u8], &mut S) -> Option<bool>,
+    ) -> std::result::Result<usize, (usize, DoltError)> {
+        let mut n = 0;
+        for t in tuples {
+            let taken = match desc.field(t, i) {
+                None => {
+                    sink.null();
+                    true
+                }
+                Some(b) => match fast(b, sink) {
+                    Some(taken) => taken,
+                    None => self
+                        .decode_checked(db, table, f, desc, t, i, scratch, sink)
+                        .map_err(|e| (n, e))?,
+                },
+            };
+            if !taken {
+                return Ok(n);
+            }
+            n += 1;
+        }
+        Ok(n)
     }
 
     /// The route of [`RowPlan::decode`] for the fields its fast paths leave: out-of-band
