@@ -9,7 +9,7 @@
 //! `point` plans and runs QUERIES (default 2000) point queries, each with its own text, on one
 //! session (`DoltSession::query`, as `prolly-sql` runs a query), and prints the mean and the median time per query (planning included); with
 //! `WARM=1` it runs them twice and times the second pass (their leaves read by the first);
-//! `QUERY_OPTIONS="datafusion.x = y;…"` sets DataFusion options first.
+//! `QUERY_OPTIONS="datafusion.x = y;…"` sets DataFusion options first (`point`, `groupwarm`).
 //! `range` reads ROWS rows of a key range (default 1000) on a fresh handle and counts the
 //! table's leaves the read brought in. The table is `t` with a BIGINT key `id` (as
 //! scripts/make_dolt_arrow_bench_db.sh makes it).
@@ -50,6 +50,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         "groupwarm" => {
             // One handle, RUNS runs (for profiles of the warm pass).
             let session = DoltSession::open(db_dir, Some("main"))?;
+            set_options(&session).await?;
             for run in 0..n.max(2) {
                 let start = Instant::now();
                 session.sql(GROUP_BY).await?.collect().await?;
@@ -64,11 +65,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                 .table_at("main", State::Committed, "t")?
                 .primary_scan_map(&db)
                 .count()?;
-            if let Ok(options) = std::env::var("QUERY_OPTIONS") {
-                for o in options.split(';').filter(|o| !o.is_empty()) {
-                    session.sql(&format!("SET {o}")).await?.collect().await?;
-                }
-            }
+            set_options(&session).await?;
             let passes = if std::env::var_os("WARM").is_some() {
                 2
             } else {
@@ -130,6 +127,16 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             );
         }
         other => return Err(format!("unknown mode {other:?} (groupby, point, range)").into()),
+    }
+    Ok(())
+}
+
+/// Runs `SET` for each option of `QUERY_OPTIONS` (`datafusion.x = y;…`) on `session`.
+async fn set_options(session: &DoltSession) -> Result<(), Box<dyn std::error::Error>> {
+    if let Ok(options) = std::env::var("QUERY_OPTIONS") {
+        for o in options.split(';').filter(|o| !o.is_empty()) {
+            session.sql(&format!("SET {o}")).await?.collect().await?;
+        }
     }
     Ok(())
 }
