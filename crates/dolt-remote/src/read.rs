@@ -176,7 +176,16 @@ pub fn open_remote(url: &str, options: &OpenOptions) -> Result<Database> {
 /// (`http(s)://`, `s3://`) read in place with `options` ([`open_remote`]), else a local
 /// database directory (a `file://` URL or a path, [`Located::database_path`]). Add an expression
 /// engine for tables with VIRTUAL columns (`.with_expressions(prollystore_sql::engine())`).
+/// Opened to read one part, it keeps none of the leaves its read brings in
+/// ([`DoltChunkSource::set_keep_bulk_reads`](prollystore_dolt::chunks::DoltChunkSource::set_keep_bulk_reads)).
 pub fn open_part_database(part: &impl Located, options: &OpenOptions) -> Result<Database> {
+    let db = open_located(part, options)?;
+    db.source().set_keep_bulk_reads(false);
+    Ok(db)
+}
+
+/// [`open_part_database`] before its setting.
+fn open_located(part: &impl Located, options: &OpenOptions) -> Result<Database> {
     let l = part.database();
     if REMOTE_SCHEMES.iter().any(|s| l.starts_with(s)) {
         return open_remote(l, options);

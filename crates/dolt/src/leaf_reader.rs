@@ -138,8 +138,11 @@ impl<O> Walker<'_, O> {
     }
 }
 
-/// Reads, decompresses, hash-checks and verifies the leaves of `batch`; with `keep`, also
-/// keeps each in the database's chunk arena (where cursors find it later).
+/// Reads, decompresses, hash-checks and verifies the leaves of `batch`; with `keep` (and the
+/// store keeping bulk reads: [`DoltChunkSource::set_keep_bulk_reads`]), also keeps each in the
+/// database's chunk arena (where cursors find it later).
+///
+/// [`DoltChunkSource::set_keep_bulk_reads`]: crate::chunks::DoltChunkSource::set_keep_bulk_reads
 fn read_batch<O>(
     db: &Database,
     batch: &mut LeafBatch<O>,
@@ -234,7 +237,7 @@ fn read_batch<O>(
             return Err(bad_chunk(leaf.address, "expected a leaf node"));
         }
         leaf.layout = Some(node.layout());
-        if keep {
+        if keep && source.keeps_bulk_reads() {
             source.keep_verified(leaf.address, &node);
         }
     }
@@ -843,7 +846,8 @@ mod tests {
     }
 
     /// A kept bulk read leaves each leaf in the arena with the layout it verified, so the
-    /// first cursor pass does not verify it again; the cursor then reads the same entries.
+    /// first cursor pass does not verify it again; the cursor then reads the same entries. A
+    /// store set not to keep bulk reads keeps none.
     #[test]
     fn kept_leaves_stay_verified() {
         let tmp = tempfile::tempdir().unwrap();
@@ -911,6 +915,20 @@ mod tests {
             cursor.advance(db.source()).unwrap();
         }
         assert_eq!(walked, bulk);
+
+        // A store told not to keep bulk reads keeps none of them.
+        let db = Database::open(&dir).unwrap();
+        db.source().set_keep_bulk_reads(false);
+        let root = db.root_at("main", State::Committed).unwrap();
+        let table = db.table(&root, "kept").unwrap();
+        let mut again = Vec::new();
+        for_each_leaf(&db, &table, true, &mut |node| {
+            again.extend((0..node.count()).map(|e| node.key(e).to_vec()));
+            Ok(true)
+        })
+        .unwrap();
+        assert_eq!(again, bulk);
+        assert!(leaves.iter().all(|a| !db.source().is_kept(a)));
     }
 
     /// A table tall enough for several windows of level-1 parents (its root at level 2 or

@@ -329,9 +329,13 @@ impl Part {
     }
 
     /// Opens the part's database for reading (without a SQL expression engine: tables with
-    /// VIRTUAL columns need one, `prollystore_sql::open(part.database_path()?)`).
+    /// VIRTUAL columns need one, `prollystore_sql::open(part.database_path()?)`), to read
+    /// this part: the leaves its read brings in are not kept
+    /// ([`DoltChunkSource::set_keep_bulk_reads`](crate::chunks::DoltChunkSource::set_keep_bulk_reads)).
     pub fn open_database(&self) -> Result<Database> {
-        Database::open(self.database_path()?)
+        let db = Database::open(self.database_path()?)?;
+        db.source().set_keep_bulk_reads(false);
+        Ok(db)
     }
 
     /// The table the part was cut from, read from `db` by its chunk: the same rows however the
@@ -621,6 +625,34 @@ mod tests {
         let root = good.replace(&sample().root.to_base32(), "xyz");
         let e = Part::from_json(&root).unwrap_err().to_string();
         assert!(e.contains("\"xyz\" is not a chunk hash"), "{e}");
+    }
+
+    /// A database opened for a part keeps none of the leaves its read brings in (a handle
+    /// the caller opens keeps them); the part reads the same rows either way.
+    #[test]
+    fn part_databases_keep_no_bulk_reads() {
+        let dir = prollystore_test_vectors::require("dolt-db/vecdb");
+        let db = Database::open(&dir).unwrap();
+        assert!(db.source().keeps_bulk_reads());
+        let parts = split(&db, "main", "items", 2, &SplitOptions::default()).unwrap();
+        let opened = parts[1].open_database().unwrap();
+        assert!(!opened.source().keeps_bulk_reads());
+        let rows = |db: &Database| {
+            let t = parts[1].table(db).unwrap();
+            let mut keys = Vec::new();
+            crate::leaf_reader::for_each_leaf(db, &t, true, &mut |n| {
+                keys.extend((0..n.count()).map(|e| n.key(e).to_vec()));
+                Ok(true)
+            })
+            .unwrap();
+            keys
+        };
+        assert_eq!(rows(&opened), rows(&db));
+        assert!(
+            !crate::leaf_reader::first_leaf_kept(&opened, &parts[1].table(&opened).unwrap())
+                .unwrap()
+        );
+        assert!(crate::leaf_reader::first_leaf_kept(&db, &parts[1].table(&db).unwrap()).unwrap());
     }
 
     #[test]
