@@ -227,11 +227,12 @@ int main(int argc, char **argv) {
   OK(prolly_dolt_split(db, "main", "cs", 2, NULL, &parts));
   OK(prolly_dolt_parts_get(parts, 0, &json));
   EXPECT(prolly_dolt_diff_part_arrow(json, 0, &s), PROLLY_RESULT_ERR_INVALID_ARGUMENT);
-  expect_message("diff part");
+  expect_message("this reader reads \"prollystore.dolt.diff-part/1\"");
   prolly_dolt_parts_free(parts);
   OK(prolly_dolt_split_diff(db, "main~1", "main", "cs", 2, &parts));
   OK(prolly_dolt_parts_get(parts, 0, &json));
   EXPECT(prolly_dolt_part_arrow(json, 0, &s), PROLLY_RESULT_ERR_INVALID_ARGUMENT);
+  expect_message("this reader reads \"prollystore.dolt.part/1\"");
   EXPECT(prolly_dolt_diff_part_arrow(json, 0, NULL), PROLLY_RESULT_ERR_NULL_ARGUMENT);
   prolly_dolt_parts_free(parts);
   CHECK(s.release == NULL);
