@@ -780,9 +780,11 @@ typedef struct prolly_dolt_diff prolly_dolt_diff;
 typedef struct prolly_dolt_log_iter prolly_dolt_log_iter;
 
 /**
- * The parts `prolly_dolt_split` cut a table into: each part's description, one line of JSON
- * that any process reads on its own (`prolly_dolt_part_arrow`, `prolly dolt read-part`, the
- * Python `Part`). Immutable: any number of threads.
+ * The parts `prolly_dolt_split` cut a table into, or `prolly_dolt_split_diff` a table's diff
+ * into: each part's description, one line of JSON that any process reads on its own (a table
+ * part with `prolly_dolt_part_arrow`, a diff part with `prolly_dolt_diff_part_arrow`; either
+ * with `prolly dolt read-part`, the Python `Part` / `DiffPart`). Immutable: any number of
+ * threads.
  */
 typedef struct prolly_dolt_parts prolly_dolt_parts;
 
@@ -1404,13 +1406,39 @@ prolly_result prolly_dolt_range_arrow(const struct prolly_dolt_table *table,
  * `prolly_dolt_split` (or `prolly dolt split`, or Python's `Table.split`) made: only the part's
  * rows and columns, in key order, `batch_rows` rows a batch (0: 65,536). The part opens its
  * database on its own (the location it names) and reads the table chunk it was cut from.
- * `PROLLY_RESULT_ERR_INVALID_ARGUMENT` for a description that does not parse as a part or
- * does not match its database (another database's, or one whose state was removed).
- * Release with `out_stream->release`.
+ * `PROLLY_RESULT_ERR_INVALID_ARGUMENT` for a description that does not parse as a part (a
+ * diff part's included: read those with `prolly_dolt_diff_part_arrow`) or does not match its
+ * database (another database's, or one whose state was removed). Release with
+ * `out_stream->release`.
  */
 prolly_result prolly_dolt_part_arrow(const char *part_json,
                                      uint64_t batch_rows_,
                                      struct ArrowArrayStream *out_stream);
+
+/**
+ * Fills `out_stream` with the rows of one part of a table's diff, `part_json` being a
+ * description that `prolly_dolt_split_diff` (or `prolly dolt split-diff`, or Python's
+ * `Database.split_diff`) made: the rows of `prolly_dolt_diff_arrow` whose keys are in the
+ * part's range, with its columns (the same schema for every part, an empty one included) in
+ * its order, `batch_rows` rows a batch (0: 65,536). The part opens its database on its own
+ * (the location it names) and reads the two table chunks it was cut from, whatever the
+ * branches hold now.
+ *
+ * `PROLLY_RESULT_ERR_INVALID_ARGUMENT` for a description that does not parse as a diff part
+ * (not JSON, a table part's description — read those with `prolly_dolt_part_arrow` —, a
+ * field missing or changed) or does not match its database (another database's, or one whose
+ * state was removed); when its database cannot be opened, `prolly_dolt_open`'s code
+ * (`PROLLY_RESULT_NOT_FOUND` for no database there); `PROLLY_RESULT_ERR_NULL_ARGUMENT` for a
+ * NULL pointer. The message says which.
+ *
+ * Pointers and ownership: `part_json` is NULL or a NUL-terminated string, read during the
+ * call only (the part list it came from may be freed at once); `out_stream` is NULL or a
+ * writable `struct ArrowArrayStream`, written only on success. The stream owns the database
+ * it opened: release it with `out_stream->release`.
+ */
+prolly_result prolly_dolt_diff_part_arrow(const char *part_json,
+                                          uint64_t batch_rows_,
+                                          struct ArrowArrayStream *out_stream);
 
 /**
  * Fills `out_stream` with the row changes of table `table` from revision `from` to revision
@@ -1502,6 +1530,35 @@ prolly_result prolly_dolt_split(const struct prolly_dolt *db,
                                 uint64_t parts,
                                 const char *columns,
                                 struct prolly_dolt_parts **out_parts);
+
+/**
+ * Cuts the diff of table `table` from state `from` to state `to` of `db` (each a branch, tag,
+ * commit, `HEAD~N`, or `BRANCH@WORKING` / `BRANCH@STAGED`) into at most `parts` key ranges of
+ * nearly equal work: the rows of the leaves the two states do not share, counted from the
+ * trees' internal nodes without reading a leaf (the number of rows each part *gives* is even
+ * only when the changes are spread evenly). Read each with `prolly_dolt_diff_part_arrow`: the
+ * parts, one after the other, give exactly the rows of `prolly_dolt_diff_arrow` on the same
+ * arguments, in its order. Two states that share the table's rows give one empty part. Each
+ * part records both table chunks it was cut from, so it reads the same rows however the
+ * branches move. The list is the one `prolly_dolt_split` gives (`prolly_dolt_parts_count`,
+ * `prolly_dolt_parts_get`), freed with `prolly_dolt_parts_free`.
+ *
+ * `PROLLY_RESULT_NOT_FOUND` for an unknown state or a table in neither state;
+ * `PROLLY_RESULT_ERR_INVALID_ARGUMENT` for `parts` 0; `PROLLY_RESULT_ERR_UNSUPPORTED` when the
+ * primary key differs between the states; `PROLLY_RESULT_ERR_NULL_ARGUMENT` for a NULL
+ * pointer.
+ *
+ * Pointers and ownership: `db` is NULL or a live handle from `prolly_dolt_open`; `from`, `to`
+ * and `table` are NULL or NUL-terminated strings, read during the call only; `out_parts` is
+ * NULL or writable, and written only on success. The list owns its strings and does not
+ * borrow `db`: either may be freed first.
+ */
+prolly_result prolly_dolt_split_diff(const struct prolly_dolt *db,
+                                     const char *from,
+                                     const char *to,
+                                     const char *table,
+                                     uint64_t parts,
+                                     struct prolly_dolt_parts **out_parts);
 
 /**
  * Writes the number of parts of `parts` to `*out_count`.

@@ -1,5 +1,5 @@
 /* Helpers shared by the C tests: assertions that print the failing call and the library's
- * detailed error message, and a temporary directory removed at exit. */
+ * detailed error message, a temporary directory removed at exit, and cells of Arrow arrays. */
 #ifndef PROLLY_TEST_COMMON_H
 #define PROLLY_TEST_COMMON_H
 
@@ -15,6 +15,35 @@
 #include "prollystore.h"
 
 static int g_checks = 0;
+
+/* For the tests that read Arrow C streams (the header declares the Arrow C structs): whether row
+ * `i` of an array is valid (not NULL); the next array of a stream; row `i` of a utf8 or binary
+ * array (32-bit offsets), its length in *len. */
+static inline int is_valid(const struct ArrowArray *a, int64_t i) {
+  const uint8_t *bits = a->buffers[0];
+  if (!bits) return 1;
+  int64_t k = a->offset + i;
+  return (bits[k / 8] >> (k % 8)) & 1;
+}
+
+/* Fills `arr` with the next array of stream `s`: 1, or 0 at the end of the stream (an error is
+ * printed with the stream's message, and the test exits). */
+static inline int next_array(struct ArrowArrayStream *s, struct ArrowArray *arr) {
+  int rc = s->get_next(s, arr);
+  if (rc != 0) {
+    fprintf(stderr, "get_next: %d %s\n", rc, s->get_last_error(s));
+    exit(1);
+  }
+  return arr->release != NULL;
+}
+
+static inline const char *bytes_at(const struct ArrowArray *a, int64_t i, int32_t *len) {
+  const int32_t *off = a->buffers[1];
+  const char *data = a->buffers[2];
+  int64_t k = a->offset + i;
+  *len = off[k + 1] - off[k];
+  return data + off[k];
+}
 
 static void fail_detail(const char *file, int line, const char *what, unsigned got, unsigned want) {
   char msg[512];

@@ -93,22 +93,6 @@ static int64_t time_micros(const char *t) {
 /* A value of fixed width from buffer 1 of a child array, at row `i` (offset applied). */
 #define VALUE(arr, type, i) (((const type *)(arr)->buffers[1])[(arr)->offset + (i)])
 
-/* The text of row `i` of a utf8 array (32-bit offsets); its length in *len. */
-static const char *utf8_at(const struct ArrowArray *a, int64_t i, int32_t *len) {
-  const int32_t *off = a->buffers[1];
-  const char *data = a->buffers[2];
-  int64_t k = a->offset + i;
-  *len = off[k + 1] - off[k];
-  return data + off[k];
-}
-
-static int is_valid(const struct ArrowArray *a, int64_t i) {
-  const uint8_t *bits = a->buffers[0];
-  if (!bits) return 1;
-  int64_t k = a->offset + i;
-  return (bits[k / 8] >> (k % 8)) & 1;
-}
-
 /* Checks the stream's schema: a struct of the 8 columns of `pairs` with Arrow's format codes. */
 static void check_pairs_schema(struct ArrowArrayStream *s) {
   struct ArrowSchema schema;
@@ -134,14 +118,8 @@ static int64_t check_pairs(struct ArrowArrayStream *s, char *csv, int64_t first,
   csv_record(&p, f, 16); /* header */
   for (int64_t k = 0; k < first; k++) csv_record(&p, f, 16);
   int64_t rows = 0;
-  for (;;) {
-    struct ArrowArray arr;
-    int rc = s->get_next(s, &arr);
-    if (rc != 0) {
-      fprintf(stderr, "get_next: %d %s\n", rc, s->get_last_error(s));
-      exit(1);
-    }
-    if (arr.release == NULL) break; /* end of stream */
+  struct ArrowArray arr;
+  while (next_array(s, &arr)) {
     CHECK(arr.length >= 1 && arr.length <= batch && arr.n_children == 8 && arr.null_count == 0);
     struct ArrowArray **col = arr.children;
     for (int64_t i = 0; i < arr.length; i++) {
@@ -151,13 +129,13 @@ static int64_t check_pairs(struct ArrowArrayStream *s, char *csv, int64_t first,
       for (int c = 0; c < 8; c++) CHECK(is_valid(col[c], i));
       CHECK(VALUE(col[0], int32_t, i) == atoi(f[0]));
       int32_t len;
-      const char *b = utf8_at(col[1], i, &len);
+      const char *b = bytes_at(col[1], i, &len);
       CHECK((size_t)len == strlen(f[1]) && memcmp(b, f[1], (size_t)len) == 0);
       CHECK(VALUE(col[2], int64_t, i) == strtoll(f[2], NULL, 10));
       CHECK(VALUE(col[3], float, i) == strtof(f[3], NULL));
       CHECK(VALUE(col[4], int64_t, i) == time_micros(f[4]));
       CHECK(VALUE(col[5], uint16_t, i) == (uint16_t)atoi(f[5]));
-      const char *set = utf8_at(col[6], i, &len);
+      const char *set = bytes_at(col[6], i, &len);
       CHECK((size_t)len == strlen(f[6]) && memcmp(set, f[6], (size_t)len) == 0);
       CHECK(VALUE(col[7], uint64_t, i) == strtoull(f[7], NULL, 10));
       rows++;
@@ -330,7 +308,7 @@ int main(int argc, char **argv) {
     CHECK(arr.length <= 2);
     for (int64_t i = 0; i < arr.length; i++, n++) {
       int32_t len;
-      const char *kind = utf8_at(arr.children[10], i, &len);
+      const char *kind = bytes_at(arr.children[10], i, &len);
       CHECK(n < 3 && (size_t)len == strlen(kinds[n]) && memcmp(kind, kinds[n], (size_t)len) == 0);
       const struct ArrowArray *id = arr.children[n == 1 ? 5 : 0];
       CHECK(is_valid(id, i) && VALUE(id, int32_t, i) == ids[n]);

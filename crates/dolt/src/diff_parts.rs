@@ -217,7 +217,7 @@ impl DiffPart {
     pub fn from_json(text: &str) -> Result<DiffPart> {
         let what = "a diff part description (JSON)";
         let kind = "a diff part";
-        let part = parse_description(text, what, kind, DIFF_PART_FORMAT, |p: &DiffPart| &p.format)?;
+        let part: DiffPart = parse_description(text, what, kind, DIFF_PART_FORMAT)?;
         let sides_agree = |s: &DiffPartSide| s.table_hash.is_some() == s.rows_root.is_some();
         if part.index >= part.of
             || !sides_agree(&part.from)

@@ -289,8 +289,7 @@ impl Part {
     /// part — is a [`DoltError::BadInput`] that says what.
     pub fn from_json(text: &str) -> Result<Part> {
         let what = "a part description (JSON)";
-        let part: Part =
-            parse_description(text, what, "a part", PART_FORMAT, |p: &Part| &p.format)?;
+        let part: Part = parse_description(text, what, "a part", PART_FORMAT)?;
         if part.start > part.end || part.index >= part.of {
             return Err(bad_input(
                 what,
@@ -390,24 +389,31 @@ impl Part {
 }
 
 /// A part description of kind `kind` parsed from JSON and checked to carry `format` (`what`
-/// names the text in errors).
+/// names the text in errors). The format is read first, so that a description of another kind
+/// (a table's part given to the diff part reader, or the reverse) is refused as such rather
+/// than by its first field this kind lacks.
 pub(crate) fn parse_description<T: serde::de::DeserializeOwned>(
     text: &str,
     what: &str,
     kind: &str,
     format: &str,
-    format_of: impl Fn(&T) -> &str,
 ) -> Result<T> {
-    let part: T = serde_json::from_str(text)
-        .map_err(|e| bad_input_from(what, format!("it does not parse as {kind}"), e))?;
-    let got = format_of(&part);
-    if got != format {
-        return Err(bad_input(
-            what,
-            format!("its format is {got:?}; this reader reads {format:?}"),
-        ));
+    /// Only the `format` of any JSON object (other fields ignored).
+    #[derive(Deserialize)]
+    struct Format {
+        format: String,
     }
-    Ok(part)
+    // Text without a string `format` fails the full parse below, which says why.
+    if let Ok(Format { format: got }) = serde_json::from_str::<Format>(text) {
+        if got != format {
+            return Err(bad_input(
+                what,
+                format!("its format is {got:?}; this reader reads {format:?}"),
+            ));
+        }
+    }
+    serde_json::from_str(text)
+        .map_err(|e| bad_input_from(what, format!("it does not parse as {kind}"), e))
 }
 
 /// What any kind of part says about where its database is: a table's [`Part`] or a diff's

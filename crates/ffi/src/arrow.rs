@@ -1,5 +1,5 @@
-//! Arrow out of the C ABI: Dolt tables (whole, key ranges, index ranges), diffs between two
-//! states, and maps with a row schema, as Arrow C stream interface streams
+//! Arrow out of the C ABI: Dolt tables (whole, key ranges, index ranges, parts), diffs between
+//! two states (whole or parts), and maps with a row schema, as Arrow C stream interface streams
 //! (`struct ArrowArrayStream`) that C, C++, Python, R or DuckDB consume without copying.
 //!
 //! Each function fills a caller-provided `struct ArrowArrayStream`; the stream owns everything
@@ -17,7 +17,9 @@ use std::sync::Arc;
 use arrow_array::RecordBatchReader;
 use prollystore::rows::RowSchema;
 use prollystore_arrow::{DiffBatches, MapBatches, TableBatches, DEFAULT_BATCH_ROWS};
-use prollystore_dolt::parts::Part;
+use prollystore_dolt::diff_parts::DiffPart;
+use prollystore_dolt::parts::{Located, Part};
+use prollystore_dolt::Database;
 
 use crate::args::{input, text, Out};
 use crate::dolt::{prolly_dolt, prolly_dolt_bound, prolly_dolt_table, range_args};
@@ -107,9 +109,10 @@ pub extern "C" fn prolly_dolt_range_arrow(
 /// `prolly_dolt_split` (or `prolly dolt split`, or Python's `Table.split`) made: only the part's
 /// rows and columns, in key order, `batch_rows` rows a batch (0: 65,536). The part opens its
 /// database on its own (the location it names) and reads the table chunk it was cut from.
-/// `PROLLY_RESULT_ERR_INVALID_ARGUMENT` for a description that does not parse as a part or
-/// does not match its database (another database's, or one whose state was removed).
-/// Release with `out_stream->release`.
+/// `PROLLY_RESULT_ERR_INVALID_ARGUMENT` for a description that does not parse as a part (a
+/// diff part's included: read those with `prolly_dolt_diff_part_arrow`) or does not match its
+/// database (another database's, or one whose state was removed). Release with
+/// `out_stream->release`.
 #[no_mangle]
 pub extern "C" fn prolly_dolt_part_arrow(
     part_json: *const c_char,
@@ -121,18 +124,76 @@ pub extern "C" fn prolly_dolt_part_arrow(
         let json = unsafe { text(part_json, "part_json") }?;
         // SAFETY: C caller's contract: writable or NULL.
         let out = unsafe { Out::new(out_stream, "out_stream") }?;
-        let part = Part::from_json(json)?;
-        // Opened as prolly_dolt_open opens a database (VIRTUAL columns computed); with the
-        // dolt-remote feature, a part cut from a remote (`http(s)://`, `s3://`) is read there.
-        #[cfg(feature = "dolt-remote")]
-        let db = prollystore_dolt_remote::open_part_database(&part, &Default::default())?
-            .with_expressions(prollystore_sql::engine());
-        #[cfg(not(feature = "dolt-remote"))]
-        let db = prollystore_sql::open(part.database_path()?)?;
-        let reader = TableBatches::part(Arc::new(db), &part, batch_rows(batch_rows_))?;
-        stream(out, reader);
-        Ok(())
+        part_stream(json, batch_rows_, out, Part::from_json, TableBatches::part)
     })
+}
+
+/// Fills `out_stream` with the rows of one part of a table's diff, `part_json` being a
+/// description that `prolly_dolt_split_diff` (or `prolly dolt split-diff`, or Python's
+/// `Database.split_diff`) made: the rows of `prolly_dolt_diff_arrow` whose keys are in the
+/// part's range, with its columns (the same schema for every part, an empty one included) in
+/// its order, `batch_rows` rows a batch (0: 65,536). The part opens its database on its own
+/// (the location it names) and reads the two table chunks it was cut from, whatever the
+/// branches hold now.
+///
+/// `PROLLY_RESULT_ERR_INVALID_ARGUMENT` for a description that does not parse as a diff part
+/// (not JSON, a table part's description — read those with `prolly_dolt_part_arrow` —, a
+/// field missing or changed) or does not match its database (another database's, or one whose
+/// state was removed); when its database cannot be opened, `prolly_dolt_open`'s code
+/// (`PROLLY_RESULT_NOT_FOUND` for no database there); `PROLLY_RESULT_ERR_NULL_ARGUMENT` for a
+/// NULL pointer. The message says which.
+///
+/// Pointers and ownership: `part_json` is NULL or a NUL-terminated string, read during the
+/// call only (the part list it came from may be freed at once); `out_stream` is NULL or a
+/// writable `struct ArrowArrayStream`, written only on success. The stream owns the database
+/// it opened: release it with `out_stream->release`.
+#[no_mangle]
+pub extern "C" fn prolly_dolt_diff_part_arrow(
+    part_json: *const c_char,
+    batch_rows_: u64,
+    out_stream: *mut FFI_ArrowArrayStream,
+) -> prolly_result {
+    ffi!({
+        // SAFETY: C caller's contract: NUL-terminated string or NULL.
+        let json = unsafe { text(part_json, "part_json") }?;
+        // SAFETY: C caller's contract: writable or NULL.
+        let out = unsafe { Out::new(out_stream, "out_stream") }?;
+        part_stream(
+            json,
+            batch_rows_,
+            out,
+            DiffPart::from_json,
+            DiffBatches::part,
+        )
+    })
+}
+
+/// What both part readers do: the description `json` parsed by its kind's own parser (`parse`,
+/// which refuses the other kind), its database opened ([`open_part`]) and `read`'s reader of it
+/// written to `out`.
+fn part_stream<P: Located, R: RecordBatchReader + Send + 'static>(
+    json: &str,
+    batch_rows_: u64,
+    out: Out<FFI_ArrowArrayStream>,
+    parse: impl FnOnce(&str) -> prollystore_dolt::Result<P>,
+    read: impl FnOnce(Arc<Database>, &P, usize) -> prollystore_arrow::Result<R>,
+) -> Result<(), Error> {
+    let part = parse(json)?;
+    let reader = read(open_part(&part)?, &part, batch_rows(batch_rows_))?;
+    stream(out, reader);
+    Ok(())
+}
+
+/// The database a part (of either kind) names, opened as `prolly_dolt_open` opens one (VIRTUAL
+/// columns computed); with the dolt-remote feature, a part cut from a remote (`http(s)://`,
+/// `s3://`) is read there.
+fn open_part(part: &impl Located) -> Result<Arc<Database>, Error> {
+    #[cfg(feature = "dolt-remote")]
+    let db = prollystore_dolt_remote::open_part_database(part, &Default::default())?
+        .with_expressions(prollystore_sql::engine());
+    #[cfg(not(feature = "dolt-remote"))]
+    let db = prollystore_sql::open(part.database_path()?)?;
+    Ok(Arc::new(db))
 }
 
 /// Fills `out_stream` with the row changes of table `table` from revision `from` to revision

@@ -16,7 +16,8 @@ use std::sync::Arc;
 use prollystore::format::tuple::Date;
 use prollystore::format::Address;
 use prollystore_dolt::csv_export::export_csv;
-use prollystore_dolt::parts::{split, SplitOptions};
+use prollystore_dolt::diff_parts::{split_diff, DiffPart};
+use prollystore_dolt::parts::{split, Part, SplitOptions};
 use prollystore_dolt::sql_value::SqlValue;
 use prollystore_dolt::{
     Commit, Database, DoltError, KeyRange, RootValue, Row, Rows, Table, TableReader,
@@ -261,11 +262,21 @@ pub extern "C" fn prolly_dolt_refs_get(
     })
 }
 
-/// The parts `prolly_dolt_split` cut a table into: each part's description, one line of JSON
-/// that any process reads on its own (`prolly_dolt_part_arrow`, `prolly dolt read-part`, the
-/// Python `Part`). Immutable: any number of threads.
+/// The parts `prolly_dolt_split` cut a table into, or `prolly_dolt_split_diff` a table's diff
+/// into: each part's description, one line of JSON that any process reads on its own (a table
+/// part with `prolly_dolt_part_arrow`, a diff part with `prolly_dolt_diff_part_arrow`; either
+/// with `prolly dolt read-part`, the Python `Part` / `DiffPart`). Immutable: any number of
+/// threads.
 pub struct prolly_dolt_parts {
     parts: Vec<Box<[u8]>>,
+}
+
+impl prolly_dolt_parts {
+    /// The list of `descriptions` (each a part's JSON), as C reads them.
+    fn of(descriptions: impl Iterator<Item = String>) -> prolly_dolt_parts {
+        let parts = descriptions.map(|json| c_string(json.as_bytes())).collect();
+        prolly_dolt_parts { parts }
+    }
 }
 
 /// Cuts table `table` of state `at` (a branch, tag, commit, `HEAD~N`, or `BRANCH@WORKING` /
@@ -298,11 +309,56 @@ pub extern "C" fn prolly_dolt_split(
             columns: columns.map(|c| c.split(',').map(|n| n.trim().to_string()).collect()),
             ..SplitOptions::default()
         };
-        let parts = split(&db.db, at, table, n, &options)?
-            .iter()
-            .map(|p| c_string(p.to_json().as_bytes()))
-            .collect();
-        out.set(into_handle(prolly_dolt_parts { parts }));
+        let parts = split(&db.db, at, table, n, &options)?;
+        out.set(into_handle(prolly_dolt_parts::of(
+            parts.iter().map(Part::to_json),
+        )));
+        Ok(())
+    })
+}
+
+/// Cuts the diff of table `table` from state `from` to state `to` of `db` (each a branch, tag,
+/// commit, `HEAD~N`, or `BRANCH@WORKING` / `BRANCH@STAGED`) into at most `parts` key ranges of
+/// nearly equal work: the rows of the leaves the two states do not share, counted from the
+/// trees' internal nodes without reading a leaf (the number of rows each part *gives* is even
+/// only when the changes are spread evenly). Read each with `prolly_dolt_diff_part_arrow`: the
+/// parts, one after the other, give exactly the rows of `prolly_dolt_diff_arrow` on the same
+/// arguments, in its order. Two states that share the table's rows give one empty part. Each
+/// part records both table chunks it was cut from, so it reads the same rows however the
+/// branches move. The list is the one `prolly_dolt_split` gives (`prolly_dolt_parts_count`,
+/// `prolly_dolt_parts_get`), freed with `prolly_dolt_parts_free`.
+///
+/// `PROLLY_RESULT_NOT_FOUND` for an unknown state or a table in neither state;
+/// `PROLLY_RESULT_ERR_INVALID_ARGUMENT` for `parts` 0; `PROLLY_RESULT_ERR_UNSUPPORTED` when the
+/// primary key differs between the states; `PROLLY_RESULT_ERR_NULL_ARGUMENT` for a NULL
+/// pointer.
+///
+/// Pointers and ownership: `db` is NULL or a live handle from `prolly_dolt_open`; `from`, `to`
+/// and `table` are NULL or NUL-terminated strings, read during the call only; `out_parts` is
+/// NULL or writable, and written only on success. The list owns its strings and does not
+/// borrow `db`: either may be freed first.
+#[no_mangle]
+pub extern "C" fn prolly_dolt_split_diff(
+    db: *const prolly_dolt,
+    from: *const c_char,
+    to: *const c_char,
+    table: *const c_char,
+    parts: u64,
+    out_parts: *mut *mut prolly_dolt_parts,
+) -> prolly_result {
+    ffi!({
+        // SAFETY: C caller's contract: valid handle or NULL.
+        let db = unsafe { input(db, "db") }?;
+        // SAFETY: C caller's contract: NUL-terminated strings or NULL.
+        let (from, to, table) =
+            unsafe { (text(from, "from")?, text(to, "to")?, text(table, "table")?) };
+        // SAFETY: C caller's contract: writable or NULL.
+        let out = unsafe { Out::new(out_parts, "out_parts") }?;
+        let n = usize::try_from(parts).unwrap_or(usize::MAX);
+        let parts = split_diff(&db.db, from, to, table, n, None)?;
+        out.set(into_handle(prolly_dolt_parts::of(
+            parts.iter().map(DiffPart::to_json),
+        )));
         Ok(())
     })
 }

@@ -14,17 +14,6 @@ use std::process::Command;
 
 mod common;
 
-fn run_c(bin: &Path, args: &[&str]) {
-    let out = Command::new(bin).args(args).output().expect("run");
-    assert!(
-        out.status.success(),
-        "test_dolt_clone {args:?} failed:\n{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    eprint!("{}", String::from_utf8_lossy(&out.stdout));
-}
-
 #[test]
 fn c_clones_a_file_remote_of_dolt_made_data() {
     let tmp = tempfile::tempdir().expect("tmp");
@@ -35,7 +24,7 @@ fn c_clones_a_file_remote_of_dolt_made_data() {
     let url = format!("file://{}", noms.display());
     let dir = tmp.path().join("clone");
     let expected = vectors.join("dolt-db/vecdb.expected/main/items.csv");
-    run_c(
+    common::run_c(
         &bin,
         &[
             &url,
@@ -118,7 +107,7 @@ fn c_clones_what_dolt_pushed_and_dolt_reads_the_clone() {
     let lib = common::static_lib_with(Some("dolt-remote"));
     let bin = common::compile_c_test_with("dolt_remote/test_dolt_clone", tmp.path(), &lib);
     let dir = tmp.path().join("clone");
-    run_c(
+    common::run_c(
         &bin,
         &[
             &url,
@@ -158,7 +147,7 @@ fn c_pushes_fetches_and_pulls() {
     prollystore_dolt_remote::remote_add(&src, "origin", &url).unwrap();
     let clone = tmp.path().join("clone");
     let clone_s = clone.to_str().unwrap();
-    run_c(&bin, &[src.to_str().unwrap(), &url, clone_s, "items"]);
+    common::run_c(&bin, &[src.to_str().unwrap(), &url, clone_s, "items"]);
     let head = |dir: &Path| {
         let db = prollystore_dolt::Database::open(dir).unwrap();
         db.resolve("main").unwrap().to_string()
@@ -171,7 +160,7 @@ fn c_pushes_fetches_and_pulls() {
         .resolve("main")
         .unwrap();
     set_tracking_refs(&clone, "origin", &[("gone".to_string(), main)], 1).unwrap();
-    run_c(&bin, &["pull", clone_s]);
+    common::run_c(&bin, &["pull", clone_s]);
     let left: Vec<String> = tracking_refs(&clone, "origin")
         .unwrap()
         .into_iter()
@@ -198,7 +187,7 @@ fn c_pushes_fetches_and_pulls() {
     d(&theirs, &["sql", "-q", "delete from items limit 1"]);
     d(&theirs, &["commit", "-am", "from dolt"]);
     d(&theirs, &["push", "origin", "main"]);
-    run_c(&bin, &["pull", clone_s]);
+    common::run_c(&bin, &["pull", clone_s]);
     assert_eq!(head(&clone), head(&theirs));
     // (`payload` is binary: the text columns and a digest of the rest.)
     let q =

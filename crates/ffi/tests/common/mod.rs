@@ -107,3 +107,17 @@ pub fn compile_c_test_with(name: &str, out_dir: &Path, lib: &Path) -> PathBuf {
     assert!(status.success(), "compiling tests/c/{name}.c failed");
     bin
 }
+
+/// Runs the compiled C test `bin` with `args`; fails with its output unless it exits with 0,
+/// else prints what it printed.
+pub fn run_c(bin: &Path, args: &[&str]) {
+    let out = Command::new(bin).args(args).output().expect("run");
+    let name = bin.file_name().unwrap_or_default().to_string_lossy();
+    assert!(
+        out.status.success(),
+        "{name} {args:?} failed:\n{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    eprint!("{}", String::from_utf8_lossy(&out.stdout));
+}
