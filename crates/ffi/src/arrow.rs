@@ -186,13 +186,14 @@ fn part_stream<P: Located, R: RecordBatchReader + Send + 'static>(
 
 /// The database a part (of either kind) names, opened as `prolly_dolt_open` opens one (VIRTUAL
 /// columns computed); with the dolt-remote feature, a part cut from a remote (`http(s)://`,
-/// `s3://`) is read there.
+/// `s3://`) is read there. Opened for one part, it keeps none of the leaves its read brings in.
 fn open_part(part: &impl Located) -> Result<Arc<Database>, Error> {
     #[cfg(feature = "dolt-remote")]
     let db = prollystore_dolt_remote::open_part_database(part, &Default::default())?
         .with_expressions(prollystore_sql::engine());
     #[cfg(not(feature = "dolt-remote"))]
     let db = prollystore_sql::open(part.database_path()?)?;
+    db.source().set_keep_bulk_reads(false);
     Ok(Arc::new(db))
 }
 
