@@ -11,7 +11,9 @@
 use std::ffi::c_char;
 use std::path::Path;
 
+#[cfg(feature = "arrow")]
 use arrow_array::ffi_stream::{ArrowArrayStreamReader, FFI_ArrowArrayStream};
+#[cfg(feature = "arrow")]
 use prollystore_arrow::dolt_write::write_batches;
 use prollystore_dolt::write::{CommitMeta, DoltWriter, RowMode, TableDef};
 use prollystore_dolt::SqlValue;
@@ -195,6 +197,7 @@ pub extern "C" fn prolly_dolt_writer_apply(
 /// of them would be. Timestamps with a time zone are instants (a TIMESTAMP column takes only
 /// those). The call consumes the stream (it is released, whatever the result). All rows or
 /// none: an error names the column and row and changes nothing.
+#[cfg(feature = "arrow")]
 #[no_mangle]
 pub extern "C" fn prolly_dolt_writer_apply_arrow(
     writer: *mut prolly_dolt_writer,
