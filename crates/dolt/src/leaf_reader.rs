@@ -815,6 +815,7 @@ fn send_parts(
 
 #[cfg(test)]
 mod tests {
+    use std::path::{Path, PathBuf};
     use std::sync::atomic::{AtomicUsize, Ordering};
     use std::sync::Arc;
 
@@ -845,17 +846,14 @@ mod tests {
         }
     }
 
-    /// A kept bulk read leaves each leaf in the arena with the layout it verified, so the
-    /// first cursor pass does not verify it again; the cursor then reads the same entries. A
-    /// store set not to keep bulk reads keeps none.
-    #[test]
-    fn kept_leaves_stay_verified() {
-        let tmp = tempfile::tempdir().unwrap();
-        let dir = prollystore_test_vectors::writable_copy("dolt-db/vecdb", tmp.path()).unwrap();
+    /// A copy of the vectors' `vecdb` in `parent` with table `name` (`id INT` key, `body`
+    /// text of `width` characters) of `rows` rows committed on `main`.
+    fn with_table(parent: &Path, name: &str, rows: i64, width: usize) -> PathBuf {
+        let dir = prollystore_test_vectors::writable_copy("dolt-db/vecdb", parent).unwrap();
         let mut w = DoltWriter::open(&dir).unwrap();
-        let column = |name: &str, sql_type: &str| ColumnDef {
+        let column = |name: &str, sql_type: String| ColumnDef {
             name: name.into(),
-            sql_type: sql_type.into(),
+            sql_type,
             nullable: name != "id",
             default: None,
             auto_increment: false,
@@ -864,24 +862,36 @@ mod tests {
             generated: None,
         };
         let def = TableDef {
-            name: "kept".into(),
-            columns: vec![column("id", "int"), column("body", "varchar(100)")],
+            name: name.into(),
+            columns: vec![
+                column("id", "int".into()),
+                column("body", format!("varchar({width})")),
+            ],
             primary_key: vec!["id".into()],
             ..TableDef::default()
         };
         w.create_table(&def).unwrap();
-        let rows: Vec<Vec<SqlValue>> = (0..3_000)
-            .map(|i| vec![SqlValue::Int(i), SqlValue::Text(format!("{i:0>60}"))])
+        let rows: Vec<Vec<SqlValue>> = (0..rows)
+            .map(|i| vec![SqlValue::Int(i), SqlValue::Text(format!("{i:0>width$}"))])
             .collect();
-        w.insert("kept", &["id", "body"], &rows).unwrap();
+        w.insert(name, &["id", "body"], &rows).unwrap();
         w.commit(&CommitMeta::at(
             "T",
             "t@example.com",
-            "kept",
+            name,
             1_800_000_000_000,
         ))
         .unwrap();
-        drop(w);
+        dir
+    }
+
+    /// A kept bulk read leaves each leaf in the arena with the layout it verified, so the
+    /// first cursor pass does not verify it again; the cursor then reads the same entries. A
+    /// store set not to keep bulk reads keeps none.
+    #[test]
+    fn kept_leaves_stay_verified() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = with_table(tmp.path(), "kept", 3_000, 60);
 
         // The leaves' addresses, found on a handle of their own.
         let other = Database::open(&dir).unwrap();
@@ -938,37 +948,7 @@ mod tests {
     #[test]
     fn fetched_leaves_and_their_parents_come_in_batches() {
         let tmp = tempfile::tempdir().unwrap();
-        let dir = prollystore_test_vectors::writable_copy("dolt-db/vecdb", tmp.path()).unwrap();
-        let mut w = DoltWriter::open(&dir).unwrap();
-        let column = |name: &str, sql_type: &str| ColumnDef {
-            name: name.into(),
-            sql_type: sql_type.into(),
-            nullable: name != "id",
-            default: None,
-            auto_increment: false,
-            comment: None,
-            tag: None,
-            generated: None,
-        };
-        let def = TableDef {
-            name: "tall".into(),
-            columns: vec![column("id", "int"), column("body", "varchar(1000)")],
-            primary_key: vec!["id".into()],
-            ..TableDef::default()
-        };
-        w.create_table(&def).unwrap();
-        let rows: Vec<Vec<SqlValue>> = (0..20_000)
-            .map(|i| vec![SqlValue::Int(i), SqlValue::Text(format!("{i:0>900}"))])
-            .collect();
-        w.insert("tall", &["id", "body"], &rows).unwrap();
-        w.commit(&CommitMeta::at(
-            "T",
-            "t@example.com",
-            "tall",
-            1_800_000_000_000,
-        ))
-        .unwrap();
-        drop(w);
+        let dir = with_table(tmp.path(), "tall", 20_000, 900);
 
         let local = Database::open(&dir).unwrap();
         let root = local.root_at("main", State::Committed).unwrap();
