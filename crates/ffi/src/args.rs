@@ -89,6 +89,7 @@ pub(crate) unsafe fn text<'a>(p: *const c_char, name: &str) -> Result<&'a str, E
 /// # Safety
 /// `p` is NULL or points to a NUL-terminated string that stays unchanged during `'a`.
 #[inline]
+#[cfg(feature = "dolt")]
 pub(crate) unsafe fn opt_text<'a>(p: *const c_char, name: &str) -> Result<Option<&'a str>, Error> {
     if p.is_null() {
         return Ok(None);
