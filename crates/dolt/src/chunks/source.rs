@@ -284,9 +284,15 @@ struct ArenaChunk {
 const NO_SLOT: u32 = u32::MAX;
 
 impl ArenaChunk {
-    fn new(address: Address, bytes: &'static [u8]) -> ArenaChunk {
+    /// The chunk at `address`, `bytes`; `layout`, when given, is the layout verified on
+    /// these very bytes (or on bytes equal to them, of which `bytes` is a copy).
+    fn new(address: Address, bytes: &'static [u8], layout: Option<NodeLayout>) -> ArenaChunk {
+        let verified = OnceLock::new();
+        if let Some(layout) = layout {
+            let _ = verified.set(Some(layout));
+        }
         ArenaChunk {
-            layout: OnceLock::new(),
+            layout: verified,
             bytes,
             children: OnceLock::new(),
             address,
@@ -298,8 +304,8 @@ impl ArenaChunk {
     fn node(&self) -> Result<Node<'_>, StoreError> {
         match self.layout.get() {
             // SAFETY: the layout is set once, from the verified view of `self.bytes` (by
-            // `verify_node`) or of bytes equal to them (by `keep_verified`, whose bytes
-            // `self.bytes` copies); `self.bytes` never change.
+            // `verify_node`) or, when the chunk is made, of the bytes `self.bytes` is a copy
+            // of (`keep_verified`); `self.bytes` never change.
             Some(Some(layout)) => Ok(unsafe { Node::from_verified(self.bytes, *layout) }),
             _ => self.verify_node(),
         }
@@ -761,14 +767,20 @@ impl DoltChunkSource {
         let address = HashProfile::Dolt.address_of(chunk);
         if !self.is_kept(&address) {
             // Only a full arena (2^32 chunks) fails; the chunk then reads as missing.
-            let _ = self.add_to_arena(address, chunk);
+            let _ = self.add_to_arena(address, chunk, None);
         }
         address
     }
 
     /// Copies `chunk` into the arena under `address`; returns its slot (the first one's, if
-    /// another thread added the same chunk meanwhile).
-    fn add_to_arena(&self, address: Address, chunk: &[u8]) -> Result<u32, StoreError> {
+    /// another thread added the same chunk meanwhile). `layout`: the node layout verified on
+    /// `chunk`, kept with the copy.
+    fn add_to_arena(
+        &self,
+        address: Address,
+        chunk: &[u8],
+        layout: Option<NodeLayout>,
+    ) -> Result<u32, StoreError> {
         let full = || StoreError::InvalidArgument("more than 2^32 chunks read".to_string());
         let bytes = self.chunk_bytes.copy(chunk);
         // SAFETY: the copy stays in `self.chunk_bytes`, unchanged, until that arena drops or is
@@ -779,7 +791,7 @@ impl DoltChunkSource {
         let bytes: &'static [u8] = unsafe { &*std::ptr::from_ref(bytes) };
         let slot = self
             .arena
-            .push(ArenaChunk::new(address, bytes))
+            .push(ArenaChunk::new(address, bytes, layout))
             .ok_or_else(full)?;
         let mut index = self.arena_index.write().map_err(|_| {
             StoreError::InvalidArgument(
@@ -829,7 +841,7 @@ impl DoltChunkSource {
     pub(crate) fn keep_checked(&self, address: Address, chunk: &[u8]) {
         if !self.is_kept(&address) {
             // As in `pin_chunk`: only a full arena fails, and the chunk is then read again.
-            let _ = self.add_to_arena(address, chunk);
+            let _ = self.add_to_arena(address, chunk, None);
         }
     }
 
@@ -837,16 +849,10 @@ impl DoltChunkSource {
     /// `node` its verified view: the arena keeps its layout, so the first tree read of it
     /// does not verify it again (a bulk read's leaves then cost the next pass a third less).
     pub(crate) fn keep_verified(&self, address: Address, node: &Node<'_>) {
-        if self.is_kept(&address) {
-            return;
-        }
-        let Ok(slot) = self.add_to_arena(address, node.chunk()) else {
-            return;
-        };
-        if let Some(kept) = self.arena.get(slot) {
-            // The kept bytes are a copy of `node.chunk()`, so the layout verified on those
-            // bytes is the copy's (a slot already verified keeps its own, the same).
-            let _ = kept.layout.set(Some(node.layout()));
+        if !self.is_kept(&address) {
+            // As in `keep_checked`: only a full arena fails, and the chunk is then read again.
+            // The layout goes with the copy of these bytes, to no other slot.
+            let _ = self.add_to_arena(address, node.chunk(), Some(node.layout()));
         }
     }
 
@@ -944,7 +950,7 @@ impl DoltChunkSource {
     fn read_into_arena(&self, address: &Address) -> Result<Option<u32>, StoreError> {
         match self.read_uncached(address).map_err(to_store_error)? {
             None => Ok(None),
-            Some(bytes) => self.add_to_arena(*address, &bytes).map(Some),
+            Some(bytes) => self.add_to_arena(*address, &bytes, None).map(Some),
         }
     }
 
