@@ -474,3 +474,14 @@ fn equal_values_and_edges<T: TreeSchema + Clone>(shape: Shape, schema: T) {
         &format!("{shape:?}, leaf edges"),
     );
 }
+
+/// A tree diffed with itself lists no changed leaf, whatever its height (a single-leaf tree
+/// once listed its leaf: found by `fixed_bytes_diff_equals_plain_merge` with 16 rows, no edits).
+#[test]
+fn a_tree_and_itself_share_every_leaf() {
+    for n in [0, 1, 16, 200, 5_000] {
+        check(Shape::IntPairs, int_schema(), n, &[]);
+        check(Shape::FixedBytes, BytesSchema, n, &[]);
+        check(Shape::VarBytes, BytesSchema, n, &[]);
+    }
+}

@@ -450,7 +450,8 @@ pub struct ChangedLeaf<'s> {
 /// entries matched by last key), so no leaf is read and only the parents on changed paths
 /// are. The rows under them are what a diff of the two trees compares: the work of the diff
 /// (the rows that actually changed are known only by reading those leaves). A tree that is a
-/// single leaf has no parents to compare: every leaf of both trees is then listed.
+/// single leaf has no parents to compare: every leaf of both trees is then listed (unless the
+/// trees are the same tree, which share every leaf).
 ///
 /// Made by [`Map::changed_leaves`](crate::Map::changed_leaves).
 pub struct ChangedLeaves<'s, 't, S: StoreFastPaths + ?Sized, T: TreeSchema + ?Sized> {
@@ -468,6 +469,11 @@ enum LeafWalk<'s, 't, S: StoreFastPaths + ?Sized, T: TreeSchema + ?Sized> {
 impl<'s, 't, S: StoreFastPaths + ?Sized, T: TreeSchema + ?Sized> ChangedLeaves<'s, 't, S, T> {
     /// The leaves that differ from the tree at `from` to the tree at `to`, both in `store`.
     pub fn new(store: &'s S, schema: &'t T, from: Address, to: Address) -> Result<Self, TreeError> {
+        if from == to {
+            return Ok(ChangedLeaves {
+                walk: LeafWalk::Listed(Vec::new().into_iter()),
+            });
+        }
         let (f, t) = (store.get_node(&from)?, store.get_node(&to)?);
         if f.level() > 0 && t.level() > 0 {
             let mut diff = Diff::<S, T, 1>::unstarted(store, schema);
