@@ -25,7 +25,8 @@ use crate::error::{Error, Result};
 /// result with field `field`: text and bytes as they are (a geometry with its SRID before its
 /// WKB, as Dolt stores it), an ENUM's member, numbers, decimals,
 /// dates and times as Dolt prints them (a DATETIME or TIMESTAMP with the fraction digits its
-/// field's SQL type gives, six without one), booleans as `true` / `false`. Lists, structs,
+/// field's SQL type gives, six without one; a decimal whose field's SQL type is DOUBLE as that
+/// double), booleans as `true` / `false`. Lists, structs,
 /// maps and intervals have no Dolt text and are refused.
 ///
 /// ```
@@ -75,6 +76,26 @@ pub fn write_cell(field: &Field, array: &ArrayRef, r: usize, out: &mut Vec<u8>) 
         }
         DataType::Float32 => {
             value_text::write_f32(out, array.as_primitive::<Float32Type>().value(r))
+        }
+        DataType::Decimal128(..) | DataType::Decimal256(..)
+            if matches!(sql_type(), Some(SqlType::Double)) =>
+        {
+            // A decimal Dolt types as a DOUBLE (a SUM or AVG of decimals): the double
+            // nearest it, as Dolt shows it.
+            let start = out.len();
+            write_value(field.name(), array, r, out)?;
+            let v = std::str::from_utf8(&out[start..])
+                .ok()
+                .and_then(|t| t.parse::<f64>().ok())
+                .ok_or_else(|| {
+                    Error::Mismatch(format!(
+                        "column {:?}, row {}: the decimal has no double",
+                        field.name(),
+                        r + 1
+                    ))
+                })?;
+            out.truncate(start);
+            value_text::write_f64(out, v);
         }
         DataType::Timestamp(unit, _) => {
             let fsp = match sql_type() {

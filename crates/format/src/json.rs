@@ -94,7 +94,7 @@ fn write(v: &Value, out: &mut Vec<u8>) {
         Value::Null => out.extend_from_slice(b"null"),
         Value::Bool(true) => out.extend_from_slice(b"true"),
         Value::Bool(false) => out.extend_from_slice(b"false"),
-        Value::Number(x) => write_number(*x, out),
+        Value::Number(x) => crate::value_text::write_json_f64(out, *x),
         Value::String(s) => write_string(s, out),
         Value::Array(items) => {
             out.push(b'[');
@@ -118,24 +118,6 @@ fn write(v: &Value, out: &mut Vec<u8>) {
             }
             out.push(b'}');
         }
-    }
-}
-
-/// A double in the shortest text that reads back to it: positional from 1e-6 up to 1e21,
-/// otherwise with an exponent that carries its sign (`1e+21`, `1.5e-7`).
-fn write_number(x: f64, out: &mut Vec<u8>) {
-    use std::io::Write;
-    let a = x.abs();
-    if a != 0.0 && !(1e-6..1e21).contains(&a) {
-        let text = format!("{x:e}");
-        match text.split_once('e') {
-            Some((mantissa, exp)) if !exp.starts_with('-') => {
-                let _ = write!(out, "{mantissa}e+{exp}");
-            }
-            _ => out.extend_from_slice(text.as_bytes()),
-        }
-    } else {
-        let _ = write!(out, "{x}");
     }
 }
 

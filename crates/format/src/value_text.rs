@@ -154,6 +154,44 @@ pub fn write_f64(out: &mut Vec<u8>, v: f64) {
     write_go_float(out, v, buf.format_finite(v), |t| t.parse::<f64>() == Ok(v));
 }
 
+/// Appends Go's `encoding/json` text of a finite DOUBLE (what `dolt sql -r json` prints, and
+/// how Dolt writes numbers into JSON documents): the shortest digits that read back,
+/// positional from 1e-6 up to 1e21, else with an exponent carrying its sign (`1e+21`,
+/// `1.5e-7`).
+pub fn write_json_f64(out: &mut Vec<u8>, v: f64) {
+    let a = v.abs();
+    let exponent = a != 0.0 && !(1e-6..1e21).contains(&a);
+    write_json_float(out, exponent, format_args!("{v}"), format_args!("{v:e}"));
+}
+
+/// [`write_json_f64`] of a FLOAT: its own shortest digits, and the range checked in 32 bits.
+pub fn write_json_f32(out: &mut Vec<u8>, v: f32) {
+    let a = v.abs();
+    let exponent = a != 0.0 && !(1e-6f32..1e21f32).contains(&a);
+    write_json_float(out, exponent, format_args!("{v}"), format_args!("{v:e}"));
+}
+
+/// `plain` or, if `exponent`, `with_exponent` with a `+` before a positive exponent.
+fn write_json_float(
+    out: &mut Vec<u8>,
+    exponent: bool,
+    plain: std::fmt::Arguments<'_>,
+    with_exponent: std::fmt::Arguments<'_>,
+) {
+    use std::io::Write;
+    if exponent {
+        let text = with_exponent.to_string();
+        match text.split_once('e') {
+            Some((mantissa, exp)) if !exp.starts_with('-') => {
+                let _ = write!(out, "{mantissa}e+{exp}");
+            }
+            _ => out.extend_from_slice(text.as_bytes()),
+        }
+    } else {
+        let _ = out.write_fmt(plain);
+    }
+}
+
 /// Appends Go's `strconv.FormatFloat(float64(v), 'g', -1, 32)` of a FLOAT.
 #[inline]
 pub fn write_f32(out: &mut Vec<u8>, v: f32) {
@@ -689,6 +727,33 @@ fn put_pair(t: &mut [u8], at: usize, v: u64) {
 
 #[cfg(test)]
 mod tests {
+    /// Dolt 2.3.1's `sql -r json` of DOUBLE and FLOAT values (`select d, f, d/3` over rows
+    /// 4567300/1234567, 1e21/1e-7, 0.00001/3.5).
+    #[test]
+    fn json_floats_as_dolt_prints_them() {
+        let f64s = [
+            (4567300.0, "4567300"),
+            (1e21, "1e+21"),
+            (0.00001, "0.00001"),
+            (4567300.0 / 3.0, "1522433.3333333333"),
+            (1e21 / 3.0, "333333333333333300000"),
+            (0.00001 / 3.0, "0.0000033333333333333337"),
+            (1.5e-7, "1.5e-7"),
+            (-2.5e22, "-2.5e+22"),
+            (0.0, "0"),
+        ];
+        for (v, want) in f64s {
+            let mut out = Vec::new();
+            write_json_f64(&mut out, v);
+            assert_eq!(String::from_utf8(out).unwrap(), want, "{v}");
+        }
+        for (v, want) in [(1234567f32, "1234567"), (1e-7f32, "1e-7"), (3.5f32, "3.5")] {
+            let mut out = Vec::new();
+            write_json_f32(&mut out, v);
+            assert_eq!(String::from_utf8(out).unwrap(), want, "{v}");
+        }
+    }
+
     use super::*;
 
     /// Powers of two whose shortest digits end in a tie: Go keeps the digits that read back

@@ -6,11 +6,12 @@
 
 use std::io::Write;
 
-use datafusion::arrow::array::{Array, ArrayRef, RecordBatch};
-use datafusion::arrow::datatypes::{DataType, Field};
+use datafusion::arrow::array::{Array, ArrayRef, AsArray, RecordBatch};
+use datafusion::arrow::datatypes::{DataType, Field, Float32Type, Float64Type};
 use prollystore_arrow::cell_text::write_cell;
 use prollystore_arrow::dolt_types::{EXTENSION_NAME, JSON_EXTENSION};
 use prollystore_dolt::csv_field::write_csv_field;
+use prollystore_format::value_text;
 
 use crate::error::{Error, Result};
 
@@ -91,6 +92,40 @@ fn bare(t: &DataType) -> bool {
         || *t == DataType::Boolean
 }
 
+/// A cell of a JSON row as `dolt sql -r json` prints it: doubles and floats as Go's
+/// `encoding/json` writes them, a decimal as its own digits even where Dolt types it as a
+/// DOUBLE (a `SUM` or `AVG` of decimals: Dolt's JSON shows the value it holds), the rest as
+/// [`cell`].
+fn json_cell(field: &Field, array: &ArrayRef, r: usize, buf: &mut Vec<u8>) -> Result<bool> {
+    buf.clear();
+    if array.is_null(r) {
+        return Ok(false);
+    }
+    match array.data_type() {
+        DataType::Float64 => {
+            let v = array.as_primitive::<Float64Type>().value(r);
+            if v.is_finite() {
+                value_text::write_json_f64(buf, v);
+                return Ok(true);
+            }
+        }
+        DataType::Float32 => {
+            let v = array.as_primitive::<Float32Type>().value(r);
+            if v.is_finite() {
+                value_text::write_json_f32(buf, v);
+                return Ok(true);
+            }
+        }
+        DataType::Decimal128(..) | DataType::Decimal256(..) => {
+            let plain = Field::new(field.name(), field.data_type().clone(), true);
+            write_cell(&plain, array, r, buf)?;
+            return Ok(true);
+        }
+        _ => {}
+    }
+    cell(field, array, r, buf)
+}
+
 fn write_json(
     headers: &[String],
     batches: &[RecordBatch],
@@ -113,7 +148,7 @@ fn write_json(
             let mut first_key = true;
             for &c in &order {
                 let field = schema.field(c);
-                if !cell(field, batch.column(c), r, &mut buf)? {
+                if !json_cell(field, batch.column(c), r, &mut buf)? {
                     continue;
                 }
                 if !first_key {

@@ -44,11 +44,7 @@ async fn ours(session: &DoltSession, f: &str, query: &str) -> String {
 }
 
 /// Queries whose answers differ from Dolt's by type, with the reason (the README's list).
-const KNOWN_DIFFERENCES: &[(usize, &str)] = &[(
-    20,
-    "MAX over a TIMESTAMP column: DataFusion's aggregate keeps the Arrow type but not the \
-     column's SQL type, so the value prints with six fraction digits",
-)];
+const KNOWN_DIFFERENCES: &[(usize, &str)] = &[];
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_query_prints_what_dolt_printed() {

@@ -51,3 +51,14 @@ json select id, j, e from types order by id
 json select id from t where id > 100
 tabular select * from t order by id
 tabular select id, name from t where id > 100
+# Aggregates with Dolt's result types: SUM of integers and SUM/AVG of decimals are doubles
+# (as doubles in CSV and tables, decimals in JSON), AVG of a decimal rounded, MIN/MAX of a
+# DATETIME/TIMESTAMP with the column's fraction digits, window sums in float64.
+csv select sum(id), avg(id), sum(dec1), avg(dec1), max(dt), min(ts), sum(f), avg(f) from types
+json select sum(id), avg(id), sum(dec1), avg(dec1), max(dt), min(ts), sum(f), avg(f) from types
+tabular select sum(dec2), avg(dec2), avg(dec2) * 2, sum(u8) + 1, max(d6), min(ts3), max(dbl), avg(i8) from more
+json select sum(dec2), avg(dec2), avg(dec2) * 2, sum(dbl), avg(m), max(d6), min(ts3) from more
+csv select id, sum(id) over (order by id) as running, avg(score) over () as mean, max(d) over () as last from t order by id
+csv select a, sum(c), avg(c), sum(c) * 1000000 as big, count(*) from pk2 group by a order by a
+json select a, sum(c) * 1000000 as big, avg(c) from pk2 group by a order by a
+json select id, dbl, f from more order by id
