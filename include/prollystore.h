@@ -1490,6 +1490,17 @@ prolly_result prolly_dolt_open(const char *path, struct prolly_dolt **out_db);
 void prolly_dolt_free(struct prolly_dolt *db);
 
 /**
+ * Sets the most bytes of table leaves whole-table reads of `db` (Arrow streams) keep in
+ * memory so that later reads of the same tables are warm; 0 keeps none. Past the budget,
+ * leaves are read again from the files each time: what is kept stays until `db` and every
+ * handle made from it are freed (it cannot be evicted), so lowering the budget frees
+ * nothing. The default, set on open: `PROLLY_KEEP_BUDGET` (bytes, with an optional K, M or G
+ * suffix), else a quarter of the machine's memory. Handles opened for one part
+ * (`prolly_dolt_part_arrow` and friends) keep nothing. Any thread, any time.
+ */
+prolly_result prolly_dolt_set_keep_budget(const struct prolly_dolt *db, uint64_t bytes);
+
+/**
  * Lists the branches of `db` (name and head commit), sorted by name. Free with
  * `prolly_dolt_refs_free`.
  */

@@ -165,15 +165,24 @@ class Writer:
         self.close()
 
 
-def open(path: Union[str, "os.PathLike[str]"], verify_hashes: bool = True) -> Database:  # noqa: A001
+def open(  # noqa: A001
+    path: Union[str, "os.PathLike[str]"], verify_hashes: bool = True, keep_budget: Optional[int] = None
+) -> Database:
     """Opens the Dolt database directory ``path`` (the one holding ``.dolt``) for reading.
 
     Use it as a context manager (``with prollystore.dolt.open(p) as db:``) or call
     ``db.close()``; tables and scans made from a closed database raise ``ClosedError``.
     ``verify_hashes=False`` skips checking each chunk's SHA-512 against its address (CRCs are
     still checked): faster, for databases you trust.
+
+    ``keep_budget``: the most bytes of table leaves whole-table reads (Arrow, SQL) keep in
+    memory so that the next read of the table is warm; past it, leaves are read from the
+    files again each time. Kept leaves stay until the database is closed and dropped. ``None``:
+    the ``PROLLY_KEEP_BUDGET`` environment variable (bytes, optional K/M/G suffix), else a
+    quarter of the machine's memory; ``0`` keeps nothing (for a table read once).
+    ``db.kept_bytes`` says how much is kept.
     """
-    return Database(os.fspath(path), verify_hashes)
+    return Database(os.fspath(path), verify_hashes, keep_budget)
 
 
 # The URL schemes of databases read in place (as `prollystore_dolt_remote::REMOTE_SCHEMES`).

@@ -154,13 +154,22 @@ impl PyDatabase {
     /// Opens the database directory `path` (the one holding `.dolt`). Never writes to it.
     /// `verify_hashes=False` skips checking each chunk's SHA-512 against its address (the
     /// CRC-32C of compressed chunks is still checked, as Dolt does): faster, for databases you
-    /// trust.
+    /// trust. `keep_budget`: the most bytes of leaves whole-table reads keep in memory for
+    /// later reads (`DoltChunkSource::set_bulk_keep_budget`; None: the default).
     #[new]
-    #[pyo3(signature = (path, verify_hashes = true))]
-    fn new(py: Python<'_>, path: PathBuf, verify_hashes: bool) -> PyResult<Self> {
+    #[pyo3(signature = (path, verify_hashes = true, keep_budget = None))]
+    fn new(
+        py: Python<'_>,
+        path: PathBuf,
+        verify_hashes: bool,
+        keep_budget: Option<u64>,
+    ) -> PyResult<Self> {
         let db = py
             .detach(|| prollystore_sql::open(&path).map(|d| d.with_verify_hashes(verify_hashes)))
             .map_err(dolt_err)?;
+        if let Some(bytes) = keep_budget {
+            db.source().set_bulk_keep_budget(bytes);
+        }
         Ok(PyDatabase {
             shared: Arc::new(DbShared {
                 db: Arc::new(db),
@@ -180,6 +189,18 @@ impl PyDatabase {
     #[getter]
     fn closed(&self) -> bool {
         self.shared.closed.load(Ordering::Acquire)
+    }
+
+    /// The most bytes of leaves whole-table reads keep in memory.
+    #[getter]
+    fn keep_budget(&self) -> PyResult<u64> {
+        Ok(self.db()?.source().bulk_keep_budget())
+    }
+
+    /// The bytes of leaves whole-table reads have kept so far.
+    #[getter]
+    fn kept_bytes(&self) -> PyResult<u64> {
+        Ok(self.db()?.source().bulk_kept_bytes())
     }
 
     fn __enter__(slf: Py<Self>) -> Py<Self> {

@@ -691,6 +691,9 @@ int main(int argc, char **argv) {
   prolly_dolt_root_free(root);
 
   OK(prolly_dolt_open(g_db, &db));
+  EXPECT(prolly_dolt_set_keep_budget(NULL, 0), PROLLY_RESULT_ERR_NULL_ARGUMENT);
+  /* A budget smaller than the tables: every read below is the same. */
+  OK(prolly_dolt_set_keep_budget(db, 4096));
   OK(prolly_dolt_root_open(db, "main", PROLLY_DOLT_STATE_WORKING, &root));
   test_tables(db, root, tmpdir);
   prolly_dolt_root_free(root);

@@ -13,7 +13,7 @@ use std::sync::Arc;
 use arrow_array::{RecordBatch, RecordBatchReader};
 use arrow_schema::{ArrowError, DataType, Field, Schema as ArrowSchema, SchemaRef, TimeUnit};
 use prollystore_dolt::diff_parts::DiffPart;
-use prollystore_dolt::leaf_reader::{first_leaf_kept, leaf_kept_at};
+use prollystore_dolt::leaf_reader::{first_leaf_kept, last_leaf_kept, leaf_kept_at};
 use prollystore_dolt::parts::{projection, Part};
 use prollystore_dolt::schema::SqlType;
 use prollystore_dolt::table_diff::{DiffSide, RowChange, RowChanges, TableDiff};
@@ -156,7 +156,8 @@ impl TableBatches {
 
     /// As [`TableBatches::new`], making batches on up to `threads` worker threads when the
     /// table has more than one batch of rows and its columns take the direct path (1: on the
-    /// calling thread only). A table whose leaves are not in the chunk arena yet is read by
+    /// calling thread only). A table whose leaves are not in the chunk arena yet (its first or
+    /// last leaf missing: a read past the keep budget kept only the first ones) is read by
     /// the CSV export's bulk leaf reader (batched reads, hashes checked on its threads; the
     /// leaves then stay in the arena); a warm one by cursors on the worker threads. Batches
     /// are the same, in the same order, either way.
@@ -178,7 +179,9 @@ impl TableBatches {
             .map_err(prollystore_dolt::DoltError::from)?;
         if threads > 1 && rows > batch_rows as u64 {
             let (s, e) = (schema.clone(), extras.clone());
-            let rows = if first_leaf_kept(&db, &table)? {
+            // Warm only if both ends are kept: a bulk pass past its keep budget kept the first
+            // leaves only, and cursors would keep the rest, past the budget.
+            let rows = if first_leaf_kept(&db, &table)? && last_leaf_kept(&db, &table)? {
                 let workers =
                     ReadAhead::start(db, table.clone(), plan, s, e, batch_rows, rows, threads);
                 RowSource::ReadAhead(workers, Box::new(table))
@@ -343,10 +346,12 @@ impl TableBatches {
             Some(plan)
                 if threads > 1
                     && rows > 0
-                    && !leaf_kept_at(&db, &table, ordinals.start + rows / 2)? =>
+                    && !(leaf_kept_at(&db, &table, ordinals.start + rows / 2)?
+                        && leaf_kept_at(&db, &table, ordinals.start + rows - 1)?) =>
             {
-                // Cold (its middle leaf not in the arena; the leaves at its ends may be there,
-                // read by a part's boundary check or by the range before it): read as the
+                // Cold (its middle or its last leaf not in the arena; the leaves at its start
+                // may be there, read by a part's boundary check or by the range before it; a
+                // bulk pass past its keep budget kept a first stretch only): read as the
                 // whole-table cold pass reads, from the range's first leaf (leaves in batched
                 // reads, hashes checked four at a time, batches built on several threads),
                 // rather than one chunk at a time through a cursor.

@@ -152,7 +152,7 @@ pub fn open_remote(url: &str, options: &OpenOptions) -> Result<Database> {
                 runtime,
                 client: Box::new(client),
             };
-            DoltChunkSource::fetched(root, Arc::new(RemoteFetcher::new(url, transport, options)))
+            DoltChunkSource::fetched(root, Arc::new(RemoteFetcher::new(url, transport, options)))?
         }
         RemoteUrl::Bucket {
             store_url,
@@ -162,7 +162,7 @@ pub fn open_remote(url: &str, options: &OpenOptions) -> Result<Database> {
             let bucket = off_runtime(url, || Bucket::open(url, &store_url, &store_options))?;
             let root = bucket.root;
             let transport = Transport::Bucket(bucket);
-            DoltChunkSource::fetched(root, Arc::new(RemoteFetcher::new(url, transport, options)))
+            DoltChunkSource::fetched(root, Arc::new(RemoteFetcher::new(url, transport, options)))?
         }
     };
     Ok(Database::from_source(

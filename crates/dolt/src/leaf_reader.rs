@@ -138,11 +138,11 @@ impl<O> Walker<'_, O> {
     }
 }
 
-/// Reads, decompresses, hash-checks and verifies the leaves of `batch`; with `keep` (and the
-/// store keeping bulk reads: [`DoltChunkSource::set_keep_bulk_reads`]), also keeps each in the
-/// database's chunk arena (where cursors find it later).
+/// Reads, decompresses, hash-checks and verifies the leaves of `batch`; with `keep`, also keeps
+/// each in the database's chunk arena (where cursors find it later) while the store's budget
+/// has room ([`DoltChunkSource::set_bulk_keep_budget`]).
 ///
-/// [`DoltChunkSource::set_keep_bulk_reads`]: crate::chunks::DoltChunkSource::set_keep_bulk_reads
+/// [`DoltChunkSource::set_bulk_keep_budget`]: crate::chunks::DoltChunkSource::set_bulk_keep_budget
 fn read_batch<O>(
     db: &Database,
     batch: &mut LeafBatch<O>,
@@ -237,7 +237,7 @@ fn read_batch<O>(
             return Err(bad_chunk(leaf.address, "expected a leaf node"));
         }
         leaf.layout = Some(node.layout());
-        if keep && source.keeps_bulk_reads() {
+        if keep {
             source.keep_verified(leaf.address, &node);
         }
     }
@@ -408,6 +408,18 @@ pub fn for_each_leaf(
 /// is one node (held in the table itself).
 pub fn first_leaf_kept(db: &Database, table: &Table) -> Result<bool> {
     leaf_kept_at(db, table, 0)
+}
+
+/// True if the last leaf of `table`'s clustered index is in the database's chunk arena. With
+/// [`first_leaf_kept`], the sign that a whole-table read is warm: a bulk pass whose budget ran
+/// out ([`DoltChunkSource::set_bulk_keep_budget`]) kept the first leaves but not the last, and
+/// a cursor walk over them would read the rest through the arena, keeping them past the
+/// budget.
+///
+/// [`DoltChunkSource::set_bulk_keep_budget`]: crate::chunks::DoltChunkSource::set_bulk_keep_budget
+pub fn last_leaf_kept(db: &Database, table: &Table) -> Result<bool> {
+    let rows = table.primary_scan_map(db).count()?;
+    leaf_kept_at(db, table, rows.saturating_sub(1))
 }
 
 /// [`first_leaf_kept`] for the leaf holding row `ordinal` (0: the first row): whether a read
@@ -941,6 +953,100 @@ mod tests {
         assert!(leaves.iter().all(|a| !db.source().is_kept(a)));
     }
 
+    /// A budget bounds what bulk passes keep: the kept leaves come to at most the budget plus
+    /// the one that crosses it, every pass reads the same rows as a pass keeping nothing, and
+    /// later passes keep nothing more. Budget 0 keeps nothing; clearing the arena resets the
+    /// count. Tree reads are not counted.
+    #[test]
+    fn a_budget_bounds_the_leaves_bulk_reads_keep() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = with_table(tmp.path(), "budget", 3_000, 60);
+        let rows = |db: &Database, table: &Table| {
+            let mut keys = Vec::new();
+            for_each_leaf(db, table, true, &mut |node| {
+                keys.extend((0..node.count()).map(|e| node.key(e).to_vec()));
+                Ok(true)
+            })
+            .unwrap();
+            keys
+        };
+        let open = |budget: u64| {
+            let db = Database::open(&dir).unwrap();
+            db.source().set_bulk_keep_budget(budget);
+            let root = db.root_at("main", State::Committed).unwrap();
+            let table = db.table(&root, "budget").unwrap();
+            (db, table)
+        };
+
+        // The leaves and their sizes, and the rows, from a handle that keeps nothing.
+        let (cold, table) = open(0);
+        assert!(!cold.source().keeps_bulk_reads());
+        let want = rows(&cold, &table);
+        assert_eq!(want.len(), 3_000);
+        let leaves: Vec<(Address, u64)> = table
+            .primary_scan_map(&cold)
+            .leaves()
+            .unwrap()
+            .map(|l| {
+                let a = l.unwrap().0;
+                let chunk = cold.source().read_uncached(&a).unwrap().unwrap();
+                (a, chunk.len() as u64)
+            })
+            .collect();
+        assert!(leaves.len() > 8, "{} leaves", leaves.len());
+        assert_eq!(cold.source().bulk_kept_bytes(), 0);
+        assert!(leaves.iter().all(|(a, _)| !cold.source().is_kept(a)));
+
+        let total: u64 = leaves.iter().map(|(_, len)| len).sum();
+        let largest = leaves.iter().map(|(_, len)| *len).max().unwrap();
+        let budget = total / 3;
+        let (db, table) = open(budget);
+        assert_eq!(db.source().bulk_keep_budget(), budget);
+        let kept_bytes = |db: &Database| -> u64 {
+            let kept = leaves.iter().filter(|(a, _)| db.source().is_kept(a));
+            kept.map(|(_, len)| len).sum()
+        };
+        for pass in 0..2 {
+            assert_eq!(rows(&db, &table), want, "pass {pass}");
+            let kept = db.source().bulk_kept_bytes();
+            assert!(
+                kept >= budget && kept < budget + largest,
+                "pass {pass}: {kept}"
+            );
+            assert_eq!(kept_bytes(&db), kept, "pass {pass}");
+        }
+        assert!(!db.source().is_kept(&leaves[leaves.len() - 1].0));
+        assert!(!last_leaf_kept(&db, &table).unwrap());
+
+        // With the default budget everything is kept, and a cursor read counts nothing.
+        let (warm, table) = open(0);
+        warm.source().set_keep_bulk_reads(true);
+        assert!(warm.source().bulk_keep_budget() >= total);
+        assert_eq!(rows(&warm, &table), want);
+        assert_eq!(warm.source().bulk_kept_bytes(), total);
+        assert!(last_leaf_kept(&warm, &table).unwrap());
+        let (tree, table) = open(0);
+        let map = table.primary_scan_map(&tree);
+        let mut cursor = map.seek_ordinal(0).unwrap();
+        while cursor.valid() {
+            cursor.advance(tree.source()).unwrap();
+        }
+        assert_eq!(kept_bytes(&tree), total);
+        assert_eq!(tree.source().bulk_kept_bytes(), 0);
+
+        // Clearing the arena drops the kept leaves and their count.
+        let mut source = DoltChunkSource::open(dir.join(".dolt/noms")).unwrap();
+        source.set_bulk_keep_budget(u64::MAX);
+        for (a, _) in &leaves {
+            let chunk = source.read_uncached(a).unwrap().unwrap();
+            source.keep_verified(*a, &Node::verify(&chunk).unwrap());
+        }
+        assert_eq!(source.bulk_kept_bytes(), total);
+        source.clear_arena();
+        assert_eq!(source.bulk_kept_bytes(), 0);
+        assert!(leaves.iter().all(|(a, _)| !source.is_kept(a)));
+    }
+
     /// A table tall enough for several windows of level-1 parents (its root at level 2 or
     /// more), read through a fetcher: the leaves come in batches and their parents in windows
     /// (at most half as many fetches as a parent at a time would take), and the entries are the
@@ -977,7 +1083,7 @@ mod tests {
             calls: AtomicUsize::new(0),
             chunks: AtomicUsize::new(0),
         });
-        let source = DoltChunkSource::fetched(local.source().root(), fetcher.clone());
+        let source = DoltChunkSource::fetched(local.source().root(), fetcher.clone()).unwrap();
         let remote = Database::from_source("counting", source);
         let root = remote.root_at("main", State::Committed).unwrap();
         let t = remote.table(&root, "tall").unwrap();

@@ -134,6 +134,23 @@ pub extern "C" fn prolly_dolt_free(db: *mut prolly_dolt) {
     });
 }
 
+/// Sets the most bytes of table leaves whole-table reads of `db` (Arrow streams) keep in
+/// memory so that later reads of the same tables are warm; 0 keeps none. Past the budget,
+/// leaves are read again from the files each time: what is kept stays until `db` and every
+/// handle made from it are freed (it cannot be evicted), so lowering the budget frees
+/// nothing. The default, set on open: `PROLLY_KEEP_BUDGET` (bytes, with an optional K, M or G
+/// suffix), else a quarter of the machine's memory. Handles opened for one part
+/// (`prolly_dolt_part_arrow` and friends) keep nothing. Any thread, any time.
+#[no_mangle]
+pub extern "C" fn prolly_dolt_set_keep_budget(db: *const prolly_dolt, bytes: u64) -> prolly_result {
+    ffi!({
+        // SAFETY: C caller's contract: valid handle or NULL.
+        let db = unsafe { input(db, "db") }?;
+        db.db.source().set_bulk_keep_budget(bytes);
+        Ok(())
+    })
+}
+
 /// One branch or tag of a `prolly_dolt_refs` list. The strings are NUL-terminated and valid
 /// until the list is freed.
 #[repr(C)]

@@ -7,6 +7,7 @@
 //! * [`archive`]: `.darc` archives (snappy and zstd-with-dictionary chunks).
 //! * [`codec`]: snappy‖CRC and zstd decoding, positioned file reads.
 //! * [`source`]: [`DoltChunkSource`], both generations behind one read-only store.
+//! * [`keep_budget`]: how many bytes of bulk-read leaves a store keeps by default.
 //! * [`fetched`]: [`FetchChunks`], chunks fetched on demand (a remote read in place) behind
 //!   the same store.
 
@@ -15,6 +16,7 @@ pub mod codec;
 pub mod fetched;
 pub mod journal;
 pub mod journal_record;
+pub mod keep_budget;
 pub mod manifest;
 pub mod source;
 pub mod table_file;

@@ -22,6 +22,12 @@
 //!   children's slots as they are first visited, so a warm descent goes parent's slot →
 //!   child's slot → child's bytes, with no lock, no hash table, not even the child's address.
 //!
+//! Bulk reads (the leaf reader's whole-table passes) keep the leaves they read in the same
+//! arena, so later reads are warm, but only up to a byte budget
+//! ([`DoltChunkSource::set_bulk_keep_budget`]; by default a quarter of physical memory or
+//! `PROLLY_KEEP_BUDGET`): the arena cannot evict, so past the budget a bulk read keeps
+//! nothing more and those leaves are read cold again next time.
+//!
 //! Each chunk's SHA-512/20 is checked whenever it is decompressed (so at least on first read),
 //! unless turned off with [`DoltChunkSource::with_verify_hashes`]; the CRC-32C of every
 //! compressed chunk is always checked. Bulk readers may read with
@@ -32,7 +38,7 @@
 use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
 use prollystore::store::{
@@ -45,6 +51,7 @@ use super::archive::Archive;
 use super::codec::{decode_snappy_record_into, Backing, PositionedFile};
 use super::fetched::FetchChunks;
 use super::journal::Journal;
+use super::keep_budget::default_keep_budget;
 use super::manifest::{Manifest, JOURNAL_NAME};
 use super::table_file::TableFile;
 use crate::error::{bad_chunk, corrupt, DoltError, Result};
@@ -259,9 +266,13 @@ pub struct DoltChunkSource {
     embedded: elsa::sync::FrozenMap<Address, Box<Address>>,
     /// Where chunks no local file holds are fetched from (a remote read in place).
     fetched: Option<Arc<dyn FetchChunks>>,
-    /// Whether the bulk leaf reader keeps what it reads in the arena (see
-    /// [`DoltChunkSource::set_keep_bulk_reads`]).
-    keep_bulk_reads: AtomicBool,
+    /// The most bytes of leaves bulk reads keep in the arena (see
+    /// [`DoltChunkSource::set_bulk_keep_budget`]).
+    bulk_keep_budget: AtomicU64,
+    /// The budget [`DoltChunkSource::set_keep_bulk_reads`]`(true)` sets, fixed on open.
+    default_keep_budget: u64,
+    /// Bytes of leaves bulk reads have kept in the arena.
+    bulk_kept: AtomicU64,
 }
 
 /// A chunk kept for the [`ChunkStore`] trait, with its node layout once it has been verified as
@@ -421,20 +432,21 @@ impl DoltChunkSource {
         let root = journal_root
             .or(newgen.manifest.as_ref().map(|m| m.root))
             .unwrap_or(Address::ZERO);
-        Ok(DoltChunkSource::with_files(newgen, oldgen, root, None))
+        DoltChunkSource::with_files(newgen, oldgen, root, None)
     }
 
     /// A store with no local files whose chunks all come from `fetcher` (a remote read in
     /// place), at store root `root`. Its chunks are checked by the fetcher, not again here.
-    pub fn fetched(root: Address, fetcher: Arc<dyn FetchChunks>) -> DoltChunkSource {
+    /// Fails only on a bad `PROLLY_KEEP_BUDGET` ([`DoltChunkSource::set_bulk_keep_budget`]).
+    pub fn fetched(root: Address, fetcher: Arc<dyn FetchChunks>) -> Result<DoltChunkSource> {
         let empty = || Generation {
             dir: PathBuf::from(fetcher.name()),
             manifest: None,
             files: Vec::new(),
         };
-        let mut source = DoltChunkSource::with_files(empty(), empty(), root, Some(fetcher));
+        let mut source = DoltChunkSource::with_files(empty(), empty(), root, Some(fetcher))?;
         source.verify_hashes = false;
-        source
+        Ok(source)
     }
 
     fn with_files(
@@ -442,8 +454,9 @@ impl DoltChunkSource {
         oldgen: Generation,
         root: Address,
         fetched: Option<Arc<dyn FetchChunks>>,
-    ) -> DoltChunkSource {
-        DoltChunkSource {
+    ) -> Result<DoltChunkSource> {
+        let default_keep_budget = default_keep_budget()?;
+        Ok(DoltChunkSource {
             newgen,
             oldgen,
             root,
@@ -456,8 +469,10 @@ impl DoltChunkSource {
             last_found: AtomicU32::new(NO_SLOT),
             embedded: elsa::sync::FrozenMap::new(),
             fetched,
-            keep_bulk_reads: AtomicBool::new(true),
-        }
+            bulk_keep_budget: AtomicU64::new(default_keep_budget),
+            default_keep_budget,
+            bulk_kept: AtomicU64::new(0),
+        })
     }
 
     /// True if chunks missing from the local files are fetched from elsewhere
@@ -820,24 +835,47 @@ impl DoltChunkSource {
         self.find_slot(address).is_some()
     }
 
-    /// Whether the leaves a bulk read brings in (a table's first Arrow read or SQL scan, the
-    /// bulk leaf reader's passes asked to keep them) stay in the chunk arena, on by default.
-    /// Kept, they make later reads of the table warm (a 10M-row `GROUP BY`: 1.5 s cold, 0.24
-    /// s warm), for memory as large as the table's leaves, held until this store drops. A
-    /// process that reads a table once (a command-line query, a worker reading one part) turns
-    /// it off: its read then copies nothing into the arena (1.27 GB less resident memory and a
-    /// third less time for that query; `docs/PERF.md`, "SQL").
+    /// Sets the most bytes of leaves bulk reads (a table's first Arrow read or SQL scan, the
+    /// bulk leaf reader's passes asked to keep them) keep in the chunk arena. Kept, they make
+    /// later reads of the table warm (a 10M-row `GROUP BY`: 1.5 s cold, 0.24 s warm), held
+    /// until this store drops or [`DoltChunkSource::clear_arena`]. The arena cannot evict: once
+    /// the kept bytes reach the budget, bulk reads keep nothing more (the leaf that crosses it
+    /// is the last kept), and what they did not keep is read cold next time. Lowering the
+    /// budget frees nothing already kept. 0 keeps nothing: a process that reads a table once
+    /// (a command-line query, a worker reading one part) then copies nothing into the arena
+    /// (1.27 GB less resident memory and a third less time for that query; `docs/PERF.md`,
+    /// "SQL"). The default: `PROLLY_KEEP_BUDGET` when the store was opened (bytes, with an
+    /// optional K, M or G suffix), else a quarter of physical memory. Chunks tree reads
+    /// (cursors, point gets) bring in are kept whatever the budget: borrows depend on them.
+    pub fn set_bulk_keep_budget(&self, bytes: u64) {
+        self.bulk_keep_budget.store(bytes, Ordering::Relaxed);
+    }
+
+    /// See [`DoltChunkSource::set_bulk_keep_budget`].
+    pub fn bulk_keep_budget(&self) -> u64 {
+        self.bulk_keep_budget.load(Ordering::Relaxed)
+    }
+
+    /// Bytes of leaves bulk reads have kept in the arena (since it was last cleared).
+    pub fn bulk_kept_bytes(&self) -> u64 {
+        self.bulk_kept.load(Ordering::Relaxed)
+    }
+
+    /// Whether bulk reads keep their leaves: false sets the budget to 0, true to the default
+    /// ([`DoltChunkSource::set_bulk_keep_budget`]).
     pub fn set_keep_bulk_reads(&self, keep: bool) {
-        self.keep_bulk_reads.store(keep, Ordering::Relaxed);
+        self.set_bulk_keep_budget(if keep { self.default_keep_budget } else { 0 });
     }
 
-    /// See [`DoltChunkSource::set_keep_bulk_reads`].
+    /// Whether the budget lets bulk reads keep anything
+    /// ([`DoltChunkSource::set_bulk_keep_budget`]).
     pub fn keeps_bulk_reads(&self) -> bool {
-        self.keep_bulk_reads.load(Ordering::Relaxed)
+        self.bulk_keep_budget() > 0
     }
 
-    /// Keeps `chunk`, already read and checked against `address` by a bulk reader, in the
-    /// arena (unless it is there), so later tree reads find it there.
+    /// Keeps `chunk`, already read and checked against `address` by a tree read's read-ahead,
+    /// in the arena (unless it is there), so the tree read finds it there. Not counted
+    /// against the bulk budget: the tree read would keep it anyway.
     pub(crate) fn keep_checked(&self, address: Address, chunk: &[u8]) {
         if !self.is_kept(&address) {
             // As in `pin_chunk`: only a full arena fails, and the chunk is then read again.
@@ -845,14 +883,29 @@ impl DoltChunkSource {
         }
     }
 
-    /// [`DoltChunkSource::keep_checked`] of a chunk the caller has also verified as a node,
-    /// `node` its verified view: the arena keeps its layout, so the first tree read of it
-    /// does not verify it again (a bulk read's leaves then cost the next pass a third less).
+    /// Keeps a leaf a bulk read has read, checked against `address` and verified (`node`),
+    /// in the arena, if the bulk budget has room ([`DoltChunkSource::set_bulk_keep_budget`]).
+    /// The arena keeps its layout, so the first tree read of it does not verify it again (a
+    /// bulk read's leaves then cost the next pass a third less).
     pub(crate) fn keep_verified(&self, address: Address, node: &Node<'_>) {
-        if !self.is_kept(&address) {
-            // As in `keep_checked`: only a full arena fails, and the chunk is then read again.
-            // The layout goes with the copy of these bytes, to no other slot.
-            let _ = self.add_to_arena(address, node.chunk(), Some(node.layout()));
+        let budget = self.bulk_keep_budget();
+        if self.bulk_kept.load(Ordering::Relaxed) >= budget || self.is_kept(&address) {
+            return;
+        }
+        let len = node.chunk().len() as u64;
+        let counted = self
+            .bulk_kept
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |kept| {
+                (kept < budget).then_some(kept.saturating_add(len))
+            });
+        // Only a full arena fails (the leaf is then read again): its bytes are given back.
+        // The layout goes with the copy of these bytes, to no other slot.
+        if counted.is_ok()
+            && self
+                .add_to_arena(address, node.chunk(), Some(node.layout()))
+                .is_err()
+        {
+            self.bulk_kept.fetch_sub(len, Ordering::Relaxed);
         }
     }
 
@@ -1020,7 +1073,8 @@ impl DoltChunkSource {
         address
     }
 
-    /// Drops every chunk read through the [`ChunkStore`] trait.
+    /// Drops every chunk read through the [`ChunkStore`] trait or kept by bulk reads (whose
+    /// count, [`DoltChunkSource::bulk_kept_bytes`], starts again from 0).
     pub fn clear_arena(&mut self) {
         // The slots first: they borrow `chunk_bytes` (see `add_to_arena`).
         self.arena = Arena::new();
@@ -1028,6 +1082,7 @@ impl DoltChunkSource {
         self.arena_index = RwLock::default();
         self.last_found = AtomicU32::new(NO_SLOT);
         self.embedded = elsa::sync::FrozenMap::new();
+        self.bulk_kept = AtomicU64::new(0);
     }
 }
 
