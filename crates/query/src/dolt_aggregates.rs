@@ -24,6 +24,7 @@ use datafusion::common::types::{logical_float64, NativeType};
 use datafusion::common::{DFSchema, ExprSchema, Result, ScalarValue};
 use datafusion::config::ConfigOptions;
 use datafusion::logical_expr::expr::AggregateFunctionParams;
+use datafusion::logical_expr::expr_rewriter::NamePreserver;
 use datafusion::logical_expr::function::{AccumulatorArgs, StateFieldsArgs};
 use datafusion::logical_expr::utils::AggregateOrderSensitivity;
 use datafusion::logical_expr::{
@@ -42,18 +43,6 @@ pub(crate) fn register(ctx: &SessionContext) {
     ctx.register_udaf(DoltAggregate::udf(average::avg_udaf(), Kind::Avg));
     ctx.register_udaf(DoltAggregate::udf(min_max::min_udaf(), Kind::MinMax));
     ctx.register_udaf(DoltAggregate::udf(min_max::max_udaf(), Kind::MinMax));
-}
-
-/// DataFusion's analyzer rules with [`DoubleOfDecimal`] before its type coercion (which then
-/// types `sum(price) * 2` as a double).
-pub(crate) fn analyzer_rules() -> Vec<Arc<dyn AnalyzerRule + Send + Sync>> {
-    let mut rules = datafusion::optimizer::Analyzer::new().rules;
-    let coercion = rules
-        .iter()
-        .position(|r| r.name() == "type_coercion")
-        .unwrap_or(rules.len());
-    rules.insert(coercion, Arc::new(DoubleOfDecimal));
-    rules
 }
 
 /// The SQL type text a decimal `SUM` or `AVG` is marked with (see [`SQL_TYPE_METADATA`]):
@@ -399,15 +388,22 @@ impl AnalyzerRule for DoubleOfDecimal {
                 return Ok(Transformed::no(node));
             };
             let schema: DFSchema = input.schema().as_ref().clone();
+            let names = NamePreserver::new(&node);
             let node = node.map_expressions(|e| {
                 if is_column(&e) {
                     return Ok(Transformed::no(e));
                 }
-                e.transform_up(|inner| match &inner {
+                let saved = names.save(&e);
+                let e = e.transform_up(|inner| match &inner {
                     Expr::Column(c) if marked(&schema, c) => Ok(Transformed::yes(
                         datafusion::logical_expr::cast(inner, DataType::Float64),
                     )),
                     _ => Ok(Transformed::no(inner)),
+                })?;
+                Ok(if e.transformed {
+                    Transformed::yes(saved.restore(e.data))
+                } else {
+                    e
                 })
             })?;
             // The projection's schema was computed with the decimal types.

@@ -38,6 +38,7 @@
 pub mod as_of;
 mod catalog;
 mod dolt_aggregates;
+mod dolt_division;
 pub mod error;
 mod key_ranges;
 mod map_table;
@@ -57,6 +58,7 @@ use datafusion::execution::context::SessionState;
 use datafusion::execution::SessionStateBuilder;
 use datafusion::execution::TaskContext;
 use datafusion::logical_expr::LogicalPlan;
+use datafusion::optimizer::analyzer::AnalyzerRule;
 use datafusion::prelude::{SessionConfig, SessionContext};
 use datafusion::sql::parser::Statement as DfStatement;
 use datafusion::sql::sqlparser::ast::{Expr, SelectItem, SetExpr, Statement, Value};
@@ -106,6 +108,21 @@ impl std::fmt::Debug for DoltSession {
     }
 }
 
+/// DataFusion's analyzer rules with ours before its type coercion (which then types what they
+/// wrote): exact divisions as Dolt divides ([`dolt_division`]) and a decimal `SUM` or `AVG`
+/// a double inside expressions ([`dolt_aggregates::DoubleOfDecimal`]).
+fn analyzer_rules() -> Vec<Arc<dyn AnalyzerRule + Send + Sync>> {
+    let mut rules = datafusion::optimizer::Analyzer::new().rules;
+    let coercion = rules
+        .iter()
+        .position(|r| r.name() == "type_coercion")
+        .unwrap_or(rules.len());
+    // The doubles first: a division by or of a decimal sum is then a double's.
+    rules.insert(coercion, Arc::new(dolt_division::DecimalDivision));
+    rules.insert(coercion, Arc::new(dolt_aggregates::DoubleOfDecimal));
+    rules
+}
+
 /// A query's result with the column headers `dolt sql` prints: each select item's text as
 /// written (its alias if it has one).
 #[derive(Debug)]
@@ -135,10 +152,12 @@ impl DoltSession {
         // as MySQL sorts them.
         config.options_mut().sql_parser.dialect = Dialect::MySQL;
         config.options_mut().sql_parser.default_null_ordering = "nulls_min".into();
+        // `1.5` is a DECIMAL, as in MySQL (`1.5 * 2` is `3.0`, not the double 3).
+        config.options_mut().sql_parser.parse_float_as_decimal = true;
         let state = SessionStateBuilder::new()
             .with_config(config)
             .with_default_features()
-            .with_analyzer_rules(dolt_aggregates::analyzer_rules())
+            .with_analyzer_rules(analyzer_rules())
             .build();
         let ctx = SessionContext::new_with_state(state);
         // SUM, AVG, MIN and MAX with Dolt's result types.

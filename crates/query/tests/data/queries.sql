@@ -62,3 +62,8 @@ csv select id, sum(id) over (order by id) as running, avg(score) over () as mean
 csv select a, sum(c), avg(c), sum(c) * 1000000 as big, count(*) from pk2 group by a order by a
 json select a, sum(c) * 1000000 as big, avg(c) from pk2 group by a order by a
 json select id, dbl, f from more order by id
+# Division as Dolt divides exact numbers: a decimal with four more fraction digits than the
+# dividend, rounded half away from zero; NULL for a zero divisor; decimal literals.
+csv select id, id / 3, id * 1.0 / 3, score / 2, 7 / 2, 1.5 * 2, id / 0, -id / 6 from t order by id
+json select id / 4, dec1 / 3, dec1 / id, 0.1 + 0.2 from types order by id
+csv select count(*) / 3, sum(id) / count(*), sum(dec1) / 2, avg(dec1) / 3 from types

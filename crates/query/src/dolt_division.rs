@@ -1,0 +1,237 @@
+//! `/` as Dolt divides exact numbers: integers and decimals give a decimal with four more
+//! fraction digits than the dividend, rounded half away from zero (`7 / 2` is `3.5000`,
+//! `id * 1.0 / 3` is `0.33333`), and a division by zero gives NULL. DataFusion's `/` keeps
+//! integers integral (`7 / 2` is `3`) and fails on a zero divisor. Doubles divide as doubles
+//! in both. A rule rewrites `a / b` over exact operands into [`DIVIDE`] before DataFusion
+//! coerces types, keeping the expression's name.
+
+use std::any::Any;
+use std::sync::Arc;
+
+use datafusion::arrow::array::{Array, AsArray, Decimal128Builder};
+use datafusion::arrow::datatypes::{i256, DataType, Decimal128Type, DECIMAL128_MAX_PRECISION};
+use datafusion::common::tree_node::{Transformed, TreeNode};
+use datafusion::common::{exec_err, plan_err, DFSchema, Result};
+use datafusion::config::ConfigOptions;
+use datafusion::logical_expr::expr::ScalarFunction;
+use datafusion::logical_expr::expr_rewriter::NamePreserver;
+use datafusion::logical_expr::{
+    BinaryExpr, ColumnarValue, Expr, ExprSchemable, LogicalPlan, Operator, ScalarFunctionArgs,
+    ScalarUDF, ScalarUDFImpl, Signature, Volatility,
+};
+use datafusion::optimizer::analyzer::AnalyzerRule;
+
+/// The name of the division function the rule writes.
+pub(crate) const DIVIDE: &str = "dolt_divide";
+
+/// Fraction digits a quotient has beyond its dividend's (MySQL's `div_precision_increment`).
+const MORE_DIGITS: i8 = 4;
+
+/// The most fraction digits a quotient keeps.
+const MAX_SCALE: i8 = 30;
+
+/// The decimal type an exact operand is divided as (`None`: not exact).
+fn exact(t: &DataType) -> Option<DataType> {
+    match t {
+        DataType::Int8 | DataType::Int16 | DataType::Int32 | DataType::Int64 => {
+            Some(DataType::Decimal128(19, 0))
+        }
+        DataType::UInt8 | DataType::UInt16 | DataType::UInt32 | DataType::UInt64 => {
+            Some(DataType::Decimal128(20, 0))
+        }
+        DataType::Decimal128(..) => Some(t.clone()),
+        _ => None,
+    }
+}
+
+/// The function: two exact numbers (as `Decimal128`) to their rounded decimal quotient.
+#[derive(Debug, PartialEq, Eq, Hash)]
+pub(crate) struct DoltDivide {
+    signature: Signature,
+}
+
+impl DoltDivide {
+    pub(crate) fn udf() -> ScalarUDF {
+        ScalarUDF::new_from_impl(DoltDivide {
+            signature: Signature::user_defined(Volatility::Immutable),
+        })
+    }
+}
+
+impl ScalarUDFImpl for DoltDivide {
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+
+    fn name(&self) -> &str {
+        DIVIDE
+    }
+
+    fn signature(&self) -> &Signature {
+        &self.signature
+    }
+
+    fn coerce_types(&self, arg_types: &[DataType]) -> Result<Vec<DataType>> {
+        match arg_types {
+            [a, b] => match (exact(a), exact(b)) {
+                (Some(a), Some(b)) => Ok(vec![a, b]),
+                _ => plan_err!("{DIVIDE} divides integers and decimals, not {a} by {b}"),
+            },
+            _ => plan_err!("{DIVIDE} takes two arguments"),
+        }
+    }
+
+    fn return_type(&self, arg_types: &[DataType]) -> Result<DataType> {
+        match arg_types.first() {
+            Some(DataType::Decimal128(_, s)) => Ok(DataType::Decimal128(
+                DECIMAL128_MAX_PRECISION,
+                (s + MORE_DIGITS).min(MAX_SCALE),
+            )),
+            other => plan_err!("{DIVIDE} of {other:?}"),
+        }
+    }
+
+    fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
+        let arrays = ColumnarValue::values_to_arrays(&args.args)?;
+        let [a, b] = arrays.as_slice() else {
+            return exec_err!("{DIVIDE} takes two arguments");
+        };
+        let (DataType::Decimal128(_, sa), DataType::Decimal128(_, sb)) =
+            (a.data_type(), b.data_type())
+        else {
+            return exec_err!("{DIVIDE} of {} by {}", a.data_type(), b.data_type());
+        };
+        let scale = (sa + MORE_DIGITS).min(MAX_SCALE);
+        // quotient * 10^scale = a * 10^(scale - sa + sb) / b, with a and b the stored integers.
+        let Some(shift) = i256::from_i128(10).checked_pow((scale - sa + sb).max(0) as u32) else {
+            return exec_err!("{DIVIDE}: scales {sa} and {sb} are out of range");
+        };
+        let (a, b) = (
+            a.as_primitive::<Decimal128Type>(),
+            b.as_primitive::<Decimal128Type>(),
+        );
+        let mut out = Decimal128Builder::with_capacity(a.len());
+        for r in 0..a.len() {
+            if a.is_null(r) || b.is_null(r) || b.value(r) == 0 {
+                out.append_null();
+                continue;
+            }
+            match quotient(a.value(r), b.value(r), shift) {
+                Some(q) => out.append_value(q),
+                None => {
+                    return exec_err!(
+                        "{} / {}: the quotient is out of DECIMAL's range",
+                        a.value_as_string(r),
+                        b.value_as_string(r)
+                    )
+                }
+            }
+        }
+        let out = out
+            .finish()
+            .with_precision_and_scale(DECIMAL128_MAX_PRECISION, scale)?;
+        Ok(ColumnarValue::Array(Arc::new(out)))
+    }
+}
+
+/// `a * shift / b` rounded half away from zero, if it fits 38 digits (`b` is not zero).
+fn quotient(a: i128, b: i128, shift: i256) -> Option<i128> {
+    let n = i256::from_i128(a).checked_mul(shift)?;
+    let d = i256::from_i128(b);
+    let (q, r) = (n.checked_div(d)?, n.checked_rem(d)?);
+    let twice = r.checked_mul(i256::from_i128(2))?;
+    let q = if twice.wrapping_abs() >= d.wrapping_abs() {
+        // Away from zero: the quotient's sign is the operands'.
+        if (n < i256::ZERO) == (d < i256::ZERO) {
+            q.checked_add(i256::ONE)?
+        } else {
+            q.checked_sub(i256::ONE)?
+        }
+    } else {
+        q
+    };
+    let q = q.to_i128()?;
+    (q.unsigned_abs() < 10u128.pow(u32::from(DECIMAL128_MAX_PRECISION))).then_some(q)
+}
+
+/// The rule: `a / b` with both operands integers or decimals becomes [`DIVIDE`]`(a, b)`.
+#[derive(Debug)]
+pub(crate) struct DecimalDivision;
+
+impl AnalyzerRule for DecimalDivision {
+    fn name(&self) -> &str {
+        "dolt_decimal_division"
+    }
+
+    fn analyze(&self, plan: LogicalPlan, _config: &ConfigOptions) -> Result<LogicalPlan> {
+        plan.transform_up_with_subqueries(|node| {
+            let mut schema = DFSchema::empty();
+            for input in node.inputs() {
+                schema.merge(input.schema());
+            }
+            if node.inputs().is_empty() {
+                schema = node.schema().as_ref().clone();
+            }
+            let names = NamePreserver::new(&node);
+            let node = node.map_expressions(|e| {
+                let saved = names.save(&e);
+                let e = e.transform_up(|e| divide(e, &schema))?;
+                Ok(if e.transformed {
+                    Transformed::yes(saved.restore(e.data))
+                } else {
+                    e
+                })
+            })?;
+            if node.transformed {
+                node.map_data(|p| p.recompute_schema())
+            } else {
+                Ok(node)
+            }
+        })
+        .map(|t| t.data)
+    }
+}
+
+/// `e` as [`DIVIDE`] if it is a division of exact operands.
+fn divide(e: Expr, schema: &DFSchema) -> Result<Transformed<Expr>> {
+    let Expr::BinaryExpr(BinaryExpr {
+        left,
+        op: Operator::Divide,
+        right,
+    }) = e
+    else {
+        return Ok(Transformed::no(e));
+    };
+    let is_exact = |x: &Expr| -> Result<bool> { Ok(exact(&x.get_type(schema)?).is_some()) };
+    if !(is_exact(&left)? && is_exact(&right)?) {
+        return Ok(Transformed::no(Expr::BinaryExpr(BinaryExpr {
+            left,
+            op: Operator::Divide,
+            right,
+        })));
+    }
+    Ok(Transformed::yes(Expr::ScalarFunction(
+        ScalarFunction::new_udf(Arc::new(DoltDivide::udf()), vec![*left, *right]),
+    )))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quotients_round_half_away_from_zero() {
+        let shift = |n: u32| i256::from_i128(10).checked_pow(n).unwrap();
+        // 7 / 2 at scale 4: 3.5000; 1 / 3: 0.3333; 2 / 3: 0.6667; -2 / 3: -0.6667.
+        assert_eq!(quotient(7, 2, shift(4)), Some(35_000));
+        assert_eq!(quotient(1, 3, shift(4)), Some(3_333));
+        assert_eq!(quotient(2, 3, shift(4)), Some(6_667));
+        assert_eq!(quotient(-2, 3, shift(4)), Some(-6_667));
+        assert_eq!(quotient(2, -3, shift(4)), Some(-6_667));
+        assert_eq!(quotient(-1, -8, shift(4)), Some(1_250));
+        // 0.5 (scale 1) / 1: scale 5 (shift 10^4 * 10^0): 0.50000.
+        assert_eq!(quotient(5, 1, shift(4)), Some(50_000));
+        // Out of 38 digits.
+        assert_eq!(quotient(i128::MAX / 10, 1, shift(4)), None);
+    }
+}
