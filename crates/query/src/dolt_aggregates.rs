@@ -19,12 +19,11 @@ use datafusion::arrow::array::{ArrayRef, AsArray, Decimal128Array};
 use datafusion::arrow::datatypes::{
     DataType, Decimal128Type, Field, FieldRef, DECIMAL128_MAX_PRECISION, DECIMAL128_MAX_SCALE,
 };
-use datafusion::common::tree_node::{Transformed, TreeNode};
+use datafusion::common::tree_node::Transformed;
 use datafusion::common::types::{logical_float64, NativeType};
 use datafusion::common::{DFSchema, ExprSchema, Result, ScalarValue};
 use datafusion::config::ConfigOptions;
 use datafusion::logical_expr::expr::AggregateFunctionParams;
-use datafusion::logical_expr::expr_rewriter::NamePreserver;
 use datafusion::logical_expr::function::{AccumulatorArgs, StateFieldsArgs};
 use datafusion::logical_expr::utils::AggregateOrderSensitivity;
 use datafusion::logical_expr::{
@@ -35,6 +34,8 @@ use datafusion::logical_expr::{
 use datafusion::optimizer::analyzer::AnalyzerRule;
 use datafusion::prelude::SessionContext;
 use prollystore_arrow::dolt_types::SQL_TYPE_METADATA;
+
+use crate::rewrite::rewrite_plan;
 
 /// Registers the four functions in `ctx`, in place of DataFusion's.
 pub(crate) fn register(ctx: &SessionContext) {
@@ -376,86 +377,53 @@ impl AnalyzerRule for DoubleOfDecimal {
     }
 
     fn analyze(&self, plan: LogicalPlan, _config: &ConfigOptions) -> Result<LogicalPlan> {
-        plan.transform_up_with_subqueries(|node| {
-            if let LogicalPlan::Window(_) = &node {
-                return window_sums_of_doubles(node);
-            }
-            let LogicalPlan::Projection(_) = &node else {
-                return Ok(Transformed::no(node));
-            };
-            let inputs = node.inputs();
-            let [input] = inputs.as_slice() else {
-                return Ok(Transformed::no(node));
-            };
-            let schema: DFSchema = input.schema().as_ref().clone();
-            let names = NamePreserver::new(&node);
-            let node = node.map_expressions(|e| {
-                if is_column(&e) {
-                    return Ok(Transformed::no(e));
-                }
-                let saved = names.save(&e);
-                let e = e.transform_up(|inner| match &inner {
-                    Expr::Column(c) if marked(&schema, c) => Ok(Transformed::yes(
-                        datafusion::logical_expr::cast(inner, DataType::Float64),
-                    )),
-                    _ => Ok(Transformed::no(inner)),
-                })?;
-                Ok(if e.transformed {
-                    Transformed::yes(saved.restore(e.data))
-                } else {
-                    e
-                })
-            })?;
-            // The projection's schema was computed with the decimal types.
-            if node.transformed {
-                node.map_data(|p| p.recompute_schema())
-            } else {
-                Ok(node)
-            }
-        })
-        .map(|t| t.data)
+        // Inside expressions of projections: columns holding a decimal sum become doubles.
+        let plan = rewrite_plan(
+            plan,
+            |node| matches!(node, LogicalPlan::Projection(_)),
+            is_column,
+            |e, schema| match &e {
+                Expr::Column(c) if marked(schema, c) => Ok(Transformed::yes(
+                    datafusion::logical_expr::cast(e, DataType::Float64),
+                )),
+                _ => Ok(Transformed::no(e)),
+            },
+        )?;
+        // In windows: sums and averages of decimals sum doubles.
+        rewrite_plan(
+            plan,
+            |node| matches!(node, LogicalPlan::Window(_)),
+            |_| false,
+            window_sum_of_doubles,
+        )
     }
 }
 
 /// A window's `SUM` or `AVG` of decimals made one of doubles: in Dolt the window functions
 /// sum in float64 (`avg(price) over ()` prints `3.7448558333333335e+06` where the grouped
 /// `avg(price)` prints `3.744855833333e+06`).
-fn window_sums_of_doubles(node: LogicalPlan) -> Result<Transformed<LogicalPlan>> {
-    let inputs = node.inputs();
-    let [input] = inputs.as_slice() else {
-        return Ok(Transformed::no(node));
+fn window_sum_of_doubles(e: Expr, schema: &DFSchema) -> Result<Transformed<Expr>> {
+    let Expr::WindowFunction(mut w) = e else {
+        return Ok(Transformed::no(e));
     };
-    let schema: DFSchema = input.schema().as_ref().clone();
-    let node = node.map_expressions(|e| {
-        e.transform_up(|inner| {
-            let Expr::WindowFunction(mut w) = inner else {
-                return Ok(Transformed::no(inner));
-            };
-            let ours = match &w.fun {
-                WindowFunctionDefinition::AggregateUDF(f) => f
-                    .inner()
-                    .as_any()
-                    .downcast_ref::<DoltAggregate>()
-                    .is_some_and(|a| a.kind != Kind::MinMax),
-                _ => false,
-            };
-            let decimal = match w.params.args.as_slice() {
-                [arg] => matches!(arg.get_type(&schema)?, DataType::Decimal128(..)),
-                _ => false,
-            };
-            if !(ours && decimal) {
-                return Ok(Transformed::no(Expr::WindowFunction(w)));
-            }
-            let arg = w.params.args.remove(0);
-            w.params.args = vec![datafusion::logical_expr::cast(arg, DataType::Float64)];
-            Ok(Transformed::yes(Expr::WindowFunction(w)))
-        })
-    })?;
-    if node.transformed {
-        node.map_data(|p| p.recompute_schema())
-    } else {
-        Ok(node)
+    let ours = match &w.fun {
+        WindowFunctionDefinition::AggregateUDF(f) => f
+            .inner()
+            .as_any()
+            .downcast_ref::<DoltAggregate>()
+            .is_some_and(|a| a.kind != Kind::MinMax),
+        _ => false,
+    };
+    let decimal = match w.params.args.as_slice() {
+        [arg] => matches!(arg.get_type(schema)?, DataType::Decimal128(..)),
+        _ => false,
+    };
+    if !(ours && decimal) {
+        return Ok(Transformed::no(Expr::WindowFunction(w)));
     }
+    let arg = w.params.args.remove(0);
+    w.params.args = vec![datafusion::logical_expr::cast(arg, DataType::Float64)];
+    Ok(Transformed::yes(Expr::WindowFunction(w)))
 }
 
 /// A bare column, or an alias of one: a result printed as it is.

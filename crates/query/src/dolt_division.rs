@@ -10,11 +10,10 @@ use std::sync::Arc;
 
 use datafusion::arrow::array::{Array, AsArray, Decimal128Builder};
 use datafusion::arrow::datatypes::{i256, DataType, Decimal128Type, DECIMAL128_MAX_PRECISION};
-use datafusion::common::tree_node::{Transformed, TreeNode};
+use datafusion::common::tree_node::Transformed;
 use datafusion::common::{exec_err, plan_err, DFSchema, Result};
 use datafusion::config::ConfigOptions;
 use datafusion::logical_expr::expr::ScalarFunction;
-use datafusion::logical_expr::expr_rewriter::NamePreserver;
 use datafusion::logical_expr::{
     BinaryExpr, ColumnarValue, Expr, ExprSchemable, LogicalPlan, Operator, ScalarFunctionArgs,
     ScalarUDF, ScalarUDFImpl, Signature, Volatility,
@@ -164,31 +163,7 @@ impl AnalyzerRule for DecimalDivision {
     }
 
     fn analyze(&self, plan: LogicalPlan, _config: &ConfigOptions) -> Result<LogicalPlan> {
-        plan.transform_up_with_subqueries(|node| {
-            let mut schema = DFSchema::empty();
-            for input in node.inputs() {
-                schema.merge(input.schema());
-            }
-            if node.inputs().is_empty() {
-                schema = node.schema().as_ref().clone();
-            }
-            let names = NamePreserver::new(&node);
-            let node = node.map_expressions(|e| {
-                let saved = names.save(&e);
-                let e = e.transform_up(|e| divide(e, &schema))?;
-                Ok(if e.transformed {
-                    Transformed::yes(saved.restore(e.data))
-                } else {
-                    e
-                })
-            })?;
-            if node.transformed {
-                node.map_data(|p| p.recompute_schema())
-            } else {
-                Ok(node)
-            }
-        })
-        .map(|t| t.data)
+        crate::rewrite::rewrite_plan(plan, |_| true, |_| false, divide)
     }
 }
 

@@ -43,6 +43,7 @@ pub mod error;
 mod key_ranges;
 mod map_table;
 pub mod output;
+mod rewrite;
 mod scan;
 mod system;
 mod table;
