@@ -38,7 +38,7 @@
 pub mod as_of;
 mod catalog;
 mod dolt_aggregates;
-mod dolt_division;
+mod dolt_numbers;
 pub mod error;
 mod key_ranges;
 mod map_table;
@@ -110,7 +110,7 @@ impl std::fmt::Debug for DoltSession {
 }
 
 /// DataFusion's analyzer rules with ours before its type coercion (which then types what they
-/// wrote): exact divisions as Dolt divides ([`dolt_division`]) and a decimal `SUM` or `AVG`
+/// wrote): numbers as Dolt types them ([`dolt_numbers`]) and a decimal `SUM` or `AVG`
 /// a double inside expressions ([`dolt_aggregates::DoubleOfDecimal`]).
 fn analyzer_rules() -> Vec<Arc<dyn AnalyzerRule + Send + Sync>> {
     let mut rules = datafusion::optimizer::Analyzer::new().rules;
@@ -118,8 +118,8 @@ fn analyzer_rules() -> Vec<Arc<dyn AnalyzerRule + Send + Sync>> {
         .iter()
         .position(|r| r.name() == "type_coercion")
         .unwrap_or(rules.len());
-    // The doubles first: a division by or of a decimal sum is then a double's.
-    rules.insert(coercion, Arc::new(dolt_division::DecimalDivision));
+    // The decimal sums' doubles first: a division by or of one is then a double's.
+    rules.insert(coercion, Arc::new(dolt_numbers::DoltNumbers));
     rules.insert(coercion, Arc::new(dolt_aggregates::DoubleOfDecimal));
     rules
 }

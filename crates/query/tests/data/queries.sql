@@ -67,3 +67,6 @@ json select id, dbl, f from more order by id
 csv select id, id / 3, id * 1.0 / 3, score / 2, 7 / 2, 1.5 * 2, id / 0, -id / 6 from t order by id
 json select id / 4, dec1 / 3, dec1 / id, 0.1 + 0.2 from types order by id
 csv select count(*) / 3, sum(id) / count(*), sum(dec1) / 2, avg(dec1) / 3 from types
+# A decimal literal beside a FLOAT or DOUBLE is a double (as in MySQL), whatever the size.
+csv select id, f, f * 1.5, f + 0.25, f between -1e11 and 0.5, f < 0.5 from types order by id
+csv select more.id, dbl > 0.5, dbl * 2.5, score * 1.5 from more, t where t.id = 1 order by more.id

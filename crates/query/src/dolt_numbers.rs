@@ -1,9 +1,11 @@
-//! `/` as Dolt divides exact numbers: integers and decimals give a decimal with four more
-//! fraction digits than the dividend, rounded half away from zero (`7 / 2` is `3.5000`,
-//! `id * 1.0 / 3` is `0.33333`), and a division by zero gives NULL. DataFusion's `/` keeps
-//! integers integral (`7 / 2` is `3`) and fails on a zero divisor. Doubles divide as doubles
-//! in both. A rule rewrites `a / b` over exact operands into [`DIVIDE`] before DataFusion
-//! coerces types, keeping the expression's name.
+//! Numbers in expressions as Dolt types them. `/` of exact numbers: integers and decimals
+//! give a decimal with four more fraction digits than the dividend, rounded half away from
+//! zero (`7 / 2` is `3.5000`, `id * 1.0 / 3` is `0.33333`), and a division by zero gives NULL;
+//! DataFusion's `/` keeps integers integral (`7 / 2` is `3`) and fails on a zero divisor. A
+//! decimal beside a FLOAT or DOUBLE (`f < 0.5`, `score * 1.5`, `f IN (0.5, 1)`) is a double,
+//! as in MySQL; DataFusion would make the float a decimal, which fails for large values.
+//! The rule [`DoltNumbers`] rewrites both before DataFusion coerces types, keeping each
+//! expression's name.
 
 use std::any::Any;
 use std::sync::Arc;
@@ -153,17 +155,106 @@ fn quotient(a: i128, b: i128, shift: i256) -> Option<i128> {
     (q.unsigned_abs() < 10u128.pow(u32::from(DECIMAL128_MAX_PRECISION))).then_some(q)
 }
 
-/// The rule: `a / b` with both operands integers or decimals becomes [`DIVIDE`]`(a, b)`.
+/// The rule: `a / b` with both operands integers or decimals becomes [`DIVIDE`]`(a, b)`, and
+/// a decimal compared or computed with a float becomes a double.
 #[derive(Debug)]
-pub(crate) struct DecimalDivision;
+pub(crate) struct DoltNumbers;
 
-impl AnalyzerRule for DecimalDivision {
+impl AnalyzerRule for DoltNumbers {
     fn name(&self) -> &str {
-        "dolt_decimal_division"
+        "dolt_numbers"
     }
 
     fn analyze(&self, plan: LogicalPlan, _config: &ConfigOptions) -> Result<LogicalPlan> {
-        crate::rewrite::rewrite_plan(plan, |_| true, |_| false, divide)
+        crate::rewrite::rewrite_plan(
+            plan,
+            |_| true,
+            |_| false,
+            |e, schema| {
+                let e = doubles_beside_floats(e, schema)?;
+                if e.transformed {
+                    return Ok(e);
+                }
+                divide(e.data, schema)
+            },
+        )
+    }
+}
+
+/// Whether `e` is a FLOAT or DOUBLE.
+fn is_float(e: &Expr, schema: &DFSchema) -> Result<bool> {
+    Ok(matches!(
+        e.get_type(schema)?,
+        DataType::Float16 | DataType::Float32 | DataType::Float64
+    ))
+}
+
+/// `e` as a double if it is a decimal (else as it is).
+fn double_if_decimal(e: Expr, schema: &DFSchema) -> Result<(Expr, bool)> {
+    if matches!(
+        e.get_type(schema)?,
+        DataType::Decimal128(..) | DataType::Decimal256(..)
+    ) {
+        Ok((datafusion::logical_expr::cast(e, DataType::Float64), true))
+    } else {
+        Ok((e, false))
+    }
+}
+
+/// The decimals of a comparison, arithmetic, `BETWEEN` or `IN` with a float in it as
+/// doubles.
+fn doubles_beside_floats(e: Expr, schema: &DFSchema) -> Result<Transformed<Expr>> {
+    match e {
+        Expr::BinaryExpr(BinaryExpr { left, op, right })
+            if (op.is_numerical_operators()
+                || matches!(
+                    op,
+                    Operator::Eq
+                        | Operator::NotEq
+                        | Operator::Lt
+                        | Operator::LtEq
+                        | Operator::Gt
+                        | Operator::GtEq
+                        | Operator::IsDistinctFrom
+                        | Operator::IsNotDistinctFrom
+                ))
+                && (is_float(&left, schema)? || is_float(&right, schema)?) =>
+        {
+            let (left, l) = double_if_decimal(*left, schema)?;
+            let (right, r) = double_if_decimal(*right, schema)?;
+            let e = Expr::BinaryExpr(BinaryExpr::new(Box::new(left), op, Box::new(right)));
+            Ok(if l || r {
+                Transformed::yes(e)
+            } else {
+                Transformed::no(e)
+            })
+        }
+        Expr::Between(mut b) if is_float(&b.expr, schema)? => {
+            let (low, l) = double_if_decimal(*b.low, schema)?;
+            let (high, h) = double_if_decimal(*b.high, schema)?;
+            (b.low, b.high) = (Box::new(low), Box::new(high));
+            Ok(if l || h {
+                Transformed::yes(Expr::Between(b))
+            } else {
+                Transformed::no(Expr::Between(b))
+            })
+        }
+        Expr::InList(mut list) if is_float(&list.expr, schema)? => {
+            let mut changed = false;
+            let mut items = Vec::with_capacity(list.list.len());
+            for item in std::mem::take(&mut list.list) {
+                let (item, c) = double_if_decimal(item, schema)?;
+                changed |= c;
+                items.push(item);
+            }
+            list.list = items;
+            Ok(if changed {
+                Transformed::yes(Expr::InList(list))
+            } else {
+                Transformed::no(Expr::InList(list))
+            })
+        }
+        e => Ok(Transformed::no(e)),
     }
 }
 
