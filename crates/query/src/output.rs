@@ -116,7 +116,8 @@ fn json_cell(field: &Field, array: &ArrayRef, r: usize, buf: &mut Vec<u8>) -> Re
                 return Ok(true);
             }
         }
-        DataType::Decimal128(..) | DataType::Decimal256(..) => {
+        // Only a field with metadata (a decimal marked as a DOUBLE) needs a plain copy.
+        DataType::Decimal128(..) | DataType::Decimal256(..) if !field.metadata().is_empty() => {
             let plain = Field::new(field.name(), field.data_type().clone(), true);
             write_cell(&plain, array, r, buf)?;
             return Ok(true);
