@@ -1,5 +1,6 @@
-//! Collated compares over arbitrary bytes (stored keys are untrusted): never panic, and every
-//! implemented collation is antisymmetric and reflexive on them.
+//! Collated compares, sort keys and `LIKE` over arbitrary bytes (stored text is untrusted):
+//! never panic; every implemented collation is antisymmetric and reflexive on them, and on
+//! valid UTF-8 its sort keys order as it compares.
 #![no_main]
 
 use std::cmp::Ordering;
@@ -18,5 +19,12 @@ fuzz_target!(|data: &[u8]| {
         let ab = c.compare(a, b);
         assert_eq!(ab, c.compare(b, a).reverse(), "{c} is not antisymmetric");
         assert_eq!(c.compare(a, a), Ordering::Equal, "{c} is not reflexive");
+        let (mut ka, mut kb) = (Vec::new(), Vec::new());
+        c.sort_key(a, &mut ka);
+        c.sort_key(b, &mut kb);
+        if std::str::from_utf8(a).is_ok() && std::str::from_utf8(b).is_ok() {
+            assert_eq!(ka.cmp(&kb), ab, "{c}: sort keys order otherwise");
+        }
+        let _ = c.like_pattern(b, '\\').matches(a);
     }
 });

@@ -38,6 +38,7 @@
 pub mod as_of;
 mod catalog;
 mod dolt_aggregates;
+mod dolt_collations;
 mod dolt_numbers;
 pub mod error;
 mod key_ranges;
@@ -111,7 +112,8 @@ impl std::fmt::Debug for DoltSession {
 
 /// DataFusion's analyzer rules with ours before its type coercion (which then types what they
 /// wrote): numbers as Dolt types them ([`dolt_numbers`]) and a decimal `SUM` or `AVG`
-/// a double inside expressions ([`dolt_aggregates::DoubleOfDecimal`]).
+/// a double inside expressions ([`dolt_aggregates::DoubleOfDecimal`]); and after it, text
+/// ordered and grouped under its collation ([`dolt_collations::CollatedOrders`]).
 fn analyzer_rules() -> Vec<Arc<dyn AnalyzerRule + Send + Sync>> {
     let mut rules = datafusion::optimizer::Analyzer::new().rules;
     let coercion = rules
@@ -121,6 +123,8 @@ fn analyzer_rules() -> Vec<Arc<dyn AnalyzerRule + Send + Sync>> {
     // The decimal sums' doubles first: a division by or of one is then a double's.
     rules.insert(coercion, Arc::new(dolt_numbers::DoltNumbers));
     rules.insert(coercion, Arc::new(dolt_aggregates::DoubleOfDecimal));
+    // Collated text ordered and grouped under its collation, on the coerced types.
+    rules.push(Arc::new(dolt_collations::CollatedOrders));
     rules
 }
 
@@ -159,6 +163,9 @@ impl DoltSession {
             .with_config(config)
             .with_default_features()
             .with_analyzer_rules(analyzer_rules())
+            // Collated text compared, sorted and grouped as Dolt does; last, so filters are
+            // offered to the scan as written.
+            .with_optimizer_rule(Arc::new(dolt_collations::CollatedComparisons))
             .build();
         let ctx = SessionContext::new_with_state(state);
         // SUM, AVG, MIN and MAX with Dolt's result types.
@@ -319,6 +326,7 @@ impl DoltSession {
 
 /// True if `plan` reads at most one table through nodes that DataFusion's optimizer settles
 /// in one pass: scans, filters, projections, aggregates, sorts and limits, with no subquery
+/// and no collated text compared (a second pass computes the keys a filter shares once)
 /// (`tests::one_table_plans_settle_in_one_pass` checks it on every Dolt-checked query).
 fn one_table(plan: &LogicalPlan) -> bool {
     use datafusion::common::tree_node::{TreeNode, TreeNodeRecursion};
@@ -344,7 +352,10 @@ fn one_table(plan: &LogicalPlan) -> bool {
         with_subqueries += 1;
         Ok(TreeNodeRecursion::Continue)
     });
-    simple && scans <= 1 && with_subqueries == nodes
+    simple
+        && scans <= 1
+        && with_subqueries == nodes
+        && !dolt_collations::compares_collated_text(plan)
 }
 
 /// Each select item's header as `dolt sql` prints it (`None` if the statement is not a

@@ -20,6 +20,7 @@
 mod charset;
 mod charsets;
 mod han;
+mod like;
 mod registry;
 mod runs;
 mod tables;
@@ -30,6 +31,8 @@ use std::cmp::Ordering;
 use std::fmt;
 
 use thiserror::Error;
+
+pub use self::like::LikePattern;
 
 use self::charset::CharsetTable;
 use self::runs::RunTable;
@@ -269,6 +272,21 @@ impl Collation {
                 }
             }),
             weights => collate(a, b, |cp| weights.weight(cp)),
+        }
+    }
+}
+
+impl Collation {
+    /// Appends the sort key of stored string `s` to `out`: the weight of each code point (as
+    /// [`Collation::compare`] decodes them) in four big-endian bytes. Two keys compare as
+    /// bytes exactly as [`Collation::compare`] orders their strings, so an engine that knows
+    /// nothing of collations sorts, groups, joins and compares text as Dolt does by using the
+    /// keys in place of the text. (On malformed UTF-8, where Dolt's comparison steps each
+    /// side back to a code point start separately, the two may disagree.)
+    pub fn sort_key(self, s: &[u8], out: &mut Vec<u8>) {
+        out.reserve(s.len() * 4);
+        for cp in utf8::code_points(s) {
+            out.extend_from_slice(&self.0.weights.weight(cp).to_be_bytes());
         }
     }
 }

@@ -73,3 +73,18 @@ mod tests {
         }
     }
 }
+
+/// The code points of `s`, decoded as [`decode`] does (a malformed byte is U+FFFD of length 1).
+pub(super) fn code_points(s: &[u8]) -> impl Iterator<Item = u32> + '_ {
+    let mut rest = s;
+    std::iter::from_fn(move || {
+        let &b = rest.first()?;
+        let (cp, n) = if b < 0x80 {
+            (u32::from(b), 1)
+        } else {
+            decode(rest)
+        };
+        rest = &rest[n..];
+        Some(cp)
+    })
+}

@@ -7,7 +7,8 @@
 # Run from anywhere; it writes beside itself. HOME is a scratch directory (Dolt's global
 # config holds the committer). The database has history, two branches, a merge, a tag, a
 # working change, collated, binary (not UTF-8) and two-column keys, a keyless table, a
-# secondary index, a foreign key and most column types.
+# secondary index, a foreign key, most column types and text in collations that are not byte
+# order outside the key.
 set -euo pipefail
 D=${DOLT:-dolt}
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -52,6 +53,10 @@ $D merge feat -m "merge feat" >/dev/null
 $D tag v1 HEAD~1
 $D sql -q "update t set score=9 where id=1"
 $D sql -q "insert into u values ('Éclair', 5)"
+# Text in collations that are not byte order, outside the key (one column with an index):
+# compared, sorted, grouped and matched under the collation.
+$D sql -q "create table people (id int primary key, name varchar(20) collate utf8mb4_0900_ai_ci, city varchar(20) collate utf8mb4_general_ci, tag varchar(10), key by_name (name))"
+$D sql -q "insert into people values (1,'alice','Paris','x'),(2,'Alice','paris','y'),(3,'ÁLICE','Berlin','x'),(4,'bob','berlin',NULL),(5,'Bob','Zürich','z'),(6,NULL,'zurich','x'),(7,'carol','Ärhus','y'),(8,'Zoë','aarhus','y'),(9,'zoe','Aarhus',NULL)"
 cd "$here"
 n=0
 while IFS= read -r line; do

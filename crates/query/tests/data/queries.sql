@@ -70,3 +70,23 @@ csv select count(*) / 3, sum(id) / count(*), sum(dec1) / 2, avg(dec1) / 3 from t
 # A decimal literal beside a FLOAT or DOUBLE is a double (as in MySQL), whatever the size.
 csv select id, f, f * 1.5, f + 0.25, f between -1e11 and 0.5, f < 0.5 from types order by id
 csv select more.id, dbl > 0.5, dbl * 2.5, score * 1.5 from more, t where t.id = 1 order by more.id
+# Text in a collation that is not byte order, outside the key (people.name is
+# utf8mb4_0900_ai_ci with an index, people.city utf8mb4_general_ci without): compared, sorted,
+# grouped (a group shows its first spelling read), ranked, joined, partitioned and matched
+# under the collation; DISTINCT and COUNT(DISTINCT) keep every spelling, as Dolt does.
+csv select id from people where name = 'ALICE' order by id
+csv select id, name from people where name > 'b' and name < 'zz' order by id
+csv select id from people where name between 'B' and 'carol' or city = 'PARIS' order by id
+csv select id from people where name like 'al%' or city like 'z_rich' order by id
+csv select id from people where name not like '%e' order by id
+csv select name, count(*) from people group by name order by name
+json select city, count(*), min(id) from people group by city order by city
+csv select min(name), max(name), min(city), max(city), count(distinct name), count(distinct city) from people
+tabular select id, name from people order by name desc, id
+csv select k from u order by k
+csv select p.id, q.id from people p join people q on p.city = q.city and p.id < q.id order by p.id, q.id
+csv select id, row_number() over (partition by city order by name, id) as n from people order by id
+csv select name, count(*) from people where tag is not null group by name having name <> 'BOB' order by name
+csv select k, v from u where k = 'APPLE'
+csv select id, name = 'ALICE', city < 'c' from people order by id
+csv select upper(name), count(*) from people group by upper(name) order by 1
