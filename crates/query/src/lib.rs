@@ -43,6 +43,7 @@ mod dolt_numbers;
 pub mod error;
 mod key_ranges;
 mod map_table;
+mod mysql;
 pub mod output;
 mod rewrite;
 mod scan;
@@ -63,7 +64,7 @@ use datafusion::logical_expr::LogicalPlan;
 use datafusion::optimizer::analyzer::AnalyzerRule;
 use datafusion::prelude::{SessionConfig, SessionContext};
 use datafusion::sql::parser::Statement as DfStatement;
-use datafusion::sql::sqlparser::ast::{Expr, SelectItem, SetExpr, Statement, Value};
+use datafusion::sql::sqlparser::ast::{Expr, Ident, SelectItem, SetExpr, Statement, Value};
 use datafusion::sql::sqlparser::dialect::MySqlDialect;
 use datafusion::sql::sqlparser::keywords::Keyword;
 use datafusion::sql::sqlparser::tokenizer::{Location, Token, TokenWithSpan, Tokenizer};
@@ -170,6 +171,8 @@ impl DoltSession {
         let ctx = SessionContext::new_with_state(state);
         // SUM, AVG, MIN and MAX with Dolt's result types.
         dolt_aggregates::register(&ctx);
+        // MySQL's functions DataFusion lacks (YEAR, IF, HEX, DATE_FORMAT, STD, …).
+        mysql::register(&ctx);
         // MySQL's LENGTH counts bytes (CHAR_LENGTH counts characters).
         let bytes = datafusion::functions::string::octet_length();
         ctx.register_udf(bytes.as_ref().clone().with_aliases(["length"]));
@@ -293,7 +296,7 @@ impl DoltSession {
         headers: bool,
     ) -> Result<(LogicalPlan, Option<Vec<String>>)> {
         let sql = as_of::rewrite(sql)?;
-        let statement = state.sql_to_statement(&sql, &Dialect::MySQL)?;
+        let mut statement = state.sql_to_statement(&sql, &Dialect::MySQL)?;
         // Say why a table is not there: its state does not resolve, or the state has no
         // such table (DataFusion's own message names neither).
         for r in state.resolve_table_references(&statement)? {
@@ -319,8 +322,25 @@ impl DoltSession {
         } else {
             None
         };
-        let plan = state.statement_to_plan(statement).await?;
-        Ok((plan, items))
+        // MySQL's syntax DataFusion reads otherwise (DIV, GROUP_CONCAT, CAST AS SIGNED, …),
+        // after the headers are taken from the text as written.
+        mysql::translate(&mut statement)?;
+        match state.statement_to_plan(statement).await {
+            Ok(plan) => Ok((plan, items)),
+            // Two select items DataFusion names alike (`mod(id, 2)` and `id % 2`, or `CAST`s,
+            // which keep their operand's name) are named by their texts, as Dolt heads them.
+            Err(e) if e.to_string().contains("require unique expression names") => {
+                let mut statement = state.sql_to_statement(&sql, &Dialect::MySQL)?;
+                let Some(texts) = select_texts(&statement, &sql) else {
+                    return Err(e.into());
+                };
+                mysql::translate(&mut statement)?;
+                name_items(&mut statement, &texts);
+                let plan = state.statement_to_plan(statement).await?;
+                Ok((plan, items))
+            }
+            Err(e) => Err(e.into()),
+        }
     }
 }
 
@@ -393,6 +413,30 @@ fn select_texts(statement: &DfStatement, sql: &str) -> Option<Vec<String>> {
             _ => None,
         })
         .collect()
+}
+
+/// Names each computed item of the first SELECT's list by its text (`texts`, from
+/// [`select_texts`]).
+fn name_items(statement: &mut DfStatement, texts: &[String]) {
+    let DfStatement::Statement(s) = statement else {
+        return;
+    };
+    let Statement::Query(q) = s.as_mut() else {
+        return;
+    };
+    let SetExpr::Select(select) = q.body.as_mut() else {
+        return;
+    };
+    for (item, text) in select.projection.iter_mut().zip(texts) {
+        if let SelectItem::UnnamedExpr(e) = item {
+            if !matches!(e, Expr::Identifier(_) | Expr::CompoundIdentifier(_)) {
+                *item = SelectItem::ExprWithAlias {
+                    expr: e.clone(),
+                    alias: Ident::with_quote('`', text.as_str()),
+                };
+            }
+        }
+    }
 }
 
 /// The source text of each item of the first SELECT's list: the tokens between `SELECT`

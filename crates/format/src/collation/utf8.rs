@@ -43,6 +43,21 @@ pub(super) fn is_rune_start(b: u8) -> bool {
     b & 0xC0 != 0x80
 }
 
+/// The code points of `s`, decoded as [`decode`] does (a malformed byte is U+FFFD of length 1).
+pub(super) fn code_points(s: &[u8]) -> impl Iterator<Item = u32> + '_ {
+    let mut rest = s;
+    std::iter::from_fn(move || {
+        let &b = rest.first()?;
+        let (cp, n) = if b < 0x80 {
+            (u32::from(b), 1)
+        } else {
+            decode(rest)
+        };
+        rest = &rest[n..];
+        Some(cp)
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -72,19 +87,4 @@ mod tests {
             assert_eq!(decode(bad), (REPLACEMENT, 1), "{bad:02x?}");
         }
     }
-}
-
-/// The code points of `s`, decoded as [`decode`] does (a malformed byte is U+FFFD of length 1).
-pub(super) fn code_points(s: &[u8]) -> impl Iterator<Item = u32> + '_ {
-    let mut rest = s;
-    std::iter::from_fn(move || {
-        let &b = rest.first()?;
-        let (cp, n) = if b < 0x80 {
-            (u32::from(b), 1)
-        } else {
-            decode(rest)
-        };
-        rest = &rest[n..];
-        Some(cp)
-    })
 }

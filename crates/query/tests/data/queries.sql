@@ -90,3 +90,19 @@ csv select name, count(*) from people where tag is not null group by name having
 csv select k, v from u where k = 'APPLE'
 csv select id, name = 'ALICE', city < 'c' from people order by id
 csv select upper(name), count(*) from people group by upper(name) order by 1
+# MySQL's functions and operators DataFusion lacks: date and time parts, DATE_FORMAT,
+# GROUP_CONCAT, DIV, MOD and a remainder by zero, STD/STDDEV/VARIANCE (the population's), IF,
+# HEX, LOCATE, CAST AS SIGNED; two items DataFusion names alike are named by their texts.
+csv select year(d), month(d), day(d), dayofmonth(d) from t order by id
+json select hour(dt), minute(dt), second(dt), year(ts), quarter(dt), dayofweek(dt), dayofyear(dt) from types order by id
+csv select year(d), count(*) from t group by year(d) order by 1
+csv select date_format(d, '%Y-%m'), date_format(d, '%W %M %e %j') from t order by id
+csv select date_format(dt, '%H:%i:%s.%f %p %T') from types order by id
+csv select group_concat(name order by name desc separator ';'), group_concat(distinct a) from t, kl
+csv select a, group_concat(b), group_concat(c) from pk2 group by a order by a
+csv select id div 2, 7 div 2, -7 div 2, id div 0, score div 2 from t order by id
+csv select id % 0, mod(id, 0), mod(id, 3), -7 % 3, 5.5 % 2 from t order by id
+csv select std(score), stddev(score), variance(score) from t
+csv select hex(name), hex(id), hex(-1), hex(k), ifnull(score, 0), concat_ws('-', name, id) from t, vb where vb.n = 1 order by id
+csv select if(id > 2, 'big', 'small'), if(score > 4, score, id), mod(id, 2), id % 2 from t order by id
+csv select left(name, 1), right(name, 1), locate('b', name), instr(name, 'b'), cast('12' as signed) from t order by id
