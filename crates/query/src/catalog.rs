@@ -131,6 +131,17 @@ impl DoltSchema {
         }
     }
 
+    /// User table `name` (matched as table names are) as Dolt stores it, if the state has it.
+    pub(crate) fn dolt_table(&self, name: &str) -> Result<Option<prollystore_dolt::Table>> {
+        let Some(stored) = self.user_table(name) else {
+            return Ok(None);
+        };
+        self.db
+            .table(&self.root, &stored)
+            .map(Some)
+            .map_err(dolt_error)
+    }
+
     fn open(&self, name: &str) -> Result<Option<Arc<dyn TableProvider>>> {
         if let Some(stored) = self.user_table(name) {
             let table = self.db.table(&self.root, &stored).map_err(dolt_error)?;

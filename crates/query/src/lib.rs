@@ -47,6 +47,7 @@ mod mysql;
 pub mod output;
 mod rewrite;
 mod scan;
+mod show;
 mod system;
 mod table;
 
@@ -88,6 +89,8 @@ pub struct DoltSession {
     ctx: SessionContext,
     catalog: Arc<DoltCatalog>,
     default_at: String,
+    /// The database's name, as Dolt gives it (`DATABASE()`, `SHOW TABLES`).
+    db_name: String,
     /// A copy of the context's state, with its task context, kept for the next
     /// [`DoltSession::query`]: copying both took a fifth of a point query (`docs/PERF.md`,
     /// "SQL"). Dropped whenever the context may have changed (see [`DoltSession::context`]).
@@ -145,6 +148,7 @@ impl DoltSession {
     /// the state does not resolve.
     pub fn new(db: Arc<Database>, at: Option<&str>) -> Result<DoltSession> {
         let at = at.unwrap_or(DEFAULT_STATE);
+        let db_name = show::database_name(db.dot_dolt());
         let catalog = Arc::new(DoltCatalog::new(db, at));
         catalog.state(at)?;
         let mut config = SessionConfig::new()
@@ -177,10 +181,12 @@ impl DoltSession {
         let bytes = datafusion::functions::string::octet_length();
         ctx.register_udf(bytes.as_ref().clone().with_aliases(["length"]));
         ctx.register_catalog(CATALOG, catalog.clone());
+        ctx.register_udf(show::database_udf(&db_name));
         Ok(DoltSession {
             ctx,
             catalog,
             default_at: at.to_string(),
+            db_name,
             reused: Mutex::new(None),
         })
     }
@@ -295,7 +301,7 @@ impl DoltSession {
         sql: &str,
         headers: bool,
     ) -> Result<(LogicalPlan, Option<Vec<String>>)> {
-        let sql = as_of::rewrite(sql)?;
+        let mut sql = as_of::rewrite(sql)?;
         let mut statement = state.sql_to_statement(&sql, &Dialect::MySQL)?;
         // Say why a table is not there: its state does not resolve, or the state has no
         // such table (DataFusion's own message names neither).
@@ -316,6 +322,12 @@ impl DoltSession {
                     tables.join(", ")
                 ))));
             }
+        }
+        // SHOW TABLES and DESCRIBE as Dolt answers them: a query of Dolt's answer.
+        let at = self.catalog.state(&self.default_at)?;
+        if let Some(answer) = show::rewrite(&statement, &at, &self.db_name)? {
+            sql = answer;
+            statement = state.sql_to_statement(&sql, &Dialect::MySQL)?;
         }
         let items = if headers {
             select_texts(&statement, &sql)

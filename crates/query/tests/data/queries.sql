@@ -106,3 +106,10 @@ csv select std(score), stddev(score), variance(score) from t
 csv select hex(name), hex(id), hex(-1), hex(k), ifnull(score, 0), concat_ws('-', name, id) from t, vb where vb.n = 1 order by id
 csv select if(id > 2, 'big', 'small'), if(score > 4, score, id), mod(id, 2), id % 2 from t order by id
 csv select left(name, 1), right(name, 1), locate('b', name), instr(name, 'b'), cast('12' as signed) from t order by id
+# SHOW TABLES, DESCRIBE (DESC, SHOW COLUMNS FROM) and DATABASE() as Dolt answers them.
+csv show tables
+tabular describe types
+json describe people
+csv desc more
+csv show columns from pk2
+csv select database(), count(*) from t
