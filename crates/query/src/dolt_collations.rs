@@ -6,8 +6,8 @@
 //! ([`Collation::sort_key`], function [`KEY`]) in place of collated text:
 //!
 //! - [`CollatedOrders`], an analyzer rule after type coercion, where text is ordered or
-//!   grouped: `ORDER BY`, `GROUP BY` (a group shows the first of its spellings read, as Dolt
-//!   shows it), window `PARTITION BY` and `ORDER BY`, `MIN` and `MAX`. Not `DISTINCT` nor
+//!   grouped: `ORDER BY`, `GROUP BY` (a group shows the first of its spellings in primary-key
+//!   order, as Dolt reads and shows them), window `PARTITION BY` and `ORDER BY`, `MIN` and `MAX`. Not `DISTINCT` nor
 //!   `COUNT(DISTINCT …)`: Dolt keeps every spelling there.
 //! - [`CollatedComparisons`], the last optimizer rule, where text is compared (`=`, `<`, `IN`,
 //!   `BETWEEN`, join keys) or matched (`LIKE`, [`LIKE`]). (Dolt compares an `IN` list's text
@@ -32,6 +32,7 @@ use datafusion::common::metadata::FieldMetadata;
 use datafusion::common::tree_node::{Transformed, TreeNode, TreeNodeRecursion};
 use datafusion::common::{exec_err, Column, DFSchema, ExprSchema, Result, ScalarValue};
 use datafusion::config::ConfigOptions;
+use datafusion::datasource::source_as_provider;
 use datafusion::functions_aggregate::first_last::first_value_udaf;
 use datafusion::logical_expr::expr::{InList, NullTreatment, ScalarFunction, Sort as SortExpr};
 use datafusion::logical_expr::{
@@ -46,6 +47,7 @@ use prollystore_format::collation::Collation;
 use prollystore_format::sql_type::SqlType;
 
 use crate::rewrite::rewrite_node;
+use crate::table::DoltTable;
 
 /// The name of the sort-key function: `dolt_collation_key(text, 'collation name')`.
 pub(crate) const KEY: &str = "dolt_collation_key";
@@ -308,7 +310,7 @@ impl AnalyzerRule for CollatedOrders {
                     changed,
                 ))
             }
-            LogicalPlan::Window(_) => rewrite_node(node, |_| false, ordered),
+            LogicalPlan::Window(_) => rewrite_node(node, |_| false, |e, s| ordered(e, s, &[])),
             node => Ok(Transformed::no(node)),
         })
         .map(|t| t.data)
@@ -480,7 +482,7 @@ fn compared(e: Expr, schema: &DFSchema) -> Result<Transformed<Expr>> {
 
 /// One sub-expression of [`CollatedOrders`]: the orders and partitions of window functions
 /// and ordered aggregates keyed; `MIN` and `MAX` of collated text ranked by key.
-fn ordered(e: Expr, schema: &DFSchema) -> Result<Transformed<Expr>> {
+fn ordered(e: Expr, schema: &DFSchema, read_order: &[SortExpr]) -> Result<Transformed<Expr>> {
     Ok(match e {
         Expr::WindowFunction(mut w) => {
             let params = &mut w.params;
@@ -502,14 +504,16 @@ fn ordered(e: Expr, schema: &DFSchema) -> Result<Transformed<Expr>> {
                 if let Some(c) = collation_of(arg, schema) {
                     let asc = a.func.name() == "min";
                     let arg = arg.clone();
-                    let mut ranked = first_value_udaf()
-                        .call(vec![arg.clone()])
-                        .order_by(vec![keyed(arg, c).sort(asc, false)])
-                        .null_treatment(NullTreatment::IgnoreNulls);
-                    if let Some(f) = a.params.filter {
-                        ranked = ranked.filter(*f);
-                    }
-                    let ranked = ranked.build()?;
+                    let by_key = vec![keyed(arg.clone(), c).sort(asc, false)];
+                    let filter = a.params.filter.map(|f| *f);
+                    let ranked = first_of(arg, by_key, read_order)?;
+                    let ranked = match (ranked, filter) {
+                        (Expr::AggregateFunction(mut f), Some(filter)) => {
+                            f.params.filter = Some(Box::new(filter));
+                            Expr::AggregateFunction(f)
+                        }
+                        (ranked, _) => ranked,
+                    };
                     return Ok(Transformed::yes(ranked));
                 }
             }
@@ -518,6 +522,51 @@ fn ordered(e: Expr, schema: &DFSchema) -> Result<Transformed<Expr>> {
         }
         e => Transformed::no(e),
     })
+}
+
+/// `first_value(e)` in order `by`, then in `read_order`, ignoring NULLs when `by` is given
+/// (the first spelling of a group, or the least or greatest value, as Dolt reads them).
+fn first_of(e: Expr, by: Vec<SortExpr>, read_order: &[SortExpr]) -> Result<Expr> {
+    let ranked = !by.is_empty();
+    let order: Vec<SortExpr> = by.into_iter().chain(read_order.iter().cloned()).collect();
+    let mut f = first_value_udaf().call(vec![e]).order_by(order);
+    if ranked {
+        f = f.null_treatment(NullTreatment::IgnoreNulls);
+    }
+    f.build()
+}
+
+/// The primary key of the one Dolt table `plan` reads through filters, as an ordering of
+/// `plan`'s rows: the order Dolt reads them in, which a table read in parallel loses. Empty
+/// when there is no such table or key.
+fn read_order(plan: &LogicalPlan) -> Vec<SortExpr> {
+    let mut node = plan;
+    loop {
+        match node {
+            LogicalPlan::Filter(f) => node = &f.input,
+            LogicalPlan::TableScan(scan) => {
+                let Ok(provider) = source_as_provider(&scan.source) else {
+                    return Vec::new();
+                };
+                let Some(table) = provider.as_any().downcast_ref::<DoltTable>() else {
+                    return Vec::new();
+                };
+                let key: Vec<Column> = table
+                    .key_names()
+                    .into_iter()
+                    .map(|n| Column::new(Some(scan.table_name.clone()), n))
+                    .collect();
+                if !key.iter().all(|c| plan.schema().has_column(c)) {
+                    return Vec::new();
+                }
+                return key
+                    .into_iter()
+                    .map(|c| Expr::Column(c).sort(true, false))
+                    .collect();
+            }
+            _ => return Vec::new(),
+        }
+    }
 }
 
 /// Keys the collated expressions of an ordering; true if any was.
@@ -550,10 +599,15 @@ fn rewrite_aggregate(agg: Aggregate) -> Result<Transformed<LogicalPlan>> {
         .iter()
         .any(|g| matches!(g, Expr::GroupingSet(_)))
     {
-        return rewrite_node(LogicalPlan::Aggregate(agg), |_| false, ordered);
+        return rewrite_node(
+            LogicalPlan::Aggregate(agg),
+            |_| false,
+            |e, s| ordered(e, s, &[]),
+        );
     }
     let n_group = agg.group_expr.len();
     let n_aggr = agg.aggr_expr.len();
+    let read_order = read_order(&agg.input);
     let mut changed = false;
     let mut group = Vec::with_capacity(n_group);
     let mut shown = Vec::new();
@@ -564,7 +618,7 @@ fn rewrite_aggregate(agg: Aggregate) -> Result<Transformed<LogicalPlan>> {
             Some(c) => {
                 changed = true;
                 from.push(n_group + n_aggr + shown.len());
-                shown.push(first_value_udaf().call(vec![g.clone()]));
+                shown.push(first_of(g.clone(), vec![], &read_order)?);
                 group.push(keyed(g.clone(), c));
             }
             None => {
@@ -575,7 +629,9 @@ fn rewrite_aggregate(agg: Aggregate) -> Result<Transformed<LogicalPlan>> {
     }
     let mut aggr = Vec::with_capacity(n_aggr + shown.len());
     for e in &agg.aggr_expr {
-        let t = e.clone().transform_up(|e| ordered(e, &schema))?;
+        let t = e
+            .clone()
+            .transform_up(|e| ordered(e, &schema, &read_order))?;
         changed |= t.transformed;
         aggr.push(t.data);
     }

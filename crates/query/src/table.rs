@@ -64,6 +64,20 @@ pub struct DoltTable {
 }
 
 impl DoltTable {
+    /// The names of the primary-key columns, in key order (none for a keyless table): the
+    /// order Dolt reads the rows in.
+    pub(crate) fn key_names(&self) -> Vec<String> {
+        let schema = &self.table.schema;
+        if schema.keyless {
+            return Vec::new();
+        }
+        schema
+            .key_columns
+            .iter()
+            .filter_map(|&i| schema.columns.get(i).map(|c| c.name.clone()))
+            .collect()
+    }
+
     /// `table` of `db`, as [`Database::table_at`] or [`Database::table`] opened it.
     pub fn new(db: Arc<Database>, table: Table) -> DoltTable {
         // Geometry as Dolt stores it and MySQL returns it (SRID, then WKB), so every value
