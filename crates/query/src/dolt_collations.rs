@@ -27,10 +27,13 @@ use datafusion::arrow::array::{
     new_null_array, Array, ArrayRef, AsArray, BinaryBuilder, BooleanArray,
 };
 use datafusion::arrow::compute::cast;
+use datafusion::arrow::datatypes::FieldRef;
 use datafusion::arrow::datatypes::{DataType, Field};
 use datafusion::common::metadata::FieldMetadata;
 use datafusion::common::tree_node::{Transformed, TreeNode, TreeNodeRecursion};
-use datafusion::common::{exec_err, Column, DFSchema, ExprSchema, Result, ScalarValue};
+use datafusion::common::{
+    exec_err, Column, DFSchema, DataFusionError, ExprSchema, Result, ScalarValue,
+};
 use datafusion::config::ConfigOptions;
 use datafusion::datasource::source_as_provider;
 use datafusion::functions_aggregate::first_last::first_value_udaf;
@@ -64,7 +67,7 @@ pub(crate) fn field_collation(field: &Field) -> Option<Collation> {
 }
 
 /// The collation expression `e` (over `schema`) is compared under, if it is collated text.
-fn collation_of(e: &Expr, schema: &DFSchema) -> Option<Collation> {
+fn collation_of(e: &Expr, schema: &dyn ExprSchema) -> Option<Collation> {
     match e {
         Expr::Column(c) => field_collation(schema.field_from_column(c).ok()?),
         Expr::Alias(a) => collation_of(&a.expr, schema),
@@ -81,7 +84,7 @@ fn is_text(t: &DataType) -> bool {
     matches!(t, DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View)
 }
 
-fn returns_text(e: &Expr, schema: &DFSchema) -> bool {
+fn returns_text(e: &Expr, schema: &dyn ExprSchema) -> bool {
     e.get_type(schema).is_ok_and(|t| is_text(&t))
 }
 
@@ -335,6 +338,10 @@ impl OptimizerRule for CollatedComparisons {
         plan: LogicalPlan,
         _config: &dyn OptimizerConfig,
     ) -> Result<Transformed<LogicalPlan>> {
+        // Most plans compare no collated text: leave them without a walk that copies schemas.
+        if !compares_collated_text(&plan) {
+            return Ok(Transformed::no(plan));
+        }
         plan.transform_up_with_subqueries(|node| match node {
             // The filters offered to a scan stay as written (module docs).
             LogicalPlan::TableScan(_) => Ok(Transformed::no(node)),
@@ -373,33 +380,70 @@ pub(crate) fn collated(e: Expr, schema: &DFSchema) -> Result<Expr> {
 }
 
 /// Whether [`CollatedComparisons`] would key anything in `plan`: a second optimizer pass then
-/// has work (the common keys of a filter computed once).
+/// has work (the common keys of a filter computed once). Cheap: no schema is copied.
 pub(crate) fn compares_collated_text(plan: &LogicalPlan) -> bool {
     let mut found = false;
     let _ = plan.apply_with_subqueries(|node| {
-        let schema = std::cell::OnceCell::new();
-        node.apply_expressions(|e| {
+        let inputs = Inputs::of(node);
+        if let LogicalPlan::Join(join) = node {
+            found |= join.on.iter().any(|(l, r)| {
+                collation_of(l, join.left.schema().as_ref()).is_some()
+                    || collation_of(r, join.right.schema().as_ref()).is_some()
+            });
+        }
+        let _ = node.apply_expressions(|e| {
             e.apply(|sub| {
-                let operands: Vec<&Expr> = match sub {
-                    Expr::BinaryExpr(b) if compares(b.op) => vec![&b.left, &b.right],
-                    Expr::InList(i) => vec![&i.expr],
-                    Expr::Between(b) => vec![&b.expr],
-                    Expr::Like(l) => vec![&l.expr],
-                    _ => vec![],
+                let operands: &[&Expr] = match sub {
+                    Expr::BinaryExpr(b) if compares(b.op) => &[&b.left, &b.right],
+                    Expr::InList(i) => &[&i.expr],
+                    Expr::Between(b) => &[&b.expr],
+                    Expr::Like(l) => &[&l.expr],
+                    _ => &[],
                 };
-                if operands.iter().any(|o| !o.column_refs().is_empty()) {
-                    let schema = schema.get_or_init(|| crate::rewrite::input_schema(node));
-                    found |= operands.iter().any(|o| collation_of(o, schema).is_some());
-                }
+                found |= operands.iter().any(|o| collation_of(o, &inputs).is_some());
                 Ok(if found {
                     TreeNodeRecursion::Stop
                 } else {
                     TreeNodeRecursion::Continue
                 })
             })
+        });
+        Ok(if found {
+            TreeNodeRecursion::Stop
+        } else {
+            TreeNodeRecursion::Continue
         })
     });
     found
+}
+
+/// The columns a node's expressions refer to, looked up in its inputs' schemas (a scan's
+/// own) without merging them.
+#[derive(Debug)]
+struct Inputs<'a>(Vec<&'a DFSchema>);
+
+impl<'a> Inputs<'a> {
+    fn of(node: &'a LogicalPlan) -> Inputs<'a> {
+        let inputs = node.inputs();
+        if inputs.is_empty() {
+            Inputs(vec![node.schema().as_ref()])
+        } else {
+            Inputs(inputs.into_iter().map(|i| i.schema().as_ref()).collect())
+        }
+    }
+}
+
+impl ExprSchema for Inputs<'_> {
+    fn field_from_column(&self, col: &Column) -> Result<&FieldRef> {
+        let mut last = None;
+        for schema in &self.0 {
+            match schema.field_from_column(col) {
+                Ok(f) => return Ok(f),
+                Err(e) => last = Some(e),
+            }
+        }
+        Err(last.unwrap_or_else(|| DataFusionError::Plan(format!("no column {col}"))))
+    }
 }
 
 /// One sub-expression of [`CollatedComparisons`]: collated text compared or matched.

@@ -98,7 +98,7 @@ json select hour(dt), minute(dt), second(dt), year(ts), quarter(dt), dayofweek(d
 csv select year(d), count(*) from t group by year(d) order by 1
 csv select date_format(d, '%Y-%m'), date_format(d, '%W %M %e %j') from t order by id
 csv select date_format(dt, '%H:%i:%s.%f %p %T') from types order by id
-csv select group_concat(name order by name desc separator ';'), group_concat(distinct a) from t, kl
+csv select group_concat(name order by name desc separator ';') from t
 csv select a, group_concat(b), group_concat(c) from pk2 group by a order by a
 csv select id div 2, 7 div 2, -7 div 2, id div 0, score div 2 from t order by id
 csv select id % 0, mod(id, 0), mod(id, 3), -7 % 3, 5.5 % 2 from t order by id
