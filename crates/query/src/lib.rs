@@ -37,6 +37,7 @@
 
 pub mod as_of;
 mod catalog;
+mod collated_compare;
 mod dolt_aggregates;
 mod dolt_collations;
 mod dolt_numbers;
@@ -170,7 +171,7 @@ impl DoltSession {
             .with_analyzer_rules(analyzer_rules())
             // Collated text compared, sorted and grouped as Dolt does; last, so filters are
             // offered to the scan as written.
-            .with_optimizer_rule(Arc::new(dolt_collations::CollatedComparisons))
+            .with_optimizer_rule(Arc::new(collated_compare::CollatedComparisons))
             .build();
         let ctx = SessionContext::new_with_state(state);
         // SUM, AVG, MIN and MAX with Dolt's result types.
@@ -387,7 +388,7 @@ fn one_table(plan: &LogicalPlan) -> bool {
     simple
         && scans <= 1
         && with_subqueries == nodes
-        && !dolt_collations::compares_collated_text(plan)
+        && !collated_compare::compares_collated_text(plan)
 }
 
 /// Each select item's header as `dolt sql` prints it (`None` if the statement is not a

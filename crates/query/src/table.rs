@@ -305,7 +305,7 @@ impl TableProvider for DoltTable {
         let df_schema = DFSchema::try_from(schema.as_ref().clone())?;
         // Collated text compared as Dolt compares it (the plan's own filters are keyed by the
         // optimizer rule; the ones handed to the scan are as written).
-        let predicate = crate::dolt_collations::collated(predicate, &df_schema)?;
+        let predicate = crate::collated_compare::collated(predicate, &df_schema)?;
         let predicate = state.create_physical_expr(predicate, &df_schema)?;
         let filtered: Arc<dyn ExecutionPlan> = Arc::new(FilterExec::try_new(predicate, scan)?);
         if columns.len() == wanted.len() {
