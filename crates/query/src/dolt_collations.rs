@@ -17,6 +17,9 @@
 //!   equality is still a seek (the seek compares under the collation); the filters the scan
 //!   applies to the rows it reads are keyed there ([`crate::collated_compare::collated`]).
 //!
+//! ENUM and SET values are ordered the same way, by the key [`crate::member_order`] gives
+//! (their member numbers and bits), in `ORDER BY`, window orders, `MIN` and `MAX`.
+//!
 //! A text column is collated when its SQL type names a collation that is not code-point
 //! order; an expression is when it is such a column, a cast of one to text, or a text
 //! function of one (MySQL's derivation, simplified: a literal takes the column's collation).
@@ -34,6 +37,7 @@ use datafusion::logical_expr::{Aggregate, Expr, ExprFunctionExt, LogicalPlan, Pr
 use datafusion::optimizer::analyzer::AnalyzerRule;
 
 use crate::collated_compare::{collation_of, key_if_collated, keyed};
+use crate::member_order::member_key;
 use crate::rewrite::rewrite_node;
 use crate::table::DoltTable;
 /// The analyzer rule for orders and groups (module docs). Idempotent: a key is binary,
@@ -84,10 +88,14 @@ fn ordered(e: Expr, schema: &DFSchema, read_order: &[SortExpr]) -> Result<Transf
             if let (false, "min" | "max", [arg]) =
                 (a.params.distinct, a.func.name(), a.params.args.as_slice())
             {
-                if let Some(c) = collation_of(arg, schema) {
+                let key = match collation_of(arg, schema) {
+                    Some(c) => Some(keyed(arg.clone(), c)),
+                    None => member_key(arg, schema),
+                };
+                if let Some(key) = key {
                     let asc = a.func.name() == "min";
                     let arg = arg.clone();
-                    let by_key = vec![keyed(arg.clone(), c).sort(asc, false)];
+                    let by_key = vec![key.sort(asc, false)];
                     let filter = a.params.filter.map(|f| *f);
                     let ranked = first_of(arg, by_key, read_order)?;
                     let ranked = match (ranked, filter) {
@@ -152,10 +160,15 @@ fn read_order(plan: &LogicalPlan) -> Vec<SortExpr> {
     }
 }
 
-/// Keys the collated expressions of an ordering; true if any was.
+/// Keys the collated, ENUM and SET expressions of an ordering; true if any was.
 fn key_order(order: &mut [SortExpr], schema: &DFSchema) -> bool {
     let mut changed = false;
     for s in order.iter_mut() {
+        if let Some(k) = member_key(&s.expr, schema) {
+            changed = true;
+            s.expr = k;
+            continue;
+        }
         let (k, c) = key_if_collated(s.expr.clone(), schema);
         changed |= c;
         s.expr = k;

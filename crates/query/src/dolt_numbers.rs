@@ -175,7 +175,11 @@ impl AnalyzerRule for DoltNumbers {
                 if e.transformed {
                     return Ok(e);
                 }
-                divide(e.data, schema)
+                let e = divide(e.data, schema)?;
+                if e.transformed {
+                    return Ok(e);
+                }
+                integral(e.data, schema)
             },
         )
     }
@@ -189,12 +193,13 @@ fn is_float(e: &Expr, schema: &DFSchema) -> Result<bool> {
     ))
 }
 
-/// `e` as a double if it is a decimal (else as it is).
-fn double_if_decimal(e: Expr, schema: &DFSchema) -> Result<(Expr, bool)> {
-    if matches!(
-        e.get_type(schema)?,
-        DataType::Decimal128(..) | DataType::Decimal256(..)
-    ) {
+/// `e` as a double if it is a decimal, or a FLOAT in `arithmetic` (MySQL computes with a
+/// FLOAT as a double: `f + 1` of the FLOAT 759.499 is 760.4990234375); else as it is.
+fn double_if_decimal(e: Expr, schema: &DFSchema, arithmetic: bool) -> Result<(Expr, bool)> {
+    let t = e.get_type(schema)?;
+    if matches!(t, DataType::Decimal128(..) | DataType::Decimal256(..))
+        || (arithmetic && matches!(t, DataType::Float16 | DataType::Float32))
+    {
         Ok((datafusion::logical_expr::cast(e, DataType::Float64), true))
     } else {
         Ok((e, false))
@@ -220,8 +225,9 @@ fn doubles_beside_floats(e: Expr, schema: &DFSchema) -> Result<Transformed<Expr>
                 ))
                 && (is_float(&left, schema)? || is_float(&right, schema)?) =>
         {
-            let (left, l) = double_if_decimal(*left, schema)?;
-            let (right, r) = double_if_decimal(*right, schema)?;
+            let arithmetic = op.is_numerical_operators();
+            let (left, l) = double_if_decimal(*left, schema, arithmetic)?;
+            let (right, r) = double_if_decimal(*right, schema, arithmetic)?;
             let e = Expr::BinaryExpr(BinaryExpr::new(Box::new(left), op, Box::new(right)));
             Ok(if l || r {
                 Transformed::yes(e)
@@ -230,8 +236,8 @@ fn doubles_beside_floats(e: Expr, schema: &DFSchema) -> Result<Transformed<Expr>
             })
         }
         Expr::Between(mut b) if is_float(&b.expr, schema)? => {
-            let (low, l) = double_if_decimal(*b.low, schema)?;
-            let (high, h) = double_if_decimal(*b.high, schema)?;
+            let (low, l) = double_if_decimal(*b.low, schema, false)?;
+            let (high, h) = double_if_decimal(*b.high, schema, false)?;
             (b.low, b.high) = (Box::new(low), Box::new(high));
             Ok(if l || h {
                 Transformed::yes(Expr::Between(b))
@@ -243,7 +249,7 @@ fn doubles_beside_floats(e: Expr, schema: &DFSchema) -> Result<Transformed<Expr>
             let mut changed = false;
             let mut items = Vec::with_capacity(list.list.len());
             for item in std::mem::take(&mut list.list) {
-                let (item, c) = double_if_decimal(item, schema)?;
+                let (item, c) = double_if_decimal(item, schema, false)?;
                 changed |= c;
                 items.push(item);
             }
@@ -279,6 +285,70 @@ fn divide(e: Expr, schema: &DFSchema) -> Result<Transformed<Expr>> {
     Ok(Transformed::yes(Expr::ScalarFunction(
         ScalarFunction::new_udf(Arc::new(DoltDivide::udf()), vec![*left, *right]),
     )))
+}
+
+/// MySQL's integral results where DataFusion's are doubles or keep fraction digits:
+/// `FLOOR`, `CEIL` and `ROUND` of an integer are that integer (DataFusion: a double,
+/// `4.525645e+06`), `FLOOR` and `CEIL` of a decimal have no fraction digits (`-730785`,
+/// not `-730785.000000`), `CAST(x AS SIGNED | UNSIGNED)` of a decimal or float rounds half
+/// away from zero (DataFusion truncates), and minus an unsigned number is signed
+/// (DataFusion refuses it; a `BIGINT UNSIGNED` becomes a `DECIMAL(20, 0)`).
+fn integral(e: Expr, schema: &DFSchema) -> Result<Transformed<Expr>> {
+    use datafusion::logical_expr::{cast, Cast};
+    match e {
+        Expr::ScalarFunction(f)
+            if matches!(f.func.name(), "floor" | "ceil" | "round")
+                && (f.args.len() == 1
+                    || (f.func.name() == "round" && whole_digits(&f.args[1]))) =>
+        {
+            let t = f.args[0].get_type(schema)?;
+            match t {
+                t if t.is_integer() => Ok(Transformed::yes(f.args[0].clone())),
+                DataType::Decimal128(p, s) if s > 0 && f.func.name() != "round" => {
+                    let digits = (i16::from(p) - i16::from(s) + 1).clamp(1, 38) as u8;
+                    Ok(Transformed::yes(cast(
+                        Expr::ScalarFunction(f),
+                        DataType::Decimal128(digits, 0),
+                    )))
+                }
+                _ => Ok(Transformed::no(Expr::ScalarFunction(f))),
+            }
+        }
+        Expr::Cast(Cast { expr, data_type })
+            if data_type.is_integer()
+                && matches!(
+                    expr.get_type(schema)?,
+                    DataType::Decimal128(..)
+                        | DataType::Decimal256(..)
+                        | DataType::Float32
+                        | DataType::Float64
+                ) =>
+        {
+            let rounded = datafusion::functions::math::expr_fn::round(vec![*expr]);
+            Ok(Transformed::yes(cast(rounded, data_type)))
+        }
+        Expr::Negative(x) => {
+            let wider = match x.get_type(schema)? {
+                DataType::UInt8 | DataType::UInt16 | DataType::UInt32 => DataType::Int64,
+                DataType::UInt64 => DataType::Decimal128(20, 0),
+                _ => return Ok(Transformed::no(Expr::Negative(x))),
+            };
+            Ok(Transformed::yes(Expr::Negative(Box::new(cast(*x, wider)))))
+        }
+        e => Ok(Transformed::no(e)),
+    }
+}
+
+/// Whether `e` is a literal count of fraction digits of zero or more (`ROUND(n, 2)` of an
+/// integer is that integer; a negative count rounds it).
+fn whole_digits(e: &Expr) -> bool {
+    let Expr::Literal(v, _) = e else {
+        return false;
+    };
+    matches!(
+        v.cast_to(&DataType::Int64),
+        Ok(datafusion::common::ScalarValue::Int64(Some(n))) if n >= 0
+    )
 }
 
 #[cfg(test)]

@@ -38,13 +38,16 @@
 pub mod as_of;
 mod catalog;
 mod collated_compare;
+mod columnar;
 mod dolt_aggregates;
 mod dolt_collations;
 mod dolt_numbers;
 pub mod error;
 mod key_ranges;
 mod map_table;
+mod member_order;
 mod mysql;
+mod mysql_text;
 pub mod output;
 mod rewrite;
 mod scan;
@@ -178,9 +181,9 @@ impl DoltSession {
         dolt_aggregates::register(&ctx);
         // MySQL's functions DataFusion lacks (YEAR, IF, HEX, DATE_FORMAT, STD, …).
         mysql::register(&ctx);
-        // MySQL's LENGTH counts bytes (CHAR_LENGTH counts characters).
-        let bytes = datafusion::functions::string::octet_length();
-        ctx.register_udf(bytes.as_ref().clone().with_aliases(["length"]));
+        // MySQL's text of values: CONCAT (NULL if a part is), CONCAT_WS, CAST(x AS CHAR),
+        // LENGTH (bytes; CHAR_LENGTH counts characters).
+        mysql_text::register(&ctx);
         ctx.register_catalog(CATALOG, catalog.clone());
         ctx.register_udf(show::database_udf(&db_name));
         Ok(DoltSession {

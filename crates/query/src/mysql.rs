@@ -26,11 +26,13 @@ use datafusion::logical_expr::{
     ColumnarValue, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature, Volatility,
 };
 use datafusion::prelude::SessionContext;
+
+use crate::columnar::scalar_or_array;
 use datafusion::sql::parser::Statement as DFStatement;
 use datafusion::sql::sqlparser::ast::{
-    self, visit_expressions_mut, BinaryOperator, CastKind, DataType as SqlDataType, Expr,
-    FunctionArg, FunctionArgExpr, FunctionArgumentClause, FunctionArguments, Ident, ObjectName,
-    ObjectNamePart, Value,
+    self, visit_expressions_mut, BinaryOperator, DataType as SqlDataType, Expr, FunctionArg,
+    FunctionArgExpr, FunctionArgumentClause, FunctionArguments, Ident, ObjectName, ObjectNamePart,
+    Value,
 };
 
 /// The name of the integer division `DIV` becomes.
@@ -118,6 +120,28 @@ fn translate_expr(e: &mut Expr) -> Result<()> {
         } if !is_nullif_zero(right) => {
             **right = nullif_zero((**right).clone());
         }
+        // MySQL's text of the value (DataFusion's cast writes `1e20`, `2010-01-01T…`).
+        Expr::Cast {
+            data_type: SqlDataType::Char(length) | SqlDataType::Character(length),
+            expr,
+            ..
+        } => {
+            let length = match length {
+                Some(ast::CharacterLength::IntegerLength { length, .. }) => Some(*length),
+                _ => None,
+            };
+            let text = call(crate::mysql_text::TEXT, vec![(**expr).clone()]);
+            *e = match length {
+                Some(n) => call(
+                    "left",
+                    vec![
+                        text,
+                        Expr::Value(Value::Number(n.to_string(), false).into()),
+                    ],
+                ),
+                None => text,
+            };
+        }
         Expr::Cast { data_type, .. } => match data_type {
             SqlDataType::Signed | SqlDataType::SignedInteger => {
                 *data_type = SqlDataType::BigInt(None)
@@ -136,12 +160,7 @@ fn translate_expr(e: &mut Expr) -> Result<()> {
                 else {
                     return plan_err!("GROUP_CONCAT of more than one value is not supported");
                 };
-                let text = Expr::Cast {
-                    kind: CastKind::Cast,
-                    expr: Box::new(value.clone()),
-                    data_type: SqlDataType::Text,
-                    format: None,
-                };
+                let text = call(crate::mysql_text::TEXT, vec![value.clone()]);
                 let mut separator = Value::SingleQuotedString(",".into());
                 list.clauses.retain(|c| match c {
                     FunctionArgumentClause::Separator(s) => {
@@ -275,15 +294,6 @@ impl ScalarUDFImpl for TimePart {
             parts
         };
         scalar_or_array(parts, is_scalar)
-    }
-}
-
-/// `parts` as the value shape its input had.
-fn scalar_or_array(values: ArrayRef, scalar: bool) -> Result<ColumnarValue> {
-    if scalar {
-        ScalarValue::try_from_array(&values, 0).map(ColumnarValue::Scalar)
-    } else {
-        Ok(ColumnarValue::Array(values))
     }
 }
 

@@ -11,7 +11,7 @@ use async_trait::async_trait;
 use datafusion::arrow::datatypes::SchemaRef;
 use datafusion::catalog::Session;
 use datafusion::common::stats::Precision;
-use datafusion::common::{DFSchema, Result, Statistics};
+use datafusion::common::{Constraint, Constraints, DFSchema, Result, Statistics};
 use datafusion::datasource::{TableProvider, TableType};
 use datafusion::logical_expr::utils::conjunction;
 use datafusion::logical_expr::{Expr, TableProviderFilterPushDown};
@@ -61,6 +61,9 @@ pub struct DoltTable {
     db: Arc<Database>,
     table: Table,
     schema: SchemaRef,
+    /// The primary key: DataFusion then knows a `GROUP BY` of it decides every column
+    /// (`SELECT * FROM t GROUP BY id`, which MySQL and Dolt answer).
+    constraints: Constraints,
 }
 
 impl DoltTable {
@@ -100,7 +103,21 @@ impl DoltTable {
             })
             .collect::<Vec<_>>();
         let schema = Arc::new(datafusion::arrow::datatypes::Schema::new(fields));
-        DoltTable { db, table, schema }
+        let mut table = DoltTable {
+            db,
+            table,
+            schema,
+            constraints: Constraints::default(),
+        };
+        let key: Option<Vec<usize>> = table
+            .key_names()
+            .iter()
+            .map(|n| table.schema.index_of(n).ok())
+            .collect();
+        if let Some(key) = key.filter(|k| !k.is_empty()) {
+            table.constraints = Constraints::new_unverified(vec![Constraint::PrimaryKey(key)]);
+        }
+        table
     }
 
     /// The Dolt table read.
@@ -234,6 +251,10 @@ impl TableProvider for DoltTable {
 
     fn table_type(&self) -> TableType {
         TableType::Base
+    }
+
+    fn constraints(&self) -> Option<&Constraints> {
+        Some(&self.constraints)
     }
 
     fn supports_filters_pushdown(

@@ -1249,7 +1249,7 @@ fn json_path<'a>(doc: &'a serde_json::Value, path: &str) -> R<Option<&'a serde_j
 
 /// JSON text as Dolt prints a computed JSON value: `", "` and `": "` separators, object keys by
 /// length then bytes, numbers as shortest plain decimals (whole numbers without a point).
-pub(crate) fn json_text(v: &serde_json::Value) -> String {
+pub fn json_text(v: &serde_json::Value) -> String {
     let mut out = String::new();
     write_json(&mut out, v);
     out

@@ -113,3 +113,15 @@ json describe people
 csv desc more
 csv show columns from pk2
 csv select database(), count(*) from t
+csv select id, concat(dec1, '|', dt, '|', ts, '|', e, '|', st, '|', f, '|', tm, '|', yr, '|', ti) from types order by id
+csv select id, concat(j, '|'), concat_ws('-', dec1, NULL, ti, tm), cast(f as char), cast(dt as char), cast(dec1 as char(3)), concat(id, NULL) from types order by id
+csv select id, concat(f, '|', dbl, '|', u8, '|', i8, '|', dec2, '|', b, '|', y, '|', d6, '|', t6, '|', ts3) from more order by id
+csv select id, length(bl), length(id), length(dbl), length(f) from more order by id
+csv select id, f + 1, f * 2, f / 4, f - dec1 from types order by id
+csv select types.id, floor(ti), ceil(yr), round(types.id), round(ti, 1), floor(more.id), ceil(i8), round(m), round(i8, 2) from types, more order by types.id, more.id
+csv select id, cast(dec1 as signed), cast(f as signed) from types where id <> 2 order by id
+csv select sum(f), avg(f), sum(dbl + 0), sum(i8), avg(m) from more
+csv select min(e), max(e), min(st), max(st) from types
+csv select id, e, st from types order by st, id
+csv select id, e from types order by e desc, id
+csv select group_concat(f order by id separator ';'), group_concat(dt order by id) from types
