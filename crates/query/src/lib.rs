@@ -47,6 +47,7 @@ mod key_ranges;
 mod map_table;
 mod member_order;
 mod mysql;
+mod mysql_json;
 mod mysql_text;
 pub mod output;
 mod rewrite;
@@ -184,6 +185,8 @@ impl DoltSession {
         // MySQL's text of values: CONCAT (NULL if a part is), CONCAT_WS, CAST(x AS CHAR),
         // LENGTH (bytes; CHAR_LENGTH counts characters).
         mysql_text::register(&ctx);
+        // JSON_EXTRACT (`->`, `->>`), JSON_UNQUOTE, JSON_LENGTH, JSON_TYPE.
+        mysql_json::register(&ctx);
         ctx.register_catalog(CATALOG, catalog.clone());
         ctx.register_udf(show::database_udf(&db_name));
         Ok(DoltSession {

@@ -1,7 +1,7 @@
 //! MySQL's functions and operators that DataFusion lacks, as Dolt answers them. Two ways in:
 //!
 //! - [`translate`] rewrites the parsed statement where MySQL's syntax has a DataFusion
-//!   equivalent: `a DIV b` (to [`INT_DIVIDE`]), `GROUP_CONCAT(x [ORDER BY …] [SEPARATOR s])`
+//!   equivalent: `doc -> path` and `doc ->> path` (to [`crate::mysql_json`]'s functions), `a DIV b` (to [`INT_DIVIDE`]), `GROUP_CONCAT(x [ORDER BY …] [SEPARATOR s])`
 //!   (DataFusion's `string_agg` of the text), `CAST(x AS SIGNED | UNSIGNED)` (`BIGINT [UNSIGNED]`),
 //!   `LOCATE(sub, s)` (`strpos(s, sub)`), `CURDATE()` (`current_date()`), `MOD(a, b)` (`a % b`),
 //!   and a remainder by zero is NULL (`a % NULLIF(b, 0)`).
@@ -111,6 +111,41 @@ fn translate_expr(e: &mut Expr) -> Result<()> {
             right,
         } => {
             *e = call(INT_DIVIDE, vec![(**left).clone(), (**right).clone()]);
+        }
+        // JSON paths: `doc -> path` is JSON_EXTRACT, `doc ->> path` its unquoted text.
+        Expr::BinaryOp {
+            left,
+            op: op @ (BinaryOperator::Arrow | BinaryOperator::LongArrow),
+            right,
+        } => {
+            // The parser binds the arrows looser than MySQL does (`doc -> '$.k' > 3` comes as
+            // `doc -> ('$.k' > 3)`): the path is the leftmost operand of what follows.
+            if let Expr::BinaryOp {
+                left: path,
+                op: next,
+                right: rest,
+            } = &**right
+            {
+                let arrow = Expr::BinaryOp {
+                    left: left.clone(),
+                    op: op.clone(),
+                    right: path.clone(),
+                };
+                *e = Expr::BinaryOp {
+                    left: Box::new(arrow),
+                    op: next.clone(),
+                    right: rest.clone(),
+                };
+                if let Expr::BinaryOp { left, .. } = e {
+                    translate_expr(left)?;
+                }
+                return Ok(());
+            }
+            let extract = call("json_extract", vec![(**left).clone(), (**right).clone()]);
+            *e = match op {
+                BinaryOperator::Arrow => extract,
+                _ => call("json_unquote", vec![extract]),
+            };
         }
         // A remainder by zero is NULL in MySQL (DataFusion fails the query).
         Expr::BinaryOp {

@@ -165,8 +165,11 @@ fn write_json(
                 let value = String::from_utf8_lossy(&buf);
                 let json = field.metadata().get(EXTENSION_NAME).map(String::as_str)
                     == Some(JSON_EXTENSION);
-                if json
-                    || bare(field.data_type()) && value.parse::<f64>().is_ok_and(f64::is_finite)
+                if json {
+                    // Dolt's JSON rows hold documents without spaces (a computed one's text
+                    // has MySQL's `", "` and `": "`).
+                    compact_json(&buf, &mut text);
+                } else if bare(field.data_type()) && value.parse::<f64>().is_ok_and(f64::is_finite)
                     || *field.data_type() == DataType::Boolean
                 {
                     text.extend_from_slice(&buf);
@@ -183,6 +186,22 @@ fn write_json(
     }
     text.extend_from_slice(b"]}\n");
     out.write_all(&text).map_err(io)
+}
+
+/// Appends JSON text `doc` without the spaces and line breaks outside its strings.
+fn compact_json(doc: &[u8], out: &mut Vec<u8>) {
+    let (mut in_string, mut escaped) = (false, false);
+    for &b in doc {
+        if in_string {
+            in_string = escaped || b != b'"';
+            escaped = !escaped && b == b'\\';
+        } else if b == b'"' {
+            in_string = true;
+        } else if b.is_ascii_whitespace() {
+            continue;
+        }
+        out.push(b);
+    }
 }
 
 fn write_table(

@@ -1194,7 +1194,10 @@ fn json_of(v: Val) -> R<serde_json::Value> {
 }
 
 /// Follows a simple JSON path (`$`, `.key`, `."key"`, `[n]`); `None` where nothing is there.
-fn json_path<'a>(doc: &'a serde_json::Value, path: &str) -> R<Option<&'a serde_json::Value>> {
+pub fn json_path<'a>(
+    doc: &'a serde_json::Value,
+    path: &str,
+) -> std::result::Result<Option<&'a serde_json::Value>, String> {
     let bad = || format!("unsupported JSON path {path:?}");
     let mut rest = path.trim().strip_prefix('$').ok_or_else(bad)?;
     let mut at = doc;

@@ -125,3 +125,6 @@ csv select min(e), max(e), min(st), max(st) from types
 csv select id, e, st from types order by st, id
 csv select id, e from types order by e desc, id
 csv select group_concat(f order by id separator ';'), group_concat(dt order by id) from types
+csv select id, j->'$.b', j->>'$.a', json_extract(j, '$.b[1]'), json_length(j), json_type(j), json_unquote('"x\ty"') from types order by id
+json select id, j->'$.b', j->'$.a', json_extract('{"k": [1, {"z": 2, "a": "q"}]}', '$.k') from types order by id
+csv select id from types where j->'$.b[0]' = 1 order by id
