@@ -43,6 +43,7 @@ mod dolt_aggregates;
 mod dolt_collations;
 mod dolt_numbers;
 pub mod error;
+mod fraction_digits;
 mod key_ranges;
 mod map_table;
 mod member_order;
@@ -134,6 +135,8 @@ fn analyzer_rules() -> Vec<Arc<dyn AnalyzerRule + Send + Sync>> {
     rules.insert(coercion, Arc::new(dolt_aggregates::DoubleOfDecimal));
     // Collated text ordered and grouped under its collation, on the coerced types.
     rules.push(Arc::new(dolt_collations::CollatedOrders));
+    // A datetime chosen among columns of one type prints that type's fraction digits.
+    rules.push(Arc::new(fraction_digits::FractionDigits));
     rules
 }
 
@@ -398,7 +401,7 @@ fn one_table(plan: &LogicalPlan) -> bool {
 }
 
 /// Each select item's header as `dolt sql` prints it (`None` if the statement is not a
-/// plain SELECT, or has a `*`): its alias, else its text as written, a string literal's
+/// SELECT, or a UNION of them, or has a `*`): its alias, else its text as written, a string literal's
 /// value without its quotes.
 fn select_texts(statement: &DfStatement, sql: &str) -> Option<Vec<String>> {
     let DfStatement::Statement(s) = statement else {
@@ -407,8 +410,14 @@ fn select_texts(statement: &DfStatement, sql: &str) -> Option<Vec<String>> {
     let Statement::Query(q) = s.as_ref() else {
         return None;
     };
-    let SetExpr::Select(select) = q.body.as_ref() else {
-        return None;
+    // A UNION's headers are its first SELECT's.
+    let mut body = q.body.as_ref();
+    let select = loop {
+        match body {
+            SetExpr::Select(select) => break select,
+            SetExpr::SetOperation { left, .. } => body = left,
+            _ => return None,
+        }
     };
     let texts = item_texts(sql)?;
     if texts.len() != select.projection.len() {

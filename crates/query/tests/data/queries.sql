@@ -128,3 +128,7 @@ csv select group_concat(f order by id separator ';'), group_concat(dt order by i
 csv select id, j->'$.b', j->>'$.a', json_extract(j, '$.b[1]'), json_length(j), json_type(j), json_unquote('"x\ty"') from types order by id
 json select id, j->'$.b', j->'$.a', json_extract('{"k": [1, {"z": 2, "a": "q"}]}', '$.k') from types order by id
 csv select id from types where j->'$.b[0]' = 1 order by id
+csv select id, coalesce(dt, null), ifnull(ts, ts), if(id > 1, dt, dt), case when id = 1 then dt else null end, nullif(dt, null), greatest(dt, dt) from types order by id
+json select id, coalesce(dt, null) as c from types order by c, id
+csv select coalesce(dt, null) from types where id = 1 union all select coalesce(dt, null) from types where id = 3
+csv select id, name, count(*) from t group by id order by id
