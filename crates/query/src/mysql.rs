@@ -103,6 +103,68 @@ fn is_nullif_zero(e: &Expr) -> bool {
     matches!(e, Expr::Function(f) if function_name(&f.name).as_deref() == Some("nullif"))
 }
 
+/// Whether `e` is text known without types: a string literal, or a JSON path's value.
+fn is_text_value(e: &Expr) -> bool {
+    match e {
+        Expr::Value(v) => matches!(
+            v.value,
+            Value::SingleQuotedString(_) | Value::DoubleQuotedString(_)
+        ),
+        Expr::Nested(e) => is_text_value(e),
+        Expr::Function(f) => matches!(
+            function_name(&f.name).as_deref(),
+            Some("json_extract" | "json_unquote")
+        ),
+        _ => false,
+    }
+}
+
+/// The operand an expression the parser may have bound an arrow's path into starts with.
+fn first_operand(e: &mut Expr) -> Option<&mut Box<Expr>> {
+    match e {
+        Expr::BinaryOp { left, .. } => Some(left),
+        Expr::IsNull(x)
+        | Expr::IsNotNull(x)
+        | Expr::IsTrue(x)
+        | Expr::IsFalse(x)
+        | Expr::IsNotTrue(x)
+        | Expr::IsNotFalse(x) => Some(x),
+        Expr::Between { expr, .. }
+        | Expr::InList { expr, .. }
+        | Expr::Like { expr, .. }
+        | Expr::ILike { expr, .. } => Some(expr),
+        _ => None,
+    }
+}
+
+/// Puts `doc <op> path` where the path is, the leftmost operand of `e`, and translates the
+/// operations above it again; false if `e` is the path itself.
+fn attach_document(e: &mut Expr, doc: &Expr, op: &BinaryOperator) -> Result<bool> {
+    let Some(slot) = first_operand(e) else {
+        return Ok(false);
+    };
+    if !attach_document(slot, doc, op)? {
+        // The path as written: the cast text in arithmetic was given (`'$.n' + 1`) undone.
+        let path = match &**slot {
+            Expr::Cast {
+                expr,
+                data_type: SqlDataType::Double(_),
+                ..
+            } if is_text_value(expr) => (**expr).clone(),
+            path => path.clone(),
+        };
+        **slot = Expr::BinaryOp {
+            left: Box::new(doc.clone()),
+            op: op.clone(),
+            right: Box::new(path),
+        };
+        translate_expr(slot)?;
+    }
+    // This operation has a new operand (`doc -> path + 1`: text in arithmetic).
+    translate_expr(e)?;
+    Ok(true)
+}
+
 fn translate_expr(e: &mut Expr) -> Result<()> {
     match e {
         Expr::BinaryOp {
@@ -120,25 +182,9 @@ fn translate_expr(e: &mut Expr) -> Result<()> {
         } => {
             // The parser binds the arrows looser than MySQL does (`doc -> '$.k' > 3` comes as
             // `doc -> ('$.k' > 3)`): the path is the leftmost operand of what follows.
-            if let Expr::BinaryOp {
-                left: path,
-                op: next,
-                right: rest,
-            } = &**right
-            {
-                let arrow = Expr::BinaryOp {
-                    left: left.clone(),
-                    op: op.clone(),
-                    right: path.clone(),
-                };
-                *e = Expr::BinaryOp {
-                    left: Box::new(arrow),
-                    op: next.clone(),
-                    right: rest.clone(),
-                };
-                if let Expr::BinaryOp { left, .. } = e {
-                    translate_expr(left)?;
-                }
+            let mut rest = (**right).clone();
+            if attach_document(&mut rest, left, op)? {
+                *e = rest;
                 return Ok(());
             }
             let extract = call("json_extract", vec![(**left).clone(), (**right).clone()]);
@@ -146,6 +192,28 @@ fn translate_expr(e: &mut Expr) -> Result<()> {
                 BinaryOperator::Arrow => extract,
                 _ => call("json_unquote", vec![extract]),
             };
+        }
+        // Text in arithmetic is a double, as MySQL reads it (`'3' * 2`, `doc -> '$.n' + 1`);
+        // DataFusion refuses to compute with text. (A text column's type is not known here.)
+        Expr::BinaryOp { left, op, right }
+            if matches!(
+                op,
+                BinaryOperator::Plus
+                    | BinaryOperator::Minus
+                    | BinaryOperator::Multiply
+                    | BinaryOperator::Divide
+            ) && (is_text_value(left) || is_text_value(right)) =>
+        {
+            for side in [left, right] {
+                if is_text_value(side) {
+                    **side = Expr::Cast {
+                        kind: ast::CastKind::Cast,
+                        expr: side.clone(),
+                        data_type: SqlDataType::Double(ast::ExactNumberInfo::None),
+                        format: None,
+                    };
+                }
+            }
         }
         // A remainder by zero is NULL in MySQL (DataFusion fails the query).
         Expr::BinaryOp {

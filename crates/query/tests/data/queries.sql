@@ -132,3 +132,5 @@ csv select id, coalesce(dt, null), ifnull(ts, ts), if(id > 1, dt, dt), case when
 json select id, coalesce(dt, null) as c from types order by c, id
 csv select coalesce(dt, null) from types where id = 1 union all select coalesce(dt, null) from types where id = 3
 csv select id, name, count(*) from t group by id order by id
+csv select id, j->'$.b[0]' + 1, j->'$.b[1]' * 2.5, j->>'$.b[0]' - 1 > 0, '3' * 2, '1.5' + f from types order by id
+csv select id from types where j->'$.b' is not null and j->'$.b[1]' between 1 and 3 order by id
