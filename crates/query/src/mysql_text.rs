@@ -276,7 +276,7 @@ fn write_text(
         }
         DataType::Date32 => {
             let days = i64::from(array.as_primitive::<Date32Type>().value(r));
-            value_text::write_datetime(out, days * MICROS_PER_DAY, 0);
+            value_text::write_datetime(out, days.saturating_mul(MICROS_PER_DAY), 0);
         }
         DataType::Timestamp(TimeUnit::Microsecond, _) => {
             let us = array.as_primitive::<TimestampMicrosecondType>().value(r);
