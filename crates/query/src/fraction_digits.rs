@@ -48,17 +48,25 @@ impl AnalyzerRule for FractionDigits {
 
 /// `p` with its items that choose among datetimes of one SQL type given that type.
 fn typed(p: Projection) -> Result<Transformed<LogicalPlan>> {
-    let input = p.input.schema().clone();
-    let mut changed = false;
+    let input = p.input.schema();
+    let types: Vec<Option<String>> = p
+        .expr
+        .iter()
+        .enumerate()
+        .map(|(i, e)| {
+            let (_, field) = p.schema.qualified_field(i);
+            (!field.metadata().contains_key(SQL_TYPE_METADATA))
+                .then(|| chosen_type(unaliased(e), input))
+                .flatten()
+        })
+        .collect();
+    if types.iter().all(Option::is_none) {
+        return Ok(Transformed::no(LogicalPlan::Projection(p)));
+    }
     let mut exprs = Vec::with_capacity(p.expr.len());
-    for (i, e) in p.expr.into_iter().enumerate() {
-        let (_, field) = p.schema.qualified_field(i);
-        let sql_type = (!field.metadata().contains_key(SQL_TYPE_METADATA))
-            .then(|| chosen_type(unaliased(&e), &input))
-            .flatten();
+    for (i, (e, sql_type)) in p.expr.into_iter().zip(types).enumerate() {
         match sql_type {
             Some(t) => {
-                changed = true;
                 let (qualifier, name) = match &e {
                     Expr::Alias(a) => (a.relation.clone(), a.name.clone()),
                     _ => {
@@ -76,10 +84,7 @@ fn typed(p: Projection) -> Result<Transformed<LogicalPlan>> {
         }
     }
     let projection = Projection::try_new(exprs, p.input)?;
-    Ok(Transformed::new_transformed(
-        LogicalPlan::Projection(projection),
-        changed,
-    ))
+    Ok(Transformed::yes(LogicalPlan::Projection(projection)))
 }
 
 /// The function that gives its value a field of that SQL type:

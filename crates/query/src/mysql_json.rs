@@ -20,7 +20,7 @@ use datafusion::logical_expr::{
 };
 use datafusion::prelude::SessionContext;
 use prollystore_arrow::dolt_types::{EXTENSION_NAME, JSON_EXTENSION};
-use prollystore_sql::generated::{json_path, json_text};
+use prollystore_sql::generated::{json_path, json_text, json_unquote};
 use serde_json::Value as Json;
 
 use crate::columnar::scalar_or_array;
@@ -150,7 +150,7 @@ impl ScalarUDFImpl for JsonFunction {
                 for r in 0..rows {
                     out.push(match self.kind {
                         Kind::Extract => extract(self.name(), &texts, &text, r)?,
-                        Kind::Unquote => text(0, r).map(unquote),
+                        Kind::Unquote => text(0, r).map(json_unquote),
                         // Dolt names a NULL argument's type `NULL` too (MySQL: NULL).
                         _ => match text(0, r) {
                             None => Some("NULL".to_string()),
@@ -207,45 +207,6 @@ fn extract<'a>(
         (2, _) => Some(json_text(&values[0])),
         _ => Some(json_text(&Json::Array(values))),
     })
-}
-
-/// `JSON_UNQUOTE`: a JSON string's text without its quotes and escapes; other text as it is.
-/// A quoted text JSON would refuse for a raw control character in it (a tab written as `\t`
-/// in an SQL literal is one) is unquoted all the same, as MySQL and Dolt do.
-fn unquote(s: &str) -> String {
-    if let Ok(Json::String(u)) = serde_json::from_str::<Json>(s) {
-        if s.trim_start().starts_with('"') {
-            return u;
-        }
-    }
-    let Some(inner) = s.strip_prefix('"').and_then(|t| t.strip_suffix('"')) else {
-        return s.to_string();
-    };
-    let mut out = String::with_capacity(inner.len());
-    let mut chars = inner.chars();
-    while let Some(c) = chars.next() {
-        if c != '\\' {
-            out.push(c);
-            continue;
-        }
-        match chars.next() {
-            Some('b') => out.push('\u{8}'),
-            Some('f') => out.push('\u{c}'),
-            Some('n') => out.push('\n'),
-            Some('r') => out.push('\r'),
-            Some('t') => out.push('\t'),
-            Some('u') => {
-                let hex: String = chars.by_ref().take(4).collect();
-                match u32::from_str_radix(&hex, 16).ok().and_then(char::from_u32) {
-                    Some(c) => out.push(c),
-                    None => return s.to_string(),
-                }
-            }
-            Some(c) => out.push(c),
-            None => return s.to_string(),
-        }
-    }
-    out
 }
 
 /// `JSON_LENGTH`: the members of an array or object; 1 for a scalar.

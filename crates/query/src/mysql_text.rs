@@ -17,6 +17,7 @@ use datafusion::arrow::array::{
     Array, ArrayRef, AsArray, BinaryBuilder, GenericByteArray, StringArray,
 };
 use datafusion::arrow::compute::cast;
+use datafusion::arrow::compute::kernels::length::length;
 use datafusion::arrow::datatypes::{
     BinaryType, DataType, Date32Type, Decimal128Type, Decimal256Type, DurationMicrosecondType,
     Field, Float32Type, Float64Type, Int16Type, Int32Type, Int64Type, Int8Type, TimeUnit,
@@ -121,6 +122,18 @@ impl ScalarUDFImpl for MySqlText {
             .iter()
             .all(|a| matches!(a, ColumnarValue::Scalar(_)));
         let rows = if scalar { 1 } else { n };
+        if let (Kind::Length, [value], [field]) =
+            (self.kind, args.args.as_slice(), args.arg_fields.as_slice())
+        {
+            // Text and bytes (not JSON, whose text is rewritten) are counted where they are.
+            let json =
+                field.metadata().get(EXTENSION_NAME).map(String::as_str) == Some(JSON_EXTENSION);
+            let t = field.data_type();
+            if !json && (is_binary(t) || matches!(t, DataType::Utf8 | DataType::LargeUtf8)) {
+                let bytes = length(&value.to_array(rows)?)?;
+                return scalar_or_array(cast(&bytes, &DataType::Int64)?, scalar);
+            }
+        }
         let mut parts = Vec::with_capacity(args.args.len());
         for (value, field) in args.args.iter().zip(&args.arg_fields) {
             parts.push(texts(&value.to_array(rows)?, field)?);
@@ -130,13 +143,18 @@ impl ScalarUDFImpl for MySqlText {
                 parts[0].iter().map(|t| t.map(|t| t.len() as i64)).collect();
             return scalar_or_array(Arc::new(lengths), scalar);
         }
+        let (separator, parts) = match (self.kind, parts.split_first()) {
+            (Kind::ConcatWs, Some((separator, rest))) => (Some(separator), rest),
+            (Kind::ConcatWs, None) => return exec_err!("concat_ws() takes a separator"),
+            _ => (None, &parts[..]),
+        };
         let mut out = BinaryBuilder::with_capacity(rows, rows * 16);
         let mut row = Vec::new();
         'rows: for r in 0..rows {
             row.clear();
-            match self.kind {
-                Kind::Concat | Kind::Text | Kind::Length => {
-                    for p in &parts {
+            match separator {
+                None => {
+                    for p in parts {
                         if p.is_null(r) {
                             out.append_null();
                             continue 'rows;
@@ -144,14 +162,13 @@ impl ScalarUDFImpl for MySqlText {
                         row.extend_from_slice(p.value(r));
                     }
                 }
-                Kind::ConcatWs => {
-                    let (sep, rest) = parts.split_first().expect("two or more values");
+                Some(sep) => {
                     if sep.is_null(r) {
                         out.append_null();
                         continue;
                     }
                     let mut first = true;
-                    for p in rest.iter().filter(|p| !p.is_null(r)) {
+                    for p in parts.iter().filter(|p| !p.is_null(r)) {
                         if !first {
                             row.extend_from_slice(sep.value(r));
                         }

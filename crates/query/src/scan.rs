@@ -7,6 +7,7 @@ use std::fmt;
 use std::ops::Range;
 use std::sync::Arc;
 
+use datafusion::arrow::compute::concat_batches;
 use datafusion::arrow::datatypes::SchemaRef;
 use datafusion::arrow::record_batch::{RecordBatch, RecordBatchOptions};
 use datafusion::common::stats::Precision;
@@ -164,13 +165,19 @@ impl ExecutionPlan for DoltScan {
             let mut batches = Vec::new();
             for w in &work {
                 reader.read(w, &mut |b| {
-                    batches.push(Ok(b));
+                    batches.push(b);
                     true
                 })?;
             }
+            // One batch: DataFusion deals batches round robin to its partitions, which would
+            // lose the points' key order (`id IN (4, 1, 3)` gives 1, 3, 4, as Dolt does).
+            let batch = match batches.len() {
+                0 | 1 => batches,
+                _ => vec![concat_batches(&self.schema, &batches)?],
+            };
             return Ok(Box::pin(RecordBatchStreamAdapter::new(
                 self.schema.clone(),
-                futures::stream::iter(batches),
+                futures::stream::iter(batch.into_iter().map(Ok)),
             )));
         }
         let mut builder = RecordBatchReceiverStream::builder(self.schema.clone(), 2);

@@ -156,13 +156,16 @@ impl DoltTable {
                     if a == b && a.len() == key_len)
             };
             if key_len > 0 && ranges.len() <= MAX_POINTS && ranges.iter().all(whole) {
-                let mut points: Vec<Work> = Vec::with_capacity(ranges.len());
+                let mut points: Vec<prollystore_dolt::KeyRange> = Vec::with_capacity(ranges.len());
                 for r in ranges {
-                    if !points.iter().any(|p| matches!(p, Work::Point(q) if q == r)) {
-                        points.push(Work::Point(r.clone()));
+                    if !points.contains(r) {
+                        points.push(r.clone());
                     }
                 }
-                return Ok((points, None));
+                if points.len() > 1 {
+                    points = self.in_key_order(points)?;
+                }
+                return Ok((points.into_iter().map(Work::Point).collect(), None));
             }
         }
         let reader = self.table.reader(&self.db).map_err(dolt_error)?;
@@ -207,6 +210,34 @@ impl DoltTable {
         // Keyless tables: a position holds a row and its count of copies.
         let exact = (!self.table.schema.keyless).then_some(rows);
         Ok((merged.into_iter().map(Work::Ordinals).collect(), exact))
+    }
+}
+
+impl DoltTable {
+    /// Whole-key `points` in the table's key order, as Dolt reads an `IN` list (`id IN (4,
+    /// 1)` gives 1 then 4); a point whose key does not encode (it finds no row) keeps its
+    /// place after the others.
+    fn in_key_order(
+        &self,
+        points: Vec<prollystore_dolt::KeyRange>,
+    ) -> Result<Vec<prollystore_dolt::KeyRange>> {
+        let reader = self.table.reader(&self.db).map_err(dolt_error)?;
+        let key = reader.primary_key().map_err(dolt_error)?;
+        let mut keyed: Vec<(Option<Vec<u8>>, prollystore_dolt::KeyRange)> = points
+            .into_iter()
+            .map(|p| {
+                let encoded = match &p.from {
+                    Bound::Included(values) => key.encode(values).ok(),
+                    _ => None,
+                };
+                (encoded, p)
+            })
+            .collect();
+        keyed.sort_by(|(a, _), (b, _)| match (a, b) {
+            (Some(a), Some(b)) => key.desc().compare(a, b),
+            (a, b) => b.is_some().cmp(&a.is_some()),
+        });
+        Ok(keyed.into_iter().map(|(_, p)| p).collect())
     }
 }
 

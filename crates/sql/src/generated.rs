@@ -744,13 +744,7 @@ fn call(f: Func, args: &[Node], row: &[Option<SqlValue>]) -> R<Val> {
             Val::Null => Val::Null,
             Val::Json(serde_json::Value::String(s)) => Val::Text(s),
             Val::Json(j) => Val::Text(json_text(&j)),
-            v => {
-                let s = text_of(&v);
-                match serde_json::from_str::<serde_json::Value>(&s) {
-                    Ok(serde_json::Value::String(u)) if s.starts_with('"') => Val::Text(u),
-                    _ => Val::Text(s),
-                }
-            }
+            v => Val::Text(json_unquote(&text_of(&v))),
         },
     })
 }
@@ -1248,6 +1242,45 @@ pub fn json_path<'a>(
             return Err(bad());
         }
     }
+}
+
+/// `JSON_UNQUOTE`: a JSON string's text without its quotes and escapes; other text as it is.
+/// A quoted text JSON would refuse for a raw control character in it (a tab written as `\t`
+/// in an SQL literal is one) is unquoted all the same, as MySQL and Dolt do.
+pub fn json_unquote(s: &str) -> String {
+    if let Ok(serde_json::Value::String(u)) = serde_json::from_str::<serde_json::Value>(s) {
+        if s.starts_with('"') {
+            return u;
+        }
+    }
+    let Some(inner) = s.strip_prefix('"').and_then(|t| t.strip_suffix('"')) else {
+        return s.to_string();
+    };
+    let mut out = String::with_capacity(inner.len());
+    let mut chars = inner.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('b') => out.push('\u{8}'),
+            Some('f') => out.push('\u{c}'),
+            Some('n') => out.push('\n'),
+            Some('r') => out.push('\r'),
+            Some('t') => out.push('\t'),
+            Some('u') => {
+                let hex: String = chars.by_ref().take(4).collect();
+                match u32::from_str_radix(&hex, 16).ok().and_then(char::from_u32) {
+                    Some(c) => out.push(c),
+                    None => return s.to_string(),
+                }
+            }
+            Some(c) => out.push(c),
+            None => return s.to_string(),
+        }
+    }
+    out
 }
 
 /// JSON text as Dolt prints a computed JSON value: `", "` and `": "` separators, object keys by

@@ -130,7 +130,12 @@ json select id, j->'$.b', j->'$.a', json_extract('{"k": [1, {"z": 2, "a": "q"}]}
 csv select id from types where j->'$.b[0]' = 1 order by id
 csv select id, coalesce(dt, null), ifnull(ts, ts), if(id > 1, dt, dt), case when id = 1 then dt else null end, nullif(dt, null), greatest(dt, dt) from types order by id
 json select id, coalesce(dt, null) as c from types order by c, id
-csv select coalesce(dt, null) from types where id = 1 union all select coalesce(dt, null) from types where id = 3
+csv select coalesce(dt, null) from types where id = 1 union all select coalesce(dt, null) from types where id = 3 order by 1
 csv select id, name, count(*) from t group by id order by id
 csv select id, j->'$.b[0]' + 1, j->'$.b[1]' * 2.5, j->>'$.b[0]' - 1 > 0, '3' * 2, '1.5' + f from types order by id
 csv select id from types where j->'$.b' is not null and j->'$.b[1]' between 1 and 3 order by id
+csv select id, name from t where id in (4, 1, 3)
+csv select * from u where k in ('cherry', 'APPLE', 'apple')
+csv select hex(k), n from vb where k in (0xff00, 0x00, 0x7f)
+csv select id from more where id in (18446744073709551615, 5, 0)
+csv select id, length(txt), length(j), length(f), length(dec1), concat_ws('-', id, txt, null) from types order by id
