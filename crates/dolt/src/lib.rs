@@ -126,5 +126,5 @@ pub use error::{DoltError, Result};
 pub use expressions::{Expression, ExpressionKind, Expressions};
 pub use index_map::IndexMap;
 pub use schema::{Column, Schema, SqlType};
-pub use sql_value::{Nullable, SqlValue};
+pub use sql_value::{compare_rows, Nullable, SqlValue};
 pub use table_reader::{KeyRange, Row, Rows, TableReader};

@@ -239,9 +239,10 @@ pub fn write_decimal(out: &mut Vec<u8>, d: &prollystore_format::tuple::Decimal<'
 }
 
 /// Orders rows as Dolt's `ORDER BY` all columns does (NULLs first); used for keyless tables,
-/// whose stored order is by row hash. `collations[i]` is the collation of text column `i`
-/// (`None`: byte order); JSON values follow Dolt's JSON order.
-pub(crate) fn compare_rows(
+/// whose stored order is by row hash, and for the keys of an `IN` list. `collations[i]` is
+/// the collation of text column `i` (`None`, or past the end: byte order); JSON values follow
+/// Dolt's JSON order.
+pub fn compare_rows(
     a: &[Option<SqlValue>],
     b: &[Option<SqlValue>],
     collations: &[Option<Collation>],

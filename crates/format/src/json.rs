@@ -123,8 +123,29 @@ fn write(v: &Value, out: &mut Vec<u8>) {
 
 /// A string (valid UTF-8) quoted and escaped as Dolt stores it.
 fn write_string(s: &[u8], out: &mut Vec<u8>) {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
     out.push(b'"');
+    write_escaped(s, out);
+    out.push(b'"');
+}
+
+/// Bytes as a JSON string, quoted, as Go's `encoding/json` writes them without HTML escapes
+/// (Dolt's `-r json` rows): text escaped as Dolt stores it, and each byte that does not
+/// begin a valid UTF-8 sequence (a `VARBINARY`'s) written `\ufffd` (a U+FFFD that is in the
+/// text stays as it is).
+pub fn write_go_string(bytes: &[u8], out: &mut Vec<u8>) {
+    out.push(b'"');
+    for chunk in bytes.utf8_chunks() {
+        write_escaped(chunk.valid().as_bytes(), out);
+        for _ in chunk.invalid() {
+            out.extend_from_slice(b"\\ufffd");
+        }
+    }
+    out.push(b'"');
+}
+
+/// Valid UTF-8 `s` escaped as Dolt stores a JSON string (no quotes).
+fn write_escaped(s: &[u8], out: &mut Vec<u8>) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
     let mut i = 0;
     while i < s.len() {
         let b = s[i];
@@ -155,7 +176,6 @@ fn write_string(s: &[u8], out: &mut Vec<u8>) {
         }
         i += 1;
     }
-    out.push(b'"');
 }
 
 /// `bytes` with every byte that does not begin a valid UTF-8 sequence replaced by U+FFFD

@@ -722,6 +722,20 @@ impl SqlType {
         }
     }
 
+    /// The values an integer type holds, as MySQL checks them (`None` for other types):
+    /// MEDIUMINT's 24 bits, though Dolt stores it in 32.
+    pub fn int_range(&self) -> Option<(i128, i128)> {
+        let SqlType::Int { bits, unsigned } = self else {
+            return None;
+        };
+        let bits = u32::from(*bits);
+        Some(if *unsigned {
+            (0, (1i128 << bits) - 1)
+        } else {
+            (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
+        })
+    }
+
     /// Whether decimal text `d`, rounded to a DECIMAL's scale, has no more whole digits than
     /// its precision leaves; `Err` says why not (or that `d` is no decimal), naming the type
     /// as `shown`. Other types take any decimal here.

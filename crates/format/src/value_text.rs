@@ -155,40 +155,48 @@ pub fn write_f64(out: &mut Vec<u8>, v: f64) {
 }
 
 /// Appends Go's `encoding/json` text of a finite DOUBLE (what `dolt sql -r json` prints, and
-/// how Dolt writes numbers into JSON documents): the shortest digits that read back,
-/// positional from 1e-6 up to 1e21, else with an exponent carrying its sign (`1e+21`,
-/// `1.5e-7`).
+/// how Dolt writes numbers into JSON documents): Go's shortest digits, positional from 1e-6
+/// up to 1e21, else with an exponent carrying its sign (`1e+21`, `1.5e-7`).
 pub fn write_json_f64(out: &mut Vec<u8>, v: f64) {
     let a = v.abs();
     let exponent = a != 0.0 && !(1e-6..1e21).contains(&a);
-    write_json_float(out, exponent, format_args!("{v}"), format_args!("{v:e}"));
+    let mut buf = zmij::Buffer::new();
+    let digits = go_shortest_digits(v, buf.format_finite(v), |t| t.parse::<f64>() == Ok(v));
+    write_json_digits(out, v, digits, exponent);
 }
 
-/// [`write_json_f64`] of a FLOAT: its own shortest digits, and the range checked in 32 bits.
+/// [`write_json_f64`] of a FLOAT: its own shortest digits (Go's choice between two that
+/// read back: `-378889.625` is `-378889.62`), and the range checked in 32 bits.
 pub fn write_json_f32(out: &mut Vec<u8>, v: f32) {
     let a = v.abs();
     let exponent = a != 0.0 && !(1e-6f32..1e21f32).contains(&a);
-    write_json_float(out, exponent, format_args!("{v}"), format_args!("{v:e}"));
+    let mut buf = zmij::Buffer::new();
+    let digits = go_shortest_digits(f64::from(v), buf.format_finite(v), |t| {
+        t.parse::<f32>() == Ok(v)
+    });
+    write_json_digits(out, f64::from(v), digits, exponent);
 }
 
-/// `plain` or, if `exponent`, `with_exponent` with a `+` before a positive exponent.
-fn write_json_float(
+/// `digits` (from [`go_shortest_digits`]; `None`: zero) of `v` in `encoding/json`'s layout:
+/// positional, or if `exponent` a mantissa and an unpadded signed exponent.
+fn write_json_digits(
     out: &mut Vec<u8>,
+    v: f64,
+    digits: Option<([u8; 20], usize, i32)>,
     exponent: bool,
-    plain: std::fmt::Arguments<'_>,
-    with_exponent: std::fmt::Arguments<'_>,
 ) {
-    use std::io::Write;
+    let Some((digits, n, e10)) = digits else {
+        out.extend_from_slice(if v.is_sign_negative() { b"-0" } else { b"0" });
+        return;
+    };
+    if v.is_sign_negative() {
+        out.push(b'-');
+    }
+    let sig = digits.get(..n).unwrap_or(&[]);
     if exponent {
-        let text = with_exponent.to_string();
-        match text.split_once('e') {
-            Some((mantissa, exp)) if !exp.starts_with('-') => {
-                let _ = write!(out, "{mantissa}e+{exp}");
-            }
-            _ => out.extend_from_slice(text.as_bytes()),
-        }
+        write_exponent(out, sig, e10, 1);
     } else {
-        let _ = out.write_fmt(plain);
+        write_positional(out, sig, e10);
     }
 }
 
@@ -384,39 +392,38 @@ fn write_go_float(out: &mut Vec<u8>, v: f64, shortest: &str, round_trips: impl F
     if write_plain_fast(out, v, shortest.as_bytes()) {
         return;
     }
-    let Some((digits, n, e10)) = parse_digits(shortest) else {
+    let Some((digits, n, e10)) = go_shortest_digits(v, shortest, round_trips) else {
         out.extend_from_slice(if v.is_sign_negative() { b"-0" } else { b"0" });
         return;
     };
-    let sig = digits.get(..n).unwrap_or(&[]);
-    if is_midpoint(v, sig, e10) {
+    write_go_digits(
+        out,
+        v.is_sign_negative(),
+        digits.get(..n).unwrap_or(&[]),
+        e10,
+    );
+}
+
+/// Go's shortest digits of finite `v` given Rust's shortest text of it (`shortest`): the
+/// significant digits, their count and the decimal exponent of the first (`None` for zero).
+/// Where two texts of that length read back and `v` lies exactly between them, Rust and Go
+/// may choose differently; Go's is the correctly rounded one, taken when it reads back
+/// (`round_trips`, in the float's own width).
+fn go_shortest_digits(
+    v: f64,
+    shortest: &str,
+    round_trips: impl Fn(&str) -> bool,
+) -> Option<([u8; 20], usize, i32)> {
+    let (digits, n, e10) = parse_digits(shortest)?;
+    if is_midpoint(v, digits.get(..n).unwrap_or(&[]), e10) {
         let mut exact = StackText::new();
-        if write!(exact, "{:.*e}", n - 1, v).is_err() {
-            out.extend_from_slice(format_go_float_slow(v, shortest).as_bytes());
-            return;
-        }
-        if round_trips(exact.as_str()) {
-            write_go_g(out, v, exact.as_str());
-            return;
+        if write!(exact, "{:.*e}", n - 1, v).is_ok() && round_trips(exact.as_str()) {
+            if let Some(d) = parse_digits(exact.as_str()) {
+                return Some(d);
+            }
         }
     }
-    write_go_digits(out, v.is_sign_negative(), sig, e10);
-}
-
-/// The heap-allocating path, for texts longer than the stack buffer (never for real floats).
-fn format_go_float_slow(v: f64, shortest: &str) -> String {
-    if !v.is_finite() {
-        return go_float_g(v, shortest);
-    }
-    let n = parse_digits(shortest).map_or(1, |(_, n, _)| n);
-    go_float_g(v, &format!("{:.*e}", n - 1, v))
-}
-
-/// Go's `'g'` text (as a `String`) of `v`, given its `{:e}` text with the digits to show.
-fn go_float_g(v: f64, exp_text: &str) -> String {
-    let mut out = Vec::new();
-    write_go_g(&mut out, v, exp_text);
-    String::from_utf8(out).unwrap_or_default()
+    Some((digits, n, e10))
 }
 
 /// Appends Go's `'g'` text of `v` given its `{:e}` text with the digits to show: exponent form
@@ -456,17 +463,28 @@ fn write_go_digits(out: &mut Vec<u8>, neg: bool, digits: &[u8], exp: i32) {
         out.push(b'-');
     }
     if !(-4..6).contains(&exp) {
-        let (first, rest) = digits.split_at(1.min(digits.len()));
-        out.extend_from_slice(first);
-        if !rest.is_empty() {
-            out.push(b'.');
-            out.extend_from_slice(rest);
-        }
-        out.push(b'e');
-        out.push(if exp < 0 { b'-' } else { b'+' });
-        write_padded(out, u64::from(exp.unsigned_abs()), 2);
-        return;
+        write_exponent(out, digits, exp, 2);
+    } else {
+        write_positional(out, digits, exp);
     }
+}
+
+/// `digits` (significant, the first at decimal exponent `exp`) as `d.ddde±x`, the exponent
+/// padded to `width` digits.
+fn write_exponent(out: &mut Vec<u8>, digits: &[u8], exp: i32, width: usize) {
+    let (first, rest) = digits.split_at(1.min(digits.len()));
+    out.extend_from_slice(first);
+    if !rest.is_empty() {
+        out.push(b'.');
+        out.extend_from_slice(rest);
+    }
+    out.push(b'e');
+    out.push(if exp < 0 { b'-' } else { b'+' });
+    write_padded(out, u64::from(exp.unsigned_abs()), width);
+}
+
+/// `digits` (significant, the first at decimal exponent `exp`) in positional notation.
+fn write_positional(out: &mut Vec<u8>, digits: &[u8], exp: i32) {
     let nd = digits.len() as i32;
     if exp >= nd - 1 {
         out.extend_from_slice(digits);
@@ -806,6 +824,13 @@ mod tests {
         assert_eq!(s(|o| write_f32(o, 3.4028235e38)), "3.4028235e+38");
     }
 
+    /// Go's `'g'` text (as a `String`) of `v`, given its `{:e}` text with the digits to show.
+    fn go_float_g(v: f64, exp_text: &str) -> String {
+        let mut out = Vec::new();
+        write_go_g(&mut out, v, exp_text);
+        String::from_utf8(out).unwrap_or_default()
+    }
+
     /// The straightforward formulation: Rust's shortest `{:e}` digit count, then the exact
     /// value rounded half-to-even to that many digits. Wrong for powers of two, whose lower
     /// rounding interval is half as wide (the exact rounding may not round-trip there, and Go
@@ -817,6 +842,42 @@ mod tests {
         let mant = shortest_e.split('e').next().unwrap_or("");
         let n = mant.bytes().filter(u8::is_ascii_digit).count().max(1);
         go_float_g(v, &format!("{:.*e}", n - 1, v))
+    }
+
+    /// JSON's text of a float has Go's digits, the ones of its `'g'` text (a FLOAT exactly
+    /// between two shortest texts: Rust's `Display` chooses the other one).
+    #[test]
+    fn json_floats_have_go_digits() {
+        // -378889.625 exactly, between -378889.62 and -378889.63 (both read back).
+        let tie = -378_889.62_f32;
+        assert_eq!(f64::from(tie), -378_889.625);
+        assert_eq!(s(|o| write_json_f32(o, tie)), "-378889.62");
+        assert_eq!(s(|o| write_json_f64(o, 1e21)), "1e+21");
+        assert_eq!(s(|o| write_json_f64(o, 1.5e-7)), "1.5e-7");
+        assert_eq!(s(|o| write_json_f64(o, 123456789.0)), "123456789");
+        assert_eq!(s(|o| write_json_f64(o, -0.0)), "-0");
+        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        for _ in 0..200_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let (d, f) = (f64::from_bits(x), f32::from_bits(x as u32));
+            // The significant digits (the values are equal: read back, checked first).
+            let digits = |t: String| {
+                let mantissa = t.split('e').next().unwrap_or("").replace(['-', '.'], "");
+                mantissa.trim_matches('0').to_string()
+            };
+            if d.is_finite() {
+                let json = s(|o| write_json_f64(o, d));
+                assert_eq!(json.parse::<f64>(), Ok(d), "{json}");
+                assert_eq!(digits(json), digits(s(|o| write_f64(o, d))), "{d:e}");
+            }
+            if f.is_finite() {
+                let json = s(|o| write_json_f32(o, f));
+                assert_eq!(json.parse::<f32>(), Ok(f), "{json}");
+                assert_eq!(digits(json), digits(s(|o| write_f32(o, f))), "{f:e}");
+            }
+        }
     }
 
     #[test]

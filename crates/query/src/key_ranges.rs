@@ -202,6 +202,14 @@ fn plan_on(
                 })
                 .collect();
             exact_equal(&mut pushed[i]);
+            if prefixes.is_empty() {
+                // Equal to no value the column holds: nothing to read.
+                return Some(KeyPlan {
+                    index: None,
+                    ranges: Some(Vec::new()),
+                    pushed,
+                });
+            }
             continue;
         }
         if agree == Agreement::EqualityOnly {
@@ -302,6 +310,10 @@ fn hold(e: &Expr, visible: &[&Column]) -> Option<(usize, Hold)> {
                 _ => return None,
             };
             let v = literal(value, visible[col])?;
+            if !fits(visible[col], &v) {
+                // Equal to no stored value; a bound beyond the type is DataFusion's to apply.
+                return (op == Operator::Eq).then_some((col, Hold::Equal(Vec::new())));
+            }
             let h = match op {
                 Operator::Eq => Hold::Equal(vec![v]),
                 Operator::Gt => Hold::Lower(Bound::Excluded(v)),
@@ -314,12 +326,16 @@ fn hold(e: &Expr, visible: &[&Column]) -> Option<(usize, Hold)> {
         }
         Expr::InList(list) if !list.negated => {
             let col = column(&list.expr, visible)?;
-            let values = list
+            let mut values = list
                 .list
                 .iter()
                 .map(|v| literal(v, visible[col]))
                 .collect::<Option<Vec<_>>>()?;
-            (!values.is_empty()).then_some((col, Hold::Equal(values)))
+            if values.is_empty() {
+                return None;
+            }
+            values.retain(|v| fits(visible[col], v));
+            Some((col, Hold::Equal(values)))
         }
         Expr::Between(Between {
             expr,
@@ -328,8 +344,8 @@ fn hold(e: &Expr, visible: &[&Column]) -> Option<(usize, Hold)> {
             high,
         }) => {
             let col = column(expr, visible)?;
-            let lo = literal(low, visible[col])?;
-            let hi = literal(high, visible[col])?;
+            let lo = literal(low, visible[col]).filter(|v| fits(visible[col], v))?;
+            let hi = literal(high, visible[col]).filter(|v| fits(visible[col], v))?;
             Some((col, Hold::Between(Bound::Included(lo), Bound::Included(hi))))
         }
         Expr::Like(Like {
@@ -398,6 +414,20 @@ fn column(e: &Expr, visible: &[&Column]) -> Option<usize> {
         }
         _ => None,
     }
+}
+
+/// Whether column `c` can hold `v`: an integer beyond its type's range (`id = 4294967296` on
+/// an `INT UNSIGNED`) equals no stored value, and is no key to seek.
+fn fits(c: &Column, v: &SqlValue) -> bool {
+    let Some((lo, hi)) = c.sql_type.int_range() else {
+        return true;
+    };
+    let x = match v {
+        SqlValue::Int(x) => i128::from(*x),
+        SqlValue::Uint(x) => i128::from(*x),
+        _ => return true,
+    };
+    (lo..=hi).contains(&x)
 }
 
 /// Literal `e` as a value of column `c`'s type, if it is one exactly.

@@ -51,6 +51,7 @@ mod mysql;
 mod mysql_json;
 mod mysql_text;
 pub mod output;
+mod point_select;
 mod rewrite;
 mod scan;
 mod show;
@@ -254,7 +255,21 @@ impl DoltSession {
                 (state, None, passes)
             }
         };
-        let (plan, items) = self.logical(&state, sql, true).await?;
+        let sql = as_of::rewrite(sql)?;
+        let statement = state.sql_to_statement(&sql, &Dialect::MySQL)?;
+        // Rows by whole primary key: the table's lookup, without DataFusion's planning.
+        if let Some(point) = point_select::plan(&state, &statement).await? {
+            let headers = headers(select_texts(&statement, &sql), point.schema());
+            let task = task.unwrap_or_else(|| Arc::new(TaskContext::from(&state)));
+            let batches = point.run(task.clone()).await?;
+            *self.reused.lock().unwrap_or_else(|e| e.into_inner()) = Some(Reused {
+                state,
+                task,
+                passes,
+            });
+            return Ok(QueryResult { headers, batches });
+        }
+        let (plan, items) = self.planned(&state, statement, sql, true).await?;
         // A plan over one table reaches the optimizer's fixed point in its first pass; the
         // second would only confirm it (a tenth of a point query).
         let want = if one_table(&plan) { 1 } else { passes };
@@ -263,16 +278,7 @@ impl DoltSession {
             // them copies them.
             state.config_mut().options_mut().optimizer.max_passes = want;
         }
-        let names: Vec<String> = plan
-            .schema()
-            .fields()
-            .iter()
-            .map(|f| f.name().clone())
-            .collect();
-        let headers = match items {
-            Some(items) if items.len() == names.len() => items,
-            _ => names,
-        };
+        let headers = headers(items, plan.schema().inner());
         let batches = match plan {
             // Statements may change the context (`SET`, `CREATE VIEW`): run on it, and
             // keep no copy of its state from before.
@@ -311,8 +317,20 @@ impl DoltSession {
         sql: &str,
         headers: bool,
     ) -> Result<(LogicalPlan, Option<Vec<String>>)> {
-        let mut sql = as_of::rewrite(sql)?;
-        let mut statement = state.sql_to_statement(&sql, &Dialect::MySQL)?;
+        let sql = as_of::rewrite(sql)?;
+        let statement = state.sql_to_statement(&sql, &Dialect::MySQL)?;
+        self.planned(state, statement, sql, headers).await
+    }
+
+    /// The logical plan of `statement` (parsed from `sql`, after [`as_of::rewrite`]), made
+    /// with `state`, and the headers.
+    async fn planned(
+        &self,
+        state: &SessionState,
+        mut statement: DfStatement,
+        mut sql: String,
+        headers: bool,
+    ) -> Result<(LogicalPlan, Option<Vec<String>>)> {
         // Say why a table is not there: its state does not resolve, or the state has no
         // such table (DataFusion's own message names neither).
         for r in state.resolve_table_references(&statement)? {
@@ -363,6 +381,18 @@ impl DoltSession {
             }
             Err(e) => Err(e.into()),
         }
+    }
+}
+
+/// The headers `dolt sql` prints over rows of `schema`: the select items' texts (`items`,
+/// from [`select_texts`]), else the columns' names.
+fn headers(
+    items: Option<Vec<String>>,
+    schema: &datafusion::arrow::datatypes::Schema,
+) -> Vec<String> {
+    match items {
+        Some(items) if items.len() == schema.fields().len() => items,
+        _ => schema.fields().iter().map(|f| f.name().clone()).collect(),
     }
 }
 

@@ -11,6 +11,7 @@ use datafusion::arrow::datatypes::{DataType, Field, Float32Type, Float64Type};
 use prollystore_arrow::cell_text::write_cell;
 use prollystore_arrow::dolt_types::{EXTENSION_NAME, JSON_EXTENSION};
 use prollystore_dolt::csv_field::write_csv_field;
+use prollystore_format::json::write_go_string;
 use prollystore_format::value_text;
 
 use crate::error::{Error, Result};
@@ -156,25 +157,25 @@ fn write_json(
                     text.push(b',');
                 }
                 first_key = false;
-                text.extend(
-                    serde_json::to_string(&headers[c])
-                        .unwrap_or_default()
-                        .bytes(),
-                );
+                write_go_string(headers[c].as_bytes(), &mut text);
                 text.push(b':');
-                let value = String::from_utf8_lossy(&buf);
                 let json = field.metadata().get(EXTENSION_NAME).map(String::as_str)
                     == Some(JSON_EXTENSION);
                 if json {
                     // Dolt's JSON rows hold documents without spaces (a computed one's text
                     // has MySQL's `", "` and `": "`).
                     compact_json(&buf, &mut text);
-                } else if bare(field.data_type()) && value.parse::<f64>().is_ok_and(f64::is_finite)
+                } else if bare(field.data_type())
+                    && std::str::from_utf8(&buf)
+                        .ok()
+                        .and_then(|v| v.parse::<f64>().ok())
+                        .is_some_and(f64::is_finite)
                     || *field.data_type() == DataType::Boolean
                 {
                     text.extend_from_slice(&buf);
                 } else {
-                    text.extend(serde_json::to_string(&value).unwrap_or_default().bytes());
+                    // As Go writes it: a byte that is not UTF-8 as `\ufffd`.
+                    write_go_string(&buf, &mut text);
                 }
             }
             text.push(b'}');

@@ -22,7 +22,7 @@ use datafusion::physical_plan::projection::ProjectionExec;
 use datafusion::physical_plan::ExecutionPlan;
 use prollystore_arrow::dolt_types::{GEOMETRY_BYTES_METADATA, SQL_TYPE_METADATA};
 use prollystore_dolt::schema::SqlType;
-use prollystore_dolt::{Database, Table};
+use prollystore_dolt::{Database, SqlValue, Table};
 
 use crate::error::dolt_error;
 use crate::key_ranges::{self, Pushed};
@@ -149,24 +149,17 @@ impl DoltTable {
         let limit = limit.map(|l| l as u64);
         // Whole primary keys (`id = 5`, `id IN (…)`): each looked up when the scan runs, with
         // no positions found first (a point query's planning is most of its time).
-        let key_len = self.table.schema.key_positions().len();
-        if let (None, Some(ranges)) = (&plan.index, &plan.ranges) {
-            let whole = |r: &prollystore_dolt::KeyRange| {
-                matches!((&r.from, &r.to), (Bound::Included(a), Bound::Included(b))
-                    if a == b && a.len() == key_len)
-            };
-            if key_len > 0 && ranges.len() <= MAX_POINTS && ranges.iter().all(whole) {
-                let mut points: Vec<prollystore_dolt::KeyRange> = Vec::with_capacity(ranges.len());
-                for r in ranges {
-                    if !points.contains(r) {
-                        points.push(r.clone());
-                    }
+        if let Some(ranges) = self.whole_keys(plan) {
+            let mut points: Vec<prollystore_dolt::KeyRange> = Vec::with_capacity(ranges.len());
+            for r in ranges {
+                if !points.contains(r) {
+                    points.push(r.clone());
                 }
-                if points.len() > 1 {
-                    points = self.in_key_order(points)?;
-                }
-                return Ok((points.into_iter().map(Work::Point).collect(), None));
             }
+            if points.len() > 1 {
+                points = self.in_key_order(points)?;
+            }
+            return Ok((points.into_iter().map(Work::Point).collect(), None));
         }
         let reader = self.table.reader(&self.db).map_err(dolt_error)?;
         if let (Some(index), Some(ranges)) = (&plan.index, &plan.ranges) {
@@ -214,30 +207,64 @@ impl DoltTable {
 }
 
 impl DoltTable {
-    /// Whole-key `points` in the table's key order, as Dolt reads an `IN` list (`id IN (4,
-    /// 1)` gives 1 then 4); a point whose key does not encode (it finds no row) keeps its
-    /// place after the others.
+    /// The ranges of `plan` if each holds one whole primary key (and there are at most
+    /// [`MAX_POINTS`]): the scan looks each up rather than finding positions.
+    fn whole_keys<'p>(
+        &self,
+        plan: &'p key_ranges::KeyPlan,
+    ) -> Option<&'p [prollystore_dolt::KeyRange]> {
+        let key_len = self.table.schema.key_positions().len();
+        let (None, Some(ranges)) = (&plan.index, &plan.ranges) else {
+            return None;
+        };
+        let whole = |r: &prollystore_dolt::KeyRange| {
+            matches!((&r.from, &r.to), (Bound::Included(a), Bound::Included(b))
+                if a == b && a.len() == key_len)
+        };
+        (key_len > 0 && ranges.len() <= MAX_POINTS && ranges.iter().all(whole))
+            .then_some(ranges.as_slice())
+    }
+
+    /// True if a scan with `filters` looks up whole primary keys and returns exactly the rows
+    /// that pass every filter: no filter is left to check, no position to find
+    /// ([`crate::point_select`] plans such a query without DataFusion's planner).
+    pub(crate) fn looks_up_exactly(&self, filters: &[&Expr]) -> bool {
+        let plan = key_ranges::plan(&self.table, filters);
+        plan.pushed.iter().all(|p| *p == Pushed::Exact) && self.whole_keys(&plan).is_some()
+    }
+
+    /// Whole-key `points` in the order Dolt reads an `IN` list: by the values' own order
+    /// (`id IN (4, 1)` gives 1 then 4; text by its bytes, not its collation: `k IN ('zoe',
+    /// 'emile')` gives `emile` first under any collation), each row once (Dolt returns a row
+    /// twice for `'zoe'` and `'Zoë'` under a case- and accent-insensitive collation; MySQL
+    /// once). A point whose key does not encode is no stored key: it is dropped.
     fn in_key_order(
         &self,
         points: Vec<prollystore_dolt::KeyRange>,
     ) -> Result<Vec<prollystore_dolt::KeyRange>> {
         let reader = self.table.reader(&self.db).map_err(dolt_error)?;
         let key = reader.primary_key().map_err(dolt_error)?;
-        let mut keyed: Vec<(Option<Vec<u8>>, prollystore_dolt::KeyRange)> = points
-            .into_iter()
-            .map(|p| {
-                let encoded = match &p.from {
-                    Bound::Included(values) => key.encode(values).ok(),
-                    _ => None,
-                };
-                (encoded, p)
-            })
+        fn values(p: &prollystore_dolt::KeyRange) -> &[Option<SqlValue>] {
+            match &p.from {
+                Bound::Included(v) => v,
+                _ => &[],
+            }
+        }
+        let mut keyed: Vec<(Vec<u8>, &prollystore_dolt::KeyRange)> = points
+            .iter()
+            .filter_map(|p| Some((key.encode(values(p)).ok()?, p)))
             .collect();
-        keyed.sort_by(|(a, _), (b, _)| match (a, b) {
-            (Some(a), Some(b)) => key.desc().compare(a, b),
-            (a, b) => b.is_some().cmp(&a.is_some()),
-        });
-        Ok(keyed.into_iter().map(|(_, p)| p).collect())
+        keyed.sort_by(|(_, a), (_, b)| prollystore_dolt::compare_rows(values(a), values(b), &[]));
+        let mut once: Vec<(Vec<u8>, &prollystore_dolt::KeyRange)> = Vec::with_capacity(keyed.len());
+        for (encoded, p) in keyed {
+            if !once
+                .iter()
+                .any(|(e, _)| key.desc().compare(e, &encoded).is_eq())
+            {
+                once.push((encoded, p));
+            }
+        }
+        Ok(once.into_iter().map(|(_, p)| p.clone()).collect())
     }
 }
 

@@ -44,7 +44,11 @@ async fn ours(session: &DoltSession, f: &str, query: &str) -> String {
 }
 
 /// Queries whose answers differ from Dolt's by type, with the reason (the README's list).
-const KNOWN_DIFFERENCES: &[(usize, &str)] = &[];
+const KNOWN_DIFFERENCES: &[(usize, &str)] = &[(
+    121,
+    "Dolt returns `Apple` twice for `'APPLE'` and `'apple'` under a case-insensitive key; \
+     MySQL and we once",
+)];
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_query_prints_what_dolt_printed() {

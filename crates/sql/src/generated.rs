@@ -1363,7 +1363,7 @@ fn to_column_type(v: Val, col: &Column) -> R<Option<SqlValue>> {
     }
     let range = |what: &str| format!("{what} out of range for {}", col.sql_type_text);
     Ok(Some(match &col.sql_type {
-        SqlType::Int { bits, unsigned } => {
+        SqlType::Int { unsigned, .. } => {
             let i: i128 = match num_of(&v) {
                 Num::Int(i) => i,
                 Num::Dec(m, s) => div_round(m, pow10(s).ok_or_else(|| range("value"))?),
@@ -1375,17 +1375,13 @@ fn to_column_type(v: Val, col: &Column) -> R<Option<SqlValue>> {
                     r as i128
                 }
             };
-            let bits = u32::from(*bits);
+            let (lo, hi) = col.sql_type.int_range().ok_or_else(|| range("value"))?;
+            if i < lo || i > hi {
+                return Err(range("value"));
+            }
             if *unsigned {
-                if i < 0 || i >= 1i128 << bits {
-                    return Err(range("value"));
-                }
                 SqlValue::Uint(i as u64)
             } else {
-                let half = 1i128 << (bits - 1);
-                if i < -half || i >= half {
-                    return Err(range("value"));
-                }
                 SqlValue::Int(i as i64)
             }
         }

@@ -139,3 +139,10 @@ csv select * from u where k in ('cherry', 'APPLE', 'apple')
 csv select hex(k), n from vb where k in (0xff00, 0x00, 0x7f)
 csv select id from more where id in (18446744073709551615, 5, 0)
 csv select id, length(txt), length(j), length(f), length(dec1), concat_ws('-', id, txt, null) from types order by id
+csv select * from u where k in ('banana', 'eclair', 'Cherry', 'apple')
+csv select * from t where id in (2147483648, 2)
+csv select id, name from t where id = 4294967296
+json select id from types where id = 9223372036854775808
+json select * from vb where k = 0xff00 or k = 0xc3
+json select id, f, dbl from more where id = 0
+csv select name, t.id as n from t where id = 4
