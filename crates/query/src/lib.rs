@@ -44,6 +44,7 @@ mod dolt_collations;
 mod dolt_numbers;
 pub mod error;
 mod fraction_digits;
+mod json_order;
 mod key_ranges;
 mod map_table;
 mod member_order;

@@ -25,6 +25,11 @@ use serde_json::Value as Json;
 
 use crate::columnar::scalar_or_array;
 
+/// Whether a field with `metadata` holds JSON (a JSON column or a function's JSON result).
+pub(crate) fn is_json(metadata: &HashMap<String, String>) -> bool {
+    metadata.get(EXTENSION_NAME).map(String::as_str) == Some(JSON_EXTENSION)
+}
+
 /// Registers the functions in `ctx`.
 pub(crate) fn register(ctx: &SessionContext) {
     for kind in [Kind::Extract, Kind::Unquote, Kind::Length, Kind::Type] {
@@ -166,7 +171,7 @@ impl ScalarUDFImpl for JsonFunction {
 }
 
 /// A JSON document's text, parsed.
-fn document(f: &str, text: &str) -> Result<Json> {
+pub(crate) fn document(f: &str, text: &str) -> Result<Json> {
     match serde_json::from_str(text) {
         Ok(doc) => Ok(doc),
         Err(e) => exec_err!("{f}(): invalid JSON text {text:?}: {e}"),

@@ -139,3 +139,8 @@ csv select * from u where k in ('cherry', 'APPLE', 'apple')
 csv select hex(k), n from vb where k in (0xff00, 0x00, 0x7f)
 csv select id from more where id in (18446744073709551615, 5, 0)
 csv select id, length(txt), length(j), length(f), length(dec1), concat_ws('-', id, txt, null) from types order by id
+csv with recursive n as (select 0 as i union all select i + 1 from n where i < 14) select i, json_extract('[null, -3, 2.5, 1, 1.0, \"a\", \"B\", {\"b\": 0}, {\"a\": 1}, {\"a\": 1, \"b\": 2}, [1, 2], [2], [], false, true]', concat('$[', i, ']')) v from n order by v desc, i
+csv with recursive n as (select 0 as i union all select i + 1 from n where i < 14) select min(v) lo, max(v) hi, count(distinct v) kinds from (select json_extract('[null, -3, 2.5, 1, 1.0, \"a\", \"B\", {\"b\": 0}, {\"a\": 1}, {\"a\": 1, \"b\": 2}, [1, 2], [2], [], false, true]', concat('$[', i, ']')) v from n) x
+csv with recursive n as (select 0 as i union all select i + 1 from n where i < 14) select v, count(*) c, min(i) first from (select json_extract('[null, -3, 2.5, 1, 1.0, \"a\", \"B\", {\"b\": 0}, {\"a\": 1}, {\"a\": 1, \"b\": 2}, [1, 2], [2], [], false, true]', concat('$[', i, ']')) v, i from n) x group by v order by v
+csv select id, j, row_number() over (order by j desc) r from types order by j, id
+csv select n, hex(coalesce(k, null)), hex(ifnull(null, k)) from vb order by n
