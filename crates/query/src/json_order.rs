@@ -14,37 +14,103 @@
 //!
 //! The key is prefix-free (strings end with a terminator, a `0` byte in them is escaped), so
 //! the keys of members and elements compare one after another.
+//!
+//! [`JsonComparisons`] compares JSON by the same keys (`=`, `<`, …, `BETWEEN`, `IN`): a value
+//! that is not JSON compared with JSON is the JSON value of its SQL type, as in MySQL and
+//! Dolt (`p = 1` finds the number `1` and `1.0`; `p = 'a'` the string `"a"`; `p > 5` every
+//! string, object, array and boolean too).
 
 use std::any::Any;
 use std::sync::{Arc, LazyLock};
 
-use datafusion::arrow::array::{Array, BinaryBuilder, StringArray};
+use datafusion::arrow::array::{Array, ArrayRef, AsArray, BinaryBuilder, StringArray};
 use datafusion::arrow::compute::cast;
-use datafusion::arrow::datatypes::DataType;
+use datafusion::arrow::datatypes::{DataType, Float64Type};
+use datafusion::common::tree_node::Transformed;
 use datafusion::common::{exec_err, DFSchema, Result};
-use datafusion::logical_expr::expr::ScalarFunction;
+use datafusion::config::ConfigOptions;
+use datafusion::logical_expr::expr::{InList, ScalarFunction};
 use datafusion::logical_expr::{
-    ColumnarValue, Expr, ExprSchemable, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature,
-    Volatility,
+    Between, BinaryExpr, ColumnarValue, Expr, ExprSchemable, LogicalPlan, ScalarFunctionArgs,
+    ScalarUDF, ScalarUDFImpl, Signature, Volatility,
 };
+use datafusion::optimizer::analyzer::AnalyzerRule;
 use serde_json::Value as Json;
 
+use crate::collated_compare::compares;
 use crate::columnar::scalar_or_array;
 use crate::mysql_json::{document, is_json};
+use crate::rewrite::rewrite_plan;
 
 /// The name of the key function: `dolt_json_order(json)`.
 pub(crate) const JSON_ORDER: &str = "dolt_json_order";
 
 /// The order key of `e` if it is JSON (a JSON column, or a function giving JSON).
 pub(crate) fn json_key(e: &Expr, schema: &DFSchema) -> Option<Expr> {
+    json_typed(e, schema).then(|| key_of(e.clone()))
+}
+
+/// Whether `e` is JSON.
+fn json_typed(e: &Expr, schema: &DFSchema) -> bool {
+    e.to_field(schema)
+        .is_ok_and(|(_, field)| is_json(field.metadata()))
+}
+
+/// The order key of `e`: of its document if it is JSON, else of its SQL value as JSON.
+fn key_of(e: Expr) -> Expr {
     static UDF: LazyLock<Arc<ScalarUDF>> = LazyLock::new(|| {
         Arc::new(ScalarUDF::new_from_impl(JsonOrder {
             signature: Signature::any(1, Volatility::Immutable),
         }))
     });
-    let (_, field) = e.to_field(schema).ok()?;
-    is_json(field.metadata())
-        .then(|| Expr::ScalarFunction(ScalarFunction::new_udf(UDF.clone(), vec![e.clone()])))
+    Expr::ScalarFunction(ScalarFunction::new_udf(UDF.clone(), vec![e]))
+}
+
+/// The analyzer rule, before type coercion (which would make text of `5` in `p > 5`), that
+/// compares JSON by order keys (module docs).
+#[derive(Debug)]
+pub(crate) struct JsonComparisons;
+
+impl AnalyzerRule for JsonComparisons {
+    fn name(&self) -> &str {
+        "dolt_json_comparisons"
+    }
+
+    fn analyze(&self, plan: LogicalPlan, _config: &ConfigOptions) -> Result<LogicalPlan> {
+        rewrite_plan(plan, |_| true, |_| false, compared)
+    }
+}
+
+/// One sub-expression of [`JsonComparisons`]: a comparison with JSON, keyed.
+fn compared(e: Expr, schema: &DFSchema) -> Result<Transformed<Expr>> {
+    let json = |e: &Expr| json_typed(e, schema);
+    Ok(match e {
+        Expr::BinaryExpr(BinaryExpr { left, op, right })
+            if compares(op) && (json(&left) || json(&right)) =>
+        {
+            Transformed::yes(Expr::BinaryExpr(BinaryExpr::new(
+                Box::new(key_of(*left)),
+                op,
+                Box::new(key_of(*right)),
+            )))
+        }
+        Expr::Between(b) if json(&b.expr) || json(&b.low) || json(&b.high) => {
+            Transformed::yes(Expr::Between(Between::new(
+                Box::new(key_of(*b.expr)),
+                b.negated,
+                Box::new(key_of(*b.low)),
+                Box::new(key_of(*b.high)),
+            )))
+        }
+        Expr::InList(i) if json(&i.expr) || i.list.iter().any(json) => {
+            Transformed::yes(Expr::InList(InList::new(
+                Box::new(key_of(*i.expr)),
+                i.list.into_iter().map(key_of).collect(),
+                i.negated,
+            )))
+        }
+        e => Transformed::no(e),
+    })
 }
 
 /// The kinds of JSON values in Dolt's order.
@@ -141,30 +207,54 @@ impl ScalarUDFImpl for JsonOrder {
     }
 
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
-        let [value] = args.args.as_slice() else {
-            return exec_err!("{JSON_ORDER} takes one JSON value");
+        let ([value], [field]) = (args.args.as_slice(), args.arg_fields.as_slice()) else {
+            return exec_err!("{JSON_ORDER} takes one value");
         };
-        let text = cast(&value.to_array(args.number_rows)?, &DataType::Utf8)?;
-        let Some(text) = text.as_any().downcast_ref::<StringArray>() else {
-            return exec_err!("{JSON_ORDER}: JSON text expected");
-        };
-        let mut keys = BinaryBuilder::with_capacity(text.len(), 16 * text.len());
-        let mut key = Vec::new();
-        for v in text.iter() {
-            match v {
-                None => keys.append_null(),
-                Some(v) => {
-                    key.clear();
-                    write_key(&document(JSON_ORDER, v)?, &mut key);
-                    keys.append_value(&key);
-                }
-            }
-        }
-        scalar_or_array(
-            Arc::new(keys.finish()),
-            matches!(value, ColumnarValue::Scalar(_)),
-        )
+        let values = value.to_array(args.number_rows)?;
+        let keys = keys(&values, is_json(field.metadata()))?;
+        scalar_or_array(keys, matches!(value, ColumnarValue::Scalar(_)))
     }
+}
+
+/// The order keys of `values`: of JSON documents if `json`, else of SQL values as JSON
+/// (numbers as JSON numbers, booleans as booleans, anything else by its text as a string).
+fn keys(values: &ArrayRef, json: bool) -> Result<ArrayRef> {
+    let n = values.len();
+    let mut keys = BinaryBuilder::with_capacity(n, 16 * n);
+    let mut key = Vec::new();
+    let mut push = |v: Option<Json>| match v {
+        None => keys.append_null(),
+        Some(v) => {
+            key.clear();
+            write_key(&v, &mut key);
+            keys.append_value(&key);
+        }
+    };
+    let t = values.data_type();
+    if !json && *t == DataType::Boolean {
+        values
+            .as_boolean()
+            .iter()
+            .for_each(|v| push(v.map(Json::Bool)));
+    } else if !json && t.is_numeric() {
+        let numbers = cast(values, &DataType::Float64)?;
+        for v in numbers.as_primitive::<Float64Type>().iter() {
+            push(v.and_then(serde_json::Number::from_f64).map(Json::Number));
+        }
+    } else {
+        let text = cast(values, &DataType::Utf8)?;
+        let Some(text) = text.as_any().downcast_ref::<StringArray>() else {
+            return exec_err!("{JSON_ORDER}: text expected, not {t}");
+        };
+        for v in text.iter() {
+            push(match (v, json) {
+                (None, _) => None,
+                (Some(v), true) => Some(document(JSON_ORDER, v)?),
+                (Some(v), false) => Some(Json::String(v.to_string())),
+            });
+        }
+    }
+    Ok(Arc::new(keys.finish()))
 }
 
 #[cfg(test)]
