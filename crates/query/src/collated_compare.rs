@@ -472,7 +472,8 @@ fn compared(e: Expr, schema: &DFSchema) -> Result<Transformed<Expr>> {
     })
 }
 
-fn compares(op: Operator) -> bool {
+/// Whether `op` compares its operands (`=`, `<`, `IS DISTINCT FROM`, …).
+pub(crate) fn compares(op: Operator) -> bool {
     use Operator::*;
     matches!(
         op,

@@ -18,7 +18,8 @@
 //!   applies to the rows it reads are keyed there ([`crate::collated_compare::collated`]).
 //!
 //! ENUM and SET values are ordered the same way, by the key [`crate::member_order`] gives
-//! (their member numbers and bits), in `ORDER BY`, window orders, `MIN` and `MAX`.
+//! (their member numbers and bits), and JSON values by [`crate::json_order`]'s (kind, then
+//! value), in `ORDER BY`, window orders, `MIN` and `MAX`.
 //!
 //! A text column is collated when its SQL type names a collation that is not code-point
 //! order; an expression is when it is such a column, a cast of one to text, or a text
@@ -37,6 +38,7 @@ use datafusion::logical_expr::{Aggregate, Expr, ExprFunctionExt, LogicalPlan, Pr
 use datafusion::optimizer::analyzer::AnalyzerRule;
 
 use crate::collated_compare::{collation_of, key_if_collated, keyed};
+use crate::json_order::json_key;
 use crate::member_order::member_key;
 use crate::rewrite::rewrite_node;
 use crate::table::DoltTable;
@@ -90,7 +92,7 @@ fn ordered(e: Expr, schema: &DFSchema, read_order: &[SortExpr]) -> Result<Transf
             {
                 let key = match collation_of(arg, schema) {
                     Some(c) => Some(keyed(arg.clone(), c)),
-                    None => member_key(arg, schema),
+                    None => typed_key(arg, schema),
                 };
                 if let Some(key) = key {
                     let asc = a.func.name() == "min";
@@ -160,11 +162,16 @@ fn read_order(plan: &LogicalPlan) -> Vec<SortExpr> {
     }
 }
 
-/// Keys the collated, ENUM and SET expressions of an ordering; true if any was.
+/// The order key of an ENUM, SET or JSON expression, which do not order as their text.
+fn typed_key(e: &Expr, schema: &DFSchema) -> Option<Expr> {
+    member_key(e, schema).or_else(|| json_key(e, schema))
+}
+
+/// Keys the collated, ENUM, SET and JSON expressions of an ordering; true if any was.
 fn key_order(order: &mut [SortExpr], schema: &DFSchema) -> bool {
     let mut changed = false;
     for s in order.iter_mut() {
-        if let Some(k) = member_key(&s.expr, schema) {
+        if let Some(k) = typed_key(&s.expr, schema) {
             changed = true;
             s.expr = k;
             continue;

@@ -291,10 +291,12 @@ fn divide(e: Expr, schema: &DFSchema) -> Result<Transformed<Expr>> {
 /// `FLOOR`, `CEIL` and `ROUND` of an integer are that integer (DataFusion: a double,
 /// `4.525645e+06`), `FLOOR` and `CEIL` of a decimal have no fraction digits (`-730785`,
 /// not `-730785.000000`), `CAST(x AS SIGNED | UNSIGNED)` of a decimal or float rounds half
-/// away from zero (DataFusion truncates), and minus an unsigned number is signed
+/// away from zero (DataFusion truncates) and a double beyond the range is clamped to it
+/// (DataFusion: an error; a negative one to `UNSIGNED` still is), and minus an unsigned number is signed
 /// (DataFusion refuses it; a `BIGINT UNSIGNED` becomes a `DECIMAL(20, 0)`).
 fn integral(e: Expr, schema: &DFSchema) -> Result<Transformed<Expr>> {
-    use datafusion::logical_expr::{cast, Cast};
+    use datafusion::common::ScalarValue;
+    use datafusion::logical_expr::{cast, lit, when, Cast};
     match e {
         Expr::ScalarFunction(f)
             if matches!(f.func.name(), "floor" | "ceil" | "round")
@@ -324,8 +326,38 @@ fn integral(e: Expr, schema: &DFSchema) -> Result<Transformed<Expr>> {
                         | DataType::Float64
                 ) =>
         {
+            let float = matches!(
+                expr.get_type(schema)?,
+                DataType::Float32 | DataType::Float64
+            );
             let rounded = datafusion::functions::math::expr_fn::round(vec![*expr]);
-            Ok(Transformed::yes(cast(rounded, data_type)))
+            let bounds = match data_type {
+                DataType::Int64 => Some((
+                    ScalarValue::Int64(Some(i64::MIN)),
+                    ScalarValue::Int64(Some(i64::MAX)),
+                )),
+                DataType::UInt64 => Some((
+                    ScalarValue::UInt64(Some(0)),
+                    ScalarValue::UInt64(Some(u64::MAX)),
+                )),
+                _ => None,
+            };
+            match bounds {
+                // A double beyond the range is its end (MySQL and Dolt clamp it): 2^63 and
+                // 2^64 are the first doubles above.
+                Some((low, high)) if float && data_type == DataType::Int64 => {
+                    let clamped = when(rounded.clone().gt_eq(lit(2f64.powi(63))), lit(high))
+                        .when(rounded.clone().lt(lit(-(2f64.powi(63)))), lit(low))
+                        .otherwise(cast(rounded, data_type))?;
+                    Ok(Transformed::yes(clamped))
+                }
+                Some((_, high)) if float => {
+                    let clamped = when(rounded.clone().gt_eq(lit(2f64.powi(64))), lit(high))
+                        .otherwise(cast(rounded, data_type))?;
+                    Ok(Transformed::yes(clamped))
+                }
+                _ => Ok(Transformed::yes(cast(rounded, data_type))),
+            }
         }
         Expr::Negative(x) => {
             let wider = match x.get_type(schema)? {

@@ -44,6 +44,7 @@ mod dolt_collations;
 mod dolt_numbers;
 pub mod error;
 mod fraction_digits;
+mod json_order;
 mod key_ranges;
 mod map_table;
 mod member_order;
@@ -123,7 +124,8 @@ impl std::fmt::Debug for DoltSession {
 
 /// DataFusion's analyzer rules with ours before its type coercion (which then types what they
 /// wrote): numbers as Dolt types them ([`dolt_numbers`]) and a decimal `SUM` or `AVG`
-/// a double inside expressions ([`dolt_aggregates::DoubleOfDecimal`]); and after it, text
+/// a double inside expressions ([`dolt_aggregates::DoubleOfDecimal`]), JSON compared as JSON
+/// ([`json_order::JsonComparisons`]); and after it, text
 /// ordered and grouped under its collation ([`dolt_collations::CollatedOrders`]).
 fn analyzer_rules() -> Vec<Arc<dyn AnalyzerRule + Send + Sync>> {
     let mut rules = datafusion::optimizer::Analyzer::new().rules;
@@ -134,6 +136,8 @@ fn analyzer_rules() -> Vec<Arc<dyn AnalyzerRule + Send + Sync>> {
     // The decimal sums' doubles first: a division by or of one is then a double's.
     rules.insert(coercion, Arc::new(dolt_numbers::DoltNumbers));
     rules.insert(coercion, Arc::new(dolt_aggregates::DoubleOfDecimal));
+    // JSON compared as JSON, before its operands are coerced to text.
+    rules.insert(coercion, Arc::new(json_order::JsonComparisons));
     // Collated text ordered and grouped under its collation, on the coerced types.
     rules.push(Arc::new(dolt_collations::CollatedOrders));
     // A datetime chosen among columns of one type prints that type's fraction digits.

@@ -3,7 +3,7 @@
 //! - [`translate`] rewrites the parsed statement where MySQL's syntax has a DataFusion
 //!   equivalent: `doc -> path` and `doc ->> path` (to [`crate::mysql_json`]'s functions), `a DIV b` (to [`INT_DIVIDE`]), `GROUP_CONCAT(x [ORDER BY …] [SEPARATOR s])`
 //!   (DataFusion's `string_agg` of the text), `CAST(x AS SIGNED | UNSIGNED)` (`BIGINT [UNSIGNED]`),
-//!   `LOCATE(sub, s)` (`strpos(s, sub)`), `CURDATE()` (`current_date()`), `IFNULL` (`COALESCE`), `MOD(a, b)` (`a % b`),
+//!   `LOCATE(sub, s)` (`strpos(s, sub)`), `CURDATE()` (`current_date()`), `IFNULL` (`COALESCE`, its NULL choices dropped), `MOD(a, b)` (`a % b`),
 //!   and a remainder by zero is NULL (`a % NULLIF(b, 0)`).
 //! - [`register`] adds functions: `YEAR`, `MONTH`, `DAY`/`DAYOFMONTH`, `HOUR`, `MINUTE`,
 //!   `SECOND`, `QUARTER`, `DAYOFWEEK`, `DAYOFYEAR`; `IF`; `HEX`; `DATE_FORMAT` (MySQL's
@@ -286,7 +286,20 @@ fn translate_expr(e: &mut Expr) -> Result<()> {
             Some("curdate") => f.name = named("current_date"),
             // MySQL's IFNULL(a, b) is COALESCE(a, b) (DataFusion's `ifnull`, its `nvl`,
             // makes text of two datetimes).
-            Some("ifnull") => f.name = named("coalesce"),
+            Some("ifnull" | "coalesce") => {
+                f.name = named("coalesce");
+                // A NULL choice never is chosen: without it, DataFusion needs no common type
+                // of NULL and the others (it has none with bytes: `COALESCE(b, NULL)`).
+                if let FunctionArguments::List(list) = &mut f.args {
+                    let null = |a: &FunctionArg| {
+                        matches!(a, FunctionArg::Unnamed(FunctionArgExpr::Expr(Expr::Value(v)))
+                            if v.value == Value::Null)
+                    };
+                    if !list.args.iter().all(null) {
+                        list.args.retain(|a| !null(a));
+                    }
+                }
+            }
             Some("mod") => {
                 if let FunctionArguments::List(list) = &f.args {
                     if let [FunctionArg::Unnamed(FunctionArgExpr::Expr(a)), FunctionArg::Unnamed(FunctionArgExpr::Expr(b))] =

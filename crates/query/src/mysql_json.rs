@@ -25,6 +25,11 @@ use serde_json::Value as Json;
 
 use crate::columnar::scalar_or_array;
 
+/// Whether a field with `metadata` holds JSON (a JSON column or a function's JSON result).
+pub(crate) fn is_json(metadata: &HashMap<String, String>) -> bool {
+    metadata.get(EXTENSION_NAME).map(String::as_str) == Some(JSON_EXTENSION)
+}
+
 /// Registers the functions in `ctx`.
 pub(crate) fn register(ctx: &SessionContext) {
     for kind in [Kind::Extract, Kind::Unquote, Kind::Length, Kind::Type] {

@@ -27,12 +27,13 @@ use datafusion::common::{exec_err, plan_err, Result};
 use datafusion::logical_expr::{
     ColumnarValue, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature, Volatility,
 };
-use prollystore_arrow::dolt_types::{EXTENSION_NAME, JSON_EXTENSION, SQL_TYPE_METADATA};
+use prollystore_arrow::dolt_types::SQL_TYPE_METADATA;
 use prollystore_dolt::schema::SqlType;
 use prollystore_format::value_text;
 use prollystore_sql::generated::json_text;
 
 use crate::columnar::scalar_or_array;
+use crate::mysql_json::is_json;
 
 /// The name of the one-value text function `CAST(x AS CHAR)` and `GROUP_CONCAT` use.
 pub(crate) const TEXT: &str = "dolt_text";
@@ -126,8 +127,7 @@ impl ScalarUDFImpl for MySqlText {
             (self.kind, args.args.as_slice(), args.arg_fields.as_slice())
         {
             // Text and bytes (not JSON, whose text is rewritten) are counted where they are.
-            let json =
-                field.metadata().get(EXTENSION_NAME).map(String::as_str) == Some(JSON_EXTENSION);
+            let json = is_json(field.metadata());
             let t = field.data_type();
             if !json && (is_binary(t) || matches!(t, DataType::Utf8 | DataType::LargeUtf8)) {
                 let bytes = length(&value.to_array(rows)?)?;
@@ -215,7 +215,7 @@ fn texts(array: &ArrayRef, field: &Field) -> Result<GenericByteArray<BinaryType>
         Some(t) => cast(array, &t)?,
         None => array.clone(),
     };
-    let json = field.metadata().get(EXTENSION_NAME).map(String::as_str) == Some(JSON_EXTENSION);
+    let json = is_json(field.metadata());
     let double = field
         .metadata()
         .get(SQL_TYPE_METADATA)

@@ -9,12 +9,13 @@ use std::io::Write;
 use datafusion::arrow::array::{Array, ArrayRef, AsArray, RecordBatch};
 use datafusion::arrow::datatypes::{DataType, Field, Float32Type, Float64Type};
 use prollystore_arrow::cell_text::write_cell;
-use prollystore_arrow::dolt_types::{EXTENSION_NAME, JSON_EXTENSION};
+
 use prollystore_dolt::csv_field::write_csv_field;
 use prollystore_format::json::write_go_string;
 use prollystore_format::value_text;
 
 use crate::error::{Error, Result};
+use crate::mysql_json::is_json;
 
 /// The forms `-r` names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -159,8 +160,7 @@ fn write_json(
                 first_key = false;
                 write_go_string(headers[c].as_bytes(), &mut text);
                 text.push(b':');
-                let json = field.metadata().get(EXTENSION_NAME).map(String::as_str)
-                    == Some(JSON_EXTENSION);
+                let json = is_json(field.metadata());
                 if json {
                     // Dolt's JSON rows hold documents without spaces (a computed one's text
                     // has MySQL's `", "` and `": "`).

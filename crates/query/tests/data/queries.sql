@@ -146,3 +146,11 @@ json select id from types where id = 9223372036854775808
 json select * from vb where k = 0xff00 or k = 0xc3
 json select id, f, dbl from more where id = 0
 csv select name, t.id as n from t where id = 4
+csv with recursive n as (select 0 as i union all select i + 1 from n where i < 14) select i, json_extract('[null, -3, 2.5, 1, 1.0, \"a\", \"B\", {\"b\": 0}, {\"a\": 1}, {\"a\": 1, \"b\": 2}, [1, 2], [2], [], false, true]', concat('$[', i, ']')) v from n order by v desc, i
+csv with recursive n as (select 0 as i union all select i + 1 from n where i < 14) select min(v) lo, max(v) hi, count(distinct v) kinds from (select json_extract('[null, -3, 2.5, 1, 1.0, \"a\", \"B\", {\"b\": 0}, {\"a\": 1}, {\"a\": 1, \"b\": 2}, [1, 2], [2], [], false, true]', concat('$[', i, ']')) v from n) x
+csv with recursive n as (select 0 as i union all select i + 1 from n where i < 14) select v, count(*) c, min(i) first from (select json_extract('[null, -3, 2.5, 1, 1.0, \"a\", \"B\", {\"b\": 0}, {\"a\": 1}, {\"a\": 1, \"b\": 2}, [1, 2], [2], [], false, true]', concat('$[', i, ']')) v, i from n) x group by v order by v
+csv select id, j, row_number() over (order by j desc) r from types order by j, id
+csv select n, hex(coalesce(k, null)), hex(ifnull(null, k)) from vb order by n
+csv with recursive n as (select 0 as i union all select i + 1 from n where i < 14) select i, v = 1 eq1, v < 'b' lt_b, v > 2 gt2, v in (2.5, 'a', true) found from (select i, json_extract('[null, -3, 2.5, 1, 1.0, \"a\", \"B\", {\"b\": 0}, {\"a\": 1}, {\"a\": 1, \"b\": 2}, [1, 2], [2], [], false, true]', concat('$[', i, ']')) v from n) x order by i
+csv select id, j > 5, j = '[]', (j->'$.b') > j, (j->'$.b') = (j->'$.b') from types order by id
+csv select id, dbl, cast(dbl as signed), cast(f as signed), cast(abs(dbl) as unsigned) from more order by id
