@@ -292,8 +292,8 @@ fn divide(e: Expr, schema: &DFSchema) -> Result<Transformed<Expr>> {
 /// `4.525645e+06`), `FLOOR` and `CEIL` of a decimal have no fraction digits (`-730785`,
 /// not `-730785.000000`), `CAST(x AS SIGNED | UNSIGNED)` of a decimal or float rounds half
 /// away from zero (DataFusion truncates) and a double beyond the range is clamped to it
-/// (DataFusion: an error; a negative one to `UNSIGNED` still is), and minus an unsigned number is signed
-/// (DataFusion refuses it; a `BIGINT UNSIGNED` becomes a `DECIMAL(20, 0)`).
+/// (DataFusion: an error; a negative one to `UNSIGNED` still is), and minus an unsigned
+/// number is signed (DataFusion refuses it; a `BIGINT UNSIGNED` becomes a `DECIMAL(20, 0)`).
 fn integral(e: Expr, schema: &DFSchema) -> Result<Transformed<Expr>> {
     use datafusion::common::ScalarValue;
     use datafusion::logical_expr::{cast, lit, when, Cast};
